@@ -1,0 +1,44 @@
+"""Statistical evidence: belief functions from data.
+
+* :mod:`dstk.evidence.counts`: mass functions from counts (binary and
+  multi-class), Shaker & Huellermeier's plausibility degrees.
+* :mod:`dstk.evidence.likelihood`: likelihood-based (consonant) belief
+  functions on a parameter, built-in models, profile contours.
+* :mod:`dstk.evidence.predictive`: predictive belief functions for a binary
+  outcome from a unimodal contour on the success probability.
+* :mod:`dstk.evidence.figures`: the data behind Xu et al. (2016), Figure 4.
+
+Submodules are imported lazily so that ``import dstk.evidence`` stays cheap.
+"""
+
+import importlib
+
+_LAZY = {
+    "from_counts": "dstk.evidence.counts",
+    "counts_to_mass_array": "dstk.evidence.counts",
+    "plausibility_degrees": "dstk.evidence.counts",
+    "from_class_counts": "dstk.evidence.counts",
+    "class_counts_to_mass_array": "dstk.evidence.counts",
+    "clopper_pearson_interval": "dstk.evidence.counts",
+    "LikelihoodBeliefFunction": "dstk.evidence.likelihood",
+    "BinomialLikelihood": "dstk.evidence.likelihood",
+    "MultinomialLikelihood": "dstk.evidence.likelihood",
+    "LogisticLikelihood": "dstk.evidence.likelihood",
+    "predictive_mass": "dstk.evidence.predictive",
+    "predictive_mass_monte_carlo": "dstk.evidence.predictive",
+    "figure4_data": "dstk.evidence.figures",
+}
+
+__all__ = sorted(_LAZY)
+
+
+def __getattr__(name):
+    if name in _LAZY:
+        value = getattr(importlib.import_module(_LAZY[name]), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'dstk.evidence' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(__all__))
