@@ -1,19 +1,27 @@
 """Numba kernels that turn count pairs (k successes among n trials) into numbers.
 
 Plain float64 arrays in, plain float64 arrays out; no validation here (the
-public layer :mod:`dstk.evidence.counts` validates).  Nothing is compiled at
-import time.
+public layer :mod:`dstk.evidence.counts` validates: finite, 0 <= k <= n).
+Nothing is compiled at import time.
 
 Kernels
 -------
 support_degree(positives, negatives)
     Shaker & Huellermeier's degree of support of the positive class,
     ``sup_theta min(pl(theta), 2 theta - 1)`` with the normalised binomial
-    likelihood ``pl``; solved exactly (to rounding) in the log domain.
-plausibility_degrees_kernel(k, n)
-    ``(pi_plus, pi_minus)`` for 1-D arrays of counts.
-plausibility_mass_kernel(k, n, out)
-    The binary mass ``[0, m(-), m(+), m(frame)]`` built from the two degrees.
+    likelihood ``pl``; solved in the log domain (no count rescaling).
+plausibility_degrees_kernel(k, n) -> (pi_plus, pi_minus)
+plausibility_mass_kernel(k, n) -> (size, 4) masses
+regularized_incomplete_beta(a, b, x)
+    I_x(a, b) by Lentz's continued fraction (real a, b > 0).
+likelihood_masses(k, n) -> (m({0}), m({1}), m(frame))
+    Xu et al. (2016) Eqs. 29-32 for one count pair.
+likelihood_mass_kernel(k, n) -> (size, 4) masses
+
+Repeated integer count pairs (tree leaves, bins) are computed once: when all
+counts are integers and the largest n is small enough for a table of all
+pairs (k, n) (``_use_table``), results are memoised in a table indexed by
+``n (n + 1) / 2 + k``.
 """
 
 import math
@@ -22,6 +30,13 @@ import numpy as np
 from numba import njit
 
 _LOG2 = math.log(2.0)
+_EPSILON = 2.220446049250313e-16
+_TINY = 1e-300
+
+
+# ---------------------------------------------------------------------------
+# shared helpers
+# ---------------------------------------------------------------------------
 
 
 @njit(cache=True)
@@ -33,25 +48,69 @@ def _xlogy(x, y):
 
 
 @njit(cache=True)
+def _table_size(k, n):
+    """Number of entries of a memo table over all integer pairs, or -1 if not worth it.
+
+    A table is used when every count is an integer and the table of all pairs
+    0 <= k <= n <= max(n) has at most max(size / 2, 2**16) entries (so that
+    filling it never costs more than the direct computation).
+    """
+    size = k.shape[0]
+    largest = 0.0
+    for i in range(size):
+        if n[i] != math.floor(n[i]) or k[i] != math.floor(k[i]):
+            return -1
+        if n[i] > largest:
+            largest = n[i]
+    if largest > 1e6:
+        return -1
+    entries = (largest + 1.0) * (largest + 2.0) / 2.0
+    if entries > max(size / 2.0, 65536.0):
+        return -1
+    return int(entries)
+
+
+@njit(cache=True)
+def _table_index(k, n):
+    return int(n) * (int(n) + 1) // 2 + int(k)
+
+
+# ---------------------------------------------------------------------------
+# Shaker & Huellermeier degrees of support
+# ---------------------------------------------------------------------------
+
+
+@njit(cache=True)
 def _support_objective(v, positives, negatives, log_mle_likelihood):
-    """h(v) = log pl(theta) - v with u = exp(v) = 2 theta - 1; and dh/dv.
+    """h(v) = log pl(theta) - v with u = exp(v) = 2 theta - 1, its first two derivatives, and a scale.
 
     theta = (1 + u) / 2, so log theta = log1p(u) - log 2 and
-    log(1 - theta) = log(-expm1(v)) - log 2 (accurate when u is near 1).
+    log(1 - theta) = log(1 - u) - log 2.  ``scale`` bounds the magnitude of
+    the summands, so that 8 eps * scale bounds the rounding error of h.
     """
     u = math.exp(v)
     log_pl = -log_mle_likelihood
-    derivative = -1.0
+    scale = abs(log_mle_likelihood) + abs(v) + 1.0
+    first = -1.0
+    second = 0.0
     if positives > 0.0:
-        log_pl += positives * (math.log1p(u) - _LOG2)
-        derivative += positives * u / (1.0 + u)
+        term = positives * (math.log1p(u) - _LOG2)
+        log_pl += term
+        scale += abs(term)
+        ratio = u / (1.0 + u)
+        first += positives * ratio
+        second += positives * ratio / (1.0 + u)
     if negatives > 0.0:
-        one_minus_u = -math.expm1(v)
+        one_minus_u = 1.0 - u
         if one_minus_u <= 0.0:
-            return -np.inf, -np.inf
-        log_pl += negatives * (math.log(one_minus_u) - _LOG2)
-        derivative -= negatives * u / one_minus_u
-    return log_pl - v, derivative
+            return -np.inf, -np.inf, 0.0, scale
+        term = negatives * (math.log(one_minus_u) - _LOG2)
+        log_pl += term
+        scale += abs(term)
+        ratio = u / one_minus_u
+        first -= negatives * ratio
+        second -= negatives * ratio / one_minus_u
+    return log_pl - v, first, second, scale
 
 
 @njit(cache=True)
@@ -62,11 +121,13 @@ def support_degree(positives, negatives):
     pl(theta) = theta^p (1 - theta)^q / (p_hat^p (1 - p_hat)^q), p_hat = p / (p + q),
     where p = ``positives`` and q = ``negatives`` (non-negative reals, no
     rescaling).  On [max(p_hat, 1/2), 1] pl decreases and 2 theta - 1 increases,
-    so the sup is 2 theta* - 1 at their unique crossing theta*.  We solve for
-    v = log(2 theta* - 1) the equation h(v) = log pl((1 + e^v) / 2) - v = 0;
-    h is strictly decreasing in v, and we use Newton steps safeguarded by a
-    bracket (bisection whenever Newton leaves it), so the result has relative
-    accuracy close to machine precision even when pi is tiny (e.g. 1e-200).
+    so the sup is 2 theta* - 1 at their unique crossing theta*; below p_hat the
+    minimum is at most 2 p_hat - 1 <= pi(+).  We solve for v = log(2 theta* - 1)
+    the equation h(v) = log pl((1 + e^v) / 2) - v = 0.  On the bracket h is
+    strictly decreasing with h' <= -1, so |v - v*| <= |h(v)|: iterations
+    (Halley steps, bisection whenever a step leaves the bracket) stop when
+    |h| is within the rounding error of its evaluation (about 8 eps times the
+    size of the log-likelihood terms), which bounds the relative error of pi.
 
     Special cases: p + q = 0 gives 1 (pl is identically 1); q = 0 (pure
     positive) gives 1, attained at theta = 1.
@@ -76,51 +137,51 @@ def support_degree(positives, negatives):
         return 1.0
     p_hat = positives / n
     log_mle_likelihood = _xlogy(positives, p_hat) + _xlogy(negatives, 1.0 - p_hat)
-    # upper end of the bracket: u = 1 (theta = 1), where h = -inf because q > 0
+    # bracket [v_low, v_high] with h(v_low) > 0 >= h(v_high); h(0) = -inf as q > 0
     v_high = 0.0
-    # lower end: u = 2 p_hat - 1 if positive (there pl = 1 >= u, so h >= 0)
     if 2.0 * p_hat - 1.0 > 0.0:
+        # at u = 2 p_hat - 1 (theta = p_hat) pl = 1 >= u, so h >= 0
         v_low = math.log(2.0 * p_hat - 1.0)
-        h_low, _ = _support_objective(v_low, positives, negatives, log_mle_likelihood)
-        if h_low == 0.0:
-            return 2.0 * p_hat - 1.0
     else:
-        # theta -> 1/2: h -> log pl(1/2) - v -> +inf; step down until h > 0
-        # the root is close to log pl(1/2) when pi is small; start just below it
+        # theta -> 1/2: h -> log pl(1/2) - v -> +inf; start just below log pl(1/2),
+        # which is close to the root when pi is small, and step down until h > 0
         log_pl_half = -n * _LOG2 - log_mle_likelihood
         v_low = min(log_pl_half, 0.0) - 1.0
         step = 1.0
         while True:
-            h_low, _ = _support_objective(v_low, positives, negatives, log_mle_likelihood)
+            h_low, _, _, _ = _support_objective(v_low, positives, negatives, log_mle_likelihood)
             if h_low > 0.0:
                 break
             v_high = v_low
             v_low -= step
             step *= 2.0
-            if v_low < -745.0:
-                # pi below the smallest subnormal: report 0
-                return 0.0
-    # initial point: the lower end (h > 0 there)
+            if v_low < -746.0:
+                return 0.0  # below the smallest subnormal
     v = v_low
-    h, dh = _support_objective(v, positives, negatives, log_mle_likelihood)
     for _ in range(200):
+        h, first, second, scale = _support_objective(v, positives, negatives, log_mle_likelihood)
+        tolerance = 8.0 * _EPSILON * scale
+        if abs(h) <= tolerance:
+            if math.isfinite(first) and first < 0.0:
+                v -= h / first  # final Newton polish, |correction| <= tolerance
+            break
         if h > 0.0:
             v_low = v
         else:
             v_high = v
-        if dh < 0.0 and np.isfinite(dh) and np.isfinite(h):
-            v_new = v - h / dh
-        else:
-            v_new = 0.5 * (v_low + v_high)
-        if not (v_low < v_new < v_high):
-            v_new = 0.5 * (v_low + v_high)
-        if abs(v_new - v) <= 1e-15 * (1.0 + abs(v)) or v_high - v_low <= 1e-15 * (1.0 + abs(v)):
-            v = v_new
+        v_new = 0.5 * (v_low + v_high)
+        if math.isfinite(h) and math.isfinite(first) and first < 0.0:
+            denominator = 2.0 * first * first - h * second
+            if denominator > 0.0:
+                v_new = v - 2.0 * h * first / denominator
+            else:
+                v_new = v - h / first
+            if not (v_low < v_new < v_high):
+                v_new = 0.5 * (v_low + v_high)
+        if v_high - v_low <= 4.0 * _EPSILON * (1.0 + abs(v)):
+            v = 0.5 * (v_low + v_high)
             break
         v = v_new
-        h, dh = _support_objective(v, positives, negatives, log_mle_likelihood)
-        if h == 0.0:
-            break
     return math.exp(v)
 
 
@@ -128,11 +189,27 @@ def support_degree(positives, negatives):
 def plausibility_degrees_kernel(k, n):
     """Return ``(pi_plus, pi_minus)`` for 1-D float64 arrays ``k`` (class-1 counts) and ``n`` (totals).
 
-    pi_plus = support_degree(k, n - k), pi_minus = support_degree(n - k, k).
+    pi_plus = support_degree(k, n - k), pi_minus = support_degree(n - k, k);
+    integer pairs are memoised (pi_minus(k, n) = pi_plus(n - k, n)).
     """
     size = k.shape[0]
     pi_plus = np.empty(size)
     pi_minus = np.empty(size)
+    entries = _table_size(k, n)
+    if entries > 0:
+        table = np.full(entries, -1.0)
+        for i in range(size):
+            positives = k[i]
+            negatives = n[i] - k[i]
+            index_plus = _table_index(positives, n[i])
+            index_minus = _table_index(negatives, n[i])
+            if table[index_plus] < 0.0:
+                table[index_plus] = support_degree(positives, negatives)
+            if table[index_minus] < 0.0:
+                table[index_minus] = support_degree(negatives, positives)
+            pi_plus[i] = table[index_plus]
+            pi_minus[i] = table[index_minus]
+        return pi_plus, pi_minus
     for i in range(size):
         positives = k[i]
         negatives = n[i] - k[i]
@@ -148,14 +225,11 @@ def plausibility_mass_kernel(k, n):
     m({1}) = max(pi+ - pi-, 0), m({0}) = max(pi- - pi+, 0),
     m(frame) = u_a + u_e = 1 - |pi+ - pi-| (Busch et al. 2021, section 3.1.2).
     """
+    pi_plus, pi_minus = plausibility_degrees_kernel(k, n)
     size = k.shape[0]
     out = np.zeros((size, 4))
     for i in range(size):
-        positives = k[i]
-        negatives = n[i] - k[i]
-        pi_plus = support_degree(positives, negatives)
-        pi_minus = support_degree(negatives, positives)
-        difference = pi_plus - pi_minus
+        difference = pi_plus[i] - pi_minus[i]
         if difference > 0.0:
             out[i, 2] = difference
             out[i, 3] = 1.0 - difference
@@ -164,4 +238,131 @@ def plausibility_mass_kernel(k, n):
             out[i, 3] = 1.0 + difference
         else:
             out[i, 3] = 1.0
+    return out
+
+
+# ---------------------------------------------------------------------------
+# regularised incomplete beta and the likelihood model
+# ---------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def _beta_continued_fraction(a, b, x):
+    """Continued fraction of I_x(a, b) (modified Lentz), converging fast for x < (a + 1) / (a + b + 2).
+
+    I_x(a, b) = x^a (1 - x)^b / (a B(a, b)) * cf(a, b, x).
+    """
+    qab = a + b
+    qap = a + 1.0
+    qam = a - 1.0
+    c = 1.0
+    d = 1.0 - qab * x / qap
+    if abs(d) < _TINY:
+        d = _TINY
+    d = 1.0 / d
+    result = d
+    for m in range(1, 100000):
+        m2 = 2.0 * m
+        coefficient = m * (b - m) * x / ((qam + m2) * (a + m2))
+        d = 1.0 + coefficient * d
+        if abs(d) < _TINY:
+            d = _TINY
+        c = 1.0 + coefficient / c
+        if abs(c) < _TINY:
+            c = _TINY
+        d = 1.0 / d
+        result *= d * c
+        coefficient = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2))
+        d = 1.0 + coefficient * d
+        if abs(d) < _TINY:
+            d = _TINY
+        c = 1.0 + coefficient / c
+        if abs(c) < _TINY:
+            c = _TINY
+        d = 1.0 / d
+        delta = d * c
+        result *= delta
+        if abs(delta - 1.0) <= _EPSILON:
+            break
+    return result
+
+
+@njit(cache=True)
+def _log_beta(a, b):
+    return math.lgamma(a) + math.lgamma(b) - math.lgamma(a + b)
+
+
+@njit(cache=True)
+def regularized_incomplete_beta(a, b, x):
+    """I_x(a, b) = B(x; a, b) / B(a, b) for a, b > 0 and 0 <= x <= 1 (Lentz continued fraction)."""
+    if x <= 0.0:
+        return 0.0
+    if x >= 1.0:
+        return 1.0
+    log_front = a * math.log(x) + b * math.log1p(-x) - _log_beta(a, b)
+    if x < (a + 1.0) / (a + b + 2.0):
+        return math.exp(log_front) * _beta_continued_fraction(a, b, x) / a
+    return 1.0 - math.exp(log_front) * _beta_continued_fraction(b, a, 1.0 - x) / b
+
+
+@njit(cache=True)
+def likelihood_masses(k, n):
+    """(m({0}), m({1}), m(frame)) of the likelihood-based predictive mass (Xu et al. 2016, Eqs. 29-32).
+
+    With tau = k / n, a = k + 1, b = n - k + 1 and pl(t) = t^k (1-t)^(n-k) / L(tau):
+    m(frame) = int_0^1 pl = B(a, b) / L(tau),
+    int_0^tau pl = B(a, b) I_tau(a, b) / L(tau) = tau (1 - tau) cf(a, b, tau) / a,
+    int_tau^1 pl = tau (1 - tau) cf(b, a, 1 - tau) / b
+    (the continued-fraction prefactor tau^a (1-tau)^b / B(a, b) equals
+    tau (1 - tau) / m(frame)); only the rapidly converging side is evaluated
+    and the other is m(frame) minus it.  m({1}) = tau - int_0^tau pl,
+    m({0}) = 1 - tau - int_tau^1 pl.  Eq. 30: k = 0 gives (n/(n+1), 0, 1/(n+1)),
+    k = n gives (0, n/(n+1), 1/(n+1)); n = 0 gives the vacuous (0, 0, 1).
+    """
+    if n == 0.0:
+        return 0.0, 0.0, 1.0
+    if k == 0.0:
+        return n / (n + 1.0), 0.0, 1.0 / (n + 1.0)
+    if k == n:
+        return 0.0, n / (n + 1.0), 1.0 / (n + 1.0)
+    tau = k / n
+    a = k + 1.0
+    b = n - k + 1.0
+    log_max_likelihood = k * math.log(tau) + (n - k) * math.log1p(-tau)
+    frame = math.exp(_log_beta(a, b) - log_max_likelihood)
+    spread = tau * (1.0 - tau)
+    if tau < (a + 1.0) / (a + b + 2.0):
+        # the continued fraction cf(a, b, x) converges fast for x < (a + 1) / (a + b + 2)
+        lower = spread * _beta_continued_fraction(a, b, tau) / a
+        upper = frame - lower
+    else:
+        upper = spread * _beta_continued_fraction(b, a, 1.0 - tau) / b
+        lower = frame - upper
+    mass_one = tau - lower
+    mass_zero = 1.0 - tau - upper
+    if mass_one < 0.0:
+        mass_one = 0.0
+    if mass_zero < 0.0:
+        mass_zero = 0.0
+    return mass_zero, mass_one, 1.0 - mass_zero - mass_one
+
+
+@njit(cache=True)
+def likelihood_mass_kernel(k, n):
+    """Binary masses (size, 4) = [0, m({0}), m({1}), m(frame)] of the likelihood model; integer pairs memoised."""
+    size = k.shape[0]
+    out = np.zeros((size, 4))
+    entries = _table_size(k, n)
+    if entries > 0:
+        table = np.full((entries, 3), -1.0)
+        for i in range(size):
+            index = _table_index(k[i], n[i])
+            if table[index, 0] < 0.0:
+                table[index, 0], table[index, 1], table[index, 2] = likelihood_masses(k[i], n[i])
+            out[i, 1] = table[index, 0]
+            out[i, 2] = table[index, 1]
+            out[i, 3] = table[index, 2]
+        return out
+    for i in range(size):
+        out[i, 1], out[i, 2], out[i, 3] = likelihood_masses(k[i], n[i])
     return out

@@ -48,7 +48,11 @@ For n = 0 every model except ``"bayes"`` gives the vacuous mass function.
 import numpy as np
 from scipy import special
 
-from dstk._kernels.counts import plausibility_degrees_kernel, plausibility_mass_kernel
+from dstk._kernels.counts import (
+    likelihood_mass_kernel,
+    plausibility_degrees_kernel,
+    plausibility_mass_kernel,
+)
 
 __all__ = [
     "BINARY_MODELS",
@@ -247,40 +251,7 @@ def _confidence_interval(k, n, confidence):
 
 
 def _likelihood(k, n):
-    """Eqs. 29-32 through the regularised incomplete beta function.
-
-    With tau_hat = k/n and L(tau) = tau^k (1 - tau)^(n-k):
-    m(frame) = int_0^1 pl = B(k+1, n-k+1) / L(tau_hat),
-    int_0^tau_hat pl = m(frame) I_tau_hat(k+1, n-k+1),
-    m({1}) = tau_hat - m(frame) I_tau_hat(k+1, n-k+1),
-    m({0}) = 1 - tau_hat - m(frame) (1 - I_tau_hat(k+1, n-k+1)).
-    tau_hat = 0 gives m({1}) = 0, m({0}) = n/(n+1); tau_hat = 1 gives
-    m({1}) = n/(n+1), m({0}) = 0 (Eq. 30); n = 0 gives the vacuous mass.
-    """
-    out = np.zeros(k.shape + (4,))
-    empty = n == 0
-    n_safe = np.where(empty, 1.0, n)
-    tau_hat = k / n_safe
-    a = k + 1.0
-    b = n_safe - k + 1.0
-    log_max_likelihood = special.xlogy(k, tau_hat) + special.xlogy(n_safe - k, 1.0 - tau_hat)
-    total = np.exp(special.betaln(a, b) - log_max_likelihood)
-    lower_fraction = special.betainc(a, b, tau_hat)
-    upper_fraction = special.betaincc(a, b, tau_hat)
-    mass_one = tau_hat - total * lower_fraction
-    mass_zero = 1.0 - tau_hat - total * upper_fraction
-    # exact end cases of Eq. 30 (the formulas above agree up to rounding)
-    at_zero = k == 0
-    at_one = k == n_safe
-    mass_one = np.where(at_zero, 0.0, mass_one)
-    mass_zero = np.where(at_one, 0.0, mass_zero)
-    # clip rounding residue (|error| ~ 1e-16) so masses stay non-negative
-    np.maximum(mass_one, 0.0, out=mass_one)
-    np.maximum(mass_zero, 0.0, out=mass_zero)
-    out[:, 1] = np.where(empty, 0.0, mass_zero)
-    out[:, 2] = np.where(empty, 0.0, mass_one)
-    out[:, 3] = 1.0 - out[:, 1] - out[:, 2]
-    return out
+    return likelihood_mass_kernel(np.ascontiguousarray(k), np.ascontiguousarray(n))
 
 
 def _plausibility(k, n):
