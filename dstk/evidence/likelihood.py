@@ -1,0 +1,608 @@
+"""Likelihood-based (consonant) belief functions on a parameter (Shafer 1976; Denoeux 2014).
+
+After observing data x, the contour function of the parameter theta is the
+relative likelihood (Xu et al. 2016, Eq. 11)
+
+    pl(theta) = L(theta) / sup L,
+
+the plausibility of a set A is ``Pl(A) = sup_{theta in A} pl(theta)`` (Eq. 12),
+the belief is ``Bel(A) = 1 - Pl(complement of A)``, and the focal sets are the
+level sets ``{theta : pl(theta) >= gamma}`` (Eq. 13).
+
+Classes
+-------
+LikelihoodBeliefFunction
+    From any log-likelihood callable of a scalar or vector parameter.
+BinomialLikelihood
+    k successes in n Bernoulli trials; exact sups, focal intervals and
+    predictive mass (Eqs. 29-32).
+MultinomialLikelihood
+    Class counts; exact marginal (profile) contours of each class probability.
+LogisticLikelihood
+    Logistic regression of labels on scores in Xu et al.'s convention
+    tau = 1 / (1 + exp(theta_0 + theta_1 s)) (Eq. 2); profile contour of tau
+    at a score s (Eqs. 33-40) and the predictive mass (Eqs. 22-23).
+"""
+
+import math
+
+import numpy as np
+from scipy import optimize, special
+
+from dstk.evidence.counts import _check_counts, counts_to_mass_array
+from dstk.evidence.predictive import _binary_mass, predictive_mass
+
+__all__ = [
+    "LikelihoodBeliefFunction",
+    "BinomialLikelihood",
+    "MultinomialLikelihood",
+    "LogisticLikelihood",
+]
+
+
+def _check_level(level):
+    try:
+        value = float(level)
+    except (TypeError, ValueError):
+        raise ValueError(f"`level` must be a number in (0, 1]; got {level!r}.") from None
+    if not 0.0 < value <= 1.0:
+        raise ValueError(f"`level` (a plausibility threshold gamma) must lie in (0, 1]; got {level!r}.")
+    return value
+
+
+class LikelihoodBeliefFunction:
+    """Consonant belief function on a parameter induced by a likelihood (Eqs. 11-14).
+
+    Parameters
+    ----------
+    log_likelihood : callable
+        ``log_likelihood(theta) -> float``; ``theta`` is a float for a scalar
+        parameter or a 1-D array of length ``dimension``.  May return -inf
+        outside the parameter space.
+    mle : float or array_like, optional
+        The maximiser theta_hat, if known; otherwise found numerically from
+        ``initial`` (Nelder-Mead, then L-BFGS-B within ``bounds``).
+    initial : float or array_like, optional
+        Starting point of the numerical maximisation (required without ``mle``).
+    bounds : sequence of (low, high), optional
+        Parameter space box, one pair per coordinate (None for unbounded).
+    concave : bool, default False
+        Declare the log-likelihood concave; then sups over boxes and
+        half-spaces are convex problems solved by one local optimisation
+        (exact up to the optimiser's tolerance).  Otherwise several starts are
+        used and the result is a numerical lower bound of the sup.
+
+    Attributes
+    ----------
+    mle_ : ndarray of shape (dimension,)
+    max_log_likelihood_ : float
+    dimension : int
+
+    Notes
+    -----
+    Eq. 11: pl(theta) = L(theta) / L(theta_hat); Eq. 12: Pl(A) = sup_A pl;
+    Eq. 13: focal sets Gamma(gamma) = {pl >= gamma}; Bel(A) = 1 - Pl(not A).
+    For a box A = prod_j [a_j, b_j], the complement is the union of the
+    half-spaces {theta_j < a_j} and {theta_j > b_j}, so Pl(not A) is the
+    largest of their sups (each attained on its boundary hyperplane when the
+    MLE is outside it and the log-likelihood is concave).
+
+    References
+    ----------
+    Shafer, G. (1976). A Mathematical Theory of Evidence. Princeton.
+    Denoeux, T. (2014). Likelihood-based belief function: justification and
+    some extensions to low-quality data. IJAR 55(7), 1535-1547.
+    Xu, P. et al. (2016). Evidential calibration of binary SVM classifiers. IJAR 72.
+
+    Examples
+    --------
+    >>> belief = LikelihoodBeliefFunction(lambda mu: -0.5 * 25 * (mu - 1.0) ** 2, mle=1.0, concave=True)
+    >>> round(belief.contour(1.2), 6)
+    0.606531
+    >>> round(belief.pl(1.2, 2.0), 6)
+    0.606531
+    >>> round(belief.bel(0.8, 1.2), 6)
+    0.393469
+    """
+
+    def __init__(self, log_likelihood, mle=None, *, initial=None, bounds=None, concave=False):
+        if not callable(log_likelihood):
+            raise ValueError("`log_likelihood` must be a callable theta -> log L(theta).")
+        self._log_likelihood_callable = log_likelihood
+        self.concave = bool(concave)
+        if mle is None:
+            if initial is None:
+                raise ValueError("Pass either `mle` (the maximiser) or `initial` (a starting point to find it).")
+            start = np.atleast_1d(np.asarray(initial, dtype=np.float64))
+            self._scalar = np.ndim(initial) == 0
+            self.dimension = start.size
+            self.bounds = self._check_bounds(bounds)
+            mle = self._maximise(start)
+        else:
+            self._scalar = np.ndim(mle) == 0
+            mle = np.atleast_1d(np.asarray(mle, dtype=np.float64))
+            self.dimension = mle.size
+            self.bounds = self._check_bounds(bounds)
+        self.mle_ = mle
+        self.max_log_likelihood_ = float(self._log_likelihood(mle))
+        if not np.isfinite(self.max_log_likelihood_):
+            raise ValueError(f"The log-likelihood at the MLE {mle!r} is not finite ({self.max_log_likelihood_!r}).")
+
+    # -- helpers ------------------------------------------------------------
+    def _check_bounds(self, bounds):
+        if bounds is None:
+            return [(-np.inf, np.inf)] * self.dimension
+        bounds = [tuple(b) for b in (bounds if self.dimension > 1 or np.ndim(bounds) == 2 else [bounds])]
+        if len(bounds) != self.dimension:
+            raise ValueError(f"`bounds` needs one (low, high) pair per coordinate ({self.dimension}); got {len(bounds)}.")
+        return [(-np.inf if lo is None else float(lo), np.inf if hi is None else float(hi)) for lo, hi in bounds]
+
+    def _log_likelihood(self, theta):
+        theta = np.asarray(theta, dtype=np.float64).reshape(self.dimension)
+        argument = float(theta[0]) if self._scalar else theta
+        value = float(self._log_likelihood_callable(argument))
+        return value if not np.isnan(value) else -np.inf
+
+    def _maximise(self, start, lower=None, upper=None):
+        """Maximise the log-likelihood over the box [lower, upper] ∩ bounds from ``start``."""
+        box = []
+        for j, (lo, hi) in enumerate(self.bounds):
+            lo_j = lo if lower is None else max(lo, lower[j])
+            hi_j = hi if upper is None else min(hi, upper[j])
+            box.append((lo_j, hi_j))
+        lows = np.array([b[0] for b in box])
+        highs = np.array([b[1] for b in box])
+
+        def negative(theta):
+            value = self._log_likelihood(theta)
+            return -value if np.isfinite(value) else 1e300
+
+        starts = [np.clip(start, lows, highs)]
+        if not self.concave:
+            rng = np.random.default_rng(0)
+            scale = np.maximum(np.abs(starts[0]), 1.0)
+            for _ in range(4):
+                starts.append(np.clip(starts[0] + rng.normal(0, 1, self.dimension) * scale, lows, highs))
+        best = None
+        bounded = [(None if not np.isfinite(lo) else lo, None if not np.isfinite(hi) else hi) for lo, hi in box]
+        for point in starts:
+            if self.dimension == 1 and all(np.isfinite([lows[0], highs[0]])):
+                result = optimize.minimize_scalar(lambda t: negative([t]), bounds=(lows[0], highs[0]),
+                                                  method="bounded", options={"xatol": 1e-12})
+                candidate = np.array([result.x])
+            else:
+                result = optimize.minimize(negative, point, method="L-BFGS-B", bounds=bounded,
+                                           options={"ftol": 1e-15, "gtol": 1e-10, "maxiter": 2000})
+                candidate = result.x
+                if not np.all(np.isfinite(lows)) or not np.all(np.isfinite(highs)):
+                    polished = optimize.minimize(negative, candidate, method="Nelder-Mead",
+                                                 options={"xatol": 1e-10, "fatol": 1e-14, "maxiter": 4000})
+                    if polished.fun <= result.fun and np.all(polished.x >= lows) and np.all(polished.x <= highs):
+                        candidate = polished.x
+            if best is None or negative(candidate) < negative(best):
+                best = candidate
+        return np.asarray(best, dtype=np.float64)
+
+    # -- public API ---------------------------------------------------------
+    def log_contour(self, theta):
+        """log pl(theta) = log L(theta) - log L(theta_hat); ``theta`` of shape (..., dimension) or scalars."""
+        theta = np.asarray(theta, dtype=np.float64)
+        if self._scalar:
+            flat = theta.reshape(-1, 1)
+            shape = theta.shape
+        else:
+            if theta.shape[-1] != self.dimension:
+                raise ValueError(f"`theta` must have a last axis of length {self.dimension}; got shape {theta.shape}.")
+            flat = theta.reshape(-1, self.dimension)
+            shape = theta.shape[:-1]
+        values = np.array([self._log_likelihood(row) for row in flat]) - self.max_log_likelihood_
+        values = np.minimum(values, 0.0)
+        return values.reshape(shape) if shape else float(values[0])
+
+    def contour(self, theta):
+        """pl(theta) = L(theta) / sup L (Eq. 11)."""
+        values = np.exp(self.log_contour(theta))
+        return float(values) if np.ndim(values) == 0 else values
+
+    def _box(self, lower, upper):
+        lower = np.broadcast_to(np.asarray(-np.inf if lower is None else lower, dtype=np.float64), (self.dimension,))
+        upper = np.broadcast_to(np.asarray(np.inf if upper is None else upper, dtype=np.float64), (self.dimension,))
+        if np.any(np.isnan(lower)) or np.any(np.isnan(upper)) or np.any(lower > upper):
+            raise ValueError(f"Invalid box: need lower <= upper coordinatewise; got {lower!r} and {upper!r}.")
+        return lower.copy(), upper.copy()
+
+    def pl(self, lower=None, upper=None):
+        """Plausibility of the box ``[lower, upper]`` (an interval for a scalar parameter): sup of the contour (Eq. 12)."""
+        lower, upper = self._box(lower, upper)
+        if np.all(self.mle_ >= lower) and np.all(self.mle_ <= upper):
+            return 1.0
+        best = self._maximise(np.clip(self.mle_, lower, upper), lower, upper)
+        return float(np.exp(min(self._log_likelihood(best) - self.max_log_likelihood_, 0.0)))
+
+    def bel(self, lower=None, upper=None):
+        """Belief of the box ``[lower, upper]``: 1 - Pl(complement)."""
+        lower, upper = self._box(lower, upper)
+        if not (np.all(self.mle_ >= lower) and np.all(self.mle_ <= upper)):
+            return 0.0  # the complement contains the MLE, Pl(complement) = 1
+        largest = 0.0
+        for j in range(self.dimension):
+            for side, bound in (("below", lower[j]), ("above", upper[j])):
+                if not np.isfinite(bound):
+                    continue
+                half_lower = np.full(self.dimension, -np.inf)
+                half_upper = np.full(self.dimension, np.inf)
+                if side == "below":
+                    half_upper[j] = bound
+                else:
+                    half_lower[j] = bound
+                largest = max(largest, self.pl(half_lower, half_upper))
+        return 1.0 - largest
+
+    def focal_set(self, level):
+        """Focal interval {theta : pl(theta) >= level} of a scalar parameter (Eq. 13).
+
+        Assumes the contour is unimodal (true for concave log-likelihoods);
+        the two ends are found by Brent's method on each side of the MLE.
+        Returns ``(lower, upper)``; an end is the parameter bound (possibly
+        infinite) when the contour stays above ``level`` up to it.
+        """
+        if self.dimension != 1:
+            raise ValueError("focal_set is defined here for a scalar parameter; use pl/bel for boxes.")
+        level = _check_level(level)
+        target = math.log(level)
+        mle = float(self.mle_[0])
+        if level == 1.0:
+            return mle, mle
+        ends = []
+        for direction, bound in ((-1.0, self.bounds[0][0]), (1.0, self.bounds[0][1])):
+            step = max(abs(mle), 1.0) * 1e-3
+            inner = mle
+            while True:
+                outer = mle + direction * step
+                if (direction < 0 and outer <= bound) or (direction > 0 and outer >= bound):
+                    outer = bound
+                if not np.isfinite(outer):
+                    ends.append(outer)
+                    break
+                value = self.log_contour(outer)
+                if value < target:
+                    root = optimize.brentq(lambda t: self.log_contour(t) - target, min(inner, outer), max(inner, outer),
+                                           xtol=1e-13, rtol=4e-16)
+                    ends.append(root)
+                    break
+                if outer == bound:
+                    ends.append(bound)
+                    break
+                inner = outer
+                step *= 2.0
+                if step > 1e15:
+                    ends.append(direction * np.inf)
+                    break
+        return ends[0], ends[1]
+
+    def profile_contour(self, parametrization, value, free_initial):
+        """Profile contour of a function of the parameter: sup{pl(theta) : theta = parametrization(value, free)}.
+
+        Parameters
+        ----------
+        parametrization : callable
+            ``parametrization(value, free) -> theta``: every theta with
+            g(theta) = value, as ``free`` ranges over R^r (e.g. the line of
+            Eq. 39 for the logistic model, with free = theta_1).
+        value : float
+            The value of the function of interest (tau in Eq. 40).
+        free_initial : float or array_like
+            Starting point of the maximisation over the free coordinates.
+
+        Returns
+        -------
+        float
+            pl_g(value) = sup_free pl(parametrization(value, free)).
+        """
+        start = np.atleast_1d(np.asarray(free_initial, dtype=np.float64))
+
+        def negative(free):
+            theta = parametrization(value, free[0] if start.size == 1 else free)
+            log_value = self._log_likelihood(theta) - self.max_log_likelihood_
+            return -log_value if np.isfinite(log_value) else 1e300
+
+        result = optimize.minimize(negative, start, method="Nelder-Mead",
+                                   options={"xatol": 1e-10, "fatol": 1e-14, "maxiter": 4000})
+        return float(np.exp(min(-result.fun, 0.0)))
+
+
+class BinomialLikelihood(LikelihoodBeliefFunction):
+    """Likelihood-based belief function on a binomial proportion tau from k successes in n trials.
+
+    Parameters
+    ----------
+    k, n : int
+        Successes and trials, 0 <= k <= n, n >= 1.
+
+    Notes
+    -----
+    pl(tau) = tau^k (1 - tau)^(n-k) / (tau_hat^k (1 - tau_hat)^(n-k)), tau_hat = k/n
+    (Xu et al. 2016, Eq. 29).  The contour is unimodal, so the sup over an
+    interval is the contour at the point of the interval nearest to tau_hat
+    (exact), focal sets are intervals, and the predictive mass has the closed
+    form of Eqs. 30-32 (see :func:`dstk.evidence.counts.from_counts`).
+
+    Examples
+    --------
+    >>> belief = BinomialLikelihood(7, 10)
+    >>> round(belief.pl(0.0, 0.5), 6)
+    0.439188
+    >>> belief.predictive_mass(return_array=True).round(6)
+    array([0.      , 0.153349, 0.505948, 0.340703])
+    """
+
+    def __init__(self, k, n):
+        k_arr, n_arr = _check_counts(k, n)
+        if k_arr.ndim != 0:
+            raise ValueError("BinomialLikelihood takes one count pair; use from_counts for arrays.")
+        if n_arr == 0:
+            raise ValueError("n = 0 trials: the likelihood is constant and has no unique maximum; the belief function is vacuous.")
+        self.k = float(k_arr)
+        self.n = float(n_arr)
+        super().__init__(self._binomial_log_likelihood, mle=self.k / self.n, bounds=[(0.0, 1.0)], concave=True)
+
+    def _binomial_log_likelihood(self, tau):
+        if not 0.0 <= tau <= 1.0:
+            return -np.inf
+        with np.errstate(divide="ignore"):
+            return float(special.xlogy(self.k, tau) + special.xlog1py(self.n - self.k, -tau))
+
+    def log_contour(self, theta):
+        tau = np.asarray(theta, dtype=np.float64)
+        tau_hat = self.k / self.n
+        with np.errstate(divide="ignore", invalid="ignore"):
+            values = (special.xlogy(self.k, tau) + special.xlog1py(self.n - self.k, -tau)
+                      - special.xlogy(self.k, tau_hat) - special.xlog1py(self.n - self.k, -tau_hat))
+        values = np.where((tau < 0) | (tau > 1), -np.inf, np.minimum(values, 0.0))
+        return values if values.ndim else float(values)
+
+    def pl(self, lower=None, upper=None):
+        lower, upper = self._box(lower, upper)
+        nearest = float(np.clip(self.mle_[0], lower[0], upper[0]))
+        if nearest < 0.0 or nearest > 1.0:
+            return 0.0
+        return float(np.exp(self.log_contour(nearest)))
+
+    def predictive_mass(self, return_array=False):
+        """Predictive mass on {0, 1} for the next trial, exact (Eqs. 30-32)."""
+        return _binary_mass(*counts_to_mass_array(self.k, self.n, "likelihood")[1:3], return_array)
+
+
+class MultinomialLikelihood(LikelihoodBeliefFunction):
+    """Likelihood-based belief function on class probabilities from class counts.
+
+    Parameters
+    ----------
+    counts : array_like of shape (n_classes,)
+        Non-negative integer counts, at least one positive.
+
+    Notes
+    -----
+    pl(p) = prod_c (p_c / p_hat_c)^(n_c) on the simplex, p_hat = counts / N.
+    The profile (marginal) contour of one class probability is exact:
+    sup{pl(p) : p_c = t} = (t / p_hat_c)^(n_c) ((1 - t) / (1 - p_hat_c))^(N - n_c),
+    attained when the other classes keep their relative proportions; it is
+    the binomial contour of n_c successes in N trials.
+
+    Examples
+    --------
+    >>> belief = MultinomialLikelihood([2, 5, 3])
+    >>> round(belief.marginal_contour(1, 0.3), 6)
+    0.418212
+    """
+
+    def __init__(self, counts):
+        counts = np.asarray(counts)
+        from dstk.evidence.counts import _check_class_counts
+
+        counts = _check_class_counts(counts, False)
+        if counts.ndim != 1:
+            raise ValueError(f"`counts` must be 1-D (one count per class); got shape {counts.shape}.")
+        if counts.sum() == 0:
+            raise ValueError("All counts are zero: the likelihood is constant and has no unique maximum.")
+        self.counts = counts
+        self.total = float(counts.sum())
+        super().__init__(self._multinomial_log_likelihood, mle=counts / self.total,
+                         bounds=[(0.0, 1.0)] * counts.size, concave=True)
+
+    def _multinomial_log_likelihood(self, probabilities):
+        probabilities = np.asarray(probabilities, dtype=np.float64)
+        if np.any(probabilities < 0) or abs(probabilities.sum() - 1.0) > 1e-9:
+            return -np.inf
+        with np.errstate(divide="ignore"):
+            return float(np.sum(special.xlogy(self.counts, probabilities)))
+
+    def marginal_contour(self, class_index, value):
+        """Exact profile contour of the probability of class ``class_index`` at ``value``."""
+        c = int(class_index)
+        if not 0 <= c < self.counts.size:
+            raise ValueError(f"`class_index` must be in [0, {self.counts.size}); got {class_index!r}.")
+        return BinomialLikelihood(self.counts[c], self.total).contour(value)
+
+    def pl(self, lower=None, upper=None):
+        """Sup of the contour over the box [lower, upper] intersected with the simplex (SLSQP, concave problem)."""
+        lower, upper = self._box(lower, upper)
+        lows = np.clip(lower, 0.0, 1.0)
+        highs = np.clip(upper, 0.0, 1.0)
+        if lows.sum() > 1.0 + 1e-12 or highs.sum() < 1.0 - 1e-12:
+            return 0.0  # the box misses the simplex
+        if np.all(self.mle_ >= lows) and np.all(self.mle_ <= highs):
+            return 1.0
+        start = np.clip(self.mle_, lows, highs)
+        start = start / start.sum() if start.sum() > 0 else np.full(start.size, 1.0 / start.size)
+
+        def negative(p):
+            with np.errstate(divide="ignore"):
+                value = np.sum(special.xlogy(self.counts, np.maximum(p, 0.0)))
+            return -value if np.isfinite(value) else 1e300
+
+        result = optimize.minimize(negative, start, method="SLSQP", bounds=list(zip(lows, highs)),
+                                   constraints=[{"type": "eq", "fun": lambda p: p.sum() - 1.0}],
+                                   options={"ftol": 1e-15, "maxiter": 500})
+        value = -negative(np.clip(result.x, lows, highs) / np.clip(result.x, lows, highs).sum())
+        return float(np.exp(min(value - self.max_log_likelihood_, 0.0)))
+
+
+class LogisticLikelihood(LikelihoodBeliefFunction):
+    """Likelihood-based belief function on logistic-regression parameters (Xu et al. 2016, section 4.3).
+
+    Parameters
+    ----------
+    scores : array_like of shape (n_samples,)
+        Classifier scores (the x_i of Eq. 3).
+    labels : array_like of shape (n_samples,)
+        Binary labels in {0, 1}.
+    smoothed_targets : bool, default False
+        Replace the labels by Platt's targets t_+ = (n_+ + 1)/(n_+ + 2) and
+        t_- = 1/(n_- + 2) (Eq. 4) inside the likelihood; False uses the raw
+        labels (Eq. 3).
+
+    Attributes
+    ----------
+    mle_ : ndarray (theta_0, theta_1)
+        Maximum-likelihood parameters of tau(s) = 1 / (1 + exp(theta_0 + theta_1 s)).
+
+    Raises
+    ------
+    ValueError
+        Labels not binary, a single class, or perfectly separated scores with
+        raw labels (the MLE does not exist; use ``smoothed_targets=True``).
+
+    Notes
+    -----
+    Eq. 40: pl_T(tau; s) = sup_{theta_1} pl(ln(1/tau - 1) - theta_1 s, theta_1)
+    for tau in (0, 1), and 0 at tau in {0, 1} (Eq. 35).  Along that line the
+    log-likelihood is concave in theta_1, so the sup is found by Newton's
+    method with step halving (vectorised over tau).  The profile is unimodal
+    with mode tau_hat = tau(s; theta_hat), and the predictive mass follows
+    from Eqs. 22-23 (:func:`dstk.evidence.predictive.predictive_mass`).
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> labels = (rng.random(40) < 0.5).astype(int)
+    >>> scores = rng.normal(2.0 * labels - 1.0, 1.0)
+    >>> belief = LogisticLikelihood(scores, labels)
+    >>> masses = belief.predictive_mass(0.0, return_array=True)
+    >>> bool(abs(masses.sum() - 1) < 1e-12 and masses[3] > 0)
+    True
+    """
+
+    def __init__(self, scores, labels, smoothed_targets=False):
+        from dstk._validation import check_consistent_length, check_scores
+
+        scores = check_scores(scores, "scores")
+        labels = np.asarray(labels)
+        check_consistent_length(scores, labels, names=["scores", "labels"])
+        if not np.all(np.isin(labels, (0, 1))):
+            raise ValueError("`labels` must be 0/1 (class 1 is the event whose probability is tau).")
+        labels = labels.astype(np.float64)
+        n_positive = labels.sum()
+        n_negative = labels.size - n_positive
+        if n_positive == 0 or n_negative == 0:
+            raise ValueError("`labels` contain a single class; the logistic likelihood has no maximum.")
+        if smoothed_targets:
+            targets = np.where(labels == 1, (n_positive + 1) / (n_positive + 2), 1 / (n_negative + 2))
+        else:
+            targets = labels
+            low_positive = scores[labels == 1].min()
+            high_negative = scores[labels == 0].max()
+            high_positive = scores[labels == 1].max()
+            low_negative = scores[labels == 0].min()
+            if low_positive > high_negative or high_positive < low_negative:
+                raise ValueError(
+                    "The scores separate the two classes perfectly, so the maximum-likelihood estimate does not "
+                    "exist (theta diverges). Use smoothed_targets=True (Platt's targets, Eq. 4) or more data."
+                )
+        self.scores = scores
+        self.targets = targets
+        self.smoothed_targets = bool(smoothed_targets)
+        mle = self._newton_mle()
+        super().__init__(self._logistic_log_likelihood, mle=mle, concave=True)
+
+    def _logistic_log_likelihood(self, theta):
+        eta = theta[0] + theta[1] * self.scores
+        # tau = 1/(1+e^eta): log tau = -log(1+e^eta), log(1-tau) = -log(1+e^-eta)
+        return float(-np.sum(self.targets * np.logaddexp(0.0, eta) + (1 - self.targets) * np.logaddexp(0.0, -eta)))
+
+    def _newton_mle(self):
+        design = np.column_stack([np.ones_like(self.scores), self.scores])
+        theta = np.zeros(2)
+        current = self._logistic_log_likelihood(theta)
+        for _ in range(200):
+            eta = design @ theta
+            tau = special.expit(-eta)
+            gradient = design.T @ (tau - self.targets)  # d loglik / d theta
+            hessian = -(design * (tau * (1 - tau))[:, None]).T @ design
+            try:
+                step = np.linalg.solve(hessian, -gradient)
+            except np.linalg.LinAlgError:
+                raise ValueError("Singular information matrix: all scores are equal.") from None
+            scale = 1.0
+            while True:
+                candidate = theta + scale * step
+                value = self._logistic_log_likelihood(candidate)
+                if value >= current - 1e-12 or scale < 1e-10:
+                    break
+                scale *= 0.5
+            theta, previous, current = candidate, current, value
+            if np.max(np.abs(scale * step)) < 1e-12 * (1 + np.max(np.abs(theta))):
+                break
+        return theta
+
+    def tau(self, score, theta=None):
+        """tau = 1 / (1 + exp(theta_0 + theta_1 s)) (Eq. 2), at the MLE by default."""
+        theta = self.mle_ if theta is None else np.asarray(theta, dtype=np.float64)
+        return special.expit(-(theta[0] + theta[1] * np.asarray(score, dtype=np.float64)))
+
+    def profile_contour_tau(self, score, tau):
+        """pl_T(tau; s) of Eq. 40, vectorised over ``tau`` (array or float)."""
+        score = float(score)
+        tau_arr = np.atleast_1d(np.asarray(tau, dtype=np.float64))
+        result = np.zeros(tau_arr.shape)
+        inside = (tau_arr > 0) & (tau_arr < 1)
+        t = tau_arr[inside]
+        if t.size:
+            intercept_offset = np.log1p(-t) - np.log(t)  # ln(1/tau - 1)
+            shifted = self.scores - score  # eta_i = offset + theta_1 (x_i - s)
+            theta_1 = np.full(t.size, self.mle_[1])
+
+            def line_log_likelihood(theta_1):
+                eta = intercept_offset[:, None] + theta_1[:, None] * shifted[None, :]
+                return -np.sum(self.targets * np.logaddexp(0.0, eta) + (1 - self.targets) * np.logaddexp(0.0, -eta), axis=1)
+
+            current = line_log_likelihood(theta_1)
+            for _ in range(100):
+                eta = intercept_offset[:, None] + theta_1[:, None] * shifted[None, :]
+                probability = special.expit(-eta)
+                gradient = np.sum((probability - self.targets) * shifted, axis=1)
+                curvature = -np.sum(probability * (1 - probability) * shifted**2, axis=1)
+                step = np.where(curvature < 0, -gradient / np.where(curvature < 0, curvature, -1.0), 0.0)
+                scale = np.ones(t.size)
+                candidate = theta_1 + step
+                value = line_log_likelihood(candidate)
+                for _ in range(60):
+                    worse = value < current - 1e-13
+                    if not worse.any():
+                        break
+                    scale = np.where(worse, scale * 0.5, scale)
+                    candidate = np.where(worse, theta_1 + scale * step, candidate)
+                    value = np.where(worse, line_log_likelihood(candidate), value)
+                moved = np.abs(candidate - theta_1)
+                theta_1 = candidate
+                current = np.maximum(value, current)
+                if np.all(moved <= 1e-12 * (1 + np.abs(theta_1))):
+                    break
+            result[inside] = np.exp(np.minimum(current - self.max_log_likelihood_, 0.0))
+        return result if np.ndim(tau) else float(result[0])
+
+    def predictive_mass(self, score, *, tolerance=1e-10, return_array=False, return_error=False):
+        """Predictive mass on {0, 1} for a test score (Eqs. 22-23 on the profile contour of Eq. 40)."""
+        tau_hat = float(self.tau(score))
+        return predictive_mass(lambda t: self.profile_contour_tau(score, t), tau_hat, tolerance=tolerance,
+                               return_array=return_array, return_error=return_error)
