@@ -1,0 +1,68 @@
+"""dstk: belief-function (Dempster-Shafer) reasoning for machine learning.
+
+Three layers, each usable on its own:
+
+* **core** (:mod:`dstk.core`): frames, mass functions and every
+  representation (m, bel, pl, q, b, conjunctive and disjunctive weights), the
+  combination rules, transforms, discounting, conditioning, decisions and
+  distances; batched and numba-compiled.
+* **statistical evidence** (:mod:`dstk.evidence`): likelihood-based
+  (consonant) belief functions, predictive belief functions and mass
+  functions from counts.
+* **evidential calibration** (:mod:`dstk.calibration`) and **evidential
+  ensembles** (:mod:`dstk.ensemble`), which turn classifier scores and tree
+  leaves into mass functions and combine them.
+
+``import dstk`` is cheap: submodules (and numba) are imported on first use.
+"""
+
+import importlib
+
+__version__ = "0.1.0"
+
+# public name -> module that defines it (imported lazily on first access)
+_LAZY = {
+    # core
+    "Frame": "dstk.core.frame",
+    "MassFunction": "dstk.core.mass",
+    "combine": "dstk.core.combination",
+    "RULES": "dstk.core.combination",
+    "inverse_pignistic": "dstk.core.transforms",
+    "consonant_from_contour": "dstk.core.transforms",
+    "jousselme_distance": "dstk.core.distances",
+    "conflict": "dstk.core.distances",
+    # statistical evidence
+    "from_counts": "dstk.evidence.counts",
+    "from_class_counts": "dstk.evidence.counts",
+}
+
+_SUBMODULES = {
+    "core",
+    "evidence",
+    "calibration",
+    "ensemble",
+    "metrics",
+    "multiclass",
+    "plot",
+    "exceptions",
+    "dask",
+}
+
+__all__ = sorted(set(_LAZY) | _SUBMODULES)
+
+
+def __getattr__(name):
+    if name in _LAZY:
+        module = importlib.import_module(_LAZY[name])
+        value = getattr(module, name)
+        globals()[name] = value
+        return value
+    if name in _SUBMODULES:
+        module = importlib.import_module(f"dstk.{name}")
+        globals()[name] = module
+        return module
+    raise AttributeError(f"module 'dstk' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(__all__))

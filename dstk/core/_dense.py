@@ -1,0 +1,155 @@
+"""Helpers shared by the core modules: shapes, sizes, conversions between kinds."""
+
+import functools
+
+import numpy as np
+
+from .._kernels import transforms as _t
+from .._kernels import combination as _c
+from ..exceptions import FrameTooLargeError, InvalidMassError, DogmaticError
+
+#: Frames with at most this many labels are stored densely (2**n floats per
+#: mass function) when built from a mapping; larger ones use the focal-set form.
+DENSE_MAX_LABELS = 16
+
+#: Largest dense array (in bytes) dstk will allocate before raising
+#: :class:`FrameTooLargeError`.
+MAX_DENSE_BYTES = 4 * 2**30
+
+#: Absolute tolerance on masses: each mass >= -MASS_TOLERANCE and the masses
+#: of one mass function sum to 1 within MASS_TOLERANCE.
+MASS_TOLERANCE = 1e-9
+
+KINDS = ("m", "bel", "pl", "q", "b", "w", "v")
+
+
+def check_dense_size(n, batch_size=1, what="a dense mass function"):
+    nbytes = (1 << n) * 8 * max(int(batch_size), 1)
+    if nbytes > MAX_DENSE_BYTES:
+        raise FrameTooLargeError(
+            f"{what} on a frame of {n} labels needs 2**{n} values per mass function "
+            f"({nbytes / 2**30:.1f} GiB for a batch of {batch_size}), above the limit of "
+            f"{MAX_DENSE_BYTES / 2**30:.0f} GiB. Use the focal-set form (a mapping with few focal "
+            "sets, or MassFunction.from_focal_sets), which dstk uses automatically for frames of "
+            f"more than {DENSE_MAX_LABELS} labels."
+        )
+
+
+def as_rows(arr):
+    """Reshape (..., size) to a C-contiguous float64 (rows, size) array."""
+    a = np.ascontiguousarray(arr, dtype=np.float64)
+    return a.reshape(-1, a.shape[-1])
+
+
+@functools.lru_cache(maxsize=32)
+def inverse_cardinalities(size):
+    return _t.inverse_cardinalities(size)
+
+
+@functools.lru_cache(maxsize=32)
+def cardinalities(size):
+    return _t.popcounts(size)
+
+
+def transform(arr, kernel):
+    """Apply an in-place row kernel to a copy of ``arr`` (..., size)."""
+    shape = np.shape(arr)
+    rows = np.array(as_rows(arr), copy=True)
+    kernel(rows)
+    return rows.reshape(shape)
+
+
+def m_to(m, kind):
+    """Dense conversion from masses to ``kind``."""
+    size = m.shape[-1]
+    if kind == "m":
+        return np.array(m, dtype=np.float64, copy=True)
+    if kind == "q":
+        return transform(m, _t.superset_sum)
+    if kind == "b":
+        return transform(m, _t.subset_sum)
+    if kind == "bel":
+        b = transform(m, _t.subset_sum)
+        return b - m[..., :1]
+    if kind == "pl":
+        b = transform(m, _t.subset_sum)
+        total = m.sum(axis=-1, keepdims=True)
+        # pl(A) = 1 - b(complement of A); the complement of index a is size-1-a
+        return total - b[..., ::-1]
+    if kind == "w":
+        if np.any(m[..., size - 1] <= 0):
+            raise DogmaticError(
+                "Conjunctive weights need m(frame) > 0 (a non-dogmatic mass function); "
+                "discount the mass function first, e.g. m.discount(1e-6)."
+            )
+        return np.exp(_c.log_conjunctive_weights(as_rows(m))).reshape(m.shape)
+    if kind == "v":
+        if np.any(m[..., 0] <= 0):
+            raise DogmaticError(
+                "Disjunctive weights need m(empty set) > 0 (a subnormal mass function)."
+            )
+        return np.exp(_c.log_disjunctive_weights(as_rows(m))).reshape(m.shape)
+    raise ValueError(f"Unknown kind {kind!r}; expected one of {KINDS}.")
+
+
+def to_m(values, kind):
+    """Dense conversion from ``kind`` back to masses."""
+    v = np.asarray(values, dtype=np.float64)
+    if kind == "m":
+        return np.array(v, copy=True)
+    if kind == "q":
+        return transform(v, _t.superset_moebius)
+    if kind == "b":
+        return transform(v, _t.subset_moebius)
+    if kind == "bel":
+        # m(empty) = 1 - bel(frame); b = bel + m(empty)
+        b = v + (1.0 - v[..., -1:])
+        return transform(b, _t.subset_moebius)
+    if kind == "pl":
+        # b(A) = 1 - pl(complement of A)
+        b = 1.0 - v[..., ::-1]
+        return transform(b, _t.subset_moebius)
+    if kind == "w":
+        if np.any(~(v[..., :-1] > 0)):
+            raise InvalidMassError("Conjunctive weights must be positive (w(A) > 0 for every A != frame).")
+        return _c.mass_from_log_conjunctive_weights(as_rows(np.log(np.where(v > 0, v, 1.0)))).reshape(v.shape)
+    if kind == "v":
+        if np.any(~(v[..., 1:] > 0)):
+            raise InvalidMassError("Disjunctive weights must be positive (v(A) > 0 for every A != empty).")
+        return _c.mass_from_log_disjunctive_weights(as_rows(np.log(np.where(v > 0, v, 1.0)))).reshape(v.shape)
+    raise ValueError(f"Unknown kind {kind!r}; expected one of {KINDS}.")
+
+
+def validate_masses(m, tolerance=MASS_TOLERANCE, what="masses"):
+    """Raise :class:`InvalidMassError` unless ``m`` (..., F) holds valid masses.
+
+    Tiny negative values within the tolerance (rounding) are set to zero.
+    Returns the (possibly cleaned) array.
+    """
+    if not np.all(np.isfinite(m)):
+        bad = np.argwhere(~np.isfinite(m))[0]
+        raise InvalidMassError(
+            f"The {what} contain NaN or infinite values (first at index {tuple(bad)}). "
+            "Masses must be finite numbers in [0, 1]."
+        )
+    neg = m < 0
+    if neg.any():
+        if np.any(m < -tolerance):
+            bad = np.argwhere(m < -tolerance)[0]
+            raise InvalidMassError(
+                f"The {what} contain negative values (e.g. {m[tuple(bad)]!r} at index {tuple(bad)}). "
+                f"Masses must be >= 0 (tolerance {tolerance:g})."
+            )
+        m = np.where(neg, 0.0, m)
+    sums = m.sum(axis=-1)
+    off = np.abs(sums - 1.0) > tolerance
+    if np.any(off):
+        idx = np.argwhere(np.atleast_1d(off))[0]
+        s = np.atleast_1d(sums)[tuple(idx)]
+        where = "" if np.ndim(sums) == 0 else f" (first at batch index {tuple(idx)})"
+        raise InvalidMassError(
+            f"The {what} sum to {s!r} instead of 1{where}; tolerance {tolerance:g}. "
+            "Fix the masses, or call MassFunction.from_array(..., validate=False).normalize() "
+            "/ pass normalize=True to rescale them explicitly."
+        )
+    return m

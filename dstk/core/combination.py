@@ -1,0 +1,303 @@
+"""Combination rules: :func:`combine` and its rule registry."""
+
+import numpy as np
+
+from .._kernels import combination as _c
+from ..exceptions import DogmaticError, FrameMismatchError, InvalidMassError, TotalConflictError
+from . import _dense, _sparse
+from .mass import MassFunction
+
+__all__ = ["combine", "RULES"]
+
+#: Rules accepted by :func:`combine`, with whether they are associative (an
+#: n-ary call equals any pairwise fold) and how an n-ary call is evaluated.
+RULES = {
+    "conjunctive": ("associative", "product of the K commonality functions, one inverse transform"),
+    "dempster": ("associative", "product of the K commonalities (rescaled every 16 sources), "
+                 "normalised once by the sum of the non-empty masses"),
+    "disjunctive": ("associative", "product of the K implicability functions, one inverse transform"),
+    "cautious": ("associative, commutative, idempotent",
+                 "minimum of the K conjunctive weight functions (log domain); unnormalised"),
+    "bold": ("associative, commutative, idempotent",
+             "minimum of the K disjunctive weight functions (log domain); needs subnormal inputs"),
+    "yager": ("not associative", "conjunctive combination of all K sources, then m(empty) moved to the frame"),
+    "dubois_prade": ("not associative", "left fold of the two-source rule in the order of the sources"),
+    "pcr6": ("not associative", "Martin & Osswald's K-source PCR6 by enumeration of focal-set tuples"),
+    "average": ("quasi-associative", "(weighted) arithmetic mean of the K mass functions"),
+}
+
+_PCR6_MAX_TUPLES = 2e7
+
+
+def _gather(masses, axis):
+    """Return (stack (rows, K, size) or focal-form stack, frame, batch_shape, dense)."""
+    if isinstance(masses, MassFunction):
+        if axis is None:
+            raise ValueError(
+                "Combining one batched MassFunction needs `axis`: the batch axis holding the sources "
+                f"(batch shape {masses.batch_shape})."
+            )
+        if not masses.batch_shape:
+            raise ValueError("A single unbatched mass function has no axis to combine along.")
+        nd = masses.ndim
+        ax = axis + nd if axis < 0 else axis
+        if not 0 <= ax < nd:
+            raise ValueError(f"axis {axis} is out of bounds for batch shape {masses.batch_shape}.")
+        mf = masses
+    else:
+        masses = list(masses)
+        if not masses:
+            raise ValueError("combine needs at least one mass function.")
+        for x in masses:
+            if not isinstance(x, MassFunction):
+                raise TypeError(f"combine takes MassFunction objects; got {type(x).__name__}.")
+            if x.frame != masses[0].frame:
+                raise FrameMismatchError(
+                    f"Cannot combine mass functions on different frames: {masses[0].frame!r} and "
+                    f"{x.frame!r}."
+                )
+        try:
+            shape = np.broadcast_shapes(*[x.batch_shape for x in masses])
+        except ValueError:
+            raise ValueError(
+                "The batch shapes of the mass functions do not broadcast: "
+                + ", ".join(str(x.batch_shape) for x in masses)
+            ) from None
+        mf = MassFunction.stack(masses, axis=-1 if shape else 0)
+        ax = mf.ndim - 1
+    return mf, ax
+
+
+def _move_sources_last(arr, ax, nd):
+    """(batch..., last) with sources at batch axis ``ax`` -> (rows, K, last)."""
+    a = np.moveaxis(arr, ax, nd - 1)
+    batch = a.shape[: nd - 1]
+    k = a.shape[nd - 1]
+    return np.ascontiguousarray(a.reshape((-1, k, a.shape[-1]))), batch
+
+
+def combine(masses, rule="dempster", axis=None, return_conflict=False, weights=None, normalize=False):
+    """Combine mass functions on one frame by a combination rule.
+
+    Parameters
+    ----------
+    masses : sequence of MassFunction, or MassFunction
+        Either mass functions on the same frame whose batch shapes
+        broadcast, or one batched mass function reduced along ``axis``.
+    rule : str, default="dempster"
+        One of ``"conjunctive"`` (unnormalised, TBM), ``"dempster"``,
+        ``"disjunctive"``, ``"cautious"``, ``"bold"``, ``"yager"``,
+        ``"dubois_prade"``, ``"average"``, ``"pcr6"``.  See ``RULES`` for
+        associativity and n-ary evaluation.
+    axis : int, optional
+        Batch axis holding the sources when ``masses`` is one MassFunction.
+    return_conflict : bool, default=False
+        Also return the conflict ``kappa``: the mass of the empty set in the
+        unnormalised conjunctive combination of the sources (for
+        ``"disjunctive"``, ``"cautious"``, ``"bold"`` and ``"average"``: the
+        mass on the empty set of the rule's own result).
+    weights : array_like, optional
+        Source weights for ``"average"`` (non-negative; normalised to sum 1).
+    normalize : bool, default=False
+        For ``"cautious"`` only: normalise the result by Dempster's rule (the
+        "normalised cautious rule" of Denoeux 2008, Section 4.3).
+
+    Returns
+    -------
+    MassFunction
+        The combination, with the sources' axis removed.
+    kappa : float or ndarray
+        Only when ``return_conflict``.
+
+    Raises
+    ------
+    TotalConflictError
+        Dempster's rule with total conflict (K = 1) in some combination.
+    DogmaticError
+        Cautious rule (or its weights) with m(frame) = 0; bold rule with
+        m(empty) = 0.
+    FrameMismatchError
+        Mass functions on different frames.
+
+    Notes
+    -----
+    Dense inputs use commonality (conjunctive rules) and implicability
+    (disjunctive) products after fast Moebius transforms (Smets 2002),
+    ``O(K n 2**n)``.  Dempster's rule divides by the sum of the non-empty
+    masses, never by ``1 - K``, so long folds stay exact.  Cautious and bold
+    rules: Denoeux (2008), "Conjunctive and disjunctive combination of belief
+    functions induced by nondistinct bodies of evidence", Artif. Intell. 172,
+    Definitions 5 and 8, computed on log-weights.  Yager (1987); Dubois &
+    Prade (1988), Eq. (3); PCR6: Martin & Osswald (2006).  Focal-set inputs
+    (frames of more than 16 labels) use pairwise enumeration of focal sets
+    for the conjunctive, Dempster, disjunctive, Yager and average rules, and
+    dense transforms for the others when they fit in memory.
+
+    Examples
+    --------
+    >>> from dstk import MassFunction, combine
+    >>> m1 = MassFunction({"a": 0.6, "a,b": 0.4})
+    >>> m2 = MassFunction({"b": 0.7, "a,b": 0.3})
+    >>> m, kappa = combine([m1, m2], rule="dempster", return_conflict=True)
+    >>> round(kappa, 2), round(m["a"], 4)
+    (0.42, 0.3103)
+    """
+    if rule not in RULES:
+        raise ValueError(f"Unknown rule {rule!r}; choose one of {sorted(RULES)}.")
+    mf, ax = _gather(masses, axis)
+    frame = mf.frame
+    nd = mf.ndim
+    if mf.is_dense or rule in ("cautious", "bold", "dubois_prade", "pcr6"):
+        arr = mf._dense_m(f"the {rule} rule")
+        stack, batch = _move_sources_last(arr, ax, nd)
+        out, kappa = _combine_dense(stack, rule, weights, normalize)
+        out = out.reshape(batch + (frame.size,))
+        kappa = kappa.reshape(batch)
+        result = MassFunction._dense(out, frame)
+    else:
+        result, kappa = _combine_sparse(mf, ax, rule, weights)
+    if return_conflict:
+        k = float(kappa) if np.ndim(kappa) == 0 else kappa
+        return result, k
+    return result
+
+
+def _check_weights(weights, k):
+    if weights is None:
+        return np.full(k, 1.0 / k)
+    w = np.asarray(weights, dtype=np.float64)
+    if w.shape != (k,):
+        raise ValueError(f"`weights` must have one entry per source ({k}); got shape {w.shape}.")
+    if not np.all(np.isfinite(w)) or np.any(w < 0) or w.sum() <= 0:
+        raise ValueError("`weights` must be finite, non-negative and not all zero.")
+    return w / w.sum()
+
+
+def _raise_total_conflict(kappa):
+    bad = np.flatnonzero(kappa >= 1.0)
+    raise TotalConflictError(
+        f"Dempster's rule is undefined: total conflict (K = 1) in {bad.size} combination(s) "
+        f"(first at flat batch index {bad[0]}). The sources have no plausible hypothesis in "
+        "common; use rule='conjunctive' to keep the conflict on the empty set, or 'yager' / "
+        "'dubois_prade' / 'pcr6' to redistribute it, or discount the sources."
+    )
+
+
+def _combine_dense(stack, rule, weights, normalize):
+    rows, k, size = stack.shape
+    if rule in ("conjunctive", "dempster", "yager"):
+        out, kappa = _c.conjunctive(stack, rule == "dempster")
+        if rule == "dempster" and np.any(kappa >= 1.0):
+            _raise_total_conflict(kappa)
+        if rule == "yager":
+            out[:, size - 1] += out[:, 0]
+            out[:, 0] = 0.0
+        return np.maximum(out, 0.0), kappa
+    if rule == "disjunctive":
+        out = np.maximum(_c.disjunctive(stack), 0.0)
+        return out, out[:, 0].copy()
+    if rule == "cautious":
+        if np.any(stack[:, :, size - 1] <= 0):
+            raise DogmaticError(
+                "The cautious rule needs non-dogmatic mass functions (m(frame) > 0); some source "
+                "has m(frame) = 0. Discount it slightly first, e.g. m.discount(1e-6)."
+            )
+        out = np.maximum(_c.cautious(stack), 0.0)
+        _renormalize_rounding(out)
+        kappa = out[:, 0].copy()
+        if normalize:
+            s = out[:, 1:].sum(axis=1)
+            if np.any(s <= 0):
+                _raise_total_conflict(np.where(s <= 0, 1.0, 0.0))
+            out = out / s[:, None]
+            out[:, 0] = 0.0
+        return out, kappa
+    if rule == "bold":
+        if np.any(stack[:, :, 0] <= 0):
+            raise DogmaticError(
+                "The bold rule needs subnormal mass functions (m(empty) > 0) for every source."
+            )
+        out = np.maximum(_c.bold(stack), 0.0)
+        _renormalize_rounding(out)
+        return out, out[:, 0].copy()
+    if rule == "dubois_prade":
+        _, kappa = _c.conjunctive(stack, False)
+        acc = np.ascontiguousarray(stack[:, 0, :])
+        for j in range(1, k):
+            acc = _c.dubois_prade_pair(acc, np.ascontiguousarray(stack[:, j, :]))
+        return np.maximum(acc, 0.0), kappa
+    if rule == "pcr6":
+        if np.any(stack[:, :, 0] > 0):
+            raise InvalidMassError(
+                "PCR6 is defined for normal mass functions (m(empty) = 0); normalise the sources first."
+            )
+        out, kappa, ok = _c.pcr6(stack, _PCR6_MAX_TUPLES)
+        if not np.all(ok):
+            raise ValueError(
+                f"PCR6 needs more than {_PCR6_MAX_TUPLES:.0e} tuples of focal sets for some combination "
+                "(it is exponential in the number of sources); combine fewer sources or sparser masses."
+            )
+        return out, kappa
+    if rule == "average":
+        w = _check_weights(weights, k)
+        out = np.einsum("rks,k->rs", stack, w)
+        return out, out[:, 0].copy()
+    raise AssertionError(rule)
+
+
+def _renormalize_rounding(out):
+    """Absorb floating rounding so that each row sums to one exactly (changes < 1e-12)."""
+    s = out.sum(axis=1)
+    out /= s[:, None]
+
+
+def _combine_sparse(mf, ax, rule, weights):
+    frame = mf.frame
+    fm = np.moveaxis(mf._fm, ax, -2)  # (batch..., K, F)
+    focal = mf._focal
+    k = fm.shape[-2]
+    if rule == "average":
+        w = _check_weights(weights, k)
+        out = np.einsum("...kf,k->...f", fm, w)
+        kappa = out[..., focal == np.uint64(0)].sum(axis=-1)
+        f2, out = _sparse.prune(focal, out)
+        return MassFunction._sparse(f2, out, frame), kappa
+    op = "or" if rule == "disjunctive" else "and"
+    acc_f, acc_m = _sparse.prune(focal, np.ascontiguousarray(fm[..., 0, :]))
+    for j in range(1, k):
+        f2, m2 = _sparse.prune(focal, np.ascontiguousarray(fm[..., j, :]))
+        acc_f, acc_m = _sparse.pairwise(acc_f, acc_m, f2, m2, op)
+        acc_f, acc_m = _sparse.prune(acc_f, acc_m)
+        if rule == "dempster" and j % 16 == 15:
+            # rescale: the empty set is irrelevant for Dempster's rule
+            nz = acc_f != 0
+            s = acc_m[..., nz].sum(axis=-1, keepdims=True)
+            acc_m = np.where(s > 0, acc_m / np.where(s > 0, s, 1.0), acc_m)
+    empty = acc_f == np.uint64(0)
+    nonempty_sum = acc_m[..., ~empty].sum(axis=-1)
+    kappa = acc_m[..., empty].sum(axis=-1)
+    if rule == "disjunctive":
+        return MassFunction._sparse(acc_f, acc_m, frame), kappa
+    if rule == "conjunctive":
+        return MassFunction._sparse(acc_f, acc_m, frame), kappa
+    if rule == "dempster":
+        if np.any(nonempty_sum <= 0):
+            _raise_total_conflict(np.atleast_1d(np.where(nonempty_sum <= 0, 1.0, 0.0)).ravel())
+        out = acc_m / nonempty_sum[..., None]
+        out[..., empty] = 0.0
+        kappa = np.clip(1.0 - nonempty_sum if k <= 16 else kappa, 0.0, 1.0)
+        f2, out = _sparse.prune(acc_f, out)
+        return MassFunction._sparse(f2, out, frame), kappa
+    if rule == "yager":
+        full = np.uint64(frame.full)
+        if not np.any(acc_f == full):
+            acc_f = np.append(acc_f, full)
+            acc_m = np.concatenate([acc_m, np.zeros(acc_m.shape[:-1] + (1,))], axis=-1)
+            acc_f, acc_m = _sparse.merge_duplicates(acc_f, acc_m)
+            empty = acc_f == np.uint64(0)
+        out = acc_m.copy()
+        out[..., np.flatnonzero(acc_f == full)[0]] += kappa
+        out[..., empty] = 0.0
+        f2, out = _sparse.prune(acc_f, out)
+        return MassFunction._sparse(f2, out, frame), kappa
+    raise AssertionError(rule)

@@ -1,0 +1,139 @@
+"""Decisions from mass functions: single-valued and set-valued."""
+
+import numpy as np
+
+from . import _dense, _sparse
+from .mass import MassFunction
+
+__all__ = ["decide", "lower_upper_expectations", "CRITERIA"]
+
+CRITERIA = ("pignistic", "plausibility", "belief", "interval_dominance", "maximin", "maximax")
+
+
+def _utility_matrix(n, utility, loss):
+    if utility is not None and loss is not None:
+        raise ValueError("Pass either `utility` or `loss`, not both.")
+    if utility is None and loss is None:
+        return None
+    u = np.asarray(utility if utility is not None else loss, dtype=np.float64)
+    if u.ndim != 2 or u.shape[1] != n:
+        raise ValueError(
+            f"The utility/loss matrix must have shape (n_actions, n_labels) = (?, {n}); got {u.shape}."
+        )
+    if not np.all(np.isfinite(u)):
+        raise ValueError("The utility/loss matrix contains NaN or infinite values.")
+    return u if utility is not None else -u
+
+
+def lower_upper_expectations(m, utility):
+    """Lower and upper expected utilities of each action (Choquet integrals).
+
+    Parameters
+    ----------
+    m : MassFunction
+        Normalised internally (m(empty) removed by Dempster normalisation).
+    utility : array_like of shape (n_actions, n)
+
+    Returns
+    -------
+    lower, upper : ndarray of shape m.batch_shape + (n_actions,)
+        ``E_lower(a) = sum_A m(A) min_{w in A} u(a, w)`` and the same with max
+        (Denoeux 2019, "Decision-making with belief functions: a review",
+        IJAR 109, Eqs. (13)-(14)).
+    """
+    m = m.normalize()
+    u = np.asarray(utility, dtype=np.float64)
+    n = m.frame.n
+    if m.is_dense:
+        focal = np.arange(1, m.frame.size, dtype=np.uint64)
+        fm = m._m[..., 1:]
+    else:
+        focal, fm = m._focal, m._fm
+        keep = focal != 0
+        focal, fm = focal[keep], fm[..., keep]
+    member = ((focal[:, None] >> np.arange(n, dtype=np.uint64)[None, :]) & np.uint64(1)).astype(bool)
+    # (F, n_actions) min/max utility over each focal set
+    big = np.where(member[:, None, :], u[None, :, :], np.inf)
+    lo = big.min(axis=-1)
+    hi = np.where(member[:, None, :], u[None, :, :], -np.inf).max(axis=-1)
+    return fm @ lo, fm @ hi
+
+
+def decide(m, criterion="pignistic", utility=None, loss=None):
+    """Decide from a (batched) mass function.
+
+    Parameters
+    ----------
+    m : MassFunction
+    criterion : {"pignistic", "plausibility", "belief", "interval_dominance", "maximin", "maximax"}
+        * ``"pignistic"``: maximise the pignistic expected utility (default
+          utility: the identity, i.e. the most probable label under BetP);
+        * ``"plausibility"``: maximise the plausibility of the singleton
+          (with a utility matrix: the upper expected utility, "maximax");
+        * ``"belief"``: maximise the belief of the singleton (with a utility
+          matrix: the lower expected utility, "maximin");
+        * ``"interval_dominance"``: the set of non-dominated actions: ``a``
+          is dropped when some ``b`` has a lower expected utility above the
+          upper expected utility of ``a`` (for singletons: ``bel({b}) >
+          pl({a})``).
+    utility, loss : array_like of shape (n_actions, n), optional
+        Utility (or loss = minus utility) of each action under each label.
+        Without them the actions are the labels with 0-1 utility.
+
+    Returns
+    -------
+    ndarray
+        Index of the chosen action/label, shape ``m.batch_shape`` (ints), or
+        for ``"interval_dominance"`` a boolean mask of shape
+        ``m.batch_shape + (n_actions,)``.
+
+    Notes
+    -----
+    Denoeux (2019), "Decision-making with belief functions: a review", IJAR
+    109, Sections 3.1-3.3 (Eqs. 13-18).  Ties go to the smallest index.
+
+    Examples
+    --------
+    >>> from dstk import MassFunction
+    >>> m = MassFunction({"a": 0.4, "b": 0.3, "a,b,c": 0.3})
+    >>> int(m.decide("pignistic")), m.decide("interval_dominance").tolist()
+    (0, [True, True, False])
+    """
+    if criterion not in CRITERIA:
+        raise ValueError(f"Unknown criterion {criterion!r}; choose one of {CRITERIA}.")
+    n = m.frame.n
+    u = _utility_matrix(n, utility, loss)
+    if u is None and criterion in ("pignistic", "plausibility", "belief", "interval_dominance"):
+        if criterion == "pignistic":
+            return np.argmax(m.pignistic(), axis=-1)
+        mn = m.normalize()
+        pl = mn.contour()
+        if criterion == "plausibility":
+            return np.argmax(pl, axis=-1)
+        bel = _singleton_masses(mn)
+        if criterion == "belief":
+            return np.argmax(bel, axis=-1)
+        best_bel = bel.max(axis=-1, keepdims=True)
+        return pl >= best_bel
+    if u is None:
+        u = np.eye(n)
+    if criterion == "pignistic":
+        return np.argmax(m.pignistic() @ u.T, axis=-1)
+    lo, hi = lower_upper_expectations(m, u)
+    if criterion in ("belief", "maximin"):
+        return np.argmax(lo, axis=-1)
+    if criterion in ("plausibility", "maximax"):
+        return np.argmax(hi, axis=-1)
+    return hi >= lo.max(axis=-1, keepdims=True)
+
+
+def _singleton_masses(m):
+    n = m.frame.n
+    if m.is_dense:
+        return m._m[..., [1 << i for i in range(n)]]
+    out = np.zeros(m.batch_shape + (n,))
+    for i in range(n):
+        hit = m._focal == np.uint64(1 << i)
+        if hit.any():
+            out[..., i] = m._fm[..., hit].sum(axis=-1)
+    return out

@@ -1,0 +1,213 @@
+"""Frames of discernment: ordered finite sets of hypotheses and their subsets."""
+
+from collections.abc import Iterable
+
+import numpy as np
+
+from ..exceptions import FrameError
+
+__all__ = ["Frame", "MAX_FRAME_SIZE"]
+
+#: Largest frame dstk handles (subsets are 64-bit masks).
+MAX_FRAME_SIZE = 64
+
+
+class Frame:
+    """An ordered finite set of hypotheses (a frame of discernment).
+
+    Subsets are encoded as integer bitmasks: bit ``i`` is set when
+    ``labels[i]`` belongs to the subset, so the index of ``A`` is
+    ``sum(2**i for i in A)``.  The empty set is ``0`` and the whole frame is
+    ``2**n - 1``.  This is Smets' binary order, used by every dense array in
+    dstk.
+
+    Parameters
+    ----------
+    labels : iterable of hashable
+        The hypotheses, in order.  At most 64, all distinct.
+
+    Raises
+    ------
+    FrameError
+        If the labels are empty, repeated, unhashable or more than 64.
+
+    Examples
+    --------
+    >>> from dstk import Frame
+    >>> frame = Frame(["a", "b", "c"])
+    >>> frame.subset("ac")
+    5
+    >>> frame.subset({"b"})
+    2
+    >>> frame.labels_of(6)
+    ('b', 'c')
+    """
+
+    __slots__ = ("_labels", "_index", "_int_labels", "_char_labels")
+
+    def __init__(self, labels):
+        if isinstance(labels, Frame):
+            labels = labels.labels
+        if isinstance(labels, str):
+            labels = tuple(labels)
+        try:
+            labels = tuple(labels)
+        except TypeError:
+            raise FrameError(f"Frame labels must be an iterable of hashable values; got {labels!r}.") from None
+        if len(labels) == 0:
+            raise FrameError("A frame needs at least one label.")
+        if len(labels) > MAX_FRAME_SIZE:
+            raise FrameError(
+                f"A frame can have at most {MAX_FRAME_SIZE} labels (subsets are 64-bit masks); "
+                f"got {len(labels)}."
+            )
+        labels = tuple(x.item() if isinstance(x, np.generic) else x for x in labels)
+        index = {}
+        for i, lab in enumerate(labels):
+            try:
+                if lab in index:
+                    raise FrameError(f"Frame labels must be distinct; {lab!r} appears twice.")
+            except TypeError:
+                raise FrameError(f"Frame labels must be hashable; got {lab!r}.") from None
+            index[lab] = i
+        self._labels = labels
+        self._index = index
+        self._int_labels = any(isinstance(x, (int, np.integer)) and not isinstance(x, bool) for x in labels)
+        self._char_labels = all(isinstance(x, str) and len(x) == 1 for x in labels)
+
+    # -- basic protocol -------------------------------------------------
+    @property
+    def labels(self):
+        """tuple: the hypotheses, in bit order."""
+        return self._labels
+
+    @property
+    def n(self):
+        """int: the number of hypotheses."""
+        return len(self._labels)
+
+    @property
+    def size(self):
+        """int: the number of subsets, ``2**n`` (the length of a dense vector)."""
+        return 1 << len(self._labels)
+
+    @property
+    def full(self):
+        """int: the bitmask of the whole frame, ``2**n - 1``."""
+        return (1 << len(self._labels)) - 1
+
+    def __len__(self):
+        return len(self._labels)
+
+    def __iter__(self):
+        return iter(self._labels)
+
+    def __contains__(self, label):
+        try:
+            return label in self._index
+        except TypeError:
+            return False
+
+    def __eq__(self, other):
+        return isinstance(other, Frame) and self._labels == other._labels
+
+    def __hash__(self):
+        return hash(("dstk.Frame", self._labels))
+
+    def __repr__(self):
+        return f"Frame({list(self._labels)!r})"
+
+    def __reduce__(self):
+        return (Frame, (self._labels,))
+
+    def index(self, label):
+        """Position of ``label`` in the frame (raises :class:`FrameError` if absent)."""
+        try:
+            return self._index[label]
+        except (KeyError, TypeError):
+            raise FrameError(f"Unknown label {label!r}: it is not in {self!r}.") from None
+
+    # -- subsets --------------------------------------------------------
+    def subset(self, x):
+        """Bitmask of a subset given in any accepted form.
+
+        Parameters
+        ----------
+        x : label, iterable of labels, int bitmask, or str
+            * a single label of the frame, e.g. ``"a"``;
+            * an iterable (set, list, tuple, frozenset) of labels;
+            * an ``int`` bitmask in ``[0, 2**n)`` -- but when the frame's labels
+              are themselves integers, an ``int`` is read as a label (use
+              :meth:`mask` to pass a bitmask explicitly);
+            * when every label is a one-character string, a string such as
+              ``"ab"`` (each character one label); ``""`` is the empty set.
+
+        Returns
+        -------
+        int
+            The bitmask.
+
+        Raises
+        ------
+        FrameError
+            If a label is not in the frame or the bitmask is out of range.
+        """
+        if isinstance(x, (bool, np.bool_)):
+            raise FrameError(f"{x!r} is not a subset of {self!r}; pass labels or a bitmask.")
+        if isinstance(x, (int, np.integer)):
+            if self._int_labels:
+                return 1 << self.index(int(x))
+            return self.mask(x)
+        if isinstance(x, str):
+            if x in self._index:
+                return 1 << self._index[x]
+            if self._char_labels:
+                return self._from_labels(x)
+            raise FrameError(f"Unknown label {x!r}: it is not in {self!r}.")
+        try:
+            if x in self._index:
+                return 1 << self._index[x]
+        except TypeError:
+            pass
+        if isinstance(x, Iterable):
+            return self._from_labels(x)
+        raise FrameError(f"Cannot read {x!r} as a subset of {self!r}.")
+
+    def _from_labels(self, labels):
+        mask = 0
+        for lab in labels:
+            if isinstance(lab, np.generic):
+                lab = lab.item()
+            try:
+                mask |= 1 << self._index[lab]
+            except (KeyError, TypeError):
+                raise FrameError(f"Unknown label {lab!r}: it is not in {self!r}.") from None
+        return mask
+
+    def mask(self, bitmask):
+        """Check an integer bitmask and return it as a Python int."""
+        b = int(bitmask)
+        if b < 0 or b > self.full:
+            raise FrameError(
+                f"Bitmask {b} is outside {self!r}: subsets of a {self.n}-element frame are "
+                f"0 .. {self.full}."
+            )
+        return b
+
+    def labels_of(self, bitmask):
+        """The labels of a subset, as a tuple in frame order."""
+        b = self.mask(bitmask)
+        return tuple(lab for i, lab in enumerate(self._labels) if (b >> i) & 1)
+
+    def format_subset(self, bitmask, empty="∅", whole="Ω"):
+        """A short readable name for a subset, e.g. ``{a,c}``."""
+        b = self.mask(bitmask)
+        if b == 0:
+            return empty
+        if b == self.full and self.n > 1:
+            return whole
+        return "{" + ",".join(str(x) for x in self.labels_of(b)) + "}"
+
+    def singletons(self):
+        """Bitmasks of the singletons, ``[1, 2, 4, ...]``."""
+        return [1 << i for i in range(self.n)]

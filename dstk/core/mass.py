@@ -1,0 +1,692 @@
+"""The :class:`MassFunction` class: batched mass functions on a finite frame."""
+
+import html
+import math
+from collections.abc import Mapping
+
+import numpy as np
+
+from ..exceptions import (
+    DogmaticError,
+    FrameError,
+    FrameMismatchError,
+    InvalidMassError,
+    TotalConflictError,
+)
+from . import _dense
+from . import _sparse
+from .frame import Frame
+
+__all__ = ["MassFunction"]
+
+
+def _as_frame(frame):
+    if frame is None:
+        return None
+    return frame if isinstance(frame, Frame) else Frame(frame)
+
+
+def _infer_frame(keys):
+    labels = []
+    seen = set()
+
+    def add(lab):
+        if isinstance(lab, np.generic):
+            lab = lab.item()
+        if lab not in seen:
+            seen.add(lab)
+            labels.append(lab)
+
+    for key in keys:
+        if isinstance(key, str):
+            for part in key.split(","):
+                part = part.strip()
+                if part:
+                    add(part)
+        elif isinstance(key, (frozenset, set, tuple, list)):
+            for lab in key:
+                add(lab)
+        else:
+            add(key)
+    if not labels:
+        raise FrameError("Cannot infer a frame: the mapping names no label. Pass frame=...")
+    try:
+        labels = sorted(labels)
+    except TypeError:
+        pass
+    return Frame(labels)
+
+
+def _key_to_mask(frame, key, inferred):
+    if inferred and isinstance(key, str) and "," in key:
+        return frame.subset([p.strip() for p in key.split(",") if p.strip()])
+    if isinstance(key, (set, frozenset, list, tuple)) and not (key in frame if isinstance(key, tuple) else False):
+        return frame._from_labels(key)
+    return frame.subset(key)
+
+
+class MassFunction:
+    """A mass function (basic belief assignment), or a batch of them, on a frame.
+
+    A mass function ``m`` maps subsets of the frame to masses in ``[0, 1]``
+    summing to one; ``m(empty)`` may be positive (the unnormalised, open-world
+    reading of the TBM).  A *batch* holds one mass function per sample: every
+    operation works on batches and broadcasts like numpy over the leading
+    ("batch") axes.
+
+    Two storage forms are chosen automatically:
+
+    * **dense**: an array of shape ``batch_shape + (2**n,)`` indexed by subset
+      bitmask (frames of up to 16 labels built from a mapping, and every
+      array given to :meth:`from_array`).  All operations use fast Moebius
+      transforms, ``O(n 2**n)``.
+    * **focal-set form**: a list of ``F`` focal bitmasks shared by the batch
+      and masses of shape ``batch_shape + (F,)`` (frames of more than 16 and
+      up to 64 labels).  Combinations enumerate pairs of focal sets,
+      ``O(F1 F2)``; operations that need all ``2**n`` subsets (cautious and
+      bold rules, weight functions) convert to the dense form when it fits and
+      raise :class:`~dstk.exceptions.FrameTooLargeError` otherwise.
+
+    Parameters
+    ----------
+    focal : mapping
+        ``{subset: mass}``.  A subset is anything :meth:`Frame.subset` accepts
+        (a label, an iterable of labels, a bitmask, or a string of one-letter
+        labels).  Masses are floats or arrays (all broadcast to one batch
+        shape).  When ``frame`` is None it is inferred from the keys: a string
+        key is one label, or several separated by commas (``"a,b"``); sets and
+        tuples list labels; labels are sorted when they can be.
+    frame : Frame or iterable of labels, optional
+        The frame of discernment.
+    validate : bool, default=True
+        Check that masses are finite, non-negative and sum to one within
+        ``MASS_TOLERANCE = 1e-9`` (tiny negatives from rounding are set to 0).
+
+    Raises
+    ------
+    InvalidMassError
+        Negative, NaN or infinite masses, or masses not summing to one.
+    FrameError
+        A subset outside the frame.
+
+    Examples
+    --------
+    >>> from dstk import MassFunction
+    >>> m = MassFunction({"a": 0.5, "a,b": 0.3, "a,b,c": 0.2})
+    >>> m.frame
+    Frame(['a', 'b', 'c'])
+    >>> round(float(m.bel({"a", "b"})), 6), round(float(m.pl("b")), 6)
+    (0.8, 0.5)
+    >>> m.pignistic().round(4)
+    array([0.7167, 0.2167, 0.0667])
+    """
+
+    __slots__ = ("_frame", "_m", "_focal", "_fm")
+    __array_priority__ = 100
+
+    def __init__(self, focal, frame=None, *, validate=True):
+        if isinstance(focal, MassFunction):
+            self._copy_from(focal)
+            return
+        if not isinstance(focal, Mapping):
+            raise TypeError(
+                "MassFunction(focal) takes a mapping {subset: mass}; use "
+                "MassFunction.from_array(values, frame) for dense arrays."
+            )
+        inferred = frame is None
+        frame = _infer_frame(focal.keys()) if inferred else _as_frame(frame)
+        masks = {}
+        for key, value in focal.items():
+            mask = _key_to_mask(frame, key, inferred)
+            masks[mask] = masks.get(mask, 0.0) + np.asarray(value, dtype=np.float64)
+        if not masks:
+            raise InvalidMassError("A mass function needs at least one focal set.")
+        arrays = np.broadcast_arrays(*[np.asarray(v, dtype=np.float64) for v in masks.values()])
+        batch_shape = arrays[0].shape
+        focal_masks = np.array(list(masks.keys()), dtype=np.uint64)
+        fm = np.stack(arrays, axis=-1) if arrays else np.zeros(batch_shape + (0,))
+        if validate:
+            fm = _dense.validate_masses(fm)
+        self._frame = frame
+        if frame.n <= _dense.DENSE_MAX_LABELS:
+            dense = np.zeros(batch_shape + (frame.size,))
+            dense[..., focal_masks.astype(np.int64)] = fm
+            self._m, self._focal, self._fm = dense, None, None
+        else:
+            order = np.argsort(focal_masks)
+            self._m = None
+            self._focal = focal_masks[order]
+            self._fm = np.ascontiguousarray(fm[..., order])
+
+    # -- construction ---------------------------------------------------
+    def _copy_from(self, other):
+        self._frame, self._m, self._focal, self._fm = other._frame, other._m, other._focal, other._fm
+
+    @classmethod
+    def _dense(cls, m, frame):
+        obj = cls.__new__(cls)
+        obj._frame, obj._m, obj._focal, obj._fm = frame, m, None, None
+        return obj
+
+    @classmethod
+    def _sparse(cls, focal, fm, frame):
+        obj = cls.__new__(cls)
+        obj._frame, obj._m, obj._focal, obj._fm = frame, None, focal, fm
+        return obj
+
+    @classmethod
+    def from_array(cls, values, frame, kind="m", validate=True):
+        """Build a (batched) mass function from dense values of one representation.
+
+        Parameters
+        ----------
+        values : array_like of shape (..., 2**n)
+            Values indexed by subset bitmask; leading axes are the batch.
+        frame : Frame or iterable of labels
+            The frame (``n`` labels).
+        kind : {"m", "bel", "pl", "q", "b", "w", "v"}, default="m"
+            Which representation ``values`` holds: masses, belief,
+            plausibility, commonality, implicability, conjunctive weights
+            (``w(frame)`` ignored) or disjunctive weights (``v(empty)``
+            ignored).  ``bel`` fixes ``m(empty) = 1 - bel(frame)``.
+        validate : bool, default=True
+            Check the resulting masses (finite, >= 0, sum to one within
+            ``1e-9``).  Pass False only for arrays known to be valid.
+
+        Returns
+        -------
+        MassFunction
+
+        Raises
+        ------
+        InvalidMassError
+            If the values do not give a valid mass function.
+        ValueError
+            If the last axis is not ``2**n`` long.
+
+        Notes
+        -----
+        Conversions use the fast Moebius transform (Kennes 1992; Smets 2002):
+        ``q(A) = sum_{B >= A} m(B)``, ``b(A) = sum_{B <= A} m(B)``,
+        ``bel(A) = b(A) - m(empty)``, ``pl(A) = 1 - b(complement A)``; the
+        weight functions follow Denoeux (2008), Eqs. (13) and (29).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from dstk import MassFunction, Frame
+        >>> m = MassFunction.from_array([[0, .2, .3, .5], [0, .6, 0, .4]], Frame("ab"))
+        >>> m.batch_shape
+        (2,)
+        >>> m.to_array("pl")[0]
+        array([0. , 0.7, 0.8, 1. ])
+        """
+        frame = _as_frame(frame)
+        if frame is None:
+            raise FrameError("from_array needs a frame.")
+        values = np.asarray(values, dtype=np.float64)
+        if values.ndim == 0 or values.shape[-1] != frame.size:
+            raise ValueError(
+                f"The last axis of `values` must have 2**n = {frame.size} entries for {frame!r}; "
+                f"got shape {values.shape}."
+            )
+        _dense.check_dense_size(frame.n, int(np.prod(values.shape[:-1], dtype=np.int64)))
+        if kind not in _dense.KINDS:
+            raise ValueError(f"Unknown kind {kind!r}; expected one of {_dense.KINDS}.")
+        if kind != "m" and not np.all(np.isfinite(values)):
+            raise InvalidMassError(f"The {kind} values contain NaN or infinite entries.")
+        m = _dense.to_m(values, kind)
+        if validate:
+            m = _dense.validate_masses(m, what="masses" if kind == "m" else f"masses obtained from `{kind}`")
+        elif kind == "m":
+            m = np.array(m, copy=True)
+        return cls._dense(m, frame)
+
+    @classmethod
+    def from_focal_sets(cls, focal_sets, masses, frame, validate=True):
+        """Build a mass function in focal-set form (for frames of up to 64 labels).
+
+        Parameters
+        ----------
+        focal_sets : array_like of int, shape (F,)
+            Bitmasks of the focal sets (shared by the whole batch).
+        masses : array_like of shape (..., F)
+            Their masses; leading axes are the batch.
+        frame : Frame or iterable of labels
+        validate : bool, default=True
+
+        Returns
+        -------
+        MassFunction
+            Stored densely when the frame has at most 16 labels, else in
+            focal-set form.
+        """
+        frame = _as_frame(frame)
+        focal = np.asarray(focal_sets)
+        if focal.ndim != 1:
+            raise ValueError(f"`focal_sets` must be 1-D; got shape {focal.shape}.")
+        if focal.size and (np.any(focal.astype(object) < 0) or max(int(x) for x in focal.tolist()) > frame.full):
+            raise FrameError(f"Some focal set bitmasks are outside {frame!r} (valid: 0 .. {frame.full}).")
+        focal = focal.astype(np.uint64)
+        masses = np.asarray(masses, dtype=np.float64)
+        if masses.shape[-1:] != focal.shape:
+            raise ValueError(
+                f"`masses` must end with an axis of length F = {focal.size}; got shape {masses.shape}."
+            )
+        if validate:
+            masses = _dense.validate_masses(masses)
+        focal, masses = _sparse.merge_duplicates(focal, masses)
+        if frame.n <= _dense.DENSE_MAX_LABELS:
+            dense = np.zeros(masses.shape[:-1] + (frame.size,))
+            dense[..., focal.astype(np.int64)] = masses
+            return cls._dense(dense, frame)
+        return cls._sparse(focal, masses, frame)
+
+    @classmethod
+    def vacuous(cls, frame, batch_shape=()):
+        """The vacuous mass function (all mass on the frame)."""
+        frame = _as_frame(frame)
+        return cls.from_focal_sets([frame.full], np.ones(tuple(batch_shape) + (1,)), frame, validate=False)
+
+    @classmethod
+    def categorical(cls, subset, frame, batch_shape=()):
+        """The categorical mass function m(A) = 1."""
+        frame = _as_frame(frame)
+        return cls.from_focal_sets([frame.subset(subset)], np.ones(tuple(batch_shape) + (1,)), frame, validate=False)
+
+    # -- basic properties -----------------------------------------------
+    @property
+    def frame(self):
+        """Frame: the frame of discernment."""
+        return self._frame
+
+    @property
+    def is_dense(self):
+        """bool: True for the dense form, False for the focal-set form."""
+        return self._m is not None
+
+    @property
+    def batch_shape(self):
+        """tuple: shape of the batch (``()`` for a single mass function)."""
+        return (self._m if self._m is not None else self._fm).shape[:-1]
+
+    @property
+    def ndim(self):
+        """int: number of batch axes."""
+        return len(self.batch_shape)
+
+    @property
+    def size(self):
+        """int: number of mass functions in the batch."""
+        return int(np.prod(self.batch_shape, dtype=np.int64))
+
+    def __len__(self):
+        if not self.batch_shape:
+            raise TypeError("len() of an unbatched MassFunction; use m.focal_sets() for its focal sets.")
+        return self.batch_shape[0]
+
+    def __reduce__(self):
+        if self._m is not None:
+            return (MassFunction._dense, (self._m, self._frame))
+        return (MassFunction._sparse, (self._focal, self._fm, self._frame))
+
+    def _dense_m(self, what="this operation"):
+        if self._m is not None:
+            return self._m
+        _dense.check_dense_size(self._frame.n, self.size, what=f"{what}")
+        return _sparse.to_dense(self._focal, self._fm, self._frame.size)
+
+    def to_array(self, kind="m"):
+        """Dense representation of the given kind, shape ``batch_shape + (2**n,)``.
+
+        Parameters
+        ----------
+        kind : {"m", "bel", "pl", "q", "b", "w", "v"}, default="m"
+            masses, belief, plausibility, commonality, implicability,
+            conjunctive weights (Denoeux 2008, Eq. 13; ``w(frame)`` is set
+            to 1) or disjunctive weights (Eq. 29; ``v(empty)`` is set to 1).
+
+        Returns
+        -------
+        ndarray of shape batch_shape + (2**n,)
+
+        Raises
+        ------
+        DogmaticError
+            ``"w"`` of a mass function with m(frame) = 0, or ``"v"`` of one
+            with m(empty) = 0.
+        FrameTooLargeError
+            If the dense array would be too large.
+        """
+        m = self._dense_m(f"to_array({kind!r})")
+        return _dense.m_to(m, kind)
+
+    def conjunctive_weights(self):
+        """Conjunctive weight function w (Denoeux 2008, Eq. 13); needs m(frame) > 0."""
+        return self.to_array("w")
+
+    def disjunctive_weights(self):
+        """Disjunctive weight function v (Denoeux 2008, Eq. 29); needs m(empty) > 0."""
+        return self.to_array("v")
+
+    # -- batch handling ---------------------------------------------------
+    @property
+    def batch(self):
+        """Indexer over the batch: ``m.batch[i]``, ``m.batch[:10]``, ``m.batch[mask]``."""
+        return _BatchIndexer(self)
+
+    def reshape(self, *shape):
+        """Reshape the batch axes."""
+        if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+            shape = tuple(shape[0])
+        if self._m is not None:
+            return MassFunction._dense(self._m.reshape(shape + (self._m.shape[-1],)), self._frame)
+        return MassFunction._sparse(self._focal, self._fm.reshape(shape + (self._fm.shape[-1],)), self._frame)
+
+    def broadcast_to(self, batch_shape):
+        """Broadcast the batch to ``batch_shape``."""
+        if self._m is not None:
+            return MassFunction._dense(np.broadcast_to(self._m, tuple(batch_shape) + self._m.shape[-1:]), self._frame)
+        return MassFunction._sparse(
+            self._focal, np.broadcast_to(self._fm, tuple(batch_shape) + self._fm.shape[-1:]), self._frame
+        )
+
+    @staticmethod
+    def stack(masses, axis=0):
+        """Stack mass functions on one frame along a new batch axis."""
+        masses = list(masses)
+        if not masses:
+            raise ValueError("stack needs at least one mass function.")
+        frame = masses[0].frame
+        for mf in masses[1:]:
+            _check_same_frame(masses[0], mf)
+        shape = np.broadcast_shapes(*[mf.batch_shape for mf in masses])
+        nd = len(shape) + 1
+        ax = axis if axis >= 0 else axis + nd
+        if not 0 <= ax < nd:
+            raise ValueError(f"axis {axis} is out of bounds for a batch of {nd} dimensions.")
+        if all(mf.is_dense for mf in masses):
+            arrs = [np.broadcast_to(mf._m, shape + (frame.size,)) for mf in masses]
+            return MassFunction._dense(np.stack(arrs, axis=ax), frame)
+        focal, fms = _sparse.align([mf._focal_form() for mf in masses])
+        arrs = [np.broadcast_to(f, shape + (focal.size,)) for f in fms]
+        return MassFunction._sparse(focal, np.stack(arrs, axis=ax), frame)
+
+    def _focal_form(self):
+        if self._m is not None:
+            return _sparse.from_dense(self._m)
+        return self._focal, self._fm
+
+    # -- queries ----------------------------------------------------------
+    def _mask(self, subset):
+        return self._frame.subset(subset)
+
+    def _sum_over(self, masks_selector):
+        """Sum of masses over the focal sets selected by a predicate on bitmasks."""
+        if self._m is not None:
+            idx = masks_selector(np.arange(self._frame.size, dtype=np.uint64))
+            return self._m[..., idx].sum(axis=-1)
+        idx = masks_selector(self._focal)
+        return self._fm[..., idx].sum(axis=-1)
+
+    def _scalar(self, x):
+        x = np.asarray(x, dtype=np.float64)
+        return float(x) if x.ndim == 0 else x
+
+    def __getitem__(self, subset):
+        a = self._mask(subset)
+        if self._m is not None:
+            return self._scalar(self._m[..., a])
+        return self._scalar(self._sum_over(lambda f: f == np.uint64(a)))
+
+    def mass(self, subset):
+        """Mass of a subset, ``m(A)`` (same as ``m[A]``)."""
+        return self[subset]
+
+    def bel(self, subset):
+        """Belief ``bel(A) = sum of m(B) over non-empty B included in A``."""
+        return self._bel_mask(self._mask(subset))
+
+    def _bel_mask(self, mask):
+        a = np.uint64(mask)
+        return self._scalar(self._sum_over(lambda f: ((f & ~a) == 0) & (f != 0)))
+
+    def pl(self, subset):
+        """Plausibility ``pl(A) = sum of m(B) over B meeting A``."""
+        return self._pl_mask(self._mask(subset))
+
+    def _pl_mask(self, mask):
+        a = np.uint64(mask)
+        return self._scalar(self._sum_over(lambda f: (f & a) != 0))
+
+    def q(self, subset):
+        """Commonality ``q(A) = sum of m(B) over B including A``."""
+        a = np.uint64(self._mask(subset))
+        return self._scalar(self._sum_over(lambda f: (f & a) == a))
+
+    commonality = q
+
+    def b(self, subset):
+        """Implicability ``b(A) = bel(A) + m(empty)``."""
+        a = np.uint64(self._mask(subset))
+        return self._scalar(self._sum_over(lambda f: (f & ~a) == 0))
+
+    implicability = b
+
+    @property
+    def conflict(self):
+        """Mass of the empty set, ``m(empty)`` (float or array over the batch)."""
+        if self._m is not None:
+            return self._scalar(self._m[..., 0])
+        return self._scalar(self._sum_over(lambda f: f == np.uint64(0)))
+
+    def focal_sets(self, tolerance=0.0):
+        """Focal sets (mass > tolerance) of an unbatched mass function.
+
+        Returns
+        -------
+        dict
+            ``{frozenset(labels): mass}`` in bitmask order.
+        """
+        if self.batch_shape:
+            raise ValueError(
+                f"focal_sets() needs a single mass function; this one has batch shape {self.batch_shape}. "
+                "Select one with m.batch[i]."
+            )
+        masks, masses = self._nonzero(tolerance)
+        return {frozenset(self._frame.labels_of(int(a))): float(v) for a, v in zip(masks, masses)}
+
+    def _nonzero(self, tolerance=0.0):
+        if self._m is not None:
+            idx = np.flatnonzero(self._m > tolerance)
+            return idx, self._m[idx]
+        keep = self._fm > tolerance
+        return self._focal[keep], self._fm[keep]
+
+    def core(self):
+        """Union of the focal sets (unbatched), as a frozenset of labels."""
+        masks, _ = self._nonzero()
+        union = 0
+        for a in masks:
+            union |= int(a)
+        return frozenset(self._frame.labels_of(union))
+
+    def _cardinality_weighted(self, fn):
+        if self._m is not None:
+            card = _dense.cardinalities(self._frame.size)
+            w = np.zeros(self._frame.size)
+            w[1:] = fn(card[1:].astype(np.float64))
+            return self._m @ w
+        card = _sparse.popcount(self._focal).astype(np.float64)
+        w = np.zeros(card.shape)
+        nz = card > 0
+        w[nz] = fn(card[nz])
+        return self._fm @ w
+
+    def specificity(self):
+        """Yager's specificity ``sum_{A != empty} m(A) / |A|``."""
+        return self._scalar(self._cardinality_weighted(lambda c: 1.0 / c))
+
+    def nonspecificity(self):
+        """Dubois-Prade nonspecificity ``sum_{A != empty} m(A) log2 |A|`` (bits)."""
+        return self._scalar(self._cardinality_weighted(np.log2))
+
+    # -- transforms -------------------------------------------------------
+    def pignistic(self):
+        """Pignistic probabilities ``BetP``, shape ``batch_shape + (n,)``.
+
+        ``BetP(w) = sum_{A contains w} m(A) / (|A| (1 - m(empty)))`` (Smets &
+        Kennes 1994).
+
+        Raises
+        ------
+        InvalidMassError
+            If some mass function puts all its mass on the empty set.
+        """
+        from .transforms import pignistic
+
+        return pignistic(self)
+
+    def plausibility_transform(self):
+        """Plausibility transform: the contour normalised to sum to one (Cobb & Shenoy 2006)."""
+        from .transforms import plausibility_transform
+
+        return plausibility_transform(self)
+
+    def contour(self):
+        """Contour function ``pl({w})`` of every singleton, shape ``batch_shape + (n,)``."""
+        from .transforms import contour
+
+        return contour(self)
+
+    def discount(self, rate):
+        """Classical discounting (Shafer 1976): ``rate`` of every mass moves to the frame.
+
+        ``m'(A) = (1 - rate) m(A)`` for ``A != frame`` and
+        ``m'(frame) = (1 - rate) m(frame) + rate``.  ``rate`` (the discount
+        rate, one minus the source's reliability) is a float or an array
+        broadcasting against the batch.
+        """
+        from .transforms import discount
+
+        return discount(self, rate)
+
+    def contextual_discount(self, rates):
+        """Contextual discounting (Mercier, Quost & Denoeux 2008), one rate per label."""
+        from .transforms import contextual_discount
+
+        return contextual_discount(self, rates)
+
+    def condition(self, subset, normalize=True):
+        """Dempster's conditioning on ``subset`` (Shafer 1976)."""
+        from .transforms import condition
+
+        return condition(self, subset, normalize=normalize)
+
+    def normalize(self):
+        """Dempster normalisation: drop m(empty), rescale the rest to sum to one."""
+        from .transforms import normalize
+
+        return normalize(self)
+
+    def decide(self, criterion="pignistic", utility=None, loss=None):
+        """Decision by a criterion; see :func:`dstk.core.decisions.decide`."""
+        from .decisions import decide
+
+        return decide(self, criterion=criterion, utility=utility, loss=loss)
+
+    # -- combination ------------------------------------------------------
+    def combine(self, *others, rule="dempster", **options):
+        """Combine with other mass functions; see :func:`dstk.combine`."""
+        from .combination import combine
+
+        return combine([self, *others], rule=rule, **options)
+
+    def __and__(self, other):
+        """``m1 & m2``: unnormalised conjunctive rule (TBM)."""
+        return self.combine(other, rule="conjunctive")
+
+    def __or__(self, other):
+        """``m1 | m2``: disjunctive rule."""
+        return self.combine(other, rule="disjunctive")
+
+    # -- comparisons ------------------------------------------------------
+    def allclose(self, other, atol=1e-10):
+        """True when both have the same frame and masses within ``atol``."""
+        _check_same_frame(self, other)
+        if self.is_dense and other.is_dense:
+            return bool(np.allclose(self._m, other._m, atol=atol, rtol=0))
+        focal, (a, b) = _sparse.align([self._focal_form(), other._focal_form()])
+        return bool(np.allclose(a, b, atol=atol, rtol=0))
+
+    # -- display ----------------------------------------------------------
+    def _rows_for_display(self, max_rows=32):
+        masks, masses = self._nonzero()
+        order = np.argsort(-masses, kind="stable")[:max_rows] if masses.size > max_rows else np.arange(masses.size)
+        return [(int(masks[i]), float(masses[i])) for i in order], masses.size
+
+    def __repr__(self):
+        if self.batch_shape:
+            form = "dense" if self.is_dense else f"{self._fm.shape[-1]} focal sets"
+            return f"MassFunction(batch_shape={self.batch_shape}, frame={self._frame!r}, {form})"
+        rows, total = self._rows_for_display()
+        body = ", ".join(f"{self._frame.format_subset(a)}: {v:.6g}" for a, v in rows)
+        more = f", ... ({total - len(rows)} more)" if total > len(rows) else ""
+        return f"MassFunction({{{body}{more}}}, frame={self._frame!r})"
+
+    def _repr_html_(self):
+        if self.batch_shape:
+            head = f"<p>MassFunction: batch of shape {self.batch_shape} on {html.escape(repr(self._frame))}</p>"
+            flat = self.reshape(-1)
+            k = min(5, flat.size)
+            rows = []
+            bet = flat.batch[:k].pignistic() if k else np.zeros((0, self._frame.n))
+            for i in range(k):
+                cells = "".join(f"<td>{v:.4f}</td>" for v in bet[i])
+                rows.append(f"<tr><td>{i}</td>{cells}</tr>")
+            hdr = "".join(f"<th>BetP({html.escape(str(l))})</th>" for l in self._frame.labels)
+            more = f"<p>... {flat.size - k} more</p>" if flat.size > k else ""
+            return head + f"<table><tr><th>sample</th>{hdr}</tr>{''.join(rows)}</table>{more}"
+        rows, total = self._rows_for_display(64)
+        out = [
+            "<table><tr><th>focal set</th><th>m</th><th>bel</th><th>pl</th></tr>",
+        ]
+        for a, v in sorted(rows):
+            name = html.escape(self._frame.format_subset(a))
+            out.append(
+                f"<tr><td>{name}</td><td>{v:.4f}</td><td>{self._bel_mask(a):.4f}</td>"
+                f"<td>{self._pl_mask(a):.4f}</td></tr>"
+            )
+        out.append("</table>")
+        if total > len(rows):
+            out.append(f"<p>... {total - len(rows)} more focal sets</p>")
+        return "".join(out)
+
+
+class _BatchIndexer:
+    __slots__ = ("_mf",)
+
+    def __init__(self, mf):
+        self._mf = mf
+
+    def __getitem__(self, index):
+        mf = self._mf
+        if not mf.batch_shape:
+            raise IndexError("This MassFunction has no batch axes to index.")
+        if isinstance(index, tuple) and any(i is Ellipsis for i in index):
+            raise IndexError("Ellipsis is not supported in m.batch[...] indexing.")
+        idx = index if isinstance(index, tuple) else (index,)
+        idx = idx + (slice(None),)
+        if mf._m is not None:
+            return MassFunction._dense(mf._m[idx], mf._frame)
+        return MassFunction._sparse(mf._focal, mf._fm[idx], mf._frame)
+
+
+def _check_same_frame(a, b):
+    if not isinstance(b, MassFunction):
+        raise TypeError(f"Expected a MassFunction; got {type(b).__name__}.")
+    if a.frame != b.frame:
+        raise FrameMismatchError(
+            f"Mass functions are defined on different frames: {a.frame!r} and {b.frame!r}. "
+            "Express them on one frame first."
+        )

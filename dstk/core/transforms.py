@@ -1,0 +1,412 @@
+"""Transforms of mass functions: probabilities, discounting, conditioning, consonant constructions."""
+
+import numpy as np
+
+from .._kernels import transforms as _t
+from ..exceptions import FrameError, InvalidMassError, TotalConflictError
+from . import _dense, _sparse
+from .frame import Frame
+from .mass import MassFunction
+
+__all__ = [
+    "pignistic",
+    "plausibility_transform",
+    "contour",
+    "discount",
+    "contextual_discount",
+    "condition",
+    "normalize",
+    "inverse_pignistic",
+    "consonant_from_contour",
+]
+
+
+def _membership(focal, n):
+    """(F, n) 0/1 matrix: does focal set f contain element i."""
+    shifts = np.arange(n, dtype=np.uint64)
+    return ((focal[:, None] >> shifts[None, :]) & np.uint64(1)).astype(np.float64)
+
+
+def pignistic(m):
+    """Pignistic transform BetP of a (batched) mass function.
+
+    Parameters
+    ----------
+    m : MassFunction
+
+    Returns
+    -------
+    ndarray of shape m.batch_shape + (n,)
+        ``BetP(w) = sum_{A contains w} m(A) / (|A| (1 - m(empty)))``.
+
+    Raises
+    ------
+    InvalidMassError
+        If a mass function puts all its mass on the empty set (BetP undefined).
+
+    Notes
+    -----
+    Smets & Kennes (1994), "The transferable belief model", Artif. Intell. 66,
+    Eq. (3.1); the division by ``1 - m(empty)`` makes BetP sum to one for
+    subnormal mass functions too.
+
+    Examples
+    --------
+    >>> from dstk import MassFunction
+    >>> MassFunction({(): 0.2, "a": 0.3, "b": 0.1, ("a", "b"): 0.4}).pignistic()
+    array([0.625, 0.375])
+    """
+    frame = m.frame
+    if m.is_dense:
+        rows = _dense.as_rows(m._m)
+        out = _t.pignistic(rows, frame.n, _dense.inverse_cardinalities(frame.size))
+        nonempty = 1.0 - rows[:, 0] if rows.shape[0] else np.zeros(0)
+        denom_ok = rows[:, 1:].sum(axis=1) > 0
+        out = out.reshape(m.batch_shape + (frame.n,))
+    else:
+        card = _sparse.popcount(m._focal).astype(np.float64)
+        inv = np.where(card > 0, 1.0 / np.maximum(card, 1), 0.0)
+        raw = (m._fm * inv) @ _membership(m._focal, frame.n)
+        denom = m._fm @ (card > 0).astype(np.float64)
+        denom_ok = np.atleast_1d(denom > 0).ravel()
+        with np.errstate(invalid="ignore", divide="ignore"):
+            out = raw / denom[..., None]
+    if not np.all(denom_ok):
+        raise InvalidMassError(
+            "The pignistic transform is undefined when all the mass is on the empty set "
+            "(total conflict); the batch contains such a mass function."
+        )
+    return out
+
+
+def contour(m):
+    """Contour function ``pl({w})`` of every singleton, shape ``batch_shape + (n,)``.
+
+    Examples
+    --------
+    >>> from dstk import MassFunction
+    >>> MassFunction({"a": 0.5, "a,b": 0.5}).contour()
+    array([1. , 0.5])
+    """
+    frame = m.frame
+    if m.is_dense:
+        rows = _dense.as_rows(m._m)
+        return _t.singleton_sums(rows, frame.n).reshape(m.batch_shape + (frame.n,))
+    return m._fm @ _membership(m._focal, frame.n)
+
+
+def plausibility_transform(m):
+    """Plausibility transform: the contour normalised to sum to one.
+
+    Notes
+    -----
+    Cobb & Shenoy (2006), "On the plausibility transformation method for
+    translating belief function models to probabilities", IJAR 41, Eq. (3.2).
+    It commutes with Dempster's rule.
+
+    Raises
+    ------
+    InvalidMassError
+        If every singleton has zero plausibility.
+    """
+    c = contour(m)
+    s = c.sum(axis=-1, keepdims=True)
+    if np.any(s <= 0):
+        raise InvalidMassError("The plausibility transform is undefined when every singleton has plausibility 0.")
+    return c / s
+
+
+def discount(m, rate):
+    """Classical (Shafer) discounting.
+
+    Parameters
+    ----------
+    m : MassFunction
+    rate : float or array_like
+        Discount rate ``alpha`` in [0, 1] (one minus the reliability of the
+        source), broadcasting against ``m.batch_shape``.
+
+    Returns
+    -------
+    MassFunction
+        ``m'(A) = (1 - alpha) m(A)`` for ``A != frame``;
+        ``m'(frame) = (1 - alpha) m(frame) + alpha``.
+
+    Notes
+    -----
+    Shafer (1976), *A Mathematical Theory of Evidence*, p. 252.  Convention:
+    ``rate=0`` leaves ``m`` unchanged, ``rate=1`` gives the vacuous mass
+    function (other libraries use the reliability ``1 - alpha`` instead).
+
+    Examples
+    --------
+    >>> from dstk import MassFunction
+    >>> MassFunction({"a": 1.0}, frame="ab").discount(0.1)
+    MassFunction({{a}: 0.9, Ω: 0.1}, frame=Frame(['a', 'b']))
+    """
+    rate = np.asarray(rate, dtype=np.float64)
+    if not np.all(np.isfinite(rate)) or np.any((rate < 0) | (rate > 1)):
+        raise ValueError(f"The discount rate must lie in [0, 1]; got {rate!r}.")
+    frame = m.frame
+    if m.is_dense:
+        out = m._m * (1.0 - rate[..., None])
+        out[..., frame.full] += rate
+        return MassFunction._dense(out, frame)
+    focal = m._focal
+    fm = m._fm
+    if not np.any(focal == np.uint64(frame.full)):
+        focal = np.append(focal, np.uint64(frame.full))
+        fm = np.concatenate([fm, np.zeros(fm.shape[:-1] + (1,))], axis=-1)
+        focal, fm = _sparse.merge_duplicates(focal, fm)
+    out = fm * (1.0 - rate[..., None])
+    out[..., np.flatnonzero(focal == np.uint64(frame.full))[0]] += rate
+    return MassFunction._sparse(focal, out, frame)
+
+
+def contextual_discount(m, rates):
+    """Contextual discounting with one discount rate per label.
+
+    Parameters
+    ----------
+    m : MassFunction
+    rates : array_like of shape (..., n)
+        ``alpha_k`` in [0, 1]: the discount rate of the source when the truth
+        is ``labels[k]`` (broadcasting against the batch).
+
+    Returns
+    -------
+    MassFunction
+        ``m`` combined by the disjunctive rule with the mass functions
+        ``m_k(empty) = 1 - alpha_k``, ``m_k({w_k}) = alpha_k``.
+
+    Notes
+    -----
+    Mercier, Quost & Denoeux (2008), "Refined modeling of sensor reliability
+    in the belief function framework using contextual discounting", Inf.
+    Fusion 9, Proposition 8 (contextual discounting on the coarsening into
+    singletons).  With all rates equal to 1 the result is vacuous; with all
+    rates 0 it is ``m``.
+    """
+    frame = m.frame
+    rates = np.asarray(rates, dtype=np.float64)
+    if rates.shape[-1:] != (frame.n,):
+        raise ValueError(f"`rates` must end with an axis of length n = {frame.n}; got shape {rates.shape}.")
+    if not np.all(np.isfinite(rates)) or np.any((rates < 0) | (rates > 1)):
+        raise ValueError("Contextual discount rates must lie in [0, 1].")
+    dense = m._dense_m("contextual discounting")
+    b = _dense.m_to(dense, "b")
+    # b_k(C) = 1 - alpha_k + alpha_k [w_k in C]; multiply all
+    size = frame.size
+    idx = np.arange(size)
+    factor = np.ones(np.broadcast_shapes(b.shape[:-1], rates.shape[:-1]) + (size,))
+    for k in range(frame.n):
+        has = ((idx >> k) & 1).astype(np.float64)
+        a = rates[..., k : k + 1]
+        factor = factor * (1.0 - a + a * has)
+    out = _dense.to_m(b * factor, "b")
+    out = np.where(np.abs(out) < 1e-15, 0.0, out)
+    return MassFunction._dense(np.maximum(out, 0.0), frame)
+
+
+def normalize(m):
+    """Dempster normalisation: ``m(A) / (1 - m(empty))`` for ``A != empty``, ``m(empty) = 0``.
+
+    Divides by the sum of the non-empty masses (not by ``1 - m(empty)``
+    computed by subtraction), which keeps near-conflicting results exact.
+
+    Raises
+    ------
+    TotalConflictError
+        If some mass function has all its mass on the empty set.
+    """
+    frame = m.frame
+    if m.is_dense:
+        arr = m._m
+        s = arr[..., 1:].sum(axis=-1)
+        if np.any(s <= 0):
+            raise TotalConflictError(
+                "Cannot normalise: all the mass is on the empty set (total conflict) in "
+                f"{int(np.sum(s <= 0))} mass function(s) of the batch."
+            )
+        out = arr / s[..., None]
+        out[..., 0] = 0.0
+        return MassFunction._dense(out, frame)
+    nz = m._focal != 0
+    s = m._fm[..., nz].sum(axis=-1)
+    if np.any(s <= 0):
+        raise TotalConflictError("Cannot normalise: all the mass is on the empty set (total conflict).")
+    out = m._fm / s[..., None]
+    out[..., ~nz] = 0.0
+    focal, out = _sparse.prune(m._focal, out)
+    return MassFunction._sparse(focal, out, frame)
+
+
+def condition(m, subset, normalize=True):
+    """Dempster's conditioning of ``m`` on the event ``subset``.
+
+    Parameters
+    ----------
+    m : MassFunction
+    subset : subset specification
+        The conditioning event ``A``.
+    normalize : bool, default=True
+        Dempster conditioning (normalised).  With False the unnormalised
+        (TBM) conditioning is returned: mass of sets disjoint from ``A`` goes
+        to the empty set.
+
+    Returns
+    -------
+    MassFunction
+        ``m(B | A) = sum_{C & A = B} m(C) / pl(A)`` for ``B != empty``.
+
+    Raises
+    ------
+    TotalConflictError
+        If ``pl(A) = 0`` and ``normalize`` is true.
+
+    Notes
+    -----
+    Shafer (1976), Ch. 3; equal to Dempster's combination with the
+    categorical mass function on ``A``.
+    """
+    frame = m.frame
+    a = frame.subset(subset)
+    if m.is_dense:
+        idx = np.arange(frame.size) & a
+        out = np.zeros_like(m._m)
+        # scatter-add along the last axis
+        flat = m._m.reshape(-1, frame.size)
+        oflat = out.reshape(-1, frame.size)
+        for target in np.unique(idx):
+            oflat[:, target] = flat[:, idx == target].sum(axis=1)
+        res = MassFunction._dense(out, frame)
+    else:
+        focal = m._focal & np.uint64(a)
+        focal, fm = _sparse.merge_duplicates(focal, m._fm)
+        res = MassFunction._sparse(focal, fm, frame)
+    if normalize:
+        try:
+            return res.normalize()
+        except TotalConflictError:
+            raise TotalConflictError(
+                f"Cannot condition on {frame.format_subset(a)}: its plausibility is 0."
+            ) from None
+    return res
+
+
+def inverse_pignistic(p, frame=None):
+    """Least-committed consonant mass function with a given pignistic probability.
+
+    Parameters
+    ----------
+    p : array_like of shape (..., n)
+        Probabilities (non-negative, summing to one) over the frame's labels.
+    frame : Frame or iterable of labels, optional
+        Defaults to ``Frame(range(n))``.
+
+    Returns
+    -------
+    MassFunction
+        With ``p_(1) >= ... >= p_(n)`` the sorted probabilities and
+        ``A_i = {w_(1), ..., w_(i)}``: ``m(A_i) = i (p_(i) - p_(i+1))``
+        (``p_(n+1) = 0``).  Its pignistic transform is ``p``.
+
+    Notes
+    -----
+    Dubois, Prade & Smets (2008), "A definition of subjective possibility",
+    IJAR 48, Eq. (9); the q-least committed among the mass functions whose
+    BetP is ``p``.
+
+    Examples
+    --------
+    >>> from dstk import inverse_pignistic
+    >>> m = inverse_pignistic([0.7, 0.3], frame=(0, 1))
+    >>> m[{0}], m[{0, 1}]
+    (0.3999999999999999, 0.6)
+    """
+    p = np.asarray(p, dtype=np.float64)
+    if p.ndim == 0:
+        raise ValueError("`p` must have a last axis over the frame's labels.")
+    n = p.shape[-1]
+    frame = Frame(range(n)) if frame is None else (frame if isinstance(frame, Frame) else Frame(frame))
+    if frame.n != n:
+        raise FrameError(f"`p` has {n} entries but the frame has {frame.n} labels.")
+    p = _dense.validate_masses(p, what="probabilities")
+    order = np.argsort(-p, axis=-1, kind="stable")
+    ps = np.take_along_axis(p, order, axis=-1)
+    nxt = np.concatenate([ps[..., 1:], np.zeros(ps.shape[:-1] + (1,))], axis=-1)
+    masses = (ps - nxt) * np.arange(1, n + 1)
+    return _nested(order, masses, frame)
+
+
+def _nested(order, masses, frame, empty_mass=None):
+    """Mass function with focal sets A_i = {order[0..i]} (batched orders)."""
+    bits = (np.uint64(1) << order.astype(np.uint64))
+    sets = np.cumsum(bits, axis=-1, dtype=np.uint64)
+    batch = masses.shape[:-1]
+    if frame.n <= _dense.DENSE_MAX_LABELS:
+        out = np.zeros(batch + (frame.size,))
+        np.put_along_axis(out, sets.astype(np.int64), masses, axis=-1)
+        if empty_mass is not None:
+            out[..., 0] = empty_mass
+        return MassFunction._dense(out, frame)
+    if batch and np.any(sets != sets.reshape(-1, frame.n)[0]):
+        # different orders per sample: use the union of focal sets
+        uniq = np.unique(sets)
+        arr = np.zeros(batch + (uniq.size,))
+        pos = np.searchsorted(uniq, sets)
+        np.put_along_axis(arr, pos, masses, axis=-1)
+        focal = uniq
+    else:
+        focal = sets.reshape(-1, frame.n)[0]
+        arr = masses
+    if empty_mass is not None:
+        focal = np.concatenate([[np.uint64(0)], focal]).astype(np.uint64)
+        arr = np.concatenate([np.asarray(empty_mass)[..., None] * np.ones(batch + (1,)), arr], axis=-1)
+    focal, arr = _sparse.merge_duplicates(focal, arr)
+    return MassFunction._sparse(focal, arr, frame)
+
+
+def consonant_from_contour(contour, frame=None):
+    """Consonant mass function whose contour function is ``contour``.
+
+    Parameters
+    ----------
+    contour : array_like of shape (..., n)
+        Plausibilities of the singletons, in [0, 1].  When ``max < 1`` the
+        remaining ``1 - max`` goes to the empty set (a subnormal consonant
+        mass function).
+    frame : Frame or iterable of labels, optional
+        Defaults to ``Frame(range(n))``.
+
+    Returns
+    -------
+    MassFunction
+        With ``pi_(1) >= ... >= pi_(n)``: ``m({w_(1..i)}) = pi_(i) - pi_(i+1)``
+        and ``m(empty) = 1 - pi_(1)``; ``pl(A) = max_{w in A} pi(w)``.
+
+    Notes
+    -----
+    Shafer (1976), Theorem 10.1; Dubois & Prade (1988) (possibility measures).
+
+    Examples
+    --------
+    >>> from dstk import consonant_from_contour
+    >>> m = consonant_from_contour([1.0, 0.4, 0.1], frame="abc")
+    >>> m.pl("bc")
+    0.4
+    """
+    c = np.asarray(contour, dtype=np.float64)
+    if c.ndim == 0:
+        raise ValueError("`contour` must have a last axis over the frame's labels.")
+    n = c.shape[-1]
+    frame = Frame(range(n)) if frame is None else (frame if isinstance(frame, Frame) else Frame(frame))
+    if frame.n != n:
+        raise FrameError(f"`contour` has {n} entries but the frame has {frame.n} labels.")
+    if not np.all(np.isfinite(c)) or np.any((c < 0) | (c > 1 + 1e-12)):
+        raise InvalidMassError("Contour values must be finite and lie in [0, 1].")
+    c = np.minimum(c, 1.0)
+    order = np.argsort(-c, axis=-1, kind="stable")
+    cs = np.take_along_axis(c, order, axis=-1)
+    nxt = np.concatenate([cs[..., 1:], np.zeros(cs.shape[:-1] + (1,))], axis=-1)
+    return _nested(order, cs - nxt, frame, empty_mass=1.0 - cs[..., 0])
