@@ -170,13 +170,17 @@ class LikelihoodBeliefFunction:
                 result = optimize.minimize_scalar(lambda t: negative([t]), bounds=(lows[0], highs[0]),
                                                   method="bounded", options={"xatol": 1e-12})
                 candidate = np.array([result.x])
+            elif self.dimension == 1 and not np.isfinite(lows[0]) and not np.isfinite(highs[0]):
+                step = max(abs(point[0]), 1.0) * 1e-2
+                result = optimize.minimize_scalar(lambda t: negative([t]), bracket=(point[0], point[0] + step),
+                                                  method="brent", tol=1e-12)
+                candidate = np.array([result.x])
             else:
                 result = optimize.minimize(negative, point, method="L-BFGS-B", bounds=bounded,
                                            options={"ftol": 1e-15, "gtol": 1e-10, "maxiter": 2000})
                 candidate = result.x
                 if not np.all(np.isfinite(lows)) or not np.all(np.isfinite(highs)):
-                    polished = optimize.minimize(negative, candidate, method="Nelder-Mead",
-                                                 options={"xatol": 1e-10, "fatol": 1e-14, "maxiter": 4000})
+                    polished = optimize.minimize(negative, candidate, method="BFGS", options={"gtol": 1e-11})
                     if polished.fun <= result.fun and np.all(polished.x >= lows) and np.all(polished.x <= highs):
                         candidate = polished.x
             if best is None or negative(candidate) < negative(best):
@@ -216,8 +220,14 @@ class LikelihoodBeliefFunction:
         lower, upper = self._box(lower, upper)
         if np.all(self.mle_ >= lower) and np.all(self.mle_ <= upper):
             return 1.0
-        best = self._maximise(np.clip(self.mle_, lower, upper), lower, upper)
-        return float(np.exp(min(self._log_likelihood(best) - self.max_log_likelihood_, 0.0)))
+        nearest = np.clip(self.mle_, lower, upper)
+        nearest_value = self._log_likelihood(nearest)
+        if self.concave and self.dimension == 1:
+            # unimodal contour: the sup over an interval is at the end nearest to the MLE (exact)
+            return float(np.exp(min(nearest_value - self.max_log_likelihood_, 0.0)))
+        best = self._maximise(nearest, lower, upper)
+        value = max(self._log_likelihood(best), nearest_value)
+        return float(np.exp(min(value - self.max_log_likelihood_, 0.0)))
 
     def bel(self, lower=None, upper=None):
         """Belief of the box ``[lower, upper]``: 1 - Pl(complement)."""
@@ -267,7 +277,7 @@ class LikelihoodBeliefFunction:
                 value = self.log_contour(outer)
                 if value < target:
                     root = optimize.brentq(lambda t: self.log_contour(t) - target, min(inner, outer), max(inner, outer),
-                                           xtol=1e-13, rtol=4e-16)
+                                           xtol=1e-13, rtol=1e-15)
                     ends.append(root)
                     break
                 if outer == bound:

@@ -98,7 +98,9 @@ def check_unimodal(contour, tau_hat, grid_size=401, tolerance=1e-9):
     """
     evaluate = _vectorised(contour)
     peak = float(evaluate(np.array([tau_hat]))[0])
-    if not np.isfinite(peak) or abs(peak - 1.0) > 1e-6:
+    if not np.isfinite(peak):
+        raise ValueError(f"The contour function returned NaN or infinite values (at tau_hat={tau_hat!r}).")
+    if abs(peak - 1.0) > 1e-6:
         raise ValueError(
             f"The contour must equal 1 at its mode tau_hat={tau_hat!r}; got pl(tau_hat)={peak!r}. "
             "Normalise it (pl(tau) = L(tau) / sup L) or pass the correct mode."

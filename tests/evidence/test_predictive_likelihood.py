@@ -1,0 +1,246 @@
+"""Tests of predictive belief functions and likelihood-based belief functions."""
+
+import math
+
+import numpy as np
+import pytest
+from scipy import integrate, optimize, special
+
+from dstk.evidence.counts import counts_to_mass_array
+from dstk.evidence.likelihood import (
+    BinomialLikelihood,
+    LikelihoodBeliefFunction,
+    LogisticLikelihood,
+    MultinomialLikelihood,
+)
+from dstk.evidence.predictive import check_unimodal, find_mode, predictive_mass, predictive_mass_monte_carlo
+
+
+def _binomial_contour(k, n):
+    tau_hat = k / n
+    log_max = special.xlogy(k, tau_hat) + special.xlog1py(n - k, -tau_hat)
+
+    def contour(t):
+        t = np.asarray(t, dtype=float)
+        with np.errstate(divide="ignore"):
+            return np.exp(special.xlogy(k, t) + special.xlog1py(n - k, -t) - log_max)
+
+    return contour, tau_hat
+
+
+@pytest.mark.parametrize("k,n", [(0, 1), (1, 2), (3, 4), (7, 10), (70, 100), (10, 10), (2, 50)])
+def test_predictive_mass_matches_closed_form_within_stated_error(k, n):
+    contour, tau_hat = _binomial_contour(k, n)
+    masses, error = predictive_mass(contour, tau_hat, return_array=True, return_error=True)
+    exact = counts_to_mass_array(k, n, "likelihood")
+    assert error < 1e-9
+    np.testing.assert_allclose(masses, exact, atol=max(error, 1e-12))
+
+
+def test_predictive_mass_note_value_and_mode_search():
+    contour, _ = _binomial_contour(7, 10)
+    masses = predictive_mass(contour, return_array=True)  # mode found numerically
+    assert masses[3] == pytest.approx(0.340703, abs=1e-6)
+    assert find_mode(contour) == pytest.approx(0.7, abs=1e-8)
+
+
+def test_predictive_mass_step_contour_is_confidence_interval_model():
+    lower, upper, alpha = 0.35, 0.93, 0.05
+
+    def step(t):
+        t = np.asarray(t, dtype=float)
+        return np.where((t >= lower) & (t <= upper), 1.0, alpha)
+
+    masses = predictive_mass(step, 0.7, points=[lower, upper], return_array=True, tolerance=1e-12)
+    np.testing.assert_allclose(masses[[2, 1]], [(1 - alpha) * lower, (1 - alpha) * (1 - upper)], atol=1e-10)
+
+
+def test_monte_carlo_agrees_with_quadrature_and_closed_form():
+    contour, tau_hat = _binomial_contour(7, 10)
+    masses, standard_error = predictive_mass_monte_carlo(
+        contour, tau_hat, n_samples=200_000, random_state=0, return_array=True, return_standard_error=True
+    )
+    exact = counts_to_mass_array(7, 10, "likelihood")
+    quadrature = predictive_mass(contour, tau_hat, return_array=True)
+    assert np.all(np.abs(masses[1:3] - exact[1:3]) < 5 * standard_error)
+    assert np.all(np.abs(masses[1:3] - quadrature[1:3]) < 5 * standard_error)
+    again = predictive_mass_monte_carlo(contour, tau_hat, n_samples=1000, random_state=3, return_array=True)
+    np.testing.assert_array_equal(again, predictive_mass_monte_carlo(contour, tau_hat, n_samples=1000,
+                                                                    random_state=3, return_array=True))
+
+
+def test_predictive_mass_scalar_only_contour():
+    def scalar_contour(t):
+        if isinstance(t, np.ndarray):
+            raise TypeError("scalars only")
+        return math.exp(-30 * (t - 0.4) ** 2)
+
+    masses = predictive_mass(scalar_contour, 0.4, return_array=True)
+    left = integrate.quad(lambda t: math.exp(-30 * (t - 0.4) ** 2), 0, 0.4)[0]
+    assert masses[2] == pytest.approx(0.4 - left, abs=1e-10)
+
+
+def test_predictive_mass_bad_contours():
+    with pytest.raises(ValueError, match="not unimodal"):
+        predictive_mass(lambda t: np.abs(np.sin(6 * np.asarray(t))) / 1.0 + 0 * np.asarray(t), math.pi / 12)
+    with pytest.raises(ValueError, match="equal 1"):
+        predictive_mass(lambda t: 0.5 * np.exp(-np.asarray(t)), 0.0)
+    with pytest.raises(ValueError, match="tau_hat"):
+        predictive_mass(lambda t: np.ones_like(np.asarray(t, float)), 1.5)
+    with pytest.raises(ValueError, match="NaN"):
+        check_unimodal(lambda t: np.full_like(np.asarray(t, float), np.nan), 0.5)
+    with pytest.raises(ValueError, match="n_samples"):
+        predictive_mass_monte_carlo(lambda t: np.ones_like(np.asarray(t, float)), 0.5, n_samples=0)
+
+
+def test_predictive_mass_returns_mass_function():
+    pytest.importorskip("dstk.core.mass")
+    contour, tau_hat = _binomial_contour(3, 4)
+    m = predictive_mass(contour, tau_hat)
+    np.testing.assert_allclose(m.to_array("m"), counts_to_mass_array(3, 4, "likelihood"), atol=1e-10)
+
+
+# ---------------------------------------------------------------------------
+# likelihood-based belief functions
+# ---------------------------------------------------------------------------
+
+
+def test_generic_gaussian_mean_closed_forms():
+    # log L = -n (mu - xbar)^2 / 2 (unit variance): pl(A) and bel(A) have closed forms
+    n, xbar = 25, 1.0
+    belief = LikelihoodBeliefFunction(lambda mu: -0.5 * n * (mu - xbar) ** 2, initial=0.0, concave=True)
+    assert belief.mle_[0] == pytest.approx(xbar, abs=1e-6)
+    assert belief.pl(1.2, 3.0) == pytest.approx(math.exp(-0.5 * n * 0.04), abs=1e-8)
+    assert belief.bel(0.8, 1.2) == pytest.approx(1 - math.exp(-0.5 * n * 0.04), abs=1e-8)
+    assert belief.bel(1.1, 2.0) == 0.0
+    lower, upper = belief.focal_set(0.5)
+    half_width = math.sqrt(2 * math.log(2) / n)
+    assert lower == pytest.approx(xbar - half_width, abs=1e-9)
+    assert upper == pytest.approx(xbar + half_width, abs=1e-9)
+
+
+def test_generic_vector_parameter_box_and_profile():
+    # independent Gaussian coordinates: pl of a box is the product of coordinate pls
+    precision = np.array([4.0, 9.0])
+    center = np.array([0.5, -1.0])
+    belief = LikelihoodBeliefFunction(lambda t: -0.5 * np.sum(precision * (t - center) ** 2), initial=[0.0, 0.0],
+                                      concave=True)
+    np.testing.assert_allclose(belief.mle_, center, atol=1e-5)
+    expected = math.exp(-0.5 * 4.0 * 0.25) * math.exp(-0.5 * 9.0 * 0.25)
+    assert belief.pl([1.0, -0.5], [2.0, 0.0]) == pytest.approx(expected, abs=1e-7)
+    # bel of the box: 1 - max of the four half-space sups
+    bel = belief.bel([0.0, -1.5], [1.0, -0.5])
+    assert bel == pytest.approx(1 - max(math.exp(-0.5 * 4 * 0.25), math.exp(-0.5 * 9 * 0.25)), abs=1e-7)
+    # profile of g(theta) = theta_0 + theta_1 at value v: closed form exp(-(v - sum c)^2 / (2 (1/4 + 1/9)))
+    value = 0.3
+    profile = belief.profile_contour(lambda v, free: np.array([free, v - free]), value, 0.0)
+    variance = 1 / 4 + 1 / 9
+    assert profile == pytest.approx(math.exp(-((value - center.sum()) ** 2) / (2 * variance)), abs=1e-7)
+
+
+def test_binomial_likelihood_sups_and_focal_sets():
+    belief = BinomialLikelihood(7, 10)
+    contour, _ = _binomial_contour(7, 10)
+    assert belief.pl(0.0, 0.5) == pytest.approx(float(contour(0.5)), abs=1e-14)
+    assert belief.pl(0.6, 0.8) == 1.0
+    assert belief.bel(0.5, 1.0) == pytest.approx(1 - float(contour(0.5)), abs=1e-9)
+    grid = np.linspace(0, 1, 200001)
+    lower, upper = belief.focal_set(0.3)
+    inside = grid[contour(grid) >= 0.3]
+    assert lower == pytest.approx(inside.min(), abs=1e-5)
+    assert upper == pytest.approx(inside.max(), abs=1e-5)
+    np.testing.assert_allclose(belief.predictive_mass(return_array=True), counts_to_mass_array(7, 10, "likelihood"))
+    with pytest.raises(ValueError, match="n = 0"):
+        BinomialLikelihood(0, 0)
+    with pytest.raises(ValueError, match="exceeds"):
+        BinomialLikelihood(3, 2)
+    with pytest.raises(ValueError, match="level"):
+        belief.focal_set(0)
+
+
+def test_multinomial_marginal_contour_is_a_profile():
+    counts = np.array([2, 5, 3])
+    belief = MultinomialLikelihood(counts)
+    value = 0.3
+
+    # brute-force profile: maximise over p_0 with p_1 = value fixed
+    def negative(p0):
+        p = np.array([p0, value, 1 - value - p0])
+        return -np.sum(special.xlogy(counts, p))
+
+    result = optimize.minimize_scalar(negative, bounds=(1e-12, 1 - value - 1e-12), method="bounded",
+                                      options={"xatol": 1e-12})
+    brute = math.exp(-result.fun - belief.max_log_likelihood_)
+    assert belief.marginal_contour(1, value) == pytest.approx(brute, abs=1e-8)
+    # box sup on the simplex agrees with the marginal contour when only class 1 is constrained
+    assert belief.pl([0, 0, 0], [1, value, 1]) == pytest.approx(brute, abs=1e-6)
+    assert belief.pl([0.9, 0.9, 0], [1, 1, 1]) == 0.0
+    with pytest.raises(ValueError, match="zero"):
+        MultinomialLikelihood([0, 0])
+
+
+def _logistic_data(seed=0, size=40):
+    rng = np.random.default_rng(seed)
+    labels = (rng.random(size) < 0.5).astype(int)
+    scores = rng.normal(2.0 * labels - 1.0, 1.2)
+    return scores, labels
+
+
+def test_logistic_mle_matches_scipy_optimizer():
+    scores, labels = _logistic_data()
+    belief = LogisticLikelihood(scores, labels)
+
+    def negative(theta):
+        eta = theta[0] + theta[1] * scores
+        return np.sum(labels * np.logaddexp(0, eta) + (1 - labels) * np.logaddexp(0, -eta))
+
+    reference = optimize.minimize(negative, [0.0, 0.0], method="BFGS", options={"gtol": 1e-10}).x
+    np.testing.assert_allclose(belief.mle_, reference, atol=1e-5)
+    # Xu's convention: theta_1 < 0 when high scores mean class 1
+    assert belief.mle_[1] < 0
+
+
+def test_logistic_profile_contour_against_brute_force_eq40():
+    scores, labels = _logistic_data()
+    belief = LogisticLikelihood(scores, labels)
+    score = 0.5
+    for tau in [0.2, 0.5, 0.62, 0.8]:
+        offset = math.log(1 / tau - 1)
+
+        def negative(theta_1):
+            theta = np.array([offset - theta_1 * score, theta_1])
+            return -(belief._logistic_log_likelihood(theta) - belief.max_log_likelihood_)
+
+        result = optimize.minimize_scalar(negative, bracket=(-5, 0), tol=1e-12)
+        assert belief.profile_contour_tau(score, tau) == pytest.approx(math.exp(-result.fun), abs=1e-8)
+        generic = belief.profile_contour(lambda t, free: np.array([math.log(1 / t - 1) - free * score, free]),
+                                         tau, belief.mle_[1])
+        assert generic == pytest.approx(math.exp(-result.fun), abs=1e-6)
+    assert belief.profile_contour_tau(score, 0.0) == 0.0
+    assert belief.profile_contour_tau(score, float(belief.tau(score))) == pytest.approx(1.0, abs=1e-12)
+
+
+def test_logistic_predictive_mass_quadrature_vs_monte_carlo():
+    scores, labels = _logistic_data(seed=1)
+    belief = LogisticLikelihood(scores, labels)
+    score = 0.0
+    masses, error = belief.predictive_mass(score, return_array=True, return_error=True)
+    assert error < 1e-8
+    tau_hat = float(belief.tau(score))
+    assert masses[2] <= tau_hat <= masses[2] + masses[3]
+    simulated, standard_error = predictive_mass_monte_carlo(
+        lambda t: belief.profile_contour_tau(score, t), tau_hat, n_samples=1500, random_state=0,
+        return_array=True, return_standard_error=True,
+    )
+    assert np.all(np.abs(simulated[1:3] - masses[1:3]) < 5 * standard_error + 1e-9)
+
+
+def test_logistic_bad_input():
+    with pytest.raises(ValueError, match="separate"):
+        LogisticLikelihood([0.0, 1.0, 2.0, 3.0], [0, 0, 1, 1])
+    smoothed = LogisticLikelihood([0.0, 1.0, 2.0, 3.0], [0, 0, 1, 1], smoothed_targets=True)
+    assert np.all(np.isfinite(smoothed.mle_))
+    with pytest.raises(ValueError, match="single class"):
+        LogisticLikelihood([0.0, 1.0], [1, 1])
+    with pytest.raises(ValueError, match="0/1"):
+        LogisticLikelihood([0.0, 1.0], [1, 2])
