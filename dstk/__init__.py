@@ -48,7 +48,7 @@ _SUBMODULES = {
     "dask",
 }
 
-__all__ = sorted(set(_LAZY) | _SUBMODULES)
+__all__ = sorted(_LAZY)  # submodules are reachable as attributes, not star-imported
 
 
 def __getattr__(name):

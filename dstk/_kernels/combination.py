@@ -65,13 +65,15 @@ def conjunctive(m, normalize):
     every 16 sources (q(empty) plays no role, so rescaling is exact) and the
     result is divided by the sum of its non-empty masses, never by 1 - K.
 
-    Returns ``(out, kappa)``: combined masses and the conflict K = mass of the
-    empty set in the unnormalised combination.  Rows with total conflict get
-    ``kappa == 1`` and a zero mass vector; the caller raises.
+    Returns ``(out, kappa, total)``: combined masses, the conflict K = mass
+    of the empty set in the unnormalised combination (it may round to 1 for
+    nearly total conflicts), and a flag per row that is True only for an
+    exactly total conflict (all non-empty masses zero; zero output row).
     """
     rows, k_sources, size = m.shape
     out = np.empty((rows, size))
     kappa = np.empty(rows)
+    total_conflict = np.zeros(rows, dtype=np.bool_)
     acc = np.empty(size)
     tmp = np.empty(size)
     for r in range(rows):
@@ -109,6 +111,7 @@ def conjunctive(m, normalize):
                 for a in range(size):
                     out[r, a] = 0.0
                 kappa[r] = 1.0
+                total_conflict[r] = True
         else:
             _superset_moebius_row(acc)
             total = 0.0
@@ -119,7 +122,7 @@ def conjunctive(m, normalize):
             # m(empty) is recomputed from the others so that the row sums to 1
             out[r, 0] = 1.0 - total if total < 1.0 else 0.0
             kappa[r] = out[r, 0]
-    return out, kappa
+    return out, kappa, total_conflict
 
 
 @njit(cache=True)

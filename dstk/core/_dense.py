@@ -127,7 +127,7 @@ def validate_masses(m, tolerance=MASS_TOLERANCE, what="masses"):
     Returns the (possibly cleaned) array.
     """
     if not np.all(np.isfinite(m)):
-        bad = np.argwhere(~np.isfinite(m))[0]
+        bad = tuple(int(i) for i in np.argwhere(~np.isfinite(m))[0])
         raise InvalidMassError(
             f"The {what} contain NaN or infinite values (first at index {tuple(bad)}). "
             "Masses must be finite numbers in [0, 1]."
@@ -135,21 +135,21 @@ def validate_masses(m, tolerance=MASS_TOLERANCE, what="masses"):
     neg = m < 0
     if neg.any():
         if np.any(m < -tolerance):
-            bad = np.argwhere(m < -tolerance)[0]
+            bad = tuple(int(i) for i in np.argwhere(m < -tolerance)[0])
             raise InvalidMassError(
-                f"The {what} contain negative values (e.g. {m[tuple(bad)]!r} at index {tuple(bad)}). "
+                f"The {what} contain negative values (e.g. {float(m[bad]):.6g} at index {tuple(bad)}). "
                 f"Masses must be >= 0 (tolerance {tolerance:g})."
             )
         m = np.where(neg, 0.0, m)
     sums = m.sum(axis=-1)
     off = np.abs(sums - 1.0) > tolerance
     if np.any(off):
-        idx = np.argwhere(np.atleast_1d(off))[0]
+        idx = tuple(int(i) for i in np.argwhere(np.atleast_1d(off))[0])
         s = np.atleast_1d(sums)[tuple(idx)]
         where = "" if np.ndim(sums) == 0 else f" (first at batch index {tuple(idx)})"
         raise InvalidMassError(
-            f"The {what} sum to {s!r} instead of 1{where}; tolerance {tolerance:g}. "
-            "Fix the masses, or call MassFunction.from_array(..., validate=False).normalize() "
-            "/ pass normalize=True to rescale them explicitly."
+            f"The {what} sum to {float(s):.10g} instead of 1{where}; tolerance {tolerance:g}. "
+            "Fix the masses; to rescale them on purpose divide by their sum first, e.g. "
+            "values / values.sum(axis=-1, keepdims=True)."
         )
     return m

@@ -173,8 +173,8 @@ def _check_weights(weights, k):
     return w / w.sum()
 
 
-def _raise_total_conflict(kappa):
-    bad = np.flatnonzero(kappa >= 1.0)
+def _raise_total_conflict(flags):
+    bad = np.flatnonzero(np.asarray(flags).ravel())
     raise TotalConflictError(
         f"Dempster's rule is undefined: total conflict (K = 1) in {bad.size} combination(s) "
         f"(first at flat batch index {bad[0]}). The sources have no plausible hypothesis in "
@@ -186,9 +186,9 @@ def _raise_total_conflict(kappa):
 def _combine_dense(stack, rule, weights, normalize):
     rows, k, size = stack.shape
     if rule in ("conjunctive", "dempster", "yager"):
-        out, kappa = _c.conjunctive(stack, rule == "dempster")
-        if rule == "dempster" and np.any(kappa >= 1.0):
-            _raise_total_conflict(kappa)
+        out, kappa, total = _c.conjunctive(stack, rule == "dempster")
+        if rule == "dempster" and np.any(total):
+            _raise_total_conflict(total)
         if rule == "yager":
             out[:, size - 1] += out[:, 0]
             out[:, 0] = 0.0
@@ -208,7 +208,7 @@ def _combine_dense(stack, rule, weights, normalize):
         if normalize:
             s = out[:, 1:].sum(axis=1)
             if np.any(s <= 0):
-                _raise_total_conflict(np.where(s <= 0, 1.0, 0.0))
+                _raise_total_conflict(s <= 0)
             out = out / s[:, None]
             out[:, 0] = 0.0
         return out, kappa
@@ -221,7 +221,7 @@ def _combine_dense(stack, rule, weights, normalize):
         _renormalize_rounding(out)
         return out, out[:, 0].copy()
     if rule == "dubois_prade":
-        _, kappa = _c.conjunctive(stack, False)
+        _, kappa, _ = _c.conjunctive(stack, False)
         acc = np.ascontiguousarray(stack[:, 0, :])
         for j in range(1, k):
             acc = _c.dubois_prade_pair(acc, np.ascontiguousarray(stack[:, j, :]))
@@ -282,7 +282,7 @@ def _combine_sparse(mf, ax, rule, weights):
         return MassFunction._sparse(acc_f, acc_m, frame), kappa
     if rule == "dempster":
         if np.any(nonempty_sum <= 0):
-            _raise_total_conflict(np.atleast_1d(np.where(nonempty_sum <= 0, 1.0, 0.0)).ravel())
+            _raise_total_conflict(nonempty_sum <= 0)
         out = acc_m / nonempty_sum[..., None]
         out[..., empty] = 0.0
         kappa = np.clip(1.0 - nonempty_sum if k <= 16 else kappa, 0.0, 1.0)

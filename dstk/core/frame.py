@@ -140,7 +140,8 @@ class Frame:
               are themselves integers, an ``int`` is read as a label (use
               :meth:`mask` to pass a bitmask explicitly);
             * when every label is a one-character string, a string such as
-              ``"ab"`` (each character one label); ``""`` is the empty set.
+              ``"ab"`` (each character one label); ``""`` is the empty set;
+            * a comma-separated string of labels, ``"cat,dog"``.
 
         Returns
         -------
@@ -161,6 +162,8 @@ class Frame:
         if isinstance(x, str):
             if x in self._index:
                 return 1 << self._index[x]
+            if "," in x:
+                return self._from_labels(p.strip() for p in x.split(",") if p.strip())
             if self._char_labels:
                 return self._from_labels(x)
             raise FrameError(f"Unknown label {x!r}: it is not in {self!r}.")

@@ -58,8 +58,6 @@ def _infer_frame(keys):
 
 
 def _key_to_mask(frame, key, inferred):
-    if inferred and isinstance(key, str) and "," in key:
-        return frame.subset([p.strip() for p in key.split(",") if p.strip()])
     if isinstance(key, (set, frozenset, list, tuple)) and not (key in frame if isinstance(key, tuple) else False):
         return frame._from_labels(key)
     return frame.subset(key)
@@ -262,12 +260,18 @@ class MassFunction:
             focal-set form.
         """
         frame = _as_frame(frame)
-        focal = np.asarray(focal_sets)
-        if focal.ndim != 1:
-            raise ValueError(f"`focal_sets` must be 1-D; got shape {focal.shape}.")
-        if focal.size and (np.any(focal.astype(object) < 0) or max(int(x) for x in focal.tolist()) > frame.full):
+        if isinstance(focal_sets, np.ndarray):
+            focal = focal_sets
+            if focal.dtype.kind not in "iu":
+                raise ValueError(f"`focal_sets` must hold integer bitmasks; got dtype {focal.dtype}.")
+            ints = focal.tolist()
+        else:
+            ints = [int(x) for x in focal_sets]
+        if np.ndim(ints) != 1:
+            raise ValueError(f"`focal_sets` must be 1-D; got shape {np.shape(ints)}.")
+        if ints and (min(ints) < 0 or max(ints) > frame.full):
             raise FrameError(f"Some focal set bitmasks are outside {frame!r} (valid: 0 .. {frame.full}).")
-        focal = focal.astype(np.uint64)
+        focal = np.array(ints, dtype=np.uint64)
         masses = np.asarray(masses, dtype=np.float64)
         if masses.shape[-1:] != focal.shape:
             raise ValueError(

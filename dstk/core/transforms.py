@@ -59,10 +59,10 @@ def pignistic(m):
     frame = m.frame
     if m.is_dense:
         rows = _dense.as_rows(m._m)
-        out = _t.pignistic(rows, frame.n, _dense.inverse_cardinalities(frame.size))
-        nonempty = 1.0 - rows[:, 0] if rows.shape[0] else np.zeros(0)
         denom_ok = rows[:, 1:].sum(axis=1) > 0
-        out = out.reshape(m.batch_shape + (frame.n,))
+        if np.all(denom_ok):
+            out = _t.pignistic(rows, frame.n, _dense.inverse_cardinalities(frame.size))
+            out = out.reshape(m.batch_shape + (frame.n,))
     else:
         card = _sparse.popcount(m._focal).astype(np.float64)
         inv = np.where(card > 0, 1.0 / np.maximum(card, 1), 0.0)

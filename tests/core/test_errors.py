@@ -1,0 +1,66 @@
+"""Bad input gets a clear error, never a silent NaN."""
+
+import numpy as np
+import pytest
+
+from dstk import Frame, MassFunction, combine
+from dstk.core import MASS_TOLERANCE
+from dstk.exceptions import FrameError, FrameMismatchError, FrameTooLargeError, InvalidMassError
+
+
+@pytest.mark.parametrize(
+    "values, match",
+    [
+        ([0, -0.1, 0.6, 0.5], "negative"),
+        ([0, np.nan, 0.5, 0.5], "NaN"),
+        ([0, np.inf, 0.5, 0.5], "NaN or infinite"),
+        ([0, 0.2, 0.2, 0.2], "sum to 0.6"),
+    ],
+)
+def test_invalid_masses(values, match):
+    with pytest.raises(InvalidMassError, match=match):
+        MassFunction.from_array(values, Frame("ab"))
+
+
+def test_tolerance_is_stated_and_applied():
+    assert MASS_TOLERANCE == 1e-9
+    MassFunction.from_array([0, 0.5, 0.5 + 5e-10, 0], Frame("ab"))
+    with pytest.raises(InvalidMassError, match="tolerance 1e-09"):
+        MassFunction.from_array([0, 0.5, 0.5 + 1e-8, 0], Frame("ab"))
+    m = MassFunction.from_array([0, -1e-12, 0.5, 0.5 + 1e-12], Frame("ab"))
+    assert m["a"] == 0.0
+
+
+def test_batch_error_names_the_sample():
+    arr = np.tile([0, .5, .5, 0], (5, 1))
+    arr[3, 1] = 0.7
+    with pytest.raises(InvalidMassError, match="batch index \\(3,\\)"):
+        MassFunction.from_array(arr, Frame("ab"))
+
+
+def test_mapping_errors():
+    with pytest.raises(FrameError, match="'z'"):
+        MassFunction({"z": 1.0}, frame="ab")
+    with pytest.raises(InvalidMassError, match="sum"):
+        MassFunction({"a": 0.3})
+    with pytest.raises(TypeError, match="from_array"):
+        MassFunction([0, 1])
+
+
+def test_shape_and_size_errors():
+    with pytest.raises(ValueError, match="2\\*\\*n = 4"):
+        MassFunction.from_array([0.5, 0.5], Frame("ab"))
+    with pytest.raises(FrameTooLargeError, match="GiB.*focal-set form"):
+        MassFunction.from_array(np.broadcast_to(np.zeros(2**20), (2**12, 2**20)), Frame(range(20)))
+    with pytest.raises(FrameMismatchError):
+        MassFunction({"a": 1.0}, frame="ab").allclose(MassFunction({"a": 1.0}, frame="ac"))
+
+
+def test_pickle_round_trip():
+    import pickle
+
+    m = MassFunction.from_array(np.tile([0, .2, .3, .5], (3, 1)), Frame(("x", "y")))
+    back = pickle.loads(pickle.dumps(m))
+    assert back.frame == m.frame and back.allclose(m)
+    s = MassFunction.from_focal_sets([1, 6], [0.4, 0.6], Frame(range(30)))
+    assert pickle.loads(pickle.dumps(s)).allclose(s)

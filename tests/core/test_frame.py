@@ -1,0 +1,61 @@
+import pickle
+
+import numpy as np
+import pytest
+
+from dstk import Frame
+from dstk.exceptions import FrameError
+
+
+def test_bit_encoding_and_forms():
+    f = Frame(["a", "b", "c"])
+    assert f.n == 3 and f.size == 8 and f.full == 7
+    assert f.subset("a") == 1
+    assert f.subset("ac") == 5
+    assert f.subset({"b", "c"}) == 6
+    assert f.subset(["c"]) == 4
+    assert f.subset(5) == 5
+    assert f.subset("") == 0
+    assert f.subset(frozenset()) == 0
+    assert f.labels_of(6) == ("b", "c")
+    assert f.format_subset(0) == "∅" and f.format_subset(7) == "Ω" and f.format_subset(3) == "{a,b}"
+
+
+def test_multichar_labels_and_integer_labels():
+    f = Frame(["cat", "dog", "bird"])
+    assert f.subset("dog") == 2
+    assert f.subset(["cat", "bird"]) == 5
+    assert f.subset(3) == 3  # bitmask
+    with pytest.raises(FrameError, match="'do'"):
+        f.subset("do")
+    g = Frame((0, 1))
+    # integer labels: an int is a label
+    assert g.subset(1) == 2 and g.subset(0) == 1
+    assert g.subset({0, 1}) == 3
+    assert g.mask(3) == 3
+    assert g.subset(np.int64(1)) == 2
+
+
+def test_errors():
+    f = Frame("abc")
+    with pytest.raises(FrameError, match="'z'.*Frame"):
+        f.subset("z")
+    with pytest.raises(FrameError, match="'z'"):
+        f.subset({"a", "z"})
+    with pytest.raises(FrameError, match="outside"):
+        f.subset(8)
+    with pytest.raises(FrameError, match="distinct"):
+        Frame(["a", "a"])
+    with pytest.raises(FrameError, match="at least one"):
+        Frame([])
+    with pytest.raises(FrameError, match="at most 64"):
+        Frame(range(65))
+
+
+def test_equality_hash_pickle():
+    assert Frame("ab") == Frame(["a", "b"])
+    assert Frame("ab") != Frame("ba")
+    assert len({Frame("ab"), Frame(["a", "b"])}) == 1
+    f = Frame(range(64))
+    assert pickle.loads(pickle.dumps(f)) == f
+    assert f.full == 2**64 - 1
