@@ -31,9 +31,16 @@ _LAZY = {
     "consonant_from_contour": "dstk.core.transforms",
     "jousselme_distance": "dstk.core.distances",
     "conflict": "dstk.core.distances",
+    "pignistic": "dstk.core.transforms",
+    "plausibility_transform": "dstk.core.transforms",
+    "discount": "dstk.core.transforms",
+    "decide": "dstk.core.decisions",
     # statistical evidence
     "from_counts": "dstk.evidence.counts",
     "from_class_counts": "dstk.evidence.counts",
+    "plausibility_degrees": "dstk.evidence.counts",
+    "predictive_mass": "dstk.evidence.predictive",
+    "LikelihoodBeliefFunction": "dstk.evidence.likelihood",
 }
 
 _SUBMODULES = {

@@ -264,6 +264,7 @@ def _combine_sparse(mf, ax, rule, weights):
         return MassFunction._sparse(f2, out, frame), kappa
     op = "or" if rule == "disjunctive" else "and"
     acc_f, acc_m = _sparse.prune(focal, np.ascontiguousarray(fm[..., 0, :]))
+    log_scale = np.zeros(acc_m.shape[:-1])
     for j in range(1, k):
         f2, m2 = _sparse.prune(focal, np.ascontiguousarray(fm[..., j, :]))
         acc_f, acc_m = _sparse.pairwise(acc_f, acc_m, f2, m2, op)
@@ -272,7 +273,9 @@ def _combine_sparse(mf, ax, rule, weights):
             # rescale: the empty set is irrelevant for Dempster's rule
             nz = acc_f != 0
             s = acc_m[..., nz].sum(axis=-1, keepdims=True)
-            acc_m = np.where(s > 0, acc_m / np.where(s > 0, s, 1.0), acc_m)
+            safe = np.where(s > 0, s, 1.0)
+            acc_m = acc_m / safe
+            log_scale = log_scale + np.log(safe[..., 0])
     empty = acc_f == np.uint64(0)
     nonempty_sum = acc_m[..., ~empty].sum(axis=-1)
     kappa = acc_m[..., empty].sum(axis=-1)
@@ -285,7 +288,7 @@ def _combine_sparse(mf, ax, rule, weights):
             _raise_total_conflict(nonempty_sum <= 0)
         out = acc_m / nonempty_sum[..., None]
         out[..., empty] = 0.0
-        kappa = np.clip(1.0 - nonempty_sum if k <= 16 else kappa, 0.0, 1.0)
+        kappa = np.clip(1.0 - nonempty_sum * np.exp(log_scale), 0.0, 1.0)
         f2, out = _sparse.prune(acc_f, out)
         return MassFunction._sparse(f2, out, frame), kappa
     if rule == "yager":
