@@ -1,0 +1,31 @@
+"""Belief functions on Dask: chunked mass functions, combination, calibration and tree ensembles.
+
+This module needs the optional extra ``dask`` (``pip install "dstk[dask]"``,
+i.e. ``dask[array,distributed]``); ``import dstk`` never imports dask.
+
+Every function builds a lazy dask graph whose tasks run the in-memory dstk
+code on one chunk at a time, so the same code runs on a laptop (threads),
+on a :class:`dask.distributed.LocalCluster` or on a cluster of machines.
+Results stay chunked (dask arrays or :class:`DaskMassFunction`); call
+``.compute()`` only on results small enough for the client.
+"""
+
+try:
+    import dask  # noqa: F401
+    import dask.array  # noqa: F401
+except ImportError as error:  # pragma: no cover - exercised without dask only
+    raise ImportError(
+        "dstk.dask needs dask: install the optional extra with pip install 'dstk[dask]' "
+        "(dask[array,distributed])."
+    ) from error
+
+from ._mass import DaskMassFunction, as_dask_mass
+from ._combination import TREE_RULES, TREE_TOLERANCE, combine
+
+__all__ = [
+    "DaskMassFunction",
+    "as_dask_mass",
+    "combine",
+    "TREE_RULES",
+    "TREE_TOLERANCE",
+]

@@ -1,0 +1,276 @@
+"""A batch of mass functions stored as a chunked dask array."""
+
+import numpy as np
+import dask
+import dask.array as da
+
+from ..core.frame import Frame
+from ..core.mass import MassFunction
+from ..exceptions import FrameMismatchError
+
+__all__ = ["DaskMassFunction", "as_dask_mass"]
+
+
+def _as_frame(frame):
+    return frame if isinstance(frame, Frame) else Frame(frame)
+
+
+def _validate_block(block, frame):
+    # raises InvalidMassError on the worker; the error surfaces at compute time
+    return MassFunction.from_array(block, frame, validate=True).to_array("m")
+
+
+def _block_to_mass(block, frame):
+    return MassFunction.from_array(block, frame, validate=False)
+
+
+def _apply_to_block(block, frame, func, kwargs):
+    return np.asarray(func(MassFunction.from_array(block, frame, validate=False), **kwargs))
+
+
+class DaskMassFunction:
+    """A batch of mass functions on one frame, stored as a chunked dask array.
+
+    The dense masses are a dask array of shape ``batch_shape + (2**n,)``
+    (the last axis indexed by subset bitmask, as in
+    :meth:`dstk.MassFunction.from_array`), chunked along the batch axes only:
+    every chunk holds whole mass functions, so every operation runs chunk by
+    chunk with the in-memory code of :mod:`dstk.core` and nothing is gathered
+    on one machine.
+
+    Parameters
+    ----------
+    array : dask.array.Array or array_like of shape (..., 2**n)
+        Dense masses.  A numpy array is wrapped with ``chunks="auto"`` along
+        the batch axes.
+    frame : Frame or iterable of labels
+        The frame of discernment (``n`` labels).
+    validate : bool, default=True
+        Check every chunk when it is computed (finite, non-negative masses
+        summing to one within 1e-9, see :meth:`dstk.MassFunction.from_array`);
+        an invalid chunk raises :class:`~dstk.exceptions.InvalidMassError`
+        from ``compute``.  Pass False for arrays built by dstk.
+    rechunk : bool, default=False
+        What to do when the last (``2**n``) axis is split across chunks:
+        False raises ``ValueError``; True merges it into one chunk
+        (``array.rechunk({-1: -1})``, a shuffle across the chunks of that
+        axis).
+
+    Raises
+    ------
+    ValueError
+        If the last axis does not have ``2**n`` entries, or is split across
+        chunks and ``rechunk`` is False.
+
+    Notes
+    -----
+    A ``DaskMassFunction`` pickles (a dask array and a frame), so it can be
+    sent to workers or saved with its task graph.
+
+    Examples
+    --------
+    >>> import numpy as np, dask.array as da
+    >>> from dstk.dask import DaskMassFunction
+    >>> values = np.tile([0.0, 0.5, 0.2, 0.3], (6, 1))
+    >>> masses = DaskMassFunction(da.from_array(values, chunks=(2, 4)), frame=(0, 1))
+    >>> masses
+    DaskMassFunction(frame=Frame([0, 1]), batch_shape=(6,), chunks=((2, 2, 2),))
+    >>> masses.bel({1}).compute(scheduler="synchronous").round(3).tolist()
+    [0.2, 0.2, 0.2, 0.2, 0.2, 0.2]
+    >>> masses.compute(scheduler="synchronous").batch_shape
+    (6,)
+    """
+
+    __slots__ = ("_array", "_frame")
+
+    def __init__(self, array, frame, *, validate=True, rechunk=False):
+        frame = _as_frame(frame)
+        if not isinstance(array, da.Array):
+            values = np.asarray(array, dtype=np.float64)
+            if values.ndim == 0:
+                raise ValueError("A DaskMassFunction needs an array of shape (..., 2**n); got a scalar.")
+            array = da.from_array(values, chunks=("auto",) * (values.ndim - 1) + (-1,))
+        if array.ndim == 0 or array.shape[-1] != frame.size:
+            raise ValueError(
+                f"The last axis of the mass array must have 2**n = {frame.size} entries for {frame!r}; "
+                f"got shape {array.shape}."
+            )
+        if len(array.chunks[-1]) > 1:
+            if not rechunk:
+                raise ValueError(
+                    f"The last axis (the {frame.size} subsets of the frame) is split into chunks "
+                    f"{array.chunks[-1]}; every chunk must hold whole mass functions. Rechunk it with "
+                    "array.rechunk({-1: -1}) or pass rechunk=True."
+                )
+            array = array.rechunk({array.ndim - 1: -1})
+        if array.dtype != np.float64:
+            array = array.astype(np.float64)
+        if validate:
+            array = array.map_blocks(_validate_block, frame, dtype=np.float64)
+        self._array = array
+        self._frame = frame
+
+    @classmethod
+    def _trusted(cls, array, frame):
+        obj = cls.__new__(cls)
+        obj._array, obj._frame = array, frame
+        return obj
+
+    def __reduce__(self):
+        return (DaskMassFunction._trusted, (self._array, self._frame))
+
+    # -- properties -------------------------------------------------------
+    @property
+    def array(self):
+        """dask.array.Array: the dense masses, shape ``batch_shape + (2**n,)``."""
+        return self._array
+
+    @property
+    def frame(self):
+        """Frame: the frame of discernment."""
+        return self._frame
+
+    @property
+    def batch_shape(self):
+        """tuple: shape of the batch."""
+        return self._array.shape[:-1]
+
+    @property
+    def ndim(self):
+        """int: number of batch axes."""
+        return self._array.ndim - 1
+
+    @property
+    def chunks(self):
+        """tuple: chunks of the batch axes."""
+        return self._array.chunks[:-1]
+
+    def __repr__(self):
+        return (
+            f"DaskMassFunction(frame={self._frame!r}, batch_shape={self.batch_shape}, "
+            f"chunks={self.chunks})"
+        )
+
+    # -- conversions -----------------------------------------------------
+    def compute(self, **kwargs):
+        """Compute and gather into one in-memory :class:`~dstk.MassFunction` (small results only)."""
+        (values,) = dask.compute(self._array, **kwargs)
+        return MassFunction.from_array(values, self._frame, validate=False)
+
+    def persist(self, **kwargs):
+        """Persist the masses in (distributed) memory; returns a new DaskMassFunction."""
+        (array,) = dask.persist(self._array, **kwargs)
+        return DaskMassFunction._trusted(array, self._frame)
+
+    def to_delayed(self):
+        """One delayed in-memory :class:`~dstk.MassFunction` per chunk.
+
+        Returns
+        -------
+        ndarray of dask.delayed.Delayed
+            Shape ``numblocks`` of the batch axes; element ``[i, j, ...]`` is
+            the chunk ``[i, j, ...]`` as a MassFunction.
+        """
+        blocks = self._array.to_delayed()
+        blocks = blocks.reshape(blocks.shape[:-1])
+        to_mass = dask.delayed(_block_to_mass, pure=True)
+        out = np.empty(blocks.shape, dtype=object)
+        for index in np.ndindex(blocks.shape):
+            out[index] = to_mass(blocks[index], self._frame)
+        return out
+
+    def map_blocks(self, func, *, tail=(), dtype=np.float64, **kwargs):
+        """Apply ``func(MassFunction, **kwargs)`` to every chunk.
+
+        Parameters
+        ----------
+        func : callable
+            Takes the chunk as a batched :class:`~dstk.MassFunction` and
+            returns an array of shape ``chunk_batch_shape + tail``.
+        tail : tuple of int, default=()
+            Trailing axes that ``func`` adds after the batch axes (e.g.
+            ``(n,)`` for a pignistic probability).
+        dtype : numpy dtype, default=float64
+
+        Returns
+        -------
+        dask.array.Array of shape ``batch_shape + tail``
+        """
+        tail = tuple(int(t) for t in tail)
+        nd = self.ndim
+        if len(tail) == 1:
+            return self._array.map_blocks(
+                _apply_to_block, self._frame, func, kwargs, chunks=self.chunks + ((tail[0],),), dtype=dtype
+            )
+        if not tail:
+            return self._array.map_blocks(
+                _apply_to_block, self._frame, func, kwargs, drop_axis=nd, chunks=self.chunks, dtype=dtype
+            )
+        return self._array.map_blocks(
+            _apply_to_block, self._frame, func, kwargs, drop_axis=nd,
+            new_axis=list(range(nd, nd + len(tail))), chunks=self.chunks + tuple((t,) for t in tail),
+            dtype=dtype,
+        )
+
+    def to_array(self, kind="m"):
+        """Dense representation of the given kind (see :meth:`dstk.MassFunction.to_array`), lazily."""
+        if kind == "m":
+            return self._array
+        return self.map_blocks(_to_array, tail=(self._frame.size,), kind=kind)
+
+    def pignistic(self):
+        """Pignistic probabilities, dask array of shape ``batch_shape + (n,)``."""
+        return self.map_blocks(_pignistic, tail=(self._frame.n,))
+
+    def bel(self, subset):
+        """Belief of ``subset``, dask array of shape ``batch_shape``."""
+        return self.map_blocks(_bel, subset=subset)
+
+    def pl(self, subset):
+        """Plausibility of ``subset``, dask array of shape ``batch_shape``."""
+        return self.map_blocks(_pl, subset=subset)
+
+    def combine(self, *others, rule="dempster", **options):
+        """Combine with other DaskMassFunctions (see :func:`dstk.dask.combine`)."""
+        from ._combination import combine
+
+        return combine([self, *others], rule=rule, **options)
+
+
+def _to_array(mf, kind):
+    return mf.to_array(kind)
+
+
+def _pignistic(mf):
+    return mf.pignistic()
+
+
+def _bel(mf, subset):
+    return mf.bel(subset)
+
+
+def _pl(mf, subset):
+    return mf.pl(subset)
+
+
+def as_dask_mass(masses, frame=None, *, validate=True, rechunk=False):
+    """Return ``masses`` as a :class:`DaskMassFunction`.
+
+    Accepts a DaskMassFunction (returned as is; ``frame``, if given, must be
+    its frame), a dask or numpy array of dense masses with ``frame``, or an
+    in-memory dense :class:`~dstk.MassFunction` (wrapped in one chunk per
+    ``"auto"`` block).
+    """
+    if isinstance(masses, DaskMassFunction):
+        if frame is not None and _as_frame(frame) != masses.frame:
+            raise FrameMismatchError(f"The masses are on {masses.frame!r}, not on {_as_frame(frame)!r}.")
+        return masses
+    if isinstance(masses, MassFunction):
+        if frame is not None and _as_frame(frame) != masses.frame:
+            raise FrameMismatchError(f"The masses are on {masses.frame!r}, not on {_as_frame(frame)!r}.")
+        return DaskMassFunction(masses.to_array("m"), masses.frame, validate=False, rechunk=rechunk)
+    if frame is None:
+        raise TypeError(
+            "A plain array of masses needs `frame=`; or wrap it first with DaskMassFunction(array, frame)."
+        )
+    return DaskMassFunction(masses, frame, validate=validate, rechunk=rechunk)
