@@ -14,47 +14,250 @@ from numba import njit
 
 
 @njit(cache=True)
-def _superset_sum_row(x):
+def _superset_pass(x, sign):
+    """x(A) <- sum_{B superset of A} sign**|B - A| x(B), in place on one row.
+
+    ``sign = 1.0``: superset sums (m -> q); ``sign = -1.0``: the inverse
+    Moebius transform (q -> m).  The three lowest bits are done in registers
+    on blocks of 8 entries; higher bits two at a time (radix 4) on contiguous
+    slices so that LLVM vectorises the inner loop.  Multiplying by +-1 is
+    exact, so the result equals the plain ``n``-sweep transform bit for bit.
+    """
     size = x.shape[0]
     step = 1
+    if size >= 8:
+        for b in range(0, size, 8):
+            x0 = x[b]
+            x1 = x[b + 1]
+            x2 = x[b + 2]
+            x3 = x[b + 3]
+            x4 = x[b + 4]
+            x5 = x[b + 5]
+            x6 = x[b + 6]
+            x7 = x[b + 7]
+            x0 += sign * x1
+            x2 += sign * x3
+            x4 += sign * x5
+            x6 += sign * x7
+            x0 += sign * x2
+            x1 += sign * x3
+            x4 += sign * x6
+            x5 += sign * x7
+            x[b] = x0 + sign * x4
+            x[b + 1] = x1 + sign * x5
+            x[b + 2] = x2 + sign * x6
+            x[b + 3] = x3 + sign * x7
+            x[b + 4] = x4
+            x[b + 5] = x5
+            x[b + 6] = x6
+        step = 8
     while step < size:
-        for base in range(0, size, 2 * step):
-            for j in range(base, base + step):
-                x[j] += x[j + step]
-        step *= 2
+        if 4 * step <= size:
+            for base in range(0, size, 4 * step):
+                p0 = x[base:base + step]
+                p1 = x[base + step:base + 2 * step]
+                p2 = x[base + 2 * step:base + 3 * step]
+                p3 = x[base + 3 * step:base + 4 * step]
+                for j in range(step):
+                    a = p0[j]
+                    b1 = p1[j]
+                    c = p2[j]
+                    d = p3[j]
+                    a += sign * b1
+                    c += sign * d
+                    p0[j] = a + sign * c
+                    p1[j] = b1 + sign * d
+                    p2[j] = c
+            step *= 4
+        else:
+            for base in range(0, size, 2 * step):
+                lo = x[base:base + step]
+                hi = x[base + step:base + 2 * step]
+                for j in range(step):
+                    lo[j] += sign * hi[j]
+            step *= 2
 
 
 @njit(cache=True)
-def _superset_moebius_row(x):
+def _subset_pass(x, sign):
+    """x(A) <- sum_{B subset of A} sign**|A - B| x(B), in place on one row.
+
+    ``sign = 1.0``: subset sums (m -> b); ``sign = -1.0``: inverse (b -> m).
+    Same blocking as :func:`_superset_pass`.
+    """
     size = x.shape[0]
     step = 1
+    if size >= 8:
+        for b in range(0, size, 8):
+            x0 = x[b]
+            x1 = x[b + 1]
+            x2 = x[b + 2]
+            x3 = x[b + 3]
+            x4 = x[b + 4]
+            x5 = x[b + 5]
+            x6 = x[b + 6]
+            x7 = x[b + 7]
+            x1 += sign * x0
+            x3 += sign * x2
+            x5 += sign * x4
+            x7 += sign * x6
+            x2 += sign * x0
+            x3 += sign * x1
+            x6 += sign * x4
+            x7 += sign * x5
+            x[b + 1] = x1
+            x[b + 2] = x2
+            x[b + 3] = x3
+            x[b + 4] = x4 + sign * x0
+            x[b + 5] = x5 + sign * x1
+            x[b + 6] = x6 + sign * x2
+            x[b + 7] = x7 + sign * x3
+        step = 8
     while step < size:
-        for base in range(0, size, 2 * step):
-            for j in range(base, base + step):
-                x[j] -= x[j + step]
-        step *= 2
+        if 4 * step <= size:
+            for base in range(0, size, 4 * step):
+                p0 = x[base:base + step]
+                p1 = x[base + step:base + 2 * step]
+                p2 = x[base + 2 * step:base + 3 * step]
+                p3 = x[base + 3 * step:base + 4 * step]
+                for j in range(step):
+                    a = p0[j]
+                    b1 = p1[j]
+                    c = p2[j]
+                    d = p3[j]
+                    b1 += sign * a
+                    d += sign * c
+                    p1[j] = b1
+                    p2[j] = c + sign * a
+                    p3[j] = d + sign * b1
+            step *= 4
+        else:
+            for base in range(0, size, 2 * step):
+                lo = x[base:base + step]
+                hi = x[base + step:base + 2 * step]
+                for j in range(step):
+                    hi[j] += sign * lo[j]
+            step *= 2
+
+
+@njit(cache=True, fastmath={"reassoc"})
+def _sum_from(x, start):
+    """sum(x[start:]); reassociation lets LLVM vectorise the reduction."""
+    total = 0.0
+    for a in range(start, x.shape[0]):
+        total += x[a]
+    return total
 
 
 @njit(cache=True)
-def _subset_sum_row(x):
-    size = x.shape[0]
-    step = 1
-    while step < size:
-        for base in range(0, size, 2 * step):
-            for j in range(base, base + step):
-                x[j + step] += x[j]
-        step *= 2
+def _multiply_commonality(src, acc, tmp, first):
+    """acc <- q_src (first source) or acc * q_src, with q the superset sums."""
+    size = acc.shape[0]
+    if first:
+        for a in range(size):
+            acc[a] = src[a]
+        _superset_pass(acc, 1.0)
+    else:
+        for a in range(size):
+            tmp[a] = src[a]
+        _superset_pass(tmp, 1.0)
+        for a in range(size):
+            acc[a] *= tmp[a]
 
 
 @njit(cache=True)
-def _subset_moebius_row(x):
-    size = x.shape[0]
-    step = 1
-    while step < size:
-        for base in range(0, size, 2 * step):
-            for j in range(base, base + step):
-                x[j + step] -= x[j]
-        step *= 2
+def _rescale_nonempty(acc):
+    """Divide acc[1:] by its maximum (when positive); return the log of the factor."""
+    size = acc.shape[0]
+    scale = 0.0
+    for a in range(1, size):
+        if acc[a] > scale:
+            scale = acc[a]
+    if scale > 0.0:
+        for a in range(1, size):
+            acc[a] /= scale
+        return math.log(scale)
+    return 0.0
+
+
+@njit(cache=True)
+def _finish_conjunctive(acc, normalize, log_scale):
+    """Commonality product -> masses in place; return (kappa, total conflict flag)."""
+    size = acc.shape[0]
+    if normalize:
+        acc[0] = 0.0
+        _superset_pass(acc, -1.0)
+        total = _sum_from(acc, 1)
+        if total > 0.0:
+            acc[0] = 0.0
+            for a in range(1, size):
+                acc[a] /= total
+            k_val = 1.0 - total * math.exp(log_scale)
+            return (k_val if k_val > 0.0 else 0.0), False
+        for a in range(size):
+            acc[a] = 0.0
+        return 1.0, True
+    _superset_pass(acc, -1.0)
+    total = _sum_from(acc, 1)
+    # m(empty) is recomputed from the others so that the row sums to 1
+    acc[0] = 1.0 - total if total < 1.0 else 0.0
+    return acc[0], False
+
+
+@njit(cache=True)
+def _conjunctive_binary(m, normalize, out, kappa, total_conflict):
+    """:func:`conjunctive` on a binary frame (size 4), commonalities in scalars.
+
+    q({0}) = m({0}) + m(frame), q({1}) = m({1}) + m(frame), q(frame) =
+    m(frame); q(empty) plays no role since m(empty) is recomputed.  Same
+    arithmetic and rescaling schedule as the general path.
+    """
+    rows, k_sources, _ = m.shape
+    for r in range(rows):
+        q1 = 1.0
+        q2 = 1.0
+        q3 = 1.0
+        log_scale = 0.0
+        for k in range(k_sources):
+            t3 = m[r, k, 3]
+            q1 *= m[r, k, 1] + t3
+            q2 *= m[r, k, 2] + t3
+            q3 *= t3
+            if normalize and (k % 16 == 15):
+                scale = q1
+                if q2 > scale:
+                    scale = q2
+                if q3 > scale:
+                    scale = q3
+                if scale > 0.0:
+                    q1 /= scale
+                    q2 /= scale
+                    q3 /= scale
+                    log_scale += math.log(scale)
+        a1 = q1 - q3
+        a2 = q2 - q3
+        total = a1 + a2 + q3
+        if normalize:
+            if total > 0.0:
+                out[r, 0] = 0.0
+                out[r, 1] = a1 / total
+                out[r, 2] = a2 / total
+                out[r, 3] = q3 / total
+                k_val = 1.0 - total * math.exp(log_scale)
+                kappa[r] = k_val if k_val > 0.0 else 0.0
+            else:
+                out[r, 0] = 0.0
+                out[r, 1] = 0.0
+                out[r, 2] = 0.0
+                out[r, 3] = 0.0
+                kappa[r] = 1.0
+                total_conflict[r] = True
+        else:
+            out[r, 0] = 1.0 - total if total < 1.0 else 0.0
+            out[r, 1] = a1
+            out[r, 2] = a2
+            out[r, 3] = q3
+            kappa[r] = out[r, 0]
 
 
 @njit(cache=True)
@@ -74,54 +277,40 @@ def conjunctive(m, normalize):
     out = np.empty((rows, size))
     kappa = np.empty(rows)
     total_conflict = np.zeros(rows, dtype=np.bool_)
-    acc = np.empty(size)
+    if size == 4:
+        _conjunctive_binary(m, normalize, out, kappa, total_conflict)
+        return out, kappa, total_conflict
+    # the output row is the accumulator: one scratch row only (fresh large
+    # allocations cost a page fault per 4 KiB on every call)
     tmp = np.empty(size)
     for r in range(rows):
-        for a in range(size):
-            acc[a] = 1.0
+        acc = out[r]
         log_scale = 0.0
         for k in range(k_sources):
-            for a in range(size):
-                tmp[a] = m[r, k, a]
-            _superset_sum_row(tmp)
-            for a in range(size):
-                acc[a] *= tmp[a]
+            _multiply_commonality(m[r, k], acc, tmp, k == 0)
             if normalize and (k % 16 == 15):
-                scale = 0.0
-                for a in range(1, size):
-                    if acc[a] > scale:
-                        scale = acc[a]
-                if scale > 0.0:
-                    for a in range(1, size):
-                        acc[a] /= scale
-                    log_scale += math.log(scale)
-        if normalize:
-            acc[0] = 0.0
-            _superset_moebius_row(acc)
-            total = 0.0
-            for a in range(1, size):
-                total += acc[a]
-            if total > 0.0:
-                out[r, 0] = 0.0
-                for a in range(1, size):
-                    out[r, a] = acc[a] / total
-                k_val = 1.0 - total * math.exp(log_scale)
-                kappa[r] = k_val if k_val > 0.0 else 0.0
-            else:
-                for a in range(size):
-                    out[r, a] = 0.0
-                kappa[r] = 1.0
-                total_conflict[r] = True
-        else:
-            _superset_moebius_row(acc)
-            total = 0.0
-            for a in range(1, size):
-                total += acc[a]
-            for a in range(size):
-                out[r, a] = acc[a]
-            # m(empty) is recomputed from the others so that the row sums to 1
-            out[r, 0] = 1.0 - total if total < 1.0 else 0.0
-            kappa[r] = out[r, 0]
+                log_scale += _rescale_nonempty(acc)
+        kappa[r], total_conflict[r] = _finish_conjunctive(acc, normalize, log_scale)
+    return out, kappa, total_conflict
+
+
+@njit(cache=True)
+def conjunctive_pair(m1, m2, normalize):
+    """:func:`conjunctive` of two sources given as separate (rows, size) arrays.
+
+    Same result as ``conjunctive(np.stack([m1, m2], axis=1), normalize)``
+    without building the stacked copy (for the common two-source call).
+    """
+    rows, size = m1.shape
+    out = np.empty((rows, size))
+    kappa = np.empty(rows)
+    total_conflict = np.zeros(rows, dtype=np.bool_)
+    tmp = np.empty(size)
+    for r in range(rows):
+        acc = out[r]
+        _multiply_commonality(m1[r], acc, tmp, True)
+        _multiply_commonality(m2[r], acc, tmp, False)
+        kappa[r], total_conflict[r] = _finish_conjunctive(acc, normalize, 0.0)
     return out, kappa, total_conflict
 
 
@@ -130,20 +319,22 @@ def disjunctive(m):
     """Disjunctive combination (product of implicabilities) of every row."""
     rows, k_sources, size = m.shape
     out = np.empty((rows, size))
-    acc = np.empty(size)
     tmp = np.empty(size)
     for r in range(rows):
-        for a in range(size):
-            acc[a] = 1.0
+        acc = out[r]
         for k in range(k_sources):
-            for a in range(size):
-                tmp[a] = m[r, k, a]
-            _subset_sum_row(tmp)
-            for a in range(size):
-                acc[a] *= tmp[a]
-        _subset_moebius_row(acc)
-        for a in range(size):
-            out[r, a] = acc[a]
+            src = m[r, k]
+            if k == 0:
+                for a in range(size):
+                    acc[a] = src[a]
+                _subset_pass(acc, 1.0)
+            else:
+                for a in range(size):
+                    tmp[a] = src[a]
+                _subset_pass(tmp, 1.0)
+                for a in range(size):
+                    acc[a] *= tmp[a]
+        _subset_pass(acc, -1.0)
     return out
 
 
@@ -156,17 +347,16 @@ def log_conjunctive_weights(m):
     """
     rows, size = m.shape
     out = np.empty((rows, size))
-    tmp = np.empty(size)
     for r in range(rows):
+        tmp = out[r]
+        src = m[r]
         for a in range(size):
-            tmp[a] = m[r, a]
-        _superset_sum_row(tmp)
+            tmp[a] = src[a]
+        _superset_pass(tmp, 1.0)
         for a in range(size):
-            tmp[a] = math.log(tmp[a])
-        _superset_moebius_row(tmp)
-        for a in range(size):
-            out[r, a] = -tmp[a]
-        out[r, size - 1] = 0.0
+            tmp[a] = -math.log(tmp[a])
+        _superset_pass(tmp, -1.0)
+        tmp[size - 1] = 0.0
     return out
 
 
@@ -178,19 +368,17 @@ def mass_from_log_conjunctive_weights(lw):
     """
     rows, size = lw.shape
     out = np.empty((rows, size))
-    tmp = np.empty(size)
     for r in range(rows):
-        total = 0.0
+        tmp = out[r]
+        src = lw[r]
         for a in range(size - 1):
-            tmp[a] = lw[r, a]
-            total += lw[r, a]
+            tmp[a] = src[a]
+        total = _sum_from(tmp[:size - 1], 0)
         tmp[size - 1] = 0.0
-        _superset_sum_row(tmp)
+        _superset_pass(tmp, 1.0)
         for a in range(size):
             tmp[a] = math.exp(total - tmp[a])
-        _superset_moebius_row(tmp)
-        for a in range(size):
-            out[r, a] = tmp[a]
+        _superset_pass(tmp, -1.0)
     return out
 
 
@@ -203,17 +391,16 @@ def log_disjunctive_weights(m):
     """
     rows, size = m.shape
     out = np.empty((rows, size))
-    tmp = np.empty(size)
     for r in range(rows):
+        tmp = out[r]
+        src = m[r]
         for a in range(size):
-            tmp[a] = m[r, a]
-        _subset_sum_row(tmp)
+            tmp[a] = src[a]
+        _subset_pass(tmp, 1.0)
         for a in range(size):
-            tmp[a] = math.log(tmp[a])
-        _subset_moebius_row(tmp)
-        for a in range(size):
-            out[r, a] = -tmp[a]
-        out[r, 0] = 0.0
+            tmp[a] = -math.log(tmp[a])
+        _subset_pass(tmp, -1.0)
+        tmp[0] = 0.0
     return out
 
 
@@ -222,19 +409,17 @@ def mass_from_log_disjunctive_weights(lv):
     """Inverse of :func:`log_disjunctive_weights` (ln v(empty) ignored)."""
     rows, size = lv.shape
     out = np.empty((rows, size))
-    tmp = np.empty(size)
     for r in range(rows):
-        total = 0.0
+        tmp = out[r]
+        src = lv[r]
         tmp[0] = 0.0
         for a in range(1, size):
-            tmp[a] = lv[r, a]
-            total += lv[r, a]
-        _subset_sum_row(tmp)
+            tmp[a] = src[a]
+        total = _sum_from(tmp, 1)
+        _subset_pass(tmp, 1.0)
         for a in range(size):
             tmp[a] = math.exp(total - tmp[a])
-        _subset_moebius_row(tmp)
-        for a in range(size):
-            out[r, a] = tmp[a]
+        _subset_pass(tmp, -1.0)
     return out
 
 
@@ -246,32 +431,29 @@ def cautious(m):
     """
     rows, k_sources, size = m.shape
     out = np.empty((rows, size))
-    acc = np.empty(size)
     tmp = np.empty(size)
     for r in range(rows):
+        acc = out[r]
         for a in range(size):
             acc[a] = np.inf
         for k in range(k_sources):
+            src = m[r, k]
             for a in range(size):
-                tmp[a] = m[r, k, a]
-            _superset_sum_row(tmp)
+                tmp[a] = src[a]
+            _superset_pass(tmp, 1.0)
             for a in range(size):
                 tmp[a] = math.log(tmp[a])
-            _superset_moebius_row(tmp)
+            _superset_pass(tmp, -1.0)
             for a in range(size):
                 v = -tmp[a]
                 if v < acc[a]:
                     acc[a] = v
         acc[size - 1] = 0.0
-        total = 0.0
-        for a in range(size - 1):
-            total += acc[a]
-        _superset_sum_row(acc)
+        total = _sum_from(acc[:size - 1], 0)
+        _superset_pass(acc, 1.0)
         for a in range(size):
             acc[a] = math.exp(total - acc[a])
-        _superset_moebius_row(acc)
-        for a in range(size):
-            out[r, a] = acc[a]
+        _superset_pass(acc, -1.0)
     return out
 
 
@@ -283,32 +465,29 @@ def bold(m):
     """
     rows, k_sources, size = m.shape
     out = np.empty((rows, size))
-    acc = np.empty(size)
     tmp = np.empty(size)
     for r in range(rows):
+        acc = out[r]
         for a in range(size):
             acc[a] = np.inf
         for k in range(k_sources):
+            src = m[r, k]
             for a in range(size):
-                tmp[a] = m[r, k, a]
-            _subset_sum_row(tmp)
+                tmp[a] = src[a]
+            _subset_pass(tmp, 1.0)
             for a in range(size):
                 tmp[a] = math.log(tmp[a])
-            _subset_moebius_row(tmp)
+            _subset_pass(tmp, -1.0)
             for a in range(size):
                 v = -tmp[a]
                 if v < acc[a]:
                     acc[a] = v
         acc[0] = 0.0
-        total = 0.0
-        for a in range(1, size):
-            total += acc[a]
-        _subset_sum_row(acc)
+        total = _sum_from(acc, 1)
+        _subset_pass(acc, 1.0)
         for a in range(size):
             acc[a] = math.exp(total - acc[a])
-        _subset_moebius_row(acc)
-        for a in range(size):
-            out[r, a] = acc[a]
+        _subset_pass(acc, -1.0)
     return out
 
 
@@ -327,14 +506,16 @@ def dubois_prade_pair(m1, m2):
     q1 = np.empty(size)
     q2 = np.empty(size)
     for r in range(rows):
+        s1 = m1[r]
+        s2 = m2[r]
         for a in range(size):
-            q1[a] = m1[r, a]
-            q2[a] = m2[r, a]
-        _superset_sum_row(q1)
-        _superset_sum_row(q2)
+            q1[a] = s1[a]
+            q2[a] = s2[a]
+        _superset_pass(q1, 1.0)
+        _superset_pass(q2, 1.0)
         for a in range(size):
             q1[a] *= q2[a]
-        _superset_moebius_row(q1)
+        _superset_pass(q1, -1.0)
         q1[0] = 0.0
         for a in range(size):
             va = m1[r, a]
