@@ -1,0 +1,135 @@
+"""Belief and plausibility of success for the count models (Xu et al. 2016, Fig. 4)."""
+
+import numpy as np
+from matplotlib.lines import Line2D
+
+from ._base import get_axes, model_color
+
+__all__ = ["plot_count_models", "MODEL_NAMES"]
+
+#: Readable names of the binary count models of :func:`dstk.evidence.from_counts`.
+MODEL_NAMES = {
+    "bayes": "Bayes (k/n)",
+    "inverse_pignistic": "inverse pignistic",
+    "dempster": "Dempster's model",
+    "confidence_interval": "Clopper-Pearson",
+    "likelihood": "likelihood-based",
+    "plausibility": "plausibility degrees",
+}
+
+_PANELS = {"sample_size": "by_sample_size", "proportion": "by_proportion"}
+
+
+def plot_count_models(by="sample_size", ax=None, *, models=None, proportion=(2, 3), max_sample_size=300,
+                      sample_size=10, confidence=0.95, title=None):
+    """Belief and plausibility of success against sample size or proportion, one colour per count model.
+
+    Panel (a) of Xu et al. (2016), Fig. 4 (``by="sample_size"``): a fixed
+    proportion ``k/n`` observed in ever larger samples.  Panel (b)
+    (``by="proportion"``): a fixed sample size, ``k = 0..n``.  Belief
+    ``Bel({1}) = m({1})`` is drawn solid, plausibility
+    ``Pl({1}) = m({1}) + m({0, 1})`` dashed, in the model's colour; the gap
+    between them is the ignorance ``m({0, 1})`` left by ``n`` observations.
+
+    Parameters
+    ----------
+    by : {"sample_size", "proportion"}, default "sample_size"
+        Which panel of Fig. 4.
+    ax : matplotlib Axes, optional
+    models : sequence of str, optional
+        Count models (keys of :data:`MODEL_NAMES`); default: the five of
+        Xu et al.'s figure (every model but ``"plausibility"``, whose
+        plausibility coincides with the inverse pignistic one at 1 for
+        proportions above 1/2).
+    proportion : tuple (numerator, denominator), default (2, 3)
+        The fixed proportion of panel (a).
+    max_sample_size : int, default 300
+        Largest sample size of panel (a).
+    sample_size : int, default 10
+        The fixed ``n`` of panel (b).
+    confidence : float, default 0.95
+        Level of the Clopper-Pearson interval.
+    title : str, optional
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+
+    Raises
+    ------
+    ValueError
+        Unknown ``by`` or model, and whatever
+        :func:`dstk.evidence.figure4_data` rejects.
+
+    Notes
+    -----
+    The values come from :func:`dstk.evidence.figure4_data` (Eqs. 24-32 of
+    Xu et al. 2016).  Bayes and the inverse pignistic transform do not depend
+    on ``n``; Dempster's model converges fastest to ``k/n``; the
+    Clopper-Pearson model is the most conservative (section 4.1).
+
+    References
+    ----------
+    Xu, P., Davoine, F., Zha, H. and Denoeux, T. (2016). Evidential
+    calibration of binary SVM classifiers. IJAR 72, 55-70. Figure 4.
+
+    Examples
+    --------
+    >>> from dstk.plot import plot_count_models
+    >>> ax = plot_count_models("proportion", models=["dempster", "likelihood"])
+    >>> ax.get_xlabel()
+    'observed proportion k/n (n = 10)'
+    >>> import matplotlib.pyplot as plt; plt.close("all")
+    """
+    from dstk.evidence.counts import BINARY_MODELS
+    from dstk.evidence.figures import figure4_data
+
+    if by not in _PANELS:
+        raise ValueError(f"`by` must be 'sample_size' or 'proportion'; got {by!r}.")
+    if models is None:
+        models = tuple(name for name in BINARY_MODELS if name != "plausibility")
+    models = tuple(models)
+    unknown = [name for name in models if name not in BINARY_MODELS]
+    if unknown:
+        raise ValueError(f"Unknown count model(s) {unknown}; choose from {BINARY_MODELS}.")
+    if not models:
+        raise ValueError("`models` is empty; name at least one count model.")
+    data = figure4_data(proportion=proportion, max_sample_size=max_sample_size, sample_size=sample_size,
+                        confidence=confidence, models=models)
+    panel = data[_PANELS[by]]
+
+    ax = get_axes(ax)
+    x = np.asarray(panel["x"], dtype=float)
+    handles = []
+    marker = "o" if x.size <= 15 else None
+    for index, name in enumerate(models):
+        color = model_color(BINARY_MODELS.index(name))
+        belief = panel["belief"][name]
+        plausibility = panel["plausibility"][name]
+        label = MODEL_NAMES.get(name, name)
+        if name == "confidence_interval":
+            label = f"{label} ({confidence:.0%})"
+        same = np.allclose(belief, plausibility, atol=1e-12)
+        ax.plot(x, belief, color=color, linestyle="-", linewidth=1.6, marker=marker, markersize=3.5)
+        if not same:
+            ax.plot(x, plausibility, color=color, linestyle="--", linewidth=1.6, marker=marker, markersize=3.5)
+        handles.append(Line2D([], [], color=color, linewidth=2.2, label=label + (" (Bel = Pl)" if same else "")))
+    handles.append(Line2D([], [], color="0.3", linestyle="-", label="Bel({1})  (solid)"))
+    handles.append(Line2D([], [], color="0.3", linestyle="--", label="Pl({1})  (dashed)"))
+    if by == "sample_size":
+        numerator, denominator = proportion
+        ax.axhline(numerator / denominator, color="0.6", linewidth=0.8, linestyle=":")
+        ax.set_xlabel("sample size n")
+        ax.set_xlim(0, x.max() * 1.02)
+        default_title = f"Proportion {numerator}/{denominator}: belief and plausibility of success vs sample size"
+    else:
+        ax.plot([0, 1], [0, 1], color="0.6", linewidth=0.8, linestyle=":")
+        ax.set_xlabel(f"observed proportion k/n (n = {sample_size})")
+        ax.set_xlim(-0.02, 1.02)
+        default_title = f"n = {sample_size}: belief and plausibility of success vs proportion"
+    ax.set_ylim(-0.02, 1.02)
+    ax.set_ylabel("Bel({1}) and Pl({1})")
+    ax.set_title(title if title is not None else default_title, fontsize=10)
+    ax.grid(True, color="0.92")
+    ax.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, -0.13), ncol=3, fontsize=8, frameon=False)
+    return ax

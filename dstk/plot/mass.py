@@ -1,0 +1,382 @@
+"""Plots of mass functions: focal sets, belief-plausibility intervals, ternary pignistic plots."""
+
+import numpy as np
+
+from ._base import (
+    BELIEF_COLOR,
+    MASS_COLOR,
+    PIGNISTIC_COLOR,
+    PLAUSIBILITY_COLOR,
+    check_mass_function,
+    check_unit_interval,
+    get_axes,
+    legend_below,
+    model_color,
+)
+
+__all__ = ["plot_mass", "plot_intervals", "plot_ternary"]
+
+
+def plot_mass(m, ax=None, *, tolerance=1e-12, show_values=True, title=None):
+    """Bar chart of the focal sets of one mass function, with the [Bel, Pl] interval of each singleton.
+
+    The left part of the axes has one bar per focal set ``A`` (height
+    ``m(A)``, sorted by cardinality); the right part has, for every label
+    ``w`` of the frame, the interval ``[Bel({w}), Pl({w})]`` as a thick
+    vertical segment and the pignistic probability ``BetP(w)`` as a dot.
+
+    Parameters
+    ----------
+    m : MassFunction
+        One (unbatched) mass function.  Select one of a batch with ``m.batch[i]``.
+    ax : matplotlib Axes, optional
+        Where to draw; a new figure is made when None.
+    tolerance : float, default 1e-12
+        Focal sets with a mass at most ``tolerance`` are not drawn.
+    show_values : bool, default True
+        Write the mass above each bar.
+    title : str, optional
+        Axes title (default: ``"Mass function on {a, b, ...}"``).
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+
+    Raises
+    ------
+    TypeError
+        ``m`` is not a MassFunction.
+    ValueError
+        ``m`` is batched.
+
+    Notes
+    -----
+    ``Bel(A) = sum_{empty != B subset of A} m(B)`` and
+    ``Pl(A) = sum_{B meets A} m(B)`` (Shafer 1976, Chapter 2);
+    ``BetP(w) = sum_{A contains w} m(A) / (|A| (1 - m(empty)))`` (Smets &
+    Kennes 1994).  ``Bel({w}) <= BetP(w) <= Pl({w})`` for a normalised ``m``,
+    so the dot always lies on its segment.
+
+    References
+    ----------
+    Shafer, G. (1976). A Mathematical Theory of Evidence. Princeton.
+    Smets, P. and Kennes, R. (1994). The transferable belief model. AI 66, 191-234.
+
+    Examples
+    --------
+    >>> from dstk import MassFunction
+    >>> from dstk.plot import plot_mass
+    >>> ax = plot_mass(MassFunction({"a": 0.5, "a,b": 0.3, "a,b,c": 0.2}))
+    >>> [t.get_text() for t in ax.get_xticklabels()]
+    ['{a}', '{a,b}', 'Ω', 'a', 'b', 'c']
+    >>> import matplotlib.pyplot as plt; plt.close("all")
+    """
+    m = check_mass_function(m)
+    if m.batch_shape:
+        raise ValueError(
+            f"plot_mass draws one mass function; this one has batch shape {m.batch_shape}. "
+            "Select one with m.batch[i], or draw the batch with plot_intervals."
+        )
+    frame = m.frame
+    focal = m.focal_sets(tolerance=tolerance)
+    masks = sorted((frame.subset(labels) for labels in focal), key=lambda a: (bin(a).count("1"), a))
+    masses = [float(m[_labels_of(frame, a)]) for a in masks]
+    names = [frame.format_subset(a) for a in masks]
+
+    ax = get_axes(ax, figsize=(max(6.4, 0.55 * (len(masks) + frame.n) + 2.5), 4.4))
+    positions = np.arange(len(masks), dtype=float)
+    bars = ax.bar(positions, masses, width=0.7, color=MASS_COLOR, edgecolor="#1f4e79", label="mass m(A) of a focal set")
+    if show_values:
+        ax.bar_label(bars, labels=[f"{v:.3g}" for v in masses], padding=2, fontsize=8)
+
+    start = len(masks) + 1.0
+    singleton_positions = start + np.arange(frame.n, dtype=float)
+    bel = np.array([m.bel(_labels_of(frame, 1 << i)) for i in range(frame.n)], dtype=float)
+    pl = np.array([m.pl(_labels_of(frame, 1 << i)) for i in range(frame.n)], dtype=float)
+    ax.vlines(singleton_positions, bel, pl, colors=PLAUSIBILITY_COLOR, linewidth=7, alpha=0.55,
+              label="[Bel({w}), Pl({w})] of a singleton")
+    ax.scatter(singleton_positions, bel, marker="_", s=260, color=BELIEF_COLOR, zorder=3, linewidths=2.5)
+    ax.scatter(singleton_positions, pl, marker="_", s=260, color=PLAUSIBILITY_COLOR, zorder=3, linewidths=2.5)
+    if m.conflict < 1.0:
+        betp = m.pignistic()
+        ax.scatter(singleton_positions, betp, marker="o", s=36, color=PIGNISTIC_COLOR, zorder=4,
+                   label="pignistic BetP(w)")
+    ax.axvline(start - 1.0, color="0.6", linestyle=":", linewidth=1)
+
+    ax.set_xticks(np.concatenate([positions, singleton_positions]))
+    ax.set_xticklabels(names + [str(label) for label in frame.labels])
+    ax.set_xlim(-0.7, singleton_positions[-1] + 0.7)
+    ax.set_ylim(0.0, 1.32)
+    ax.set_yticks(np.linspace(0, 1, 6))
+    ax.set_ylabel("mass / belief / plausibility")
+    transform = ax.get_xaxis_transform()
+    if len(masks):
+        ax.text((len(masks) - 1) / 2, 0.79, "focal sets A", transform=transform, ha="center", fontsize=9, color="0.3")
+    ax.text(singleton_positions.mean(), 0.79, "singletons {w}", transform=transform, ha="center", fontsize=9,
+            color="0.3")
+    ax.legend(loc="upper center", ncol=3, fontsize=8, frameon=False, bbox_to_anchor=(0.5, 1.0))
+    ax.set_title(title if title is not None else f"Mass function on {{{', '.join(map(str, frame.labels))}}}")
+    return ax
+
+
+def _labels_of(frame, mask):
+    """The subset with bitmask ``mask`` as a frozenset of labels (unambiguous for every frame)."""
+    return frozenset(frame.labels_of(mask))
+
+
+def plot_intervals(m, subset=None, ax=None, *, x=None, y_true=None, sort=False, xlabel=None, title=None):
+    """Interval plot of a batch: ``[Bel(A), Pl(A)]`` and ``BetP(A)`` for every mass function.
+
+    Parameters
+    ----------
+    m : MassFunction
+        A 1-D batch (an unbatched one is a batch of one).
+    subset : label or subset, optional
+        The event ``A`` (anything ``Frame.subset`` accepts).  Defaults to the
+        second label of a two-label frame (the positive class of
+        ``Frame((0, 1))``); required for larger frames.
+    ax : matplotlib Axes, optional
+    x : array_like of shape (n_samples,), optional
+        Abscissa of each sample (e.g. its classifier score).  Default: the
+        sample index (after sorting when ``sort``).
+    y_true : array_like of shape (n_samples,), optional
+        True labels: the pignistic dots are coloured by whether the true label
+        is in ``A``.
+    sort : bool, default False
+        Order the samples by increasing ``BetP(A)`` (ignored when ``x`` is given).
+    xlabel, title : str, optional
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+
+    Raises
+    ------
+    TypeError
+        ``m`` is not a MassFunction.
+    ValueError
+        A batch with more than one axis, no ``subset`` for a frame of more than
+        two labels, or ``x`` / ``y_true`` of the wrong length.
+
+    Notes
+    -----
+    The width ``Pl(A) - Bel(A) = sum of m(B)`` over the ``B`` meeting both
+    ``A`` and its complement is the mass that could go either way: the
+    ignorance about ``A`` (Shafer 1976).  ``BetP(A)`` is the pignistic
+    probability (Smets & Kennes 1994).
+
+    Examples
+    --------
+    >>> from dstk.evidence import from_counts
+    >>> from dstk.plot import plot_intervals
+    >>> ax = plot_intervals(from_counts([1, 3, 8], [2, 4, 10], model="dempster"))
+    >>> ax.get_ylabel()
+    'Bel({1}), BetP({1}), Pl({1})'
+    >>> import matplotlib.pyplot as plt; plt.close("all")
+    """
+    m = check_mass_function(m)
+    if not m.batch_shape:
+        m = m.reshape(1)
+    if m.ndim != 1:
+        raise ValueError(
+            f"plot_intervals needs a 1-D batch; got batch shape {m.batch_shape}. Use m.reshape(-1) to flatten it."
+        )
+    frame = m.frame
+    if subset is None:
+        if frame.n != 2:
+            raise ValueError(
+                f"Pass `subset=` (the event whose [Bel, Pl] to draw): the frame {frame!r} has {frame.n} labels, "
+                "so there is no default positive class."
+            )
+        mask = 2
+    else:
+        mask = frame.subset(subset)
+    n_samples = m.batch_shape[0]
+    event = _labels_of(frame, mask)
+    bel = np.asarray(m.bel(event), dtype=float).reshape(n_samples)
+    pl = np.asarray(m.pl(event), dtype=float).reshape(n_samples)
+    members = [i for i in range(frame.n) if (mask >> i) & 1]
+    betp = m.pignistic()[:, members].sum(axis=1)
+    name = frame.format_subset(mask, whole="Ω")
+
+    if x is not None:
+        positions = np.asarray(x, dtype=float).reshape(-1)
+        if positions.size != n_samples:
+            raise ValueError(f"`x` has {positions.size} values but the batch has {n_samples} mass functions.")
+        if not np.all(np.isfinite(positions)):
+            raise ValueError("`x` contains NaN or infinite values.")
+        order = np.arange(n_samples)
+    else:
+        order = np.argsort(betp, kind="stable") if sort else np.arange(n_samples)
+        positions = np.arange(n_samples, dtype=float)
+    truth = None
+    if y_true is not None:
+        y_true = np.asarray(y_true).reshape(-1)
+        if y_true.size != n_samples:
+            raise ValueError(f"`y_true` has {y_true.size} labels but the batch has {n_samples} mass functions.")
+        labels_in_a = [frame.labels[i] for i in members]
+        truth = np.isin(y_true, labels_in_a)[order]
+
+    ax = get_axes(ax)
+    width = float(np.clip(300.0 / max(n_samples, 1), 0.6, 6.0))
+    ax.vlines(positions, bel[order], pl[order], colors=PLAUSIBILITY_COLOR, alpha=0.55, linewidth=width,
+              label=f"[Bel, Pl] of {name}")
+    size = float(np.clip(2000.0 / max(n_samples, 1), 4.0, 30.0))
+    if truth is None:
+        ax.scatter(positions, betp[order], s=size, color=PIGNISTIC_COLOR, zorder=3, label=f"BetP({name})")
+    else:
+        ax.scatter(positions[truth], betp[order][truth], s=size, color="#009E73", zorder=3,
+                   label=f"BetP({name}), true label in {name}")
+        ax.scatter(positions[~truth], betp[order][~truth], s=size, color="#CC79A7", marker="s", zorder=3,
+                   label=f"BetP({name}), true label not in {name}")
+    ax.set_ylim(-0.03, 1.03)
+    ax.set_ylabel(f"Bel({name}), BetP({name}), Pl({name})")
+    if xlabel is None:
+        xlabel = "x" if x is not None else ("sample (sorted by BetP)" if sort else "sample")
+    ax.set_xlabel(xlabel)
+    ax.set_title(title if title is not None else f"Belief-plausibility intervals of {name} ({n_samples} samples)")
+    legend_below(ax, ncol=3)
+    return ax
+
+
+_SQRT3_HALF = np.sqrt(3.0) / 2.0
+
+
+def _barycentric(probabilities):
+    """(n, 3) probabilities -> (n, 2) points in the triangle (0,0), (1,0), (1/2, sqrt(3)/2)."""
+    p = np.asarray(probabilities, dtype=float)
+    return np.column_stack([p[:, 1] + 0.5 * p[:, 2], _SQRT3_HALF * p[:, 2]])
+
+
+def plot_ternary(values, ax=None, *, labels=None, y_true=None, sectors=True, grid=True, title=None, **scatter_options):
+    """Ternary (barycentric) plot of pignistic probabilities on a three-class frame.
+
+    Each sample is a point of the triangle whose vertices are the three
+    classes; its distance to the side opposite a vertex is the probability of
+    that class.
+
+    Parameters
+    ----------
+    values : MassFunction or array_like of shape (n_samples, 3)
+        A (batched) mass function on a three-label frame, drawn through its
+        pignistic probabilities, or probability vectors directly.
+    ax : matplotlib Axes, optional
+    labels : sequence of 3 str, optional
+        Vertex names (default: the frame's labels, or ``0, 1, 2``).
+    y_true : array_like of shape (n_samples,), optional
+        True class of each sample (a label, or an index 0-2 for arrays): one
+        colour per class, with a legend.
+    sectors : bool, default True
+        Draw the three decision sectors of the argmax rule (segments from the
+        centre to the middle of each side).
+    grid : bool, default True
+        Draw the 0.2, 0.4, 0.6, 0.8 iso-probability lines.
+    title : str, optional
+    **scatter_options
+        Passed to ``Axes.scatter`` (e.g. ``s=``, ``alpha=``).
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+
+    Raises
+    ------
+    ValueError
+        Not three classes, rows not summing to one, values outside [0, 1].
+
+    Notes
+    -----
+    The point of ``(p0, p1, p2)`` is ``p0 v0 + p1 v1 + p2 v2`` with the
+    vertices ``v0 = (0, 0)``, ``v1 = (1, 0)``, ``v2 = (1/2, sqrt(3)/2)``
+    (barycentric coordinates; Gebel 2009, Fig. 2.1).  ``BetP`` is Smets &
+    Kennes' pignistic transform.
+
+    References
+    ----------
+    Gebel, M. (2009). Multivariate calibration of classifier scores into the
+    probability space. PhD thesis, TU Dortmund.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dstk.plot import plot_ternary
+    >>> ax = plot_ternary(np.array([[0.8, 0.1, 0.1], [0.2, 0.3, 0.5]]), labels=["a", "b", "c"])
+    >>> sorted(t.get_text() for t in ax.texts)[:3]
+    ['a', 'b', 'c']
+    >>> import matplotlib.pyplot as plt; plt.close("all")
+    """
+    from dstk.core.mass import MassFunction
+
+    frame_labels = None
+    if isinstance(values, MassFunction):
+        if values.frame.n != 3:
+            raise ValueError(f"plot_ternary needs a three-label frame; got {values.frame!r}.")
+        frame_labels = values.frame.labels
+        probabilities = values.pignistic().reshape(-1, 3)
+    else:
+        probabilities = np.asarray(values, dtype=float)
+        if probabilities.ndim == 1:
+            probabilities = probabilities[None, :]
+        if probabilities.ndim != 2 or probabilities.shape[1] != 3:
+            raise ValueError(
+                f"plot_ternary needs probabilities of shape (n_samples, 3); got shape {probabilities.shape}."
+            )
+        probabilities = check_unit_interval(probabilities, "values")
+        sums = probabilities.sum(axis=1)
+        if np.any(np.abs(sums - 1.0) > 1e-6):
+            bad = int(np.argmax(np.abs(sums - 1.0)))
+            raise ValueError(
+                f"Each row of `values` must sum to one (a probability vector); row {bad} sums to {sums[bad]:.6g}."
+            )
+    if labels is None:
+        labels = [str(v) for v in (frame_labels if frame_labels is not None else (0, 1, 2))]
+    labels = [str(v) for v in labels]
+    if len(labels) != 3:
+        raise ValueError(f"`labels` must name the three vertices; got {len(labels)} names.")
+
+    ax = get_axes(ax, figsize=(5.6, 5.2))
+    vertices = np.array([[0.0, 0.0], [1.0, 0.0], [0.5, _SQRT3_HALF]])
+    ax.fill(vertices[:, 0], vertices[:, 1], facecolor="white", edgecolor="black", linewidth=1.2, zorder=0)
+    if grid:
+        for level in (0.2, 0.4, 0.6, 0.8):
+            for k in range(3):
+                i, j = (k + 1) % 3, (k + 2) % 3
+                ends = np.zeros((2, 3))
+                ends[:, k] = level
+                ends[0, i] = 1 - level
+                ends[1, j] = 1 - level
+                xy = _barycentric(ends)
+                ax.plot(xy[:, 0], xy[:, 1], color="0.85", linewidth=0.7, zorder=1)
+    if sectors:
+        centre = vertices.mean(axis=0)
+        for a, b in ((0, 1), (1, 2), (2, 0)):
+            middle = (vertices[a] + vertices[b]) / 2
+            ax.plot([centre[0], middle[0]], [centre[1], middle[1]], color="0.45", linestyle="--", linewidth=0.9,
+                    zorder=1)
+    offsets = np.array([[0.0, -0.04], [0.0, -0.04], [0.0, 0.04]])
+    aligns = (("center", "top"), ("center", "top"), ("center", "bottom"))
+    for vertex, offset, (ha, va), name in zip(vertices, offsets, aligns, labels):
+        ax.text(*(vertex + offset), name, ha=ha, va=va, fontsize=11, fontweight="bold")
+
+    points = _barycentric(probabilities)
+    options = {"s": 18, "alpha": 0.75, "edgecolors": "none"}
+    options.update(scatter_options)
+    if y_true is None:
+        ax.scatter(points[:, 0], points[:, 1], color=PIGNISTIC_COLOR, zorder=3, **options)
+    else:
+        y_true = np.asarray(y_true).reshape(-1)
+        if y_true.size != points.shape[0]:
+            raise ValueError(f"`y_true` has {y_true.size} labels but there are {points.shape[0]} samples.")
+        classes = list(frame_labels) if frame_labels is not None else [0, 1, 2]
+        for index, label in enumerate(classes):
+            hit = y_true == label
+            if hit.any():
+                ax.scatter(points[hit, 0], points[hit, 1], color=model_color(index), zorder=3,
+                           label=f"true class {labels[index]}", **options)
+        ax.legend(loc="upper right", fontsize=7, title="samples", title_fontsize=7)
+    ax.set_xlim(-0.15, 1.15)
+    ax.set_ylim(-0.12, _SQRT3_HALF + 0.1)
+    ax.set_aspect("equal")
+    ax.axis("off")
+    ax.set_title(title if title is not None else "Pignistic probabilities (barycentric coordinates)")
+    return ax
