@@ -55,7 +55,8 @@ def plot_mass(m, ax=None, *, tolerance=1e-12, show_values=True, title=None):
     ``Pl(A) = sum_{B meets A} m(B)`` (Shafer 1976, Chapter 2);
     ``BetP(w) = sum_{A contains w} m(A) / (|A| (1 - m(empty)))`` (Smets &
     Kennes 1994).  ``Bel({w}) <= BetP(w) <= Pl({w})`` for a normalised ``m``,
-    so the dot always lies on its segment.
+    so the dot lies on its segment; when ``m(empty) > 0`` BetP is normalised
+    but Bel and Pl are not, and a note on the axes says so.
 
     References
     ----------
@@ -85,36 +86,42 @@ def plot_mass(m, ax=None, *, tolerance=1e-12, show_values=True, title=None):
 
     ax = get_axes(ax, figsize=(max(6.4, 0.55 * (len(masks) + frame.n) + 2.5), 4.4))
     positions = np.arange(len(masks), dtype=float)
-    bars = ax.bar(positions, masses, width=0.7, color=MASS_COLOR, edgecolor="#1f4e79", label="mass m(A) of a focal set")
+    bars = ax.bar(positions, masses, width=0.7, color=MASS_COLOR, edgecolor="#1f4e79", label="m(A), focal set A")
     if show_values:
-        ax.bar_label(bars, labels=[f"{v:.3g}" for v in masses], padding=2, fontsize=8)
+        ax.bar_label(bars, labels=[f"{v:.3g}" for v in masses], padding=2, fontsize=7)
 
     start = len(masks) + 1.0
     singleton_positions = start + np.arange(frame.n, dtype=float)
     bel = np.array([m.bel(_labels_of(frame, 1 << i)) for i in range(frame.n)], dtype=float)
     pl = np.array([m.pl(_labels_of(frame, 1 << i)) for i in range(frame.n)], dtype=float)
     ax.vlines(singleton_positions, bel, pl, colors=PLAUSIBILITY_COLOR, linewidth=7, alpha=0.55,
-              label="[Bel({w}), Pl({w})] of a singleton")
+              label="[Bel, Pl] of {w}")
     ax.scatter(singleton_positions, bel, marker="_", s=260, color=BELIEF_COLOR, zorder=3, linewidths=2.5)
     ax.scatter(singleton_positions, pl, marker="_", s=260, color=PLAUSIBILITY_COLOR, zorder=3, linewidths=2.5)
     if m.conflict < 1.0:
         betp = m.pignistic()
-        ax.scatter(singleton_positions, betp, marker="o", s=36, color=PIGNISTIC_COLOR, zorder=4,
-                   label="pignistic BetP(w)")
+        ax.scatter(singleton_positions, betp, marker="o", s=36, color=PIGNISTIC_COLOR, zorder=4, label="BetP(w)")
     ax.axvline(start - 1.0, color="0.6", linestyle=":", linewidth=1)
 
+    tick_labels = names + [str(label) for label in frame.labels]
     ax.set_xticks(np.concatenate([positions, singleton_positions]))
-    ax.set_xticklabels(names + [str(label) for label in frame.labels])
+    long_names = sum(len(t) for t in tick_labels) > 4 * len(tick_labels)
+    ax.set_xticklabels(tick_labels, rotation=35 if long_names else 0, ha="right" if long_names else "center",
+                       fontsize=8 if long_names else None)
     ax.set_xlim(-0.7, singleton_positions[-1] + 0.7)
-    ax.set_ylim(0.0, 1.32)
+    ax.set_ylim(0.0, 1.3)
     ax.set_yticks(np.linspace(0, 1, 6))
     ax.set_ylabel("mass / belief / plausibility")
     transform = ax.get_xaxis_transform()
     if len(masks):
-        ax.text((len(masks) - 1) / 2, 0.79, "focal sets A", transform=transform, ha="center", fontsize=9, color="0.3")
-    ax.text(singleton_positions.mean(), 0.79, "singletons {w}", transform=transform, ha="center", fontsize=9,
+        ax.text((len(masks) - 1) / 2, 0.86, "focal sets", transform=transform, ha="center", fontsize=8, color="0.3")
+    ax.text(singleton_positions.mean(), 0.86, "singletons", transform=transform, ha="center", fontsize=8,
             color="0.3")
-    ax.legend(loc="upper center", ncol=3, fontsize=8, frameon=False, bbox_to_anchor=(0.5, 1.0))
+    if 0.0 < m.conflict < 1.0:
+        ax.text(0.5, 0.81, f"m(∅) = {m.conflict:.3g}: BetP is normalised, Bel and Pl are not",
+                transform=ax.transAxes, ha="center", fontsize=7, color="0.3")
+    ax.legend(loc="upper center", ncol=3, fontsize=7, frameon=False, bbox_to_anchor=(0.5, 1.0),
+              handlelength=1.2, columnspacing=1.0)
     ax.set_title(title if title is not None else f"Mass function on {{{', '.join(map(str, frame.labels))}}}")
     return ax
 
@@ -248,7 +255,8 @@ def _barycentric(probabilities):
     return np.column_stack([p[:, 1] + 0.5 * p[:, 2], _SQRT3_HALF * p[:, 2]])
 
 
-def plot_ternary(values, ax=None, *, labels=None, y_true=None, sectors=True, grid=True, title=None, **scatter_options):
+def plot_ternary(values, ax=None, *, labels=None, y_true=None, y_name="true class", sectors=True, grid=True, title=None,
+                 **scatter_options):
     """Ternary (barycentric) plot of pignistic probabilities on a three-class frame.
 
     Each sample is a point of the triangle whose vertices are the three
@@ -266,6 +274,8 @@ def plot_ternary(values, ax=None, *, labels=None, y_true=None, sectors=True, gri
     y_true : array_like of shape (n_samples,), optional
         True class of each sample (a label, or an index 0-2 for arrays): one
         colour per class, with a legend.
+    y_name : str, default "true class"
+        How the legend names the groups of ``y_true`` (e.g. ``"decision"``).
     sectors : bool, default True
         Draw the three decision sectors of the argmax rule (segments from the
         centre to the middle of each side).
@@ -372,8 +382,8 @@ def plot_ternary(values, ax=None, *, labels=None, y_true=None, sectors=True, gri
             hit = y_true == label
             if hit.any():
                 ax.scatter(points[hit, 0], points[hit, 1], color=model_color(index), zorder=3,
-                           label=f"true class {labels[index]}", **options)
-        ax.legend(loc="upper right", fontsize=7, title="samples", title_fontsize=7)
+                           label=f"{y_name} {labels[index]}", **options)
+        ax.legend(loc="upper right", fontsize=7)
     ax.set_xlim(-0.15, 1.15)
     ax.set_ylim(-0.12, _SQRT3_HALF + 0.1)
     ax.set_aspect("equal")
