@@ -1,0 +1,354 @@
+"""Numba kernels that combine the leaves of a tree ensemble, sample by sample.
+
+Plain arrays in, plain arrays out; no validation (see
+:mod:`dstk.ensemble.combiners`).  Nothing is compiled at import time.
+
+Mass functions whose focal sets are only the empty set, the singletons and the
+whole frame are stored in the *compact layout* ``[m(empty), m({0}), ...,
+m({K-1}), m(frame)]`` (length K + 2).  For two classes this is exactly the
+dense layout of :class:`dstk.core.mass.MassFunction` on ``Frame((0, 1))``.
+Leaf masses of this form (the plausibility model of Busch et al. 2021, and the
+imprecise Dirichlet model) stay in this family under the conjunctive and the
+cautious rules, which is what makes the closed forms below possible.
+
+Kernels
+-------
+dempster_closed_form(singletons, vacuous)
+    Unnormalised conjunctive (Dempster) combination over the tree axis.
+cautious_closed_form(singletons, vacuous)
+    Denoeux's cautious rule over the tree axis (minimum of conjunctive weights).
+dempster_pairwise_floor(masses, floor) / cautious_pairwise_floor(masses, floor)
+    Binary frame: the balanced pairwise reduction of the authors' code with the
+    singleton floor re-applied before every pairwise combination.
+evidence_accumulation(counts, smoothing, prior_term)
+    EVA scores.
+"""
+
+import math
+
+import numpy as np
+from numba import njit
+
+
+@njit(cache=True, nogil=True)
+def dempster_closed_form(singletons, vacuous):
+    """Conjunctive combination of the leaf masses of each sample.
+
+    Parameters
+    ----------
+    singletons : float64 (n_samples, n_trees, K)
+        m_t({k}).
+    vacuous : float64 (n_samples, n_trees)
+        m_t(frame); the masses have no mass on the empty set and
+        ``sum_k m_t({k}) + m_t(frame) = 1``.
+
+    Returns
+    -------
+    masses : float64 (n_samples, K + 2)
+        Unnormalised result in the compact layout (float64, may underflow for
+        long products).
+    normalized : float64 (n_samples, K + 1)
+        ``[m({0}), ..., m({K-1}), m(frame)] / (1 - m(empty))`` computed in the
+        log domain (no underflow); NaN where every tree pair is in total
+        conflict (some m_t(frame) = 0 and incompatible singletons).
+
+    Notes
+    -----
+    With commonalities q_t({k}) = m_t({k}) + m_t(frame) and q_t(A) = m_t(frame)
+    for |A| >= 2, the conjunctive rule multiplies commonalities, so
+    m(frame) = prod_t m_t(frame) and m({k}) = prod_t q_t({k}) - prod_t m_t(frame).
+    """
+    n_samples, n_trees, n_classes = singletons.shape
+    masses = np.zeros((n_samples, n_classes + 2))
+    normalized = np.zeros((n_samples, n_classes + 1))
+    log_q = np.empty(n_classes)
+    for i in range(n_samples):
+        log_vacuous = 0.0
+        for k in range(n_classes):
+            log_q[k] = 0.0
+        for t in range(n_trees):
+            v = vacuous[i, t]
+            log_vacuous += math.log(v) if v > 0.0 else -np.inf
+            for k in range(n_classes):
+                q = singletons[i, t, k] + v
+                log_q[k] += math.log(q) if q > 0.0 else -np.inf
+        top = log_vacuous
+        for k in range(n_classes):
+            if log_q[k] > top:
+                top = log_q[k]
+        total = 0.0
+        for k in range(n_classes):
+            # q_k - q_frame, relative to exp(top); q_k >= q_frame always
+            if log_q[k] == -np.inf:
+                scaled = 0.0
+            else:
+                scaled = math.exp(log_q[k] - top) * -math.expm1(log_vacuous - log_q[k])
+            normalized[i, k] = scaled
+            total += scaled
+            masses[i, k + 1] = math.exp(log_q[k]) * -math.expm1(log_vacuous - log_q[k]) if log_q[k] > -np.inf else 0.0
+        scaled_vacuous = math.exp(log_vacuous - top) if top > -np.inf else 0.0
+        normalized[i, n_classes] = scaled_vacuous
+        total += scaled_vacuous
+        masses[i, n_classes + 1] = math.exp(log_vacuous)
+        s = 0.0
+        for j in range(1, n_classes + 2):
+            s += masses[i, j]
+        masses[i, 0] = max(1.0 - s, 0.0)
+        if total > 0.0:
+            for j in range(n_classes + 1):
+                normalized[i, j] /= total
+        else:
+            for j in range(n_classes + 1):
+                normalized[i, j] = np.nan
+    return masses, normalized
+
+
+@njit(cache=True, nogil=True)
+def cautious_closed_form(singletons, vacuous):
+    """Cautious combination (Denoeux 2008) of the leaf masses of each sample.
+
+    Parameters
+    ----------
+    singletons, vacuous
+        As for :func:`dempster_closed_form`; every m_t(frame) must be > 0
+        (checked by the caller).
+
+    Returns
+    -------
+    masses : float64 (n_samples, K + 2)
+        Unnormalised result in the compact layout.
+    normalized : float64 (n_samples, K + 1)
+        Singletons and frame divided by ``1 - m(empty)``.
+
+    Notes
+    -----
+    For such a mass the conjunctive weights are w({k}) = m(frame) / q({k}),
+    w(empty) = prod_k q({k}) / m(frame)^(K-1) (q(empty) = 1) and w(A) = 1
+    otherwise.  The cautious rule takes the minimum of each weight over the
+    trees, and the result is the conjunctive combination of the simple mass
+    functions {k}^w({k}) and empty^w(empty):
+    m(frame) = w(empty) prod_k w_k, m({k}) = w(empty) (1 - w_k) prod_{j != k} w_j.
+    """
+    n_samples, n_trees, n_classes = singletons.shape
+    masses = np.zeros((n_samples, n_classes + 2))
+    normalized = np.zeros((n_samples, n_classes + 1))
+    weights = np.empty(n_classes)
+    for i in range(n_samples):
+        weight_empty = np.inf
+        for k in range(n_classes):
+            weights[k] = np.inf
+        for t in range(n_trees):
+            v = vacuous[i, t]
+            log_we = -(n_classes - 1) * math.log(v)
+            for k in range(n_classes):
+                q = singletons[i, t, k] + v
+                w = v / q
+                if w < weights[k]:
+                    weights[k] = w
+                log_we += math.log(q)
+            we = math.exp(log_we)
+            if we < weight_empty:
+                weight_empty = we
+        product = 1.0
+        for k in range(n_classes):
+            product *= weights[k]
+        masses[i, n_classes + 1] = weight_empty * product
+        total = product
+        for k in range(n_classes):
+            others = 1.0
+            for j in range(n_classes):
+                if j != k:
+                    others *= weights[j]
+            m = (1.0 - weights[k]) * others
+            masses[i, k + 1] = weight_empty * m
+            normalized[i, k] = m
+            total += m
+        normalized[i, n_classes] = product
+        s = 0.0
+        for j in range(1, n_classes + 2):
+            s += masses[i, j]
+        masses[i, 0] = 1.0 - s
+        if total > 0.0:
+            for j in range(n_classes + 1):
+                normalized[i, j] /= total
+        else:
+            for j in range(n_classes + 1):
+                normalized[i, j] = np.nan
+    return masses, normalized
+
+
+@njit(cache=True, nogil=True)
+def clamp_binary(m, floor):
+    """The authors' singleton floor on a binary mass ``[m(empty), m({0}), m({1}), m(frame)]`` (in place).
+
+    If m({1}) > 1 - floor: m({1}) = 1 - floor and m(frame) = floor; the same
+    for m({0}).
+    """
+    if m[2] > 1.0 - floor:
+        m[2] = 1.0 - floor
+        m[3] = floor
+    if m[1] > 1.0 - floor:
+        m[1] = 1.0 - floor
+        m[3] = floor
+
+
+@njit(cache=True, nogil=True)
+def conjunctive_pair_binary(a, b, out):
+    """Unnormalised conjunctive rule on the binary frame; m(empty) takes the rest."""
+    m1 = a[2] * (b[2] + b[3]) + a[3] * b[2]
+    m0 = a[1] * (b[1] + b[3]) + a[3] * b[1]
+    mf = a[3] * b[3]
+    out[1] = m0
+    out[2] = m1
+    out[3] = mf
+    out[0] = 1.0 - m0 - m1 - mf
+
+
+@njit(cache=True, nogil=True)
+def _weights_binary(m):
+    q_empty = m[0] + m[1] + m[2] + m[3]
+    q1 = m[2] + m[3]
+    q0 = m[1] + m[3]
+    qf = m[3]
+    return q1 * q0 / (q_empty * qf), qf / q0, qf / q1
+
+
+@njit(cache=True, nogil=True)
+def _pairwise_reduce_dempster(work, count, floor):
+    """Balanced pairwise reduction of ``work[:count]`` (rows = binary masses), clamped at every level."""
+    pair = np.empty(4)
+    while count > 1:
+        for j in range(count):
+            clamp_binary(work[j], floor)
+        half = 0
+        j = 0
+        while j + 1 < count:
+            conjunctive_pair_binary(work[j], work[j + 1], pair)
+            work[half, :] = pair
+            half += 1
+            j += 2
+        if j < count:
+            work[half, :] = work[j]
+            half += 1
+        count = half
+    return work[0].copy()
+
+
+@njit(cache=True, nogil=True)
+def _cautious_pair_binary(a, b, floor, out):
+    we_a, w0_a, w1_a = _weights_binary(a)
+    we_b, w0_b, w1_b = _weights_binary(b)
+    we = min(we_a, we_b)
+    w0 = min(w0_a, w0_b)
+    w1 = min(w1_a, w1_b)
+    # rebuild: unnormalised Dempster over empty^we, {1}^w1, {0}^w0 (in this order), clamped
+    simple = np.zeros((3, 4))
+    simple[0, 0] = 1.0 - we
+    simple[0, 3] = we
+    simple[1, 2] = 1.0 - w1
+    simple[1, 3] = w1
+    simple[2, 1] = 1.0 - w0
+    simple[2, 3] = w0
+    result = _pairwise_reduce_dempster(simple, 3, floor)
+    out[:] = result
+
+
+@njit(cache=True, nogil=True)
+def dempster_pairwise_floor(masses, floor):
+    """Binary masses (n_samples, n_trees, 4) -> unnormalised combination (n_samples, 4).
+
+    Trees are combined as (0, 1), (2, 3), ... with an odd one carried over,
+    recursively; before each level every mass gets :func:`clamp_binary`.
+    """
+    n_samples, n_trees, _ = masses.shape
+    out = np.empty((n_samples, 4))
+    work = np.empty((n_trees, 4))
+    for i in range(n_samples):
+        for t in range(n_trees):
+            for j in range(4):
+                work[t, j] = masses[i, t, j]
+        out[i, :] = _pairwise_reduce_dempster(work, n_trees, floor)
+    return out
+
+
+@njit(cache=True, nogil=True)
+def cautious_pairwise_floor(masses, floor):
+    """Binary masses (n_samples, n_trees, 4) -> cautious combination (n_samples, 4).
+
+    Same balanced reduction and floor as :func:`dempster_pairwise_floor`; each
+    pair is combined by the minimum of the conjunctive weights and rebuilt by
+    the (clamped) unnormalised Dempster reduction of the three simple mass
+    functions empty^w(empty), {1}^w({1}), {0}^w({0}).
+    """
+    n_samples, n_trees, _ = masses.shape
+    out = np.empty((n_samples, 4))
+    work = np.empty((n_trees, 4))
+    pair = np.empty(4)
+    for i in range(n_samples):
+        for t in range(n_trees):
+            for j in range(4):
+                work[t, j] = masses[i, t, j]
+        count = n_trees
+        while count > 1:
+            for j in range(count):
+                clamp_binary(work[j], floor)
+            half = 0
+            j = 0
+            while j + 1 < count:
+                _cautious_pair_binary(work[j], work[j + 1], floor, pair)
+                work[half, :] = pair
+                half += 1
+                j += 2
+            if j < count:
+                work[half, :] = work[j]
+                half += 1
+            count = half
+        out[i, :] = work[0]
+    return out
+
+
+@njit(cache=True, nogil=True)
+def evidence_accumulation(counts, smoothing, prior_term):
+    """EVA scores (n_samples, K) from leaf counts (n_samples, n_trees, K).
+
+    score_k = sum_t log((c_tk + s) / (N_t + K s)) - (T - 1) prior_term_k,
+    with s = ``smoothing`` and N_t the leaf total.
+    """
+    n_samples, n_trees, n_classes = counts.shape
+    out = np.zeros((n_samples, n_classes))
+    denominator_extra = n_classes * smoothing
+    for i in range(n_samples):
+        for t in range(n_trees):
+            total = 0.0
+            for k in range(n_classes):
+                total += counts[i, t, k]
+            log_total = math.log(total + denominator_extra)
+            for k in range(n_classes):
+                out[i, k] += math.log(counts[i, t, k] + smoothing) - log_total
+        for k in range(n_classes):
+            out[i, k] -= (n_trees - 1) * prior_term[k]
+    return out
+
+
+@njit(cache=True, nogil=True)
+def vote_fractions(scores):
+    """Per-tree argmax votes (n_samples, n_trees, K) -> vote fractions (n_samples, K); ties split evenly."""
+    n_samples, n_trees, n_classes = scores.shape
+    out = np.zeros((n_samples, n_classes))
+    for i in range(n_samples):
+        for t in range(n_trees):
+            best = scores[i, t, 0]
+            for k in range(1, n_classes):
+                if scores[i, t, k] > best:
+                    best = scores[i, t, k]
+            n_best = 0
+            for k in range(n_classes):
+                if scores[i, t, k] == best:
+                    n_best += 1
+            share = 1.0 / n_best
+            for k in range(n_classes):
+                if scores[i, t, k] == best:
+                    out[i, k] += share
+        for k in range(n_classes):
+            out[i, k] /= n_trees
+    return out

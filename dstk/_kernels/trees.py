@@ -1,0 +1,460 @@
+"""Numba kernels that grow random decision trees and route samples to their leaves.
+
+Plain arrays in, plain arrays out; no validation here (the public layer
+:mod:`dstk.ensemble.random_trees` validates and encodes the data).  Nothing is
+compiled at import time.  Every kernel is ``nogil`` so that several trees (or
+several chunks of samples) can run in parallel threads.
+
+Tree layout (one tree = parallel flat arrays indexed by node id, root = 0,
+nodes numbered breadth first):
+
+``feature[node]``
+    Split feature, or -1 for a leaf.
+``operator[node]``
+    Numeric splits only: 0 sends ``x < threshold`` to the first child,
+    1 sends ``x <= threshold`` to the first child; the rest goes to the second.
+``threshold[node]``
+    Numeric threshold (unused for nominal splits and leaves).
+``nominal[node]``
+    1 for a multiway nominal split (child ``child_start + code``), else 0.
+``child_start[node]``, ``n_children[node]``
+    The children are the consecutive ids ``child_start .. child_start + n_children - 1``.
+``counts[node, class]``
+    Number of training samples of each class that reached the node (int32).
+``depth[node]``
+    Depth of the node (root = 0).
+
+Kernels
+-------
+build_tree(X, y, ...)
+    Grow one tree (Busch et al. 2021, section 2.1.1; construction details of
+    the research note ``calib-ensemble-anchors.md`` section 1.1).
+leaf_counts_kernel(X, ..., out)
+    Class counts of the leaf reached by every sample in every tree, with the
+    empty-leaf policies ``0 = parent``, ``1 = zero``, ``2 = siblings``.
+"""
+
+import numpy as np
+from numba import njit
+
+EMPTY_LEAF_PARENT = 0
+EMPTY_LEAF_ZERO = 1
+EMPTY_LEAF_SIBLINGS = 2
+
+# column layout of the integer node table used while growing a tree
+_FEATURE = 0
+_OPERATOR = 1
+_NOMINAL = 2
+_CHILD_START = 3
+_N_CHILDREN = 4
+_PARENT = 5
+_START = 6
+_END = 7
+_DEPTH = 8
+_N_COLUMNS = 9
+
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_MIX_1 = np.uint64(0xBF58476D1CE4E5B9)
+_MIX_2 = np.uint64(0x94D049BB133111EB)
+_SHIFT_30 = np.uint64(30)
+_SHIFT_27 = np.uint64(27)
+_SHIFT_31 = np.uint64(31)
+_SHIFT_11 = np.uint64(11)
+_INV_2_53 = 1.0 / 9007199254740992.0
+
+
+@njit(cache=True, nogil=True)
+def _next_random(state):
+    """splitmix64 step (Steele, Lea & Flood 2014) on a 1-element uint64 state array."""
+    state[0] += _GOLDEN
+    z = state[0]
+    z = (z ^ (z >> _SHIFT_30)) * _MIX_1
+    z = (z ^ (z >> _SHIFT_27)) * _MIX_2
+    return z ^ (z >> _SHIFT_31)
+
+
+@njit(cache=True, nogil=True)
+def _random_below(state, bound):
+    """A uniform integer in ``[0, bound)`` (53-bit resolution)."""
+    u = np.float64(_next_random(state) >> _SHIFT_11) * _INV_2_53
+    r = np.int64(u * bound)
+    if r >= bound:  # pragma: no cover - guards rounding at u close to 1
+        r = bound - 1
+    return r
+
+
+@njit(cache=True, nogil=True)
+def _grow(table, thresholds, counts, needed):
+    """Return the node arrays enlarged so that at least ``needed`` nodes fit."""
+    capacity = table.shape[0]
+    if needed <= capacity:
+        return table, thresholds, counts
+    new_capacity = max(2 * capacity, needed + 16)
+    new_table = np.zeros((new_capacity, table.shape[1]), dtype=np.int64)
+    new_table[:capacity] = table
+    new_thresholds = np.zeros(new_capacity)
+    new_thresholds[:capacity] = thresholds
+    new_counts = np.zeros((new_capacity, counts.shape[1]), dtype=np.int32)
+    new_counts[:capacity] = counts
+    return new_table, new_thresholds, new_counts
+
+
+@njit(cache=True, nogil=True)
+def build_tree(
+    X, y, n_classes, is_nominal, n_categories, min_samples_leaf, min_samples_split, max_depth, seed
+):
+    """Grow one random decision tree.
+
+    Parameters
+    ----------
+    X : float64 array (n_samples, n_features)
+        Numeric features as they are; nominal features as codes
+        ``0 .. n_categories[f] - 1`` (stored as floats).
+    y : int64 array (n_samples,)
+        Class indices ``0 .. n_classes - 1``.
+    n_classes : int
+    is_nominal : bool array (n_features,)
+    n_categories : int64 array (n_features,)
+        Number of training categories of each nominal feature (0 for numeric).
+    min_samples_leaf, min_samples_split : int
+    max_depth : int
+        Negative for no depth limit.
+    seed : uint64
+        Seed of the tree's splitmix64 stream.
+
+    Returns
+    -------
+    feature, operator, nominal, threshold, child_start, n_children, counts, depth
+        Flat node arrays trimmed to the number of nodes (see the module doc).
+
+    Notes
+    -----
+    Breadth-first growth.  A node of fewer than ``min_samples_split`` samples
+    (or at ``max_depth``) is a leaf; there is no purity stop.  Otherwise up to
+    ``n_features`` tries are made; each picks a feature uniformly among the
+    candidates (every numeric feature, and the nominal features not used on
+    the path to the node and not already failed at this node):
+
+    * numeric: the threshold is the feature value of a uniformly random
+      sample of the node, the operator ``<`` or ``<=`` is drawn with
+      probability 1/2; the split is rejected when a child would hold fewer
+      than ``min_samples_leaf`` samples;
+    * nominal: one child per training category (children may be empty); the
+      split is rejected when the feature has a single category or the second
+      largest child holds fewer than ``min_samples_leaf`` samples.
+
+    A node where every try fails becomes a leaf.
+    """
+    n_samples, n_features = X.shape
+    state = np.empty(1, dtype=np.uint64)
+    state[0] = seed
+    sample_index = np.arange(n_samples)
+    scratch = np.empty(n_samples, dtype=np.int64)
+    max_categories = 1
+    for f in range(n_features):
+        if n_categories[f] > max_categories:
+            max_categories = n_categories[f]
+    category_size = np.zeros(max_categories, dtype=np.int64)
+    category_fill = np.zeros(max_categories, dtype=np.int64)
+    candidates = np.empty(n_features, dtype=np.int64)
+    blocked = np.zeros(n_features, dtype=np.bool_)
+
+    capacity = 2 * n_samples + 16
+    table = np.zeros((capacity, _N_COLUMNS), dtype=np.int64)
+    thresholds = np.zeros(capacity)
+    counts = np.zeros((capacity, n_classes), dtype=np.int32)
+
+    table[0, _FEATURE] = -1
+    table[0, _PARENT] = -1
+    table[0, _START] = 0
+    table[0, _END] = n_samples
+    for i in range(n_samples):
+        counts[0, y[i]] += 1
+    n_nodes = 1
+
+    node = 0
+    while node < n_nodes:
+        start = table[node, _START]
+        end = table[node, _END]
+        size = end - start
+        table[node, _FEATURE] = -1
+        if size < min_samples_split or size == 0 or (max_depth >= 0 and table[node, _DEPTH] >= max_depth):
+            node += 1
+            continue
+        # nominal features used on the path are not candidates
+        ancestor = table[node, _PARENT]
+        while ancestor >= 0:
+            f = table[ancestor, _FEATURE]
+            if is_nominal[f]:
+                blocked[f] = True
+            ancestor = table[ancestor, _PARENT]
+        n_candidates = 0
+        for f in range(n_features):
+            if not blocked[f]:
+                candidates[n_candidates] = f
+                n_candidates += 1
+        ancestor = table[node, _PARENT]
+        while ancestor >= 0:
+            blocked[table[ancestor, _FEATURE]] = False
+            ancestor = table[ancestor, _PARENT]
+
+        split_feature = -1
+        split_operator = 0
+        split_threshold = 0.0
+        for _try in range(n_features):
+            if n_candidates == 0:
+                break
+            position = _random_below(state, n_candidates)
+            f = candidates[position]
+            if is_nominal[f]:
+                k = n_categories[f]
+                if k <= 1:
+                    candidates[position] = candidates[n_candidates - 1]
+                    n_candidates -= 1
+                    continue
+                for c in range(k):
+                    category_size[c] = 0
+                for i in range(start, end):
+                    category_size[np.int64(X[sample_index[i], f])] += 1
+                largest = 0
+                second = 0
+                for c in range(k):
+                    s = category_size[c]
+                    if s > largest:
+                        second = largest
+                        largest = s
+                    elif s > second:
+                        second = s
+                if second < min_samples_leaf:
+                    # a failed nominal feature is not tried again at this node
+                    candidates[position] = candidates[n_candidates - 1]
+                    n_candidates -= 1
+                    continue
+                split_feature = f
+                break
+            else:
+                chosen = start + _random_below(state, size)
+                value = X[sample_index[chosen], f]
+                operator = _random_below(state, 2)
+                n_left = 0
+                if operator == 0:
+                    for i in range(start, end):
+                        if X[sample_index[i], f] < value:
+                            n_left += 1
+                else:
+                    for i in range(start, end):
+                        if X[sample_index[i], f] <= value:
+                            n_left += 1
+                if n_left < min_samples_leaf or size - n_left < min_samples_leaf:
+                    continue
+                split_feature = f
+                split_operator = operator
+                split_threshold = value
+                break
+
+        if split_feature < 0:
+            node += 1
+            continue
+
+        f = split_feature
+        if is_nominal[f]:
+            k = n_categories[f]
+        else:
+            k = 2
+        table, thresholds, counts = _grow(table, thresholds, counts, n_nodes + k)
+        first_child = n_nodes
+        table[node, _FEATURE] = f
+        table[node, _OPERATOR] = split_operator
+        table[node, _NOMINAL] = 1 if is_nominal[f] else 0
+        table[node, _CHILD_START] = first_child
+        table[node, _N_CHILDREN] = k
+        thresholds[node] = split_threshold
+        if is_nominal[f]:
+            # counting sort of the node's samples by category
+            for c in range(k):
+                category_size[c] = 0
+            for i in range(start, end):
+                category_size[np.int64(X[sample_index[i], f])] += 1
+            offset = start
+            for c in range(k):
+                category_fill[c] = offset
+                child = first_child + c
+                table[child, _START] = offset
+                table[child, _END] = offset + category_size[c]
+                offset += category_size[c]
+            for i in range(start, end):
+                c = np.int64(X[sample_index[i], f])
+                scratch[category_fill[c]] = sample_index[i]
+                category_fill[c] += 1
+            for i in range(start, end):
+                sample_index[i] = scratch[i]
+        else:
+            # stable two-way partition: first child (left) then second child
+            left = start
+            right_fill = 0
+            for i in range(start, end):
+                s = sample_index[i]
+                x = X[s, f]
+                goes_left = x < split_threshold if split_operator == 0 else x <= split_threshold
+                if goes_left:
+                    sample_index[left] = s
+                    left += 1
+                else:
+                    scratch[right_fill] = s
+                    right_fill += 1
+            for j in range(right_fill):
+                sample_index[left + j] = scratch[j]
+            table[first_child, _START] = start
+            table[first_child, _END] = left
+            table[first_child + 1, _START] = left
+            table[first_child + 1, _END] = end
+        for c in range(k):
+            child = first_child + c
+            table[child, _FEATURE] = -1
+            table[child, _PARENT] = node
+            table[child, _DEPTH] = table[node, _DEPTH] + 1
+            for i in range(table[child, _START], table[child, _END]):
+                counts[child, y[sample_index[i]]] += 1
+        n_nodes += k
+        node += 1
+
+    feature = table[:n_nodes, _FEATURE].astype(np.int32)
+    operator = table[:n_nodes, _OPERATOR].astype(np.int8)
+    nominal = table[:n_nodes, _NOMINAL].astype(np.int8)
+    child_start = table[:n_nodes, _CHILD_START].copy()
+    n_children = table[:n_nodes, _N_CHILDREN].astype(np.int32)
+    depth = table[:n_nodes, _DEPTH].astype(np.int32)
+    return (
+        feature,
+        operator,
+        nominal,
+        thresholds[:n_nodes].copy(),
+        child_start,
+        n_children,
+        counts[:n_nodes].copy(),
+        depth,
+    )
+
+
+@njit(cache=True, nogil=True)
+def leaf_counts_kernel(
+    X, tree_offsets, feature, operator, nominal, threshold, child_start, n_children, counts, node_total,
+    empty_leaf, out
+):
+    """Fill ``out[i, t, :]`` with the class counts of the leaf of sample ``i`` in tree ``t``.
+
+    Parameters
+    ----------
+    X : float64 array (n_samples, n_features)
+        Encoded like the training data; a nominal value unseen in training is
+        any code outside ``0 .. n_children - 1`` (the encoder uses -1).
+    tree_offsets : int64 array (n_trees + 1,)
+        Tree ``t`` owns the global node ids ``tree_offsets[t] .. tree_offsets[t+1] - 1``;
+        its child ids are local to the tree.
+    feature, operator, nominal, threshold, child_start, n_children, counts
+        The concatenated node arrays of all trees.
+    node_total : int64 array
+        Row sums of ``counts``.
+    empty_leaf : int
+        0 parent, 1 zero, 2 siblings (see the module doc).
+    out : int64 array (n_samples, n_trees, n_classes)
+        Overwritten.
+
+    Notes
+    -----
+    A sample that arrives at an empty child (a nominal category without
+    training samples, or an unseen category) at node ``v``: ``parent`` uses
+    the counts of ``v``; ``zero`` uses zero counts; ``siblings`` routes the
+    sample down every non-empty child of ``v`` and sums the counts of the
+    leaves reached (recursively, with a stack).
+    """
+    n_samples = X.shape[0]
+    n_trees = tree_offsets.shape[0] - 1
+    n_classes = counts.shape[1]
+    max_nodes = 1
+    for t in range(n_trees):
+        if tree_offsets[t + 1] - tree_offsets[t] > max_nodes:
+            max_nodes = tree_offsets[t + 1] - tree_offsets[t]
+    stack = np.empty(max_nodes + 1, dtype=np.int64)
+    for i in range(n_samples):
+        for t in range(n_trees):
+            base = tree_offsets[t]
+            for c in range(n_classes):
+                out[i, t, c] = 0
+            top = 0
+            stack[0] = 0
+            top = 1
+            while top > 0:
+                top -= 1
+                node = stack[top]
+                g = base + node
+                f = feature[g]
+                if f < 0:
+                    for c in range(n_classes):
+                        out[i, t, c] += counts[g, c]
+                    continue
+                x = X[i, f]
+                if nominal[g] == 1:
+                    code = np.int64(x) if x >= 0.0 else -1
+                    if code >= 0 and code < n_children[g] and code == x:
+                        child = child_start[g] + code
+                    else:
+                        child = -1
+                else:
+                    if operator[g] == 0:
+                        goes_first = x < threshold[g]
+                    else:
+                        goes_first = x <= threshold[g]
+                    child = child_start[g] if goes_first else child_start[g] + 1
+                if child >= 0 and node_total[base + child] > 0:
+                    stack[top] = child
+                    top += 1
+                elif empty_leaf == EMPTY_LEAF_PARENT:
+                    for c in range(n_classes):
+                        out[i, t, c] += counts[g, c]
+                elif empty_leaf == EMPTY_LEAF_SIBLINGS:
+                    for j in range(n_children[g]):
+                        sibling = child_start[g] + j
+                        if node_total[base + sibling] > 0:
+                            stack[top] = sibling
+                            top += 1
+    return out
+
+
+@njit(cache=True, nogil=True)
+def leaf_ids_kernel(X, tree_offsets, feature, operator, nominal, threshold, child_start, n_children, node_total, out):
+    """Local node id of the leaf reached by every sample in every tree (-1 for an empty child).
+
+    ``out`` has shape (n_samples, n_trees), int64.  A sample whose route ends
+    in an empty or unseen nominal child gets -1 (no single leaf).
+    """
+    n_samples = X.shape[0]
+    n_trees = tree_offsets.shape[0] - 1
+    for i in range(n_samples):
+        for t in range(n_trees):
+            base = tree_offsets[t]
+            node = 0
+            while True:
+                g = base + node
+                f = feature[g]
+                if f < 0:
+                    out[i, t] = node
+                    break
+                x = X[i, f]
+                if nominal[g] == 1:
+                    code = np.int64(x) if x >= 0.0 else -1
+                    if code >= 0 and code < n_children[g] and code == x:
+                        child = child_start[g] + code
+                    else:
+                        child = -1
+                else:
+                    if operator[g] == 0:
+                        goes_first = x < threshold[g]
+                    else:
+                        goes_first = x <= threshold[g]
+                    child = child_start[g] if goes_first else child_start[g] + 1
+                if child < 0 or node_total[base + child] == 0:
+                    out[i, t] = -1
+                    break
+                node = child
+    return out

@@ -1,0 +1,631 @@
+"""Combine the class counts of the leaves reached by a sample in a tree ensemble.
+
+The one entry point is :func:`combine_leaves` on an array of leaf counts of
+shape ``(n_samples, n_trees, n_classes)`` (from
+:meth:`RandomDecisionTreesClassifier.leaf_counts`, from
+:func:`dstk.ensemble.sklearn_leaf_counts`, or from anywhere else).
+:func:`combine_leaves_proba` turns the result into class probabilities and
+:func:`combine_leaves_to_mass` returns the combined mass functions of the
+evidential methods.
+
+Methods (Busch, Kulessa, Loza Mencia & Blockeel 2021)
+-----------------------------------------------------
+Scored per leaf, then ``aggregate="average"`` (default) or ``"vote"``:
+
+``"probability"``   class frequencies of the leaf (section 3.1.1)
+``"laplace"``       (c_k + 1) / (N + K) (section 3.1.1)
+``"plausibility"``  pi+ - pi-, Shaker & Huellermeier (section 3.1.2; binary only)
+``"confidence_bounds"``  beta-binomial intersection height (section 3.1.3; binary only)
+
+Integrated (no ``aggregate``):
+
+``"pooling"``   summed counts, then frequencies (section 4.0.1)
+``"dempster"``  unnormalised Dempster (conjunctive) rule on leaf masses (section 4.0.2)
+``"cautious"``  Denoeux's cautious rule on leaf masses (section 4.0.3)
+``"eva"``       evidence accumulation (section 4.0.4)
+"""
+
+import numpy as np
+
+from dstk.exceptions import DogmaticError, FrameTooLargeError, TotalConflictError
+from dstk._kernels import leaf_combination as _kernels
+from dstk.ensemble.leaf_scores import (
+    leaf_confidence_bound,
+    leaf_plausibility_mass,
+    leaf_plausibility_score,
+)
+
+__all__ = [
+    "SCORE_METHODS",
+    "INTEGRATED_METHODS",
+    "COMBINERS",
+    "combine_leaves",
+    "combine_leaves_proba",
+    "combine_leaves_to_mass",
+    "decision_threshold",
+    "parse_combiner",
+]
+
+SCORE_METHODS = ("probability", "laplace", "plausibility", "confidence_bounds")
+INTEGRATED_METHODS = ("pooling", "dempster", "cautious", "eva")
+AGGREGATES = ("average", "vote")
+BINARY_ONLY = ("plausibility", "confidence_bounds")
+
+#: Short combiner names accepted by the classifier, as (method, aggregate).
+COMBINERS = {
+    "average": ("probability", "average"),
+    "vote": ("probability", "vote"),
+    "voting": ("probability", "vote"),
+    "laplace": ("laplace", "average"),
+    "plausibility": ("plausibility", "average"),
+    "confidence_bounds": ("confidence_bounds", "average"),
+    "pooling": ("pooling", None),
+    "dempster": ("dempster", None),
+    "cautious": ("cautious", None),
+    "eva": ("eva", None),
+}
+
+_MAX_DENSE_CLASSES = 16
+
+
+def parse_combiner(combiner):
+    """Return ``(method, aggregate)`` for a combiner name.
+
+    Parameters
+    ----------
+    combiner : str
+        A key of :data:`COMBINERS`, a method name, or ``"<method>:<aggregate>"``
+        (e.g. ``"laplace:vote"``).
+
+    Returns
+    -------
+    (str, str or None)
+
+    Raises
+    ------
+    ValueError
+        Unknown name.
+
+    Examples
+    --------
+    >>> parse_combiner("vote")
+    ('probability', 'vote')
+    >>> parse_combiner("laplace:vote")
+    ('laplace', 'vote')
+    """
+    if not isinstance(combiner, str):
+        raise ValueError(f"`combiner` must be a string such as 'average' or 'eva'; got {combiner!r}.")
+    if combiner in COMBINERS:
+        return COMBINERS[combiner]
+    method, _, aggregate = combiner.partition(":")
+    aggregate = aggregate or None
+    _check_method(method, aggregate)
+    if aggregate is None and method in SCORE_METHODS:
+        aggregate = "average"
+    return method, aggregate
+
+
+def _check_method(method, aggregate):
+    if method not in SCORE_METHODS + INTEGRATED_METHODS:
+        raise ValueError(
+            f"Unknown combination method {method!r}. Choose one of {list(SCORE_METHODS + INTEGRATED_METHODS)} "
+            f"(or a classifier shortcut {sorted(COMBINERS)})."
+        )
+    if method in SCORE_METHODS:
+        if aggregate is None:
+            return "average"
+        if aggregate not in AGGREGATES:
+            raise ValueError(f"`aggregate` must be 'average' or 'vote' for method {method!r}; got {aggregate!r}.")
+        return aggregate
+    if aggregate is not None:
+        raise ValueError(
+            f"Method {method!r} combines the leaves directly; `aggregate` applies only to "
+            f"{list(SCORE_METHODS)}. Leave it as None (got {aggregate!r})."
+        )
+    return None
+
+
+def decision_threshold(method, aggregate=None):
+    """Threshold of the binary score of a method (positive class iff score >= threshold).
+
+    0.5 for scores in [0, 1] (probability, Laplace, confidence bounds,
+    pooling, every vote); 0 for signed scores (plausibility averaging,
+    Dempster, cautious, EVA).
+
+    Examples
+    --------
+    >>> decision_threshold("eva"), decision_threshold("probability", "average")
+    (0.0, 0.5)
+    """
+    aggregate = _check_method(method, aggregate)
+    if aggregate == "vote":
+        return 0.5
+    if method in ("plausibility", "dempster", "cautious", "eva"):
+        return 0.0
+    return 0.5
+
+
+def _check_counts(counts):
+    arr = np.asarray(counts)
+    if not (np.issubdtype(arr.dtype, np.number) or arr.dtype == bool):
+        raise ValueError(f"`counts` must be numeric leaf counts; got dtype {arr.dtype}.")
+    if arr.ndim != 3:
+        raise ValueError(
+            f"`counts` must have shape (n_samples, n_trees, n_classes); got shape {arr.shape}. "
+            "For one sample use counts[None]."
+        )
+    n_samples, n_trees, n_classes = arr.shape
+    if n_trees == 0:
+        raise ValueError("`counts` has no trees (axis 1 is empty).")
+    if n_classes < 2:
+        raise ValueError(f"`counts` must have at least two classes on its last axis; got {n_classes}.")
+    if arr.dtype.kind == "f" and not np.all(np.isfinite(arr)):
+        raise ValueError("`counts` contains NaN or infinite values; leaf counts must be finite and >= 0.")
+    if arr.dtype.kind == "c":
+        raise ValueError("`counts` must be real, not complex.")
+    if arr.size and arr.min() < 0:
+        raise ValueError(f"`counts` contains negative values (min {arr.min()}); leaf counts must be >= 0.")
+    if arr.dtype == bool:
+        arr = arr.astype(np.int64)
+    return arr
+
+
+def _check_class_prior(class_prior, n_classes, prior):
+    if prior not in ("log", "reference"):
+        raise ValueError(f"`prior` must be 'log' (Bayes-consistent) or 'reference' (the authors' code); got {prior!r}.")
+    if class_prior is None:
+        return np.full(n_classes, 1.0 / n_classes)
+    p = np.asarray(class_prior, dtype=np.float64)
+    if p.shape != (n_classes,):
+        raise ValueError(f"`class_prior` must have one entry per class ({n_classes}); got shape {p.shape}.")
+    if not np.all(np.isfinite(p)) or np.any(p <= 0) or np.any(p >= 1):
+        raise ValueError(
+            f"`class_prior` entries must lie in (0, 1) (a class absent from training has no prior); got {p.tolist()}."
+        )
+    if abs(p.sum() - 1.0) > 1e-6:
+        raise ValueError(f"`class_prior` must sum to 1; got sum {p.sum()!r}.")
+    return p
+
+
+def _check_floor(floor, n_classes):
+    if floor is None:
+        return None
+    try:
+        value = float(floor)
+    except (TypeError, ValueError):
+        raise ValueError(f"`floor` must be None or a number in (0, 0.5); got {floor!r}.") from None
+    if not 0.0 < value < 0.5:
+        raise ValueError(f"`floor` must be None or a number in (0, 0.5) (the authors use 1e-5); got {floor!r}.")
+    if n_classes != 2:
+        raise ValueError("`floor` reproduces the authors' binary code and is only available for two classes.")
+    return value
+
+
+def _binary_scores(counts):
+    positives = counts[..., 1]
+    negatives = counts[..., 0]
+    return positives, negatives
+
+
+def _leaf_distribution(counts, method):
+    """Per-leaf class distributions (n, T, K) for probability / Laplace."""
+    c = counts.astype(np.float64)
+    total = c.sum(axis=-1, keepdims=True)
+    n_classes = c.shape[-1]
+    if method == "laplace":
+        return (c + 1.0) / (total + n_classes)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(total > 0, c / np.where(total > 0, total, 1.0), 1.0 / n_classes)
+
+
+def _per_leaf_binary(counts, method, rescale_above):
+    positives, negatives = _binary_scores(counts)
+    if method == "probability":
+        p = positives.astype(np.float64)
+        total = p + negatives
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(total > 0, p / np.where(total > 0, total, 1.0), 0.5), 0.5
+    if method == "laplace":
+        return (positives + 1.0) / (positives + negatives + 2.0), 0.5
+    if method == "confidence_bounds":
+        return leaf_confidence_bound(positives, negatives), 0.5
+    return leaf_plausibility_score(positives, negatives, rescale_above=rescale_above), 0.0
+
+
+def _leaf_masses(counts, leaf_model, prior_strength, rescale_above):
+    """(singletons (n, T, K), vacuous (n, T)) of the leaf mass functions."""
+    n_classes = counts.shape[-1]
+    if leaf_model == "plausibility":
+        positives, negatives = _binary_scores(counts)
+        m = leaf_plausibility_mass(positives, negatives, rescale_above=rescale_above)
+        return np.ascontiguousarray(m[..., 1:3]), np.ascontiguousarray(m[..., 3])
+    c = counts.astype(np.float64)
+    denominator = c.sum(axis=-1) + prior_strength
+    return c / denominator[..., None], prior_strength / denominator
+
+
+def _check_leaf_model(leaf_model, n_classes, prior_strength):
+    if leaf_model is None:
+        leaf_model = "plausibility" if n_classes == 2 else "imprecise_dirichlet"
+    if leaf_model not in ("plausibility", "imprecise_dirichlet"):
+        raise ValueError(f"`leaf_model` must be 'plausibility' or 'imprecise_dirichlet'; got {leaf_model!r}.")
+    if leaf_model == "plausibility" and n_classes != 2:
+        raise ValueError(
+            f"The plausibility leaf model (Shaker & Huellermeier) is defined for two classes; got {n_classes}. "
+            "Use leaf_model='imprecise_dirichlet' for multi-class counts."
+        )
+    try:
+        strength = float(prior_strength)
+    except (TypeError, ValueError):
+        raise ValueError(f"`prior_strength` must be a positive number; got {prior_strength!r}.") from None
+    if not (strength > 0 and np.isfinite(strength)):
+        raise ValueError(f"`prior_strength` (s of the imprecise Dirichlet model) must be > 0; got {prior_strength!r}.")
+    return leaf_model, strength
+
+
+def _combine(counts, method, aggregate, class_prior, prior, smoothing, floor, leaf_model, prior_strength,
+             rescale_above):
+    """Return a dict with 'score' and, where defined, 'proba', 'mass' (compact), 'normalized'."""
+    counts = _check_counts(counts)
+    aggregate = _check_method(method, aggregate)
+    n_samples, n_trees, n_classes = counts.shape
+    binary = n_classes == 2
+    if method in BINARY_ONLY and not binary:
+        raise ValueError(
+            f"Method {method!r} is defined for two classes only (it scores a leaf by positive versus negative "
+            f"counts); got {n_classes} classes. Use 'probability', 'laplace', 'pooling', 'dempster', "
+            "'cautious' or 'eva', or a one-vs-rest reduction."
+        )
+    if method not in ("dempster", "cautious") and floor is not None:
+        raise ValueError("`floor` applies only to the 'dempster' and 'cautious' methods.")
+    if method not in ("dempster", "cautious") and leaf_model is not None:
+        raise ValueError("`leaf_model` applies only to the 'dempster' and 'cautious' methods.")
+    if method != "eva" and class_prior is not None:
+        raise ValueError("`class_prior` applies only to the 'eva' method.")
+    if method != "eva" and prior != "log":
+        raise ValueError("`prior` applies only to the 'eva' method.")
+
+    result = {}
+    if method in SCORE_METHODS:
+        if binary:
+            leaf, neutral = _per_leaf_binary(counts, method, rescale_above)
+            if aggregate == "average":
+                score = leaf.mean(axis=1)
+                proba1 = score if neutral == 0.5 else 0.5 * (1.0 + score)
+            else:
+                score = 0.5 + 0.5 * np.sign(leaf - neutral).mean(axis=1)
+                proba1 = score
+            result["score"] = score
+            result["proba"] = np.stack([1.0 - proba1, proba1], axis=1)
+            if method == "plausibility" and aggregate == "average":
+                positives, negatives = _binary_scores(counts)
+                result["average_mass"] = leaf_plausibility_mass(
+                    positives, negatives, rescale_above=rescale_above
+                ).mean(axis=1)
+        else:
+            leaf = _leaf_distribution(counts, method)
+            if aggregate == "average":
+                score = leaf.mean(axis=1)
+            else:
+                score = _kernels.vote_fractions(np.ascontiguousarray(leaf))
+            result["score"] = score
+            result["proba"] = score
+        return result
+
+    if method == "pooling":
+        pooled = counts.sum(axis=1).astype(np.float64)
+        total = pooled.sum(axis=1, keepdims=True)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            proba = np.where(total > 0, pooled / np.where(total > 0, total, 1.0), 1.0 / n_classes)
+        result["proba"] = proba
+        result["score"] = proba[:, 1] if binary else proba
+        return result
+
+    if method == "eva":
+        prior_values = _check_class_prior(class_prior, n_classes, prior)
+        try:
+            s = float(smoothing)
+        except (TypeError, ValueError):
+            raise ValueError(f"`smoothing` must be a positive number; got {smoothing!r}.") from None
+        if not (s > 0 and np.isfinite(s)):
+            raise ValueError(f"`smoothing` must be > 0 (the authors use 0.1); got {smoothing!r}.")
+        prior_term = np.log(prior_values) if prior == "log" else prior_values
+        scores = _kernels.evidence_accumulation(
+            np.ascontiguousarray(counts, dtype=np.float64), s, np.ascontiguousarray(prior_term)
+        )
+        shifted = scores - scores.max(axis=1, keepdims=True)
+        proba = np.exp(shifted)
+        proba /= proba.sum(axis=1, keepdims=True)
+        result["proba"] = proba
+        result["score"] = scores[:, 1] - scores[:, 0] if binary else scores
+        return result
+
+    # dempster / cautious
+    leaf_model, strength = _check_leaf_model(leaf_model, n_classes, prior_strength)
+    floor = _check_floor(floor, n_classes)
+    singletons, vacuous = _leaf_masses(counts, leaf_model, strength, rescale_above)
+    if floor is None:
+        if method == "cautious":
+            dogmatic = vacuous <= 0.0
+            if dogmatic.any():
+                i, t = np.argwhere(dogmatic)[0]
+                raise DogmaticError(
+                    f"The cautious rule needs non-dogmatic leaf masses (m(frame) > 0), but the leaf of sample {i} "
+                    f"in tree {t} (counts {counts[i, t].tolist()}) has m(frame) = 0 in floating point. Pass "
+                    "floor=1e-5 (the authors' clamp) or use leaf_model='imprecise_dirichlet'."
+                )
+            mass, normalized = _kernels.cautious_closed_form(singletons, vacuous)
+        else:
+            mass, normalized = _kernels.dempster_closed_form(singletons, vacuous)
+    else:
+        leaf_mass = np.zeros((n_samples, n_trees, 4))
+        leaf_mass[..., 1:3] = singletons
+        leaf_mass[..., 3] = vacuous
+        if method == "cautious":
+            mass = _kernels.cautious_pairwise_floor(leaf_mass, floor)
+        else:
+            mass = _kernels.dempster_pairwise_floor(leaf_mass, floor)
+        nonempty = mass[:, 1:]
+        total = nonempty.sum(axis=1, keepdims=True)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            normalized = np.where(total > 0, nonempty / np.where(total > 0, total, 1.0), np.nan)
+    result["mass"] = mass
+    result["normalized"] = normalized
+    result["score"] = mass[:, 2] - mass[:, 1] if binary else mass[:, 1:-1]
+    if np.isnan(normalized).any():
+        result["conflict_rows"] = np.flatnonzero(np.isnan(normalized).any(axis=1))
+    return result
+
+
+_OPTIONS_DOC = """
+    class_prior : array_like (n_classes,), optional
+        EVA only: the class prior P(y) (the classifier passes its training
+        class frequencies).  Default: uniform.
+    prior : {"log", "reference"}, default "log"
+        EVA only.  ``"log"`` subtracts (T - 1) log P(y) (the Bayes-consistent
+        naive-Bayes accumulation of the paper's Eq. for g_eva); ``"reference"``
+        subtracts (T - 1) P(y) as the authors' code does (same ranking for two
+        classes, different threshold).
+    smoothing : float, default 0.1
+        EVA only: pseudo-count added to every class count of a leaf.
+    floor : float or None, default None
+        Dempster / cautious, two classes only.  None computes the rules exactly
+        (closed forms).  A number (the authors use 1e-5) reproduces their code:
+        the trees are combined in a balanced pairwise reduction and, before each
+        level, any singleton mass above ``1 - floor`` is set to ``1 - floor``
+        with m(frame) = ``floor``.
+    leaf_model : {"plausibility", "imprecise_dirichlet"} or None
+        Dempster / cautious: the leaf mass function.  Default "plausibility"
+        for two classes (Busch et al.), "imprecise_dirichlet" otherwise:
+        m({k}) = c_k / (N + s), m(frame) = s / (N + s).
+    prior_strength : float, default 1.0
+        The s of the imprecise Dirichlet leaf model.
+    rescale_above : float or None, default None
+        Plausibility leaf model: scale leaf counts whose larger member exceeds
+        this value down to it first (the authors' code uses 537).
+"""
+
+
+def combine_leaves(counts, method="probability", aggregate=None, *, class_prior=None, prior="log", smoothing=0.1,
+                   floor=None, leaf_model=None, prior_strength=1.0, rescale_above=None):
+    """Combine the leaf counts of a tree ensemble into one score per sample.
+
+    Parameters
+    ----------
+    counts : array_like, shape (n_samples, n_trees, n_classes)
+        Class counts of the leaf reached by each sample in each tree
+        (non-negative; integer or weighted).
+    method : str, default "probability"
+        ``"probability"``, ``"laplace"``, ``"plausibility"``,
+        ``"confidence_bounds"`` (scored per leaf, then aggregated), or
+        ``"pooling"``, ``"dempster"``, ``"cautious"``, ``"eva"``.
+    aggregate : {"average", "vote"} or None
+        For the per-leaf methods (None means "average"); must be None for the
+        integrated methods.
+    %(options)s
+    Returns
+    -------
+    ndarray of float64
+        Two classes: shape (n_samples,), a score of class 1 whose ordering is
+        the method's ranking; class 1 is predicted iff the score is
+        ``>= decision_threshold(method, aggregate)``:
+
+        * probability / Laplace / confidence-bounds average, pooling: P(class 1)
+          in [0, 1];
+        * plausibility average: mean of pi+ - pi- in [-1, 1];
+        * any vote: 0.5 + (#trees for class 1 - #trees for class 0) / (2 T),
+          trees whose score sits exactly at the neutral point count for neither;
+        * Dempster, cautious: m({1}) - m({0}) of the unnormalised combination;
+        * EVA: sum_t log p_t(1) - sum_t log p_t(0) - (T - 1)(term(1) - term(0)).
+
+        More classes: shape (n_samples, n_classes), one score per class
+        (larger is better): mean leaf distribution, vote fractions (ties split),
+        pooled frequencies, unnormalised m({k}) (Dempster, cautious) or the EVA
+        log-posterior up to a constant.
+
+    Raises
+    ------
+    ValueError
+        Bad counts (wrong shape, negative, NaN), unknown method or aggregate,
+        options given to a method that does not use them, or a binary-only
+        method on multi-class counts.
+    DogmaticError
+        Cautious rule without ``floor`` on a leaf mass with m(frame) = 0.
+
+    Notes
+    -----
+    Busch et al. (2021): probability and Laplace (section 3.1.1), plausibility
+    (3.1.2), confidence bounds (3.1.3), average and vote h_avg, h_vote (3.2),
+    pooling g_pool (4.0.1), Dempster g_dempster (4.0.2), cautious (4.0.3), EVA
+    g_eva (4.0.4).  EVA with +smoothing per count:
+    p_t(k) = (c_tk + s) / (N_t + K s) and
+    score_k = sum_t log p_t(k) - (T - 1) log P(k)  (``prior="log"``), the log of
+    P(k) prod_t P(k | leaf_t) / P(k) under class-conditional independence.
+    Dempster and cautious have closed forms because the leaf masses only
+    have singletons and the frame as focal sets: the conjunctive rule
+    multiplies commonalities, and the cautious rule takes the minimum of
+    the conjunctive weights w({k}) = m(frame) / q({k}) and
+    w(empty) = prod_k q({k}) / m(frame)^(K-1) (Denoeux 2008).
+
+    References
+    ----------
+    Busch, J., Kulessa, M., Loza Mencia, E. and Blockeel, H. (2021).
+    Combining predictions under uncertainty: the case of random decision
+    trees. Discovery Science 2021.
+    Denoeux, T. (2008). Conjunctive and disjunctive combination of belief
+    functions induced by nondistinct bodies of evidence. Artificial
+    Intelligence 172, 234-264.
+
+    Examples
+    --------
+    >>> counts = [[[0, 1], [0, 1], [1, 0]]]          # one sample, three leaves [n-, n+]
+    >>> combine_leaves(counts, "probability").round(6)
+    array([0.666667])
+    >>> combine_leaves(counts, "dempster").round(6)
+    array([0.222222])
+    >>> combine_leaves(counts, "eva", class_prior=[0.7, 0.3], prior="reference").round(6)
+    array([3.197895])
+    """
+    return _combine(counts, method, aggregate, class_prior, prior, smoothing, floor, leaf_model, prior_strength,
+                    rescale_above)["score"]
+
+
+def combine_leaves_proba(counts, method="probability", aggregate=None, *, class_prior=None, prior="log",
+                         smoothing=0.1, floor=None, leaf_model=None, prior_strength=1.0, rescale_above=None):
+    """Class probabilities from the combined leaves.
+
+    Parameters
+    ----------
+    counts, method, aggregate
+        As for :func:`combine_leaves`.
+    %(options)s
+    Returns
+    -------
+    ndarray of float64, shape (n_samples, n_classes)
+        Rows sum to one.  Probability / Laplace / confidence-bounds averages,
+        votes and pooling: the combined score itself.  Plausibility average:
+        the pignistic probability of the average leaf mass, (1 + score) / 2.
+        Dempster and cautious: the pignistic probability of the normalised
+        combined mass, (m({k}) + m(frame) / K) / (1 - m(empty)).  EVA: softmax
+        of the per-class scores.
+
+    Raises
+    ------
+    ValueError
+        As :func:`combine_leaves`.
+    TotalConflictError
+        Dempster / cautious where all combined mass is on the empty set.
+
+    Notes
+    -----
+    See :func:`combine_leaves`; the pignistic transform is Smets' BetP.
+
+    References
+    ----------
+    Busch et al. (2021), see :func:`combine_leaves`.
+
+    Examples
+    --------
+    >>> combine_leaves_proba([[[1, 1], [0, 3]]], "pooling")
+    array([[0.2, 0.8]])
+    """
+    result = _combine(counts, method, aggregate, class_prior, prior, smoothing, floor, leaf_model, prior_strength,
+                      rescale_above)
+    if "normalized" in result:
+        normalized = result["normalized"]
+        if "conflict_rows" in result:
+            row = int(result["conflict_rows"][0])
+            raise TotalConflictError(
+                f"The leaves of sample {row} are in total conflict (all combined mass on the empty set), so no "
+                "probability can be formed. Use floor=1e-5 or another method."
+            )
+        n_classes = normalized.shape[1] - 1
+        return normalized[:, :-1] + normalized[:, -1:] / n_classes
+    return result["proba"]
+
+
+def combine_leaves_to_mass(counts, method="dempster", aggregate=None, normalize=True, *, floor=None,
+                           leaf_model=None, prior_strength=1.0, rescale_above=None):
+    """Dense mass functions of the evidential combiners.
+
+    Parameters
+    ----------
+    counts : array_like, shape (n_samples, n_trees, n_classes)
+    method : {"dempster", "cautious", "plausibility"}, default "dempster"
+        ``"plausibility"`` (two classes, ``aggregate="average"``) is the
+        average of the leaf masses.
+    aggregate : None or "average"
+    normalize : bool, default True
+        Divide by 1 - m(empty) and set m(empty) = 0 (Dempster's
+        normalisation); False keeps the unnormalised result.
+    floor, leaf_model, prior_strength, rescale_above
+        As for :func:`combine_leaves`.
+
+    Returns
+    -------
+    ndarray of float64, shape (n_samples, 2**n_classes)
+        Dense layout of ``Frame(range(n_classes))``: index 0 the empty set,
+        ``2**k`` the singleton {k}, the last index the frame.
+
+    Raises
+    ------
+    ValueError
+        A method without mass functions, or bad input.
+    FrameTooLargeError
+        More than 16 classes.
+    TotalConflictError
+        ``normalize=True`` where all mass is on the empty set.
+
+    Notes
+    -----
+    See :func:`combine_leaves`.
+
+    References
+    ----------
+    Busch et al. (2021), see :func:`combine_leaves`.
+
+    Examples
+    --------
+    >>> combine_leaves_to_mass([[[0, 1], [0, 1], [1, 0]]], "dempster", normalize=False).round(6)
+    array([[0.259259, 0.074074, 0.296296, 0.37037 ]])
+    """
+    if method not in ("dempster", "cautious", "plausibility"):
+        raise ValueError(
+            f"Method {method!r} has no mass function; mass functions come from 'dempster', 'cautious' and "
+            "'plausibility' (averaged leaf masses)."
+        )
+    if method == "plausibility" and aggregate not in (None, "average"):
+        raise ValueError("Only the average of plausibility leaf masses is a mass function (aggregate='average').")
+    result = _combine(counts, method, aggregate, None, "log", 0.1, floor, leaf_model, prior_strength, rescale_above)
+    if method == "plausibility":
+        compact = result["average_mass"]
+        nonempty = compact[:, 1:]
+    else:
+        compact = result["mass"]
+        nonempty = result["normalized"]
+        if normalize and "conflict_rows" in result:
+            row = int(result["conflict_rows"][0])
+            raise TotalConflictError(
+                f"The leaves of sample {row} are in total conflict (m(empty) = 1); use normalize=False or floor=1e-5."
+            )
+    n_classes = compact.shape[1] - 2
+    if n_classes > _MAX_DENSE_CLASSES:
+        raise FrameTooLargeError(
+            f"A dense mass array over {n_classes} classes needs 2**{n_classes} entries per sample; use "
+            "combine_leaves for per-class scores instead."
+        )
+    dense = np.zeros((compact.shape[0], 2**n_classes))
+    if normalize:
+        for k in range(n_classes):
+            dense[:, 2**k] = nonempty[:, k]
+        dense[:, -1] = nonempty[:, -1]
+    else:
+        dense[:, 0] = compact[:, 0]
+        for k in range(n_classes):
+            dense[:, 2**k] = compact[:, k + 1]
+        dense[:, -1] = compact[:, -1]
+    return dense
+
+
+combine_leaves.__doc__ = combine_leaves.__doc__.replace("    %(options)s\n", _OPTIONS_DOC.lstrip("\n"))
+combine_leaves_proba.__doc__ = combine_leaves_proba.__doc__.replace("    %(options)s\n", _OPTIONS_DOC.lstrip("\n"))

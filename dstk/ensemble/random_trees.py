@@ -1,0 +1,485 @@
+"""Random decision trees (RDT) with class counts in the leaves.
+
+:class:`RandomDecisionTreesClassifier` grows an ensemble of completely random
+trees (Fan et al. 2003, in the variant of Busch et al. 2021) in numba, stores
+them as flat arrays and exposes the class counts of the leaves reached by each
+sample (:meth:`RandomDecisionTreesClassifier.leaf_counts`), which is the one
+interface between the trees and the combiners of
+:mod:`dstk.ensemble.combiners`.
+"""
+
+import os
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+
+from dstk._estimator import BaseEstimator, check_is_fitted
+from dstk._validation import check_consistent_length, check_labels, check_random_state
+from dstk._kernels import trees as _trees
+from dstk.ensemble.combiners import (
+    combine_leaves,
+    combine_leaves_proba,
+    combine_leaves_to_mass,
+    decision_threshold,
+    parse_combiner,
+)
+
+__all__ = ["RandomDecisionTreesClassifier"]
+
+_EMPTY_LEAF_POLICIES = {
+    "parent": _trees.EMPTY_LEAF_PARENT,
+    "zero": _trees.EMPTY_LEAF_ZERO,
+    "siblings": _trees.EMPTY_LEAF_SIBLINGS,
+}
+
+
+def _n_threads(n_jobs):
+    """Number of worker threads for ``n_jobs`` (scikit-learn semantics)."""
+    if n_jobs is None:
+        return 1
+    if not isinstance(n_jobs, (int, np.integer)) or n_jobs == 0:
+        raise ValueError(f"`n_jobs` must be None, a positive integer or a negative integer; got {n_jobs!r}.")
+    cpus = os.cpu_count() or 1
+    if n_jobs < 0:
+        return max(1, cpus + 1 + int(n_jobs))
+    return int(n_jobs)
+
+
+def _as_feature_matrix(X, name="X"):
+    """Return ``X`` as a C-contiguous float64 2-D array or raise a clear error."""
+    arr = np.asarray(X)
+    if arr.dtype == object:
+        try:
+            arr = arr.astype(np.float64)
+        except (TypeError, ValueError):
+            raise ValueError(
+                f"`{name}` must be numeric; got an object array. Encode nominal (string) features as "
+                "integer codes (e.g. with sklearn's OrdinalEncoder) and list them in `nominal_features`."
+            ) from None
+    if not (np.issubdtype(arr.dtype, np.number) or arr.dtype == bool):
+        raise ValueError(
+            f"`{name}` must be numeric; got dtype {arr.dtype}. Encode nominal features as numeric codes "
+            "and list them in `nominal_features`."
+        )
+    if arr.ndim == 1:
+        raise ValueError(
+            f"`{name}` must be 2-D (n_samples, n_features); got a 1-D array of shape {arr.shape}. "
+            "Reshape with X.reshape(-1, 1) for a single feature or X.reshape(1, -1) for a single sample."
+        )
+    if arr.ndim != 2:
+        raise ValueError(f"`{name}` must be 2-D (n_samples, n_features); got shape {arr.shape}.")
+    if arr.shape[0] == 0:
+        raise ValueError(f"`{name}` has no samples (shape {arr.shape}); at least one is needed.")
+    if arr.shape[1] == 0:
+        raise ValueError(f"`{name}` has no features (shape {arr.shape}).")
+    arr = np.ascontiguousarray(arr, dtype=np.float64)
+    finite = np.isfinite(arr)
+    if not finite.all():
+        rows, cols = np.nonzero(~finite)
+        kind = "NaN (missing)" if np.isnan(arr[rows[0], cols[0]]) else "infinite"
+        raise ValueError(
+            f"`{name}` contains {rows.size} non-finite value(s) ({kind} value at row {rows[0]}, "
+            f"column {cols[0]}). Random decision trees have no missing-value policy: impute numeric "
+            "features, or give missing nominal values their own category code."
+        )
+    return arr
+
+
+class RandomDecisionTreesClassifier(BaseEstimator):
+    """Ensemble of random decision trees whose leaves keep class counts.
+
+    The trees are grown without looking at the labels (random feature, random
+    threshold); the labels only fill the class counts of the nodes.  Several
+    combiners turn the counts of the leaves reached by a sample into a
+    prediction (:func:`dstk.ensemble.combine_leaves`).
+
+    Parameters
+    ----------
+    n_estimators : int, default 100
+        Number of trees.
+    min_samples_leaf : int, default 1
+        A numeric split is accepted only if both children keep at least this
+        many training samples (for a nominal split: the two largest children).
+    min_samples_split : int, default 2
+        Nodes with fewer samples become leaves.  Busch et al. use
+        ``2 * min_samples_leaf``.
+    max_depth : int or None, default None
+        Depth limit (None: grow until the size rules stop).
+    nominal_features : None, array of int or array of bool, default None
+        Indices (or a boolean mask) of nominal features.  Their values can be
+        any numbers (codes); a nominal split has one child per value seen in
+        training, and a nominal feature is used at most once per path.
+    empty_leaf : {"siblings", "parent", "zero"}, default "siblings"
+        What a sample gets when it reaches an empty child of a nominal split
+        (or carries a nominal value unseen in training): the summed counts of
+        the leaves reached through every non-empty sibling, the counts of the
+        splitting node, or zero counts.
+    combiner : str, default "average"
+        How :meth:`predict_proba`, :meth:`predict` and
+        :meth:`decision_function` combine the leaves: ``"average"``
+        (probability averaging), ``"vote"``, ``"laplace"``,
+        ``"plausibility"``, ``"confidence_bounds"``, ``"pooling"``,
+        ``"dempster"``, ``"cautious"``, ``"eva"``, or ``"<method>:<aggregate>"``
+        such as ``"laplace:vote"``.  See :func:`dstk.ensemble.combine_leaves`.
+    random_state : None, int or numpy.random.RandomState, default None
+        Seeds the trees (one seed per tree is drawn from it); the result does
+        not depend on ``n_jobs``.
+    n_jobs : int or None, default None
+        Number of threads for growing trees and routing samples (None: 1,
+        -1: all cores).
+
+    Attributes
+    ----------
+    classes_ : ndarray (n_classes,)
+    n_classes_ : int
+    n_features_in_ : int
+    class_prior_ : ndarray (n_classes,)
+        Class frequencies of the training labels (the prior of EVA).
+    nominal_mask_ : ndarray of bool (n_features,)
+    categories_ : list of ndarray or None
+        Sorted training values of each nominal feature (None for numeric ones).
+    node_count_ : ndarray of int (n_estimators,)
+    n_leaves_ : ndarray of int (n_estimators,)
+        Leaves per tree, counting empty nominal children.
+    max_depth_ : ndarray of int (n_estimators,)
+
+    Raises
+    ------
+    ValueError
+        Invalid parameters, NaN or infinite values in ``X``, fewer than two
+        classes in ``y``, a feature-count mismatch at predict time.
+    NotFittedError
+        Predicting before ``fit``.
+
+    Notes
+    -----
+    Construction (Busch et al. 2021, section 2.1.1; details in the research
+    note on the authors' code): no bootstrap, no feature subsampling, no
+    purity stop.  At a node with at least ``min_samples_split`` samples, up to
+    ``n_features`` tries pick a random candidate feature; a numeric split uses
+    the value ``v`` of a random training sample of the node as threshold and a
+    random operator (``x < v`` or ``x <= v`` goes left) and is rejected when a
+    child holds fewer than ``min_samples_leaf`` samples; a nominal split is
+    multiway.  If every try fails the node is a leaf.  Trees use independent
+    splitmix64 streams, so fits are deterministic given ``random_state``
+    whatever ``n_jobs``.  The random stream differs from the authors' code,
+    so individual trees differ; results agree in distribution.
+
+    References
+    ----------
+    Fan, W., Wang, H., Yu, P. S. and Ma, S. (2003). Is random model better?
+    On its accuracy and efficiency. ICDM 2003.
+    Busch, J., Kulessa, M., Loza Mencia, E. and Blockeel, H. (2021).
+    Combining predictions under uncertainty: the case of random decision
+    trees. Discovery Science 2021.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_breast_cancer
+    >>> X, y = load_breast_cancer(return_X_y=True)
+    >>> model = RandomDecisionTreesClassifier(n_estimators=10, min_samples_leaf=4,
+    ...                                       min_samples_split=8, random_state=0).fit(X, y)
+    >>> model.leaf_counts(X[:2]).shape
+    (2, 10, 2)
+    >>> float(model.predict_proba(X[:2]).sum(axis=1)[0])
+    1.0
+    """
+
+    _estimator_type = "classifier"
+
+    def __init__(
+        self,
+        n_estimators=100,
+        min_samples_leaf=1,
+        min_samples_split=2,
+        max_depth=None,
+        nominal_features=None,
+        empty_leaf="siblings",
+        combiner="average",
+        random_state=None,
+        n_jobs=None,
+    ):
+        self.n_estimators = n_estimators
+        self.min_samples_leaf = min_samples_leaf
+        self.min_samples_split = min_samples_split
+        self.max_depth = max_depth
+        self.nominal_features = nominal_features
+        self.empty_leaf = empty_leaf
+        self.combiner = combiner
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+
+    # ------------------------------------------------------------------ checks
+    def _check_params(self, n_features):
+        def positive_int(value, name, minimum):
+            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
+                raise ValueError(f"`{name}` must be an integer >= {minimum}; got {value!r}.")
+            return int(value)
+
+        n_estimators = positive_int(self.n_estimators, "n_estimators", 1)
+        min_samples_leaf = positive_int(self.min_samples_leaf, "min_samples_leaf", 1)
+        min_samples_split = positive_int(self.min_samples_split, "min_samples_split", 2)
+        if self.max_depth is None:
+            max_depth = -1
+        else:
+            max_depth = positive_int(self.max_depth, "max_depth", 0)
+        if self.empty_leaf not in _EMPTY_LEAF_POLICIES:
+            raise ValueError(
+                f"`empty_leaf` must be one of {sorted(_EMPTY_LEAF_POLICIES)}; got {self.empty_leaf!r}."
+            )
+        parse_combiner(self.combiner)
+        _n_threads(self.n_jobs)
+        mask = np.zeros(n_features, dtype=bool)
+        if self.nominal_features is not None:
+            nominal = np.asarray(self.nominal_features)
+            if nominal.dtype == bool:
+                if nominal.shape != (n_features,):
+                    raise ValueError(
+                        f"A boolean `nominal_features` mask must have one entry per feature ({n_features}); "
+                        f"got shape {nominal.shape}."
+                    )
+                mask = nominal.copy()
+            else:
+                nominal = nominal.ravel()
+                if nominal.size and not np.issubdtype(nominal.dtype, np.integer):
+                    raise ValueError(
+                        f"`nominal_features` must be feature indices (integers) or a boolean mask; got {self.nominal_features!r}."
+                    )
+                if nominal.size and (nominal.min() < -n_features or nominal.max() >= n_features):
+                    raise ValueError(
+                        f"`nominal_features` contains an index outside [0, {n_features}); got {nominal.tolist()}."
+                    )
+                mask[nominal] = True
+        return n_estimators, min_samples_leaf, min_samples_split, max_depth, mask
+
+    def _encode(self, X):
+        """Replace nominal values by their category codes (-1 for unseen values)."""
+        if not self.nominal_mask_.any():
+            return X
+        X = X.copy()
+        for f in np.flatnonzero(self.nominal_mask_):
+            categories = self.categories_[f]
+            column = X[:, f]
+            position = np.searchsorted(categories, column)
+            position_clipped = np.minimum(position, categories.size - 1)
+            seen = categories[position_clipped] == column
+            X[:, f] = np.where(seen, position_clipped, -1).astype(np.float64)
+        return X
+
+    def _check_X_predict(self, X):
+        check_is_fitted(self, "classes_")
+        X = _as_feature_matrix(X)
+        if X.shape[1] != self.n_features_in_:
+            raise ValueError(
+                f"X has {X.shape[1]} features, but {type(self).__name__} was fitted with "
+                f"{self.n_features_in_} features. Pass the same columns as in fit."
+            )
+        return self._encode(X)
+
+    # --------------------------------------------------------------------- fit
+    def fit(self, X, y):
+        """Grow the trees and fill their class counts.
+
+        Parameters
+        ----------
+        X : array_like (n_samples, n_features)
+            Numeric features (nominal features as numeric codes).
+        y : array_like (n_samples,)
+            Class labels (at least two classes).
+
+        Returns
+        -------
+        self
+        """
+        X = _as_feature_matrix(X)
+        classes, y_encoded = check_labels(y)
+        check_consistent_length(X, y_encoded, names=["X", "y"])
+        n_features = X.shape[1]
+        n_estimators, min_samples_leaf, min_samples_split, max_depth, mask = self._check_params(n_features)
+
+        self.classes_ = classes
+        self.n_classes_ = int(classes.size)
+        self.n_features_in_ = n_features
+        self.class_prior_ = np.bincount(y_encoded, minlength=self.n_classes_) / y_encoded.size
+        self.nominal_mask_ = mask
+        self.categories_ = [np.unique(X[:, f]) if mask[f] else None for f in range(n_features)]
+        n_categories = np.array([c.size if c is not None else 0 for c in self.categories_], dtype=np.int64)
+        X_encoded = self._encode(X)
+
+        rng = check_random_state(self.random_state)
+        seeds = rng.randint(0, np.iinfo(np.int32).max, size=(n_estimators, 2)).astype(np.uint64)
+        seeds = (seeds[:, 0] << np.uint64(31)) ^ seeds[:, 1]
+        y64 = y_encoded.astype(np.int64)
+
+        def grow(seed):
+            return _trees.build_tree(
+                X_encoded, y64, self.n_classes_, mask, n_categories, min_samples_leaf,
+                min_samples_split, max_depth, seed,
+            )
+
+        first = grow(seeds[0])  # compiles (once) in this thread
+        threads = min(_n_threads(self.n_jobs), n_estimators)
+        if threads > 1 and n_estimators > 1:
+            with ThreadPoolExecutor(max_workers=threads) as pool:
+                rest = list(pool.map(grow, seeds[1:]))
+        else:
+            rest = [grow(s) for s in seeds[1:]]
+        grown = [first] + rest
+
+        sizes = np.array([g[0].shape[0] for g in grown], dtype=np.int64)
+        offsets = np.zeros(n_estimators + 1, dtype=np.int64)
+        np.cumsum(sizes, out=offsets[1:])
+        names = ("feature", "operator", "nominal", "threshold", "child_start", "n_children", "counts", "depth")
+        self._forest = {name: np.concatenate([g[i] for g in grown]) for i, name in enumerate(names)}
+        self._forest["offsets"] = offsets
+        self._forest["node_total"] = self._forest["counts"].sum(axis=1, dtype=np.int64)
+        self.node_count_ = sizes
+        is_leaf = self._forest["feature"] < 0
+        self.n_leaves_ = np.add.reduceat(is_leaf.astype(np.int64), offsets[:-1])
+        self.max_depth_ = np.maximum.reduceat(self._forest["depth"], offsets[:-1]).astype(np.int64)
+        return self
+
+    # ---------------------------------------------------------------- predict
+    def _run_chunks(self, kernel, X, out):
+        threads = _n_threads(self.n_jobs)
+        n = X.shape[0]
+        if threads <= 1 or n < 2 * threads:
+            kernel(X, out)
+            return out
+        kernel(X[:1], out[:1])  # compile in this thread
+        bounds = np.linspace(0, n, threads * 4 + 1).astype(np.int64)
+        with ThreadPoolExecutor(max_workers=threads) as pool:
+            jobs = [pool.submit(kernel, X[a:b], out[a:b]) for a, b in zip(bounds[:-1], bounds[1:]) if b > a]
+            for job in jobs:
+                job.result()
+        return out
+
+    def leaf_counts(self, X):
+        """Class counts of the leaf reached by every sample in every tree.
+
+        Parameters
+        ----------
+        X : array_like (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of int64, shape (n_samples, n_estimators, n_classes)
+            ``counts[i, t, c]`` = number of training samples of class
+            ``classes_[c]`` in the leaf of tree ``t`` reached by sample ``i``
+            (after the ``empty_leaf`` policy).
+
+        Raises
+        ------
+        NotFittedError, ValueError
+        """
+        X = self._check_X_predict(X)
+        forest = self._forest
+        n_trees = forest["offsets"].size - 1
+        out = np.zeros((X.shape[0], n_trees, self.n_classes_), dtype=np.int64)
+        policy = _EMPTY_LEAF_POLICIES[self.empty_leaf]
+
+        def kernel(X_part, out_part):
+            _trees.leaf_counts_kernel(
+                X_part, forest["offsets"], forest["feature"], forest["operator"], forest["nominal"],
+                forest["threshold"], forest["child_start"], forest["n_children"], forest["counts"],
+                forest["node_total"], policy, out_part,
+            )
+
+        return self._run_chunks(kernel, X, out)
+
+    def apply(self, X):
+        """Index (local to each tree) of the leaf reached by every sample.
+
+        Returns
+        -------
+        ndarray of int64, shape (n_samples, n_estimators)
+            -1 where the sample reached an empty or unseen nominal child.
+        """
+        X = self._check_X_predict(X)
+        forest = self._forest
+        n_trees = forest["offsets"].size - 1
+        out = np.empty((X.shape[0], n_trees), dtype=np.int64)
+
+        def kernel(X_part, out_part):
+            _trees.leaf_ids_kernel(
+                X_part, forest["offsets"], forest["feature"], forest["operator"], forest["nominal"],
+                forest["threshold"], forest["child_start"], forest["n_children"], forest["node_total"],
+                out_part,
+            )
+
+        return self._run_chunks(kernel, X, out)
+
+    def _combine(self, X):
+        method, aggregate = parse_combiner(self.combiner)
+        counts = self.leaf_counts(X)
+        return method, aggregate, counts
+
+    def decision_function(self, X):
+        """The combiner's score (see :func:`dstk.ensemble.combine_leaves`).
+
+        Returns
+        -------
+        ndarray of float64, shape (n_samples,) for two classes (positive =
+        ``classes_[1]``), else (n_samples, n_classes).
+        """
+        method, aggregate, counts = self._combine(X)
+        return combine_leaves(counts, method=method, aggregate=aggregate, class_prior=self.class_prior_)
+
+    def predict_proba(self, X):
+        """Class probabilities from the combiner.
+
+        Returns
+        -------
+        ndarray of float64, shape (n_samples, n_classes)
+            Rows sum to one.  For ``"average"``, ``"laplace"``,
+            ``"confidence_bounds"``, ``"pooling"`` and the votes these are the
+            combined scores themselves; for ``"plausibility"``, ``"dempster"``
+            and ``"cautious"`` the pignistic probabilities of the combined
+            (normalised) mass function; for ``"eva"`` the softmax of the
+            log-posterior scores.
+        """
+        method, aggregate, counts = self._combine(X)
+        return combine_leaves_proba(counts, method=method, aggregate=aggregate, class_prior=self.class_prior_)
+
+    def predict(self, X):
+        """Predicted class labels.
+
+        For two classes the positive class ``classes_[1]`` is predicted when the
+        combiner's score reaches its threshold (0.5 for scores in [0, 1], 0 for
+        signed scores; ties go to the positive class, as in Busch et al.); for
+        more classes the class of largest score.
+        """
+        scores = self.decision_function(X)
+        if scores.ndim == 1:
+            method, aggregate = parse_combiner(self.combiner)
+            return self.classes_[(scores >= decision_threshold(method, aggregate)).astype(np.intp)]
+        return self.classes_[np.argmax(scores, axis=1)]
+
+    def predict_mass(self, X, normalize=True):
+        """Combined mass functions (evidential combiners only).
+
+        Parameters
+        ----------
+        X : array_like (n_samples, n_features)
+        normalize : bool, default True
+            Divide by ``1 - m(empty)`` (Dempster's normalisation); False keeps
+            the unnormalised result with its mass on the empty set.
+
+        Returns
+        -------
+        MassFunction
+            Batch shape (n_samples,) on ``Frame(tuple(range(n_classes)))``
+            (class ``c`` is ``classes_[c]``).
+
+        Raises
+        ------
+        ValueError
+            If the combiner has no mass function (only ``"plausibility"``
+            averaging, ``"dempster"`` and ``"cautious"`` have one).
+        """
+        method, aggregate, counts = self._combine(X)
+        array = combine_leaves_to_mass(counts, method=method, aggregate=aggregate, normalize=normalize)
+        from dstk.core.frame import Frame
+        from dstk.core.mass import MassFunction
+
+        return MassFunction.from_array(array, Frame(tuple(range(self.n_classes_))), validate=False)
