@@ -597,3 +597,89 @@ def pcr6(m, max_tuples):
             if k < 0:
                 break
     return out, kappa, ok
+
+
+@njit(cache=True)
+def focal_set_pairs(f1, f2, intersect):
+    """Merge the set operation over all pairs of focal sets (focal-set form).
+
+    ``f1`` (F1,), ``f2`` (F2,): uint64 focal bitmasks.  The pair (i, j) gives
+    ``f1[i] & f2[j]`` (``intersect``) or ``f1[i] | f2[j]``.  Returns
+    ``(unique, inverse)``: the sorted distinct results and, for the pair at
+    flat index ``i * F2 + j``, the position of its result in ``unique`` —
+    the same as ``np.unique(np.bitwise_and.outer(f1, f2).ravel(),
+    return_inverse=True)``, by an LSD radix sort (8 bits a pass, stopping at
+    the highest bit in use), O(F1 F2).
+    """
+    n1 = f1.shape[0]
+    n2 = f2.shape[0]
+    n_pairs = n1 * n2
+    keys = np.empty(n_pairs, dtype=np.uint64)
+    idx = np.empty(n_pairs, dtype=np.int64)
+    used_bits = np.uint64(0)
+    p = 0
+    for i in range(n1):
+        a = f1[i]
+        for j in range(n2):
+            c = (a & f2[j]) if intersect else (a | f2[j])
+            keys[p] = c
+            idx[p] = p
+            used_bits |= c
+            p += 1
+    keys2 = np.empty(n_pairs, dtype=np.uint64)
+    idx2 = np.empty(n_pairs, dtype=np.int64)
+    count = np.empty(256, dtype=np.int64)
+    digit_mask = np.uint64(255)
+    for shift in range(0, 64, 8):
+        sh = np.uint64(shift)
+        if (used_bits >> sh) == np.uint64(0):
+            break
+        for b in range(256):
+            count[b] = 0
+        for q in range(n_pairs):
+            count[np.int64((keys[q] >> sh) & digit_mask)] += 1
+        total = 0
+        for b in range(256):
+            c = count[b]
+            count[b] = total
+            total += c
+        for q in range(n_pairs):
+            d = np.int64((keys[q] >> sh) & digit_mask)
+            pos = count[d]
+            keys2[pos] = keys[q]
+            idx2[pos] = idx[q]
+            count[d] = pos + 1
+        keys, keys2 = keys2, keys
+        idx, idx2 = idx2, idx
+    unique = np.empty(n_pairs, dtype=np.uint64)
+    inverse = np.empty(n_pairs, dtype=np.int64)
+    u = -1
+    for q in range(n_pairs):
+        if u < 0 or keys[q] != unique[u]:
+            u += 1
+            unique[u] = keys[q]
+        inverse[idx[q]] = u
+    return unique[:u + 1].copy(), inverse
+
+
+@njit(cache=True)
+def pair_products(m1, m2, inverse, n_out):
+    """out[r, inverse[i * F2 + j]] += m1[r, i] * m2[r, j] (rows of equal count).
+
+    With ``inverse`` from :func:`focal_set_pairs` this is the conjunctive
+    (or disjunctive) combination of two batches in focal-set form.
+    """
+    rows, n1 = m1.shape
+    n2 = m2.shape[1]
+    out = np.zeros((rows, n_out))
+    for r in range(rows):
+        o = out[r]
+        a = m1[r]
+        b = m2[r]
+        p = 0
+        for i in range(n1):
+            x = a[i]
+            for j in range(n2):
+                o[inverse[p]] += x * b[j]
+                p += 1
+    return out
