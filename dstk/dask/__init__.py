@@ -21,6 +21,7 @@ except ImportError as error:  # pragma: no cover - exercised without dask only
 
 from ._mass import DaskMassFunction, as_dask_mass
 from ._combination import TREE_RULES, TREE_TOLERANCE, combine
+from ._estimators import map_samples, predict_interval, predict_mass, predict_proba
 
 __all__ = [
     "DaskMassFunction",
@@ -28,4 +29,8 @@ __all__ = [
     "combine",
     "TREE_RULES",
     "TREE_TOLERANCE",
+    "map_samples",
+    "predict_mass",
+    "predict_interval",
+    "predict_proba",
 ]

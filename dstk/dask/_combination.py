@@ -238,9 +238,12 @@ def combine(
           floats as in memory (the minimum of log weights is exact); the
           product rules agree within ``TREE_TOLERANCE = 1e-12`` per mass
           (same algorithm, multiplications in another order).
-        * ``"auto"``: ``"blockwise"`` when the source axis is one chunk,
-          else ``"tree"`` for the rules in ``TREE_RULES``, else
-          ``"rechunk"``.
+        * ``"auto"``: ``"blockwise"`` when the source axis is one chunk;
+          ``"rechunk"`` for a sequence of sources (each is its own chunk of
+          the stacked source axis; merging them costs what the in-memory
+          combination does and keeps the same floats); for one array whose
+          source axis is split: ``"tree"`` for the rules in ``TREE_RULES``,
+          else ``"rechunk"``.
     split_every : int, optional
         Fan-in of the tree reduction (dask's default when None).
 
@@ -296,10 +299,16 @@ def combine(
         raise ValueError(f"Unknown rule {rule!r}; choose one of {sorted(RULES)}.")
     if method not in _METHODS:
         raise ValueError(f"Unknown method {method!r}; choose one of {_METHODS}.")
+    separate_sources = not isinstance(masses, (DaskMassFunction, MassFunction, da.Array, np.ndarray))
     array, frame, ax = _gather(masses, axis, frame)
     n_source_chunks = len(array.chunks[ax])
     if method == "auto":
-        method = "blockwise" if n_source_chunks == 1 else ("tree" if rule in TREE_RULES else "rechunk")
+        if n_source_chunks == 1:
+            method = "blockwise"
+        elif separate_sources or rule not in TREE_RULES:
+            method = "rechunk"
+        else:
+            method = "tree"
     if method == "tree" and rule not in TREE_RULES:
         raise ValueError(
             f"The {rule!r} rule is not associative and cannot be tree-reduced across chunks of the "

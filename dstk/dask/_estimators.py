@@ -1,0 +1,193 @@
+"""Apply fitted dstk estimators (calibrators, tree ensembles) to dask arrays chunk by chunk."""
+
+import numpy as np
+import dask
+import dask.array as da
+
+from ..core.frame import Frame
+from ..core.mass import MassFunction
+from ._mass import DaskMassFunction
+
+__all__ = ["predict_mass", "predict_interval", "predict_proba", "map_samples", "check_sample_chunks"]
+
+
+def check_sample_chunks(X, name="X", rechunk=False):
+    """Return ``X`` as a dask array chunked along its first axis only.
+
+    A numpy array is wrapped with ``chunks="auto"`` rows.  Any other axis
+    split across chunks raises ``ValueError`` unless ``rechunk`` (then it is
+    merged into one chunk).
+    """
+    if not isinstance(X, da.Array):
+        values = np.asarray(X)
+        if values.ndim == 0:
+            raise ValueError(f"`{name}` must be an array with samples on its first axis; got a scalar.")
+        X = da.from_array(values, chunks=("auto",) + (-1,) * (values.ndim - 1))
+    if X.ndim == 0:
+        raise ValueError(f"`{name}` must be an array with samples on its first axis; got a scalar.")
+    split = [axis for axis in range(1, X.ndim) if len(X.chunks[axis]) > 1]
+    if split:
+        if not rechunk:
+            raise ValueError(
+                f"`{name}` is chunked along axis {split[0]} (chunks {X.chunks[split[0]]}); only the first "
+                "(sample) axis may be split, every chunk must hold whole samples. Rechunk it with "
+                f"{name}.rechunk({{{', '.join(f'{a}: -1' for a in split)}}}) or pass rechunk=True."
+            )
+        X = X.rechunk({axis: -1 for axis in split})
+    return X
+
+
+def _to_array(result):
+    if isinstance(result, MassFunction):
+        return result.to_array("m")
+    if isinstance(result, tuple):
+        return np.stack([np.asarray(part) for part in result], axis=-1)
+    return np.asarray(result)
+
+
+def _call_block(block, estimator, method, kwargs, tail, dtype):
+    if block.shape[0] == 0:  # empty chunks (e.g. after filtering) never reach the estimator
+        return np.empty((0,) + tail, dtype=dtype)
+    return _to_array(getattr(estimator, method)(block, **kwargs)).astype(dtype, copy=False)
+
+
+def _probe(estimator, method, X, kwargs):
+    """Run ``method`` on the first sample to learn the output's trailing shape, dtype and type."""
+    if X.shape[0] == 0:
+        raise ValueError("`X` has no samples.")
+    first = X[:1]
+    first = np.asarray(first.compute() if isinstance(first, da.Array) else first)
+    return getattr(estimator, method)(first, **kwargs)
+
+
+def map_samples(estimator, method, X, *, rechunk=False, **kwargs):
+    """Apply ``estimator.<method>`` to every chunk of samples of ``X``.
+
+    Parameters
+    ----------
+    estimator : object
+        A fitted estimator (it is pickled once into the task graph and sent
+        to each worker that needs it).
+    method : str
+        Name of a method taking an array of samples (first axis) and
+        returning an array, a tuple of arrays or a MassFunction, each with
+        one row per sample.
+    X : dask.array.Array or array_like
+        Samples on the first axis; only that axis may be chunked.
+    rechunk : bool, default=False
+        Merge other split axes of ``X`` instead of raising.
+    **kwargs
+        Passed to the method.
+
+    Returns
+    -------
+    dask.array.Array
+        Shape ``(n_samples,) + tail`` with the chunks of ``X`` on the first
+        axis.  A tuple result is stacked on a new last axis; a MassFunction
+        becomes its dense masses ``(n_samples, 2**n)``.
+
+    Notes
+    -----
+    The trailing shape and dtype are learned by calling the method once on
+    the first sample (``X[:1]`` is computed: a small part of the first
+    chunk).
+    """
+    X = check_sample_chunks(X, rechunk=rechunk)
+    probe = _to_array(_probe(estimator, method, X, kwargs))
+    tail, dtype = probe.shape[1:], probe.dtype
+    shared = dask.delayed(estimator, pure=True)
+    return X.map_blocks(
+        _call_block, shared, method, kwargs, tail, dtype,
+        chunks=(X.chunks[0],) + tuple((t,) for t in tail),
+        drop_axis=list(range(1, X.ndim)) if X.ndim > 1 else None,
+        new_axis=list(range(1, 1 + len(tail))) if tail else None,
+        dtype=dtype,
+        meta=np.empty((0,) * (1 + len(tail)), dtype=dtype),
+    )
+
+
+def predict_mass(estimator, X, *, rechunk=False, **kwargs):
+    """``estimator.predict_mass`` on a dask array of scores or features, chunk by chunk.
+
+    Parameters
+    ----------
+    estimator : fitted calibrator or ensemble with ``predict_mass``
+    X : dask.array.Array or array_like
+        Scores (``(n_samples,)``) or features (``(n_samples, n_features)``);
+        only the sample axis may be chunked.
+    rechunk : bool, default=False
+        Merge a split feature axis instead of raising.
+    **kwargs
+        Passed to ``predict_mass``.
+
+    Returns
+    -------
+    DaskMassFunction
+        Batch shape ``(n_samples,)``, the chunks of ``X``, the estimator's
+        frame; ``.array`` is the ``(n_samples, 2**n)`` dask array of masses
+        and ``.to_delayed()`` gives the in-memory MassFunction of each chunk.
+
+    Notes
+    -----
+    Every chunk is computed by the estimator's own ``predict_mass``, so the
+    masses are the same floats as ``estimator.predict_mass(X)`` in memory
+    (for estimators that treat samples independently, as dstk's do).
+
+    Examples
+    --------
+    >>> import numpy as np, dask.array as da
+    >>> from dstk import Frame, MassFunction
+    >>> from dstk.dask import predict_mass
+    >>> class Discounted:                   # any object with predict_mass(X) -> MassFunction
+    ...     def predict_mass(self, scores):
+    ...         p = np.asarray(scores)
+    ...         values = np.stack([0 * p, 0.9 * (1 - p), 0.9 * p, 0.1 + 0 * p], axis=-1)
+    ...         return MassFunction.from_array(values, Frame((0, 1)))
+    >>> masses = predict_mass(Discounted(), da.linspace(0, 1, 5, chunks=2))
+    >>> masses.frame, masses.chunks
+    (Frame([0, 1]), ((2, 2, 1),))
+    >>> masses.pl({1}).compute(scheduler="synchronous").round(3).tolist()
+    [0.1, 0.325, 0.55, 0.775, 1.0]
+    """
+    X = check_sample_chunks(X, rechunk=rechunk)
+    probe = _probe(estimator, "predict_mass", X, kwargs)
+    if not isinstance(probe, MassFunction):
+        raise TypeError(
+            f"{type(estimator).__name__}.predict_mass returned {type(probe).__name__}, not a MassFunction."
+        )
+    frame = probe.frame
+    if not probe.is_dense:
+        raise ValueError(
+            f"predict_mass returned a mass function on {frame.n} labels in focal-set form; dstk.dask "
+            "stores dense (..., 2**n) arrays only."
+        )
+    array = map_samples(estimator, "predict_mass", X, **kwargs)
+    return DaskMassFunction._trusted(array, Frame(frame))
+
+
+def predict_interval(estimator, X, *, rechunk=False, **kwargs):
+    """``estimator.predict_interval`` on a dask array, chunk by chunk.
+
+    Returns
+    -------
+    tuple of dask.array.Array
+        The arrays that ``predict_interval`` returns (for dstk's calibrators
+        ``(bel, pl)`` of the positive class, each ``(n_samples,)``), with the
+        chunks of ``X`` on the sample axis.
+    """
+    X = check_sample_chunks(X, rechunk=rechunk)
+    probe = _probe(estimator, "predict_interval", X, kwargs)
+    stacked = map_samples(estimator, "predict_interval", X, **kwargs)
+    if isinstance(probe, tuple):
+        return tuple(stacked[..., i] for i in range(len(probe)))
+    return stacked
+
+
+def predict_proba(estimator, X, *, rechunk=False, **kwargs):
+    """``estimator.predict_proba`` on a dask array, chunk by chunk.
+
+    Returns
+    -------
+    dask.array.Array of shape (n_samples, n_classes)
+    """
+    return map_samples(estimator, "predict_proba", X, rechunk=rechunk, **kwargs)
