@@ -370,7 +370,8 @@ def plot_ternary(values, ax=None, *, labels=None, y_true=None, y_name="true clas
 
     points = _barycentric(probabilities)
     options = {"s": 18, "alpha": 0.75, "edgecolors": "none"}
-    options.update(scatter_options)
+    options.update({key: (np.asarray(value) if isinstance(value, (list, tuple, np.ndarray)) else value)
+                    for key, value in scatter_options.items()})
     if y_true is None:
         ax.scatter(points[:, 0], points[:, 1], color=PIGNISTIC_COLOR, zorder=3, **options)
     else:
@@ -381,8 +382,10 @@ def plot_ternary(values, ax=None, *, labels=None, y_true=None, y_name="true clas
         for index, label in enumerate(classes):
             hit = y_true == label
             if hit.any():
+                group_options = {key: (value[hit] if np.ndim(value) == 1 and np.size(value) == hit.size else value)
+                                 for key, value in options.items()}  # per-sample sizes etc. follow the group
                 ax.scatter(points[hit, 0], points[hit, 1], color=model_color(index), zorder=3,
-                           label=f"{y_name} {labels[index]}", **options)
+                           label=f"{y_name} {labels[index]}", **group_options)
         ax.legend(loc="upper right", fontsize=7)
     ax.set_xlim(-0.15, 1.15)
     ax.set_ylim(-0.12, _SQRT3_HALF + 0.1)
