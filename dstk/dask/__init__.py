@@ -22,6 +22,13 @@ except ImportError as error:  # pragma: no cover - exercised without dask only
 from ._mass import DaskMassFunction, as_dask_mass
 from ._combination import TREE_RULES, TREE_TOLERANCE, combine
 from ._estimators import map_samples, predict_interval, predict_mass, predict_proba
+from ._ensemble import (
+    combine_leaves,
+    combine_leaves_proba,
+    combine_leaves_to_mass,
+    fit_random_trees,
+    leaf_counts,
+)
 
 __all__ = [
     "DaskMassFunction",
@@ -33,4 +40,9 @@ __all__ = [
     "predict_mass",
     "predict_interval",
     "predict_proba",
+    "fit_random_trees",
+    "leaf_counts",
+    "combine_leaves",
+    "combine_leaves_proba",
+    "combine_leaves_to_mass",
 ]

@@ -1,0 +1,224 @@
+"""Tree ensembles on Dask: parallel fit of random decision trees, leaf counts and their combination."""
+
+import numpy as np
+import dask
+import dask.array as da
+
+from .._validation import check_random_state
+from ..core.frame import Frame
+from ._estimators import check_sample_chunks, map_samples
+from ._mass import DaskMassFunction
+
+__all__ = ["fit_random_trees", "leaf_counts", "combine_leaves", "combine_leaves_proba", "combine_leaves_to_mass"]
+
+
+def _as_numpy(values):
+    return np.asarray(values)
+
+
+def _fit_part(X, y, params, n_estimators, random_state, estimator_type):
+    part = estimator_type(**{**params, "n_estimators": n_estimators, "random_state": random_state})
+    return part.fit(X, y)
+
+
+def task_seeds(random_state, n_tasks):
+    """The ``random_state`` of each fitting task: ``RandomState(random_state).randint(2**31 - 1, size=n_tasks)``."""
+    return check_random_state(random_state).randint(0, np.iinfo(np.int32).max, size=n_tasks)
+
+
+def _merge_forests(estimator, parts):
+    """One fitted estimator whose trees are those of ``parts``, in order.
+
+    Mirrors the end of ``RandomDecisionTreesClassifier.fit``, which also
+    concatenates per-tree node arrays (child indices are local to each tree)
+    and recomputes the offsets from the node counts.
+    """
+    first = parts[0]
+    for part in parts[1:]:
+        if not np.array_equal(part.classes_, first.classes_):  # pragma: no cover - same y everywhere
+            raise RuntimeError("The fitting tasks saw different classes; this is a bug.")
+    merged = type(estimator)(**{**estimator.get_params(), "n_estimators": int(sum(p.n_estimators for p in parts))})
+    for name in ("classes_", "n_classes_", "n_features_in_", "class_prior_", "nominal_mask_", "categories_"):
+        setattr(merged, name, getattr(first, name))
+    forest = {
+        name: np.concatenate([part._forest[name] for part in parts])
+        for name in first._forest
+        if name != "offsets"
+    }
+    sizes = np.concatenate([part.node_count_ for part in parts])
+    offsets = np.zeros(sizes.size + 1, dtype=np.int64)
+    np.cumsum(sizes, out=offsets[1:])
+    forest["offsets"] = offsets
+    merged._forest = forest
+    merged.node_count_ = sizes
+    merged.n_leaves_ = np.concatenate([part.n_leaves_ for part in parts])
+    merged.max_depth_ = np.concatenate([part.max_depth_ for part in parts])
+    return merged
+
+
+def fit_random_trees(estimator, X, y, *, n_tasks=None):
+    """Fit the trees of a :class:`~dstk.ensemble.RandomDecisionTreesClassifier` in parallel with Dask.
+
+    The ``n_estimators`` trees are split into ``n_tasks`` groups; each group
+    is fitted by one ``dask.delayed`` task (a copy of ``estimator`` with
+    ``n_estimators`` set to the group size and its own ``random_state``) on
+    whatever scheduler is active: a ``dask.distributed.Client`` spreads the
+    tasks over the cluster's workers.  The groups are then concatenated into
+    one fitted estimator.
+
+    Parameters
+    ----------
+    estimator : RandomDecisionTreesClassifier
+        Unfitted (it is not modified); its parameters are kept.
+    X : array_like or dask.array.Array, shape (n_samples, n_features)
+        Training features.  Every task needs all of them (random trees split
+        on random training samples), so a dask array is gathered once into
+        one task and shared by the others.
+    y : array_like or dask.array.Array, shape (n_samples,)
+    n_tasks : int, optional
+        Number of fitting tasks (default: ``min(n_estimators, 2 * n_workers)``
+        with a distributed client, else ``min(n_estimators, 4)``).
+
+    Returns
+    -------
+    RandomDecisionTreesClassifier
+        Fitted, with ``n_estimators`` trees; it pickles, predicts in memory
+        and can be applied to dask arrays with :func:`leaf_counts`,
+        :func:`dstk.dask.predict_proba` or :func:`dstk.dask.predict_mass`.
+
+    Notes
+    -----
+    Deterministic given ``estimator.random_state`` and ``n_tasks``: task
+    ``t`` uses ``random_state = task_seeds(random_state, n_tasks)[t]``.  The
+    trees differ from an in-memory ``estimator.fit(X, y)`` (other seeds) but
+    are drawn from the same distribution (Fan et al. 2003; Busch et al.
+    2021).  The estimator grows trees with threads rather than joblib, so
+    ``joblib``'s Dask backend does not apply; ``dask.delayed`` does.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dstk.ensemble import RandomDecisionTreesClassifier
+    >>> from dstk.dask import fit_random_trees
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(200, 3)); y = (X[:, 0] > 0).astype(int)
+    >>> import dask
+    >>> with dask.config.set(scheduler="synchronous"):
+    ...     model = fit_random_trees(RandomDecisionTreesClassifier(n_estimators=10, random_state=0), X, y,
+    ...                              n_tasks=3)
+    >>> model.n_estimators, model.leaf_counts(X[:4]).shape
+    (10, (4, 10, 2))
+    """
+    n_estimators = estimator.n_estimators
+    if isinstance(n_estimators, bool) or not isinstance(n_estimators, (int, np.integer)) or n_estimators < 1:
+        raise ValueError(f"`n_estimators` must be an integer >= 1; got {n_estimators!r}.")
+    if n_tasks is None:
+        n_tasks = min(n_estimators, _default_tasks())
+    if isinstance(n_tasks, bool) or not isinstance(n_tasks, (int, np.integer)) or not 1 <= n_tasks <= n_estimators:
+        raise ValueError(f"`n_tasks` must be an integer in [1, n_estimators = {n_estimators}]; got {n_tasks!r}.")
+    sizes = [len(group) for group in np.array_split(np.arange(n_estimators), n_tasks)]
+    seeds = task_seeds(estimator.random_state, n_tasks)
+    params = estimator.get_params()
+    shared_X = dask.delayed(_as_numpy, pure=True)(X)
+    shared_y = dask.delayed(_as_numpy, pure=True)(y)
+    fit_part = dask.delayed(_fit_part, pure=True)
+    tasks = [
+        fit_part(shared_X, shared_y, params, size, int(seed), type(estimator))
+        for size, seed in zip(sizes, seeds)
+    ]
+    parts = dask.compute(*tasks)
+    return _merge_forests(estimator, parts)
+
+
+def _default_tasks():
+    try:
+        from distributed import get_client
+
+        return 2 * max(1, len(get_client().scheduler_info()["workers"]))
+    except (ImportError, ValueError):
+        return 4
+
+
+def leaf_counts(estimator, X, *, rechunk=False):
+    """``estimator.leaf_counts`` on a dask array of samples, chunk by chunk.
+
+    Returns
+    -------
+    dask.array.Array of int64, shape (n_samples, n_estimators, n_classes)
+        Same values as in memory, chunked like ``X`` on the sample axis.
+    """
+    return map_samples(estimator, "leaf_counts", X, rechunk=rechunk)
+
+
+def _check_counts(counts, rechunk):
+    counts = check_sample_chunks(counts, name="counts", rechunk=rechunk)
+    if counts.ndim != 3:
+        raise ValueError(f"`counts` must have shape (n_samples, n_trees, n_classes); got shape {counts.shape}.")
+    return counts
+
+
+def _call_combiner(block, function_name, options, tail):
+    from .. import ensemble
+
+    if block.shape[0] == 0:
+        return np.empty((0,) + tail)
+    return np.asarray(getattr(ensemble, function_name)(block, **options), dtype=np.float64)
+
+
+def _map_combiner(counts, function_name, tail, options):
+    return counts.map_blocks(
+        _call_combiner, function_name, options, tail,
+        drop_axis=[1, 2], new_axis=list(range(1, 1 + len(tail))) or None,
+        chunks=(counts.chunks[0],) + tuple((t,) for t in tail),
+        dtype=np.float64, meta=np.empty((0,) * (1 + len(tail))),
+    )
+
+
+def combine_leaves(counts, method="probability", aggregate=None, *, rechunk=False, **options):
+    """:func:`dstk.ensemble.combine_leaves` on a chunked dask array of leaf counts.
+
+    Parameters
+    ----------
+    counts : dask.array.Array, shape (n_samples, n_trees, n_classes)
+        Chunked along the samples only (all trees of a sample in one chunk).
+    method, aggregate, **options
+        As for :func:`dstk.ensemble.combine_leaves`.
+    rechunk : bool, default=False
+        Merge a split tree or class axis instead of raising.
+
+    Returns
+    -------
+    dask.array.Array
+        ``(n_samples,)`` for two classes, else ``(n_samples, n_classes)``;
+        the same floats as in memory.
+    """
+    counts = _check_counts(counts, rechunk)
+    n_classes = counts.shape[2]
+    tail = () if n_classes == 2 else (n_classes,)
+    return _map_combiner(counts, "combine_leaves", tail, {"method": method, "aggregate": aggregate, **options})
+
+
+def combine_leaves_proba(counts, method="probability", aggregate=None, *, rechunk=False, **options):
+    """:func:`dstk.ensemble.combine_leaves_proba` on a chunked dask array; shape (n_samples, n_classes)."""
+    counts = _check_counts(counts, rechunk)
+    return _map_combiner(
+        counts, "combine_leaves_proba", (counts.shape[2],), {"method": method, "aggregate": aggregate, **options}
+    )
+
+
+def combine_leaves_to_mass(counts, method="dempster", aggregate=None, normalize=True, *, rechunk=False, **options):
+    """:func:`dstk.ensemble.combine_leaves_to_mass` on a chunked dask array.
+
+    Returns
+    -------
+    DaskMassFunction
+        Batch shape (n_samples,) on ``Frame(range(n_classes))``.
+    """
+    counts = _check_counts(counts, rechunk)
+    n_classes = counts.shape[2]
+    frame = Frame(tuple(range(n_classes)))
+    array = _map_combiner(
+        counts, "combine_leaves_to_mass", (frame.size,),
+        {"method": method, "aggregate": aggregate, "normalize": normalize, **options},
+    )
+    return DaskMassFunction._trusted(array, frame)
