@@ -1,0 +1,42 @@
+"""Binary probabilistic calibrators (Gebel 2009, Chapter 4).
+
+Probabilistic baselines for dstk's evidential calibrators.  Every calibrator
+follows the same pattern: ``fit(scores, y)``, ``predict_proba(scores)`` of
+shape ``(N, 2)`` (column 1 = the larger label) and ``predict(scores)``.  The
+assignment-value and Bayes calibrators also offer ``predict_interval`` and
+``predict_mass``; their evidential reading is dstk's own extension.
+
+* :class:`SimpleNormalization` (Eq. 4.1) and :class:`SoftmaxCalibrator` (Eq. 4.2)
+* :class:`PlattCalibrator` (Sec. 4.2.1, smoothed targets)
+* :class:`PiecewiseLogisticCalibrator` (Sec. 4.2.2)
+* :class:`IsotonicRegressionCalibrator` (Sec. 4.2.3, PAV)
+* :class:`GaussianBayesCalibrator`, :class:`AsymmetricLaplaceBayesCalibrator` (Sec. 4.3)
+* :class:`AssignmentValueCalibrator` (Sec. 4.4, Garczarek)
+"""
+
+from ._base import log_odds
+from .assignment_value import AssignmentValueCalibrator, beta_moments_fit
+from .bayes import AsymmetricLaplaceBayesCalibrator, GaussianBayesCalibrator, asymmetric_laplace_logpdf
+from .isotonic import IsotonicRegressionCalibrator, isotonic_fit, isotonic_predict
+from .normalization import SimpleNormalization, SoftmaxCalibrator, simple_normalization, softmax
+from .piecewise_logistic import PiecewiseLogisticCalibrator, hat_basis
+from .platt import PlattCalibrator
+
+__all__ = [
+    "AssignmentValueCalibrator",
+    "AsymmetricLaplaceBayesCalibrator",
+    "GaussianBayesCalibrator",
+    "IsotonicRegressionCalibrator",
+    "PiecewiseLogisticCalibrator",
+    "PlattCalibrator",
+    "SimpleNormalization",
+    "SoftmaxCalibrator",
+    "asymmetric_laplace_logpdf",
+    "beta_moments_fit",
+    "hat_basis",
+    "isotonic_fit",
+    "isotonic_predict",
+    "log_odds",
+    "simple_normalization",
+    "softmax",
+]

@@ -1,0 +1,141 @@
+"""Shared machinery of the binary probabilistic calibrators."""
+
+import numpy as np
+
+from ..._estimator import BaseEstimator, check_is_fitted
+from ..._validation import check_binary_labels, check_consistent_length, check_probability, check_scores
+
+__all__ = ["BinaryProbabilisticCalibrator", "log_odds", "interval_to_mass"]
+
+
+def log_odds(probabilities, clip=1e-12):
+    """Log-odds ``log(p / (1 - p))`` of probabilities, clipped away from 0 and 1 (Gebel 2009, Eq. 4.7).
+
+    Parameters
+    ----------
+    probabilities : array_like
+        Probabilities in ``[0, 1]``.
+    clip : float, default=1e-12
+        Probabilities are clipped into ``[clip, 1 - clip]`` first so that the
+        result is finite.
+
+    Returns
+    -------
+    ndarray
+        The log-odds, same shape as the input.
+
+    Raises
+    ------
+    ValueError
+        On values outside ``[0, 1]``, non-finite values or a bad ``clip``.
+
+    Notes
+    -----
+    Gebel (2009), Eq. (4.7): probabilities of LDA, Naive Bayes or logistic
+    regression are turned into scores before Bayes-rule calibration.
+
+    Examples
+    --------
+    >>> log_odds([0.5, 0.75]).round(6).tolist()
+    [0.0, 1.098612]
+    """
+    clip = float(clip)
+    if not 0.0 < clip < 0.5:
+        raise ValueError(f"`clip` must lie in (0, 0.5); got {clip!r}.")
+    p = np.asarray(probabilities, dtype=np.float64)
+    if not np.all(np.isfinite(p)):
+        raise ValueError("`probabilities` contains NaN or infinite values.")
+    if np.any(p < 0) or np.any(p > 1):
+        raise ValueError(
+            f"`probabilities` must lie in [0, 1]; got values from {p.min():.4g} to {p.max():.4g}. "
+            "Pass decision values with input_kind='score' instead."
+        )
+    p = np.clip(p, clip, 1.0 - clip)
+    return np.log(p) - np.log1p(-p)
+
+
+def interval_to_mass(lower, upper, classes):
+    """Binary mass functions with ``Bel({classes[1]}) = lower`` and ``Pl({classes[1]}) = upper``.
+
+    ``m({1}) = lower``, ``m({0}) = 1 - upper``, ``m(frame) = upper - lower``
+    on the frame ``Frame(classes)``.
+    """
+    from ...core.frame import Frame
+    from ...core.mass import MassFunction
+
+    lower = np.clip(np.asarray(lower, dtype=np.float64), 0.0, 1.0)
+    upper = np.clip(np.maximum(np.asarray(upper, dtype=np.float64), lower), 0.0, 1.0)
+    values = np.zeros(lower.shape + (4,))
+    values[..., 1] = 1.0 - upper
+    values[..., 2] = lower
+    values[..., 3] = upper - lower
+    return MassFunction.from_array(values, Frame(tuple(np.asarray(classes).tolist())), validate=False)
+
+
+class BinaryProbabilisticCalibrator(BaseEstimator):
+    """Base class: ``fit(scores, y)``, ``predict_proba`` of shape ``(N, 2)``, ``predict``.
+
+    Subclasses implement ``_fit(scores, y01)`` and
+    ``_positive_probability(scores)``; ``y01`` encodes the larger label as 1.
+    """
+
+    _estimator_type = "classifier"
+    _fitted_attribute = "classes_"
+
+    def _check_input(self, scores):
+        return check_scores(scores)
+
+    def fit(self, scores, y):
+        """Fit the calibration map on held-out scores.
+
+        Parameters
+        ----------
+        scores : array_like of shape (N,)
+            One score (or probability, see the class) per sample; larger
+            values favour the larger label.
+        y : array_like of shape (N,)
+            Labels of exactly two classes; the larger (sorted) label is the
+            positive class.
+
+        Returns
+        -------
+        self
+        """
+        s = self._check_input(scores)
+        classes, y01 = check_binary_labels(y)
+        check_consistent_length(s, y01, names=["scores", "y"])
+        self._fit(s, y01.astype(np.float64))
+        self.classes_ = classes
+        return self
+
+    def predict_positive(self, scores):
+        """Calibrated probability of the positive class ``classes_[1]``, shape ``(N,)``."""
+        check_is_fitted(self, self._fitted_attribute)
+        s = self._check_input(scores)
+        return np.clip(self._positive_probability(s), 0.0, 1.0)
+
+    def predict_proba(self, scores):
+        """Calibrated probabilities.
+
+        Parameters
+        ----------
+        scores : array_like of shape (N,)
+            Scores of the same kind as in ``fit``.
+
+        Returns
+        -------
+        ndarray of shape (N, 2)
+            Column 0: ``P(classes_[0])``; column 1: ``P(classes_[1])``.
+        """
+        p = self.predict_positive(scores)
+        return np.column_stack([1.0 - p, p])
+
+    def predict(self, scores):
+        """Most probable class (the negative class on a tie at 0.5), shape ``(N,)``."""
+        p = self.predict_positive(scores)
+        return self.classes_[(p > 0.5).astype(np.intp)]
+
+
+def check_level(value, name="credibility"):
+    """A credibility level in (0, 1)."""
+    return check_probability(value, name)
