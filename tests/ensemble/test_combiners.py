@@ -1,0 +1,329 @@
+"""Leaf combiners against the reference ensembles A-D, brute-force rules and dstk.combine."""
+
+import itertools
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from dstk.exceptions import DogmaticError
+from dstk.ensemble import (
+    combine_leaves,
+    combine_leaves_proba,
+    combine_leaves_to_mass,
+    decision_threshold,
+    leaf_plausibility_mass,
+    parse_combiner,
+)
+from dstk._kernels import leaf_combination
+
+# research note section 1.4: leaves written [n-, n+]; EVA with training prior pi = 0.3 (reference prior)
+ENSEMBLES = {
+    "A": ([[0, 1], [0, 1], [1, 0]],
+          [0.666667, 0.666667, 0.555556, 0.541667, 0.222222, 0.666667, 0.222222, 0.000000, 3.197895]),
+    "B": ([[0, 3], [2, 1], [5, 5]],
+          [0.611111, 0.5, 0.566667, 0.601389, 0.202223, 0.5625, 0.606670, 0.606670, 3.587360]),
+    "C": ([[0, 10], [10, 0], [1, 1]], [0.5, 0.5, 0.5, 0.5, 0, 0.5, 0, 0, 0.8]),
+    "D": ([[0, 2], [0, 2], [0, 2], [3, 0]],
+          [0.75, 0.75, 0.6125, 0.60625, 0.394622, 0.666667, 0.088154, -0.078368, 6.899580]),
+}
+COLUMNS = [
+    ("probability", "average", {}),
+    ("probability", "vote", {}),
+    ("laplace", "average", {}),
+    ("confidence_bounds", "average", {}),
+    ("plausibility", "average", {}),
+    ("pooling", None, {}),
+    ("dempster", None, {}),
+    ("cautious", None, {}),
+    ("eva", None, {"class_prior": [0.7, 0.3], "prior": "reference"}),
+]
+
+
+@pytest.mark.parametrize("name", sorted(ENSEMBLES))
+@pytest.mark.parametrize("floor", [None, 1e-5])
+def test_reference_ensembles(name, floor):
+    leaves, expected = ENSEMBLES[name]
+    counts = np.array([leaves])
+    for (method, aggregate, options), value in zip(COLUMNS, expected):
+        if method in ("dempster", "cautious"):
+            options = dict(options, floor=floor)
+        got = combine_leaves(counts, method, aggregate, **options)
+        assert got.shape == (1,)
+        assert got[0] == pytest.approx(value, abs=2e-6), (method, aggregate)
+
+
+# ---------------------------------------------------------------- brute force rules
+def _subsets(n):
+    return list(range(2**n))
+
+
+def _conjunctive_brute(m1, m2):
+    out = np.zeros_like(m1)
+    for a, b in itertools.product(range(m1.size), range(m2.size)):
+        out[a & b] += m1[a] * m2[b]
+    return out
+
+
+def _commonality(m):
+    size = m.size
+    return np.array([sum(m[b] for b in range(size) if b & a == a) for a in range(size)])
+
+
+def _weights_brute(m):
+    # Denoeux (2008) Eq. (15): ln w(A) = -sum_{B >= A} (-1)^{|B|-|A|} ln q(B), for A != frame
+    q = _commonality(m)
+    size = m.size
+    frame = size - 1
+    w = np.ones(size)
+    for a in range(size):
+        if a == frame:
+            continue
+        s = 0.0
+        for b in range(size):
+            if b & a == a:
+                s += (-1) ** (bin(b).count("1") - bin(a).count("1")) * np.log(q[b])
+        w[a] = np.exp(-s)
+    return w
+
+
+def _from_weights_brute(w):
+    size = w.size
+    frame = size - 1
+    out = np.zeros(size)
+    out[frame] = 1.0
+    for a in range(size - 1):
+        simple = np.zeros(size)
+        simple[a] = 1 - w[a]
+        simple[frame] = w[a]
+        out = _conjunctive_brute(out, simple)
+    return out
+
+
+def _random_leaf_masses(rng, n_trees, n_classes):
+    counts = rng.integers(0, 6, size=(1, n_trees, n_classes))
+    s = 1.0
+    m = np.zeros((n_trees, 2**n_classes))
+    total = counts[0].sum(axis=1)
+    for t in range(n_trees):
+        for k in range(n_classes):
+            m[t, 2**k] = counts[0, t, k] / (total[t] + s)
+        m[t, -1] = s / (total[t] + s)
+    return counts, m
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_dempster_and_cautious_multiclass_brute_force(seed, n_classes):
+    rng = np.random.default_rng(seed)
+    counts, leaf_masses = _random_leaf_masses(rng, 5, n_classes)
+    dempster = leaf_masses[0]
+    for t in range(1, 5):
+        dempster = _conjunctive_brute(dempster, leaf_masses[t])
+    weights = np.min([_weights_brute(m) for m in leaf_masses], axis=0)
+    cautious = _from_weights_brute(weights)
+    for method, expected in (("dempster", dempster), ("cautious", cautious)):
+        got = combine_leaves_to_mass(counts, method, normalize=False, leaf_model="imprecise_dirichlet")[0]
+        assert np.allclose(got, expected, atol=1e-12), method
+        normalized = combine_leaves_to_mass(counts, method, leaf_model="imprecise_dirichlet")[0]
+        assert np.allclose(normalized[1:], expected[1:] / expected[1:].sum(), atol=1e-12)
+        score = combine_leaves(counts, method, leaf_model="imprecise_dirichlet")[0]
+        singletons = expected[[2**k for k in range(n_classes)]]
+        if n_classes == 2:
+            assert score == pytest.approx(singletons[1] - singletons[0], abs=1e-12)
+        else:
+            assert np.allclose(score, singletons, atol=1e-12)
+
+
+def test_binary_plausibility_rules_match_brute_force_and_core():
+    rng = np.random.default_rng(5)
+    counts = rng.integers(0, 8, size=(6, 7, 2))
+    leaf = leaf_plausibility_mass(counts[..., 1], counts[..., 0])
+    for i in range(counts.shape[0]):
+        expected = leaf[i, 0]
+        for t in range(1, 7):
+            expected = _conjunctive_brute(expected, leaf[i, t])
+        got = combine_leaves_to_mass(counts[i:i + 1], "dempster", normalize=False)[0]
+        assert np.allclose(got, expected, atol=1e-12)
+        weights = np.min([_weights_brute(m) for m in leaf[i]], axis=0)
+        got = combine_leaves_to_mass(counts[i:i + 1], "cautious", normalize=False)[0]
+        assert np.allclose(got, _from_weights_brute(weights), atol=1e-12)
+    core = pytest.importorskip("dstk.core.combination")
+    from dstk.core.frame import Frame
+    from dstk.core.mass import MassFunction
+
+    masses = MassFunction.from_array(leaf, Frame((0, 1)))
+    for rule, method in (("conjunctive", "dempster"), ("cautious", "cautious")):
+        expected = core.combine(masses, rule=rule, axis=1).to_array("m")
+        got = combine_leaves_to_mass(counts, method, normalize=False)
+        assert np.allclose(got, expected, atol=1e-10), rule
+    expected = core.combine(masses, rule="dempster", axis=1).to_array("m")
+    assert np.allclose(combine_leaves_to_mass(counts, "dempster"), expected, atol=1e-10)
+
+
+def test_raw_combination_examples():
+    # research note 1.4; layout [empty, {0}=-, {1}=+, frame]
+    masses = np.array([[[0, .1, .6, .3], [0, .5, .2, .3], [0, 0, .7, .3]]], dtype=float)
+    unnormalised = leaf_combination.dempster_pairwise_floor(masses, 1e-5)[0]
+    assert np.allclose(unnormalised, [0.481, 0.069, 0.423, 0.027], atol=1e-9)
+    singletons = np.ascontiguousarray(masses[..., 1:3])
+    vacuous = np.ascontiguousarray(masses[..., 3])
+    closed, normalized = leaf_combination.dempster_closed_form(singletons, vacuous)
+    assert np.allclose(closed[0], [0.481, 0.069, 0.423, 0.027], atol=1e-12)
+    assert np.allclose(normalized[0], [0.132948, 0.815029, 0.052023], atol=1e-6)
+    cautious = leaf_combination.cautious_pairwise_floor(masses, 1e-5)[0]
+    assert np.allclose(cautious, [0.4375, 0.1875, 0.2625, 0.1125], atol=1e-9)
+    closed, _ = leaf_combination.cautious_closed_form(singletons, vacuous)
+    assert np.allclose(closed[0], [0.4375, 0.1875, 0.2625, 0.1125], atol=1e-12)
+    # idempotence of the cautious rule
+    twice = np.array([[[0, .1, .6, .3], [0, .1, .6, .3]]])
+    assert np.allclose(leaf_combination.cautious_pairwise_floor(twice, 1e-5)[0], [0, .1, .6, .3], atol=1e-12)
+    # the clamp on two opposite categorical masses
+    opposite = np.array([[[0, 0, 1, 0], [0, 1, 0, 0]]], dtype=float)
+    got = leaf_combination.dempster_pairwise_floor(opposite, 1e-5)[0]
+    assert np.allclose(got, [0.99998, 1e-5, 1e-5, 0], atol=1e-9)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 6), st.integers(0, 6)), min_size=1, max_size=6))
+def test_cautious_idempotent_and_commutative(leaves):
+    counts = np.array([leaves])
+    doubled = np.concatenate([counts, counts], axis=1)
+    reversed_ = counts[:, ::-1]
+    a = combine_leaves_to_mass(counts, "cautious", normalize=False)
+    assert np.allclose(combine_leaves_to_mass(doubled, "cautious", normalize=False), a, atol=1e-12)
+    assert np.allclose(combine_leaves_to_mass(reversed_, "cautious", normalize=False), a, atol=1e-12)
+    d = combine_leaves_to_mass(counts, "dempster", normalize=False)
+    assert np.allclose(combine_leaves_to_mass(reversed_, "dempster", normalize=False), d, atol=1e-12)
+    assert np.all(a >= -1e-12) and np.isclose(a.sum(), 1.0)
+
+
+def test_eva_log_prior_is_naive_bayes():
+    rng = np.random.default_rng(3)
+    counts = rng.integers(0, 9, size=(4, 6, 3))
+    prior = np.array([0.5, 0.3, 0.2])
+    leaf = (counts + 0.1) / (counts.sum(axis=2, keepdims=True) + 0.3)
+    # P(k) prod_t P(k | leaf_t) / P(k), normalised over k
+    posterior = prior * np.prod(leaf / prior, axis=1)
+    posterior /= posterior.sum(axis=1, keepdims=True)
+    scores = combine_leaves(counts, "eva", class_prior=prior)
+    assert np.allclose(np.exp(scores) / np.exp(scores).sum(axis=1, keepdims=True), posterior)
+    assert np.allclose(combine_leaves_proba(counts, "eva", class_prior=prior), posterior)
+    # binary: log posterior odds
+    binary = counts[..., :2]
+    p2 = np.array([0.6, 0.4])
+    leaf2 = (binary + 0.1) / (binary.sum(axis=2, keepdims=True) + 0.2)
+    post = p2 * np.prod(leaf2 / p2, axis=1)
+    assert np.allclose(combine_leaves(binary, "eva", class_prior=p2), np.log(post[:, 1] / post[:, 0]))
+
+
+def test_eva_reference_prior_same_ranking():
+    rng = np.random.default_rng(4)
+    counts = rng.integers(0, 9, size=(30, 5, 2))
+    a = combine_leaves(counts, "eva", class_prior=[0.7, 0.3])
+    b = combine_leaves(counts, "eva", class_prior=[0.7, 0.3], prior="reference")
+    # constant offset: (T-1)(log(.3/.7)) versus (T-1)(.3 - .7)
+    assert np.allclose(a - b, -(4) * np.log(0.3 / 0.7) + 4 * (0.3 - 0.7))
+
+
+def test_multiclass_average_vote_pooling():
+    counts = np.array([[[3, 1, 0], [0, 2, 2], [0, 0, 0]]])
+    expected_avg = np.mean([[0.75, 0.25, 0], [0, 0.5, 0.5], [1 / 3, 1 / 3, 1 / 3]], axis=0)
+    assert np.allclose(combine_leaves(counts, "probability"), expected_avg)
+    # votes: class 0; tie 1/2 between classes 1, 2; empty leaf split three ways
+    expected_vote = np.array([1 + 1 / 3, 1 / 2 + 1 / 3, 1 / 2 + 1 / 3]) / 3
+    assert np.allclose(combine_leaves(counts, "probability", "vote"), expected_vote)
+    assert np.allclose(combine_leaves(counts, "pooling"), [3 / 8, 3 / 8, 2 / 8])
+    assert np.allclose(combine_leaves(counts, "laplace"),
+                       np.mean([[4 / 7, 2 / 7, 1 / 7], [1 / 7, 3 / 7, 3 / 7], [1 / 3] * 3], axis=0))
+    for method in ("probability", "laplace", "pooling", "dempster", "cautious", "eva"):
+        proba = combine_leaves_proba(counts, method)
+        assert proba.shape == (1, 3) and np.isclose(proba.sum(), 1.0)
+
+
+def test_binary_vote_formula():
+    counts = np.array([[[0, 2], [1, 1], [3, 0], [0, 1]]])
+    # reference vote: 0.5 + (#s>0.5 - #s<0.5) / (2T)
+    assert combine_leaves(counts, "probability", "vote")[0] == pytest.approx(0.5 + (2 - 1) / 8)
+    assert combine_leaves(counts, "plausibility", "vote")[0] == pytest.approx(0.5 + (2 - 1) / 8)
+
+
+def test_multiclass_binary_only_methods_raise():
+    counts = np.ones((2, 3, 3), dtype=int)
+    for method in ("plausibility", "confidence_bounds"):
+        with pytest.raises(ValueError, match="two classes"):
+            combine_leaves(counts, method)
+    with pytest.raises(ValueError, match="two classes"):
+        combine_leaves(counts, "dempster", leaf_model="plausibility")
+    with pytest.raises(ValueError, match="two classes"):
+        combine_leaves(counts, "cautious", floor=1e-5)
+
+
+def test_cautious_dogmatic_without_floor():
+    counts = np.array([[[0, 2000], [5, 1]]])
+    with pytest.raises(DogmaticError, match="floor"):
+        combine_leaves(counts, "cautious")
+    assert np.isfinite(combine_leaves(counts, "cautious", floor=1e-5)).all()
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"method": "mean"}, "Unknown combination method"),
+    ({"method": "pooling", "aggregate": "vote"}, "aggregate"),
+    ({"method": "probability", "aggregate": "median"}, "aggregate"),
+    ({"method": "probability", "floor": 1e-5}, "floor"),
+    ({"method": "dempster", "floor": 2.0}, "floor"),
+    ({"method": "eva", "class_prior": [0.5, 0.6]}, "sum to 1"),
+    ({"method": "eva", "class_prior": [1.0, 0.0]}, r"\(0, 1\)"),
+    ({"method": "eva", "prior": "flat"}, "prior"),
+    ({"method": "eva", "smoothing": 0}, "smoothing"),
+    ({"method": "pooling", "class_prior": [0.5, 0.5]}, "eva"),
+])
+def test_bad_options(kwargs, message):
+    counts = np.ones((2, 3, 2), dtype=int)
+    with pytest.raises(ValueError, match=message):
+        combine_leaves(counts, **kwargs)
+
+
+@pytest.mark.parametrize("counts, message", [
+    (np.ones((3, 2)), "shape"),
+    (np.ones((3, 0, 2)), "no trees"),
+    (np.ones((3, 2, 1)), "two classes"),
+    (-np.ones((3, 2, 2)), "negative"),
+    (np.full((3, 2, 2), np.nan), "NaN"),
+])
+def test_bad_counts(counts, message):
+    with pytest.raises(ValueError, match=message):
+        combine_leaves(counts)
+
+
+def test_no_mass_for_probability_methods():
+    with pytest.raises(ValueError, match="no mass function"):
+        combine_leaves_to_mass(np.ones((1, 2, 2), dtype=int), "eva")
+
+
+def test_parse_and_threshold():
+    assert parse_combiner("average") == ("probability", "average")
+    assert parse_combiner("confidence_bounds:vote") == ("confidence_bounds", "vote")
+    assert decision_threshold("plausibility", "vote") == 0.5
+    assert decision_threshold("dempster") == 0.0
+    with pytest.raises(ValueError):
+        parse_combiner("nope")
+
+
+def test_plausibility_average_mass_and_proba():
+    counts = np.array([[[0, 2], [1, 0], [2, 2]]])
+    mass = combine_leaves_to_mass(counts, "plausibility")
+    leaf = leaf_plausibility_mass(counts[..., 1], counts[..., 0])
+    assert np.allclose(mass, leaf.mean(axis=1))
+    proba = combine_leaves_proba(counts, "plausibility")
+    betp = mass[0, 2] + mass[0, 3] / 2
+    assert proba[0, 1] == pytest.approx(betp)
+
+
+def test_large_batch_with_few_distinct_pairs_is_consistent():
+    rng = np.random.default_rng(1)
+    counts = rng.integers(0, 5, size=(2000, 20, 2))
+    for method in ("plausibility", "confidence_bounds"):
+        full = combine_leaves(counts, method)
+        part = np.concatenate([combine_leaves(counts[i:i + 100], method) for i in range(0, 2000, 100)])
+        assert np.allclose(full, part)
