@@ -302,6 +302,7 @@ def sized_workload(report, key, op, sizes, repeats, tb, pyds, rng, pyds_max_n):
         A, B = MassFunction.from_array(m1, frame), MassFunction.from_array(m2, frame)
         stack = np.ascontiguousarray(np.stack([m1, m2])[None])
         row = {}
+        extra = None
         if op == "dempster":
             ref = np_dempster(m1, m2, n)
             if n <= 6:  # the numpy reference itself against the definition
@@ -309,6 +310,8 @@ def sized_workload(report, key, op, sizes, repeats, tb, pyds, rng, pyds_max_n):
                 assert report_ref < 1e-12, report_ref
             public = lambda: combine([A, B], rule="dempster")  # noqa: E731
             kernel = lambda: kernels.conjunctive(stack, True)[0]  # noqa: E731
+            rows1, rows2 = m1[None], m2[None]
+            extra = ("dstk pair kernel", lambda: kernels.conjunctive_pair(rows1, rows2, True)[0])
             reference = lambda: np_dempster(m1, m2, n)  # noqa: E731
             unpack = lambda out: out.to_array()  # noqa: E731
         elif op == "pignistic":
@@ -329,6 +332,9 @@ def sized_workload(report, key, op, sizes, repeats, tb, pyds, rng, pyds_max_n):
         row["dstk"] = (t, float(np.abs(unpack(out) - ref).max()))
         t, out = measure(kernel, repeats)
         row["dstk kernel"] = (t, float(np.abs(out - ref).max()))
+        if extra is not None:
+            t, out = measure(extra[1], repeats)
+            row[extra[0]] = (t, float(np.abs(out - ref).max()))
         t, out = measure(reference, repeats)
         row["numpy ref"] = (t, 0.0)
         if tb is not None:
@@ -353,7 +359,7 @@ def sized_workload(report, key, op, sizes, repeats, tb, pyds, rng, pyds_max_n):
                 vec = np.array([out[frozenset((LETTERS[i],))] for i in range(n)])
                 row["pyds"] = (t, float(np.abs(vec - ref).max()))
         results[n] = row
-    libs = ["dstk", "dstk kernel", "numpy ref", "torchbelief", "pyds"]
+    libs = ["dstk", "dstk kernel", "dstk pair kernel", "numpy ref", "torchbelief", "pyds"]
     header = ["library"] + [f"n={n}" for n in sizes] + ["max abs diff"]
     rows = []
     for lib in libs:
@@ -401,6 +407,17 @@ def forest_workload(report, n_samples, n_trees, repeats, tb, pyds, rng, pyds_cap
     add("dstk (validate=False)", t, out.to_array(), "same, from_array(..., validate=False)")
     t, out = measure(lambda: kernels.conjunctive(M, True)[0], repeats)
     add("dstk kernel", t, out, "dstk._kernels.combination.conjunctive(M, True)")
+
+    def projected():
+        # what from_array(validate=True) + combine can cost: one fused check, one copy, the kernel
+        status, small_negative = transform_kernels.mass_rows_status(M.reshape(-1, 4), 1e-9)
+        if status or small_negative:
+            raise AssertionError("the forest masses are valid")
+        return kernels.conjunctive(np.array(M, copy=True), True)[0]
+
+    t, out = measure(projected, repeats)
+    add("dstk projected", t, out, "mass_rows_status check + one copy + kernel (public path after the "
+        "changes proposed in benchmarks/README.md)")
     t, out = measure(lambda: np_forest_dempster(M), repeats)
     add("numpy ref", t, out, "log-domain product of commonalities, vectorised")
     if tb is not None:
@@ -457,6 +474,14 @@ def sparse_workload(report, cases, repeats, tb, pyds, rng):
 
         t, out = measure(lambda: combine([A, B], rule="dempster"), repeats)
         row = {"dstk": (t, diff(dstk_dict(out)))}
+        def kernel_path():
+            unique, inverse = kernels.focal_set_pairs(f1, f2, True)
+            masses = kernels.pair_products(w1[None], w2[None], inverse, unique.size)[0]
+            keep = (unique != 0) & (masses != 0)
+            return unique[keep], masses[keep] / masses[keep].sum()
+
+        t, out = measure(kernel_path, repeats)
+        row["dstk kernels"] = (t, diff(dict(zip(out[0].tolist(), out[1].tolist()))))
         t, out = measure(lambda: np_sparse_dempster(f1, w1, f2, w2), repeats)
         row["numpy ref"] = (t, 0.0)
         if tb is not None:
