@@ -124,8 +124,16 @@ def validate_masses(m, tolerance=MASS_TOLERANCE, what="masses"):
     """Raise :class:`InvalidMassError` unless ``m`` (..., F) holds valid masses.
 
     Tiny negative values within the tolerance (rounding) are set to zero.
-    Returns the (possibly cleaned) array.
+    Returns the (possibly cleaned) array.  A one-pass compiled check runs
+    first; the detailed numpy checks only run to build an error message.
     """
+    m = np.asarray(m, dtype=np.float64)
+    if m.size and m.shape[-1]:
+        status, small_negative = _t.mass_rows_status(as_rows(m), tolerance)
+        if status == 0:
+            if small_negative:
+                m = np.where(m < 0, 0.0, m)
+            return m
     if not np.all(np.isfinite(m)):
         bad = tuple(int(i) for i in np.argwhere(~np.isfinite(m))[0])
         raise InvalidMassError(

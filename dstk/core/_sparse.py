@@ -78,14 +78,16 @@ def pairwise(f1, m1, f2, m2, op):
     ``op`` is ``"and"`` (conjunctive) or ``"or"`` (disjunctive).  Returns the
     merged focal masks and the masses (broadcast batch).
     """
-    if op == "and":
-        sets = np.bitwise_and.outer(f1, f2).ravel()
-    else:
-        sets = np.bitwise_or.outer(f1, f2).ravel()
-    prod = (m1[..., :, None] * m2[..., None, :])
-    prod = prod.reshape(prod.shape[:-2] + (-1,))
-    uniq, inv = np.unique(sets, return_inverse=True)
-    return uniq, scatter_sum(prod, inv.ravel(), uniq.size)
+    from .._kernels.combination import focal_set_pairs, pair_products
+
+    uniq, inv = focal_set_pairs(
+        np.ascontiguousarray(f1, dtype=np.uint64), np.ascontiguousarray(f2, dtype=np.uint64), op == "and"
+    )
+    shape = np.broadcast_shapes(m1.shape[:-1], m2.shape[:-1])
+    a = np.ascontiguousarray(np.broadcast_to(m1, shape + m1.shape[-1:])).reshape(-1, m1.shape[-1])
+    b = np.ascontiguousarray(np.broadcast_to(m2, shape + m2.shape[-1:])).reshape(-1, m2.shape[-1])
+    out = pair_products(a, b, inv, uniq.size)
+    return uniq, out.reshape(shape + (uniq.size,))
 
 
 def prune(focal, masses, tolerance=0.0):

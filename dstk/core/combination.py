@@ -144,6 +144,12 @@ def combine(masses, rule="dempster", axis=None, return_conflict=False, weights=N
     """
     if rule not in RULES:
         raise ValueError(f"Unknown rule {rule!r}; choose one of {sorted(RULES)}.")
+    fast = _two_dense_sources(masses, axis, rule)
+    if fast is not None:
+        result, kappa = fast
+        if return_conflict:
+            return result, (float(kappa) if np.ndim(kappa) == 0 else kappa)
+        return result
     mf, ax = _gather(masses, axis)
     frame = mf.frame
     nd = mf.ndim
@@ -160,6 +166,29 @@ def combine(masses, rule="dempster", axis=None, return_conflict=False, weights=N
         k = float(kappa) if np.ndim(kappa) == 0 else kappa
         return result, k
     return result
+
+
+def _two_dense_sources(masses, axis, rule):
+    """Conjunctive/Dempster/Yager of two dense sources of equal batch shape, without stacking."""
+    if rule not in ("conjunctive", "dempster", "yager") or isinstance(masses, MassFunction):
+        return None
+    if not isinstance(masses, (list, tuple)) or len(masses) != 2:
+        return None
+    a, b = masses
+    if not (isinstance(a, MassFunction) and isinstance(b, MassFunction)):
+        return None
+    if not (a.is_dense and b.is_dense) or a.batch_shape != b.batch_shape or a.frame != b.frame:
+        return None
+    frame = a.frame
+    out, kappa, total = _c.conjunctive_pair(_dense.as_rows(a._m), _dense.as_rows(b._m), rule == "dempster")
+    if rule == "dempster" and np.any(total):
+        _raise_total_conflict(total)
+    if rule == "yager":
+        out[:, -1] += out[:, 0]
+        out[:, 0] = 0.0
+    np.maximum(out, 0.0, out=out)
+    shape = a.batch_shape
+    return MassFunction._dense(out.reshape(shape + (frame.size,)), frame), kappa.reshape(shape)
 
 
 def _check_weights(weights, k):
@@ -192,7 +221,8 @@ def _combine_dense(stack, rule, weights, normalize):
         if rule == "yager":
             out[:, size - 1] += out[:, 0]
             out[:, 0] = 0.0
-        return np.maximum(out, 0.0), kappa
+        np.maximum(out, 0.0, out=out)
+        return out, kappa
     if rule == "disjunctive":
         out = np.maximum(_c.disjunctive(stack), 0.0)
         return out, out[:, 0].copy()

@@ -233,11 +233,9 @@ class MassFunction:
             raise ValueError(f"Unknown kind {kind!r}; expected one of {_dense.KINDS}.")
         if kind != "m" and not np.all(np.isfinite(values)):
             raise InvalidMassError(f"The {kind} values contain NaN or infinite entries.")
-        m = _dense.to_m(values, kind)
+        m = _dense.to_m(values, kind)  # always a new array
         if validate:
             m = _dense.validate_masses(m, what="masses" if kind == "m" else f"masses obtained from `{kind}`")
-        elif kind == "m":
-            m = np.array(m, copy=True)
         return cls._dense(m, frame)
 
     @classmethod
