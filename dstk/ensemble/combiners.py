@@ -586,8 +586,9 @@ def combine_leaves_to_mass(counts, method="dempster", aggregate=None, normalize=
 
     Examples
     --------
+    >>> # by hand: m({1}) = 1 * 1 * 1/3 - 1/27 = 8/27, m({0}) = 1/9 - 1/27 = 2/27, m(frame) = 1/27
     >>> combine_leaves_to_mass([[[0, 1], [0, 1], [1, 0]]], "dempster", normalize=False).round(6)
-    array([[0.259259, 0.074074, 0.296296, 0.37037 ]])
+    array([[0.592593, 0.074074, 0.296296, 0.037037]])
     """
     if method not in ("dempster", "cautious", "plausibility"):
         raise ValueError(

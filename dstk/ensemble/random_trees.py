@@ -409,6 +409,10 @@ class RandomDecisionTreesClassifier(BaseEstimator):
 
         return self._run_chunks(kernel, X, out)
 
+    def _prior_option(self, method):
+        # EVA uses the training class frequencies as its prior
+        return {"class_prior": self.class_prior_} if method == "eva" else {}
+
     def _combine(self, X):
         method, aggregate = parse_combiner(self.combiner)
         counts = self.leaf_counts(X)
@@ -423,7 +427,7 @@ class RandomDecisionTreesClassifier(BaseEstimator):
         ``classes_[1]``), else (n_samples, n_classes).
         """
         method, aggregate, counts = self._combine(X)
-        return combine_leaves(counts, method=method, aggregate=aggregate, class_prior=self.class_prior_)
+        return combine_leaves(counts, method=method, aggregate=aggregate, **self._prior_option(method))
 
     def predict_proba(self, X):
         """Class probabilities from the combiner.
@@ -439,7 +443,7 @@ class RandomDecisionTreesClassifier(BaseEstimator):
             log-posterior scores.
         """
         method, aggregate, counts = self._combine(X)
-        return combine_leaves_proba(counts, method=method, aggregate=aggregate, class_prior=self.class_prior_)
+        return combine_leaves_proba(counts, method=method, aggregate=aggregate, **self._prior_option(method))
 
     def predict(self, X):
         """Predicted class labels.

@@ -1,0 +1,277 @@
+"""Construction invariants, routing, empty-leaf policies and bad input of the random decision trees."""
+
+import numpy as np
+import pytest
+from sklearn.datasets import load_breast_cancer
+from sklearn.metrics import roc_auc_score
+
+from dstk.exceptions import NotFittedError
+from dstk.ensemble import RandomDecisionTreesClassifier, combine_leaves
+
+
+@pytest.fixture(scope="module")
+def breast_cancer():
+    return load_breast_cancer(return_X_y=True)
+
+
+def _training_leaf_sizes(model, X):
+    """Sizes of non-empty leaves from the stored counts, per tree."""
+    forest = model._forest
+    out = []
+    for t in range(model.n_estimators):
+        a, b = forest["offsets"][t], forest["offsets"][t + 1]
+        leaf = forest["feature"][a:b] < 0
+        out.append(forest["counts"][a:b][leaf].sum(axis=1))
+    return out
+
+
+@pytest.mark.parametrize("leaf", [1, 3, 8])
+def test_leaf_sizes_and_totals(breast_cancer, leaf):
+    X, y = breast_cancer
+    model = RandomDecisionTreesClassifier(20, min_samples_leaf=leaf, min_samples_split=2 * leaf,
+                                          random_state=0).fit(X, y)
+    for sizes in _training_leaf_sizes(model, X):
+        assert sizes.sum() == X.shape[0]  # every training sample in exactly one leaf
+        assert sizes.min() >= leaf  # numeric splits respect min_samples_leaf
+    # the training counts routed back: leaf counts of the training data sum per leaf
+    counts = model.leaf_counts(X)
+    assert counts.dtype == np.int64 and counts.shape == (X.shape[0], 20, 2)
+    assert (counts.sum(axis=2) >= leaf).all()
+    # the leaf a training sample reaches contains that sample's class
+    assert np.all(counts[np.arange(X.shape[0]), :, y] >= 1)
+    # routing the training data reproduces the stored leaf sizes
+    ids = model.apply(X)
+    for t in range(20):
+        _, per_leaf = np.unique(ids[:, t], return_counts=True)
+        assert np.array_equal(np.sort(per_leaf), np.sort(_training_leaf_sizes(model, X)[t]))
+
+
+def test_no_purity_stop_and_leaf_one_memorises(breast_cancer):
+    X, y = breast_cancer
+    model = RandomDecisionTreesClassifier(5, random_state=1).fit(X, y)
+    sizes = _training_leaf_sizes(model, X)
+    # breast cancer rows are distinct, so with leaf size 1 every leaf holds one sample
+    assert all((s == 1).all() for s in sizes)
+    assert (model.predict(X) == y).all()
+
+
+def test_min_samples_split_and_max_depth(breast_cancer):
+    X, y = breast_cancer
+    model = RandomDecisionTreesClassifier(5, max_depth=3, random_state=0).fit(X, y)
+    assert model.max_depth_.max() <= 3
+    model = RandomDecisionTreesClassifier(5, min_samples_split=600, random_state=0).fit(X, y)
+    assert (model.n_leaves_ == 1).all()
+    assert np.allclose(model.predict_proba(X[:3]), model.class_prior_)
+
+
+def test_determinism_and_n_jobs(breast_cancer):
+    X, y = breast_cancer
+    a = RandomDecisionTreesClassifier(12, min_samples_leaf=2, random_state=7).fit(X, y)
+    b = RandomDecisionTreesClassifier(12, min_samples_leaf=2, random_state=7, n_jobs=2).fit(X, y)
+    c = RandomDecisionTreesClassifier(12, min_samples_leaf=2, random_state=8).fit(X, y)
+    ca, cb = a.leaf_counts(X), b.leaf_counts(X)
+    assert np.array_equal(ca, cb)
+    assert not np.array_equal(ca, c.leaf_counts(X))
+    assert np.array_equal(a.predict_proba(X), b.predict_proba(X))
+
+
+def test_quality_breast_cancer(breast_cancer):
+    X, y = breast_cancer
+    rng = np.random.default_rng(0)
+    order = rng.permutation(y.size)
+    train, test = order[:300], order[300:]
+    model = RandomDecisionTreesClassifier(50, min_samples_leaf=4, min_samples_split=8,
+                                          random_state=0).fit(X[train], y[train])
+    assert roc_auc_score(y[test], model.predict_proba(X[test])[:, 1]) > 0.97
+    # around 1/5 of the training size in leaves at leaf size 4 (pure nodes keep splitting)
+    assert 40 < model.n_leaves_.mean() < 75
+
+
+def _nominal_data():
+    # feature 0 nominal with 4 codes (code 30 never co-occurs with class 1), feature 1 numeric
+    rng = np.random.default_rng(0)
+    codes = rng.choice([10, 20, 30, 40], size=200)
+    numeric = rng.normal(size=200)
+    y = ((codes == 10) | (numeric > 1)).astype(int)
+    return np.column_stack([codes, numeric]), y
+
+
+def test_nominal_splits_once_per_path_and_multiway():
+    X, y = _nominal_data()
+    model = RandomDecisionTreesClassifier(10, nominal_features=[0], random_state=0).fit(X, y)
+    forest = model._forest
+    assert np.array_equal(model.categories_[0], [10, 20, 30, 40])
+    for t in range(10):
+        a, b = forest["offsets"][t], forest["offsets"][t + 1]
+        feature = forest["feature"][a:b]
+        child_start = forest["child_start"][a:b]
+        n_children = forest["n_children"][a:b]
+        parent = np.full(b - a, -1)
+        for node in np.flatnonzero(feature >= 0):
+            parent[child_start[node]:child_start[node] + n_children[node]] = node
+            if feature[node] == 0:
+                assert n_children[node] == 4
+        for node in range(b - a):
+            used = []
+            v = parent[node]
+            while v >= 0:
+                used.append(feature[v])
+                v = parent[v]
+            assert used.count(0) <= 1
+
+
+def _tree_with_empty_child():
+    """Data where a nominal split must leave an empty child: code 3 appears only with feature 1 = 5."""
+    X = np.array([[0, 1], [0, 2], [1, 3], [1, 4], [2, 5], [2, 6], [3, 5]] * 2, dtype=float)
+    y = np.array([0, 1, 0, 1, 1, 1, 0] * 2)
+    return X, y
+
+
+@pytest.mark.parametrize("policy", ["siblings", "parent", "zero"])
+def test_unseen_nominal_value_policies(policy):
+    X, y = _nominal_data()
+    model = RandomDecisionTreesClassifier(30, nominal_features=[0], min_samples_leaf=5, min_samples_split=10,
+                                          empty_leaf=policy, random_state=0).fit(X, y)
+    unseen = np.array([[99.0, 0.0]])
+    counts = model.leaf_counts(unseen)[0]
+    seen = model.leaf_counts(np.array([[10.0, 0.0]]))[0]
+    ids = model.apply(unseen)[0]
+    routed_away = ids == -1
+    # trees that never split on the nominal feature route the sample normally
+    assert np.array_equal(counts[~routed_away] > -1, np.ones_like(counts[~routed_away], bool))
+    forest = model._forest
+    for t in np.flatnonzero(routed_away):
+        # walk to the nominal node where the sample got stuck, by brute force on the flat arrays
+        a = forest["offsets"][t]
+        node = 0
+        while True:
+            f = forest["feature"][a + node]
+            if forest["nominal"][a + node]:
+                stuck = node
+                break
+            x = 0.0
+            go_first = x < forest["threshold"][a + node] if forest["operator"][a + node] == 0 else \
+                x <= forest["threshold"][a + node]
+            node = forest["child_start"][a + node] + (0 if go_first else 1)
+        node_counts = forest["counts"][a + stuck]
+        if policy == "parent":
+            assert np.array_equal(counts[t], node_counts)
+        elif policy == "zero":
+            assert counts[t].sum() == 0
+        else:
+            # siblings: the sum over every non-empty child of leaves reached; with the numeric value
+            # fixed this is at most the node's counts and at least one sample
+            assert 0 < counts[t].sum() <= node_counts.sum()
+    assert routed_away.any()
+    assert seen.sum(axis=1).min() > 0
+
+
+def test_siblings_sums_leaves_of_all_children():
+    # a single nominal feature: the root splits into 3 children, each a leaf (min split large)
+    X = np.array([[0], [0], [1], [1], [1], [2]], dtype=float)
+    y = np.array([0, 1, 1, 1, 0, 0])
+    model = RandomDecisionTreesClassifier(1, nominal_features=[0], min_samples_split=7, random_state=0)
+    model.set_params(min_samples_split=2, min_samples_leaf=1).fit(X, y)
+    # the nominal feature is used once, so the tree is one multiway split with leaves 2, 3 and 1 samples
+    counts = model.leaf_counts(np.array([[5.0]]))[0, 0]
+    assert np.array_equal(counts, [3, 3])  # siblings: sum of every child = the root counts here
+    assert np.array_equal(model.leaf_counts(np.array([[1.0]]))[0, 0], [1, 2])
+    model.set_params(empty_leaf="zero").fit(X, y)
+    assert np.array_equal(model.leaf_counts(np.array([[5.0]]))[0, 0], [0, 0])
+
+
+def test_multiclass(breast_cancer):
+    X, y = breast_cancer
+    y3 = y + (X[:, 0] > 17).astype(int)  # three classes
+    model = RandomDecisionTreesClassifier(20, min_samples_leaf=2, random_state=0).fit(X, y3)
+    proba = model.predict_proba(X)
+    assert proba.shape == (X.shape[0], 3) and np.allclose(proba.sum(axis=1), 1)
+    for combiner in ("vote", "laplace", "pooling", "dempster", "cautious", "eva"):
+        model.set_params(combiner=combiner)
+        p = model.predict_proba(X[:50])
+        assert np.allclose(p.sum(axis=1), 1)
+        assert (model.predict(X[:50]) == model.classes_[np.argmax(model.decision_function(X[:50]), axis=1)]).all()
+    model.set_params(combiner="plausibility")
+    with pytest.raises(ValueError, match="two classes"):
+        model.predict_proba(X[:5])
+
+
+def test_string_labels_and_predict_mass(breast_cancer):
+    X, y = breast_cancer
+    labels = np.array(["benign", "malignant"])[1 - y]
+    model = RandomDecisionTreesClassifier(10, min_samples_leaf=3, combiner="dempster", random_state=0).fit(X, labels)
+    assert set(model.predict(X[:20])) <= {"benign", "malignant"}
+    mass = model.predict_mass(X[:5])
+    array = mass.to_array("m")
+    assert array.shape == (5, 4) and np.allclose(array.sum(axis=1), 1)
+    betp = array[:, 2] + array[:, 3] / 2
+    assert np.allclose(model.predict_proba(X[:5])[:, 1], betp)
+    model.set_params(combiner="eva")
+    with pytest.raises(ValueError, match="no mass function"):
+        model.predict_mass(X[:5])
+    score = model.decision_function(X[:5])
+    assert np.allclose(score, combine_leaves(model.leaf_counts(X[:5]), "eva", class_prior=model.class_prior_))
+
+
+def test_all_combiners_binary(breast_cancer):
+    X, y = breast_cancer
+    model = RandomDecisionTreesClassifier(10, min_samples_leaf=2, random_state=0).fit(X[:400], y[:400])
+    for combiner in ("average", "vote", "laplace", "plausibility", "confidence_bounds", "pooling",
+                     "dempster", "cautious", "eva", "laplace:vote"):
+        model.set_params(combiner=combiner)
+        proba = model.predict_proba(X[400:])
+        assert np.allclose(proba.sum(axis=1), 1) and (proba >= 0).all()
+        assert (model.predict(X[400:]) == y[400:]).mean() > 0.8
+
+
+def test_get_params_and_clone(breast_cancer):
+    from sklearn.base import clone
+
+    model = RandomDecisionTreesClassifier(n_estimators=3, combiner="eva")
+    copy = clone(model)
+    assert copy.get_params() == model.get_params()
+    assert "combiner='eva'" in repr(model)
+
+
+# ------------------------------------------------------------------ bad input
+def test_nan_in_X():
+    X = np.array([[0.0, 1.0], [np.nan, 2.0], [1.0, 0.0]])
+    with pytest.raises(ValueError, match="NaN"):
+        RandomDecisionTreesClassifier(2).fit(X, [0, 1, 0])
+    model = RandomDecisionTreesClassifier(2, random_state=0).fit(np.nan_to_num(X), [0, 1, 0])
+    with pytest.raises(ValueError, match="NaN"):
+        model.predict(X)
+
+
+def test_single_class():
+    with pytest.raises(ValueError, match="single class"):
+        RandomDecisionTreesClassifier(2).fit(np.ones((4, 2)), [1, 1, 1, 1])
+
+
+@pytest.mark.parametrize("params, message", [
+    ({"min_samples_leaf": 0}, "min_samples_leaf"),
+    ({"min_samples_split": 1}, "min_samples_split"),
+    ({"n_estimators": 0}, "n_estimators"),
+    ({"max_depth": -1}, "max_depth"),
+    ({"empty_leaf": "drop"}, "empty_leaf"),
+    ({"combiner": "median"}, "combination method"),
+    ({"nominal_features": [5]}, "nominal_features"),
+    ({"n_jobs": 0}, "n_jobs"),
+])
+def test_bad_parameters(params, message):
+    with pytest.raises(ValueError, match=message):
+        RandomDecisionTreesClassifier(**params).fit(np.random.rand(6, 2), [0, 1] * 3)
+
+
+def test_feature_mismatch_and_not_fitted():
+    with pytest.raises(NotFittedError):
+        RandomDecisionTreesClassifier().predict(np.ones((2, 2)))
+    model = RandomDecisionTreesClassifier(2, random_state=0).fit(np.random.rand(6, 2), [0, 1] * 3)
+    with pytest.raises(ValueError, match="3 features"):
+        model.predict(np.ones((2, 3)))
+    with pytest.raises(ValueError, match="2-D"):
+        model.predict(np.ones(2))
+    with pytest.raises(ValueError, match="inconsistent"):
+        RandomDecisionTreesClassifier(2).fit(np.random.rand(6, 2), [0, 1] * 4)
+    with pytest.raises(ValueError, match="numeric"):
+        RandomDecisionTreesClassifier(2).fit(np.array([["a", "b"]] * 4), [0, 1] * 2)
