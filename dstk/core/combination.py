@@ -177,9 +177,17 @@ def _two_dense_sources(masses, axis, rule):
     a, b = masses
     if not (isinstance(a, MassFunction) and isinstance(b, MassFunction)):
         return None
-    if not (a.is_dense and b.is_dense) or a.batch_shape != b.batch_shape or a.frame != b.frame:
+    if a.frame != b.frame:
         return None
     frame = a.frame
+    if not a.is_dense and not b.is_dense and rule in ("conjunctive", "dempster", "yager"):
+        fa, ma = _sparse.prune(a._focal, a._fm)
+        fb, mb = _sparse.prune(b._focal, b._fm)
+        acc_f, acc_m = _sparse.pairwise(fa, ma, fb, mb, "and")
+        acc_f, acc_m = _sparse.prune(acc_f, acc_m)
+        return _finish_sparse(acc_f, acc_m, rule, frame)
+    if not (a.is_dense and b.is_dense) or a.batch_shape != b.batch_shape:
+        return None
     out, kappa, total = _c.conjunctive_pair(_dense.as_rows(a._m), _dense.as_rows(b._m), rule == "dempster")
     if rule == "dempster" and np.any(total):
         _raise_total_conflict(total)
@@ -306,9 +314,15 @@ def _combine_sparse(mf, ax, rule, weights):
             safe = np.where(s > 0, s, 1.0)
             acc_m = acc_m / safe
             log_scale = log_scale + np.log(safe[..., 0])
+    return _finish_sparse(acc_f, acc_m, rule, frame, log_scale)
+
+
+def _finish_sparse(acc_f, acc_m, rule, frame, log_scale=0.0):
+    """Normalise / redistribute the conjunctive (or disjunctive) focal-set result of a rule."""
     empty = acc_f == np.uint64(0)
     nonempty_sum = acc_m[..., ~empty].sum(axis=-1)
     kappa = acc_m[..., empty].sum(axis=-1)
+    kappa_raw = kappa
     if rule == "disjunctive":
         return MassFunction._sparse(acc_f, acc_m, frame), kappa
     if rule == "conjunctive":
@@ -319,6 +333,7 @@ def _combine_sparse(mf, ax, rule, weights):
         out = acc_m / nonempty_sum[..., None]
         out[..., empty] = 0.0
         kappa = np.clip(1.0 - nonempty_sum * np.exp(log_scale), 0.0, 1.0)
+        kappa = np.where(np.asarray(log_scale) == 0, np.clip(kappa_raw, 0.0, 1.0), kappa)
         f2, out = _sparse.prune(acc_f, out)
         return MassFunction._sparse(f2, out, frame), kappa
     if rule == "yager":
