@@ -1,0 +1,139 @@
+"""Sphinx configuration of the dstk documentation.
+
+Build (warnings are errors, as in ``tests/meta/test_docs.py``)::
+
+    python -m sphinx -W --keep-going -b html docs docs/_build/html
+
+Nothing is executed: docstring examples run as doctests in the test suite,
+and the notebooks under ``notebooks/`` are rendered from their stored cells
+(myst-nb with ``nb_execution_mode = "off"``) and executed by
+``tests/notebooks``.
+"""
+
+import importlib
+import os
+import shutil
+import sys
+from pathlib import Path
+
+DOCS = Path(__file__).resolve().parent
+ROOT = DOCS.parent
+sys.path.insert(0, str(ROOT))
+
+import dstk  # noqa: E402
+
+project = "dstk"
+author = "dstk developers"
+copyright = "dstk developers"
+version = release = dstk.__version__
+
+extensions = [
+    "sphinx.ext.autodoc",
+    "sphinx.ext.autosummary",
+    "sphinx.ext.mathjax",
+    "sphinx.ext.viewcode",
+    "numpydoc",
+    "myst_nb",
+]
+
+templates_path = ["_templates"]
+exclude_patterns = ["_build", "**.ipynb_checkpoints", "dev/*.toml"]
+source_suffix = {".rst": "restructuredtext", ".ipynb": "myst-nb"}
+root_doc = "index"
+default_role = "literal"
+
+# -- API reference -----------------------------------------------------------------------------
+autosummary_generate = True
+autosummary_generate_overwrite = True
+autosummary_imported_members = True  # subpackages re-export from private modules
+autosummary_ignore_module_all = False  # a module's public names are its __all__
+autodoc_default_options = {"member-order": "bysource"}
+autodoc_typehints = "none"  # the numpydoc "Parameters" section carries the types
+numpydoc_show_class_members = False  # methods are listed by the class template instead
+numpydoc_class_members_toctree = False
+numpydoc_attributes_as_param_list = True
+numpydoc_xref_param_type = False
+
+# -- notebooks ---------------------------------------------------------------------------------
+nb_execution_mode = "off"
+myst_enable_extensions = ["dollarmath", "amsmath"]
+suppress_warnings = ["myst.header"]  # notebook headings are written for Jupyter, not for a toctree
+
+html_theme = "alabaster"
+html_static_path = []
+html_theme_options = {"description": "belief functions for machine learning", "fixed_sidebar": True}
+
+# The public namespaces documented in the API reference, in reading order.  A namespace is
+# listed only when its package exists, so a layer that lands later appears on the next build.
+API_NAMESPACES = [
+    ("dstk.core", "Core: frames, mass functions, combination rules, transforms"),
+    ("dstk.evidence", "Statistical evidence: belief functions from counts and likelihoods"),
+    ("dstk.calibration", "Evidential calibration of classifier scores"),
+    ("dstk.multiclass", "Multi-class calibration"),
+    ("dstk.metrics", "Calibration and evidential metrics"),
+    ("dstk.ensemble", "Random decision trees and evidential ensemble combiners"),
+    ("dstk.dask", "Scale-out on Dask"),
+    ("dstk.plot", "Plots (matplotlib)"),
+    ("dstk.exceptions", "Exceptions and warnings"),
+]
+
+
+def _existing_namespaces():
+    found = []
+    for name, title in API_NAMESPACES:
+        path = ROOT.joinpath(*name.split("."))
+        if (path / "__init__.py").exists() or path.with_suffix(".py").exists():
+            found.append((name, title))
+    return found
+
+
+def _write_if_changed(path, text):
+    if not path.exists() or path.read_text() != text:
+        path.write_text(text)
+
+
+API_INDEX_HEAD = """\
+.. This file is written by docs/conf.py on every build; edit API_INDEX_HEAD there.
+
+API reference
+=============
+
+Every public name of dstk, generated from its numpydoc docstring (shapes,
+``Raises``, ``Notes`` with the formula and its source, ``References`` and
+``Examples``, which also run as doctests in the test suite).
+
+Names are documented once, in the namespace that exports them (its
+``__all__``).  The most used ones are also reachable from the top-level
+package: ``dstk.Frame``, ``dstk.MassFunction``, ``dstk.combine``,
+``dstk.from_counts``, and so on (see ``dstk.__all__``).  Private modules
+(a leading underscore, such as ``dstk._kernels``) are not part of the API.
+
+.. autosummary::
+   :toctree: generated
+   :template: namespace.rst
+
+"""
+
+
+def _write_api_index():
+    """Write ``api/index.rst``: one autosummary entry per existing public namespace."""
+    lines = [f"   {name}" for name, _ in _existing_namespaces()]
+    _write_if_changed(DOCS / "api" / "index.rst", API_INDEX_HEAD + "\n".join(lines) + "\n")
+
+
+def _copy_notebooks():
+    """Copy ``notebooks/*.ipynb`` into ``examples/notebooks`` (git-ignored) so Sphinx can render them."""
+    target = DOCS / "examples" / "notebooks"
+    target.mkdir(exist_ok=True)
+    wanted = {path.name: path for path in sorted((ROOT / "notebooks").glob("*.ipynb"))}
+    for stale in target.glob("*.ipynb"):
+        if stale.name not in wanted:
+            stale.unlink()
+    for name, path in wanted.items():
+        destination = target / name
+        if not destination.exists() or destination.read_bytes() != path.read_bytes():
+            shutil.copyfile(path, destination)
+
+
+_write_api_index()
+_copy_notebooks()
