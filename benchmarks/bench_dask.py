@@ -74,26 +74,30 @@ def worker_peak_rss():
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # Linux: kB
 
 
+def worker_cpu_seconds():
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
 # -- generated inputs ------------------------------------------------------------
 def masses_block(seed, block_info=None):
     """Binary masses m({0}) = 0.5 u, m({1}) = 0.4 (1 - u), m(frame) = rest, u ~ U(0, 1)."""
     info = block_info[None]
     (r0, r1), (s0, s1), _ = info["array-location"]
-    rng = np.random.default_rng([seed, *info["chunk-location"][:2]])
-    u = rng.random((r1 - r0, s1 - s0))
-    out = np.empty((r1 - r0, s1 - s0, 4))
-    out[..., 0] = 0.0
-    np.multiply(u, 0.5, out=out[..., 1])
-    np.multiply(1.0 - u, 0.4, out=out[..., 2])
-    np.subtract(1.0 - out[..., 1], out[..., 2], out=out[..., 3])
-    return out
+    row_chunk = info["chunk-location"][0]
+    # one stream per (row chunk, source): the same numbers whatever the chunking of the sources
+    u = np.stack([np.random.default_rng([seed, row_chunk, s]).random(r1 - r0) for s in range(s0, s1)], axis=1)
+    zero = np.zeros_like(u)
+    m0 = 0.5 * u
+    m1 = 0.4 * (1.0 - u)
+    return np.stack([zero, m0, m1, 1.0 - m0 - m1], axis=-1)
 
 
 def scores_block(seed, block_info=None):
     info = block_info[None]
     (r0, r1), = info["array-location"]
     rng = np.random.default_rng([seed, *info["chunk-location"]])
-    return rng.beta(2.0, 2.0, size=r1 - r0)
+    return rng.random(r1 - r0)
 
 
 def generated_masses(n_samples, n_sources, row_chunk, source_chunk, seed=0):
@@ -118,10 +122,12 @@ def run(n_workers, build):
     ) as cluster, distributed.Client(cluster) as client:
         client.run(warm_up)  # numba kernels loaded from the cache in every worker
         outputs = build()
+        cpu_before = sum(client.run(worker_cpu_seconds).values())
         with PeakMemory() as memory:
             start = time.perf_counter()
             values = dask.compute(*outputs)
             seconds = time.perf_counter() - start
+        memory.cpu = sum(client.run(worker_cpu_seconds).values()) - cpu_before
         workers = client.run(worker_peak_rss)
     return values, seconds, memory, max(workers.values())
 
@@ -139,13 +145,13 @@ def warm_up():
 def fit_calibrator():
     """A calibrator fitted on synthetic scores; None when dstk.calibration is not available."""
     try:
-        from dstk.calibration import BinaryEvidentialCalibrator  # noqa: F401
+        from dstk.calibration.binning import BinningCalibrator
     except ImportError:
         return None
     rng = np.random.default_rng(1)
     scores = rng.beta(2.0, 2.0, size=5000)
     labels = (rng.random(5000) < scores).astype(int)
-    return BinaryEvidentialCalibrator().fit(scores, labels)
+    return BinningCalibrator(bins=10, model="likelihood").fit(scores, labels)
 
 
 def main():
@@ -157,6 +163,7 @@ def main():
     parser.add_argument("--scores", type=int, default=100_000_000)
     parser.add_argument("--score-chunk", type=int, default=1_000_000)
     parser.add_argument("--workers", type=int, nargs="+", default=[1, 2])
+    parser.add_argument("--modes", nargs="+", default=["blockwise", "tree"], choices=["blockwise", "tree"])
     parser.add_argument("--out", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "results", "dask.md"))
     args = parser.parse_args()
 
@@ -165,6 +172,8 @@ def main():
     rows = []
     print(f"fusion: {n:.3g} samples x {k} sources, binary frame ({input_gb:.1f} GB of masses, generated per chunk)")
     for mode, source_chunk in [("blockwise", k), ("tree", args.source_chunk)]:
+        if mode not in args.modes:
+            continue
         for workers in args.workers:
             def build():
                 masses = generated_masses(n, k, args.row_chunk, source_chunk)
@@ -173,17 +182,19 @@ def main():
 
             (p1, kappa, positives), seconds, memory, worker_peak = run(workers, build)
             rate = n * k / seconds
-            rows.append(("fusion", f"{mode} (sources in chunks of {source_chunk})", workers, seconds,
-                         f"{rate / 1e6:.1f} M source masses/s ({input_gb / seconds:.2f} GB/s)",
+            rows.append(("fusion", f"{mode} (sources in chunks of {source_chunk})", workers, seconds, memory.cpu,
+                         f"{rate / 1e6:.1f} M source masses/s ({input_gb / seconds:.2f} GB/s); "
+                         f"{n * k / memory.cpu / 1e6:.1f} M per worker CPU-second",
                          memory.peak / 2**20, (memory.peak - memory.start) / 2**20, worker_peak / 2**20))
-            print(f"  {mode:9s} workers={workers}: {seconds:7.1f} s  {rate / 1e6:7.1f} M source masses/s  "
+            print(f"  {mode:9s} workers={workers}: {seconds:7.1f} s (worker CPU {memory.cpu:.1f} s)  "
+                  f"{rate / 1e6:7.1f} M source masses/s  "
                   f"client peak {memory.peak / 2**20:.0f} MiB (+{(memory.peak - memory.start) / 2**20:.0f})  "
                   f"worker peak {worker_peak / 2**20:.0f} MiB  [mean P(1)={p1:.6f}, mean K={kappa:.6f}, "
                   f"decide 1: {positives}]")
 
     calibrator = fit_calibrator()
     if calibrator is None:
-        print("calibration: skipped (dstk.calibration.BinaryEvidentialCalibrator not available)")
+        print("calibration: skipped (dstk.calibration.binning not available)")
     else:
         print(f"calibration: {args.scores:.3g} scores -> predict_mass ({type(calibrator).__name__})")
         for workers in args.workers:
@@ -195,9 +206,10 @@ def main():
 
             (p1, _, positives), seconds, memory, worker_peak = run(workers, build)
             rate = args.scores / seconds
-            rows.append(("calibration", "predict_mass", workers, seconds, f"{rate / 1e6:.1f} M scores/s",
+            rows.append(("calibration", "predict_mass", workers, seconds, memory.cpu,
+                         f"{rate / 1e6:.1f} M scores/s; {args.scores / memory.cpu / 1e6:.1f} M per worker CPU-second",
                          memory.peak / 2**20, (memory.peak - memory.start) / 2**20, worker_peak / 2**20))
-            print(f"  workers={workers}: {seconds:7.1f} s  {rate / 1e6:7.1f} M scores/s  client peak "
+            print(f"  workers={workers}: {seconds:7.1f} s (worker CPU {memory.cpu:.1f} s)  {rate / 1e6:7.1f} M scores/s  client peak "
                   f"{memory.peak / 2**20:.0f} MiB  worker peak {worker_peak / 2**20:.0f} MiB  [mean P(1)={p1:.6f}]")
 
     write_markdown(args, rows)
@@ -215,11 +227,13 @@ def write_markdown(args, rows):
         f"Python {platform.python_version()}, dask {dask.__version__}, numpy {np.__version__}. "
         "LocalCluster of worker processes with 1 thread each on loopback; inputs generated inside the tasks.",
         "",
-        "| workload | mode | workers | seconds | throughput | client peak RSS (MiB) | client growth (MiB) | worker peak RSS (MiB) |",
-        "| --- | --- | ---: | ---: | --- | ---: | ---: | ---: |",
+        f"Load average when the run ended (other jobs share these cores): {os.getloadavg()[0]:.1f}.",
+        "",
+        "| workload | mode | workers | wall s | worker CPU s | throughput | client peak RSS (MiB) | client growth (MiB) | worker peak RSS (MiB) |",
+        "| --- | --- | ---: | ---: | ---: | --- | ---: | ---: | ---: |",
     ]
-    for workload, mode, workers, seconds, rate, peak, growth, worker in rows:
-        lines.append(f"| {workload} | {mode} | {workers} | {seconds:.1f} | {rate} | {peak:.0f} | {growth:.0f} | {worker:.0f} |")
+    for workload, mode, workers, seconds, cpu, rate, peak, growth, worker in rows:
+        lines.append(f"| {workload} | {mode} | {workers} | {seconds:.1f} | {cpu:.1f} | {rate} | {peak:.0f} | {growth:.0f} | {worker:.0f} |")
     os.makedirs(os.path.dirname(args.out), exist_ok=True)
     with open(args.out, "w") as f:
         f.write("\n".join(lines) + "\n")

@@ -15,6 +15,9 @@ if importlib.util.find_spec("dask") is None or importlib.util.find_spec("distrib
 def client():
     """A LocalCluster of 2 worker processes (1 thread each) on loopback, and its client."""
     distributed = pytest.importorskip("distributed")
+    import warnings
+
+    warnings.filterwarnings("ignore", message="Mismatched versions found")  # optional packages on workers only
     with distributed.LocalCluster(
         n_workers=2,
         threads_per_worker=1,
