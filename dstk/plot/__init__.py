@@ -21,6 +21,7 @@ from ._base import INSTALL_HINT  # raises ImportError with INSTALL_HINT when mat
 from .mass import plot_intervals, plot_mass, plot_ternary
 from .counts import plot_count_models
 from .likelihood import plot_logistic_contour, plot_predictive_contour
+from .calibration import plot_calibration_curves, plot_reliability_diagram
 from .ensemble import plot_combiner_score_evolution, plot_leaf_score_evolution, simulate_growing_leaves
 
 __all__ = [
@@ -30,6 +31,8 @@ __all__ = [
     "plot_count_models",
     "plot_logistic_contour",
     "plot_predictive_contour",
+    "plot_calibration_curves",
+    "plot_reliability_diagram",
     "plot_leaf_score_evolution",
     "plot_combiner_score_evolution",
 ]
