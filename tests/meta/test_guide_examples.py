@@ -1,0 +1,20 @@
+"""The ``>>>`` examples of the user guide (docs/guide/*.rst) run as doctests."""
+
+import doctest
+from pathlib import Path
+
+import pytest
+
+GUIDE = Path(__file__).resolve().parents[2] / "docs" / "guide"
+PAGES = sorted(GUIDE.glob("*.rst"))
+NEEDS = {"ensembles.rst": "sklearn"}
+
+
+@pytest.mark.parametrize("page", PAGES, ids=[p.name for p in PAGES])
+def test_guide_page_examples(page):
+    if page.name in NEEDS:
+        pytest.importorskip(NEEDS[page.name])
+    result = doctest.testfile(
+        str(page), module_relative=False, optionflags=doctest.NORMALIZE_WHITESPACE | doctest.ELLIPSIS, verbose=False
+    )
+    assert result.failed == 0, f"{result.failed} of {result.attempted} examples failed in {page.name} (output above)"
