@@ -1,0 +1,54 @@
+"""Evidential calibration of classifier scores (Xu et al. 2016) and combination of calibrated classifiers.
+
+Binary calibrators (1-D scores in, mass functions on ``Frame((0, 1))`` out):
+
+* :class:`BinningCalibrator`, :class:`IsotonicCalibrator`, :class:`LogisticCalibrator`
+  with ``model="bayes" | "inverse_pignistic" | "dempster" | "confidence_interval" | "likelihood"``;
+* :class:`VennAbersCalibrator` (inductive Venn-ABERS, interval -> mass) and
+  :class:`VennMachineCalibrator` (Venn machine with a score-interval taxonomy).
+
+Classifiers:
+
+* :class:`EvidentialCalibratedClassifier`: meta-estimator in the spirit of
+  scikit-learn's ``CalibratedClassifierCV`` (one-vs-rest + Dempster for more than two classes);
+* :func:`combine_classifiers` / :class:`EvidentialCombination`: several calibrated
+  classifiers -> one mass function per sample (Dempster, cautious, ...) -> decision.
+
+Submodules are imported lazily so that ``import dstk.calibration`` stays cheap.
+"""
+
+import importlib
+
+_LAZY = {
+    # --- issue 4: evidential calibration --------------------------------------
+    "BinningCalibrator": "dstk.calibration.binning",
+    "IsotonicCalibrator": "dstk.calibration.isotonic",
+    "LogisticCalibrator": "dstk.calibration.logistic",
+    "VennAbersCalibrator": "dstk.calibration.venn_abers",
+    "VennMachineCalibrator": "dstk.calibration.venn_machine",
+    "venn_machine_transductive": "dstk.calibration.venn_machine",
+    "K_T_SVM_EDGES": "dstk.calibration.venn_machine",
+    "svm_taxonomy_edges": "dstk.calibration.venn_machine",
+    "EvidentialCalibratedClassifier": "dstk.calibration.classifier",
+    "one_vs_rest_masses": "dstk.calibration.one_vs_rest",
+    "refine_one_vs_rest": "dstk.calibration.one_vs_rest",
+    "combine_classifiers": "dstk.calibration.combination",
+    "EvidentialCombination": "dstk.calibration.combination",
+    "isotonic_blocks": "dstk.calibration.isotonic",
+    # --- issue 7: probabilistic calibrators and implied posterior probability ---
+    # (names of dstk.calibration.probabilistic and dstk.calibration.implied go here)
+}
+
+__all__ = sorted(_LAZY)
+
+
+def __getattr__(name):
+    if name in _LAZY:
+        value = getattr(importlib.import_module(_LAZY[name]), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'dstk.calibration' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(__all__))

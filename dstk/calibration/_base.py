@@ -1,0 +1,131 @@
+"""Shared machinery of the binary score calibrators: validation and the mass -> output methods."""
+
+import numpy as np
+
+from .._estimator import BaseEstimator, check_is_fitted
+from .._validation import check_binary_labels, check_consistent_length, check_scores
+
+__all__ = ["BinaryCalibrator", "COUNT_MODELS", "binary_frame", "wrap_binary_masses", "check_model"]
+
+#: Models that turn (k, n) counts of a bin / isotonic block into a mass function.
+COUNT_MODELS = ("bayes", "inverse_pignistic", "dempster", "confidence_interval", "likelihood", "plausibility")
+
+
+def check_model(model, allowed, owner):
+    """Raise a clear ValueError unless ``model`` is one of ``allowed``."""
+    if model not in allowed:
+        raise ValueError(
+            f"Unknown model {model!r} for {owner}; choose one of {', '.join(map(repr, allowed))}."
+        )
+    return model
+
+
+def binary_frame():
+    """``Frame((0, 1))``: dense index 1 = {0}, 2 = {1}, 3 = {0, 1}."""
+    from ..core.frame import Frame
+
+    return Frame((0, 1))
+
+
+def wrap_binary_masses(values):
+    """Wrap a valid (N, 4) float64 array as a batched MassFunction on ``Frame((0, 1))``."""
+    from ..core.mass import MassFunction
+
+    return MassFunction.from_array(values, binary_frame(), kind="m", validate=False)
+
+
+class BinaryCalibrator(BaseEstimator):
+    """Base class: 1-D scores in, mass functions on {0, 1} out.
+
+    Subclasses implement ``_fit(scores, y01)`` and ``_mass_array(scores)``
+    returning the dense ``(N, 4)`` masses ``[0, m({0}), m({1}), m({0, 1})]``.
+    Class 1 is the larger of the two labels seen in ``fit`` (``classes_[1]``).
+    """
+
+    _estimator_type = "calibrator"
+
+    def fit(self, scores, y):
+        """Fit the calibration map on scores and their true labels.
+
+        Parameters
+        ----------
+        scores : array_like of shape (n_samples,)
+            Classifier scores (decision values or probabilities), larger meaning
+            more likely class 1; a column vector (n, 1) is accepted.
+        y : array_like of shape (n_samples,)
+            Labels of exactly two classes; the larger label is class 1.
+
+        Returns
+        -------
+        self
+
+        Raises
+        ------
+        ValueError
+            Scores that are not 1-D, empty, NaN or infinite; labels of a single
+            class or of more than two classes; scores and labels of different
+            lengths; plus the calibrator's own conditions.
+        """
+        scores = check_scores(scores, "scores")
+        y = np.asarray(y)
+        check_consistent_length(scores, y, names=["scores", "y"])
+        classes, y01 = check_binary_labels(y, "y")
+        self._fit(scores, y01.astype(np.float64))
+        self.classes_ = classes
+        self.n_samples_fit_ = int(scores.shape[0])
+        return self
+
+    # -- outputs ----------------------------------------------------------------
+
+    def _checked_masses(self, scores):
+        check_is_fitted(self, "classes_")
+        scores = check_scores(scores, "scores")
+        return self._mass_array(scores)
+
+    def predict_mass(self, scores):
+        """Mass functions on ``Frame((0, 1))``, one per score.
+
+        Parameters
+        ----------
+        scores : array_like of shape (n_samples,)
+
+        Returns
+        -------
+        MassFunction
+            Batch shape ``(n_samples,)``; ``m({1})`` is dense index 2, ``m({0})``
+            index 1 and ``m({0, 1})`` index 3 (use ``.to_array()``).
+        """
+        return wrap_binary_masses(self._checked_masses(scores))
+
+    def predict_mass_array(self, scores):
+        """The dense masses ``(n_samples, 4)`` = ``[0, m({0}), m({1}), m({0, 1})]``."""
+        return self._checked_masses(scores)
+
+    def predict_interval(self, scores):
+        """Belief and plausibility of class 1: ``(Bel({1}), Pl({1}))``, each of shape (n_samples,)."""
+        masses = self._checked_masses(scores)
+        return masses[:, 2].copy(), masses[:, 2] + masses[:, 3]
+
+    def predict_proba(self, scores):
+        """Pignistic probabilities ``[BetP(0), BetP(1)]``, shape (n_samples, 2).
+
+        ``BetP({1}) = m({1}) + m({0, 1}) / 2`` (Smets & Kennes 1994; Xu et al.
+        2016, Eq. 9).  For ``model="bayes"`` this is the probabilistic
+        calibrator's own output.
+        """
+        masses = self._checked_masses(scores)
+        positive = masses[:, 2] + 0.5 * masses[:, 3]
+        return np.column_stack([1.0 - positive, positive])
+
+    def predict(self, scores):
+        """Class of larger pignistic probability (ties go to ``classes_[0]``)."""
+        positive = self.predict_proba(scores)[:, 1]
+        return self.classes_[(positive > 0.5).astype(np.intp)]
+
+    # -- to implement ------------------------------------------------------------
+
+    def _fit(self, scores, y01):  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _mass_array(self, scores):  # pragma: no cover - abstract
+        raise NotImplementedError
