@@ -13,11 +13,11 @@ cautious rules, which is what makes the closed forms below possible.
 
 Kernels
 -------
-dempster_closed_form(singletons, vacuous)
+dempster_closed_form(keys, table)
     Unnormalised conjunctive (Dempster) combination over the tree axis.
-cautious_closed_form(singletons, vacuous)
+cautious_closed_form(keys, table)
     Denoeux's cautious rule over the tree axis (minimum of conjunctive weights).
-dempster_pairwise_floor(masses, floor) / cautious_pairwise_floor(masses, floor)
+dempster_pairwise_floor(keys, table, floor) / cautious_pairwise_floor(keys, table, floor)
     Binary frame: the balanced pairwise reduction of the authors' code with the
     singleton floor re-applied before every pairwise combination.
 evidence_accumulation(counts, smoothing, prior_term)
@@ -31,16 +31,16 @@ from numba import njit
 
 
 @njit(cache=True, nogil=True)
-def dempster_closed_form(singletons, vacuous):
+def dempster_closed_form(keys, table):
     """Conjunctive combination of the leaf masses of each sample.
 
     Parameters
     ----------
-    singletons : float64 (n_samples, n_trees, K)
-        m_t({k}).
-    vacuous : float64 (n_samples, n_trees)
-        m_t(frame); the masses have no mass on the empty set and
-        ``sum_k m_t({k}) + m_t(frame) = 1``.
+    keys : int64 (n_samples, n_trees)
+        Row of ``table`` holding the mass of the leaf of sample i in tree t.
+    table : float64 (n_rows, K + 1)
+        ``[m({0}), ..., m({K-1}), m(frame)]`` per row; no mass on the empty
+        set, rows sum to one.
 
     Returns
     -------
@@ -58,7 +58,8 @@ def dempster_closed_form(singletons, vacuous):
     for |A| >= 2, the conjunctive rule multiplies commonalities, so
     m(frame) = prod_t m_t(frame) and m({k}) = prod_t q_t({k}) - prod_t m_t(frame).
     """
-    n_samples, n_trees, n_classes = singletons.shape
+    n_samples, n_trees = keys.shape
+    n_classes = table.shape[1] - 1
     masses = np.zeros((n_samples, n_classes + 2))
     normalized = np.zeros((n_samples, n_classes + 1))
     log_q = np.empty(n_classes)
@@ -67,10 +68,11 @@ def dempster_closed_form(singletons, vacuous):
         for k in range(n_classes):
             log_q[k] = 0.0
         for t in range(n_trees):
-            v = vacuous[i, t]
+            row = keys[i, t]
+            v = table[row, n_classes]
             log_vacuous += math.log(v) if v > 0.0 else -np.inf
             for k in range(n_classes):
-                q = singletons[i, t, k] + v
+                q = table[row, k] + v
                 log_q[k] += math.log(q) if q > 0.0 else -np.inf
         top = log_vacuous
         for k in range(n_classes):
@@ -104,13 +106,13 @@ def dempster_closed_form(singletons, vacuous):
 
 
 @njit(cache=True, nogil=True)
-def cautious_closed_form(singletons, vacuous):
+def cautious_closed_form(keys, table):
     """Cautious combination (Denoeux 2008) of the leaf masses of each sample.
 
     Parameters
     ----------
-    singletons, vacuous
-        As for :func:`dempster_closed_form`; every m_t(frame) must be > 0
+    keys, table
+        As for :func:`dempster_closed_form`; every m(frame) must be > 0
         (checked by the caller).
 
     Returns
@@ -129,7 +131,8 @@ def cautious_closed_form(singletons, vacuous):
     functions {k}^w({k}) and empty^w(empty):
     m(frame) = w(empty) prod_k w_k, m({k}) = w(empty) (1 - w_k) prod_{j != k} w_j.
     """
-    n_samples, n_trees, n_classes = singletons.shape
+    n_samples, n_trees = keys.shape
+    n_classes = table.shape[1] - 1
     masses = np.zeros((n_samples, n_classes + 2))
     normalized = np.zeros((n_samples, n_classes + 1))
     weights = np.empty(n_classes)
@@ -138,10 +141,11 @@ def cautious_closed_form(singletons, vacuous):
         for k in range(n_classes):
             weights[k] = np.inf
         for t in range(n_trees):
-            v = vacuous[i, t]
+            row = keys[i, t]
+            v = table[row, n_classes]
             log_we = -(n_classes - 1) * math.log(v)
             for k in range(n_classes):
-                q = singletons[i, t, k] + v
+                q = table[row, k] + v
                 w = v / q
                 if w < weights[k]:
                     weights[k] = w
@@ -254,40 +258,40 @@ def _cautious_pair_binary(a, b, floor, out):
 
 
 @njit(cache=True, nogil=True)
-def dempster_pairwise_floor(masses, floor):
-    """Binary masses (n_samples, n_trees, 4) -> unnormalised combination (n_samples, 4).
+def dempster_pairwise_floor(keys, table, floor):
+    """Binary leaf masses ``table[keys]`` (rows ``[m(empty), m({0}), m({1}), m(frame)]``) -> (n_samples, 4).
 
     Trees are combined as (0, 1), (2, 3), ... with an odd one carried over,
     recursively; before each level every mass gets :func:`clamp_binary`.
     """
-    n_samples, n_trees, _ = masses.shape
+    n_samples, n_trees = keys.shape
     out = np.empty((n_samples, 4))
     work = np.empty((n_trees, 4))
     for i in range(n_samples):
         for t in range(n_trees):
             for j in range(4):
-                work[t, j] = masses[i, t, j]
+                work[t, j] = table[keys[i, t], j]
         out[i, :] = _pairwise_reduce_dempster(work, n_trees, floor)
     return out
 
 
 @njit(cache=True, nogil=True)
-def cautious_pairwise_floor(masses, floor):
-    """Binary masses (n_samples, n_trees, 4) -> cautious combination (n_samples, 4).
+def cautious_pairwise_floor(keys, table, floor):
+    """Binary leaf masses ``table[keys]`` -> cautious combination (n_samples, 4).
 
     Same balanced reduction and floor as :func:`dempster_pairwise_floor`; each
     pair is combined by the minimum of the conjunctive weights and rebuilt by
     the (clamped) unnormalised Dempster reduction of the three simple mass
     functions empty^w(empty), {1}^w({1}), {0}^w({0}).
     """
-    n_samples, n_trees, _ = masses.shape
+    n_samples, n_trees = keys.shape
     out = np.empty((n_samples, 4))
     work = np.empty((n_trees, 4))
     pair = np.empty(4)
     for i in range(n_samples):
         for t in range(n_trees):
             for j in range(4):
-                work[t, j] = masses[i, t, j]
+                work[t, j] = table[keys[i, t], j]
         count = n_trees
         while count > 1:
             for j in range(count):

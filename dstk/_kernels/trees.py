@@ -158,6 +158,9 @@ def build_tree(
     category_fill = np.zeros(max_categories, dtype=np.int64)
     candidates = np.empty(n_features, dtype=np.int64)
     blocked = np.zeros(n_features, dtype=np.bool_)
+    # numeric features found constant in the current node: a later try on them fails at once
+    constant = np.zeros(n_features, dtype=np.bool_)
+    constant_list = np.empty(n_features, dtype=np.int64)
 
     capacity = 2 * n_samples + 16
     table = np.zeros((capacity, _N_COLUMNS), dtype=np.int64)
@@ -201,6 +204,7 @@ def build_tree(
         split_feature = -1
         split_operator = 0
         split_threshold = 0.0
+        n_constant = 0
         for _try in range(n_features):
             if n_candidates == 0:
                 break
@@ -234,24 +238,33 @@ def build_tree(
                 break
             else:
                 chosen = start + _random_below(state, size)
-                value = X[sample_index[chosen], f]
                 operator = _random_below(state, 2)
-                n_left = 0
-                if operator == 0:
-                    for i in range(start, end):
-                        if X[sample_index[i], f] < value:
-                            n_left += 1
-                else:
-                    for i in range(start, end):
-                        if X[sample_index[i], f] <= value:
-                            n_left += 1
+                if constant[f]:
+                    # every threshold fails on a constant feature (same outcome, no scan)
+                    continue
+                value = X[sample_index[chosen], f]
+                n_less = 0
+                n_equal = 0
+                for i in range(start, end):
+                    x = X[sample_index[i], f]
+                    if x < value:
+                        n_less += 1
+                    elif x == value:
+                        n_equal += 1
+                n_left = n_less if operator == 0 else n_less + n_equal
                 if n_left < min_samples_leaf or size - n_left < min_samples_leaf:
+                    if n_equal == size:
+                        constant[f] = True
+                        constant_list[n_constant] = f
+                        n_constant += 1
                     continue
                 split_feature = f
                 split_operator = operator
                 split_threshold = value
                 break
 
+        for j in range(n_constant):
+            constant[constant_list[j]] = False
         if split_feature < 0:
             node += 1
             continue
@@ -376,9 +389,10 @@ def leaf_counts_kernel(
         if tree_offsets[t + 1] - tree_offsets[t] > max_nodes:
             max_nodes = tree_offsets[t + 1] - tree_offsets[t]
     stack = np.empty(max_nodes + 1, dtype=np.int64)
-    for i in range(n_samples):
-        for t in range(n_trees):
-            base = tree_offsets[t]
+    # tree-major order: one tree's nodes stay in cache while every sample walks it
+    for t in range(n_trees):
+        base = tree_offsets[t]
+        for i in range(n_samples):
             for c in range(n_classes):
                 out[i, t, c] = 0
             top = 0
@@ -430,9 +444,9 @@ def leaf_ids_kernel(X, tree_offsets, feature, operator, nominal, threshold, chil
     """
     n_samples = X.shape[0]
     n_trees = tree_offsets.shape[0] - 1
-    for i in range(n_samples):
-        for t in range(n_trees):
-            base = tree_offsets[t]
+    for t in range(n_trees):
+        base = tree_offsets[t]
+        for i in range(n_samples):
             node = 0
             while True:
                 g = base + node

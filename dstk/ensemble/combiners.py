@@ -29,6 +29,7 @@ import numpy as np
 
 from dstk.exceptions import DogmaticError, FrameTooLargeError, TotalConflictError
 from dstk._kernels import leaf_combination as _kernels
+from dstk._kernels import leaf_tables as _tables
 from dstk.ensemble.leaf_scores import (
     leaf_confidence_bound,
     leaf_plausibility_mass,
@@ -201,47 +202,73 @@ def _check_floor(floor, n_classes):
     return value
 
 
-def _binary_scores(counts):
-    positives = counts[..., 1]
-    negatives = counts[..., 0]
-    return positives, negatives
+_TABLE_LIMIT = 1 << 22
 
 
-def _leaf_distribution(counts, method):
-    """Per-leaf class distributions (n, T, K) for probability / Laplace."""
-    c = counts.astype(np.float64)
-    total = c.sum(axis=-1, keepdims=True)
-    n_classes = c.shape[-1]
+def _leaf_table(counts, function):
+    """Return ``(keys, table)`` with ``table[keys[i, t]] = function(counts[i, t])``.
+
+    ``function`` maps float count vectors (m, K) to rows (m, width).  Integer
+    counts whose distinct values fit a mixed-radix table of at most 2**22
+    entries are evaluated once per distinct count vector; otherwise once per
+    leaf.
+    """
+    n_samples, n_trees, n_classes = counts.shape
+    if counts.dtype.kind in "iub" and counts.size:
+        counts = np.ascontiguousarray(counts)
+        sizes = _tables.class_max(counts) + 1
+        total = 1
+        for size in sizes.tolist():
+            total *= size
+        if total <= _TABLE_LIMIT:
+            radix = np.ones(n_classes, dtype=np.int64)
+            radix[1:] = np.cumprod(sizes[:-1])
+            used = np.zeros(total, dtype=np.bool_)
+            keys = _tables.leaf_keys(np.ascontiguousarray(counts), radix, used)
+            distinct = np.flatnonzero(used)
+            tuples = ((distinct[:, None] // radix) % sizes).astype(np.float64)
+            values = np.asarray(function(tuples), dtype=np.float64).reshape(distinct.size, -1)
+            table = np.full((total, values.shape[1]), np.nan)  # unused rows stay NaN
+            table[distinct] = values
+            return keys, table
+    flat = counts.reshape(-1, n_classes).astype(np.float64)
+    values = np.asarray(function(flat), dtype=np.float64).reshape(flat.shape[0], -1)
+    return np.arange(flat.shape[0], dtype=np.int64).reshape(n_samples, n_trees), values
+
+
+def _distribution_rows(c, method):
+    total = c.sum(axis=1, keepdims=True)
+    n_classes = c.shape[1]
     if method == "laplace":
         return (c + 1.0) / (total + n_classes)
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(total > 0, c / np.where(total > 0, total, 1.0), 1.0 / n_classes)
 
 
-def _per_leaf_binary(counts, method, rescale_above):
-    positives, negatives = _binary_scores(counts)
-    if method == "probability":
-        p = positives.astype(np.float64)
-        total = p + negatives
-        with np.errstate(invalid="ignore", divide="ignore"):
-            return np.where(total > 0, p / np.where(total > 0, total, 1.0), 0.5), 0.5
-    if method == "laplace":
-        return (positives + 1.0) / (positives + negatives + 2.0), 0.5
+def _binary_score_rows(c, method, rescale_above):
+    """Per-leaf class-1 score and its neutral point, for rows c = [n-, n+]."""
+    positives, negatives = c[:, 1], c[:, 0]
+    if method in ("probability", "laplace"):
+        return _distribution_rows(c, method)[:, 1], 0.5
     if method == "confidence_bounds":
         return leaf_confidence_bound(positives, negatives), 0.5
     return leaf_plausibility_score(positives, negatives, rescale_above=rescale_above), 0.0
 
 
-def _leaf_masses(counts, leaf_model, prior_strength, rescale_above):
-    """(singletons (n, T, K), vacuous (n, T)) of the leaf mass functions."""
-    n_classes = counts.shape[-1]
-    if leaf_model == "plausibility":
-        positives, negatives = _binary_scores(counts)
-        m = leaf_plausibility_mass(positives, negatives, rescale_above=rescale_above)
-        return np.ascontiguousarray(m[..., 1:3]), np.ascontiguousarray(m[..., 3])
-    c = counts.astype(np.float64)
-    denominator = c.sum(axis=-1) + prior_strength
-    return c / denominator[..., None], prior_strength / denominator
+def _vote_rows(scores):
+    """Vote shares of per-leaf class scores (m, K): the argmax, ties split evenly."""
+    best = scores.max(axis=1, keepdims=True)
+    winners = scores == best
+    return winners / winners.sum(axis=1, keepdims=True)
+
+
+def _plausibility_mass_rows(c, rescale_above):
+    return leaf_plausibility_mass(c[:, 1], c[:, 0], rescale_above=rescale_above)
+
+
+def _idm_rows(c, strength):
+    denominator = c.sum(axis=1, keepdims=True) + strength
+    return np.concatenate([c / denominator, strength / denominator], axis=1)
 
 
 def _check_leaf_model(leaf_model, n_classes, prior_strength):
@@ -284,30 +311,33 @@ def _combine(counts, method, aggregate, class_prior, prior, smoothing, floor, le
         raise ValueError("`class_prior` applies only to the 'eva' method.")
     if method != "eva" and prior != "log":
         raise ValueError("`prior` applies only to the 'eva' method.")
+    if rescale_above is not None and not (method == "plausibility" or method in ("dempster", "cautious")):
+        raise ValueError("`rescale_above` applies only to the plausibility leaf model.")
 
     result = {}
     if method in SCORE_METHODS:
         if binary:
-            leaf, neutral = _per_leaf_binary(counts, method, rescale_above)
-            if aggregate == "average":
-                score = leaf.mean(axis=1)
-                proba1 = score if neutral == 0.5 else 0.5 * (1.0 + score)
-            else:
-                score = 0.5 + 0.5 * np.sign(leaf - neutral).mean(axis=1)
-                proba1 = score
+            def rows(c):
+                score, neutral = _binary_score_rows(c, method, rescale_above)
+                if aggregate == "vote":
+                    return 0.5 + 0.5 * np.sign(score - neutral)
+                return score
+
+            keys, table = _leaf_table(counts, rows)
+            score = _tables.mean_rows(keys, table)[:, 0]
+            neutral = 0.0 if method == "plausibility" else 0.5
+            proba1 = score if (aggregate == "vote" or neutral == 0.5) else 0.5 * (1.0 + score)
             result["score"] = score
             result["proba"] = np.stack([1.0 - proba1, proba1], axis=1)
             if method == "plausibility" and aggregate == "average":
-                positives, negatives = _binary_scores(counts)
-                result["average_mass"] = leaf_plausibility_mass(
-                    positives, negatives, rescale_above=rescale_above
-                ).mean(axis=1)
+                keys, table = _leaf_table(counts, lambda c: _plausibility_mass_rows(c, rescale_above))
+                result["average_mass"] = _tables.mean_rows(keys, table)
         else:
-            leaf = _leaf_distribution(counts, method)
-            if aggregate == "average":
-                score = leaf.mean(axis=1)
+            if aggregate == "vote":
+                keys, table = _leaf_table(counts, lambda c: _vote_rows(_distribution_rows(c, method)))
             else:
-                score = _kernels.vote_fractions(np.ascontiguousarray(leaf))
+                keys, table = _leaf_table(counts, lambda c: _distribution_rows(c, method))
+            score = _tables.mean_rows(keys, table)
             result["score"] = score
             result["proba"] = score
         return result
@@ -330,9 +360,10 @@ def _combine(counts, method, aggregate, class_prior, prior, smoothing, floor, le
         if not (s > 0 and np.isfinite(s)):
             raise ValueError(f"`smoothing` must be > 0 (the authors use 0.1); got {smoothing!r}.")
         prior_term = np.log(prior_values) if prior == "log" else prior_values
-        scores = _kernels.evidence_accumulation(
-            np.ascontiguousarray(counts, dtype=np.float64), s, np.ascontiguousarray(prior_term)
+        keys, table = _leaf_table(
+            counts, lambda c: np.log(c + s) - np.log(c.sum(axis=1, keepdims=True) + n_classes * s)
         )
+        scores = _tables.mean_rows(keys, table) * n_trees - (n_trees - 1) * prior_term
         shifted = scores - scores.max(axis=1, keepdims=True)
         proba = np.exp(shifted)
         proba /= proba.sum(axis=1, keepdims=True)
@@ -340,31 +371,32 @@ def _combine(counts, method, aggregate, class_prior, prior, smoothing, floor, le
         result["score"] = scores[:, 1] - scores[:, 0] if binary else scores
         return result
 
-    # dempster / cautious
+    # dempster / cautious: leaf masses [m({0}), ..., m({K-1}), m(frame)] per table row
     leaf_model, strength = _check_leaf_model(leaf_model, n_classes, prior_strength)
     floor = _check_floor(floor, n_classes)
-    singletons, vacuous = _leaf_masses(counts, leaf_model, strength, rescale_above)
+    if leaf_model == "plausibility":
+        keys, table = _leaf_table(counts, lambda c: _plausibility_mass_rows(c, rescale_above)[:, 1:])
+    else:
+        keys, table = _leaf_table(counts, lambda c: _idm_rows(c, strength))
     if floor is None:
         if method == "cautious":
-            dogmatic = vacuous <= 0.0
-            if dogmatic.any():
-                i, t = np.argwhere(dogmatic)[0]
+            bad_rows = np.flatnonzero(table[:, -1] <= 0.0)
+            if bad_rows.size:
+                i, t = np.argwhere(np.isin(keys, bad_rows))[0]
                 raise DogmaticError(
                     f"The cautious rule needs non-dogmatic leaf masses (m(frame) > 0), but the leaf of sample {i} "
                     f"in tree {t} (counts {counts[i, t].tolist()}) has m(frame) = 0 in floating point. Pass "
                     "floor=1e-5 (the authors' clamp) or use leaf_model='imprecise_dirichlet'."
                 )
-            mass, normalized = _kernels.cautious_closed_form(singletons, vacuous)
+            mass, normalized = _kernels.cautious_closed_form(keys, table)
         else:
-            mass, normalized = _kernels.dempster_closed_form(singletons, vacuous)
+            mass, normalized = _kernels.dempster_closed_form(keys, table)
     else:
-        leaf_mass = np.zeros((n_samples, n_trees, 4))
-        leaf_mass[..., 1:3] = singletons
-        leaf_mass[..., 3] = vacuous
+        table4 = np.concatenate([np.zeros((table.shape[0], 1)), table], axis=1)
         if method == "cautious":
-            mass = _kernels.cautious_pairwise_floor(leaf_mass, floor)
+            mass = _kernels.cautious_pairwise_floor(keys, table4, floor)
         else:
-            mass = _kernels.dempster_pairwise_floor(leaf_mass, floor)
+            mass = _kernels.dempster_pairwise_floor(keys, table4, floor)
         nonempty = mass[:, 1:]
         total = nonempty.sum(axis=1, keepdims=True)
         with np.errstate(invalid="ignore", divide="ignore"):

@@ -161,27 +161,48 @@ def test_binary_plausibility_rules_match_brute_force_and_core():
     assert np.allclose(combine_leaves_to_mass(counts, "dempster"), expected, atol=1e-10)
 
 
+def _keyed(masses):
+    """(1, T, 4) masses -> keys (1, T) and table rows for the keyed kernels."""
+    return np.arange(masses.shape[1]).reshape(1, -1), np.ascontiguousarray(masses[0])
+
+
 def test_raw_combination_examples():
     # research note 1.4; layout [empty, {0}=-, {1}=+, frame]
     masses = np.array([[[0, .1, .6, .3], [0, .5, .2, .3], [0, 0, .7, .3]]], dtype=float)
-    unnormalised = leaf_combination.dempster_pairwise_floor(masses, 1e-5)[0]
+    keys, table = _keyed(masses)
+    unnormalised = leaf_combination.dempster_pairwise_floor(keys, table, 1e-5)[0]
     assert np.allclose(unnormalised, [0.481, 0.069, 0.423, 0.027], atol=1e-9)
-    singletons = np.ascontiguousarray(masses[..., 1:3])
-    vacuous = np.ascontiguousarray(masses[..., 3])
-    closed, normalized = leaf_combination.dempster_closed_form(singletons, vacuous)
+    compact = np.ascontiguousarray(table[:, 1:])
+    closed, normalized = leaf_combination.dempster_closed_form(keys, compact)
     assert np.allclose(closed[0], [0.481, 0.069, 0.423, 0.027], atol=1e-12)
     assert np.allclose(normalized[0], [0.132948, 0.815029, 0.052023], atol=1e-6)
-    cautious = leaf_combination.cautious_pairwise_floor(masses, 1e-5)[0]
+    cautious = leaf_combination.cautious_pairwise_floor(keys, table, 1e-5)[0]
     assert np.allclose(cautious, [0.4375, 0.1875, 0.2625, 0.1125], atol=1e-9)
-    closed, _ = leaf_combination.cautious_closed_form(singletons, vacuous)
+    closed, _ = leaf_combination.cautious_closed_form(keys, compact)
     assert np.allclose(closed[0], [0.4375, 0.1875, 0.2625, 0.1125], atol=1e-12)
     # idempotence of the cautious rule
     twice = np.array([[[0, .1, .6, .3], [0, .1, .6, .3]]])
-    assert np.allclose(leaf_combination.cautious_pairwise_floor(twice, 1e-5)[0], [0, .1, .6, .3], atol=1e-12)
+    assert np.allclose(leaf_combination.cautious_pairwise_floor(*_keyed(twice), 1e-5)[0], [0, .1, .6, .3],
+                       atol=1e-12)
     # the clamp on two opposite categorical masses
     opposite = np.array([[[0, 0, 1, 0], [0, 1, 0, 0]]], dtype=float)
-    got = leaf_combination.dempster_pairwise_floor(opposite, 1e-5)[0]
+    got = leaf_combination.dempster_pairwise_floor(*_keyed(opposite), 1e-5)[0]
     assert np.allclose(got, [0.99998, 1e-5, 1e-5, 0], atol=1e-9)
+
+
+def test_table_and_per_leaf_paths_agree():
+    rng = np.random.default_rng(2)
+    counts = rng.integers(0, 7, size=(40, 9, 3))
+    for method, aggregate in (("probability", "average"), ("probability", "vote"), ("laplace", "vote"),
+                              ("eva", None), ("dempster", None), ("cautious", None), ("pooling", None)):
+        a = combine_leaves(counts, method, aggregate)
+        b = combine_leaves(counts.astype(float), method, aggregate)  # float counts: one row per leaf
+        assert np.allclose(a, b, atol=1e-12), method
+    binary = counts[..., :2]
+    for method in ("plausibility", "confidence_bounds"):
+        for aggregate in ("average", "vote"):
+            assert np.allclose(combine_leaves(binary, method, aggregate),
+                               combine_leaves(binary.astype(float), method, aggregate), atol=1e-12)
 
 
 @settings(max_examples=40, deadline=None)
