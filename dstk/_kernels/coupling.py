@@ -1,0 +1,314 @@
+"""Numba kernels: coupling binary probabilities into class probabilities (Zadrozny 2001).
+
+Minimises ``sum_b n_b KL(r_b || mu_b)`` with
+``mu_b = sum_{k in K_b+} p_k / sum_{k in K_b+ or K_b-} p_k`` one sample at a
+time (the samples are independent):
+
+* :func:`couple`: the multiplicative update of Hastie & Tibshirani (1998),
+  generalised to any code matrix by Zadrozny (2001), accelerated by SQUAREM
+  (Varadhan & Roland 2008, scheme S3) with a monotonicity safeguard: an
+  extrapolated step is kept only if it does not increase the objective,
+  otherwise the plain double update is used, so every accepted iterate is at
+  least as good as the plain algorithm's.
+* :func:`couple_one_vs_rest`: the exact solution when every class is alone
+  against all others (``mu_b = p_b``): the Lagrange conditions
+  ``n_b (p_b - r_b) + lambda p_b (1 - p_b) = 0`` give ``p_b(lambda)`` in closed
+  form and ``lambda`` is the root of ``sum_b p_b(lambda) = 1`` (safeguarded
+  Newton on a monotone function).
+"""
+
+import numpy as np
+from numba import njit, prange
+
+__all__ = ["couple", "couple_one_vs_rest"]
+
+
+@njit(cache=True)
+def _structure(code):
+    K, B = code.shape
+    start = np.zeros(B + 1, dtype=np.int64)
+    for b in range(B):
+        count = 0
+        for k in range(K):
+            if code[k, b] != 0:
+                count += 1
+        start[b + 1] = start[b] + count
+    members = np.empty(start[B], dtype=np.int64)
+    signs = np.empty(start[B], dtype=np.int8)
+    for b in range(B):
+        j = start[b]
+        for k in range(K):
+            if code[k, b] != 0:
+                members[j] = k
+                signs[j] = code[k, b]
+                j += 1
+    return start, members, signs
+
+
+@njit(cache=True)
+def _update(p, out, numerator, denominator, mu, start, members, signs, weights):
+    """One multiplicative update p -> out (normalised); returns max |out - p|."""
+    B = start.shape[0] - 1
+    K = p.shape[0]
+    for k in range(K):
+        denominator[k] = 0.0
+    for b in range(B):
+        sp = 0.0
+        st = 0.0
+        for j in range(start[b], start[b + 1]):
+            v = p[members[j]]
+            st += v
+            if signs[j] > 0:
+                sp += v
+        m = sp / st
+        mu[b] = m
+        w = weights[b]
+        for j in range(start[b], start[b + 1]):
+            if signs[j] > 0:
+                denominator[members[j]] += w * m
+            else:
+                denominator[members[j]] += w * (1.0 - m)
+    total = 0.0
+    for k in range(K):
+        if denominator[k] > 0.0:
+            out[k] = p[k] * numerator[k] / denominator[k]
+        else:
+            out[k] = p[k]
+        total += out[k]
+    change = 0.0
+    for k in range(K):
+        out[k] /= total
+        d = abs(out[k] - p[k])
+        if d > change:
+            change = d
+    return change
+
+
+@njit(cache=True)
+def _objective(p, rates_row, start, members, signs, weights):
+    """sum_b n_b [r log(r/mu) + (1-r) log((1-r)/(1-mu))]; +inf outside the simplex interior."""
+    B = start.shape[0] - 1
+    total = 0.0
+    for b in range(B):
+        sp = 0.0
+        st = 0.0
+        for j in range(start[b], start[b + 1]):
+            v = p[members[j]]
+            st += v
+            if signs[j] > 0:
+                sp += v
+        if st <= 0.0:
+            return np.inf
+        m = sp / st
+        if m <= 0.0 or m >= 1.0:
+            return np.inf
+        r = rates_row[b]
+        total += weights[b] * (r * np.log(r / m) + (1.0 - r) * np.log((1.0 - r) / (1.0 - m)))
+    return total
+
+
+@njit(cache=True)
+def _couple_row(rates_row, start, members, signs, weights, K, max_iter, tol, p, buffers):
+    B = start.shape[0] - 1
+    numerator = buffers[0]
+    denominator = buffers[1]
+    p1 = buffers[2]
+    p2 = buffers[3]
+    cand = buffers[4]
+    tmp = buffers[5]
+    mu = np.empty(B)
+    for k in range(K):
+        numerator[k] = 0.0
+        p[k] = 1.0 / K
+    for b in range(B):
+        w = weights[b]
+        r = rates_row[b]
+        for j in range(start[b], start[b + 1]):
+            if signs[j] > 0:
+                numerator[members[j]] += w * r
+            else:
+                numerator[members[j]] += w * (1.0 - r)
+    it = 0
+    while it < max_iter:
+        it += 1
+        residual = _update(p, p1, numerator, denominator, mu, start, members, signs, weights)
+        if residual <= tol:
+            for k in range(K):
+                p[k] = p1[k]
+            return it, True
+        _update(p1, p2, numerator, denominator, mu, start, members, signs, weights)
+        # SQUAREM S3 step length
+        rr = 0.0
+        vv = 0.0
+        for k in range(K):
+            r_k = p1[k] - p[k]
+            v_k = p2[k] - 2.0 * p1[k] + p[k]
+            rr += r_k * r_k
+            vv += v_k * v_k
+        use_plain = True
+        if vv > 0.0:
+            alpha = -np.sqrt(rr / vv)
+            if alpha > -1.0:
+                alpha = -1.0
+            positive = True
+            total = 0.0
+            for k in range(K):
+                r_k = p1[k] - p[k]
+                v_k = p2[k] - 2.0 * p1[k] + p[k]
+                cand[k] = p[k] - 2.0 * alpha * r_k + alpha * alpha * v_k
+                if not cand[k] > 0.0:
+                    positive = False
+                total += cand[k]
+            if positive:
+                for k in range(K):
+                    cand[k] /= total
+                # stabilising update; keep the extrapolation only if its fixed-point residual is
+                # below the residual at the start of the cycle
+                cand_residual = _update(cand, tmp, numerator, denominator, mu, start, members, signs, weights)
+                if cand_residual <= residual:
+                    for k in range(K):
+                        p[k] = tmp[k]
+                    use_plain = False
+        if use_plain:
+            for k in range(K):
+                p[k] = p2[k]
+    # final check of the residual
+    residual = _update(p, p1, numerator, denominator, mu, start, members, signs, weights)
+    for k in range(K):
+        p[k] = p1[k]
+    return it, residual <= tol
+
+
+@njit(cache=True, parallel=True)
+def couple(rates, code, task_weights, max_iter, tol):
+    """Couple binary probabilities row by row (any code matrix).
+
+    Parameters
+    ----------
+    rates : ndarray of shape (N, B)
+        ``r_b`` already clipped into ``(0, 1)``.
+    code : ndarray of shape (K, B), int8
+    task_weights : ndarray of shape (B,)
+        ``n_b``.
+    max_iter : int
+        Cap on accelerated cycles (each costs three or four plain updates).
+    tol : float
+        Converged when one plain update changes no probability by more
+        than ``tol`` (the fixed-point residual).
+
+    Returns
+    -------
+    probabilities : ndarray of shape (N, K)
+    n_iter : ndarray of shape (N,), int64
+    converged : ndarray of shape (N,), bool
+    """
+    N = rates.shape[0]
+    K = code.shape[0]
+    start, members, signs = _structure(code)
+    out = np.empty((N, K))
+    n_iter = np.zeros(N, dtype=np.int64)
+    converged = np.zeros(N, dtype=np.bool_)
+    n_chunks = 64 if N >= 64 else N
+    for c in prange(n_chunks):
+        lo = c * N // n_chunks
+        hi = (c + 1) * N // n_chunks
+        buffers = np.empty((6, K))
+        p = np.empty(K)
+        for i in range(lo, hi):
+            it, ok = _couple_row(rates[i], start, members, signs, task_weights, K, max_iter, tol, p, buffers)
+            for k in range(K):
+                out[i, k] = p[k]
+            n_iter[i] = it
+            converged[i] = ok
+    return out, n_iter, converged
+
+
+@njit(cache=True)
+def _ovr_probability(lam, n, r):
+    # root in (0, 1) of n (p - r) + lam p (1 - p) = 0, stable for every sign of lam
+    a = lam + n
+    return 2.0 * n * r / (a + np.sqrt(a * a - 4.0 * lam * n * r))
+
+
+@njit(cache=True)
+def _ovr_sum(lam, weights, rates_row):
+    s = 0.0
+    ds = 0.0
+    for b in range(rates_row.shape[0]):
+        n = weights[b]
+        p = _ovr_probability(lam, n, rates_row[b])
+        s += p
+        ds += -p * (1.0 - p) / (n + lam * (1.0 - 2.0 * p))
+    return s, ds
+
+
+@njit(cache=True, parallel=True)
+def couple_one_vs_rest(rates, task_weights, max_iter, tol):
+    """Exact coupling for one-against-rest codes (column ``b`` = class ``b`` against the rest).
+
+    Parameters
+    ----------
+    rates : ndarray of shape (N, K)
+        ``r_b`` already clipped into ``(0, 1)``; column ``b`` is class ``b``.
+    task_weights : ndarray of shape (K,)
+    max_iter : int
+        Cap on root-finding iterations.
+    tol : float
+        Tolerance on ``|sum_b p_b - 1|``.
+
+    Returns
+    -------
+    probabilities : ndarray of shape (N, K)
+    n_iter : ndarray of shape (N,), int64
+    converged : ndarray of shape (N,), bool
+    """
+    N, K = rates.shape
+    out = np.empty((N, K))
+    n_iter = np.zeros(N, dtype=np.int64)
+    converged = np.zeros(N, dtype=np.bool_)
+    for i in prange(N):
+        row = rates[i]
+        s0, _ = _ovr_sum(0.0, task_weights, row)
+        # bracket: g(lam) = sum p_b(lam) - 1 is decreasing in lam
+        lo = 0.0
+        hi = 0.0
+        step = 1.0
+        for b in range(K):
+            step = max(step, task_weights[b])
+        if s0 > 1.0:
+            hi = step
+            while _ovr_sum(hi, task_weights, row)[0] > 1.0:
+                lo = hi
+                hi *= 2.0
+        else:
+            lo = -step
+            while _ovr_sum(lo, task_weights, row)[0] < 1.0:
+                hi = lo
+                lo *= 2.0
+        lam = 0.5 * (lo + hi)
+        ok = False
+        it = 0
+        while it < max_iter:
+            it += 1
+            s, ds = _ovr_sum(lam, task_weights, row)
+            g = s - 1.0
+            if abs(g) <= tol:
+                ok = True
+                break
+            if g > 0.0:
+                lo = lam
+            else:
+                hi = lam
+            new = lam - g / ds if ds < 0.0 else 0.5 * (lo + hi)
+            if not (lo < new < hi):
+                new = 0.5 * (lo + hi)
+            lam = new
+        total = 0.0
+        for b in range(K):
+            out[i, b] = _ovr_probability(lam, task_weights[b], row[b])
+            total += out[i, b]
+        for b in range(K):
+            out[i, b] /= total
+        n_iter[i] = it
+        converged[i] = ok
+    return out, n_iter, converged

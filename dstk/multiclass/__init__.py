@@ -1,0 +1,53 @@
+"""Multi-class calibration by reduction to binary tasks (Gebel 2009, Chapter 5).
+
+* Code matrices (:mod:`dstk.multiclass.codes`): :func:`one_vs_rest_code`,
+  :func:`all_pairs_code`, :func:`sparse_random_code`, :func:`complete_code`,
+  :func:`check_code_matrix` for user-supplied matrices.
+* :class:`CodeMatrixClassifier`: trains one binary classifier per task.
+* :func:`couple_probabilities`: Hastie-Tibshirani / Zadrozny coupling with a
+  per-sample convergence report (:class:`CouplingResult`).
+* :class:`DirichletCalibrator`: Gebel's one-step Dirichlet calibration.
+* :class:`MulticlassCalibrator`: any binary calibrator (probabilistic or
+  evidential) per task, then coupling (``predict_proba``) or evidential
+  combination (``predict_mass``).
+"""
+
+from .calibrator import MulticlassCalibrator, embed_task_masses
+from .codes import (
+    all_pairs_code,
+    check_code_matrix,
+    complete_code,
+    complete_code_size,
+    make_code,
+    one_vs_rest_code,
+    row_hamming_distances,
+    sparse_code_size,
+    sparse_code_success_probability,
+    sparse_column_validity_probability,
+    sparse_random_code,
+)
+from .coupling import CouplingResult, couple_probabilities
+from .dirichlet import DirichletCalibrator, combine_task_probabilities
+from .tasks import CodeMatrixClassifier, binary_tasks
+
+__all__ = [
+    "CodeMatrixClassifier",
+    "CouplingResult",
+    "DirichletCalibrator",
+    "MulticlassCalibrator",
+    "all_pairs_code",
+    "binary_tasks",
+    "check_code_matrix",
+    "combine_task_probabilities",
+    "complete_code",
+    "complete_code_size",
+    "couple_probabilities",
+    "embed_task_masses",
+    "make_code",
+    "one_vs_rest_code",
+    "row_hamming_distances",
+    "sparse_code_size",
+    "sparse_code_success_probability",
+    "sparse_column_validity_probability",
+    "sparse_random_code",
+]

@@ -1,0 +1,148 @@
+"""Binary tasks defined by a code matrix, and a wrapper that trains one binary classifier per task."""
+
+import copy
+
+import numpy as np
+
+from .._estimator import BaseEstimator, check_is_fitted
+from .._validation import check_labels
+from .codes import make_code
+
+__all__ = ["binary_tasks", "CodeMatrixClassifier", "clone_estimator"]
+
+
+def clone_estimator(estimator):
+    """An unfitted copy: :func:`sklearn.base.clone` when possible, else a rebuild from ``get_params``.
+
+    Objects without ``get_params`` are deep-copied.
+    """
+    if hasattr(estimator, "get_params"):
+        try:
+            from sklearn.base import clone
+
+            return clone(estimator)
+        except Exception:  # sklearn missing or a non-sklearn estimator
+            return type(estimator)(**estimator.get_params(deep=False))
+    return copy.deepcopy(estimator)
+
+
+def binary_tasks(y_indices, code):
+    """Rows and 0/1 targets of each binary task.
+
+    Parameters
+    ----------
+    y_indices : array_like of shape (N,)
+        Class indices ``0 .. K-1``.
+    code : array_like of shape (K, B)
+        Code matrix.
+
+    Returns
+    -------
+    list of (rows, targets)
+        For task ``b``: ``rows`` are the indices of samples whose class has
+        ``psi[k, b] != 0`` (classes with ``psi = 0`` are excluded from the
+        task, Gebel 2009, Sec. 5.2) and ``targets`` is 1 where
+        ``psi[k, b] = +1``.
+
+    Examples
+    --------
+    >>> from dstk.multiclass.codes import all_pairs_code
+    >>> [(r.tolist(), t.tolist()) for r, t in binary_tasks([0, 1, 2], all_pairs_code(3))][:1]
+    [([0, 1], [1, 0])]
+    """
+    y = np.asarray(y_indices, dtype=np.intp)
+    c = np.asarray(code)
+    out = []
+    for b in range(c.shape[1]):
+        entry = c[y, b]
+        rows = np.flatnonzero(entry != 0)
+        out.append((rows, (entry[rows] == 1).astype(np.intp)))
+    return out
+
+
+class CodeMatrixClassifier(BaseEstimator):
+    """Train one binary classifier per column of a code matrix; return the (N, B) task scores.
+
+    Parameters
+    ----------
+    estimator : classifier
+        A binary classifier with ``fit(X, y)`` and ``decision_function(X)``
+        or ``predict_proba(X)``; cloned for every task.
+    code : {"one_vs_rest", "all_pairs", "complete", "sparse"} or array_like of shape (K, B), default="one_vs_rest"
+    random_state : int, RandomState or None
+        For the sparse random code.
+    output : {"auto", "decision_function", "predict_proba"}, default="auto"
+        Which output is used as the task score (``"auto"``: the decision
+        function when available).
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (K,)
+    code_ : ndarray of shape (K, B)
+    estimators_ : list of B fitted classifiers
+    task_sizes_ : ndarray of shape (B,)
+        Training samples per task (the ``n_b`` weights of coupling).
+
+    Raises
+    ------
+    ValueError
+        When a task has only one class among its training rows.
+
+    Notes
+    -----
+    Gebel (2009), Sec. 5.2: samples of classes with ``psi[k, b] = 0`` are
+    excluded from task ``b``; classes with ``+1`` form the positive group.
+
+    Examples
+    --------
+    >>> from sklearn.linear_model import LogisticRegression
+    >>> from sklearn.datasets import load_iris
+    >>> X, y = load_iris(return_X_y=True)
+    >>> model = CodeMatrixClassifier(LogisticRegression(max_iter=500), code="all_pairs").fit(X, y)
+    >>> model.decision_function(X[:2]).shape
+    (2, 3)
+    """
+
+    def __init__(self, estimator, code="one_vs_rest", random_state=None, output="auto"):
+        self.estimator = estimator
+        self.code = code
+        self.random_state = random_state
+        self.output = output
+
+    def fit(self, X, y):
+        """Fit one clone of ``estimator`` per task; returns self."""
+        classes, y_idx = check_labels(y)
+        X = np.asarray(X) if not hasattr(X, "iloc") else X
+        if len(X) != y_idx.shape[0]:
+            raise ValueError(f"`X` has {len(X)} rows but `y` has {y_idx.shape[0]} labels.")
+        if self.output not in ("auto", "decision_function", "predict_proba"):
+            raise ValueError(f"`output` must be 'auto', 'decision_function' or 'predict_proba'; got {self.output!r}.")
+        self.code_ = make_code(self.code, classes.size, random_state=self.random_state)
+        self.classes_ = classes
+        self.estimators_ = []
+        sizes = []
+        for b, (rows, target) in enumerate(binary_tasks(y_idx, self.code_)):
+            if np.unique(target).size < 2:
+                raise ValueError(
+                    f"Binary task {b} has a single class among its {rows.size} training rows; every class of the "
+                    "code matrix must occur in the training data."
+                )
+            model = clone_estimator(self.estimator)
+            model.fit(X[rows], target)
+            self.estimators_.append(model)
+            sizes.append(rows.size)
+        self.task_sizes_ = np.asarray(sizes, dtype=np.float64)
+        return self
+
+    def _score(self, model, X):
+        use_decision = self.output == "decision_function" or (
+            self.output == "auto" and hasattr(model, "decision_function")
+        )
+        if use_decision:
+            return np.asarray(model.decision_function(X), dtype=np.float64).ravel()
+        return np.asarray(model.predict_proba(X), dtype=np.float64)[:, 1]
+
+    def decision_function(self, X):
+        """Task scores, shape ``(N, B)``; column ``b`` favours the positive group of task ``b``."""
+        check_is_fitted(self, "estimators_")
+        return np.column_stack([self._score(m, X) for m in self.estimators_])
