@@ -23,7 +23,7 @@ def client():
         threads_per_worker=1,
         processes=True,
         host="127.0.0.1",
-        dashboard_address=None,
+        dashboard_address=":0",
         worker_dashboard_address=None,
     ) as cluster, distributed.Client(cluster) as client:
         yield client
