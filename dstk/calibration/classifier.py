@@ -1,0 +1,283 @@
+"""EvidentialCalibratedClassifier: a classifier whose scores are calibrated into mass functions."""
+
+import numpy as np
+
+from .._estimator import BaseEstimator, check_is_fitted
+from .._validation import check_labels
+from ._base import BinaryCalibrator
+
+__all__ = ["EvidentialCalibratedClassifier", "METHODS"]
+
+METHODS = ("binning", "isotonic", "logistic", "sigmoid", "venn_abers", "venn_machine")
+
+
+def _make_calibrator(method, model):
+    if isinstance(method, BinaryCalibrator):
+        from sklearn.base import clone
+
+        return clone(method)
+    if method in ("logistic", "sigmoid"):
+        from .logistic import LogisticCalibrator
+
+        return LogisticCalibrator(model=model)
+    if method == "isotonic":
+        from .isotonic import IsotonicCalibrator
+
+        return IsotonicCalibrator(model=model)
+    if method == "binning":
+        from .binning import BinningCalibrator
+
+        return BinningCalibrator(model=model)
+    if method == "venn_abers":
+        from .venn_abers import VennAbersCalibrator
+
+        return VennAbersCalibrator()
+    if method == "venn_machine":
+        from .venn_machine import VennMachineCalibrator
+
+        return VennMachineCalibrator()
+    raise ValueError(
+        f"Unknown method {method!r}; choose one of {', '.join(map(repr, METHODS))} "
+        "or pass a calibrator instance (e.g. BinningCalibrator(bins=[-3, -2, -1, 0, 1, 2, 3]))."
+    )
+
+
+def _score_method(estimator):
+    if hasattr(estimator, "decision_function"):
+        return "decision_function"
+    if hasattr(estimator, "predict_proba"):
+        return "predict_proba"
+    raise ValueError(
+        f"{type(estimator).__name__} has neither decision_function nor predict_proba; "
+        "it cannot be calibrated."
+    )
+
+
+def _scores(estimator, X, method, n_classes):
+    values = np.asarray(getattr(estimator, method)(X), dtype=np.float64)
+    if n_classes == 2:
+        if values.ndim == 2:
+            values = values[:, -1] if values.shape[1] == 2 else values[:, 0]
+        return values
+    if values.ndim != 2 or values.shape[1] != n_classes:
+        raise ValueError(
+            f"The estimator's {method} returned shape {values.shape}; one column per class "
+            f"({n_classes}) is needed for one-vs-rest calibration."
+        )
+    return values
+
+
+class EvidentialCalibratedClassifier(BaseEstimator):
+    """Calibrate a classifier's scores into mass functions (cf. scikit-learn's CalibratedClassifierCV).
+
+    Parameters
+    ----------
+    estimator : classifier, default None
+        The classifier whose scores are calibrated (``decision_function`` is
+        used when it exists, else ``predict_proba``).  Default:
+        ``sklearn.svm.LinearSVC()``.  Wrap a fitted classifier in
+        ``sklearn.frozen.FrozenEstimator`` to calibrate it without refitting
+        (then all of ``X, y`` given to :meth:`fit` is calibration data).
+    method : str or calibrator, default "logistic"
+        ``"logistic"`` (alias ``"sigmoid"``, :class:`LogisticCalibrator`),
+        ``"isotonic"``, ``"binning"`` (10 equal-width bins), ``"venn_abers"``,
+        ``"venn_machine"`` (6-SVM taxonomy), or a calibrator instance (cloned).
+    model : str, default "likelihood"
+        Mass model of the binning / isotonic / logistic calibrators
+        (``"bayes"`` gives the probabilistic calibration).
+    cv : int, cross-validation generator or iterable, default None
+        Folds for a classifier that is not frozen (None: 5-fold stratified).
+    ensemble : bool or "auto", default "auto"
+        As in scikit-learn >= 1.6: True fits one (classifier, calibrator) pair
+        per fold and averages their mass functions (for ``"venn_abers"`` this
+        is the cross Venn-ABERS predictor with averaged intervals); False
+        calibrates the out-of-fold scores of all folds once and refits the
+        classifier on all data.  "auto" is False for a FrozenEstimator and
+        True otherwise.
+    rule : str, default "dempster"
+        Rule combining the one-vs-rest masses of more than two classes.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+    calibrated_classifiers_ : list of (estimator, list of calibrators)
+        One pair per fold (or a single pair); one calibrator per class for
+        more than two classes, one in total for two.
+    frame_ : Frame
+        The frame of the classes (``Frame(classes_)``).
+
+    Raises
+    ------
+    ValueError
+        Unknown method, a single class, an estimator without scores, a
+        calibration fold lacking a class, plus the calibrators' own errors.
+
+    Notes
+    -----
+    Two classes: the scores of the class ``classes_[1]`` are calibrated into a
+    mass function on {classes_[0], classes_[1]} (Xu et al. 2016).  More
+    classes: one-vs-rest; the binary mass of class c is refined to the full
+    frame (m({c}), m(not c), m(frame)) and the C refined masses are combined
+    by Dempster's rule (:func:`~dstk.calibration.one_vs_rest_masses`).
+
+    References
+    ----------
+    Xu, P., Davoine, F., Zha, H. and Denoeux, T. (2016). Evidential calibration
+    of binary SVM classifiers. IJAR 72, 55-70.
+    Zadrozny, B. and Elkan, C. (2002). Transforming classifier scores into
+    accurate multiclass probability estimates. KDD.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_breast_cancer
+    >>> from sklearn.linear_model import LogisticRegression
+    >>> from sklearn.pipeline import make_pipeline
+    >>> from sklearn.preprocessing import StandardScaler
+    >>> X, y = load_breast_cancer(return_X_y=True)
+    >>> base = make_pipeline(StandardScaler(), LogisticRegression())
+    >>> clf = EvidentialCalibratedClassifier(base, method="isotonic", cv=3).fit(X[::3], y[::3])
+    >>> bel, pl = clf.predict_interval(X[1::3][:4])
+    >>> bool(np.all(bel <= pl))
+    True
+    """
+
+    _estimator_type = "classifier"
+
+    def __init__(self, estimator=None, *, method="logistic", model="likelihood", cv=None, ensemble="auto",
+                 rule="dempster"):
+        self.estimator = estimator
+        self.method = method
+        self.model = model
+        self.cv = cv
+        self.ensemble = ensemble
+        self.rule = rule
+
+    # -- fitting -------------------------------------------------------------------
+
+    def _fit_calibrators(self, scores, y_encoded, n_classes):
+        if n_classes == 2:
+            return [_make_calibrator(self.method, self.model).fit(scores, y_encoded)]
+        calibrators = []
+        for c in range(n_classes):
+            target = (y_encoded == c).astype(np.intp)
+            if target.min() == target.max():
+                raise ValueError(
+                    f"Class {self.classes_[c]!r} is absent from (or alone in) a calibration set; "
+                    "use fewer folds or stratified folds so that every class appears in each."
+                )
+            calibrators.append(_make_calibrator(self.method, self.model).fit(scores[:, c], target))
+        return calibrators
+
+    def fit(self, X, y):
+        """Fit the classifier(s) and calibrators.
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_features)
+        y : array_like of shape (n_samples,)
+
+        Returns
+        -------
+        self
+        """
+        from sklearn.base import clone
+        from sklearn.model_selection import check_cv, cross_val_predict
+
+        try:
+            from sklearn.frozen import FrozenEstimator
+        except ImportError:  # pragma: no cover - scikit-learn < 1.6
+            FrozenEstimator = ()
+        if self.ensemble not in ("auto", True, False):
+            raise ValueError(f"`ensemble` must be 'auto', True or False; got {self.ensemble!r}.")
+        if not isinstance(self.method, BinaryCalibrator):
+            _make_calibrator(self.method, self.model)  # validates method early
+        y = np.asarray(y)
+        classes, y_encoded = check_labels(y, "y")
+        self.classes_ = classes
+        n_classes = classes.size
+        estimator = self.estimator
+        if estimator is None:
+            from sklearn.svm import LinearSVC
+
+            estimator = LinearSVC()
+        if hasattr(X, "shape") is False:
+            X = np.asarray(X)
+        if len(X) != len(y):
+            raise ValueError(f"`X` has {len(X)} samples but `y` has {len(y)}; they must be equal.")
+        prefit = isinstance(estimator, FrozenEstimator) if FrozenEstimator != () else False
+        ensemble = (not prefit) if self.ensemble == "auto" else bool(self.ensemble)
+        self.calibrated_classifiers_ = []
+        if prefit:
+            method = _score_method(estimator)
+            scores = _scores(estimator, X, method, n_classes)
+            self.calibrated_classifiers_.append((estimator, self._fit_calibrators(scores, y_encoded, n_classes)))
+        else:
+            splitter = check_cv(5 if self.cv is None else self.cv, y, classifier=True)
+            method = _score_method(estimator)
+            if ensemble:
+                for train, test in splitter.split(X, y):
+                    X_train = X[train] if hasattr(X, "__getitem__") else X
+                    model = clone(estimator).fit(X_train, y[train])
+                    if not np.array_equal(np.asarray(model.classes_), classes):
+                        raise ValueError("A training fold lacks some class; use fewer or stratified folds.")
+                    scores = _scores(model, X[test], method, n_classes)
+                    calibrators = self._fit_calibrators(scores, y_encoded[test], n_classes)
+                    self.calibrated_classifiers_.append((model, calibrators))
+            else:
+                scores = cross_val_predict(clone(estimator), X, y, cv=splitter, method=method)
+                if n_classes == 2 and scores.ndim == 2:
+                    scores = scores[:, -1]
+                calibrators = self._fit_calibrators(np.asarray(scores, dtype=np.float64), y_encoded, n_classes)
+                model = clone(estimator).fit(X, y)
+                self.calibrated_classifiers_.append((model, calibrators))
+        self._score_method = method
+        from ..core.frame import Frame
+
+        self.frame_ = Frame(tuple(classes.tolist()))
+        return self
+
+    # -- outputs -------------------------------------------------------------------------
+
+    def predict_mass_array(self, X):
+        """Dense masses on ``frame_``, shape (n_samples, 2**n_classes) (fold average)."""
+        check_is_fitted(self, "calibrated_classifiers_")
+        n_classes = self.classes_.size
+        total = None
+        for model, calibrators in self.calibrated_classifiers_:
+            scores = _scores(model, X, self._score_method, n_classes)
+            if n_classes == 2:
+                masses = calibrators[0].predict_mass_array(scores)
+            else:
+                from .one_vs_rest import one_vs_rest_masses
+
+                binary = np.stack([cal.predict_mass_array(scores[:, c]) for c, cal in enumerate(calibrators)], axis=1)
+                masses = one_vs_rest_masses(binary, tuple(self.classes_.tolist()), rule=self.rule).to_array("m")
+            total = masses if total is None else total + masses
+        return total / len(self.calibrated_classifiers_)
+
+    def predict_mass(self, X):
+        """Mass functions on ``Frame(classes_)``, batch shape (n_samples,)."""
+        from ..core.mass import MassFunction
+
+        return MassFunction.from_array(self.predict_mass_array(X), self.frame_, kind="m", validate=False)
+
+    def predict_interval(self, X):
+        """Belief and plausibility of the classes.
+
+        Returns
+        -------
+        bel, pl : ndarray
+            For two classes, of shape (n_samples,) for class ``classes_[1]``;
+            otherwise of shape (n_samples, n_classes), Bel({c}) and Pl({c}).
+        """
+        from .combination import _interval
+
+        return _interval(self.predict_mass(X))
+
+    def predict_proba(self, X):
+        """Pignistic probabilities, shape (n_samples, n_classes)."""
+        return self.predict_mass(X).pignistic()
+
+    def predict(self, X):
+        """Class of maximal pignistic probability."""
+        return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
