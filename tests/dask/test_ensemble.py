@@ -30,16 +30,6 @@ ensemble = pytest.importorskip("dstk.ensemble")
 RandomDecisionTreesClassifier = ensemble.RandomDecisionTreesClassifier
 
 
-def eva_copy(model):
-    """A copy predicting with the EVA combiner.
-
-    (With combiner="dempster", RandomDecisionTreesClassifier.predict_proba
-    currently passes class_prior to a combiner that rejects it; predict_mass
-    is used for the Dempster combiner instead.)
-    """
-    return pickle.loads(pickle.dumps(model)).set_params(combiner="eva")
-
-
 @pytest.fixture(scope="module")
 def data():
     rng = np.random.default_rng(0)
@@ -76,10 +66,7 @@ def test_parallel_fit_equals_the_groups_fitted_in_memory(fitted, data, params):
     np.testing.assert_array_equal(
         fitted.predict_mass(X_test).to_array(), ensemble.combine_leaves_to_mass(want_counts, "dempster")
     )
-    np.testing.assert_array_equal(
-        eva_copy(fitted).predict_proba(X_test),
-        ensemble.combine_leaves_proba(want_counts, "eva", class_prior=groups[0].class_prior_),
-    )
+    np.testing.assert_array_equal(fitted.predict_proba(X_test), ensemble.combine_leaves_proba(want_counts, "dempster"))
     # deterministic: same random_state and n_tasks, same trees
     again = fit_random_trees(RandomDecisionTreesClassifier(**params), X, y, n_tasks=3)
     np.testing.assert_array_equal(again.leaf_counts(X_test), want_counts)
@@ -104,9 +91,8 @@ def test_leaf_counts_and_combiners_on_chunks_equal_in_memory(client, fitted, dat
     assert isinstance(masses, DaskMassFunction) and masses.frame == dstk.Frame((0, 1))
     outputs.append(masses.array)
     expected.append(ensemble.combine_leaves_to_mass(in_memory, "dempster"))
-    eva = eva_copy(fitted)
-    outputs += [predict_proba(eva, lazy), predict_mass(fitted, lazy).array]
-    expected += [eva.predict_proba(X_test), fitted.predict_mass(X_test).to_array()]
+    outputs += [predict_proba(fitted, lazy), predict_mass(fitted, lazy).array]
+    expected += [fitted.predict_proba(X_test), fitted.predict_mass(X_test).to_array()]
     for got, want in zip(client.compute(outputs, sync=True), expected):
         np.testing.assert_array_equal(got, want)
 
@@ -128,6 +114,7 @@ def test_fitted_forest_pickles(fitted, data):
     back = pickle.loads(pickle.dumps(fitted))
     np.testing.assert_array_equal(back.leaf_counts(X_test), fitted.leaf_counts(X_test))
     np.testing.assert_array_equal(back.predict_mass(X_test).to_array(), fitted.predict_mass(X_test).to_array())
+    np.testing.assert_array_equal(back.predict_proba(X_test), fitted.predict_proba(X_test))
     assert back.get_params() == fitted.get_params()
 
 
