@@ -37,7 +37,7 @@ extensions = [
 ]
 
 templates_path = ["_templates"]
-exclude_patterns = ["_build", "**.ipynb_checkpoints", "dev/*.toml"]
+exclude_patterns = ["_build", "**.ipynb_checkpoints", "dev"]  # dev/: notes for maintainers, not pages
 source_suffix = {".rst": "restructuredtext", ".ipynb": "myst-nb"}
 root_doc = "index"
 default_role = "literal"
