@@ -31,16 +31,17 @@ from numba import njit
 
 
 @njit(cache=True, nogil=True)
-def dempster_closed_form(keys, table):
+def dempster_closed_form(keys, log_commonality):
     """Conjunctive combination of the leaf masses of each sample.
 
     Parameters
     ----------
     keys : int64 (n_samples, n_trees)
-        Row of ``table`` holding the mass of the leaf of sample i in tree t.
-    table : float64 (n_rows, K + 1)
-        ``[m({0}), ..., m({K-1}), m(frame)]`` per row; no mass on the empty
-        set, rows sum to one.
+        Row of the table holding the leaf of sample i in tree t.
+    log_commonality : float64 (n_rows, K + 1)
+        Per leaf mass ``[log q({0}), ..., log q({K-1}), log m(frame)]`` with
+        q({k}) = m({k}) + m(frame) (the leaf masses have no mass on the empty
+        set; -inf for zero).
 
     Returns
     -------
@@ -49,8 +50,8 @@ def dempster_closed_form(keys, table):
         long products).
     normalized : float64 (n_samples, K + 1)
         ``[m({0}), ..., m({K-1}), m(frame)] / (1 - m(empty))`` computed in the
-        log domain (no underflow); NaN where every tree pair is in total
-        conflict (some m_t(frame) = 0 and incompatible singletons).
+        log domain (no underflow); NaN where the combination is in total
+        conflict.
 
     Notes
     -----
@@ -59,35 +60,34 @@ def dempster_closed_form(keys, table):
     m(frame) = prod_t m_t(frame) and m({k}) = prod_t q_t({k}) - prod_t m_t(frame).
     """
     n_samples, n_trees = keys.shape
-    n_classes = table.shape[1] - 1
+    n_classes = log_commonality.shape[1] - 1
     masses = np.zeros((n_samples, n_classes + 2))
     normalized = np.zeros((n_samples, n_classes + 1))
-    log_q = np.empty(n_classes)
+    log_q = np.empty(n_classes + 1)
     for i in range(n_samples):
-        log_vacuous = 0.0
-        for k in range(n_classes):
+        for k in range(n_classes + 1):
             log_q[k] = 0.0
         for t in range(n_trees):
             row = keys[i, t]
-            v = table[row, n_classes]
-            log_vacuous += math.log(v) if v > 0.0 else -np.inf
-            for k in range(n_classes):
-                q = table[row, k] + v
-                log_q[k] += math.log(q) if q > 0.0 else -np.inf
+            for k in range(n_classes + 1):
+                log_q[k] += log_commonality[row, k]
+        log_vacuous = log_q[n_classes]
         top = log_vacuous
         for k in range(n_classes):
             if log_q[k] > top:
                 top = log_q[k]
         total = 0.0
         for k in range(n_classes):
-            # q_k - q_frame, relative to exp(top); q_k >= q_frame always
+            # q_k - q_frame (q_k >= q_frame), relative to exp(top)
             if log_q[k] == -np.inf:
                 scaled = 0.0
+                masses[i, k + 1] = 0.0
             else:
-                scaled = math.exp(log_q[k] - top) * -math.expm1(log_vacuous - log_q[k])
+                difference = -math.expm1(log_vacuous - log_q[k])
+                scaled = math.exp(log_q[k] - top) * difference
+                masses[i, k + 1] = math.exp(log_q[k]) * difference
             normalized[i, k] = scaled
             total += scaled
-            masses[i, k + 1] = math.exp(log_q[k]) * -math.expm1(log_vacuous - log_q[k]) if log_q[k] > -np.inf else 0.0
         scaled_vacuous = math.exp(log_vacuous - top) if top > -np.inf else 0.0
         normalized[i, n_classes] = scaled_vacuous
         total += scaled_vacuous
@@ -106,14 +106,15 @@ def dempster_closed_form(keys, table):
 
 
 @njit(cache=True, nogil=True)
-def cautious_closed_form(keys, table):
+def cautious_closed_form(keys, weights_table):
     """Cautious combination (Denoeux 2008) of the leaf masses of each sample.
 
     Parameters
     ----------
-    keys, table
-        As for :func:`dempster_closed_form`; every m(frame) must be > 0
-        (checked by the caller).
+    keys : int64 (n_samples, n_trees)
+    weights_table : float64 (n_rows, K + 1)
+        Conjunctive weights of each leaf mass ``[w({0}), ..., w({K-1}), w(empty)]``
+        (see Notes; every m(frame) > 0, checked by the caller).
 
     Returns
     -------
@@ -124,7 +125,8 @@ def cautious_closed_form(keys, table):
 
     Notes
     -----
-    For such a mass the conjunctive weights are w({k}) = m(frame) / q({k}),
+    For a mass with focal sets among the singletons and the frame the
+    conjunctive weights are w({k}) = m(frame) / q({k}),
     w(empty) = prod_k q({k}) / m(frame)^(K-1) (q(empty) = 1) and w(A) = 1
     otherwise.  The cautious rule takes the minimum of each weight over the
     trees, and the result is the conjunctive combination of the simple mass
@@ -132,27 +134,20 @@ def cautious_closed_form(keys, table):
     m(frame) = w(empty) prod_k w_k, m({k}) = w(empty) (1 - w_k) prod_{j != k} w_j.
     """
     n_samples, n_trees = keys.shape
-    n_classes = table.shape[1] - 1
+    n_classes = weights_table.shape[1] - 1
     masses = np.zeros((n_samples, n_classes + 2))
     normalized = np.zeros((n_samples, n_classes + 1))
-    weights = np.empty(n_classes)
+    weights = np.empty(n_classes + 1)
     for i in range(n_samples):
-        weight_empty = np.inf
-        for k in range(n_classes):
+        for k in range(n_classes + 1):
             weights[k] = np.inf
         for t in range(n_trees):
             row = keys[i, t]
-            v = table[row, n_classes]
-            log_we = -(n_classes - 1) * math.log(v)
-            for k in range(n_classes):
-                q = table[row, k] + v
-                w = v / q
+            for k in range(n_classes + 1):
+                w = weights_table[row, k]
                 if w < weights[k]:
                     weights[k] = w
-                log_we += math.log(q)
-            we = math.exp(log_we)
-            if we < weight_empty:
-                weight_empty = we
+        weight_empty = weights[n_classes]
         product = 1.0
         for k in range(n_classes):
             product *= weights[k]
@@ -218,9 +213,11 @@ def _weights_binary(m):
 
 
 @njit(cache=True, nogil=True)
-def _pairwise_reduce_dempster(work, count, floor):
-    """Balanced pairwise reduction of ``work[:count]`` (rows = binary masses), clamped at every level."""
-    pair = np.empty(4)
+def _pairwise_reduce_dempster(work, count, floor, pair):
+    """Balanced pairwise reduction of ``work[:count]`` (rows = binary masses), clamped at every level.
+
+    The result is left in ``work[0]``; ``pair`` is a scratch row.
+    """
     while count > 1:
         for j in range(count):
             clamp_binary(work[j], floor)
@@ -228,33 +225,48 @@ def _pairwise_reduce_dempster(work, count, floor):
         j = 0
         while j + 1 < count:
             conjunctive_pair_binary(work[j], work[j + 1], pair)
-            work[half, :] = pair
+            for c in range(4):
+                work[half, c] = pair[c]
             half += 1
             j += 2
         if j < count:
-            work[half, :] = work[j]
+            for c in range(4):
+                work[half, c] = work[j, c]
             half += 1
         count = half
-    return work[0].copy()
 
 
 @njit(cache=True, nogil=True)
 def _cautious_pair_binary(a, b, floor, out):
+    """Cautious combination of two binary masses, rebuilt as in the authors' code.
+
+    The rebuild is the clamped pairwise Dempster reduction of the simple mass
+    functions empty^we, {1}^w1, {0}^w0 (in this order), written out:
+    level 1 clamps the simple masses (w1, w0 raised to ``floor``) and combines
+    empty^we with {1}^w1 into r = {1}: we (1 - w1), frame: we w1; level 2
+    clamps r and combines it with {0}^w0.
+    """
     we_a, w0_a, w1_a = _weights_binary(a)
     we_b, w0_b, w1_b = _weights_binary(b)
     we = min(we_a, we_b)
     w0 = min(w0_a, w0_b)
     w1 = min(w1_a, w1_b)
-    # rebuild: unnormalised Dempster over empty^we, {1}^w1, {0}^w0 (in this order), clamped
-    simple = np.zeros((3, 4))
-    simple[0, 0] = 1.0 - we
-    simple[0, 3] = we
-    simple[1, 2] = 1.0 - w1
-    simple[1, 3] = w1
-    simple[2, 1] = 1.0 - w0
-    simple[2, 3] = w0
-    result = _pairwise_reduce_dempster(simple, 3, floor)
-    out[:] = result
+    if 1.0 - w1 > 1.0 - floor:
+        w1 = floor
+    if 1.0 - w0 > 1.0 - floor:
+        w0 = floor
+    r_plus = we * (1.0 - w1)
+    r_frame = we * w1
+    if r_plus > 1.0 - floor:
+        r_plus = 1.0 - floor
+        r_frame = floor
+    m_plus = r_plus * w0
+    m_minus = r_frame * (1.0 - w0)
+    m_frame = r_frame * w0
+    out[1] = m_minus
+    out[2] = m_plus
+    out[3] = m_frame
+    out[0] = 1.0 - m_minus - m_plus - m_frame
 
 
 @njit(cache=True, nogil=True)
@@ -267,11 +279,14 @@ def dempster_pairwise_floor(keys, table, floor):
     n_samples, n_trees = keys.shape
     out = np.empty((n_samples, 4))
     work = np.empty((n_trees, 4))
+    pair = np.empty(4)
     for i in range(n_samples):
         for t in range(n_trees):
             for j in range(4):
                 work[t, j] = table[keys[i, t], j]
-        out[i, :] = _pairwise_reduce_dempster(work, n_trees, floor)
+        _pairwise_reduce_dempster(work, n_trees, floor, pair)
+        for j in range(4):
+            out[i, j] = work[0, j]
     return out
 
 
@@ -300,14 +315,17 @@ def cautious_pairwise_floor(keys, table, floor):
             j = 0
             while j + 1 < count:
                 _cautious_pair_binary(work[j], work[j + 1], floor, pair)
-                work[half, :] = pair
+                for c in range(4):
+                    work[half, c] = pair[c]
                 half += 1
                 j += 2
             if j < count:
-                work[half, :] = work[j]
+                for c in range(4):
+                    work[half, c] = work[j, c]
                 half += 1
             count = half
-        out[i, :] = work[0]
+        for c in range(4):
+            out[i, c] = work[0, c]
     return out
 
 

@@ -75,3 +75,15 @@ def class_max(counts):
                 if c > out[k]:
                     out[k] = c
     return out
+
+
+@njit(cache=True, nogil=True)
+def sum_over_trees(counts):
+    """Pooled counts: ``counts.sum(axis=1)`` as float64 (n_samples, K)."""
+    n_samples, n_trees, n_classes = counts.shape
+    out = np.zeros((n_samples, n_classes))
+    for i in range(n_samples):
+        for t in range(n_trees):
+            for k in range(n_classes):
+                out[i, k] += counts[i, t, k]
+    return out

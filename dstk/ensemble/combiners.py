@@ -271,6 +271,25 @@ def _idm_rows(c, strength):
     return np.concatenate([c / denominator, strength / denominator], axis=1)
 
 
+def _log_commonality_rows(table):
+    """[log q({0}), ..., log q({K-1}), log m(frame)] of mass rows [m({0}), ..., m({K-1}), m(frame)]."""
+    commonality = table.copy()
+    commonality[:, :-1] += table[:, -1:]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.log(commonality)
+
+
+def _conjunctive_weight_rows(table):
+    """[w({0}), ..., w({K-1}), w(empty)] of non-dogmatic mass rows (Denoeux 2008, see cautious_closed_form)."""
+    n_classes = table.shape[1] - 1
+    vacuous = table[:, -1:]
+    commonality = table[:, :-1] + vacuous
+    with np.errstate(divide="ignore", invalid="ignore"):
+        weights = vacuous / commonality
+        log_empty = np.log(commonality).sum(axis=1) - (n_classes - 1) * np.log(vacuous[:, 0])
+    return np.concatenate([weights, np.exp(log_empty)[:, None]], axis=1)
+
+
 def _check_leaf_model(leaf_model, n_classes, prior_strength):
     if leaf_model is None:
         leaf_model = "plausibility" if n_classes == 2 else "imprecise_dirichlet"
@@ -291,7 +310,7 @@ def _check_leaf_model(leaf_model, n_classes, prior_strength):
 
 
 def _combine(counts, method, aggregate, class_prior, prior, smoothing, floor, leaf_model, prior_strength,
-             rescale_above):
+             rescale_above, want_mass=False):
     """Return a dict with 'score' and, where defined, 'proba', 'mass' (compact), 'normalized'."""
     counts = _check_counts(counts)
     aggregate = _check_method(method, aggregate)
@@ -329,7 +348,7 @@ def _combine(counts, method, aggregate, class_prior, prior, smoothing, floor, le
             proba1 = score if (aggregate == "vote" or neutral == 0.5) else 0.5 * (1.0 + score)
             result["score"] = score
             result["proba"] = np.stack([1.0 - proba1, proba1], axis=1)
-            if method == "plausibility" and aggregate == "average":
+            if method == "plausibility" and aggregate == "average" and want_mass:
                 keys, table = _leaf_table(counts, lambda c: _plausibility_mass_rows(c, rescale_above))
                 result["average_mass"] = _tables.mean_rows(keys, table)
         else:
@@ -343,7 +362,7 @@ def _combine(counts, method, aggregate, class_prior, prior, smoothing, floor, le
         return result
 
     if method == "pooling":
-        pooled = counts.sum(axis=1).astype(np.float64)
+        pooled = _tables.sum_over_trees(np.ascontiguousarray(counts))
         total = pooled.sum(axis=1, keepdims=True)
         with np.errstate(invalid="ignore", divide="ignore"):
             proba = np.where(total > 0, pooled / np.where(total > 0, total, 1.0), 1.0 / n_classes)
@@ -388,9 +407,9 @@ def _combine(counts, method, aggregate, class_prior, prior, smoothing, floor, le
                     f"in tree {t} (counts {counts[i, t].tolist()}) has m(frame) = 0 in floating point. Pass "
                     "floor=1e-5 (the authors' clamp) or use leaf_model='imprecise_dirichlet'."
                 )
-            mass, normalized = _kernels.cautious_closed_form(keys, table)
+            mass, normalized = _kernels.cautious_closed_form(keys, _conjunctive_weight_rows(table))
         else:
-            mass, normalized = _kernels.dempster_closed_form(keys, table)
+            mass, normalized = _kernels.dempster_closed_form(keys, _log_commonality_rows(table))
     else:
         table4 = np.concatenate([np.zeros((table.shape[0], 1)), table], axis=1)
         if method == "cautious":
@@ -629,7 +648,8 @@ def combine_leaves_to_mass(counts, method="dempster", aggregate=None, normalize=
         )
     if method == "plausibility" and aggregate not in (None, "average"):
         raise ValueError("Only the average of plausibility leaf masses is a mass function (aggregate='average').")
-    result = _combine(counts, method, aggregate, None, "log", 0.1, floor, leaf_model, prior_strength, rescale_above)
+    result = _combine(counts, method, aggregate, None, "log", 0.1, floor, leaf_model, prior_strength, rescale_above,
+                      want_mass=True)
     if method == "plausibility":
         compact = result["average_mass"]
         nonempty = compact[:, 1:]

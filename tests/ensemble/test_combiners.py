@@ -16,6 +16,7 @@ from dstk.ensemble import (
     parse_combiner,
 )
 from dstk._kernels import leaf_combination
+from dstk.ensemble import combiners
 
 # research note section 1.4: leaves written [n-, n+]; EVA with training prior pi = 0.3 (reference prior)
 ENSEMBLES = {
@@ -173,12 +174,12 @@ def test_raw_combination_examples():
     unnormalised = leaf_combination.dempster_pairwise_floor(keys, table, 1e-5)[0]
     assert np.allclose(unnormalised, [0.481, 0.069, 0.423, 0.027], atol=1e-9)
     compact = np.ascontiguousarray(table[:, 1:])
-    closed, normalized = leaf_combination.dempster_closed_form(keys, compact)
+    closed, normalized = leaf_combination.dempster_closed_form(keys, combiners._log_commonality_rows(compact))
     assert np.allclose(closed[0], [0.481, 0.069, 0.423, 0.027], atol=1e-12)
     assert np.allclose(normalized[0], [0.132948, 0.815029, 0.052023], atol=1e-6)
     cautious = leaf_combination.cautious_pairwise_floor(keys, table, 1e-5)[0]
     assert np.allclose(cautious, [0.4375, 0.1875, 0.2625, 0.1125], atol=1e-9)
-    closed, _ = leaf_combination.cautious_closed_form(keys, compact)
+    closed, _ = leaf_combination.cautious_closed_form(keys, combiners._conjunctive_weight_rows(compact))
     assert np.allclose(closed[0], [0.4375, 0.1875, 0.2625, 0.1125], atol=1e-12)
     # idempotence of the cautious rule
     twice = np.array([[[0, .1, .6, .3], [0, .1, .6, .3]]])
