@@ -1,0 +1,143 @@
+"""LogisticCalibrator: Platt fit, GLM interval, profile likelihood (Eqs. 33-40) against scipy references."""
+
+import numpy as np
+import pytest
+from scipy import optimize, special
+
+from dstk.calibration import LogisticCalibrator
+from dstk.evidence.likelihood import LogisticLikelihood
+
+from .reference import logistic_log_likelihood, reference_masses, reference_mle, reference_profile
+
+
+def _data(n=40, seed=0, spread=1.0):
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 2, n)
+    y[:2] = [0, 1]
+    return rng.normal((2.0 * y - 1.0) * spread, 1.0), y
+
+
+@pytest.mark.parametrize("targets", ["platt", "labels"])
+def test_platt_fit_matches_an_independent_optimiser(targets):
+    scores, y = _data(80, seed=1)
+    cal = LogisticCalibrator(model="bayes", targets=targets).fit(scores, y)
+    n_pos, n_neg = y.sum(), y.size - y.sum()
+    t = np.where(y == 1, (n_pos + 1) / (n_pos + 2), 1 / (n_neg + 2)) if targets == "platt" else y.astype(float)
+    theta, loglik = reference_mle(scores, t)
+    np.testing.assert_allclose(cal.theta_, theta, atol=1e-6)
+    np.testing.assert_allclose(cal.max_log_likelihood_, loglik, atol=1e-9)
+    np.testing.assert_allclose(cal.predict_proba([0.3])[0, 1], special.expit(-(theta[0] + 0.3 * theta[1])), atol=1e-7)
+
+
+def test_platt_targets_match_scikit_learn_sigmoid():
+    from sklearn.calibration import _sigmoid_calibration
+
+    scores, y = _data(100, seed=2)
+    a, b = _sigmoid_calibration(scores, y)  # P = 1 / (1 + exp(a f + b)), Platt's targets
+    cal = LogisticCalibrator(model="bayes").fit(scores, y)
+    np.testing.assert_allclose(cal.predict_proba(scores)[:, 1], special.expit(-(a * scores + b)), atol=1e-5)
+
+
+def test_likelihood_masses_match_the_straightforward_reference():
+    scores, y = _data(40, seed=0)
+    cal = LogisticCalibrator(model="likelihood", targets="labels").fit(scores, y)
+    test = np.array([-2.5, -0.7, 0.0, 0.37, 1.2, 3.0])
+    ours = cal.predict_mass_array(test)
+    exact = cal.predict_mass_exact(test)
+    for s, row, row_exact in zip(test, ours, exact):
+        ref = reference_masses(s, scores, y.astype(float), cal.theta_, cal.max_log_likelihood_)
+        np.testing.assert_allclose(row_exact, ref, atol=1e-8)
+        np.testing.assert_allclose(row, ref, atol=1e-6)
+    # the issue-3 implementation (vectorised Newton + generic quad) agrees too
+    other = LogisticLikelihood(scores, y)
+    np.testing.assert_allclose(exact[2], other.predictive_mass(0.0, return_array=True), atol=1e-8)
+
+
+def test_likelihood_with_platt_targets_and_interpolation():
+    scores, y = _data(150, seed=3)
+    cal = LogisticCalibrator().fit(scores, y)
+    assert cal.interpolation_degree_ is not None
+    test = np.linspace(-6, 6, 13)
+    np.testing.assert_allclose(cal.predict_mass_array(test), cal.predict_mass_exact(test), atol=1e-7)
+    ref = reference_masses(0.8, scores, cal._targets, cal.theta_, cal.max_log_likelihood_)
+    np.testing.assert_allclose(cal.predict_mass_array([0.8])[0], ref, atol=1e-6)
+    exact_only = LogisticCalibrator(interpolation=None).fit(scores, y)
+    assert exact_only.interpolation_degree_ is None
+    np.testing.assert_allclose(exact_only.predict_mass_array(test), cal.predict_mass_exact(test), atol=1e-12)
+
+
+def test_contour_matches_the_brute_force_profile():
+    scores, y = _data(40, seed=4)
+    cal = LogisticCalibrator(targets="labels").fit(scores, y)
+    taus = np.array([0.0, 0.05, 0.3, 0.5, 0.8, 0.99, 1.0])
+    got = cal.contour(0.5, taus)
+    expected = [reference_profile(0.5, t, scores, y.astype(float), cal.theta_, cal.max_log_likelihood_) for t in taus]
+    np.testing.assert_allclose(got, expected, atol=1e-9)
+    tau_hat = special.expit(-(cal.theta_[0] + 0.5 * cal.theta_[1]))
+    assert cal.contour(0.5, tau_hat) == pytest.approx(1.0, abs=1e-12)
+    assert got[0] == 0.0 and got[-1] == 0.0  # Eq. 35
+    # a 2-D grid search over theta on the line never beats the profile
+    line = np.linspace(-10, 10, 20001)
+    offset = np.log(1 / 0.3 - 1)
+    grid = max(logistic_log_likelihood(offset - t1 * 0.5, t1, scores, y.astype(float)) for t1 in line[::50])
+    assert np.exp(grid - cal.max_log_likelihood_) <= got[2] + 1e-12
+
+
+def test_confidence_interval_model_uses_the_normal_approximation():
+    scores, y = _data(60, seed=5)
+    cal = LogisticCalibrator(model="confidence_interval", targets="labels", confidence=0.9).fit(scores, y)
+    # observed information by finite differences of the log-likelihood (independent of the fit's formula)
+    f = lambda t: logistic_log_likelihood(t[0], t[1], scores, y.astype(float))
+    h = 1e-4
+    theta = cal.theta_
+    hessian = np.zeros((2, 2))
+    for i in range(2):
+        for j in range(2):
+            e_i, e_j = np.eye(2)[i] * h, np.eye(2)[j] * h
+            hessian[i, j] = (f(theta + e_i + e_j) - f(theta + e_i - e_j) - f(theta - e_i + e_j) + f(theta - e_i - e_j)) / (4 * h * h)
+    covariance = np.linalg.inv(-hessian)
+    s = 0.7
+    a = np.array([1.0, s])
+    eta, sd = a @ theta, np.sqrt(a @ covariance @ a)
+    z = 1.6448536269514722
+    lower, upper = special.expit(-(eta + z * sd)), special.expit(-(eta - z * sd))
+    np.testing.assert_allclose(cal.predict_mass_array([s])[0], [0, 0.9 * (1 - upper), 0.9 * lower,
+                                                                1 - 0.9 * (1 - upper) - 0.9 * lower], atol=1e-6)
+
+
+def test_inverse_pignistic_model():
+    scores, y = _data(60, seed=6)
+    cal = LogisticCalibrator(model="inverse_pignistic").fit(scores, y)
+    bayes = LogisticCalibrator(model="bayes").fit(scores, y)
+    test = np.linspace(-3, 3, 7)
+    np.testing.assert_allclose(cal.predict_proba(test), bayes.predict_proba(test), atol=1e-12)
+    masses = cal.predict_mass_array(test)
+    assert np.all((masses[:, 1] == 0) | (masses[:, 2] == 0))  # consonant on {0, 1}
+
+
+def test_separable_scores():
+    scores = np.array([-3.0, -2.0, -1.5, 1.0, 2.0, 2.5])
+    y = np.array([0, 0, 0, 1, 1, 1])
+    with pytest.raises(ValueError, match="separate the two classes perfectly"):
+        LogisticCalibrator(targets="labels").fit(scores, y)
+    cal = LogisticCalibrator(targets="platt").fit(scores, y)  # Platt's targets keep the MLE finite
+    assert np.all(np.isfinite(cal.theta_)) and cal.theta_[1] < 0
+    masses = cal.predict_mass_array(np.array([-2.0, 0.0, 2.0]))
+    assert np.all(np.isfinite(masses)) and np.all(masses[:, 3] > 0)  # ignorance remains
+    ref = reference_masses(0.0, scores, cal._targets, cal.theta_, cal.max_log_likelihood_, cal.covariance_)
+    np.testing.assert_allclose(masses[1], ref, atol=1e-6)
+
+
+def test_masses_more_committed_with_more_data():
+    wide = LogisticCalibrator().fit(*_data(20, seed=7))
+    narrow = LogisticCalibrator().fit(*_data(400, seed=7))
+    assert narrow.predict_mass_array([0.5])[0, 3] < wide.predict_mass_array([0.5])[0, 3]
+
+
+def test_extreme_scores_are_finite_and_continuous():
+    scores, y = _data(30, seed=8)
+    cal = LogisticCalibrator(interpolation=None).fit(scores, y)
+    far = np.array([30.0, 60.0, 120.0, 1e4, 1e300, -1e300])
+    masses = cal.predict_mass_array(far)
+    assert np.all(np.isfinite(masses)) and np.allclose(masses.sum(axis=1), 1.0)
+    assert abs(masses[1, 2] - masses[2, 2]) < 0.05  # no jump as the score grows
