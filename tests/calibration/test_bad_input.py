@@ -1,0 +1,111 @@
+"""Bad input of issue 4: each gets a clear error."""
+
+import numpy as np
+import pytest
+
+from dstk.calibration import (
+    BinningCalibrator,
+    EvidentialCalibratedClassifier,
+    IsotonicCalibrator,
+    LogisticCalibrator,
+    VennAbersCalibrator,
+    VennMachineCalibrator,
+)
+from dstk.exceptions import NotFittedError
+
+CALIBRATORS = [BinningCalibrator, IsotonicCalibrator, LogisticCalibrator, VennAbersCalibrator, VennMachineCalibrator]
+SCORES = np.array([-1.0, -0.5, 0.2, 0.4, 1.0, 1.3])
+Y = np.array([0, 1, 0, 1, 1, 0])
+
+
+@pytest.mark.parametrize("cls", CALIBRATORS)
+def test_lengths_differ(cls):
+    with pytest.raises(ValueError, match="inconsistent numbers of samples"):
+        cls().fit(SCORES, Y[:-1])
+
+
+@pytest.mark.parametrize("cls", CALIBRATORS)
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
+def test_non_finite_scores(cls, bad):
+    scores = SCORES.copy()
+    scores[2] = bad
+    with pytest.raises(ValueError, match="non-finite"):
+        cls().fit(scores, Y)
+    fitted = cls().fit(SCORES, Y)
+    with pytest.raises(ValueError, match="non-finite"):
+        fitted.predict_mass(scores)
+
+
+@pytest.mark.parametrize("cls", CALIBRATORS)
+def test_labels_not_two_classes(cls):
+    with pytest.raises(ValueError, match="exactly two classes"):
+        cls().fit(SCORES, [0, 1, 2, 0, 1, 2])
+    with pytest.raises(ValueError, match="single class"):
+        cls().fit(SCORES, np.ones(6))
+
+
+@pytest.mark.parametrize("cls", CALIBRATORS)
+def test_predict_before_fit(cls):
+    for method in ("predict_mass", "predict_interval", "predict_proba", "predict"):
+        with pytest.raises(NotFittedError, match="not fitted yet"):
+            getattr(cls(), method)(SCORES)
+
+
+@pytest.mark.parametrize("cls", CALIBRATORS)
+def test_two_dimensional_scores(cls):
+    with pytest.raises(ValueError, match="must be 1-D"):
+        cls().fit(np.ones((6, 2)), Y)
+    fitted = cls().fit(SCORES[:, None], Y)  # a column vector is accepted
+    with pytest.raises(ValueError, match="must be 1-D"):
+        fitted.predict_mass(np.ones((3, 2)))
+
+
+def test_empty_scores():
+    with pytest.raises(ValueError, match="empty"):
+        BinningCalibrator().fit([], [])
+
+
+def test_unknown_models_and_options():
+    with pytest.raises(ValueError, match="Unknown model 'bogus'"):
+        BinningCalibrator(model="bogus").fit(SCORES, Y)
+    with pytest.raises(ValueError, match="Unknown model 'dempster'"):
+        LogisticCalibrator(model="dempster").fit(SCORES, Y)
+    with pytest.raises(ValueError, match="Unknown targets"):
+        LogisticCalibrator(targets="soft").fit(SCORES, Y)
+    with pytest.raises(ValueError, match="Unknown strategy"):
+        BinningCalibrator(strategy="kmeans").fit(SCORES, Y)
+    with pytest.raises(ValueError, match="strictly increasing"):
+        BinningCalibrator(bins=[0, 1, 1]).fit(SCORES, Y)
+    with pytest.raises(ValueError, match="positive number of bins"):
+        BinningCalibrator(bins=0).fit(SCORES, Y)
+    with pytest.raises(ValueError, match="Unknown empty_bins"):
+        BinningCalibrator(empty_bins="drop").fit(SCORES, Y)
+    with pytest.raises(ValueError, match="confidence"):
+        LogisticCalibrator(model="confidence_interval", confidence=1.5).fit(SCORES, Y)
+    with pytest.raises(ValueError, match="All calibration scores are equal"):
+        LogisticCalibrator().fit(np.zeros(6), Y)
+    with pytest.raises(ValueError, match="strictly increasing"):
+        VennMachineCalibrator(edges=[1.0, 0.0]).fit(SCORES, Y)
+
+
+def test_contour_bad_input():
+    cal = LogisticCalibrator().fit(SCORES, Y)
+    with pytest.raises(ValueError, match="tau"):
+        cal.contour(0.0, [0.5, 1.5])
+    with pytest.raises(ValueError, match="finite"):
+        cal.contour(np.nan, [0.5])
+
+
+def test_classifier_bad_input():
+    X = np.random.default_rng(0).normal(size=(30, 2))
+    y = np.array([0, 1] * 15)
+    with pytest.raises(ValueError, match="Unknown method"):
+        EvidentialCalibratedClassifier(method="platt").fit(X, y)
+    with pytest.raises(ValueError, match="single class"):
+        EvidentialCalibratedClassifier().fit(X, np.zeros(30))
+    with pytest.raises(ValueError, match="30 samples but `y` has 29"):
+        EvidentialCalibratedClassifier().fit(X, y[:-1])
+    with pytest.raises(ValueError, match="ensemble"):
+        EvidentialCalibratedClassifier(ensemble="yes").fit(X, y)
+    with pytest.raises(NotFittedError):
+        EvidentialCalibratedClassifier().predict_mass(X)
