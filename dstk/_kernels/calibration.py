@@ -24,6 +24,7 @@ __all__ = [
     "logistic_profile_masses",
     "logistic_profile_contour",
     "chebyshev_barycentric",
+    "lookup_masses",
     "GAUSS_LEGENDRE_NODES",
     "GAUSS_LEGENDRE_WEIGHTS",
 ]
@@ -398,4 +399,30 @@ def chebyshev_barycentric(t, nodes, values):
                 out[i, c] += factor * values[j, c]
         for c in range(k):
             out[i, c] /= denominator
+    return out
+
+
+@njit(cache=True)
+def lookup_masses(scores, thresholds, table):
+    """Row of ``table`` of each score's bin: bin j holds thresholds[j-1] < s <= thresholds[j].
+
+    Same result as ``table[np.searchsorted(thresholds, scores, side="left")]``,
+    fused into one pass (binary search per score).
+    """
+    n = scores.shape[0]
+    k = table.shape[1]
+    m = thresholds.shape[0]
+    out = np.empty((n, k))
+    for i in range(n):
+        s = scores[i]
+        low = 0
+        high = m
+        while low < high:  # first index with thresholds[index] >= s
+            middle = (low + high) >> 1
+            if thresholds[middle] < s:
+                low = middle + 1
+            else:
+                high = middle
+        for c in range(k):
+            out[i, c] = table[low, c]
     return out

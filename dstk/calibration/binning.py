@@ -4,6 +4,7 @@ import numbers
 
 import numpy as np
 
+from .._kernels.calibration import lookup_masses
 from ._base import COUNT_MODELS, BinaryCalibrator, check_model
 
 __all__ = ["BinningCalibrator", "bin_counts", "counts_table"]
@@ -177,4 +178,4 @@ class BinningCalibrator(BinaryCalibrator):
         return np.searchsorted(self._inner_edges, check_scores(scores, "scores"), side="left")
 
     def _mass_array(self, scores):
-        return self.mass_table_[np.searchsorted(self._inner_edges, scores, side="left")]
+        return lookup_masses(scores, self._inner_edges, self.mass_table_)

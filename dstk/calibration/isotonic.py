@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from .._kernels.calibration import isotonic_envelope, pool_adjacent_violators
+from .._kernels.calibration import isotonic_envelope, lookup_masses, pool_adjacent_violators
 from ._base import COUNT_MODELS, BinaryCalibrator, check_model
 from .binning import counts_table
 
@@ -134,4 +134,4 @@ class IsotonicCalibrator(BinaryCalibrator):
         self.mass_table_ = table
 
     def _mass_array(self, scores):
-        return self.mass_table_[np.searchsorted(self.thresholds_, scores, side="left")]
+        return lookup_masses(scores, self.thresholds_, self.mass_table_)
