@@ -41,6 +41,10 @@ _LAZY = {
     "plausibility_degrees": "dstk.evidence.counts",
     "predictive_mass": "dstk.evidence.predictive",
     "LikelihoodBeliefFunction": "dstk.evidence.likelihood",
+    # evidential ensembles
+    "RandomDecisionTreesClassifier": "dstk.ensemble",
+    "combine_leaves": "dstk.ensemble",
+    "sklearn_leaf_counts": "dstk.ensemble",
 }
 
 _SUBMODULES = {

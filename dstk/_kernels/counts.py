@@ -223,21 +223,23 @@ def plausibility_mass_kernel(k, n):
     """Binary masses (size, 4) = [m(empty), m({0}), m({1}), m(frame)] from the degrees.
 
     m({1}) = max(pi+ - pi-, 0), m({0}) = max(pi- - pi+, 0),
-    m(frame) = u_a + u_e = 1 - |pi+ - pi-| (Busch et al. 2021, section 3.1.2).
+    m(frame) = u_a + u_e = (1 - max) + min (Busch et al. 2021, section 3.1.2).
     """
     pi_plus, pi_minus = plausibility_degrees_kernel(k, n)
     size = k.shape[0]
     out = np.zeros((size, 4))
     for i in range(size):
+        hi = max(pi_plus[i], pi_minus[i])
+        lo = min(pi_plus[i], pi_minus[i])
         difference = pi_plus[i] - pi_minus[i]
+        # m(frame) = u_a + u_e = (1 - max) + min: no cancellation when the
+        # degrees are 1 and tiny (pure leaves), unlike 1 - |difference|
+        frame_mass = (1.0 - hi) + lo
         if difference > 0.0:
             out[i, 2] = difference
-            out[i, 3] = 1.0 - difference
         elif difference < 0.0:
             out[i, 1] = -difference
-            out[i, 3] = 1.0 + difference
-        else:
-            out[i, 3] = 1.0
+        out[i, 3] = frame_mass
     return out
 
 
