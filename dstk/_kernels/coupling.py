@@ -4,8 +4,11 @@ Minimises ``sum_b n_b KL(r_b || mu_b)`` with
 ``mu_b = sum_{k in K_b+} p_k / sum_{k in K_b+ or K_b-} p_k`` one sample at a
 time (the samples are independent):
 
-* :func:`couple`: the multiplicative update of Hastie & Tibshirani (1998),
-  generalised to any code matrix by Zadrozny (2001), accelerated by SQUAREM
+* :func:`couple`: multiplicative fixed-point updates for any code matrix,
+  either Zadrozny's (2001) generalisation of Hastie & Tibshirani (1998) or
+  the generalised Bradley-Terry minorise-maximise update of Huang, Weng &
+  Lin (2006, JMLR 7, Algorithm 2), whose fixed points are exactly the
+  stationary points of the KL objective; accelerated by SQUAREM
   (Varadhan & Roland 2008, scheme S3) with a monotonicity safeguard: an
   extrapolated step is kept only if it does not increase the objective,
   otherwise the plain double update is used, so every accepted iterate is at
@@ -46,12 +49,21 @@ def _structure(code):
 
 
 @njit(cache=True)
-def _update(p, out, numerator, denominator, mu, start, members, signs, weights):
-    """One multiplicative update p -> out (normalised); returns max |out - p|."""
+def _update(p, out, numerator, denominator, mu, start, members, signs, weights, rates_row, method):
+    """One multiplicative update p -> out (normalised); returns max |out - p|.
+
+    method 0 (Zadrozny 2001): p_k * [sum_{b: k+} n_b r_b + sum_{b: k-} n_b (1 - r_b)]
+                                  / [sum_{b: k+} n_b mu_b + sum_{b: k-} n_b (1 - mu_b)]
+    (the numerator is precomputed in ``numerator``).
+    method 1 (Huang, Weng & Lin 2006, generalised Bradley-Terry):
+        p_k * [sum_{b: k+} n_b r_b / S+_b + sum_{b: k-} n_b (1 - r_b) / S-_b] / [sum_{b: k in b} n_b / S_b].
+    """
     B = start.shape[0] - 1
     K = p.shape[0]
     for k in range(K):
         denominator[k] = 0.0
+        if method == 1:
+            numerator[k] = 0.0
     for b in range(B):
         sp = 0.0
         st = 0.0
@@ -60,14 +72,28 @@ def _update(p, out, numerator, denominator, mu, start, members, signs, weights):
             st += v
             if signs[j] > 0:
                 sp += v
-        m = sp / st
-        mu[b] = m
         w = weights[b]
-        for j in range(start[b], start[b + 1]):
-            if signs[j] > 0:
-                denominator[members[j]] += w * m
-            else:
-                denominator[members[j]] += w * (1.0 - m)
+        if method == 0:
+            m = sp / st
+            mu[b] = m
+            for j in range(start[b], start[b + 1]):
+                if signs[j] > 0:
+                    denominator[members[j]] += w * m
+                else:
+                    denominator[members[j]] += w * (1.0 - m)
+        else:
+            r = rates_row[b]
+            sn = st - sp
+            a_pos = w * r / sp if sp > 0.0 else 0.0
+            a_neg = w * (1.0 - r) / sn if sn > 0.0 else 0.0
+            d = w / st
+            for j in range(start[b], start[b + 1]):
+                k = members[j]
+                denominator[k] += d
+                if signs[j] > 0:
+                    numerator[k] += a_pos
+                else:
+                    numerator[k] += a_neg
     total = 0.0
     for k in range(K):
         if denominator[k] > 0.0:
@@ -85,30 +111,7 @@ def _update(p, out, numerator, denominator, mu, start, members, signs, weights):
 
 
 @njit(cache=True)
-def _objective(p, rates_row, start, members, signs, weights):
-    """sum_b n_b [r log(r/mu) + (1-r) log((1-r)/(1-mu))]; +inf outside the simplex interior."""
-    B = start.shape[0] - 1
-    total = 0.0
-    for b in range(B):
-        sp = 0.0
-        st = 0.0
-        for j in range(start[b], start[b + 1]):
-            v = p[members[j]]
-            st += v
-            if signs[j] > 0:
-                sp += v
-        if st <= 0.0:
-            return np.inf
-        m = sp / st
-        if m <= 0.0 or m >= 1.0:
-            return np.inf
-        r = rates_row[b]
-        total += weights[b] * (r * np.log(r / m) + (1.0 - r) * np.log((1.0 - r) / (1.0 - m)))
-    return total
-
-
-@njit(cache=True)
-def _couple_row(rates_row, start, members, signs, weights, K, max_iter, tol, p, buffers):
+def _couple_row(rates_row, start, members, signs, weights, K, max_iter, tol, p, buffers, method):
     B = start.shape[0] - 1
     numerator = buffers[0]
     denominator = buffers[1]
@@ -131,12 +134,12 @@ def _couple_row(rates_row, start, members, signs, weights, K, max_iter, tol, p, 
     it = 0
     while it < max_iter:
         it += 1
-        residual = _update(p, p1, numerator, denominator, mu, start, members, signs, weights)
+        residual = _update(p, p1, numerator, denominator, mu, start, members, signs, weights, rates_row, method)
         if residual <= tol:
             for k in range(K):
                 p[k] = p1[k]
             return it, True
-        _update(p1, p2, numerator, denominator, mu, start, members, signs, weights)
+        _update(p1, p2, numerator, denominator, mu, start, members, signs, weights, rates_row, method)
         # SQUAREM S3 step length
         rr = 0.0
         vv = 0.0
@@ -164,7 +167,7 @@ def _couple_row(rates_row, start, members, signs, weights, K, max_iter, tol, p, 
                     cand[k] /= total
                 # stabilising update; keep the extrapolation only if its fixed-point residual is
                 # below the residual at the start of the cycle
-                cand_residual = _update(cand, tmp, numerator, denominator, mu, start, members, signs, weights)
+                cand_residual = _update(cand, tmp, numerator, denominator, mu, start, members, signs, weights, rates_row, method)
                 if cand_residual <= residual:
                     for k in range(K):
                         p[k] = tmp[k]
@@ -173,14 +176,14 @@ def _couple_row(rates_row, start, members, signs, weights, K, max_iter, tol, p, 
             for k in range(K):
                 p[k] = p2[k]
     # final check of the residual
-    residual = _update(p, p1, numerator, denominator, mu, start, members, signs, weights)
+    residual = _update(p, p1, numerator, denominator, mu, start, members, signs, weights, rates_row, method)
     for k in range(K):
         p[k] = p1[k]
     return it, residual <= tol
 
 
 @njit(cache=True, parallel=True)
-def couple(rates, code, task_weights, max_iter, tol):
+def couple(rates, code, task_weights, max_iter, tol, method):
     """Couple binary probabilities row by row (any code matrix).
 
     Parameters
@@ -195,6 +198,9 @@ def couple(rates, code, task_weights, max_iter, tol):
     tol : float
         Converged when one plain update changes no probability by more
         than ``tol`` (the fixed-point residual).
+    method : int
+        0: Zadrozny's update; 1: Huang-Weng-Lin generalised Bradley-Terry
+        update (a minorise-maximise step for the KL objective).
 
     Returns
     -------
@@ -215,7 +221,7 @@ def couple(rates, code, task_weights, max_iter, tol):
         buffers = np.empty((6, K))
         p = np.empty(K)
         for i in range(lo, hi):
-            it, ok = _couple_row(rates[i], start, members, signs, task_weights, K, max_iter, tol, p, buffers)
+            it, ok = _couple_row(rates[i], start, members, signs, task_weights, K, max_iter, tol, p, buffers, method)
             for k in range(K):
                 out[i, k] = p[k]
             n_iter[i] = it

@@ -49,8 +49,8 @@ def _one_vs_rest_columns(code):
     return columns
 
 
-def couple_probabilities(task_probabilities, code, task_weights=None, max_iter=500, tol=1e-10, clip=1e-9,
-                         warn=True):
+def couple_probabilities(task_probabilities, code, task_weights=None, method="bradley_terry", max_iter=500,
+                         tol=1e-10, clip=1e-9, warn=True):
     """Couple the positive-class probabilities of B binary tasks into K-class probabilities.
 
     Parameters
@@ -63,6 +63,12 @@ def couple_probabilities(task_probabilities, code, task_weights=None, max_iter=5
     task_weights : array_like of shape (B,), optional
         ``n_b``, usually the number of training samples of task ``b``; all
         ones by default.
+    method : {"bradley_terry", "zadrozny"}, default="bradley_terry"
+        ``"bradley_terry"``: minimise the KL criterion exactly (closed form
+        for one-against-rest codes, the generalised Bradley-Terry update of
+        Huang, Weng & Lin 2006 otherwise).  ``"zadrozny"``: Zadrozny's (2001)
+        update as published.  Both are Hastie & Tibshirani's pairwise
+        coupling for all-pairs codes (same fixed point).
     max_iter : int, default=500
         Iteration cap per sample (see Notes).
     tol : float, default=1e-10
@@ -86,27 +92,36 @@ def couple_probabilities(task_probabilities, code, task_weights=None, max_iter=5
 
     Notes
     -----
-    Minimises ``sum_b n_b [r_b log(r_b / mu_b) + (1 - r_b) log((1 - r_b)/(1 - mu_b))]``
+    The criterion (Gebel 2009, Sec. 5.3; Zadrozny 2001) is to minimise
+    ``sum_b n_b [r_b log(r_b / mu_b) + (1 - r_b) log((1 - r_b)/(1 - mu_b))]``
     over the simplex, with ``mu_b = sum_{k in K_b+} p_k / sum_{k in K_b+ or K_b-} p_k``
-    (Gebel 2009, Eq. 5.6), by the fixed-point update
+    (Eq. 5.6).
 
+    ``method="zadrozny"`` iterates (research notes A.4.2)
     ``p_k <- p_k [sum_{b: k in K_b+} n_b r_b + sum_{b: k in K_b-} n_b (1 - r_b)]
     / [sum_{b: k in K_b+} n_b mu_b + sum_{b: k in K_b-} n_b (1 - mu_b)]``
+    and renormalises.  For all-pairs codes this is Hastie & Tibshirani's
+    algorithm and its fixed point minimises the criterion.  For codes whose
+    groups have more than one class (one-against-rest included) its fixed
+    points are in general *not* the minimiser: the stationarity condition
+    of the criterion weights each term by ``p_k / sum_{K_b+} p`` or
+    ``p_k / sum_{K_b-} p``, which Zadrozny's update drops (the tests show
+    the gap against an independent optimiser).
 
-    followed by renormalisation (Zadrozny 2001, generalising Hastie &
-    Tibshirani 1998's pairwise coupling).  For all-pairs codes this is
-    Hastie & Tibshirani's method; for one-against-rest ``mu_b = p_b``.
-    Convergence is not guaranteed for arbitrary codes, hence the cap and
-    the per-sample report.
+    ``method="bradley_terry"`` minimises the criterion itself: for
+    one-against-rest codes (any column order) exactly, from the Lagrange
+    conditions ``n_b (p_b - r_b) + lambda p_b (1 - p_b) = 0`` (``max_iter``
+    then caps the root search for ``lambda`` and ``tol`` bounds
+    ``|sum_b p_b - 1|``); otherwise by the update
+    ``p_k <- p_k [sum_{b: k in K_b+} n_b r_b / S_b+ + sum_{b: k in K_b-} n_b (1 - r_b) / S_b-]
+    / sum_{b: k in K_b+ or K_b-} n_b / S_b`` (Huang, Weng & Lin 2006,
+    generalised Bradley-Terry model; ``S`` are the group sums of ``p``).
 
-    Implementation: for one-against-rest codes (any column order) the
-    optimum is computed exactly from the Lagrange conditions
-    ``n_b (p_b - r_b) + lambda p_b (1 - p_b) = 0`` (``max_iter`` then caps the
-    root search for ``lambda``; ``tol`` bounds ``|sum_b p_b - 1|``).  For other
-    codes the update is accelerated by SQUAREM (Varadhan & Roland 2008) with a
-    residual safeguard; ``max_iter`` caps the accelerated cycles and
-    ``tol`` bounds the fixed-point residual (the largest change of one plain
-    update).
+    Both iterative updates are accelerated by SQUAREM (Varadhan & Roland
+    2008) with a residual safeguard; ``max_iter`` caps the accelerated
+    cycles and ``tol`` bounds the fixed-point residual (the largest change
+    of one plain update).  Convergence is not guaranteed for arbitrary
+    codes, hence the cap and the per-sample report.
 
     References
     ----------
@@ -114,6 +129,8 @@ def couple_probabilities(task_probabilities, code, task_weights=None, max_iter=5
     of Statistics* 26 (1998) 451-471.
     B. Zadrozny, Reducing multiclass to binary by coupling probability
     estimates, NIPS 2001.
+    T.-K. Huang, R. C. Weng, C.-J. Lin, Generalized Bradley-Terry models and
+    multi-class probability estimates, *JMLR* 7 (2006) 85-115.
 
     Examples
     --------
@@ -150,7 +167,9 @@ def couple_probabilities(task_probabilities, code, task_weights=None, max_iter=5
     if not 0.0 < clip < 0.5:
         raise ValueError(f"`clip` must lie in (0, 0.5); got {clip!r}.")
     r = np.clip(r, clip, 1.0 - clip)
-    one_vs_rest_columns = _one_vs_rest_columns(c)
+    if method not in ("bradley_terry", "zadrozny"):
+        raise ValueError(f"`method` must be 'bradley_terry' or 'zadrozny'; got {method!r}.")
+    one_vs_rest_columns = _one_vs_rest_columns(c) if method == "bradley_terry" else None
     if one_vs_rest_columns is not None:
         probabilities, n_iter, converged = couple_one_vs_rest(
             np.ascontiguousarray(r[:, one_vs_rest_columns]), np.ascontiguousarray(w[one_vs_rest_columns]),
@@ -158,7 +177,7 @@ def couple_probabilities(task_probabilities, code, task_weights=None, max_iter=5
         )
     else:
         probabilities, n_iter, converged = couple(np.ascontiguousarray(r), np.ascontiguousarray(c), w,
-                                                  int(max_iter), float(tol))
+                                                  int(max_iter), float(tol), 0 if method == "zadrozny" else 1)
     result = CouplingResult(probabilities, n_iter, converged)
     if warn and not result.all_converged:
         warnings.warn(
