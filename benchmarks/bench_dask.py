@@ -118,7 +118,7 @@ def summaries(masses, kappa):
 def run(n_workers, build):
     with distributed.LocalCluster(
         n_workers=n_workers, threads_per_worker=1, processes=True, host="127.0.0.1",
-        dashboard_address=None, worker_dashboard_address=None, memory_limit="8GiB",
+        dashboard_address=":0", worker_dashboard_address=None, memory_limit="8GiB",
     ) as cluster, distributed.Client(cluster) as client:
         client.run(warm_up)  # numba kernels loaded from the cache in every worker
         outputs = build()
