@@ -122,15 +122,26 @@ def _couple_row(rates_row, start, members, signs, weights, K, max_iter, tol, p, 
     mu = np.empty(B)
     for k in range(K):
         numerator[k] = 0.0
-        p[k] = 1.0 / K
+        denominator[k] = 0.0
     for b in range(B):
         w = weights[b]
         r = rates_row[b]
         for j in range(start[b], start[b + 1]):
+            denominator[members[j]] += w
             if signs[j] > 0:
                 numerator[members[j]] += w * r
             else:
                 numerator[members[j]] += w * (1.0 - r)
+    # start from the normalised mean "win rate" of each class (for pairwise codes a voting-type
+    # estimate), usually much closer to the solution than the uniform vector
+    total = 0.0
+    for k in range(K):
+        p[k] = numerator[k] / denominator[k] if denominator[k] > 0.0 else 1.0
+        if not p[k] > 1e-12:
+            p[k] = 1e-12
+        total += p[k]
+    for k in range(K):
+        p[k] /= total
     it = 0
     while it < max_iter:
         it += 1
