@@ -226,3 +226,19 @@ def test_code_matrix_classifier_trains_on_task_rows():
         CodeMatrixClassifier(lm.LogisticRegression()).fit(X[:10], y[::5])
     with pytest.raises(ValueError, match="output"):
         CodeMatrixClassifier(lm.LogisticRegression(), output="scores").fit(X, y)
+
+
+def test_multiclass_calibrator_with_evidential_binary_calibrator():
+    logistic = pytest.importorskip("dstk.calibration.logistic")
+    scores, y = reduction_scores(11, n_per_class=40)
+    cal = MulticlassCalibrator(logistic.LogisticCalibrator(model="likelihood")).fit(scores, y)
+    P = cal.predict_proba(scores[:5])
+    np.testing.assert_allclose(P.sum(axis=1), 1.0)
+    arr = cal.predict_mass(scores[:5]).to_array("m")
+    for i in range(5):
+        task = np.stack([c.predict_mass(scores[i:i + 1, b]).to_array("m")[0] for b, c in enumerate(cal.calibrators_)])
+        emb = embed_task_masses(task[None], cal.code_)[0]
+        conj = np.zeros(8)
+        for a, b, c in itertools.product(range(8), repeat=3):
+            conj[a & b & c] += emb[0, a] * emb[1, b] * emb[2, c]
+        np.testing.assert_allclose(arr[i], np.r_[0.0, conj[1:] / (1 - conj[0])], atol=1e-10)
