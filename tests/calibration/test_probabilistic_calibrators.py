@@ -326,6 +326,16 @@ def test_assignment_value_guards_perfect_partition():
     assert cal.partitions_[1]["correctness"] == pytest.approx(20.5 / 21)
 
 
+def test_assignment_value_huge_dispersion_uses_capped_grid():
+    # nearly constant assignment values (a pruned tree's probabilities): N_hat_A is astronomically large
+    p = np.r_[np.full(30, 0.2), np.full(30, 0.8)] + np.r_[np.arange(30), np.arange(30)] * 1e-12
+    y = np.r_[np.zeros(25, int), np.ones(5, int), np.zeros(5, int), np.ones(25, int)]
+    cal = AssignmentValueCalibrator(max_candidates=50).fit(p, y)
+    assert cal.partitions_[0]["assignment_dispersion"] > 1e15
+    q = cal.predict_proba(p)[:, 1]
+    assert np.all(np.isfinite(q))
+
+
 # ---------------------------------------------------------------- bad input
 @pytest.mark.parametrize(
     "make, scores, y, match",

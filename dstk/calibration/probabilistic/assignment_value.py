@@ -148,12 +148,11 @@ class AssignmentValueCalibrator(BinaryProbabilisticCalibrator):
 
     def _candidates(self, n_t, n_a):
         lo, hi = sorted((float(n_t), float(n_a)))
-        lo_int = max(1, int(np.ceil(lo)))
-        hi_int = max(lo_int, int(np.floor(hi)))
-        count = hi_int - lo_int + 1
+        lo_int = max(1.0, np.ceil(lo))
+        hi_int = max(lo_int, np.floor(hi))
         limit = int(self.max_candidates)
-        if count <= limit:
-            return np.arange(lo_int, hi_int + 1, dtype=np.float64)
+        if hi_int - lo_int + 1 <= limit:
+            return np.arange(lo_int, hi_int + 1.0)
         return np.unique(np.round(np.geomspace(lo_int, hi_int, limit)))
 
     @staticmethod
