@@ -11,7 +11,7 @@ and counting, for a point ``x``, the fraction that vote positive estimates
 import numpy as np
 
 from .._estimator import BaseEstimator, check_is_fitted
-from .._validation import check_binary_labels
+from .._validation import check_binary_labels, check_random_state
 
 __all__ = ["ImpliedPosteriorClassifier", "implied_weights", "vote_fraction"]
 
@@ -122,15 +122,20 @@ class ImpliedPosteriorClassifier(BaseEstimator):
         suggests 99; its German-credit run uses a 0.005 step, ``M = 199``).
     convention : {"equal_effective", "fixed_total"}, default="equal_effective"
         Weight schedule, see :func:`implied_weights`.
-    weighting : {"auto", "class_weight", "sample_weight"}, default="auto"
+    weighting : {"auto", "class_weight", "sample_weight", "resample"}, default="auto"
         How weights reach the estimator (``"auto"``: ``class_weight`` if the
         estimator has that parameter, else ``sample_weight``).  Weights are
         ``2 z_+`` for positives and ``2 z_-`` for negatives, multiplying any
-        class weights given as a dict in the estimator.
+        class weights given as a dict in the estimator.  ``"resample"`` is the
+        paper's fallback for learners without weights: each model is fitted
+        on ``N`` rows drawn with replacement with probabilities proportional
+        to the weights (random, see ``random_state``).
     isotonic : bool, default=False
         Post-calibrate the vote fraction by isotonic regression fitted on the
         training votes (use :meth:`calibrate` with held-out data instead to
         avoid in-sample optimism).
+    random_state : int, RandomState or None
+        Only used by ``weighting="resample"``.
 
     Attributes
     ----------
@@ -171,19 +176,23 @@ class ImpliedPosteriorClassifier(BaseEstimator):
 
     _estimator_type = "classifier"
 
-    def __init__(self, estimator, n_models=99, convention="equal_effective", weighting="auto", isotonic=False):
+    def __init__(self, estimator, n_models=99, convention="equal_effective", weighting="auto", isotonic=False,
+                 random_state=None):
         self.estimator = estimator
         self.n_models = n_models
         self.convention = convention
         self.weighting = weighting
         self.isotonic = isotonic
+        self.random_state = random_state
 
     def _weighting(self):
         if self.weighting == "auto":
             has = hasattr(self.estimator, "get_params") and "class_weight" in self.estimator.get_params(deep=False)
             return "class_weight" if has else "sample_weight"
-        if self.weighting not in ("class_weight", "sample_weight"):
-            raise ValueError(f"`weighting` must be 'auto', 'class_weight' or 'sample_weight'; got {self.weighting!r}.")
+        if self.weighting not in ("class_weight", "sample_weight", "resample"):
+            raise ValueError(
+                f"`weighting` must be 'auto', 'class_weight', 'sample_weight' or 'resample'; got {self.weighting!r}."
+            )
         return self.weighting
 
     def fit(self, X, y):
@@ -218,6 +227,7 @@ class ImpliedPosteriorClassifier(BaseEstimator):
                     "or a dict."
                 )
             base_weights = dict(current) if current else {}
+        rng = check_random_state(self.random_state)
         self.estimators_ = []
         for j in range(M):
             model = clone_estimator(self.estimator)
@@ -229,8 +239,14 @@ class ImpliedPosteriorClassifier(BaseEstimator):
                 }
                 model.set_params(class_weight=weights)
                 model.fit(X, y)
-            else:
+            elif mode == "sample_weight":
                 model.fit(X, y, sample_weight=np.where(y01 == 1, w_pos, w_neg))
+            else:
+                weights = np.where(y01 == 1, w_pos, w_neg)
+                rows = rng.choice(y01.size, size=y01.size, replace=True, p=weights / weights.sum())
+                if np.unique(y01[rows]).size < 2:  # keep both classes in every resample
+                    rows[:2] = [np.flatnonzero(y01 == 0)[0], np.flatnonzero(y01 == 1)[0]]
+                model.fit(X[rows], np.asarray(y)[rows])
             self.estimators_.append(model)
         self.classes_ = classes
         self.levels_ = levels

@@ -131,12 +131,27 @@ def test_ipp_estimates_known_posterior():
     assert np.all(np.diff(q) >= -1e-12)
 
 
+def test_resampling_fallback_estimates_known_posterior():
+    tree = pytest.importorskip("sklearn.tree")
+    rng = np.random.RandomState(2)
+    n = 400
+    X = np.r_[rng.normal(-1, 1, n), rng.normal(1, 1, n)][:, None]
+    y = np.r_[np.zeros(n, int), np.ones(n, int)]
+    base = tree.DecisionTreeClassifier(max_depth=1)  # a stump: its split moves with the class proportions
+    ipp = ImpliedPosteriorClassifier(base, n_models=19, weighting="resample", random_state=0).fit(X, y)
+    again = ImpliedPosteriorClassifier(base, n_models=19, weighting="resample", random_state=0).fit(X, y)
+    grid = np.linspace(-1.0, 1.0, 9)[:, None]
+    np.testing.assert_array_equal(ipp.predict_proba(grid), again.predict_proba(grid))
+    truth = 1 / (1 + np.exp(-2 * grid[:, 0]))
+    assert np.mean(np.abs(ipp.predict_proba(grid)[:, 1] - truth)) < 0.1
+
+
 @pytest.mark.parametrize(
     "kwargs, match",
     [
         ({"n_models": 0}, "n_models"),
         ({"convention": "other"}, "convention"),
-        ({"weighting": "resample"}, "weighting"),
+        ({"weighting": "bootstrap"}, "weighting"),
     ],
 )
 def test_errors(kwargs, match):
