@@ -17,7 +17,7 @@ import numpy as np
 from scipy.stats import rankdata
 
 from .._validation import check_scores
-from ._checks import check_binary_targets, check_class_indices, check_labels_and_probabilities
+from ._checks import check_binary_targets, check_labels_and_probabilities
 
 __all__ = [
     "correctness_rate",

@@ -3,8 +3,6 @@
 import numpy as np
 from scipy.optimize import minimize_scalar
 
-from ..._estimator import check_is_fitted
-from ..._validation import check_scores
 from ._base import BinaryProbabilisticCalibrator
 
 __all__ = ["simple_normalization", "SimpleNormalization", "softmax", "SoftmaxCalibrator"]
