@@ -90,7 +90,11 @@ def platt_fit(scores, targets, max_iter=200):
     tau = special.expit(-(design @ theta))
     weight = tau * (1.0 - tau)
     information = (design * weight[:, None]).T @ design
-    covariance = np.linalg.inv(information)
+    # a sigmoid so steep that every tau_i (1 - tau_i) underflows (tiny separable calibration sets with
+    # Platt's targets) leaves a (near) singular information: a relative ridge keeps the covariance finite
+    # (huge), which only widens the normal-approximation interval and the first integration panel
+    ridge = 1e-12 * (np.trace(information) + 1e-300)
+    covariance = np.linalg.inv(information + ridge * np.eye(2))
     return theta, current, covariance
 
 

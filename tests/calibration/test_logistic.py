@@ -141,3 +141,12 @@ def test_extreme_scores_are_finite_and_continuous():
     masses = cal.predict_mass_array(far)
     assert np.all(np.isfinite(masses)) and np.allclose(masses.sum(axis=1), 1.0)
     assert abs(masses[1, 2] - masses[2, 2]) < 0.05  # no jump as the score grows
+
+
+def test_tiny_separable_calibration_set_with_platt_targets():
+    cal = LogisticCalibrator().fit([-40.0, 40.0], [0, 1])
+    assert np.all(np.isfinite(cal.covariance_))
+    masses = cal.predict_mass_array([-40.0, 0.0, 40.0])
+    assert np.all(np.isfinite(masses)) and np.allclose(masses.sum(axis=1), 1.0)
+    ci = LogisticCalibrator(model="confidence_interval").fit([-40.0, 40.0], [0, 1])
+    assert np.all(np.isfinite(ci.predict_mass_array([0.0])))
