@@ -41,6 +41,14 @@ _LAZY = {
     "plausibility_degrees": "dstk.evidence.counts",
     "predictive_mass": "dstk.evidence.predictive",
     "LikelihoodBeliefFunction": "dstk.evidence.likelihood",
+    # evidential calibration
+    "BinningCalibrator": "dstk.calibration",
+    "IsotonicCalibrator": "dstk.calibration",
+    "LogisticCalibrator": "dstk.calibration",
+    "VennAbersCalibrator": "dstk.calibration",
+    "EvidentialCalibratedClassifier": "dstk.calibration",
+    "combine_classifiers": "dstk.calibration",
+    "EvidentialCombination": "dstk.calibration",
     # evidential ensembles
     "RandomDecisionTreesClassifier": "dstk.ensemble",
     "combine_leaves": "dstk.ensemble",
