@@ -332,8 +332,16 @@ def test_assignment_value_huge_dispersion_uses_capped_grid():
     y = np.r_[np.zeros(25, int), np.ones(5, int), np.zeros(5, int), np.ones(25, int)]
     cal = AssignmentValueCalibrator(max_candidates=50).fit(p, y)
     assert cal.partitions_[0]["assignment_dispersion"] > 1e15
+    assert cal.partitions_[0]["kind"] == "constant"
     q = cal.predict_proba(p)[:, 1]
     assert np.all(np.isfinite(q))
+    np.testing.assert_allclose(q[:30], 1 - 25 / 30)
+    # a moderately concentrated partition still uses the capped geometric grid of N
+    p2 = np.r_[np.linspace(0.1, 0.3, 40), 0.7 + 1e-5 * np.arange(40)]
+    y2 = np.r_[np.zeros(35, int), np.ones(5, int), np.zeros(4, int), np.ones(36, int)]
+    cal2 = AssignmentValueCalibrator(max_candidates=50).fit(p2, y2)
+    assert cal2.partitions_[1]["kind"] == "beta" and cal2.partitions_[1]["assignment_dispersion"] > 1e5
+    assert np.all(np.isfinite(cal2.predict_proba(p2)))
 
 
 # ---------------------------------------------------------------- bad input

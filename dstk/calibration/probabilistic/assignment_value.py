@@ -49,6 +49,11 @@ def beta_moments_fit(values):
     return mean, mean * (1.0 - mean) / var - 1.0
 
 
+#: Beyond this dispersion a Beta law is a point mass for all practical purposes (and scipy's incomplete
+#: beta functions become very slow); assignment values this concentrated are treated as constant.
+MAX_DISPERSION = 1e8
+
+
 def _beta_quantile(p, N, u):
     return betaincinv(p * N, (1.0 - p) * N, u)
 
@@ -147,7 +152,7 @@ class AssignmentValueCalibrator(BinaryProbabilisticCalibrator):
         raise ValueError(f"`input_kind` must be 'probability' or 'score'; got {self.input_kind!r}.")
 
     def _candidates(self, n_t, n_a):
-        lo, hi = sorted((float(n_t), float(n_a)))
+        lo, hi = sorted((float(n_t), min(float(n_a), MAX_DISPERSION)))
         lo_int = max(1.0, np.ceil(lo))
         hi_int = max(lo_int, np.floor(hi))
         limit = int(self.max_candidates)
@@ -191,7 +196,7 @@ class AssignmentValueCalibrator(BinaryProbabilisticCalibrator):
                 p_t = (part["n_correct"] + 0.5) / (n_t + 1.0)
             pa, na = beta_moments_fit(a)
             part.update(correctness=float(p_t), assignment_mean=pa, assignment_dispersion=na)
-            if not (np.isfinite(na) and na > 0 and 0 < pa < 1):
+            if not (np.isfinite(na) and 0 < na <= MAX_DISPERSION and 0 < pa < 1):
                 part.update(kind="constant", dispersion=np.nan)
                 self.partitions_.append(part)
                 continue
