@@ -37,7 +37,13 @@ from gebel_common import (
     standardise,
 )
 
-from dstk.metrics import calibration_measure, correctness_rate
+from dstk.metrics import calibration_measure, correctness_rate, desirability, well_calibration_ratio
+
+
+def euclidean_cal(y, P):
+    """Sensitivity variant of Cal: 1 - mean_i ||e_{y_i} - P_i||_2 (no 1/K inside the root) times WCR."""
+    E = np.eye(P.shape[1])[y]
+    return desirability(1 - np.mean(np.sqrt(((E - P) ** 2).sum(axis=1))), well_calibration_ratio(y, P))
 
 METHODS = ["raw", "av", "bay-alap", "ir", "lr", "plr"]
 
@@ -94,7 +100,7 @@ def run(folder, dataset, clf_name, folds, seed):
     results = {}
     for method in METHODS:
         P = np.column_stack([1 - oof[method], oof[method]])
-        results[method] = (correctness_rate(y, P), calibration_measure(y, P))
+        results[method] = (correctness_rate(y, P), calibration_measure(y, P), euclidean_cal(y, P))
     return params, results, failures
 
 
@@ -131,11 +137,14 @@ def main(argv=None):
         lines += [f"## Table {TABLE[clf]}", "", "| data set | params | " + " | ".join(METHODS) + " |",
                   "|---|---|" + "---|" * len(METHODS)]
         notes = []
+        sensitivity = []
         for ds in args.datasets:
             params, res, failures = run(args.data, ds, clf, args.folds, args.seed)
+            sensitivity.append(f"| {ds} | " + " | ".join(f"{res[m][2]:.3f}" + (
+                f" ({THESIS[clf][ds][j][1]:.3f})" if ds in THESIS[clf] else "") for j, m in enumerate(METHODS)) + " |")
             cells = []
             for j, method in enumerate(METHODS):
-                cr, cal = res[method]
+                cr, cal, _ = res[method]
                 thesis = THESIS[clf].get(ds)
                 ref = f" ({format_cell(*thesis[j])})" if thesis else ""
                 cells.append(format_cell(cr, cal) + ref)
@@ -143,6 +152,9 @@ def main(argv=None):
             for method, msg in failures.items():
                 notes.append(f"- {ds}, {method}: failed on at least one fold ({msg}).")
             print(f"{clf} {ds} done ({time.time() - start:.0f} s)", flush=True)
+        lines += ["", "Sensitivity: Cal with 1 - RMSE computed from the per-sample Euclidean distance "
+                  "(no 1/K inside the root), thesis Cal in brackets:", "",
+                  "| data set | " + " | ".join(METHODS) + " |", "|---|" + "---|" * len(METHODS)] + sensitivity
         lines += [""] + notes + [""]
     lines.append(f"Total run time: {time.time() - start:.0f} s.")
     os.makedirs(os.path.dirname(args.output), exist_ok=True)
