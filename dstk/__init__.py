@@ -49,6 +49,10 @@ _LAZY = {
     "EvidentialCalibratedClassifier": "dstk.calibration",
     "combine_classifiers": "dstk.calibration",
     "EvidentialCombination": "dstk.calibration",
+    # multi-class calibration
+    "MulticlassCalibrator": "dstk.multiclass",
+    "DirichletCalibrator": "dstk.multiclass",
+    "couple_probabilities": "dstk.multiclass",
     # evidential ensembles
     "RandomDecisionTreesClassifier": "dstk.ensemble",
     "combine_leaves": "dstk.ensemble",

@@ -36,7 +36,15 @@ _LAZY = {
     "EvidentialCombination": "dstk.calibration.combination",
     "isotonic_blocks": "dstk.calibration.isotonic",
     # --- issue 7: probabilistic calibrators and implied posterior probability ---
-    # (names of dstk.calibration.probabilistic and dstk.calibration.implied go here)
+    **{
+        name: "dstk.calibration.probabilistic"
+        for name in (
+            "SimpleNormalization", "SoftmaxCalibrator", "PlattCalibrator", "PiecewiseLogisticCalibrator",
+            "IsotonicRegressionCalibrator", "GaussianBayesCalibrator", "AsymmetricLaplaceBayesCalibrator",
+            "AssignmentValueCalibrator",
+        )
+    },
+    **{name: "dstk.calibration.implied" for name in ("ImpliedPosteriorClassifier", "implied_weights", "vote_fraction")},
 }
 
 __all__ = sorted(_LAZY)
