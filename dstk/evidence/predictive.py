@@ -123,7 +123,11 @@ def check_unimodal(contour, tau_hat, grid_size=401, tolerance=1e-9):
 
 
 def _binary_mass(mass_zero, mass_one, return_array):
-    values = np.array([0.0, mass_zero, mass_one, 1.0 - mass_zero - mass_one])
+    return _mass_from_array(np.array([0.0, mass_zero, mass_one, 1.0 - mass_zero - mass_one]), return_array)
+
+
+def _mass_from_array(values, return_array):
+    """The dense binary mass array ``values`` as is, or as a MassFunction on ``Frame((0, 1))``."""
     if return_array:
         return values
     from dstk.core.frame import Frame

@@ -244,3 +244,174 @@ def test_logistic_bad_input():
         LogisticLikelihood([0.0, 1.0], [1, 1])
     with pytest.raises(ValueError, match="0/1"):
         LogisticLikelihood([0.0, 1.0], [1, 2])
+
+
+# -- logistic predictive masses at extreme scores (tau_hat at or near 0 or 1) ---------------------------------
+
+
+def _overlapping_logistic_data(size=200, seed=3):
+    rng = np.random.default_rng(seed)
+    labels = (rng.random(size) < 0.5).astype(int)
+    scores = rng.normal(0.5 * (2.0 * labels - 1.0), 1.5)
+    return scores, labels
+
+
+def _brute_force_log_profile(scores, targets, max_log_likelihood, score, eta, center, half_width, zooms=4):
+    """log pl(eta; s) by grid search over theta_1: no derivatives, no Newton, no starting point.
+
+    A grid of 101 points over center +- half_width, then ``zooms`` zooms onto the two cells around the best point
+    (the line log-likelihood is concave in theta_1, so the maximiser stays inside them); the final spacing is
+    about 2e-7 half_width with four zooms, a log-likelihood error below 1e-8 here.
+    """
+
+    def line(theta_1):
+        linear = eta + theta_1[:, None] * (scores - score)[None, :]
+        return -np.sum(targets * np.logaddexp(0, linear) + (1 - targets) * np.logaddexp(0, -linear), axis=1)
+
+    lower, upper = center - half_width, center + half_width
+    best_value = -np.inf
+    for _ in range(zooms + 1):
+        grid = np.linspace(lower, upper, 101)
+        values = line(grid)
+        best = int(np.argmax(values))
+        best_value = max(best_value, float(values[best]))
+        lower, upper = grid[max(best - 2, 0)], grid[min(best + 2, 100)]
+    return min(best_value - max_log_likelihood, 0.0)
+
+
+def _brute_force_predictive_masses(belief, score):
+    """(m({0}), m({1}), m({0, 1})) by scipy quad of the grid profile, in eta = ln(1/tau - 1).
+
+    With tau = 1 / (1 + e^eta), d tau = -tau (1 - tau) d eta, so Eqs. 22c/23c read
+    m({1}) = int_0^tau_hat (1 - pl) d tau = int_eta_hat^inf (1 - pl) w, m({0}) = int_-inf^eta_hat (1 - pl) w,
+    m({0, 1}) = int pl w, with w(eta) = tau (1 - tau); integrating in eta keeps full relative accuracy when
+    tau_hat rounds to 0 or 1.
+    """
+    scores, targets = belief.scores, belief.targets
+    theta_0, theta_1 = belief.mle_
+    eta_hat = theta_0 + theta_1 * score
+    # search theta_1 over +-40 standard errors around its MLE, from a numerical Hessian (independent of the code)
+    hessian = optimize.approx_fprime(belief.mle_, lambda t: optimize.approx_fprime(
+        t, belief._logistic_log_likelihood, 1e-6), 1e-5)
+    half_width = 40 * math.sqrt(np.linalg.inv(-0.5 * (hessian + hessian.T))[1, 1])
+
+    def log_profile(eta):
+        return _brute_force_log_profile(scores, targets, belief.max_log_likelihood_, score, eta, theta_1, half_width)
+
+    def weight(eta):
+        return special.expit(eta) * special.expit(-eta)
+
+    def integral(function, lower, upper):
+        cuts = sorted({lower, upper, *(p for p in (0.0,) if lower < p < upper)})
+        total = 0.0
+        for a, b in zip(cuts[:-1], cuts[1:]):
+            total += integrate.quad(function, a, b, epsabs=1e-15, epsrel=1e-8, limit=200)[0]
+        return total
+
+    def absent(eta):
+        return -math.expm1(log_profile(eta)) * weight(eta)
+
+    def present(eta):
+        return math.exp(log_profile(eta)) * weight(eta)
+
+    mass_one = integral(absent, eta_hat, np.inf)
+    mass_zero = integral(absent, -np.inf, eta_hat)
+    mass_frame = integral(present, -np.inf, eta_hat) + integral(present, eta_hat, np.inf)
+    return np.array([mass_zero, mass_one, mass_frame])
+
+
+@pytest.mark.parametrize("score", [0.0, 12.0, 30.0, -45.0])
+def test_logistic_predictive_mass_extreme_scores_against_brute_force(score):
+    scores, labels = _overlapping_logistic_data()
+    belief = LogisticLikelihood(scores, labels)
+    masses, error = belief.predictive_mass(score, return_array=True, return_error=True)
+    reference = _brute_force_predictive_masses(belief, score)
+    assert error < 1e-9
+    assert masses.sum() == pytest.approx(1.0, abs=1e-15)
+    assert np.all(masses >= 0)
+    np.testing.assert_allclose(masses[1:], reference, rtol=1e-6, atol=1e-12)
+    # Bel({1}) <= tau_hat <= Pl({1}) (Eqs. 22-23 with 0 <= pl <= 1)
+    tau_hat = float(belief.tau(score))
+    assert masses[2] <= tau_hat * (1 + 1e-12) and tau_hat <= masses[2] + masses[3] + 1e-15
+
+
+def test_logistic_predictive_mass_where_tau_hat_rounds_to_one():
+    """Score 30 on 200 calibration points: tau_hat == 1.0 in float64, and the mass is still valid and not m({1}) = 1."""
+    scores, labels = _overlapping_logistic_data()
+    belief = LogisticLikelihood(scores, labels)
+    score = 30.0 if belief.mle_[1] < 0 else -30.0
+    extreme = 1e3 * score
+    assert float(belief.tau(extreme)) in (0.0, 1.0)
+    masses = belief.predictive_mass(extreme, return_array=True)
+    assert np.all(np.isfinite(masses)) and masses.sum() == pytest.approx(1.0, abs=1e-15)
+    assert masses[3] > 1e-4  # the overlap of the classes leaves real ignorance, even far out
+    mass_function = belief.predictive_mass(extreme)
+    np.testing.assert_array_equal(mass_function.to_array("m"), masses)
+
+
+@pytest.mark.parametrize("smoothed_targets", [False, True])
+def test_logistic_predictive_mass_limit_of_extreme_scores(smoothed_targets):
+    """As |s| -> inf, m({0, 1}) -> the relative likelihood of theta_1 = 0 (closed form).
+
+    On the line theta_0 + theta_1 s = eta the slope theta_1 = (eta - theta_0) / s -> 0 for every fixed eta, so
+    pl(eta; s) -> sup_theta_0 L(theta_0, 0) / L(theta_hat) for every eta; with theta_1 = 0 the model is a constant
+    probability whose MLE is the mean target t_bar: the limit is exp(l(t_bar) - l(theta_hat)), and m({0, 1}) =
+    int pl(eta) w(eta) d eta tends to it.  The outcome side follows the sign of theta_1.
+    """
+    scores, labels = _overlapping_logistic_data()
+    belief = LogisticLikelihood(scores, labels, smoothed_targets=smoothed_targets)
+    targets = belief.targets
+    mean = targets.mean()
+    constant = np.sum(special.xlogy(targets, mean) + special.xlog1py(1 - targets, -mean))
+    limit = math.exp(constant - belief.max_log_likelihood_)
+    assert 1e-4 < limit < 0.5
+    for score in (1e7, -1e7):
+        masses = belief.predictive_mass(score, return_array=True)
+        assert masses[3] == pytest.approx(limit, rel=1e-4)
+        certain = 2 if (belief.mle_[1] < 0) == (score > 0) else 1
+        assert masses[certain] == pytest.approx(1 - limit, rel=1e-4)
+        assert masses[3 - certain] < 1e-12
+
+
+@pytest.mark.parametrize("targets", ["labels", "platt"])
+def test_logistic_predictive_mass_matches_logistic_calibrator(targets):
+    """The calibration layer's LogisticCalibrator (Gauss-Legendre panels in numba) computes the same masses."""
+    from dstk.calibration import LogisticCalibrator
+
+    scores, labels = _overlapping_logistic_data()
+    belief = LogisticLikelihood(scores, labels, smoothed_targets=targets == "platt")
+    calibrator = LogisticCalibrator(model="likelihood", interpolation=None, targets=targets).fit(scores, labels)
+    np.testing.assert_allclose(calibrator.theta_, belief.mle_, rtol=1e-7, atol=1e-9)
+    test_scores = np.array([-60.0, -12.0, -3.0, 0.0, 0.7, 4.0, 12.0, 30.0, 60.0])
+    ours = np.array([belief.predictive_mass(s, return_array=True) for s in test_scores])
+    theirs = calibrator.predict_mass(test_scores).to_array("m")
+    np.testing.assert_allclose(ours, theirs, atol=1e-9)
+
+
+def test_logistic_profile_contour_near_tau_one_against_brute_force():
+    scores, labels = _overlapping_logistic_data()
+    belief = LogisticLikelihood(scores, labels)
+    score = 30.0
+    hessian_free_width = 40 * 0.5  # theta_1's standard error is below 0.5 for these 200 points
+    eta_hat = belief.mle_[0] + belief.mle_[1] * score
+    for eta in eta_hat + np.array([-20.0, -3.0, 0.0, 2.0, 15.0]):
+        tau = float(special.expit(-eta))
+        reference = _brute_force_log_profile(belief.scores, belief.targets, belief.max_log_likelihood_, score, eta,
+                                             belief.mle_[1], hessian_free_width, zooms=8)
+        assert belief._profile_log_contour_eta(score, [eta])[0] == pytest.approx(reference, abs=1e-9)
+        if 0.0 < tau < 1.0:  # tau rounds near 1: compare at the eta that the float tau represents
+            represented = math.log1p(-tau) - math.log(tau)
+            reference = _brute_force_log_profile(belief.scores, belief.targets, belief.max_log_likelihood_, score,
+                                                 represented, belief.mle_[1], hessian_free_width, zooms=8)
+            assert belief.profile_contour_tau(score, tau) == pytest.approx(math.exp(reference), rel=1e-9, abs=1e-15)
+
+
+def test_logistic_predictive_mass_bad_input():
+    scores, labels = _overlapping_logistic_data(size=50)
+    belief = LogisticLikelihood(scores, labels)
+    with pytest.raises(ValueError, match="finite"):
+        belief.predictive_mass(np.nan)
+    with pytest.raises(ValueError, match="one finite number"):
+        belief.predictive_mass([0.0, 1.0])
+    with pytest.raises(ValueError, match="tolerance"):
+        belief.predictive_mass(0.0, tolerance=0.0)
