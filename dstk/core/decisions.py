@@ -33,17 +33,42 @@ def lower_upper_expectations(m, utility):
     m : MassFunction
         Normalised internally (m(empty) removed by Dempster normalisation).
     utility : array_like of shape (n_actions, n)
+        Utility of each action (rows) under each label (columns).
 
     Returns
     -------
     lower, upper : ndarray of shape m.batch_shape + (n_actions,)
-        ``E_lower(a) = sum_A m(A) min_{w in A} u(a, w)`` and the same with max
-        (Denoeux 2019, "Decision-making with belief functions: a review",
-        IJAR 109, Eqs. (13)-(14)).
+        The lower and upper expected utilities of each action.
+
+    Raises
+    ------
+    ValueError
+        A utility matrix of the wrong shape or with NaN/infinite values.
+    TotalConflictError
+        If some mass function has all its mass on the empty set.
+
+    Notes
+    -----
+    ``E_lower(a) = sum_A m(A) min_{w in A} u(a, w)`` and
+    ``E_upper(a) = sum_A m(A) max_{w in A} u(a, w)``: the Choquet integrals
+    of u(a, .) with respect to Bel and Pl (Denoeux 2019, Eqs. 13-14).
+
+    References
+    ----------
+    Denoeux, T. (2019). Decision-making with belief functions: a review.
+    IJAR 109, 87-110.
+
+    Examples
+    --------
+    >>> from dstk import MassFunction
+    >>> m = MassFunction({"a": 0.6, "a,b": 0.4})
+    >>> lower, upper = lower_upper_expectations(m, [[1.0, 0.0], [0.0, 1.0]])
+    >>> lower.tolist(), upper.tolist()
+    ([0.6, 0.0], [1.0, 0.4])
     """
     m = m.normalize()
-    u = np.asarray(utility, dtype=np.float64)
     n = m.frame.n
+    u = _utility_matrix(n, utility, None)
     if m.is_dense:
         focal = np.arange(1, m.frame.size, dtype=np.uint64)
         fm = m._m[..., 1:]
@@ -86,6 +111,12 @@ def decide(m, criterion="pignistic", utility=None, loss=None):
         Index of the chosen action/label, shape ``m.batch_shape`` (ints), or
         for ``"interval_dominance"`` a boolean mask of shape
         ``m.batch_shape + (n_actions,)``.
+
+    Raises
+    ------
+    ValueError
+        An unknown criterion, both ``utility`` and ``loss``, or a utility/loss
+        matrix of the wrong shape or with NaN/infinite values.
 
     Notes
     -----

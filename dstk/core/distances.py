@@ -49,8 +49,25 @@ def jousselme_distance(m1, m2):
 def conflict(m1, m2):
     """Degree of conflict ``kappa`` between two mass functions.
 
+    Parameters
+    ----------
+    m1, m2 : MassFunction
+        On the same frame; batch shapes broadcast.
+
+    Returns
+    -------
+    float or ndarray
+        kappa in [0, 1], one per broadcast batch element.
+
+    Notes
+    -----
     ``kappa = sum_{A & B = empty} m1(A) m2(B)``: the mass of the empty set
-    after the unnormalised conjunctive rule (Shafer 1976, Eq. 3.4).
+    after the unnormalised conjunctive rule; Dempster's rule divides by
+    ``1 - kappa`` (Shafer 1976, Eq. 3.4).
+
+    References
+    ----------
+    Shafer, G. (1976). A Mathematical Theory of Evidence. Princeton, ch. 3.
 
     Examples
     --------

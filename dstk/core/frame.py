@@ -31,6 +31,21 @@ class Frame:
     FrameError
         If the labels are empty, repeated, unhashable or more than 64.
 
+    Notes
+    -----
+    A subset A of the frame Omega = {omega_0, ..., omega_(n-1)} is the integer
+    ``index(A) = sum_{omega_i in A} 2**i``; set operations are bitwise
+    (intersection ``&``, union ``|``, complement ``full ^ A``), and ``A`` is a
+    subset of ``B`` when ``A & B == A``.  The 2**n subsets in increasing
+    index order form the binary order of Smets (2002), in which the Moebius
+    transforms between m, b and q are the fast "butterfly" recursions.
+
+    References
+    ----------
+    Shafer, G. (1976). A Mathematical Theory of Evidence. Princeton, ch. 2.
+    Smets, P. (2002). The application of the matrix calculus to belief
+    functions. IJAR 31(1-2), 1-30.
+
     Examples
     --------
     >>> from dstk import Frame
@@ -121,7 +136,28 @@ class Frame:
         return (Frame, (self._labels,))
 
     def index(self, label):
-        """Position of ``label`` in the frame (raises :class:`FrameError` if absent)."""
+        """Position of ``label`` in the frame (its bit number).
+
+        Parameters
+        ----------
+        label : hashable
+            A label of the frame.
+
+        Returns
+        -------
+        int
+            ``i`` such that ``labels[i] == label``.
+
+        Raises
+        ------
+        FrameError
+            If ``label`` is not in the frame.
+
+        Examples
+        --------
+        >>> Frame(["a", "b", "c"]).index("c")
+        2
+        """
         try:
             return self._index[label]
         except (KeyError, TypeError):
@@ -188,7 +224,28 @@ class Frame:
         return mask
 
     def mask(self, bitmask):
-        """Check an integer bitmask and return it as a Python int."""
+        """Check an integer bitmask and return it as a Python int.
+
+        Parameters
+        ----------
+        bitmask : int
+            A subset as a bitmask, in ``[0, 2**n)``.
+
+        Returns
+        -------
+        int
+            The same bitmask, as a Python ``int``.
+
+        Raises
+        ------
+        FrameError
+            If the bitmask is negative or above ``full``.
+
+        Examples
+        --------
+        >>> Frame("ab").mask(3)
+        3
+        """
         b = int(bitmask)
         if b < 0 or b > self.full:
             raise FrameError(
@@ -198,12 +255,48 @@ class Frame:
         return b
 
     def labels_of(self, bitmask):
-        """The labels of a subset, as a tuple in frame order."""
+        """The labels of a subset, as a tuple in frame order.
+
+        Parameters
+        ----------
+        bitmask : int
+            A subset as a bitmask, in ``[0, 2**n)``.
+
+        Returns
+        -------
+        tuple
+            The labels whose bits are set.
+
+        Examples
+        --------
+        >>> Frame("abc").labels_of(5)
+        ('a', 'c')
+        """
         b = self.mask(bitmask)
         return tuple(lab for i, lab in enumerate(self._labels) if (b >> i) & 1)
 
     def format_subset(self, bitmask, empty="∅", whole="Ω"):
-        """A short readable name for a subset, e.g. ``{a,c}``."""
+        """A short readable name for a subset, e.g. ``{a,c}``.
+
+        Parameters
+        ----------
+        bitmask : int
+            A subset as a bitmask, in ``[0, 2**n)``.
+        empty : str, default "∅"
+            Name of the empty set.
+        whole : str, default "Ω"
+            Name of the whole frame (used when it has at least two labels).
+
+        Returns
+        -------
+        str
+            ``empty``, ``whole`` or the labels in braces.
+
+        Examples
+        --------
+        >>> Frame("abc").format_subset(5)
+        '{a,c}'
+        """
         b = self.mask(bitmask)
         if b == 0:
             return empty
@@ -212,5 +305,11 @@ class Frame:
         return "{" + ",".join(str(x) for x in self.labels_of(b)) + "}"
 
     def singletons(self):
-        """Bitmasks of the singletons, ``[1, 2, 4, ...]``."""
+        """Bitmasks of the singletons, ``[1, 2, 4, ...]``.
+
+        Returns
+        -------
+        list of int
+            ``2**i`` for each label position ``i``.
+        """
         return [1 << i for i in range(self.n)]

@@ -107,6 +107,23 @@ class MassFunction:
     FrameError
         A subset outside the frame.
 
+    Notes
+    -----
+    A mass function m : 2^Omega -> [0, 1] with sum_A m(A) = 1 defines
+    bel(A) = sum_{empty != B <= A} m(B), pl(A) = sum_{B & A != empty} m(B),
+    q(A) = sum_{B >= A} m(B) and b(A) = bel(A) + m(empty) (Shafer 1976,
+    ch. 2; Smets & Kennes 1994 for the open-world m(empty) > 0).  Dense
+    conversions between them are fast Moebius transforms in the binary order
+    (Kennes 1992; Smets 2002).
+
+    References
+    ----------
+    Shafer, G. (1976). A Mathematical Theory of Evidence. Princeton.
+    Smets, P. and Kennes, R. (1994). The transferable belief model. Artificial
+    Intelligence 66(2), 191-234.
+    Kennes, R. (1992). Computational aspects of the Moebius transformation of
+    graphs. IEEE Trans. SMC 22(2), 201-223.
+
     Examples
     --------
     >>> from dstk import MassFunction
@@ -286,13 +303,51 @@ class MassFunction:
 
     @classmethod
     def vacuous(cls, frame, batch_shape=()):
-        """The vacuous mass function (all mass on the frame)."""
+        """The vacuous mass function (all mass on the frame): total ignorance.
+
+        Parameters
+        ----------
+        frame : Frame or iterable of labels
+            The frame of discernment.
+        batch_shape : tuple of int, default ()
+            Shape of the batch of identical vacuous mass functions.
+
+        Returns
+        -------
+        MassFunction
+            m(frame) = 1.
+
+        Examples
+        --------
+        >>> MassFunction.vacuous("ab").to_array("m")
+        array([0., 0., 0., 1.])
+        """
         frame = _as_frame(frame)
         return cls.from_focal_sets([frame.full], np.ones(tuple(batch_shape) + (1,)), frame, validate=False)
 
     @classmethod
     def categorical(cls, subset, frame, batch_shape=()):
-        """The categorical mass function m(A) = 1."""
+        """The categorical mass function m(A) = 1.
+
+        Parameters
+        ----------
+        subset : label, iterable of labels, int bitmask or str
+            The subset A that receives all the mass.
+        frame : Frame or iterable of labels
+            The frame of discernment.
+        batch_shape : tuple of int, default ()
+            Shape of the batch of identical mass functions.
+
+        Returns
+        -------
+        MassFunction
+            m(A) = 1.
+
+        Examples
+        --------
+        >>> MassFunction.categorical("b", "ab").to_array("m")
+        array([0., 0., 1., 0.])
+        """
         frame = _as_frame(frame)
         return cls.from_focal_sets([frame.subset(subset)], np.ones(tuple(batch_shape) + (1,)), frame, validate=False)
 
@@ -364,11 +419,25 @@ class MassFunction:
         return _dense.m_to(m, kind)
 
     def conjunctive_weights(self):
-        """Conjunctive weight function w (Denoeux 2008, Eq. 13); needs m(frame) > 0."""
+        """Conjunctive weight function w (Denoeux 2008, Eq. 13); needs m(frame) > 0.
+
+        Returns
+        -------
+        ndarray of shape batch_shape + (2**n,)
+            w(A) = prod_{B >= A} q(B)^((-1)^(|B| - |A| + 1)) for A != frame;
+            w(frame) is set to 1.
+        """
         return self.to_array("w")
 
     def disjunctive_weights(self):
-        """Disjunctive weight function v (Denoeux 2008, Eq. 29); needs m(empty) > 0."""
+        """Disjunctive weight function v (Denoeux 2008, Eq. 29); needs m(empty) > 0.
+
+        Returns
+        -------
+        ndarray of shape batch_shape + (2**n,)
+            v(A) = prod_{B <= A} b(B)^((-1)^(|A| - |B| + 1)) for A != empty;
+            v(empty) is set to 1.
+        """
         return self.to_array("v")
 
     # -- batch handling ---------------------------------------------------
@@ -378,7 +447,19 @@ class MassFunction:
         return _BatchIndexer(self)
 
     def reshape(self, *shape):
-        """Reshape the batch axes."""
+        """Reshape the batch axes (the subset axis is kept).
+
+        Parameters
+        ----------
+        *shape : int or tuple of int
+            The new batch shape (as for :meth:`numpy.ndarray.reshape`; one
+            entry may be -1).
+
+        Returns
+        -------
+        MassFunction
+            The same mass functions with batch shape ``shape``.
+        """
         if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
             shape = tuple(shape[0])
         if self._m is not None:
@@ -386,7 +467,18 @@ class MassFunction:
         return MassFunction._sparse(self._focal, self._fm.reshape(shape + (self._fm.shape[-1],)), self._frame)
 
     def broadcast_to(self, batch_shape):
-        """Broadcast the batch to ``batch_shape``."""
+        """Broadcast the batch to ``batch_shape`` (numpy broadcasting rules).
+
+        Parameters
+        ----------
+        batch_shape : tuple of int
+            Target batch shape, compatible with ``self.batch_shape``.
+
+        Returns
+        -------
+        MassFunction
+            A read-only broadcast view with the new batch shape.
+        """
         if self._m is not None:
             return MassFunction._dense(np.broadcast_to(self._m, tuple(batch_shape) + self._m.shape[-1:]), self._frame)
         return MassFunction._sparse(
@@ -395,7 +487,28 @@ class MassFunction:
 
     @staticmethod
     def stack(masses, axis=0):
-        """Stack mass functions on one frame along a new batch axis."""
+        """Stack mass functions on one frame along a new batch axis.
+
+        Parameters
+        ----------
+        masses : iterable of MassFunction
+            On the same frame; batch shapes broadcast.
+        axis : int, default 0
+            Position of the new axis in the result's batch shape.
+
+        Returns
+        -------
+        MassFunction
+            Batch shape: the broadcast batch shape with a new axis of length
+            ``len(masses)`` at ``axis``.
+
+        Raises
+        ------
+        ValueError
+            No mass functions, or ``axis`` out of bounds.
+        FrameMismatchError
+            Mass functions on different frames.
+        """
         masses = list(masses)
         if not masses:
             raise ValueError("stack needs at least one mass function.")
@@ -442,11 +555,33 @@ class MassFunction:
         return self._scalar(self._sum_over(lambda f: f == np.uint64(a)))
 
     def mass(self, subset):
-        """Mass of a subset, ``m(A)`` (same as ``m[A]``)."""
+        """Mass of a subset, ``m(A)`` (same as ``m[A]``).
+
+        Parameters
+        ----------
+        subset : label, iterable of labels, int bitmask or str
+            The subset A, in any form :meth:`Frame.subset` accepts.
+
+        Returns
+        -------
+        float or ndarray
+            One value per mass function of the batch (a float when unbatched).
+        """
         return self[subset]
 
     def bel(self, subset):
-        """Belief ``bel(A) = sum of m(B) over non-empty B included in A``."""
+        """Belief ``bel(A) = sum of m(B) over non-empty B included in A``.
+
+        Parameters
+        ----------
+        subset : label, iterable of labels, int bitmask or str
+            The subset A, in any form :meth:`Frame.subset` accepts.
+
+        Returns
+        -------
+        float or ndarray
+            One value per mass function of the batch (a float when unbatched).
+        """
         return self._bel_mask(self._mask(subset))
 
     def _bel_mask(self, mask):
@@ -454,7 +589,18 @@ class MassFunction:
         return self._scalar(self._sum_over(lambda f: ((f & ~a) == 0) & (f != 0)))
 
     def pl(self, subset):
-        """Plausibility ``pl(A) = sum of m(B) over B meeting A``."""
+        """Plausibility ``pl(A) = sum of m(B) over B meeting A``.
+
+        Parameters
+        ----------
+        subset : label, iterable of labels, int bitmask or str
+            The subset A, in any form :meth:`Frame.subset` accepts.
+
+        Returns
+        -------
+        float or ndarray
+            One value per mass function of the batch (a float when unbatched).
+        """
         return self._pl_mask(self._mask(subset))
 
     def _pl_mask(self, mask):
@@ -462,14 +608,36 @@ class MassFunction:
         return self._scalar(self._sum_over(lambda f: (f & a) != 0))
 
     def q(self, subset):
-        """Commonality ``q(A) = sum of m(B) over B including A``."""
+        """Commonality ``q(A) = sum of m(B) over B including A``.
+
+        Parameters
+        ----------
+        subset : label, iterable of labels, int bitmask or str
+            The subset A, in any form :meth:`Frame.subset` accepts.
+
+        Returns
+        -------
+        float or ndarray
+            One value per mass function of the batch (a float when unbatched).
+        """
         a = np.uint64(self._mask(subset))
         return self._scalar(self._sum_over(lambda f: (f & a) == a))
 
     commonality = q
 
     def b(self, subset):
-        """Implicability ``b(A) = bel(A) + m(empty)``."""
+        """Implicability ``b(A) = bel(A) + m(empty)``.
+
+        Parameters
+        ----------
+        subset : label, iterable of labels, int bitmask or str
+            The subset A, in any form :meth:`Frame.subset` accepts.
+
+        Returns
+        -------
+        float or ndarray
+            One value per mass function of the batch (a float when unbatched).
+        """
         a = np.uint64(self._mask(subset))
         return self._scalar(self._sum_over(lambda f: (f & ~a) == 0))
 
@@ -484,6 +652,11 @@ class MassFunction:
 
     def focal_sets(self, tolerance=0.0):
         """Focal sets (mass > tolerance) of an unbatched mass function.
+
+        Parameters
+        ----------
+        tolerance : float, default 0.0
+            Subsets with mass at or below it are left out.
 
         Returns
         -------
@@ -506,7 +679,13 @@ class MassFunction:
         return self._focal[keep], self._fm[keep]
 
     def core(self):
-        """Union of the focal sets (unbatched), as a frozenset of labels."""
+        """Union of the focal sets (unbatched), as a frozenset of labels.
+
+        Returns
+        -------
+        frozenset
+            The labels of some focal set; pl({w}) = 0 outside it.
+        """
         masks, _ = self._nonzero()
         union = 0
         for a in masks:
@@ -526,11 +705,23 @@ class MassFunction:
         return self._fm @ w
 
     def specificity(self):
-        """Yager's specificity ``sum_{A != empty} m(A) / |A|``."""
+        """Yager's specificity ``sum_{A != empty} m(A) / |A|``.
+
+        Returns
+        -------
+        float or ndarray
+            One value per mass function of the batch (a float when unbatched).
+        """
         return self._scalar(self._cardinality_weighted(lambda c: 1.0 / c))
 
     def nonspecificity(self):
-        """Dubois-Prade nonspecificity ``sum_{A != empty} m(A) log2 |A|`` (bits)."""
+        """Dubois-Prade nonspecificity ``sum_{A != empty} m(A) log2 |A|`` (bits).
+
+        Returns
+        -------
+        float or ndarray
+            One value per mass function of the batch (a float when unbatched).
+        """
         return self._scalar(self._cardinality_weighted(np.log2))
 
     # -- transforms -------------------------------------------------------
@@ -539,6 +730,11 @@ class MassFunction:
 
         ``BetP(w) = sum_{A contains w} m(A) / (|A| (1 - m(empty)))`` (Smets &
         Kennes 1994).
+
+        Returns
+        -------
+        ndarray of shape batch_shape + (n,)
+            BetP of each label.
 
         Raises
         ------
@@ -550,13 +746,25 @@ class MassFunction:
         return pignistic(self)
 
     def plausibility_transform(self):
-        """Plausibility transform: the contour normalised to sum to one (Cobb & Shenoy 2006)."""
+        """Plausibility transform: the contour normalised to sum to one (Cobb & Shenoy 2006).
+
+        Returns
+        -------
+        ndarray of shape batch_shape + (n,)
+            See :func:`dstk.core.transforms.plausibility_transform`.
+        """
         from .transforms import plausibility_transform
 
         return plausibility_transform(self)
 
     def contour(self):
-        """Contour function ``pl({w})`` of every singleton, shape ``batch_shape + (n,)``."""
+        """Contour function ``pl({w})`` of every singleton.
+
+        Returns
+        -------
+        ndarray of shape batch_shape + (n,)
+            See :func:`dstk.core.transforms.contour`.
+        """
         from .transforms import contour
 
         return contour(self)
@@ -568,38 +776,108 @@ class MassFunction:
         ``m'(frame) = (1 - rate) m(frame) + rate``.  ``rate`` (the discount
         rate, one minus the source's reliability) is a float or an array
         broadcasting against the batch.
+
+        Parameters
+        ----------
+        rate : float or array_like
+            Discount rate in [0, 1].
+
+        Returns
+        -------
+        MassFunction
+            See :func:`dstk.core.transforms.discount`.
         """
         from .transforms import discount
 
         return discount(self, rate)
 
     def contextual_discount(self, rates):
-        """Contextual discounting (Mercier, Quost & Denoeux 2008), one rate per label."""
+        """Contextual discounting (Mercier, Quost & Denoeux 2008), one rate per label.
+
+        Parameters
+        ----------
+        rates : array_like of shape (..., n)
+            Discount rate of the source when the truth is each label.
+
+        Returns
+        -------
+        MassFunction
+            See :func:`dstk.core.transforms.contextual_discount`.
+        """
         from .transforms import contextual_discount
 
         return contextual_discount(self, rates)
 
     def condition(self, subset, normalize=True):
-        """Dempster's conditioning on ``subset`` (Shafer 1976)."""
+        """Dempster's conditioning on ``subset`` (Shafer 1976).
+
+        Parameters
+        ----------
+        subset : label, iterable of labels, int bitmask or str
+            The subset A, in any form :meth:`Frame.subset` accepts.
+        normalize : bool, default True
+            Dempster (normalised) conditioning; False keeps the conflict on
+            the empty set (TBM conditioning).
+
+        Returns
+        -------
+        MassFunction
+            See :func:`dstk.core.transforms.condition`.
+        """
         from .transforms import condition
 
         return condition(self, subset, normalize=normalize)
 
     def normalize(self):
-        """Dempster normalisation: drop m(empty), rescale the rest to sum to one."""
+        """Dempster normalisation: drop m(empty), rescale the rest to sum to one.
+
+        Returns
+        -------
+        MassFunction
+            See :func:`dstk.core.transforms.normalize`.
+        """
         from .transforms import normalize
 
         return normalize(self)
 
     def decide(self, criterion="pignistic", utility=None, loss=None):
-        """Decision by a criterion; see :func:`dstk.core.decisions.decide`."""
+        """Decision by a criterion; see :func:`dstk.core.decisions.decide`.
+
+        Parameters
+        ----------
+        criterion : str, default "pignistic"
+            One of :data:`dstk.core.decisions.CRITERIA`.
+        utility, loss : array_like of shape (n_actions, n), optional
+            Utility (or loss) of each action under each label.
+
+        Returns
+        -------
+        ndarray
+            Chosen indices (shape ``batch_shape``), or a boolean mask of shape
+            ``batch_shape + (n_actions,)`` for ``"interval_dominance"``.
+        """
         from .decisions import decide
 
         return decide(self, criterion=criterion, utility=utility, loss=loss)
 
     # -- combination ------------------------------------------------------
     def combine(self, *others, rule="dempster", **options):
-        """Combine with other mass functions; see :func:`dstk.combine`."""
+        """Combine with other mass functions; see :func:`dstk.combine`.
+
+        Parameters
+        ----------
+        *others : MassFunction
+            Mass functions on the same frame (batch shapes broadcast).
+        rule : str, default "dempster"
+            The combination rule.
+        **options
+            Further options of :func:`dstk.combine`.
+
+        Returns
+        -------
+        MassFunction
+            The combination of ``self`` and ``others``.
+        """
         from .combination import combine
 
         return combine([self, *others], rule=rule, **options)
@@ -614,7 +892,20 @@ class MassFunction:
 
     # -- comparisons ------------------------------------------------------
     def allclose(self, other, atol=1e-10):
-        """True when both have the same frame and masses within ``atol``."""
+        """True when both have the same frame and masses within ``atol``.
+
+        Parameters
+        ----------
+        other : MassFunction
+            On the same frame.
+        atol : float, default 1e-10
+            Absolute tolerance on every mass.
+
+        Returns
+        -------
+        bool
+            True when every mass of every batch element agrees within ``atol``.
+        """
         _check_same_frame(self, other)
         if self.is_dense and other.is_dense:
             return bool(np.allclose(self._m, other._m, atol=atol, rtol=0))

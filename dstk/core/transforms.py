@@ -80,7 +80,28 @@ def pignistic(m):
 
 
 def contour(m):
-    """Contour function ``pl({w})`` of every singleton, shape ``batch_shape + (n,)``.
+    """Contour function ``pl({w})`` of every singleton.
+
+    Parameters
+    ----------
+    m : MassFunction
+        A (batched) mass function on a frame of n labels.
+
+    Returns
+    -------
+    ndarray of shape ``m.batch_shape + (n,)``
+        ``pl({w}) = sum_{A contains w} m(A)``.
+
+    Notes
+    -----
+    The contour (or one-point coverage) function of Shafer (1976), ch. 2:
+    ``pl({w}) = sum_{A : w in A} m(A)``.  For a consonant mass function it
+    determines the whole belief function, ``Pl(A) = max_{w in A} pl({w})``
+    (Shafer 1976, Theorem 10.1).
+
+    References
+    ----------
+    Shafer, G. (1976). A Mathematical Theory of Evidence. Princeton.
 
     Examples
     --------
@@ -98,16 +119,32 @@ def contour(m):
 def plausibility_transform(m):
     """Plausibility transform: the contour normalised to sum to one.
 
+    Parameters
+    ----------
+    m : MassFunction
+        A (batched) mass function on a frame of n labels.
+
+    Returns
+    -------
+    ndarray of shape ``m.batch_shape + (n,)``
+        ``Pl_P(w) = pl({w}) / sum_v pl({v})``.
+
+    Raises
+    ------
+    InvalidMassError
+        If every singleton has zero plausibility.
+
     Notes
     -----
     Cobb & Shenoy (2006), "On the plausibility transformation method for
     translating belief function models to probabilities", IJAR 41, Eq. (3.2).
     It commutes with Dempster's rule.
 
-    Raises
-    ------
-    InvalidMassError
-        If every singleton has zero plausibility.
+    Examples
+    --------
+    >>> from dstk import MassFunction
+    >>> MassFunction({"a": 0.5, "a,b": 0.5}).plausibility_transform().round(6)
+    array([0.666667, 0.333333])
     """
     c = contour(m)
     s = c.sum(axis=-1, keepdims=True)
@@ -137,6 +174,11 @@ def discount(m, rate):
     Shafer (1976), *A Mathematical Theory of Evidence*, p. 252.  Convention:
     ``rate=0`` leaves ``m`` unchanged, ``rate=1`` gives the vacuous mass
     function (other libraries use the reliability ``1 - alpha`` instead).
+
+    Raises
+    ------
+    ValueError
+        A rate outside [0, 1] or not finite.
 
     Examples
     --------
@@ -185,7 +227,20 @@ def contextual_discount(m, rates):
     in the belief function framework using contextual discounting", Inf.
     Fusion 9, Proposition 8 (contextual discounting on the coarsening into
     singletons).  With all rates equal to 1 the result is vacuous; with all
-    rates 0 it is ``m``.
+    rates 0 it is ``m``.  Computed on the implicabilities:
+    b'(C) = b(C) prod_k (1 - alpha_k + alpha_k [w_k in C]).
+
+    Raises
+    ------
+    ValueError
+        ``rates`` without a last axis of length n, or rates outside [0, 1].
+
+    Examples
+    --------
+    >>> from dstk import MassFunction
+    >>> m = MassFunction({"a": 1.0}, frame="ab")
+    >>> print(m.contextual_discount([0.0, 0.2]).to_array("m").round(6))
+    [0.  0.8 0.  0.2]
     """
     frame = m.frame
     rates = np.asarray(rates, dtype=np.float64)
@@ -211,13 +266,38 @@ def contextual_discount(m, rates):
 def normalize(m):
     """Dempster normalisation: ``m(A) / (1 - m(empty))`` for ``A != empty``, ``m(empty) = 0``.
 
-    Divides by the sum of the non-empty masses (not by ``1 - m(empty)``
-    computed by subtraction), which keeps near-conflicting results exact.
+    Parameters
+    ----------
+    m : MassFunction
+        A (batched) mass function, possibly subnormal (``m(empty) > 0``).
+
+    Returns
+    -------
+    MassFunction
+        The normalised mass function, same frame and batch shape.
 
     Raises
     ------
     TotalConflictError
         If some mass function has all its mass on the empty set.
+
+    Notes
+    -----
+    m*(A) = m(A) / (1 - m(empty)) for A != empty, the normalisation step of
+    Dempster's rule (Shafer 1976, Eq. 3.4).  Divides by the sum of the
+    non-empty masses (not by ``1 - m(empty)`` computed by subtraction), which
+    keeps near-conflicting results exact.
+
+    References
+    ----------
+    Shafer, G. (1976). A Mathematical Theory of Evidence. Princeton, ch. 3.
+
+    Examples
+    --------
+    >>> from dstk import MassFunction
+    >>> m = MassFunction.from_array([0.5, 0.25, 0.25, 0.0], frame="ab")
+    >>> print(m.normalize().to_array("m"))
+    [0.  0.5 0.5 0. ]
     """
     frame = m.frame
     if m.is_dense:
@@ -268,6 +348,13 @@ def condition(m, subset, normalize=True):
     -----
     Shafer (1976), Ch. 3; equal to Dempster's combination with the
     categorical mass function on ``A``.
+
+    Examples
+    --------
+    >>> from dstk import MassFunction
+    >>> m = MassFunction({"a": 0.5, "b": 0.2, "a,b,c": 0.3})
+    >>> print(m.condition("bc").to_array("m").round(6))
+    [0.  0.  0.4 0.  0.  0.  0.6 0. ]
     """
     frame = m.frame
     a = frame.subset(subset)
@@ -311,6 +398,15 @@ def inverse_pignistic(p, frame=None):
     Dubois, Prade & Smets (2008), "A definition of subjective possibility",
     IJAR 48, Eq. (9); the q-least committed among the mass functions whose
     BetP is ``p``.
+
+    Raises
+    ------
+    ValueError
+        A scalar ``p`` (no label axis).
+    FrameError
+        The length of the last axis differs from the frame size.
+    InvalidMassError
+        Negative, non-finite, or not summing to one probabilities.
 
     Examples
     --------
@@ -383,6 +479,15 @@ def consonant_from_contour(contour, frame=None):
     Notes
     -----
     Shafer (1976), Theorem 10.1; Dubois & Prade (1988) (possibility measures).
+
+    Raises
+    ------
+    ValueError
+        A scalar ``contour`` (no label axis).
+    FrameError
+        The length of the last axis differs from the frame size.
+    InvalidMassError
+        Contour values that are not finite or outside [0, 1].
 
     Examples
     --------

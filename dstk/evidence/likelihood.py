@@ -82,6 +82,13 @@ class LikelihoodBeliefFunction:
     max_log_likelihood_ : float
     dimension : int
 
+    Raises
+    ------
+    ValueError
+        ``log_likelihood`` is not callable, neither ``mle`` nor ``initial`` is
+        given, ``bounds`` has the wrong number of pairs, or the log-likelihood
+        at the maximiser is not finite.
+
     Notes
     -----
     Eq. 11: pl(theta) = L(theta) / L(theta_hat); Eq. 12: Pl(A) = sup_A pl;
@@ -193,7 +200,25 @@ class LikelihoodBeliefFunction:
 
     # -- public API ---------------------------------------------------------
     def log_contour(self, theta):
-        """log pl(theta) = log L(theta) - log L(theta_hat); ``theta`` of shape (..., dimension) or scalars."""
+        """Logarithm of the contour function, log pl(theta) = log L(theta) - log L(theta_hat).
+
+        Parameters
+        ----------
+        theta : float or array_like
+            Parameter values: scalars (any shape) for a scalar parameter, or an
+            array of shape (..., dimension).
+
+        Returns
+        -------
+        float or ndarray
+            log pl at each parameter value (0 at the MLE, -inf outside the
+            parameter space); shape (...,).
+
+        Raises
+        ------
+        ValueError
+            The last axis of ``theta`` does not have length ``dimension``.
+        """
         theta = np.asarray(theta, dtype=np.float64)
         if self._scalar:
             flat = theta.reshape(-1, 1)
@@ -208,7 +233,18 @@ class LikelihoodBeliefFunction:
         return values.reshape(shape) if shape else float(values[0])
 
     def contour(self, theta):
-        """pl(theta) = L(theta) / sup L (Eq. 11)."""
+        """Contour function pl(theta) = L(theta) / sup L (Eq. 11).
+
+        Parameters
+        ----------
+        theta : float or array_like
+            Parameter values, as in :meth:`log_contour`.
+
+        Returns
+        -------
+        float or ndarray
+            pl(theta) in [0, 1].
+        """
         values = np.exp(self.log_contour(theta))
         return float(values) if np.ndim(values) == 0 else values
 
@@ -220,7 +256,24 @@ class LikelihoodBeliefFunction:
         return lower.copy(), upper.copy()
 
     def pl(self, lower=None, upper=None):
-        """Plausibility of the box ``[lower, upper]`` (an interval for a scalar parameter): sup of the contour (Eq. 12)."""
+        """Plausibility of the box ``[lower, upper]``: the sup of the contour over it (Eq. 12).
+
+        Parameters
+        ----------
+        lower, upper : float or array_like of shape (dimension,), optional
+            Corners of the box (an interval for a scalar parameter); None is
+            unbounded on that side.
+
+        Returns
+        -------
+        float
+            Pl(box) in [0, 1]; 1 when the box contains the MLE.
+
+        Raises
+        ------
+        ValueError
+            ``lower > upper`` in some coordinate, or NaN corners.
+        """
         lower, upper = self._box(lower, upper)
         if np.all(self.mle_ >= lower) and np.all(self.mle_ <= upper):
             return 1.0
@@ -234,7 +287,18 @@ class LikelihoodBeliefFunction:
         return float(np.exp(min(value - self.max_log_likelihood_, 0.0)))
 
     def bel(self, lower=None, upper=None):
-        """Belief of the box ``[lower, upper]``: 1 - Pl(complement)."""
+        """Belief of the box ``[lower, upper]``: 1 - Pl(complement).
+
+        Parameters
+        ----------
+        lower, upper : float or array_like of shape (dimension,), optional
+            Corners of the box; None is unbounded on that side.
+
+        Returns
+        -------
+        float
+            Bel(box) in [0, 1]; 0 when the box misses the MLE.
+        """
         lower, upper = self._box(lower, upper)
         if not (np.all(self.mle_ >= lower) and np.all(self.mle_ <= upper)):
             return 0.0  # the complement contains the MLE, Pl(complement) = 1
@@ -257,8 +321,22 @@ class LikelihoodBeliefFunction:
 
         Assumes the contour is unimodal (true for concave log-likelihoods);
         the two ends are found by Brent's method on each side of the MLE.
-        Returns ``(lower, upper)``; an end is the parameter bound (possibly
-        infinite) when the contour stays above ``level`` up to it.
+
+        Parameters
+        ----------
+        level : float
+            The plausibility threshold gamma in (0, 1].
+
+        Returns
+        -------
+        lower, upper : float
+            Ends of the focal interval; an end is the parameter bound (possibly
+            infinite) when the contour stays above ``level`` up to it.
+
+        Raises
+        ------
+        ValueError
+            A vector parameter, or ``level`` outside (0, 1].
         """
         if self.dimension != 1:
             raise ValueError("focal_set is defined here for a scalar parameter; use pl/bel for boxes.")
@@ -333,6 +411,12 @@ class BinomialLikelihood(LikelihoodBeliefFunction):
     k, n : int
         Successes and trials, 0 <= k <= n, n >= 1.
 
+    Raises
+    ------
+    ValueError
+        Counts that are negative, non-integer, not scalars, ``k > n``, or
+        ``n = 0`` (a constant likelihood: use the vacuous mass function).
+
     Notes
     -----
     pl(tau) = tau^k (1 - tau)^(n-k) / (tau_hat^k (1 - tau_hat)^(n-k)), tau_hat = k/n
@@ -340,6 +424,11 @@ class BinomialLikelihood(LikelihoodBeliefFunction):
     interval is the contour at the point of the interval nearest to tau_hat
     (exact), focal sets are intervals, and the predictive mass has the closed
     form of Eqs. 30-32 (see :func:`dstk.evidence.counts.from_counts`).
+
+    References
+    ----------
+    Xu, P., Davoine, F., Zha, H. and Denoeux, T. (2016). Evidential calibration
+    of binary SVM classifiers. IJAR 72, 55-70.
 
     Examples
     --------
@@ -367,6 +456,18 @@ class BinomialLikelihood(LikelihoodBeliefFunction):
             return float(special.xlogy(self.k, tau) + special.xlog1py(self.n - self.k, -tau))
 
     def log_contour(self, theta):
+        """Logarithm of the binomial contour, exact (Eq. 29).
+
+        Parameters
+        ----------
+        theta : float or array_like
+            Proportions tau (values outside [0, 1] give -inf).
+
+        Returns
+        -------
+        float or ndarray
+            k log(tau / tau_hat) + (n - k) log((1 - tau) / (1 - tau_hat)).
+        """
         tau = np.asarray(theta, dtype=np.float64)
         tau_hat = self.k / self.n
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -376,6 +477,18 @@ class BinomialLikelihood(LikelihoodBeliefFunction):
         return values if values.ndim else float(values)
 
     def pl(self, lower=None, upper=None):
+        """Plausibility of the interval ``[lower, upper]``: the contour at its point nearest tau_hat (exact).
+
+        Parameters
+        ----------
+        lower, upper : float, optional
+            Ends of the interval; None is unbounded on that side.
+
+        Returns
+        -------
+        float
+            Pl([lower, upper]) in [0, 1]; 0 when the interval misses [0, 1].
+        """
         lower, upper = self._box(lower, upper)
         nearest = float(np.clip(self.mle_[0], lower[0], upper[0]))
         if nearest < 0.0 or nearest > 1.0:
@@ -383,7 +496,19 @@ class BinomialLikelihood(LikelihoodBeliefFunction):
         return float(np.exp(self.log_contour(nearest)))
 
     def predictive_mass(self, return_array=False):
-        """Predictive mass on {0, 1} for the next trial, exact (Eqs. 30-32)."""
+        """Predictive mass on {0, 1} for the next trial, exact (Eqs. 30-32).
+
+        Parameters
+        ----------
+        return_array : bool, default False
+            Return the dense array ``[0, m({0}), m({1}), m({0, 1})]`` instead
+            of a MassFunction on ``Frame((0, 1))``.
+
+        Returns
+        -------
+        MassFunction or ndarray of shape (4,)
+            The likelihood model of :func:`dstk.evidence.counts.from_counts`.
+        """
         return _binary_mass(*counts_to_mass_array(self.k, self.n, "likelihood")[1:3], return_array)
 
 
@@ -395,6 +520,12 @@ class MultinomialLikelihood(LikelihoodBeliefFunction):
     counts : array_like of shape (n_classes,)
         Non-negative integer counts, at least one positive.
 
+    Raises
+    ------
+    ValueError
+        Negative or non-integer counts, counts that are not 1-D, or all counts
+        zero (a constant likelihood).
+
     Notes
     -----
     pl(p) = prod_c (p_c / p_hat_c)^(n_c) on the simplex, p_hat = counts / N.
@@ -402,6 +533,13 @@ class MultinomialLikelihood(LikelihoodBeliefFunction):
     sup{pl(p) : p_c = t} = (t / p_hat_c)^(n_c) ((1 - t) / (1 - p_hat_c))^(N - n_c),
     attained when the other classes keep their relative proportions; it is
     the binomial contour of n_c successes in N trials.
+
+    References
+    ----------
+    Denoeux, T. (2014). Likelihood-based belief function: justification and
+    some extensions to low-quality data. IJAR 55(7), 1535-1547.
+    Xu, P., Davoine, F., Zha, H. and Denoeux, T. (2016). Evidential calibration
+    of binary SVM classifiers. IJAR 72, 55-70 (Eqs. 11-13).
 
     Examples
     --------
@@ -432,14 +570,45 @@ class MultinomialLikelihood(LikelihoodBeliefFunction):
             return float(np.sum(special.xlogy(self.counts, probabilities)))
 
     def marginal_contour(self, class_index, value):
-        """Exact profile contour of the probability of class ``class_index`` at ``value``."""
+        """Exact profile (marginal) contour of the probability of one class.
+
+        Parameters
+        ----------
+        class_index : int
+            Position of the class in ``counts``.
+        value : float or array_like
+            Values t of the class probability p_c.
+
+        Returns
+        -------
+        float or ndarray
+            sup{pl(p) : p_c = t}, the binomial contour of n_c in N trials.
+
+        Raises
+        ------
+        ValueError
+            ``class_index`` out of range.
+        """
         c = int(class_index)
         if not 0 <= c < self.counts.size:
             raise ValueError(f"`class_index` must be in [0, {self.counts.size}); got {class_index!r}.")
         return BinomialLikelihood(self.counts[c], self.total).contour(value)
 
     def pl(self, lower=None, upper=None):
-        """Sup of the contour over the box [lower, upper] intersected with the simplex (SLSQP, concave problem)."""
+        """Plausibility of a box of class probabilities: the sup of the contour over it and the simplex.
+
+        A concave maximisation, solved by SLSQP under the sum-to-one constraint.
+
+        Parameters
+        ----------
+        lower, upper : array_like of shape (n_classes,), optional
+            Corners of the box; None is unbounded on that side.
+
+        Returns
+        -------
+        float
+            Pl(box) in [0, 1]; 0 when the box misses the simplex.
+        """
         lower, upper = self._box(lower, upper)
         lows = np.clip(lower, 0.0, 1.0)
         highs = np.clip(upper, 0.0, 1.0)
@@ -480,6 +649,9 @@ class LogisticLikelihood(LikelihoodBeliefFunction):
     ----------
     mle_ : ndarray (theta_0, theta_1)
         Maximum-likelihood parameters of tau(s) = 1 / (1 + exp(theta_0 + theta_1 s)).
+    covariance_ : ndarray of shape (2, 2)
+        Inverse observed information at ``mle_`` (its normal approximation
+        gives the starting point of the profile maximisation).
 
     Raises
     ------
@@ -505,6 +677,14 @@ class LogisticLikelihood(LikelihoodBeliefFunction):
     1 - pl instead of subtracting from tau_hat keeps every mass accurate in
     relative terms when tau_hat rounds to 0 or 1.  As |s| grows,
     m({0, 1}) tends to the relative likelihood of theta_1 = 0.
+
+    References
+    ----------
+    Xu, P., Davoine, F., Zha, H. and Denoeux, T. (2016). Evidential calibration
+    of binary SVM classifiers. IJAR 72, 55-70 (Eqs. 2-4, 22-23, 33-40).
+    Platt, J. C. (1999). Probabilistic outputs for support vector machines and
+    comparisons to regularized likelihood methods. Advances in Large Margin
+    Classifiers, MIT Press.
 
     Examples
     --------

@@ -64,6 +64,24 @@ def find_mode(contour, grid_size=2001):
     float
         The mode tau_hat.
 
+    Raises
+    ------
+    ValueError
+        The contour returns NaN or infinite values on the grid.
+
+    Notes
+    -----
+    A grid search followed by Brent's bounded minimisation (Brent 1973) on
+    the two grid cells around the best point: exact for a unimodal contour
+    whose peak is not narrower than a grid cell.  The mode tau_hat is the
+    point where the predictive masses of Xu et al. (2016), Eqs. 22-23, split
+    the integral of the contour.
+
+    References
+    ----------
+    Brent, R. P. (1973). Algorithms for Minimization without Derivatives.
+    Prentice-Hall, chapter 5.
+
     Examples
     --------
     >>> round(find_mode(lambda t: np.exp(-50 * (t - 0.3) ** 2)), 8)
@@ -87,10 +105,37 @@ def find_mode(contour, grid_size=2001):
 def check_unimodal(contour, tau_hat, grid_size=401, tolerance=1e-9):
     """Raise ``ValueError`` unless ``contour`` is a normalised unimodal contour with mode ``tau_hat``.
 
+    Parameters
+    ----------
+    contour : callable
+        ``pl(tau)``; accepts a float (and ideally a float64 array).
+    tau_hat : float
+        The claimed mode, in [0, 1].
+    grid_size : int, default 401
+        Grid points on each side of the mode.
+    tolerance : float, default 1e-9
+        Allowed violation of monotonicity between neighbouring grid points.
+
+    Raises
+    ------
+    ValueError
+        NaN or infinite values, values outside [0, 1], ``pl(tau_hat) != 1``
+        (within 1e-6), or a contour that decreases left of the mode or
+        increases right of it.
+
+    Notes
+    -----
     Checks on a grid of ``grid_size`` points per side that the values lie in
-    [0, 1], that ``pl(tau_hat) = 1`` (within ``1e-6``), and that ``pl`` is
-    non-decreasing on [0, tau_hat] and non-increasing on [tau_hat, 1] (within
-    ``tolerance``).
+    [0, 1], that ``pl(tau_hat) = 1``, and that ``pl`` is non-decreasing on
+    [0, tau_hat] and non-increasing on [tau_hat, 1].  Eqs. 22-23 of Xu et al.
+    (2016) need this: the focal sets {tau : pl(tau) >= gamma} must be
+    intervals [U(gamma), V(gamma)] containing tau_hat (Eq. 13).  A grid check
+    cannot see oscillations narrower than a grid cell.
+
+    References
+    ----------
+    Xu, P., Davoine, F., Zha, H. and Denoeux, T. (2016). Evidential calibration
+    of binary SVM classifiers. IJAR 72, 55-70.
 
     Examples
     --------
@@ -289,6 +334,12 @@ def predictive_mass_monte_carlo(contour, tau_hat=None, *, n_samples=100_000, ran
     standard_error : ndarray of shape (2,)
         Only with ``return_standard_error``.
 
+    Raises
+    ------
+    ValueError
+        ``tau_hat`` outside [0, 1], ``n_samples < 1``, or (with ``check``) a
+        contour that is not normalised and unimodal.
+
     Notes
     -----
     Draw gamma ~ U(0, 1) and Z ~ U(0, 1); the focal interval of the contour
@@ -296,6 +347,13 @@ def predictive_mass_monte_carlo(contour, tau_hat=None, *, n_samples=100_000, ran
     found by bisection.  Following Eqs. 19-21, Y's focal set is {1} when
     Z <= U(gamma), {0} when Z > V(gamma) and {0, 1} otherwise; masses are the
     frequencies of the three cases.
+
+    References
+    ----------
+    Xu, P., Davoine, F., Zha, H. and Denoeux, T. (2016). Evidential calibration
+    of binary SVM classifiers. IJAR 72, 55-70.
+    Kanjanatarakul, O., Sriboonchitta, S. and Denoeux, T. (2014). Forecasting
+    using belief functions: an application to marketing econometrics. IJAR 55.
 
     Examples
     --------
