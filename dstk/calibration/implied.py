@@ -53,6 +53,11 @@ def implied_weights(levels, n_positive, n_negative, convention="equal_effective"
     i.e. ``1 - z_+`` in the equal-effective case, not ``z_+`` as printed.
     The inversion of Eq. (12) for uniform levels is dstk's (notes B.3 [X]).
 
+    References
+    ----------
+    G. Nalbantov, S. Ivanov, Tutorial on implied posterior probability for
+    SVMs (technical note); the method is Nalbantov & Ivanov (2019).
+
     Examples
     --------
     >>> zp, zn = implied_weights([0.25, 0.5], 10, 10)
@@ -86,12 +91,24 @@ def vote_fraction(votes):
     Returns
     -------
     ndarray of shape (N,)
+        Values in ``[1/(M+2), (M+1)/(M+2)]``.
+
+    Raises
+    ------
+    ValueError
+        If ``votes`` is not 2-D with at least one model, or holds values
+        other than 0, 0.5 and 1.
 
     Notes
     -----
     Nalbantov & Ivanov, Sec. 3, Eq. (13): the average vote over the M real
     models and the all-positive (``z_+ = 1``) and all-negative (``z_+ = 0``)
     fictitious models.
+
+    References
+    ----------
+    G. Nalbantov, S. Ivanov, Tutorial on implied posterior probability for
+    SVMs (technical note); the method is Nalbantov & Ivanov (2019).
 
     Examples
     --------
@@ -196,13 +213,26 @@ class ImpliedPosteriorClassifier(BaseEstimator):
         return self.weighting
 
     def fit(self, X, y):
-        """Fit the M re-weighted models; returns self.
+        """Fit the M re-weighted models.
 
         Parameters
         ----------
         X : array_like of shape (N, p)
+            Training inputs.
         y : array_like of shape (N,)
             Two classes; the larger label is the positive class.
+
+        Returns
+        -------
+        ImpliedPosteriorClassifier
+            ``self``, fitted.
+
+        Raises
+        ------
+        ValueError
+            On a bad ``n_models``, mismatched lengths, labels that are not
+            binary, or an estimator ``class_weight`` string that would
+            override the schedule.
         """
         from ..multiclass.tasks import clone_estimator
         from .probabilistic.isotonic import IsotonicRegressionCalibrator
@@ -257,7 +287,18 @@ class ImpliedPosteriorClassifier(BaseEstimator):
         return self
 
     def predict_votes(self, X):
-        """Votes ``cl(h_j, x)`` of the real models, shape ``(N, M)``: 1, 0, or 0.5 on the boundary."""
+        """Votes ``cl(h_j, x)`` of the real models, shape ``(N, M)``: 1, 0, or 0.5 on the boundary.
+
+        Parameters
+        ----------
+        X : array_like of shape (N, p)
+            Inputs accepted by the fitted estimators.
+
+        Returns
+        -------
+        ndarray of shape (N, M)
+            Column ``j`` is the vote of the model at level ``levels_[j]``.
+        """
         check_is_fitted(self, "estimators_")
         votes = []
         for model in self.estimators_:
@@ -273,7 +314,20 @@ class ImpliedPosteriorClassifier(BaseEstimator):
         return vote_fraction(self.predict_votes(X))
 
     def calibrate(self, X, y):
-        """Fit the isotonic post-calibration on held-out data; returns self."""
+        """Fit the isotonic post-calibration on held-out data.
+
+        Parameters
+        ----------
+        X : array_like of shape (N, p)
+            Inputs accepted by the fitted estimators.
+        y : array_like of shape (N,)
+            Labels with the same two classes as in :meth:`fit`.
+
+        Returns
+        -------
+        ImpliedPosteriorClassifier
+            ``self``, with ``isotonic_`` refitted on ``(X, y)``.
+        """
         from .probabilistic.isotonic import IsotonicRegressionCalibrator
 
         check_is_fitted(self, "estimators_")
@@ -284,23 +338,62 @@ class ImpliedPosteriorClassifier(BaseEstimator):
         return self
 
     def predict_proba(self, X):
-        """Implied posterior probabilities, shape ``(N, 2)`` (column 1 = ``classes_[1]``)."""
+        """Implied posterior probabilities, shape ``(N, 2)`` (column 1 = ``classes_[1]``).
+
+        Parameters
+        ----------
+        X : array_like of shape (N, p)
+            Inputs accepted by the fitted estimators.
+
+        Returns
+        -------
+        ndarray of shape (N, 2)
+            The vote fraction (Eq. 13), isotonically post-calibrated when
+            ``isotonic_`` is set.
+        """
         p = self._raw_positive(X)
         if self.isotonic_ is not None:
             p = self.isotonic_.predict_proba(p)[:, 1]
         return np.column_stack([1.0 - p, p])
 
     def predict(self, X):
-        """Class with implied posterior above 0.5 (``classes_[0]`` on a tie)."""
+        """Class with implied posterior above 0.5 (``classes_[0]`` on a tie).
+
+        Parameters
+        ----------
+        X : array_like of shape (N, p)
+            Inputs accepted by the fitted estimators.
+
+        Returns
+        -------
+        ndarray of shape (N,)
+            Labels from ``classes_``.
+        """
         p = self.predict_proba(X)[:, 1]
         return self.classes_[(p > 0.5).astype(np.intp)]
 
     def decision_function(self, X):
-        """The (uncalibrated) vote fraction minus 0.5, shape ``(N,)``."""
+        """The (uncalibrated) vote fraction minus 0.5, shape ``(N,)``.
+
+        Parameters
+        ----------
+        X : array_like of shape (N, p)
+            Inputs accepted by the fitted estimators.
+
+        Returns
+        -------
+        ndarray of shape (N,)
+            Positive values favour ``classes_[1]``.
+        """
         return self._raw_positive(X) - 0.5
 
     def predict_interval(self, X):
         """Interval of implied levels consistent with the votes (dstk's own extension).
+
+        Parameters
+        ----------
+        X : array_like of shape (N, p)
+            Inputs accepted by the fitted estimators.
 
         Returns
         -------
@@ -326,6 +419,11 @@ class ImpliedPosteriorClassifier(BaseEstimator):
 
     def predict_mass(self, X):
         """Binary mass functions from :meth:`predict_interval` (dstk's own extension).
+
+        Parameters
+        ----------
+        X : array_like of shape (N, p)
+            Inputs accepted by the fitted estimators.
 
         Returns
         -------

@@ -313,6 +313,13 @@ def garczarek_accuracy(y_true, probabilities):
     The same form as :func:`ability_to_separate` but against the true class;
     used in the objective of the assignment-value calibrator (Eq. 4.12).
 
+    References
+    ----------
+    U. Garczarek, Classification rules in standardized partition spaces,
+    PhD thesis, Universität Dortmund (2002).
+    M. Gebel, Multivariate calibration of classifier scores into the
+    probability space, PhD thesis, TU Dortmund (2009), Sec. 2.4.
+
     Examples
     --------
     >>> garczarek_accuracy([0, 1], [[0.5, 0.5], [0.0, 1.0]])
@@ -475,7 +482,17 @@ def reliability_bins(y_true, probabilities, n_bins=10):
 
     Notes
     -----
-    The 10-bin reliability diagram of Nalbantov & Ivanov (Sec. 5).
+    The 10-bin reliability diagram of Nalbantov & Ivanov (Sec. 5): bin
+    ``j`` holds the probabilities in ``[j/n_bins, (j+1)/n_bins)``; a
+    calibrated predictor has ``fraction_positive ≈ mean_predicted`` in every
+    non-empty bin (DeGroot & Fienberg 1983).
+
+    References
+    ----------
+    M. H. DeGroot, S. E. Fienberg, The comparison and evaluation of
+    forecasters, *The Statistician* 32 (1983) 12-22.
+    G. Nalbantov, S. Ivanov, Tutorial on implied posterior probability for
+    SVMs (technical note; the method of Nalbantov & Ivanov 2019).
 
     Examples
     --------
@@ -574,6 +591,15 @@ def isotonic_calibration_score(y_true, scores):
     -----
     Nalbantov & Ivanov, *Tutorial on implied posterior probability for SVMs*,
     Sec. 5: the isotonic fit on the test set is the calibration reference.
+    ``g`` is the pool-adjacent-violators fit (Zadrozny & Elkan 2002; Gebel
+    2009, Algorithm 1).
+
+    References
+    ----------
+    G. Nalbantov, S. Ivanov, Tutorial on implied posterior probability for
+    SVMs (technical note; the method of Nalbantov & Ivanov 2019).
+    B. Zadrozny, C. Elkan, Transforming classifier scores into accurate
+    multiclass probability estimates, KDD 2002.
 
     Examples
     --------

@@ -180,29 +180,77 @@ class MulticlassCalibrator(BaseEstimator):
         return self
 
     def predict_task_proba(self, scores):
-        """Calibrated positive-group probability of every task, shape ``(N, B)``."""
+        """Calibrated positive-group probability of every task, shape ``(N, B)``.
+
+        Parameters
+        ----------
+        scores : array_like of shape (N, B)
+            Task scores, one column per task of ``code_``.
+
+        Returns
+        -------
+        ndarray of shape (N, B)
+            ``r_b``, column 1 of each task calibrator's ``predict_proba``.
+        """
         check_is_fitted(self, "calibrators_")
         s = self._check_scores(scores, self.code_.shape[1])
         return np.column_stack([np.asarray(c.predict_proba(s[:, b]))[:, 1] for b, c in enumerate(self.calibrators_)])
 
     def predict_proba(self, scores):
-        """Coupled class probabilities, shape ``(N, K)``; see ``coupling_result_`` for convergence."""
+        """Coupled class probabilities, shape ``(N, K)``; see ``coupling_result_`` for convergence.
+
+        Parameters
+        ----------
+        scores : array_like of shape (N, B)
+            Task scores, one column per task of ``code_``.
+
+        Returns
+        -------
+        ndarray of shape (N, K)
+            Rows sum to 1; columns in ``classes_`` order.  A
+            :class:`~dstk.exceptions.ConvergenceWarning` is issued when the
+            coupling does not converge for some rows.
+        """
         r = self.predict_task_proba(scores)
         weights = self.task_sizes_ if self.task_weights == "samples" else None
         self.coupling_result_ = couple_probabilities(r, self.code_, weights, max_iter=self.max_iter, tol=self.tol)
         return self.coupling_result_.probabilities
 
     def predict(self, scores):
-        """Most probable class, shape ``(N,)``."""
+        """Most probable class, shape ``(N,)``.
+
+        Parameters
+        ----------
+        scores : array_like of shape (N, B)
+            Task scores, one column per task of ``code_``.
+
+        Returns
+        -------
+        ndarray of shape (N,)
+            The label of ``classes_`` with the largest coupled probability.
+        """
         return self.classes_[np.argmax(self.predict_proba(scores), axis=1)]
 
     def predict_mass(self, scores):
         """Combined mass functions on ``Frame(classes_)``, batch shape ``(N,)`` (dstk's own extension).
 
+        Parameters
+        ----------
+        scores : array_like of shape (N, B)
+            Task scores, one column per task of ``code_``.
+
+        Returns
+        -------
+        MassFunction
+            Batch shape ``(N,)`` on ``Frame(classes_)``: the B deconditioned
+            task masses combined with ``mass_rule``.
+
         Raises
         ------
         AttributeError
             When the binary calibrator has no ``predict_mass``.
+        ValueError
+            When K > 16 (dense masses on ``2**K`` subsets), or on bad scores.
         """
         from ..core.combination import combine
         from ..core.frame import Frame

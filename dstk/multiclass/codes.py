@@ -44,6 +44,24 @@ def one_vs_rest_code(n_classes):
     -------
     ndarray of shape (K, K), dtype int8
 
+    Raises
+    ------
+    ValueError
+        If ``n_classes`` is not an integer ``>= 2``.
+
+    Notes
+    -----
+    ``Psi[k, b] = +1`` if ``k = b`` and ``-1`` otherwise: task ``b`` separates
+    class ``b`` from all the others (Gebel 2009, Tab. 5.2; Allwein et al.
+    2000).  ``B = K`` tasks, each using all the training data.
+
+    References
+    ----------
+    .. [1] E. L. Allwein, R. E. Schapire and Y. Singer, "Reducing multiclass to binary: a unifying
+       approach for margin classifiers", JMLR 1 (2000) 113-141.
+    .. [2] M. Gebel, "Multivariate calibration of classifier scores into the probability space",
+       PhD thesis, TU Dortmund (2009), Sec. 5.2.
+
     Examples
     --------
     >>> one_vs_rest_code(3).tolist()
@@ -66,6 +84,25 @@ def all_pairs_code(n_classes):
     ndarray of shape (K, K (K - 1) / 2), dtype int8
         Columns in the order (0,1), (0,2), ..., (0,K-1), (1,2), ...
 
+    Raises
+    ------
+    ValueError
+        If ``n_classes`` is not an integer ``>= 2``.
+
+    Notes
+    -----
+    Column ``b`` of pair ``(k1, k2)`` has ``Psi[k1, b] = +1``,
+    ``Psi[k2, b] = -1`` and zeros elsewhere: the task is trained only on the
+    samples of the two classes (Gebel 2009, Tab. 5.3; Hastie & Tibshirani
+    1998).  ``B = K (K - 1) / 2``.
+
+    References
+    ----------
+    .. [1] E. L. Allwein, R. E. Schapire and Y. Singer, "Reducing multiclass to binary: a unifying
+       approach for margin classifiers", JMLR 1 (2000) 113-141.
+    .. [2] M. Gebel, "Multivariate calibration of classifier scores into the probability space",
+       PhD thesis, TU Dortmund (2009), Sec. 5.2.
+
     Examples
     --------
     >>> all_pairs_code(3).tolist()
@@ -82,6 +119,36 @@ def all_pairs_code(n_classes):
 
 def complete_code_size(n_classes):
     """Number of columns of the complete code, ``(3**K - 2**(K+1) + 1) / 2`` (Gebel 2009, Tab. 5.5).
+
+    Parameters
+    ----------
+    n_classes : int
+        ``K >= 2``.
+
+    Returns
+    -------
+    int
+        ``v_K``, the number of distinct valid columns up to a sign flip.
+
+    Raises
+    ------
+    ValueError
+        If ``n_classes`` is not an integer ``>= 2``.
+
+    Notes
+    -----
+    Of the ``3**K`` columns over ``{-1, 0, +1}``, ``2 * 2**K - 1`` lack a
+    ``+1`` or a ``-1`` (inclusion-exclusion); the remaining ones come in sign-flipped
+    pairs, so ``v_K = (3**K - 2**(K+1) + 1) / 2``.  This is the closed form of
+    Gebel's recursion ``v_{K+1} = 3 v_K + (3**K - 1)/2 - v_K`` (Gebel 2009,
+    Sec. 5.2.3 and Tab. 5.5; research notes A.4.1).
+
+    References
+    ----------
+    .. [1] E. L. Allwein, R. E. Schapire and Y. Singer, "Reducing multiclass to binary: a unifying
+       approach for margin classifiers", JMLR 1 (2000) 113-141.
+    .. [2] M. Gebel, "Multivariate calibration of classifier scores into the probability space",
+       PhD thesis, TU Dortmund (2009), Sec. 5.2.
 
     Examples
     --------
@@ -111,12 +178,20 @@ def complete_code(n_classes, max_columns=1_000_000):
     Raises
     ------
     ValueError
-        When the code would exceed ``max_columns``.
+        When the code would exceed ``max_columns``, or ``n_classes`` is not
+        an integer ``>= 2``.
 
     Notes
     -----
     ``v_K = (3**K - 2**(K+1) + 1) / 2`` (closed form of Gebel's recursion
     ``v_{K+1} = 3 v_K + (3**K - 1)/2 - v_K``, research notes A.4.1).
+
+    References
+    ----------
+    .. [1] E. L. Allwein, R. E. Schapire and Y. Singer, "Reducing multiclass to binary: a unifying
+       approach for margin classifiers", JMLR 1 (2000) 113-141.
+    .. [2] M. Gebel, "Multivariate calibration of classifier scores into the probability space",
+       PhD thesis, TU Dortmund (2009), Sec. 5.2.
 
     Examples
     --------
@@ -144,6 +219,35 @@ def complete_code(n_classes, max_columns=1_000_000):
 def sparse_code_size(n_classes):
     """``B = round(15 log2 K)`` columns of a sparse random code (Gebel 2009, Tab. 5.5).
 
+    Parameters
+    ----------
+    n_classes : int
+        ``K >= 2``.
+
+    Returns
+    -------
+    int
+        ``floor(15 log2 K + 1/2)``.
+
+    Raises
+    ------
+    ValueError
+        If ``n_classes`` is not an integer ``>= 2``.
+
+    Notes
+    -----
+    Allwein et al. (2000) draw sparse codes with about ``15 log2 K``
+    columns; Gebel (2009, Sec. 5.2.2 and Tab. 5.5) rounds to the nearest
+    integer, which is what the table's values (24 for K = 3, 42 for K = 7,
+    57 for K = 14) follow.
+
+    References
+    ----------
+    .. [1] E. L. Allwein, R. E. Schapire and Y. Singer, "Reducing multiclass to binary: a unifying
+       approach for margin classifiers", JMLR 1 (2000) 113-141.
+    .. [2] M. Gebel, "Multivariate calibration of classifier scores into the probability space",
+       PhD thesis, TU Dortmund (2009), Sec. 5.2.
+
     Examples
     --------
     >>> [sparse_code_size(k) for k in (3, 7, 14)]
@@ -155,6 +259,35 @@ def sparse_code_size(n_classes):
 
 def sparse_column_validity_probability(n_classes):
     """Probability that a random sparse column holds a ``+1`` and a ``-1``: ``1 - 2 (3/4)**K + (1/2)**K`` (Eq. 5.4).
+
+    Parameters
+    ----------
+    n_classes : int
+        ``K >= 2``.
+
+    Returns
+    -------
+    float
+        ``P_{-,+} = 1 - 2 (3/4)**K + (1/2)**K``.
+
+    Raises
+    ------
+    ValueError
+        If ``n_classes`` is not an integer ``>= 2``.
+
+    Notes
+    -----
+    Entries are 0 with probability 1/2 and ``-1``, ``+1`` with 1/4 each.  A
+    column lacks a ``+1`` with probability ``(3/4)**K``, likewise a ``-1``,
+    and lacks both (all zeros) with probability ``(1/2)**K``; inclusion-exclusion
+    gives Gebel (2009), Eq. (5.4).
+
+    References
+    ----------
+    .. [1] E. L. Allwein, R. E. Schapire and Y. Singer, "Reducing multiclass to binary: a unifying
+       approach for margin classifiers", JMLR 1 (2000) 113-141.
+    .. [2] M. Gebel, "Multivariate calibration of classifier scores into the probability space",
+       PhD thesis, TU Dortmund (2009), Sec. 5.2.
 
     Examples
     --------
@@ -171,9 +304,11 @@ def sparse_code_success_probability(n_classes, n_columns=None, n_draws=10000):
     Parameters
     ----------
     n_classes : int
+        ``K >= 2``.
     n_columns : int, optional
         ``B``; :func:`sparse_code_size` by default.
     n_draws : int, default=10000
+        Number of random matrices drawn.
 
     Returns
     -------
@@ -210,6 +345,21 @@ def row_hamming_distances(code):
     -------
     ndarray of shape (K, K)
         Zero entries count one half (Allwein et al. 2000).
+
+    Notes
+    -----
+    ``d(k1, k2) = sum_b (1 - sign(Psi[k1, b] Psi[k2, b])) / 2``: a column
+    where the rows disagree counts 1, agree 0, and where either row is 0
+    counts 1/2 (Allwein et al. 2000; Gebel 2009, Sec. 5.2.2).  The
+    smallest off-diagonal distance measures how well the code separates the
+    classes.
+
+    References
+    ----------
+    .. [1] E. L. Allwein, R. E. Schapire and Y. Singer, "Reducing multiclass to binary: a unifying
+       approach for margin classifiers", JMLR 1 (2000) 113-141.
+    .. [2] M. Gebel, "Multivariate calibration of classifier scores into the probability space",
+       PhD thesis, TU Dortmund (2009), Sec. 5.2.
 
     Examples
     --------
@@ -254,6 +404,13 @@ def sparse_random_code(n_classes, n_columns=None, n_draws=10000, criterion="max_
     Entries are i.i.d.: 0 with probability 1/2, ``-1`` and ``+1`` with 1/4
     each.  A matrix is valid when every column holds a ``+1`` and a ``-1``
     and no two columns are identical.
+
+    References
+    ----------
+    .. [1] E. L. Allwein, R. E. Schapire and Y. Singer, "Reducing multiclass to binary: a unifying
+       approach for margin classifiers", JMLR 1 (2000) 113-141.
+    .. [2] M. Gebel, "Multivariate calibration of classifier scores into the probability space",
+       PhD thesis, TU Dortmund (2009), Sec. 5.2.
 
     Examples
     --------
@@ -316,6 +473,20 @@ def check_code_matrix(code, n_classes=None):
         On other entries, a wrong number of rows, a column without a ``+1``
         or without a ``-1``, or a class that no column involves.
 
+    Notes
+    -----
+    A valid code matrix (Gebel 2009, Sec. 5.2; Allwein et al. 2000) gives
+    each binary task at least one positive and one negative class, and
+    involves every class in at least one task, so that every class
+    probability is identified by the coupling of Sec. 5.3.
+
+    References
+    ----------
+    .. [1] E. L. Allwein, R. E. Schapire and Y. Singer, "Reducing multiclass to binary: a unifying
+       approach for margin classifiers", JMLR 1 (2000) 113-141.
+    .. [2] M. Gebel, "Multivariate calibration of classifier scores into the probability space",
+       PhD thesis, TU Dortmund (2009), Sec. 5.2.
+
     Examples
     --------
     >>> check_code_matrix([[1, 0], [-1, 1], [0, -1]]).dtype
@@ -343,6 +514,39 @@ def check_code_matrix(code, n_classes=None):
 
 def make_code(code, n_classes, random_state=None):
     """Build a code from a name (``"one_vs_rest"``, ``"all_pairs"``, ``"complete"``, ``"sparse"``) or validate a matrix.
+
+    Parameters
+    ----------
+    code : str or array_like of shape (K, B)
+        ``"one_vs_rest"`` (alias ``"ovr"``), ``"all_pairs"`` (alias
+        ``"ovo"``), ``"complete"``, ``"sparse"``, or a user-supplied matrix
+        with entries in ``{-1, 0, +1}``.
+    n_classes : int
+        ``K >= 2``.
+    random_state : int, RandomState or None, default=None
+        Seed of the sparse random code (ignored otherwise).
+
+    Returns
+    -------
+    ndarray of shape (K, B), dtype int8
+
+    Raises
+    ------
+    ValueError
+        On an unknown name, or a matrix rejected by :func:`check_code_matrix`.
+
+    Notes
+    -----
+    Dispatches to :func:`one_vs_rest_code`, :func:`all_pairs_code`,
+    :func:`complete_code` or :func:`sparse_random_code` (Gebel 2009,
+    Sec. 5.2), or validates a matrix with :func:`check_code_matrix`.
+
+    References
+    ----------
+    .. [1] E. L. Allwein, R. E. Schapire and Y. Singer, "Reducing multiclass to binary: a unifying
+       approach for margin classifiers", JMLR 1 (2000) 113-141.
+    .. [2] M. Gebel, "Multivariate calibration of classifier scores into the probability space",
+       PhD thesis, TU Dortmund (2009), Sec. 5.2.
 
     Examples
     --------

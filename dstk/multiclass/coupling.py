@@ -14,16 +14,36 @@ __all__ = ["CouplingResult", "couple_probabilities"]
 
 @dataclass
 class CouplingResult:
-    """Output of :func:`couple_probabilities`.
+    """Output of :func:`couple_probabilities`: class probabilities and a per-sample convergence report.
 
-    Attributes
+    Parameters
     ----------
     probabilities : ndarray of shape (N, K)
         Coupled class probabilities (rows sum to 1).
     n_iter : ndarray of shape (N,)
-        Iterations used per sample.
+        Iterations used per sample (accelerated cycles, or root-finding
+        steps for the one-against-rest closed form).
     converged : ndarray of shape (N,), bool
         Whether each sample reached the tolerance.
+
+    Notes
+    -----
+    Coupling (Gebel 2009, Sec. 5.3, Eq. 5.6; Zadrozny 2001) is iterative for
+    general code matrices, so non-convergence is reported per sample rather
+    than silently returned: check :attr:`all_converged` or ``converged``
+    before trusting a row.
+
+    References
+    ----------
+    B. Zadrozny, Reducing multiclass to binary by coupling probability
+    estimates, NIPS 2001.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> result = CouplingResult(np.array([[0.5, 0.5]]), np.array([1]), np.array([True]))
+    >>> result.all_converged
+    True
     """
 
     probabilities: np.ndarray
@@ -32,7 +52,7 @@ class CouplingResult:
 
     @property
     def all_converged(self):
-        """True when every sample converged."""
+        """True when every sample converged (``bool``)."""
         return bool(np.all(self.converged))
 
 

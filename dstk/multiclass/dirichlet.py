@@ -46,6 +46,11 @@ def combine_task_probabilities(task_probabilities, code, combiner="geometric_mea
     Computed in log space, so the product of many factors does not
     underflow before the final ``exp``.
 
+    References
+    ----------
+    M. Gebel, Multivariate calibration of classifier scores into the
+    probability space, PhD thesis, TU Dortmund (2009), Sec. 5.4.2, Eqs. (5.11)-(5.12).
+
     Examples
     --------
     >>> from dstk.multiclass.codes import one_vs_rest_code
@@ -281,12 +286,36 @@ class DirichletCalibrator(BaseEstimator):
         return self
 
     def predict_proba(self, scores):
-        """Calibrated class probabilities, shape ``(N, K)`` (columns in ``classes_`` order)."""
+        """Calibrated class probabilities, shape ``(N, K)`` (columns in ``classes_`` order).
+
+        Parameters
+        ----------
+        scores : array_like of shape (N, B)
+            Task scores with the columns seen in ``fit`` (or, for
+            ``combiner="direct"``, a K-column probability matrix).
+
+        Returns
+        -------
+        ndarray of shape (N, K)
+            ``p_k = x_k / sum_j x_j`` with ``x_k`` the chi-square quantile of
+            the Beta probability of the combined value (Gebel 2009, Eq. 5.9).
+        """
         check_is_fitted(self, "dispersion_")
         n_columns = self.classes_.size if self.code_ is None else self.code_.shape[1]
         s = self._check_matrix(scores, n_columns)
         return self._probabilities(self._uniforms(self._combined(s)), float(self.dispersion_))
 
     def predict(self, scores):
-        """Most probable class, shape ``(N,)``."""
+        """Most probable class, shape ``(N,)``.
+
+        Parameters
+        ----------
+        scores : array_like of shape (N, B)
+            As for :meth:`predict_proba`.
+
+        Returns
+        -------
+        ndarray of shape (N,)
+            The label of ``classes_`` with the largest calibrated probability.
+        """
         return self.classes_[np.argmax(self.predict_proba(scores), axis=1)]

@@ -14,7 +14,37 @@ __all__ = ["binary_tasks", "CodeMatrixClassifier", "clone_estimator"]
 def clone_estimator(estimator):
     """An unfitted copy: :func:`sklearn.base.clone` when possible, else a rebuild from ``get_params``.
 
-    Objects without ``get_params`` are deep-copied.
+    Parameters
+    ----------
+    estimator : object
+        A scikit-learn style estimator (or any object).
+
+    Returns
+    -------
+    object
+        A new estimator with the same constructor parameters and no fitted
+        state; objects without ``get_params`` are deep-copied.
+
+    Notes
+    -----
+    Every binary task of a code matrix (Gebel 2009, Sec. 5.2) needs its own
+    unfitted copy of the base model or calibrator.  scikit-learn's ``clone``
+    is used when scikit-learn is installed and accepts the object; dstk
+    estimators (:class:`~dstk._estimator.BaseEstimator`) are rebuilt from
+    ``get_params(deep=False)`` without it.
+
+    References
+    ----------
+    M. Gebel, Multivariate calibration of classifier scores into the
+    probability space, PhD thesis, TU Dortmund (2009), Sec. 5.2.
+
+    Examples
+    --------
+    >>> from dstk.calibration.probabilistic import PlattCalibrator
+    >>> original = PlattCalibrator()
+    >>> copy_ = clone_estimator(original)
+    >>> copy_ is original, type(copy_).__name__
+    (False, 'PlattCalibrator')
     """
     if hasattr(estimator, "get_params"):
         try:
@@ -43,6 +73,20 @@ def binary_tasks(y_indices, code):
         ``psi[k, b] != 0`` (classes with ``psi = 0`` are excluded from the
         task, Gebel 2009, Sec. 5.2) and ``targets`` is 1 where
         ``psi[k, b] = +1``.
+
+    Notes
+    -----
+    Task ``b`` of a code matrix ``Psi`` (Gebel 2009, Sec. 5.2; Allwein et
+    al. 2000) is trained on the samples of the classes with
+    ``Psi[k, b] != 0``, with target 1 for the positive group
+    ``K_b+ = {k: Psi[k, b] = +1}`` and 0 for ``K_b- = {k: Psi[k, b] = -1}``.
+
+    References
+    ----------
+    M. Gebel, Multivariate calibration of classifier scores into the
+    probability space, PhD thesis, TU Dortmund (2009), Sec. 5.2.
+    E. L. Allwein, R. E. Schapire, Y. Singer, Reducing multiclass to binary:
+    a unifying approach for margin classifiers, JMLR 1 (2000) 113-141.
 
     Examples
     --------
@@ -110,7 +154,26 @@ class CodeMatrixClassifier(BaseEstimator):
         self.output = output
 
     def fit(self, X, y):
-        """Fit one clone of ``estimator`` per task; returns self."""
+        """Fit one clone of ``estimator`` per task.
+
+        Parameters
+        ----------
+        X : array_like of shape (N, n_features)
+            Training inputs (a pandas DataFrame is indexed by rows as is).
+        y : array_like of shape (N,)
+            Class labels (K >= 2 distinct values).
+
+        Returns
+        -------
+        CodeMatrixClassifier
+            ``self``, fitted.
+
+        Raises
+        ------
+        ValueError
+            On mismatched lengths, an unknown ``output``, an invalid code, or
+            a task with a single class among its training rows.
+        """
         classes, y_idx = check_labels(y)
         X = np.asarray(X) if not hasattr(X, "iloc") else X
         if len(X) != y_idx.shape[0]:
@@ -143,6 +206,18 @@ class CodeMatrixClassifier(BaseEstimator):
         return np.asarray(model.predict_proba(X), dtype=np.float64)[:, 1]
 
     def decision_function(self, X):
-        """Task scores, shape ``(N, B)``; column ``b`` favours the positive group of task ``b``."""
+        """Task scores, shape ``(N, B)``; column ``b`` favours the positive group of task ``b``.
+
+        Parameters
+        ----------
+        X : array_like of shape (N, n_features)
+            Inputs.
+
+        Returns
+        -------
+        ndarray of shape (N, B)
+            The decision function (or positive-class probability, see
+            ``output``) of each task's classifier.
+        """
         check_is_fitted(self, "estimators_")
         return np.column_stack([self._score(m, X) for m in self.estimators_])

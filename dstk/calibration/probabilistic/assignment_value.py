@@ -33,6 +33,13 @@ def beta_moments_fit(values):
     ``p (1 - p) / (N + 1)`` (the thesis prints ``N - 1``, a typo; research
     notes A.3.7), so ``N = p (1 - p) / var - 1``.
 
+    References
+    ----------
+    M. Gebel, Multivariate calibration of classifier scores into the
+    probability space, PhD thesis, TU Dortmund (2009), Sec. 4.4.
+    U. Garczarek, Classification rules in standardized partition spaces,
+    PhD thesis, Universität Dortmund (2002).
+
     Examples
     --------
     >>> p, N = beta_moments_fit([0.2, 0.4, 0.6])
@@ -277,6 +284,11 @@ class AssignmentValueCalibrator(BinaryProbabilisticCalibrator):
 
     def predict_mass(self, scores):
         """Binary mass functions from :meth:`predict_interval` (dstk's own extension).
+
+        Parameters
+        ----------
+        scores : array_like of shape (N,)
+            Scores to calibrate.
 
         Returns
         -------

@@ -17,6 +17,7 @@ def asymmetric_laplace_logpdf(values, mode, beta, gamma):
     Parameters
     ----------
     values : array_like
+        Scores ``s`` at which to evaluate the log-density (any shape).
     mode : float
         ``theta``.
     beta, gamma : float
@@ -27,6 +28,19 @@ def asymmetric_laplace_logpdf(values, mode, beta, gamma):
     ndarray
         ``log(beta gamma / (beta + gamma)) - beta (theta - s)`` for ``s <= theta``
         and ``log(beta gamma / (beta + gamma)) - gamma (s - theta)`` otherwise.
+
+    Notes
+    -----
+    Gebel (2009), Sec. 4.3.3, after Bennett (2003): the density
+    ``f(s) = beta gamma / (beta + gamma) exp(-beta (theta - s))`` for
+    ``s <= theta`` and ``beta gamma / (beta + gamma) exp(-gamma (s - theta))``
+    for ``s > theta``; it integrates to ``gamma/(beta+gamma) + beta/(beta+gamma) = 1``.
+    The parameters are not validated here (the calibrator fits them).
+
+    References
+    ----------
+    P. N. Bennett, Using asymmetric distributions to improve text classifier
+    probability estimates, SIGIR 2003.
 
     Examples
     --------

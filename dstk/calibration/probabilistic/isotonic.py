@@ -73,6 +73,7 @@ def isotonic_predict(thresholds, values, scores, interpolation="step"):
     thresholds, values : ndarray of shape (U,)
         Output of :func:`isotonic_fit`.
     scores : array_like of shape (N,)
+        Scores at which to evaluate the fit.
     interpolation : {"step", "linear"}, default="step"
         ``"step"``: the value of the largest threshold ``<= score`` (the
         first value below the smallest threshold), the thesis's "interval
@@ -83,6 +84,22 @@ def isotonic_predict(thresholds, values, scores, interpolation="step"):
     Returns
     -------
     ndarray of shape (N,)
+
+    Raises
+    ------
+    ValueError
+        On an unknown ``interpolation``.
+
+    Notes
+    -----
+    The PAV fit is a step function on the training scores (Gebel 2009,
+    Sec. 4.2.3, Algorithm 1; Zadrozny & Elkan 2002): a new score takes the
+    value of the block (interval between thresholds) that contains it.
+
+    References
+    ----------
+    B. Zadrozny, C. Elkan, Transforming classifier scores into accurate
+    multiclass probability estimates, KDD 2002.
 
     Examples
     --------

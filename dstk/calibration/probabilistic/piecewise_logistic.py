@@ -14,6 +14,7 @@ def hat_basis(values, knots):
     Parameters
     ----------
     values : array_like of shape (N,)
+        Points ``m`` at which to evaluate the basis.
     knots : array_like of shape (J,)
         Strictly increasing knots.
 
@@ -23,6 +24,18 @@ def hat_basis(values, knots):
         ``sum_j w_j l_j(m)`` is the continuous piecewise-linear interpolant of
         the values ``w_j`` at the knots (Gebel 2009, Eq. 4.5); values outside
         ``[knots[0], knots[-1]]`` are clamped to the end knots.
+
+    Notes
+    -----
+    ``l_j(m)`` is 1 at knot ``theta_j``, 0 at the other knots and linear in
+    between (Zhang & Yang 2004; Gebel 2009, Sec. 4.2.2, Eq. 4.5), so the
+    piecewise-linear log-odds of the calibrator is ``sum_j w_j l_j(m)``.
+    Computed column by column with :func:`numpy.interp` on the unit vectors.
+
+    References
+    ----------
+    J. Zhang, Y. Yang, Probabilistic score estimation with piecewise logistic
+    regression, ICML 2004.
 
     Examples
     --------
