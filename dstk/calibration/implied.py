@@ -8,15 +8,26 @@ and counting, for a point ``x``, the fraction that vote positive estimates
 ``P(+ | x)`` without any parametric link between score and probability.
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .._estimator import BaseEstimator, check_is_fitted
 from .._validation import check_binary_labels, check_random_state
 
+if TYPE_CHECKING:
+    from typing_extensions import Self
+    from ..core.mass import MassFunction
+
 __all__ = ["ImpliedPosteriorClassifier", "implied_weights", "vote_fraction"]
 
 
-def implied_weights(levels, n_positive, n_negative, convention="equal_effective"):
+def implied_weights(
+    levels: ArrayLike, n_positive: int, n_negative: int, convention: str = "equal_effective"
+) -> tuple[np.ndarray, np.ndarray]:
     """Penalty factors ``(z_+, z_-)`` whose boundaries sit at the given posterior levels.
 
     Parameters
@@ -79,7 +90,7 @@ def implied_weights(levels, n_positive, n_negative, convention="equal_effective"
     raise ValueError(f"`convention` must be 'equal_effective' or 'fixed_total'; got {convention!r}.")
 
 
-def vote_fraction(votes):
+def vote_fraction(votes: ArrayLike) -> np.ndarray:
     """Implied posterior ``(sum of votes + 1) / (M + 2)`` with the two fictitious end models (Eq. 13).
 
     Parameters
@@ -193,8 +204,15 @@ class ImpliedPosteriorClassifier(BaseEstimator):
 
     _estimator_type = "classifier"
 
-    def __init__(self, estimator, n_models=99, convention="equal_effective", weighting="auto", isotonic=False,
-                 random_state=None):
+    def __init__(
+        self,
+        estimator: Any,
+        n_models: int = 99,
+        convention: str = "equal_effective",
+        weighting: str = "auto",
+        isotonic: bool = False,
+        random_state: int | np.random.RandomState | None = None,
+    ):
         self.estimator = estimator
         self.n_models = n_models
         self.convention = convention
@@ -212,7 +230,7 @@ class ImpliedPosteriorClassifier(BaseEstimator):
             )
         return self.weighting
 
-    def fit(self, X, y):
+    def fit(self, X: Any, y: ArrayLike) -> Self:
         """Fit the M re-weighted models.
 
         Parameters
@@ -286,7 +304,7 @@ class ImpliedPosteriorClassifier(BaseEstimator):
             self.isotonic_ = IsotonicRegressionCalibrator().fit(self._raw_positive(X), y01)
         return self
 
-    def predict_votes(self, X):
+    def predict_votes(self, X: Any) -> np.ndarray:
         """Votes ``cl(h_j, x)`` of the real models, shape ``(N, M)``: 1, 0, or 0.5 on the boundary.
 
         Parameters
@@ -313,7 +331,7 @@ class ImpliedPosteriorClassifier(BaseEstimator):
     def _raw_positive(self, X):
         return vote_fraction(self.predict_votes(X))
 
-    def calibrate(self, X, y):
+    def calibrate(self, X: Any, y: ArrayLike) -> Self:
         """Fit the isotonic post-calibration on held-out data.
 
         Parameters
@@ -337,7 +355,7 @@ class ImpliedPosteriorClassifier(BaseEstimator):
         self.isotonic_ = IsotonicRegressionCalibrator().fit(self._raw_positive(X), y01)
         return self
 
-    def predict_proba(self, X):
+    def predict_proba(self, X: Any) -> np.ndarray:
         """Implied posterior probabilities, shape ``(N, 2)`` (column 1 = ``classes_[1]``).
 
         Parameters
@@ -356,7 +374,7 @@ class ImpliedPosteriorClassifier(BaseEstimator):
             p = self.isotonic_.predict_proba(p)[:, 1]
         return np.column_stack([1.0 - p, p])
 
-    def predict(self, X):
+    def predict(self, X: Any) -> np.ndarray:
         """Class with implied posterior above 0.5 (``classes_[0]`` on a tie).
 
         Parameters
@@ -372,7 +390,7 @@ class ImpliedPosteriorClassifier(BaseEstimator):
         p = self.predict_proba(X)[:, 1]
         return self.classes_[(p > 0.5).astype(np.intp)]
 
-    def decision_function(self, X):
+    def decision_function(self, X: Any) -> np.ndarray:
         """The (uncalibrated) vote fraction minus 0.5, shape ``(N,)``.
 
         Parameters
@@ -387,7 +405,7 @@ class ImpliedPosteriorClassifier(BaseEstimator):
         """
         return self._raw_positive(X) - 0.5
 
-    def predict_interval(self, X):
+    def predict_interval(self, X: Any) -> tuple[np.ndarray, np.ndarray]:
         """Interval of implied levels consistent with the votes (dstk's own extension).
 
         Parameters
@@ -417,7 +435,7 @@ class ImpliedPosteriorClassifier(BaseEstimator):
         upper = np.maximum(np.maximum(pos, neg), v)
         return lower, upper
 
-    def predict_mass(self, X):
+    def predict_mass(self, X: Any) -> MassFunction:
         """Binary mass functions from :meth:`predict_interval` (dstk's own extension).
 
         Parameters

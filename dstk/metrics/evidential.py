@@ -9,7 +9,10 @@
   ``n_classes`` given.
 """
 
+from __future__ import annotations
+
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ._checks import check_class_indices
 
@@ -52,7 +55,7 @@ def _check_interval(lower, upper, reference=None):
     return lo, hi, ref
 
 
-def interval_coverage(lower, upper, reference):
+def interval_coverage(lower: ArrayLike, upper: ArrayLike, reference: ArrayLike) -> float:
     """Fraction of intervals ``[lower_i, upper_i]`` that contain ``reference_i``.
 
     Parameters
@@ -87,7 +90,7 @@ def interval_coverage(lower, upper, reference):
     return float(np.mean((lo <= ref) & (ref <= hi)))
 
 
-def interval_width(lower, upper):
+def interval_width(lower: ArrayLike, upper: ArrayLike) -> float:
     """Mean width ``(1/N) sum_i (upper_i - lower_i)`` (for Bel-Pl intervals: the mean ``m(frame)``).
 
     Parameters
@@ -129,7 +132,7 @@ def interval_width(lower, upper):
     return float(np.mean(hi - lo))
 
 
-def interval_score(lower, upper, observed, alpha=0.05):
+def interval_score(lower: ArrayLike, upper: ArrayLike, observed: ArrayLike, alpha: float = 0.05) -> float:
     """Mean interval score of Gneiting & Raftery (2007), Eq. (43) (lower is better).
 
     Parameters
@@ -201,7 +204,7 @@ def _check_sets(prediction_sets, n_classes):
     return sets, sizes
 
 
-def discounted_accuracy(y_true, prediction_sets, n_classes=None):
+def discounted_accuracy(y_true: ArrayLike, prediction_sets: ArrayLike, n_classes: int | None = None) -> float:
     """Discounted accuracy ``(1/N) sum_i I[y_i in Y_i] / |Y_i|`` of set-valued predictions.
 
     Parameters
@@ -247,7 +250,9 @@ def _discounted(y_true, prediction_sets, n_classes):
     return np.where(hit, 1.0 / sizes, 0.0)
 
 
-def utility_discounted_accuracy(y_true, prediction_sets, utility="u65", n_classes=None):
+def utility_discounted_accuracy(
+    y_true: ArrayLike, prediction_sets: ArrayLike, utility: str = "u65", n_classes: int | None = None
+) -> float:
     """Utility-discounted accuracy of Zaffalon, Corani & Maua (2012): ``u65`` or ``u80``.
 
     Parameters
@@ -296,7 +301,7 @@ def utility_discounted_accuracy(y_true, prediction_sets, utility="u65", n_classe
     return float(np.round(np.mean(u), 15))
 
 
-def u65_score(y_true, prediction_sets, n_classes=None):
+def u65_score(y_true: ArrayLike, prediction_sets: ArrayLike, n_classes: int | None = None) -> float:
     """``u65`` utility-discounted accuracy (see :func:`utility_discounted_accuracy`).
 
     Parameters
@@ -337,7 +342,7 @@ def u65_score(y_true, prediction_sets, n_classes=None):
     return utility_discounted_accuracy(y_true, prediction_sets, "u65", n_classes)
 
 
-def u80_score(y_true, prediction_sets, n_classes=None):
+def u80_score(y_true: ArrayLike, prediction_sets: ArrayLike, n_classes: int | None = None) -> float:
     """``u80`` utility-discounted accuracy (see :func:`utility_discounted_accuracy`).
 
     Parameters

@@ -13,7 +13,10 @@ All measures except the Brier score, the expected calibration error and the
 isotonic calibration score are "higher is better".
 """
 
+from __future__ import annotations
+
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy.stats import rankdata
 
 from .._validation import check_scores
@@ -36,7 +39,7 @@ __all__ = [
 ]
 
 
-def correctness_rate(y_true, probabilities):
+def correctness_rate(y_true: ArrayLike, probabilities: ArrayLike) -> float:
     """Fraction of samples whose assigned class is the true class (Gebel 2009, Eq. 2.3).
 
     Parameters
@@ -81,7 +84,7 @@ def _indicator(y, n_classes):
     return out
 
 
-def brier_score(y_true, probabilities):
+def brier_score(y_true: ArrayLike, probabilities: ArrayLike) -> float:
     """Brier score (mean squared difference from the class indicator; lower is better).
 
     Parameters
@@ -129,7 +132,7 @@ def brier_score(y_true, probabilities):
     return float(np.mean(total))
 
 
-def one_minus_rmse(y_true, probabilities):
+def one_minus_rmse(y_true: ArrayLike, probabilities: ArrayLike) -> float:
     """Gebel's effectiveness measure ``1 - RMSE`` (Eq. 2.4): per-sample root, then the mean.
 
     Parameters
@@ -164,7 +167,7 @@ def one_minus_rmse(y_true, probabilities):
     return float(1.0 - np.mean(per_sample))
 
 
-def well_calibration_ratio(y_true, probabilities):
+def well_calibration_ratio(y_true: ArrayLike, probabilities: ArrayLike) -> float:
     """Gebel's well-calibration ratio WCR (Eq. 2.5).
 
     Parameters
@@ -215,7 +218,7 @@ def well_calibration_ratio(y_true, probabilities):
     return float(1.0 - total / K**2)
 
 
-def calibration_measure(y_true, probabilities):
+def calibration_measure(y_true: ArrayLike, probabilities: ArrayLike) -> float:
     """Gebel's calibration measure ``Cal = sqrt((1 - RMSE) * WCR)`` (Eq. 2.6).
 
     Parameters
@@ -255,7 +258,7 @@ def _garczarek_form(target, P):
     return float(1.0 - K / (K - 1) * np.mean(distances))
 
 
-def ability_to_separate(probabilities):
+def ability_to_separate(probabilities: ArrayLike) -> float:
     """Garczarek's ability to separate AS (Gebel 2009, Eq. 2.7).
 
     Parameters
@@ -288,7 +291,7 @@ def ability_to_separate(probabilities):
     return _garczarek_form(_indicator(np.argmax(P, axis=1), P.shape[1]), P)
 
 
-def garczarek_accuracy(y_true, probabilities):
+def garczarek_accuracy(y_true: ArrayLike, probabilities: ArrayLike) -> float:
     """Garczarek's accuracy Ac (Gebel 2009, Sec. 2.4 and 4.4.3).
 
     Parameters
@@ -329,7 +332,7 @@ def garczarek_accuracy(y_true, probabilities):
     return _garczarek_form(_indicator(y, P.shape[1]), P)
 
 
-def desirability(*values):
+def desirability(*values: float) -> float:
     """Geometric mean of "higher is better" measures (Harrington desirability index).
 
     Parameters
@@ -367,7 +370,7 @@ def desirability(*values):
     return float(np.exp(np.mean(np.log(arr))))
 
 
-def dirichlet_selection_criterion(y_true, probabilities):
+def dirichlet_selection_criterion(y_true: ArrayLike, probabilities: ArrayLike) -> float:
     """``(CR * (1 - RMSE) * WCR)**(1/3)``, Gebel's criterion for choosing Dirichlet's ``m`` (Sec. 5.4.2).
 
     Parameters
@@ -404,7 +407,7 @@ def dirichlet_selection_criterion(y_true, probabilities):
     )
 
 
-def roc_auc(y_true, scores):
+def roc_auc(y_true: ArrayLike, scores: ArrayLike) -> float:
     """Area under the ROC curve of a binary scoring (Mann-Whitney form, ties count one half).
 
     Parameters
@@ -453,7 +456,9 @@ def roc_auc(y_true, scores):
     return float((ranks[y == 1].sum() - n_pos * (n_pos + 1) / 2.0) / (n_pos * n_neg))
 
 
-def reliability_bins(y_true, probabilities, n_bins=10):
+def reliability_bins(
+    y_true: ArrayLike, probabilities: ArrayLike, n_bins: int = 10
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Equal-width reliability-diagram bins for the probability of class 1.
 
     Parameters
@@ -519,7 +524,7 @@ def reliability_bins(y_true, probabilities, n_bins=10):
     return counts, mean_predicted, fraction_positive
 
 
-def expected_calibration_error(y_true, probabilities, n_bins=10):
+def expected_calibration_error(y_true: ArrayLike, probabilities: ArrayLike, n_bins: int = 10) -> float:
     """Expected calibration error over equal-width bins (lower is better).
 
     Parameters
@@ -565,7 +570,7 @@ def expected_calibration_error(y_true, probabilities, n_bins=10):
     return float(np.sum(counts[used] / counts.sum() * np.abs(frac[used] - mean_p[used])))
 
 
-def isotonic_calibration_score(y_true, scores):
+def isotonic_calibration_score(y_true: ArrayLike, scores: ArrayLike) -> float:
     """Nalbantov & Ivanov's calibration score: mean ``|s_i - IR(s_i)|`` (lower is better).
 
     Parameters

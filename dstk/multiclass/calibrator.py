@@ -1,6 +1,11 @@
 """Turn any binary calibrator (probabilistic or evidential) into a multi-class one."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .._estimator import BaseEstimator, check_is_fitted
 from .._validation import check_labels
@@ -8,10 +13,14 @@ from .codes import make_code
 from .coupling import couple_probabilities
 from .tasks import binary_tasks, clone_estimator
 
+if TYPE_CHECKING:
+    from typing_extensions import Self
+    from ..core.mass import MassFunction
+
 __all__ = ["MulticlassCalibrator", "embed_task_masses"]
 
 
-def embed_task_masses(task_masses, code):
+def embed_task_masses(task_masses: ArrayLike, code: ArrayLike) -> np.ndarray:
     """Move binary-task masses onto the K-class frame by deconditioning (Smets' conditional embedding).
 
     Parameters
@@ -118,8 +127,16 @@ class MulticlassCalibrator(BaseEstimator):
 
     _estimator_type = "classifier"
 
-    def __init__(self, calibrator, code="one_vs_rest", task_weights="samples", max_iter=500, tol=1e-10,
-                 mass_rule="dempster", random_state=None):
+    def __init__(
+        self,
+        calibrator: Any,
+        code: str | ArrayLike = "one_vs_rest",
+        task_weights: str = "samples",
+        max_iter: int = 500,
+        tol: float = 1e-10,
+        mass_rule: str = "dempster",
+        random_state: int | np.random.RandomState | None = None,
+    ):
         self.calibrator = calibrator
         self.code = code
         self.task_weights = task_weights
@@ -128,7 +145,7 @@ class MulticlassCalibrator(BaseEstimator):
         self.mass_rule = mass_rule
         self.random_state = random_state
 
-    def _check_scores(self, scores, n_columns=None):
+    def _check_scores(self, scores: ArrayLike, n_columns: int | None = None) -> np.ndarray:
         s = np.asarray(scores, dtype=np.float64)
         if s.ndim != 2 or s.shape[0] == 0:
             raise ValueError(
@@ -140,7 +157,7 @@ class MulticlassCalibrator(BaseEstimator):
             raise ValueError(f"`scores` must have {n_columns} columns (one per task, as in fit); got {s.shape[1]}.")
         return s
 
-    def fit(self, scores, y):
+    def fit(self, scores: ArrayLike, y: ArrayLike) -> Self:
         """Fit one calibrator per task.
 
         Parameters
@@ -179,7 +196,7 @@ class MulticlassCalibrator(BaseEstimator):
         self.task_sizes_ = np.asarray(sizes, dtype=np.float64)
         return self
 
-    def predict_task_proba(self, scores):
+    def predict_task_proba(self, scores: ArrayLike) -> np.ndarray:
         """Calibrated positive-group probability of every task, shape ``(N, B)``.
 
         Parameters
@@ -196,7 +213,7 @@ class MulticlassCalibrator(BaseEstimator):
         s = self._check_scores(scores, self.code_.shape[1])
         return np.column_stack([np.asarray(c.predict_proba(s[:, b]))[:, 1] for b, c in enumerate(self.calibrators_)])
 
-    def predict_proba(self, scores):
+    def predict_proba(self, scores: ArrayLike) -> np.ndarray:
         """Coupled class probabilities, shape ``(N, K)``; see ``coupling_result_`` for convergence.
 
         Parameters
@@ -216,7 +233,7 @@ class MulticlassCalibrator(BaseEstimator):
         self.coupling_result_ = couple_probabilities(r, self.code_, weights, max_iter=self.max_iter, tol=self.tol)
         return self.coupling_result_.probabilities
 
-    def predict(self, scores):
+    def predict(self, scores: ArrayLike) -> np.ndarray:
         """Most probable class, shape ``(N,)``.
 
         Parameters
@@ -231,7 +248,7 @@ class MulticlassCalibrator(BaseEstimator):
         """
         return self.classes_[np.argmax(self.predict_proba(scores), axis=1)]
 
-    def predict_mass(self, scores):
+    def predict_mass(self, scores: ArrayLike) -> MassFunction:
         """Combined mass functions on ``Frame(classes_)``, batch shape ``(N,)`` (dstk's own extension).
 
         Parameters

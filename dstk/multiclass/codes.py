@@ -5,9 +5,12 @@ A code matrix ``Psi`` has shape ``(K, B)`` and entries in ``{-1, 0, +1}``:
 or ``0`` (class ``k`` is left out of task ``b``).
 """
 
+from __future__ import annotations
+
 import math
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .._validation import check_random_state
 
@@ -26,13 +29,13 @@ __all__ = [
 ]
 
 
-def _check_n_classes(n_classes, minimum=2):
+def _check_n_classes(n_classes: int, minimum: int = 2) -> int:
     if not isinstance(n_classes, (int, np.integer)) or isinstance(n_classes, bool) or n_classes < minimum:
         raise ValueError(f"`n_classes` must be an integer >= {minimum}; got {n_classes!r}.")
     return int(n_classes)
 
 
-def one_vs_rest_code(n_classes):
+def one_vs_rest_code(n_classes: int) -> np.ndarray:
     """One-against-rest code: ``+1`` on the diagonal, ``-1`` elsewhere (Gebel 2009, Tab. 5.2).
 
     Parameters
@@ -71,7 +74,7 @@ def one_vs_rest_code(n_classes):
     return (2 * np.eye(K, dtype=np.int8) - 1).astype(np.int8)
 
 
-def all_pairs_code(n_classes):
+def all_pairs_code(n_classes: int) -> np.ndarray:
     """All-pairs code: one column per pair ``k1 < k2`` (+1 for ``k1``, -1 for ``k2``; Tab. 5.3).
 
     Parameters
@@ -117,7 +120,7 @@ def all_pairs_code(n_classes):
     return code
 
 
-def complete_code_size(n_classes):
+def complete_code_size(n_classes: int) -> int:
     """Number of columns of the complete code, ``(3**K - 2**(K+1) + 1) / 2`` (Gebel 2009, Tab. 5.5).
 
     Parameters
@@ -159,7 +162,7 @@ def complete_code_size(n_classes):
     return (3**K - 2 ** (K + 1) + 1) // 2
 
 
-def complete_code(n_classes, max_columns=1_000_000):
+def complete_code(n_classes: int, max_columns: int = 1_000_000) -> np.ndarray:
     """Complete ECOC: every valid column once, a column and its sign flip counted once (Sec. 5.2.3).
 
     Parameters
@@ -216,7 +219,7 @@ def complete_code(n_classes, max_columns=1_000_000):
     return np.ascontiguousarray(columns[:, keep])
 
 
-def sparse_code_size(n_classes):
+def sparse_code_size(n_classes: int) -> int:
     """``B = round(15 log2 K)`` columns of a sparse random code (Gebel 2009, Tab. 5.5).
 
     Parameters
@@ -257,7 +260,7 @@ def sparse_code_size(n_classes):
     return int(math.floor(15.0 * math.log2(K) + 0.5))
 
 
-def sparse_column_validity_probability(n_classes):
+def sparse_column_validity_probability(n_classes: int) -> float:
     """Probability that a random sparse column holds a ``+1`` and a ``-1``: ``1 - 2 (3/4)**K + (1/2)**K`` (Eq. 5.4).
 
     Parameters
@@ -298,7 +301,7 @@ def sparse_column_validity_probability(n_classes):
     return 1.0 - 2.0 * 0.75**K + 0.5**K
 
 
-def sparse_code_success_probability(n_classes, n_columns=None, n_draws=10000):
+def sparse_code_success_probability(n_classes: int, n_columns: int | None = None, n_draws: int = 10000) -> float:
     """Upper bound on the probability that at least one of ``n_draws`` random codes is valid (Eq. 5.5).
 
     Parameters
@@ -334,7 +337,7 @@ def sparse_code_success_probability(n_classes, n_columns=None, n_draws=10000):
     return 1.0 - (1.0 - all_valid) ** n_draws
 
 
-def row_hamming_distances(code):
+def row_hamming_distances(code: ArrayLike) -> np.ndarray:
     """Generalised Hamming distances between the rows of a code, ``sum_b (1 - sign(psi_k1,b psi_k2,b)) / 2``.
 
     Parameters
@@ -371,7 +374,13 @@ def row_hamming_distances(code):
     return np.sum((1.0 - prod) / 2.0, axis=2)
 
 
-def sparse_random_code(n_classes, n_columns=None, n_draws=10000, criterion="max_min_distance", random_state=None):
+def sparse_random_code(
+    n_classes: int,
+    n_columns: int | None = None,
+    n_draws: int = 10000,
+    criterion: str = "max_min_distance",
+    random_state: int | np.random.RandomState | None = None,
+) -> np.ndarray:
     """Sparse random ECOC (Allwein et al. 2000; Gebel 2009, Sec. 5.2.2).
 
     Parameters
@@ -453,7 +462,7 @@ def sparse_random_code(n_classes, n_columns=None, n_draws=10000, criterion="max_
     return best
 
 
-def check_code_matrix(code, n_classes=None):
+def check_code_matrix(code: ArrayLike, n_classes: int | None = None) -> np.ndarray:
     """Validate a user-supplied code matrix and return it as int8.
 
     Parameters
@@ -512,7 +521,7 @@ def check_code_matrix(code, n_classes=None):
     return c
 
 
-def make_code(code, n_classes, random_state=None):
+def make_code(code: str | ArrayLike, n_classes: int, random_state: int | np.random.RandomState | None = None) -> np.ndarray:
     """Build a code from a name (``"one_vs_rest"``, ``"all_pairs"``, ``"complete"``, ``"sparse"``) or validate a matrix.
 
     Parameters

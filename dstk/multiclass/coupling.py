@@ -1,9 +1,12 @@
 """Coupling binary-task probabilities into K-class probabilities (Hastie & Tibshirani 1998; Zadrozny 2001)."""
 
+from __future__ import annotations
+
 import warnings
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .._kernels.coupling import couple, couple_one_vs_rest
 from ..exceptions import ConvergenceWarning
@@ -51,7 +54,7 @@ class CouplingResult:
     converged: np.ndarray
 
     @property
-    def all_converged(self):
+    def all_converged(self) -> bool:
         """True when every sample converged (``bool``)."""
         return bool(np.all(self.converged))
 
@@ -69,8 +72,16 @@ def _one_vs_rest_columns(code):
     return columns
 
 
-def couple_probabilities(task_probabilities, code, task_weights=None, method="bradley_terry", max_iter=500,
-                         tol=1e-10, clip=1e-9, warn=True):
+def couple_probabilities(
+    task_probabilities: ArrayLike,
+    code: ArrayLike,
+    task_weights: ArrayLike | None = None,
+    method: str = "bradley_terry",
+    max_iter: int = 500,
+    tol: float = 1e-10,
+    clip: float = 1e-9,
+    warn: bool = True,
+) -> CouplingResult:
     """Couple the positive-class probabilities of B binary tasks into K-class probabilities.
 
     Parameters

@@ -1,6 +1,11 @@
 """Dirichlet calibration of binary-task scores or K-class probabilities (Gebel 2009, Sec. 5.4)."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy.special import betainc, gammaincinv
 
 from .._estimator import BaseEstimator, check_is_fitted
@@ -8,12 +13,17 @@ from .._validation import check_labels
 from ..calibration.probabilistic.normalization import simple_normalization
 from .codes import make_code
 
+if TYPE_CHECKING:
+    from typing_extensions import Self
+
 __all__ = ["DirichletCalibrator", "combine_task_probabilities"]
 
 _COMBINERS = ("product", "geometric_mean", "trimmed_geometric_mean", "direct")
 
 
-def combine_task_probabilities(task_probabilities, code, combiner="geometric_mean", trim=0.1):
+def combine_task_probabilities(
+    task_probabilities: ArrayLike, code: ArrayLike, combiner: str = "geometric_mean", trim: float = 0.1
+) -> np.ndarray:
     """Per-class combination ``r[i, k]`` of binary-task probabilities (Gebel 2009, Eqs. 5.11-5.12).
 
     Parameters
@@ -169,8 +179,16 @@ class DirichletCalibrator(BaseEstimator):
 
     _estimator_type = "classifier"
 
-    def __init__(self, code="one_vs_rest", combiner="geometric_mean", trim=0.1, rho=1.05,
-                 degrees_of_freedom="2h", max_grid=200, clip=1e-12):
+    def __init__(
+        self,
+        code: str | ArrayLike = "one_vs_rest",
+        combiner: str = "geometric_mean",
+        trim: float = 0.1,
+        rho: float = 1.05,
+        degrees_of_freedom: str = "2h",
+        max_grid: int = 200,
+        clip: float = 1e-12,
+    ):
         self.code = code
         self.combiner = combiner
         self.trim = trim
@@ -196,6 +214,7 @@ class DirichletCalibrator(BaseEstimator):
             return np.clip(s, self.clip, 1.0 - self.clip)
         # test scores beyond rho * M would normalise to exactly 0 or 1: keep them inside (0, 1)
         p = np.clip(simple_normalization(s, rho=self.rho, scale=self.scale_), self.clip, 1.0 - self.clip)
+        assert self.code_ is not None  # set by fit for every combiner but "direct"
         return combine_task_probabilities(p, self.code_, self.combiner, self.trim)
 
     def _uniforms(self, r):
@@ -214,7 +233,7 @@ class DirichletCalibrator(BaseEstimator):
         out[bad] = self.class_prior_
         return out
 
-    def fit(self, scores, y):
+    def fit(self, scores: ArrayLike, y: ArrayLike) -> Self:
         """Fit the per-class Beta laws and select ``m``.
 
         Parameters
@@ -277,15 +296,16 @@ class DirichletCalibrator(BaseEstimator):
             grid = np.arange(1, top + 1)
         else:
             grid = np.unique(np.round(np.geomspace(1, top, int(self.max_grid))).astype(int))
-        best = None
+        best: tuple[float, int] | None = None
         for m in grid:
             value = dirichlet_selection_criterion(y_idx, self._probabilities(u, float(m)))
             if best is None or value > best[0]:
                 best = (value, int(m))
+        assert best is not None  # the grid is never empty
         self.criterion_, self.dispersion_ = float(best[0]), best[1]
         return self
 
-    def predict_proba(self, scores):
+    def predict_proba(self, scores: ArrayLike) -> np.ndarray:
         """Calibrated class probabilities, shape ``(N, K)`` (columns in ``classes_`` order).
 
         Parameters
@@ -305,7 +325,7 @@ class DirichletCalibrator(BaseEstimator):
         s = self._check_matrix(scores, n_columns)
         return self._probabilities(self._uniforms(self._combined(s)), float(self.dispersion_))
 
-    def predict(self, scores):
+    def predict(self, scores: ArrayLike) -> np.ndarray:
         """Most probable class, shape ``(N,)``.
 
         Parameters

@@ -1,17 +1,25 @@
 """Binary tasks defined by a code matrix, and a wrapper that trains one binary classifier per task."""
 
+from __future__ import annotations
+
 import copy
 
+from typing import TYPE_CHECKING, Any
+
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .._estimator import BaseEstimator, check_is_fitted
 from .._validation import check_labels
 from .codes import make_code
 
+if TYPE_CHECKING:
+    from typing_extensions import Self
+
 __all__ = ["binary_tasks", "CodeMatrixClassifier", "clone_estimator"]
 
 
-def clone_estimator(estimator):
+def clone_estimator(estimator: Any) -> Any:
     """An unfitted copy: :func:`sklearn.base.clone` when possible, else a rebuild from ``get_params``.
 
     Parameters
@@ -56,7 +64,7 @@ def clone_estimator(estimator):
     return copy.deepcopy(estimator)
 
 
-def binary_tasks(y_indices, code):
+def binary_tasks(y_indices: ArrayLike, code: ArrayLike) -> list[tuple[np.ndarray, np.ndarray]]:
     """Rows and 0/1 targets of each binary task.
 
     Parameters
@@ -147,13 +155,19 @@ class CodeMatrixClassifier(BaseEstimator):
     (2, 3)
     """
 
-    def __init__(self, estimator, code="one_vs_rest", random_state=None, output="auto"):
+    def __init__(
+        self,
+        estimator: Any,
+        code: str | ArrayLike = "one_vs_rest",
+        random_state: int | np.random.RandomState | None = None,
+        output: str = "auto",
+    ):
         self.estimator = estimator
         self.code = code
         self.random_state = random_state
         self.output = output
 
-    def fit(self, X, y):
+    def fit(self, X: Any, y: ArrayLike) -> Self:
         """Fit one clone of ``estimator`` per task.
 
         Parameters
@@ -205,7 +219,7 @@ class CodeMatrixClassifier(BaseEstimator):
             return np.asarray(model.decision_function(X), dtype=np.float64).ravel()
         return np.asarray(model.predict_proba(X), dtype=np.float64)[:, 1]
 
-    def decision_function(self, X):
+    def decision_function(self, X: Any) -> np.ndarray:
         """Task scores, shape ``(N, B)``; column ``b`` favours the positive group of task ``b``.
 
         Parameters

@@ -1,14 +1,23 @@
 """Shared machinery of the binary probabilistic calibrators."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..._estimator import BaseEstimator, check_is_fitted
 from ..._validation import check_binary_labels, check_consistent_length, check_probability, check_scores
 
+if TYPE_CHECKING:
+    from typing_extensions import Self
+    from ...core.mass import MassFunction
+
 __all__ = ["BinaryProbabilisticCalibrator", "log_odds", "interval_to_mass"]
 
 
-def log_odds(probabilities, clip=1e-12):
+def log_odds(probabilities: ArrayLike, clip: float = 1e-12) -> np.ndarray:
     """Log-odds ``log(p / (1 - p))`` of probabilities, clipped away from 0 and 1 (Gebel 2009, Eq. 4.7).
 
     Parameters
@@ -54,7 +63,7 @@ def log_odds(probabilities, clip=1e-12):
     return np.log(p) - np.log1p(-p)
 
 
-def interval_to_mass(lower, upper, classes):
+def interval_to_mass(lower: ArrayLike, upper: ArrayLike, classes: ArrayLike) -> MassFunction:
     """Binary mass functions with ``Bel({classes[1]}) = lower`` and ``Pl({classes[1]}) = upper``.
 
     ``m({1}) = lower``, ``m({0}) = 1 - upper``, ``m(frame) = upper - lower``
@@ -63,12 +72,12 @@ def interval_to_mass(lower, upper, classes):
     from ...core.frame import Frame
     from ...core.mass import MassFunction
 
-    lower = np.clip(np.asarray(lower, dtype=np.float64), 0.0, 1.0)
-    upper = np.clip(np.maximum(np.asarray(upper, dtype=np.float64), lower), 0.0, 1.0)
-    values = np.zeros(lower.shape + (4,))
-    values[..., 1] = 1.0 - upper
-    values[..., 2] = lower
-    values[..., 3] = upper - lower
+    low = np.clip(np.asarray(lower, dtype=np.float64), 0.0, 1.0)
+    high = np.clip(np.maximum(np.asarray(upper, dtype=np.float64), low), 0.0, 1.0)
+    values = np.zeros(low.shape + (4,))
+    values[..., 1] = 1.0 - high
+    values[..., 2] = low
+    values[..., 3] = high - low
     return MassFunction.from_array(values, Frame(tuple(np.asarray(classes).tolist())), validate=False)
 
 
@@ -82,10 +91,10 @@ class BinaryProbabilisticCalibrator(BaseEstimator):
     _estimator_type = "classifier"
     _fitted_attribute = "classes_"
 
-    def _check_input(self, scores):
+    def _check_input(self, scores: ArrayLike) -> np.ndarray:
         return check_scores(scores)
 
-    def fit(self, scores, y):
+    def fit(self, scores: ArrayLike, y: ArrayLike) -> Self:
         """Fit the calibration map on held-out scores.
 
         Parameters
@@ -108,13 +117,21 @@ class BinaryProbabilisticCalibrator(BaseEstimator):
         self.classes_ = classes
         return self
 
-    def predict_positive(self, scores):
+    def _fit(self, scores: np.ndarray, y01: np.ndarray) -> None:
+        """Fit the map on validated scores and 0/1 float targets (implemented by subclasses)."""
+        raise NotImplementedError
+
+    def _positive_probability(self, scores: np.ndarray) -> np.ndarray:
+        """Positive-class probability of validated scores (implemented by subclasses)."""
+        raise NotImplementedError
+
+    def predict_positive(self, scores: ArrayLike) -> np.ndarray:
         """Calibrated probability of the positive class ``classes_[1]``, shape ``(N,)``."""
         check_is_fitted(self, self._fitted_attribute)
         s = self._check_input(scores)
         return np.clip(self._positive_probability(s), 0.0, 1.0)
 
-    def predict_proba(self, scores):
+    def predict_proba(self, scores: ArrayLike) -> np.ndarray:
         """Calibrated probabilities.
 
         Parameters
@@ -130,12 +147,12 @@ class BinaryProbabilisticCalibrator(BaseEstimator):
         p = self.predict_positive(scores)
         return np.column_stack([1.0 - p, p])
 
-    def predict(self, scores):
+    def predict(self, scores: ArrayLike) -> np.ndarray:
         """Most probable class (the negative class on a tie at 0.5), shape ``(N,)``."""
         p = self.predict_positive(scores)
         return self.classes_[(p > 0.5).astype(np.intp)]
 
 
-def check_level(value, name="credibility"):
+def check_level(value: float, name: str = "credibility") -> float:
     """A credibility level in (0, 1)."""
     return check_probability(value, name)

@@ -1,16 +1,24 @@
 """Garczarek's assignment-value (AV) calibration (Gebel 2009, Sec. 4.4)."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy.special import betainc, betaincinv
 
 from ..._estimator import check_is_fitted
 from ._base import BinaryProbabilisticCalibrator, check_level, interval_to_mass
 from .normalization import simple_normalization
 
+if TYPE_CHECKING:
+    from ...core.mass import MassFunction
+
 __all__ = ["AssignmentValueCalibrator", "beta_moments_fit"]
 
 
-def beta_moments_fit(values):
+def beta_moments_fit(values: ArrayLike) -> tuple[float, float]:
     """Method-of-moments Beta fit in mean/dispersion form ``(p, N)`` (Gebel 2009, Sec. 4.4.3).
 
     Parameters
@@ -136,7 +144,9 @@ class AssignmentValueCalibrator(BinaryProbabilisticCalibrator):
     True
     """
 
-    def __init__(self, input_kind="probability", max_candidates=2000, credibility=0.95):
+    scale_: float | None
+
+    def __init__(self, input_kind: str = "probability", max_candidates: int = 2000, credibility: float = 0.95):
         self.input_kind = input_kind
         self.max_candidates = max_candidates
         self.credibility = credibility
@@ -152,8 +162,9 @@ class AssignmentValueCalibrator(BinaryProbabilisticCalibrator):
             return s
         if self.input_kind == "score":
             if fitting:
-                self.scale_ = float(np.max(np.abs(s)))
-                if self.scale_ == 0.0:
+                scale = float(np.max(np.abs(s)))
+                self.scale_ = scale
+                if scale == 0.0:
                     raise ValueError("All training scores are 0; they cannot be normalised.")
             return simple_normalization(s, rho=1.0, scale=self.scale_)
         raise ValueError(f"`input_kind` must be 'probability' or 'score'; got {self.input_kind!r}.")
@@ -192,7 +203,7 @@ class AssignmentValueCalibrator(BinaryProbabilisticCalibrator):
             a = assignment[members]
             correct = (y[members] == k).astype(np.float64)
             n_t = int(members.sum())
-            part = {"n": n_t, "n_correct": int(correct.sum())}
+            part: dict[str, Any] = {"n": n_t, "n_correct": int(correct.sum())}
             if n_t == 0:
                 part.update(kind="empty", correctness=np.nan, assignment_mean=np.nan,
                             assignment_dispersion=np.nan, dispersion=np.nan)
@@ -208,7 +219,7 @@ class AssignmentValueCalibrator(BinaryProbabilisticCalibrator):
                 self.partitions_.append(part)
                 continue
             part["kind"] = "beta"
-            best = None
+            best: tuple[float, float] | None = None
             for N in self._candidates(n_t, na):
                 q = self._map(part, a, dispersion=N)
                 n_correct_after = np.sum(np.where(q > 0.5, correct, 1.0 - correct))
@@ -216,6 +227,7 @@ class AssignmentValueCalibrator(BinaryProbabilisticCalibrator):
                 objective = n_correct_after + accuracy
                 if best is None or objective > best[0]:
                     best = (objective, N)
+            assert best is not None  # _candidates yields at least one value
             part["dispersion"] = float(best[1])
             part["objective"] = float(best[0])
             self.partitions_.append(part)
@@ -238,7 +250,7 @@ class AssignmentValueCalibrator(BinaryProbabilisticCalibrator):
             out[members] = q if k == 1 else 1.0 - q
         return out
 
-    def predict_interval(self, scores):
+    def predict_interval(self, scores: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
         """Interval for ``P(classes_[1] | a)`` from the uncertainty of the local correctness.
 
         Parameters
@@ -282,7 +294,7 @@ class AssignmentValueCalibrator(BinaryProbabilisticCalibrator):
                 lower[members], upper[members] = 1.0 - q_hi, 1.0 - q_lo
         return np.clip(lower, 0.0, 1.0), np.clip(upper, 0.0, 1.0)
 
-    def predict_mass(self, scores):
+    def predict_mass(self, scores: ArrayLike) -> MassFunction:
         """Binary mass functions from :meth:`predict_interval` (dstk's own extension).
 
         Parameters

@@ -1,6 +1,11 @@
 """Bayes-rule calibration with class-conditional score densities (Bennett 2002; Gebel 2009, Sec. 4.3)."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy.special import betaincinv
 
 from ..._estimator import check_is_fitted
@@ -8,10 +13,13 @@ from ..._kernels.probabilistic_calibration import asymmetric_laplace_fit
 from ._base import BinaryProbabilisticCalibrator, check_level, interval_to_mass, log_odds
 from ._logistic import sigmoid
 
+if TYPE_CHECKING:
+    from ...core.mass import MassFunction
+
 __all__ = ["GaussianBayesCalibrator", "AsymmetricLaplaceBayesCalibrator", "asymmetric_laplace_logpdf"]
 
 
-def asymmetric_laplace_logpdf(values, mode, beta, gamma):
+def asymmetric_laplace_logpdf(values: ArrayLike, mode: float, beta: float, gamma: float) -> np.ndarray:
     """Log-density of the asymmetric Laplace distribution (Gebel 2009, Sec. 4.3.3).
 
     Parameters
@@ -54,6 +62,18 @@ def asymmetric_laplace_logpdf(values, mode, beta, gamma):
 
 class _BayesCalibrator(BinaryProbabilisticCalibrator):
     _fitted_attribute = "prior_positive_"
+    input_kind: str
+    clip: float
+    credibility: float
+
+    def _fit_densities(self, negative: np.ndarray, positive: np.ndarray) -> None:
+        raise NotImplementedError
+
+    def _prior(self, n_pos: int, n_neg: int) -> float:
+        raise NotImplementedError
+
+    def _log_density(self, x: np.ndarray, k: int) -> np.ndarray:
+        raise NotImplementedError
 
     def _transform(self, s):
         if self.input_kind == "score":
@@ -79,7 +99,7 @@ class _BayesCalibrator(BinaryProbabilisticCalibrator):
         pi = self.prior_positive_ if prior is None else prior
         return sigmoid(self._density_log_ratio(x) + np.log(pi) - np.log1p(-pi))
 
-    def predict_interval(self, scores):
+    def predict_interval(self, scores: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
         """Lower and upper posterior of the positive class over a credible interval of its prior.
 
         Parameters
@@ -109,7 +129,7 @@ class _BayesCalibrator(BinaryProbabilisticCalibrator):
         hi_prior = betaincinv(a, b, (1.0 + level) / 2.0)
         return self._positive_probability(s, lo_prior), self._positive_probability(s, hi_prior)
 
-    def predict_mass(self, scores):
+    def predict_mass(self, scores: ArrayLike) -> MassFunction:
         """Binary mass functions from :meth:`predict_interval` (dstk's own extension).
 
         Returns
@@ -170,7 +190,7 @@ class GaussianBayesCalibrator(_BayesCalibrator):
     0.5
     """
 
-    def __init__(self, input_kind="score", clip=1e-12, credibility=0.95):
+    def __init__(self, input_kind: str = "score", clip: float = 1e-12, credibility: float = 0.95):
         self.input_kind = input_kind
         self.clip = clip
         self.credibility = credibility
@@ -256,7 +276,7 @@ class AsymmetricLaplaceBayesCalibrator(_BayesCalibrator):
     True
     """
 
-    def __init__(self, input_kind="score", clip=1e-12, credibility=0.95):
+    def __init__(self, input_kind: str = "score", clip: float = 1e-12, credibility: float = 0.95):
         self.input_kind = input_kind
         self.clip = clip
         self.credibility = credibility

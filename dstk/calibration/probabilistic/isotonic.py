@@ -1,6 +1,9 @@
 """Isotonic-regression calibration by pair-adjacent violators (Gebel 2009, Sec. 4.2.3)."""
 
+from __future__ import annotations
+
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..._kernels.probabilistic_calibration import pool_adjacent_violators
 from ..._validation import check_scores
@@ -9,7 +12,9 @@ from ._base import BinaryProbabilisticCalibrator
 __all__ = ["isotonic_fit", "isotonic_predict", "IsotonicRegressionCalibrator"]
 
 
-def isotonic_fit(scores, targets, sample_weight=None):
+def isotonic_fit(
+    scores: ArrayLike, targets: ArrayLike, sample_weight: ArrayLike | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     """Non-decreasing least-squares fit of ``targets`` on ``scores`` (PAV; Gebel 2009, Algorithm 1).
 
     Parameters
@@ -65,7 +70,9 @@ def isotonic_fit(scores, targets, sample_weight=None):
     return thresholds, values
 
 
-def isotonic_predict(thresholds, values, scores, interpolation="step"):
+def isotonic_predict(
+    thresholds: np.ndarray, values: np.ndarray, scores: ArrayLike, interpolation: str = "step"
+) -> np.ndarray:
     """Evaluate an isotonic fit at new scores.
 
     Parameters
@@ -152,7 +159,7 @@ class IsotonicRegressionCalibrator(BinaryProbabilisticCalibrator):
     [0.5]
     """
 
-    def __init__(self, interpolation="step"):
+    def __init__(self, interpolation: str = "step"):
         self.interpolation = interpolation
 
     def _fit(self, s, y):

@@ -1,6 +1,9 @@
 """Simple normalisation (Gebel 2009, Eq. 4.1) and softmax / E-calibration (Eq. 4.2)."""
 
+from __future__ import annotations
+
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy.optimize import minimize_scalar
 
 from ._base import BinaryProbabilisticCalibrator
@@ -18,7 +21,7 @@ def _check_rho(rho):
     return r
 
 
-def simple_normalization(scores, rho=1.0, scale=None):
+def simple_normalization(scores: ArrayLike, rho: float = 1.0, scale: ArrayLike | None = None) -> np.ndarray:
     """Map scores into ``[0, 1]`` by ``(s + rho * M) / (2 * rho * M)`` (Gebel 2009, Eq. 4.1).
 
     Parameters
@@ -99,7 +102,7 @@ class SimpleNormalization(BinaryProbabilisticCalibrator):
     [0.5, 0.75]
     """
 
-    def __init__(self, rho=1.0):
+    def __init__(self, rho: float = 1.0):
         self.rho = rho
 
     def _fit(self, s, y):
@@ -112,7 +115,7 @@ class SimpleNormalization(BinaryProbabilisticCalibrator):
         return simple_normalization(s, rho=self.rho, scale=self.scale_)
 
 
-def softmax(scores, alpha=None):
+def softmax(scores: ArrayLike, alpha: float | None = None) -> np.ndarray:
     """Softmax / E-calibration of a score matrix (Gebel 2009, Eq. 4.2).
 
     Parameters
@@ -193,7 +196,7 @@ class SoftmaxCalibrator(BinaryProbabilisticCalibrator):
     0.75
     """
 
-    def __init__(self, fit_alpha=False):
+    def __init__(self, fit_alpha: bool = False):
         self.fit_alpha = fit_alpha
 
     def _fit(self, s, y):

@@ -1,6 +1,9 @@
 """Piecewise logistic regression calibration (Zhang & Yang 2004; Gebel 2009, Sec. 4.2.2)."""
 
+from __future__ import annotations
+
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ._base import BinaryProbabilisticCalibrator
 from ._logistic import fit_logistic, sigmoid
@@ -8,7 +11,7 @@ from ._logistic import fit_logistic, sigmoid
 __all__ = ["PiecewiseLogisticCalibrator", "hat_basis"]
 
 
-def hat_basis(values, knots):
+def hat_basis(values: ArrayLike, knots: ArrayLike) -> np.ndarray:
     """Linear B-spline (hat) basis ``l_j(m)`` at ``values`` for increasing ``knots``.
 
     Parameters
@@ -110,7 +113,7 @@ class PiecewiseLogisticCalibrator(BinaryProbabilisticCalibrator):
     True
     """
 
-    def __init__(self, penalty=0.001, quantile_step=0.05):
+    def __init__(self, penalty: float = 0.001, quantile_step: float = 0.05):
         self.penalty = penalty
         self.quantile_step = quantile_step
 
@@ -131,7 +134,7 @@ class PiecewiseLogisticCalibrator(BinaryProbabilisticCalibrator):
                 f"place its knots; the {s.size} training scores take too few distinct values. Use "
                 "PlattCalibrator or IsotonicRegressionCalibrator for such scores."
             )
-        best = None
+        best: tuple[float, np.ndarray, np.ndarray] | None = None
         for a in range(candidates.size):
             for b in range(a + 1, candidates.size):
                 knots = np.array([lo, candidates[a], candidates[b], hi])
@@ -141,6 +144,7 @@ class PiecewiseLogisticCalibrator(BinaryProbabilisticCalibrator):
                 w, f, _ = fit_logistic(design, y, penalty=R, name="PiecewiseLogisticCalibrator", warn=False)
                 if best is None or f < best[0]:
                     best = (f, knots, w)
+        assert best is not None  # at least one pair of candidate knots
         self.objective_, self.knots_, self.weights_ = float(best[0]), best[1], best[2]
 
     def _positive_probability(self, s):

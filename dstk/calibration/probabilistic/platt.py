@@ -1,5 +1,7 @@
 """Platt's logistic calibration with smoothed targets (Gebel 2009, Sec. 4.2.1)."""
 
+from __future__ import annotations
+
 import numpy as np
 
 from ._base import BinaryProbabilisticCalibrator
@@ -55,7 +57,7 @@ class PlattCalibrator(BinaryProbabilisticCalibrator):
     (1, 2)
     """
 
-    def __init__(self, targets="smoothed", max_iter=100):
+    def __init__(self, targets: str = "smoothed", max_iter: int = 100):
         self.targets = targets
         self.max_iter = max_iter
 
