@@ -8,7 +8,11 @@ explicit keyword parameters stored unchanged, fitted attributes ending in
 with them whenever scikit-learn is installed.
 """
 
+from __future__ import annotations
+
 import inspect
+from collections.abc import Sequence
+from typing import Any
 
 from .exceptions import NotFittedError
 
@@ -36,7 +40,7 @@ class BaseEstimator:
             names.append(p.name)
         return sorted(names)
 
-    def get_params(self, deep=True):
+    def get_params(self, deep: bool = True) -> dict[str, Any]:
         """Return the estimator's parameters as a dict.
 
         Parameters
@@ -58,12 +62,12 @@ class BaseEstimator:
             out[name] = value
         return out
 
-    def set_params(self, **params):
+    def set_params(self, **params: Any) -> BaseEstimator:
         """Set parameters (``name=value`` or ``nested__name=value``); returns self."""
         if not params:
             return self
         valid = self.get_params(deep=True)
-        nested = {}
+        nested: dict[str, dict[str, object]] = {}
         for key, value in params.items():
             name, delim, sub = key.partition("__")
             if name not in valid:
@@ -111,7 +115,7 @@ class BaseEstimator:
         )
 
 
-def check_is_fitted(estimator, attributes=None):
+def check_is_fitted(estimator: object, attributes: str | Sequence[str] | None = None) -> None:
     """Raise :class:`~dstk.exceptions.NotFittedError` unless ``estimator`` was fitted.
 
     Parameters

@@ -5,7 +5,13 @@ message says what was wrong, shows the offending value or shape, and says how
 to fix it.
 """
 
+from __future__ import annotations
+
 import numpy as np
+from collections.abc import Sequence
+from typing import Any
+
+from numpy.typing import ArrayLike
 
 __all__ = [
     "check_scores",
@@ -17,7 +23,7 @@ __all__ = [
 ]
 
 
-def check_scores(scores, name="scores", allow_2d_column=True):
+def check_scores(scores: ArrayLike, name: str = "scores", allow_2d_column: bool = True) -> np.ndarray:
     """Return ``scores`` as a 1-D float64 array of finite values.
 
     A column vector of shape ``(n, 1)`` is accepted and flattened when
@@ -52,9 +58,9 @@ def check_scores(scores, name="scores", allow_2d_column=True):
     return arr
 
 
-def check_consistent_length(*arrays, names=None):
+def check_consistent_length(*arrays: ArrayLike, names: Sequence[str] | None = None) -> None:
     """Raise if the arrays do not all have the same first dimension."""
-    lengths = [len(a) for a in arrays]
+    lengths = [len(a) for a in arrays]  # type: ignore[arg-type]  # 0-d inputs raise TypeError, as before
     if len(set(lengths)) > 1:
         if names is None:
             names = [f"argument {i}" for i in range(len(arrays))]
@@ -62,7 +68,7 @@ def check_consistent_length(*arrays, names=None):
         raise ValueError(f"Inputs have inconsistent numbers of samples: {desc}. They must be equal.")
 
 
-def check_labels(y, name="y"):
+def check_labels(y: ArrayLike, name: str = "y") -> tuple[np.ndarray, np.ndarray]:
     """Return ``(classes, y_encoded)`` for a 1-D label vector (at least two classes)."""
     y = np.asarray(y)
     if y.ndim == 2 and y.shape[1] == 1:
@@ -82,7 +88,7 @@ def check_labels(y, name="y"):
     return classes, encoded.astype(np.intp)
 
 
-def check_binary_labels(y, name="y"):
+def check_binary_labels(y: ArrayLike, name: str = "y") -> tuple[np.ndarray, np.ndarray]:
     """Return ``(classes, y01)`` for labels of exactly two classes.
 
     The larger class label (in sorted order) is encoded as 1, as in
@@ -98,7 +104,7 @@ def check_binary_labels(y, name="y"):
     return classes, encoded
 
 
-def check_probability(value, name, open_interval=True):
+def check_probability(value: float, name: str, open_interval: bool = True) -> float:
     """Check a scalar lies in (0, 1) (or [0, 1] when ``open_interval`` is false)."""
     try:
         v = float(value)
@@ -111,7 +117,7 @@ def check_probability(value, name, open_interval=True):
     return v
 
 
-def check_random_state(seed):
+def check_random_state(seed: Any) -> np.random.RandomState:
     """Turn ``seed`` into a :class:`numpy.random.RandomState` (scikit-learn semantics)."""
     if seed is None or seed is np.random:
         return np.random.mtrand._rand

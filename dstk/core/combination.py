@@ -1,6 +1,12 @@
 """Combination rules: :func:`combine` and its rule registry."""
 
+from __future__ import annotations
+
 import numpy as np
+from collections.abc import Iterable
+from typing import Any
+
+from numpy.typing import ArrayLike
 
 from .._kernels import combination as _c
 from ..exceptions import DogmaticError, FrameMismatchError, InvalidMassError, TotalConflictError
@@ -76,7 +82,14 @@ def _move_sources_last(arr, ax, nd):
     return np.ascontiguousarray(a.reshape((-1, k, a.shape[-1]))), batch
 
 
-def combine(masses, rule="dempster", axis=None, return_conflict=False, weights=None, normalize=False):
+def combine(
+    masses: MassFunction | Iterable[MassFunction],
+    rule: str = "dempster",
+    axis: int | None = None,
+    return_conflict: bool = False,
+    weights: ArrayLike | None = None,
+    normalize: bool = False,
+) -> Any:
     """Combine mass functions on one frame by a combination rule.
 
     Parameters

@@ -1,6 +1,9 @@
 """Decisions from mass functions: single-valued and set-valued."""
 
+from __future__ import annotations
+
 import numpy as np
+from numpy.typing import ArrayLike
 
 from . import _dense, _sparse
 from .mass import MassFunction
@@ -25,7 +28,7 @@ def _utility_matrix(n, utility, loss):
     return u if utility is not None else -u
 
 
-def lower_upper_expectations(m, utility):
+def lower_upper_expectations(m: MassFunction, utility: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
     """Lower and upper expected utilities of each action (Choquet integrals).
 
     Parameters
@@ -84,7 +87,9 @@ def lower_upper_expectations(m, utility):
     return fm @ lo, fm @ hi
 
 
-def decide(m, criterion="pignistic", utility=None, loss=None):
+def decide(
+    m: MassFunction, criterion: str = "pignistic", utility: ArrayLike | None = None, loss: ArrayLike | None = None
+) -> np.ndarray:
     """Decide from a (batched) mass function.
 
     Parameters

@@ -1,5 +1,7 @@
 """Distances and conflict between mass functions."""
 
+from __future__ import annotations
+
 import numpy as np
 
 from . import _sparse
@@ -8,7 +10,7 @@ from .mass import MassFunction, _check_same_frame
 __all__ = ["jousselme_distance", "conflict"]
 
 
-def jousselme_distance(m1, m2):
+def jousselme_distance(m1: MassFunction, m2: MassFunction) -> float | np.ndarray:
     """Jousselme distance between two (batched) mass functions.
 
     Parameters
@@ -46,7 +48,7 @@ def jousselme_distance(m1, m2):
     return float(out) if np.ndim(out) == 0 else out
 
 
-def conflict(m1, m2):
+def conflict(m1: MassFunction, m2: MassFunction) -> float | np.ndarray:
     """Degree of conflict ``kappa`` between two mass functions.
 
     Parameters

@@ -1,6 +1,9 @@
 """Frames of discernment: ordered finite sets of hypotheses and their subsets."""
 
-from collections.abc import Iterable
+from __future__ import annotations
+
+from collections.abc import Hashable, Iterable
+from typing import Any
 
 import numpy as np
 
@@ -60,7 +63,7 @@ class Frame:
 
     __slots__ = ("_labels", "_index", "_int_labels", "_char_labels")
 
-    def __init__(self, labels):
+    def __init__(self, labels: Iterable[Any] | Frame) -> None:
         if isinstance(labels, Frame):
             labels = labels.labels
         if isinstance(labels, str):
@@ -92,22 +95,22 @@ class Frame:
 
     # -- basic protocol -------------------------------------------------
     @property
-    def labels(self):
+    def labels(self) -> tuple[Any, ...]:
         """tuple: the hypotheses, in bit order."""
         return self._labels
 
     @property
-    def n(self):
+    def n(self) -> int:
         """int: the number of hypotheses."""
         return len(self._labels)
 
     @property
-    def size(self):
+    def size(self) -> int:
         """int: the number of subsets, ``2**n`` (the length of a dense vector)."""
         return 1 << len(self._labels)
 
     @property
-    def full(self):
+    def full(self) -> int:
         """int: the bitmask of the whole frame, ``2**n - 1``."""
         return (1 << len(self._labels)) - 1
 
@@ -135,7 +138,7 @@ class Frame:
     def __reduce__(self):
         return (Frame, (self._labels,))
 
-    def index(self, label):
+    def index(self, label: Hashable) -> int:
         """Position of ``label`` in the frame (its bit number).
 
         Parameters
@@ -164,7 +167,7 @@ class Frame:
             raise FrameError(f"Unknown label {label!r}: it is not in {self!r}.") from None
 
     # -- subsets --------------------------------------------------------
-    def subset(self, x):
+    def subset(self, x: Any) -> int:
         """Bitmask of a subset given in any accepted form.
 
         Parameters
@@ -223,7 +226,7 @@ class Frame:
                 raise FrameError(f"Unknown label {lab!r}: it is not in {self!r}.") from None
         return mask
 
-    def mask(self, bitmask):
+    def mask(self, bitmask: int | np.integer) -> int:
         """Check an integer bitmask and return it as a Python int.
 
         Parameters
@@ -254,7 +257,7 @@ class Frame:
             )
         return b
 
-    def labels_of(self, bitmask):
+    def labels_of(self, bitmask: int | np.integer) -> tuple[Any, ...]:
         """The labels of a subset, as a tuple in frame order.
 
         Parameters
@@ -275,7 +278,7 @@ class Frame:
         b = self.mask(bitmask)
         return tuple(lab for i, lab in enumerate(self._labels) if (b >> i) & 1)
 
-    def format_subset(self, bitmask, empty="∅", whole="Ω"):
+    def format_subset(self, bitmask: int | np.integer, empty: str = "∅", whole: str = "Ω") -> str:
         """A short readable name for a subset, e.g. ``{a,c}``.
 
         Parameters
@@ -304,7 +307,7 @@ class Frame:
             return whole
         return "{" + ",".join(str(x) for x in self.labels_of(b)) + "}"
 
-    def singletons(self):
+    def singletons(self) -> list[int]:
         """Bitmasks of the singletons, ``[1, 2, 4, ...]``.
 
         Returns

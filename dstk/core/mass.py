@@ -1,10 +1,14 @@
 """The :class:`MassFunction` class: batched mass functions on a finite frame."""
 
+from __future__ import annotations
+
 import html
 import math
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, overload
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..exceptions import (
     DogmaticError,
@@ -20,7 +24,11 @@ from .frame import Frame
 __all__ = ["MassFunction"]
 
 
-def _as_frame(frame):
+@overload
+def _as_frame(frame: None) -> None: ...
+@overload
+def _as_frame(frame: Frame | Iterable[Any]) -> Frame: ...
+def _as_frame(frame: Frame | Iterable[Any] | None) -> Frame | None:
     if frame is None:
         return None
     return frame if isinstance(frame, Frame) else Frame(frame)
@@ -137,9 +145,16 @@ class MassFunction:
     """
 
     __slots__ = ("_frame", "_m", "_focal", "_fm")
+    # dense form: _m set, _focal and _fm None; focal-set form: the reverse
+    _frame: Frame
+    _m: Any
+    _focal: Any
+    _fm: Any
     __array_priority__ = 100
 
-    def __init__(self, focal, frame=None, *, validate=True):
+    def __init__(
+        self, focal: Mapping[Any, ArrayLike] | MassFunction, frame: Frame | Iterable[Any] | None = None, *, validate: bool = True
+    ) -> None:
         if isinstance(focal, MassFunction):
             self._copy_from(focal)
             return
@@ -149,8 +164,8 @@ class MassFunction:
                 "MassFunction.from_array(values, frame) for dense arrays."
             )
         inferred = frame is None
-        frame = _infer_frame(focal.keys()) if inferred else _as_frame(frame)
-        masks = {}
+        frame = _infer_frame(focal.keys()) if frame is None else _as_frame(frame)
+        masks: dict[int, np.ndarray] = {}
         for key, value in focal.items():
             mask = _key_to_mask(frame, key, inferred)
             masks[mask] = masks.get(mask, 0.0) + np.asarray(value, dtype=np.float64)
@@ -190,7 +205,9 @@ class MassFunction:
         return obj
 
     @classmethod
-    def from_array(cls, values, frame, kind="m", validate=True):
+    def from_array(
+        cls, values: ArrayLike, frame: Frame | Iterable[Any], kind: str = "m", validate: bool = True
+    ) -> MassFunction:
         """Build a (batched) mass function from dense values of one representation.
 
         Parameters
@@ -256,7 +273,9 @@ class MassFunction:
         return cls._dense(m, frame)
 
     @classmethod
-    def from_focal_sets(cls, focal_sets, masses, frame, validate=True):
+    def from_focal_sets(
+        cls, focal_sets: Sequence[int] | np.ndarray, masses: ArrayLike, frame: Frame | Iterable[Any], validate: bool = True
+    ) -> MassFunction:
         """Build a mass function in focal-set form (for frames of up to 64 labels).
 
         Parameters
@@ -287,22 +306,22 @@ class MassFunction:
         if ints and (min(ints) < 0 or max(ints) > frame.full):
             raise FrameError(f"Some focal set bitmasks are outside {frame!r} (valid: 0 .. {frame.full}).")
         focal = np.array(ints, dtype=np.uint64)
-        masses = np.asarray(masses, dtype=np.float64)
-        if masses.shape[-1:] != focal.shape:
+        values = np.asarray(masses, dtype=np.float64)
+        if values.shape[-1:] != focal.shape:
             raise ValueError(
-                f"`masses` must end with an axis of length F = {focal.size}; got shape {masses.shape}."
+                f"`masses` must end with an axis of length F = {focal.size}; got shape {values.shape}."
             )
         if validate:
-            masses = _dense.validate_masses(masses)
-        focal, masses = _sparse.merge_duplicates(focal, masses)
+            values = _dense.validate_masses(values)
+        focal, values = _sparse.merge_duplicates(focal, values)
         if frame.n <= _dense.DENSE_MAX_LABELS:
-            dense = np.zeros(masses.shape[:-1] + (frame.size,))
-            dense[..., focal.astype(np.int64)] = masses
+            dense = np.zeros(values.shape[:-1] + (frame.size,))
+            dense[..., focal.astype(np.int64)] = values
             return cls._dense(dense, frame)
-        return cls._sparse(focal, masses, frame)
+        return cls._sparse(focal, values, frame)
 
     @classmethod
-    def vacuous(cls, frame, batch_shape=()):
+    def vacuous(cls, frame: Frame | Iterable[Any], batch_shape: tuple[int, ...] = ()) -> MassFunction:
         """The vacuous mass function (all mass on the frame): total ignorance.
 
         Parameters
@@ -326,7 +345,7 @@ class MassFunction:
         return cls.from_focal_sets([frame.full], np.ones(tuple(batch_shape) + (1,)), frame, validate=False)
 
     @classmethod
-    def categorical(cls, subset, frame, batch_shape=()):
+    def categorical(cls, subset: Any, frame: Frame | Iterable[Any], batch_shape: tuple[int, ...] = ()) -> MassFunction:
         """The categorical mass function m(A) = 1.
 
         Parameters
@@ -353,27 +372,27 @@ class MassFunction:
 
     # -- basic properties -----------------------------------------------
     @property
-    def frame(self):
+    def frame(self) -> Frame:
         """Frame: the frame of discernment."""
         return self._frame
 
     @property
-    def is_dense(self):
+    def is_dense(self) -> bool:
         """bool: True for the dense form, False for the focal-set form."""
         return self._m is not None
 
     @property
-    def batch_shape(self):
+    def batch_shape(self) -> tuple[int, ...]:
         """tuple: shape of the batch (``()`` for a single mass function)."""
         return (self._m if self._m is not None else self._fm).shape[:-1]
 
     @property
-    def ndim(self):
+    def ndim(self) -> int:
         """int: number of batch axes."""
         return len(self.batch_shape)
 
     @property
-    def size(self):
+    def size(self) -> int:
         """int: number of mass functions in the batch."""
         return int(np.prod(self.batch_shape, dtype=np.int64))
 
@@ -393,7 +412,7 @@ class MassFunction:
         _dense.check_dense_size(self._frame.n, self.size, what=f"{what}")
         return _sparse.to_dense(self._focal, self._fm, self._frame.size)
 
-    def to_array(self, kind="m"):
+    def to_array(self, kind: str = "m") -> np.ndarray:
         """Dense representation of the given kind, shape ``batch_shape + (2**n,)``.
 
         Parameters
@@ -418,35 +437,35 @@ class MassFunction:
         m = self._dense_m(f"to_array({kind!r})")
         return _dense.m_to(m, kind)
 
-    def conjunctive_weights(self):
+    def conjunctive_weights(self) -> np.ndarray:
         """Conjunctive weight function w (Denoeux 2008, Eq. 13); needs m(frame) > 0.
 
         Returns
         -------
         ndarray of shape batch_shape + (2**n,)
-            w(A) = prod_{B >= A} q(B)^((-1)^(|B| - |A| + 1)) for A != frame;
-            w(frame) is set to 1.
+            ``w(A) = prod_{B >= A} q(B)^((-1)^(|B| - |A| + 1))`` for A != frame;
+            ``w(frame)`` is set to 1.
         """
         return self.to_array("w")
 
-    def disjunctive_weights(self):
+    def disjunctive_weights(self) -> np.ndarray:
         """Disjunctive weight function v (Denoeux 2008, Eq. 29); needs m(empty) > 0.
 
         Returns
         -------
         ndarray of shape batch_shape + (2**n,)
-            v(A) = prod_{B <= A} b(B)^((-1)^(|A| - |B| + 1)) for A != empty;
-            v(empty) is set to 1.
+            ``v(A) = prod_{B <= A} b(B)^((-1)^(|A| - |B| + 1))`` for A != empty;
+            ``v(empty)`` is set to 1.
         """
         return self.to_array("v")
 
     # -- batch handling ---------------------------------------------------
     @property
-    def batch(self):
+    def batch(self) -> _BatchIndexer:
         """Indexer over the batch: ``m.batch[i]``, ``m.batch[:10]``, ``m.batch[mask]``."""
         return _BatchIndexer(self)
 
-    def reshape(self, *shape):
+    def reshape(self, *shape: int | tuple[int, ...] | list[int]) -> MassFunction:
         """Reshape the batch axes (the subset axis is kept).
 
         Parameters
@@ -460,13 +479,13 @@ class MassFunction:
         MassFunction
             The same mass functions with batch shape ``shape``.
         """
-        if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
-            shape = tuple(shape[0])
+        first = shape[0] if len(shape) == 1 else None
+        new_shape: tuple[Any, ...] = tuple(first) if isinstance(first, (tuple, list)) else shape
         if self._m is not None:
-            return MassFunction._dense(self._m.reshape(shape + (self._m.shape[-1],)), self._frame)
-        return MassFunction._sparse(self._focal, self._fm.reshape(shape + (self._fm.shape[-1],)), self._frame)
+            return MassFunction._dense(self._m.reshape(new_shape + (self._m.shape[-1],)), self._frame)
+        return MassFunction._sparse(self._focal, self._fm.reshape(new_shape + (self._fm.shape[-1],)), self._frame)
 
-    def broadcast_to(self, batch_shape):
+    def broadcast_to(self, batch_shape: tuple[int, ...]) -> MassFunction:
         """Broadcast the batch to ``batch_shape`` (numpy broadcasting rules).
 
         Parameters
@@ -486,7 +505,7 @@ class MassFunction:
         )
 
     @staticmethod
-    def stack(masses, axis=0):
+    def stack(masses: Iterable[MassFunction], axis: int = 0) -> MassFunction:
         """Stack mass functions on one frame along a new batch axis.
 
         Parameters
@@ -554,7 +573,7 @@ class MassFunction:
             return self._scalar(self._m[..., a])
         return self._scalar(self._sum_over(lambda f: f == np.uint64(a)))
 
-    def mass(self, subset):
+    def mass(self, subset: Any) -> float | np.ndarray:
         """Mass of a subset, ``m(A)`` (same as ``m[A]``).
 
         Parameters
@@ -569,7 +588,7 @@ class MassFunction:
         """
         return self[subset]
 
-    def bel(self, subset):
+    def bel(self, subset: Any) -> float | np.ndarray:
         """Belief ``bel(A) = sum of m(B) over non-empty B included in A``.
 
         Parameters
@@ -588,7 +607,7 @@ class MassFunction:
         a = np.uint64(mask)
         return self._scalar(self._sum_over(lambda f: ((f & ~a) == 0) & (f != 0)))
 
-    def pl(self, subset):
+    def pl(self, subset: Any) -> float | np.ndarray:
         """Plausibility ``pl(A) = sum of m(B) over B meeting A``.
 
         Parameters
@@ -607,7 +626,7 @@ class MassFunction:
         a = np.uint64(mask)
         return self._scalar(self._sum_over(lambda f: (f & a) != 0))
 
-    def q(self, subset):
+    def q(self, subset: Any) -> float | np.ndarray:
         """Commonality ``q(A) = sum of m(B) over B including A``.
 
         Parameters
@@ -625,7 +644,7 @@ class MassFunction:
 
     commonality = q
 
-    def b(self, subset):
+    def b(self, subset: Any) -> float | np.ndarray:
         """Implicability ``b(A) = bel(A) + m(empty)``.
 
         Parameters
@@ -644,13 +663,13 @@ class MassFunction:
     implicability = b
 
     @property
-    def conflict(self):
+    def conflict(self) -> float | np.ndarray:
         """Mass of the empty set, ``m(empty)`` (float or array over the batch)."""
         if self._m is not None:
             return self._scalar(self._m[..., 0])
         return self._scalar(self._sum_over(lambda f: f == np.uint64(0)))
 
-    def focal_sets(self, tolerance=0.0):
+    def focal_sets(self, tolerance: float = 0.0) -> dict[frozenset, float]:
         """Focal sets (mass > tolerance) of an unbatched mass function.
 
         Parameters
@@ -678,7 +697,7 @@ class MassFunction:
         keep = self._fm > tolerance
         return self._focal[keep], self._fm[keep]
 
-    def core(self):
+    def core(self) -> frozenset:
         """Union of the focal sets (unbatched), as a frozenset of labels.
 
         Returns
@@ -704,7 +723,7 @@ class MassFunction:
         w[nz] = fn(card[nz])
         return self._fm @ w
 
-    def specificity(self):
+    def specificity(self) -> float | np.ndarray:
         """Yager's specificity ``sum_{A != empty} m(A) / |A|``.
 
         Returns
@@ -714,7 +733,7 @@ class MassFunction:
         """
         return self._scalar(self._cardinality_weighted(lambda c: 1.0 / c))
 
-    def nonspecificity(self):
+    def nonspecificity(self) -> float | np.ndarray:
         """Dubois-Prade nonspecificity ``sum_{A != empty} m(A) log2 |A|`` (bits).
 
         Returns
@@ -725,7 +744,7 @@ class MassFunction:
         return self._scalar(self._cardinality_weighted(np.log2))
 
     # -- transforms -------------------------------------------------------
-    def pignistic(self):
+    def pignistic(self) -> np.ndarray:
         """Pignistic probabilities ``BetP``, shape ``batch_shape + (n,)``.
 
         ``BetP(w) = sum_{A contains w} m(A) / (|A| (1 - m(empty)))`` (Smets &
@@ -745,7 +764,7 @@ class MassFunction:
 
         return pignistic(self)
 
-    def plausibility_transform(self):
+    def plausibility_transform(self) -> np.ndarray:
         """Plausibility transform: the contour normalised to sum to one (Cobb & Shenoy 2006).
 
         Returns
@@ -757,7 +776,7 @@ class MassFunction:
 
         return plausibility_transform(self)
 
-    def contour(self):
+    def contour(self) -> np.ndarray:
         """Contour function ``pl({w})`` of every singleton.
 
         Returns
@@ -769,7 +788,7 @@ class MassFunction:
 
         return contour(self)
 
-    def discount(self, rate):
+    def discount(self, rate: ArrayLike) -> MassFunction:
         """Classical discounting (Shafer 1976): ``rate`` of every mass moves to the frame.
 
         ``m'(A) = (1 - rate) m(A)`` for ``A != frame`` and
@@ -791,7 +810,7 @@ class MassFunction:
 
         return discount(self, rate)
 
-    def contextual_discount(self, rates):
+    def contextual_discount(self, rates: ArrayLike) -> MassFunction:
         """Contextual discounting (Mercier, Quost & Denoeux 2008), one rate per label.
 
         Parameters
@@ -808,7 +827,7 @@ class MassFunction:
 
         return contextual_discount(self, rates)
 
-    def condition(self, subset, normalize=True):
+    def condition(self, subset: Any, normalize: bool = True) -> MassFunction:
         """Dempster's conditioning on ``subset`` (Shafer 1976).
 
         Parameters
@@ -828,7 +847,7 @@ class MassFunction:
 
         return condition(self, subset, normalize=normalize)
 
-    def normalize(self):
+    def normalize(self) -> MassFunction:
         """Dempster normalisation: drop m(empty), rescale the rest to sum to one.
 
         Returns
@@ -840,7 +859,9 @@ class MassFunction:
 
         return normalize(self)
 
-    def decide(self, criterion="pignistic", utility=None, loss=None):
+    def decide(
+        self, criterion: str = "pignistic", utility: ArrayLike | None = None, loss: ArrayLike | None = None
+    ) -> np.ndarray:
         """Decision by a criterion; see :func:`dstk.core.decisions.decide`.
 
         Parameters
@@ -861,7 +882,7 @@ class MassFunction:
         return decide(self, criterion=criterion, utility=utility, loss=loss)
 
     # -- combination ------------------------------------------------------
-    def combine(self, *others, rule="dempster", **options):
+    def combine(self, *others: MassFunction, rule: str = "dempster", **options: Any) -> Any:
         """Combine with other mass functions; see :func:`dstk.combine`.
 
         Parameters
@@ -891,7 +912,7 @@ class MassFunction:
         return self.combine(other, rule="disjunctive")
 
     # -- comparisons ------------------------------------------------------
-    def allclose(self, other, atol=1e-10):
+    def allclose(self, other: MassFunction, atol: float = 1e-10) -> bool:
         """True when both have the same frame and masses within ``atol``.
 
         Parameters

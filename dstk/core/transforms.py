@@ -1,6 +1,12 @@
 """Transforms of mass functions: probabilities, discounting, conditioning, consonant constructions."""
 
+from __future__ import annotations
+
 import numpy as np
+from collections.abc import Iterable
+from typing import Any
+
+from numpy.typing import ArrayLike
 
 from .._kernels import transforms as _t
 from ..exceptions import FrameError, InvalidMassError, TotalConflictError
@@ -27,7 +33,7 @@ def _membership(focal, n):
     return ((focal[:, None] >> shifts[None, :]) & np.uint64(1)).astype(np.float64)
 
 
-def pignistic(m):
+def pignistic(m: MassFunction) -> np.ndarray:
     """Pignistic transform BetP of a (batched) mass function.
 
     Parameters
@@ -79,7 +85,7 @@ def pignistic(m):
     return out
 
 
-def contour(m):
+def contour(m: MassFunction) -> np.ndarray:
     """Contour function ``pl({w})`` of every singleton.
 
     Parameters
@@ -116,7 +122,7 @@ def contour(m):
     return m._fm @ _membership(m._focal, frame.n)
 
 
-def plausibility_transform(m):
+def plausibility_transform(m: MassFunction) -> np.ndarray:
     """Plausibility transform: the contour normalised to sum to one.
 
     Parameters
@@ -153,7 +159,7 @@ def plausibility_transform(m):
     return c / s
 
 
-def discount(m, rate):
+def discount(m: MassFunction, rate: ArrayLike) -> MassFunction:
     """Classical (Shafer) discounting.
 
     Parameters
@@ -205,7 +211,7 @@ def discount(m, rate):
     return MassFunction._sparse(focal, out, frame)
 
 
-def contextual_discount(m, rates):
+def contextual_discount(m: MassFunction, rates: ArrayLike) -> MassFunction:
     """Contextual discounting with one discount rate per label.
 
     Parameters
@@ -263,7 +269,7 @@ def contextual_discount(m, rates):
     return MassFunction._dense(np.maximum(out, 0.0), frame)
 
 
-def normalize(m):
+def normalize(m: MassFunction) -> MassFunction:
     """Dempster normalisation: ``m(A) / (1 - m(empty))`` for ``A != empty``, ``m(empty) = 0``.
 
     Parameters
@@ -321,7 +327,7 @@ def normalize(m):
     return MassFunction._sparse(focal, out, frame)
 
 
-def condition(m, subset, normalize=True):
+def condition(m: MassFunction, subset: Any, normalize: bool = True) -> MassFunction:
     """Dempster's conditioning of ``m`` on the event ``subset``.
 
     Parameters
@@ -376,7 +382,7 @@ def condition(m, subset, normalize=True):
     return res
 
 
-def inverse_pignistic(p, frame=None):
+def inverse_pignistic(p: ArrayLike, frame: Frame | Iterable[Any] | None = None) -> MassFunction:
     """Least-committed consonant mass function with a given pignistic probability.
 
     Parameters
@@ -422,9 +428,9 @@ def inverse_pignistic(p, frame=None):
     frame = Frame(range(n)) if frame is None else (frame if isinstance(frame, Frame) else Frame(frame))
     if frame.n != n:
         raise FrameError(f"`p` has {n} entries but the frame has {frame.n} labels.")
-    p = _dense.validate_masses(p, what="probabilities")
-    order = np.argsort(-p, axis=-1, kind="stable")
-    ps = np.take_along_axis(p, order, axis=-1)
+    probabilities: np.ndarray = _dense.validate_masses(p, what="probabilities")
+    order = np.argsort(-probabilities, axis=-1, kind="stable")
+    ps = np.take_along_axis(probabilities, order, axis=-1)
     nxt = np.concatenate([ps[..., 1:], np.zeros(ps.shape[:-1] + (1,))], axis=-1)
     masses = (ps - nxt) * np.arange(1, n + 1)
     return _nested(order, masses, frame)
@@ -458,7 +464,7 @@ def _nested(order, masses, frame, empty_mass=None):
     return MassFunction._sparse(focal, arr, frame)
 
 
-def consonant_from_contour(contour, frame=None):
+def consonant_from_contour(contour: ArrayLike, frame: Frame | Iterable[Any] | None = None) -> MassFunction:
     """Consonant mass function whose contour function is ``contour``.
 
     Parameters

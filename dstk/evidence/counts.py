@@ -45,7 +45,12 @@ Models for binary counts (``model=``)
 For n = 0 every model except ``"bayes"`` gives the vacuous mass function.
 """
 
+from __future__ import annotations
+
 import numpy as np
+from typing import Any
+
+from numpy.typing import ArrayLike
 from scipy import special
 
 from dstk._kernels.counts import (
@@ -186,7 +191,9 @@ def _dempster(k, n):
     return out
 
 
-def clopper_pearson_interval(k, n, confidence=0.95, allow_fractional=False):
+def clopper_pearson_interval(
+    k: ArrayLike, n: ArrayLike, confidence: float = 0.95, allow_fractional: bool = False
+) -> tuple[np.ndarray, np.ndarray]:
     """Clopper-Pearson (exact) confidence interval for a binomial proportion.
 
     Parameters
@@ -263,7 +270,9 @@ def _plausibility(k, n):
 # ---------------------------------------------------------------------------
 
 
-def plausibility_degrees(k, n, allow_fractional=False):
+def plausibility_degrees(
+    k: ArrayLike, n: ArrayLike, allow_fractional: bool = False
+) -> tuple[np.ndarray, np.ndarray]:
     """Shaker & Huellermeier's degrees of support of class 1 and class 0.
 
     Parameters
@@ -330,7 +339,14 @@ def plausibility_degrees(k, n, allow_fractional=False):
     return pi_plus.reshape(shape), pi_minus.reshape(shape)
 
 
-def counts_to_mass_array(k, n, model="likelihood", *, confidence=0.95, allow_fractional=False):
+def counts_to_mass_array(
+    k: ArrayLike,
+    n: ArrayLike,
+    model: str = "likelihood",
+    *,
+    confidence: float = 0.95,
+    allow_fractional: bool = False,
+) -> np.ndarray:
     """Dense binary mass arrays ``(..., 4)`` from counts, without building a MassFunction.
 
     Parameters
@@ -403,7 +419,15 @@ def _wrap(values, frame):
     return MassFunction.from_array(values, frame, kind="m", validate=False)
 
 
-def from_counts(k, n, model="likelihood", *, confidence=0.95, allow_fractional=False, return_array=False):
+def from_counts(
+    k: ArrayLike,
+    n: ArrayLike,
+    model: str = "likelihood",
+    *,
+    confidence: float = 0.95,
+    allow_fractional: bool = False,
+    return_array: bool = False,
+) -> Any:
     """Mass functions on the binary frame ``(0, 1)`` from counts (k of class 1 among n).
 
     Parameters
@@ -514,7 +538,9 @@ def _check_class_counts(counts, allow_fractional):
     return arr
 
 
-def class_counts_to_mass_array(counts, model="dempster", *, prior_strength=1.0, allow_fractional=False):
+def class_counts_to_mass_array(
+    counts: ArrayLike, model: str = "dempster", *, prior_strength: float = 1.0, allow_fractional: bool = False
+) -> np.ndarray:
     """Dense mass arrays ``(..., 2**n_classes)`` from class counts ``(..., n_classes)``.
 
     Parameters
@@ -580,7 +606,14 @@ def class_counts_to_mass_array(counts, model="dempster", *, prior_strength=1.0, 
     return out
 
 
-def from_class_counts(counts, model="dempster", *, prior_strength=1.0, allow_fractional=False, return_array=False):
+def from_class_counts(
+    counts: ArrayLike,
+    model: str = "dempster",
+    *,
+    prior_strength: float = 1.0,
+    allow_fractional: bool = False,
+    return_array: bool = False,
+) -> Any:
     """Mass functions on ``Frame(range(n_classes))`` from class counts.
 
     Parameters

@@ -1,13 +1,24 @@
 """Data behind Xu et al. (2016), Figure 4: belief and plausibility of success for every count model."""
 
+from __future__ import annotations
+
 import numpy as np
+from collections.abc import Sequence
+from typing import Any
+
 
 from dstk.evidence.counts import BINARY_MODELS, counts_to_mass_array
 
 __all__ = ["figure4_data"]
 
 
-def figure4_data(proportion=(2, 3), max_sample_size=300, sample_size=10, confidence=0.95, models=BINARY_MODELS):
+def figure4_data(
+    proportion: tuple[int, int] = (2, 3),
+    max_sample_size: int = 300,
+    sample_size: int = 10,
+    confidence: float = 0.95,
+    models: Sequence[str] = BINARY_MODELS,
+) -> dict[str, Any]:
     """Belief and plausibility of success against sample size and against the proportion (Xu et al. Fig. 4).
 
     Parameters

@@ -24,9 +24,15 @@ LogisticLikelihood
     at a score s (Eqs. 33-40) and the predictive mass (Eqs. 22-23).
 """
 
+from __future__ import annotations
+
 import math
 
 import numpy as np
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from numpy.typing import ArrayLike
 from scipy import integrate, optimize, special
 
 from dstk.evidence.counts import _check_counts, counts_to_mass_array
@@ -116,7 +122,19 @@ class LikelihoodBeliefFunction:
     0.393469
     """
 
-    def __init__(self, log_likelihood, mle=None, *, initial=None, bounds=None, concave=False):
+    mle_: np.ndarray
+    max_log_likelihood_: float
+    dimension: int
+
+    def __init__(
+        self,
+        log_likelihood: Callable[[Any], float],
+        mle: ArrayLike | None = None,
+        *,
+        initial: ArrayLike | None = None,
+        bounds: Sequence[tuple[float | None, float | None]] | tuple[float | None, float | None] | None = None,
+        concave: bool = False,
+    ) -> None:
         if not callable(log_likelihood):
             raise ValueError("`log_likelihood` must be a callable theta -> log L(theta).")
         self._log_likelihood_callable = log_likelihood
@@ -128,16 +146,18 @@ class LikelihoodBeliefFunction:
             self._scalar = np.ndim(initial) == 0
             self.dimension = start.size
             self.bounds = self._check_bounds(bounds)
-            mle = self._maximise(start)
+            maximiser = self._maximise(start)
         else:
             self._scalar = np.ndim(mle) == 0
-            mle = np.atleast_1d(np.asarray(mle, dtype=np.float64))
-            self.dimension = mle.size
+            maximiser = np.atleast_1d(np.asarray(mle, dtype=np.float64))
+            self.dimension = maximiser.size
             self.bounds = self._check_bounds(bounds)
-        self.mle_ = mle
-        self.max_log_likelihood_ = float(self._log_likelihood(mle))
+        self.mle_ = maximiser
+        self.max_log_likelihood_ = float(self._log_likelihood(maximiser))
         if not np.isfinite(self.max_log_likelihood_):
-            raise ValueError(f"The log-likelihood at the MLE {mle!r} is not finite ({self.max_log_likelihood_!r}).")
+            raise ValueError(
+                f"The log-likelihood at the MLE {maximiser!r} is not finite ({self.max_log_likelihood_!r})."
+            )
 
     # -- helpers ------------------------------------------------------------
     def _check_bounds(self, bounds):
@@ -199,7 +219,7 @@ class LikelihoodBeliefFunction:
         return np.asarray(best, dtype=np.float64)
 
     # -- public API ---------------------------------------------------------
-    def log_contour(self, theta):
+    def log_contour(self, theta: ArrayLike) -> float | np.ndarray:
         """Logarithm of the contour function, log pl(theta) = log L(theta) - log L(theta_hat).
 
         Parameters
@@ -232,7 +252,7 @@ class LikelihoodBeliefFunction:
         values = np.minimum(values, 0.0)
         return values.reshape(shape) if shape else float(values[0])
 
-    def contour(self, theta):
+    def contour(self, theta: ArrayLike) -> float | np.ndarray:
         """Contour function pl(theta) = L(theta) / sup L (Eq. 11).
 
         Parameters
@@ -248,14 +268,14 @@ class LikelihoodBeliefFunction:
         values = np.exp(self.log_contour(theta))
         return float(values) if np.ndim(values) == 0 else values
 
-    def _box(self, lower, upper):
+    def _box(self, lower: ArrayLike | None, upper: ArrayLike | None) -> tuple[np.ndarray, np.ndarray]:
         lower = np.broadcast_to(np.asarray(-np.inf if lower is None else lower, dtype=np.float64), (self.dimension,))
         upper = np.broadcast_to(np.asarray(np.inf if upper is None else upper, dtype=np.float64), (self.dimension,))
         if np.any(np.isnan(lower)) or np.any(np.isnan(upper)) or np.any(lower > upper):
             raise ValueError(f"Invalid box: need lower <= upper coordinatewise; got {lower!r} and {upper!r}.")
         return lower.copy(), upper.copy()
 
-    def pl(self, lower=None, upper=None):
+    def pl(self, lower: ArrayLike | None = None, upper: ArrayLike | None = None) -> float:
         """Plausibility of the box ``[lower, upper]``: the sup of the contour over it (Eq. 12).
 
         Parameters
@@ -286,7 +306,7 @@ class LikelihoodBeliefFunction:
         value = max(self._log_likelihood(best), nearest_value)
         return float(np.exp(min(value - self.max_log_likelihood_, 0.0)))
 
-    def bel(self, lower=None, upper=None):
+    def bel(self, lower: ArrayLike | None = None, upper: ArrayLike | None = None) -> float:
         """Belief of the box ``[lower, upper]``: 1 - Pl(complement).
 
         Parameters
@@ -316,7 +336,7 @@ class LikelihoodBeliefFunction:
                 largest = max(largest, self.pl(half_lower, half_upper))
         return 1.0 - largest
 
-    def focal_set(self, level):
+    def focal_set(self, level: float) -> tuple[float, float]:
         """Focal interval {theta : pl(theta) >= level} of a scalar parameter (Eq. 13).
 
         Assumes the contour is unimodal (true for concave log-likelihoods);
@@ -372,7 +392,9 @@ class LikelihoodBeliefFunction:
                     break
         return ends[0], ends[1]
 
-    def profile_contour(self, parametrization, value, free_initial):
+    def profile_contour(
+        self, parametrization: Callable[[Any, Any], ArrayLike], value: float, free_initial: ArrayLike
+    ) -> float:
         """Profile contour of a function of the parameter: sup{pl(theta) : theta = parametrization(value, free)}.
 
         Parameters
@@ -439,7 +461,7 @@ class BinomialLikelihood(LikelihoodBeliefFunction):
     array([0.      , 0.153349, 0.505948, 0.340703])
     """
 
-    def __init__(self, k, n):
+    def __init__(self, k: float, n: float) -> None:
         k_arr, n_arr = _check_counts(k, n)
         if k_arr.ndim != 0:
             raise ValueError("BinomialLikelihood takes one count pair; use from_counts for arrays.")
@@ -455,7 +477,7 @@ class BinomialLikelihood(LikelihoodBeliefFunction):
         with np.errstate(divide="ignore"):
             return float(special.xlogy(self.k, tau) + special.xlog1py(self.n - self.k, -tau))
 
-    def log_contour(self, theta):
+    def log_contour(self, theta: ArrayLike) -> float | np.ndarray:
         """Logarithm of the binomial contour, exact (Eq. 29).
 
         Parameters
@@ -476,7 +498,7 @@ class BinomialLikelihood(LikelihoodBeliefFunction):
         values = np.where((tau < 0) | (tau > 1), -np.inf, np.minimum(values, 0.0))
         return values if values.ndim else float(values)
 
-    def pl(self, lower=None, upper=None):
+    def pl(self, lower: ArrayLike | None = None, upper: ArrayLike | None = None) -> float:
         """Plausibility of the interval ``[lower, upper]``: the contour at its point nearest tau_hat (exact).
 
         Parameters
@@ -495,7 +517,7 @@ class BinomialLikelihood(LikelihoodBeliefFunction):
             return 0.0
         return float(np.exp(self.log_contour(nearest)))
 
-    def predictive_mass(self, return_array=False):
+    def predictive_mass(self, return_array: bool = False) -> Any:
         """Predictive mass on {0, 1} for the next trial, exact (Eqs. 30-32).
 
         Parameters
@@ -509,7 +531,8 @@ class BinomialLikelihood(LikelihoodBeliefFunction):
         MassFunction or ndarray of shape (4,)
             The likelihood model of :func:`dstk.evidence.counts.from_counts`.
         """
-        return _binary_mass(*counts_to_mass_array(self.k, self.n, "likelihood")[1:3], return_array)
+        masses = counts_to_mass_array(self.k, self.n, "likelihood")
+        return _binary_mass(masses[1], masses[2], return_array)
 
 
 class MultinomialLikelihood(LikelihoodBeliefFunction):
@@ -548,11 +571,12 @@ class MultinomialLikelihood(LikelihoodBeliefFunction):
     0.418212
     """
 
-    def __init__(self, counts):
-        counts = np.asarray(counts)
+    def __init__(self, counts: ArrayLike) -> None:
         from dstk.evidence.counts import _check_class_counts
 
-        counts = _check_class_counts(counts, False)
+        self._set_counts(_check_class_counts(np.asarray(counts), False))
+
+    def _set_counts(self, counts: np.ndarray) -> None:
         if counts.ndim != 1:
             raise ValueError(f"`counts` must be 1-D (one count per class); got shape {counts.shape}.")
         if counts.sum() == 0:
@@ -569,7 +593,7 @@ class MultinomialLikelihood(LikelihoodBeliefFunction):
         with np.errstate(divide="ignore"):
             return float(np.sum(special.xlogy(self.counts, probabilities)))
 
-    def marginal_contour(self, class_index, value):
+    def marginal_contour(self, class_index: int, value: ArrayLike) -> float | np.ndarray:
         """Exact profile (marginal) contour of the probability of one class.
 
         Parameters
@@ -594,7 +618,7 @@ class MultinomialLikelihood(LikelihoodBeliefFunction):
             raise ValueError(f"`class_index` must be in [0, {self.counts.size}); got {class_index!r}.")
         return BinomialLikelihood(self.counts[c], self.total).contour(value)
 
-    def pl(self, lower=None, upper=None):
+    def pl(self, lower: ArrayLike | None = None, upper: ArrayLike | None = None) -> float:
         """Plausibility of a box of class probabilities: the sup of the contour over it and the simplex.
 
         A concave maximisation, solved by SLSQP under the sum-to-one constraint.
@@ -641,8 +665,8 @@ class LogisticLikelihood(LikelihoodBeliefFunction):
     labels : array_like of shape (n_samples,)
         Binary labels in {0, 1}.
     smoothed_targets : bool, default False
-        Replace the labels by Platt's targets t_+ = (n_+ + 1)/(n_+ + 2) and
-        t_- = 1/(n_- + 2) (Eq. 4) inside the likelihood; False uses the raw
+        Replace the labels by Platt's targets ``t+ = (n+ + 1) / (n+ + 2)`` and
+        ``t- = 1 / (n- + 2)`` (Eq. 4) inside the likelihood; False uses the raw
         labels (Eq. 3).
 
     Attributes
@@ -668,14 +692,15 @@ class LogisticLikelihood(LikelihoodBeliefFunction):
     the maximiser of the normal approximation on the line (vectorised over
     tau).  The profile is unimodal with mode tau_hat = tau(s; theta_hat).
 
-    The predictive mass (Eqs. 22c, 23c) is integrated in eta = ln(1/tau - 1),
-    where d tau = -tau (1 - tau) d eta:
-    m({1}) = int_eta_hat^inf (1 - pl) w, m({0}) = int_-inf^eta_hat (1 - pl) w,
-    m({0, 1}) = int pl w, with w(eta) = tau (1 - tau), by adaptive
+    The predictive mass (Eqs. 22c, 23c) is integrated in ``eta = ln(1/tau - 1)``,
+    where ``d tau = -tau (1 - tau) d eta``:
+    ``m({1}) = int_{eta_hat}^{inf} (1 - pl) w``,
+    ``m({0}) = int_{-inf}^{eta_hat} (1 - pl) w`` and
+    ``m({0, 1}) = int pl w``, with ``w(eta) = tau (1 - tau)``, by adaptive
     Gauss-Kronrod quadrature on the window where log pl > -50 (log pl is
     concave in eta) plus the closed-form tails int w = expit.  Integrating
     1 - pl instead of subtracting from tau_hat keeps every mass accurate in
-    relative terms when tau_hat rounds to 0 or 1.  As |s| grows,
+    relative terms when tau_hat rounds to 0 or 1.  As ``|s|`` grows,
     m({0, 1}) tends to the relative likelihood of theta_1 = 0.
 
     References
@@ -697,11 +722,14 @@ class LogisticLikelihood(LikelihoodBeliefFunction):
     True
     """
 
-    def __init__(self, scores, labels, smoothed_targets=False):
-        from dstk._validation import check_consistent_length, check_scores
+    def __init__(self, scores: ArrayLike, labels: ArrayLike, smoothed_targets: bool = False) -> None:
+        from dstk._validation import check_scores
 
-        scores = check_scores(scores, "scores")
-        labels = np.asarray(labels)
+        self._fit(check_scores(scores, "scores"), np.asarray(labels), smoothed_targets)
+
+    def _fit(self, scores: np.ndarray, labels: np.ndarray, smoothed_targets: bool) -> None:
+        from dstk._validation import check_consistent_length
+
         check_consistent_length(scores, labels, names=["scores", "labels"])
         if not np.all(np.isin(labels, (0, 1))):
             raise ValueError("`labels` must be 0/1 (class 1 is the event whose probability is tau).")
@@ -763,7 +791,7 @@ class LogisticLikelihood(LikelihoodBeliefFunction):
                 break
         return theta
 
-    def tau(self, score, theta=None):
+    def tau(self, score: ArrayLike, theta: ArrayLike | None = None) -> Any:
         """Success probability of Xu et al.'s sigmoid (Eq. 2) at a score.
 
         Parameters
@@ -778,8 +806,8 @@ class LogisticLikelihood(LikelihoodBeliefFunction):
         float or ndarray
             tau = 1 / (1 + exp(theta_0 + theta_1 s)), with the shape of ``score``.
         """
-        theta = self.mle_ if theta is None else np.asarray(theta, dtype=np.float64)
-        return special.expit(-(theta[0] + theta[1] * np.asarray(score, dtype=np.float64)))
+        parameters = self.mle_ if theta is None else np.asarray(theta, dtype=np.float64)
+        return special.expit(-(parameters[0] + parameters[1] * np.asarray(score, dtype=np.float64)))
 
     # -- profile likelihood of eta = theta_0 + theta_1 s = ln(1/tau - 1) --------------------------
     def _line_terms(self, eta, slope, centred):
@@ -840,7 +868,7 @@ class LogisticLikelihood(LikelihoodBeliefFunction):
         log_likelihood = self._line_terms(eta, slope, centred)[0]
         return np.minimum(log_likelihood - self.max_log_likelihood_, 0.0)
 
-    def profile_contour_tau(self, score, tau):
+    def profile_contour_tau(self, score: float, tau: ArrayLike) -> float | np.ndarray:
         """Profile contour pl_T(tau; s) of Eq. 40 at one score.
 
         Parameters
@@ -878,7 +906,9 @@ class LogisticLikelihood(LikelihoodBeliefFunction):
             ends.append(eta_hat + direction * distance)
         return ends[0], ends[1]
 
-    def predictive_mass(self, score, *, tolerance=1e-10, return_array=False, return_error=False):
+    def predictive_mass(
+        self, score: float, *, tolerance: float = 1e-10, return_array: bool = False, return_error: bool = False
+    ) -> Any:
         """Predictive mass on {0, 1} at a test score (Eqs. 22-23 on the profile contour of Eq. 40).
 
         Parameters

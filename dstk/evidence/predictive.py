@@ -14,7 +14,11 @@ quadrature and reports an error bound; :func:`predictive_mass_monte_carlo`
 simulates the random set (Eqs. 20-21) to check it.
 """
 
+from __future__ import annotations
+
 import numpy as np
+from collections.abc import Callable, Sequence
+from typing import Any
 from scipy import integrate, optimize
 
 from dstk._validation import check_random_state
@@ -48,7 +52,7 @@ def _scalar(contour):
     return evaluate
 
 
-def find_mode(contour, grid_size=2001):
+def find_mode(contour: Callable[[Any], Any], grid_size: int = 2001) -> float:
     """Location of the maximum of a contour function on [0, 1].
 
     Parameters
@@ -102,7 +106,9 @@ def find_mode(contour, grid_size=2001):
     return max(candidates)[1]
 
 
-def check_unimodal(contour, tau_hat, grid_size=401, tolerance=1e-9):
+def check_unimodal(
+    contour: Callable[[Any], Any], tau_hat: float, grid_size: int = 401, tolerance: float = 1e-9
+) -> None:
     """Raise ``ValueError`` unless ``contour`` is a normalised unimodal contour with mode ``tau_hat``.
 
     Parameters
@@ -181,8 +187,16 @@ def _mass_from_array(values, return_array):
     return MassFunction.from_array(values, Frame((0, 1)), kind="m", validate=False)
 
 
-def predictive_mass(contour, tau_hat=None, *, tolerance=1e-10, points=None, check=True,
-                    return_array=False, return_error=False):
+def predictive_mass(
+    contour: Callable[[Any], Any],
+    tau_hat: float | None = None,
+    *,
+    tolerance: float = 1e-10,
+    points: Sequence[float] | None = None,
+    check: bool = True,
+    return_array: bool = False,
+    return_error: bool = False,
+) -> Any:
     """Predictive mass function on {0, 1} from a unimodal contour on tau (Eqs. 22-23).
 
     Parameters
@@ -306,8 +320,16 @@ def _level_set_bounds(evaluate, tau_hat, levels, iterations=60):
     return lower_bound, upper_bound
 
 
-def predictive_mass_monte_carlo(contour, tau_hat=None, *, n_samples=100_000, random_state=None,
-                                check=True, return_array=False, return_standard_error=False):
+def predictive_mass_monte_carlo(
+    contour: Callable[[Any], Any],
+    tau_hat: float | None = None,
+    *,
+    n_samples: int = 100_000,
+    random_state: int | np.random.RandomState | np.random.Generator | None = None,
+    check: bool = True,
+    return_array: bool = False,
+    return_standard_error: bool = False,
+) -> Any:
     """Monte Carlo estimate of the predictive mass (Eqs. 20-21), for checking :func:`predictive_mass`.
 
     Parameters
