@@ -30,8 +30,8 @@ import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
-from dstk.calibration.probabilistic import softmax  # noqa: E402
-from dstk.multiclass import DirichletCalibrator, all_pairs_code, couple_probabilities, one_vs_rest_code  # noqa: E402
+from dstk.calibration.probabilistic import softmax
+from dstk.multiclass import DirichletCalibrator, all_pairs_code, couple_probabilities, one_vs_rest_code
 
 
 def best_time(fn, repeat):
@@ -52,7 +52,9 @@ def consistent_rates(p, code, noise, rng):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--samples", type=int, default=100_000)
     parser.add_argument("--classes", type=int, default=10)
     parser.add_argument("--repeat", type=int, default=3)
@@ -65,24 +67,42 @@ def main(argv=None):
     rows = []
     ovr = one_vs_rest_code(K)
     r_ovr = consistent_rates(p, ovr, 0.05, rng)
-    rows.append(("coupling one-vs-rest (exact KL)", best_time(lambda: couple_probabilities(r_ovr, ovr), args.repeat)))
+    rows.append(
+        ("coupling one-vs-rest (exact KL)", best_time(lambda: couple_probabilities(r_ovr, ovr), args.repeat))
+    )
     pairs = all_pairs_code(K)
     r_pairs = consistent_rates(p, pairs, 0.05, rng)
-    rows.append((f"coupling all-pairs B={pairs.shape[1]} (Bradley-Terry)",
-                 best_time(lambda: couple_probabilities(r_pairs, pairs), args.repeat)))
+    rows.append(
+        (
+            f"coupling all-pairs B={pairs.shape[1]} (Bradley-Terry)",
+            best_time(lambda: couple_probabilities(r_pairs, pairs), args.repeat),
+        )
+    )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        rows.append((f"coupling all-pairs B={pairs.shape[1]} (Zadrozny)",
-                     best_time(lambda: couple_probabilities(r_pairs, pairs, method="zadrozny"), args.repeat)))
+        rows.append(
+            (
+                f"coupling all-pairs B={pairs.shape[1]} (Zadrozny)",
+                best_time(lambda: couple_probabilities(r_pairs, pairs, method="zadrozny"), args.repeat),
+            )
+        )
     res = couple_probabilities(r_pairs, pairs)
-    print(f"all-pairs coupling: converged {res.converged.mean():.4f}, mean iterations {res.n_iter.mean():.1f}")
+    print(
+        f"all-pairs coupling: converged {res.converged.mean():.4f}, mean iterations {res.n_iter.mean():.1f}"
+    )
 
     y = np.array([rng.choice(K, p=row) for row in p[:2000]])
     scores = 2 * r_ovr - 1
     cal = DirichletCalibrator().fit(scores[:2000], y)
-    rows.append(("Dirichlet predict_proba (g-mean, OvR)", best_time(lambda: cal.predict_proba(scores), args.repeat)))
-    rows.append(("Dirichlet fit on 2,000 samples (200-point m grid)",
-                 best_time(lambda: DirichletCalibrator().fit(scores[:2000], y), 1)))
+    rows.append(
+        ("Dirichlet predict_proba (g-mean, OvR)", best_time(lambda: cal.predict_proba(scores), args.repeat))
+    )
+    rows.append(
+        (
+            "Dirichlet fit on 2,000 samples (200-point m grid)",
+            best_time(lambda: DirichletCalibrator().fit(scores[:2000], y), 1),
+        )
+    )
     rows.append(("numpy softmax (reference)", best_time(lambda: softmax(scores), args.repeat)))
 
     width = max(len(name) for name, _ in rows)

@@ -78,8 +78,13 @@ def make_classifier(name, params):
     if name == "svm":
         return L2SVM(**params)
     if name == "ann":
-        return MLPClassifier(hidden_layer_sizes=(params["hidden"],), activation="logistic", alpha=params["alpha"],
-                             max_iter=2000, random_state=0)
+        return MLPClassifier(
+            hidden_layer_sizes=(params["hidden"],),
+            activation="logistic",
+            alpha=params["alpha"],
+            max_iter=2000,
+            random_state=0,
+        )
     if name == "nb":
         return GaussianNB()
     if name == "tree":

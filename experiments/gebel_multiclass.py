@@ -25,7 +25,6 @@ import time
 import warnings
 
 import numpy as np
-
 from gebel_common import HERE, L2SVM, binary_calibrators, standardise
 
 from dstk.metrics import calibration_measure, correctness_rate
@@ -34,16 +33,52 @@ from dstk.multiclass import CodeMatrixClassifier, DirichletCalibrator, Multiclas
 METHODS = ["raw", "av", "bay-alap", "ir", "lr", "plr", "diri-g-mean", "diri-g-trim", "diri-prod"]
 THESIS = {  # Tables A.1 (one_vs_rest) and A.2 (all_pairs), rows Iris and Wine
     "one_vs_rest": {
-        "iris": [(0.926, 0.560), (0.893, 0.739), (0.793, 0.625), (0.393, 0.550), (0.920, 0.673), (0.800, 0.614),
-                 (0.913, 0.815), (0.913, 0.815), (0.920, 0.790)],
-        "wine": [(0.966, 0.524), (0.966, 0.786), (0.926, 0.662), (0.668, 0.692), (0.966, 0.710), (0.792, 0.779),
-                 (0.971, 0.850), (0.971, 0.850), (0.971, 0.811)],
+        "iris": [
+            (0.926, 0.560),
+            (0.893, 0.739),
+            (0.793, 0.625),
+            (0.393, 0.550),
+            (0.920, 0.673),
+            (0.800, 0.614),
+            (0.913, 0.815),
+            (0.913, 0.815),
+            (0.920, 0.790),
+        ],
+        "wine": [
+            (0.966, 0.524),
+            (0.966, 0.786),
+            (0.926, 0.662),
+            (0.668, 0.692),
+            (0.966, 0.710),
+            (0.792, 0.779),
+            (0.971, 0.850),
+            (0.971, 0.850),
+            (0.971, 0.811),
+        ],
     },
     "all_pairs": {
-        "iris": [(0.893, 0.524), (0.94, 0.734), (0.926, 0.837), (0.713, 0.647), (0.966, 0.726), (0.913, 0.860),
-                 (0.880, 0.690), (0.920, 0.707), (0.893, 0.847)],
-        "wine": [(0.971, 0.476), (0.960, 0.787), (0.780, 0.711), (0.887, 0.834), (0.938, 0.749), (0.859, 0.818),
-                 (0.949, 0.745), (0.949, 0.745), (0.926, 0.850)],
+        "iris": [
+            (0.893, 0.524),
+            (0.94, 0.734),
+            (0.926, 0.837),
+            (0.713, 0.647),
+            (0.966, 0.726),
+            (0.913, 0.860),
+            (0.880, 0.690),
+            (0.920, 0.707),
+            (0.893, 0.847),
+        ],
+        "wine": [
+            (0.971, 0.476),
+            (0.960, 0.787),
+            (0.780, 0.711),
+            (0.887, 0.834),
+            (0.938, 0.749),
+            (0.859, 0.818),
+            (0.949, 0.745),
+            (0.949, 0.745),
+            (0.926, 0.850),
+        ],
     },
 }
 GRID = [{"gamma": c, "g": g} for c in (2.0**-1, 2.0**3, 2.0**7) for g in (2.0**-9, 2.0**-5, 2.0**-1)]
@@ -65,8 +100,11 @@ def choose_params(X, y, code, seed):
         for tr, te in StratifiedKFold(3, shuffle=True, random_state=seed).split(X, y):
             Xtr, Xte = standardise(X[tr], X[te])
             model = CodeMatrixClassifier(L2SVM(**params), code=code).fit(Xtr, y[tr])
-            P = MulticlassCalibrator(binary_calibrators("score")["raw"], code=code).fit(
-                model.decision_function(Xtr), y[tr]).predict_proba(model.decision_function(Xte))
+            P = (
+                MulticlassCalibrator(binary_calibrators("score")["raw"], code=code)
+                .fit(model.decision_function(Xtr), y[tr])
+                .predict_proba(model.decision_function(Xte))
+            )
             acc.append(np.mean(np.argmax(P, axis=1) == y[te]))
         if best is None or np.mean(acc) > best[0]:
             best = (np.mean(acc), params)
@@ -101,11 +139,17 @@ def run(dataset, code, folds, seed):
             except ValueError as exc:
                 failures.setdefault(name, str(exc).split(";")[0])
                 oof[name][te] = 1.0 / K
-    return params, {m: (correctness_rate(y, oof[m]), calibration_measure(y, oof[m])) for m in METHODS}, failures
+    return (
+        params,
+        {m: (correctness_rate(y, oof[m]), calibration_measure(y, oof[m])) for m in METHODS},
+        failures,
+    )
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--folds", type=int, default=10)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--datasets", nargs="+", default=["iris", "wine"])
@@ -128,15 +172,22 @@ def main(argv=None):
     start = time.time()
     for code in args.codes:
         table = "A.1 (one-against-rest)" if code == "one_vs_rest" else "A.2 (all-pairs)"
-        lines += [f"## Table {table}", "", "| data set | params | " + " | ".join(METHODS) + " |",
-                  "|---|---|" + "---|" * len(METHODS)]
+        lines += [
+            f"## Table {table}",
+            "",
+            "| data set | params | " + " | ".join(METHODS) + " |",
+            "|---|---|" + "---|" * len(METHODS),
+        ]
         notes = []
         for ds in args.datasets:
             params, res, failures = run(ds, code, args.folds, args.seed)
             cells = []
             for j, m in enumerate(METHODS):
                 ref = THESIS[code].get(ds)
-                cells.append(f"{res[m][0]:.3f} / {res[m][1]:.3f}" + (f" ({ref[j][0]:.3f} / {ref[j][1]:.3f})" if ref else ""))
+                cells.append(
+                    f"{res[m][0]:.3f} / {res[m][1]:.3f}"
+                    + (f" ({ref[j][0]:.3f} / {ref[j][1]:.3f})" if ref else "")
+                )
             lines.append(f"| {ds} | {params} | " + " | ".join(cells) + " |")
             notes += [f"- {ds}, {m}: failed on at least one fold ({msg})." for m, msg in failures.items()]
             print(f"{code} {ds} done ({time.time() - start:.0f} s)", flush=True)

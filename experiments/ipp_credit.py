@@ -70,11 +70,18 @@ def evaluate(X, y, n_models, gamma, C):
     ipp = ImpliedPosteriorClassifier(SVC(kernel="rbf", C=C, gamma=gamma), n_models=n_models).fit(Xtr, ytr)
     implied = ipp.predict_proba(Xte)[:, 1]
     lower, upper = ipp.predict_interval(Xte)
-    iso = ImpliedPosteriorClassifier(SVC(kernel="rbf", C=C, gamma=gamma), n_models=n_models,
-                                     isotonic=True).fit(Xtr, ytr).predict_proba(Xte)[:, 1]
+    iso = (
+        ImpliedPosteriorClassifier(SVC(kernel="rbf", C=C, gamma=gamma), n_models=n_models, isotonic=True)
+        .fit(Xtr, ytr)
+        .predict_proba(Xte)[:, 1]
+    )
     rows = {}
-    for name, s in [("raw SVM (min-max on test)", raw01), ("Platt", platt), ("implied posterior", implied),
-                    ("implied + isotonic (train votes)", iso)]:
+    for name, s in [
+        ("raw SVM (min-max on test)", raw01),
+        ("Platt", platt),
+        ("implied posterior", implied),
+        ("implied + isotonic (train votes)", iso),
+    ]:
         rows[name] = (isotonic_calibration_score(yte, s), roc_auc(yte, s))
     extra = {
         "monotone_violations": int(np.sum(np.diff(implied[np.argsort(raw)]) < -1e-12)),
@@ -85,7 +92,9 @@ def evaluate(X, y, n_models, gamma, C):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("data", nargs="?", default=DEFAULT_DATA)
     parser.add_argument("--models", type=int, default=199)
     parser.add_argument("--datasets", nargs="+", default=["australian", "pima"])
@@ -112,13 +121,21 @@ def main(argv=None):
         X, y = load_dataset(args.data, ds)
         for gamma in (0.001, "scale"):
             rows, extra = evaluate(X, y, args.models, gamma, args.C)
-            lines += [f"## {ds} (n = {len(y)}, p = {X.shape[1]}), gamma = {gamma}", "",
-                      "| scores | calibration score | AUC |", "|---|---|---|"]
+            lines += [
+                f"## {ds} (n = {len(y)}, p = {X.shape[1]}), gamma = {gamma}",
+                "",
+                "| scores | calibration score | AUC |",
+                "|---|---|---|",
+            ]
             lines += [f"| {name} | {cs:.3f} | {auc:.3f} |" for name, (cs, auc) in rows.items()]
-            lines += ["", f"Implied posterior: test accuracy {extra['test_accuracy']:.3f}; "
-                      f"{extra['monotone_violations']} decreases along the sorted base-SVM score (the estimate need "
-                      f"not be monotone, paper Fig. 11); mean width of the vote interval (dstk's predict_interval) "
-                      f"{extra['mean_interval_width']:.3f}.", ""]
+            lines += [
+                "",
+                f"Implied posterior: test accuracy {extra['test_accuracy']:.3f}; "
+                f"{extra['monotone_violations']} decreases along the sorted base-SVM score (the estimate need "
+                f"not be monotone, paper Fig. 11); mean width of the vote interval (dstk's predict_interval) "
+                f"{extra['mean_interval_width']:.3f}.",
+                "",
+            ]
             print(f"{ds} gamma={gamma} done ({time.time() - start:.0f} s)", flush=True)
     lines.append(f"Total run time: {time.time() - start:.0f} s.")
     os.makedirs(os.path.dirname(args.output), exist_ok=True)

@@ -145,7 +145,9 @@ def _couple_row(rates_row, start, members, signs, weights, K, max_iter, tol, p, 
     it = 0
     while it < max_iter:
         it += 1
-        residual = _update(p, p1, numerator, denominator, mu, start, members, signs, weights, rates_row, method)
+        residual = _update(
+            p, p1, numerator, denominator, mu, start, members, signs, weights, rates_row, method
+        )
         if residual <= tol:
             for k in range(K):
                 p[k] = p1[k]
@@ -178,7 +180,9 @@ def _couple_row(rates_row, start, members, signs, weights, K, max_iter, tol, p, 
                     cand[k] /= total
                 # stabilising update; keep the extrapolation only if its fixed-point residual is
                 # below the residual at the start of the cycle
-                cand_residual = _update(cand, tmp, numerator, denominator, mu, start, members, signs, weights, rates_row, method)
+                cand_residual = _update(
+                    cand, tmp, numerator, denominator, mu, start, members, signs, weights, rates_row, method
+                )
                 if cand_residual <= residual:
                     for k in range(K):
                         p[k] = tmp[k]
@@ -232,7 +236,9 @@ def couple(rates, code, task_weights, max_iter, tol, method):
         buffers = np.empty((6, K))
         p = np.empty(K)
         for i in range(lo, hi):
-            it, ok = _couple_row(rates[i], start, members, signs, task_weights, K, max_iter, tol, p, buffers, method)
+            it, ok = _couple_row(
+                rates[i], start, members, signs, task_weights, K, max_iter, tol, p, buffers, method
+            )
             for k in range(K):
                 out[i, k] = p[k]
             n_iter[i] = it

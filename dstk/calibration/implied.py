@@ -20,6 +20,7 @@ from .._validation import check_binary_labels, check_random_state
 
 if TYPE_CHECKING:
     from typing_extensions import Self
+
     from ..core.mass import MassFunction
 
 __all__ = ["ImpliedPosteriorClassifier", "implied_weights", "vote_fraction"]
@@ -79,7 +80,9 @@ def implied_weights(
     if lam.ndim != 1 or lam.size == 0 or not np.all((lam > 0) & (lam < 1)):
         raise ValueError("`levels` must be a non-empty 1-D array of values strictly inside (0, 1).")
     if n_positive <= 0 or n_negative <= 0:
-        raise ValueError(f"Both classes need at least one sample; got n_positive={n_positive}, n_negative={n_negative}.")
+        raise ValueError(
+            f"Both classes need at least one sample; got n_positive={n_positive}, n_negative={n_negative}."
+        )
     if convention == "equal_effective":
         return 1.0 - lam, lam.copy()
     if convention == "fixed_total":
@@ -222,7 +225,9 @@ class ImpliedPosteriorClassifier(BaseEstimator):
 
     def _weighting(self):
         if self.weighting == "auto":
-            has = hasattr(self.estimator, "get_params") and "class_weight" in self.estimator.get_params(deep=False)
+            has = hasattr(self.estimator, "get_params") and "class_weight" in self.estimator.get_params(
+                deep=False
+            )
             return "class_weight" if has else "sample_weight"
         if self.weighting not in ("class_weight", "sample_weight", "resample"):
             raise ValueError(
@@ -351,7 +356,9 @@ class ImpliedPosteriorClassifier(BaseEstimator):
         check_is_fitted(self, "estimators_")
         classes, y01 = check_binary_labels(y)
         if not np.array_equal(classes, self.classes_):
-            raise ValueError(f"`y` has classes {classes.tolist()}, but the model was fitted on {self.classes_.tolist()}.")
+            raise ValueError(
+                f"`y` has classes {classes.tolist()}, but the model was fitted on {self.classes_.tolist()}."
+            )
         self.isotonic_ = IsotonicRegressionCalibrator().fit(self._raw_positive(X), y01)
         return self
 

@@ -40,7 +40,11 @@ def check_probability_matrix(probabilities, name="probabilities", atol=1e-6, req
     A 1-D array is read as the probability of class 1 of a binary problem and
     turned into ``[1 - p, p]``.
     """
-    arr = np.asarray(probabilities, dtype=np.float64) if not isinstance(probabilities, np.ndarray) else probabilities
+    arr = (
+        np.asarray(probabilities, dtype=np.float64)
+        if not isinstance(probabilities, np.ndarray)
+        else probabilities
+    )
     if arr.ndim == 1:
         p = check_scores(arr, name=name)
         arr = np.column_stack([1.0 - p, p])

@@ -179,7 +179,9 @@ def _check_sets(prediction_sets, n_classes):
     if sets.ndim == 2:
         if sets.dtype != bool:
             if not np.all(np.isin(sets, (0, 1))):
-                raise ValueError("A 2-D `prediction_sets` must be boolean (or 0/1): sets[i, k] = class k is in set i.")
+                raise ValueError(
+                    "A 2-D `prediction_sets` must be boolean (or 0/1): sets[i, k] = class k is in set i."
+                )
             sets = sets.astype(bool)
         if n_classes is not None and sets.shape[1] != n_classes:
             raise ValueError(f"`prediction_sets` has {sets.shape[1]} columns but n_classes={n_classes}.")
@@ -194,7 +196,9 @@ def _check_sets(prediction_sets, n_classes):
             raise ValueError(f"Bitmasks must lie in [0, 2**{n_classes}); got values outside.")
         sets = ((sets[:, None] >> np.arange(n_classes)) & 1).astype(bool)
     else:
-        raise ValueError(f"`prediction_sets` must be 1-D bitmasks or a 2-D boolean matrix; got shape {sets.shape}.")
+        raise ValueError(
+            f"`prediction_sets` must be 1-D bitmasks or a 2-D boolean matrix; got shape {sets.shape}."
+        )
     if sets.shape[0] == 0:
         raise ValueError("`prediction_sets` is empty.")
     sizes = sets.sum(axis=1)

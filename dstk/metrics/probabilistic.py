@@ -449,9 +449,7 @@ def roc_auc(y_true: ArrayLike, scores: ArrayLike) -> float:
     n_pos = int(y.sum())
     n_neg = y.shape[0] - n_pos
     if n_pos == 0 or n_neg == 0:
-        raise ValueError(
-            "ROC AUC is undefined when `y_true` holds a single class; both 0 and 1 must occur."
-        )
+        raise ValueError("ROC AUC is undefined when `y_true` holds a single class; both 0 and 1 must occur.")
     ranks = rankdata(s)
     return float((ranks[y == 1].sum() - n_pos * (n_pos + 1) / 2.0) / (n_pos * n_neg))
 

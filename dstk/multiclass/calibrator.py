@@ -15,6 +15,7 @@ from .tasks import binary_tasks, clone_estimator
 
 if TYPE_CHECKING:
     from typing_extensions import Self
+
     from ..core.mass import MassFunction
 
 __all__ = ["MulticlassCalibrator", "embed_task_masses"]
@@ -154,7 +155,9 @@ class MulticlassCalibrator(BaseEstimator):
         if not np.all(np.isfinite(s)):
             raise ValueError("`scores` contains NaN or infinite values.")
         if n_columns is not None and s.shape[1] != n_columns:
-            raise ValueError(f"`scores` must have {n_columns} columns (one per task, as in fit); got {s.shape[1]}.")
+            raise ValueError(
+                f"`scores` must have {n_columns} columns (one per task, as in fit); got {s.shape[1]}."
+            )
         return s
 
     def fit(self, scores: ArrayLike, y: ArrayLike) -> Self:
@@ -182,13 +185,17 @@ class MulticlassCalibrator(BaseEstimator):
             raise ValueError(f"`scores` has {s.shape[0]} rows but `y` has {y_idx.shape[0]} labels.")
         self.code_ = make_code(self.code, classes.size, random_state=self.random_state)
         if self.code_.shape[1] != s.shape[1]:
-            raise ValueError(f"`scores` has {s.shape[1]} columns but the code matrix has {self.code_.shape[1]} tasks.")
+            raise ValueError(
+                f"`scores` has {s.shape[1]} columns but the code matrix has {self.code_.shape[1]} tasks."
+            )
         self.classes_ = classes
         self.calibrators_ = []
         sizes = []
         for b, (rows, target) in enumerate(binary_tasks(y_idx, self.code_)):
             if np.unique(target).size < 2:
-                raise ValueError(f"Binary task {b} has a single class among its training rows; cannot calibrate it.")
+                raise ValueError(
+                    f"Binary task {b} has a single class among its training rows; cannot calibrate it."
+                )
             cal = clone_estimator(self.calibrator)
             cal.fit(s[rows, b], target)
             self.calibrators_.append(cal)
@@ -211,7 +218,9 @@ class MulticlassCalibrator(BaseEstimator):
         """
         check_is_fitted(self, "calibrators_")
         s = self._check_scores(scores, self.code_.shape[1])
-        return np.column_stack([np.asarray(c.predict_proba(s[:, b]))[:, 1] for b, c in enumerate(self.calibrators_)])
+        return np.column_stack(
+            [np.asarray(c.predict_proba(s[:, b]))[:, 1] for b, c in enumerate(self.calibrators_)]
+        )
 
     def predict_proba(self, scores: ArrayLike) -> np.ndarray:
         """Coupled class probabilities, shape ``(N, K)``; see ``coupling_result_`` for convergence.
@@ -230,7 +239,9 @@ class MulticlassCalibrator(BaseEstimator):
         """
         r = self.predict_task_proba(scores)
         weights = self.task_sizes_ if self.task_weights == "samples" else None
-        self.coupling_result_ = couple_probabilities(r, self.code_, weights, max_iter=self.max_iter, tol=self.tol)
+        self.coupling_result_ = couple_probabilities(
+            r, self.code_, weights, max_iter=self.max_iter, tol=self.tol
+        )
         return self.coupling_result_.probabilities
 
     def predict(self, scores: ArrayLike) -> np.ndarray:
@@ -282,8 +293,12 @@ class MulticlassCalibrator(BaseEstimator):
         s = self._check_scores(scores, self.code_.shape[1])
         K = self.classes_.size
         if K > 16:
-            raise ValueError(f"predict_mass builds dense masses on 2**K subsets; K={K} is too large (max 16).")
-        task = np.stack([c.predict_mass(s[:, b]).to_array("m") for b, c in enumerate(self.calibrators_)], axis=1)
+            raise ValueError(
+                f"predict_mass builds dense masses on 2**K subsets; K={K} is too large (max 16)."
+            )
+        task = np.stack(
+            [c.predict_mass(s[:, b]).to_array("m") for b, c in enumerate(self.calibrators_)], axis=1
+        )
         dense = embed_task_masses(task, self.code_)
         frame = Frame(tuple(self.classes_.tolist()))
         masses = MassFunction.from_array(dense, frame, validate=False)

@@ -257,7 +257,7 @@ def sparse_code_size(n_classes: int) -> int:
     [24, 42, 57]
     """
     K = _check_n_classes(n_classes)
-    return int(math.floor(15.0 * math.log2(K) + 0.5))
+    return math.floor(15.0 * math.log2(K) + 0.5)
 
 
 def sparse_column_validity_probability(n_classes: int) -> float:
@@ -301,7 +301,9 @@ def sparse_column_validity_probability(n_classes: int) -> float:
     return 1.0 - 2.0 * 0.75**K + 0.5**K
 
 
-def sparse_code_success_probability(n_classes: int, n_columns: int | None = None, n_draws: int = 10000) -> float:
+def sparse_code_success_probability(
+    n_classes: int, n_columns: int | None = None, n_draws: int = 10000
+) -> float:
     """Upper bound on the probability that at least one of ``n_draws`` random codes is valid (Eq. 5.5).
 
     Parameters
@@ -449,7 +451,9 @@ def sparse_random_code(
                 continue
             d = row_hamming_distances(mat)
             value = d[np.triu_indices(K, 1)].min()
-            better = best is None or (value > best_value if criterion == "max_min_distance" else value < best_value)
+            better = best is None or (
+                value > best_value if criterion == "max_min_distance" else value < best_value
+            )
             if better:
                 best, best_value = mat.copy(), value
     if best is None:
@@ -521,7 +525,9 @@ def check_code_matrix(code: ArrayLike, n_classes: int | None = None) -> np.ndarr
     return c
 
 
-def make_code(code: str | ArrayLike, n_classes: int, random_state: int | np.random.RandomState | None = None) -> np.ndarray:
+def make_code(
+    code: str | ArrayLike, n_classes: int, random_state: int | np.random.RandomState | None = None
+) -> np.ndarray:
     """Build a code from a name (``"one_vs_rest"``, ``"all_pairs"``, ``"complete"``, ``"sparse"``) or validate a matrix.
 
     Parameters

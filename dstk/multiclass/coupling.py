@@ -175,7 +175,9 @@ def couple_probabilities(
     if r.ndim == 1:
         r = r[None, :]
     if r.ndim != 2 or r.shape[0] == 0:
-        raise ValueError(f"`task_probabilities` must have shape (n_samples, n_tasks); got {np.shape(task_probabilities)}.")
+        raise ValueError(
+            f"`task_probabilities` must have shape (n_samples, n_tasks); got {np.shape(task_probabilities)}."
+        )
     if not np.all(np.isfinite(r)) or np.any(r < 0) or np.any(r > 1):
         raise ValueError(
             "`task_probabilities` must be finite probabilities in [0, 1]; calibrate the binary scores first "
@@ -183,13 +185,17 @@ def couple_probabilities(
         )
     c = check_code_matrix(code)
     if c.shape[1] != r.shape[1]:
-        raise ValueError(f"`task_probabilities` has {r.shape[1]} columns but the code matrix has {c.shape[1]} tasks.")
+        raise ValueError(
+            f"`task_probabilities` has {r.shape[1]} columns but the code matrix has {c.shape[1]} tasks."
+        )
     if task_weights is None:
         w = np.ones(c.shape[1])
     else:
         w = np.asarray(task_weights, dtype=np.float64)
         if w.shape != (c.shape[1],) or not np.all(np.isfinite(w)) or np.any(w <= 0):
-            raise ValueError(f"`task_weights` must hold {c.shape[1]} positive finite values; got {task_weights!r}.")
+            raise ValueError(
+                f"`task_weights` must hold {c.shape[1]} positive finite values; got {task_weights!r}."
+            )
     if not isinstance(max_iter, (int, np.integer)) or max_iter < 1:
         raise ValueError(f"`max_iter` must be a positive integer; got {max_iter!r}.")
     if not (float(tol) > 0):
@@ -203,12 +209,20 @@ def couple_probabilities(
     one_vs_rest_columns = _one_vs_rest_columns(c) if method == "bradley_terry" else None
     if one_vs_rest_columns is not None:
         probabilities, n_iter, converged = couple_one_vs_rest(
-            np.ascontiguousarray(r[:, one_vs_rest_columns]), np.ascontiguousarray(w[one_vs_rest_columns]),
-            int(max_iter), float(tol),
+            np.ascontiguousarray(r[:, one_vs_rest_columns]),
+            np.ascontiguousarray(w[one_vs_rest_columns]),
+            int(max_iter),
+            float(tol),
         )
     else:
-        probabilities, n_iter, converged = couple(np.ascontiguousarray(r), np.ascontiguousarray(c), w,
-                                                  int(max_iter), float(tol), 0 if method == "zadrozny" else 1)
+        probabilities, n_iter, converged = couple(
+            np.ascontiguousarray(r),
+            np.ascontiguousarray(c),
+            w,
+            int(max_iter),
+            float(tol),
+            0 if method == "zadrozny" else 1,
+        )
     result = CouplingResult(probabilities, n_iter, converged)
     if warn and not result.all_converged:
         warnings.warn(

@@ -94,7 +94,7 @@ def combine_task_probabilities(
             factors = np.concatenate([log_p[:, c[k] == 1], log_q[:, c[k] == -1]], axis=1)
             n = factors.shape[1]
             cut = int(np.floor(trim * n))
-            factors = np.sort(factors, axis=1)[:, cut:n - cut]
+            factors = np.sort(factors, axis=1)[:, cut : n - cut]
             out[:, k] = np.exp(factors.mean(axis=1))
         return out
     raise ValueError(f"`combiner` must be one of {_COMBINERS[:3]} here; got {combiner!r}.")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import copy
-
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -193,7 +192,9 @@ class CodeMatrixClassifier(BaseEstimator):
         if len(X) != y_idx.shape[0]:
             raise ValueError(f"`X` has {len(X)} rows but `y` has {y_idx.shape[0]} labels.")
         if self.output not in ("auto", "decision_function", "predict_proba"):
-            raise ValueError(f"`output` must be 'auto', 'decision_function' or 'predict_proba'; got {self.output!r}.")
+            raise ValueError(
+                f"`output` must be 'auto', 'decision_function' or 'predict_proba'; got {self.output!r}."
+            )
         self.code_ = make_code(self.code, classes.size, random_state=self.random_state)
         self.classes_ = classes
         self.estimators_ = []

@@ -107,7 +107,9 @@ def test_class_weight_equals_duplicated_data_eq3():
     weighted = svm.SVC(kernel="linear", C=1.0, class_weight={0: 5, 1: 5}, tol=1e-10).fit(X, y)
     duplicated = svm.SVC(kernel="linear", C=1.0, tol=1e-10).fit(np.repeat(X, 5, axis=0), np.repeat(y, 5))
     grid = rng.normal(size=(20, 2))
-    np.testing.assert_allclose(weighted.decision_function(grid), duplicated.decision_function(grid), atol=1e-5)
+    np.testing.assert_allclose(
+        weighted.decision_function(grid), duplicated.decision_function(grid), atol=1e-5
+    )
 
 
 def test_ipp_estimates_known_posterior():

@@ -136,8 +136,13 @@ def test_piecewise_logistic_minimises_regularised_objective():
     q = q[(q > s.min()) & (q < s.max())]
     rng = np.random.RandomState(0)
     for a, b in [sorted(rng.choice(q.size, 2, replace=False)) for _ in range(8)]:
-        other = optimize.minimize(objective, np.zeros(4), args=(np.array([s.min(), q[a], q[b], s.max()]),),
-                                  method="BFGS", options={"gtol": 1e-9}).fun
+        other = optimize.minimize(
+            objective,
+            np.zeros(4),
+            args=(np.array([s.min(), q[a], q[b], s.max()]),),
+            method="BFGS",
+            options={"gtol": 1e-9},
+        ).fun
         assert cal.objective_ <= other + 1e-6
 
 
@@ -217,8 +222,12 @@ def test_asymmetric_laplace_fit_is_maximum_likelihood():
     # brute force over every observed mode with numerically optimised scales
     best = np.inf
     for cand in x:
-        res = optimize.minimize(lambda v: alap_neg_loglik([cand, v[0], v[1]], x), [0.0, 0.0], method="Nelder-Mead",
-                                options={"xatol": 1e-10, "fatol": 1e-12, "maxiter": 4000})
+        res = optimize.minimize(
+            lambda v, cand=cand: alap_neg_loglik([cand, v[0], v[1]], x),
+            [0.0, 0.0],
+            method="Nelder-Mead",
+            options={"xatol": 1e-10, "fatol": 1e-12, "maxiter": 4000},
+        )
         best = min(best, res.fun)
     assert ours == pytest.approx(best, abs=1e-6)
     # posterior by Bayes' rule with Laplace-smoothed priors
@@ -357,7 +366,12 @@ def test_assignment_value_huge_dispersion_uses_capped_grid():
         (GaussianBayesCalibrator, [0.1, 0.2, 0.3], [0, 1, 1], "at least two"),
         (GaussianBayesCalibrator, [0.1, 0.1, 0.2, 0.2], [0, 0, 1, 1], "equal"),
         (AsymmetricLaplaceBayesCalibrator, [0.1, 0.2, 0.5, 0.6, 0.7], [0, 0, 1, 1, 1], "distinct"),
-        (lambda: GaussianBayesCalibrator(input_kind="probability"), [0.1, 1.2, 0.3, 0.4], [0, 0, 1, 1], r"\[0, 1\]"),
+        (
+            lambda: GaussianBayesCalibrator(input_kind="probability"),
+            [0.1, 1.2, 0.3, 0.4],
+            [0, 0, 1, 1],
+            r"\[0, 1\]",
+        ),
         (AssignmentValueCalibrator, [0.2, 1.5], [0, 1], r"\[0, 1\]"),
         (PiecewiseLogisticCalibrator, [1.0, 1.0, 1.0, 1.0], [0, 1, 0, 1], "knots"),
         (lambda: IsotonicRegressionCalibrator(interpolation="cubic"), [0.1, 0.2], [0, 1], "interpolation"),

@@ -9,7 +9,13 @@ from hypothesis import strategies as st
 from scipy import optimize
 
 from dstk.exceptions import ConvergenceWarning
-from dstk.multiclass import all_pairs_code, complete_code, couple_probabilities, one_vs_rest_code, sparse_random_code
+from dstk.multiclass import (
+    all_pairs_code,
+    complete_code,
+    couple_probabilities,
+    one_vs_rest_code,
+    sparse_random_code,
+)
 
 
 def rates_from(p, code):

@@ -36,7 +36,9 @@ def test_combiners_against_loops():
     for comb in ("product", "geometric_mean", "trimmed_geometric_mean"):
         r = combine_task_probabilities(p, code, comb, trim=0.2)
         for i, k in itertools.product(range(6), range(4)):
-            factors = [p[i, b] if code[k, b] == 1 else 1 - p[i, b] for b in range(code.shape[1]) if code[k, b] != 0]
+            factors = [
+                p[i, b] if code[k, b] == 1 else 1 - p[i, b] for b in range(code.shape[1]) if code[k, b] != 0
+            ]
             if comb == "product":
                 ref = np.prod(factors)
             elif comb == "geometric_mean":
@@ -44,7 +46,7 @@ def test_combiners_against_loops():
             else:
                 f = sorted(factors)
                 cut = int(np.floor(0.2 * len(f)))
-                f = f[cut:len(f) - cut]
+                f = f[cut : len(f) - cut]
                 ref = np.prod(f) ** (1 / len(f))
             assert r[i, k] == pytest.approx(ref, rel=1e-12)
 
@@ -54,8 +56,10 @@ def test_trim_ten_percent_is_geometric_mean_below_ten_factors():
     rng = np.random.RandomState(1)
     code = one_vs_rest_code(9)
     p = rng.uniform(0.05, 0.95, (5, 9))
-    np.testing.assert_allclose(combine_task_probabilities(p, code, "trimmed_geometric_mean"),
-                               combine_task_probabilities(p, code, "geometric_mean"))
+    np.testing.assert_allclose(
+        combine_task_probabilities(p, code, "trimmed_geometric_mean"),
+        combine_task_probabilities(p, code, "geometric_mean"),
+    )
 
 
 def test_product_does_not_underflow():
@@ -236,7 +240,9 @@ def test_multiclass_calibrator_with_evidential_binary_calibrator():
     np.testing.assert_allclose(P.sum(axis=1), 1.0)
     arr = cal.predict_mass(scores[:5]).to_array("m")
     for i in range(5):
-        task = np.stack([c.predict_mass(scores[i:i + 1, b]).to_array("m")[0] for b, c in enumerate(cal.calibrators_)])
+        task = np.stack(
+            [c.predict_mass(scores[i : i + 1, b]).to_array("m")[0] for b, c in enumerate(cal.calibrators_)]
+        )
         emb = embed_task_masses(task[None], cal.code_)[0]
         conj = np.zeros(8)
         for a, b, c in itertools.product(range(8), repeat=3):

@@ -12,6 +12,7 @@ from ..._validation import check_binary_labels, check_consistent_length, check_p
 
 if TYPE_CHECKING:
     from typing_extensions import Self
+
     from ...core.mass import MassFunction
 
 __all__ = ["BinaryProbabilisticCalibrator", "log_odds", "interval_to_mass"]

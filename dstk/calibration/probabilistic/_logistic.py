@@ -17,8 +17,9 @@ def sigmoid(z):
     return 0.5 * (1.0 + np.tanh(0.5 * np.asarray(z, dtype=np.float64)))
 
 
-def fit_logistic(design, targets, penalty=None, max_iter=100, tol=1e-10, name="logistic regression",
-                 warn=True, start=None):
+def fit_logistic(
+    design, targets, penalty=None, max_iter=100, tol=1e-10, name="logistic regression", warn=True, start=None
+):
     """Minimise ``cross_entropy(design @ w, targets) + 0.5 * w' penalty w`` by Newton's method.
 
     Backtracking (Armijo) line search and a small ridge on the Hessian keep

@@ -146,7 +146,9 @@ class AssignmentValueCalibrator(BinaryProbabilisticCalibrator):
 
     scale_: float | None
 
-    def __init__(self, input_kind: str = "probability", max_candidates: int = 2000, credibility: float = 0.95):
+    def __init__(
+        self, input_kind: str = "probability", max_candidates: int = 2000, credibility: float = 0.95
+    ):
         self.input_kind = input_kind
         self.max_candidates = max_candidates
         self.credibility = credibility
@@ -205,8 +207,13 @@ class AssignmentValueCalibrator(BinaryProbabilisticCalibrator):
             n_t = int(members.sum())
             part: dict[str, Any] = {"n": n_t, "n_correct": int(correct.sum())}
             if n_t == 0:
-                part.update(kind="empty", correctness=np.nan, assignment_mean=np.nan,
-                            assignment_dispersion=np.nan, dispersion=np.nan)
+                part.update(
+                    kind="empty",
+                    correctness=np.nan,
+                    assignment_mean=np.nan,
+                    assignment_dispersion=np.nan,
+                    dispersion=np.nan,
+                )
                 self.partitions_.append(part)
                 continue
             p_t = correct.mean()

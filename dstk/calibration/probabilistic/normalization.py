@@ -210,7 +210,9 @@ class SoftmaxCalibrator(BinaryProbabilisticCalibrator):
             return float(np.sum(np.logaddexp(0.0, -2.0 * alpha * sign * s)))
 
         bound = 50.0 / scale
-        result = minimize_scalar(nll, bounds=(-bound, bound), method="bounded", options={"xatol": 1e-10 / scale})
+        result = minimize_scalar(
+            nll, bounds=(-bound, bound), method="bounded", options={"xatol": 1e-10 / scale}
+        )
         self.alpha_ = float(result.x)
 
     def _positive_probability(self, s):
