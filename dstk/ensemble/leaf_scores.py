@@ -366,7 +366,7 @@ def leaf_plausibility_mass(positives, negatives, rescale_above=None):
     Notes
     -----
     Busch et al. (2021), section 4.0.2: m({1}) = s+ = max(pi+ - pi-, 0),
-    m({0}) = s- = max(pi- - pi+, 0), m(frame) = u_e + u_a = 1 - |pi+ - pi-|.
+    m({0}) = s- = max(pi- - pi+, 0), m(frame) = u_e + u_a = 1 - abs(pi+ - pi-).
 
     References
     ----------
