@@ -105,13 +105,15 @@ class BaseEstimator:
 
     def __sklearn_tags__(self):  # pragma: no cover - only used when sklearn is present
         try:
-            from sklearn.utils import Tags, ClassifierTags, TargetTags
+            from sklearn.utils import ClassifierTags, Tags, TargetTags
         except ImportError:
             return None
         return Tags(
             estimator_type="classifier" if getattr(self, "_estimator_type", None) == "classifier" else None,
             target_tags=TargetTags(required=True),
-            classifier_tags=ClassifierTags() if getattr(self, "_estimator_type", None) == "classifier" else None,
+            classifier_tags=ClassifierTags()
+            if getattr(self, "_estimator_type", None) == "classifier"
+            else None,
         )
 
 

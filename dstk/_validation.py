@@ -7,10 +7,10 @@ to fix it.
 
 from __future__ import annotations
 
-import numpy as np
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
 from numpy.typing import ArrayLike
 
 __all__ = [

@@ -54,10 +54,10 @@ def _superset_pass(x, sign):
     while step < size:
         if 4 * step <= size:
             for base in range(0, size, 4 * step):
-                p0 = x[base:base + step]
-                p1 = x[base + step:base + 2 * step]
-                p2 = x[base + 2 * step:base + 3 * step]
-                p3 = x[base + 3 * step:base + 4 * step]
+                p0 = x[base : base + step]
+                p1 = x[base + step : base + 2 * step]
+                p2 = x[base + 2 * step : base + 3 * step]
+                p3 = x[base + 3 * step : base + 4 * step]
                 for j in range(step):
                     a = p0[j]
                     b1 = p1[j]
@@ -71,8 +71,8 @@ def _superset_pass(x, sign):
             step *= 4
         else:
             for base in range(0, size, 2 * step):
-                lo = x[base:base + step]
-                hi = x[base + step:base + 2 * step]
+                lo = x[base : base + step]
+                hi = x[base + step : base + 2 * step]
                 for j in range(step):
                     lo[j] += sign * hi[j]
             step *= 2
@@ -116,10 +116,10 @@ def _subset_pass(x, sign):
     while step < size:
         if 4 * step <= size:
             for base in range(0, size, 4 * step):
-                p0 = x[base:base + step]
-                p1 = x[base + step:base + 2 * step]
-                p2 = x[base + 2 * step:base + 3 * step]
-                p3 = x[base + 3 * step:base + 4 * step]
+                p0 = x[base : base + step]
+                p1 = x[base + step : base + 2 * step]
+                p2 = x[base + 2 * step : base + 3 * step]
+                p3 = x[base + 3 * step : base + 4 * step]
                 for j in range(step):
                     a = p0[j]
                     b1 = p1[j]
@@ -133,8 +133,8 @@ def _subset_pass(x, sign):
             step *= 4
         else:
             for base in range(0, size, 2 * step):
-                lo = x[base:base + step]
-                hi = x[base + step:base + 2 * step]
+                lo = x[base : base + step]
+                hi = x[base + step : base + 2 * step]
                 for j in range(step):
                     hi[j] += sign * lo[j]
             step *= 2
@@ -373,7 +373,7 @@ def mass_from_log_conjunctive_weights(lw):
         src = lw[r]
         for a in range(size - 1):
             tmp[a] = src[a]
-        total = _sum_from(tmp[:size - 1], 0)
+        total = _sum_from(tmp[: size - 1], 0)
         tmp[size - 1] = 0.0
         _superset_pass(tmp, 1.0)
         for a in range(size):
@@ -449,7 +449,7 @@ def cautious(m):
                 if v < acc[a]:
                     acc[a] = v
         acc[size - 1] = 0.0
-        total = _sum_from(acc[:size - 1], 0)
+        total = _sum_from(acc[: size - 1], 0)
         _superset_pass(acc, 1.0)
         for a in range(size):
             acc[a] = math.exp(total - acc[a])
@@ -659,7 +659,7 @@ def focal_set_pairs(f1, f2, intersect):
             u += 1
             unique[u] = keys[q]
         inverse[idx[q]] = u
-    return unique[:u + 1].copy(), inverse
+    return unique[: u + 1].copy(), inverse
 
 
 @njit(cache=True)

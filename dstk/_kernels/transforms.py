@@ -19,7 +19,6 @@ import math
 import numpy as np
 from numba import njit
 
-
 # The row passes below are also in :mod:`dstk._kernels.combination`.  They
 # are repeated on purpose: numba's on-disk cache (cache=True) does not notice
 # edits to a jitted function defined in another module, so sharing them across
@@ -67,10 +66,10 @@ def _superset_pass(x, sign):
     while step < size:
         if 4 * step <= size:
             for base in range(0, size, 4 * step):
-                p0 = x[base:base + step]
-                p1 = x[base + step:base + 2 * step]
-                p2 = x[base + 2 * step:base + 3 * step]
-                p3 = x[base + 3 * step:base + 4 * step]
+                p0 = x[base : base + step]
+                p1 = x[base + step : base + 2 * step]
+                p2 = x[base + 2 * step : base + 3 * step]
+                p3 = x[base + 3 * step : base + 4 * step]
                 for j in range(step):
                     a = p0[j]
                     b1 = p1[j]
@@ -84,8 +83,8 @@ def _superset_pass(x, sign):
             step *= 4
         else:
             for base in range(0, size, 2 * step):
-                lo = x[base:base + step]
-                hi = x[base + step:base + 2 * step]
+                lo = x[base : base + step]
+                hi = x[base + step : base + 2 * step]
                 for j in range(step):
                     lo[j] += sign * hi[j]
             step *= 2
@@ -129,10 +128,10 @@ def _subset_pass(x, sign):
     while step < size:
         if 4 * step <= size:
             for base in range(0, size, 4 * step):
-                p0 = x[base:base + step]
-                p1 = x[base + step:base + 2 * step]
-                p2 = x[base + 2 * step:base + 3 * step]
-                p3 = x[base + 3 * step:base + 4 * step]
+                p0 = x[base : base + step]
+                p1 = x[base + step : base + 2 * step]
+                p2 = x[base + 2 * step : base + 3 * step]
+                p3 = x[base + 3 * step : base + 4 * step]
                 for j in range(step):
                     a = p0[j]
                     b1 = p1[j]
@@ -146,8 +145,8 @@ def _subset_pass(x, sign):
             step *= 4
         else:
             for base in range(0, size, 2 * step):
-                lo = x[base:base + step]
-                hi = x[base + step:base + 2 * step]
+                lo = x[base : base + step]
+                hi = x[base + step : base + 2 * step]
                 for j in range(step):
                     hi[j] += sign * lo[j]
             step *= 2
@@ -215,7 +214,7 @@ def singleton_sums(v, n):
 def _fold_top_half(v, half):
     """Return sum(v[half:2*half]) and add the top half onto the bottom half."""
     lo = v[:half]
-    hi = v[half:2 * half]
+    hi = v[half : 2 * half]
     total = 0.0
     for j in range(half):
         x = hi[j]

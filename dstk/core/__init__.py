@@ -7,27 +7,43 @@ discount, contextual_discount, condition, normalize, inverse_pignistic,
 consonant_from_contour, decide, lower_upper_expectations, jousselme_distance, conflict.
 """
 
+from ._dense import DENSE_MAX_LABELS, MASS_TOLERANCE, MAX_DENSE_BYTES
+from .combination import RULES, combine
+from .decisions import decide, lower_upper_expectations
+from .distances import conflict, jousselme_distance
 from .frame import Frame
 from .mass import MassFunction
-from .combination import combine, RULES
 from .transforms import (
-    pignistic,
-    plausibility_transform,
+    condition,
+    consonant_from_contour,
+    contextual_discount,
     contour,
     discount,
-    contextual_discount,
-    condition,
-    normalize,
     inverse_pignistic,
-    consonant_from_contour,
+    normalize,
+    pignistic,
+    plausibility_transform,
 )
-from .decisions import decide, lower_upper_expectations
-from .distances import jousselme_distance, conflict
-from ._dense import MASS_TOLERANCE, DENSE_MAX_LABELS, MAX_DENSE_BYTES
 
 __all__ = [
-    "Frame", "MassFunction", "combine", "RULES", "pignistic", "plausibility_transform", "contour",
-    "discount", "contextual_discount", "condition", "normalize", "inverse_pignistic",
-    "consonant_from_contour", "decide", "lower_upper_expectations", "jousselme_distance", "conflict",
-    "MASS_TOLERANCE", "DENSE_MAX_LABELS", "MAX_DENSE_BYTES",
+    "Frame",
+    "MassFunction",
+    "combine",
+    "RULES",
+    "pignistic",
+    "plausibility_transform",
+    "contour",
+    "discount",
+    "contextual_discount",
+    "condition",
+    "normalize",
+    "inverse_pignistic",
+    "consonant_from_contour",
+    "decide",
+    "lower_upper_expectations",
+    "jousselme_distance",
+    "conflict",
+    "MASS_TOLERANCE",
+    "DENSE_MAX_LABELS",
+    "MAX_DENSE_BYTES",
 ]

@@ -4,9 +4,9 @@ import functools
 
 import numpy as np
 
-from .._kernels import transforms as _t
 from .._kernels import combination as _c
-from ..exceptions import FrameTooLargeError, InvalidMassError, DogmaticError
+from .._kernels import transforms as _t
+from ..exceptions import DogmaticError, FrameTooLargeError, InvalidMassError
 
 #: Frames with at most this many labels are stored densely (2**n floats per
 #: mass function) when built from a mapping; larger ones use the focal-set form.
@@ -85,9 +85,7 @@ def m_to(m, kind):
         return np.exp(_c.log_conjunctive_weights(as_rows(m))).reshape(m.shape)
     if kind == "v":
         if np.any(m[..., 0] <= 0):
-            raise DogmaticError(
-                "Disjunctive weights need m(empty set) > 0 (a subnormal mass function)."
-            )
+            raise DogmaticError("Disjunctive weights need m(empty set) > 0 (a subnormal mass function).")
         return np.exp(_c.log_disjunctive_weights(as_rows(m))).reshape(m.shape)
     raise ValueError(f"Unknown kind {kind!r}; expected one of {KINDS}.")
 

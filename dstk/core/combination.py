@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import numpy as np
 from collections.abc import Iterable
 from typing import Any
 
+import numpy as np
 from numpy.typing import ArrayLike
 
 from .._kernels import combination as _c
@@ -19,14 +19,24 @@ __all__ = ["combine", "RULES"]
 #: n-ary call equals any pairwise fold) and how an n-ary call is evaluated.
 RULES = {
     "conjunctive": ("associative", "product of the K commonality functions, one inverse transform"),
-    "dempster": ("associative", "product of the K commonalities (rescaled every 16 sources), "
-                 "normalised once by the sum of the non-empty masses"),
+    "dempster": (
+        "associative",
+        "product of the K commonalities (rescaled every 16 sources), "
+        "normalised once by the sum of the non-empty masses",
+    ),
     "disjunctive": ("associative", "product of the K implicability functions, one inverse transform"),
-    "cautious": ("associative, commutative, idempotent",
-                 "minimum of the K conjunctive weight functions (log domain); unnormalised"),
-    "bold": ("associative, commutative, idempotent",
-             "minimum of the K disjunctive weight functions (log domain); needs subnormal inputs"),
-    "yager": ("not associative", "conjunctive combination of all K sources, then m(empty) moved to the frame"),
+    "cautious": (
+        "associative, commutative, idempotent",
+        "minimum of the K conjunctive weight functions (log domain); unnormalised",
+    ),
+    "bold": (
+        "associative, commutative, idempotent",
+        "minimum of the K disjunctive weight functions (log domain); needs subnormal inputs",
+    ),
+    "yager": (
+        "not associative",
+        "conjunctive combination of all K sources, then m(empty) moved to the frame",
+    ),
     "dubois_prade": ("not associative", "left fold of the two-source rule in the order of the sources"),
     "pcr6": ("not associative", "Martin & Osswald's K-source PCR6 by enumeration of focal-set tuples"),
     "average": ("quasi-associative", "(weighted) arithmetic mean of the K mass functions"),
@@ -59,8 +69,7 @@ def _gather(masses, axis):
                 raise TypeError(f"combine takes MassFunction objects; got {type(x).__name__}.")
             if x.frame != masses[0].frame:
                 raise FrameMismatchError(
-                    f"Cannot combine mass functions on different frames: {masses[0].frame!r} and "
-                    f"{x.frame!r}."
+                    f"Cannot combine mass functions on different frames: {masses[0].frame!r} and {x.frame!r}."
                 )
         try:
             shape = np.broadcast_shapes(*[x.batch_shape for x in masses])
@@ -234,7 +243,7 @@ def _raise_total_conflict(flags):
 
 
 def _combine_dense(stack, rule, weights, normalize):
-    rows, k, size = stack.shape
+    _, k, size = stack.shape
     if rule in ("conjunctive", "dempster", "yager"):
         out, kappa, total = _c.conjunctive(stack, rule == "dempster")
         if rule == "dempster" and np.any(total):

@@ -5,7 +5,6 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
-from . import _dense, _sparse
 from .mass import MassFunction
 
 __all__ = ["decide", "lower_upper_expectations", "CRITERIA"]
@@ -88,7 +87,10 @@ def lower_upper_expectations(m: MassFunction, utility: ArrayLike) -> tuple[np.nd
 
 
 def decide(
-    m: MassFunction, criterion: str = "pignistic", utility: ArrayLike | None = None, loss: ArrayLike | None = None
+    m: MassFunction,
+    criterion: str = "pignistic",
+    utility: ArrayLike | None = None,
+    loss: ArrayLike | None = None,
 ) -> np.ndarray:
     """Decide from a (batched) mass function.
 

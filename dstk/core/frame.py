@@ -71,7 +71,9 @@ class Frame:
         try:
             labels = tuple(labels)
         except TypeError:
-            raise FrameError(f"Frame labels must be an iterable of hashable values; got {labels!r}.") from None
+            raise FrameError(
+                f"Frame labels must be an iterable of hashable values; got {labels!r}."
+            ) from None
         if len(labels) == 0:
             raise FrameError("A frame needs at least one label.")
         if len(labels) > MAX_FRAME_SIZE:
@@ -252,8 +254,7 @@ class Frame:
         b = int(bitmask)
         if b < 0 or b > self.full:
             raise FrameError(
-                f"Bitmask {b} is outside {self!r}: subsets of a {self.n}-element frame are "
-                f"0 .. {self.full}."
+                f"Bitmask {b} is outside {self!r}: subsets of a {self.n}-element frame are 0 .. {self.full}."
             )
         return b
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import html
-import math
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, overload
 
@@ -11,14 +10,11 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ..exceptions import (
-    DogmaticError,
     FrameError,
     FrameMismatchError,
     InvalidMassError,
-    TotalConflictError,
 )
-from . import _dense
-from . import _sparse
+from . import _dense, _sparse
 from .frame import Frame
 
 __all__ = ["MassFunction"]
@@ -66,7 +62,9 @@ def _infer_frame(keys):
 
 
 def _key_to_mask(frame, key, inferred):
-    if isinstance(key, (set, frozenset, list, tuple)) and not (key in frame if isinstance(key, tuple) else False):
+    if isinstance(key, (set, frozenset, list, tuple)) and not (
+        key in frame if isinstance(key, tuple) else False
+    ):
         return frame._from_labels(key)
     return frame.subset(key)
 
@@ -153,7 +151,11 @@ class MassFunction:
     __array_priority__ = 100
 
     def __init__(
-        self, focal: Mapping[Any, ArrayLike] | MassFunction, frame: Frame | Iterable[Any] | None = None, *, validate: bool = True
+        self,
+        focal: Mapping[Any, ArrayLike] | MassFunction,
+        frame: Frame | Iterable[Any] | None = None,
+        *,
+        validate: bool = True,
     ) -> None:
         if isinstance(focal, MassFunction):
             self._copy_from(focal)
@@ -274,7 +276,11 @@ class MassFunction:
 
     @classmethod
     def from_focal_sets(
-        cls, focal_sets: Sequence[int] | np.ndarray, masses: ArrayLike, frame: Frame | Iterable[Any], validate: bool = True
+        cls,
+        focal_sets: Sequence[int] | np.ndarray,
+        masses: ArrayLike,
+        frame: Frame | Iterable[Any],
+        validate: bool = True,
     ) -> MassFunction:
         """Build a mass function in focal-set form (for frames of up to 64 labels).
 
@@ -345,7 +351,9 @@ class MassFunction:
         return cls.from_focal_sets([frame.full], np.ones(tuple(batch_shape) + (1,)), frame, validate=False)
 
     @classmethod
-    def categorical(cls, subset: Any, frame: Frame | Iterable[Any], batch_shape: tuple[int, ...] = ()) -> MassFunction:
+    def categorical(
+        cls, subset: Any, frame: Frame | Iterable[Any], batch_shape: tuple[int, ...] = ()
+    ) -> MassFunction:
         """The categorical mass function m(A) = 1.
 
         Parameters
@@ -368,7 +376,9 @@ class MassFunction:
         array([0., 0., 1., 0.])
         """
         frame = _as_frame(frame)
-        return cls.from_focal_sets([frame.subset(subset)], np.ones(tuple(batch_shape) + (1,)), frame, validate=False)
+        return cls.from_focal_sets(
+            [frame.subset(subset)], np.ones(tuple(batch_shape) + (1,)), frame, validate=False
+        )
 
     # -- basic properties -----------------------------------------------
     @property
@@ -483,7 +493,9 @@ class MassFunction:
         new_shape: tuple[Any, ...] = tuple(first) if isinstance(first, (tuple, list)) else shape
         if self._m is not None:
             return MassFunction._dense(self._m.reshape(new_shape + (self._m.shape[-1],)), self._frame)
-        return MassFunction._sparse(self._focal, self._fm.reshape(new_shape + (self._fm.shape[-1],)), self._frame)
+        return MassFunction._sparse(
+            self._focal, self._fm.reshape(new_shape + (self._fm.shape[-1],)), self._frame
+        )
 
     def broadcast_to(self, batch_shape: tuple[int, ...]) -> MassFunction:
         """Broadcast the batch to ``batch_shape`` (numpy broadcasting rules).
@@ -499,7 +511,9 @@ class MassFunction:
             A read-only broadcast view with the new batch shape.
         """
         if self._m is not None:
-            return MassFunction._dense(np.broadcast_to(self._m, tuple(batch_shape) + self._m.shape[-1:]), self._frame)
+            return MassFunction._dense(
+                np.broadcast_to(self._m, tuple(batch_shape) + self._m.shape[-1:]), self._frame
+            )
         return MassFunction._sparse(
             self._focal, np.broadcast_to(self._fm, tuple(batch_shape) + self._fm.shape[-1:]), self._frame
         )
@@ -930,13 +944,17 @@ class MassFunction:
         _check_same_frame(self, other)
         if self.is_dense and other.is_dense:
             return bool(np.allclose(self._m, other._m, atol=atol, rtol=0))
-        focal, (a, b) = _sparse.align([self._focal_form(), other._focal_form()])
+        _, (a, b) = _sparse.align([self._focal_form(), other._focal_form()])
         return bool(np.allclose(a, b, atol=atol, rtol=0))
 
     # -- display ----------------------------------------------------------
     def _rows_for_display(self, max_rows=32):
         masks, masses = self._nonzero()
-        order = np.argsort(-masses, kind="stable")[:max_rows] if masses.size > max_rows else np.arange(masses.size)
+        order = (
+            np.argsort(-masses, kind="stable")[:max_rows]
+            if masses.size > max_rows
+            else np.arange(masses.size)
+        )
         return [(int(masks[i]), float(masses[i])) for i in order], masses.size
 
     def __repr__(self):
@@ -950,7 +968,9 @@ class MassFunction:
 
     def _repr_html_(self):
         if self.batch_shape:
-            head = f"<p>MassFunction: batch of shape {self.batch_shape} on {html.escape(repr(self._frame))}</p>"
+            head = (
+                f"<p>MassFunction: batch of shape {self.batch_shape} on {html.escape(repr(self._frame))}</p>"
+            )
             flat = self.reshape(-1)
             k = min(5, flat.size)
             rows = []

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import numpy as np
 from collections.abc import Iterable
 from typing import Any
 
+import numpy as np
 from numpy.typing import ArrayLike
 
 from .._kernels import transforms as _t
@@ -155,7 +155,9 @@ def plausibility_transform(m: MassFunction) -> np.ndarray:
     c = contour(m)
     s = c.sum(axis=-1, keepdims=True)
     if np.any(s <= 0):
-        raise InvalidMassError("The plausibility transform is undefined when every singleton has plausibility 0.")
+        raise InvalidMassError(
+            "The plausibility transform is undefined when every singleton has plausibility 0."
+        )
     return c / s
 
 
@@ -438,7 +440,7 @@ def inverse_pignistic(p: ArrayLike, frame: Frame | Iterable[Any] | None = None) 
 
 def _nested(order, masses, frame, empty_mass=None):
     """Mass function with focal sets A_i = {order[0..i]} (batched orders)."""
-    bits = (np.uint64(1) << order.astype(np.uint64))
+    bits = np.uint64(1) << order.astype(np.uint64)
     sets = np.cumsum(bits, axis=-1, dtype=np.uint64)
     batch = masses.shape[:-1]
     if frame.n <= _dense.DENSE_MAX_LABELS:

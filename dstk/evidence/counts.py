@@ -47,9 +47,9 @@ For n = 0 every model except ``"bayes"`` gives the vacuous mass function.
 
 from __future__ import annotations
 
-import numpy as np
 from typing import Any
 
+import numpy as np
 from numpy.typing import ArrayLike
 from scipy import special
 
@@ -529,7 +529,9 @@ def _check_class_counts(counts, allow_fractional):
         if not np.isfinite(arr).all():
             raise ValueError("`counts` contains NaN or infinite values; counts must be finite.")
         if (arr < 0).any():
-            raise ValueError(f"`counts` contains a negative count ({arr[arr < 0].flat[0]!r}); counts must be >= 0.")
+            raise ValueError(
+                f"`counts` contains a negative count ({arr[arr < 0].flat[0]!r}); counts must be >= 0."
+            )
         if not allow_fractional and (np.floor(arr) != arr).any():
             raise ValueError(
                 f"`counts` contains a non-integer count ({arr[np.floor(arr) != arr].flat[0]!r}). "

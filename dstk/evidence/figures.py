@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import numpy as np
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
 
 from dstk.evidence.counts import BINARY_MODELS, counts_to_mass_array
 
@@ -71,9 +71,13 @@ def figure4_data(
     """
     numerator, denominator = (int(v) for v in proportion)
     if not (0 <= numerator <= denominator and denominator >= 1):
-        raise ValueError(f"`proportion` must be (numerator, denominator) with 0 <= numerator <= denominator; got {proportion!r}.")
+        raise ValueError(
+            f"`proportion` must be (numerator, denominator) with 0 <= numerator <= denominator; got {proportion!r}."
+        )
     if int(max_sample_size) < denominator:
-        raise ValueError(f"`max_sample_size` must be at least the denominator {denominator}; got {max_sample_size!r}.")
+        raise ValueError(
+            f"`max_sample_size` must be at least the denominator {denominator}; got {max_sample_size!r}."
+        )
     if int(sample_size) < 1:
         raise ValueError(f"`sample_size` must be at least 1; got {sample_size!r}.")
     n_a = np.arange(denominator, int(max_sample_size) + 1, denominator)

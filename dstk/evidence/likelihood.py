@@ -27,11 +27,10 @@ LogisticLikelihood
 from __future__ import annotations
 
 import math
-
-import numpy as np
 from collections.abc import Callable, Sequence
 from typing import Any
 
+import numpy as np
 from numpy.typing import ArrayLike
 from scipy import integrate, optimize, special
 
@@ -141,7 +140,9 @@ class LikelihoodBeliefFunction:
         self.concave = bool(concave)
         if mle is None:
             if initial is None:
-                raise ValueError("Pass either `mle` (the maximiser) or `initial` (a starting point to find it).")
+                raise ValueError(
+                    "Pass either `mle` (the maximiser) or `initial` (a starting point to find it)."
+                )
             start = np.atleast_1d(np.asarray(initial, dtype=np.float64))
             self._scalar = np.ndim(initial) == 0
             self.dimension = start.size
@@ -165,8 +166,12 @@ class LikelihoodBeliefFunction:
             return [(-np.inf, np.inf)] * self.dimension
         bounds = [tuple(b) for b in (bounds if self.dimension > 1 or np.ndim(bounds) == 2 else [bounds])]
         if len(bounds) != self.dimension:
-            raise ValueError(f"`bounds` needs one (low, high) pair per coordinate ({self.dimension}); got {len(bounds)}.")
-        return [(-np.inf if lo is None else float(lo), np.inf if hi is None else float(hi)) for lo, hi in bounds]
+            raise ValueError(
+                f"`bounds` needs one (low, high) pair per coordinate ({self.dimension}); got {len(bounds)}."
+            )
+        return [
+            (-np.inf if lo is None else float(lo), np.inf if hi is None else float(hi)) for lo, hi in bounds
+        ]
 
     def _log_likelihood(self, theta):
         theta = np.asarray(theta, dtype=np.float64).reshape(self.dimension)
@@ -195,24 +200,40 @@ class LikelihoodBeliefFunction:
             for _ in range(4):
                 starts.append(np.clip(starts[0] + rng.normal(0, 1, self.dimension) * scale, lows, highs))
         best = None
-        bounded = [(None if not np.isfinite(lo) else lo, None if not np.isfinite(hi) else hi) for lo, hi in box]
+        bounded = [
+            (None if not np.isfinite(lo) else lo, None if not np.isfinite(hi) else hi) for lo, hi in box
+        ]
         for point in starts:
             if self.dimension == 1 and all(np.isfinite([lows[0], highs[0]])):
-                result = optimize.minimize_scalar(lambda t: negative([t]), bounds=(lows[0], highs[0]),
-                                                  method="bounded", options={"xatol": 1e-12})
+                result = optimize.minimize_scalar(
+                    lambda t: negative([t]),
+                    bounds=(lows[0], highs[0]),
+                    method="bounded",
+                    options={"xatol": 1e-12},
+                )
                 candidate = np.array([result.x])
             elif self.dimension == 1 and not np.isfinite(lows[0]) and not np.isfinite(highs[0]):
                 step = max(abs(point[0]), 1.0) * 1e-2
-                result = optimize.minimize_scalar(lambda t: negative([t]), bracket=(point[0], point[0] + step),
-                                                  method="brent", tol=1e-12)
+                result = optimize.minimize_scalar(
+                    lambda t: negative([t]), bracket=(point[0], point[0] + step), method="brent", tol=1e-12
+                )
                 candidate = np.array([result.x])
             else:
-                result = optimize.minimize(negative, point, method="L-BFGS-B", bounds=bounded,
-                                           options={"ftol": 1e-15, "gtol": 1e-10, "maxiter": 2000})
+                result = optimize.minimize(
+                    negative,
+                    point,
+                    method="L-BFGS-B",
+                    bounds=bounded,
+                    options={"ftol": 1e-15, "gtol": 1e-10, "maxiter": 2000},
+                )
                 candidate = result.x
                 if not np.all(np.isfinite(lows)) or not np.all(np.isfinite(highs)):
                     polished = optimize.minimize(negative, candidate, method="BFGS", options={"gtol": 1e-11})
-                    if polished.fun <= result.fun and np.all(polished.x >= lows) and np.all(polished.x <= highs):
+                    if (
+                        polished.fun <= result.fun
+                        and np.all(polished.x >= lows)
+                        and np.all(polished.x <= highs)
+                    ):
                         candidate = polished.x
             if best is None or negative(candidate) < negative(best):
                 best = candidate
@@ -245,7 +266,9 @@ class LikelihoodBeliefFunction:
             shape = theta.shape
         else:
             if theta.shape[-1] != self.dimension:
-                raise ValueError(f"`theta` must have a last axis of length {self.dimension}; got shape {theta.shape}.")
+                raise ValueError(
+                    f"`theta` must have a last axis of length {self.dimension}; got shape {theta.shape}."
+                )
             flat = theta.reshape(-1, self.dimension)
             shape = theta.shape[:-1]
         values = np.array([self._log_likelihood(row) for row in flat]) - self.max_log_likelihood_
@@ -269,8 +292,12 @@ class LikelihoodBeliefFunction:
         return float(values) if np.ndim(values) == 0 else values
 
     def _box(self, lower: ArrayLike | None, upper: ArrayLike | None) -> tuple[np.ndarray, np.ndarray]:
-        lower = np.broadcast_to(np.asarray(-np.inf if lower is None else lower, dtype=np.float64), (self.dimension,))
-        upper = np.broadcast_to(np.asarray(np.inf if upper is None else upper, dtype=np.float64), (self.dimension,))
+        lower = np.broadcast_to(
+            np.asarray(-np.inf if lower is None else lower, dtype=np.float64), (self.dimension,)
+        )
+        upper = np.broadcast_to(
+            np.asarray(np.inf if upper is None else upper, dtype=np.float64), (self.dimension,)
+        )
         if np.any(np.isnan(lower)) or np.any(np.isnan(upper)) or np.any(lower > upper):
             raise ValueError(f"Invalid box: need lower <= upper coordinatewise; got {lower!r} and {upper!r}.")
         return lower.copy(), upper.copy()
@@ -378,8 +405,13 @@ class LikelihoodBeliefFunction:
                     break
                 value = self.log_contour(outer)
                 if value < target:
-                    root = optimize.brentq(lambda t: self.log_contour(t) - target, min(inner, outer), max(inner, outer),
-                                           xtol=1e-13, rtol=1e-15)
+                    root = optimize.brentq(
+                        lambda t: self.log_contour(t) - target,
+                        min(inner, outer),
+                        max(inner, outer),
+                        xtol=1e-13,
+                        rtol=1e-15,
+                    )
                     ends.append(root)
                     break
                 if outer == bound:
@@ -420,8 +452,9 @@ class LikelihoodBeliefFunction:
             log_value = self._log_likelihood(theta) - self.max_log_likelihood_
             return -log_value if np.isfinite(log_value) else 1e300
 
-        result = optimize.minimize(negative, start, method="Nelder-Mead",
-                                   options={"xatol": 1e-10, "fatol": 1e-14, "maxiter": 4000})
+        result = optimize.minimize(
+            negative, start, method="Nelder-Mead", options={"xatol": 1e-10, "fatol": 1e-14, "maxiter": 4000}
+        )
         return float(np.exp(min(-result.fun, 0.0)))
 
 
@@ -466,10 +499,14 @@ class BinomialLikelihood(LikelihoodBeliefFunction):
         if k_arr.ndim != 0:
             raise ValueError("BinomialLikelihood takes one count pair; use from_counts for arrays.")
         if n_arr == 0:
-            raise ValueError("n = 0 trials: the likelihood is constant and has no unique maximum; the belief function is vacuous.")
+            raise ValueError(
+                "n = 0 trials: the likelihood is constant and has no unique maximum; the belief function is vacuous."
+            )
         self.k = float(k_arr)
         self.n = float(n_arr)
-        super().__init__(self._binomial_log_likelihood, mle=self.k / self.n, bounds=[(0.0, 1.0)], concave=True)
+        super().__init__(
+            self._binomial_log_likelihood, mle=self.k / self.n, bounds=[(0.0, 1.0)], concave=True
+        )
 
     def _binomial_log_likelihood(self, tau):
         if not 0.0 <= tau <= 1.0:
@@ -493,8 +530,12 @@ class BinomialLikelihood(LikelihoodBeliefFunction):
         tau = np.asarray(theta, dtype=np.float64)
         tau_hat = self.k / self.n
         with np.errstate(divide="ignore", invalid="ignore"):
-            values = (special.xlogy(self.k, tau) + special.xlog1py(self.n - self.k, -tau)
-                      - special.xlogy(self.k, tau_hat) - special.xlog1py(self.n - self.k, -tau_hat))
+            values = (
+                special.xlogy(self.k, tau)
+                + special.xlog1py(self.n - self.k, -tau)
+                - special.xlogy(self.k, tau_hat)
+                - special.xlog1py(self.n - self.k, -tau_hat)
+            )
         values = np.where((tau < 0) | (tau > 1), -np.inf, np.minimum(values, 0.0))
         return values if values.ndim else float(values)
 
@@ -583,8 +624,12 @@ class MultinomialLikelihood(LikelihoodBeliefFunction):
             raise ValueError("All counts are zero: the likelihood is constant and has no unique maximum.")
         self.counts = counts
         self.total = float(counts.sum())
-        super().__init__(self._multinomial_log_likelihood, mle=counts / self.total,
-                         bounds=[(0.0, 1.0)] * counts.size, concave=True)
+        super().__init__(
+            self._multinomial_log_likelihood,
+            mle=counts / self.total,
+            bounds=[(0.0, 1.0)] * counts.size,
+            concave=True,
+        )
 
     def _multinomial_log_likelihood(self, probabilities):
         probabilities = np.asarray(probabilities, dtype=np.float64)
@@ -648,9 +693,14 @@ class MultinomialLikelihood(LikelihoodBeliefFunction):
                 value = np.sum(special.xlogy(self.counts, np.maximum(p, 0.0)))
             return -value if np.isfinite(value) else 1e300
 
-        result = optimize.minimize(negative, start, method="SLSQP", bounds=list(zip(lows, highs)),
-                                   constraints=[{"type": "eq", "fun": lambda p: p.sum() - 1.0}],
-                                   options={"ftol": 1e-15, "maxiter": 500})
+        result = optimize.minimize(
+            negative,
+            start,
+            method="SLSQP",
+            bounds=list(zip(lows, highs)),
+            constraints=[{"type": "eq", "fun": lambda p: p.sum() - 1.0}],
+            options={"ftol": 1e-15, "maxiter": 500},
+        )
         value = -negative(np.clip(result.x, lows, highs) / np.clip(result.x, lows, highs).sum())
         return float(np.exp(min(value - self.max_log_likelihood_, 0.0)))
 
@@ -764,7 +814,9 @@ class LogisticLikelihood(LikelihoodBeliefFunction):
     def _logistic_log_likelihood(self, theta):
         eta = theta[0] + theta[1] * self.scores
         # tau = 1/(1+e^eta): log tau = -log(1+e^eta), log(1-tau) = -log(1+e^-eta)
-        return float(-np.sum(self.targets * np.logaddexp(0.0, eta) + (1 - self.targets) * np.logaddexp(0.0, -eta)))
+        return float(
+            -np.sum(self.targets * np.logaddexp(0.0, eta) + (1 - self.targets) * np.logaddexp(0.0, -eta))
+        )
 
     def _newton_mle(self):
         design = np.column_stack([np.ones_like(self.scores), self.scores])
@@ -786,7 +838,7 @@ class LogisticLikelihood(LikelihoodBeliefFunction):
                 if value >= current - 1e-12 or scale < 1e-10:
                     break
                 scale *= 0.5
-            theta, previous, current = candidate, current, value
+            theta, current = candidate, value
             if np.max(np.abs(scale * step)) < 1e-12 * (1 + np.max(np.abs(theta))):
                 break
         return theta
@@ -815,8 +867,9 @@ class LogisticLikelihood(LikelihoodBeliefFunction):
         linear = eta[:, None] + slope[:, None] * centred[None, :]
         probability = special.expit(-linear)
         targets = self.targets
-        log_likelihood = -np.sum(targets * np.logaddexp(0.0, linear) + (1 - targets) * np.logaddexp(0.0, -linear),
-                                 axis=1)
+        log_likelihood = -np.sum(
+            targets * np.logaddexp(0.0, linear) + (1 - targets) * np.logaddexp(0.0, -linear), axis=1
+        )
         gradient = np.sum((probability - targets) * centred, axis=1)
         curvature = -np.sum(probability * (1 - probability) * centred**2, axis=1)
         return log_likelihood, gradient, curvature
@@ -852,7 +905,9 @@ class LogisticLikelihood(LikelihoodBeliefFunction):
             log_likelihood, gradient, curvature = self._line_terms(eta, slope, centred)
             low = np.where(gradient > 0, slope, low)
             high = np.where(gradient < 0, slope, high)
-            newton = np.where(curvature < 0, slope - gradient / np.where(curvature < 0, curvature, -1.0), np.nan)
+            newton = np.where(
+                curvature < 0, slope - gradient / np.where(curvature < 0, curvature, -1.0), np.nan
+            )
             bracketed = np.isfinite(low) & np.isfinite(high)
             # outside the bracket: bisect it, or (root not bracketed yet) step uphill by a doubling width
             fallback = np.where(bracketed, 0.5 * (low + high), slope + np.sign(gradient) * width)
@@ -860,8 +915,12 @@ class LogisticLikelihood(LikelihoodBeliefFunction):
             width = np.where(use_newton | bracketed, width, 2.0 * width)
             candidate = np.where(use_newton, newton, fallback)
             tolerance = 1e-13 * (1 + np.abs(slope))
-            settled = ((gradient == 0) | (np.abs(newton - slope) <= tolerance) | (np.abs(candidate - slope) <= tolerance)
-                       | (high - low <= tolerance))
+            settled = (
+                (gradient == 0)
+                | (np.abs(newton - slope) <= tolerance)
+                | (np.abs(candidate - slope) <= tolerance)
+                | (high - low <= tolerance)
+            )
             if np.all(settled):
                 break
             slope = np.where(settled, slope, candidate)
@@ -900,14 +959,22 @@ class LogisticLikelihood(LikelihoodBeliefFunction):
         for direction in (-1.0, 1.0):
             distance = 8.0 * sigma
             for _ in range(60):
-                if self._profile_log_contour_eta(score, [eta_hat + direction * distance])[0] < -_LOG_CONTOUR_CUTOFF:
+                if (
+                    self._profile_log_contour_eta(score, [eta_hat + direction * distance])[0]
+                    < -_LOG_CONTOUR_CUTOFF
+                ):
                     break
                 distance *= 2.0
             ends.append(eta_hat + direction * distance)
         return ends[0], ends[1]
 
     def predictive_mass(
-        self, score: float, *, tolerance: float = 1e-10, return_array: bool = False, return_error: bool = False
+        self,
+        score: float,
+        *,
+        tolerance: float = 1e-10,
+        return_array: bool = False,
+        return_error: bool = False,
     ) -> Any:
         """Predictive mass on {0, 1} at a test score (Eqs. 22-23 on the profile contour of Eq. 40).
 
@@ -957,12 +1024,20 @@ class LogisticLikelihood(LikelihoodBeliefFunction):
             weight = special.expit(eta) * special.expit(-eta) / scale
             return np.array([math.exp(log_contour) * weight, -math.expm1(log_contour) * weight])
 
-        breakpoints = [p for p in (-40.0, -10.0, -3.0, 0.0, 3.0, 10.0, 40.0)]
+        breakpoints = (-40.0, -10.0, -3.0, 0.0, 3.0, 10.0, 40.0)  # w(eta) lives on |eta| < 40
         totals, error = [], 0.0
         for lower, upper in ((low, eta_hat), (eta_hat, high)):
             inner = [p for p in breakpoints if lower < p < upper] or None
-            value, side_error = integrate.quad_vec(integrand, lower, upper, epsabs=tolerance / 4, epsrel=0.0,
-                                                   norm="max", points=inner, limit=2000)
+            value, side_error = integrate.quad_vec(
+                integrand,
+                lower,
+                upper,
+                epsabs=tolerance / 4,
+                epsrel=0.0,
+                norm="max",
+                points=inner,
+                limit=2000,
+            )
             totals.append(value * scale)
             error += float(side_error) * scale
         error += 2 * math.exp(-_LOG_CONTOUR_CUTOFF) * scale

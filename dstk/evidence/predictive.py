@@ -16,9 +16,10 @@ simulates the random set (Eqs. 20-21) to check it.
 
 from __future__ import annotations
 
-import numpy as np
 from collections.abc import Callable, Sequence
 from typing import Any
+
+import numpy as np
 from scipy import integrate, optimize
 
 from dstk._validation import check_random_state
@@ -35,7 +36,7 @@ def _vectorised(contour):
             result = np.asarray(contour(values), dtype=np.float64)
             if result.shape == values.shape:
                 return result
-        except Exception:  # noqa: BLE001 - scalar-only callables fall back to a loop
+        except Exception:
             pass
         return np.array([float(contour(float(v))) for v in values.ravel()]).reshape(values.shape)
 
@@ -46,7 +47,9 @@ def _scalar(contour):
     def evaluate(value):
         result = np.asarray(contour(float(value)), dtype=np.float64)
         if result.size != 1:
-            raise ValueError(f"The contour function must return one number per tau; got shape {result.shape}.")
+            raise ValueError(
+                f"The contour function must return one number per tau; got shape {result.shape}."
+            )
         return float(result.reshape(()))
 
     return evaluate
@@ -100,8 +103,9 @@ def find_mode(contour: Callable[[Any], Any], grid_size: int = 2001) -> float:
     left = grid[max(best - 1, 0)]
     right = grid[min(best + 1, grid_size - 1)]
     scalar = _scalar(contour)
-    result = optimize.minimize_scalar(lambda t: -scalar(t), bounds=(left, right), method="bounded",
-                                      options={"xatol": 1e-12})
+    result = optimize.minimize_scalar(
+        lambda t: -scalar(t), bounds=(left, right), method="bounded", options={"xatol": 1e-12}
+    )
     candidates = [(values[best], grid[best]), (-result.fun, float(result.x))]
     return max(candidates)[1]
 
@@ -279,7 +283,9 @@ def predictive_mass(
         if upper <= lower:
             return 0.0, 0.0
         inner = [p for p in points if lower < p < upper] or None
-        value, error = integrate.quad(scalar, lower, upper, epsabs=tolerance, epsrel=0.0, limit=500, points=inner)
+        value, error = integrate.quad(
+            scalar, lower, upper, epsabs=tolerance, epsrel=0.0, limit=500, points=inner
+        )
         return value, error
 
     left, left_error = integrate_side(0.0, tau_hat)
@@ -405,6 +411,8 @@ def predictive_mass_monte_carlo(
     mass_zero = zero.mean()
     mass = _binary_mass(mass_zero, mass_one, return_array)
     if return_standard_error:
-        standard_error = np.sqrt(np.array([mass_zero * (1 - mass_zero), mass_one * (1 - mass_one)]) / n_samples)
+        standard_error = np.sqrt(
+            np.array([mass_zero * (1 - mass_zero), mass_one * (1 - mass_one)]) / n_samples
+        )
         return mass, standard_error
     return mass

@@ -19,8 +19,12 @@ def test_conjunctive_dempster_disjunctive(n):
     a, b = _pair(n, n, n_focal=min(12, 2**n))
     f = Frame(range(n))
     A, B = MassFunction.from_array(a, f), MassFunction.from_array(b, f)
-    np.testing.assert_allclose(combine([A, B], rule="conjunctive").to_array(), ref.conjunctive(a, b), atol=1e-12)
-    np.testing.assert_allclose(combine([A, B], rule="disjunctive").to_array(), ref.disjunctive(a, b), atol=1e-12)
+    np.testing.assert_allclose(
+        combine([A, B], rule="conjunctive").to_array(), ref.conjunctive(a, b), atol=1e-12
+    )
+    np.testing.assert_allclose(
+        combine([A, B], rule="disjunctive").to_array(), ref.disjunctive(a, b), atol=1e-12
+    )
     exp, k = ref.dempster(a, b)
     if k < 1 - 1e-9:
         got, kappa = combine([A, B], rule="dempster", return_conflict=True)
@@ -57,8 +61,11 @@ def test_pcr6_matches_definition(n):
             if x & y == 0 and a[x] * b[y] > 0:
                 exp[x] += a[x] ** 2 * b[y] / (a[x] + b[y])
                 exp[y] += b[y] ** 2 * a[x] / (a[x] + b[y])
-    np.testing.assert_allclose(combine([MassFunction.from_array(a, f), MassFunction.from_array(b, f)],
-                                       rule="pcr6").to_array(), exp, atol=1e-12)
+    np.testing.assert_allclose(
+        combine([MassFunction.from_array(a, f), MassFunction.from_array(b, f)], rule="pcr6").to_array(),
+        exp,
+        atol=1e-12,
+    )
 
 
 @pytest.mark.parametrize("rule", ["conjunctive", "dempster", "disjunctive", "cautious", "yager", "average"])
@@ -80,13 +87,15 @@ def test_batched_axis_reduction_equals_loop(rule):
 
 def test_broadcasting_sequences():
     f = Frame("ab")
-    batch = MassFunction.from_array([[0, .5, 0, .5], [0, 0, .5, .5], [0, .2, .2, .6]], f)
+    batch = MassFunction.from_array([[0, 0.5, 0, 0.5], [0, 0, 0.5, 0.5], [0, 0.2, 0.2, 0.6]], f)
     single = MassFunction({"a": 0.3, "a,b": 0.7}, frame=f)
     got = combine([batch, single], rule="conjunctive")
     assert got.batch_shape == (3,)
-    np.testing.assert_allclose(got.to_array()[1], ref.conjunctive(np.array([0, 0, .5, .5]), single.to_array()))
+    np.testing.assert_allclose(
+        got.to_array()[1], ref.conjunctive(np.array([0, 0, 0.5, 0.5]), single.to_array())
+    )
     with pytest.raises(ValueError, match="do not broadcast"):
-        combine([batch, MassFunction.from_array(np.tile([0, .5, .5, 0], (2, 1)), f)])
+        combine([batch, MassFunction.from_array(np.tile([0, 0.5, 0.5, 0], (2, 1)), f)])
 
 
 def test_weighted_average():
@@ -122,4 +131,4 @@ def test_errors():
     with pytest.raises(ValueError, match="Unknown rule"):
         combine([a, b], rule="nope")
     with pytest.raises(ValueError, match="axis"):
-        combine(MassFunction.from_array(np.tile([0, .5, .5, 0], (2, 1)), f))
+        combine(MassFunction.from_array(np.tile([0, 0.5, 0.5, 0], (2, 1)), f))

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from dstk import Frame, MassFunction, combine
+from dstk import Frame, MassFunction
 from dstk.core import MASS_TOLERANCE
 from dstk.exceptions import FrameError, FrameMismatchError, FrameTooLargeError, InvalidMassError
 
@@ -32,7 +32,7 @@ def test_tolerance_is_stated_and_applied():
 
 
 def test_batch_error_names_the_sample():
-    arr = np.tile([0, .5, .5, 0], (5, 1))
+    arr = np.tile([0, 0.5, 0.5, 0], (5, 1))
     arr[3, 1] = 0.7
     with pytest.raises(InvalidMassError, match="batch index \\(3,\\)"):
         MassFunction.from_array(arr, Frame("ab"))
@@ -50,7 +50,7 @@ def test_mapping_errors():
 def test_shape_and_size_errors():
     with pytest.raises(ValueError, match="2\\*\\*n = 4"):
         MassFunction.from_array([0.5, 0.5], Frame("ab"))
-    with pytest.raises(FrameTooLargeError, match="GiB.*focal-set form"):
+    with pytest.raises(FrameTooLargeError, match=r"GiB.*focal-set form"):
         MassFunction.from_array(np.broadcast_to(np.zeros(2**20), (2**12, 2**20)), Frame(range(20)))
     with pytest.raises(FrameMismatchError):
         MassFunction({"a": 1.0}, frame="ab").allclose(MassFunction({"a": 1.0}, frame="ac"))
@@ -59,7 +59,7 @@ def test_shape_and_size_errors():
 def test_pickle_round_trip():
     import pickle
 
-    m = MassFunction.from_array(np.tile([0, .2, .3, .5], (3, 1)), Frame(("x", "y")))
+    m = MassFunction.from_array(np.tile([0, 0.2, 0.3, 0.5], (3, 1)), Frame(("x", "y")))
     back = pickle.loads(pickle.dumps(m))
     assert back.frame == m.frame and back.allclose(m)
     s = MassFunction.from_focal_sets([1, 6], [0.4, 0.6], Frame(range(30)))

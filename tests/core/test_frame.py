@@ -38,7 +38,7 @@ def test_multichar_labels_and_integer_labels():
 
 def test_errors():
     f = Frame("abc")
-    with pytest.raises(FrameError, match="'z'.*Frame"):
+    with pytest.raises(FrameError, match=r"'z'.*Frame"):
         f.subset("z")
     with pytest.raises(FrameError, match="'z'"):
         f.subset({"a", "z"})

@@ -81,7 +81,7 @@ def test_queries_and_measures():
 
 def test_batched_queries_and_repr():
     frame = Frame("ab")
-    mf = MassFunction.from_array([[0, .2, .3, .5], [0, .6, 0, .4]], frame)
+    mf = MassFunction.from_array([[0, 0.2, 0.3, 0.5], [0, 0.6, 0, 0.4]], frame)
     np.testing.assert_allclose(mf.pl("a"), [0.7, 1.0])
     np.testing.assert_allclose(mf.bel("a"), [0.2, 0.6])
     assert mf.batch_shape == (2,)

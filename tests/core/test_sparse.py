@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from dstk import Frame, MassFunction, combine, jousselme_distance
-from dstk.exceptions import DogmaticError, FrameTooLargeError, TotalConflictError
+from dstk.exceptions import FrameTooLargeError, TotalConflictError
 
 
 def _random_sparse(rng, n, F):
@@ -103,7 +103,9 @@ def test_sparse_batch_and_small_frame_consistency():
         full[:, idx] = fm
         np.testing.assert_allclose(full, a, atol=1e-12, err_msg=rule)
     np.testing.assert_allclose(sparse.pignistic()[..., :4], dense.pignistic(), atol=1e-14)
-    np.testing.assert_allclose(sparse.discount(0.2).normalize().pl({0, 1}), dense.discount(0.2).normalize().pl({0, 1}), atol=1e-14)
+    np.testing.assert_allclose(
+        sparse.discount(0.2).normalize().pl({0, 1}), dense.discount(0.2).normalize().pl({0, 1}), atol=1e-14
+    )
 
 
 def test_sparse_errors():

@@ -1,8 +1,8 @@
 import numpy as np
 import pytest
 
-from dstk import Frame, MassFunction, combine, consonant_from_contour, inverse_pignistic
-from dstk.core import decide, jousselme_distance, conflict
+from dstk import Frame, MassFunction, consonant_from_contour, inverse_pignistic
+from dstk.core import conflict, jousselme_distance
 from dstk.exceptions import InvalidMassError, TotalConflictError
 
 from . import reference as ref
@@ -54,7 +54,9 @@ def test_contextual_discount_definition(n):
         exp = ref.disjunctive(exp, mk)
     got = MassFunction.from_array(m, f).contextual_discount(alpha).to_array()
     np.testing.assert_allclose(got, exp, atol=1e-12)
-    np.testing.assert_allclose(MassFunction.from_array(m, f).contextual_discount(np.zeros(n)).to_array(), m, atol=1e-14)
+    np.testing.assert_allclose(
+        MassFunction.from_array(m, f).contextual_discount(np.zeros(n)).to_array(), m, atol=1e-14
+    )
 
 
 def test_inverse_pignistic_is_consonant_and_inverts():

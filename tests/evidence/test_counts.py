@@ -144,11 +144,7 @@ def _support_reference_log(p, q):
 
     def g(u):
         theta = (1 + u) / 2
-        return (
-            special.xlogy(p, theta / p_hat)
-            + special.xlogy(q, (1 - u) / 2 / (1 - p_hat))
-            - math.log(u)
-        )
+        return special.xlogy(p, theta / p_hat) + special.xlogy(q, (1 - u) / 2 / (1 - p_hat)) - math.log(u)
 
     lower = max(2 * p_hat - 1, 1e-300)
     upper = np.nextafter(1.0, 0.0)
@@ -164,12 +160,17 @@ def _support_brute_force(p, q, grid_size=200001):
     if n == 0:
         return 1.0
     p_hat = p / n
-    log_pl = special.xlogy(p, theta) + special.xlogy(q, 1 - theta) - special.xlogy(p, p_hat) - special.xlogy(q, 1 - p_hat)
+    log_pl = (
+        special.xlogy(p, theta)
+        + special.xlogy(q, 1 - theta)
+        - special.xlogy(p, p_hat)
+        - special.xlogy(q, 1 - p_hat)
+    )
     return float(np.max(np.minimum(np.exp(log_pl), 2 * theta - 1)))
 
 
 def test_plausibility_matches_plain_brentq_and_brute_force():
-    pairs = [(p, q) for p in range(0, 25) for q in range(0, 25)]
+    pairs = [(p, q) for p in range(25) for q in range(25)]
     k = np.array([p for p, _ in pairs], float)
     n = np.array([p + q for p, q in pairs], float)
     pi_plus, pi_minus = plausibility_degrees(k, n)
@@ -230,14 +231,17 @@ def _likelihood_reference_betainc(k, n):
 def _eq32_lower_incomplete_beta(z, a, b):
     """Eq. 32: the finite sum for integer a, b."""
     return sum(
-        math.factorial(a - 1) * math.factorial(b - 1) / (math.factorial(j) * math.factorial(a + b - 1 - j))
-        * z**j * (1 - z) ** (a + b - 1 - j)
+        math.factorial(a - 1)
+        * math.factorial(b - 1)
+        / (math.factorial(j) * math.factorial(a + b - 1 - j))
+        * z**j
+        * (1 - z) ** (a + b - 1 - j)
         for j in range(a, a + b)
     )
 
 
 def test_likelihood_against_quad_betainc_and_eq32():
-    pairs = [(k, n) for n in range(0, 41) for k in range(0, n + 1)] + [(7, 1000), (500, 1000), (999, 1000)]
+    pairs = [(k, n) for n in range(41) for k in range(n + 1)] + [(7, 1000), (500, 1000), (999, 1000)]
     k = np.array([p[0] for p in pairs], float)
     n = np.array([p[1] for p in pairs], float)
     masses = counts_to_mass_array(k, n, "likelihood")
@@ -245,7 +249,9 @@ def test_likelihood_against_quad_betainc_and_eq32():
         m1, m0, mf = _likelihood_reference_quad(ki, ni)
         np.testing.assert_allclose([row[2], row[1], row[3]], [m1, m0, mf], atol=1e-10)
         if 0 < ki < ni:
-            np.testing.assert_allclose([row[2], row[1], row[3]], _likelihood_reference_betainc(ki, ni), atol=1e-12)
+            np.testing.assert_allclose(
+                [row[2], row[1], row[3]], _likelihood_reference_betainc(ki, ni), atol=1e-12
+            )
         if 0 < ki < ni <= 30:
             tau = ki / ni
             lower = _eq32_lower_incomplete_beta(tau, ki + 1, ni - ki + 1)
@@ -254,10 +260,16 @@ def test_likelihood_against_quad_betainc_and_eq32():
 
 def test_likelihood_end_cases_eq30():
     for n in [1, 2, 5, 50, 1000]:
-        np.testing.assert_allclose(counts_to_mass_array(0, n, "likelihood"), [0, n / (n + 1), 0, 1 / (n + 1)], atol=1e-15)
-        np.testing.assert_allclose(counts_to_mass_array(n, n, "likelihood"), [0, 0, n / (n + 1), 1 / (n + 1)], atol=1e-15)
+        np.testing.assert_allclose(
+            counts_to_mass_array(0, n, "likelihood"), [0, n / (n + 1), 0, 1 / (n + 1)], atol=1e-15
+        )
+        np.testing.assert_allclose(
+            counts_to_mass_array(n, n, "likelihood"), [0, 0, n / (n + 1), 1 / (n + 1)], atol=1e-15
+        )
     # Xu et al.: at tau_hat in {0, 1} the likelihood model equals Dempster's model
-    np.testing.assert_allclose(counts_to_mass_array(10, 10, "likelihood"), counts_to_mass_array(10, 10, "dempster"))
+    np.testing.assert_allclose(
+        counts_to_mass_array(10, 10, "likelihood"), counts_to_mass_array(10, 10, "dempster")
+    )
 
 
 def test_likelihood_large_counts_against_betainc():
@@ -267,7 +279,9 @@ def test_likelihood_large_counts_against_betainc():
     masses = counts_to_mass_array(k, n, "likelihood")
     for ki, ni, row in zip(k, n, masses):
         if 0 < ki < ni:
-            np.testing.assert_allclose([row[2], row[1], row[3]], _likelihood_reference_betainc(ki, ni), atol=1e-9)
+            np.testing.assert_allclose(
+                [row[2], row[1], row[3]], _likelihood_reference_betainc(ki, ni), atol=1e-9
+            )
 
 
 def test_regularized_incomplete_beta_against_scipy():
@@ -309,8 +323,13 @@ def test_confidence_interval_model_is_eqs_22_23_of_the_step_contour():
 def test_dempster_bayes_inverse_pignistic_closed_forms():
     k = np.array([0, 1, 3, 5, 9])
     n = np.array([4, 2, 4, 5, 10])
-    np.testing.assert_allclose(counts_to_mass_array(k, n, "dempster"), np.stack([0 * k, (n - k) / (n + 1), k / (n + 1), 1 / (n + 1)], -1))
-    np.testing.assert_allclose(counts_to_mass_array(k, n, "bayes"), np.stack([0 * k, 1 - k / n, k / n, 0 * k], -1))
+    np.testing.assert_allclose(
+        counts_to_mass_array(k, n, "dempster"),
+        np.stack([0 * k, (n - k) / (n + 1), k / (n + 1), 1 / (n + 1)], -1),
+    )
+    np.testing.assert_allclose(
+        counts_to_mass_array(k, n, "bayes"), np.stack([0 * k, 1 - k / n, k / n, 0 * k], -1)
+    )
     masses = counts_to_mass_array(k, n, "inverse_pignistic")
     # pignistic probability of class 1 is k/n, and the mass is consonant
     np.testing.assert_allclose(masses[:, 2] + masses[:, 3] / 2, k / n)
@@ -360,7 +379,9 @@ def test_likelihood_ignorance_between_dempster_and_clopper_pearson():
     # Xu et al. Fig. 4 discussion: the likelihood model is intermediate
     n = np.arange(3, 200, dtype=float)
     k = np.round(2 * n / 3)
-    ignorance = {m: counts_to_mass_array(k, n, m)[:, 3] for m in ("dempster", "likelihood", "confidence_interval")}
+    ignorance = {
+        m: counts_to_mass_array(k, n, m)[:, 3] for m in ("dempster", "likelihood", "confidence_interval")
+    }
     assert np.all(ignorance["dempster"] < ignorance["likelihood"])
     assert np.all(ignorance["likelihood"] < ignorance["confidence_interval"])
 
@@ -393,7 +414,9 @@ def test_fractional_counts():
     pi_plus, _ = plausibility_degrees(2.5, 3.7, allow_fractional=True)
     assert pi_plus == pytest.approx(_support_reference_plain(2.5, 1.2), abs=1e-12)
     masses = counts_to_mass_array(2.5, 3.7, "likelihood", allow_fractional=True)
-    np.testing.assert_allclose([masses[2], masses[1], masses[3]], _likelihood_reference_quad(2.5, 3.7), atol=1e-10)
+    np.testing.assert_allclose(
+        [masses[2], masses[1], masses[3]], _likelihood_reference_quad(2.5, 3.7), atol=1e-10
+    )
 
 
 # ---------------------------------------------------------------------------

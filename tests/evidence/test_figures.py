@@ -12,7 +12,14 @@ def test_figure4_panels():
     panel = data["by_sample_size"]
     np.testing.assert_array_equal(panel["n"], np.arange(3, 61, 3))
     np.testing.assert_array_equal(panel["k"] * 3, panel["n"] * 2)
-    for model in ("bayes", "inverse_pignistic", "dempster", "confidence_interval", "likelihood", "plausibility"):
+    for model in (
+        "bayes",
+        "inverse_pignistic",
+        "dempster",
+        "confidence_interval",
+        "likelihood",
+        "plausibility",
+    ):
         belief, plausibility = panel["belief"][model], panel["plausibility"][model]
         masses = counts_to_mass_array(panel["k"], panel["n"], model)
         np.testing.assert_allclose(belief, masses[:, 2])
@@ -20,8 +27,13 @@ def test_figure4_panels():
         assert np.all(belief <= plausibility + 1e-15)
     # Bayes and inverse pignistic ignore the sample size; Dempster narrows fastest
     assert np.ptp(panel["belief"]["bayes"]) == 0 and np.ptp(panel["plausibility"]["inverse_pignistic"]) == 0
-    width = {m: panel["plausibility"][m] - panel["belief"][m] for m in ("dempster", "likelihood", "confidence_interval")}
-    assert np.all(width["dempster"] < width["likelihood"]) and np.all(width["likelihood"] < width["confidence_interval"])
+    width = {
+        m: panel["plausibility"][m] - panel["belief"][m]
+        for m in ("dempster", "likelihood", "confidence_interval")
+    }
+    assert np.all(width["dempster"] < width["likelihood"]) and np.all(
+        width["likelihood"] < width["confidence_interval"]
+    )
     proportion = data["by_proportion"]
     np.testing.assert_allclose(proportion["x"], np.arange(11) / 10)
     # at tau_hat in {0, 1} the likelihood model equals Dempster's model (paper, end of section 4.1)

@@ -1,5 +1,6 @@
 """Tests of predictive belief functions and likelihood-based belief functions."""
 
+import itertools
 import math
 
 import numpy as np
@@ -65,8 +66,10 @@ def test_monte_carlo_agrees_with_quadrature_and_closed_form():
     assert np.all(np.abs(masses[1:3] - exact[1:3]) < 5 * standard_error)
     assert np.all(np.abs(masses[1:3] - quadrature[1:3]) < 5 * standard_error)
     again = predictive_mass_monte_carlo(contour, tau_hat, n_samples=1000, random_state=3, return_array=True)
-    np.testing.assert_array_equal(again, predictive_mass_monte_carlo(contour, tau_hat, n_samples=1000,
-                                                                    random_state=3, return_array=True))
+    np.testing.assert_array_equal(
+        again,
+        predictive_mass_monte_carlo(contour, tau_hat, n_samples=1000, random_state=3, return_array=True),
+    )
 
 
 def test_predictive_mass_scalar_only_contour():
@@ -123,8 +126,9 @@ def test_generic_vector_parameter_box_and_profile():
     # independent Gaussian coordinates: pl of a box is the product of coordinate pls
     precision = np.array([4.0, 9.0])
     center = np.array([0.5, -1.0])
-    belief = LikelihoodBeliefFunction(lambda t: -0.5 * np.sum(precision * (t - center) ** 2), initial=[0.0, 0.0],
-                                      concave=True)
+    belief = LikelihoodBeliefFunction(
+        lambda t: -0.5 * np.sum(precision * (t - center) ** 2), initial=[0.0, 0.0], concave=True
+    )
     np.testing.assert_allclose(belief.mle_, center, atol=1e-5)
     expected = math.exp(-0.5 * 4.0 * 0.25) * math.exp(-0.5 * 9.0 * 0.25)
     assert belief.pl([1.0, -0.5], [2.0, 0.0]) == pytest.approx(expected, abs=1e-7)
@@ -149,7 +153,9 @@ def test_binomial_likelihood_sups_and_focal_sets():
     inside = grid[contour(grid) >= 0.3]
     assert lower == pytest.approx(inside.min(), abs=1e-5)
     assert upper == pytest.approx(inside.max(), abs=1e-5)
-    np.testing.assert_allclose(belief.predictive_mass(return_array=True), counts_to_mass_array(7, 10, "likelihood"))
+    np.testing.assert_allclose(
+        belief.predictive_mass(return_array=True), counts_to_mass_array(7, 10, "likelihood")
+    )
     with pytest.raises(ValueError, match="n = 0"):
         BinomialLikelihood(0, 0)
     with pytest.raises(ValueError, match="exceeds"):
@@ -168,8 +174,9 @@ def test_multinomial_marginal_contour_is_a_profile():
         p = np.array([p0, value, 1 - value - p0])
         return -np.sum(special.xlogy(counts, p))
 
-    result = optimize.minimize_scalar(negative, bounds=(1e-12, 1 - value - 1e-12), method="bounded",
-                                      options={"xatol": 1e-12})
+    result = optimize.minimize_scalar(
+        negative, bounds=(1e-12, 1 - value - 1e-12), method="bounded", options={"xatol": 1e-12}
+    )
     brute = math.exp(-result.fun - belief.max_log_likelihood_)
     assert belief.marginal_contour(1, value) == pytest.approx(brute, abs=1e-8)
     # box sup on the simplex agrees with the marginal contour when only class 1 is constrained
@@ -207,14 +214,15 @@ def test_logistic_profile_contour_against_brute_force_eq40():
     for tau in [0.2, 0.5, 0.62, 0.8]:
         offset = math.log(1 / tau - 1)
 
-        def negative(theta_1):
+        def negative(theta_1, offset=offset):
             theta = np.array([offset - theta_1 * score, theta_1])
             return -(belief._logistic_log_likelihood(theta) - belief.max_log_likelihood_)
 
         result = optimize.minimize_scalar(negative, bracket=(-5, 0), tol=1e-12)
         assert belief.profile_contour_tau(score, tau) == pytest.approx(math.exp(-result.fun), abs=1e-8)
-        generic = belief.profile_contour(lambda t, free: np.array([math.log(1 / t - 1) - free * score, free]),
-                                         tau, belief.mle_[1])
+        generic = belief.profile_contour(
+            lambda t, free: np.array([math.log(1 / t - 1) - free * score, free]), tau, belief.mle_[1]
+        )
         assert generic == pytest.approx(math.exp(-result.fun), abs=1e-6)
     assert belief.profile_contour_tau(score, 0.0) == 0.0
     assert belief.profile_contour_tau(score, float(belief.tau(score))) == pytest.approx(1.0, abs=1e-12)
@@ -229,8 +237,12 @@ def test_logistic_predictive_mass_quadrature_vs_monte_carlo():
     tau_hat = float(belief.tau(score))
     assert masses[2] <= tau_hat <= masses[2] + masses[3]
     simulated, standard_error = predictive_mass_monte_carlo(
-        lambda t: belief.profile_contour_tau(score, t), tau_hat, n_samples=1500, random_state=0,
-        return_array=True, return_standard_error=True,
+        lambda t: belief.profile_contour_tau(score, t),
+        tau_hat,
+        n_samples=1500,
+        random_state=0,
+        return_array=True,
+        return_standard_error=True,
     )
     assert np.all(np.abs(simulated[1:3] - masses[1:3]) < 5 * standard_error + 1e-9)
 
@@ -291,12 +303,15 @@ def _brute_force_predictive_masses(belief, score):
     theta_0, theta_1 = belief.mle_
     eta_hat = theta_0 + theta_1 * score
     # search theta_1 over +-40 standard errors around its MLE, from a numerical Hessian (independent of the code)
-    hessian = optimize.approx_fprime(belief.mle_, lambda t: optimize.approx_fprime(
-        t, belief._logistic_log_likelihood, 1e-6), 1e-5)
+    hessian = optimize.approx_fprime(
+        belief.mle_, lambda t: optimize.approx_fprime(t, belief._logistic_log_likelihood, 1e-6), 1e-5
+    )
     half_width = 40 * math.sqrt(np.linalg.inv(-0.5 * (hessian + hessian.T))[1, 1])
 
     def log_profile(eta):
-        return _brute_force_log_profile(scores, targets, belief.max_log_likelihood_, score, eta, theta_1, half_width)
+        return _brute_force_log_profile(
+            scores, targets, belief.max_log_likelihood_, score, eta, theta_1, half_width
+        )
 
     def weight(eta):
         return special.expit(eta) * special.expit(-eta)
@@ -304,7 +319,7 @@ def _brute_force_predictive_masses(belief, score):
     def integral(function, lower, upper):
         cuts = sorted({lower, upper, *(p for p in (0.0,) if lower < p < upper)})
         total = 0.0
-        for a, b in zip(cuts[:-1], cuts[1:]):
+        for a, b in itertools.pairwise(cuts):
             total += integrate.quad(function, a, b, epsabs=1e-15, epsrel=1e-8, limit=200)[0]
         return total
 
@@ -380,7 +395,9 @@ def test_logistic_predictive_mass_matches_logistic_calibrator(targets):
 
     scores, labels = _overlapping_logistic_data()
     belief = LogisticLikelihood(scores, labels, smoothed_targets=targets == "platt")
-    calibrator = LogisticCalibrator(model="likelihood", interpolation=None, targets=targets).fit(scores, labels)
+    calibrator = LogisticCalibrator(model="likelihood", interpolation=None, targets=targets).fit(
+        scores, labels
+    )
     np.testing.assert_allclose(calibrator.theta_, belief.mle_, rtol=1e-7, atol=1e-9)
     test_scores = np.array([-60.0, -12.0, -3.0, 0.0, 0.7, 4.0, 12.0, 30.0, 60.0])
     ours = np.array([belief.predictive_mass(s, return_array=True) for s in test_scores])
@@ -396,14 +413,32 @@ def test_logistic_profile_contour_near_tau_one_against_brute_force():
     eta_hat = belief.mle_[0] + belief.mle_[1] * score
     for eta in eta_hat + np.array([-20.0, -3.0, 0.0, 2.0, 15.0]):
         tau = float(special.expit(-eta))
-        reference = _brute_force_log_profile(belief.scores, belief.targets, belief.max_log_likelihood_, score, eta,
-                                             belief.mle_[1], hessian_free_width, zooms=8)
+        reference = _brute_force_log_profile(
+            belief.scores,
+            belief.targets,
+            belief.max_log_likelihood_,
+            score,
+            eta,
+            belief.mle_[1],
+            hessian_free_width,
+            zooms=8,
+        )
         assert belief._profile_log_contour_eta(score, [eta])[0] == pytest.approx(reference, abs=1e-9)
         if 0.0 < tau < 1.0:  # tau rounds near 1: compare at the eta that the float tau represents
             represented = math.log1p(-tau) - math.log(tau)
-            reference = _brute_force_log_profile(belief.scores, belief.targets, belief.max_log_likelihood_, score,
-                                                 represented, belief.mle_[1], hessian_free_width, zooms=8)
-            assert belief.profile_contour_tau(score, tau) == pytest.approx(math.exp(reference), rel=1e-9, abs=1e-15)
+            reference = _brute_force_log_profile(
+                belief.scores,
+                belief.targets,
+                belief.max_log_likelihood_,
+                score,
+                represented,
+                belief.mle_[1],
+                hessian_free_width,
+                zooms=8,
+            )
+            assert belief.profile_contour_tau(score, tau) == pytest.approx(
+                math.exp(reference), rel=1e-9, abs=1e-15
+            )
 
 
 def test_logistic_predictive_mass_bad_input():
