@@ -7,19 +7,19 @@ import numpy as np
 from .._kernels.calibration import lookup_masses
 from ._base import COUNT_MODELS, BinaryCalibrator, check_model
 
-__all__ = ["BinningCalibrator", "bin_counts", "counts_table"]
+__all__ = ["BinningCalibrator"]
 
 _EMPTY_POLICIES = ("vacuous", "raise")
 
 
-def bin_counts(bin_index, y01, n_bins):
+def _bin_counts(bin_index, y01, n_bins):
     """Counts (k_j, n_j) of class-1 examples and of all examples in each bin."""
     n = np.bincount(bin_index, minlength=n_bins).astype(np.float64)
     k = np.bincount(bin_index, weights=y01, minlength=n_bins)
     return k, n
 
 
-def counts_table(k, n, model, confidence, empty_bins, owner):
+def _counts_table(k, n, model, confidence, empty_bins, owner):
     """Dense (n_bins, 4) mass table of the bins, with the empty-bin policy applied.
 
     ``empty_bins="vacuous"``: an empty bin carries no evidence, so it gets the
@@ -165,12 +165,24 @@ class BinningCalibrator(BinaryCalibrator):
         self._inner_edges = np.ascontiguousarray(edges[1:-1])
         n_bins = edges.size - 1
         index = np.searchsorted(self._inner_edges, scores, side="left")
-        k, n = bin_counts(index, y01, n_bins)
+        k, n = _bin_counts(index, y01, n_bins)
         self.bin_counts_ = np.column_stack([k, n])
-        self.mass_table_ = counts_table(k, n, self.model, self.confidence, self.empty_bins, type(self).__name__)
+        self.mass_table_ = _counts_table(k, n, self.model, self.confidence, self.empty_bins, type(self).__name__)
 
     def bin_index(self, scores):
-        """Index of the bin of each score (0 .. n_bins - 1)."""
+        """Index of the bin of each score (0 .. n_bins - 1).
+
+        Parameters
+        ----------
+        scores : array_like of shape (n_samples,)
+            Classifier scores; scores outside the fitted edges go to the first
+            or the last bin.
+
+        Returns
+        -------
+        ndarray of int of shape (n_samples,)
+            Bin j is the right-closed interval ``(edges_[j], edges_[j + 1]]``.
+        """
         from .._estimator import check_is_fitted
         from .._validation import check_scores
 

@@ -174,11 +174,20 @@ class EvidentialCalibratedClassifier(BaseEstimator):
         Parameters
         ----------
         X : array_like of shape (n_samples, n_features)
+            Training samples (for a prefit ``FrozenEstimator``: the calibration set).
         y : array_like of shape (n_samples,)
+            Class labels.
 
         Returns
         -------
-        self
+        EvidentialCalibratedClassifier
+            ``self``, fitted.
+
+        Raises
+        ------
+        ValueError
+            Unknown ``method``/``model``/``ensemble``, ``X`` and ``y`` of different
+            lengths, or a class absent from a training or calibration fold.
         """
         from sklearn.base import clone
         from sklearn.model_selection import check_cv, cross_val_predict
@@ -239,10 +248,22 @@ class EvidentialCalibratedClassifier(BaseEstimator):
     # -- outputs -------------------------------------------------------------------------
 
     def predict_mass_array(self, X):
-        """Dense masses on ``frame_``, shape (n_samples, 2**n_classes) (fold average)."""
+        """Dense masses on ``frame_``, averaged over the fold classifiers.
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_features)
+            Samples, in the format the wrapped estimator accepts.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, 2**n_classes)
+            Dense mass arrays in the bit order of ``frame_`` (index 0 is the
+            empty set); the average over ``calibrated_classifiers_``.
+        """
         check_is_fitted(self, "calibrated_classifiers_")
         n_classes = self.classes_.size
-        total = None
+        total: np.ndarray | None = None
         for model, calibrators in self.calibrated_classifiers_:
             scores = _scores(model, X, self._score_method, n_classes)
             if n_classes == 2:
@@ -253,16 +274,33 @@ class EvidentialCalibratedClassifier(BaseEstimator):
                 binary = np.stack([cal.predict_mass_array(scores[:, c]) for c, cal in enumerate(calibrators)], axis=1)
                 masses = one_vs_rest_masses(binary, tuple(self.classes_.tolist()), rule=self.rule).to_array("m")
             total = masses if total is None else total + masses
+        assert total is not None  # fit stores at least one (classifier, calibrators) pair
         return total / len(self.calibrated_classifiers_)
 
     def predict_mass(self, X):
-        """Mass functions on ``Frame(classes_)``, batch shape (n_samples,)."""
+        """Mass functions on ``Frame(classes_)``, one per sample.
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_features)
+            Samples, in the format the wrapped estimator accepts.
+
+        Returns
+        -------
+        MassFunction
+            Batch shape ``(n_samples,)`` on ``frame_``.
+        """
         from ..core.mass import MassFunction
 
         return MassFunction.from_array(self.predict_mass_array(X), self.frame_, kind="m", validate=False)
 
     def predict_interval(self, X):
         """Belief and plausibility of the classes.
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_features)
+            Samples, in the format the wrapped estimator accepts.
 
         Returns
         -------
@@ -275,9 +313,32 @@ class EvidentialCalibratedClassifier(BaseEstimator):
         return _interval(self.predict_mass(X))
 
     def predict_proba(self, X):
-        """Pignistic probabilities, shape (n_samples, n_classes)."""
+        """Pignistic probabilities of the classes.
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_features)
+            Samples, in the format the wrapped estimator accepts.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+            ``BetP({c}) = sum over A containing c of m(A) / card(A)`` (Smets and
+            Kennes 1994), columns in the order of ``classes_``.
+        """
         return self.predict_mass(X).pignistic()
 
     def predict(self, X):
-        """Class of maximal pignistic probability."""
+        """Class of maximal pignistic probability.
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_features)
+            Samples, in the format the wrapped estimator accepts.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            Labels from ``classes_`` (ties go to the first class).
+        """
         return self.classes_[np.argmax(self.predict_proba(X), axis=1)]

@@ -112,6 +112,29 @@ class EvidentialCombination:
     classes_ : ndarray
         Labels of the common frame (from the first classifier).
 
+    Raises
+    ------
+    ValueError
+        An empty sequence of classifiers.
+
+    Notes
+    -----
+    For a sample x with mass functions m_1, ..., m_K from the K classifiers,
+    the combined mass is m = m_1 (+) ... (+) m_K under ``rule``; with Dempster's
+    rule, m(A) = sum over B_1 ∩ ... ∩ B_K = A of prod_k m_k(B_k) / (1 - kappa)
+    where kappa is the mass of the empty intersection (Xu et al. 2016, Eqs. 6-7).
+    The decision maximises the pignistic probability BetP (Eq. 9) by default.
+    The cautious rule (Denoeux 2008) is idempotent, so combining a classifier
+    with itself (the example below) leaves its mass function unchanged.
+
+    References
+    ----------
+    Xu, P., Davoine, F., Zha, H. and Denoeux, T. (2016). Evidential calibration
+    of binary SVM classifiers. IJAR 72, 55-70.
+    Denoeux, T. (2008). Conjunctive and disjunctive combination of belief
+    functions induced by nondistinct bodies of evidence. Artificial
+    Intelligence 172, 234-264.
+
     Examples
     --------
     >>> import numpy as np
@@ -135,24 +158,80 @@ class EvidentialCombination:
         self.classes_ = np.asarray(self.classifiers[0].classes_)
 
     def predict_mass(self, X):
-        """Combined mass functions, batch shape (n_samples,)."""
+        """Combined mass functions of the classifiers.
+
+        Parameters
+        ----------
+        X : array_like
+            Samples, given to every classifier's ``predict_mass``.
+
+        Returns
+        -------
+        MassFunction
+            Batch shape ``(n_samples,)`` on the classifiers' common frame.
+        """
         return combine_classifiers(self.classifiers, X, rule=self.rule)
 
     def predict_conflict(self, X):
-        """Degree of conflict kappa between the classifiers on each sample, shape (n_samples,)."""
+        """Degree of conflict kappa between the classifiers on each sample.
+
+        Parameters
+        ----------
+        X : array_like
+            Samples, given to every classifier's ``predict_mass``.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            Mass of the empty set in the unnormalised conjunctive combination
+            (0 for a single classifier).
+        """
         return combine_classifiers(self.classifiers, X, rule=self.rule, return_conflict=True)[1]
 
     def predict_proba(self, X):
-        """Pignistic probabilities of the combined mass, shape (n_samples, n_classes)."""
+        """Pignistic probabilities of the combined mass functions.
+
+        Parameters
+        ----------
+        X : array_like
+            Samples, given to every classifier's ``predict_mass``.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+            BetP of each class, columns in the order of ``classes_``.
+        """
         return self.predict_mass(X).pignistic()
 
     def predict_interval(self, X):
-        """(Bel, Pl) of each singleton: arrays (n_samples,) for two classes (class ``classes_[1]``),
-        else (n_samples, n_classes)."""
+        """Belief and plausibility of each class under the combined mass functions.
+
+        Parameters
+        ----------
+        X : array_like
+            Samples, given to every classifier's ``predict_mass``.
+
+        Returns
+        -------
+        bel, pl : ndarray
+            Of shape (n_samples,) for two classes (class ``classes_[1]``),
+            else of shape (n_samples, n_classes).
+        """
         return _interval(self.predict_mass(X))
 
     def predict(self, X):
-        """Labels chosen by the decision criterion on the combined mass functions."""
+        """Labels chosen by the decision criterion on the combined mass functions.
+
+        Parameters
+        ----------
+        X : array_like
+            Samples, given to every classifier's ``predict_mass``.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            Labels from ``classes_``.
+        """
         mass = self.predict_mass(X)
         if self.decision == "pignistic":
             index = np.argmax(mass.pignistic(), axis=-1)

@@ -4,7 +4,7 @@ import numpy as np
 
 from .._kernels.calibration import isotonic_envelope, lookup_masses, pool_adjacent_violators
 from ._base import COUNT_MODELS, BinaryCalibrator, check_model
-from .binning import counts_table
+from .binning import _counts_table
 
 __all__ = ["IsotonicCalibrator", "isotonic_blocks"]
 
@@ -30,7 +30,21 @@ def isotonic_blocks(scores, y01):
     scikit-learn's ``IsotonicRegression``); the pool-adjacent-violators
     algorithm (Ayer et al. 1955) then merges adjacent blocks while the left
     mean is >= the right mean, so the blocks are the maximal constant pieces
-    of the fit (Eq. 1 minimised).
+    of the fit (Xu et al. 2016, Eq. 1 minimised).
+
+    References
+    ----------
+    Ayer, M., Brunk, H. D., Ewing, G. M., Reid, W. T. and Silverman, E. (1955).
+    An empirical distribution function for sampling with incomplete
+    information. Annals of Mathematical Statistics 26(4), 641-647.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> lower, upper, positives, totals = isotonic_blocks(
+    ...     np.array([0.1, 0.2, 0.3, 0.4]), np.array([0.0, 1.0, 0.0, 1.0]))
+    >>> lower.tolist(), upper.tolist(), positives.tolist(), totals.tolist()
+    ([0.1, 0.2, 0.4], [0.1, 0.3, 0.4], [0.0, 1.0, 1.0], [1.0, 2.0, 1.0])
     """
     unique, inverse = np.unique(scores, return_inverse=True)
     sums = np.bincount(inverse, weights=y01, minlength=unique.size)
@@ -122,7 +136,7 @@ class IsotonicCalibrator(BinaryCalibrator):
         self.block_scores_ = np.column_stack([lower, upper])
         self.block_counts_ = np.column_stack([positives, totals])
         self.thresholds_ = np.ascontiguousarray(0.5 * (upper[:-1] + lower[1:]))
-        table = counts_table(positives, totals, self.model, self.confidence, "raise", type(self).__name__)
+        table = _counts_table(positives, totals, self.model, self.confidence, "raise", type(self).__name__)
         if self.envelope:
             belief = table[:, 2]
             plausibility = table[:, 2] + table[:, 3]

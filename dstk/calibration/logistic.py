@@ -36,18 +36,63 @@ def platt_fit(scores, targets, max_iter=200):
 
     Parameters
     ----------
-    scores : ndarray of shape (n,)
-    targets : ndarray of shape (n,)
-        Values in [0, 1]: raw labels or Platt's targets (Eq. 4).
+    scores : ndarray of float64 of shape (n,)
+        Calibration scores s_i (finite; not all equal).
+    targets : ndarray of float64 of shape (n,)
+        Values t_i in [0, 1]: raw labels or Platt's targets (Eq. 4).
     max_iter : int, default 200
+        Maximal number of Newton iterations.
 
     Returns
     -------
-    theta : ndarray (theta_0, theta_1)
+    theta : ndarray of shape (2,)
+        ``(theta_0, theta_1)``; theta_1 < 0 when larger scores mean class 1.
     max_log_likelihood : float
+        The maximised log-likelihood (Eq. 3).
     covariance : ndarray of shape (2, 2)
-        Inverse of the Fisher information sum_i tau_i (1 - tau_i) (1, x_i)(1, x_i)^T
+        Inverse of the Fisher information sum_i tau_i (1 - tau_i) (1, s_i)(1, s_i)^T
         at the maximum (the normal approximation of the GLM).
+
+    Raises
+    ------
+    ValueError
+        A singular information matrix in a Newton step (all scores equal).
+
+    Warns
+    -----
+    ConvergenceWarning
+        The Newton iterations did not converge within ``max_iter``.
+
+    Notes
+    -----
+    The log-likelihood (Xu et al. 2016, Eq. 3) is
+    l(theta) = sum_i t_i log tau_i + (1 - t_i) log(1 - tau_i) with
+    tau_i = 1 / (1 + exp(theta_0 + theta_1 s_i)) (Eq. 2); at its maximum the
+    score equations sum_i (tau_i - t_i) (1, s_i) = 0 hold.  The inputs are not
+    validated here (the calibrators validate them before calling).
+
+    References
+    ----------
+    Platt, J. (1999). Probabilistic outputs for support vector machines and
+    comparisons to regularized likelihood methods. Advances in Large Margin
+    Classifiers, 61-74.
+    Lin, H.-T., Lin, C.-J. and Weng, R. C. (2007). A note on Platt's
+    probabilistic outputs for support vector machines. Machine Learning 68,
+    267-276.
+    Xu, P., Davoine, F., Zha, H. and Denoeux, T. (2016). Evidential calibration
+    of binary SVM classifiers. IJAR 72, 55-70.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> scores = np.array([-2.0, -1.0, -0.5, 0.0, 0.5, 1.0, 2.0])
+    >>> targets = np.array([0.0, 0.0, 1.0, 0.0, 1.0, 0.0, 1.0])
+    >>> theta, log_likelihood, covariance = platt_fit(scores, targets)
+    >>> tau = 1.0 / (1.0 + np.exp(theta[0] + theta[1] * scores))
+    >>> bool(np.allclose([np.sum(tau - targets), np.sum((tau - targets) * scores)], 0.0, atol=1e-8))
+    True
+    >>> bool(theta[1] < 0)
+    True
     """
     design = np.column_stack([np.ones_like(scores), scores])
     prior_positive = targets.sum()
@@ -318,7 +363,22 @@ class LogisticCalibrator(BinaryCalibrator):
         return out
 
     def predict_mass_exact(self, scores):
-        """Likelihood-based masses (N, 4) computed exactly at each score (no interpolation)."""
+        """Likelihood-based masses computed exactly at each score (no interpolation).
+
+        Parameters
+        ----------
+        scores : array_like of shape (n_samples,)
+            Test scores.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, 4)
+            Dense masses ``[0, m({0}), m({1}), m({0, 1})]`` of the
+            likelihood-based model: the predictive mass (Xu et al. 2016,
+            Eqs. 22-23) of the profile contour (Eq. 40), each computed by
+            numerical integration; the Chebyshev
+            interpolant used by :meth:`predict_mass_array` agrees to 1e-8.
+        """
         check_is_fitted(self, "theta_")
         return self._exact_likelihood_masses(check_scores(scores, "scores"))
 

@@ -19,12 +19,10 @@ class VennAbersCalibrator(BinaryCalibrator):
 
     so that Bel({1}) = p0 and Pl({1}) = p1.
 
-    Parameters
-    ----------
-    None.  (The cross Venn-ABERS predictor, CVAP, needs refitting the
-    underlying classifier on folds: use
+    The calibrator has no parameters.  The cross Venn-ABERS predictor (CVAP)
+    needs refitting the underlying classifier on folds: use
     ``EvidentialCalibratedClassifier(estimator, method="venn_abers", cv=k)``,
-    which averages the fold masses.)
+    which averages the fold masses.
 
     Attributes
     ----------
@@ -99,7 +97,19 @@ class VennAbersCalibrator(BinaryCalibrator):
         return out
 
     def predict_vovk_probability(self, scores):
-        """Vovk's merged probability p = p1 / (1 - p0 + p1) of class 1, shape (n_samples,)."""
+        """Vovk's merged probability p = p1 / (1 - p0 + p1) of class 1.
+
+        Parameters
+        ----------
+        scores : array_like of shape (n_samples,)
+            Test scores.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            The probability that minimises the worst-case log loss over the
+            interval [p0, p1] (Vovk, Petej and Fedorova 2015).
+        """
         bel, pl = self.predict_interval(scores)
         return pl / (1.0 - bel + pl)
 
@@ -109,13 +119,32 @@ def venn_abers_interval(calibration_scores, calibration_labels, test_scores):
 
     Parameters
     ----------
-    calibration_scores, calibration_labels : array_like of shape (n,)
+    calibration_scores : array_like of shape (n,)
+        Scores of the calibration examples.
+    calibration_labels : array_like of shape (n,)
+        Their labels (two classes; the larger one is class 1).
     test_scores : array_like of shape (n_test,)
+        Scores to predict.
 
     Returns
     -------
     ndarray of shape (n_test, 2)
-        Lower and upper probabilities of class 1 (Vovk & Petej 2014).
+        Lower and upper probabilities (p0, p1) of class 1.
+
+    Raises
+    ------
+    ValueError
+        Bad scores or labels (see :meth:`VennAbersCalibrator.fit`).
+
+    Notes
+    -----
+    p_y is the isotonic-regression (PAV) fit at the test score s after adding
+    (s, y) to the calibration set (Vovk and Petej 2014, Algorithm 1); a
+    shortcut for ``VennAbersCalibrator().fit(...).predict_interval(...)``.
+
+    References
+    ----------
+    Vovk, V. and Petej, I. (2014). Venn-Abers predictors. UAI 2014.
 
     Examples
     --------

@@ -20,10 +20,28 @@ def svm_taxonomy_edges(n_categories, width=0.5):
     n_categories : int
         K_T >= 2.
     width : float, default 0.5
+        Width of the finite intervals (positive).
 
     Returns
     -------
     ndarray of shape (K_T - 1,)
+        Increasing inner edges; category j is the right-closed interval
+        ``(edges[j - 1], edges[j]]``, the first and last ones unbounded.
+
+    Raises
+    ------
+    ValueError
+        Fewer than 2 categories or a width that is not positive.
+
+    Notes
+    -----
+    The edges are e_j = width * (j - (K_T - 2) / 2) for j = 0, ..., K_T - 2
+    (Zhou et al. 2011, Section 3.1, which uses K_T = 6 and 8 with width 0.5).
+
+    References
+    ----------
+    Zhou, C., Nouretdinov, I., Luo, Z. et al. (2011). A comparison of Venn
+    machine with Platt's method in probabilistic outputs. AIAI 2011, 483-490.
 
     Examples
     --------
@@ -140,7 +158,20 @@ class VennMachineCalibrator(BinaryCalibrator):
         """Venn-machine prediction: (label, lower, upper) of the predicted label's probability.
 
         The label is the column of highest quality (Zhou et al. 2011, Eq. 6); ties
-        go to ``classes_[1]``.  Returns arrays of shape (n_samples,).
+        go to ``classes_[1]``.
+
+        Parameters
+        ----------
+        scores : array_like of shape (n_samples,)
+            Test scores.
+
+        Returns
+        -------
+        labels : ndarray of shape (n_samples,)
+            Predicted labels from ``classes_``.
+        lower, upper : ndarray of shape (n_samples,)
+            Interval [min, max] of the probability of the predicted label over
+            the tried labels (Eq. 6), i.e. its [Bel, Pl].
         """
         masses = self.predict_mass_array(scores)
         positive_low = masses[:, 2]
@@ -181,6 +212,34 @@ def venn_machine_transductive(estimator, X_train, y_train, X_test, edges=6):
     ValueError
         Labels not of two classes, inconsistent lengths, estimator without
         ``decision_function``.
+
+    Notes
+    -----
+    With tried label y, p_y(1) is the frequency of class 1 in the test
+    example's category tau (Zhou et al. 2011, Eq. 5); the interval of class 1
+    is [min_y p_y(1), max_y p_y(1)] (Eq. 6), read as the mass function
+    m({1}) = min_y p_y(1), m({0}) = 1 - max_y p_y(1), m({0, 1}) = the width.
+
+    References
+    ----------
+    Zhou, C., Nouretdinov, I., Luo, Z. et al. (2011). A comparison of Venn
+    machine with Platt's method in probabilistic outputs. AIAI 2011, 483-490.
+    Vovk, V., Gammerman, A. and Shafer, G. (2005). Algorithmic Learning in a
+    Random World. Springer.
+
+    Examples
+    --------
+    Two categories, decision value <= 0 and > 0.  The test point at 2.6 falls
+    in the positive category with the three positives; trying label 1 gives
+    p_1(1) = 4/4, trying label 0 gives p_0(1) = 3/4, so the interval of class
+    1 is [3/4, 1].
+
+    >>> import numpy as np
+    >>> from sklearn.svm import SVC
+    >>> X = np.array([[-3.0], [-2.2], [-1.3], [1.3], [2.2], [3.0]])
+    >>> y = np.array([0, 0, 0, 1, 1, 1])
+    >>> venn_machine_transductive(SVC(kernel="linear"), X, y, [[2.6]], edges=[0.0])
+    array([[0.  , 0.  , 0.75, 0.25]])
     """
     from sklearn.base import clone
 

@@ -86,6 +86,13 @@ def fit_random_trees(estimator, X, y, *, n_tasks=None):
         and can be applied to dask arrays with :func:`leaf_counts`,
         :func:`dstk.dask.predict_proba` or :func:`dstk.dask.predict_mass`.
 
+    Raises
+    ------
+    ValueError
+        ``n_estimators`` not an integer >= 1, or ``n_tasks`` not an integer in
+        [1, n_estimators]; plus the errors of
+        :meth:`~dstk.ensemble.RandomDecisionTreesClassifier.fit`.
+
     Notes
     -----
     Deterministic given ``estimator.random_state`` and ``n_tasks``: task
@@ -142,10 +149,46 @@ def _default_tasks():
 def leaf_counts(estimator, X, *, rechunk=False):
     """``estimator.leaf_counts`` on a dask array of samples, chunk by chunk.
 
+    Parameters
+    ----------
+    estimator : RandomDecisionTreesClassifier
+        Fitted.
+    X : dask.array.Array or array_like, shape (n_samples, n_features)
+        Samples; only the sample axis may be chunked.
+    rechunk : bool, default=False
+        Merge a split feature axis instead of raising.
+
     Returns
     -------
     dask.array.Array of int64, shape (n_samples, n_estimators, n_classes)
         Same values as in memory, chunked like ``X`` on the sample axis.
+
+    Notes
+    -----
+    ``counts[i, t, c]`` is the number of training samples of class c in the
+    leaf of tree t reached by sample i: the leaf statistics w = (w+, w-) of
+    Busch et al. (2021), Section 2.1.1, that the combiners turn into a
+    prediction.
+
+    References
+    ----------
+    Busch, J., Kulessa, M., Loza Mencia, E. and Blockeel, H. (2021).
+    Combining predictions under uncertainty: the case of random decision
+    trees. Discovery Science 2021.
+
+    Examples
+    --------
+    >>> import numpy as np, dask.array as da
+    >>> from dstk.ensemble import RandomDecisionTreesClassifier
+    >>> from dstk.dask import leaf_counts
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(40, 2)); y = (X[:, 0] > 0).astype(int)
+    >>> model = RandomDecisionTreesClassifier(n_estimators=5, random_state=0).fit(X, y)
+    >>> counts = leaf_counts(model, da.from_array(X, chunks=(10, 2)))
+    >>> counts.shape, counts.chunks[0]
+    ((40, 5, 2), (10, 10, 10, 10))
+    >>> bool((counts.compute(scheduler="synchronous") == model.leaf_counts(X)).all())
+    True
     """
     return map_samples(estimator, "leaf_counts", X, rechunk=rechunk)
 
@@ -181,16 +224,48 @@ def combine_leaves(counts, method="probability", aggregate=None, *, rechunk=Fals
     ----------
     counts : dask.array.Array, shape (n_samples, n_trees, n_classes)
         Chunked along the samples only (all trees of a sample in one chunk).
-    method, aggregate, **options
+    method : str, default "probability"
+        A combination method of :func:`dstk.ensemble.combine_leaves`.
+    aggregate : {"average", "vote"} or None, default None
         As for :func:`dstk.ensemble.combine_leaves`.
     rechunk : bool, default=False
         Merge a split tree or class axis instead of raising.
+    **options
+        The keyword options of :func:`dstk.ensemble.combine_leaves`
+        (``class_prior``, ``smoothing``, ``floor``, ...).
 
     Returns
     -------
     dask.array.Array
         ``(n_samples,)`` for two classes, else ``(n_samples, n_classes)``;
         the same floats as in memory.
+
+    Raises
+    ------
+    ValueError
+        ``counts`` not of shape (n_samples, n_trees, n_classes), or split along
+        the tree or class axis while ``rechunk`` is False; invalid methods
+        or counts raise when the chunks are computed.
+
+    Notes
+    -----
+    The combiners of Busch et al. (2021), Sections 3-4, treat every sample
+    on its own, so each chunk of samples is one task running the in-memory
+    :func:`dstk.ensemble.combine_leaves`.
+
+    References
+    ----------
+    Busch, J., Kulessa, M., Loza Mencia, E. and Blockeel, H. (2021).
+    Combining predictions under uncertainty: the case of random decision
+    trees. Discovery Science 2021.
+
+    Examples
+    --------
+    >>> import dask.array as da
+    >>> from dstk.dask import combine_leaves
+    >>> counts = da.from_array([[[0, 1], [0, 1], [1, 0]], [[3, 1], [2, 2], [4, 0]]], chunks=(1, 3, 2))
+    >>> combine_leaves(counts, "probability").compute(scheduler="synchronous").round(4)
+    array([0.6667, 0.25  ])
     """
     counts = _check_counts(counts, rechunk)
     n_classes = counts.shape[2]
@@ -199,7 +274,53 @@ def combine_leaves(counts, method="probability", aggregate=None, *, rechunk=Fals
 
 
 def combine_leaves_proba(counts, method="probability", aggregate=None, *, rechunk=False, **options):
-    """:func:`dstk.ensemble.combine_leaves_proba` on a chunked dask array; shape (n_samples, n_classes)."""
+    """:func:`dstk.ensemble.combine_leaves_proba` on a chunked dask array of leaf counts.
+
+    Parameters
+    ----------
+    counts : dask.array.Array, shape (n_samples, n_trees, n_classes)
+        Chunked along the samples only (all trees of a sample in one chunk).
+    method : str, default "probability"
+        A combination method of :func:`dstk.ensemble.combine_leaves`.
+    aggregate : {"average", "vote"} or None, default None
+        As for :func:`dstk.ensemble.combine_leaves`.
+    rechunk : bool, default=False
+        Merge a split tree or class axis instead of raising.
+    **options
+        The keyword options of :func:`dstk.ensemble.combine_leaves_proba`.
+
+    Returns
+    -------
+    dask.array.Array of shape (n_samples, n_classes)
+        Class probabilities (rows sum to one), the same floats as in memory.
+
+    Raises
+    ------
+    ValueError
+        ``counts`` not 3-D, or split along the tree or class axis while
+        ``rechunk`` is False.
+
+    Notes
+    -----
+    Per-chunk :func:`dstk.ensemble.combine_leaves_proba`; e.g. pooling sums
+    the counts of the K leaves, P(k) = sum_t c_tk / sum_t N_t (Busch et al.
+    2021, Section 4.0.1).
+
+    References
+    ----------
+    Busch, J., Kulessa, M., Loza Mencia, E. and Blockeel, H. (2021).
+    Combining predictions under uncertainty: the case of random decision
+    trees. Discovery Science 2021.
+
+    Examples
+    --------
+    >>> import dask.array as da
+    >>> from dstk.dask import combine_leaves_proba
+    >>> counts = da.from_array([[[1, 1], [0, 3]], [[2, 0], [2, 0]]], chunks=(1, 2, 2))
+    >>> combine_leaves_proba(counts, "pooling").compute(scheduler="synchronous")
+    array([[0.2, 0.8],
+           [1. , 0. ]])
+    """
     counts = _check_counts(counts, rechunk)
     return _map_combiner(
         counts, "combine_leaves_proba", (counts.shape[2],), {"method": method, "aggregate": aggregate, **options}
@@ -207,12 +328,56 @@ def combine_leaves_proba(counts, method="probability", aggregate=None, *, rechun
 
 
 def combine_leaves_to_mass(counts, method="dempster", aggregate=None, normalize=True, *, rechunk=False, **options):
-    """:func:`dstk.ensemble.combine_leaves_to_mass` on a chunked dask array.
+    """:func:`dstk.ensemble.combine_leaves_to_mass` on a chunked dask array of leaf counts.
+
+    Parameters
+    ----------
+    counts : dask.array.Array, shape (n_samples, n_trees, n_classes)
+        Chunked along the samples only (all trees of a sample in one chunk).
+    method : str, default "dempster"
+        An evidential combiner: ``"dempster"``, ``"cautious"`` or
+        ``"plausibility"`` (averaging).
+    aggregate : {"average"} or None, default None
+        As for :func:`dstk.ensemble.combine_leaves_to_mass`.
+    normalize : bool, default True
+        Divide by 1 - m(empty); False keeps the mass on the empty set.
+    rechunk : bool, default=False
+        Merge a split tree or class axis instead of raising.
+    **options
+        The keyword options of :func:`dstk.ensemble.combine_leaves_to_mass`.
 
     Returns
     -------
     DaskMassFunction
         Batch shape (n_samples,) on ``Frame(range(n_classes))``.
+
+    Raises
+    ------
+    ValueError
+        ``counts`` not 3-D, or split along the tree or class axis while
+        ``rechunk`` is False.
+
+    Notes
+    -----
+    The leaf mass m({1}) = max(pi+ - pi-, 0), m({0}) = max(pi- - pi+, 0),
+    m(frame) = 1 - abs(pi+ - pi-) (Busch et al. 2021, Section 4.0.2) is
+    combined over the trees by Dempster's or the cautious rule (Section
+    4.0.3), chunk by chunk.
+
+    References
+    ----------
+    Busch, J., Kulessa, M., Loza Mencia, E. and Blockeel, H. (2021).
+    Combining predictions under uncertainty: the case of random decision
+    trees. Discovery Science 2021.
+
+    Examples
+    --------
+    >>> import dask.array as da
+    >>> from dstk.dask import combine_leaves_to_mass
+    >>> counts = da.from_array([[[0, 1], [0, 1], [1, 0]]], chunks=(1, 3, 2))
+    >>> masses = combine_leaves_to_mass(counts, "dempster")
+    >>> masses.frame, masses.batch_shape
+    (Frame([0, 1]), (1,))
     """
     counts = _check_counts(counts, rechunk)
     n_classes = counts.shape[2]

@@ -86,11 +86,34 @@ def map_samples(estimator, method, X, *, rechunk=False, **kwargs):
         axis.  A tuple result is stacked on a new last axis; a MassFunction
         becomes its dense masses ``(n_samples, 2**n)``.
 
+    Raises
+    ------
+    ValueError
+        ``X`` a scalar, without samples, or split along a non-sample axis
+        while ``rechunk`` is False.
+
     Notes
     -----
     The trailing shape and dtype are learned by calling the method once on
     the first sample (``X[:1]`` is computed: a small part of the first
-    chunk).
+    chunk).  This is the blocked "map" of dask (Rocklin 2015): one task per
+    chunk, valid because dstk's estimators treat samples independently.
+
+    References
+    ----------
+    Rocklin, M. (2015). Dask: parallel computation with blocked algorithms and
+    task scheduling. Proceedings of the 14th Python in Science Conference.
+
+    Examples
+    --------
+    >>> import numpy as np, dask.array as da
+    >>> from dstk.dask import map_samples
+    >>> class Doubler:                      # any object with a per-sample method
+    ...     def transform(self, X):
+    ...         return 2 * np.asarray(X)
+    >>> out = map_samples(Doubler(), "transform", da.arange(6, chunks=4))
+    >>> out.chunks, out.compute(scheduler="synchronous").tolist()
+    (((4, 2),), [0, 2, 4, 6, 8, 10])
     """
     X = check_sample_chunks(X, rechunk=rechunk)
     probe = _to_array(_probe(estimator, method, X, kwargs))
@@ -127,11 +150,25 @@ def predict_mass(estimator, X, *, rechunk=False, **kwargs):
         frame; ``.array`` is the ``(n_samples, 2**n)`` dask array of masses
         and ``.to_delayed()`` gives the in-memory MassFunction of each chunk.
 
+    Raises
+    ------
+    TypeError
+        ``predict_mass`` does not return a MassFunction.
+    ValueError
+        ``X`` without samples or chunked along a non-sample axis (and
+        ``rechunk`` False), or a mass function in focal-set (non-dense) form.
+
     Notes
     -----
     Every chunk is computed by the estimator's own ``predict_mass``, so the
     masses are the same floats as ``estimator.predict_mass(X)`` in memory
-    (for estimators that treat samples independently, as dstk's do).
+    (for estimators that treat samples independently, as dstk's do), e.g.
+    the calibrated masses of Xu et al. (2016).
+
+    References
+    ----------
+    Xu, P., Davoine, F., Zha, H. and Denoeux, T. (2016). Evidential calibration
+    of binary SVM classifiers. IJAR 72, 55-70.
 
     Examples
     --------
@@ -168,12 +205,51 @@ def predict_mass(estimator, X, *, rechunk=False, **kwargs):
 def predict_interval(estimator, X, *, rechunk=False, **kwargs):
     """``estimator.predict_interval`` on a dask array, chunk by chunk.
 
+    Parameters
+    ----------
+    estimator : fitted estimator with ``predict_interval``
+        E.g. a dstk calibrator or :class:`~dstk.calibration.EvidentialCalibratedClassifier`.
+    X : dask.array.Array or array_like
+        Scores or features; only the sample axis may be chunked.
+    rechunk : bool, default=False
+        Merge a split feature axis instead of raising.
+    **kwargs
+        Passed to ``predict_interval``.
+
     Returns
     -------
     tuple of dask.array.Array
         The arrays that ``predict_interval`` returns (for dstk's calibrators
         ``(bel, pl)`` of the positive class, each ``(n_samples,)``), with the
         chunks of ``X`` on the sample axis.
+
+    Raises
+    ------
+    ValueError
+        ``X`` without samples or chunked along a non-sample axis while
+        ``rechunk`` is False.
+
+    Notes
+    -----
+    For a binary mass function, Bel({1}) = m({1}) and
+    Pl({1}) = m({1}) + m({0, 1}) (Shafer 1976; Xu et al. 2016, Eq. 8),
+    computed per chunk.
+
+    References
+    ----------
+    Shafer, G. (1976). A Mathematical Theory of Evidence. Princeton
+    University Press.
+
+    Examples
+    --------
+    >>> import numpy as np, dask.array as da
+    >>> from dstk.calibration import BinningCalibrator
+    >>> from dstk.dask import predict_interval
+    >>> calibrator = BinningCalibrator(bins=[-3, 0, 3], model="dempster").fit(
+    ...     np.array([-2.0, -1.0, 1.0, 2.0]), np.array([0, 0, 1, 1]))
+    >>> bel, pl = predict_interval(calibrator, da.from_array(np.array([-1.5, 1.5]), chunks=1))
+    >>> bel.compute(scheduler="synchronous").round(4).tolist(), pl.compute(scheduler="synchronous").round(4).tolist()
+    ([0.0, 0.6667], [0.3333, 1.0])
     """
     X = check_sample_chunks(X, rechunk=rechunk)
     probe = _probe(estimator, "predict_interval", X, kwargs)
@@ -186,8 +262,41 @@ def predict_interval(estimator, X, *, rechunk=False, **kwargs):
 def predict_proba(estimator, X, *, rechunk=False, **kwargs):
     """``estimator.predict_proba`` on a dask array, chunk by chunk.
 
+    Parameters
+    ----------
+    estimator : fitted estimator with ``predict_proba``
+        A dstk calibrator, classifier or ensemble.
+    X : dask.array.Array or array_like
+        Scores or features; only the sample axis may be chunked.
+    rechunk : bool, default=False
+        Merge a split feature axis instead of raising.
+    **kwargs
+        Passed to ``predict_proba``.
+
     Returns
     -------
     dask.array.Array of shape (n_samples, n_classes)
+        The chunks of ``X`` on the sample axis.
+
+    Notes
+    -----
+    dstk's evidential estimators return the pignistic probabilities
+    BetP({c}) = sum over A containing c of m(A) / card(A) (Smets and Kennes 1994;
+    Xu et al. 2016, Eq. 9), computed per chunk.
+
+    References
+    ----------
+    Smets, P. and Kennes, R. (1994). The transferable belief model.
+    Artificial Intelligence 66, 191-234.
+
+    Examples
+    --------
+    >>> import numpy as np, dask.array as da
+    >>> from dstk.calibration import BinningCalibrator
+    >>> from dstk.dask import predict_proba
+    >>> calibrator = BinningCalibrator(bins=[-3, 0, 3], model="dempster").fit(
+    ...     np.array([-2.0, -1.0, 1.0, 2.0]), np.array([0, 0, 1, 1]))
+    >>> predict_proba(calibrator, da.from_array(np.array([1.5]))).compute(scheduler="synchronous").round(4)
+    array([[0.1667, 0.8333]])
     """
     return map_samples(estimator, "predict_proba", X, rechunk=rechunk, **kwargs)

@@ -65,7 +65,20 @@ class DaskMassFunction:
     Notes
     -----
     A ``DaskMassFunction`` pickles (a dask array and a frame), so it can be
-    sent to workers or saved with its task graph.
+    sent to workers or saved with its task graph.  The dense layout (subset
+    bitmask = sum of 2**i over the labels i of the subset) and the
+    definitions m, Bel, Pl, BetP are those of :class:`dstk.MassFunction`
+    (Shafer 1976; Smets and Kennes 1994); chunking follows the blocked
+    algorithms of dask (Rocklin 2015).
+
+    References
+    ----------
+    Shafer, G. (1976). A Mathematical Theory of Evidence. Princeton
+    University Press.
+    Smets, P. and Kennes, R. (1994). The transferable belief model.
+    Artificial Intelligence 66, 191-234.
+    Rocklin, M. (2015). Dask: parallel computation with blocked algorithms and
+    task scheduling. Proceedings of the 14th Python in Science Conference.
 
     Examples
     --------
@@ -153,12 +166,34 @@ class DaskMassFunction:
 
     # -- conversions -----------------------------------------------------
     def compute(self, **kwargs):
-        """Compute and gather into one in-memory :class:`~dstk.MassFunction` (small results only)."""
+        """Compute and gather into one in-memory :class:`~dstk.MassFunction` (small results only).
+
+        Parameters
+        ----------
+        **kwargs
+            Passed to :func:`dask.compute` (e.g. ``scheduler="synchronous"``).
+
+        Returns
+        -------
+        MassFunction
+            Batch shape ``batch_shape``, on ``frame``.
+        """
         (values,) = dask.compute(self._array, **kwargs)
         return MassFunction.from_array(values, self._frame, validate=False)
 
     def persist(self, **kwargs):
-        """Persist the masses in (distributed) memory; returns a new DaskMassFunction."""
+        """Persist the masses in (distributed) memory.
+
+        Parameters
+        ----------
+        **kwargs
+            Passed to :func:`dask.persist`.
+
+        Returns
+        -------
+        DaskMassFunction
+            The same masses, backed by computed (in-memory or on-worker) chunks.
+        """
         (array,) = dask.persist(self._array, **kwargs)
         return DaskMassFunction._trusted(array, self._frame)
 
@@ -191,6 +226,9 @@ class DaskMassFunction:
             Trailing axes that ``func`` adds after the batch axes (e.g.
             ``(n,)`` for a pignistic probability).
         dtype : numpy dtype, default=float64
+            Data type of the result.
+        **kwargs
+            Passed to ``func``.
 
         Returns
         -------
@@ -213,25 +251,80 @@ class DaskMassFunction:
         )
 
     def to_array(self, kind="m"):
-        """Dense representation of the given kind (see :meth:`dstk.MassFunction.to_array`), lazily."""
+        """Dense representation of the given kind (see :meth:`dstk.MassFunction.to_array`), lazily.
+
+        Parameters
+        ----------
+        kind : str, default "m"
+            ``"m"`` (masses), or another kind of :meth:`dstk.MassFunction.to_array`
+            (e.g. ``"b"`` implicability, ``"q"`` commonality).
+
+        Returns
+        -------
+        dask.array.Array
+            Shape ``batch_shape + (2**n,)``, chunked like the masses.
+        """
         if kind == "m":
             return self._array
         return self.map_blocks(_to_array, tail=(self._frame.size,), kind=kind)
 
     def pignistic(self):
-        """Pignistic probabilities, dask array of shape ``batch_shape + (n,)``."""
+        """Pignistic probabilities BetP({x}) = sum over A containing x of m(A) / card(A) (empty set excluded).
+
+        Returns
+        -------
+        dask.array.Array
+            Shape ``batch_shape + (n,)``, one column per label of ``frame``.
+        """
         return self.map_blocks(_pignistic, tail=(self._frame.n,))
 
     def bel(self, subset):
-        """Belief of ``subset``, dask array of shape ``batch_shape``."""
+        """Belief of ``subset``: Bel(A) = sum of m(B) over non-empty B included in A.
+
+        Parameters
+        ----------
+        subset : set of labels or int bitmask
+            The subset A of the frame.
+
+        Returns
+        -------
+        dask.array.Array
+            Shape ``batch_shape``.
+        """
         return self.map_blocks(_bel, subset=subset)
 
     def pl(self, subset):
-        """Plausibility of ``subset``, dask array of shape ``batch_shape``."""
+        """Plausibility of ``subset``: Pl(A) = sum of m(B) over B intersecting A.
+
+        Parameters
+        ----------
+        subset : set of labels or int bitmask
+            The subset A of the frame.
+
+        Returns
+        -------
+        dask.array.Array
+            Shape ``batch_shape``.
+        """
         return self.map_blocks(_pl, subset=subset)
 
     def combine(self, *others, rule="dempster", **options):
-        """Combine with other DaskMassFunctions (see :func:`dstk.dask.combine`)."""
+        """Combine with other DaskMassFunctions (see :func:`dstk.dask.combine`).
+
+        Parameters
+        ----------
+        *others : DaskMassFunction
+            Sources on the same frame, with the same batch shape.
+        rule : str, default "dempster"
+            A combination rule of :func:`dstk.dask.combine`.
+        **options
+            Passed to :func:`dstk.dask.combine`.
+
+        Returns
+        -------
+        DaskMassFunction
+            The combination of ``self`` and ``others``, sample by sample.
+        """
         from ._combination import combine
 
         return combine([self, *others], rule=rule, **options)
@@ -256,10 +349,55 @@ def _pl(mf, subset):
 def as_dask_mass(masses, frame=None, *, validate=True, rechunk=False):
     """Return ``masses`` as a :class:`DaskMassFunction`.
 
-    Accepts a DaskMassFunction (returned as is; ``frame``, if given, must be
-    its frame), a dask or numpy array of dense masses with ``frame``, or an
-    in-memory dense :class:`~dstk.MassFunction` (wrapped in one chunk per
-    ``"auto"`` block).
+    Parameters
+    ----------
+    masses : DaskMassFunction, MassFunction, dask.array.Array or array_like
+        A DaskMassFunction (returned as is), an in-memory dense
+        :class:`~dstk.MassFunction` (wrapped in ``"auto"`` chunks), or a dask
+        or numpy array of dense masses of shape ``(..., 2**n)``.
+    frame : Frame or iterable of labels, optional
+        Required for a plain array; for a mass function, if given, it must be
+        its frame.
+    validate : bool, default True
+        Check the chunks of a plain array when they are computed (see
+        :class:`DaskMassFunction`).
+    rechunk : bool, default False
+        Merge a last axis split across chunks instead of raising.
+
+    Returns
+    -------
+    DaskMassFunction
+        The masses, chunked along the batch axes only.
+
+    Raises
+    ------
+    FrameMismatchError
+        ``frame`` differs from the frame of the given mass function.
+    TypeError
+        A plain array without ``frame``.
+    ValueError
+        A last axis that does not have 2**n entries, or is split and
+        ``rechunk`` is False.
+
+    Notes
+    -----
+    The dense layout is that of :meth:`dstk.MassFunction.from_array`: index
+    = subset bitmask, masses on 2**n subsets (Shafer 1976).
+
+    References
+    ----------
+    Shafer, G. (1976). A Mathematical Theory of Evidence. Princeton
+    University Press.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dstk import Frame, MassFunction
+    >>> from dstk.dask import as_dask_mass
+    >>> mass = MassFunction.from_array(np.array([[0.0, 0.5, 0.2, 0.3]]), Frame((0, 1)))
+    >>> masses = as_dask_mass(mass)
+    >>> masses.batch_shape, masses.pl({1}).compute(scheduler="synchronous").tolist()
+    ((1,), [0.5])
     """
     if isinstance(masses, DaskMassFunction):
         if frame is not None and _as_frame(frame) != masses.frame:

@@ -80,12 +80,29 @@ def parse_combiner(combiner):
 
     Returns
     -------
-    (str, str or None)
+    method : str
+        One of :data:`SCORE_METHODS` or :data:`INTEGRATED_METHODS`.
+    aggregate : str or None
+        ``"average"`` or ``"vote"`` for the per-leaf scoring methods, None for
+        the integrated methods.
 
     Raises
     ------
     ValueError
-        Unknown name.
+        Unknown name, or an aggregate given to an integrated method.
+
+    Notes
+    -----
+    The per-leaf scoring methods (Busch et al. 2021, Section 3.1) are
+    aggregated by the mean h_avg or the 0-1 vote h_vote (Section 3.2); the
+    integrated methods (Section 4: pooling, Dempster, cautious, EVA) combine
+    the leaf counts directly and take no aggregate.
+
+    References
+    ----------
+    Busch, J., Kulessa, M., Loza Mencia, E. and Blockeel, H. (2021).
+    Combining predictions under uncertainty: the case of random decision
+    trees. Discovery Science 2021.
 
     Examples
     --------
@@ -129,9 +146,39 @@ def _check_method(method, aggregate):
 def decision_threshold(method, aggregate=None):
     """Threshold of the binary score of a method (positive class iff score >= threshold).
 
-    0.5 for scores in [0, 1] (probability, Laplace, confidence bounds,
-    pooling, every vote); 0 for signed scores (plausibility averaging,
-    Dempster, cautious, EVA).
+    Parameters
+    ----------
+    method : str
+        A combination method (see :func:`combine_leaves`).
+    aggregate : {"average", "vote"} or None, default None
+        The aggregate of a per-leaf scoring method; None means ``"average"``
+        for those and is required for the integrated methods.
+
+    Returns
+    -------
+    float
+        0.5 for scores in [0, 1] (probability, Laplace, confidence bounds,
+        pooling, every vote); 0.0 for signed scores (plausibility averaging,
+        Dempster, cautious, EVA).
+
+    Raises
+    ------
+    ValueError
+        Unknown method or aggregate.
+
+    Notes
+    -----
+    Busch et al. (2021) design every leaf score so that its sign gives the
+    predicted class (Section 3.1); h_vote is the mean of 0-1 votes (Section
+    3.2), so its neutral point, like that of probabilities, is 1/2, while the
+    signed scores (plausibility pi+ - pi-, m({1}) - m({0}) of Dempster and
+    cautious, the EVA log-odds) are neutral at 0.
+
+    References
+    ----------
+    Busch, J., Kulessa, M., Loza Mencia, E. and Blockeel, H. (2021).
+    Combining predictions under uncertainty: the case of random decision
+    trees. Discovery Science 2021.
 
     Examples
     --------
@@ -474,6 +521,7 @@ def combine_leaves(counts, method="probability", aggregate=None, *, class_prior=
         For the per-leaf methods (None means "average"); must be None for the
         integrated methods.
     %(options)s
+
     Returns
     -------
     ndarray of float64
@@ -547,9 +595,14 @@ def combine_leaves_proba(counts, method="probability", aggregate=None, *, class_
 
     Parameters
     ----------
-    counts, method, aggregate
+    counts : array_like, shape (n_samples, n_trees, n_classes)
+        Class counts of the leaf reached by each sample in each tree.
+    method : str, default "probability"
+        A combination method, as for :func:`combine_leaves`.
+    aggregate : {"average", "vote"} or None
         As for :func:`combine_leaves`.
     %(options)s
+
     Returns
     -------
     ndarray of float64, shape (n_samples, n_classes)

@@ -289,7 +289,14 @@ class RandomDecisionTreesClassifier(BaseEstimator):
 
         Returns
         -------
-        self
+        RandomDecisionTreesClassifier
+            ``self``, fitted.
+
+        Raises
+        ------
+        ValueError
+            Invalid parameters, NaN or infinite values in ``X``, fewer than two
+            classes in ``y``, or ``X`` and ``y`` of different lengths.
         """
         X = _as_feature_matrix(X)
         classes, y_encoded = check_labels(y)
@@ -360,6 +367,7 @@ class RandomDecisionTreesClassifier(BaseEstimator):
         Parameters
         ----------
         X : array_like (n_samples, n_features)
+            Samples with the columns used in ``fit``.
 
         Returns
         -------
@@ -370,7 +378,11 @@ class RandomDecisionTreesClassifier(BaseEstimator):
 
         Raises
         ------
-        NotFittedError, ValueError
+        NotFittedError
+            Called before ``fit``.
+        ValueError
+            ``X`` not 2-D, with NaN or infinite values, or with another number
+            of features than in ``fit``.
         """
         X = self._check_X_predict(X)
         forest = self._forest
@@ -389,6 +401,11 @@ class RandomDecisionTreesClassifier(BaseEstimator):
 
     def apply(self, X):
         """Index (local to each tree) of the leaf reached by every sample.
+
+        Parameters
+        ----------
+        X : array_like (n_samples, n_features)
+            Samples with the columns used in ``fit``.
 
         Returns
         -------
@@ -421,16 +438,27 @@ class RandomDecisionTreesClassifier(BaseEstimator):
     def decision_function(self, X):
         """The combiner's score (see :func:`dstk.ensemble.combine_leaves`).
 
+        Parameters
+        ----------
+        X : array_like (n_samples, n_features)
+            Samples with the columns used in ``fit``.
+
         Returns
         -------
-        ndarray of float64, shape (n_samples,) for two classes (positive =
-        ``classes_[1]``), else (n_samples, n_classes).
+        ndarray of float64
+            Of shape (n_samples,) for two classes (a score of the positive class
+            ``classes_[1]``), else of shape (n_samples, n_classes).
         """
         method, aggregate, counts = self._combine(X)
         return combine_leaves(counts, method=method, aggregate=aggregate, **self._prior_option(method))
 
     def predict_proba(self, X):
         """Class probabilities from the combiner.
+
+        Parameters
+        ----------
+        X : array_like (n_samples, n_features)
+            Samples with the columns used in ``fit``.
 
         Returns
         -------
@@ -452,6 +480,16 @@ class RandomDecisionTreesClassifier(BaseEstimator):
         combiner's score reaches its threshold (0.5 for scores in [0, 1], 0 for
         signed scores; ties go to the positive class, as in Busch et al.); for
         more classes the class of largest score.
+
+        Parameters
+        ----------
+        X : array_like (n_samples, n_features)
+            Samples with the columns used in ``fit``.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            Labels from ``classes_``.
         """
         scores = self.decision_function(X)
         if scores.ndim == 1:
@@ -465,6 +503,7 @@ class RandomDecisionTreesClassifier(BaseEstimator):
         Parameters
         ----------
         X : array_like (n_samples, n_features)
+            Samples with the columns used in ``fit``.
         normalize : bool, default True
             Divide by ``1 - m(empty)`` (Dempster's normalisation); False keeps
             the unnormalised result with its mass on the empty set.
