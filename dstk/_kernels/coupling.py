@@ -111,7 +111,7 @@ def _update(p, out, numerator, denominator, mu, start, members, signs, weights, 
 
 
 @njit(cache=True)
-def _couple_row(rates_row, start, members, signs, weights, K, max_iter, tol, p, buffers, method):
+def _couple_row(rates_row, start, members, signs, weights, K, max_iter, tol, p, buffers, method, pairwise):
     B = start.shape[0] - 1
     numerator = buffers[0]
     denominator = buffers[1]
@@ -119,6 +119,8 @@ def _couple_row(rates_row, start, members, signs, weights, K, max_iter, tol, p, 
     p2 = buffers[3]
     cand = buffers[4]
     tmp = buffers[5]
+    inverse_sum = cand  # scratch for the pairwise start, overwritten by the iterations
+    pair_count = tmp
     mu = np.empty(B)
     for k in range(K):
         numerator[k] = 0.0
@@ -132,16 +134,37 @@ def _couple_row(rates_row, start, members, signs, weights, K, max_iter, tol, p, 
                 numerator[members[j]] += w * r
             else:
                 numerator[members[j]] += w * (1.0 - r)
-    # start from the normalised mean "win rate" of each class (for pairwise codes a voting-type
-    # estimate), usually much closer to the solution than the uniform vector
-    total = 0.0
-    for k in range(K):
-        p[k] = numerator[k] / denominator[k] if denominator[k] > 0.0 else 1.0
-        if not p[k] > 1e-12:
-            p[k] = 1e-12
-        total += p[k]
-    for k in range(K):
-        p[k] /= total
+    if pairwise:
+        # every task opposes two single classes: start from the non-iterative estimate of Price,
+        # Knerr, Personnaz & Dreyfus (1995), p_k ∝ 1 / (sum_{j} 1 / r_kj - (c_k - 1)) over the c_k
+        # pairs (k, j) involving k (Hastie & Tibshirani 1998, Sec. 4; Wu, Lin & Weng 2004, Eq. 5);
+        # exact when the r_kj are consistent, so the fixed-point iteration starts close to the solution
+        for k in range(K):
+            inverse_sum[k] = 0.0
+            pair_count[k] = 0.0
+        for b in range(B):
+            r = rates_row[b]
+            for j in range(start[b], start[b + 1]):
+                k = members[j]
+                inverse_sum[k] += 1.0 / r if signs[j] > 0 else 1.0 / (1.0 - r)
+                pair_count[k] += 1.0
+        total = 0.0
+        for k in range(K):
+            p[k] = 1.0 / (inverse_sum[k] - (pair_count[k] - 1.0))
+            total += p[k]
+        for k in range(K):
+            p[k] /= total
+    else:
+        # start from the normalised mean "win rate" of each class (a voting-type estimate), usually
+        # much closer to the solution than the uniform vector
+        total = 0.0
+        for k in range(K):
+            p[k] = numerator[k] / denominator[k] if denominator[k] > 0.0 else 1.0
+            if not p[k] > 1e-12:
+                p[k] = 1e-12
+            total += p[k]
+        for k in range(K):
+            p[k] /= total
     it = 0
     while it < max_iter:
         it += 1
@@ -226,6 +249,12 @@ def couple(rates, code, task_weights, max_iter, tol, method):
     N = rates.shape[0]
     K = code.shape[0]
     start, members, signs = _structure(code)
+    # pairwise code: every task has exactly one positive and one negative class (_structure keeps
+    # only the non-zero entries, so two members per task)
+    pairwise = True
+    for b in range(start.shape[0] - 1):
+        if start[b + 1] - start[b] != 2:
+            pairwise = False
     out = np.empty((N, K))
     n_iter = np.zeros(N, dtype=np.int64)
     converged = np.zeros(N, dtype=np.bool_)
@@ -237,7 +266,7 @@ def couple(rates, code, task_weights, max_iter, tol, method):
         p = np.empty(K)
         for i in range(lo, hi):
             it, ok = _couple_row(
-                rates[i], start, members, signs, task_weights, K, max_iter, tol, p, buffers, method
+                rates[i], start, members, signs, task_weights, K, max_iter, tol, p, buffers, method, pairwise
             )
             for k in range(K):
                 out[i, k] = p[k]
