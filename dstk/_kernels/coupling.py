@@ -111,60 +111,26 @@ def _update(p, out, numerator, denominator, mu, start, members, signs, weights, 
 
 
 @njit(cache=True)
-def _couple_row(rates_row, start, members, signs, weights, K, max_iter, tol, p, buffers, method, pairwise):
-    B = start.shape[0] - 1
-    numerator = buffers[0]
-    denominator = buffers[1]
-    p1 = buffers[2]
-    p2 = buffers[3]
-    cand = buffers[4]
-    tmp = buffers[5]
-    inverse_sum = cand  # scratch for the pairwise start, overwritten by the iterations
-    pair_count = tmp
-    mu = np.empty(B)
-    for k in range(K):
-        numerator[k] = 0.0
-        denominator[k] = 0.0
-    for b in range(B):
-        w = weights[b]
-        r = rates_row[b]
-        for j in range(start[b], start[b + 1]):
-            denominator[members[j]] += w
-            if signs[j] > 0:
-                numerator[members[j]] += w * r
-            else:
-                numerator[members[j]] += w * (1.0 - r)
-    if pairwise:
-        # every task opposes two single classes: start from the non-iterative estimate of Price,
-        # Knerr, Personnaz & Dreyfus (1995), p_k ∝ 1 / (sum_{j} 1 / r_kj - (c_k - 1)) over the c_k
-        # pairs (k, j) involving k (Hastie & Tibshirani 1998, Sec. 4; Wu, Lin & Weng 2004, Eq. 5);
-        # exact when the r_kj are consistent, so the fixed-point iteration starts close to the solution
-        for k in range(K):
-            inverse_sum[k] = 0.0
-            pair_count[k] = 0.0
-        for b in range(B):
-            r = rates_row[b]
-            for j in range(start[b], start[b + 1]):
-                k = members[j]
-                inverse_sum[k] += 1.0 / r if signs[j] > 0 else 1.0 / (1.0 - r)
-                pair_count[k] += 1.0
-        total = 0.0
-        for k in range(K):
-            p[k] = 1.0 / (inverse_sum[k] - (pair_count[k] - 1.0))
-            total += p[k]
-        for k in range(K):
-            p[k] /= total
-    else:
-        # start from the normalised mean "win rate" of each class (a voting-type estimate), usually
-        # much closer to the solution than the uniform vector
-        total = 0.0
-        for k in range(K):
-            p[k] = numerator[k] / denominator[k] if denominator[k] > 0.0 else 1.0
-            if not p[k] > 1e-12:
-                p[k] = 1e-12
-            total += p[k]
-        for k in range(K):
-            p[k] /= total
+def _squarem(
+    p,
+    numerator,
+    denominator,
+    mu,
+    p1,
+    p2,
+    cand,
+    tmp,
+    start,
+    members,
+    signs,
+    weights,
+    rates_row,
+    method,
+    K,
+    max_iter,
+    tol,
+):
+    """SQUAREM cycles from ``p`` (updated in place); returns (cycles, converged)."""
     it = 0
     while it < max_iter:
         it += 1
@@ -220,6 +186,110 @@ def _couple_row(rates_row, start, members, signs, weights, K, max_iter, tol, p, 
     return it, residual <= tol
 
 
+@njit(cache=True)
+def _couple_row(rates_row, start, members, signs, weights, K, max_iter, tol, p, buffers, method, pairwise):
+    B = start.shape[0] - 1
+    numerator = buffers[0]
+    denominator = buffers[1]
+    p1 = buffers[2]
+    p2 = buffers[3]
+    cand = buffers[4]
+    tmp = buffers[5]
+    win_rate_start = buffers[6]
+    inverse_sum = cand  # scratch for the pairwise start, overwritten by the iterations
+    pair_count = tmp
+    mu = np.empty(B)
+    for k in range(K):
+        numerator[k] = 0.0
+        denominator[k] = 0.0
+    for b in range(B):
+        w = weights[b]
+        r = rates_row[b]
+        for j in range(start[b], start[b + 1]):
+            denominator[members[j]] += w
+            if signs[j] > 0:
+                numerator[members[j]] += w * r
+            else:
+                numerator[members[j]] += w * (1.0 - r)
+    # start from the normalised mean "win rate" of each class (a voting-type estimate), usually
+    # much closer to the solution than the uniform vector
+    total = 0.0
+    for k in range(K):
+        win_rate_start[k] = numerator[k] / denominator[k] if denominator[k] > 0.0 else 1.0
+        if not win_rate_start[k] > 1e-12:
+            win_rate_start[k] = 1e-12
+        total += win_rate_start[k]
+    for k in range(K):
+        win_rate_start[k] /= total
+    it = 0
+    pairwise_budget = min(50, max_iter // 2)
+    if pairwise and pairwise_budget > 0:
+        # every task opposes two single classes: start from the non-iterative estimate of Price,
+        # Knerr, Personnaz & Dreyfus (1995), p_k ∝ 1 / (sum_{j} 1 / r_kj - (c_k - 1)) over the c_k
+        # pairs (k, j) involving k (Hastie & Tibshirani 1998, Sec. 4; Wu, Lin & Weng 2004, Eq. 5);
+        # exact when the r_kj are consistent, so the fixed-point iteration starts close to the solution
+        for k in range(K):
+            inverse_sum[k] = 0.0
+            pair_count[k] = 0.0
+        for b in range(B):
+            r = rates_row[b]
+            for j in range(start[b], start[b + 1]):
+                k = members[j]
+                inverse_sum[k] += 1.0 / r if signs[j] > 0 else 1.0 / (1.0 - r)
+                pair_count[k] += 1.0
+        total = 0.0
+        for k in range(K):
+            p[k] = 1.0 / (inverse_sum[k] - (pair_count[k] - 1.0))
+            total += p[k]
+        for k in range(K):
+            p[k] /= total
+        # a few rows with near-zero probabilities converge slowly from this start: give it a short
+        # budget (at most half of max_iter), then fall back to the win-rate start below
+        it, ok = _squarem(
+            p,
+            numerator,
+            denominator,
+            mu,
+            p1,
+            p2,
+            cand,
+            tmp,
+            start,
+            members,
+            signs,
+            weights,
+            rates_row,
+            method,
+            K,
+            pairwise_budget,
+            tol,
+        )
+        if ok:
+            return it, ok
+    for k in range(K):
+        p[k] = win_rate_start[k]
+    more, ok = _squarem(
+        p,
+        numerator,
+        denominator,
+        mu,
+        p1,
+        p2,
+        cand,
+        tmp,
+        start,
+        members,
+        signs,
+        weights,
+        rates_row,
+        method,
+        K,
+        max_iter - it,
+        tol,
+    )
+    return it + more, ok
+
+
 @njit(cache=True, parallel=True)
 def couple(rates, code, task_weights, max_iter, tol, method):
     """Couple binary probabilities row by row (any code matrix).
@@ -262,7 +332,7 @@ def couple(rates, code, task_weights, max_iter, tol, method):
     for c in prange(n_chunks):
         lo = c * N // n_chunks
         hi = (c + 1) * N // n_chunks
-        buffers = np.empty((6, K))
+        buffers = np.empty((7, K))
         p = np.empty(K)
         for i in range(lo, hi):
             it, ok = _couple_row(
