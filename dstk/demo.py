@@ -14,6 +14,14 @@ combinations, averaged over random rounds, then a few test cases with their
 Bel/Pl intervals.  It needs the ``sklearn`` extra and runs in a few seconds.
 """
 
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any, TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
 import argparse
 import time
 
@@ -47,7 +55,7 @@ def _scores(model, X):
     return np.log(probability) - np.log1p(-probability)  # log-odds: a score on the real line
 
 
-def combine_conjunctive(mass_arrays):
+def combine_conjunctive(mass_arrays: Sequence[ArrayLike]) -> tuple[np.ndarray, np.ndarray]:
     """Dempster's rule on binary masses, with total conflict flagged instead of raised.
 
     Parameters
@@ -110,7 +118,7 @@ def _one_round(X, y, rng, sizes, methods):
     )
     order = rng.permutation(len(y_pool))
     start = 0
-    per_model = {}  # (method, model) -> list of mass arrays per classifier
+    per_model: dict[tuple[str, str], list[np.ndarray]] = {}  # (method, model) -> list of mass arrays per classifier
     for size, classifier in zip(sizes, _classifiers()):
         part = order[start : start + size]
         start += size
@@ -133,7 +141,7 @@ def _error(mass, y_test):
     return float(np.mean((positive > 0.5).astype(int) != y_test))
 
 
-def run_demo(rounds=10, seed=0, sizes=_SIZES, show_cases=4, out=print):
+def run_demo(rounds: int=10, seed: int=0, sizes: Sequence[int]=_SIZES, show_cases: int=4, out: Callable[[str], Any]=print) -> dict[tuple[str, str], np.ndarray]:
     """Run the demo and return its table as a dict ``{(method, model): [errors...]}``.
 
     Parameters
@@ -187,8 +195,8 @@ def run_demo(rounds=10, seed=0, sizes=_SIZES, show_cases=4, out=print):
     y = (data.target == 0).astype(int)  # 1 = malignant
     rng = np.random.default_rng(seed)
     methods = {"logistic": LogisticCalibrator, "isotonic": IsotonicCalibrator}
-    errors = {}
-    conflicts = {}
+    errors: dict[tuple[str, str], list[list[float]]] = {}
+    conflicts: dict[tuple[str, str], int] = {}
     last = None
     for _ in range(rounds):
         per_model, y_test = _one_round(X, y, rng, sizes, methods)
@@ -216,6 +224,7 @@ def run_demo(rounds=10, seed=0, sizes=_SIZES, show_cases=4, out=print):
         note = f"  ({conflicts[(method, model)]} totally conflicting cases)" if conflicts[(method, model)] else ""
         out(f"{method:<11} {label:<11} {cells} {100 * row[3]:>9.2f}%{note}")
     out("")
+    assert last is not None  # rounds >= 1
     per_model, y_test = last
     masses = per_model[("logistic", "likelihood")]
     combined, _ = combine_conjunctive(masses)
@@ -227,11 +236,11 @@ def run_demo(rounds=10, seed=0, sizes=_SIZES, show_cases=4, out=print):
     out("[Bel, Pl] of malignant from model 'likelihood'; 'combined' = Bayes' rule / Dempster's rule")
     out(f"{'case':>5} {'truth':>6} " + " ".join(f"{n:>24}" for n in _SHORT) + f" {'combined':>24}")
     for i in picks:
-        cells = []
+        case_cells = []
         for m, p in zip(masses, probabilities):
-            cells.append(f"p={p[i]:.2f} [{m[i, 2]:.2f}, {m[i, 2] + m[i, 3]:.2f}]")
-        cells.append(f"p={bayes_combined[i, 2]:.2f} [{combined[i, 2]:.2f}, {combined[i, 2] + combined[i, 3]:.2f}]")
-        out(f"{i:>5} {int(y_test[i]):>6} " + " ".join(f"{c:>24}" for c in cells))
+            case_cells.append(f"p={p[i]:.2f} [{m[i, 2]:.2f}, {m[i, 2] + m[i, 3]:.2f}]")
+        case_cells.append(f"p={bayes_combined[i, 2]:.2f} [{combined[i, 2]:.2f}, {combined[i, 2] + combined[i, 3]:.2f}]")
+        out(f"{i:>5} {int(y_test[i]):>6} " + " ".join(f"{c:>24}" for c in case_cells))
     out("")
     out("Reading: a classifier calibrated on a handful of scores gets wide [Bel, Pl] intervals, so its vote")
     out("weighs little in Dempster's rule, while its probabilistic output counts as much as the others.")
@@ -239,7 +248,7 @@ def run_demo(rounds=10, seed=0, sizes=_SIZES, show_cases=4, out=print):
     return table
 
 
-def main(argv=None):
+def main(argv: Sequence[str] | None=None) -> int:
     """Command-line entry point of ``python -m dstk demo [--rounds R] [--seed S] [--sizes A,B,C]``.
 
     Parameters

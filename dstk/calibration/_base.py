@@ -1,5 +1,16 @@
 """Shared machinery of the binary score calibrators: validation and the mass -> output methods."""
 
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+    from typing_extensions import Self
+    from dstk.core.mass import MassFunction
+    from dstk.core.frame import Frame
 import numpy as np
 
 from .._estimator import BaseEstimator, check_is_fitted
@@ -11,7 +22,7 @@ __all__ = ["BinaryCalibrator", "COUNT_MODELS", "binary_frame", "wrap_binary_mass
 COUNT_MODELS = ("bayes", "inverse_pignistic", "dempster", "confidence_interval", "likelihood", "plausibility")
 
 
-def check_model(model, allowed, owner):
+def check_model(model: str, allowed: Sequence[str], owner: str) -> str:
     """Raise a clear ValueError unless ``model`` is one of ``allowed``."""
     if model not in allowed:
         raise ValueError(
@@ -20,14 +31,14 @@ def check_model(model, allowed, owner):
     return model
 
 
-def binary_frame():
+def binary_frame() -> Frame:
     """``Frame((0, 1))``: dense index 1 = {0}, 2 = {1}, 3 = {0, 1}."""
     from ..core.frame import Frame
 
     return Frame((0, 1))
 
 
-def wrap_binary_masses(values):
+def wrap_binary_masses(values: np.ndarray) -> MassFunction:
     """Wrap a valid (N, 4) float64 array as a batched MassFunction on ``Frame((0, 1))``."""
     from ..core.mass import MassFunction
 
@@ -44,7 +55,7 @@ class BinaryCalibrator(BaseEstimator):
 
     _estimator_type = "calibrator"
 
-    def fit(self, scores, y):
+    def fit(self, scores: ArrayLike, y: ArrayLike) -> Self:
         """Fit the calibration map on scores and their true labels.
 
         Parameters
@@ -82,7 +93,7 @@ class BinaryCalibrator(BaseEstimator):
         scores = check_scores(scores, "scores")
         return self._mass_array(scores)
 
-    def predict_mass(self, scores):
+    def predict_mass(self, scores: ArrayLike) -> MassFunction:
         """Mass functions on ``Frame((0, 1))``, one per score.
 
         Parameters
@@ -97,16 +108,16 @@ class BinaryCalibrator(BaseEstimator):
         """
         return wrap_binary_masses(self._checked_masses(scores))
 
-    def predict_mass_array(self, scores):
+    def predict_mass_array(self, scores: ArrayLike) -> np.ndarray:
         """The dense masses ``(n_samples, 4)`` = ``[0, m({0}), m({1}), m({0, 1})]``."""
         return self._checked_masses(scores)
 
-    def predict_interval(self, scores):
+    def predict_interval(self, scores: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
         """Belief and plausibility of class 1: ``(Bel({1}), Pl({1}))``, each of shape (n_samples,)."""
         masses = self._checked_masses(scores)
         return masses[:, 2].copy(), masses[:, 2] + masses[:, 3]
 
-    def predict_proba(self, scores):
+    def predict_proba(self, scores: ArrayLike) -> np.ndarray:
         """Pignistic probabilities ``[BetP(0), BetP(1)]``, shape (n_samples, 2).
 
         ``BetP({1}) = m({1}) + m({0, 1}) / 2`` (Smets & Kennes 1994; Xu et al.
@@ -117,7 +128,7 @@ class BinaryCalibrator(BaseEstimator):
         positive = masses[:, 2] + 0.5 * masses[:, 3]
         return np.column_stack([1.0 - positive, positive])
 
-    def predict(self, scores):
+    def predict(self, scores: ArrayLike) -> np.ndarray:
         """Class of larger pignistic probability (ties go to ``classes_[0]``)."""
         positive = self.predict_proba(scores)[:, 1]
         return self.classes_[(positive > 0.5).astype(np.intp)]

@@ -1,5 +1,12 @@
 """Evidential binning calibration (Xu et al. 2016, Sections 2 and 4.1)."""
 
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
 import numbers
 
 import numpy as np
@@ -121,7 +128,7 @@ class BinningCalibrator(BinaryCalibrator):
     [0.6667] [1.]
     """
 
-    def __init__(self, bins=10, *, strategy="uniform", model="likelihood", confidence=0.95, empty_bins="vacuous"):
+    def __init__(self, bins: int | ArrayLike=10, *, strategy: str="uniform", model: str="likelihood", confidence: float=0.95, empty_bins: str="vacuous") -> None:
         self.bins = bins
         self.strategy = strategy
         self.model = model
@@ -169,7 +176,7 @@ class BinningCalibrator(BinaryCalibrator):
         self.bin_counts_ = np.column_stack([k, n])
         self.mass_table_ = _counts_table(k, n, self.model, self.confidence, self.empty_bins, type(self).__name__)
 
-    def bin_index(self, scores):
+    def bin_index(self, scores: ArrayLike) -> np.ndarray:
         """Index of the bin of each score (0 .. n_bins - 1).
 
         Parameters

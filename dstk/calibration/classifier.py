@@ -1,5 +1,15 @@
 """EvidentialCalibratedClassifier: a classifier whose scores are calibrated into mass functions."""
 
+
+from __future__ import annotations
+
+from typing import Any, TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+    from typing_extensions import Self
+    from dstk.core.mass import MassFunction
+    from dstk.core.frame import Frame
 import numpy as np
 
 from .._estimator import BaseEstimator, check_is_fitted
@@ -143,8 +153,8 @@ class EvidentialCalibratedClassifier(BaseEstimator):
 
     _estimator_type = "classifier"
 
-    def __init__(self, estimator=None, *, method="logistic", model="likelihood", cv=None, ensemble="auto",
-                 rule="dempster"):
+    def __init__(self, estimator: Any=None, *, method: str | BinaryCalibrator="logistic", model: str="likelihood", cv: Any=None, ensemble: str | bool="auto",
+                 rule: str="dempster") -> None:
         self.estimator = estimator
         self.method = method
         self.model = model
@@ -168,7 +178,7 @@ class EvidentialCalibratedClassifier(BaseEstimator):
             calibrators.append(_make_calibrator(self.method, self.model).fit(scores[:, c], target))
         return calibrators
 
-    def fit(self, X, y):
+    def fit(self, X: Any, y: ArrayLike) -> Self:
         """Fit the classifier(s) and calibrators.
 
         Parameters
@@ -247,7 +257,7 @@ class EvidentialCalibratedClassifier(BaseEstimator):
 
     # -- outputs -------------------------------------------------------------------------
 
-    def predict_mass_array(self, X):
+    def predict_mass_array(self, X: Any) -> np.ndarray:
         """Dense masses on ``frame_``, averaged over the fold classifiers.
 
         Parameters
@@ -277,7 +287,7 @@ class EvidentialCalibratedClassifier(BaseEstimator):
         assert total is not None  # fit stores at least one (classifier, calibrators) pair
         return total / len(self.calibrated_classifiers_)
 
-    def predict_mass(self, X):
+    def predict_mass(self, X: Any) -> MassFunction:
         """Mass functions on ``Frame(classes_)``, one per sample.
 
         Parameters
@@ -294,7 +304,7 @@ class EvidentialCalibratedClassifier(BaseEstimator):
 
         return MassFunction.from_array(self.predict_mass_array(X), self.frame_, kind="m", validate=False)
 
-    def predict_interval(self, X):
+    def predict_interval(self, X: Any) -> tuple[np.ndarray, np.ndarray]:
         """Belief and plausibility of the classes.
 
         Parameters
@@ -312,7 +322,7 @@ class EvidentialCalibratedClassifier(BaseEstimator):
 
         return _interval(self.predict_mass(X))
 
-    def predict_proba(self, X):
+    def predict_proba(self, X: Any) -> np.ndarray:
         """Pignistic probabilities of the classes.
 
         Parameters
@@ -328,7 +338,7 @@ class EvidentialCalibratedClassifier(BaseEstimator):
         """
         return self.predict_mass(X).pignistic()
 
-    def predict(self, X):
+    def predict(self, X: Any) -> np.ndarray:
         """Class of maximal pignistic probability.
 
         Parameters

@@ -1,5 +1,14 @@
 """Combining several calibrated classifiers as pieces of evidence: calibrate -> combine -> decide."""
 
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any, TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+    from dstk.core.mass import MassFunction
 import numpy as np
 
 __all__ = ["combine_classifiers", "EvidentialCombination"]
@@ -14,7 +23,7 @@ def _masses_of(classifier, X):
     return classifier.predict_mass(X)
 
 
-def combine_classifiers(classifiers, X, rule="dempster", return_conflict=False, inputs=None):
+def combine_classifiers(classifiers: Iterable[Any], X: Any, rule: str="dempster", return_conflict: bool=False, inputs: Sequence[Any] | None=None) -> MassFunction | tuple[MassFunction, np.ndarray]:
     """Combine the mass functions of several fitted evidential classifiers on the same samples.
 
     Parameters
@@ -149,7 +158,7 @@ class EvidentialCombination:
     array([1, 0])
     """
 
-    def __init__(self, classifiers, rule="dempster", decision="pignistic"):
+    def __init__(self, classifiers: Iterable[Any], rule: str="dempster", decision: str="pignistic") -> None:
         self.classifiers = list(classifiers)
         self.rule = rule
         self.decision = decision
@@ -157,7 +166,7 @@ class EvidentialCombination:
             raise ValueError("EvidentialCombination needs at least one fitted classifier.")
         self.classes_ = np.asarray(self.classifiers[0].classes_)
 
-    def predict_mass(self, X):
+    def predict_mass(self, X: Any) -> MassFunction:
         """Combined mass functions of the classifiers.
 
         Parameters
@@ -170,9 +179,11 @@ class EvidentialCombination:
         MassFunction
             Batch shape ``(n_samples,)`` on the classifiers' common frame.
         """
-        return combine_classifiers(self.classifiers, X, rule=self.rule)
+        result = combine_classifiers(self.classifiers, X, rule=self.rule)
+        assert not isinstance(result, tuple)  # return_conflict=False gives the mass only
+        return result
 
-    def predict_conflict(self, X):
+    def predict_conflict(self, X: Any) -> np.ndarray:
         """Degree of conflict kappa between the classifiers on each sample.
 
         Parameters
@@ -186,9 +197,11 @@ class EvidentialCombination:
             Mass of the empty set in the unnormalised conjunctive combination
             (0 for a single classifier).
         """
-        return combine_classifiers(self.classifiers, X, rule=self.rule, return_conflict=True)[1]
+        result = combine_classifiers(self.classifiers, X, rule=self.rule, return_conflict=True)
+        assert isinstance(result, tuple)  # return_conflict=True gives (mass, conflict)
+        return result[1]
 
-    def predict_proba(self, X):
+    def predict_proba(self, X: Any) -> np.ndarray:
         """Pignistic probabilities of the combined mass functions.
 
         Parameters
@@ -203,7 +216,7 @@ class EvidentialCombination:
         """
         return self.predict_mass(X).pignistic()
 
-    def predict_interval(self, X):
+    def predict_interval(self, X: Any) -> tuple[np.ndarray, np.ndarray]:
         """Belief and plausibility of each class under the combined mass functions.
 
         Parameters
@@ -219,7 +232,7 @@ class EvidentialCombination:
         """
         return _interval(self.predict_mass(X))
 
-    def predict(self, X):
+    def predict(self, X: Any) -> np.ndarray:
         """Labels chosen by the decision criterion on the combined mass functions.
 
         Parameters

@@ -1,5 +1,8 @@
 """Evidential isotonic-regression calibration (Xu et al. 2016, Sections 2 and 4.2)."""
 
+
+from __future__ import annotations
+
 import numpy as np
 
 from .._kernels.calibration import isotonic_envelope, lookup_masses, pool_adjacent_violators
@@ -9,7 +12,7 @@ from .binning import _counts_table
 __all__ = ["IsotonicCalibrator", "isotonic_blocks"]
 
 
-def isotonic_blocks(scores, y01):
+def isotonic_blocks(scores: np.ndarray, y01: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """PAV blocks of the non-decreasing least-squares fit of ``y01`` on ``scores``.
 
     Parameters
@@ -125,7 +128,7 @@ class IsotonicCalibrator(BinaryCalibrator):
            [0.    , 0.    , 0.75  , 0.25  ]])
     """
 
-    def __init__(self, *, model="likelihood", envelope=True, confidence=0.95):
+    def __init__(self, *, model: str="likelihood", envelope: bool=True, confidence: float=0.95) -> None:
         self.model = model
         self.envelope = envelope
         self.confidence = confidence

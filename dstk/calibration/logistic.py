@@ -1,5 +1,12 @@
 """Evidential logistic (Platt) calibration (Xu et al. 2016, Sections 2 and 4.3)."""
 
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
 import math
 
 import numpy as np
@@ -28,7 +35,7 @@ def _log_likelihood(theta, scores, targets):
     return float(-np.sum(targets * np.logaddexp(0.0, eta) + (1.0 - targets) * np.logaddexp(0.0, -eta)))
 
 
-def platt_fit(scores, targets, max_iter=200):
+def platt_fit(scores: np.ndarray, targets: np.ndarray, max_iter: int=200) -> tuple[np.ndarray, float, np.ndarray]:
     """Maximum-likelihood sigmoid tau(s) = 1 / (1 + exp(theta_0 + theta_1 s)) (Eqs. 2-3).
 
     Newton's method with backtracking line search on the cross-entropy
@@ -232,7 +239,7 @@ class LogisticCalibrator(BinaryCalibrator):
     [0.0, 0.0]
     """
 
-    def __init__(self, *, model="likelihood", targets="platt", confidence=0.95, interpolation="chebyshev"):
+    def __init__(self, *, model: str="likelihood", targets: str="platt", confidence: float=0.95, interpolation: str | None="chebyshev") -> None:
         self.model = model
         self.targets = targets
         self.confidence = confidence
@@ -362,7 +369,7 @@ class LogisticCalibrator(BinaryCalibrator):
         out /= total[:, None]
         return out
 
-    def predict_mass_exact(self, scores):
+    def predict_mass_exact(self, scores: ArrayLike) -> np.ndarray:
         """Likelihood-based masses computed exactly at each score (no interpolation).
 
         Parameters
@@ -382,7 +389,7 @@ class LogisticCalibrator(BinaryCalibrator):
         check_is_fitted(self, "theta_")
         return self._exact_likelihood_masses(check_scores(scores, "scores"))
 
-    def contour(self, score, tau):
+    def contour(self, score: float, tau: ArrayLike) -> np.ndarray:
         """Profile contour pl(tau; s) of the success probability at one test score (Eq. 40).
 
         Parameters

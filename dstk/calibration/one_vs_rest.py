@@ -1,11 +1,20 @@
 """One-vs-rest evidential calibration: binary masses refined to the full frame, combined by a rule."""
 
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+    from dstk.core.mass import MassFunction
 import numpy as np
 
 __all__ = ["refine_one_vs_rest", "one_vs_rest_masses"]
 
 
-def refine_one_vs_rest(binary_masses):
+def refine_one_vs_rest(binary_masses: ArrayLike) -> np.ndarray:
     """Refine binary masses on {not c, c} to the frame of all classes.
 
     Parameters
@@ -54,7 +63,7 @@ def refine_one_vs_rest(binary_masses):
     return out
 
 
-def one_vs_rest_masses(binary_masses, classes=None, rule="dempster"):
+def one_vs_rest_masses(binary_masses: ArrayLike, classes: Sequence[Any] | None=None, rule: str="dempster") -> MassFunction:
     """Combine one-vs-rest binary masses into one mass function on all classes.
 
     Parameters

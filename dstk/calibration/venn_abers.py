@@ -1,5 +1,12 @@
 """Inductive Venn-ABERS predictor as an evidential calibrator (Vovk & Petej 2014)."""
 
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
 import numpy as np
 
 from .._kernels.calibration import venn_abers_table
@@ -67,7 +74,7 @@ class VennAbersCalibrator(BinaryCalibrator):
     array([[0.    , 0.3333, 0.3333, 0.3333]])
     """
 
-    def __init__(self):
+    def __init__(self) -> None:
         pass
 
     def _fit(self, scores, y01):
@@ -96,7 +103,7 @@ class VennAbersCalibrator(BinaryCalibrator):
         out[:, 3] = interval[:, 1] - interval[:, 0]
         return out
 
-    def predict_vovk_probability(self, scores):
+    def predict_vovk_probability(self, scores: ArrayLike) -> np.ndarray:
         """Vovk's merged probability p = p1 / (1 - p0 + p1) of class 1.
 
         Parameters
@@ -114,7 +121,7 @@ class VennAbersCalibrator(BinaryCalibrator):
         return pl / (1.0 - bel + pl)
 
 
-def venn_abers_interval(calibration_scores, calibration_labels, test_scores):
+def venn_abers_interval(calibration_scores: ArrayLike, calibration_labels: ArrayLike, test_scores: ArrayLike) -> np.ndarray:
     """(p0, p1) of the inductive Venn-ABERS predictor, shape (n_test, 2).
 
     Parameters

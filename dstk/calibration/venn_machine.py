@@ -1,5 +1,12 @@
 """Venn machine with the score-interval (K_T-SVM) taxonomy of Zhou et al. (2011)."""
 
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, cast
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
 import numpy as np
 
 from .._validation import check_binary_labels, check_consistent_length, check_scores
@@ -8,7 +15,7 @@ from ._base import BinaryCalibrator
 __all__ = ["VennMachineCalibrator", "svm_taxonomy_edges", "K_T_SVM_EDGES", "venn_machine_transductive"]
 
 
-def svm_taxonomy_edges(n_categories, width=0.5):
+def svm_taxonomy_edges(n_categories: int, width: float=0.5) -> np.ndarray:
     """Inner edges of the K_T-SVM taxonomy: K_T intervals of the decision value.
 
     Zhou et al. (2011), Section 3.1: for K_T = 8 the categories are
@@ -124,13 +131,13 @@ class VennMachineCalibrator(BinaryCalibrator):
     [1] [0.6667] [1.]
     """
 
-    def __init__(self, edges=6):
+    def __init__(self, edges: int | ArrayLike=6) -> None:
         self.edges = edges
 
     def _inner_edges(self):
         edges = self.edges
         if np.ndim(edges) == 0:
-            return svm_taxonomy_edges(edges)
+            return svm_taxonomy_edges(cast(int, edges))
         edges = np.asarray(edges, dtype=np.float64)
         if edges.ndim != 1 or edges.size < 1:
             raise ValueError("`edges` must be a 1-D array of inner edges (at least one) or a number of categories.")
@@ -154,7 +161,7 @@ class VennMachineCalibrator(BinaryCalibrator):
         out[:, 3] = 1.0 / (n + 1.0)
         return out
 
-    def predict_venn(self, scores):
+    def predict_venn(self, scores: ArrayLike) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Venn-machine prediction: (label, lower, upper) of the predicted label's probability.
 
         The label is the column of highest quality (Zhou et al. 2011, Eq. 6); ties
@@ -182,7 +189,7 @@ class VennMachineCalibrator(BinaryCalibrator):
         return self.classes_[choose_positive.astype(np.intp)], lower, upper
 
 
-def venn_machine_transductive(estimator, X_train, y_train, X_test, edges=6):
+def venn_machine_transductive(estimator: Any, X_train: ArrayLike, y_train: ArrayLike, X_test: ArrayLike, edges: int | ArrayLike=6) -> np.ndarray:
     """Transductive Venn machine with the K_T-SVM taxonomy (Zhou et al. 2011, Section 3).
 
     For each test object and each tried label y, the classifier is refitted on
@@ -250,7 +257,7 @@ def venn_machine_transductive(estimator, X_train, y_train, X_test, edges=6):
     classes, y01 = check_binary_labels(y_train, "y_train")
     if not hasattr(estimator, "decision_function"):
         raise ValueError("The K_T-SVM taxonomy needs an estimator with decision_function (e.g. SVC).")
-    inner = svm_taxonomy_edges(edges) if np.ndim(edges) == 0 else np.asarray(edges, dtype=np.float64)
+    inner = svm_taxonomy_edges(cast(int, edges)) if np.ndim(edges) == 0 else np.asarray(edges, dtype=np.float64)
     out = np.zeros((X_test.shape[0], 4))
     for i in range(X_test.shape[0]):
         X_ext = np.vstack([X_train, X_test[i : i + 1]])

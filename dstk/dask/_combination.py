@@ -1,5 +1,15 @@
 """Combination of mass functions stored as dask arrays: :func:`combine`."""
 
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
+    from ..core.frame import Frame
+
 import functools
 
 import numpy as np
@@ -150,7 +160,7 @@ def _finish_state(state, rule, normalize, with_conflict):
 
 
 # -- public ------------------------------------------------------------------
-def _gather(masses, axis, frame):
+def _gather(masses: Any, axis: int | None, frame: Frame | Iterable[Any] | None) -> tuple[da.Array, Frame, int]:
     """Return (dask array with the sources on batch axis ``ax``, frame, ax)."""
     if isinstance(masses, (DaskMassFunction, MassFunction, da.Array, np.ndarray)):
         dm = as_dask_mass(masses, frame)
@@ -190,17 +200,17 @@ def _gather(masses, axis, frame):
 
 
 def combine(
-    masses,
-    rule="dempster",
-    axis=None,
-    return_conflict=False,
-    weights=None,
-    normalize=False,
+    masses: Any,
+    rule: str = "dempster",
+    axis: int | None = None,
+    return_conflict: bool = False,
+    weights: ArrayLike | None = None,
+    normalize: bool = False,
     *,
-    frame=None,
-    method="auto",
-    split_every=None,
-):
+    frame: Frame | Iterable[Any] | None = None,
+    method: str = "auto",
+    split_every: int | None = None,
+) -> DaskMassFunction | tuple[DaskMassFunction, da.Array]:
     """Combine mass functions stored as dask arrays, chunk by chunk, without gathering them.
 
     Parameters
@@ -331,13 +341,13 @@ def combine(
     out_chunks = array.chunks[:ax] + array.chunks[ax + 1 : -1]
     packed_size = size + 1 if return_conflict else size
     if method == "blockwise":
-        packed = array.map_blocks(
-            _combine_block, frame, ax, rule, weights, normalize, return_conflict,
+        packed = da.map_blocks(
+            _combine_block, array, frame, ax, rule, weights, normalize, return_conflict,
             drop_axis=ax, chunks=out_chunks + ((packed_size,),), dtype=np.float64,
         )
     elif rule == "average":
         k = array.shape[ax]
-        w = np.full(k, 1.0 / k) if weights is None else weights
+        w = np.full(k, 1.0 / k) if weights is None else np.asarray(weights)
         shape = [1] * array.ndim
         shape[ax] = k
         values = (array * w.reshape(shape)).sum(axis=ax, split_every=split_every)

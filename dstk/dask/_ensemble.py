@@ -1,5 +1,12 @@
 """Tree ensembles on Dask: parallel fit of random decision trees, leaf counts and their combination."""
 
+
+from __future__ import annotations
+
+from typing import Any, TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from dstk.ensemble.random_trees import RandomDecisionTreesClassifier
 import numpy as np
 import dask
 import dask.array as da
@@ -21,7 +28,7 @@ def _fit_part(X, y, params, n_estimators, random_state, estimator_type):
     return part.fit(X, y)
 
 
-def task_seeds(random_state, n_tasks):
+def task_seeds(random_state: int | np.random.RandomState | None, n_tasks: int) -> np.ndarray:
     """The ``random_state`` of each fitting task: ``RandomState(random_state).randint(2**31 - 1, size=n_tasks)``."""
     return check_random_state(random_state).randint(0, np.iinfo(np.int32).max, size=n_tasks)
 
@@ -56,7 +63,7 @@ def _merge_forests(estimator, parts):
     return merged
 
 
-def fit_random_trees(estimator, X, y, *, n_tasks=None):
+def fit_random_trees(estimator: RandomDecisionTreesClassifier, X: Any, y: Any, *, n_tasks: int | None=None) -> RandomDecisionTreesClassifier:
     """Fit the trees of a :class:`~dstk.ensemble.RandomDecisionTreesClassifier` in parallel with Dask.
 
     The ``n_estimators`` trees are split into ``n_tasks`` groups; each group
@@ -146,7 +153,7 @@ def _default_tasks():
         return 4
 
 
-def leaf_counts(estimator, X, *, rechunk=False):
+def leaf_counts(estimator: RandomDecisionTreesClassifier, X: Any, *, rechunk: bool=False) -> da.Array:
     """``estimator.leaf_counts`` on a dask array of samples, chunk by chunk.
 
     Parameters
@@ -217,7 +224,7 @@ def _map_combiner(counts, function_name, tail, options):
     )
 
 
-def combine_leaves(counts, method="probability", aggregate=None, *, rechunk=False, **options):
+def combine_leaves(counts: Any, method: str="probability", aggregate: str | None=None, *, rechunk: bool=False, **options: Any) -> da.Array:
     """:func:`dstk.ensemble.combine_leaves` on a chunked dask array of leaf counts.
 
     Parameters
@@ -273,7 +280,7 @@ def combine_leaves(counts, method="probability", aggregate=None, *, rechunk=Fals
     return _map_combiner(counts, "combine_leaves", tail, {"method": method, "aggregate": aggregate, **options})
 
 
-def combine_leaves_proba(counts, method="probability", aggregate=None, *, rechunk=False, **options):
+def combine_leaves_proba(counts: Any, method: str="probability", aggregate: str | None=None, *, rechunk: bool=False, **options: Any) -> da.Array:
     """:func:`dstk.ensemble.combine_leaves_proba` on a chunked dask array of leaf counts.
 
     Parameters
@@ -327,7 +334,7 @@ def combine_leaves_proba(counts, method="probability", aggregate=None, *, rechun
     )
 
 
-def combine_leaves_to_mass(counts, method="dempster", aggregate=None, normalize=True, *, rechunk=False, **options):
+def combine_leaves_to_mass(counts: Any, method: str="dempster", aggregate: str | None=None, normalize: bool=True, *, rechunk: bool=False, **options: Any) -> DaskMassFunction:
     """:func:`dstk.ensemble.combine_leaves_to_mass` on a chunked dask array of leaf counts.
 
     Parameters

@@ -1,5 +1,9 @@
 """Apply fitted dstk estimators (calibrators, tree ensembles) to dask arrays chunk by chunk."""
 
+
+from __future__ import annotations
+
+from typing import Any
 import numpy as np
 import dask
 import dask.array as da
@@ -11,7 +15,7 @@ from ._mass import DaskMassFunction
 __all__ = ["predict_mass", "predict_interval", "predict_proba", "map_samples", "check_sample_chunks"]
 
 
-def check_sample_chunks(X, name="X", rechunk=False):
+def check_sample_chunks(X: Any, name: str="X", rechunk: bool=False) -> da.Array:
     """Return ``X`` as a dask array chunked along its first axis only.
 
     A numpy array is wrapped with ``chunks="auto"`` rows.  Any other axis
@@ -60,7 +64,7 @@ def _probe(estimator, method, X, kwargs):
     return getattr(estimator, method)(first, **kwargs)
 
 
-def map_samples(estimator, method, X, *, rechunk=False, **kwargs):
+def map_samples(estimator: Any, method: str, X: Any, *, rechunk: bool=False, **kwargs: Any) -> da.Array:
     """Apply ``estimator.<method>`` to every chunk of samples of ``X``.
 
     Parameters
@@ -129,7 +133,7 @@ def map_samples(estimator, method, X, *, rechunk=False, **kwargs):
     )
 
 
-def predict_mass(estimator, X, *, rechunk=False, **kwargs):
+def predict_mass(estimator: Any, X: Any, *, rechunk: bool=False, **kwargs: Any) -> DaskMassFunction:
     """``estimator.predict_mass`` on a dask array of scores or features, chunk by chunk.
 
     Parameters
@@ -202,7 +206,7 @@ def predict_mass(estimator, X, *, rechunk=False, **kwargs):
     return DaskMassFunction._trusted(array, Frame(frame))
 
 
-def predict_interval(estimator, X, *, rechunk=False, **kwargs):
+def predict_interval(estimator: Any, X: Any, *, rechunk: bool=False, **kwargs: Any) -> da.Array | tuple[da.Array, ...]:
     """``estimator.predict_interval`` on a dask array, chunk by chunk.
 
     Parameters
@@ -259,7 +263,7 @@ def predict_interval(estimator, X, *, rechunk=False, **kwargs):
     return stacked
 
 
-def predict_proba(estimator, X, *, rechunk=False, **kwargs):
+def predict_proba(estimator: Any, X: Any, *, rechunk: bool=False, **kwargs: Any) -> da.Array:
     """``estimator.predict_proba`` on a dask array, chunk by chunk.
 
     Parameters

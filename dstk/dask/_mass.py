@@ -1,5 +1,13 @@
 """A batch of mass functions stored as a chunked dask array."""
 
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any, TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
 import numpy as np
 import dask
 import dask.array as da
@@ -11,7 +19,7 @@ from ..exceptions import FrameMismatchError
 __all__ = ["DaskMassFunction", "as_dask_mass"]
 
 
-def _as_frame(frame):
+def _as_frame(frame: Frame | Iterable[Any]) -> Frame:
     return frame if isinstance(frame, Frame) else Frame(frame)
 
 
@@ -96,32 +104,34 @@ class DaskMassFunction:
 
     __slots__ = ("_array", "_frame")
 
-    def __init__(self, array, frame, *, validate=True, rechunk=False):
-        frame = _as_frame(frame)
-        if not isinstance(array, da.Array):
+    def __init__(self, array: da.Array | ArrayLike, frame: Frame | Iterable[Any], *, validate: bool=True, rechunk: bool=False) -> None:
+        checked_frame = _as_frame(frame)
+        if isinstance(array, da.Array):
+            masses = array
+        else:
             values = np.asarray(array, dtype=np.float64)
             if values.ndim == 0:
                 raise ValueError("A DaskMassFunction needs an array of shape (..., 2**n); got a scalar.")
-            array = da.from_array(values, chunks=("auto",) * (values.ndim - 1) + (-1,))
-        if array.ndim == 0 or array.shape[-1] != frame.size:
+            masses = da.from_array(values, chunks=("auto",) * (values.ndim - 1) + (-1,))
+        if masses.ndim == 0 or masses.shape[-1] != checked_frame.size:
             raise ValueError(
-                f"The last axis of the mass array must have 2**n = {frame.size} entries for {frame!r}; "
-                f"got shape {array.shape}."
+                f"The last axis of the mass array must have 2**n = {checked_frame.size} entries for "
+                f"{checked_frame!r}; got shape {masses.shape}."
             )
-        if len(array.chunks[-1]) > 1:
+        if len(masses.chunks[-1]) > 1:
             if not rechunk:
                 raise ValueError(
-                    f"The last axis (the {frame.size} subsets of the frame) is split into chunks "
-                    f"{array.chunks[-1]}; every chunk must hold whole mass functions. Rechunk it with "
+                    f"The last axis (the {checked_frame.size} subsets of the frame) is split into chunks "
+                    f"{masses.chunks[-1]}; every chunk must hold whole mass functions. Rechunk it with "
                     "array.rechunk({-1: -1}) or pass rechunk=True."
                 )
-            array = array.rechunk({array.ndim - 1: -1})
-        if array.dtype != np.float64:
-            array = array.astype(np.float64)
+            masses = masses.rechunk({masses.ndim - 1: -1})
+        if masses.dtype != np.float64:
+            masses = masses.astype(np.float64)
         if validate:
-            array = array.map_blocks(_validate_block, frame, dtype=np.float64)
-        self._array = array
-        self._frame = frame
+            masses = da.map_blocks(_validate_block, masses, checked_frame, dtype=np.float64)
+        self._array: da.Array = masses
+        self._frame: Frame = checked_frame
 
     @classmethod
     def _trusted(cls, array, frame):
@@ -134,27 +144,27 @@ class DaskMassFunction:
 
     # -- properties -------------------------------------------------------
     @property
-    def array(self):
+    def array(self) -> da.Array:
         """dask.array.Array: the dense masses, shape ``batch_shape + (2**n,)``."""
         return self._array
 
     @property
-    def frame(self):
+    def frame(self) -> Frame:
         """Frame: the frame of discernment."""
         return self._frame
 
     @property
-    def batch_shape(self):
+    def batch_shape(self) -> tuple[int, ...]:
         """tuple: shape of the batch."""
         return self._array.shape[:-1]
 
     @property
-    def ndim(self):
+    def ndim(self) -> int:
         """int: number of batch axes."""
         return self._array.ndim - 1
 
     @property
-    def chunks(self):
+    def chunks(self) -> tuple[tuple[int, ...], ...]:
         """tuple: chunks of the batch axes."""
         return self._array.chunks[:-1]
 
@@ -165,7 +175,7 @@ class DaskMassFunction:
         )
 
     # -- conversions -----------------------------------------------------
-    def compute(self, **kwargs):
+    def compute(self, **kwargs: Any) -> MassFunction:
         """Compute and gather into one in-memory :class:`~dstk.MassFunction` (small results only).
 
         Parameters
@@ -181,7 +191,7 @@ class DaskMassFunction:
         (values,) = dask.compute(self._array, **kwargs)
         return MassFunction.from_array(values, self._frame, validate=False)
 
-    def persist(self, **kwargs):
+    def persist(self, **kwargs: Any) -> DaskMassFunction:
         """Persist the masses in (distributed) memory.
 
         Parameters
@@ -197,7 +207,7 @@ class DaskMassFunction:
         (array,) = dask.persist(self._array, **kwargs)
         return DaskMassFunction._trusted(array, self._frame)
 
-    def to_delayed(self):
+    def to_delayed(self) -> np.ndarray:
         """One delayed in-memory :class:`~dstk.MassFunction` per chunk.
 
         Returns
@@ -214,7 +224,7 @@ class DaskMassFunction:
             out[index] = to_mass(blocks[index], self._frame)
         return out
 
-    def map_blocks(self, func, *, tail=(), dtype=np.float64, **kwargs):
+    def map_blocks(self, func: Callable[..., Any], *, tail: tuple[int, ...]=(), dtype: Any=np.float64, **kwargs: Any) -> da.Array:
         """Apply ``func(MassFunction, **kwargs)`` to every chunk.
 
         Parameters
@@ -237,20 +247,20 @@ class DaskMassFunction:
         tail = tuple(int(t) for t in tail)
         nd = self.ndim
         if len(tail) == 1:
-            return self._array.map_blocks(
-                _apply_to_block, self._frame, func, kwargs, chunks=self.chunks + ((tail[0],),), dtype=dtype
+            return da.map_blocks(
+                _apply_to_block, self._array, self._frame, func, kwargs, chunks=self.chunks + ((tail[0],),), dtype=dtype
             )
         if not tail:
-            return self._array.map_blocks(
-                _apply_to_block, self._frame, func, kwargs, drop_axis=nd, chunks=self.chunks, dtype=dtype
+            return da.map_blocks(
+                _apply_to_block, self._array, self._frame, func, kwargs, drop_axis=nd, chunks=self.chunks, dtype=dtype
             )
-        return self._array.map_blocks(
-            _apply_to_block, self._frame, func, kwargs, drop_axis=nd,
+        return da.map_blocks(
+            _apply_to_block, self._array, self._frame, func, kwargs, drop_axis=nd,
             new_axis=list(range(nd, nd + len(tail))), chunks=self.chunks + tuple((t,) for t in tail),
             dtype=dtype,
         )
 
-    def to_array(self, kind="m"):
+    def to_array(self, kind: str="m") -> da.Array:
         """Dense representation of the given kind (see :meth:`dstk.MassFunction.to_array`), lazily.
 
         Parameters
@@ -268,7 +278,7 @@ class DaskMassFunction:
             return self._array
         return self.map_blocks(_to_array, tail=(self._frame.size,), kind=kind)
 
-    def pignistic(self):
+    def pignistic(self) -> da.Array:
         """Pignistic probabilities BetP({x}) = sum over A containing x of m(A) / card(A) (empty set excluded).
 
         Returns
@@ -278,7 +288,7 @@ class DaskMassFunction:
         """
         return self.map_blocks(_pignistic, tail=(self._frame.n,))
 
-    def bel(self, subset):
+    def bel(self, subset: Any) -> da.Array:
         """Belief of ``subset``: Bel(A) = sum of m(B) over non-empty B included in A.
 
         Parameters
@@ -293,7 +303,7 @@ class DaskMassFunction:
         """
         return self.map_blocks(_bel, subset=subset)
 
-    def pl(self, subset):
+    def pl(self, subset: Any) -> da.Array:
         """Plausibility of ``subset``: Pl(A) = sum of m(B) over B intersecting A.
 
         Parameters
@@ -308,7 +318,7 @@ class DaskMassFunction:
         """
         return self.map_blocks(_pl, subset=subset)
 
-    def combine(self, *others, rule="dempster", **options):
+    def combine(self, *others: DaskMassFunction, rule: str="dempster", **options: Any) -> Any:
         """Combine with other DaskMassFunctions (see :func:`dstk.dask.combine`).
 
         Parameters
@@ -346,7 +356,7 @@ def _pl(mf, subset):
     return mf.pl(subset)
 
 
-def as_dask_mass(masses, frame=None, *, validate=True, rechunk=False):
+def as_dask_mass(masses: Any, frame: Frame | Iterable[Any] | None=None, *, validate: bool=True, rechunk: bool=False) -> DaskMassFunction:
     """Return ``masses`` as a :class:`DaskMassFunction`.
 
     Parameters

@@ -25,6 +25,13 @@ Integrated (no ``aggregate``):
 ``"eva"``       evidence accumulation (section 4.0.4)
 """
 
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
 import numpy as np
 
 from dstk.exceptions import DogmaticError, FrameTooLargeError, TotalConflictError
@@ -69,7 +76,7 @@ COMBINERS = {
 _MAX_DENSE_CLASSES = 16
 
 
-def parse_combiner(combiner):
+def parse_combiner(combiner: str) -> tuple[str, str | None]:
     """Return ``(method, aggregate)`` for a combiner name.
 
     Parameters
@@ -115,8 +122,8 @@ def parse_combiner(combiner):
         raise ValueError(f"`combiner` must be a string such as 'average' or 'eva'; got {combiner!r}.")
     if combiner in COMBINERS:
         return COMBINERS[combiner]
-    method, _, aggregate = combiner.partition(":")
-    aggregate = aggregate or None
+    method, _, suffix = combiner.partition(":")
+    aggregate = suffix or None
     _check_method(method, aggregate)
     if aggregate is None and method in SCORE_METHODS:
         aggregate = "average"
@@ -143,7 +150,7 @@ def _check_method(method, aggregate):
     return None
 
 
-def decision_threshold(method, aggregate=None):
+def decision_threshold(method: str, aggregate: str | None=None) -> float:
     """Threshold of the binary score of a method (positive class iff score >= threshold).
 
     Parameters
@@ -504,8 +511,8 @@ _OPTIONS_DOC = """
 """
 
 
-def combine_leaves(counts, method="probability", aggregate=None, *, class_prior=None, prior="log", smoothing=0.1,
-                   floor=None, leaf_model=None, prior_strength=1.0, rescale_above=None):
+def combine_leaves(counts: ArrayLike, method: str="probability", aggregate: str | None=None, *, class_prior: ArrayLike | None=None, prior: str="log", smoothing: float=0.1,
+                   floor: float | None=None, leaf_model: str | None=None, prior_strength: float=1.0, rescale_above: float | None=None) -> np.ndarray:
     """Combine the leaf counts of a tree ensemble into one score per sample.
 
     Parameters
@@ -589,8 +596,8 @@ def combine_leaves(counts, method="probability", aggregate=None, *, class_prior=
                     rescale_above)["score"]
 
 
-def combine_leaves_proba(counts, method="probability", aggregate=None, *, class_prior=None, prior="log",
-                         smoothing=0.1, floor=None, leaf_model=None, prior_strength=1.0, rescale_above=None):
+def combine_leaves_proba(counts: ArrayLike, method: str="probability", aggregate: str | None=None, *, class_prior: ArrayLike | None=None, prior: str="log",
+                         smoothing: float=0.1, floor: float | None=None, leaf_model: str | None=None, prior_strength: float=1.0, rescale_above: float | None=None) -> np.ndarray:
     """Class probabilities from the combined leaves.
 
     Parameters
@@ -648,8 +655,8 @@ def combine_leaves_proba(counts, method="probability", aggregate=None, *, class_
     return result["proba"]
 
 
-def combine_leaves_to_mass(counts, method="dempster", aggregate=None, normalize=True, *, floor=None,
-                           leaf_model=None, prior_strength=1.0, rescale_above=None):
+def combine_leaves_to_mass(counts: ArrayLike, method: str="dempster", aggregate: str | None=None, normalize: bool=True, *, floor: float | None=None,
+                           leaf_model: str | None=None, prior_strength: float=1.0, rescale_above: float | None=None) -> np.ndarray:
     """Dense mass functions of the evidential combiners.
 
     Parameters
@@ -733,5 +740,5 @@ def combine_leaves_to_mass(counts, method="dempster", aggregate=None, normalize=
     return dense
 
 
-combine_leaves.__doc__ = combine_leaves.__doc__.replace("    %(options)s\n", _OPTIONS_DOC.lstrip("\n"))
-combine_leaves_proba.__doc__ = combine_leaves_proba.__doc__.replace("    %(options)s\n", _OPTIONS_DOC.lstrip("\n"))
+combine_leaves.__doc__ = (combine_leaves.__doc__ or "").replace("    %(options)s\n", _OPTIONS_DOC.lstrip("\n"))
+combine_leaves_proba.__doc__ = (combine_leaves_proba.__doc__ or "").replace("    %(options)s\n", _OPTIONS_DOC.lstrip("\n"))

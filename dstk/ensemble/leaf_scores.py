@@ -9,6 +9,14 @@ second (leaf counts of an ensemble take few distinct values).
 Binary only: ``positives`` counts class 1, ``negatives`` class 0.
 """
 
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
 import numpy as np
 from scipy import special
 
@@ -41,7 +49,7 @@ def _check_pair(positives, negatives):
     return pos, neg
 
 
-def map_distinct_pairs(positives, negatives, function):
+def map_distinct_pairs(positives: ArrayLike, negatives: ArrayLike, function: Callable[[np.ndarray, np.ndarray], np.ndarray]) -> np.ndarray:
     """Evaluate ``function(pos_distinct, neg_distinct)`` once per distinct count pair.
 
     Parameters
@@ -83,7 +91,7 @@ def map_distinct_pairs(positives, negatives, function):
     return values[inverse.ravel()].reshape(shape + values.shape[1:])
 
 
-def leaf_probability(positives, negatives):
+def leaf_probability(positives: ArrayLike, negatives: ArrayLike) -> np.ndarray:
     """Relative frequency of the positive class in a leaf.
 
     Parameters
@@ -123,7 +131,7 @@ def leaf_probability(positives, negatives):
         return np.where(total > 0, pos / np.where(total > 0, total, 1.0), 0.5)
 
 
-def leaf_laplace(positives, negatives):
+def leaf_laplace(positives: ArrayLike, negatives: ArrayLike) -> np.ndarray:
     """Laplace estimate (p + 1) / (p + q + 2) of a leaf.
 
     Parameters
@@ -178,7 +186,7 @@ def _confidence_bound_pairs(pos, neg):
     return np.stack([c, score], axis=1)
 
 
-def leaf_confidence_bound(positives, negatives, return_height=False):
+def leaf_confidence_bound(positives: ArrayLike, negatives: ArrayLike, return_height: bool=False) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
     """Confidence-bounds score of a leaf (beta-binomial intersection height).
 
     Parameters
@@ -260,7 +268,7 @@ def _check_rescale(rescale_above):
     return value
 
 
-def leaf_plausibility_degrees(positives, negatives, rescale_above=None):
+def leaf_plausibility_degrees(positives: ArrayLike, negatives: ArrayLike, rescale_above: float | None=None) -> tuple[np.ndarray, np.ndarray]:
     """Shaker & Huellermeier's degrees of support (pi+, pi-) of leaves.
 
     Parameters
@@ -304,7 +312,7 @@ def leaf_plausibility_degrees(positives, negatives, rescale_above=None):
     return values[..., 0], values[..., 1]
 
 
-def leaf_plausibility_score(positives, negatives, rescale_above=None):
+def leaf_plausibility_score(positives: ArrayLike, negatives: ArrayLike, rescale_above: float | None=None) -> np.ndarray:
     """Plausibility score s+ - s- = pi+ - pi- of leaves, in [-1, 1].
 
     Parameters
@@ -342,7 +350,7 @@ def leaf_plausibility_score(positives, negatives, rescale_above=None):
     return pi_plus - pi_minus
 
 
-def leaf_plausibility_mass(positives, negatives, rescale_above=None):
+def leaf_plausibility_mass(positives: ArrayLike, negatives: ArrayLike, rescale_above: float | None=None) -> np.ndarray:
     """Binary mass functions of leaves from the plausibility degrees.
 
     Parameters

@@ -8,6 +8,15 @@ interface between the trees and the combiners of
 :mod:`dstk.ensemble.combiners`.
 """
 
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+    from typing_extensions import Self
+    from dstk.core.mass import MassFunction
 import os
 from concurrent.futures import ThreadPoolExecutor
 
@@ -45,7 +54,7 @@ def _n_threads(n_jobs):
     return int(n_jobs)
 
 
-def _as_feature_matrix(X, name="X"):
+def _as_feature_matrix(X: ArrayLike, name: str = "X") -> np.ndarray:
     """Return ``X`` as a C-contiguous float64 2-D array or raise a clear error."""
     arr = np.asarray(X)
     if arr.dtype == object:
@@ -189,16 +198,16 @@ class RandomDecisionTreesClassifier(BaseEstimator):
 
     def __init__(
         self,
-        n_estimators=100,
-        min_samples_leaf=1,
-        min_samples_split=2,
-        max_depth=None,
-        nominal_features=None,
-        empty_leaf="siblings",
-        combiner="average",
-        random_state=None,
-        n_jobs=None,
-    ):
+        n_estimators: int=100,
+        min_samples_leaf: int=1,
+        min_samples_split: int=2,
+        max_depth: int | None=None,
+        nominal_features: ArrayLike | None=None,
+        empty_leaf: str="siblings",
+        combiner: str="average",
+        random_state: int | np.random.RandomState | None=None,
+        n_jobs: int | None=None,
+    ) -> None:
         self.n_estimators = n_estimators
         self.min_samples_leaf = min_samples_leaf
         self.min_samples_split = min_samples_split
@@ -252,13 +261,14 @@ class RandomDecisionTreesClassifier(BaseEstimator):
                 mask[nominal] = True
         return n_estimators, min_samples_leaf, min_samples_split, max_depth, mask
 
-    def _encode(self, X):
+    def _encode(self, X: np.ndarray) -> np.ndarray:
         """Replace nominal values by their category codes (-1 for unseen values)."""
         if not self.nominal_mask_.any():
             return X
         X = X.copy()
         for f in np.flatnonzero(self.nominal_mask_):
             categories = self.categories_[f]
+            assert categories is not None  # nominal features have their categories
             column = X[:, f]
             position = np.searchsorted(categories, column)
             position_clipped = np.minimum(position, categories.size - 1)
@@ -266,7 +276,7 @@ class RandomDecisionTreesClassifier(BaseEstimator):
             X[:, f] = np.where(seen, position_clipped, -1).astype(np.float64)
         return X
 
-    def _check_X_predict(self, X):
+    def _check_X_predict(self, X: ArrayLike) -> np.ndarray:
         check_is_fitted(self, "classes_")
         X = _as_feature_matrix(X)
         if X.shape[1] != self.n_features_in_:
@@ -277,7 +287,7 @@ class RandomDecisionTreesClassifier(BaseEstimator):
         return self._encode(X)
 
     # --------------------------------------------------------------------- fit
-    def fit(self, X, y):
+    def fit(self, X: ArrayLike, y: ArrayLike) -> Self:
         """Grow the trees and fill their class counts.
 
         Parameters
@@ -361,7 +371,7 @@ class RandomDecisionTreesClassifier(BaseEstimator):
                 job.result()
         return out
 
-    def leaf_counts(self, X):
+    def leaf_counts(self, X: ArrayLike) -> np.ndarray:
         """Class counts of the leaf reached by every sample in every tree.
 
         Parameters
@@ -399,7 +409,7 @@ class RandomDecisionTreesClassifier(BaseEstimator):
 
         return self._run_chunks(kernel, X, out)
 
-    def apply(self, X):
+    def apply(self, X: ArrayLike) -> np.ndarray:
         """Index (local to each tree) of the leaf reached by every sample.
 
         Parameters
@@ -435,7 +445,7 @@ class RandomDecisionTreesClassifier(BaseEstimator):
         counts = self.leaf_counts(X)
         return method, aggregate, counts
 
-    def decision_function(self, X):
+    def decision_function(self, X: ArrayLike) -> np.ndarray:
         """The combiner's score (see :func:`dstk.ensemble.combine_leaves`).
 
         Parameters
@@ -452,7 +462,7 @@ class RandomDecisionTreesClassifier(BaseEstimator):
         method, aggregate, counts = self._combine(X)
         return combine_leaves(counts, method=method, aggregate=aggregate, **self._prior_option(method))
 
-    def predict_proba(self, X):
+    def predict_proba(self, X: ArrayLike) -> np.ndarray:
         """Class probabilities from the combiner.
 
         Parameters
@@ -473,7 +483,7 @@ class RandomDecisionTreesClassifier(BaseEstimator):
         method, aggregate, counts = self._combine(X)
         return combine_leaves_proba(counts, method=method, aggregate=aggregate, **self._prior_option(method))
 
-    def predict(self, X):
+    def predict(self, X: ArrayLike) -> np.ndarray:
         """Predicted class labels.
 
         For two classes the positive class ``classes_[1]`` is predicted when the
@@ -497,7 +507,7 @@ class RandomDecisionTreesClassifier(BaseEstimator):
             return self.classes_[(scores >= decision_threshold(method, aggregate)).astype(np.intp)]
         return self.classes_[np.argmax(scores, axis=1)]
 
-    def predict_mass(self, X, normalize=True):
+    def predict_mass(self, X: ArrayLike, normalize: bool=True) -> MassFunction:
         """Combined mass functions (evidential combiners only).
 
         Parameters

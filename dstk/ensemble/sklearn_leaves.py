@@ -5,6 +5,13 @@ the fitted estimator's public attributes (``estimators_``, ``classes_``,
 ``apply``, ``tree_``).
 """
 
+
+from __future__ import annotations
+
+from typing import Any, TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
 import numpy as np
 
 from dstk._validation import check_consistent_length
@@ -12,7 +19,7 @@ from dstk._validation import check_consistent_length
 __all__ = ["sklearn_leaf_counts"]
 
 
-def sklearn_leaf_counts(forest, X, X_train=None, y_train=None):
+def sklearn_leaf_counts(forest: Any, X: ArrayLike, X_train: ArrayLike | None=None, y_train: ArrayLike | None=None) -> np.ndarray:
     """Class counts of the leaf reached by every sample in every tree of a scikit-learn forest.
 
     Parameters
@@ -99,7 +106,7 @@ def sklearn_leaf_counts(forest, X, X_train=None, y_train=None):
             table = np.zeros((n_nodes, n_classes), dtype=np.int64)
             np.add.at(table, (train_leaves[t], position), 1)
             tables.append(table)
-        dtype = np.int64
+        dtype: type[np.generic] = np.int64
     else:
         integral = True
         for tree in trees:

@@ -1,6 +1,15 @@
 """Shared helpers of :mod:`dstk.plot`: the matplotlib import, axes creation, colours."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
 import numpy as np
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
+    from dstk.core.mass import MassFunction
 
 INSTALL_HINT = 'dstk.plot needs matplotlib (the optional extra "plot"): pip install "dstk[plot]"'
 
@@ -38,7 +47,7 @@ def model_color(index):
     return MODEL_COLORS[index % len(MODEL_COLORS)]
 
 
-def check_mass_function(m, name="m"):
+def check_mass_function(m: Any, name: str = "m") -> MassFunction:
     """Raise a clear TypeError unless ``m`` is a :class:`~dstk.core.mass.MassFunction`."""
     from dstk.core.mass import MassFunction
 
@@ -50,7 +59,7 @@ def check_mass_function(m, name="m"):
     return m
 
 
-def check_unit_interval(values, name):
+def check_unit_interval(values: ArrayLike, name: str) -> np.ndarray:
     """Return ``values`` as float64, raising if any is outside [0, 1] or not finite."""
     arr = np.asarray(values, dtype=np.float64)
     if not np.all(np.isfinite(arr)):

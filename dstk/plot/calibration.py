@@ -1,5 +1,15 @@
 """Plots of evidential calibration: belief/plausibility curves against the score, reliability diagrams."""
 
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from numpy.typing import ArrayLike
+    from dstk.core.mass import MassFunction
 import numpy as np
 
 from ._base import (
@@ -48,7 +58,7 @@ def _as_named_calibrators(calibrators, names):
     return named
 
 
-def _check_data(scores, labels):
+def _check_data(scores: ArrayLike, labels: ArrayLike | None) -> tuple[np.ndarray, np.ndarray | None]:
     scores = np.asarray(scores, dtype=float).reshape(-1)
     if scores.size == 0 or not np.all(np.isfinite(scores)):
         raise ValueError("`calibration_scores` must be a non-empty array of finite scores.")
@@ -66,9 +76,9 @@ def _check_data(scores, labels):
     return scores, positive
 
 
-def plot_calibration_curves(calibrators, ax=None, *, calibration_scores=None, calibration_labels=None, names=None,
-                            curves=_CURVES, score_range=None, grid_size=200, data_display="rug", fill=None,
-                            title=None):
+def plot_calibration_curves(calibrators: Any, ax: Axes | None=None, *, calibration_scores: ArrayLike | None=None, calibration_labels: ArrayLike | None=None, names: Sequence[str] | None=None,
+                            curves: Sequence[str]=_CURVES, score_range: tuple[float, float] | None=None, grid_size: int=200, data_display: str | None="rug", fill: bool | None=None,
+                            title: str | None=None) -> Axes:
     """Belief, plausibility and pignistic probability of class 1 against the score (Xu et al. Figs. 1, 5, 7).
 
     Parameters
@@ -184,8 +194,10 @@ def plot_calibration_curves(calibrators, ax=None, *, calibration_scores=None, ca
 
     if calibration_scores is not None and data_display is not None:
         labels_known = positive is not None
-        pos = calibration_scores[positive] if labels_known else np.empty(0)
-        neg = calibration_scores[~positive] if labels_known else calibration_scores
+        if positive is not None:
+            pos, neg = calibration_scores[positive], calibration_scores[~positive]
+        else:
+            pos, neg = np.empty(0), calibration_scores
         if data_display == "rug":
             ax.plot(neg, np.full(neg.size, -0.03), "|", color="0.25", markersize=8, alpha=0.6,
                     label="calibration scores, class 0" if labels_known else "calibration scores")
@@ -215,8 +227,8 @@ def plot_calibration_curves(calibrators, ax=None, *, calibration_scores=None, ca
     return ax
 
 
-def plot_reliability_diagram(y_true, prediction, ax=None, *, belief=None, plausibility=None, n_bins=10,
-                             strategy="uniform", confidence=0.95, label=None, title=None):
+def plot_reliability_diagram(y_true: ArrayLike, prediction: ArrayLike | MassFunction, ax: Axes | None=None, *, belief: ArrayLike | None=None, plausibility: ArrayLike | None=None, n_bins: int=10,
+                             strategy: str="uniform", confidence: float=0.95, label: str | None=None, title: str | None=None) -> Axes:
     """Reliability diagram with the mean [Bel, Pl] of class 1 in every bin as a band.
 
     Samples are binned by their predicted probability of class 1; each bin
@@ -304,7 +316,7 @@ def plot_reliability_diagram(y_true, prediction, ax=None, *, belief=None, plausi
     positive = (y_true == 1) if np.isin(classes, (0, 1)).all() else (y_true == classes.max())
     if (belief is None) != (plausibility is None):
         raise ValueError("Pass both `belief` and `plausibility` (e.g. calibrator.predict_interval(scores)), or neither.")
-    if belief is not None:
+    if belief is not None and plausibility is not None:  # both or neither (checked above)
         belief = check_unit_interval(np.broadcast_to(np.asarray(belief, dtype=float), probability.shape), "belief")
         plausibility = check_unit_interval(np.broadcast_to(np.asarray(plausibility, dtype=float), probability.shape),
                                            "plausibility")
@@ -329,9 +341,9 @@ def plot_reliability_diagram(y_true, prediction, ax=None, *, belief=None, plausi
 
     ax = get_axes(ax, figsize=(5.8, 5.4))
     ax.plot([0, 1], [0, 1], color="0.6", linestyle=":", linewidth=1, label="perfect calibration")
-    if belief is not None:
-        mean_belief = np.array([belief[bins == b].mean() for b in occupied])
-        mean_plausibility = np.array([plausibility[bins == b].mean() for b in occupied])
+    if belief is not None and plausibility is not None:
+        mean_belief = np.array([np.asarray(belief)[bins == b].mean() for b in occupied])
+        mean_plausibility = np.array([np.asarray(plausibility)[bins == b].mean() for b in occupied])
         ax.fill_between(mean_probability, mean_belief, mean_plausibility, color=PLAUSIBILITY_COLOR, alpha=0.22,
                         linewidth=0, label="mean [Bel({1}), Pl({1})] in the bin")
         ax.plot(mean_probability, mean_belief, color=BELIEF_COLOR, linewidth=1.2, marker="_", markersize=10)

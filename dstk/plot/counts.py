@@ -1,5 +1,13 @@
 """Belief and plausibility of success for the count models (Xu et al. 2016, Fig. 4)."""
 
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
 import numpy as np
 from matplotlib.lines import Line2D
 
@@ -20,8 +28,8 @@ MODEL_NAMES = {
 _PANELS = {"sample_size": "by_sample_size", "proportion": "by_proportion"}
 
 
-def plot_count_models(by="sample_size", ax=None, *, models=None, proportion=(2, 3), max_sample_size=300,
-                      sample_size=10, confidence=0.95, title=None):
+def plot_count_models(by: str="sample_size", ax: Axes | None=None, *, models: Sequence[str] | None=None, proportion: tuple[int, int]=(2, 3), max_sample_size: int=300,
+                      sample_size: int=10, confidence: float=0.95, title: str | None=None) -> Axes:
     """Belief and plausibility of success against sample size or proportion, one colour per count model.
 
     Panel (a) of Xu et al. (2016), Fig. 4 (``by="sample_size"``): a fixed

@@ -1,5 +1,13 @@
 """How leaf scores and leaf combiners evolve as leaves grow (Busch et al. 2021, Figs. 1 and 2)."""
 
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
 import numpy as np
 
 from ._base import get_axes, legend_below
@@ -26,7 +34,7 @@ def _positive_int(value, name, minimum=1):
     return int(value)
 
 
-def simulate_growing_leaves(shape, max_leaf_size=100, positive_rate=0.75, random_state=0):
+def simulate_growing_leaves(shape: tuple[int, ...], max_leaf_size: int=100, positive_rate: float=0.75, random_state: int | np.random.RandomState | None=0) -> np.ndarray:
     """Positive counts of leaves grown one Bernoulli sample at a time.
 
     Parameters
@@ -89,8 +97,8 @@ def _draw_trajectories(ax, sizes, scores, threshold, ylabel, title, trial_name):
     return ax
 
 
-def plot_leaf_score_evolution(score="probability", ax=None, *, positive_rate=0.75, max_leaf_size=100, n_trials=100,
-                              random_state=0, title=None):
+def plot_leaf_score_evolution(score: str | Callable[..., Any]="probability", ax: Axes | None=None, *, positive_rate: float=0.75, max_leaf_size: int=100, n_trials: int=100,
+                              random_state: int | np.random.RandomState | None=0, title: str | None=None) -> Axes:
     """Scores of a single leaf as samples are added to it (Busch et al. 2021, Fig. 1).
 
     Each trial grows one leaf by adding samples that are positive with
@@ -165,8 +173,8 @@ def plot_leaf_score_evolution(score="probability", ax=None, *, positive_rate=0.7
                               title if title is not None else default_title, "leaves")
 
 
-def plot_combiner_score_evolution(combiner="dempster", ax=None, *, n_leaves=100, n_ensembles=100, positive_rate=0.75,
-                                  max_leaf_size=100, random_state=0, combiner_options=None, title=None):
+def plot_combiner_score_evolution(combiner: str | Callable[..., Any]="dempster", ax: Axes | None=None, *, n_leaves: int=100, n_ensembles: int=100, positive_rate: float=0.75,
+                                  max_leaf_size: int=100, random_state: int | np.random.RandomState | None=0, combiner_options: dict[str, Any] | None=None, title: str | None=None) -> Axes:
     """Combined score of an ensemble of growing leaves (Busch et al. 2021, Fig. 2).
 
     Each simulated ensemble has ``n_leaves`` leaves (one per tree), all grown

@@ -1,5 +1,14 @@
 """Contour functions of likelihood-based belief functions (Xu et al. 2016, Figs. 3 and 6)."""
 
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from numpy.typing import ArrayLike
 import numpy as np
 
 from ._base import (
@@ -33,7 +42,7 @@ def _numerical_hessian(likelihood, point, step=1e-4):
     return hessian
 
 
-def _default_extent(likelihood, lowest_level):
+def _default_extent(likelihood: Any, lowest_level: float) -> tuple[float, float, float, float]:
     """Box holding the level set {pl >= lowest_level}, from the quadratic approximation at the MLE (x 1.5)."""
     mle = np.asarray(likelihood.mle_, dtype=float)
     hessian = _numerical_hessian(likelihood, mle)
@@ -48,8 +57,8 @@ def _default_extent(likelihood, lowest_level):
     return (mle[0] - half_width[0], mle[0] + half_width[0], mle[1] - half_width[1], mle[1] + half_width[1])
 
 
-def plot_logistic_contour(likelihood, ax=None, *, levels=DEFAULT_LEVELS, score=None, tau=None, extent=None,
-                          grid_size=121, title=None):
+def plot_logistic_contour(likelihood: Any, ax: Axes | None=None, *, levels: ArrayLike=DEFAULT_LEVELS, score: float | None=None, tau: float | None=None, extent: tuple[float, float, float, float] | None=None,
+                          grid_size: int=121, title: str | None=None) -> Axes:
     """Level sets of the contour function pl(theta_0, theta_1) of a two-parameter likelihood (Fig. 6a).
 
     Parameters
@@ -125,7 +134,8 @@ def plot_logistic_contour(likelihood, ax=None, *, levels=DEFAULT_LEVELS, score=N
         raise ValueError(f"`grid_size` must be at least 5; got {grid_size!r}.")
     if extent is None:
         extent = _default_extent(likelihood, levels.min())
-    extent = tuple(float(v) for v in extent)
+    low_0, high_0, low_1, high_1 = (float(v) for v in extent)
+    extent = (low_0, high_0, low_1, high_1)
     if len(extent) != 4 or not (extent[0] < extent[1] and extent[2] < extent[3]) or not np.all(np.isfinite(extent)):
         raise ValueError(f"`extent` must be (theta_0 min, theta_0 max, theta_1 min, theta_1 max); got {extent!r}.")
 
@@ -143,7 +153,7 @@ def plot_logistic_contour(likelihood, ax=None, *, levels=DEFAULT_LEVELS, score=N
     mle = np.asarray(likelihood.mle_, dtype=float)
     ax.plot(mle[0], mle[1], marker="+", color="black", markersize=12, mew=2, linestyle="none",
             label=rf"MLE $\hat\theta$ = ({mle[0]:.2f}, {mle[1]:.2f})")
-    if score is not None:
+    if score is not None and tau is not None:  # both or neither (checked above)
         score, tau = float(score), float(tau)
         offset = np.log1p(-tau) - np.log(tau)
         line_1 = np.linspace(extent[2], extent[3], 4 * int(grid_size))
@@ -181,7 +191,7 @@ def _evaluator(contour):
     return evaluate
 
 
-def plot_predictive_contour(contour, tau_hat=None, ax=None, *, score=None, grid_size=801, title=None):
+def plot_predictive_contour(contour: Any, tau_hat: float | None=None, ax: Axes | None=None, *, score: float | None=None, grid_size: int=801, title: str | None=None) -> Axes:
     """Contour function on the probability of class 1, with the predictive masses shaded as areas (Figs. 3, 6b).
 
     In the unit square under and above the contour ``pl(tau)``:

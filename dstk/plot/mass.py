@@ -1,5 +1,17 @@
 """Plots of mass functions: focal sets, belief-plausibility intervals, ternary pignistic plots."""
 
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from numpy.typing import ArrayLike
+    from dstk.core.mass import MassFunction
+from typing import Any
+
 import numpy as np
 
 from ._base import (
@@ -17,7 +29,7 @@ from ._base import (
 __all__ = ["plot_mass", "plot_intervals", "plot_ternary"]
 
 
-def plot_mass(m, ax=None, *, tolerance=1e-12, show_values=True, title=None):
+def plot_mass(m: MassFunction, ax: Axes | None=None, *, tolerance: float=1e-12, show_values: bool=True, title: str | None=None) -> Axes:
     """Bar chart of the focal sets of one mass function, with the [Bel, Pl] interval of each singleton.
 
     The left part of the axes has one bar per focal set ``A`` (height
@@ -131,7 +143,7 @@ def _labels_of(frame, mask):
     return frozenset(frame.labels_of(mask))
 
 
-def plot_intervals(m, subset=None, ax=None, *, x=None, y_true=None, sort=False, xlabel=None, title=None):
+def plot_intervals(m: MassFunction, subset: Any=None, ax: Axes | None=None, *, x: ArrayLike | None=None, y_true: ArrayLike | None=None, sort: bool=False, xlabel: str | None=None, title: str | None=None) -> Axes:
     """Interval plot of a batch: ``[Bel(A), Pl(A)]`` and ``BetP(A)`` for every mass function.
 
     Parameters
@@ -255,8 +267,8 @@ def _barycentric(probabilities):
     return np.column_stack([p[:, 1] + 0.5 * p[:, 2], _SQRT3_HALF * p[:, 2]])
 
 
-def plot_ternary(values, ax=None, *, labels=None, y_true=None, y_name="true class", sectors=True, grid=True, title=None,
-                 **scatter_options):
+def plot_ternary(values: MassFunction | ArrayLike, ax: Axes | None=None, *, labels: Sequence[str] | None=None, y_true: ArrayLike | None=None, y_name: str="true class", sectors: bool=True, grid: bool=True, title: str | None=None,
+                 **scatter_options: Any) -> Axes:
     """Ternary (barycentric) plot of pignistic probabilities on a three-class frame.
 
     Each sample is a point of the triangle whose vertices are the three
@@ -366,10 +378,10 @@ def plot_ternary(values, ax=None, *, labels=None, y_true=None, y_name="true clas
     offsets = np.array([[0.0, -0.04], [0.0, -0.04], [0.0, 0.04]])
     aligns = (("center", "top"), ("center", "top"), ("center", "bottom"))
     for vertex, offset, (ha, va), name in zip(vertices, offsets, aligns, labels):
-        ax.text(*(vertex + offset), name, ha=ha, va=va, fontsize=11, fontweight="bold")
+        ax.text(vertex[0] + offset[0], vertex[1] + offset[1], name, ha=ha, va=va, fontsize=11, fontweight="bold")
 
     points = _barycentric(probabilities)
-    options = {"s": 18, "alpha": 0.75, "edgecolors": "none"}
+    options: dict[str, Any] = {"s": 18, "alpha": 0.75, "edgecolors": "none"}
     options.update({key: (np.asarray(value) if isinstance(value, (list, tuple, np.ndarray)) else value)
                     for key, value in scatter_options.items()})
     if y_true is None:
