@@ -21,8 +21,8 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from dstk.calibration import BinningCalibrator, IsotonicCalibrator, LogisticCalibrator  # noqa: E402
-from tests.calibration.reference import reference_masses  # noqa: E402
+from dstk.calibration import BinningCalibrator, IsotonicCalibrator, LogisticCalibrator
+from tests.calibration.reference import reference_masses
 
 
 def best_of(function, repeat=3):
@@ -36,8 +36,12 @@ def best_of(function, repeat=3):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--reference-scores", type=int, default=20,
-                        help="test scores given to the slow reference (its time is extrapolated)")
+    parser.add_argument(
+        "--reference-scores",
+        type=int,
+        default=20,
+        help="test scores given to the slow reference (its time is extrapolated)",
+    )
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
     rng = np.random.default_rng(args.seed)
@@ -54,26 +58,46 @@ def main(argv=None):
     fit_time, calibrator = best_of(lambda: LogisticCalibrator(model="likelihood").fit(scores, y), repeat=1)
     calibrator.predict_mass_array(test[:10])  # compile the interpolation kernel
     predict_time, masses = best_of(lambda: calibrator.predict_mass_array(test))
-    print(f"   fit: {fit_time:.2f} s (first call with compilation {first_fit:.2f} s); "
-          f"Chebyshev nodes: {calibrator.interpolation_degree_}")
+    print(
+        f"   fit: {fit_time:.2f} s (first call with compilation {first_fit:.2f} s); "
+        f"Chebyshev nodes: {calibrator.interpolation_degree_}"
+    )
     print(f"   predict 10^5 scores: {predict_time * 1e3:.1f} ms ({predict_time / n_test * 1e6:.2f} us/score)")
     subsample = test[: args.reference_scores]
     start = time.perf_counter()
-    reference = np.array([reference_masses(s, calibrator._scores, calibrator._targets, calibrator.theta_,
-                                           calibrator.max_log_likelihood_, calibrator.covariance_)
-                          for s in subsample])
+    reference = np.array(
+        [
+            reference_masses(
+                s,
+                calibrator._scores,
+                calibrator._targets,
+                calibrator.theta_,
+                calibrator.max_log_likelihood_,
+                calibrator.covariance_,
+            )
+            for s in subsample
+        ]
+    )
     reference_per_score = (time.perf_counter() - start) / subsample.size
     reference_total = reference_per_score * n_test
     difference = np.abs(reference - masses[: subsample.size]).max()
     exact_time, exact = best_of(lambda: calibrator.predict_mass_exact(subsample), repeat=1)
-    print(f"   reference: {reference_per_score:.3f} s/score -> {reference_total:.0f} s for 10^5 (extrapolated "
-          f"from {subsample.size} scores)")
-    print(f"   speed-up of predict: {reference_total / predict_time:,.0f}x (target >= 1000x); "
-          f"speed-up including fit: {reference_total / (predict_time + fit_time):,.0f}x")
-    print(f"   exact kernel (no interpolation): {exact_time / subsample.size * 1e3:.2f} ms/score "
-          f"({reference_per_score / (exact_time / subsample.size):,.0f}x the reference)")
-    print(f"   max |masses - reference| on the subsample: {difference:.2e} (target <= 1e-6); "
-          f"exact kernel vs reference: {np.abs(reference - exact).max():.2e}")
+    print(
+        f"   reference: {reference_per_score:.3f} s/score -> {reference_total:.0f} s for 10^5 (extrapolated "
+        f"from {subsample.size} scores)"
+    )
+    print(
+        f"   speed-up of predict: {reference_total / predict_time:,.0f}x (target >= 1000x); "
+        f"speed-up including fit: {reference_total / (predict_time + fit_time):,.0f}x"
+    )
+    print(
+        f"   exact kernel (no interpolation): {exact_time / subsample.size * 1e3:.2f} ms/score "
+        f"({reference_per_score / (exact_time / subsample.size):,.0f}x the reference)"
+    )
+    print(
+        f"   max |masses - reference| on the subsample: {difference:.2e} (target <= 1e-6); "
+        f"exact kernel vs reference: {np.abs(reference - exact).max():.2e}"
+    )
 
     from sklearn.isotonic import IsotonicRegression
 
@@ -87,9 +111,11 @@ def main(argv=None):
         iso_interval, _ = best_of(lambda: iso.predict_interval(queries))
         binning = BinningCalibrator(bins=10, model="likelihood").fit(scores, y)
         bin_time, _ = best_of(lambda: binning.predict_mass_array(queries))
-        print(f"   {size:>9,} scores: sklearn {sk_time * 1e3:7.1f} ms | isotonic masses {iso_time * 1e3:7.1f} ms "
-              f"({sk_time / iso_time:.1f}x), interval {iso_interval * 1e3:7.1f} ms | binning masses "
-              f"{bin_time * 1e3:7.1f} ms ({sk_time / bin_time:.1f}x)")
+        print(
+            f"   {size:>9,} scores: sklearn {sk_time * 1e3:7.1f} ms | isotonic masses {iso_time * 1e3:7.1f} ms "
+            f"({sk_time / iso_time:.1f}x), interval {iso_interval * 1e3:7.1f} ms | binning masses "
+            f"{bin_time * 1e3:7.1f} ms ({sk_time / bin_time:.1f}x)"
+        )
     return 0
 
 

@@ -35,12 +35,12 @@ import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
-import dask  # noqa: E402
-import dask.array as da  # noqa: E402
-import distributed  # noqa: E402
+import dask
+import dask.array as da
+import distributed
 
-import dstk  # noqa: E402
-from dstk.dask import DaskMassFunction, combine, predict_mass  # noqa: E402
+import dstk
+from dstk.dask import DaskMassFunction, combine, predict_mass
 
 PAGE = os.sysconf("SC_PAGE_SIZE")
 
@@ -95,14 +95,17 @@ def masses_block(seed, block_info=None):
 
 def scores_block(seed, block_info=None):
     info = block_info[None]
-    (r0, r1), = info["array-location"]
+    ((r0, r1),) = info["array-location"]
     rng = np.random.default_rng([seed, *info["chunk-location"]])
     return rng.random(r1 - r0)
 
 
 def generated_masses(n_samples, n_sources, row_chunk, source_chunk, seed=0):
-    chunks = (da.core.normalize_chunks(row_chunk, (n_samples,))[0],
-              da.core.normalize_chunks(source_chunk, (n_sources,))[0], (4,))
+    chunks = (
+        da.core.normalize_chunks(row_chunk, (n_samples,))[0],
+        da.core.normalize_chunks(source_chunk, (n_sources,))[0],
+        (4,),
+    )
     array = da.map_blocks(masses_block, seed, chunks=chunks, dtype=np.float64, meta=np.empty((0, 0, 0)))
     return DaskMassFunction(array, frame=(0, 1), validate=False)
 
@@ -116,10 +119,18 @@ def summaries(masses, kappa):
 
 # -- runs ---------------------------------------------------------------------
 def run(n_workers, build):
-    with distributed.LocalCluster(
-        n_workers=n_workers, threads_per_worker=1, processes=True, host="127.0.0.1",
-        dashboard_address=":0", worker_dashboard_address=None, memory_limit="8GiB",
-    ) as cluster, distributed.Client(cluster) as client:
+    with (
+        distributed.LocalCluster(
+            n_workers=n_workers,
+            threads_per_worker=1,
+            processes=True,
+            host="127.0.0.1",
+            dashboard_address=":0",
+            worker_dashboard_address=None,
+            memory_limit="8GiB",
+        ) as cluster,
+        distributed.Client(cluster) as client,
+    ):
         client.run(warm_up)  # numba kernels loaded from the cache in every worker
         outputs = build()
         cpu_before = sum(client.run(worker_cpu_seconds).values())
@@ -155,7 +166,9 @@ def fit_calibrator():
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--samples", type=int, default=10_000_000)
     parser.add_argument("--sources", type=int, default=100)
     parser.add_argument("--row-chunk", type=int, default=20_000)
@@ -164,17 +177,22 @@ def main():
     parser.add_argument("--score-chunk", type=int, default=1_000_000)
     parser.add_argument("--workers", type=int, nargs="+", default=[1, 2])
     parser.add_argument("--modes", nargs="+", default=["blockwise", "tree"], choices=["blockwise", "tree"])
-    parser.add_argument("--out", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "results", "dask.md"))
+    parser.add_argument(
+        "--out", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "results", "dask.md")
+    )
     args = parser.parse_args()
 
     n, k = args.samples, args.sources
     input_gb = n * k * 4 * 8 / 1e9
     rows = []
-    print(f"fusion: {n:.3g} samples x {k} sources, binary frame ({input_gb:.1f} GB of masses, generated per chunk)")
+    print(
+        f"fusion: {n:.3g} samples x {k} sources, binary frame ({input_gb:.1f} GB of masses, generated per chunk)"
+    )
     for mode, source_chunk in [("blockwise", k), ("tree", args.source_chunk)]:
         if mode not in args.modes:
             continue
         for workers in args.workers:
+
             def build():
                 masses = generated_masses(n, k, args.row_chunk, source_chunk)
                 fused, kappa = combine(masses, rule="dempster", axis=1, return_conflict=True, split_every=4)
@@ -182,15 +200,27 @@ def main():
 
             (p1, kappa, positives), seconds, memory, worker_peak = run(workers, build)
             rate = n * k / seconds
-            rows.append(("fusion", f"{mode} (sources in chunks of {source_chunk})", workers, seconds, memory.cpu,
-                         f"{rate / 1e6:.1f} M source masses/s ({input_gb / seconds:.2f} GB/s); "
-                         f"{n * k / memory.cpu / 1e6:.1f} M per worker CPU-second",
-                         memory.peak / 2**20, (memory.peak - memory.start) / 2**20, worker_peak / 2**20))
-            print(f"  {mode:9s} workers={workers}: {seconds:7.1f} s (worker CPU {memory.cpu:.1f} s)  "
-                  f"{rate / 1e6:7.1f} M source masses/s  "
-                  f"client peak {memory.peak / 2**20:.0f} MiB (+{(memory.peak - memory.start) / 2**20:.0f})  "
-                  f"worker peak {worker_peak / 2**20:.0f} MiB  [mean P(1)={p1:.6f}, mean K={kappa:.6f}, "
-                  f"decide 1: {positives}]")
+            rows.append(
+                (
+                    "fusion",
+                    f"{mode} (sources in chunks of {source_chunk})",
+                    workers,
+                    seconds,
+                    memory.cpu,
+                    f"{rate / 1e6:.1f} M source masses/s ({input_gb / seconds:.2f} GB/s); "
+                    f"{n * k / memory.cpu / 1e6:.1f} M per worker CPU-second",
+                    memory.peak / 2**20,
+                    (memory.peak - memory.start) / 2**20,
+                    worker_peak / 2**20,
+                )
+            )
+            print(
+                f"  {mode:9s} workers={workers}: {seconds:7.1f} s (worker CPU {memory.cpu:.1f} s)  "
+                f"{rate / 1e6:7.1f} M source masses/s  "
+                f"client peak {memory.peak / 2**20:.0f} MiB (+{(memory.peak - memory.start) / 2**20:.0f})  "
+                f"worker peak {worker_peak / 2**20:.0f} MiB  [mean P(1)={p1:.6f}, mean K={kappa:.6f}, "
+                f"decide 1: {positives}]"
+            )
 
     calibrator = fit_calibrator()
     if calibrator is None:
@@ -198,19 +228,37 @@ def main():
     else:
         print(f"calibration: {args.scores:.3g} scores -> predict_mass ({type(calibrator).__name__})")
         for workers in args.workers:
+
             def build():
-                scores = da.map_blocks(scores_block, 7, chunks=(da.core.normalize_chunks(args.score_chunk, (args.scores,))[0],),
-                                       dtype=np.float64, meta=np.empty((0,)))
+                scores = da.map_blocks(
+                    scores_block,
+                    7,
+                    chunks=(da.core.normalize_chunks(args.score_chunk, (args.scores,))[0],),
+                    dtype=np.float64,
+                    meta=np.empty((0,)),
+                )
                 masses = predict_mass(calibrator, scores)
                 return summaries(masses, masses.array[:, 0])
 
             (p1, _, positives), seconds, memory, worker_peak = run(workers, build)
             rate = args.scores / seconds
-            rows.append(("calibration", "predict_mass", workers, seconds, memory.cpu,
-                         f"{rate / 1e6:.1f} M scores/s; {args.scores / memory.cpu / 1e6:.1f} M per worker CPU-second",
-                         memory.peak / 2**20, (memory.peak - memory.start) / 2**20, worker_peak / 2**20))
-            print(f"  workers={workers}: {seconds:7.1f} s (worker CPU {memory.cpu:.1f} s)  {rate / 1e6:7.1f} M scores/s  client peak "
-                  f"{memory.peak / 2**20:.0f} MiB  worker peak {worker_peak / 2**20:.0f} MiB  [mean P(1)={p1:.6f}]")
+            rows.append(
+                (
+                    "calibration",
+                    "predict_mass",
+                    workers,
+                    seconds,
+                    memory.cpu,
+                    f"{rate / 1e6:.1f} M scores/s; {args.scores / memory.cpu / 1e6:.1f} M per worker CPU-second",
+                    memory.peak / 2**20,
+                    (memory.peak - memory.start) / 2**20,
+                    worker_peak / 2**20,
+                )
+            )
+            print(
+                f"  workers={workers}: {seconds:7.1f} s (worker CPU {memory.cpu:.1f} s)  {rate / 1e6:7.1f} M scores/s  client peak "
+                f"{memory.peak / 2**20:.0f} MiB  worker peak {worker_peak / 2**20:.0f} MiB  [mean P(1)={p1:.6f}]"
+            )
 
     write_markdown(args, rows)
 
@@ -233,7 +281,9 @@ def write_markdown(args, rows):
         "| --- | --- | ---: | ---: | ---: | --- | ---: | ---: | ---: |",
     ]
     for workload, mode, workers, seconds, cpu, rate, peak, growth, worker in rows:
-        lines.append(f"| {workload} | {mode} | {workers} | {seconds:.1f} | {cpu:.1f} | {rate} | {peak:.0f} | {growth:.0f} | {worker:.0f} |")
+        lines.append(
+            f"| {workload} | {mode} | {workers} | {seconds:.1f} | {cpu:.1f} | {rate} | {peak:.0f} | {growth:.0f} | {worker:.0f} |"
+        )
     os.makedirs(os.path.dirname(args.out), exist_ok=True)
     with open(args.out, "w") as f:
         f.write("\n".join(lines) + "\n")

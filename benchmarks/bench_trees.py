@@ -61,10 +61,17 @@ def bench_fit_predict(datasets, leaves, n_trees, repeats, n_jobs):
         half = y.size // 2
         train, test = order[:half], order[half:]
         for leaf in leaves:
-            rdt = RandomDecisionTreesClassifier(n_trees, min_samples_leaf=leaf, min_samples_split=2 * leaf,
-                                                random_state=0, n_jobs=n_jobs)
-            et = ExtraTreesClassifier(n_trees, max_features=1, min_samples_leaf=leaf,
-                                      min_samples_split=2 * leaf, random_state=0, n_jobs=n_jobs)
+            rdt = RandomDecisionTreesClassifier(
+                n_trees, min_samples_leaf=leaf, min_samples_split=2 * leaf, random_state=0, n_jobs=n_jobs
+            )
+            et = ExtraTreesClassifier(
+                n_trees,
+                max_features=1,
+                min_samples_leaf=leaf,
+                min_samples_split=2 * leaf,
+                random_state=0,
+                n_jobs=n_jobs,
+            )
 
             def run_rdt():
                 rdt.fit(X[train], y[train]).predict_proba(X[test])
@@ -76,8 +83,10 @@ def bench_fit_predict(datasets, leaves, n_trees, repeats, n_jobs):
             t_rdt = best_time(run_rdt, repeats)
             t_et = best_time(run_et, repeats)
             et_leaves = np.mean([e.tree_.n_leaves for e in et.estimators_])
-            print(f"| {name} | {half} | {leaf} | {t_rdt:.3f} | {t_et:.3f} | {t_rdt / t_et:.2f} | "
-                  f"{rdt.n_leaves_.mean():.0f} | {et_leaves:.0f} |")
+            print(
+                f"| {name} | {half} | {leaf} | {t_rdt:.3f} | {t_et:.3f} | {t_rdt / t_et:.2f} | "
+                f"{rdt.n_leaves_.mean():.0f} | {et_leaves:.0f} |"
+            )
 
 
 def bench_combiners(n_samples, n_trees, repeats):
@@ -88,17 +97,17 @@ def bench_combiners(n_samples, n_trees, repeats):
     counts = np.stack([totals - positives, positives], axis=2).astype(np.int64)
     prior = np.array([0.6, 0.4])
     runs = [
-        ("probability average", dict(method="probability")),
-        ("probability vote", dict(method="probability", aggregate="vote")),
-        ("laplace average", dict(method="laplace")),
-        ("confidence_bounds average", dict(method="confidence_bounds")),
-        ("plausibility average", dict(method="plausibility")),
-        ("pooling", dict(method="pooling")),
-        ("dempster (exact)", dict(method="dempster")),
-        ("dempster (floor 1e-5, pairwise)", dict(method="dempster", floor=1e-5)),
-        ("cautious (exact)", dict(method="cautious")),
-        ("cautious (floor 1e-5, pairwise)", dict(method="cautious", floor=1e-5)),
-        ("eva", dict(method="eva", class_prior=prior)),
+        ("probability average", {"method": "probability"}),
+        ("probability vote", {"method": "probability", "aggregate": "vote"}),
+        ("laplace average", {"method": "laplace"}),
+        ("confidence_bounds average", {"method": "confidence_bounds"}),
+        ("plausibility average", {"method": "plausibility"}),
+        ("pooling", {"method": "pooling"}),
+        ("dempster (exact)", {"method": "dempster"}),
+        ("dempster (floor 1e-5, pairwise)", {"method": "dempster", "floor": 1e-5}),
+        ("cautious (exact)", {"method": "cautious"}),
+        ("cautious (floor 1e-5, pairwise)", {"method": "cautious", "floor": 1e-5}),
+        ("eva", {"method": "eva", "class_prior": prior}),
     ]
     print("| combiner | seconds |")
     print("|---|---|")
@@ -107,10 +116,12 @@ def bench_combiners(n_samples, n_trees, repeats):
         seconds = best_time(lambda: combine_leaves(counts, **options), repeats)
         print(f"| {label} | {seconds:.3f} |")
     counts3 = rng.integers(0, 15, size=(n_samples, n_trees, 3))
-    for label, options in [("3 classes: dempster", dict(method="dempster")),
-                           ("3 classes: cautious", dict(method="cautious")),
-                           ("3 classes: eva", dict(method="eva")),
-                           ("3 classes: vote", dict(method="probability", aggregate="vote"))]:
+    for label, options in [
+        ("3 classes: dempster", {"method": "dempster"}),
+        ("3 classes: cautious", {"method": "cautious"}),
+        ("3 classes: eva", {"method": "eva"}),
+        ("3 classes: vote", {"method": "probability", "aggregate": "vote"}),
+    ]:
         combine_leaves(counts3[:10], **options)
         seconds = best_time(lambda: combine_leaves(counts3, **options), repeats)
         print(f"| {label} | {seconds:.3f} |")
@@ -124,8 +135,10 @@ def bench_protocol(folder):
     protocol.run_dataset(X, y, [4], 1, with_references=False)  # compile
     _, (seconds, dstk_seconds) = protocol.run_dataset(X, y, [1, 2, 3, 4, 8, 32], 5, with_references=False)
     print("\n## whole protocol on breast-cancer (5 splits x 100 trees x 9 methods)")
-    print("| leaf | with sklearn AUC/accuracy s | dstk part (fit + leaf_counts + combine) s | authors' code s | "
-          "speed-up (whole) | speed-up (dstk part) |")
+    print(
+        "| leaf | with sklearn AUC/accuracy s | dstk part (fit + leaf_counts + combine) s | authors' code s | "
+        "speed-up (whole) | speed-up (dstk part) |"
+    )
     print("|---|---|---|---|---|---|")
     for leaf, s in seconds.items():
         d = dstk_seconds[leaf]
@@ -133,7 +146,9 @@ def bench_protocol(folder):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("data", nargs="?", default=os.path.join(REPO, "..", "shared", "datasets"))
     parser.add_argument("--quick", action="store_true", help="fewer repeats and smaller combiner input")
     parser.add_argument("--n-jobs", type=int, default=1)

@@ -14,11 +14,10 @@ combinations, averaged over random rounds, then a few test cases with their
 Bel/Pl intervals.  It needs the ``sklearn`` extra and runs in a few seconds.
 """
 
-
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any, TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
@@ -118,7 +117,9 @@ def _one_round(X, y, rng, sizes, methods):
     )
     order = rng.permutation(len(y_pool))
     start = 0
-    per_model: dict[tuple[str, str], list[np.ndarray]] = {}  # (method, model) -> list of mass arrays per classifier
+    per_model: dict[
+        tuple[str, str], list[np.ndarray]
+    ] = {}  # (method, model) -> list of mass arrays per classifier
     for size, classifier in zip(sizes, _classifiers()):
         part = order[start : start + size]
         start += size
@@ -141,7 +142,13 @@ def _error(mass, y_test):
     return float(np.mean((positive > 0.5).astype(int) != y_test))
 
 
-def run_demo(rounds: int=10, seed: int=0, sizes: Sequence[int]=_SIZES, show_cases: int=4, out: Callable[[str], Any]=print) -> dict[tuple[str, str], np.ndarray]:
+def run_demo(
+    rounds: int = 10,
+    seed: int = 0,
+    sizes: Sequence[int] = _SIZES,
+    show_cases: int = 4,
+    out: Callable[[str], Any] = print,
+) -> dict[tuple[str, str], np.ndarray]:
     """Run the demo and return its table as a dict ``{(method, model): [errors...]}``.
 
     Parameters
@@ -210,18 +217,27 @@ def run_demo(rounds: int=10, seed: int=0, sizes: Sequence[int]=_SIZES, show_case
 
     out("dstk demo: evidential calibration and combination of classifiers (Xu et al. 2016, Section 5)")
     out(f"breast-cancer data (569 cases, 1 = malignant), test set 40%, {rounds} random rounds, seed {seed}")
-    out("training data per classifier (half trains it, half calibrates its scores): "
-        + ", ".join(f"{name} {size}" for name, size in zip(_NAMES, sizes)))
+    out(
+        "training data per classifier (half trains it, half calibrates its scores): "
+        + ", ".join(f"{name} {size}" for name, size in zip(_NAMES, sizes))
+    )
     out("")
-    header = (f"{'calibration':<11} {'model':<11} " + " ".join(f"{f'{n} ({k})':>15}" for n, k in zip(_SHORT, sizes))
-              + f" {'combined':>10}")
+    header = (
+        f"{'calibration':<11} {'model':<11} "
+        + " ".join(f"{f'{n} ({k})':>15}" for n, k in zip(_SHORT, sizes))
+        + f" {'combined':>10}"
+    )
     out("test error rate (mean over rounds); 'combined' = Dempster's rule (Bayes' rule for 'bayes')")
     out(header)
     out("-" * len(header))
     for (method, model), row in sorted(table.items()):
         label = "likelihood" if model == "likelihood" else "bayes"
         cells = " ".join(f"{100 * e:>14.2f}%" for e in row[:3])
-        note = f"  ({conflicts[(method, model)]} totally conflicting cases)" if conflicts[(method, model)] else ""
+        note = (
+            f"  ({conflicts[(method, model)]} totally conflicting cases)"
+            if conflicts[(method, model)]
+            else ""
+        )
         out(f"{method:<11} {label:<11} {cells} {100 * row[3]:>9.2f}%{note}")
     out("")
     assert last is not None  # rounds >= 1
@@ -231,7 +247,9 @@ def run_demo(rounds: int=10, seed: int=0, sizes: Sequence[int]=_SIZES, show_case
     probabilities = [m[:, 2] for m in per_model[("logistic", "bayes")]]
     bayes_combined, _ = combine_conjunctive(per_model[("logistic", "bayes")])
     uncertainty = combined[:, 3]
-    picks = list(np.argsort(-uncertainty)[: show_cases // 2]) + list(np.argsort(uncertainty)[: show_cases - show_cases // 2])
+    picks = list(np.argsort(-uncertainty)[: show_cases // 2]) + list(
+        np.argsort(uncertainty)[: show_cases - show_cases // 2]
+    )
     out("a few test cases of the last round (logistic calibration): p = P(malignant) from model 'bayes',")
     out("[Bel, Pl] of malignant from model 'likelihood'; 'combined' = Bayes' rule / Dempster's rule")
     out(f"{'case':>5} {'truth':>6} " + " ".join(f"{n:>24}" for n in _SHORT) + f" {'combined':>24}")
@@ -239,7 +257,9 @@ def run_demo(rounds: int=10, seed: int=0, sizes: Sequence[int]=_SIZES, show_case
         case_cells = []
         for m, p in zip(masses, probabilities):
             case_cells.append(f"p={p[i]:.2f} [{m[i, 2]:.2f}, {m[i, 2] + m[i, 3]:.2f}]")
-        case_cells.append(f"p={bayes_combined[i, 2]:.2f} [{combined[i, 2]:.2f}, {combined[i, 2] + combined[i, 3]:.2f}]")
+        case_cells.append(
+            f"p={bayes_combined[i, 2]:.2f} [{combined[i, 2]:.2f}, {combined[i, 2] + combined[i, 3]:.2f}]"
+        )
         out(f"{i:>5} {int(y_test[i]):>6} " + " ".join(f"{c:>24}" for c in case_cells))
     out("")
     out("Reading: a classifier calibrated on a handful of scores gets wide [Bel, Pl] intervals, so its vote")
@@ -248,7 +268,7 @@ def run_demo(rounds: int=10, seed: int=0, sizes: Sequence[int]=_SIZES, show_case
     return table
 
 
-def main(argv: Sequence[str] | None=None) -> int:
+def main(argv: Sequence[str] | None = None) -> int:
     """Command-line entry point of ``python -m dstk demo [--rounds R] [--seed S] [--sizes A,B,C]``.
 
     Parameters
@@ -281,8 +301,11 @@ def main(argv: Sequence[str] | None=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m dstk demo", description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=10, help="random rounds averaged (default 10)")
     parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
-    parser.add_argument("--sizes", default=",".join(map(str, _SIZES)),
-                        help="data per classifier, comma-separated (default 16,40,240)")
+    parser.add_argument(
+        "--sizes",
+        default=",".join(map(str, _SIZES)),
+        help="data per classifier, comma-separated (default 16,40,240)",
+    )
     args = parser.parse_args(argv)
     sizes = tuple(int(v) for v in args.sizes.split(","))
     if len(sizes) != 3 or min(sizes) < 4:

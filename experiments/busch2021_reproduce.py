@@ -121,7 +121,9 @@ def run_dataset(X, y, leaves, n_splits, seed_offset=0, with_references=True):
             X_train, X_test, y_train, y_test = train_test_split(X, y, test_size=0.5, random_state=i)
             tick = time.perf_counter()
             model = RandomDecisionTreesClassifier(
-                n_estimators=100, min_samples_leaf=leaf, min_samples_split=2 * leaf,
+                n_estimators=100,
+                min_samples_leaf=leaf,
+                min_samples_split=2 * leaf,
                 random_state=10 * i + seed_offset,
             ).fit(X_train, y_train)
             counts = model.leaf_counts(X_test)
@@ -144,10 +146,21 @@ def run_dataset(X, y, leaves, n_splits, seed_offset=0, with_references=True):
                 X_train, X_test, y_train, y_test = train_test_split(X, y, test_size=0.5, random_state=i)
                 y01 = (y_test == np.unique(y)[1]).astype(int)
                 for label, estimator in (
-                    ("Random forest", RandomForestClassifier(
-                        n_estimators=100, min_samples_leaf=leaf, min_samples_split=2 * leaf, random_state=i)),
-                    ("Single tree", DecisionTreeClassifier(
-                        min_samples_leaf=leaf, min_samples_split=2 * leaf, random_state=i)),
+                    (
+                        "Random forest",
+                        RandomForestClassifier(
+                            n_estimators=100,
+                            min_samples_leaf=leaf,
+                            min_samples_split=2 * leaf,
+                            random_state=i,
+                        ),
+                    ),
+                    (
+                        "Single tree",
+                        DecisionTreeClassifier(
+                            min_samples_leaf=leaf, min_samples_split=2 * leaf, random_state=i
+                        ),
+                    ),
                 ):
                     estimator.fit(X_train, y_train)
                     proba = estimator.predict_proba(X_test)[:, 1]
@@ -168,7 +181,9 @@ def average_ranks(all_results, metric):
     keys = None
     rank_sum = None
     for results in all_results.values():
-        entries = [(label, leaf, results[leaf][label][metric].mean()) for leaf in results for label in results[leaf]]
+        entries = [
+            (label, leaf, results[leaf][label][metric].mean()) for leaf in results for label in results[leaf]
+        ]
         if keys is None:
             keys = [(label, leaf) for label, leaf, _ in entries]
             rank_sum = np.zeros(len(keys))
@@ -184,22 +199,32 @@ def markdown_table(rows, header):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("data", nargs="?", default=os.path.join(REPO, "..", "shared", "datasets"))
     parser.add_argument("--datasets", default="breast_cancer")
     parser.add_argument("--leaves", default="1,2,3,4,8,32")
     parser.add_argument("--splits", type=int, default=5)
-    parser.add_argument("--repeats", type=int, default=1,
-                        help="extra runs with other tree seeds (10 i + 1000 r) to show the seed spread")
+    parser.add_argument(
+        "--repeats",
+        type=int,
+        default=1,
+        help="extra runs with other tree seeds (10 i + 1000 r) to show the seed spread",
+    )
     parser.add_argument("--output", default=os.path.join(HERE, "results"))
     args = parser.parse_args(argv)
 
     leaves = [int(v) for v in args.leaves.split(",")]
     names = [v.strip() for v in args.datasets.split(",") if v.strip()]
     all_results = {}
-    report = [f"# Busch et al. (2021) protocol with dstk: {', '.join(names)}", "",
-              f"{args.splits} random half splits, 100 trees, min_samples_split = 2 x leaf, "
-              "empty leaves: siblings; Dempster/cautious with the 1e-5 floor, EVA prior='reference'.", ""]
+    report = [
+        f"# Busch et al. (2021) protocol with dstk: {', '.join(names)}",
+        "",
+        f"{args.splits} random half splits, 100 trees, min_samples_split = 2 x leaf, "
+        "empty leaves: siblings; Dempster/cautious with the 1e-5 floor, EVA prior='reference'.",
+        "",
+    ]
     for name in names:
         X, y = load_dataset(args.data, name)
         print(f"== {name}: {X.shape[0]} samples, {X.shape[1]} features")
@@ -233,10 +258,14 @@ def main(argv=None):
                 line = f"Largest |ours - theirs| AUC difference: {worst:.4f}"
                 print(line)
                 report += [line, ""]
-        timing = ", ".join(f"leaf {leaf}: {seconds[leaf]:.2f} s (dstk {dstk_seconds[leaf]:.2f} s)" for leaf in leaves)
-        line = (f"Time for {args.splits} splits x 100 trees x 9 methods with metrics (in brackets: fit + "
-                f"leaf_counts + combine_leaves only): {timing}; the authors' code: about 35 s per leaf size "
-                "on breast-cancer.")
+        timing = ", ".join(
+            f"leaf {leaf}: {seconds[leaf]:.2f} s (dstk {dstk_seconds[leaf]:.2f} s)" for leaf in leaves
+        )
+        line = (
+            f"Time for {args.splits} splits x 100 trees x 9 methods with metrics (in brackets: fit + "
+            f"leaf_counts + combine_leaves only): {timing}; the authors' code: about 35 s per leaf size "
+            "on breast-cancer."
+        )
         print(line)
         report += [line, ""]
         if args.repeats > 1:
@@ -267,8 +296,10 @@ def main(argv=None):
         ranks = average_ranks(all_results, metric)
         labels = list(dict.fromkeys(label for label, _ in ranks))
         rows = [[label] + [f"{ranks[(label, leaf)]:.1f}" for leaf in leaves] for label in labels]
-        title = (f"## Average {metric_name} rank over {len(all_results)} data set(s) "
-                 f"(methods x leaf sizes ranked together, 1 = best, worst = {len(labels) * len(leaves)})")
+        title = (
+            f"## Average {metric_name} rank over {len(all_results)} data set(s) "
+            f"(methods x leaf sizes ranked together, 1 = best, worst = {len(labels) * len(leaves)})"
+        )
         table = markdown_table(rows, ["method"] + [f"leaf {leaf}" for leaf in leaves])
         print(title)
         print(table)

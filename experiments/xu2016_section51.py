@@ -15,7 +15,6 @@ import os
 import time
 
 import numpy as np
-
 from xu2016_common import DEFAULT_DATA, MODELS, combined_predictions, load_dataset, train_part
 
 # name: (train #1, train #2, range of #3, test) from Table 1
@@ -42,18 +41,27 @@ def run(data, names, rounds, n_sizes, seed):
             for size in sizes:
                 order = rng.permutation(len(y))
                 test = order[:n_test]
-                parts = [order[n_test:n_test + first], order[n_test + first:n_test + first + second],
-                         order[n_test + first + second:n_test + first + second + size]]
+                parts = [
+                    order[n_test : n_test + first],
+                    order[n_test + first : n_test + first + second],
+                    order[n_test + first + second : n_test + first + second + size],
+                ]
                 per_part = [train_part(X, y, part, X[test], rng, wanted) for part in parts]
                 for key in wanted:
                     predictions, _ = combined_predictions([p[key] for p in per_part])
                     errors[size][key].append(np.mean(predictions != y[test]))
-        results[name] = (sizes, {size: {k: float(np.mean(v)) for k, v in d.items()} for size, d in errors.items()})
+        results[name] = (
+            sizes,
+            {size: {k: float(np.mean(v)) for k, v in d.items()} for size, d in errors.items()},
+        )
     return results
 
 
 def summarise(results, rounds):
-    lines = [f"## Section 5.1 (three SVMs), {rounds} rounds: mean test error (%) of the Dempster combination", ""]
+    lines = [
+        f"## Section 5.1 (three SVMs), {rounds} rounds: mean test error (%) of the Dempster combination",
+        "",
+    ]
     for name, (sizes, table) in results.items():
         lines.append(f"### {name} (third training set size in columns)")
         lines.append("")
@@ -74,14 +82,18 @@ def main(argv=None):
     parser.add_argument("--sizes", type=int, default=5, help="number of sizes of the third training set")
     parser.add_argument("--datasets", default=",".join(TABLE1))
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--output", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "results",
-                                                         "xu2016_section51.md"))
+    parser.add_argument(
+        "--output",
+        default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "results", "xu2016_section51.md"),
+    )
     args = parser.parse_args(argv)
     start = time.perf_counter()
     results = run(args.data, args.datasets.split(","), args.rounds, args.sizes, args.seed)
     text = summarise(results, args.rounds)
-    text += f"\n(command: python experiments/xu2016_section51.py --rounds {args.rounds} --sizes {args.sizes}; " \
-            f"{time.perf_counter() - start:.0f} s)\n"
+    text += (
+        f"\n(command: python experiments/xu2016_section51.py --rounds {args.rounds} --sizes {args.sizes}; "
+        f"{time.perf_counter() - start:.0f} s)\n"
+    )
     print(text)
     with open(args.output, "w") as handle:
         handle.write(text)

@@ -17,17 +17,25 @@ import os
 import time
 
 import numpy as np
-
 from xu2016_common import DEFAULT_DATA, combined_predictions, load_dataset, mcnemar_p_value, train_part
 
 SETUP = {"adult": (600, 16281), "australian": (300, 390), "diabetes": (300, 468)}
 PAPER = {  # Table 2, error rates in %
-    "adult": {"bayes": (16.76, 17.30, 19.10), "inverse_pignistic": (16.68, 17.21, 18.98),
-              "likelihood": (16.71, 16.97, 18.35)},
-    "australian": {"bayes": (14.87, 14.10, 14.10), "inverse_pignistic": (14.87, 14.10, 13.59),
-                   "likelihood": (14.87, 13.33, 11.54)},
-    "diabetes": {"bayes": (21.58, 22.86, 46.58), "inverse_pignistic": (21.37, 22.86, 45.30),
-                 "likelihood": (20.94, 22.65, 31.84)},
+    "adult": {
+        "bayes": (16.76, 17.30, 19.10),
+        "inverse_pignistic": (16.68, 17.21, 18.98),
+        "likelihood": (16.71, 16.97, 18.35),
+    },
+    "australian": {
+        "bayes": (14.87, 14.10, 14.10),
+        "inverse_pignistic": (14.87, 14.10, 13.59),
+        "likelihood": (14.87, 13.33, 11.54),
+    },
+    "diabetes": {
+        "bayes": (21.58, 22.86, 46.58),
+        "inverse_pignistic": (21.37, 22.86, 45.30),
+        "likelihood": (20.94, 22.65, 31.84),
+    },
 }
 MODELS = ("bayes", "inverse_pignistic", "likelihood")
 
@@ -53,14 +61,14 @@ def run(data, names, rounds, seed):
         results[name] = {}
         for scenario in "abc":
             errors = {m: [] for m in MODELS}
-            significant = {m: 0 for m in MODELS}
+            significant = dict.fromkeys(MODELS, 0)
             for _ in range(rounds):
                 order = rng.permutation(len(y))
-                test, pool = order[:n_test], order[n_test:n_test + n_train]
+                test, pool = order[:n_test], order[n_test : n_test + n_train]
                 start = 0
                 per_part = []
                 for size in part_sizes(n_train, scenario):
-                    part = pool[start:start + size]
+                    part = pool[start : start + size]
                     start += size
                     per_part.append(train_part(X, y, part, X[test], rng, [("logistic", m) for m in MODELS]))
                 correct = {}
@@ -77,10 +85,14 @@ def run(data, names, rounds, seed):
 
 
 def summarise(results, rounds):
-    lines = [f"## Section 5.2 (ten SVMs, logistic calibration), {rounds} round(s): error rate (%) ours / paper "
-             "(Table 2)", "",
-             "`*` = significantly worse than the best model of that round by McNemar's test at 5% "
-             "(with several rounds: in how many rounds).", ""]
+    lines = [
+        f"## Section 5.2 (ten SVMs, logistic calibration), {rounds} round(s): error rate (%) ours / paper "
+        "(Table 2)",
+        "",
+        "`*` = significantly worse than the best model of that round by McNemar's test at 5% "
+        "(with several rounds: in how many rounds).",
+        "",
+    ]
     for name, per_scenario in results.items():
         n_train, n_test = SETUP[name]
         lines.append(f"### {name} (#train = {n_train}, #test = {n_test})")
@@ -104,14 +116,18 @@ def main(argv=None):
     parser.add_argument("--rounds", type=int, default=1)
     parser.add_argument("--datasets", default="adult,australian,diabetes")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--output", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "results",
-                                                         "xu2016_section52.md"))
+    parser.add_argument(
+        "--output",
+        default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "results", "xu2016_section52.md"),
+    )
     args = parser.parse_args(argv)
     start = time.perf_counter()
     results = run(args.data, args.datasets.split(","), args.rounds, args.seed)
     text = summarise(results, args.rounds)
-    text += f"\n(command: python experiments/xu2016_section52.py --rounds {args.rounds}; " \
-            f"{time.perf_counter() - start:.0f} s)\n"
+    text += (
+        f"\n(command: python experiments/xu2016_section52.py --rounds {args.rounds}; "
+        f"{time.perf_counter() - start:.0f} s)\n"
+    )
     print(text)
     with open(args.output, "w") as handle:
         handle.write(text)

@@ -45,7 +45,6 @@ def load_wdbc(folder):
 
 
 def main(argv=None):
-    from sklearn.pipeline import make_pipeline
     from sklearn.preprocessing import StandardScaler
     from sklearn.svm import SVC
 
@@ -62,7 +61,7 @@ def main(argv=None):
     for i in cases:
         keep = np.arange(len(y)) != i
         scaler = StandardScaler().fit(X[keep])
-        X_train, x_test = scaler.transform(X[keep]), scaler.transform(X[i:i + 1])
+        X_train, x_test = scaler.transform(X[keep]), scaler.transform(X[i : i + 1])
         svm = SVC(kernel="linear", C=1.0).fit(X_train, y[keep])
         svm_correct.append(int(svm.decision_function(x_test)[0] > 0) == y[i])
         platt = SVC(kernel="linear", C=1.0, probability=True, random_state=0).fit(X_train, y[keep])
@@ -81,18 +80,26 @@ def main(argv=None):
     rows = [
         ("SVM", 100 * np.mean(svm_correct), ""),
         ("Platt's method", 100 * np.mean(platt_correct), f"{100 * np.mean(platt_confidence):.2f}%"),
-        ("Venn machine (6-SVM)", 100 * np.mean(venn_correct),
-         f"[{100 * np.mean(venn_lower):.2f}%, {100 * np.mean(venn_upper):.2f}%]"),
+        (
+            "Venn machine (6-SVM)",
+            100 * np.mean(venn_correct),
+            f"[{100 * np.mean(venn_lower):.2f}%, {100 * np.mean(venn_upper):.2f}%]",
+        ),
     ]
     paper = ["97.72% / -", "98.07% / 96.20%", "98.24% / [97.22%, 98.27%]"]
-    lines = [f"## Zhou et al. (2011), Table 4, WDBC: leave-one-out over {n} cases "
-             f"({time.perf_counter() - start:.0f} s)", "",
-             "| method | accuracy (ours) | probabilistic output (ours) | paper: accuracy / output |",
-             "|---|---|---|---|"]
+    lines = [
+        f"## Zhou et al. (2011), Table 4, WDBC: leave-one-out over {n} cases "
+        f"({time.perf_counter() - start:.0f} s)",
+        "",
+        "| method | accuracy (ours) | probabilistic output (ours) | paper: accuracy / output |",
+        "|---|---|---|---|",
+    ]
     for (name, accuracy, output), reference in zip(rows, paper):
         lines.append(f"| {name} | {accuracy:.2f}% | {output} | {reference} |")
     lines.append("")
-    lines.append(f"(command: python experiments/zhou2011_table4.py{' --limit ' + str(args.limit) if args.limit else ''})")
+    lines.append(
+        f"(command: python experiments/zhou2011_table4.py{' --limit ' + str(args.limit) if args.limit else ''})"
+    )
     text = "\n".join(lines) + "\n"
     print(text)
     with open(args.output, "w") as handle:

@@ -67,7 +67,10 @@ def pool_adjacent_violators(sums, weights):
         block_start[top] = i
         top += 1
         # merge while mean(top-2) >= mean(top-1): cross-multiplied (weights > 0)
-        while top > 1 and block_sum[top - 2] * block_weight[top - 1] >= block_sum[top - 1] * block_weight[top - 2]:
+        while (
+            top > 1
+            and block_sum[top - 2] * block_weight[top - 1] >= block_sum[top - 1] * block_weight[top - 2]
+        ):
             block_sum[top - 2] += block_sum[top - 1]
             block_weight[top - 2] += block_weight[top - 1]
             top -= 1
@@ -232,8 +235,9 @@ def _expit(x):
 
 
 @njit(cache=True)
-def _side_integral(eta_hat, sigma, direction, slope_hat, slope_per_eta, centred, targets, max_loglik, nodes,
-                   weights):
+def _side_integral(
+    eta_hat, sigma, direction, slope_hat, slope_per_eta, centred, targets, max_loglik, nodes, weights
+):
     """int pl(eta) tau(eta) (1 - tau(eta)) d eta from eta_hat toward direction * infinity.
 
     Adaptive panels of Gauss-Legendre nodes: the first panel is sigma wide, each
@@ -328,8 +332,12 @@ def logistic_profile_masses(test_scores, calibration_scores, targets, theta, cov
             sigma = 1e-6
         tau_hat = _expit(-eta_hat)
         # integral over tau in [0, tau_hat] <-> eta in [eta_hat, +inf)
-        left = _side_integral(eta_hat, sigma, 1.0, theta[1], slope_per_eta, centred, targets, max_loglik, nodes, weights)
-        right = _side_integral(eta_hat, sigma, -1.0, theta[1], slope_per_eta, centred, targets, max_loglik, nodes, weights)
+        left = _side_integral(
+            eta_hat, sigma, 1.0, theta[1], slope_per_eta, centred, targets, max_loglik, nodes, weights
+        )
+        right = _side_integral(
+            eta_hat, sigma, -1.0, theta[1], slope_per_eta, centred, targets, max_loglik, nodes, weights
+        )
         mass_one = tau_hat - left
         mass_zero = (1.0 - tau_hat) - right
         if mass_one < 0.0:
@@ -357,7 +365,7 @@ def logistic_profile_contour(score, taus, calibration_scores, targets, theta, co
             continue
         eta = math.log1p(-tau) - math.log(tau)  # ln(1/tau - 1)
         guess = theta[1] + slope_per_eta * (eta - eta_hat)
-        loglik, slope, d_eta, derivative_slope = _profile_at(eta, guess, centred, targets)
+        loglik, _slope, _d_eta, _derivative_slope = _profile_at(eta, guess, centred, targets)
         log_pl = loglik - max_loglik
         out[j] = math.exp(log_pl) if log_pl < 0.0 else 1.0
     return out

@@ -351,8 +351,18 @@ def build_tree(
 
 @njit(cache=True, nogil=True)
 def leaf_counts_kernel(
-    X, tree_offsets, feature, operator, nominal, threshold, child_start, n_children, counts, node_total,
-    empty_leaf, out
+    X,
+    tree_offsets,
+    feature,
+    operator,
+    nominal,
+    threshold,
+    child_start,
+    n_children,
+    counts,
+    node_total,
+    empty_leaf,
+    out,
 ):
     """Fill ``out[i, t, :]`` with the class counts of the leaf of sample ``i`` in tree ``t``.
 
@@ -436,7 +446,9 @@ def leaf_counts_kernel(
 
 
 @njit(cache=True, nogil=True)
-def leaf_ids_kernel(X, tree_offsets, feature, operator, nominal, threshold, child_start, n_children, node_total, out):
+def leaf_ids_kernel(
+    X, tree_offsets, feature, operator, nominal, threshold, child_start, n_children, node_total, out
+):
     """Local node id of the leaf reached by every sample in every tree (-1 for an empty child).
 
     ``out`` has shape (n_samples, n_trees), int64.  A sample whose route ends

@@ -36,15 +36,22 @@ _LAZY = {
     "EvidentialCombination": "dstk.calibration.combination",
     "isotonic_blocks": "dstk.calibration.isotonic",
     # --- issue 7: probabilistic calibrators and implied posterior probability ---
-    **{
-        name: "dstk.calibration.probabilistic"
-        for name in (
-            "SimpleNormalization", "SoftmaxCalibrator", "PlattCalibrator", "PiecewiseLogisticCalibrator",
-            "IsotonicRegressionCalibrator", "GaussianBayesCalibrator", "AsymmetricLaplaceBayesCalibrator",
+    **dict.fromkeys(
+        (
+            "SimpleNormalization",
+            "SoftmaxCalibrator",
+            "PlattCalibrator",
+            "PiecewiseLogisticCalibrator",
+            "IsotonicRegressionCalibrator",
+            "GaussianBayesCalibrator",
+            "AsymmetricLaplaceBayesCalibrator",
             "AssignmentValueCalibrator",
-        )
-    },
-    **{name: "dstk.calibration.implied" for name in ("ImpliedPosteriorClassifier", "implied_weights", "vote_fraction")},
+        ),
+        "dstk.calibration.probabilistic",
+    ),
+    **dict.fromkeys(
+        ("ImpliedPosteriorClassifier", "implied_weights", "vote_fraction"), "dstk.calibration.implied"
+    ),
 }
 
 __all__ = sorted(_LAZY)

@@ -1,6 +1,5 @@
 """Shared machinery of the binary score calibrators: validation and the mass -> output methods."""
 
-
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -9,8 +8,9 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
     from typing_extensions import Self
-    from dstk.core.mass import MassFunction
+
     from dstk.core.frame import Frame
+    from dstk.core.mass import MassFunction
 import numpy as np
 
 from .._estimator import BaseEstimator, check_is_fitted

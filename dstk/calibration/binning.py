@@ -1,6 +1,5 @@
 """Evidential binning calibration (Xu et al. 2016, Sections 2 and 4.1)."""
 
-
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
@@ -128,7 +127,15 @@ class BinningCalibrator(BinaryCalibrator):
     [0.6667] [1.]
     """
 
-    def __init__(self, bins: int | ArrayLike=10, *, strategy: str="uniform", model: str="likelihood", confidence: float=0.95, empty_bins: str="vacuous") -> None:
+    def __init__(
+        self,
+        bins: int | ArrayLike = 10,
+        *,
+        strategy: str = "uniform",
+        model: str = "likelihood",
+        confidence: float = 0.95,
+        empty_bins: str = "vacuous",
+    ) -> None:
         self.bins = bins
         self.strategy = strategy
         self.model = model
@@ -139,7 +146,9 @@ class BinningCalibrator(BinaryCalibrator):
         bins = self.bins
         if isinstance(bins, numbers.Integral) and not isinstance(bins, bool):
             if bins < 1:
-                raise ValueError(f"`bins` must be a positive number of bins or an array of edges; got {bins!r}.")
+                raise ValueError(
+                    f"`bins` must be a positive number of bins or an array of edges; got {bins!r}."
+                )
             if self.strategy == "uniform":
                 low, high = scores.min(), scores.max()
                 if low == high:
@@ -156,7 +165,9 @@ class BinningCalibrator(BinaryCalibrator):
         except (TypeError, ValueError):
             raise ValueError(f"`bins` must be an int or an array of numeric edges; got {bins!r}.") from None
         if edges.ndim != 1 or edges.size < 2:
-            raise ValueError(f"`bins` as edges must be a 1-D array of at least 2 values; got shape {edges.shape}.")
+            raise ValueError(
+                f"`bins` as edges must be a 1-D array of at least 2 values; got shape {edges.shape}."
+            )
         if not np.all(np.isfinite(edges)):
             raise ValueError("`bins` edges must be finite; out-of-range scores already go to the end bins.")
         if np.any(np.diff(edges) <= 0):
@@ -174,7 +185,9 @@ class BinningCalibrator(BinaryCalibrator):
         index = np.searchsorted(self._inner_edges, scores, side="left")
         k, n = _bin_counts(index, y01, n_bins)
         self.bin_counts_ = np.column_stack([k, n])
-        self.mass_table_ = _counts_table(k, n, self.model, self.confidence, self.empty_bins, type(self).__name__)
+        self.mass_table_ = _counts_table(
+            k, n, self.model, self.confidence, self.empty_bins, type(self).__name__
+        )
 
     def bin_index(self, scores: ArrayLike) -> np.ndarray:
         """Index of the bin of each score (0 .. n_bins - 1).

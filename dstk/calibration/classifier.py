@@ -1,15 +1,14 @@
 """EvidentialCalibratedClassifier: a classifier whose scores are calibrated into mass functions."""
 
-
 from __future__ import annotations
 
-from typing import Any, TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
     from typing_extensions import Self
+
     from dstk.core.mass import MassFunction
-    from dstk.core.frame import Frame
 import numpy as np
 
 from .._estimator import BaseEstimator, check_is_fitted
@@ -153,8 +152,16 @@ class EvidentialCalibratedClassifier(BaseEstimator):
 
     _estimator_type = "classifier"
 
-    def __init__(self, estimator: Any=None, *, method: str | BinaryCalibrator="logistic", model: str="likelihood", cv: Any=None, ensemble: str | bool="auto",
-                 rule: str="dempster") -> None:
+    def __init__(
+        self,
+        estimator: Any = None,
+        *,
+        method: str | BinaryCalibrator = "logistic",
+        model: str = "likelihood",
+        cv: Any = None,
+        ensemble: str | bool = "auto",
+        rule: str = "dempster",
+    ) -> None:
         self.estimator = estimator
         self.method = method
         self.model = model
@@ -229,7 +236,9 @@ class EvidentialCalibratedClassifier(BaseEstimator):
         if prefit:
             method = _score_method(estimator)
             scores = _scores(estimator, X, method, n_classes)
-            self.calibrated_classifiers_.append((estimator, self._fit_calibrators(scores, y_encoded, n_classes)))
+            self.calibrated_classifiers_.append(
+                (estimator, self._fit_calibrators(scores, y_encoded, n_classes))
+            )
         else:
             splitter = check_cv(5 if self.cv is None else self.cv, y, classifier=True)
             method = _score_method(estimator)
@@ -246,7 +255,9 @@ class EvidentialCalibratedClassifier(BaseEstimator):
                 scores = cross_val_predict(clone(estimator), X, y, cv=splitter, method=method)
                 if n_classes == 2 and scores.ndim == 2:
                     scores = scores[:, -1]
-                calibrators = self._fit_calibrators(np.asarray(scores, dtype=np.float64), y_encoded, n_classes)
+                calibrators = self._fit_calibrators(
+                    np.asarray(scores, dtype=np.float64), y_encoded, n_classes
+                )
                 model = clone(estimator).fit(X, y)
                 self.calibrated_classifiers_.append((model, calibrators))
         self._score_method = method
@@ -281,8 +292,12 @@ class EvidentialCalibratedClassifier(BaseEstimator):
             else:
                 from .one_vs_rest import one_vs_rest_masses
 
-                binary = np.stack([cal.predict_mass_array(scores[:, c]) for c, cal in enumerate(calibrators)], axis=1)
-                masses = one_vs_rest_masses(binary, tuple(self.classes_.tolist()), rule=self.rule).to_array("m")
+                binary = np.stack(
+                    [cal.predict_mass_array(scores[:, c]) for c, cal in enumerate(calibrators)], axis=1
+                )
+                masses = one_vs_rest_masses(binary, tuple(self.classes_.tolist()), rule=self.rule).to_array(
+                    "m"
+                )
             total = masses if total is None else total + masses
         assert total is not None  # fit stores at least one (classifier, calibrators) pair
         return total / len(self.calibrated_classifiers_)

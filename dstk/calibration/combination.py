@@ -1,13 +1,11 @@
 """Combining several calibrated classifiers as pieces of evidence: calibrate -> combine -> decide."""
 
-
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Any, TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from numpy.typing import ArrayLike
     from dstk.core.mass import MassFunction
 import numpy as np
 
@@ -23,7 +21,13 @@ def _masses_of(classifier, X):
     return classifier.predict_mass(X)
 
 
-def combine_classifiers(classifiers: Iterable[Any], X: Any, rule: str="dempster", return_conflict: bool=False, inputs: Sequence[Any] | None=None) -> MassFunction | tuple[MassFunction, np.ndarray]:
+def combine_classifiers(
+    classifiers: Iterable[Any],
+    X: Any,
+    rule: str = "dempster",
+    return_conflict: bool = False,
+    inputs: Sequence[Any] | None = None,
+) -> MassFunction | tuple[MassFunction, np.ndarray]:
     """Combine the mass functions of several fitted evidential classifiers on the same samples.
 
     Parameters
@@ -158,7 +162,9 @@ class EvidentialCombination:
     array([1, 0])
     """
 
-    def __init__(self, classifiers: Iterable[Any], rule: str="dempster", decision: str="pignistic") -> None:
+    def __init__(
+        self, classifiers: Iterable[Any], rule: str = "dempster", decision: str = "pignistic"
+    ) -> None:
         self.classifiers = list(classifiers)
         self.rule = rule
         self.decision = decision

@@ -1,6 +1,5 @@
 """Evidential isotonic-regression calibration (Xu et al. 2016, Sections 2 and 4.2)."""
 
-
 from __future__ import annotations
 
 import numpy as np
@@ -12,7 +11,9 @@ from .binning import _counts_table
 __all__ = ["IsotonicCalibrator", "isotonic_blocks"]
 
 
-def isotonic_blocks(scores: np.ndarray, y01: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def isotonic_blocks(
+    scores: np.ndarray, y01: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """PAV blocks of the non-decreasing least-squares fit of ``y01`` on ``scores``.
 
     Parameters
@@ -128,7 +129,7 @@ class IsotonicCalibrator(BinaryCalibrator):
            [0.    , 0.    , 0.75  , 0.25  ]])
     """
 
-    def __init__(self, *, model: str="likelihood", envelope: bool=True, confidence: float=0.95) -> None:
+    def __init__(self, *, model: str = "likelihood", envelope: bool = True, confidence: float = 0.95) -> None:
         self.model = model
         self.envelope = envelope
         self.confidence = confidence

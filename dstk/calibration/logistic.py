@@ -1,6 +1,5 @@
 """Evidential logistic (Platt) calibration (Xu et al. 2016, Sections 2 and 4.3)."""
 
-
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
@@ -35,7 +34,9 @@ def _log_likelihood(theta, scores, targets):
     return float(-np.sum(targets * np.logaddexp(0.0, eta) + (1.0 - targets) * np.logaddexp(0.0, -eta)))
 
 
-def platt_fit(scores: np.ndarray, targets: np.ndarray, max_iter: int=200) -> tuple[np.ndarray, float, np.ndarray]:
+def platt_fit(
+    scores: np.ndarray, targets: np.ndarray, max_iter: int = 200
+) -> tuple[np.ndarray, float, np.ndarray]:
     """Maximum-likelihood sigmoid tau(s) = 1 / (1 + exp(theta_0 + theta_1 s)) (Eqs. 2-3).
 
     Newton's method with backtracking line search on the cross-entropy
@@ -239,7 +240,14 @@ class LogisticCalibrator(BinaryCalibrator):
     [0.0, 0.0]
     """
 
-    def __init__(self, *, model: str="likelihood", targets: str="platt", confidence: float=0.95, interpolation: str | None="chebyshev") -> None:
+    def __init__(
+        self,
+        *,
+        model: str = "likelihood",
+        targets: str = "platt",
+        confidence: float = 0.95,
+        interpolation: str | None = "chebyshev",
+    ) -> None:
         self.model = model
         self.targets = targets
         self.confidence = confidence
@@ -421,6 +429,7 @@ class LogisticCalibrator(BinaryCalibrator):
         if np.isnan(tau_arr).any() or (tau_arr < 0).any() or (tau_arr > 1).any():
             raise ValueError("`tau` must hold probabilities in [0, 1] (no NaN).")
         flat = np.ascontiguousarray(tau_arr.reshape(-1))
-        values = logistic_profile_contour(score, flat, self._scores, self._targets, self.theta_,
-                                          self.covariance_, self.max_log_likelihood_)
+        values = logistic_profile_contour(
+            score, flat, self._scores, self._targets, self.theta_, self.covariance_, self.max_log_likelihood_
+        )
         return values.reshape(tau_arr.shape)

@@ -1,13 +1,13 @@
 """One-vs-rest evidential calibration: binary masses refined to the full frame, combined by a rule."""
 
-
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
+
     from dstk.core.mass import MassFunction
 import numpy as np
 
@@ -53,7 +53,9 @@ def refine_one_vs_rest(binary_masses: ArrayLike) -> np.ndarray:
     if n_classes < 2:
         raise ValueError("One-vs-rest needs at least two classes.")
     if n_classes > 16:
-        raise ValueError(f"{n_classes} classes: the dense frame would need 2**{n_classes} masses; at most 16.")
+        raise ValueError(
+            f"{n_classes} classes: the dense frame would need 2**{n_classes} masses; at most 16."
+        )
     full = 2**n_classes - 1
     out = np.zeros(binary.shape[:-1] + (2**n_classes,))
     for c in range(n_classes):
@@ -63,7 +65,9 @@ def refine_one_vs_rest(binary_masses: ArrayLike) -> np.ndarray:
     return out
 
 
-def one_vs_rest_masses(binary_masses: ArrayLike, classes: Sequence[Any] | None=None, rule: str="dempster") -> MassFunction:
+def one_vs_rest_masses(
+    binary_masses: ArrayLike, classes: Sequence[Any] | None = None, rule: str = "dempster"
+) -> MassFunction:
     """Combine one-vs-rest binary masses into one mass function on all classes.
 
     Parameters
@@ -106,7 +110,9 @@ def one_vs_rest_masses(binary_masses: ArrayLike, classes: Sequence[Any] | None=N
 
     refined = refine_one_vs_rest(binary_masses)
     if refined.ndim != 3:
-        raise ValueError(f"`binary_masses` must have shape (n_samples, n_classes, 4); got {np.shape(binary_masses)}.")
+        raise ValueError(
+            f"`binary_masses` must have shape (n_samples, n_classes, 4); got {np.shape(binary_masses)}."
+        )
     n_classes = refined.shape[1]
     frame = Frame(tuple(range(n_classes)) if classes is None else tuple(classes))
     stacked = MassFunction.from_array(refined, frame, kind="m", validate=False)

@@ -1,6 +1,5 @@
 """Inductive Venn-ABERS predictor as an evidential calibrator (Vovk & Petej 2014)."""
 
-
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
@@ -121,7 +120,9 @@ class VennAbersCalibrator(BinaryCalibrator):
         return pl / (1.0 - bel + pl)
 
 
-def venn_abers_interval(calibration_scores: ArrayLike, calibration_labels: ArrayLike, test_scores: ArrayLike) -> np.ndarray:
+def venn_abers_interval(
+    calibration_scores: ArrayLike, calibration_labels: ArrayLike, test_scores: ArrayLike
+) -> np.ndarray:
     """(p0, p1) of the inductive Venn-ABERS predictor, shape (n_test, 2).
 
     Parameters

@@ -1,6 +1,5 @@
 """Venn machine with the score-interval (K_T-SVM) taxonomy of Zhou et al. (2011)."""
 
-
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, cast
@@ -15,7 +14,7 @@ from ._base import BinaryCalibrator
 __all__ = ["VennMachineCalibrator", "svm_taxonomy_edges", "K_T_SVM_EDGES", "venn_machine_transductive"]
 
 
-def svm_taxonomy_edges(n_categories: int, width: float=0.5) -> np.ndarray:
+def svm_taxonomy_edges(n_categories: int, width: float = 0.5) -> np.ndarray:
     """Inner edges of the K_T-SVM taxonomy: K_T intervals of the decision value.
 
     Zhou et al. (2011), Section 3.1: for K_T = 8 the categories are
@@ -131,7 +130,7 @@ class VennMachineCalibrator(BinaryCalibrator):
     [1] [0.6667] [1.]
     """
 
-    def __init__(self, edges: int | ArrayLike=6) -> None:
+    def __init__(self, edges: int | ArrayLike = 6) -> None:
         self.edges = edges
 
     def _inner_edges(self):
@@ -140,7 +139,9 @@ class VennMachineCalibrator(BinaryCalibrator):
             return svm_taxonomy_edges(cast(int, edges))
         edges = np.asarray(edges, dtype=np.float64)
         if edges.ndim != 1 or edges.size < 1:
-            raise ValueError("`edges` must be a 1-D array of inner edges (at least one) or a number of categories.")
+            raise ValueError(
+                "`edges` must be a 1-D array of inner edges (at least one) or a number of categories."
+            )
         if not np.all(np.isfinite(edges)) or np.any(np.diff(edges) <= 0):
             raise ValueError(f"`edges` must be finite and strictly increasing; got {edges.tolist()}.")
         return edges
@@ -189,7 +190,9 @@ class VennMachineCalibrator(BinaryCalibrator):
         return self.classes_[choose_positive.astype(np.intp)], lower, upper
 
 
-def venn_machine_transductive(estimator: Any, X_train: ArrayLike, y_train: ArrayLike, X_test: ArrayLike, edges: int | ArrayLike=6) -> np.ndarray:
+def venn_machine_transductive(
+    estimator: Any, X_train: ArrayLike, y_train: ArrayLike, X_test: ArrayLike, edges: int | ArrayLike = 6
+) -> np.ndarray:
     """Transductive Venn machine with the K_T-SVM taxonomy (Zhou et al. 2011, Section 3).
 
     For each test object and each tried label y, the classifier is refitted on
@@ -257,7 +260,9 @@ def venn_machine_transductive(estimator: Any, X_train: ArrayLike, y_train: Array
     classes, y01 = check_binary_labels(y_train, "y_train")
     if not hasattr(estimator, "decision_function"):
         raise ValueError("The K_T-SVM taxonomy needs an estimator with decision_function (e.g. SVC).")
-    inner = svm_taxonomy_edges(cast(int, edges)) if np.ndim(edges) == 0 else np.asarray(edges, dtype=np.float64)
+    inner = (
+        svm_taxonomy_edges(cast(int, edges)) if np.ndim(edges) == 0 else np.asarray(edges, dtype=np.float64)
+    )
     out = np.zeros((X_test.shape[0], 4))
     for i in range(X_test.shape[0]):
         X_ext = np.vstack([X_train, X_test[i : i + 1]])

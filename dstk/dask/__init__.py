@@ -11,17 +11,15 @@ Results stay chunked (dask arrays or :class:`DaskMassFunction`); call
 """
 
 try:
-    import dask  # noqa: F401
-    import dask.array  # noqa: F401
+    import dask
+    import dask.array
 except ImportError as error:  # pragma: no cover - exercised without dask only
     raise ImportError(
         "dstk.dask needs dask: install the optional extra with pip install 'dstk[dask]' "
         "(dask[array,distributed])."
     ) from error
 
-from ._mass import DaskMassFunction, as_dask_mass
 from ._combination import TREE_RULES, TREE_TOLERANCE, combine
-from ._estimators import map_samples, predict_interval, predict_mass, predict_proba
 from ._ensemble import (
     combine_leaves,
     combine_leaves_proba,
@@ -29,6 +27,8 @@ from ._ensemble import (
     fit_random_trees,
     leaf_counts,
 )
+from ._estimators import map_samples, predict_interval, predict_mass, predict_proba
+from ._mass import DaskMassFunction, as_dask_mass
 
 __all__ = [
     "DaskMassFunction",

@@ -12,11 +12,12 @@ if TYPE_CHECKING:
 
 import functools
 
-import numpy as np
 import dask.array as da
+import numpy as np
 
 from .._kernels import combination as _c
-from ..core.combination import RULES, combine as _combine_in_memory
+from ..core.combination import RULES
+from ..core.combination import combine as _combine_in_memory
 from ..core.mass import MassFunction
 from ..exceptions import DogmaticError, FrameMismatchError, TotalConflictError
 from . import _kernels as _k
@@ -160,7 +161,9 @@ def _finish_state(state, rule, normalize, with_conflict):
 
 
 # -- public ------------------------------------------------------------------
-def _gather(masses: Any, axis: int | None, frame: Frame | Iterable[Any] | None) -> tuple[da.Array, Frame, int]:
+def _gather(
+    masses: Any, axis: int | None, frame: Frame | Iterable[Any] | None
+) -> tuple[da.Array, Frame, int]:
     """Return (dask array with the sources on batch axis ``ax``, frame, ax)."""
     if isinstance(masses, (DaskMassFunction, MassFunction, da.Array, np.ndarray)):
         dm = as_dask_mass(masses, frame)
@@ -193,8 +196,7 @@ def _gather(masses: Any, axis: int | None, frame: Frame | Iterable[Any] | None) 
             + ", ".join(str(x.batch_shape) for x in masses)
         ) from None
     arrays = [
-        x.array if x.batch_shape == shape else da.broadcast_to(x.array, shape + (first.size,))
-        for x in masses
+        x.array if x.batch_shape == shape else da.broadcast_to(x.array, shape + (first.size,)) for x in masses
     ]
     return da.stack(arrays, axis=len(shape)), first, len(shape)
 
@@ -342,8 +344,17 @@ def combine(
     packed_size = size + 1 if return_conflict else size
     if method == "blockwise":
         packed = da.map_blocks(
-            _combine_block, array, frame, ax, rule, weights, normalize, return_conflict,
-            drop_axis=ax, chunks=out_chunks + ((packed_size,),), dtype=np.float64,
+            _combine_block,
+            array,
+            frame,
+            ax,
+            rule,
+            weights,
+            normalize,
+            return_conflict,
+            drop_axis=ax,
+            chunks=out_chunks + ((packed_size,),),
+            dtype=np.float64,
         )
     elif rule == "average":
         k = array.shape[ax]
@@ -367,8 +378,12 @@ def combine(
             name=f"dstk-{rule}-state",
         )
         packed = state.map_blocks(
-            _finish_state, rule, normalize, return_conflict,
-            chunks=state.chunks[:-1] + ((packed_size,),), dtype=np.float64,
+            _finish_state,
+            rule,
+            normalize,
+            return_conflict,
+            chunks=state.chunks[:-1] + ((packed_size,),),
+            dtype=np.float64,
         )
     if not return_conflict:
         return DaskMassFunction._trusted(packed, frame)

@@ -1,22 +1,27 @@
 """Tree ensembles on Dask: parallel fit of random decision trees, leaf counts and their combination."""
 
-
 from __future__ import annotations
 
-from typing import Any, TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from dstk.ensemble.random_trees import RandomDecisionTreesClassifier
-import numpy as np
 import dask
 import dask.array as da
+import numpy as np
 
 from .._validation import check_random_state
 from ..core.frame import Frame
 from ._estimators import check_sample_chunks, map_samples
 from ._mass import DaskMassFunction
 
-__all__ = ["fit_random_trees", "leaf_counts", "combine_leaves", "combine_leaves_proba", "combine_leaves_to_mass"]
+__all__ = [
+    "fit_random_trees",
+    "leaf_counts",
+    "combine_leaves",
+    "combine_leaves_proba",
+    "combine_leaves_to_mass",
+]
 
 
 def _as_numpy(values):
@@ -44,7 +49,9 @@ def _merge_forests(estimator, parts):
     for part in parts[1:]:
         if not np.array_equal(part.classes_, first.classes_):  # pragma: no cover - same y everywhere
             raise RuntimeError("The fitting tasks saw different classes; this is a bug.")
-    merged = type(estimator)(**{**estimator.get_params(), "n_estimators": int(sum(p.n_estimators for p in parts))})
+    merged = type(estimator)(
+        **{**estimator.get_params(), "n_estimators": int(sum(p.n_estimators for p in parts))}
+    )
     for name in ("classes_", "n_classes_", "n_features_in_", "class_prior_", "nominal_mask_", "categories_"):
         setattr(merged, name, getattr(first, name))
     forest = {
@@ -63,7 +70,9 @@ def _merge_forests(estimator, parts):
     return merged
 
 
-def fit_random_trees(estimator: RandomDecisionTreesClassifier, X: Any, y: Any, *, n_tasks: int | None=None) -> RandomDecisionTreesClassifier:
+def fit_random_trees(
+    estimator: RandomDecisionTreesClassifier, X: Any, y: Any, *, n_tasks: int | None = None
+) -> RandomDecisionTreesClassifier:
     """Fit the trees of a :class:`~dstk.ensemble.RandomDecisionTreesClassifier` in parallel with Dask.
 
     The ``n_estimators`` trees are split into ``n_tasks`` groups; each group
@@ -128,8 +137,14 @@ def fit_random_trees(estimator: RandomDecisionTreesClassifier, X: Any, y: Any, *
         raise ValueError(f"`n_estimators` must be an integer >= 1; got {n_estimators!r}.")
     if n_tasks is None:
         n_tasks = min(n_estimators, _default_tasks())
-    if isinstance(n_tasks, bool) or not isinstance(n_tasks, (int, np.integer)) or not 1 <= n_tasks <= n_estimators:
-        raise ValueError(f"`n_tasks` must be an integer in [1, n_estimators = {n_estimators}]; got {n_tasks!r}.")
+    if (
+        isinstance(n_tasks, bool)
+        or not isinstance(n_tasks, (int, np.integer))
+        or not 1 <= n_tasks <= n_estimators
+    ):
+        raise ValueError(
+            f"`n_tasks` must be an integer in [1, n_estimators = {n_estimators}]; got {n_tasks!r}."
+        )
     sizes = [len(group) for group in np.array_split(np.arange(n_estimators), n_tasks)]
     seeds = task_seeds(estimator.random_state, n_tasks)
     params = estimator.get_params()
@@ -153,7 +168,7 @@ def _default_tasks():
         return 4
 
 
-def leaf_counts(estimator: RandomDecisionTreesClassifier, X: Any, *, rechunk: bool=False) -> da.Array:
+def leaf_counts(estimator: RandomDecisionTreesClassifier, X: Any, *, rechunk: bool = False) -> da.Array:
     """``estimator.leaf_counts`` on a dask array of samples, chunk by chunk.
 
     Parameters
@@ -203,7 +218,9 @@ def leaf_counts(estimator: RandomDecisionTreesClassifier, X: Any, *, rechunk: bo
 def _check_counts(counts, rechunk):
     counts = check_sample_chunks(counts, name="counts", rechunk=rechunk)
     if counts.ndim != 3:
-        raise ValueError(f"`counts` must have shape (n_samples, n_trees, n_classes); got shape {counts.shape}.")
+        raise ValueError(
+            f"`counts` must have shape (n_samples, n_trees, n_classes); got shape {counts.shape}."
+        )
     return counts
 
 
@@ -217,14 +234,26 @@ def _call_combiner(block, function_name, options, tail):
 
 def _map_combiner(counts, function_name, tail, options):
     return counts.map_blocks(
-        _call_combiner, function_name, options, tail,
-        drop_axis=[1, 2], new_axis=list(range(1, 1 + len(tail))) or None,
+        _call_combiner,
+        function_name,
+        options,
+        tail,
+        drop_axis=[1, 2],
+        new_axis=list(range(1, 1 + len(tail))) or None,
         chunks=(counts.chunks[0],) + tuple((t,) for t in tail),
-        dtype=np.float64, meta=np.empty((0,) * (1 + len(tail))),
+        dtype=np.float64,
+        meta=np.empty((0,) * (1 + len(tail))),
     )
 
 
-def combine_leaves(counts: Any, method: str="probability", aggregate: str | None=None, *, rechunk: bool=False, **options: Any) -> da.Array:
+def combine_leaves(
+    counts: Any,
+    method: str = "probability",
+    aggregate: str | None = None,
+    *,
+    rechunk: bool = False,
+    **options: Any,
+) -> da.Array:
     """:func:`dstk.ensemble.combine_leaves` on a chunked dask array of leaf counts.
 
     Parameters
@@ -277,10 +306,19 @@ def combine_leaves(counts: Any, method: str="probability", aggregate: str | None
     counts = _check_counts(counts, rechunk)
     n_classes = counts.shape[2]
     tail = () if n_classes == 2 else (n_classes,)
-    return _map_combiner(counts, "combine_leaves", tail, {"method": method, "aggregate": aggregate, **options})
+    return _map_combiner(
+        counts, "combine_leaves", tail, {"method": method, "aggregate": aggregate, **options}
+    )
 
 
-def combine_leaves_proba(counts: Any, method: str="probability", aggregate: str | None=None, *, rechunk: bool=False, **options: Any) -> da.Array:
+def combine_leaves_proba(
+    counts: Any,
+    method: str = "probability",
+    aggregate: str | None = None,
+    *,
+    rechunk: bool = False,
+    **options: Any,
+) -> da.Array:
     """:func:`dstk.ensemble.combine_leaves_proba` on a chunked dask array of leaf counts.
 
     Parameters
@@ -330,11 +368,22 @@ def combine_leaves_proba(counts: Any, method: str="probability", aggregate: str 
     """
     counts = _check_counts(counts, rechunk)
     return _map_combiner(
-        counts, "combine_leaves_proba", (counts.shape[2],), {"method": method, "aggregate": aggregate, **options}
+        counts,
+        "combine_leaves_proba",
+        (counts.shape[2],),
+        {"method": method, "aggregate": aggregate, **options},
     )
 
 
-def combine_leaves_to_mass(counts: Any, method: str="dempster", aggregate: str | None=None, normalize: bool=True, *, rechunk: bool=False, **options: Any) -> DaskMassFunction:
+def combine_leaves_to_mass(
+    counts: Any,
+    method: str = "dempster",
+    aggregate: str | None = None,
+    normalize: bool = True,
+    *,
+    rechunk: bool = False,
+    **options: Any,
+) -> DaskMassFunction:
     """:func:`dstk.ensemble.combine_leaves_to_mass` on a chunked dask array of leaf counts.
 
     Parameters
@@ -390,7 +439,9 @@ def combine_leaves_to_mass(counts: Any, method: str="dempster", aggregate: str |
     n_classes = counts.shape[2]
     frame = Frame(tuple(range(n_classes)))
     array = _map_combiner(
-        counts, "combine_leaves_to_mass", (frame.size,),
+        counts,
+        "combine_leaves_to_mass",
+        (frame.size,),
         {"method": method, "aggregate": aggregate, "normalize": normalize, **options},
     )
     return DaskMassFunction._trusted(array, frame)

@@ -1,12 +1,12 @@
 """Apply fitted dstk estimators (calibrators, tree ensembles) to dask arrays chunk by chunk."""
 
-
 from __future__ import annotations
 
 from typing import Any
-import numpy as np
+
 import dask
 import dask.array as da
+import numpy as np
 
 from ..core.frame import Frame
 from ..core.mass import MassFunction
@@ -15,7 +15,7 @@ from ._mass import DaskMassFunction
 __all__ = ["predict_mass", "predict_interval", "predict_proba", "map_samples", "check_sample_chunks"]
 
 
-def check_sample_chunks(X: Any, name: str="X", rechunk: bool=False) -> da.Array:
+def check_sample_chunks(X: Any, name: str = "X", rechunk: bool = False) -> da.Array:
     """Return ``X`` as a dask array chunked along its first axis only.
 
     A numpy array is wrapped with ``chunks="auto"`` rows.  Any other axis
@@ -37,7 +37,7 @@ def check_sample_chunks(X: Any, name: str="X", rechunk: bool=False) -> da.Array:
                 "(sample) axis may be split, every chunk must hold whole samples. Rechunk it with "
                 f"{name}.rechunk({{{', '.join(f'{a}: -1' for a in split)}}}) or pass rechunk=True."
             )
-        X = X.rechunk({axis: -1 for axis in split})
+        X = X.rechunk(dict.fromkeys(split, -1))
     return X
 
 
@@ -64,7 +64,7 @@ def _probe(estimator, method, X, kwargs):
     return getattr(estimator, method)(first, **kwargs)
 
 
-def map_samples(estimator: Any, method: str, X: Any, *, rechunk: bool=False, **kwargs: Any) -> da.Array:
+def map_samples(estimator: Any, method: str, X: Any, *, rechunk: bool = False, **kwargs: Any) -> da.Array:
     """Apply ``estimator.<method>`` to every chunk of samples of ``X``.
 
     Parameters
@@ -124,7 +124,12 @@ def map_samples(estimator: Any, method: str, X: Any, *, rechunk: bool=False, **k
     tail, dtype = probe.shape[1:], probe.dtype
     shared = dask.delayed(estimator, pure=True)
     return X.map_blocks(
-        _call_block, shared, method, kwargs, tail, dtype,
+        _call_block,
+        shared,
+        method,
+        kwargs,
+        tail,
+        dtype,
         chunks=(X.chunks[0],) + tuple((t,) for t in tail),
         drop_axis=list(range(1, X.ndim)) if X.ndim > 1 else None,
         new_axis=list(range(1, 1 + len(tail))) if tail else None,
@@ -133,7 +138,7 @@ def map_samples(estimator: Any, method: str, X: Any, *, rechunk: bool=False, **k
     )
 
 
-def predict_mass(estimator: Any, X: Any, *, rechunk: bool=False, **kwargs: Any) -> DaskMassFunction:
+def predict_mass(estimator: Any, X: Any, *, rechunk: bool = False, **kwargs: Any) -> DaskMassFunction:
     """``estimator.predict_mass`` on a dask array of scores or features, chunk by chunk.
 
     Parameters
@@ -206,7 +211,9 @@ def predict_mass(estimator: Any, X: Any, *, rechunk: bool=False, **kwargs: Any) 
     return DaskMassFunction._trusted(array, Frame(frame))
 
 
-def predict_interval(estimator: Any, X: Any, *, rechunk: bool=False, **kwargs: Any) -> da.Array | tuple[da.Array, ...]:
+def predict_interval(
+    estimator: Any, X: Any, *, rechunk: bool = False, **kwargs: Any
+) -> da.Array | tuple[da.Array, ...]:
     """``estimator.predict_interval`` on a dask array, chunk by chunk.
 
     Parameters
@@ -263,7 +270,7 @@ def predict_interval(estimator: Any, X: Any, *, rechunk: bool=False, **kwargs: A
     return stacked
 
 
-def predict_proba(estimator: Any, X: Any, *, rechunk: bool=False, **kwargs: Any) -> da.Array:
+def predict_proba(estimator: Any, X: Any, *, rechunk: bool = False, **kwargs: Any) -> da.Array:
     """``estimator.predict_proba`` on a dask array, chunk by chunk.
 
     Parameters

@@ -20,7 +20,6 @@ import numpy as np
 from numba import njit
 
 
-
 # Plain n-sweep fast Moebius transforms of one row (Smets 2002).  They give
 # the same floats as the blocked transforms of dstk._kernels (which add the
 # same pairs in the same order), but are kept here so that this module does

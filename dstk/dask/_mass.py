@@ -1,16 +1,15 @@
 """A batch of mass functions stored as a chunked dask array."""
 
-
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import Any, TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
-import numpy as np
 import dask
 import dask.array as da
+import numpy as np
 
 from ..core.frame import Frame
 from ..core.mass import MassFunction
@@ -104,7 +103,14 @@ class DaskMassFunction:
 
     __slots__ = ("_array", "_frame")
 
-    def __init__(self, array: da.Array | ArrayLike, frame: Frame | Iterable[Any], *, validate: bool=True, rechunk: bool=False) -> None:
+    def __init__(
+        self,
+        array: da.Array | ArrayLike,
+        frame: Frame | Iterable[Any],
+        *,
+        validate: bool = True,
+        rechunk: bool = False,
+    ) -> None:
         checked_frame = _as_frame(frame)
         if isinstance(array, da.Array):
             masses = array
@@ -170,8 +176,7 @@ class DaskMassFunction:
 
     def __repr__(self):
         return (
-            f"DaskMassFunction(frame={self._frame!r}, batch_shape={self.batch_shape}, "
-            f"chunks={self.chunks})"
+            f"DaskMassFunction(frame={self._frame!r}, batch_shape={self.batch_shape}, chunks={self.chunks})"
         )
 
     # -- conversions -----------------------------------------------------
@@ -224,7 +229,9 @@ class DaskMassFunction:
             out[index] = to_mass(blocks[index], self._frame)
         return out
 
-    def map_blocks(self, func: Callable[..., Any], *, tail: tuple[int, ...]=(), dtype: Any=np.float64, **kwargs: Any) -> da.Array:
+    def map_blocks(
+        self, func: Callable[..., Any], *, tail: tuple[int, ...] = (), dtype: Any = np.float64, **kwargs: Any
+    ) -> da.Array:
         """Apply ``func(MassFunction, **kwargs)`` to every chunk.
 
         Parameters
@@ -248,19 +255,38 @@ class DaskMassFunction:
         nd = self.ndim
         if len(tail) == 1:
             return da.map_blocks(
-                _apply_to_block, self._array, self._frame, func, kwargs, chunks=self.chunks + ((tail[0],),), dtype=dtype
+                _apply_to_block,
+                self._array,
+                self._frame,
+                func,
+                kwargs,
+                chunks=self.chunks + ((tail[0],),),
+                dtype=dtype,
             )
         if not tail:
             return da.map_blocks(
-                _apply_to_block, self._array, self._frame, func, kwargs, drop_axis=nd, chunks=self.chunks, dtype=dtype
+                _apply_to_block,
+                self._array,
+                self._frame,
+                func,
+                kwargs,
+                drop_axis=nd,
+                chunks=self.chunks,
+                dtype=dtype,
             )
         return da.map_blocks(
-            _apply_to_block, self._array, self._frame, func, kwargs, drop_axis=nd,
-            new_axis=list(range(nd, nd + len(tail))), chunks=self.chunks + tuple((t,) for t in tail),
+            _apply_to_block,
+            self._array,
+            self._frame,
+            func,
+            kwargs,
+            drop_axis=nd,
+            new_axis=list(range(nd, nd + len(tail))),
+            chunks=self.chunks + tuple((t,) for t in tail),
             dtype=dtype,
         )
 
-    def to_array(self, kind: str="m") -> da.Array:
+    def to_array(self, kind: str = "m") -> da.Array:
         """Dense representation of the given kind (see :meth:`dstk.MassFunction.to_array`), lazily.
 
         Parameters
@@ -318,7 +344,7 @@ class DaskMassFunction:
         """
         return self.map_blocks(_pl, subset=subset)
 
-    def combine(self, *others: DaskMassFunction, rule: str="dempster", **options: Any) -> Any:
+    def combine(self, *others: DaskMassFunction, rule: str = "dempster", **options: Any) -> Any:
         """Combine with other DaskMassFunctions (see :func:`dstk.dask.combine`).
 
         Parameters
@@ -356,7 +382,9 @@ def _pl(mf, subset):
     return mf.pl(subset)
 
 
-def as_dask_mass(masses: Any, frame: Frame | Iterable[Any] | None=None, *, validate: bool=True, rechunk: bool=False) -> DaskMassFunction:
+def as_dask_mass(
+    masses: Any, frame: Frame | Iterable[Any] | None = None, *, validate: bool = True, rechunk: bool = False
+) -> DaskMassFunction:
     """Return ``masses`` as a :class:`DaskMassFunction`.
 
     Parameters

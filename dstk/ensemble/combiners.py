@@ -25,7 +25,6 @@ Integrated (no ``aggregate``):
 ``"eva"``       evidence accumulation (section 4.0.4)
 """
 
-
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
@@ -34,7 +33,6 @@ if TYPE_CHECKING:
     from numpy.typing import ArrayLike
 import numpy as np
 
-from dstk.exceptions import DogmaticError, FrameTooLargeError, TotalConflictError
 from dstk._kernels import leaf_combination as _kernels
 from dstk._kernels import leaf_tables as _tables
 from dstk.ensemble.leaf_scores import (
@@ -42,6 +40,7 @@ from dstk.ensemble.leaf_scores import (
     leaf_plausibility_mass,
     leaf_plausibility_score,
 )
+from dstk.exceptions import DogmaticError, FrameTooLargeError, TotalConflictError
 
 __all__ = [
     "SCORE_METHODS",
@@ -140,7 +139,9 @@ def _check_method(method, aggregate):
         if aggregate is None:
             return "average"
         if aggregate not in AGGREGATES:
-            raise ValueError(f"`aggregate` must be 'average' or 'vote' for method {method!r}; got {aggregate!r}.")
+            raise ValueError(
+                f"`aggregate` must be 'average' or 'vote' for method {method!r}; got {aggregate!r}."
+            )
         return aggregate
     if aggregate is not None:
         raise ValueError(
@@ -150,7 +151,7 @@ def _check_method(method, aggregate):
     return None
 
 
-def decision_threshold(method: str, aggregate: str | None=None) -> float:
+def decision_threshold(method: str, aggregate: str | None = None) -> float:
     """Threshold of the binary score of a method (positive class iff score >= threshold).
 
     Parameters
@@ -209,7 +210,7 @@ def _check_counts(counts):
             f"`counts` must have shape (n_samples, n_trees, n_classes); got shape {arr.shape}. "
             "For one sample use counts[None]."
         )
-    n_samples, n_trees, n_classes = arr.shape
+    _n_samples, n_trees, n_classes = arr.shape
     if n_trees == 0:
         raise ValueError("`counts` has no trees (axis 1 is empty).")
     if n_classes < 2:
@@ -227,7 +228,9 @@ def _check_counts(counts):
 
 def _check_class_prior(class_prior, n_classes, prior):
     if prior not in ("log", "reference"):
-        raise ValueError(f"`prior` must be 'log' (Bayes-consistent) or 'reference' (the authors' code); got {prior!r}.")
+        raise ValueError(
+            f"`prior` must be 'log' (Bayes-consistent) or 'reference' (the authors' code); got {prior!r}."
+        )
     if class_prior is None:
         return np.full(n_classes, 1.0 / n_classes)
     p = np.asarray(class_prior, dtype=np.float64)
@@ -250,7 +253,9 @@ def _check_floor(floor, n_classes):
     except (TypeError, ValueError):
         raise ValueError(f"`floor` must be None or a number in (0, 0.5); got {floor!r}.") from None
     if not 0.0 < value < 0.5:
-        raise ValueError(f"`floor` must be None or a number in (0, 0.5) (the authors use 1e-5); got {floor!r}.")
+        raise ValueError(
+            f"`floor` must be None or a number in (0, 0.5) (the authors use 1e-5); got {floor!r}."
+        )
     if n_classes != 2:
         raise ValueError("`floor` reproduces the authors' binary code and is only available for two classes.")
     return value
@@ -359,16 +364,29 @@ def _check_leaf_model(leaf_model, n_classes, prior_strength):
     except (TypeError, ValueError):
         raise ValueError(f"`prior_strength` must be a positive number; got {prior_strength!r}.") from None
     if not (strength > 0 and np.isfinite(strength)):
-        raise ValueError(f"`prior_strength` (s of the imprecise Dirichlet model) must be > 0; got {prior_strength!r}.")
+        raise ValueError(
+            f"`prior_strength` (s of the imprecise Dirichlet model) must be > 0; got {prior_strength!r}."
+        )
     return leaf_model, strength
 
 
-def _combine(counts, method, aggregate, class_prior, prior, smoothing, floor, leaf_model, prior_strength,
-             rescale_above, want_mass=False):
+def _combine(
+    counts,
+    method,
+    aggregate,
+    class_prior,
+    prior,
+    smoothing,
+    floor,
+    leaf_model,
+    prior_strength,
+    rescale_above,
+    want_mass=False,
+):
     """Return a dict with 'score' and, where defined, 'proba', 'mass' (compact), 'normalized'."""
     counts = _check_counts(counts)
     aggregate = _check_method(method, aggregate)
-    n_samples, n_trees, n_classes = counts.shape
+    _n_samples, n_trees, n_classes = counts.shape
     binary = n_classes == 2
     if method in BINARY_ONLY and not binary:
         raise ValueError(
@@ -390,6 +408,7 @@ def _combine(counts, method, aggregate, class_prior, prior, smoothing, floor, le
     result = {}
     if method in SCORE_METHODS:
         if binary:
+
             def rows(c):
                 score, neutral = _binary_score_rows(c, method, rescale_above)
                 if aggregate == "vote":
@@ -511,8 +530,19 @@ _OPTIONS_DOC = """
 """
 
 
-def combine_leaves(counts: ArrayLike, method: str="probability", aggregate: str | None=None, *, class_prior: ArrayLike | None=None, prior: str="log", smoothing: float=0.1,
-                   floor: float | None=None, leaf_model: str | None=None, prior_strength: float=1.0, rescale_above: float | None=None) -> np.ndarray:
+def combine_leaves(
+    counts: ArrayLike,
+    method: str = "probability",
+    aggregate: str | None = None,
+    *,
+    class_prior: ArrayLike | None = None,
+    prior: str = "log",
+    smoothing: float = 0.1,
+    floor: float | None = None,
+    leaf_model: str | None = None,
+    prior_strength: float = 1.0,
+    rescale_above: float | None = None,
+) -> np.ndarray:
     """Combine the leaf counts of a tree ensemble into one score per sample.
 
     Parameters
@@ -592,12 +622,33 @@ def combine_leaves(counts: ArrayLike, method: str="probability", aggregate: str 
     >>> combine_leaves(counts, "eva", class_prior=[0.7, 0.3], prior="reference").round(6)
     array([3.197895])
     """
-    return _combine(counts, method, aggregate, class_prior, prior, smoothing, floor, leaf_model, prior_strength,
-                    rescale_above)["score"]
+    return _combine(
+        counts,
+        method,
+        aggregate,
+        class_prior,
+        prior,
+        smoothing,
+        floor,
+        leaf_model,
+        prior_strength,
+        rescale_above,
+    )["score"]
 
 
-def combine_leaves_proba(counts: ArrayLike, method: str="probability", aggregate: str | None=None, *, class_prior: ArrayLike | None=None, prior: str="log",
-                         smoothing: float=0.1, floor: float | None=None, leaf_model: str | None=None, prior_strength: float=1.0, rescale_above: float | None=None) -> np.ndarray:
+def combine_leaves_proba(
+    counts: ArrayLike,
+    method: str = "probability",
+    aggregate: str | None = None,
+    *,
+    class_prior: ArrayLike | None = None,
+    prior: str = "log",
+    smoothing: float = 0.1,
+    floor: float | None = None,
+    leaf_model: str | None = None,
+    prior_strength: float = 1.0,
+    rescale_above: float | None = None,
+) -> np.ndarray:
     """Class probabilities from the combined leaves.
 
     Parameters
@@ -640,8 +691,18 @@ def combine_leaves_proba(counts: ArrayLike, method: str="probability", aggregate
     >>> combine_leaves_proba([[[1, 1], [0, 3]]], "pooling")
     array([[0.2, 0.8]])
     """
-    result = _combine(counts, method, aggregate, class_prior, prior, smoothing, floor, leaf_model, prior_strength,
-                      rescale_above)
+    result = _combine(
+        counts,
+        method,
+        aggregate,
+        class_prior,
+        prior,
+        smoothing,
+        floor,
+        leaf_model,
+        prior_strength,
+        rescale_above,
+    )
     if "normalized" in result:
         normalized = result["normalized"]
         if "conflict_rows" in result:
@@ -655,8 +716,17 @@ def combine_leaves_proba(counts: ArrayLike, method: str="probability", aggregate
     return result["proba"]
 
 
-def combine_leaves_to_mass(counts: ArrayLike, method: str="dempster", aggregate: str | None=None, normalize: bool=True, *, floor: float | None=None,
-                           leaf_model: str | None=None, prior_strength: float=1.0, rescale_above: float | None=None) -> np.ndarray:
+def combine_leaves_to_mass(
+    counts: ArrayLike,
+    method: str = "dempster",
+    aggregate: str | None = None,
+    normalize: bool = True,
+    *,
+    floor: float | None = None,
+    leaf_model: str | None = None,
+    prior_strength: float = 1.0,
+    rescale_above: float | None = None,
+) -> np.ndarray:
     """Dense mass functions of the evidential combiners.
 
     Parameters
@@ -707,9 +777,22 @@ def combine_leaves_to_mass(counts: ArrayLike, method: str="dempster", aggregate:
             "'plausibility' (averaged leaf masses)."
         )
     if method == "plausibility" and aggregate not in (None, "average"):
-        raise ValueError("Only the average of plausibility leaf masses is a mass function (aggregate='average').")
-    result = _combine(counts, method, aggregate, None, "log", 0.1, floor, leaf_model, prior_strength, rescale_above,
-                      want_mass=True)
+        raise ValueError(
+            "Only the average of plausibility leaf masses is a mass function (aggregate='average')."
+        )
+    result = _combine(
+        counts,
+        method,
+        aggregate,
+        None,
+        "log",
+        0.1,
+        floor,
+        leaf_model,
+        prior_strength,
+        rescale_above,
+        want_mass=True,
+    )
     if method == "plausibility":
         compact = result["average_mass"]
         nonempty = compact[:, 1:]
@@ -740,5 +823,9 @@ def combine_leaves_to_mass(counts: ArrayLike, method: str="dempster", aggregate:
     return dense
 
 
-combine_leaves.__doc__ = (combine_leaves.__doc__ or "").replace("    %(options)s\n", _OPTIONS_DOC.lstrip("\n"))
-combine_leaves_proba.__doc__ = (combine_leaves_proba.__doc__ or "").replace("    %(options)s\n", _OPTIONS_DOC.lstrip("\n"))
+combine_leaves.__doc__ = (combine_leaves.__doc__ or "").replace(
+    "    %(options)s\n", _OPTIONS_DOC.lstrip("\n")
+)
+combine_leaves_proba.__doc__ = (combine_leaves_proba.__doc__ or "").replace(
+    "    %(options)s\n", _OPTIONS_DOC.lstrip("\n")
+)

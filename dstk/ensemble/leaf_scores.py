@@ -9,7 +9,6 @@ second (leaf counts of an ensemble take few distinct values).
 Binary only: ``positives`` counts class 1, ``negatives`` class 0.
 """
 
-
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -39,7 +38,9 @@ def _check_pair(positives, negatives):
         if not (np.issubdtype(arr.dtype, np.number) or arr.dtype == bool):
             raise ValueError(f"`{name}` must be numeric counts; got dtype {arr.dtype}.")
     if pos.shape != neg.shape:
-        raise ValueError(f"`positives` and `negatives` must have the same shape; got {pos.shape} and {neg.shape}.")
+        raise ValueError(
+            f"`positives` and `negatives` must have the same shape; got {pos.shape} and {neg.shape}."
+        )
     for name, arr in (("positives", pos), ("negatives", neg)):
         if arr.dtype.kind == "f":
             if not np.all(np.isfinite(arr)):
@@ -49,7 +50,9 @@ def _check_pair(positives, negatives):
     return pos, neg
 
 
-def map_distinct_pairs(positives: ArrayLike, negatives: ArrayLike, function: Callable[[np.ndarray, np.ndarray], np.ndarray]) -> np.ndarray:
+def map_distinct_pairs(
+    positives: ArrayLike, negatives: ArrayLike, function: Callable[[np.ndarray, np.ndarray], np.ndarray]
+) -> np.ndarray:
     """Evaluate ``function(pos_distinct, neg_distinct)`` once per distinct count pair.
 
     Parameters
@@ -80,8 +83,11 @@ def map_distinct_pairs(positives: ArrayLike, negatives: ArrayLike, function: Cal
         used = np.zeros(size, dtype=bool)
         used[keys] = True
         distinct = np.flatnonzero(used)
-        values = np.asarray(function((distinct // (max_neg + 1)).astype(np.float64),
-                                     (distinct % (max_neg + 1)).astype(np.float64)))
+        values = np.asarray(
+            function(
+                (distinct // (max_neg + 1)).astype(np.float64), (distinct % (max_neg + 1)).astype(np.float64)
+            )
+        )
         table = np.zeros((size,) + values.shape[1:])
         table[distinct] = values
         return table[keys].reshape(shape + values.shape[1:])
@@ -167,8 +173,11 @@ def leaf_laplace(positives: ArrayLike, negatives: ArrayLike) -> np.ndarray:
 
 def _beta_binomial_logpmf(x, n, a, b):
     return (
-        special.gammaln(n + 1) - special.gammaln(x + 1) - special.gammaln(n - x + 1)
-        + special.betaln(x + a, n - x + b) - special.betaln(a, b)
+        special.gammaln(n + 1)
+        - special.gammaln(x + 1)
+        - special.gammaln(n - x + 1)
+        + special.betaln(x + a, n - x + b)
+        - special.betaln(a, b)
     )
 
 
@@ -178,7 +187,9 @@ def _confidence_bound_pairs(pos, neg):
     b = neg + 1.0
     lower = np.floor(n / 2.0)
     upper = np.ceil(n / 2.0)
-    height = 0.5 * (np.exp(_beta_binomial_logpmf(lower, n, a, b)) + np.exp(_beta_binomial_logpmf(upper, n, a, b)))
+    height = 0.5 * (
+        np.exp(_beta_binomial_logpmf(lower, n, a, b)) + np.exp(_beta_binomial_logpmf(upper, n, a, b))
+    )
     mode = np.exp(_beta_binomial_logpmf(pos, n, a, b))
     c = height / mode
     p_hat = np.where(n > 0, pos / np.where(n > 0, n, 1.0), 0.5)
@@ -186,7 +197,9 @@ def _confidence_bound_pairs(pos, neg):
     return np.stack([c, score], axis=1)
 
 
-def leaf_confidence_bound(positives: ArrayLike, negatives: ArrayLike, return_height: bool=False) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
+def leaf_confidence_bound(
+    positives: ArrayLike, negatives: ArrayLike, return_height: bool = False
+) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
     """Confidence-bounds score of a leaf (beta-binomial intersection height).
 
     Parameters
@@ -262,13 +275,17 @@ def _check_rescale(rescale_above):
     try:
         value = float(rescale_above)
     except (TypeError, ValueError):
-        raise ValueError(f"`rescale_above` must be None or a positive number; got {rescale_above!r}.") from None
+        raise ValueError(
+            f"`rescale_above` must be None or a positive number; got {rescale_above!r}."
+        ) from None
     if not value > 0:
         raise ValueError(f"`rescale_above` must be None or a positive number; got {rescale_above!r}.")
     return value
 
 
-def leaf_plausibility_degrees(positives: ArrayLike, negatives: ArrayLike, rescale_above: float | None=None) -> tuple[np.ndarray, np.ndarray]:
+def leaf_plausibility_degrees(
+    positives: ArrayLike, negatives: ArrayLike, rescale_above: float | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     """Shaker & Huellermeier's degrees of support (pi+, pi-) of leaves.
 
     Parameters
@@ -312,7 +329,9 @@ def leaf_plausibility_degrees(positives: ArrayLike, negatives: ArrayLike, rescal
     return values[..., 0], values[..., 1]
 
 
-def leaf_plausibility_score(positives: ArrayLike, negatives: ArrayLike, rescale_above: float | None=None) -> np.ndarray:
+def leaf_plausibility_score(
+    positives: ArrayLike, negatives: ArrayLike, rescale_above: float | None = None
+) -> np.ndarray:
     """Plausibility score s+ - s- = pi+ - pi- of leaves, in [-1, 1].
 
     Parameters
@@ -350,7 +369,9 @@ def leaf_plausibility_score(positives: ArrayLike, negatives: ArrayLike, rescale_
     return pi_plus - pi_minus
 
 
-def leaf_plausibility_mass(positives: ArrayLike, negatives: ArrayLike, rescale_above: float | None=None) -> np.ndarray:
+def leaf_plausibility_mass(
+    positives: ArrayLike, negatives: ArrayLike, rescale_above: float | None = None
+) -> np.ndarray:
     """Binary mass functions of leaves from the plausibility degrees.
 
     Parameters

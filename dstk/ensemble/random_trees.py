@@ -8,7 +8,6 @@ interface between the trees and the combiners of
 :mod:`dstk.ensemble.combiners`.
 """
 
-
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
@@ -16,15 +15,17 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
     from typing_extensions import Self
+
     from dstk.core.mass import MassFunction
+import itertools
 import os
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
 from dstk._estimator import BaseEstimator, check_is_fitted
-from dstk._validation import check_consistent_length, check_labels, check_random_state
 from dstk._kernels import trees as _trees
+from dstk._validation import check_consistent_length, check_labels, check_random_state
 from dstk.ensemble.combiners import (
     combine_leaves,
     combine_leaves_proba,
@@ -198,15 +199,15 @@ class RandomDecisionTreesClassifier(BaseEstimator):
 
     def __init__(
         self,
-        n_estimators: int=100,
-        min_samples_leaf: int=1,
-        min_samples_split: int=2,
-        max_depth: int | None=None,
-        nominal_features: ArrayLike | None=None,
-        empty_leaf: str="siblings",
-        combiner: str="average",
-        random_state: int | np.random.RandomState | None=None,
-        n_jobs: int | None=None,
+        n_estimators: int = 100,
+        min_samples_leaf: int = 1,
+        min_samples_split: int = 2,
+        max_depth: int | None = None,
+        nominal_features: ArrayLike | None = None,
+        empty_leaf: str = "siblings",
+        combiner: str = "average",
+        random_state: int | np.random.RandomState | None = None,
+        n_jobs: int | None = None,
     ) -> None:
         self.n_estimators = n_estimators
         self.min_samples_leaf = min_samples_leaf
@@ -330,8 +331,15 @@ class RandomDecisionTreesClassifier(BaseEstimator):
 
         def grow(seed):
             return _trees.build_tree(
-                X_encoded, y64, self.n_classes_, mask, n_categories, min_samples_leaf,
-                min_samples_split, max_depth, seed,
+                X_encoded,
+                y64,
+                self.n_classes_,
+                mask,
+                n_categories,
+                min_samples_leaf,
+                min_samples_split,
+                max_depth,
+                seed,
             )
 
         first = grow(seeds[0])  # compiles (once) in this thread
@@ -346,7 +354,16 @@ class RandomDecisionTreesClassifier(BaseEstimator):
         sizes = np.array([g[0].shape[0] for g in grown], dtype=np.int64)
         offsets = np.zeros(n_estimators + 1, dtype=np.int64)
         np.cumsum(sizes, out=offsets[1:])
-        names = ("feature", "operator", "nominal", "threshold", "child_start", "n_children", "counts", "depth")
+        names = (
+            "feature",
+            "operator",
+            "nominal",
+            "threshold",
+            "child_start",
+            "n_children",
+            "counts",
+            "depth",
+        )
         self._forest = {name: np.concatenate([g[i] for g in grown]) for i, name in enumerate(names)}
         self._forest["offsets"] = offsets
         self._forest["node_total"] = self._forest["counts"].sum(axis=1, dtype=np.int64)
@@ -366,7 +383,7 @@ class RandomDecisionTreesClassifier(BaseEstimator):
         kernel(X[:1], out[:1])  # compile in this thread
         bounds = np.linspace(0, n, threads * 4 + 1).astype(np.int64)
         with ThreadPoolExecutor(max_workers=threads) as pool:
-            jobs = [pool.submit(kernel, X[a:b], out[a:b]) for a, b in zip(bounds[:-1], bounds[1:]) if b > a]
+            jobs = [pool.submit(kernel, X[a:b], out[a:b]) for a, b in itertools.pairwise(bounds) if b > a]
             for job in jobs:
                 job.result()
         return out
@@ -402,9 +419,18 @@ class RandomDecisionTreesClassifier(BaseEstimator):
 
         def kernel(X_part, out_part):
             _trees.leaf_counts_kernel(
-                X_part, forest["offsets"], forest["feature"], forest["operator"], forest["nominal"],
-                forest["threshold"], forest["child_start"], forest["n_children"], forest["counts"],
-                forest["node_total"], policy, out_part,
+                X_part,
+                forest["offsets"],
+                forest["feature"],
+                forest["operator"],
+                forest["nominal"],
+                forest["threshold"],
+                forest["child_start"],
+                forest["n_children"],
+                forest["counts"],
+                forest["node_total"],
+                policy,
+                out_part,
             )
 
         return self._run_chunks(kernel, X, out)
@@ -429,8 +455,15 @@ class RandomDecisionTreesClassifier(BaseEstimator):
 
         def kernel(X_part, out_part):
             _trees.leaf_ids_kernel(
-                X_part, forest["offsets"], forest["feature"], forest["operator"], forest["nominal"],
-                forest["threshold"], forest["child_start"], forest["n_children"], forest["node_total"],
+                X_part,
+                forest["offsets"],
+                forest["feature"],
+                forest["operator"],
+                forest["nominal"],
+                forest["threshold"],
+                forest["child_start"],
+                forest["n_children"],
+                forest["node_total"],
                 out_part,
             )
 
@@ -507,7 +540,7 @@ class RandomDecisionTreesClassifier(BaseEstimator):
             return self.classes_[(scores >= decision_threshold(method, aggregate)).astype(np.intp)]
         return self.classes_[np.argmax(scores, axis=1)]
 
-    def predict_mass(self, X: ArrayLike, normalize: bool=True) -> MassFunction:
+    def predict_mass(self, X: ArrayLike, normalize: bool = True) -> MassFunction:
         """Combined mass functions (evidential combiners only).
 
         Parameters

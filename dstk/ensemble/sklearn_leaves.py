@@ -5,10 +5,9 @@ the fitted estimator's public attributes (``estimators_``, ``classes_``,
 ``apply``, ``tree_``).
 """
 
-
 from __future__ import annotations
 
-from typing import Any, TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
@@ -19,7 +18,9 @@ from dstk._validation import check_consistent_length
 __all__ = ["sklearn_leaf_counts"]
 
 
-def sklearn_leaf_counts(forest: Any, X: ArrayLike, X_train: ArrayLike | None=None, y_train: ArrayLike | None=None) -> np.ndarray:
+def sklearn_leaf_counts(
+    forest: Any, X: ArrayLike, X_train: ArrayLike | None = None, y_train: ArrayLike | None = None
+) -> np.ndarray:
     """Class counts of the leaf reached by every sample in every tree of a scikit-learn forest.
 
     Parameters

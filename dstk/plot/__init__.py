@@ -18,11 +18,11 @@ and returns the matplotlib Axes it drew on.
 """
 
 from ._base import INSTALL_HINT  # raises ImportError with INSTALL_HINT when matplotlib is missing
-from .mass import plot_intervals, plot_mass, plot_ternary
-from .counts import plot_count_models
-from .likelihood import plot_logistic_contour, plot_predictive_contour
 from .calibration import plot_calibration_curves, plot_reliability_diagram
+from .counts import plot_count_models
 from .ensemble import plot_combiner_score_evolution, plot_leaf_score_evolution, simulate_growing_leaves
+from .likelihood import plot_logistic_contour, plot_predictive_contour
+from .mass import plot_intervals, plot_mass, plot_ternary
 
 __all__ = [
     "plot_mass",

@@ -38,7 +38,9 @@ def get_axes(ax, figsize=(6.4, 4.4)):
         _, ax = plt.subplots(figsize=figsize, layout="constrained")
         return ax
     if not hasattr(ax, "plot") or not hasattr(ax, "figure"):
-        raise TypeError(f"`ax` must be a matplotlib Axes (or None for a new figure); got {type(ax).__name__}.")
+        raise TypeError(
+            f"`ax` must be a matplotlib Axes (or None for a new figure); got {type(ax).__name__}."
+        )
     return ax
 
 
@@ -74,5 +76,12 @@ def legend_below(ax, ncol=3, fontsize=8):
     handles, labels = ax.get_legend_handles_labels()
     if not handles:
         return None
-    return ax.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, -0.13), ncol=min(ncol, len(handles)),
-                     fontsize=fontsize, frameon=False)
+    return ax.legend(
+        handles,
+        labels,
+        loc="upper center",
+        bbox_to_anchor=(0.5, -0.13),
+        ncol=min(ncol, len(handles)),
+        fontsize=fontsize,
+        frameon=False,
+    )

@@ -1,6 +1,5 @@
 """Plots of evidential calibration: belief/plausibility curves against the score, reliability diagrams."""
 
-
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -9,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from numpy.typing import ArrayLike
+
     from dstk.core.mass import MassFunction
 import numpy as np
 
@@ -38,7 +38,9 @@ def _as_named_calibrators(calibrators, names):
     else:
         items = [(None, calibrators)]
     if not items:
-        raise ValueError("`calibrators` is empty; pass a fitted calibrator, a list or a dict name -> calibrator.")
+        raise ValueError(
+            "`calibrators` is empty; pass a fitted calibrator, a list or a dict name -> calibrator."
+        )
     if names is not None:
         names = list(names)
         if len(names) != len(items):
@@ -76,9 +78,20 @@ def _check_data(scores: ArrayLike, labels: ArrayLike | None) -> tuple[np.ndarray
     return scores, positive
 
 
-def plot_calibration_curves(calibrators: Any, ax: Axes | None=None, *, calibration_scores: ArrayLike | None=None, calibration_labels: ArrayLike | None=None, names: Sequence[str] | None=None,
-                            curves: Sequence[str]=_CURVES, score_range: tuple[float, float] | None=None, grid_size: int=200, data_display: str | None="rug", fill: bool | None=None,
-                            title: str | None=None) -> Axes:
+def plot_calibration_curves(
+    calibrators: Any,
+    ax: Axes | None = None,
+    *,
+    calibration_scores: ArrayLike | None = None,
+    calibration_labels: ArrayLike | None = None,
+    names: Sequence[str] | None = None,
+    curves: Sequence[str] = _CURVES,
+    score_range: tuple[float, float] | None = None,
+    grid_size: int = 200,
+    data_display: str | None = "rug",
+    fill: bool | None = None,
+    title: str | None = None,
+) -> Axes:
     """Belief, plausibility and pignistic probability of class 1 against the score (Xu et al. Figs. 1, 5, 7).
 
     Parameters
@@ -184,10 +197,17 @@ def plot_calibration_curves(calibrators: Any, ax: Axes | None=None, *, calibrati
             ax.fill_between(grid, belief, plausibility, color=color, alpha=0.15, linewidth=0)
         for curve in curves:
             single_colors = len(named) == 1
-            line_color = {"belief": BELIEF_COLOR, "plausibility": PLAUSIBILITY_COLOR,
-                          "pignistic": PIGNISTIC_COLOR}[curve] if single_colors else color
+            line_color = (
+                {"belief": BELIEF_COLOR, "plausibility": PLAUSIBILITY_COLOR, "pignistic": PIGNISTIC_COLOR}[
+                    curve
+                ]
+                if single_colors
+                else color
+            )
             label = _NAMES[curve] if single_colors else (name if curve == curves[0] else None)
-            ax.plot(grid, values[curve], color=line_color, linestyle=_STYLES[curve], linewidth=1.6, label=label)
+            ax.plot(
+                grid, values[curve], color=line_color, linestyle=_STYLES[curve], linewidth=1.6, label=label
+            )
     if len(named) > 1:  # explain the line styles once
         for curve in curves:
             ax.plot([], [], color="0.3", linestyle=_STYLES[curve], label=_NAMES[curve])
@@ -199,22 +219,52 @@ def plot_calibration_curves(calibrators: Any, ax: Axes | None=None, *, calibrati
         else:
             pos, neg = np.empty(0), calibration_scores
         if data_display == "rug":
-            ax.plot(neg, np.full(neg.size, -0.03), "|", color="0.25", markersize=8, alpha=0.6,
-                    label="calibration scores, class 0" if labels_known else "calibration scores")
+            ax.plot(
+                neg,
+                np.full(neg.size, -0.03),
+                "|",
+                color="0.25",
+                markersize=8,
+                alpha=0.6,
+                label="calibration scores, class 0" if labels_known else "calibration scores",
+            )
             if pos.size:
-                ax.plot(pos, np.full(pos.size, 1.03), "|", color="#009E73", markersize=8, alpha=0.6,
-                        label="calibration scores, class 1")
+                ax.plot(
+                    pos,
+                    np.full(pos.size, 1.03),
+                    "|",
+                    color="#009E73",
+                    markersize=8,
+                    alpha=0.6,
+                    label="calibration scores, class 1",
+                )
         else:
             edges = np.linspace(low, high, 31)
             neg_counts, _ = np.histogram(neg, edges)
             pos_counts, _ = np.histogram(pos, edges)
             scale = 0.18 / max(neg_counts.max(initial=0), pos_counts.max(initial=0), 1)
             widths = np.diff(edges)
-            ax.bar(edges[:-1], neg_counts * scale, width=widths, align="edge", bottom=0.0, color="0.6", alpha=0.5,
-                   label="histogram of class-0 scores" if labels_known else "histogram of scores")
+            ax.bar(
+                edges[:-1],
+                neg_counts * scale,
+                width=widths,
+                align="edge",
+                bottom=0.0,
+                color="0.6",
+                alpha=0.5,
+                label="histogram of class-0 scores" if labels_known else "histogram of scores",
+            )
             if pos.size:
-                ax.bar(edges[:-1], -pos_counts * scale, width=widths, align="edge", bottom=1.0, color="#009E73",
-                       alpha=0.4, label="histogram of class-1 scores")
+                ax.bar(
+                    edges[:-1],
+                    -pos_counts * scale,
+                    width=widths,
+                    align="edge",
+                    bottom=1.0,
+                    color="#009E73",
+                    alpha=0.4,
+                    label="histogram of class-1 scores",
+                )
     ax.set_xlim(low, high)
     ax.set_ylim(-0.06, 1.06)
     ax.set_xlabel("classifier score s")
@@ -227,8 +277,19 @@ def plot_calibration_curves(calibrators: Any, ax: Axes | None=None, *, calibrati
     return ax
 
 
-def plot_reliability_diagram(y_true: ArrayLike, prediction: ArrayLike | MassFunction, ax: Axes | None=None, *, belief: ArrayLike | None=None, plausibility: ArrayLike | None=None, n_bins: int=10,
-                             strategy: str="uniform", confidence: float=0.95, label: str | None=None, title: str | None=None) -> Axes:
+def plot_reliability_diagram(
+    y_true: ArrayLike,
+    prediction: ArrayLike | MassFunction,
+    ax: Axes | None = None,
+    *,
+    belief: ArrayLike | None = None,
+    plausibility: ArrayLike | None = None,
+    n_bins: int = 10,
+    strategy: str = "uniform",
+    confidence: float = 0.95,
+    label: str | None = None,
+    title: str | None = None,
+) -> Axes:
     """Reliability diagram with the mean [Bel, Pl] of class 1 in every bin as a band.
 
     Samples are binned by their predicted probability of class 1; each bin
@@ -297,7 +358,9 @@ def plot_reliability_diagram(y_true: ArrayLike, prediction: ArrayLike | MassFunc
     if isinstance(prediction, MassFunction):
         prediction = check_mass_function(prediction, "prediction")
         if prediction.frame.n != 2:
-            raise ValueError(f"A mass-function prediction must be on a two-label frame; got {prediction.frame!r}.")
+            raise ValueError(
+                f"A mass-function prediction must be on a two-label frame; got {prediction.frame!r}."
+            )
         masses = prediction.reshape(-1)
         positive_label = frozenset([prediction.frame.labels[1]])
         if belief is not None or plausibility is not None:
@@ -315,13 +378,20 @@ def plot_reliability_diagram(y_true: ArrayLike, prediction: ArrayLike | MassFunc
         raise ValueError(f"`y_true` must be binary; got classes {classes.tolist()}.")
     positive = (y_true == 1) if np.isin(classes, (0, 1)).all() else (y_true == classes.max())
     if (belief is None) != (plausibility is None):
-        raise ValueError("Pass both `belief` and `plausibility` (e.g. calibrator.predict_interval(scores)), or neither.")
+        raise ValueError(
+            "Pass both `belief` and `plausibility` (e.g. calibrator.predict_interval(scores)), or neither."
+        )
     if belief is not None and plausibility is not None:  # both or neither (checked above)
-        belief = check_unit_interval(np.broadcast_to(np.asarray(belief, dtype=float), probability.shape), "belief")
-        plausibility = check_unit_interval(np.broadcast_to(np.asarray(plausibility, dtype=float), probability.shape),
-                                           "plausibility")
+        belief = check_unit_interval(
+            np.broadcast_to(np.asarray(belief, dtype=float), probability.shape), "belief"
+        )
+        plausibility = check_unit_interval(
+            np.broadcast_to(np.asarray(plausibility, dtype=float), probability.shape), "plausibility"
+        )
         if np.any(belief > plausibility + 1e-9):
-            raise ValueError("`belief` exceeds `plausibility` for some samples; pass Bel({1}) and Pl({1}) in order.")
+            raise ValueError(
+                "`belief` exceeds `plausibility` for some samples; pass Bel({1}) and Pl({1}) in order."
+            )
     if isinstance(n_bins, bool) or not isinstance(n_bins, (int, np.integer)) or n_bins < 1:
         raise ValueError(f"`n_bins` must be a positive integer; got {n_bins!r}.")
     if strategy == "uniform":
@@ -344,14 +414,35 @@ def plot_reliability_diagram(y_true: ArrayLike, prediction: ArrayLike | MassFunc
     if belief is not None and plausibility is not None:
         mean_belief = np.array([np.asarray(belief)[bins == b].mean() for b in occupied])
         mean_plausibility = np.array([np.asarray(plausibility)[bins == b].mean() for b in occupied])
-        ax.fill_between(mean_probability, mean_belief, mean_plausibility, color=PLAUSIBILITY_COLOR, alpha=0.22,
-                        linewidth=0, label="mean [Bel({1}), Pl({1})] in the bin")
+        ax.fill_between(
+            mean_probability,
+            mean_belief,
+            mean_plausibility,
+            color=PLAUSIBILITY_COLOR,
+            alpha=0.22,
+            linewidth=0,
+            label="mean [Bel({1}), Pl({1})] in the bin",
+        )
         ax.plot(mean_probability, mean_belief, color=BELIEF_COLOR, linewidth=1.2, marker="_", markersize=10)
-        ax.plot(mean_probability, mean_plausibility, color=PLAUSIBILITY_COLOR, linewidth=1.2, marker="_",
-                markersize=10)
-    ax.errorbar(mean_probability, frequency, yerr=[frequency - lower, upper - frequency], fmt="o", color="black",
-                markersize=5, capsize=3, linewidth=1,
-                label=(label + ": " if label else "") + f"observed frequency ({confidence:.0%} interval)")
+        ax.plot(
+            mean_probability,
+            mean_plausibility,
+            color=PLAUSIBILITY_COLOR,
+            linewidth=1.2,
+            marker="_",
+            markersize=10,
+        )
+    ax.errorbar(
+        mean_probability,
+        frequency,
+        yerr=[frequency - lower, upper - frequency],
+        fmt="o",
+        color="black",
+        markersize=5,
+        capsize=3,
+        linewidth=1,
+        label=(label + ": " if label else "") + f"observed frequency ({confidence:.0%} interval)",
+    )
     for x, y, n in zip(mean_probability, frequency, count):
         ax.annotate(str(n), (x, y), textcoords="offset points", xytext=(5, -10), fontsize=6, color="0.35")
     ax.set_xlim(-0.02, 1.02)
@@ -359,7 +450,9 @@ def plot_reliability_diagram(y_true: ArrayLike, prediction: ArrayLike | MassFunc
     ax.set_aspect("equal")
     ax.set_xlabel("mean predicted probability of class 1 (in each bin)")
     ax.set_ylabel("observed frequency of class 1")
-    ax.set_title(title if title is not None else "Reliability diagram (numbers: samples per bin)", fontsize=10)
+    ax.set_title(
+        title if title is not None else "Reliability diagram (numbers: samples per bin)", fontsize=10
+    )
     ax.grid(True, color="0.93")
     legend_below(ax, ncol=1)
     return ax

@@ -1,6 +1,5 @@
 """Belief and plausibility of success for the count models (Xu et al. 2016, Fig. 4)."""
 
-
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -28,8 +27,17 @@ MODEL_NAMES = {
 _PANELS = {"sample_size": "by_sample_size", "proportion": "by_proportion"}
 
 
-def plot_count_models(by: str="sample_size", ax: Axes | None=None, *, models: Sequence[str] | None=None, proportion: tuple[int, int]=(2, 3), max_sample_size: int=300,
-                      sample_size: int=10, confidence: float=0.95, title: str | None=None) -> Axes:
+def plot_count_models(
+    by: str = "sample_size",
+    ax: Axes | None = None,
+    *,
+    models: Sequence[str] | None = None,
+    proportion: tuple[int, int] = (2, 3),
+    max_sample_size: int = 300,
+    sample_size: int = 10,
+    confidence: float = 0.95,
+    title: str | None = None,
+) -> Axes:
     """Belief and plausibility of success against sample size or proportion, one colour per count model.
 
     Panel (a) of Xu et al. (2016), Fig. 4 (``by="sample_size"``): a fixed
@@ -102,15 +110,20 @@ def plot_count_models(by: str="sample_size", ax: Axes | None=None, *, models: Se
         raise ValueError(f"Unknown count model(s) {unknown}; choose from {BINARY_MODELS}.")
     if not models:
         raise ValueError("`models` is empty; name at least one count model.")
-    data = figure4_data(proportion=proportion, max_sample_size=max_sample_size, sample_size=sample_size,
-                        confidence=confidence, models=models)
+    data = figure4_data(
+        proportion=proportion,
+        max_sample_size=max_sample_size,
+        sample_size=sample_size,
+        confidence=confidence,
+        models=models,
+    )
     panel = data[_PANELS[by]]
 
     ax = get_axes(ax)
     x = np.asarray(panel["x"], dtype=float)
     handles = []
     marker = "o" if x.size <= 15 else None
-    for index, name in enumerate(models):
+    for name in models:
         color = model_color(BINARY_MODELS.index(name))
         belief = panel["belief"][name]
         plausibility = panel["plausibility"][name]
@@ -120,8 +133,12 @@ def plot_count_models(by: str="sample_size", ax: Axes | None=None, *, models: Se
         same = np.allclose(belief, plausibility, atol=1e-12)
         ax.plot(x, belief, color=color, linestyle="-", linewidth=1.6, marker=marker, markersize=3.5)
         if not same:
-            ax.plot(x, plausibility, color=color, linestyle="--", linewidth=1.6, marker=marker, markersize=3.5)
-        handles.append(Line2D([], [], color=color, linewidth=2.2, label=label + (" (Bel = Pl)" if same else "")))
+            ax.plot(
+                x, plausibility, color=color, linestyle="--", linewidth=1.6, marker=marker, markersize=3.5
+            )
+        handles.append(
+            Line2D([], [], color=color, linewidth=2.2, label=label + (" (Bel = Pl)" if same else ""))
+        )
     handles.append(Line2D([], [], color="0.3", linestyle="-", label="Bel({1})  (solid)"))
     handles.append(Line2D([], [], color="0.3", linestyle="--", label="Pl({1})  (dashed)"))
     if by == "sample_size":
@@ -129,7 +146,9 @@ def plot_count_models(by: str="sample_size", ax: Axes | None=None, *, models: Se
         ax.axhline(numerator / denominator, color="0.6", linewidth=0.8, linestyle=":")
         ax.set_xlabel("sample size n")
         ax.set_xlim(0, x.max() * 1.02)
-        default_title = f"Proportion {numerator}/{denominator}: belief and plausibility of success vs sample size"
+        default_title = (
+            f"Proportion {numerator}/{denominator}: belief and plausibility of success vs sample size"
+        )
     else:
         ax.plot([0, 1], [0, 1], color="0.6", linewidth=0.8, linestyle=":")
         ax.set_xlabel(f"observed proportion k/n (n = {sample_size})")
@@ -139,5 +158,7 @@ def plot_count_models(by: str="sample_size", ax: Axes | None=None, *, models: Se
     ax.set_ylabel("Bel({1}) and Pl({1})")
     ax.set_title(title if title is not None else default_title, fontsize=10)
     ax.grid(True, color="0.92")
-    ax.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, -0.13), ncol=3, fontsize=8, frameon=False)
+    ax.legend(
+        handles=handles, loc="upper center", bbox_to_anchor=(0.5, -0.13), ncol=3, fontsize=8, frameon=False
+    )
     return ax

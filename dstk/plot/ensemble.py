@@ -1,6 +1,5 @@
 """How leaf scores and leaf combiners evolve as leaves grow (Busch et al. 2021, Figs. 1 and 2)."""
 
-
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -34,7 +33,12 @@ def _positive_int(value, name, minimum=1):
     return int(value)
 
 
-def simulate_growing_leaves(shape: tuple[int, ...], max_leaf_size: int=100, positive_rate: float=0.75, random_state: int | np.random.RandomState | None=0) -> np.ndarray:
+def simulate_growing_leaves(
+    shape: tuple[int, ...],
+    max_leaf_size: int = 100,
+    positive_rate: float = 0.75,
+    random_state: int | np.random.RandomState | None = 0,
+) -> np.ndarray:
     """Positive counts of leaves grown one Bernoulli sample at a time.
 
     Parameters
@@ -73,7 +77,11 @@ def simulate_growing_leaves(shape: tuple[int, ...], max_leaf_size: int=100, posi
     rate = float(positive_rate)
     if not 0.0 <= rate <= 1.0:
         raise ValueError(f"`positive_rate` must lie in [0, 1]; got {positive_rate!r}.")
-    rng = np.random.default_rng(random_state) if not isinstance(random_state, np.random.Generator) else random_state
+    rng = (
+        np.random.default_rng(random_state)
+        if not isinstance(random_state, np.random.Generator)
+        else random_state
+    )
     draws = rng.random(shape + (max_leaf_size,)) < rate
     return np.cumsum(draws, axis=-1, dtype=np.int64)
 
@@ -97,8 +105,16 @@ def _draw_trajectories(ax, sizes, scores, threshold, ylabel, title, trial_name):
     return ax
 
 
-def plot_leaf_score_evolution(score: str | Callable[..., Any]="probability", ax: Axes | None=None, *, positive_rate: float=0.75, max_leaf_size: int=100, n_trials: int=100,
-                              random_state: int | np.random.RandomState | None=0, title: str | None=None) -> Axes:
+def plot_leaf_score_evolution(
+    score: str | Callable[..., Any] = "probability",
+    ax: Axes | None = None,
+    *,
+    positive_rate: float = 0.75,
+    max_leaf_size: int = 100,
+    n_trials: int = 100,
+    random_state: int | np.random.RandomState | None = 0,
+    title: str | None = None,
+) -> Axes:
     """Scores of a single leaf as samples are added to it (Busch et al. 2021, Fig. 1).
 
     Each trial grows one leaf by adding samples that are positive with
@@ -159,7 +175,9 @@ def plot_leaf_score_evolution(score: str | Callable[..., Any]="probability", ax:
         function_name, threshold = LEAF_SCORES[score]
         function, name = getattr(ensemble, function_name), score
     else:
-        raise ValueError(f"Unknown leaf score {score!r}; choose one of {sorted(LEAF_SCORES)} or pass a callable.")
+        raise ValueError(
+            f"Unknown leaf score {score!r}; choose one of {sorted(LEAF_SCORES)} or pass a callable."
+        )
     n_trials = _positive_int(n_trials, "n_trials")
     positives = simulate_growing_leaves((n_trials,), max_leaf_size, positive_rate, random_state)
     sizes = np.arange(1, positives.shape[-1] + 1)
@@ -169,12 +187,29 @@ def plot_leaf_score_evolution(score: str | Callable[..., Any]="probability", ax:
         raise ValueError(f"The score returned shape {scores.shape} for counts of shape {positives.shape}.")
     ax = get_axes(ax)
     default_title = f"Leaf score '{name}', P(positive) = {positive_rate:g}"
-    return _draw_trajectories(ax, sizes, scores, threshold, f"leaf score: {name}",
-                              title if title is not None else default_title, "leaves")
+    return _draw_trajectories(
+        ax,
+        sizes,
+        scores,
+        threshold,
+        f"leaf score: {name}",
+        title if title is not None else default_title,
+        "leaves",
+    )
 
 
-def plot_combiner_score_evolution(combiner: str | Callable[..., Any]="dempster", ax: Axes | None=None, *, n_leaves: int=100, n_ensembles: int=100, positive_rate: float=0.75,
-                                  max_leaf_size: int=100, random_state: int | np.random.RandomState | None=0, combiner_options: dict[str, Any] | None=None, title: str | None=None) -> Axes:
+def plot_combiner_score_evolution(
+    combiner: str | Callable[..., Any] = "dempster",
+    ax: Axes | None = None,
+    *,
+    n_leaves: int = 100,
+    n_ensembles: int = 100,
+    positive_rate: float = 0.75,
+    max_leaf_size: int = 100,
+    random_state: int | np.random.RandomState | None = 0,
+    combiner_options: dict[str, Any] | None = None,
+    title: str | None = None,
+) -> Axes:
     """Combined score of an ensemble of growing leaves (Busch et al. 2021, Fig. 2).
 
     Each simulated ensemble has ``n_leaves`` leaves (one per tree), all grown
@@ -259,5 +294,12 @@ def plot_combiner_score_evolution(combiner: str | Callable[..., Any]="dempster",
         scores[:, column] = values
     ax = get_axes(ax)
     default_title = f"Combiner '{name}', {n_leaves} leaves, P(positive) = {positive_rate:g}"
-    return _draw_trajectories(ax, sizes, scores, threshold, f"combined score: {name}",
-                              title if title is not None else default_title, "ensembles")
+    return _draw_trajectories(
+        ax,
+        sizes,
+        scores,
+        threshold,
+        f"combined score: {name}",
+        title if title is not None else default_title,
+        "ensembles",
+    )

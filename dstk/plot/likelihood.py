@@ -1,9 +1,7 @@
 """Contour functions of likelihood-based belief functions (Xu et al. 2016, Figs. 3 and 6)."""
 
-
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -57,8 +55,17 @@ def _default_extent(likelihood: Any, lowest_level: float) -> tuple[float, float,
     return (mle[0] - half_width[0], mle[0] + half_width[0], mle[1] - half_width[1], mle[1] + half_width[1])
 
 
-def plot_logistic_contour(likelihood: Any, ax: Axes | None=None, *, levels: ArrayLike=DEFAULT_LEVELS, score: float | None=None, tau: float | None=None, extent: tuple[float, float, float, float] | None=None,
-                          grid_size: int=121, title: str | None=None) -> Axes:
+def plot_logistic_contour(
+    likelihood: Any,
+    ax: Axes | None = None,
+    *,
+    levels: ArrayLike = DEFAULT_LEVELS,
+    score: float | None = None,
+    tau: float | None = None,
+    extent: tuple[float, float, float, float] | None = None,
+    grid_size: int = 121,
+    title: str | None = None,
+) -> Axes:
     """Level sets of the contour function pl(theta_0, theta_1) of a two-parameter likelihood (Fig. 6a).
 
     Parameters
@@ -136,8 +143,14 @@ def plot_logistic_contour(likelihood: Any, ax: Axes | None=None, *, levels: Arra
         extent = _default_extent(likelihood, levels.min())
     low_0, high_0, low_1, high_1 = (float(v) for v in extent)
     extent = (low_0, high_0, low_1, high_1)
-    if len(extent) != 4 or not (extent[0] < extent[1] and extent[2] < extent[3]) or not np.all(np.isfinite(extent)):
-        raise ValueError(f"`extent` must be (theta_0 min, theta_0 max, theta_1 min, theta_1 max); got {extent!r}.")
+    if (
+        len(extent) != 4
+        or not (extent[0] < extent[1] and extent[2] < extent[3])
+        or not np.all(np.isfinite(extent))
+    ):
+        raise ValueError(
+            f"`extent` must be (theta_0 min, theta_0 max, theta_1 min, theta_1 max); got {extent!r}."
+        )
 
     theta_0 = np.linspace(extent[0], extent[1], int(grid_size))
     theta_1 = np.linspace(extent[2], extent[3], int(grid_size))
@@ -145,27 +158,52 @@ def plot_logistic_contour(likelihood: Any, ax: Axes | None=None, *, levels: Arra
     values = np.exp(likelihood.log_contour(np.stack([grid_0, grid_1], axis=-1)))
 
     ax = get_axes(ax, figsize=(6.0, 5.0))
-    filled = ax.contourf(grid_0, grid_1, values, levels=np.concatenate([levels, [1.0]]), cmap="Blues", alpha=0.85)
+    filled = ax.contourf(
+        grid_0, grid_1, values, levels=np.concatenate([levels, [1.0]]), cmap="Blues", alpha=0.85
+    )
     lines = ax.contour(grid_0, grid_1, values, levels=levels, colors="#08306b", linewidths=0.8)
     ax.clabel(lines, fmt=lambda v: f"{v:g}", fontsize=7)
     colorbar = ax.figure.colorbar(filled, ax=ax, shrink=0.85)
     colorbar.set_label(r"contour function pl($\theta$)")
     mle = np.asarray(likelihood.mle_, dtype=float)
-    ax.plot(mle[0], mle[1], marker="+", color="black", markersize=12, mew=2, linestyle="none",
-            label=rf"MLE $\hat\theta$ = ({mle[0]:.2f}, {mle[1]:.2f})")
+    ax.plot(
+        mle[0],
+        mle[1],
+        marker="+",
+        color="black",
+        markersize=12,
+        mew=2,
+        linestyle="none",
+        label=rf"MLE $\hat\theta$ = ({mle[0]:.2f}, {mle[1]:.2f})",
+    )
     if score is not None and tau is not None:  # both or neither (checked above)
         score, tau = float(score), float(tau)
         offset = np.log1p(-tau) - np.log(tau)
         line_1 = np.linspace(extent[2], extent[3], 4 * int(grid_size))
         line_0 = offset - line_1 * score
-        ax.plot(line_0, line_1, color="#D55E00", linestyle="--", linewidth=1.5,
-                label=rf"$\theta_0 = \ln(1/\tau - 1) - \theta_1 s$  ($\tau$ = {tau:g}, s = {score:g})")
+        ax.plot(
+            line_0,
+            line_1,
+            color="#D55E00",
+            linestyle="--",
+            linewidth=1.5,
+            label=rf"$\theta_0 = \ln(1/\tau - 1) - \theta_1 s$  ($\tau$ = {tau:g}, s = {score:g})",
+        )
         on_line = np.exp(likelihood.log_contour(np.column_stack([line_0, line_1])))
         best = int(np.argmax(on_line))
-        profile = likelihood.profile_contour_tau(score, tau) if hasattr(likelihood, "profile_contour_tau") \
+        profile = (
+            likelihood.profile_contour_tau(score, tau)
+            if hasattr(likelihood, "profile_contour_tau")
             else float(on_line[best])
-        ax.plot(line_0[best], line_1[best], marker="o", color="#D55E00", linestyle="none",
-                label=rf"most plausible point on the line: pl$_T(\tau; s)$ = {profile:.3f}")
+        )
+        ax.plot(
+            line_0[best],
+            line_1[best],
+            marker="o",
+            color="#D55E00",
+            linestyle="none",
+            label=rf"most plausible point on the line: pl$_T(\tau; s)$ = {profile:.3f}",
+        )
     ax.set_xlim(extent[0], extent[1])
     ax.set_ylim(extent[2], extent[3])
     ax.set_xlabel(r"$\theta_0$ (intercept)")
@@ -184,14 +222,22 @@ def _evaluator(contour):
             result = np.asarray(contour(values), dtype=np.float64)
             if result.shape == values.shape:
                 return result
-        except Exception:  # noqa: BLE001 - scalar-only callables are looped over
+        except Exception:
             pass
         return np.array([float(contour(float(v))) for v in values.ravel()]).reshape(values.shape)
 
     return evaluate
 
 
-def plot_predictive_contour(contour: Any, tau_hat: float | None=None, ax: Axes | None=None, *, score: float | None=None, grid_size: int=801, title: str | None=None) -> Axes:
+def plot_predictive_contour(
+    contour: Any,
+    tau_hat: float | None = None,
+    ax: Axes | None = None,
+    *,
+    score: float | None = None,
+    grid_size: int = 801,
+    title: str | None = None,
+) -> Axes:
     """Contour function on the probability of class 1, with the predictive masses shaded as areas (Figs. 3, 6b).
 
     In the unit square under and above the contour ``pl(tau)``:
@@ -290,12 +336,33 @@ def plot_predictive_contour(contour: Any, tau_hat: float | None=None, ax: Axes |
     right = tau >= tau_hat
 
     ax = get_axes(ax, figsize=(6.0, 4.6))
-    ax.fill_between(tau, 0.0, values, color=IGNORANCE_COLOR, alpha=0.75, linewidth=0,
-                    label=f"m({{0,1}}) = {masses[3]:.4f} (area under the curve)")
-    ax.fill_between(tau[left], values[left], 1.0, color=POSITIVE_COLOR, alpha=0.55, linewidth=0,
-                    label=rf"m({{1}}) = {masses[2]:.4f} (above the curve, left of $\hat\tau$)")
-    ax.fill_between(tau[right], values[right], 1.0, color=NEGATIVE_COLOR, alpha=0.55, linewidth=0,
-                    label=rf"m({{0}}) = {masses[1]:.4f} (above the curve, right of $\hat\tau$)")
+    ax.fill_between(
+        tau,
+        0.0,
+        values,
+        color=IGNORANCE_COLOR,
+        alpha=0.75,
+        linewidth=0,
+        label=f"m({{0,1}}) = {masses[3]:.4f} (area under the curve)",
+    )
+    ax.fill_between(
+        tau[left],
+        values[left],
+        1.0,
+        color=POSITIVE_COLOR,
+        alpha=0.55,
+        linewidth=0,
+        label=rf"m({{1}}) = {masses[2]:.4f} (above the curve, left of $\hat\tau$)",
+    )
+    ax.fill_between(
+        tau[right],
+        values[right],
+        1.0,
+        color=NEGATIVE_COLOR,
+        alpha=0.55,
+        linewidth=0,
+        label=rf"m({{0}}) = {masses[1]:.4f} (above the curve, right of $\hat\tau$)",
+    )
     ax.plot(tau, values, color="black", linewidth=1.6, label=curve_name)
     ax.axvline(tau_hat, color="0.25", linestyle=":", linewidth=1)
     ax.text(tau_hat, 1.015, rf"$\hat\tau$ = {tau_hat:.3f}", ha="center", va="bottom", fontsize=8)
@@ -306,6 +373,13 @@ def plot_predictive_contour(contour: Any, tau_hat: float | None=None, ax: Axes |
     ax.set_title(title if title is not None else "Predictive mass function as areas", fontsize=10, pad=16)
     handles, labels = ax.get_legend_handles_labels()
     order = [3, 1, 2, 0]
-    ax.legend([handles[i] for i in order], [labels[i] for i in order], loc="upper center",
-              bbox_to_anchor=(0.5, -0.13), ncol=2, fontsize=8, frameon=False)
+    ax.legend(
+        [handles[i] for i in order],
+        [labels[i] for i in order],
+        loc="upper center",
+        bbox_to_anchor=(0.5, -0.13),
+        ncol=2,
+        fontsize=8,
+        frameon=False,
+    )
     return ax

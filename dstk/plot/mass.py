@@ -1,6 +1,5 @@
 """Plots of mass functions: focal sets, belief-plausibility intervals, ternary pignistic plots."""
 
-
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -9,6 +8,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from numpy.typing import ArrayLike
+
     from dstk.core.mass import MassFunction
 from typing import Any
 
@@ -29,7 +29,14 @@ from ._base import (
 __all__ = ["plot_mass", "plot_intervals", "plot_ternary"]
 
 
-def plot_mass(m: MassFunction, ax: Axes | None=None, *, tolerance: float=1e-12, show_values: bool=True, title: str | None=None) -> Axes:
+def plot_mass(
+    m: MassFunction,
+    ax: Axes | None = None,
+    *,
+    tolerance: float = 1e-12,
+    show_values: bool = True,
+    title: str | None = None,
+) -> Axes:
     """Bar chart of the focal sets of one mass function, with the [Bel, Pl] interval of each singleton.
 
     The left part of the axes has one bar per focal set ``A`` (height
@@ -98,7 +105,9 @@ def plot_mass(m: MassFunction, ax: Axes | None=None, *, tolerance: float=1e-12, 
 
     ax = get_axes(ax, figsize=(max(6.4, 0.55 * (len(masks) + frame.n) + 2.5), 4.4))
     positions = np.arange(len(masks), dtype=float)
-    bars = ax.bar(positions, masses, width=0.7, color=MASS_COLOR, edgecolor="#1f4e79", label="m(A), focal set A")
+    bars = ax.bar(
+        positions, masses, width=0.7, color=MASS_COLOR, edgecolor="#1f4e79", label="m(A), focal set A"
+    )
     if show_values:
         ax.bar_label(bars, labels=[f"{v:.3g}" for v in masses], padding=2, fontsize=7)
 
@@ -106,34 +115,76 @@ def plot_mass(m: MassFunction, ax: Axes | None=None, *, tolerance: float=1e-12, 
     singleton_positions = start + np.arange(frame.n, dtype=float)
     bel = np.array([m.bel(_labels_of(frame, 1 << i)) for i in range(frame.n)], dtype=float)
     pl = np.array([m.pl(_labels_of(frame, 1 << i)) for i in range(frame.n)], dtype=float)
-    ax.vlines(singleton_positions, bel, pl, colors=PLAUSIBILITY_COLOR, linewidth=7, alpha=0.55,
-              label="[Bel, Pl] of {w}")
+    ax.vlines(
+        singleton_positions,
+        bel,
+        pl,
+        colors=PLAUSIBILITY_COLOR,
+        linewidth=7,
+        alpha=0.55,
+        label="[Bel, Pl] of {w}",
+    )
     ax.scatter(singleton_positions, bel, marker="_", s=260, color=BELIEF_COLOR, zorder=3, linewidths=2.5)
     ax.scatter(singleton_positions, pl, marker="_", s=260, color=PLAUSIBILITY_COLOR, zorder=3, linewidths=2.5)
     if m.conflict < 1.0:
         betp = m.pignistic()
-        ax.scatter(singleton_positions, betp, marker="o", s=36, color=PIGNISTIC_COLOR, zorder=4, label="BetP(w)")
+        ax.scatter(
+            singleton_positions, betp, marker="o", s=36, color=PIGNISTIC_COLOR, zorder=4, label="BetP(w)"
+        )
     ax.axvline(start - 1.0, color="0.6", linestyle=":", linewidth=1)
 
     tick_labels = names + [str(label) for label in frame.labels]
     ax.set_xticks(np.concatenate([positions, singleton_positions]))
     long_names = sum(len(t) for t in tick_labels) > 4 * len(tick_labels)
-    ax.set_xticklabels(tick_labels, rotation=35 if long_names else 0, ha="right" if long_names else "center",
-                       fontsize=8 if long_names else None)
+    ax.set_xticklabels(
+        tick_labels,
+        rotation=35 if long_names else 0,
+        ha="right" if long_names else "center",
+        fontsize=8 if long_names else None,
+    )
     ax.set_xlim(-0.7, singleton_positions[-1] + 0.7)
     ax.set_ylim(0.0, 1.3)
     ax.set_yticks(np.linspace(0, 1, 6))
     ax.set_ylabel("mass / belief / plausibility")
     transform = ax.get_xaxis_transform()
     if len(masks):
-        ax.text((len(masks) - 1) / 2, 0.86, "focal sets", transform=transform, ha="center", fontsize=8, color="0.3")
-    ax.text(singleton_positions.mean(), 0.86, "singletons", transform=transform, ha="center", fontsize=8,
-            color="0.3")
+        ax.text(
+            (len(masks) - 1) / 2,
+            0.86,
+            "focal sets",
+            transform=transform,
+            ha="center",
+            fontsize=8,
+            color="0.3",
+        )
+    ax.text(
+        singleton_positions.mean(),
+        0.86,
+        "singletons",
+        transform=transform,
+        ha="center",
+        fontsize=8,
+        color="0.3",
+    )
     if 0.0 < m.conflict < 1.0:
-        ax.text(0.5, 0.81, f"m(∅) = {m.conflict:.3g}: BetP is normalised, Bel and Pl are not",
-                transform=ax.transAxes, ha="center", fontsize=7, color="0.3")
-    ax.legend(loc="upper center", ncol=3, fontsize=7, frameon=False, bbox_to_anchor=(0.5, 1.0),
-              handlelength=1.2, columnspacing=1.0)
+        ax.text(
+            0.5,
+            0.81,
+            f"m(∅) = {m.conflict:.3g}: BetP is normalised, Bel and Pl are not",
+            transform=ax.transAxes,
+            ha="center",
+            fontsize=7,
+            color="0.3",
+        )
+    ax.legend(
+        loc="upper center",
+        ncol=3,
+        fontsize=7,
+        frameon=False,
+        bbox_to_anchor=(0.5, 1.0),
+        handlelength=1.2,
+        columnspacing=1.0,
+    )
     ax.set_title(title if title is not None else f"Mass function on {{{', '.join(map(str, frame.labels))}}}")
     return ax
 
@@ -143,7 +194,17 @@ def _labels_of(frame, mask):
     return frozenset(frame.labels_of(mask))
 
 
-def plot_intervals(m: MassFunction, subset: Any=None, ax: Axes | None=None, *, x: ArrayLike | None=None, y_true: ArrayLike | None=None, sort: bool=False, xlabel: str | None=None, title: str | None=None) -> Axes:
+def plot_intervals(
+    m: MassFunction,
+    subset: Any = None,
+    ax: Axes | None = None,
+    *,
+    x: ArrayLike | None = None,
+    y_true: ArrayLike | None = None,
+    sort: bool = False,
+    xlabel: str | None = None,
+    title: str | None = None,
+) -> Axes:
     """Interval plot of a batch: ``[Bel(A), Pl(A)]`` and ``BetP(A)`` for every mass function.
 
     Parameters
@@ -232,28 +293,52 @@ def plot_intervals(m: MassFunction, subset: Any=None, ax: Axes | None=None, *, x
     if y_true is not None:
         y_true = np.asarray(y_true).reshape(-1)
         if y_true.size != n_samples:
-            raise ValueError(f"`y_true` has {y_true.size} labels but the batch has {n_samples} mass functions.")
+            raise ValueError(
+                f"`y_true` has {y_true.size} labels but the batch has {n_samples} mass functions."
+            )
         labels_in_a = [frame.labels[i] for i in members]
         truth = np.isin(y_true, labels_in_a)[order]
 
     ax = get_axes(ax)
     width = float(np.clip(300.0 / max(n_samples, 1), 0.6, 6.0))
-    ax.vlines(positions, bel[order], pl[order], colors=PLAUSIBILITY_COLOR, alpha=0.55, linewidth=width,
-              label=f"[Bel, Pl] of {name}")
+    ax.vlines(
+        positions,
+        bel[order],
+        pl[order],
+        colors=PLAUSIBILITY_COLOR,
+        alpha=0.55,
+        linewidth=width,
+        label=f"[Bel, Pl] of {name}",
+    )
     size = float(np.clip(2000.0 / max(n_samples, 1), 4.0, 30.0))
     if truth is None:
         ax.scatter(positions, betp[order], s=size, color=PIGNISTIC_COLOR, zorder=3, label=f"BetP({name})")
     else:
-        ax.scatter(positions[truth], betp[order][truth], s=size, color="#009E73", zorder=3,
-                   label=f"BetP({name}), true label in {name}")
-        ax.scatter(positions[~truth], betp[order][~truth], s=size, color="#CC79A7", marker="s", zorder=3,
-                   label=f"BetP({name}), true label not in {name}")
+        ax.scatter(
+            positions[truth],
+            betp[order][truth],
+            s=size,
+            color="#009E73",
+            zorder=3,
+            label=f"BetP({name}), true label in {name}",
+        )
+        ax.scatter(
+            positions[~truth],
+            betp[order][~truth],
+            s=size,
+            color="#CC79A7",
+            marker="s",
+            zorder=3,
+            label=f"BetP({name}), true label not in {name}",
+        )
     ax.set_ylim(-0.03, 1.03)
     ax.set_ylabel(f"Bel({name}), BetP({name}), Pl({name})")
     if xlabel is None:
         xlabel = "x" if x is not None else ("sample (sorted by BetP)" if sort else "sample")
     ax.set_xlabel(xlabel)
-    ax.set_title(title if title is not None else f"Belief-plausibility intervals of {name} ({n_samples} samples)")
+    ax.set_title(
+        title if title is not None else f"Belief-plausibility intervals of {name} ({n_samples} samples)"
+    )
     legend_below(ax, ncol=3)
     return ax
 
@@ -267,8 +352,18 @@ def _barycentric(probabilities):
     return np.column_stack([p[:, 1] + 0.5 * p[:, 2], _SQRT3_HALF * p[:, 2]])
 
 
-def plot_ternary(values: MassFunction | ArrayLike, ax: Axes | None=None, *, labels: Sequence[str] | None=None, y_true: ArrayLike | None=None, y_name: str="true class", sectors: bool=True, grid: bool=True, title: str | None=None,
-                 **scatter_options: Any) -> Axes:
+def plot_ternary(
+    values: MassFunction | ArrayLike,
+    ax: Axes | None = None,
+    *,
+    labels: Sequence[str] | None = None,
+    y_true: ArrayLike | None = None,
+    y_name: str = "true class",
+    sectors: bool = True,
+    grid: bool = True,
+    title: str | None = None,
+    **scatter_options: Any,
+) -> Axes:
     """Ternary (barycentric) plot of pignistic probabilities on a three-class frame.
 
     Each sample is a point of the triangle whose vertices are the three
@@ -373,17 +468,29 @@ def plot_ternary(values: MassFunction | ArrayLike, ax: Axes | None=None, *, labe
         centre = vertices.mean(axis=0)
         for a, b in ((0, 1), (1, 2), (2, 0)):
             middle = (vertices[a] + vertices[b]) / 2
-            ax.plot([centre[0], middle[0]], [centre[1], middle[1]], color="0.45", linestyle="--", linewidth=0.9,
-                    zorder=1)
+            ax.plot(
+                [centre[0], middle[0]],
+                [centre[1], middle[1]],
+                color="0.45",
+                linestyle="--",
+                linewidth=0.9,
+                zorder=1,
+            )
     offsets = np.array([[0.0, -0.04], [0.0, -0.04], [0.0, 0.04]])
     aligns = (("center", "top"), ("center", "top"), ("center", "bottom"))
     for vertex, offset, (ha, va), name in zip(vertices, offsets, aligns, labels):
-        ax.text(vertex[0] + offset[0], vertex[1] + offset[1], name, ha=ha, va=va, fontsize=11, fontweight="bold")
+        ax.text(
+            vertex[0] + offset[0], vertex[1] + offset[1], name, ha=ha, va=va, fontsize=11, fontweight="bold"
+        )
 
     points = _barycentric(probabilities)
     options: dict[str, Any] = {"s": 18, "alpha": 0.75, "edgecolors": "none"}
-    options.update({key: (np.asarray(value) if isinstance(value, (list, tuple, np.ndarray)) else value)
-                    for key, value in scatter_options.items()})
+    options.update(
+        {
+            key: (np.asarray(value) if isinstance(value, (list, tuple, np.ndarray)) else value)
+            for key, value in scatter_options.items()
+        }
+    )
     if y_true is None:
         ax.scatter(points[:, 0], points[:, 1], color=PIGNISTIC_COLOR, zorder=3, **options)
     else:
@@ -394,10 +501,18 @@ def plot_ternary(values: MassFunction | ArrayLike, ax: Axes | None=None, *, labe
         for index, label in enumerate(classes):
             hit = y_true == label
             if hit.any():
-                group_options = {key: (value[hit] if np.ndim(value) == 1 and np.size(value) == hit.size else value)
-                                 for key, value in options.items()}  # per-sample sizes etc. follow the group
-                ax.scatter(points[hit, 0], points[hit, 1], color=model_color(index), zorder=3,
-                           label=f"{y_name} {labels[index]}", **group_options)
+                group_options = {
+                    key: (value[hit] if np.ndim(value) == 1 and np.size(value) == hit.size else value)
+                    for key, value in options.items()
+                }  # per-sample sizes etc. follow the group
+                ax.scatter(
+                    points[hit, 0],
+                    points[hit, 1],
+                    color=model_color(index),
+                    zorder=3,
+                    label=f"{y_name} {labels[index]}",
+                    **group_options,
+                )
         ax.legend(loc="upper right", fontsize=7)
     ax.set_xlim(-0.15, 1.15)
     ax.set_ylim(-0.12, _SQRT3_HALF + 0.1)

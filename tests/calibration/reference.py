@@ -16,9 +16,16 @@ def logistic_log_likelihood(theta_0, theta_1, scores, targets):
 
 def reference_mle(scores, targets):
     """MLE of tau = 1/(1 + exp(theta_0 + theta_1 s)) by Nelder-Mead then BFGS (no Newton)."""
-    objective = lambda t: -logistic_log_likelihood(t[0], t[1], scores, targets)
-    start = optimize.minimize(objective, np.zeros(2), method="Nelder-Mead",
-                              options={"xatol": 1e-10, "fatol": 1e-12, "maxiter": 4000})
+
+    def objective(t):
+        return -logistic_log_likelihood(t[0], t[1], scores, targets)
+
+    start = optimize.minimize(
+        objective,
+        np.zeros(2),
+        method="Nelder-Mead",
+        options={"xatol": 1e-10, "fatol": 1e-12, "maxiter": 4000},
+    )
     result = optimize.minimize(objective, start.x, method="BFGS", options={"gtol": 1e-10})
     return result.x, -result.fun
 
@@ -31,7 +38,8 @@ def reference_profile(score, tau, scores, targets, theta_hat, max_loglik, guess_
     centre = theta_hat[1] if guess_slope is None else guess_slope
     result = optimize.minimize_scalar(
         lambda t1: -logistic_log_likelihood(offset - t1 * score, t1, scores, targets),
-        bracket=(centre - 0.5, centre + 0.5), tol=1e-12,
+        bracket=(centre - 0.5, centre + 0.5),
+        tol=1e-12,
     )
     return float(np.exp(min(-result.fun - max_loglik, 0.0)))
 
@@ -49,8 +57,10 @@ def reference_masses(score, scores, targets, theta_hat, max_loglik, covariance=N
             guess = theta_hat[1] + slope_per_eta * (eta - eta_hat)
             return reference_profile(score, tau, scores, targets, theta_hat, max_loglik, guess)
     else:
+
         def contour(tau):
             return reference_profile(score, tau, scores, targets, theta_hat, max_loglik)
+
     left = integrate.quad(contour, 0.0, tau_hat, epsabs=1e-11, epsrel=1e-11, limit=200)[0]
     right = integrate.quad(contour, tau_hat, 1.0, epsabs=1e-11, epsrel=1e-11, limit=200)[0]
     mass_one = tau_hat - left

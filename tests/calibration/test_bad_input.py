@@ -13,7 +13,13 @@ from dstk.calibration import (
 )
 from dstk.exceptions import NotFittedError
 
-CALIBRATORS = [BinningCalibrator, IsotonicCalibrator, LogisticCalibrator, VennAbersCalibrator, VennMachineCalibrator]
+CALIBRATORS = [
+    BinningCalibrator,
+    IsotonicCalibrator,
+    LogisticCalibrator,
+    VennAbersCalibrator,
+    VennMachineCalibrator,
+]
 SCORES = np.array([-1.0, -0.5, 0.2, 0.4, 1.0, 1.3])
 Y = np.array([0, 1, 0, 1, 1, 0])
 

@@ -2,7 +2,8 @@
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy import integrate
 
 from dstk.calibration import BinningCalibrator, IsotonicCalibrator
@@ -19,8 +20,12 @@ def _data(n=200, seed=0):
 def _likelihood_masses_by_quad(k, n):
     """Eqs. 29-32 by direct numerical integration of the binomial relative likelihood."""
     tau_hat = k / n
-    contour = lambda t: (t / tau_hat) ** k * ((1 - t) / (1 - tau_hat)) ** (n - k) if 0 < tau_hat < 1 else (
-        t**n if k == n else (1 - t) ** n)
+
+    def contour(t):
+        if 0 < tau_hat < 1:
+            return (t / tau_hat) ** k * ((1 - t) / (1 - tau_hat)) ** (n - k)
+        return t**n if k == n else (1 - t) ** n
+
     left = integrate.quad(contour, 0, tau_hat, epsabs=1e-13)[0] if tau_hat > 0 else 0.0
     right = integrate.quad(contour, tau_hat, 1, epsabs=1e-13)[0] if tau_hat < 1 else 0.0
     return np.array([0.0, 1 - tau_hat - right, tau_hat - left, left + right])
@@ -34,13 +39,23 @@ def test_binning_counts_match_brute_force_with_right_closed_bins():
     # brute force: bin j = (e_j, e_{j+1}], scores below/above the range go to the end bins
     expected = np.zeros((6, 2))
     for s, label in zip(scores, y):
-        j = 0 if s <= edges[1] else 5 if s > edges[5] else next(i for i in range(6) if edges[i] < s <= edges[i + 1])
+        j = (
+            0
+            if s <= edges[1]
+            else 5
+            if s > edges[5]
+            else next(i for i in range(6) if edges[i] < s <= edges[i + 1])
+        )
         expected[j] += [label, 1]
     np.testing.assert_array_equal(cal.bin_counts_, expected)
-    np.testing.assert_array_equal(cal.bin_index([-100.0, -2.0, -1.999, 2.0, 2.0001, 100.0]), [0, 0, 1, 4, 5, 5])
+    np.testing.assert_array_equal(
+        cal.bin_index([-100.0, -2.0, -1.999, 2.0, 2.0001, 100.0]), [0, 0, 1, 4, 5, 5]
+    )
 
 
-@pytest.mark.parametrize("model", ["dempster", "likelihood", "confidence_interval", "bayes", "inverse_pignistic"])
+@pytest.mark.parametrize(
+    "model", ["dempster", "likelihood", "confidence_interval", "bayes", "inverse_pignistic"]
+)
 def test_binning_masses_follow_the_count_models(model):
     scores, y = _data()
     cal = BinningCalibrator(bins=5, model=model).fit(scores, y)
@@ -98,7 +113,9 @@ def test_outputs_are_consistent():
     np.testing.assert_allclose(bel, array[:, 2])
     np.testing.assert_allclose(pl, 1 - array[:, 1])
     np.testing.assert_allclose(cal.predict_proba(scores[:20])[:, 1], masses.pignistic()[:, 1])
-    np.testing.assert_array_equal(cal.predict(scores[:20]), (cal.predict_proba(scores[:20])[:, 1] > 0.5).astype(int))
+    np.testing.assert_array_equal(
+        cal.predict(scores[:20]), (cal.predict_proba(scores[:20])[:, 1] > 0.5).astype(int)
+    )
 
 
 def test_labels_other_than_zero_one():
@@ -130,8 +147,9 @@ def test_isotonic_bayes_equals_the_isotonic_fit_on_calibration_points():
 
     scores, y = _data(150, seed=4)
     cal = IsotonicCalibrator(model="bayes").fit(scores, y)
-    np.testing.assert_allclose(cal.predict_proba(scores)[:, 1], IsotonicRegression().fit(scores, y).predict(scores),
-                               atol=1e-12)
+    np.testing.assert_allclose(
+        cal.predict_proba(scores)[:, 1], IsotonicRegression().fit(scores, y).predict(scores), atol=1e-12
+    )
 
 
 def test_isotonic_envelope_definition_and_monotonicity():
@@ -150,8 +168,10 @@ def test_isotonic_envelope_definition_and_monotonicity():
 
 
 @settings(max_examples=40, deadline=None)
-@given(st.lists(st.tuples(st.floats(-5, 5, allow_nan=False), st.integers(0, 1)), min_size=4, max_size=40),
-       st.sampled_from(["dempster", "likelihood", "confidence_interval", "plausibility"]))
+@given(
+    st.lists(st.tuples(st.floats(-5, 5, allow_nan=False), st.integers(0, 1)), min_size=4, max_size=40),
+    st.sampled_from(["dempster", "likelihood", "confidence_interval", "plausibility"]),
+)
 def test_isotonic_envelope_is_monotone_and_valid(pairs, model):
     scores = np.array([p[0] for p in pairs])
     y = np.array([p[1] for p in pairs])
@@ -168,4 +188,6 @@ def test_isotonic_block_assignment_between_blocks():
     y = np.array([0, 0, 1, 1])
     cal = IsotonicCalibrator(model="dempster").fit(scores, y)
     np.testing.assert_allclose(cal.thresholds_, [1.5])
-    np.testing.assert_allclose(cal.predict_mass_array([1.5, 1.51]), [[0, 2 / 3, 0, 1 / 3], [0, 0, 2 / 3, 1 / 3]])
+    np.testing.assert_allclose(
+        cal.predict_mass_array([1.5, 1.51]), [[0, 2 / 3, 0, 1 / 3], [0, 0, 2 / 3, 1 / 3]]
+    )

@@ -2,7 +2,7 @@
 
 import numpy as np
 import pytest
-from scipy import optimize, special
+from scipy import special
 
 from dstk.calibration import LogisticCalibrator
 from dstk.evidence.likelihood import LogisticLikelihood
@@ -22,11 +22,17 @@ def test_platt_fit_matches_an_independent_optimiser(targets):
     scores, y = _data(80, seed=1)
     cal = LogisticCalibrator(model="bayes", targets=targets).fit(scores, y)
     n_pos, n_neg = y.sum(), y.size - y.sum()
-    t = np.where(y == 1, (n_pos + 1) / (n_pos + 2), 1 / (n_neg + 2)) if targets == "platt" else y.astype(float)
+    t = (
+        np.where(y == 1, (n_pos + 1) / (n_pos + 2), 1 / (n_neg + 2))
+        if targets == "platt"
+        else y.astype(float)
+    )
     theta, loglik = reference_mle(scores, t)
     np.testing.assert_allclose(cal.theta_, theta, atol=1e-6)
     np.testing.assert_allclose(cal.max_log_likelihood_, loglik, atol=1e-9)
-    np.testing.assert_allclose(cal.predict_proba([0.3])[0, 1], special.expit(-(theta[0] + 0.3 * theta[1])), atol=1e-7)
+    np.testing.assert_allclose(
+        cal.predict_proba([0.3])[0, 1], special.expit(-(theta[0] + 0.3 * theta[1])), atol=1e-7
+    )
 
 
 def test_platt_targets_match_scikit_learn_sigmoid():
@@ -71,7 +77,9 @@ def test_contour_matches_the_brute_force_profile():
     cal = LogisticCalibrator(targets="labels").fit(scores, y)
     taus = np.array([0.0, 0.05, 0.3, 0.5, 0.8, 0.99, 1.0])
     got = cal.contour(0.5, taus)
-    expected = [reference_profile(0.5, t, scores, y.astype(float), cal.theta_, cal.max_log_likelihood_) for t in taus]
+    expected = [
+        reference_profile(0.5, t, scores, y.astype(float), cal.theta_, cal.max_log_likelihood_) for t in taus
+    ]
     np.testing.assert_allclose(got, expected, atol=1e-9)
     tau_hat = special.expit(-(cal.theta_[0] + 0.5 * cal.theta_[1]))
     assert cal.contour(0.5, tau_hat) == pytest.approx(1.0, abs=1e-12)
@@ -86,23 +94,31 @@ def test_contour_matches_the_brute_force_profile():
 def test_confidence_interval_model_uses_the_normal_approximation():
     scores, y = _data(60, seed=5)
     cal = LogisticCalibrator(model="confidence_interval", targets="labels", confidence=0.9).fit(scores, y)
+
     # observed information by finite differences of the log-likelihood (independent of the fit's formula)
-    f = lambda t: logistic_log_likelihood(t[0], t[1], scores, y.astype(float))
+    def f(t):
+        return logistic_log_likelihood(t[0], t[1], scores, y.astype(float))
+
     h = 1e-4
     theta = cal.theta_
     hessian = np.zeros((2, 2))
     for i in range(2):
         for j in range(2):
             e_i, e_j = np.eye(2)[i] * h, np.eye(2)[j] * h
-            hessian[i, j] = (f(theta + e_i + e_j) - f(theta + e_i - e_j) - f(theta - e_i + e_j) + f(theta - e_i - e_j)) / (4 * h * h)
+            hessian[i, j] = (
+                f(theta + e_i + e_j) - f(theta + e_i - e_j) - f(theta - e_i + e_j) + f(theta - e_i - e_j)
+            ) / (4 * h * h)
     covariance = np.linalg.inv(-hessian)
     s = 0.7
     a = np.array([1.0, s])
     eta, sd = a @ theta, np.sqrt(a @ covariance @ a)
     z = 1.6448536269514722
     lower, upper = special.expit(-(eta + z * sd)), special.expit(-(eta - z * sd))
-    np.testing.assert_allclose(cal.predict_mass_array([s])[0], [0, 0.9 * (1 - upper), 0.9 * lower,
-                                                                1 - 0.9 * (1 - upper) - 0.9 * lower], atol=1e-6)
+    np.testing.assert_allclose(
+        cal.predict_mass_array([s])[0],
+        [0, 0.9 * (1 - upper), 0.9 * lower, 1 - 0.9 * (1 - upper) - 0.9 * lower],
+        atol=1e-6,
+    )
 
 
 def test_inverse_pignistic_model():

@@ -63,13 +63,16 @@ def test_venn_machine_frequencies_by_definition():
     venn = VennMachineCalibrator(edges=8).fit(scores, y)
     edges = np.array([-1.5, -1.0, -0.5, 0.0, 0.5, 1.0, 1.5])
     for s in [-3.0, -1.5, -0.2, 0.0, 0.7, 2.0]:
-        cat = lambda v: np.searchsorted(edges, v, side="left")
+
+        def cat(v):
+            return np.searchsorted(edges, v, side="left")
+
         same = cat(scores) == cat(s)
         # try each label for the test example; frequency of class 1 in its category (Zhou et al., Eq. 5)
         freqs = [(y[same].sum() + label) / (same.sum() + 1) for label in (0, 1)]
         bel, pl = venn.predict_interval([s])
         np.testing.assert_allclose([bel[0], pl[0]], [min(freqs), max(freqs)], atol=1e-12)
-        label, low, high = venn.predict_venn([s])
+        label, low, _high = venn.predict_venn([s])
         quality_one, quality_zero = min(freqs), min(1 - f for f in freqs)
         assert label[0] == (1 if quality_one >= quality_zero else 0)
         assert low[0] == pytest.approx(max(quality_one, quality_zero))
@@ -82,8 +85,10 @@ def test_one_vs_rest_dempster_matches_brute_force():
     combined = one_vs_rest_masses(binary).to_array()
     frame = frozenset(range(3))
     for i in range(5):
-        sources = [{frozenset([c]): binary[i, c, 2], frame - {c}: binary[i, c, 1], frame: binary[i, c, 3]}
-                   for c in range(3)]
+        sources = [
+            {frozenset([c]): binary[i, c, 2], frame - {c}: binary[i, c, 1], frame: binary[i, c, 3]}
+            for c in range(3)
+        ]
         expected = brute_force_dempster(sources)
         for subset, value in expected.items():
             mask = sum(1 << c for c in subset)
@@ -108,15 +113,19 @@ def test_classifier_binary_prefit_and_cv():
     from dstk.calibration import IsotonicCalibrator
 
     direct = IsotonicCalibrator(model="dempster").fit(base.decision_function(X[200:400]), y[200:400])
-    np.testing.assert_allclose(clf.predict_mass_array(X[400:]), direct.predict_mass_array(base.decision_function(X[400:])))
+    np.testing.assert_allclose(
+        clf.predict_mass_array(X[400:]), direct.predict_mass_array(base.decision_function(X[400:]))
+    )
     bel, pl = clf.predict_interval(X[400:])
     assert bel.shape == (169,) and np.all(bel <= pl)
     assert np.mean(clf.predict(X[400:]) == y[400:]) > 0.9
-    ensemble = EvidentialCalibratedClassifier(make_pipeline(StandardScaler(), LogisticRegression()),
-                                              method="logistic", cv=3).fit(X[:300], y[:300])
+    ensemble = EvidentialCalibratedClassifier(
+        make_pipeline(StandardScaler(), LogisticRegression()), method="logistic", cv=3
+    ).fit(X[:300], y[:300])
     assert len(ensemble.calibrated_classifiers_) == 3
-    single = EvidentialCalibratedClassifier(make_pipeline(StandardScaler(), LogisticRegression()),
-                                            method="venn_abers", cv=3, ensemble=False).fit(X[:300], y[:300])
+    single = EvidentialCalibratedClassifier(
+        make_pipeline(StandardScaler(), LogisticRegression()), method="venn_abers", cv=3, ensemble=False
+    ).fit(X[:300], y[:300])
     assert len(single.calibrated_classifiers_) == 1
     proba = single.predict_proba(X[300:])
     np.testing.assert_allclose(proba.sum(axis=1), 1.0)
@@ -138,7 +147,9 @@ def test_classifier_multiclass_one_vs_rest():
 
     X, y = load_iris(return_X_y=True)
     names = np.array(["setosa", "versicolor", "virginica"])[y]
-    clf = EvidentialCalibratedClassifier(LogisticRegression(max_iter=500), method="logistic", cv=3).fit(X, names)
+    clf = EvidentialCalibratedClassifier(LogisticRegression(max_iter=500), method="logistic", cv=3).fit(
+        X, names
+    )
     mass = clf.predict_mass(X[::10])
     assert mass.frame.labels == ("setosa", "versicolor", "virginica")
     bel, pl = clf.predict_interval(X[::10])
@@ -161,16 +172,23 @@ def test_combination_of_classifiers_brute_force_and_cautious():
     y = np.array([0, 0, 1, 1, 0, 1])
     a = BinningCalibrator(bins=[-3, 0, 3], model="dempster").fit(scores, y)
     b = BinningCalibrator(bins=[-3, 0, 3], model="likelihood").fit(scores[:4], y[:4])
-    combined, kappa = combine_classifiers([a, b], None, inputs=[[1.0, -1.0], [0.5, 0.5]], return_conflict=True)
+    combined, kappa = combine_classifiers(
+        [a, b], None, inputs=[[1.0, -1.0], [0.5, 0.5]], return_conflict=True
+    )
     ma, mb = a.predict_mass_array([1.0, -1.0]), b.predict_mass_array([0.5, 0.5])
     for i in range(2):
-        to_dict = lambda m: {frozenset([0]): m[1], frozenset([1]): m[2], frozenset([0, 1]): m[3]}
+
+        def to_dict(m):
+            return {frozenset([0]): m[1], frozenset([1]): m[2], frozenset([0, 1]): m[3]}
+
         expected = brute_force_dempster([to_dict(ma[i]), to_dict(mb[i])])
         got = combined.to_array()[i]
         assert got[2] == pytest.approx(expected.get(frozenset([1]), 0.0), abs=1e-12)
         assert got[1] == pytest.approx(expected.get(frozenset([0]), 0.0), abs=1e-12)
     assert kappa[0] == pytest.approx(ma[0, 2] * mb[0, 1] + ma[0, 1] * mb[0, 2])
     cautious = EvidentialCombination([a, a], rule="cautious")
-    np.testing.assert_allclose(cautious.predict_mass([1.0]).to_array(), a.predict_mass_array([1.0]), atol=1e-12)
+    np.testing.assert_allclose(
+        cautious.predict_mass([1.0]).to_array(), a.predict_mass_array([1.0]), atol=1e-12
+    )
     with pytest.raises(TypeError, match="no predict_mass"):
         combine_classifiers([object()], [1.0])

@@ -17,13 +17,18 @@ def client():
     distributed = pytest.importorskip("distributed")
     import warnings
 
-    warnings.filterwarnings("ignore", message="Mismatched versions found")  # optional packages on workers only
-    with distributed.LocalCluster(
-        n_workers=2,
-        threads_per_worker=1,
-        processes=True,
-        host="127.0.0.1",
-        dashboard_address=":0",
-        worker_dashboard_address=None,
-    ) as cluster, distributed.Client(cluster) as client:
+    warnings.filterwarnings(
+        "ignore", message="Mismatched versions found"
+    )  # optional packages on workers only
+    with (
+        distributed.LocalCluster(
+            n_workers=2,
+            threads_per_worker=1,
+            processes=True,
+            host="127.0.0.1",
+            dashboard_address=":0",
+            worker_dashboard_address=None,
+        ) as cluster,
+        distributed.Client(cluster) as client,
+    ):
         yield client

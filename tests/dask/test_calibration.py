@@ -89,14 +89,15 @@ def test_fusing_two_calibrated_classifiers(client, calibration_data):
 def test_fitted_calibrators_pickle(calibrator, calibration_data):
     _, _, test_scores = calibration_data
     back = pickle.loads(pickle.dumps(calibrator))
-    np.testing.assert_array_equal(back.predict_mass(test_scores).to_array(),
-                                  calibrator.predict_mass(test_scores).to_array())
+    np.testing.assert_array_equal(
+        back.predict_mass(test_scores).to_array(), calibrator.predict_mass(test_scores).to_array()
+    )
     assert back.get_params() == calibrator.get_params()
 
 
 def test_bad_input(calibrator):
     split = da.from_array(np.random.default_rng(1).random((10, 2)), chunks=(5, 1))
-    with pytest.raises(ValueError, match="only the first .*sample.* axis may be split"):
+    with pytest.raises(ValueError, match=r"only the first .*sample.* axis may be split"):
         predict_mass(calibrator, split)
     with pytest.raises(ValueError, match="scalar"):
         predict_proba(calibrator, np.float64(0.3))
@@ -111,7 +112,9 @@ def test_bad_input(calibrator):
 def test_map_samples_handles_empty_chunks(calibrator):
     scores = da.from_array(np.linspace(0, 1, 10), chunks=5)
     filtered = scores[scores > 0.6]  # unknown chunk sizes, one chunk empty
-    got = map_samples(calibrator, "predict_proba", filtered.compute_chunk_sizes()).compute(scheduler="synchronous")
+    got = map_samples(calibrator, "predict_proba", filtered.compute_chunk_sizes()).compute(
+        scheduler="synchronous"
+    )
     np.testing.assert_array_equal(got, calibrator.predict_proba(np.linspace(0, 1, 10)[6:]))
 
 

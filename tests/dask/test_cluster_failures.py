@@ -25,8 +25,12 @@ def slow_identity(block):
 
 def make_cluster():
     return distributed.LocalCluster(
-        n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
-        dashboard_address=":0", worker_dashboard_address=None,
+        n_workers=2,
+        threads_per_worker=1,
+        processes=True,
+        host="127.0.0.1",
+        dashboard_address=":0",
+        worker_dashboard_address=None,
     )
 
 

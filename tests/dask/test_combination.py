@@ -129,9 +129,13 @@ def test_against_brute_force_definitions(client):
         out[0] = 0.0  # the reference moves m(empty) to the frame and leaves the copy
         return out
 
-    for rule, reference in [("conjunctive", ref.conjunctive), ("dempster", lambda *ms: ref.dempster(*ms)[0]),
-                            ("disjunctive", ref.disjunctive), ("yager", yager),
-                            ("cautious", ref.cautious)]:
+    for rule, reference in [
+        ("conjunctive", ref.conjunctive),
+        ("dempster", lambda *ms: ref.dempster(*ms)[0]),
+        ("disjunctive", ref.disjunctive),
+        ("yager", yager),
+        ("cautious", ref.cautious),
+    ]:
         got = combine(lazy, rule=rule, axis=1).array.compute()
         for row in range(4):
             want = np.asarray(reference(*values[row]), dtype=float)
@@ -145,8 +149,10 @@ def test_sources_as_separate_arrays_and_broadcasting(client):
     prior = random_masses(rng, (), 2)  # one mass function broadcast over the raster
     lazy = [DaskMassFunction(da.from_array(r, chunks=(5, 4, 4)), frame) for r in rasters]
     lazy.append(DaskMassFunction(da.from_array(prior[None, None], chunks=(1, 1, 4)), frame))
-    for method, check in [("rechunk", np.testing.assert_array_equal),
-                          ("tree", lambda a, b: np.testing.assert_allclose(a, b, rtol=0, atol=1e-12))]:
+    for method, check in [
+        ("rechunk", np.testing.assert_array_equal),
+        ("tree", lambda a, b: np.testing.assert_allclose(a, b, rtol=0, atol=1e-12)),
+    ]:
         fused = combine(lazy, rule="dempster", method=method)
         assert fused.batch_shape == (12, 10)
         want = dstk.combine(
@@ -217,7 +223,7 @@ def test_bad_rule_method_axis():
     with pytest.raises(ValueError, match="not associative"):
         combine(m, rule="pcr6", axis=1, method="tree")
     split = DaskMassFunction(da.from_array(np.tile([0, 0.5, 0.2, 0.3], (4, 3, 1)), chunks=(2, 1, 4)), (0, 1))
-    with pytest.raises(ValueError, match="blockwise.*one chunk"):
+    with pytest.raises(ValueError, match=r"blockwise.*one chunk"):
         combine(split, axis=1, method="blockwise")
     with pytest.raises(ValueError, match="one entry per source"):
         combine(m, rule="average", axis=1, weights=[1, 2])

@@ -41,13 +41,21 @@ def data():
 
 @pytest.fixture(scope="module")
 def params():
-    return dict(n_estimators=12, min_samples_leaf=3, min_samples_split=6, random_state=7, combiner="dempster")
+    return {
+        "n_estimators": 12,
+        "min_samples_leaf": 3,
+        "min_samples_split": 6,
+        "random_state": 7,
+        "combiner": "dempster",
+    }
 
 
 @pytest.fixture(scope="module")
 def fitted(client, data, params):
     X, y, _ = data
-    return fit_random_trees(RandomDecisionTreesClassifier(**params), da.from_array(X, chunks=200), y, n_tasks=3)
+    return fit_random_trees(
+        RandomDecisionTreesClassifier(**params), da.from_array(X, chunks=200), y, n_tasks=3
+    )
 
 
 def test_parallel_fit_equals_the_groups_fitted_in_memory(fitted, data, params):
@@ -66,7 +74,9 @@ def test_parallel_fit_equals_the_groups_fitted_in_memory(fitted, data, params):
     np.testing.assert_array_equal(
         fitted.predict_mass(X_test).to_array(), ensemble.combine_leaves_to_mass(want_counts, "dempster")
     )
-    np.testing.assert_array_equal(fitted.predict_proba(X_test), ensemble.combine_leaves_proba(want_counts, "dempster"))
+    np.testing.assert_array_equal(
+        fitted.predict_proba(X_test), ensemble.combine_leaves_proba(want_counts, "dempster")
+    )
     # deterministic: same random_state and n_tasks, same trees
     again = fit_random_trees(RandomDecisionTreesClassifier(**params), X, y, n_tasks=3)
     np.testing.assert_array_equal(again.leaf_counts(X_test), want_counts)
@@ -84,9 +94,14 @@ def test_leaf_counts_and_combiners_on_chunks_equal_in_memory(client, fitted, dat
         options = {"class_prior": fitted.class_prior_} if method == "eva" else {}
         if method == "cautious":
             options["floor"] = 1e-6
-        outputs += [combine_leaves(counts, method, **options), combine_leaves_proba(counts, method, **options)]
-        expected += [ensemble.combine_leaves(in_memory, method, **options),
-                     ensemble.combine_leaves_proba(in_memory, method, **options)]
+        outputs += [
+            combine_leaves(counts, method, **options),
+            combine_leaves_proba(counts, method, **options),
+        ]
+        expected += [
+            ensemble.combine_leaves(in_memory, method, **options),
+            ensemble.combine_leaves_proba(in_memory, method, **options),
+        ]
     masses = combine_leaves_to_mass(counts, "dempster")
     assert isinstance(masses, DaskMassFunction) and masses.frame == dstk.Frame((0, 1))
     outputs.append(masses.array)
@@ -113,7 +128,9 @@ def test_fitted_forest_pickles(fitted, data):
     _, _, X_test = data
     back = pickle.loads(pickle.dumps(fitted))
     np.testing.assert_array_equal(back.leaf_counts(X_test), fitted.leaf_counts(X_test))
-    np.testing.assert_array_equal(back.predict_mass(X_test).to_array(), fitted.predict_mass(X_test).to_array())
+    np.testing.assert_array_equal(
+        back.predict_mass(X_test).to_array(), fitted.predict_mass(X_test).to_array()
+    )
     np.testing.assert_array_equal(back.predict_proba(X_test), fitted.predict_proba(X_test))
     assert back.get_params() == fitted.get_params()
 
@@ -125,7 +142,7 @@ def test_bad_input(fitted, data, params):
     with pytest.raises(ValueError, match="n_estimators"):
         fit_random_trees(RandomDecisionTreesClassifier(n_estimators=0), X, y)
     split = da.zeros((10, 6, 2), chunks=(5, 3, 2), dtype=np.int64)
-    with pytest.raises(ValueError, match="only the first .*sample.* axis may be split"):
+    with pytest.raises(ValueError, match=r"only the first .*sample.* axis may be split"):
         combine_leaves(split)
     np.testing.assert_array_equal(
         combine_leaves(split + 1, rechunk=True).compute(scheduler="synchronous"), np.full(10, 0.5)

@@ -4,29 +4,36 @@ import itertools
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from dstk.exceptions import DogmaticError
+from dstk._kernels import leaf_combination
 from dstk.ensemble import (
     combine_leaves,
     combine_leaves_proba,
     combine_leaves_to_mass,
+    combiners,
     decision_threshold,
     leaf_plausibility_mass,
     parse_combiner,
 )
-from dstk._kernels import leaf_combination
-from dstk.ensemble import combiners
+from dstk.exceptions import DogmaticError
 
 # research note section 1.4: leaves written [n-, n+]; EVA with training prior pi = 0.3 (reference prior)
 ENSEMBLES = {
-    "A": ([[0, 1], [0, 1], [1, 0]],
-          [0.666667, 0.666667, 0.555556, 0.541667, 0.222222, 0.666667, 0.222222, 0.000000, 3.197895]),
-    "B": ([[0, 3], [2, 1], [5, 5]],
-          [0.611111, 0.5, 0.566667, 0.601389, 0.202223, 0.5625, 0.606670, 0.606670, 3.587360]),
+    "A": (
+        [[0, 1], [0, 1], [1, 0]],
+        [0.666667, 0.666667, 0.555556, 0.541667, 0.222222, 0.666667, 0.222222, 0.000000, 3.197895],
+    ),
+    "B": (
+        [[0, 3], [2, 1], [5, 5]],
+        [0.611111, 0.5, 0.566667, 0.601389, 0.202223, 0.5625, 0.606670, 0.606670, 3.587360],
+    ),
     "C": ([[0, 10], [10, 0], [1, 1]], [0.5, 0.5, 0.5, 0.5, 0, 0.5, 0, 0, 0.8]),
-    "D": ([[0, 2], [0, 2], [0, 2], [3, 0]],
-          [0.75, 0.75, 0.6125, 0.60625, 0.394622, 0.666667, 0.088154, -0.078368, 6.899580]),
+    "D": (
+        [[0, 2], [0, 2], [0, 2], [3, 0]],
+        [0.75, 0.75, 0.6125, 0.60625, 0.394622, 0.666667, 0.088154, -0.078368, 6.899580],
+    ),
 }
 COLUMNS = [
     ("probability", "average", {}),
@@ -144,10 +151,10 @@ def test_binary_plausibility_rules_match_brute_force_and_core():
         expected = leaf[i, 0]
         for t in range(1, 7):
             expected = _conjunctive_brute(expected, leaf[i, t])
-        got = combine_leaves_to_mass(counts[i:i + 1], "dempster", normalize=False)[0]
+        got = combine_leaves_to_mass(counts[i : i + 1], "dempster", normalize=False)[0]
         assert np.allclose(got, expected, atol=1e-12)
         weights = np.min([_weights_brute(m) for m in leaf[i]], axis=0)
-        got = combine_leaves_to_mass(counts[i:i + 1], "cautious", normalize=False)[0]
+        got = combine_leaves_to_mass(counts[i : i + 1], "cautious", normalize=False)[0]
         assert np.allclose(got, _from_weights_brute(weights), atol=1e-12)
     core = pytest.importorskip("dstk.core.combination")
     from dstk.core.frame import Frame
@@ -169,7 +176,7 @@ def _keyed(masses):
 
 def test_raw_combination_examples():
     # research note 1.4; layout [empty, {0}=-, {1}=+, frame]
-    masses = np.array([[[0, .1, .6, .3], [0, .5, .2, .3], [0, 0, .7, .3]]], dtype=float)
+    masses = np.array([[[0, 0.1, 0.6, 0.3], [0, 0.5, 0.2, 0.3], [0, 0, 0.7, 0.3]]], dtype=float)
     keys, table = _keyed(masses)
     unnormalised = leaf_combination.dempster_pairwise_floor(keys, table, 1e-5)[0]
     assert np.allclose(unnormalised, [0.481, 0.069, 0.423, 0.027], atol=1e-9)
@@ -182,9 +189,10 @@ def test_raw_combination_examples():
     closed, _ = leaf_combination.cautious_closed_form(keys, combiners._conjunctive_weight_rows(compact))
     assert np.allclose(closed[0], [0.4375, 0.1875, 0.2625, 0.1125], atol=1e-12)
     # idempotence of the cautious rule
-    twice = np.array([[[0, .1, .6, .3], [0, .1, .6, .3]]])
-    assert np.allclose(leaf_combination.cautious_pairwise_floor(*_keyed(twice), 1e-5)[0], [0, .1, .6, .3],
-                       atol=1e-12)
+    twice = np.array([[[0, 0.1, 0.6, 0.3], [0, 0.1, 0.6, 0.3]]])
+    assert np.allclose(
+        leaf_combination.cautious_pairwise_floor(*_keyed(twice), 1e-5)[0], [0, 0.1, 0.6, 0.3], atol=1e-12
+    )
     # the clamp on two opposite categorical masses
     opposite = np.array([[[0, 0, 1, 0], [0, 1, 0, 0]]], dtype=float)
     got = leaf_combination.dempster_pairwise_floor(*_keyed(opposite), 1e-5)[0]
@@ -194,16 +202,26 @@ def test_raw_combination_examples():
 def test_table_and_per_leaf_paths_agree():
     rng = np.random.default_rng(2)
     counts = rng.integers(0, 7, size=(40, 9, 3))
-    for method, aggregate in (("probability", "average"), ("probability", "vote"), ("laplace", "vote"),
-                              ("eva", None), ("dempster", None), ("cautious", None), ("pooling", None)):
+    for method, aggregate in (
+        ("probability", "average"),
+        ("probability", "vote"),
+        ("laplace", "vote"),
+        ("eva", None),
+        ("dempster", None),
+        ("cautious", None),
+        ("pooling", None),
+    ):
         a = combine_leaves(counts, method, aggregate)
         b = combine_leaves(counts.astype(float), method, aggregate)  # float counts: one row per leaf
         assert np.allclose(a, b, atol=1e-12), method
     binary = counts[..., :2]
     for method in ("plausibility", "confidence_bounds"):
         for aggregate in ("average", "vote"):
-            assert np.allclose(combine_leaves(binary, method, aggregate),
-                               combine_leaves(binary.astype(float), method, aggregate), atol=1e-12)
+            assert np.allclose(
+                combine_leaves(binary, method, aggregate),
+                combine_leaves(binary.astype(float), method, aggregate),
+                atol=1e-12,
+            )
 
 
 @settings(max_examples=40, deadline=None)
@@ -256,8 +274,10 @@ def test_multiclass_average_vote_pooling():
     expected_vote = np.array([1 + 1 / 3, 1 / 2 + 1 / 3, 1 / 2 + 1 / 3]) / 3
     assert np.allclose(combine_leaves(counts, "probability", "vote"), expected_vote)
     assert np.allclose(combine_leaves(counts, "pooling"), [3 / 8, 3 / 8, 2 / 8])
-    assert np.allclose(combine_leaves(counts, "laplace"),
-                       np.mean([[4 / 7, 2 / 7, 1 / 7], [1 / 7, 3 / 7, 3 / 7], [1 / 3] * 3], axis=0))
+    assert np.allclose(
+        combine_leaves(counts, "laplace"),
+        np.mean([[4 / 7, 2 / 7, 1 / 7], [1 / 7, 3 / 7, 3 / 7], [1 / 3] * 3], axis=0),
+    )
     for method in ("probability", "laplace", "pooling", "dempster", "cautious", "eva"):
         proba = combine_leaves_proba(counts, method)
         assert proba.shape == (1, 3) and np.isclose(proba.sum(), 1.0)
@@ -288,31 +308,37 @@ def test_cautious_dogmatic_without_floor():
     assert np.isfinite(combine_leaves(counts, "cautious", floor=1e-5)).all()
 
 
-@pytest.mark.parametrize("kwargs, message", [
-    ({"method": "mean"}, "Unknown combination method"),
-    ({"method": "pooling", "aggregate": "vote"}, "aggregate"),
-    ({"method": "probability", "aggregate": "median"}, "aggregate"),
-    ({"method": "probability", "floor": 1e-5}, "floor"),
-    ({"method": "dempster", "floor": 2.0}, "floor"),
-    ({"method": "eva", "class_prior": [0.5, 0.6]}, "sum to 1"),
-    ({"method": "eva", "class_prior": [1.0, 0.0]}, r"\(0, 1\)"),
-    ({"method": "eva", "prior": "flat"}, "prior"),
-    ({"method": "eva", "smoothing": 0}, "smoothing"),
-    ({"method": "pooling", "class_prior": [0.5, 0.5]}, "eva"),
-])
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        ({"method": "mean"}, "Unknown combination method"),
+        ({"method": "pooling", "aggregate": "vote"}, "aggregate"),
+        ({"method": "probability", "aggregate": "median"}, "aggregate"),
+        ({"method": "probability", "floor": 1e-5}, "floor"),
+        ({"method": "dempster", "floor": 2.0}, "floor"),
+        ({"method": "eva", "class_prior": [0.5, 0.6]}, "sum to 1"),
+        ({"method": "eva", "class_prior": [1.0, 0.0]}, r"\(0, 1\)"),
+        ({"method": "eva", "prior": "flat"}, "prior"),
+        ({"method": "eva", "smoothing": 0}, "smoothing"),
+        ({"method": "pooling", "class_prior": [0.5, 0.5]}, "eva"),
+    ],
+)
 def test_bad_options(kwargs, message):
     counts = np.ones((2, 3, 2), dtype=int)
     with pytest.raises(ValueError, match=message):
         combine_leaves(counts, **kwargs)
 
 
-@pytest.mark.parametrize("counts, message", [
-    (np.ones((3, 2)), "shape"),
-    (np.ones((3, 0, 2)), "no trees"),
-    (np.ones((3, 2, 1)), "two classes"),
-    (-np.ones((3, 2, 2)), "negative"),
-    (np.full((3, 2, 2), np.nan), "NaN"),
-])
+@pytest.mark.parametrize(
+    "counts, message",
+    [
+        (np.ones((3, 2)), "shape"),
+        (np.ones((3, 0, 2)), "no trees"),
+        (np.ones((3, 2, 1)), "two classes"),
+        (-np.ones((3, 2, 2)), "negative"),
+        (np.full((3, 2, 2), np.nan), "NaN"),
+    ],
+)
 def test_bad_counts(counts, message):
     with pytest.raises(ValueError, match=message):
         combine_leaves(counts)
@@ -347,5 +373,5 @@ def test_large_batch_with_few_distinct_pairs_is_consistent():
     counts = rng.integers(0, 5, size=(2000, 20, 2))
     for method in ("plausibility", "confidence_bounds"):
         full = combine_leaves(counts, method)
-        part = np.concatenate([combine_leaves(counts[i:i + 100], method) for i in range(0, 2000, 100)])
+        part = np.concatenate([combine_leaves(counts[i : i + 100], method) for i in range(0, 2000, 100)])
         assert np.allclose(full, part)

@@ -5,8 +5,8 @@ import pytest
 from sklearn.datasets import load_breast_cancer
 from sklearn.metrics import roc_auc_score
 
-from dstk.exceptions import NotFittedError
 from dstk.ensemble import RandomDecisionTreesClassifier, combine_leaves
+from dstk.exceptions import NotFittedError
 
 
 @pytest.fixture(scope="module")
@@ -28,8 +28,9 @@ def _training_leaf_sizes(model, X):
 @pytest.mark.parametrize("leaf", [1, 3, 8])
 def test_leaf_sizes_and_totals(breast_cancer, leaf):
     X, y = breast_cancer
-    model = RandomDecisionTreesClassifier(20, min_samples_leaf=leaf, min_samples_split=2 * leaf,
-                                          random_state=0).fit(X, y)
+    model = RandomDecisionTreesClassifier(
+        20, min_samples_leaf=leaf, min_samples_split=2 * leaf, random_state=0
+    ).fit(X, y)
     for sizes in _training_leaf_sizes(model, X):
         assert sizes.sum() == X.shape[0]  # every training sample in exactly one leaf
         assert sizes.min() >= leaf  # numeric splits respect min_samples_leaf
@@ -80,8 +81,9 @@ def test_quality_breast_cancer(breast_cancer):
     rng = np.random.default_rng(0)
     order = rng.permutation(y.size)
     train, test = order[:300], order[300:]
-    model = RandomDecisionTreesClassifier(50, min_samples_leaf=4, min_samples_split=8,
-                                          random_state=0).fit(X[train], y[train])
+    model = RandomDecisionTreesClassifier(50, min_samples_leaf=4, min_samples_split=8, random_state=0).fit(
+        X[train], y[train]
+    )
     assert roc_auc_score(y[test], model.predict_proba(X[test])[:, 1]) > 0.97
     # around 1/5 of the training size in leaves at leaf size 4 (pure nodes keep splitting)
     assert 40 < model.n_leaves_.mean() < 75
@@ -108,7 +110,7 @@ def test_nominal_splits_once_per_path_and_multiway():
         n_children = forest["n_children"][a:b]
         parent = np.full(b - a, -1)
         for node in np.flatnonzero(feature >= 0):
-            parent[child_start[node]:child_start[node] + n_children[node]] = node
+            parent[child_start[node] : child_start[node] + n_children[node]] = node
             if feature[node] == 0:
                 assert n_children[node] == 4
         for node in range(b - a):
@@ -130,8 +132,9 @@ def _tree_with_empty_child():
 @pytest.mark.parametrize("policy", ["siblings", "parent", "zero"])
 def test_unseen_nominal_value_policies(policy):
     X, y = _nominal_data()
-    model = RandomDecisionTreesClassifier(30, nominal_features=[0], min_samples_leaf=5, min_samples_split=10,
-                                          empty_leaf=policy, random_state=0).fit(X, y)
+    model = RandomDecisionTreesClassifier(
+        30, nominal_features=[0], min_samples_leaf=5, min_samples_split=10, empty_leaf=policy, random_state=0
+    ).fit(X, y)
     unseen = np.array([[99.0, 0.0]])
     counts = model.leaf_counts(unseen)[0]
     seen = model.leaf_counts(np.array([[10.0, 0.0]]))[0]
@@ -145,13 +148,15 @@ def test_unseen_nominal_value_policies(policy):
         a = forest["offsets"][t]
         node = 0
         while True:
-            f = forest["feature"][a + node]
             if forest["nominal"][a + node]:
                 stuck = node
                 break
             x = 0.0
-            go_first = x < forest["threshold"][a + node] if forest["operator"][a + node] == 0 else \
-                x <= forest["threshold"][a + node]
+            go_first = (
+                x < forest["threshold"][a + node]
+                if forest["operator"][a + node] == 0
+                else x <= forest["threshold"][a + node]
+            )
             node = forest["child_start"][a + node] + (0 if go_first else 1)
         node_counts = forest["counts"][a + stuck]
         if policy == "parent":
@@ -190,7 +195,9 @@ def test_multiclass(breast_cancer):
         model.set_params(combiner=combiner)
         p = model.predict_proba(X[:50])
         assert np.allclose(p.sum(axis=1), 1)
-        assert (model.predict(X[:50]) == model.classes_[np.argmax(model.decision_function(X[:50]), axis=1)]).all()
+        assert (
+            model.predict(X[:50]) == model.classes_[np.argmax(model.decision_function(X[:50]), axis=1)]
+        ).all()
     model.set_params(combiner="plausibility")
     with pytest.raises(ValueError, match="two classes"):
         model.predict_proba(X[:5])
@@ -199,7 +206,9 @@ def test_multiclass(breast_cancer):
 def test_string_labels_and_predict_mass(breast_cancer):
     X, y = breast_cancer
     labels = np.array(["benign", "malignant"])[1 - y]
-    model = RandomDecisionTreesClassifier(10, min_samples_leaf=3, combiner="dempster", random_state=0).fit(X, labels)
+    model = RandomDecisionTreesClassifier(10, min_samples_leaf=3, combiner="dempster", random_state=0).fit(
+        X, labels
+    )
     assert set(model.predict(X[:20])) <= {"benign", "malignant"}
     mass = model.predict_mass(X[:5])
     array = mass.to_array("m")
@@ -216,8 +225,18 @@ def test_string_labels_and_predict_mass(breast_cancer):
 def test_all_combiners_binary(breast_cancer):
     X, y = breast_cancer
     model = RandomDecisionTreesClassifier(10, min_samples_leaf=2, random_state=0).fit(X[:400], y[:400])
-    for combiner in ("average", "vote", "laplace", "plausibility", "confidence_bounds", "pooling",
-                     "dempster", "cautious", "eva", "laplace:vote"):
+    for combiner in (
+        "average",
+        "vote",
+        "laplace",
+        "plausibility",
+        "confidence_bounds",
+        "pooling",
+        "dempster",
+        "cautious",
+        "eva",
+        "laplace:vote",
+    ):
         model.set_params(combiner=combiner)
         proba = model.predict_proba(X[400:])
         assert np.allclose(proba.sum(axis=1), 1) and (proba >= 0).all()
@@ -248,30 +267,35 @@ def test_single_class():
         RandomDecisionTreesClassifier(2).fit(np.ones((4, 2)), [1, 1, 1, 1])
 
 
-@pytest.mark.parametrize("params, message", [
-    ({"min_samples_leaf": 0}, "min_samples_leaf"),
-    ({"min_samples_split": 1}, "min_samples_split"),
-    ({"n_estimators": 0}, "n_estimators"),
-    ({"max_depth": -1}, "max_depth"),
-    ({"empty_leaf": "drop"}, "empty_leaf"),
-    ({"combiner": "median"}, "combination method"),
-    ({"nominal_features": [5]}, "nominal_features"),
-    ({"n_jobs": 0}, "n_jobs"),
-])
+@pytest.mark.parametrize(
+    "params, message",
+    [
+        ({"min_samples_leaf": 0}, "min_samples_leaf"),
+        ({"min_samples_split": 1}, "min_samples_split"),
+        ({"n_estimators": 0}, "n_estimators"),
+        ({"max_depth": -1}, "max_depth"),
+        ({"empty_leaf": "drop"}, "empty_leaf"),
+        ({"combiner": "median"}, "combination method"),
+        ({"nominal_features": [5]}, "nominal_features"),
+        ({"n_jobs": 0}, "n_jobs"),
+    ],
+)
 def test_bad_parameters(params, message):
     with pytest.raises(ValueError, match=message):
-        RandomDecisionTreesClassifier(**params).fit(np.random.rand(6, 2), [0, 1] * 3)
+        RandomDecisionTreesClassifier(**params).fit(np.random.default_rng(0).random((6, 2)), [0, 1] * 3)
 
 
 def test_feature_mismatch_and_not_fitted():
     with pytest.raises(NotFittedError):
         RandomDecisionTreesClassifier().predict(np.ones((2, 2)))
-    model = RandomDecisionTreesClassifier(2, random_state=0).fit(np.random.rand(6, 2), [0, 1] * 3)
+    model = RandomDecisionTreesClassifier(2, random_state=0).fit(
+        np.random.default_rng(0).random((6, 2)), [0, 1] * 3
+    )
     with pytest.raises(ValueError, match="3 features"):
         model.predict(np.ones((2, 3)))
     with pytest.raises(ValueError, match="2-D"):
         model.predict(np.ones(2))
     with pytest.raises(ValueError, match="inconsistent"):
-        RandomDecisionTreesClassifier(2).fit(np.random.rand(6, 2), [0, 1] * 4)
+        RandomDecisionTreesClassifier(2).fit(np.random.default_rng(0).random((6, 2)), [0, 1] * 4)
     with pytest.raises(ValueError, match="numeric"):
         RandomDecisionTreesClassifier(2).fit(np.array([["a", "b"]] * 4), [0, 1] * 2)

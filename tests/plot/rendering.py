@@ -5,8 +5,8 @@ import io
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.image  # noqa: E402
-import numpy as np  # noqa: E402
+import matplotlib.image
+import numpy as np
 
 
 def render(ax, dpi=60):

@@ -42,7 +42,9 @@ def test_single_calibrator_curves_are_dempsters_model():
     rng = np.random.default_rng(0)
     scores = rng.uniform(-1, 2, 28)
     labels = (rng.random(28) < 0.5).astype(int)
-    ax = plot_calibration_curves(CALIBRATOR, calibration_scores=scores, calibration_labels=labels, grid_size=31)
+    ax = plot_calibration_curves(
+        CALIBRATOR, calibration_scores=scores, calibration_labels=labels, grid_size=31
+    )
     belief, plausibility, pignistic = ax.lines[0], ax.lines[1], ax.lines[2]
     x = belief.get_xdata()
     bins = np.clip(np.searchsorted([-1.0, 0.0, 1.0, 2.0], x, side="right") - 1, 0, 2)
@@ -62,8 +64,13 @@ def test_several_calibrators_share_the_axes_with_histograms():
     other = DempsterBinsCalibrator(k=[0, 2, 5], n=[3, 3, 5], edges=[-1.0, 0.0, 1.0, 2.0])
     scores = np.linspace(-1, 2, 40)
     labels = (scores > 0.5).astype(int)
-    ax = plot_calibration_curves({"many": CALIBRATOR, "few": other}, calibration_scores=scores,
-                                 calibration_labels=labels, data_display="histogram", curves=("belief", "plausibility"))
+    ax = plot_calibration_curves(
+        {"many": CALIBRATOR, "few": other},
+        calibration_scores=scores,
+        calibration_labels=labels,
+        data_display="histogram",
+        curves=("belief", "plausibility"),
+    )
     texts = [t.get_text() for t in ax.get_legend().get_texts()]
     assert texts[:2] == ["many", "few"] and "Bel({1})" in texts and "Pl({1})" in texts
     assert not [c for c in ax.collections if isinstance(c, PolyCollection)]  # no fill with several models

@@ -5,9 +5,9 @@ import pytest
 
 pytest.importorskip("dstk.ensemble")
 
-from dstk.plot import plot_combiner_score_evolution, plot_leaf_score_evolution, simulate_growing_leaves  # noqa: E402
+from dstk.plot import plot_combiner_score_evolution, plot_leaf_score_evolution, simulate_growing_leaves
 
-from .rendering import check_not_blank  # noqa: E402
+from .rendering import check_not_blank
 
 
 def test_simulation_is_a_cumulative_bernoulli_count():
@@ -30,9 +30,9 @@ def test_leaf_laplace_trajectories_follow_the_formula():
     sizes = np.arange(1, 31)
     expected = (positives + 1) / (sizes + 2)  # Busch et al. section 3.1.1 (without the -0.5 shift)
     assert np.allclose(trial_lines(ax, 20), expected)
-    mean_line = [line for line in ax.lines if line.get_label() == "mean"][0]
+    mean_line = next(line for line in ax.lines if line.get_label() == "mean")
     assert np.allclose(mean_line.get_ydata(), expected.mean(axis=0))
-    threshold = [line for line in ax.lines if line.get_label().startswith("threshold")][0]
+    threshold = next(line for line in ax.lines if line.get_label().startswith("threshold"))
     assert threshold.get_ydata()[0] == 0.5
     check_not_blank(ax)
 
@@ -55,11 +55,12 @@ def test_pooling_combiner_is_the_pooled_frequency():
 
 def test_dempster_and_eva_combiners_render():
     ax = plot_combiner_score_evolution("dempster", n_leaves=20, n_ensembles=10, max_leaf_size=30)
-    threshold = [line for line in ax.lines if line.get_label().startswith("threshold")][0]
+    threshold = next(line for line in ax.lines if line.get_label().startswith("threshold"))
     assert threshold.get_ydata()[0] == 0.0
     check_not_blank(ax)
-    ax = plot_combiner_score_evolution("eva", n_leaves=20, n_ensembles=10, max_leaf_size=30,
-                                       combiner_options={"class_prior": [0.25, 0.75]})
+    ax = plot_combiner_score_evolution(
+        "eva", n_leaves=20, n_ensembles=10, max_leaf_size=30, combiner_options={"class_prior": [0.25, 0.75]}
+    )
     check_not_blank(ax)
 
 
@@ -73,4 +74,6 @@ def test_errors():
     with pytest.raises(ValueError, match="n_trials"):
         plot_leaf_score_evolution(n_trials=0)
     with pytest.raises(ValueError, match="one score per ensemble"):
-        plot_combiner_score_evolution(lambda counts: counts.sum(axis=1), n_leaves=3, n_ensembles=4, max_leaf_size=5)
+        plot_combiner_score_evolution(
+            lambda counts: counts.sum(axis=1), n_leaves=3, n_ensembles=4, max_leaf_size=5
+        )

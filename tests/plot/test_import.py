@@ -12,7 +12,9 @@ def run(code):
 
 
 def test_import_dstk_does_not_import_matplotlib():
-    result = run("import sys, dstk; dstk.Frame; dstk.evidence; assert 'matplotlib' not in sys.modules, 'imported'")
+    result = run(
+        "import sys, dstk; dstk.Frame; dstk.evidence; assert 'matplotlib' not in sys.modules, 'imported'"
+    )
     assert result.returncode == 0, result.stderr
 
 

@@ -27,11 +27,13 @@ def brute_betp(focal, label):
 
 
 def test_plot_mass_bars_and_intervals_match_the_definitions():
-    m = MassFunction({"".join(sorted(a)) if len(a) == 1 else ",".join(sorted(a)): v for a, v in FOCAL.items()})
+    m = MassFunction(
+        {"".join(sorted(a)) if len(a) == 1 else ",".join(sorted(a)): v for a, v in FOCAL.items()}
+    )
     ax = plot_mass(m)
-    bars = [p for p in ax.patches]
+    bars = list(ax.patches)
     assert [round(b.get_height(), 12) for b in bars] == [0.5, 0.3, 0.2]
-    segments = [c for c in ax.collections if isinstance(c, LineCollection)][0].get_segments()
+    segments = next(c for c in ax.collections if isinstance(c, LineCollection)).get_segments()
     for label, segment in zip("abc", segments):
         (_, low), (_, high) = segment
         assert low == pytest.approx(brute_bel(FOCAL, frozenset(label)))
@@ -43,7 +45,7 @@ def test_plot_mass_bars_and_intervals_match_the_definitions():
 
 
 def test_plot_mass_uses_given_axes_and_integer_labels():
-    fig, ax = plt.subplots()
+    _fig, ax = plt.subplots()
     m = MassFunction({frozenset([0]): 0.2, frozenset([1]): 0.5, frozenset([0, 1]): 0.3}, frame=Frame((0, 1)))
     assert plot_mass(m, ax=ax) is ax
     assert [round(b.get_height(), 12) for b in ax.patches] == [0.2, 0.5, 0.3]
@@ -73,7 +75,7 @@ def test_plot_intervals_binary_batch_against_dempster_model():
     k = np.array([0, 1, 3, 8])
     n = np.array([1, 2, 4, 10])
     ax = plot_intervals(from_counts(k, n, model="dempster"), y_true=[0, 1, 1, 0])
-    segments = [c for c in ax.collections if isinstance(c, LineCollection)][0].get_segments()
+    segments = next(c for c in ax.collections if isinstance(c, LineCollection)).get_segments()
     # Dempster's model (Xu et al. Eq. 24): Bel({1}) = k/(n+1), Pl({1}) = (k+1)/(n+1)
     assert np.allclose([s[0][1] for s in segments], k / (n + 1))
     assert np.allclose([s[1][1] for s in segments], (k + 1) / (n + 1))
@@ -84,10 +86,10 @@ def test_plot_intervals_binary_batch_against_dempster_model():
 def test_plot_intervals_sorted_and_with_x():
     m = from_counts([5, 0, 2], [10, 3, 2], model="likelihood")
     ax = plot_intervals(m, sort=True)
-    dots = [c for c in ax.collections if isinstance(c, PathCollection)][0].get_offsets()
+    dots = next(c for c in ax.collections if isinstance(c, PathCollection)).get_offsets()
     assert np.all(np.diff(dots[:, 1]) >= 0)
     ax = plot_intervals(m, x=[0.3, -1.0, 2.0], xlabel="score")
-    segments = [c for c in ax.collections if isinstance(c, LineCollection)][0].get_segments()
+    segments = next(c for c in ax.collections if isinstance(c, LineCollection)).get_segments()
     assert [s[0][0] for s in segments] == [0.3, -1.0, 2.0]
     assert ax.get_xlabel() == "score"
     check_not_blank(ax)
@@ -96,7 +98,7 @@ def test_plot_intervals_sorted_and_with_x():
 def test_plot_intervals_multiclass_subset():
     m = from_class_counts([[3, 1, 0], [0, 0, 0], [1, 1, 8]])
     ax = plot_intervals(m, subset=2)
-    segments = [c for c in ax.collections if isinstance(c, LineCollection)][0].get_segments()
+    segments = next(c for c in ax.collections if isinstance(c, LineCollection)).get_segments()
     # imprecise Dirichlet / Dempster: Bel({c}) = n_c/(N+1), Pl({c}) = (n_c+1)/(N+1)
     assert np.allclose([s[0][1] for s in segments], [0 / 5, 0, 8 / 11])
     assert np.allclose([s[1][1] for s in segments], [1 / 5, 1, 9 / 11])
@@ -121,7 +123,7 @@ def test_plot_intervals_errors():
 def test_plot_ternary_points_are_barycentric():
     probabilities = np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0], [1 / 3, 1 / 3, 1 / 3]])
     ax = plot_ternary(probabilities, labels=["x", "y", "z"])
-    points = [c for c in ax.collections if isinstance(c, PathCollection)][0].get_offsets()
+    points = next(c for c in ax.collections if isinstance(c, PathCollection)).get_offsets()
     expected = np.array([[0, 0], [1, 0], [0.5, np.sqrt(3) / 2], [0.5, np.sqrt(3) / 6]])
     assert np.allclose(points, expected)
     check_not_blank(ax, min_fraction=0.01)
