@@ -38,38 +38,6 @@ def task_seeds(random_state: int | np.random.RandomState | None, n_tasks: int) -
     return check_random_state(random_state).randint(0, np.iinfo(np.int32).max, size=n_tasks)
 
 
-def _merge_forests(estimator, parts):
-    """One fitted estimator whose trees are those of ``parts``, in order.
-
-    Mirrors the end of ``RandomDecisionTreesClassifier.fit``, which also
-    concatenates per-tree node arrays (child indices are local to each tree)
-    and recomputes the offsets from the node counts.
-    """
-    first = parts[0]
-    for part in parts[1:]:
-        if not np.array_equal(part.classes_, first.classes_):  # pragma: no cover - same y everywhere
-            raise RuntimeError("The fitting tasks saw different classes; this is a bug.")
-    merged = type(estimator)(
-        **{**estimator.get_params(), "n_estimators": int(sum(p.n_estimators for p in parts))}
-    )
-    for name in ("classes_", "n_classes_", "n_features_in_", "class_prior_", "nominal_mask_", "categories_"):
-        setattr(merged, name, getattr(first, name))
-    forest = {
-        name: np.concatenate([part._forest[name] for part in parts])
-        for name in first._forest
-        if name != "offsets"
-    }
-    sizes = np.concatenate([part.node_count_ for part in parts])
-    offsets = np.zeros(sizes.size + 1, dtype=np.int64)
-    np.cumsum(sizes, out=offsets[1:])
-    forest["offsets"] = offsets
-    merged._forest = forest
-    merged.node_count_ = sizes
-    merged.n_leaves_ = np.concatenate([part.n_leaves_ for part in parts])
-    merged.max_depth_ = np.concatenate([part.max_depth_ for part in parts])
-    return merged
-
-
 def fit_random_trees(
     estimator: RandomDecisionTreesClassifier, X: Any, y: Any, *, n_tasks: int | None = None
 ) -> RandomDecisionTreesClassifier:
@@ -156,7 +124,9 @@ def fit_random_trees(
         for size, seed in zip(sizes, seeds)
     ]
     parts = dask.compute(*tasks)
-    return _merge_forests(estimator, parts)
+    merged = type(estimator).concatenate(parts)
+    merged.set_params(random_state=estimator.random_state)
+    return merged
 
 
 def _default_tasks():

@@ -10,6 +10,7 @@ interface between the trees and the combiners of
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -372,6 +373,116 @@ class RandomDecisionTreesClassifier(BaseEstimator):
         self.n_leaves_ = np.add.reduceat(is_leaf.astype(np.int64), offsets[:-1])
         self.max_depth_ = np.maximum.reduceat(self._forest["depth"], offsets[:-1]).astype(np.int64)
         return self
+
+    @classmethod
+    def concatenate(
+        cls, estimators: Sequence[RandomDecisionTreesClassifier]
+    ) -> RandomDecisionTreesClassifier:
+        """One fitted ensemble holding the trees of several fitted ensembles, in order.
+
+        Use it to grow the trees of one ensemble in separate jobs (different
+        ``random_state``, same training data; see
+        :func:`dstk.dask.fit_random_trees`) or to pool ensembles grown on
+        different parts of the data.
+
+        Parameters
+        ----------
+        estimators : sequence of RandomDecisionTreesClassifier
+            Fitted ensembles with the same classes, the same number of
+            features and the same nominal features (with the same category
+            codes, i.e. the same set of values seen in training).
+
+        Returns
+        -------
+        RandomDecisionTreesClassifier
+            A new fitted ensemble; its parameters are those of the first
+            estimator with ``n_estimators`` set to the total number of trees.
+            ``class_prior_`` (the prior of the EVA combiner) is the class
+            distribution of all the training samples, summed over the root
+            nodes of the trees; it equals each part's prior when the parts
+            were grown on the same data.
+
+        Raises
+        ------
+        NotFittedError
+            An estimator that is not fitted.
+        ValueError
+            No estimator, an estimator of another type, or estimators that
+            disagree on ``classes_``, ``n_features_in_``, the nominal features
+            or their categories.
+
+        Notes
+        -----
+        The trees of an ensemble are independent (each grows from its own
+        random stream without looking at the other trees; Fan et al. 2003,
+        Busch et al. 2021, Section 2.1.1), so the concatenation of ensembles
+        is an ensemble: ``leaf_counts`` of the result is the concatenation of
+        the parts' ``leaf_counts`` along the tree axis.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> rng = np.random.default_rng(0)
+        >>> X = rng.normal(size=(60, 3)); y = (X[:, 0] > 0).astype(int)
+        >>> parts = [RandomDecisionTreesClassifier(n_estimators=4, random_state=seed).fit(X, y) for seed in (1, 2)]
+        >>> merged = RandomDecisionTreesClassifier.concatenate(parts)
+        >>> merged.n_estimators
+        8
+        >>> bool(np.array_equal(merged.leaf_counts(X), np.concatenate([p.leaf_counts(X) for p in parts], axis=1)))
+        True
+        """
+        parts = list(estimators)
+        if not parts:
+            raise ValueError("concatenate needs at least one fitted RandomDecisionTreesClassifier.")
+        for part in parts:
+            if not isinstance(part, RandomDecisionTreesClassifier):
+                raise ValueError(
+                    f"concatenate takes RandomDecisionTreesClassifier objects; got {type(part).__name__}."
+                )
+            check_is_fitted(part, "classes_")
+        first = parts[0]
+        for index, part in enumerate(parts[1:], start=1):
+            if not np.array_equal(part.classes_, first.classes_):
+                raise ValueError(
+                    f"Estimator {index} has classes {part.classes_.tolist()}, estimator 0 has "
+                    f"{first.classes_.tolist()}; only ensembles of the same classes can be concatenated."
+                )
+            if part.n_features_in_ != first.n_features_in_:
+                raise ValueError(
+                    f"Estimator {index} was fitted with {part.n_features_in_} features, estimator 0 with "
+                    f"{first.n_features_in_}."
+                )
+            same_categories = all(
+                (a is None and b is None) or (a is not None and b is not None and np.array_equal(a, b))
+                for a, b in zip(part.categories_, first.categories_)
+            )
+            if not np.array_equal(part.nominal_mask_, first.nominal_mask_) or not same_categories:
+                raise ValueError(
+                    f"Estimator {index} has other nominal features or other category values than estimator 0, "
+                    "so their category codes differ; fit the parts on data with the same nominal values."
+                )
+        merged = cls(**{**first.get_params(), "n_estimators": int(sum(p.node_count_.size for p in parts))})
+        merged.classes_ = first.classes_
+        merged.n_classes_ = first.n_classes_
+        merged.n_features_in_ = first.n_features_in_
+        merged.nominal_mask_ = first.nominal_mask_
+        merged.categories_ = first.categories_
+        sizes = np.concatenate([part.node_count_ for part in parts])
+        offsets = np.zeros(sizes.size + 1, dtype=np.int64)
+        np.cumsum(sizes, out=offsets[1:])
+        forest = {
+            name: np.concatenate([part._forest[name] for part in parts])
+            for name in first._forest
+            if name != "offsets"
+        }
+        forest["offsets"] = offsets
+        merged._forest = forest
+        root_counts = forest["counts"][offsets[:-1]].sum(axis=0, dtype=np.float64)
+        merged.class_prior_ = root_counts / root_counts.sum()
+        merged.node_count_ = sizes
+        merged.n_leaves_ = np.concatenate([part.n_leaves_ for part in parts])
+        merged.max_depth_ = np.concatenate([part.max_depth_ for part in parts])
+        return merged
 
     # ---------------------------------------------------------------- predict
     def _run_chunks(self, kernel, X, out):

@@ -299,3 +299,73 @@ def test_feature_mismatch_and_not_fitted():
         RandomDecisionTreesClassifier(2).fit(np.random.default_rng(0).random((6, 2)), [0, 1] * 4)
     with pytest.raises(ValueError, match="numeric"):
         RandomDecisionTreesClassifier(2).fit(np.array([["a", "b"]] * 4), [0, 1] * 2)
+
+
+# ------------------------------------------------------------------ concatenate
+
+
+def test_concatenate_equals_the_parts(breast_cancer):
+    X, y = breast_cancer
+    X_small, y_small = X[:200], y[:200]
+    parts = [
+        RandomDecisionTreesClassifier(
+            n_estimators=n, min_samples_leaf=3, random_state=seed, combiner="dempster"
+        ).fit(X_small, y_small)
+        for n, seed in ((3, 1), (1, 2), (4, 3))
+    ]
+    merged = RandomDecisionTreesClassifier.concatenate(parts)
+    assert merged.n_estimators == 8
+    assert merged.get_params()["combiner"] == "dempster"
+    # the leaves reached are those of the parts, side by side on the tree axis
+    expected = np.concatenate([p.leaf_counts(X[200:260]) for p in parts], axis=1)
+    np.testing.assert_array_equal(merged.leaf_counts(X[200:260]), expected)
+    expected_leaves = np.concatenate([p.apply(X[200:260]) for p in parts], axis=1)
+    np.testing.assert_array_equal(merged.apply(X[200:260]), expected_leaves)
+    np.testing.assert_array_equal(merged.node_count_, np.concatenate([p.node_count_ for p in parts]))
+    np.testing.assert_array_equal(merged.n_leaves_, np.concatenate([p.n_leaves_ for p in parts]))
+    # same training data: the prior is the training class frequency (bincount, independent of the trees)
+    np.testing.assert_allclose(merged.class_prior_, np.bincount(y_small) / y_small.size)
+    # a combiner on the merged ensemble is the combiner on the concatenated counts
+    np.testing.assert_allclose(merged.decision_function(X[200:260]), combine_leaves(expected, "dempster"))
+    # the parts are left untouched
+    assert parts[0].n_estimators == 3
+
+
+def test_concatenate_parts_fitted_on_different_data_pools_their_priors():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(100, 2))
+    y = (X[:, 0] > 0).astype(int)
+    first, second = slice(0, 30), slice(30, 100)
+    parts = [
+        RandomDecisionTreesClassifier(n_estimators=2, random_state=0).fit(X[first], y[first]),
+        RandomDecisionTreesClassifier(n_estimators=2, random_state=1).fit(X[second], y[second]),
+    ]
+    merged = RandomDecisionTreesClassifier.concatenate(parts)
+    # every tree's root holds its whole training set: the prior weights each part by (trees x samples)
+    counts = 2 * np.bincount(y[first], minlength=2) + 2 * np.bincount(y[second], minlength=2)
+    np.testing.assert_allclose(merged.class_prior_, counts / counts.sum())
+
+
+def test_concatenate_bad_input():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(20, 2))
+    y = np.array([0, 1] * 10)
+    fitted = RandomDecisionTreesClassifier(n_estimators=2, random_state=0).fit(X, y)
+    with pytest.raises(ValueError, match="at least one"):
+        RandomDecisionTreesClassifier.concatenate([])
+    with pytest.raises(NotFittedError):
+        RandomDecisionTreesClassifier.concatenate([fitted, RandomDecisionTreesClassifier()])
+    with pytest.raises(ValueError, match="RandomDecisionTreesClassifier objects"):
+        RandomDecisionTreesClassifier.concatenate([fitted, "a forest"])
+    with pytest.raises(ValueError, match="classes"):
+        other = RandomDecisionTreesClassifier(n_estimators=2).fit(X, np.array([0, 2] * 10))
+        RandomDecisionTreesClassifier.concatenate([fitted, other])
+    with pytest.raises(ValueError, match="3 features"):
+        other = RandomDecisionTreesClassifier(n_estimators=2).fit(rng.normal(size=(20, 3)), y)
+        RandomDecisionTreesClassifier.concatenate([fitted, other])
+    with pytest.raises(ValueError, match="category"):
+        X_nominal = np.column_stack([X[:, 0], np.arange(20) % 3])
+        a = RandomDecisionTreesClassifier(n_estimators=2, nominal_features=[1]).fit(X_nominal, y)
+        X_other = np.column_stack([X[:, 0], np.arange(20) % 4])
+        b = RandomDecisionTreesClassifier(n_estimators=2, nominal_features=[1]).fit(X_other, y)
+        RandomDecisionTreesClassifier.concatenate([a, b])
