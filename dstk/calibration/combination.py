@@ -27,6 +27,7 @@ def combine_classifiers(
     rule: str = "dempster",
     return_conflict: bool = False,
     inputs: Sequence[Any] | None = None,
+    normalize: bool = False,
 ) -> MassFunction | tuple[MassFunction, np.ndarray]:
     """Combine the mass functions of several fitted evidential classifiers on the same samples.
 
@@ -47,6 +48,9 @@ def combine_classifiers(
     inputs : sequence, optional
         One input per classifier (e.g. different feature sets or raw scores
         for calibrators) instead of the shared ``X``.
+    normalize : bool, default False
+        With ``rule="cautious"``: divide by 1 - m(empty), the normalised
+        cautious rule (Denoeux 2008, Section 4.3; see :func:`dstk.combine`).
 
     Returns
     -------
@@ -99,7 +103,7 @@ def combine_classifiers(
         if return_conflict:
             return result, np.zeros(result.batch_shape)
         return result
-    return combine(masses, rule=rule, return_conflict=return_conflict)
+    return combine(masses, rule=rule, return_conflict=return_conflict, normalize=normalize)
 
 
 class EvidentialCombination:
@@ -119,6 +123,9 @@ class EvidentialCombination:
     decision : str, default "pignistic"
         Criterion of :meth:`dstk.MassFunction.decide` used by :meth:`predict`
         (``"pignistic"``, ``"plausibility"``, ``"belief"``, ...).
+    normalize : bool, default False
+        With ``rule="cautious"``: the normalised cautious rule (see
+        :func:`combine_classifiers`).
 
     Attributes
     ----------
@@ -163,11 +170,16 @@ class EvidentialCombination:
     """
 
     def __init__(
-        self, classifiers: Iterable[Any], rule: str = "dempster", decision: str = "pignistic"
+        self,
+        classifiers: Iterable[Any],
+        rule: str = "dempster",
+        decision: str = "pignistic",
+        normalize: bool = False,
     ) -> None:
         self.classifiers = list(classifiers)
         self.rule = rule
         self.decision = decision
+        self.normalize = normalize
         if not self.classifiers:
             raise ValueError("EvidentialCombination needs at least one fitted classifier.")
         self.classes_ = np.asarray(self.classifiers[0].classes_)
@@ -185,7 +197,7 @@ class EvidentialCombination:
         MassFunction
             Batch shape ``(n_samples,)`` on the classifiers' common frame.
         """
-        result = combine_classifiers(self.classifiers, X, rule=self.rule)
+        result = combine_classifiers(self.classifiers, X, rule=self.rule, normalize=self.normalize)
         assert not isinstance(result, tuple)  # return_conflict=False gives the mass only
         return result
 
@@ -203,7 +215,9 @@ class EvidentialCombination:
             Mass of the empty set in the unnormalised conjunctive combination
             (0 for a single classifier).
         """
-        result = combine_classifiers(self.classifiers, X, rule=self.rule, return_conflict=True)
+        result = combine_classifiers(
+            self.classifiers, X, rule=self.rule, normalize=self.normalize, return_conflict=True
+        )
         assert isinstance(result, tuple)  # return_conflict=True gives (mass, conflict)
         return result[1]
 

@@ -192,3 +192,23 @@ def test_combination_of_classifiers_brute_force_and_cautious():
     )
     with pytest.raises(TypeError, match="no predict_mass"):
         combine_classifiers([object()], [1.0])
+
+
+def test_combination_normalized_cautious_rule():
+    """normalize=True divides the cautious combination by 1 - m(empty) (Denoeux 2008, Section 4.3)."""
+    from dstk.calibration import BinningCalibrator
+
+    scores = np.array([-2.0, -1.0, 1.0, 2.0, -1.5, 1.5])
+    y = np.array([0, 0, 1, 1, 0, 1])
+    a = BinningCalibrator(bins=[-3, 0, 3], model="dempster").fit(scores, y)
+    b = BinningCalibrator(bins=[-3, 0, 3], model="dempster").fit(scores[:2], np.array([0, 1]))
+    inputs = [[1.0], [-1.0]]
+    raw = combine_classifiers([a, b], None, inputs=inputs, rule="cautious").to_array()[0]
+    normalized = combine_classifiers([a, b], None, inputs=inputs, rule="cautious", normalize=True).to_array()[
+        0
+    ]
+    assert raw[0] > 0.1  # a says {1} with 3/4, b says {0} with 1/3: conflicting
+    expected = np.concatenate([[0.0], raw[1:] / (1.0 - raw[0])])
+    np.testing.assert_allclose(normalized, expected, atol=1e-12)
+    ensemble = EvidentialCombination([a, b], rule="cautious", normalize=True)
+    np.testing.assert_allclose(ensemble.predict_mass([1.0]).to_array()[0][0], 0.0, atol=1e-15)
