@@ -16,15 +16,15 @@ Bel/Pl intervals.  It needs the ``sklearn`` extra and runs in a few seconds.
 
 from __future__ import annotations
 
+import argparse
+import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
-import argparse
-import time
-
-import numpy as np
 
 __all__ = ["main", "run_demo", "combine_conjunctive"]
 

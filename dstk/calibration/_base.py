@@ -5,16 +5,17 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+import numpy as np
+
+from .._estimator import BaseEstimator, check_is_fitted
+from .._validation import check_binary_labels, check_consistent_length, check_scores
+
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
     from typing_extensions import Self
 
     from dstk.core.frame import Frame
     from dstk.core.mass import MassFunction
-import numpy as np
-
-from .._estimator import BaseEstimator, check_is_fitted
-from .._validation import check_binary_labels, check_consistent_length, check_scores
 
 __all__ = ["BinaryCalibrator", "COUNT_MODELS", "binary_frame", "wrap_binary_masses", "check_model"]
 

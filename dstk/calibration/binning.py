@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from numpy.typing import ArrayLike
 import numbers
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from .._kernels.calibration import lookup_masses
 from ._base import COUNT_MODELS, BinaryCalibrator, check_model
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
 
 __all__ = ["BinningCalibrator"]
 

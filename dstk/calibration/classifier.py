@@ -4,16 +4,17 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-if TYPE_CHECKING:
-    from numpy.typing import ArrayLike
-    from typing_extensions import Self
-
-    from dstk.core.mass import MassFunction
 import numpy as np
 
 from .._estimator import BaseEstimator, check_is_fitted
 from .._validation import check_labels
 from ._base import BinaryCalibrator
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+    from typing_extensions import Self
+
+    from dstk.core.mass import MassFunction
 
 __all__ = ["EvidentialCalibratedClassifier", "METHODS"]
 

@@ -5,9 +5,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 if TYPE_CHECKING:
     from dstk.core.mass import MassFunction
-import numpy as np
 
 __all__ = ["combine_classifiers", "EvidentialCombination"]
 

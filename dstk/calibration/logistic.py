@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from numpy.typing import ArrayLike
 import math
+from typing import TYPE_CHECKING
 
 import numpy as np
 from scipy import special
@@ -20,6 +17,9 @@ from .._kernels.calibration import (
 from .._validation import check_scores
 from ..exceptions import ConvergenceWarning
 from ._base import BinaryCalibrator, check_model
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
 
 __all__ = ["LogisticCalibrator", "platt_fit", "LOGISTIC_MODELS"]
 

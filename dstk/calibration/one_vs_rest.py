@@ -5,11 +5,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
 
     from dstk.core.mass import MassFunction
-import numpy as np
 
 __all__ = ["refine_one_vs_rest", "one_vs_rest_masses"]
 

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from numpy.typing import ArrayLike
 import numpy as np
 
 from .._kernels.calibration import venn_abers_table
 from ._base import BinaryCalibrator
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
 
 __all__ = ["VennAbersCalibrator", "venn_abers_interval"]
 

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, cast
 
-if TYPE_CHECKING:
-    from numpy.typing import ArrayLike
 import numpy as np
 
 from .._validation import check_binary_labels, check_consistent_length, check_scores
 from ._base import BinaryCalibrator
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
 
 __all__ = ["VennMachineCalibrator", "svm_taxonomy_edges", "K_T_SVM_EDGES", "venn_machine_transductive"]
 

@@ -2,15 +2,9 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from numpy.typing import ArrayLike
-
-    from ..core.frame import Frame
-
-import functools
 
 import dask.array as da
 import numpy as np
@@ -22,6 +16,11 @@ from ..core.mass import MassFunction
 from ..exceptions import DogmaticError, FrameMismatchError, TotalConflictError
 from . import _kernels as _k
 from ._mass import DaskMassFunction, as_dask_mass
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
+    from ..core.frame import Frame
 
 __all__ = ["combine", "TREE_RULES", "TREE_TOLERANCE"]
 

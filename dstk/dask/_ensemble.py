@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-if TYPE_CHECKING:
-    from dstk.ensemble.random_trees import RandomDecisionTreesClassifier
 import dask
 import dask.array as da
 import numpy as np
@@ -14,6 +12,9 @@ from .._validation import check_random_state
 from ..core.frame import Frame
 from ._estimators import check_sample_chunks, map_samples
 from ._mass import DaskMassFunction
+
+if TYPE_CHECKING:
+    from dstk.ensemble.random_trees import RandomDecisionTreesClassifier
 
 __all__ = [
     "fit_random_trees",

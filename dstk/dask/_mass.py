@@ -5,8 +5,6 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
-if TYPE_CHECKING:
-    from numpy.typing import ArrayLike
 import dask
 import dask.array as da
 import numpy as np
@@ -14,6 +12,9 @@ import numpy as np
 from ..core.frame import Frame
 from ..core.mass import MassFunction
 from ..exceptions import FrameMismatchError
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
 
 __all__ = ["DaskMassFunction", "as_dask_mass"]
 

@@ -29,8 +29,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from numpy.typing import ArrayLike
 import numpy as np
 
 from dstk._kernels import leaf_combination as _kernels
@@ -41,6 +39,9 @@ from dstk.ensemble.leaf_scores import (
     leaf_plausibility_score,
 )
 from dstk.exceptions import DogmaticError, FrameTooLargeError, TotalConflictError
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
 
 __all__ = [
     "SCORE_METHODS",

@@ -10,17 +10,11 @@ interface between the trees and the combiners of
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from numpy.typing import ArrayLike
-    from typing_extensions import Self
-
-    from dstk.core.mass import MassFunction
 import itertools
 import os
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -34,6 +28,12 @@ from dstk.ensemble.combiners import (
     decision_threshold,
     parse_combiner,
 )
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+    from typing_extensions import Self
+
+    from dstk.core.mass import MassFunction
 
 __all__ = ["RandomDecisionTreesClassifier"]
 

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-if TYPE_CHECKING:
-    from numpy.typing import ArrayLike
 import numpy as np
 
 from dstk._validation import check_consistent_length
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
 
 __all__ = ["sklearn_leaf_counts"]
 

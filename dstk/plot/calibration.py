@@ -5,11 +5,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-if TYPE_CHECKING:
-    from matplotlib.axes import Axes
-    from numpy.typing import ArrayLike
-
-    from dstk.core.mass import MassFunction
 import numpy as np
 
 from ._base import (
@@ -22,6 +17,12 @@ from ._base import (
     legend_below,
     model_color,
 )
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from numpy.typing import ArrayLike
+
+    from dstk.core.mass import MassFunction
 
 __all__ = ["plot_calibration_curves", "plot_reliability_diagram"]
 

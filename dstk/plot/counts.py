@@ -5,12 +5,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from matplotlib.axes import Axes
 import numpy as np
 from matplotlib.lines import Line2D
 
 from ._base import get_axes, model_color
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
 
 __all__ = ["plot_count_models", "MODEL_NAMES"]
 

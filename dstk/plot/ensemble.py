@@ -5,11 +5,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-if TYPE_CHECKING:
-    from matplotlib.axes import Axes
 import numpy as np
 
 from ._base import get_axes, legend_below
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
 
 __all__ = ["plot_leaf_score_evolution", "plot_combiner_score_evolution", "simulate_growing_leaves"]
 

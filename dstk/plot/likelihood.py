@@ -4,9 +4,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-if TYPE_CHECKING:
-    from matplotlib.axes import Axes
-    from numpy.typing import ArrayLike
 import numpy as np
 
 from ._base import (
@@ -17,6 +14,10 @@ from ._base import (
     get_axes,
     legend_below,
 )
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from numpy.typing import ArrayLike
 
 __all__ = ["plot_logistic_contour", "plot_predictive_contour"]
 

@@ -3,14 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from matplotlib.axes import Axes
-    from numpy.typing import ArrayLike
-
-    from dstk.core.mass import MassFunction
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -25,6 +18,12 @@ from ._base import (
     legend_below,
     model_color,
 )
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from numpy.typing import ArrayLike
+
+    from dstk.core.mass import MassFunction
 
 __all__ = ["plot_mass", "plot_intervals", "plot_ternary"]
 
