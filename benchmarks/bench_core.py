@@ -75,8 +75,10 @@ def load_torchbelief():
         import torch
         import torchbelief
     except Exception as exc:  # pragma: no cover - depends on the environment
-        print(f"[skip] torchbelief not importable ({type(exc).__name__}: {exc}); "
-              "pip install torch==2.13.0 torchbelief to compare with it.")
+        print(
+            f"[skip] torchbelief not importable ({type(exc).__name__}: {exc}); "
+            "pip install torch==2.13.0 torchbelief to compare with it."
+        )
         return None
     torch.set_num_threads(1)
     return torch, torchbelief
@@ -86,8 +88,10 @@ def load_pyds():
     try:
         import pyds
     except Exception as exc:  # pragma: no cover
-        print(f"[skip] pyds not importable ({type(exc).__name__}: {exc}); "
-              "pip install py-dempster-shafer to compare with it.")
+        print(
+            f"[skip] pyds not importable ({type(exc).__name__}: {exc}); "
+            "pip install py-dempster-shafer to compare with it."
+        )
         return None
     return pyds
 
@@ -257,8 +261,13 @@ LETTERS = [chr(ord("a") + i) for i in range(26)]
 
 
 def pyds_mass(pyds, m, n):
-    return pyds.MassFunction({frozenset(LETTERS[i] for i in range(n) if a >> i & 1): float(m[a])
-                              for a in range(len(m)) if m[a] != 0.0})
+    return pyds.MassFunction(
+        {
+            frozenset(LETTERS[i] for i in range(n) if a >> i & 1): float(m[a])
+            for a in range(len(m))
+            if m[a] != 0.0
+        }
+    )
 
 
 def pyds_to_dense(obj, n):
@@ -377,15 +386,26 @@ def sized_workload(report, key, op, sizes, repeats, tb, pyds, rng, pyds_max_n):
             cells.append(fmt_time(t) if lib == "dstk" else f"{fmt_time(t)} ({fmt_ratio(t / base)})")
         cells.append(f"{worst:.1e}")
         rows.append(cells)
-    what = {"dempster": "Dempster's rule, two masses with all focal sets",
-            "pignistic": "Pignistic transform, a mass with all focal sets",
-            "cautious": "Cautious rule (unnormalised), two non-dogmatic masses with all focal sets"}[op]
-    report.table(key, what, header, rows,
-                 "(ratio) = that library's time / dstk's public call; max abs diff vs the numpy reference.")
+    what = {
+        "dempster": "Dempster's rule, two masses with all focal sets",
+        "pignistic": "Pignistic transform, a mass with all focal sets",
+        "cautious": "Cautious rule (unnormalised), two non-dogmatic masses with all focal sets",
+    }[op]
+    report.table(
+        key,
+        what,
+        header,
+        rows,
+        "(ratio) = that library's time / dstk's public call; max abs diff vs the numpy reference.",
+    )
     n_top = max(sizes)
     if "torchbelief" in results[n_top]:
-        report.target(key, "torchbelief", results[n_top]["torchbelief"][0] / results[n_top]["dstk"][0],
-                      f"{what.split(',')[0]}, n={n_top}")
+        report.target(
+            key,
+            "torchbelief",
+            results[n_top]["torchbelief"][0] / results[n_top]["dstk"][0],
+            f"{what.split(',')[0]}, n={n_top}",
+        )
     return results
 
 
@@ -402,8 +422,9 @@ def forest_workload(report, n_samples, n_trees, repeats, tb, pyds, rng, pyds_cap
 
     t, out = measure(lambda: combine(MassFunction.from_array(M, frame), rule="dempster", axis=1), repeats)
     add("dstk", t, out.to_array(), "combine(MassFunction.from_array(M, frame), axis=1) (validates)")
-    t, out = measure(lambda: combine(MassFunction.from_array(M, frame, validate=False),
-                                     rule="dempster", axis=1), repeats)
+    t, out = measure(
+        lambda: combine(MassFunction.from_array(M, frame, validate=False), rule="dempster", axis=1), repeats
+    )
     add("dstk (validate=False)", t, out.to_array(), "same, from_array(..., validate=False)")
     t, out = measure(lambda: kernels.conjunctive(M, True)[0], repeats)
     add("dstk kernel", t, out, "dstk._kernels.combination.conjunctive(M, True)")
@@ -416,8 +437,13 @@ def forest_workload(report, n_samples, n_trees, repeats, tb, pyds, rng, pyds_cap
         return kernels.conjunctive(np.array(M, copy=True), True)[0]
 
     t, out = measure(projected, repeats)
-    add("dstk projected", t, out, "mass_rows_status check + one copy + kernel (public path after the "
-        "changes proposed in benchmarks/README.md)")
+    add(
+        "dstk projected",
+        t,
+        out,
+        "mass_rows_status check + one copy + kernel (public path after the "
+        "changes proposed in benchmarks/README.md)",
+    )
     t, out = measure(lambda: np_forest_dempster(M), repeats)
     add("numpy ref", t, out, "log-domain product of commonalities, vectorised")
     if tb is not None:
@@ -443,9 +469,13 @@ def forest_workload(report, n_samples, n_trees, repeats, tb, pyds, rng, pyds_cap
     base = times["dstk"]
     for r in rows:
         r[2] = fmt_ratio(times[r[0]] / base)
-    report.table("b", f"Dempster's rule, K = {n_trees} binary masses for N = {n_samples:,} samples, one call",
-                 ["library", "time for all N", "x dstk", "max abs diff", "how"], rows,
-                 "x dstk = time / dstk's public call with validation.")
+    report.table(
+        "b",
+        f"Dempster's rule, K = {n_trees} binary masses for N = {n_samples:,} samples, one call",
+        ["library", "time for all N", "x dstk", "max abs diff", "how"],
+        rows,
+        "x dstk = time / dstk's public call with validation.",
+    )
     for comp in ("torchbelief", "pyds"):
         if comp in times:
             report.target("b", comp, times[comp] / base, "forest workload (public call, validated)")
@@ -474,6 +504,7 @@ def sparse_workload(report, cases, repeats, tb, pyds, rng):
 
         t, out = measure(lambda: combine([A, B], rule="dempster"), repeats)
         row = {"dstk": (t, diff(dstk_dict(out)))}
+
         def kernel_path():
             unique, inverse = kernels.focal_set_pairs(f1, f2, True)
             masses = kernels.pair_products(w1[None], w2[None], inverse, unique.size)[0]
@@ -495,8 +526,10 @@ def sparse_workload(report, cases, repeats, tb, pyds, rng):
             names = [f"v{i}" for i in range(n)]
 
             def to_pyds(f, w):
-                return pyds.MassFunction({frozenset(names[i] for i in range(n) if int(a) >> i & 1): float(v)
-                                          for a, v in zip(f, w)})
+                return pyds.MassFunction(
+                    {frozenset(names[i] for i in range(n) if int(a) >> i & 1): float(v) for a, v in zip(f, w)}
+                )
+
             pa, pb = to_pyds(f1, w1), to_pyds(f2, w2)
             t, out = measure(lambda: pa.combine_conjunctive(pb), 3, cap=3.0)
             got = {sum(1 << names.index(x) for x in s): v for s, v in out.items()}
@@ -505,8 +538,12 @@ def sparse_workload(report, cases, repeats, tb, pyds, rng):
             rows.append([f"n={n}, F={n_focal}", lib, fmt_time(t), fmt_ratio(t / row["dstk"][0]), f"{d:.1e}"])
         if "torchbelief SparseMass" in row:
             ratios[(n, n_focal)] = row["torchbelief SparseMass"][0] / row["dstk"][0]
-    report.table("s", "Dempster's rule in focal-set form (two masses, F focal sets each)",
-                 ["case", "library", "time", "x dstk", "max abs diff"], rows)
+    report.table(
+        "s",
+        "Dempster's rule in focal-set form (two masses, F focal sets each)",
+        ["case", "library", "time", "x dstk", "max abs diff"],
+        rows,
+    )
     if (60, 256) in ratios:
         report.target("s", "torchbelief", ratios[(60, 256)], "focal-set form n=60, F=256")
 
@@ -545,7 +582,8 @@ def run_fresh(code, env_extra=None):
     env = dict(os.environ)
     env.update(env_extra or {})
     env["PYTHONPATH"] = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..") + (
-        os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+        os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else ""
+    )
     res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
     return [float(x) for x in res.stdout.split()]
 
@@ -560,24 +598,53 @@ def warmup_workload(report, runs):
         return statistics.median(w[i] for w in warm)
 
     rows = [
-        ["cold cache (empty NUMBA_CACHE_DIR)", fmt_time(cold[0]), fmt_time(cold[1]), fmt_time(cold[2]),
-         fmt_time(cold[3]), f"{cold[4]:.0f} / {cold[5]:.0f}"],
-        [f"warm cache (later processes, median of {runs})", fmt_time(med(0)), fmt_time(med(1)), fmt_time(med(2)),
-         fmt_time(med(3)), f"{max(w[4] for w in warm):.0f} / {max(w[5] for w in warm):.0f}"],
+        [
+            "cold cache (empty NUMBA_CACHE_DIR)",
+            fmt_time(cold[0]),
+            fmt_time(cold[1]),
+            fmt_time(cold[2]),
+            fmt_time(cold[3]),
+            f"{cold[4]:.0f} / {cold[5]:.0f}",
+        ],
+        [
+            f"warm cache (later processes, median of {runs})",
+            fmt_time(med(0)),
+            fmt_time(med(1)),
+            fmt_time(med(2)),
+            fmt_time(med(3)),
+            f"{max(w[4] for w in warm):.0f} / {max(w[5] for w in warm):.0f}",
+        ],
     ]
-    report.table("w", "JIT warm-up in fresh processes (Dempster + pignistic + cautious on a 3-label frame)",
-                 ["case", "import dstk", "+ core (numpy, numba)", "first calls", "same calls again",
-                  "kernel cache hits / compiles"], rows,
-                 "'import dstk' is lazy; the core names import numba. With a warm cache the first calls "
-                 "compile nothing (0 compiles): their time is numba's one-off start-up in a process "
-                 "(loading its registries, which imports scipy.linalg) plus loading the cached machine code.")
+    report.table(
+        "w",
+        "JIT warm-up in fresh processes (Dempster + pignistic + cautious on a 3-label frame)",
+        [
+            "case",
+            "import dstk",
+            "+ core (numpy, numba)",
+            "first calls",
+            "same calls again",
+            "kernel cache hits / compiles",
+        ],
+        rows,
+        "'import dstk' is lazy; the core names import numba. With a warm cache the first calls "
+        "compile nothing (0 compiles): their time is numba's one-off start-up in a process "
+        "(loading its registries, which imports scipy.linalg) plus loading the cached machine code.",
+    )
     imp = med(0) + med(1)
-    report.checks.append(("w", "import dstk + core names", f"< {IMPORT_TARGET_S} s", fmt_time(imp),
-                          imp < IMPORT_TARGET_S))
+    report.checks.append(
+        ("w", "import dstk + core names", f"< {IMPORT_TARGET_S} s", fmt_time(imp), imp < IMPORT_TARGET_S)
+    )
     misses = max(w[5] for w in warm)
-    report.checks.append(("w", "warm cache: second process compiles nothing", "0 compiles",
-                          f"{misses:.0f} compiles, first calls {fmt_time(med(2))} (cold {fmt_time(cold[2])})",
-                          misses == 0))
+    report.checks.append(
+        (
+            "w",
+            "warm cache: second process compiles nothing",
+            "0 compiles",
+            f"{misses:.0f} compiles, first calls {fmt_time(med(2))} (cold {fmt_time(cold[2])})",
+            misses == 0,
+        )
+    )
 
 
 # ====================================================================== machine and output
@@ -593,9 +660,11 @@ def machine_description():
         pass
     import numba
 
-    parts = [f"CPU: {cpu}, {os.cpu_count()} logical cores (benchmarks single-threaded)",
-             f"Python {platform.python_version()}, numpy {np.__version__}, numba {numba.__version__}, "
-             f"dstk {getattr(dstk, '__version__', '?')}"]
+    parts = [
+        f"CPU: {cpu}, {os.cpu_count()} logical cores (benchmarks single-threaded)",
+        f"Python {platform.python_version()}, numpy {np.__version__}, numba {numba.__version__}, "
+        f"dstk {getattr(dstk, '__version__', '?')}",
+    ]
     try:
         import torch
         import torchbelief
@@ -612,7 +681,9 @@ def machine_description():
     try:
         from threadpoolctl import threadpool_info
 
-        blas = [f"{i.get('internal_api')} {i.get('version')} ({i.get('architecture')})" for i in threadpool_info()]
+        blas = [
+            f"{i.get('internal_api')} {i.get('version')} ({i.get('architecture')})" for i in threadpool_info()
+        ]
         parts.append("BLAS: " + ", ".join(blas))
     except Exception:
         pass
@@ -621,15 +692,13 @@ def machine_description():
 
 
 def write_markdown(report, path, machine, argv):
-    lines = ["# dstk core benchmark results", "",
-             f"Command: `python benchmarks/{' '.join(argv)}`", ""]
+    lines = ["# dstk core benchmark results", "", f"Command: `python benchmarks/{' '.join(argv)}`", ""]
     lines += [f"- {m}" for m in machine]
     lines += ["", "## Targets (issue 2)", "", "| workload | target | measured | met |", "|---|---|---|---|"]
     for key, what, need, got, ok in report.checks:
         lines.append(f"| ({key}) {what} | {need} | {got} | {'yes' if ok else '**no**'} |")
     for key, title, header, rows, note in report.sections:
-        lines += ["", f"## ({key}) {title}", "", "| " + " | ".join(header) + " |",
-                  "|" + "---|" * len(header)]
+        lines += ["", f"## ({key}) {title}", "", "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
         lines += ["| " + " | ".join(str(c) for c in r) + " |" for r in rows]
         if note:
             lines += ["", note]
@@ -641,7 +710,9 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="fewer sizes and repeats, N = 2,000 (smoke run)")
     parser.add_argument("--only", default="a,b,c,d,s,w", help="comma-separated workloads among a,b,c,d,s,w")
-    parser.add_argument("--repeats", type=int, default=None, help="timed repeats per case (default 7, quick 3)")
+    parser.add_argument(
+        "--repeats", type=int, default=None, help="timed repeats per case (default 7, quick 3)"
+    )
     parser.add_argument("--md", default=None, help="also write the tables as markdown to this file")
     parser.add_argument("--json", default=None, help="also write raw results as JSON to this file")
     parser.add_argument("--seed", type=int, default=0)
@@ -661,14 +732,24 @@ def main(argv=None):
     if "a" in only:
         raw["a"] = sized_workload(report, "a", "dempster", sizes, repeats, tb, pyds, rng, pyds_max_n=10)
     if "b" in only:
-        raw["b"] = forest_workload(report, 2000 if args.quick else 10000, 100, repeats, tb, pyds, rng,
-                                   pyds_cap=1.0 if args.quick else 5.0)
+        raw["b"] = forest_workload(
+            report,
+            2000 if args.quick else 10000,
+            100,
+            repeats,
+            tb,
+            pyds,
+            rng,
+            pyds_cap=1.0 if args.quick else 5.0,
+        )
     if "c" in only:
         raw["c"] = sized_workload(report, "c", "pignistic", sizes, repeats, tb, pyds, rng, pyds_max_n=12)
     if "d" in only:
         raw["d"] = sized_workload(report, "d", "cautious", sizes, repeats, tb, pyds, rng, pyds_max_n=0)
-        print("(pyds is not timed on the cautious rule: it raises ValueError (negative mass) on "
-              "non-separable inputs already at n = 3, see the research note section 5d.)")
+        print(
+            "(pyds is not timed on the cautious rule: it raises ValueError (negative mass) on "
+            "non-separable inputs already at n = 3, see the research note section 5d.)"
+        )
     if "s" in only:
         cases = [(30, 32), (60, 256)] if args.quick else [(30, 32), (30, 256), (60, 256)]
         sparse_workload(report, cases, repeats, tb, pyds, rng)

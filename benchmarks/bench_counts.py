@@ -65,7 +65,9 @@ def time_call(function, *args, repeat=3, **kwargs):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--pairs", type=int, default=1_000_000)
     parser.add_argument("--reference-sample", type=int, default=300)
     parser.add_argument("--seed", type=int, default=0)

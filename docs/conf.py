@@ -10,8 +10,6 @@ and the notebooks under ``notebooks/`` are rendered from their stored cells
 ``tests/notebooks``.
 """
 
-import importlib
-import os
 import shutil
 import sys
 from pathlib import Path
@@ -20,7 +18,7 @@ DOCS = Path(__file__).resolve().parent
 ROOT = DOCS.parent
 sys.path.insert(0, str(ROOT))
 
-import dstk  # noqa: E402
+import dstk
 
 project = "dstk"
 author = "dstk developers"

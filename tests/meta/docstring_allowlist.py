@@ -10,5 +10,4 @@ Regenerate the full list of current violations with
 Codes: summary, parameters, returns, raises, notes, references, examples.
 """
 
-ALLOWLIST = {
-}
+ALLOWLIST = {}

@@ -21,11 +21,19 @@ DOCS = Path(__file__).resolve().parents[2] / "docs"
 
 def test_sphinx_build_has_no_warnings(tmp_path):
     command = [
-        sys.executable, "-m", "sphinx",
-        "-W", "--keep-going", "-E", "-q",
-        "-b", "html",
-        "-d", str(tmp_path / "doctrees"),
-        str(DOCS), str(tmp_path / "html"),
+        sys.executable,
+        "-m",
+        "sphinx",
+        "-W",
+        "--keep-going",
+        "-E",
+        "-q",
+        "-b",
+        "html",
+        "-d",
+        str(tmp_path / "doctrees"),
+        str(DOCS),
+        str(tmp_path / "html"),
     ]
     result = subprocess.run(command, capture_output=True, text=True, timeout=600)
     assert result.returncode == 0, (

@@ -20,8 +20,8 @@ import pytest
 
 pytest.importorskip("numpydoc")
 
-from . import docstring_rules as rules  # noqa: E402
-from .docstring_allowlist import ALLOWLIST  # noqa: E402
+from . import docstring_rules as rules
+from .docstring_allowlist import ALLOWLIST
 
 MODULES = rules.public_module_names()
 
@@ -61,7 +61,10 @@ def test_allowlist_is_not_stale():
         _, found = _violations(module_name)
         current.update((v.name, v.code) for v in found)
     stale = sorted(
-        f"{name}: {code}" for name, codes in ALLOWLIST.items() for code in codes if (name, code) not in current
+        f"{name}: {code}"
+        for name, codes in ALLOWLIST.items()
+        for code in codes
+        if (name, code) not in current
     )
     assert not stale, (
         "These ALLOWLIST entries no longer match a violation (fixed or renamed); remove them from "

@@ -15,6 +15,11 @@ def test_guide_page_examples(page):
     if page.name in NEEDS:
         pytest.importorskip(NEEDS[page.name])
     result = doctest.testfile(
-        str(page), module_relative=False, optionflags=doctest.NORMALIZE_WHITESPACE | doctest.ELLIPSIS, verbose=False
+        str(page),
+        module_relative=False,
+        optionflags=doctest.NORMALIZE_WHITESPACE | doctest.ELLIPSIS,
+        verbose=False,
     )
-    assert result.failed == 0, f"{result.failed} of {result.attempted} examples failed in {page.name} (output above)"
+    assert result.failed == 0, (
+        f"{result.failed} of {result.attempted} examples failed in {page.name} (output above)"
+    )

@@ -36,7 +36,9 @@ print("ok", dstk.__version__)
 
 def _run(command, **kwargs):
     result = subprocess.run(command, capture_output=True, text=True, timeout=900, **kwargs)
-    assert result.returncode == 0, f"{' '.join(map(str, command))} failed:\n{result.stdout[-5000:]}\n{result.stderr[-5000:]}"
+    assert result.returncode == 0, (
+        f"{' '.join(map(str, command))} failed:\n{result.stdout[-5000:]}\n{result.stderr[-5000:]}"
+    )
     return result
 
 
@@ -65,5 +67,8 @@ def test_wheel_and_sdist_install_into_a_fresh_venv(tmp_path):
     _run([str(python), "-m", "pip", "install", "--quiet", str(wheels[0])], **outside)
     assert _run([str(python), "-c", SMOKE], **outside).stdout.startswith("ok")
 
-    _run([str(python), "-m", "pip", "install", "--quiet", "--force-reinstall", "--no-deps", str(sdists[0])], **outside)
+    _run(
+        [str(python), "-m", "pip", "install", "--quiet", "--force-reinstall", "--no-deps", str(sdists[0])],
+        **outside,
+    )
     assert _run([str(python), "-c", SMOKE], **outside).stdout.startswith("ok")

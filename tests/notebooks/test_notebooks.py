@@ -28,8 +28,16 @@ REQUIREMENTS = {
         ("dstk.calibration", ["BinningCalibrator", "IsotonicCalibrator", "LogisticCalibrator"]),
     ],
     "04_combining_classifiers.ipynb": [
-        ("sklearn", []),
-        ("dstk.calibration", ["BinningCalibrator", "IsotonicCalibrator", "LogisticCalibrator"]),
+        ("sklearn.frozen", []),
+        (
+            "dstk.calibration",
+            [
+                "BinningCalibrator",
+                "EvidentialCalibratedClassifier",
+                "EvidentialCombination",
+                "combine_classifiers",
+            ],
+        ),
     ],
     "05_random_trees.ipynb": [
         ("sklearn", []),
@@ -68,7 +76,9 @@ def test_notebook_outputs_are_stripped(name):
     notebook = nbformat.read(path, as_version=4)
     for cell in notebook.cells:
         if cell.cell_type == "code":
-            assert cell.outputs == [] and cell.execution_count is None, f"{name}: commit it with outputs stripped"
+            assert cell.outputs == [] and cell.execution_count is None, (
+                f"{name}: commit it with outputs stripped"
+            )
 
 
 @pytest.mark.parametrize("name", ALL_NOTEBOOKS)
@@ -79,8 +89,9 @@ def test_notebook_runs(name):
     if reason:
         pytest.skip(f"{name} needs a layer that has not landed: {reason}")
     notebook = nbformat.read(path, as_version=4)
-    client = nbclient.NotebookClient(notebook, timeout=300, kernel_name="python3",
-                                     resources={"metadata": {"path": str(NOTEBOOKS)}})
+    client = nbclient.NotebookClient(
+        notebook, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(NOTEBOOKS)}}
+    )
     env = dict(os.environ)
     env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")  # this checkout's dstk
     env["MPLBACKEND"] = "Agg"
