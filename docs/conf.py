@@ -86,6 +86,7 @@ def _existing_namespaces():
 
 
 def _write_if_changed(path, text):
+    path.parent.mkdir(parents=True, exist_ok=True)  # docs/api/ holds generated files only
     if not path.exists() or path.read_text() != text:
         path.write_text(text)
 
