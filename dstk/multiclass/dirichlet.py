@@ -21,6 +21,36 @@ __all__ = ["DirichletCalibrator", "combine_task_probabilities"]
 _COMBINERS = ("product", "geometric_mean", "trimmed_geometric_mean", "direct")
 
 
+#: Rows at or above which the special functions run in several threads.
+_THREADED_ROWS = 20_000
+
+
+def _row_threaded(func, params, values):
+    """``func(params, values)`` evaluated on row blocks in threads (same floats as one call).
+
+    scipy's special functions are numpy ufuncs that release the GIL, so row
+    blocks of a large ``(N, K)`` array run in parallel on several cores; each
+    element is computed by the same routine, so the result is bit-identical.
+    """
+    import os
+    from concurrent.futures import ThreadPoolExecutor
+
+    values = np.asarray(values, dtype=np.float64)
+    n_threads = min(os.cpu_count() or 1, 8)
+    if values.ndim != 2 or values.shape[0] < _THREADED_ROWS or n_threads < 2:
+        return func(params, values)
+    out = np.empty(values.shape)  # params broadcast along the last axis (one per class)
+    bounds = np.linspace(0, values.shape[0], n_threads + 1).astype(int)
+
+    def work(i):
+        lo, hi = bounds[i], bounds[i + 1]
+        out[lo:hi] = func(params, values[lo:hi])
+
+    with ThreadPoolExecutor(n_threads) as pool:
+        list(pool.map(work, range(n_threads)))
+    return out
+
+
 def combine_task_probabilities(
     task_probabilities: ArrayLike, code: ArrayLike, combiner: str = "geometric_mean", trim: float = 0.1
 ) -> np.ndarray:
@@ -219,13 +249,15 @@ class DirichletCalibrator(BaseEstimator):
 
     def _uniforms(self, r):
         a, b = self.beta_params_[:, 0], self.beta_params_[:, 1]
-        return np.clip(betainc(a, b, np.clip(r, 0.0, 1.0)), self.clip, 1.0 - self.clip)
+        r = np.clip(r, 0.0, 1.0)
+        u = _row_threaded(lambda ab, x: betainc(ab[0], ab[1], x), (a, b), r)
+        return np.clip(u, self.clip, 1.0 - self.clip)
 
     def _probabilities(self, u, m):
         shape = m * self.class_prior_
         if self.degrees_of_freedom == "h":
             shape = shape / 2.0
-        x = gammaincinv(shape, u)
+        x = _row_threaded(gammaincinv, shape, u)
         total = x.sum(axis=1, keepdims=True)
         bad = ~(total[:, 0] > 0)
         out = np.empty_like(x)
