@@ -180,8 +180,8 @@ def cautious_closed_form(keys, weights_table):
 def clamp_binary(m, floor):
     """The authors' singleton floor on a binary mass ``[m(empty), m({0}), m({1}), m(frame)]`` (in place).
 
-    If m({1}) > 1 - floor: m({1}) = 1 - floor and m(frame) = floor; the same
-    for m({0}).
+    If m({1}) > 1 - floor: m({1}) = 1 - floor and m(frame) = floor; then the
+    same for m({0}).  m(empty) is left alone.
     """
     if m[2] > 1.0 - floor:
         m[2] = 1.0 - floor
@@ -193,34 +193,39 @@ def clamp_binary(m, floor):
 
 @njit(cache=True, nogil=True)
 def conjunctive_pair_binary(a, b, out):
-    """Unnormalised conjunctive rule on the binary frame; m(empty) takes the rest."""
+    """Unnormalised conjunctive rule on the binary frame, in the authors' order of operations.
+
+    Rows are ``[m(empty), m({0}), m({1}), m(frame)]``; the authors order a
+    mass as ``[empty, {1}, {0}, frame]`` and every sum and product below is
+    theirs, term by term (m(empty) collects the conflicting products instead
+    of being 1 minus the rest).
+    """
+    conflict = a[0] * (((b[0] + b[2]) + b[1]) + b[3])
+    conflict += a[2] * (b[0] + b[1])
+    conflict += a[1] * (b[0] + b[2])
+    conflict += a[3] * b[0]
     m1 = a[2] * (b[2] + b[3]) + a[3] * b[2]
     m0 = a[1] * (b[1] + b[3]) + a[3] * b[1]
-    mf = a[3] * b[3]
+    out[3] = a[3] * b[3]
+    out[0] = conflict
     out[1] = m0
     out[2] = m1
-    out[3] = mf
-    out[0] = 1.0 - m0 - m1 - mf
-
-
-@njit(cache=True, nogil=True)
-def _weights_binary(m):
-    q_empty = m[0] + m[1] + m[2] + m[3]
-    q1 = m[2] + m[3]
-    q0 = m[1] + m[3]
-    qf = m[3]
-    return q1 * q0 / (q_empty * qf), qf / q0, qf / q1
 
 
 @njit(cache=True, nogil=True)
 def _pairwise_reduce_dempster(work, count, floor, pair):
     """Balanced pairwise reduction of ``work[:count]`` (rows = binary masses), clamped at every level.
 
-    The result is left in ``work[0]``; ``pair`` is a scratch row.
+    Rows (0, 1), (2, 3), ... are combined and an odd last row is carried
+    over, level after level; every level, the single row left at the end
+    included, is clamped first.  The result is left in ``work[0]``; ``pair``
+    is a scratch row.
     """
-    while count > 1:
+    while True:
         for j in range(count):
             clamp_binary(work[j], floor)
+        if count <= 1:
+            return
         half = 0
         j = 0
         while j + 1 < count:
@@ -237,36 +242,41 @@ def _pairwise_reduce_dempster(work, count, floor, pair):
 
 
 @njit(cache=True, nogil=True)
-def _cautious_pair_binary(a, b, floor, out):
-    """Cautious combination of two binary masses, rebuilt as in the authors' code.
+def _weights_authors_order(m):
+    """Conjunctive weights (w(empty), w({1}), w({0})) of a binary mass, in the authors' order of operations."""
+    q_empty = ((m[0] + m[2]) + m[1]) + m[3]
+    q1 = m[2] + m[3]
+    q0 = m[1] + m[3]
+    q_frame = m[3]
+    return ((1.0 / q_empty) * q1 * q0) * (1.0 / q_frame), (1.0 / q1) * q_frame, (1.0 / q0) * q_frame
 
-    The rebuild is the clamped pairwise Dempster reduction of the simple mass
-    functions empty^we, {1}^w1, {0}^w0 (in this order), written out:
-    level 1 clamps the simple masses (w1, w0 raised to ``floor``) and combines
-    empty^we with {1}^w1 into r = {1}: we (1 - w1), frame: we w1; level 2
-    clamps r and combines it with {0}^w0.
+
+@njit(cache=True, nogil=True)
+def _cautious_pair_binary(a, b, floor, simple, out):
+    """Cautious combination of two binary masses as the authors' code computes it.
+
+    The minimum of the conjunctive weights w(empty), w({1}), w({0}) gives the
+    simple mass functions empty^w(empty), {1}^w({1}), {0}^w({0}) (rows of
+    ``simple``, a 3 x 4 scratch array), which are combined by the clamped
+    pairwise Dempster reduction (:func:`_pairwise_reduce_dempster`).
     """
-    we_a, w0_a, w1_a = _weights_binary(a)
-    we_b, w0_b, w1_b = _weights_binary(b)
+    we_a, w1_a, w0_a = _weights_authors_order(a)
+    we_b, w1_b, w0_b = _weights_authors_order(b)
     we = min(we_a, we_b)
-    w0 = min(w0_a, w0_b)
     w1 = min(w1_a, w1_b)
-    if 1.0 - w1 > 1.0 - floor:
-        w1 = floor
-    if 1.0 - w0 > 1.0 - floor:
-        w0 = floor
-    r_plus = we * (1.0 - w1)
-    r_frame = we * w1
-    if r_plus > 1.0 - floor:
-        r_plus = 1.0 - floor
-        r_frame = floor
-    m_plus = r_plus * w0
-    m_minus = r_frame * (1.0 - w0)
-    m_frame = r_frame * w0
-    out[1] = m_minus
-    out[2] = m_plus
-    out[3] = m_frame
-    out[0] = 1.0 - m_minus - m_plus - m_frame
+    w0 = min(w0_a, w0_b)
+    for r in range(3):
+        for c in range(4):
+            simple[r, c] = 0.0
+    simple[0, 0] = 1.0 - we
+    simple[0, 3] = we
+    simple[1, 2] = 1.0 - w1
+    simple[1, 3] = w1
+    simple[2, 1] = 1.0 - w0
+    simple[2, 3] = w0
+    _pairwise_reduce_dempster(simple, 3, floor, out)
+    for c in range(4):
+        out[c] = simple[0, c]
 
 
 @njit(cache=True, nogil=True)
@@ -274,7 +284,8 @@ def dempster_pairwise_floor(keys, table, floor):
     """Binary leaf masses ``table[keys]`` (rows ``[m(empty), m({0}), m({1}), m(frame)]``) -> (n_samples, 4).
 
     Trees are combined as (0, 1), (2, 3), ... with an odd one carried over,
-    recursively; before each level every mass gets :func:`clamp_binary`.
+    recursively; before each level (and on the final result) every mass gets
+    :func:`clamp_binary`.  Same floating-point operations as the authors' code.
     """
     n_samples, n_trees = keys.shape
     out = np.empty((n_samples, 4))
@@ -295,26 +306,28 @@ def cautious_pairwise_floor(keys, table, floor):
     """Binary leaf masses ``table[keys]`` -> cautious combination (n_samples, 4).
 
     Same balanced reduction and floor as :func:`dempster_pairwise_floor`; each
-    pair is combined by the minimum of the conjunctive weights and rebuilt by
-    the (clamped) unnormalised Dempster reduction of the three simple mass
-    functions empty^w(empty), {1}^w({1}), {0}^w({0}).
+    pair is combined by :func:`_cautious_pair_binary`.  Same floating-point
+    operations as the authors' code.
     """
     n_samples, n_trees = keys.shape
     out = np.empty((n_samples, 4))
     work = np.empty((n_trees, 4))
     pair = np.empty(4)
+    simple = np.empty((3, 4))
     for i in range(n_samples):
         for t in range(n_trees):
             for j in range(4):
                 work[t, j] = table[keys[i, t], j]
         count = n_trees
-        while count > 1:
+        while True:
             for j in range(count):
                 clamp_binary(work[j], floor)
+            if count <= 1:
+                break
             half = 0
             j = 0
             while j + 1 < count:
-                _cautious_pair_binary(work[j], work[j + 1], floor, pair)
+                _cautious_pair_binary(work[j], work[j + 1], floor, simple, pair)
                 for c in range(4):
                     work[half, c] = pair[c]
                 half += 1

@@ -37,6 +37,8 @@ leaf_counts_kernel(X, ..., out)
 import numpy as np
 from numba import njit
 
+from dstk._kernels.mersenne_twister import random_below as _mersenne_below
+
 EMPTY_LEAF_PARENT = 0
 EMPTY_LEAF_ZERO = 1
 EMPTY_LEAF_SIBLINGS = 2
@@ -51,7 +53,12 @@ _PARENT = 5
 _START = 6
 _END = 7
 _DEPTH = 8
-_N_COLUMNS = 9
+_TRIED_START = 9  # the nominal features tried at a node are tried[start : start + n_tried]
+_N_TRIED = 10
+_N_COLUMNS = 11
+
+STREAM_SPLITMIX = 0
+STREAM_MERSENNE = 1
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _MIX_1 = np.uint64(0xBF58476D1CE4E5B9)
@@ -84,6 +91,32 @@ def _random_below(state, bound):
 
 
 @njit(cache=True, nogil=True)
+def _draw(stream, state, mersenne_state, bound):
+    """A uniform integer in ``[0, bound)`` from the tree's splitmix64 stream or the shared MT19937 one."""
+    if stream == STREAM_MERSENNE:
+        return _mersenne_below(mersenne_state, bound)
+    return _random_below(state, bound)
+
+
+@njit(cache=True, nogil=True)
+def _remove_candidate(candidates, n_candidates, position):
+    """Drop ``candidates[position]`` keeping the order of the others; return the new count."""
+    for j in range(position, n_candidates - 1):
+        candidates[j] = candidates[j + 1]
+    return n_candidates - 1
+
+
+@njit(cache=True, nogil=True)
+def _mark_tried_on_path(table, tried, blocked, ancestor, value):
+    """Set ``blocked[f] = value`` for the nominal features tried at ``ancestor`` and its ancestors."""
+    while ancestor >= 0:
+        first = table[ancestor, _TRIED_START]
+        for j in range(first, first + table[ancestor, _N_TRIED]):
+            blocked[tried[j]] = value
+        ancestor = table[ancestor, _PARENT]
+
+
+@njit(cache=True, nogil=True)
 def _grow(table, thresholds, counts, needed):
     """Return the node arrays enlarged so that at least ``needed`` nodes fit."""
     capacity = table.shape[0]
@@ -101,7 +134,17 @@ def _grow(table, thresholds, counts, needed):
 
 @njit(cache=True, nogil=True)
 def build_tree(
-    X, y, n_classes, is_nominal, n_categories, min_samples_leaf, min_samples_split, max_depth, seed
+    X,
+    y,
+    n_classes,
+    is_nominal,
+    n_categories,
+    min_samples_leaf,
+    min_samples_split,
+    max_depth,
+    seed,
+    stream,
+    mersenne_state,
 ):
     """Grow one random decision tree.
 
@@ -120,7 +163,13 @@ def build_tree(
     max_depth : int
         Negative for no depth limit.
     seed : uint64
-        Seed of the tree's splitmix64 stream.
+        Seed of the tree's splitmix64 stream (``stream = STREAM_SPLITMIX``).
+    stream : int
+        ``STREAM_SPLITMIX``: draw from the tree's own splitmix64 stream;
+        ``STREAM_MERSENNE``: draw from ``mersenne_state``, an MT19937 state
+        shared by the trees grown one after another (advanced in place).
+    mersenne_state : uint32 array (625,)
+        See :mod:`dstk._kernels.mersenne_twister` (unused for splitmix64).
 
     Returns
     -------
@@ -132,18 +181,22 @@ def build_tree(
     Breadth-first growth.  A node of fewer than ``min_samples_split`` samples
     (or at ``max_depth``) is a leaf; there is no purity stop.  Otherwise up to
     ``n_features`` tries are made; each picks a feature uniformly among the
-    candidates (every numeric feature, and the nominal features not used on
-    the path to the node and not already failed at this node):
+    candidates, kept in increasing order: every numeric feature, and the
+    nominal features not tried at this node or an ancestor (a nominal split
+    that failed at a node fails in every subset of its samples too):
 
-    * numeric: the threshold is the feature value of a uniformly random
-      sample of the node, the operator ``<`` or ``<=`` is drawn with
-      probability 1/2; the split is rejected when a child would hold fewer
-      than ``min_samples_leaf`` samples;
+    * numeric: the operator ``<`` or ``<=`` is drawn with probability 1/2,
+      then the threshold is the feature value of a uniformly random sample of
+      the node (in training order); the split is rejected when a child would
+      hold fewer than ``min_samples_leaf`` samples;
     * nominal: one child per training category (children may be empty); the
       split is rejected when the feature has a single category or the second
       largest child holds fewer than ``min_samples_leaf`` samples.
 
-    A node where every try fails becomes a leaf.
+    A node where every try fails becomes a leaf.  Draws per try: the
+    candidate's position, then (numeric) the operator and the sample; with
+    ``STREAM_MERSENNE`` these are the draws of ``RandomState.randint`` in the
+    order of the authors' reference code, so the trees are theirs.
     """
     n_samples, n_features = X.shape
     state = np.empty(1, dtype=np.uint64)
@@ -161,6 +214,8 @@ def build_tree(
     # numeric features found constant in the current node: a later try on them fails at once
     constant = np.zeros(n_features, dtype=np.bool_)
     constant_list = np.empty(n_features, dtype=np.int64)
+    tried = np.empty(16, dtype=np.int64)
+    n_tried_total = 0
 
     capacity = 2 * n_samples + 16
     table = np.zeros((capacity, _N_COLUMNS), dtype=np.int64)
@@ -184,22 +239,19 @@ def build_tree(
         if size < min_samples_split or size == 0 or (max_depth >= 0 and table[node, _DEPTH] >= max_depth):
             node += 1
             continue
-        # nominal features used on the path are not candidates
-        ancestor = table[node, _PARENT]
-        while ancestor >= 0:
-            f = table[ancestor, _FEATURE]
-            if is_nominal[f]:
-                blocked[f] = True
-            ancestor = table[ancestor, _PARENT]
+        # nominal features tried on the path to the node are not candidates
+        _mark_tried_on_path(table, tried, blocked, table[node, _PARENT], True)
         n_candidates = 0
         for f in range(n_features):
             if not blocked[f]:
                 candidates[n_candidates] = f
                 n_candidates += 1
-        ancestor = table[node, _PARENT]
-        while ancestor >= 0:
-            blocked[table[ancestor, _FEATURE]] = False
-            ancestor = table[ancestor, _PARENT]
+        _mark_tried_on_path(table, tried, blocked, table[node, _PARENT], False)
+        if tried.shape[0] < n_tried_total + n_features:
+            enlarged = np.empty(2 * tried.shape[0] + n_features, dtype=np.int64)
+            enlarged[:n_tried_total] = tried[:n_tried_total]
+            tried = enlarged
+        table[node, _TRIED_START] = n_tried_total
 
         split_feature = -1
         split_operator = 0
@@ -208,13 +260,15 @@ def build_tree(
         for _try in range(n_features):
             if n_candidates == 0:
                 break
-            position = _random_below(state, n_candidates)
+            position = _draw(stream, state, mersenne_state, n_candidates)
             f = candidates[position]
             if is_nominal[f]:
+                tried[n_tried_total] = f
+                n_tried_total += 1
+                table[node, _N_TRIED] += 1
                 k = n_categories[f]
                 if k <= 1:
-                    candidates[position] = candidates[n_candidates - 1]
-                    n_candidates -= 1
+                    n_candidates = _remove_candidate(candidates, n_candidates, position)
                     continue
                 for c in range(k):
                     category_size[c] = 0
@@ -231,14 +285,13 @@ def build_tree(
                         second = s
                 if second < min_samples_leaf:
                     # a failed nominal feature is not tried again at this node
-                    candidates[position] = candidates[n_candidates - 1]
-                    n_candidates -= 1
+                    n_candidates = _remove_candidate(candidates, n_candidates, position)
                     continue
                 split_feature = f
                 break
             else:
-                chosen = start + _random_below(state, size)
-                operator = _random_below(state, 2)
+                operator = _draw(stream, state, mersenne_state, 2)
+                chosen = start + _draw(stream, state, mersenne_state, size)
                 if constant[f]:
                     # every threshold fails on a constant feature (same outcome, no scan)
                     continue

@@ -33,6 +33,7 @@ import numpy as np
 
 from dstk._kernels import leaf_combination as _kernels
 from dstk._kernels import leaf_tables as _tables
+from dstk.ensemble._reference import reference_plausibility_mass_rows
 from dstk.ensemble.leaf_scores import (
     leaf_confidence_bound,
     leaf_plausibility_mass,
@@ -322,7 +323,9 @@ def _vote_rows(scores):
     return winners / winners.sum(axis=1, keepdims=True)
 
 
-def _plausibility_mass_rows(c, rescale_above):
+def _plausibility_mass_rows(c, rescale_above, reference_arithmetic=False):
+    if reference_arithmetic:
+        return reference_plausibility_mass_rows(c, rescale_above)
     return leaf_plausibility_mass(c[:, 1], c[:, 0], rescale_above=rescale_above)
 
 
@@ -382,6 +385,7 @@ def _combine(
     leaf_model,
     prior_strength,
     rescale_above,
+    reference_arithmetic=False,
     want_mass=False,
 ):
     """Return a dict with 'score' and, where defined, 'proba', 'mass' (compact), 'normalized'."""
@@ -405,13 +409,30 @@ def _combine(
         raise ValueError("`prior` applies only to the 'eva' method.")
     if rescale_above is not None and not (method == "plausibility" or method in ("dempster", "cautious")):
         raise ValueError("`rescale_above` applies only to the plausibility leaf model.")
+    if not isinstance(reference_arithmetic, (bool, np.bool_)):
+        raise ValueError(f"`reference_arithmetic` must be True or False; got {reference_arithmetic!r}.")
+    if reference_arithmetic:
+        if method not in ("plausibility", "dempster", "cautious") or not binary:
+            raise ValueError(
+                "`reference_arithmetic` applies only to the plausibility leaf model of two classes "
+                "(methods 'plausibility', 'dempster' and 'cautious')."
+            )
+        if method != "plausibility" and (floor is None or leaf_model not in (None, "plausibility")):
+            raise ValueError(
+                "`reference_arithmetic=True` reproduces the authors' clamped pairwise reduction of "
+                "plausibility leaf masses: pass floor=1e-5 (and no other leaf_model)."
+            )
 
     result = {}
     if method in SCORE_METHODS:
         if binary:
 
             def rows(c):
-                score, neutral = _binary_score_rows(c, method, rescale_above)
+                if reference_arithmetic:  # the authors' tree score s+ - s-
+                    masses = reference_plausibility_mass_rows(c, rescale_above)
+                    score, neutral = masses[:, 2] - masses[:, 1], 0.0
+                else:
+                    score, neutral = _binary_score_rows(c, method, rescale_above)
                 if aggregate == "vote":
                     return 0.5 + 0.5 * np.sign(score - neutral)
                 return score
@@ -423,7 +444,9 @@ def _combine(
             result["score"] = score
             result["proba"] = np.stack([1.0 - proba1, proba1], axis=1)
             if method == "plausibility" and aggregate == "average" and want_mass:
-                keys, table = _leaf_table(counts, lambda c: _plausibility_mass_rows(c, rescale_above))
+                keys, table = _leaf_table(
+                    counts, lambda c: _plausibility_mass_rows(c, rescale_above, reference_arithmetic)
+                )
                 result["average_mass"] = _tables.mean_rows(keys, table)
         else:
             if aggregate == "vote":
@@ -468,7 +491,9 @@ def _combine(
     leaf_model, strength = _check_leaf_model(leaf_model, n_classes, prior_strength)
     floor = _check_floor(floor, n_classes)
     if leaf_model == "plausibility":
-        keys, table = _leaf_table(counts, lambda c: _plausibility_mass_rows(c, rescale_above)[:, 1:])
+        keys, table = _leaf_table(
+            counts, lambda c: _plausibility_mass_rows(c, rescale_above, reference_arithmetic)[:, 1:]
+        )
     else:
         keys, table = _leaf_table(counts, lambda c: _idm_rows(c, strength))
     if floor is None:
@@ -517,8 +542,11 @@ _OPTIONS_DOC = """
         Dempster / cautious, two classes only.  None computes the rules exactly
         (closed forms).  A number (the authors use 1e-5) reproduces their code:
         the trees are combined in a balanced pairwise reduction and, before each
-        level, any singleton mass above ``1 - floor`` is set to ``1 - floor``
-        with m(frame) = ``floor``.
+        level and on the result, any singleton mass above ``1 - floor`` is set
+        to ``1 - floor`` with m(frame) = ``floor``; each cautious pair is
+        rebuilt by the same clamped reduction of its three simple mass
+        functions.  The floating-point operations are the authors', in their
+        order.
     leaf_model : {"plausibility", "imprecise_dirichlet"} or None
         Dempster / cautious: the leaf mass function.  Default "plausibility"
         for two classes (Busch et al.), "imprecise_dirichlet" otherwise:
@@ -528,6 +556,17 @@ _OPTIONS_DOC = """
     rescale_above : float or None, default None
         Plausibility leaf model: scale leaf counts whose larger member exceeds
         this value down to it first (the authors' code uses 537).
+    reference_arithmetic : bool, default False
+        Plausibility, and Dempster / cautious with ``floor``, two classes: form
+        the leaf plausibilities and masses with the authors' numerics
+        (bisection with scipy's default tolerances on their brackets, which is
+        accurate to about 1e-12, then s+, s- and u in their order of
+        operations; ``rescale_above`` defaults to their 537), so that the
+        scores are theirs bit for bit.  The default solves the same model to
+        machine precision.  The difference only shows where scores tie in
+        exact arithmetic: the cautious rule on small leaves, whose many exact
+        ties the authors' rounding breaks (see the Notes of
+        :func:`combine_leaves`).
 """
 
 
@@ -543,6 +582,7 @@ def combine_leaves(
     leaf_model: str | None = None,
     prior_strength: float = 1.0,
     rescale_above: float | None = None,
+    reference_arithmetic: bool = False,
 ) -> np.ndarray:
     """Combine the leaf counts of a tree ensemble into one score per sample.
 
@@ -634,6 +674,7 @@ def combine_leaves(
         leaf_model,
         prior_strength,
         rescale_above,
+        reference_arithmetic,
     )["score"]
 
 
@@ -649,6 +690,7 @@ def combine_leaves_proba(
     leaf_model: str | None = None,
     prior_strength: float = 1.0,
     rescale_above: float | None = None,
+    reference_arithmetic: bool = False,
 ) -> np.ndarray:
     """Class probabilities from the combined leaves.
 
@@ -703,6 +745,7 @@ def combine_leaves_proba(
         leaf_model,
         prior_strength,
         rescale_above,
+        reference_arithmetic,
     )
     if "normalized" in result:
         normalized = result["normalized"]
@@ -727,6 +770,7 @@ def combine_leaves_to_mass(
     leaf_model: str | None = None,
     prior_strength: float = 1.0,
     rescale_above: float | None = None,
+    reference_arithmetic: bool = False,
 ) -> np.ndarray:
     """Dense mass functions of the evidential combiners.
 
@@ -740,7 +784,7 @@ def combine_leaves_to_mass(
     normalize : bool, default True
         Divide by 1 - m(empty) and set m(empty) = 0 (Dempster's
         normalisation); False keeps the unnormalised result.
-    floor, leaf_model, prior_strength, rescale_above
+    floor, leaf_model, prior_strength, rescale_above, reference_arithmetic
         As for :func:`combine_leaves`.
 
     Returns
@@ -792,6 +836,7 @@ def combine_leaves_to_mass(
         leaf_model,
         prior_strength,
         rescale_above,
+        reference_arithmetic,
         want_mass=True,
     )
     if method == "plausibility":

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from dstk._estimator import BaseEstimator, check_is_fitted
+from dstk._kernels import mersenne_twister as _mersenne
 from dstk._kernels import trees as _trees
 from dstk._validation import check_consistent_length, check_labels, check_random_state
 from dstk.ensemble.combiners import (
@@ -36,6 +37,8 @@ if TYPE_CHECKING:
     from dstk.core.mass import MassFunction
 
 __all__ = ["RandomDecisionTreesClassifier"]
+
+_RANDOM_STREAMS = ("independent", "sequential")
 
 _EMPTY_LEAF_POLICIES = {
     "parent": _trees.EMPTY_LEAF_PARENT,
@@ -133,11 +136,20 @@ class RandomDecisionTreesClassifier(BaseEstimator):
         ``"dempster"``, ``"cautious"``, ``"eva"``, or ``"<method>:<aggregate>"``
         such as ``"laplace:vote"``.  See :func:`dstk.ensemble.combine_leaves`.
     random_state : None, int or numpy.random.RandomState, default None
-        Seeds the trees (one seed per tree is drawn from it); the result does
-        not depend on ``n_jobs``.
+        Seeds the trees; the result does not depend on ``n_jobs``.
     n_jobs : int or None, default None
         Number of threads for growing trees and routing samples (None: 1,
         -1: all cores).
+    random_stream : {"independent", "sequential"}, default "independent"
+        ``"independent"``: one seed per tree is drawn from ``random_state`` and
+        each tree grows from its own splitmix64 stream, so trees grow in
+        parallel.  ``"sequential"``: the trees grow one after another from the
+        single Mersenne-Twister stream of ``numpy.random.RandomState(random_state)``
+        (a ``RandomState`` passed in is advanced), drawn with
+        ``RandomState.randint`` in the order of Busch et al.'s reference code
+        (see Notes): for the same data, order of samples and seed, the trees
+        are exactly those of that code.  ``n_jobs`` then only parallelises
+        prediction.
 
     Attributes
     ----------
@@ -171,10 +183,15 @@ class RandomDecisionTreesClassifier(BaseEstimator):
     the value ``v`` of a random training sample of the node as threshold and a
     random operator (``x < v`` or ``x <= v`` goes left) and is rejected when a
     child holds fewer than ``min_samples_leaf`` samples; a nominal split is
-    multiway.  If every try fails the node is a leaf.  Trees use independent
-    splitmix64 streams, so fits are deterministic given ``random_state``
-    whatever ``n_jobs``.  The random stream differs from the authors' code,
-    so individual trees differ; results agree in distribution.
+    multiway; a nominal feature tried at a node (whether its split succeeded
+    or failed) is not a candidate in the node's subtree.  If every try fails
+    the node is a leaf.  Nodes grow breadth first; each try draws the
+    candidate's position (candidates in increasing feature order), then, for
+    a numeric feature, the operator and the position of the threshold sample
+    among the node's samples (in training order).  Fits are deterministic
+    given ``random_state`` whatever ``n_jobs``.  With the default independent
+    streams the trees differ from the authors' code but agree in
+    distribution; ``random_stream="sequential"`` reproduces them.
 
     References
     ----------
@@ -209,6 +226,7 @@ class RandomDecisionTreesClassifier(BaseEstimator):
         combiner: str = "average",
         random_state: int | np.random.RandomState | None = None,
         n_jobs: int | None = None,
+        random_stream: str = "independent",
     ) -> None:
         self.n_estimators = n_estimators
         self.min_samples_leaf = min_samples_leaf
@@ -219,6 +237,7 @@ class RandomDecisionTreesClassifier(BaseEstimator):
         self.combiner = combiner
         self.random_state = random_state
         self.n_jobs = n_jobs
+        self.random_stream = random_stream
 
     # ------------------------------------------------------------------ checks
     def _check_params(self, n_features):
@@ -240,6 +259,10 @@ class RandomDecisionTreesClassifier(BaseEstimator):
             )
         parse_combiner(self.combiner)
         _n_threads(self.n_jobs)
+        if self.random_stream not in _RANDOM_STREAMS:
+            raise ValueError(
+                f"`random_stream` must be one of {list(_RANDOM_STREAMS)}; got {self.random_stream!r}."
+            )
         mask = np.zeros(n_features, dtype=bool)
         if self.nominal_features is not None:
             nominal = np.asarray(self.nominal_features)
@@ -326,11 +349,11 @@ class RandomDecisionTreesClassifier(BaseEstimator):
         X_encoded = self._encode(X)
 
         rng = check_random_state(self.random_state)
-        seeds = rng.randint(0, np.iinfo(np.int32).max, size=(n_estimators, 2)).astype(np.uint64)
-        seeds = (seeds[:, 0] << np.uint64(31)) ^ seeds[:, 1]
         y64 = y_encoded.astype(np.int64)
 
-        def grow(seed):
+        unused_mersenne_state = np.zeros(1, dtype=np.uint32)  # the splitmix64 streams do not read it
+
+        def grow(seed, stream=_trees.STREAM_SPLITMIX, mersenne_state=unused_mersenne_state):
             return _trees.build_tree(
                 X_encoded,
                 y64,
@@ -340,17 +363,26 @@ class RandomDecisionTreesClassifier(BaseEstimator):
                 min_samples_leaf,
                 min_samples_split,
                 max_depth,
-                seed,
+                np.uint64(seed),
+                stream,
+                mersenne_state,
             )
 
-        first = grow(seeds[0])  # compiles (once) in this thread
-        threads = min(_n_threads(self.n_jobs), n_estimators)
-        if threads > 1 and n_estimators > 1:
-            with ThreadPoolExecutor(max_workers=threads) as pool:
-                rest = list(pool.map(grow, seeds[1:]))
+        if self.random_stream == "sequential":
+            mersenne_state = _mersenne.state_from_random_state(rng)
+            grown = [grow(0, _trees.STREAM_MERSENNE, mersenne_state) for _ in range(n_estimators)]
+            _mersenne.restore_random_state(rng, mersenne_state)
         else:
-            rest = [grow(s) for s in seeds[1:]]
-        grown = [first] + rest
+            seeds = rng.randint(0, np.iinfo(np.int32).max, size=(n_estimators, 2)).astype(np.uint64)
+            seeds = (seeds[:, 0] << np.uint64(31)) ^ seeds[:, 1]
+            first = grow(seeds[0])  # compiles (once) in this thread
+            threads = min(_n_threads(self.n_jobs), n_estimators)
+            if threads > 1 and n_estimators > 1:
+                with ThreadPoolExecutor(max_workers=threads) as pool:
+                    rest = list(pool.map(grow, seeds[1:]))
+            else:
+                rest = [grow(s) for s in seeds[1:]]
+            grown = [first] + rest
 
         sizes = np.array([g[0].shape[0] for g in grown], dtype=np.int64)
         offsets = np.zeros(n_estimators + 1, dtype=np.int64)
