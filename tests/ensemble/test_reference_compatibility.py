@@ -147,7 +147,7 @@ def test_sequential_stream_grows_the_reference_trees(seed, leaf):
 
 def test_sequential_stream_seeds_like_randomstate_and_advances_it():
     X, y = _mixed_data(1)
-    params = dict(n_estimators=5, nominal_features=[1, 3], random_stream="sequential")
+    params = {"n_estimators": 5, "nominal_features": [1, 3], "random_stream": "sequential"}
     by_int = RandomDecisionTreesClassifier(random_state=11, **params).fit(X, y)
     rng = np.random.RandomState(11)
     by_state = RandomDecisionTreesClassifier(random_state=rng, **params).fit(X, y)
@@ -211,7 +211,9 @@ def _conjunctive_pair(a, b):
     conflict += a[1] * (b[0] + b[2])
     conflict += a[2] * (b[0] + b[1])
     conflict += a[3] * b[0]
-    return np.array([conflict, a[1] * (b[1] + b[3]) + a[3] * b[1], a[2] * (b[2] + b[3]) + a[3] * b[2], a[3] * b[3]])
+    return np.array(
+        [conflict, a[1] * (b[1] + b[3]) + a[3] * b[1], a[2] * (b[2] + b[3]) + a[3] * b[2], a[3] * b[3]]
+    )
 
 
 def _cautious_pair(a, b):
