@@ -79,6 +79,12 @@ def check_labels(y: ArrayLike, name: str = "y") -> tuple[np.ndarray, np.ndarray]
         raise ValueError(f"`{name}` is empty.")
     if y.dtype.kind == "f" and not np.all(np.isfinite(y)):
         raise ValueError(f"`{name}` contains NaN or infinite labels.")
+    if y.dtype.kind in "fc" and not np.all(y == np.round(y)):
+        example = y[np.flatnonzero(y != np.round(y))[0]]
+        raise ValueError(
+            f"`{name}` has non-integer values (e.g. {example}), which look like a continuous target; "
+            "class labels are needed (integers, strings or booleans)."
+        )
     classes, encoded = np.unique(y, return_inverse=True)
     if classes.size < 2:
         raise ValueError(

@@ -212,7 +212,9 @@ def _check_counts(counts):
             f"`counts` must have shape (n_samples, n_trees, n_classes); got shape {arr.shape}. "
             "For one sample use counts[None]."
         )
-    _n_samples, n_trees, n_classes = arr.shape
+    n_samples, n_trees, n_classes = arr.shape
+    if n_samples == 0:
+        raise ValueError("`counts` has no samples (axis 0 is empty).")
     if n_trees == 0:
         raise ValueError("`counts` has no trees (axis 1 is empty).")
     if n_classes < 2:
@@ -225,6 +227,14 @@ def _check_counts(counts):
         raise ValueError(f"`counts` contains negative values (min {arr.min()}); leaf counts must be >= 0.")
     if arr.dtype == bool:
         arr = arr.astype(np.int64)
+    if arr.dtype.kind in "iu" and arr.max() > _LARGE_COUNT:
+        # beyond the exact integer range of the count tables: counts as floats, leaf by leaf
+        if arr.max() > 2**53:
+            raise ValueError(
+                f"`counts` contains a value ({arr.max()}) above 2**53, which float64 cannot hold exactly; "
+                "rescale the counts (the combiners only use their ratios and sizes)."
+            )
+        arr = arr.astype(np.float64)
     return arr
 
 
@@ -264,6 +274,7 @@ def _check_floor(floor, n_classes):
 
 
 _TABLE_LIMIT = 1 << 22
+_LARGE_COUNT = 1 << 31
 
 
 def _leaf_table(counts, function):

@@ -17,6 +17,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING
 
 import numpy as np
+from scipy import sparse
 
 from dstk._estimator import BaseEstimator, check_is_fitted
 from dstk._kernels import mersenne_twister as _mersenne
@@ -61,7 +62,14 @@ def _n_threads(n_jobs):
 
 def _as_feature_matrix(X: ArrayLike, name: str = "X") -> np.ndarray:
     """Return ``X`` as a C-contiguous float64 2-D array or raise a clear error."""
+    if sparse.issparse(X):
+        raise ValueError(
+            f"`{name}` is a scipy sparse matrix; random decision trees need a dense array. Pass "
+            f"{name}.toarray() (for data too large for that, fit on dense chunks with dstk.dask)."
+        )
     arr = np.asarray(X)
+    if np.iscomplexobj(arr):
+        raise ValueError(f"`{name}` must be real; got complex values (dtype {arr.dtype}).")
     if arr.dtype == object:
         try:
             arr = arr.astype(np.float64)
@@ -140,6 +148,12 @@ class RandomDecisionTreesClassifier(BaseEstimator):
     n_jobs : int or None, default None
         Number of threads for growing trees and routing samples (None: 1,
         -1: all cores).
+    combiner_options : dict or None, default None
+        Keyword options of the combiner, passed to
+        :func:`dstk.ensemble.combine_leaves` (and its ``_proba`` / ``_to_mass``
+        variants): e.g. ``{"floor": 1e-5}`` for Dempster or cautious,
+        ``{"prior": "reference"}`` or ``{"smoothing": 0.5}`` for EVA.  EVA's
+        ``class_prior`` defaults to ``class_prior_``.
     random_stream : {"independent", "sequential"}, default "independent"
         ``"independent"``: one seed per tree is drawn from ``random_state`` and
         each tree grows from its own splitmix64 stream, so trees grow in
@@ -226,6 +240,7 @@ class RandomDecisionTreesClassifier(BaseEstimator):
         combiner: str = "average",
         random_state: int | np.random.RandomState | None = None,
         n_jobs: int | None = None,
+        combiner_options: dict | None = None,
         random_stream: str = "independent",
     ) -> None:
         self.n_estimators = n_estimators
@@ -237,6 +252,7 @@ class RandomDecisionTreesClassifier(BaseEstimator):
         self.combiner = combiner
         self.random_state = random_state
         self.n_jobs = n_jobs
+        self.combiner_options = combiner_options
         self.random_stream = random_stream
 
     # ------------------------------------------------------------------ checks
@@ -259,6 +275,22 @@ class RandomDecisionTreesClassifier(BaseEstimator):
             )
         parse_combiner(self.combiner)
         _n_threads(self.n_jobs)
+        if self.combiner_options is not None:
+            if not isinstance(self.combiner_options, dict):
+                raise ValueError(
+                    f"`combiner_options` must be a dict of combine_leaves options or None; got {self.combiner_options!r}."
+                )
+            # unknown names and values are reported by combine_leaves itself (on a tiny count array)
+            method, aggregate = parse_combiner(self.combiner)
+            try:
+                combine_leaves(
+                    np.ones((1, 1, 2), dtype=np.int64), method, aggregate, **self._options(method, None)
+                )
+            except TypeError as error:  # an option name combine_leaves does not know
+                raise ValueError(
+                    f"`combiner_options` {sorted(self.combiner_options)} has an option that "
+                    f"dstk.ensemble.combine_leaves does not take ({error})."
+                ) from None
         if self.random_stream not in _RANDOM_STREAMS:
             raise ValueError(
                 f"`random_stream` must be one of {list(_RANDOM_STREAMS)}; got {self.random_stream!r}."
@@ -612,9 +644,12 @@ class RandomDecisionTreesClassifier(BaseEstimator):
 
         return self._run_chunks(kernel, X, out)
 
-    def _prior_option(self, method):
-        # EVA uses the training class frequencies as its prior
-        return {"class_prior": self.class_prior_} if method == "eva" else {}
+    def _options(self, method, class_prior):
+        """Options of the combiner: ``combiner_options``, EVA's prior defaulting to ``class_prior``."""
+        options = dict(self.combiner_options or {})
+        if method == "eva" and class_prior is not None:
+            options.setdefault("class_prior", class_prior)
+        return options
 
     def _combine(self, X):
         method, aggregate = parse_combiner(self.combiner)
@@ -636,7 +671,9 @@ class RandomDecisionTreesClassifier(BaseEstimator):
             ``classes_[1]``), else of shape (n_samples, n_classes).
         """
         method, aggregate, counts = self._combine(X)
-        return combine_leaves(counts, method=method, aggregate=aggregate, **self._prior_option(method))
+        return combine_leaves(
+            counts, method=method, aggregate=aggregate, **self._options(method, self.class_prior_)
+        )
 
     def predict_proba(self, X: ArrayLike) -> np.ndarray:
         """Class probabilities from the combiner.
@@ -657,7 +694,9 @@ class RandomDecisionTreesClassifier(BaseEstimator):
             log-posterior scores.
         """
         method, aggregate, counts = self._combine(X)
-        return combine_leaves_proba(counts, method=method, aggregate=aggregate, **self._prior_option(method))
+        return combine_leaves_proba(
+            counts, method=method, aggregate=aggregate, **self._options(method, self.class_prior_)
+        )
 
     def predict(self, X: ArrayLike) -> np.ndarray:
         """Predicted class labels.
@@ -707,7 +746,9 @@ class RandomDecisionTreesClassifier(BaseEstimator):
             averaging, ``"dempster"`` and ``"cautious"`` have one).
         """
         method, aggregate, counts = self._combine(X)
-        array = combine_leaves_to_mass(counts, method=method, aggregate=aggregate, normalize=normalize)
+        array = combine_leaves_to_mass(
+            counts, method=method, aggregate=aggregate, normalize=normalize, **self._options(method, None)
+        )
         from dstk.core.frame import Frame
         from dstk.core.mass import MassFunction
 

@@ -337,11 +337,25 @@ def test_bad_options(kwargs, message):
         (np.ones((3, 2, 1)), "two classes"),
         (-np.ones((3, 2, 2)), "negative"),
         (np.full((3, 2, 2), np.nan), "NaN"),
+        (np.ones((0, 2, 2)), "no samples"),
+        (np.array([[[2**63, 1]]], dtype=np.uint64), "2\\*\\*53"),
+        (np.array([[[2**60, 1]]], dtype=np.int64), "2\\*\\*53"),
     ],
 )
 def test_bad_counts(counts, message):
     with pytest.raises(ValueError, match=message):
         combine_leaves(counts)
+
+
+def test_counts_beyond_the_table_range_are_combined_as_floats():
+    big = np.array([[[2**40, 1], [3, 2**33]], [[5, 5], [0, 2**35]]], dtype=np.uint64)
+    expected = big.astype(float)
+    for method in ("probability", "pooling", "eva", "laplace"):
+        assert np.allclose(combine_leaves(big, method), combine_leaves(expected, method), rtol=1e-12), method
+    # by hand: leaf frequencies of class 1
+    assert np.allclose(
+        combine_leaves(big, "probability"), [(1 / (2**40 + 1) + 2**33 / (2**33 + 3)) / 2, 0.75]
+    )
 
 
 def test_no_mass_for_probability_methods():

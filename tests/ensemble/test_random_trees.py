@@ -262,6 +262,43 @@ def test_nan_in_X():
         model.predict(X)
 
 
+def test_sparse_complex_and_continuous_input():
+    from scipy import sparse
+
+    X = np.random.default_rng(0).random((12, 2))
+    y = [0, 1] * 6
+    with pytest.raises(ValueError, match="sparse"):
+        RandomDecisionTreesClassifier(2).fit(sparse.csr_matrix(X), y)
+    with pytest.raises(ValueError, match="real"):
+        RandomDecisionTreesClassifier(2).fit(X + 1j, y)
+    with pytest.raises(ValueError, match="continuous"):
+        RandomDecisionTreesClassifier(2).fit(X, X[:, 0])
+    # float labels that are whole numbers are class labels
+    model = RandomDecisionTreesClassifier(2, random_state=0).fit(X, np.array(y, dtype=float))
+    assert model.classes_.tolist() == [0.0, 1.0]
+
+
+def test_combiner_options_reach_the_combiner(breast_cancer):
+    X, y = breast_cancer
+    params = {"n_estimators": 10, "min_samples_leaf": 2, "min_samples_split": 4, "random_state": 0}
+    counts = RandomDecisionTreesClassifier(**params).fit(X, y).leaf_counts(X[:50])
+    cautious = RandomDecisionTreesClassifier(combiner="cautious", combiner_options={"floor": 1e-5}, **params)
+    cautious.fit(X, y)
+    assert np.array_equal(cautious.decision_function(X[:50]), combine_leaves(counts, "cautious", floor=1e-5))
+    mass = cautious.predict_mass(X[:50], normalize=False).to_array("m")
+    assert np.allclose(mass[:, 2] - mass[:, 1], combine_leaves(counts, "cautious", floor=1e-5))
+    eva = RandomDecisionTreesClassifier(combiner="eva", combiner_options={"prior": "reference"}, **params)
+    eva.fit(X, y)
+    expected = combine_leaves(counts, "eva", class_prior=eva.class_prior_, prior="reference")
+    assert np.array_equal(eva.decision_function(X[:50]), expected)
+    # an explicit class prior wins over the training frequencies
+    uniform = RandomDecisionTreesClassifier(
+        combiner="eva", combiner_options={"class_prior": [0.5, 0.5]}, **params
+    )
+    expected = combine_leaves(counts, "eva", class_prior=[0.5, 0.5])
+    assert np.array_equal(uniform.fit(X, y).decision_function(X[:50]), expected)
+
+
 def test_single_class():
     with pytest.raises(ValueError, match="single class"):
         RandomDecisionTreesClassifier(2).fit(np.ones((4, 2)), [1, 1, 1, 1])
@@ -278,6 +315,10 @@ def test_single_class():
         ({"combiner": "median"}, "combination method"),
         ({"nominal_features": [5]}, "nominal_features"),
         ({"n_jobs": 0}, "n_jobs"),
+        ({"combiner_options": 3}, "combiner_options"),
+        ({"combiner": "eva", "combiner_options": {"priorr": "log"}}, "does not take"),
+        ({"combiner": "eva", "combiner_options": {"prior": "logarithmic"}}, "prior"),
+        ({"combiner": "average", "combiner_options": {"floor": 1e-5}}, "floor"),
     ],
 )
 def test_bad_parameters(params, message):
