@@ -251,32 +251,54 @@ def _weights_authors_order(m):
     return ((1.0 / q_empty) * q1 * q0) * (1.0 / q_frame), (1.0 / q1) * q_frame, (1.0 / q0) * q_frame
 
 
-@njit(cache=True, nogil=True)
-def _cautious_pair_binary(a, b, floor, simple, out):
-    """Cautious combination of two binary masses as the authors' code computes it.
+@njit(cache=True, nogil=True, inline="always")
+def _conjunctive_scalars(a0, a1, a2, a3, b0, b1, b2, b3):
+    """:func:`conjunctive_pair_binary` on scalars (same operations, same order)."""
+    conflict = a0 * (((b0 + b2) + b1) + b3)
+    conflict += a2 * (b0 + b1)
+    conflict += a1 * (b0 + b2)
+    conflict += a3 * b0
+    return conflict, a1 * (b1 + b3) + a3 * b1, a2 * (b2 + b3) + a3 * b2, a3 * b3
 
-    The minimum of the conjunctive weights w(empty), w({1}), w({0}) gives the
-    simple mass functions empty^w(empty), {1}^w({1}), {0}^w({0}) (rows of
-    ``simple``, a 3 x 4 scratch array), which are combined by the clamped
-    pairwise Dempster reduction (:func:`_pairwise_reduce_dempster`).
+
+@njit(cache=True, nogil=True, inline="always")
+def _clamp_scalars(m0, m1, m2, m3, floor):
+    """:func:`clamp_binary` on scalars."""
+    if m2 > 1.0 - floor:
+        m2 = 1.0 - floor
+        m3 = floor
+    if m1 > 1.0 - floor:
+        m1 = 1.0 - floor
+        m3 = floor
+    return m0, m1, m2, m3
+
+
+@njit(cache=True, nogil=True)
+def _cautious_rebuild(we, w1, w0, floor, out):
+    """The mass with conjunctive weights (we, w1, w0), rebuilt as the authors' code rebuilds it.
+
+    The simple mass functions empty^we, {1}^w1, {0}^w0 are combined by the
+    clamped pairwise Dempster reduction of :func:`_pairwise_reduce_dempster`
+    (clamp the three; combine the first two and carry the third; clamp both;
+    combine; clamp the result), written out on scalars with every operation
+    of the general case, zeros included.
     """
+    z0, z1, z2, z3 = _clamp_scalars(1.0 - we, 0.0, 0.0, we, floor)
+    p0, p1, p2, p3 = _clamp_scalars(0.0, 0.0, 1.0 - w1, w1, floor)
+    n0, n1, n2, n3 = _clamp_scalars(0.0, 1.0 - w0, 0.0, w0, floor)
+    r0, r1, r2, r3 = _conjunctive_scalars(z0, z1, z2, z3, p0, p1, p2, p3)
+    r0, r1, r2, r3 = _clamp_scalars(r0, r1, r2, r3, floor)
+    n0, n1, n2, n3 = _clamp_scalars(n0, n1, n2, n3, floor)
+    f0, f1, f2, f3 = _conjunctive_scalars(r0, r1, r2, r3, n0, n1, n2, n3)
+    out[0], out[1], out[2], out[3] = _clamp_scalars(f0, f1, f2, f3, floor)
+
+
+@njit(cache=True, nogil=True)
+def _cautious_pair_binary(a, b, floor, out):
+    """Cautious combination of two (clamped) binary masses as the authors' code computes it."""
     we_a, w1_a, w0_a = _weights_authors_order(a)
     we_b, w1_b, w0_b = _weights_authors_order(b)
-    we = min(we_a, we_b)
-    w1 = min(w1_a, w1_b)
-    w0 = min(w0_a, w0_b)
-    for r in range(3):
-        for c in range(4):
-            simple[r, c] = 0.0
-    simple[0, 0] = 1.0 - we
-    simple[0, 3] = we
-    simple[1, 2] = 1.0 - w1
-    simple[1, 3] = w1
-    simple[2, 1] = 1.0 - w0
-    simple[2, 3] = w0
-    _pairwise_reduce_dempster(simple, 3, floor, out)
-    for c in range(4):
-        out[c] = simple[0, c]
+    _cautious_rebuild(min(we_a, we_b), min(w1_a, w1_b), min(w0_a, w0_b), floor, out)
 
 
 @njit(cache=True, nogil=True)
@@ -307,18 +329,41 @@ def cautious_pairwise_floor(keys, table, floor):
 
     Same balanced reduction and floor as :func:`dempster_pairwise_floor`; each
     pair is combined by :func:`_cautious_pair_binary`.  Same floating-point
-    operations as the authors' code.
+    operations as the authors' code.  The first level works from the
+    weights of the clamped table rows, computed once per row.
     """
     n_samples, n_trees = keys.shape
+    clamped = table.copy()
+    weights = np.empty((table.shape[0], 3))
+    for r in range(table.shape[0]):
+        clamp_binary(clamped[r], floor)
+        weights[r, 0], weights[r, 1], weights[r, 2] = _weights_authors_order(clamped[r])
     out = np.empty((n_samples, 4))
     work = np.empty((n_trees, 4))
     pair = np.empty(4)
-    simple = np.empty((3, 4))
     for i in range(n_samples):
-        for t in range(n_trees):
-            for j in range(4):
-                work[t, j] = table[keys[i, t], j]
-        count = n_trees
+        # level 0: pairs of clamped leaves
+        half = 0
+        j = 0
+        while j + 1 < n_trees:
+            a = keys[i, j]
+            b = keys[i, j + 1]
+            _cautious_rebuild(
+                min(weights[a, 0], weights[b, 0]),
+                min(weights[a, 1], weights[b, 1]),
+                min(weights[a, 2], weights[b, 2]),
+                floor,
+                pair,
+            )
+            for c in range(4):
+                work[half, c] = pair[c]
+            half += 1
+            j += 2
+        if j < n_trees:
+            for c in range(4):
+                work[half, c] = clamped[keys[i, j], c]
+            half += 1
+        count = half
         while True:
             for j in range(count):
                 clamp_binary(work[j], floor)
@@ -327,7 +372,7 @@ def cautious_pairwise_floor(keys, table, floor):
             half = 0
             j = 0
             while j + 1 < count:
-                _cautious_pair_binary(work[j], work[j + 1], floor, simple, pair)
+                _cautious_pair_binary(work[j], work[j + 1], floor, pair)
                 for c in range(4):
                     work[half, c] = pair[c]
                 half += 1
