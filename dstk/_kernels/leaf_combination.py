@@ -195,31 +195,20 @@ def clamp_binary(m, floor):
 def conjunctive_pair_binary(a, b, out):
     """Unnormalised conjunctive rule on the binary frame, in the authors' order of operations.
 
-    Rows are ``[m(empty), m({0}), m({1}), m(frame)]``; the authors order a
-    mass as ``[empty, {1}, {0}, frame]`` and every sum and product below is
-    theirs, term by term (m(empty) collects the conflicting products instead
-    of being 1 minus the rest).
+    Rows are ``[m(empty), m({0}), m({1}), m(frame)]``; see :func:`_conjunctive_scalars`.
     """
-    conflict = a[0] * (((b[0] + b[2]) + b[1]) + b[3])
-    conflict += a[2] * (b[0] + b[1])
-    conflict += a[1] * (b[0] + b[2])
-    conflict += a[3] * b[0]
-    m1 = a[2] * (b[2] + b[3]) + a[3] * b[2]
-    m0 = a[1] * (b[1] + b[3]) + a[3] * b[1]
-    out[3] = a[3] * b[3]
-    out[0] = conflict
-    out[1] = m0
-    out[2] = m1
+    out[0], out[1], out[2], out[3] = _conjunctive_scalars(a[0], a[1], a[2], a[3], b[0], b[1], b[2], b[3])
 
 
 @njit(cache=True, nogil=True)
-def _pairwise_reduce_dempster(work, count, floor, pair):
+def _pairwise_reduce(work, count, floor, pair, cautious):
     """Balanced pairwise reduction of ``work[:count]`` (rows = binary masses), clamped at every level.
 
-    Rows (0, 1), (2, 3), ... are combined and an odd last row is carried
-    over, level after level; every level, the single row left at the end
-    included, is clamped first.  The result is left in ``work[0]``; ``pair``
-    is a scratch row.
+    Rows (0, 1), (2, 3), ... are combined (by :func:`_cautious_pair_binary`
+    if ``cautious``, else :func:`conjunctive_pair_binary`) and an odd last row
+    is carried over, level after level; every level, the single row left at
+    the end included, is clamped first.  The result is left in ``work[0]``;
+    ``pair`` is a scratch row.
     """
     while True:
         for j in range(count):
@@ -229,7 +218,10 @@ def _pairwise_reduce_dempster(work, count, floor, pair):
         half = 0
         j = 0
         while j + 1 < count:
-            conjunctive_pair_binary(work[j], work[j + 1], pair)
+            if cautious:
+                _cautious_pair_binary(work[j], work[j + 1], floor, pair)
+            else:
+                conjunctive_pair_binary(work[j], work[j + 1], pair)
             for c in range(4):
                 work[half, c] = pair[c]
             half += 1
@@ -253,7 +245,12 @@ def _weights_authors_order(m):
 
 @njit(cache=True, nogil=True, inline="always")
 def _conjunctive_scalars(a0, a1, a2, a3, b0, b1, b2, b3):
-    """:func:`conjunctive_pair_binary` on scalars (same operations, same order)."""
+    """Unnormalised conjunctive rule on scalar binary masses ``(m(empty), m({0}), m({1}), m(frame))``.
+
+    The authors order a mass as ``[empty, {1}, {0}, frame]``; every sum and
+    product here is theirs, term by term (m(empty) collects the conflicting
+    products instead of being 1 minus the rest).
+    """
     conflict = a0 * (((b0 + b2) + b1) + b3)
     conflict += a2 * (b0 + b1)
     conflict += a1 * (b0 + b2)
@@ -278,7 +275,7 @@ def _cautious_rebuild(we, w1, w0, floor, out):
     """The mass with conjunctive weights (we, w1, w0), rebuilt as the authors' code rebuilds it.
 
     The simple mass functions empty^we, {1}^w1, {0}^w0 are combined by the
-    clamped pairwise Dempster reduction of :func:`_pairwise_reduce_dempster`
+    clamped pairwise Dempster reduction of :func:`_pairwise_reduce`
     (clamp the three; combine the first two and carry the third; clamp both;
     combine; clamp the result), written out on scalars with every operation
     of the general case, zeros included.
@@ -317,7 +314,7 @@ def dempster_pairwise_floor(keys, table, floor):
         for t in range(n_trees):
             for j in range(4):
                 work[t, j] = table[keys[i, t], j]
-        _pairwise_reduce_dempster(work, n_trees, floor, pair)
+        _pairwise_reduce(work, n_trees, floor, pair, False)
         for j in range(4):
             out[i, j] = work[0, j]
     return out
@@ -363,25 +360,7 @@ def cautious_pairwise_floor(keys, table, floor):
             for c in range(4):
                 work[half, c] = clamped[keys[i, j], c]
             half += 1
-        count = half
-        while True:
-            for j in range(count):
-                clamp_binary(work[j], floor)
-            if count <= 1:
-                break
-            half = 0
-            j = 0
-            while j + 1 < count:
-                _cautious_pair_binary(work[j], work[j + 1], floor, pair)
-                for c in range(4):
-                    work[half, c] = pair[c]
-                half += 1
-                j += 2
-            if j < count:
-                for c in range(4):
-                    work[half, c] = work[j, c]
-                half += 1
-            count = half
+        _pairwise_reduce(work, half, floor, pair, True)
         for c in range(4):
             out[i, c] = work[0, c]
     return out
