@@ -195,6 +195,41 @@ def test_reference_leaf_scores_match_the_published_leaf_values():
     assert np.allclose(score, combine_leaves(counts, "plausibility", rescale_above=537), atol=1e-11)
 
 
+def _scipy_degree(positives, negatives, support_of_positive):
+    """The authors' pi+ / pi-: scipy's bisect on their brackets, the crossing written in their order."""
+    from scipy.optimize import bisect
+
+    def crossing(theta):
+        total = positives + negatives
+        normaliser = (positives / total) ** positives * (negatives / total) ** negatives
+        relative = (theta**positives * (1 - theta) ** negatives) / normaliser
+        return relative - 2 * theta + 1 if support_of_positive else relative + 2 * theta - 1
+
+    if positives + negatives == 0:
+        return 1.0
+    frequency = positives / (positives + negatives)
+    low, high = (frequency, 1.0) if support_of_positive else (0.0, frequency)
+    theta = bisect(crossing, low, high)
+    return 2 * theta - 1 if support_of_positive else 1 - 2 * theta
+
+
+def test_reference_leaf_masses_are_scipy_bisection_bit_for_bit():
+    from dstk.ensemble._reference import reference_plausibility_mass_rows
+
+    rng = np.random.default_rng(5)
+    pairs = [(p, n) for p in range(40) for n in range(40)] + [
+        tuple(v) for v in rng.integers(0, 900, (300, 2))
+    ]
+    got = reference_plausibility_mass_rows(np.array([[n, p] for p, n in pairs], dtype=float), None)
+    for row, (p, n) in zip(got, pairs):
+        if max(p, n) > 537:  # the authors' underflow guard
+            p, n = float(round(p / (max(p, n) / 537))), float(round(n / (max(p, n) / 537)))
+        pi_plus, pi_minus = _scipy_degree(float(p), float(n), True), _scipy_degree(float(p), float(n), False)
+        u = min(pi_plus, pi_minus) + (1 - max(pi_plus, pi_minus))
+        plus = 1 - u if pi_plus > pi_minus else ((1 - u) / 2 if pi_plus == pi_minus else 0.0)
+        assert row.tolist() == [0.0, 1 - (plus + u), plus, u], (p, n)
+
+
 # --------------------------------------------------------------------------- pairwise rules
 
 
