@@ -657,7 +657,7 @@ class RandomDecisionTreesClassifier(BaseEstimator):
         return method, aggregate, counts
 
     def decision_function(self, X: ArrayLike) -> np.ndarray:
-        """The combiner's score (see :func:`dstk.ensemble.combine_leaves`).
+        """The combiner's score (see :func:`dstk.ensemble.combine_leaves`), centred at its threshold.
 
         Parameters
         ----------
@@ -667,13 +667,21 @@ class RandomDecisionTreesClassifier(BaseEstimator):
         Returns
         -------
         ndarray of float64
-            Of shape (n_samples,) for two classes (a score of the positive class
-            ``classes_[1]``), else of shape (n_samples, n_classes).
+            Two classes: shape (n_samples,), the score of the positive class
+            ``classes_[1]`` minus the combiner's decision threshold
+            (:func:`dstk.ensemble.decision_threshold`: 0.5 for scores in
+            [0, 1], 0 for signed ones), so that, as in scikit-learn, positive
+            values predict ``classes_[1]`` (a score exactly at the threshold
+            too, as in Busch et al.).  More classes: shape
+            (n_samples, n_classes), the per-class scores.
         """
         method, aggregate, counts = self._combine(X)
-        return combine_leaves(
+        scores = combine_leaves(
             counts, method=method, aggregate=aggregate, **self._options(method, self.class_prior_)
         )
+        if scores.ndim == 1:
+            scores = scores - decision_threshold(method, aggregate)
+        return scores
 
     def predict_proba(self, X: ArrayLike) -> np.ndarray:
         """Class probabilities from the combiner.
@@ -718,8 +726,7 @@ class RandomDecisionTreesClassifier(BaseEstimator):
         """
         scores = self.decision_function(X)
         if scores.ndim == 1:
-            method, aggregate = parse_combiner(self.combiner)
-            return self.classes_[(scores >= decision_threshold(method, aggregate)).astype(np.intp)]
+            return self.classes_[(scores >= 0).astype(np.intp)]
         return self.classes_[np.argmax(scores, axis=1)]
 
     def predict_mass(self, X: ArrayLike, normalize: bool = True) -> MassFunction:

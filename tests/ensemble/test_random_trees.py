@@ -410,3 +410,19 @@ def test_concatenate_bad_input():
         X_other = np.column_stack([X[:, 0], np.arange(20) % 4])
         b = RandomDecisionTreesClassifier(n_estimators=2, nominal_features=[1]).fit(X_other, y)
         RandomDecisionTreesClassifier.concatenate([a, b])
+
+
+@pytest.mark.parametrize(
+    "combiner", ["average", "vote", "plausibility", "confidence_bounds", "pooling", "eva"]
+)
+def test_binary_decision_function_is_centred_like_scikit_learn(breast_cancer, combiner):
+    from dstk.ensemble import decision_threshold, parse_combiner
+
+    X, y = breast_cancer
+    model = RandomDecisionTreesClassifier(10, min_samples_leaf=2, combiner=combiner, random_state=0).fit(X, y)
+    method, aggregate = parse_combiner(combiner)
+    counts = model.leaf_counts(X[:80])
+    raw = combine_leaves(counts, method, aggregate, **model._options(method, model.class_prior_))
+    decision = model.decision_function(X[:80])
+    assert np.array_equal(decision, raw - decision_threshold(method, aggregate))
+    assert np.array_equal(model.predict(X[:80]), model.classes_[(decision >= 0).astype(int)])
