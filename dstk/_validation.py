@@ -70,6 +70,8 @@ def check_consistent_length(*arrays: ArrayLike, names: Sequence[str] | None = No
 
 def check_labels(y: ArrayLike, name: str = "y") -> tuple[np.ndarray, np.ndarray]:
     """Return ``(classes, y_encoded)`` for a 1-D label vector (at least two classes)."""
+    if y is None:
+        raise ValueError(f"This estimator requires y to be passed, but the target {name} is None.")
     y = np.asarray(y)
     if y.ndim == 2 and y.shape[1] == 1:
         y = y[:, 0]
@@ -88,8 +90,8 @@ def check_labels(y: ArrayLike, name: str = "y") -> tuple[np.ndarray, np.ndarray]
     classes, encoded = np.unique(y, return_inverse=True)
     if classes.size < 2:
         raise ValueError(
-            f"`{name}` contains a single class ({classes[0]!r}); at least two classes are needed "
-            "to fit. Check the split of your data (a stratified split keeps both classes)."
+            f"`{name}` contains a single class ({classes[0]!r}), and one class is not enough: at least two "
+            "classes are needed to fit. Check the split of your data (a stratified split keeps both classes)."
         )
     return classes, encoded.astype(np.intp)
 

@@ -69,15 +69,20 @@ def _as_feature_matrix(X: ArrayLike, name: str = "X") -> np.ndarray:
         )
     arr = np.asarray(X)
     if np.iscomplexobj(arr):
-        raise ValueError(f"`{name}` must be real; got complex values (dtype {arr.dtype}).")
+        raise ValueError(f"Complex data not supported: `{name}` must be real (got dtype {arr.dtype}).")
     if arr.dtype == object:
+        advice = (
+            "Encode nominal (string) features as integer codes (e.g. with sklearn's OrdinalEncoder) and list "
+            "them in `nominal_features`."
+        )
         try:
             arr = arr.astype(np.float64)
-        except (TypeError, ValueError):
-            raise ValueError(
-                f"`{name}` must be numeric; got an object array. Encode nominal (string) features as "
-                "integer codes (e.g. with sklearn's OrdinalEncoder) and list them in `nominal_features`."
+        except TypeError as error:  # objects that are neither numbers nor strings
+            raise TypeError(
+                f"`{name}` must be numeric; an entry of the object array failed: {error}. {advice}"
             ) from None
+        except ValueError:
+            raise ValueError(f"`{name}` must be numeric; got an object array. {advice}") from None
     if not (np.issubdtype(arr.dtype, np.number) or arr.dtype == bool):
         raise ValueError(
             f"`{name}` must be numeric; got dtype {arr.dtype}. Encode nominal features as numeric codes "
@@ -86,14 +91,14 @@ def _as_feature_matrix(X: ArrayLike, name: str = "X") -> np.ndarray:
     if arr.ndim == 1:
         raise ValueError(
             f"`{name}` must be 2-D (n_samples, n_features); got a 1-D array of shape {arr.shape}. "
-            "Reshape with X.reshape(-1, 1) for a single feature or X.reshape(1, -1) for a single sample."
+            "Reshape your data: X.reshape(-1, 1) for a single feature or X.reshape(1, -1) for a single sample."
         )
     if arr.ndim != 2:
         raise ValueError(f"`{name}` must be 2-D (n_samples, n_features); got shape {arr.shape}.")
     if arr.shape[0] == 0:
         raise ValueError(f"`{name}` has no samples (shape {arr.shape}); at least one is needed.")
     if arr.shape[1] == 0:
-        raise ValueError(f"`{name}` has no features (shape {arr.shape}).")
+        raise ValueError(f"`{name}` has 0 feature(s) (shape={arr.shape}) while a minimum of 1 is required.")
     arr = np.ascontiguousarray(arr, dtype=np.float64)
     finite = np.isfinite(arr)
     if not finite.all():
@@ -338,8 +343,8 @@ class RandomDecisionTreesClassifier(BaseEstimator):
         X = _as_feature_matrix(X)
         if X.shape[1] != self.n_features_in_:
             raise ValueError(
-                f"X has {X.shape[1]} features, but {type(self).__name__} was fitted with "
-                f"{self.n_features_in_} features. Pass the same columns as in fit."
+                f"X has {X.shape[1]} features, but {type(self).__name__} is expecting "
+                f"{self.n_features_in_} features as input (it was fitted with them). Pass the same columns as in fit."
             )
         return self._encode(X)
 

@@ -426,3 +426,21 @@ def test_binary_decision_function_is_centred_like_scikit_learn(breast_cancer, co
     decision = model.decision_function(X[:80])
     assert np.array_equal(decision, raw - decision_threshold(method, aggregate))
     assert np.array_equal(model.predict(X[:80]), model.classes_[(decision >= 0).astype(int)])
+
+
+def test_scikit_learn_estimator_checks():
+    """scikit-learn's own checks pass, except two that need scikit-learn's classes inside dstk.
+
+    dstk raises its own NotFittedError (a ValueError and AttributeError, like scikit-learn's, but not a
+    subclass: ``import dstk`` never imports scikit-learn), and a column-vector y is accepted without
+    scikit-learn's DataConversionWarning.
+    """
+    import warnings
+
+    from sklearn.utils.estimator_checks import check_estimator
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        results = check_estimator(RandomDecisionTreesClassifier(n_estimators=5, random_state=0), on_fail=None)
+    failed = {r["check_name"] for r in results if r["status"] == "failed"}
+    assert failed <= {"check_estimators_unfitted", "check_supervised_y_2d"}, failed
