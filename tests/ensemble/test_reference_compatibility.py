@@ -189,7 +189,9 @@ def test_reference_leaf_scores_match_the_published_leaf_values():
     counts = np.array([[[n, p]] for p, n, _, _ in _LEAVES])
     score = combine_leaves(counts, "plausibility", reference_arithmetic=True)
     expected = np.array([plus - minus for _, _, plus, minus in _LEAVES])
-    expected[-1] = -combine_leaves(np.array([[[0, 3]]]), "plausibility")[0]  # (0, 3): minus the (3, 0) value
+    # (0, 3): pi- = 1, pi+ = 2 theta - 1 with (1 - theta)^3 = 2 theta - 1, so s+ - s- = -(2 - 2 theta)
+    theta = next(r.real for r in np.roots([-1, 3, -5, 2]) if abs(r.imag) < 1e-12 and 0.5 < r.real < 1)
+    expected[-1] = -(2 - 2 * theta)
     assert np.allclose(score, expected, atol=1e-6)
     # the same model as dstk's machine-precision solver, up to the bisection tolerance
     assert np.allclose(score, combine_leaves(counts, "plausibility", rescale_above=537), atol=1e-11)
