@@ -8,4 +8,4 @@ if importlib.util.find_spec("dask") is None or importlib.util.find_spec("distrib
 if importlib.util.find_spec("matplotlib") is None:
     collect_ignore.append("dstk/plot")
 if importlib.util.find_spec("sklearn") is None:
-    collect_ignore.append("dstk/demo.py")
+    collect_ignore.append("dstk/_demo.py")

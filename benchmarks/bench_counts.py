@@ -1,4 +1,4 @@
-"""Benchmark of dstk.evidence.counts: 10^6 count pairs per model in one call.
+"""Benchmark of dstk.evidence._counts: 10^6 count pairs per model in one call.
 
 Usage: python benchmarks/bench_counts.py [--pairs 1000000] [--reference-sample 300]
 
@@ -22,7 +22,7 @@ from scipy import integrate, optimize, special
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
-from dstk.evidence.counts import BINARY_MODELS, counts_to_mass_array
+from dstk.evidence._counts import BINARY_MODELS, counts_to_mass_array
 
 
 def reference_likelihood(k, n):

@@ -156,7 +156,7 @@ def warm_up():
 def fit_calibrator():
     """A calibrator fitted on synthetic scores; None when dstk.calibration is not available."""
     try:
-        from dstk.calibration.binning import BinningCalibrator
+        from dstk.calibration._binning import BinningCalibrator
     except ImportError:
         return None
     rng = np.random.default_rng(1)
@@ -224,7 +224,7 @@ def main():
 
     calibrator = fit_calibrator()
     if calibrator is None:
-        print("calibration: skipped (dstk.calibration.binning not available)")
+        print("calibration: skipped (dstk.calibration._binning not available)")
     else:
         print(f"calibration: {args.scores:.3g} scores -> predict_mass ({type(calibrator).__name__})")
         for workers in args.workers:

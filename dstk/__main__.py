@@ -23,7 +23,7 @@ def main(argv=None):
         except ImportError:
             print("The demo trains scikit-learn classifiers: pip install 'dstk[sklearn]'", file=sys.stderr)
             return 2
-        from .demo import main as demo_main
+        from ._demo import main as demo_main
 
         return demo_main(rest) or 0
     if cmd == "version":

@@ -162,7 +162,7 @@ def binary_calibrators(kind):
 
 def fit_predict_calibrator(cal, m_train, y_train, m_test):
     """Positive-class probabilities of the test fold, or None when the calibrator cannot be fitted."""
-    from dstk.multiclass.tasks import clone_estimator
+    from dstk.multiclass._tasks import clone_estimator
 
     if cal is None:
         return np.clip(m_test, 0.0, 1.0)

@@ -37,7 +37,7 @@ import numpy as np
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 
-from dstk.calibration.implied import ImpliedPosteriorClassifier  # noqa: E402
+from dstk.calibration._implied import ImpliedPosteriorClassifier  # noqa: E402
 from dstk.calibration.probabilistic import PlattCalibrator  # noqa: E402
 from dstk.metrics import interval_width, isotonic_calibration_score, roc_auc  # noqa: E402
 

@@ -8,8 +8,8 @@ import numpy as np
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 
+from dstk._demo import combine_conjunctive  # noqa: E402
 from dstk.calibration import BinningCalibrator, IsotonicCalibrator, LogisticCalibrator  # noqa: E402
-from dstk.demo import combine_conjunctive  # noqa: E402
 
 DEFAULT_DATA = os.path.normpath(os.path.join(HERE, "..", "..", "shared", "datasets"))
 

@@ -1,7 +1,7 @@
 """Numba kernels that turn count pairs (k successes among n trials) into numbers.
 
 Plain float64 arrays in, plain float64 arrays out; no validation here (the
-public layer :mod:`dstk.evidence.counts` validates: finite, 0 <= k <= n).
+public layer :mod:`dstk.evidence._counts` validates: finite, 0 <= k <= n).
 Nothing is compiled at import time.
 
 Kernels

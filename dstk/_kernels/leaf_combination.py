@@ -1,12 +1,12 @@
 """Numba kernels that combine the leaves of a tree ensemble, sample by sample.
 
 Plain arrays in, plain arrays out; no validation (see
-:mod:`dstk.ensemble.combiners`).  Nothing is compiled at import time.
+:mod:`dstk.ensemble._combiners`).  Nothing is compiled at import time.
 
 Mass functions whose focal sets are only the empty set, the singletons and the
 whole frame are stored in the *compact layout* ``[m(empty), m({0}), ...,
 m({K-1}), m(frame)]`` (length K + 2).  For two classes this is exactly the
-dense layout of :class:`dstk.core.mass.MassFunction` on ``Frame((0, 1))``.
+dense layout of :class:`dstk.core._mass.MassFunction` on ``Frame((0, 1))``.
 Leaf masses of this form (the plausibility model of Busch et al. 2021, and the
 imprecise Dirichlet model) stay in this family under the conjunctive and the
 cautious rules, which is what makes the closed forms below possible.

@@ -1,7 +1,7 @@
 """Numba kernels that grow random decision trees and route samples to their leaves.
 
 Plain arrays in, plain arrays out; no validation here (the public layer
-:mod:`dstk.ensemble.random_trees` validates and encodes the data).  Nothing is
+:mod:`dstk.ensemble._random_trees` validates and encodes the data).  Nothing is
 compiled at import time.  Every kernel is ``nogil`` so that several trees (or
 several chunks of samples) can run in parallel threads.
 

@@ -21,20 +21,20 @@ import importlib
 
 _LAZY = {
     # --- issue 4: evidential calibration --------------------------------------
-    "BinningCalibrator": "dstk.calibration.binning",
-    "IsotonicCalibrator": "dstk.calibration.isotonic",
-    "LogisticCalibrator": "dstk.calibration.logistic",
-    "VennAbersCalibrator": "dstk.calibration.venn_abers",
-    "VennMachineCalibrator": "dstk.calibration.venn_machine",
-    "venn_machine_transductive": "dstk.calibration.venn_machine",
-    "K_T_SVM_EDGES": "dstk.calibration.venn_machine",
-    "svm_taxonomy_edges": "dstk.calibration.venn_machine",
-    "EvidentialCalibratedClassifier": "dstk.calibration.classifier",
-    "one_vs_rest_masses": "dstk.calibration.one_vs_rest",
-    "refine_one_vs_rest": "dstk.calibration.one_vs_rest",
-    "combine_classifiers": "dstk.calibration.combination",
-    "EvidentialCombination": "dstk.calibration.combination",
-    "isotonic_blocks": "dstk.calibration.isotonic",
+    "BinningCalibrator": "dstk.calibration._binning",
+    "IsotonicCalibrator": "dstk.calibration._isotonic",
+    "LogisticCalibrator": "dstk.calibration._logistic",
+    "VennAbersCalibrator": "dstk.calibration._venn_abers",
+    "VennMachineCalibrator": "dstk.calibration._venn_machine",
+    "venn_machine_transductive": "dstk.calibration._venn_machine",
+    "K_T_SVM_EDGES": "dstk.calibration._venn_machine",
+    "svm_taxonomy_edges": "dstk.calibration._venn_machine",
+    "EvidentialCalibratedClassifier": "dstk.calibration._classifier",
+    "one_vs_rest_masses": "dstk.calibration._one_vs_rest",
+    "refine_one_vs_rest": "dstk.calibration._one_vs_rest",
+    "combine_classifiers": "dstk.calibration._combination",
+    "EvidentialCombination": "dstk.calibration._combination",
+    "isotonic_blocks": "dstk.calibration._isotonic",
     # --- issue 7: probabilistic calibrators and implied posterior probability ---
     **dict.fromkeys(
         (
@@ -50,7 +50,7 @@ _LAZY = {
         "dstk.calibration.probabilistic",
     ),
     **dict.fromkeys(
-        ("ImpliedPosteriorClassifier", "implied_weights", "vote_fraction"), "dstk.calibration.implied"
+        ("ImpliedPosteriorClassifier", "implied_weights", "vote_fraction"), "dstk.calibration._implied"
     ),
 }
 

@@ -14,8 +14,8 @@ if TYPE_CHECKING:
     from numpy.typing import ArrayLike
     from typing_extensions import Self
 
-    from dstk.core.frame import Frame
-    from dstk.core.mass import MassFunction
+    from dstk.core._frame import Frame
+    from dstk.core._mass import MassFunction
 
 __all__ = ["BinaryCalibrator", "COUNT_MODELS", "binary_frame", "wrap_binary_masses", "check_model"]
 
@@ -34,14 +34,14 @@ def check_model(model: str, allowed: Sequence[str], owner: str) -> str:
 
 def binary_frame() -> Frame:
     """``Frame((0, 1))``: dense index 1 = {0}, 2 = {1}, 3 = {0, 1}."""
-    from ..core.frame import Frame
+    from ..core._frame import Frame
 
     return Frame((0, 1))
 
 
 def wrap_binary_masses(values: np.ndarray) -> MassFunction:
     """Wrap a valid (N, 4) float64 array as a batched MassFunction on ``Frame((0, 1))``."""
-    from ..core.mass import MassFunction
+    from ..core._mass import MassFunction
 
     return MassFunction.from_array(values, binary_frame(), kind="m", validate=False)
 

@@ -7,13 +7,13 @@ discount, contextual_discount, condition, normalize, inverse_pignistic,
 consonant_from_contour, decide, lower_upper_expectations, jousselme_distance, conflict.
 """
 
+from ._combination import RULES, combine
+from ._decisions import decide, lower_upper_expectations
 from ._dense import DENSE_MAX_LABELS, MASS_TOLERANCE, MAX_DENSE_BYTES
-from .combination import RULES, combine
-from .decisions import decide, lower_upper_expectations
-from .distances import conflict, jousselme_distance
-from .frame import Frame
-from .mass import MassFunction
-from .transforms import (
+from ._distances import conflict, jousselme_distance
+from ._frame import Frame
+from ._mass import MassFunction
+from ._transforms import (
     condition,
     consonant_from_contour,
     contextual_discount,

@@ -10,9 +10,9 @@ import dask.array as da
 import numpy as np
 
 from .._kernels import combination as _c
-from ..core.combination import RULES
-from ..core.combination import combine as _combine_in_memory
-from ..core.mass import MassFunction
+from ..core._combination import RULES
+from ..core._combination import combine as _combine_in_memory
+from ..core._mass import MassFunction
 from ..exceptions import DogmaticError, FrameMismatchError, TotalConflictError
 from . import _kernels as _k
 from ._mass import DaskMassFunction, as_dask_mass
@@ -20,7 +20,7 @@ from ._mass import DaskMassFunction, as_dask_mass
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
 
-    from ..core.frame import Frame
+    from ..core._frame import Frame
 
 __all__ = ["combine", "TREE_RULES", "TREE_TOLERANCE"]
 
@@ -331,7 +331,7 @@ def combine(
             f"{array.chunks[ax]}. Use method='rechunk' or 'tree', or rechunk the array."
         )
     if rule == "average" and weights is not None:
-        from ..core.combination import _check_weights
+        from ..core._combination import _check_weights
 
         weights = _check_weights(weights, array.shape[ax])
     if method == "rechunk":

@@ -9,12 +9,12 @@ import dask.array as da
 import numpy as np
 
 from .._validation import check_random_state
-from ..core.frame import Frame
+from ..core._frame import Frame
 from ._estimators import check_sample_chunks, map_samples
 from ._mass import DaskMassFunction
 
 if TYPE_CHECKING:
-    from dstk.ensemble.random_trees import RandomDecisionTreesClassifier
+    from dstk.ensemble._random_trees import RandomDecisionTreesClassifier
 
 __all__ = [
     "fit_random_trees",

@@ -8,8 +8,8 @@ import dask
 import dask.array as da
 import numpy as np
 
-from ..core.frame import Frame
-from ..core.mass import MassFunction
+from ..core._frame import Frame
+from ..core._mass import MassFunction
 from ._mass import DaskMassFunction
 
 __all__ = ["predict_mass", "predict_interval", "predict_proba", "map_samples", "check_sample_chunks"]

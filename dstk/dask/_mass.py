@@ -9,8 +9,8 @@ import dask
 import dask.array as da
 import numpy as np
 
-from ..core.frame import Frame
-from ..core.mass import MassFunction
+from ..core._frame import Frame
+from ..core._mass import MassFunction
 from ..exceptions import FrameMismatchError
 
 if TYPE_CHECKING:

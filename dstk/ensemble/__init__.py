@@ -17,7 +17,7 @@ leaf_probability, leaf_laplace, leaf_confidence_bound, leaf_plausibility_degrees
     Scores and masses of single leaves.
 """
 
-from dstk.ensemble.combiners import (
+from dstk.ensemble._combiners import (
     COMBINERS,
     INTEGRATED_METHODS,
     SCORE_METHODS,
@@ -27,7 +27,7 @@ from dstk.ensemble.combiners import (
     decision_threshold,
     parse_combiner,
 )
-from dstk.ensemble.leaf_scores import (
+from dstk.ensemble._leaf_scores import (
     leaf_confidence_bound,
     leaf_laplace,
     leaf_plausibility_degrees,
@@ -35,8 +35,8 @@ from dstk.ensemble.leaf_scores import (
     leaf_plausibility_score,
     leaf_probability,
 )
-from dstk.ensemble.random_trees import RandomDecisionTreesClassifier
-from dstk.ensemble.sklearn_leaves import sklearn_leaf_counts
+from dstk.ensemble._random_trees import RandomDecisionTreesClassifier
+from dstk.ensemble._sklearn_leaves import sklearn_leaf_counts
 
 __all__ = [
     "RandomDecisionTreesClassifier",

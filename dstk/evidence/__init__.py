@@ -1,12 +1,12 @@
 """Statistical evidence: belief functions from data.
 
-* :mod:`dstk.evidence.counts`: mass functions from counts (binary and
+* :mod:`dstk.evidence._counts`: mass functions from counts (binary and
   multi-class), Shaker & Huellermeier's plausibility degrees.
-* :mod:`dstk.evidence.likelihood`: likelihood-based (consonant) belief
+* :mod:`dstk.evidence._likelihood`: likelihood-based (consonant) belief
   functions on a parameter, built-in models, profile contours.
-* :mod:`dstk.evidence.predictive`: predictive belief functions for a binary
+* :mod:`dstk.evidence._predictive`: predictive belief functions for a binary
   outcome from a unimodal contour on the success probability.
-* :mod:`dstk.evidence.figures`: the data behind Xu et al. (2016), Figure 4.
+* :mod:`dstk.evidence._figures`: the data behind Xu et al. (2016), Figure 4.
 
 Submodules are imported lazily so that ``import dstk.evidence`` stays cheap.
 """
@@ -14,19 +14,19 @@ Submodules are imported lazily so that ``import dstk.evidence`` stays cheap.
 import importlib
 
 _LAZY = {
-    "from_counts": "dstk.evidence.counts",
-    "counts_to_mass_array": "dstk.evidence.counts",
-    "plausibility_degrees": "dstk.evidence.counts",
-    "from_class_counts": "dstk.evidence.counts",
-    "class_counts_to_mass_array": "dstk.evidence.counts",
-    "clopper_pearson_interval": "dstk.evidence.counts",
-    "LikelihoodBeliefFunction": "dstk.evidence.likelihood",
-    "BinomialLikelihood": "dstk.evidence.likelihood",
-    "MultinomialLikelihood": "dstk.evidence.likelihood",
-    "LogisticLikelihood": "dstk.evidence.likelihood",
-    "predictive_mass": "dstk.evidence.predictive",
-    "predictive_mass_monte_carlo": "dstk.evidence.predictive",
-    "figure4_data": "dstk.evidence.figures",
+    "from_counts": "dstk.evidence._counts",
+    "counts_to_mass_array": "dstk.evidence._counts",
+    "plausibility_degrees": "dstk.evidence._counts",
+    "from_class_counts": "dstk.evidence._counts",
+    "class_counts_to_mass_array": "dstk.evidence._counts",
+    "clopper_pearson_interval": "dstk.evidence._counts",
+    "LikelihoodBeliefFunction": "dstk.evidence._likelihood",
+    "BinomialLikelihood": "dstk.evidence._likelihood",
+    "MultinomialLikelihood": "dstk.evidence._likelihood",
+    "LogisticLikelihood": "dstk.evidence._likelihood",
+    "predictive_mass": "dstk.evidence._predictive",
+    "predictive_mass_monte_carlo": "dstk.evidence._predictive",
+    "figure4_data": "dstk.evidence._figures",
 }
 
 __all__ = sorted(_LAZY)

@@ -14,7 +14,7 @@ Evidential (Bel-Pl intervals and set-valued decisions):
 :func:`utility_discounted_accuracy`.
 """
 
-from .evidential import (
+from ._evidential import (
     discounted_accuracy,
     interval_coverage,
     interval_score,
@@ -23,7 +23,7 @@ from .evidential import (
     u80_score,
     utility_discounted_accuracy,
 )
-from .probabilistic import (
+from ._probabilistic import (
     ability_to_separate,
     brier_score,
     calibration_measure,

@@ -1,6 +1,6 @@
 """Multi-class calibration by reduction to binary tasks (Gebel 2009, Chapter 5).
 
-* Code matrices (:mod:`dstk.multiclass.codes`): :func:`one_vs_rest_code`,
+* Code matrices (:mod:`dstk.multiclass._codes`): :func:`one_vs_rest_code`,
   :func:`all_pairs_code`, :func:`sparse_random_code`, :func:`complete_code`,
   :func:`check_code_matrix` for user-supplied matrices.
 * :class:`CodeMatrixClassifier`: trains one binary classifier per task.
@@ -12,8 +12,8 @@
   combination (``predict_mass``).
 """
 
-from .calibrator import MulticlassCalibrator, embed_task_masses
-from .codes import (
+from ._calibrator import MulticlassCalibrator, embed_task_masses
+from ._codes import (
     all_pairs_code,
     check_code_matrix,
     complete_code,
@@ -26,9 +26,9 @@ from .codes import (
     sparse_column_validity_probability,
     sparse_random_code,
 )
-from .coupling import CouplingResult, couple_probabilities
-from .dirichlet import DirichletCalibrator, combine_task_probabilities
-from .tasks import CodeMatrixClassifier, binary_tasks
+from ._coupling import CouplingResult, couple_probabilities
+from ._dirichlet import DirichletCalibrator, combine_task_probabilities
+from ._tasks import CodeMatrixClassifier, binary_tasks
 
 __all__ = [
     "CodeMatrixClassifier",

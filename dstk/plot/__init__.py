@@ -5,24 +5,24 @@ an :class:`ImportError` that says ``pip install "dstk[plot]"`` when it is
 missing.  Every function takes ``ax=None`` (a new figure is made when None)
 and returns the matplotlib Axes it drew on.
 
-* :mod:`dstk.plot.mass`: :func:`plot_mass` (focal sets and singleton
+* :mod:`dstk.plot._mass`: :func:`plot_mass` (focal sets and singleton
   intervals), :func:`plot_intervals` (a batch as [Bel, Pl] intervals),
   :func:`plot_ternary` (pignistic probabilities of three-class frames).
-* :mod:`dstk.plot.counts`: :func:`plot_count_models` (Xu et al. 2016, Fig. 4).
-* :mod:`dstk.plot.likelihood`: :func:`plot_logistic_contour` (Fig. 6a) and
+* :mod:`dstk.plot._counts`: :func:`plot_count_models` (Xu et al. 2016, Fig. 4).
+* :mod:`dstk.plot._likelihood`: :func:`plot_logistic_contour` (Fig. 6a) and
   :func:`plot_predictive_contour` (Figs. 3 and 6b).
-* :mod:`dstk.plot.calibration`: :func:`plot_calibration_curves` (Figs. 1, 5, 7)
+* :mod:`dstk.plot._calibration`: :func:`plot_calibration_curves` (Figs. 1, 5, 7)
   and :func:`plot_reliability_diagram`.
-* :mod:`dstk.plot.ensemble`: :func:`plot_leaf_score_evolution` and
+* :mod:`dstk.plot._ensemble`: :func:`plot_leaf_score_evolution` and
   :func:`plot_combiner_score_evolution` (Busch et al. 2021, Figs. 1-2).
 """
 
 from ._base import INSTALL_HINT  # raises ImportError with INSTALL_HINT when matplotlib is missing
-from .calibration import plot_calibration_curves, plot_reliability_diagram
-from .counts import plot_count_models
-from .ensemble import plot_combiner_score_evolution, plot_leaf_score_evolution, simulate_growing_leaves
-from .likelihood import plot_logistic_contour, plot_predictive_contour
-from .mass import plot_intervals, plot_mass, plot_ternary
+from ._calibration import plot_calibration_curves, plot_reliability_diagram
+from ._counts import plot_count_models
+from ._ensemble import plot_combiner_score_evolution, plot_leaf_score_evolution, simulate_growing_leaves
+from ._likelihood import plot_logistic_contour, plot_predictive_contour
+from ._mass import plot_intervals, plot_mass, plot_ternary
 
 __all__ = [
     "plot_mass",

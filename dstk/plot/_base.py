@@ -9,7 +9,7 @@ import numpy as np
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
 
-    from dstk.core.mass import MassFunction
+    from dstk.core._mass import MassFunction
 
 INSTALL_HINT = 'dstk.plot needs matplotlib (the optional extra "plot"): pip install "dstk[plot]"'
 
@@ -50,8 +50,8 @@ def model_color(index):
 
 
 def check_mass_function(m: Any, name: str = "m") -> MassFunction:
-    """Raise a clear TypeError unless ``m`` is a :class:`~dstk.core.mass.MassFunction`."""
-    from dstk.core.mass import MassFunction
+    """Raise a clear TypeError unless ``m`` is a :class:`~dstk.core._mass.MassFunction`."""
+    from dstk.core._mass import MassFunction
 
     if not isinstance(m, MassFunction):
         raise TypeError(

@@ -7,8 +7,8 @@ from hypothesis import strategies as st
 from scipy import integrate
 
 from dstk.calibration import BinningCalibrator, IsotonicCalibrator
-from dstk.calibration.isotonic import isotonic_blocks
-from dstk.core.mass import MassFunction
+from dstk.calibration._isotonic import isotonic_blocks
+from dstk.core._mass import MassFunction
 
 
 def _data(n=200, seed=0):

@@ -4,7 +4,7 @@ import numpy as np
 
 
 def test_demo_runs_and_is_deterministic():
-    from dstk.demo import run_demo
+    from dstk._demo import run_demo
 
     lines = []
     table = run_demo(rounds=1, seed=3, out=lines.append)
@@ -19,7 +19,7 @@ def test_demo_runs_and_is_deterministic():
 
 
 def test_demo_command_line_arguments(capsys):
-    from dstk.demo import main
+    from dstk._demo import main
 
     assert main(["--rounds", "1", "--seed", "1", "--sizes", "12,20,60"]) == 0
     assert "SVM (12)" in capsys.readouterr().out

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from dstk._estimator import BaseEstimator
-from dstk.calibration.implied import ImpliedPosteriorClassifier, implied_weights, vote_fraction
+from dstk.calibration._implied import ImpliedPosteriorClassifier, implied_weights, vote_fraction
 
 
 class ThresholdModel(BaseEstimator):

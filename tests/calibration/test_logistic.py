@@ -5,7 +5,7 @@ import pytest
 from scipy import special
 
 from dstk.calibration import LogisticCalibrator
-from dstk.evidence.likelihood import LogisticLikelihood
+from dstk.evidence._likelihood import LogisticLikelihood
 
 from .reference import logistic_log_likelihood, reference_masses, reference_mle, reference_profile
 

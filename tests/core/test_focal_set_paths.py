@@ -12,10 +12,10 @@ import numpy as np
 import pytest
 
 from dstk.core import _sparse
-from dstk.core.decisions import decide
-from dstk.core.frame import Frame
-from dstk.core.mass import MassFunction
-from dstk.core.transforms import consonant_from_contour, inverse_pignistic
+from dstk.core._decisions import decide
+from dstk.core._frame import Frame
+from dstk.core._mass import MassFunction
+from dstk.core._transforms import consonant_from_contour, inverse_pignistic
 
 N_LABELS = 20  # above DENSE_MAX_LABELS = 16: mass functions are stored in focal-set form
 
@@ -64,7 +64,7 @@ def test_singleton_decisions_in_focal_set_form_against_brute_force():
 
 def test_lower_upper_expectations_bad_utility_matrix():
     m = MassFunction({"a": 0.6, "a,b": 0.4})
-    from dstk.core.decisions import lower_upper_expectations
+    from dstk.core._decisions import lower_upper_expectations
 
     with pytest.raises(ValueError, match="shape"):
         lower_upper_expectations(m, [[1.0, 0.0, 0.0]])

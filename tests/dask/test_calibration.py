@@ -17,8 +17,8 @@ import dstk  # noqa: E402
 from dstk import MassFunction  # noqa: E402
 from dstk.dask import DaskMassFunction, combine, map_samples, predict_interval, predict_mass, predict_proba  # noqa: E402
 
-binning = pytest.importorskip("dstk.calibration.binning")
-isotonic = pytest.importorskip("dstk.calibration.isotonic")
+binning = pytest.importorskip("dstk.calibration._binning")
+isotonic = pytest.importorskip("dstk.calibration._isotonic")
 
 
 @pytest.fixture(scope="module")

@@ -8,11 +8,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dstk._kernels import leaf_combination
+from dstk.ensemble import _combiners as combiners
 from dstk.ensemble import (
     combine_leaves,
     combine_leaves_proba,
     combine_leaves_to_mass,
-    combiners,
     decision_threshold,
     leaf_plausibility_mass,
     parse_combiner,
@@ -156,9 +156,9 @@ def test_binary_plausibility_rules_match_brute_force_and_core():
         weights = np.min([_weights_brute(m) for m in leaf[i]], axis=0)
         got = combine_leaves_to_mass(counts[i : i + 1], "cautious", normalize=False)[0]
         assert np.allclose(got, _from_weights_brute(weights), atol=1e-12)
-    core = pytest.importorskip("dstk.core.combination")
-    from dstk.core.frame import Frame
-    from dstk.core.mass import MassFunction
+    core = pytest.importorskip("dstk.core._combination")
+    from dstk.core._frame import Frame
+    from dstk.core._mass import MassFunction
 
     masses = MassFunction.from_array(leaf, Frame((0, 1)))
     for rule, method in (("conjunctive", "dempster"), ("cautious", "cautious")):

@@ -12,7 +12,7 @@ from dstk.ensemble import (
     leaf_plausibility_score,
     leaf_probability,
 )
-from dstk.ensemble.leaf_scores import map_distinct_pairs
+from dstk.ensemble._leaf_scores import map_distinct_pairs
 
 # research note calib-ensemble-anchors.md section 1.4 (values produced by the authors' code)
 # p, n-, pi+, pi-, u_e, u_a, m(+), m(-), Laplace, CB c, CB score

@@ -289,7 +289,7 @@ def _reference_masses(counts):
 
 
 def _single_leaf_mass(leaf):
-    from dstk.ensemble.combiners import combine_leaves_to_mass
+    from dstk.ensemble._combiners import combine_leaves_to_mass
 
     m = combine_leaves_to_mass(leaf[None], "plausibility", normalize=False, reference_arithmetic=True)[0]
     return np.array([m[2], m[1], m[3]])  # {1}, {0}, frame

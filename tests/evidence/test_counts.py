@@ -1,4 +1,4 @@
-"""Tests of dstk.evidence.counts against published tables and independent references."""
+"""Tests of dstk.evidence._counts against published tables and independent references."""
 
 import math
 
@@ -14,7 +14,7 @@ from dstk._kernels.counts import (
     regularized_incomplete_beta,
     support_degree,
 )
-from dstk.evidence.counts import (
+from dstk.evidence._counts import (
     BINARY_MODELS,
     class_counts_to_mass_array,
     clopper_pearson_interval,
@@ -503,7 +503,7 @@ def test_class_counts_bad_input():
 
 
 def test_from_counts_returns_batched_mass_function():
-    mass_module = pytest.importorskip("dstk.core.mass")
+    mass_module = pytest.importorskip("dstk.core._mass")
     m = from_counts([7, 3], [10, 4], model="dempster")
     assert isinstance(m, mass_module.MassFunction)
     assert m.batch_shape == (2,)
@@ -514,7 +514,7 @@ def test_from_counts_returns_batched_mass_function():
 
 
 def test_from_class_counts_returns_mass_function():
-    pytest.importorskip("dstk.core.mass")
+    pytest.importorskip("dstk.core._mass")
     m = from_class_counts(np.array([[1, 2, 3]]))
     assert m.batch_shape == (1,)
     assert tuple(m.frame.labels) == (0, 1, 2)

@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
-from dstk.evidence.counts import counts_to_mass_array
-from dstk.evidence.figures import figure4_data
+from dstk.evidence._counts import counts_to_mass_array
+from dstk.evidence._figures import figure4_data
 
 
 def test_figure4_panels():

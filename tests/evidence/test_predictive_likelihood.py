@@ -7,14 +7,14 @@ import numpy as np
 import pytest
 from scipy import integrate, optimize, special
 
-from dstk.evidence.counts import counts_to_mass_array
-from dstk.evidence.likelihood import (
+from dstk.evidence._counts import counts_to_mass_array
+from dstk.evidence._likelihood import (
     BinomialLikelihood,
     LikelihoodBeliefFunction,
     LogisticLikelihood,
     MultinomialLikelihood,
 )
-from dstk.evidence.predictive import check_unimodal, find_mode, predictive_mass, predictive_mass_monte_carlo
+from dstk.evidence._predictive import check_unimodal, find_mode, predictive_mass, predictive_mass_monte_carlo
 
 
 def _binomial_contour(k, n):
@@ -97,7 +97,7 @@ def test_predictive_mass_bad_contours():
 
 
 def test_predictive_mass_returns_mass_function():
-    pytest.importorskip("dstk.core.mass")
+    pytest.importorskip("dstk.core._mass")
     contour, tau_hat = _binomial_contour(3, 4)
     m = predictive_mass(contour, tau_hat)
     np.testing.assert_allclose(m.to_array("m"), counts_to_mass_array(3, 4, "likelihood"), atol=1e-10)

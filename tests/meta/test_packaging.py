@@ -51,12 +51,12 @@ def test_wheel_and_sdist_install_into_a_fresh_venv(tmp_path):
     assert len(wheels) == 1 and len(sdists) == 1, sorted(p.name for p in dist.iterdir())
 
     wheel_names = zipfile.ZipFile(wheels[0]).namelist()
-    assert "dstk/core/mass.py" in wheel_names and "dstk/_kernels/combination.py" in wheel_names
+    assert "dstk/core/_mass.py" in wheel_names and "dstk/_kernels/combination.py" in wheel_names
     assert not [n for n in wheel_names if n.startswith(("tests/", "benchmarks/", "docs/"))]
     assert not [n for n in wheel_names if n.endswith((".nbi", ".nbc", ".pyc"))], "numba/pyc caches packaged"
     sdist_names = tarfile.open(sdists[0]).getnames()
     prefix = sdist_names[0].split("/")[0]
-    for required in ("pyproject.toml", "README.md", "dstk/__init__.py", "dstk/core/mass.py"):
+    for required in ("pyproject.toml", "README.md", "dstk/__init__.py", "dstk/core/_mass.py"):
         assert f"{prefix}/{required}" in sdist_names, f"{required} missing from the sdist"
 
     venv = tmp_path / "venv"

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from dstk import Frame, MassFunction, combine
-from dstk.core.combination import RULES
+from dstk.core._combination import RULES
 
 FRAME = Frame("abc")
 SIZE = 8

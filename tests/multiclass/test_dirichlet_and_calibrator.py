@@ -233,7 +233,7 @@ def test_code_matrix_classifier_trains_on_task_rows():
 
 
 def test_multiclass_calibrator_with_evidential_binary_calibrator():
-    logistic = pytest.importorskip("dstk.calibration.logistic")
+    logistic = pytest.importorskip("dstk.calibration._logistic")
     scores, y = reduction_scores(11, n_per_class=40)
     cal = MulticlassCalibrator(logistic.LogisticCalibrator(model="likelihood")).fit(scores, y)
     P = cal.predict_proba(scores[:5])

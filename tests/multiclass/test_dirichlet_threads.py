@@ -3,7 +3,7 @@
 import numpy as np
 from scipy.special import betainc, gammaincinv
 
-from dstk.multiclass import dirichlet
+from dstk.multiclass import _dirichlet as dirichlet
 
 
 def test_row_threaded_is_bit_identical():

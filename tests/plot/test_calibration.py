@@ -1,4 +1,4 @@
-"""dstk.plot.calibration: curves against the score (Xu et al. Figs. 1, 5, 7) and reliability diagrams.
+"""dstk.plot._calibration: curves against the score (Xu et al. Figs. 1, 5, 7) and reliability diagrams.
 
 The curves are checked with a calibrator built here from Dempster's model on fixed bins (Xu et al. Eq. 24),
 so these tests do not depend on the calibration layer's own estimators.

@@ -1,4 +1,4 @@
-"""dstk.plot.counts (Xu et al. Fig. 4) and dstk.plot.likelihood (Figs. 3 and 6)."""
+"""dstk.plot._counts (Xu et al. Fig. 4) and dstk.plot._likelihood (Figs. 3 and 6)."""
 
 import numpy as np
 import pytest

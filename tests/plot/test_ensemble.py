@@ -1,4 +1,4 @@
-"""dstk.plot.ensemble: score evolution of growing leaves (Busch et al. 2021, Figs. 1-2)."""
+"""dstk.plot._ensemble: score evolution of growing leaves (Busch et al. 2021, Figs. 1-2)."""
 
 import numpy as np
 import pytest

@@ -1,4 +1,4 @@
-"""dstk.plot.mass: bar chart of focal sets, batch interval plot, ternary plot."""
+"""dstk.plot._mass: bar chart of focal sets, batch interval plot, ternary plot."""
 
 import matplotlib.pyplot as plt
 import numpy as np

@@ -14,13 +14,13 @@ assignment-value and Bayes calibrators also offer ``predict_interval`` and
 * :class:`AssignmentValueCalibrator` (Sec. 4.4, Garczarek)
 """
 
+from ._assignment_value import AssignmentValueCalibrator, beta_moments_fit
 from ._base import log_odds
-from .assignment_value import AssignmentValueCalibrator, beta_moments_fit
-from .bayes import AsymmetricLaplaceBayesCalibrator, GaussianBayesCalibrator, asymmetric_laplace_logpdf
-from .isotonic import IsotonicRegressionCalibrator, isotonic_fit, isotonic_predict
-from .normalization import SimpleNormalization, SoftmaxCalibrator, simple_normalization, softmax
-from .piecewise_logistic import PiecewiseLogisticCalibrator, hat_basis
-from .platt import PlattCalibrator
+from ._bayes import AsymmetricLaplaceBayesCalibrator, GaussianBayesCalibrator, asymmetric_laplace_logpdf
+from ._isotonic import IsotonicRegressionCalibrator, isotonic_fit, isotonic_predict
+from ._normalization import SimpleNormalization, SoftmaxCalibrator, simple_normalization, softmax
+from ._piecewise_logistic import PiecewiseLogisticCalibrator, hat_basis
+from ._platt import PlattCalibrator
 
 __all__ = [
     "AssignmentValueCalibrator",

@@ -13,7 +13,7 @@ from ..._validation import check_binary_labels, check_consistent_length, check_p
 if TYPE_CHECKING:
     from typing_extensions import Self
 
-    from ...core.mass import MassFunction
+    from ...core._mass import MassFunction
 
 __all__ = ["BinaryProbabilisticCalibrator", "log_odds", "interval_to_mass"]
 
@@ -70,8 +70,8 @@ def interval_to_mass(lower: ArrayLike, upper: ArrayLike, classes: ArrayLike) -> 
     ``m({1}) = lower``, ``m({0}) = 1 - upper``, ``m(frame) = upper - lower``
     on the frame ``Frame(classes)``.
     """
-    from ...core.frame import Frame
-    from ...core.mass import MassFunction
+    from ...core._frame import Frame
+    from ...core._mass import MassFunction
 
     low = np.clip(np.asarray(lower, dtype=np.float64), 0.0, 1.0)
     high = np.clip(np.maximum(np.asarray(upper, dtype=np.float64), low), 0.0, 1.0)

@@ -185,8 +185,8 @@ def _mass_from_array(values, return_array):
     """The dense binary mass array ``values`` as is, or as a MassFunction on ``Frame((0, 1))``."""
     if return_array:
         return values
-    from dstk.core.frame import Frame
-    from dstk.core.mass import MassFunction
+    from dstk.core._frame import Frame
+    from dstk.core._mass import MassFunction
 
     return MassFunction.from_array(values, Frame((0, 1)), kind="m", validate=False)
 

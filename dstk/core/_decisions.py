@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .mass import MassFunction
+from ._mass import MassFunction
 
 __all__ = ["decide", "lower_upper_expectations", "CRITERIA"]
 

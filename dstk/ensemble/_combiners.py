@@ -33,12 +33,12 @@ import numpy as np
 
 from dstk._kernels import leaf_combination as _kernels
 from dstk._kernels import leaf_tables as _tables
-from dstk.ensemble._reference import reference_plausibility_mass_rows
-from dstk.ensemble.leaf_scores import (
+from dstk.ensemble._leaf_scores import (
     leaf_confidence_bound,
     leaf_plausibility_mass,
     leaf_plausibility_score,
 )
+from dstk.ensemble._reference import reference_plausibility_mass_rows
 from dstk.exceptions import DogmaticError, FrameTooLargeError, TotalConflictError
 
 if TYPE_CHECKING:

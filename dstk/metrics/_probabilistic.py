@@ -611,7 +611,7 @@ def isotonic_calibration_score(y_true: ArrayLike, scores: ArrayLike) -> float:
     >>> round(isotonic_calibration_score([1, 0], [0.2, 0.6]), 12)
     0.2
     """
-    from ..calibration.probabilistic.isotonic import isotonic_fit, isotonic_predict
+    from ..calibration.probabilistic._isotonic import isotonic_fit, isotonic_predict
 
     y = check_binary_targets(y_true)
     s = check_scores(scores)

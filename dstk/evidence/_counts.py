@@ -9,7 +9,7 @@ counts class 1.  Dense layout of a binary mass array ``a`` of shape
 Public functions
 ----------------
 from_counts(k, n, model=..., **options)
-    Batched :class:`~dstk.core.mass.MassFunction` (or the raw array with
+    Batched :class:`~dstk.core._mass.MassFunction` (or the raw array with
     ``return_array=True``).
 counts_to_mass_array(k, n, model=..., **options)
     The raw ``(..., 4)`` float64 array, the fast path for the calibration and
@@ -408,13 +408,13 @@ def counts_to_mass_array(
 
 
 def _binary_frame():
-    from dstk.core.frame import Frame
+    from dstk.core._frame import Frame
 
     return Frame((0, 1))
 
 
 def _wrap(values, frame):
-    from dstk.core.mass import MassFunction
+    from dstk.core._mass import MassFunction
 
     return MassFunction.from_array(values, frame, kind="m", validate=False)
 
@@ -665,7 +665,7 @@ def from_class_counts(
     )
     if return_array:
         return values
-    from dstk.core.frame import Frame
+    from dstk.core._frame import Frame
 
     n_classes = np.shape(values)[-1].bit_length() - 1
     return _wrap(values, Frame(tuple(range(n_classes))))

@@ -21,7 +21,7 @@ from .._validation import check_binary_labels, check_random_state
 if TYPE_CHECKING:
     from typing_extensions import Self
 
-    from ..core.mass import MassFunction
+    from ..core._mass import MassFunction
 
 __all__ = ["ImpliedPosteriorClassifier", "implied_weights", "vote_fraction"]
 
@@ -257,8 +257,8 @@ class ImpliedPosteriorClassifier(BaseEstimator):
             binary, or an estimator ``class_weight`` string that would
             override the schedule.
         """
-        from ..multiclass.tasks import clone_estimator
-        from .probabilistic.isotonic import IsotonicRegressionCalibrator
+        from ..multiclass._tasks import clone_estimator
+        from .probabilistic._isotonic import IsotonicRegressionCalibrator
 
         M = self.n_models
         if not isinstance(M, (int, np.integer)) or isinstance(M, bool) or M < 1:
@@ -351,7 +351,7 @@ class ImpliedPosteriorClassifier(BaseEstimator):
         ImpliedPosteriorClassifier
             ``self``, with ``isotonic_`` refitted on ``(X, y)``.
         """
-        from .probabilistic.isotonic import IsotonicRegressionCalibrator
+        from .probabilistic._isotonic import IsotonicRegressionCalibrator
 
         check_is_fitted(self, "estimators_")
         classes, y01 = check_binary_labels(y)

@@ -296,7 +296,7 @@ def plot_predictive_contour(
     ['m({1}) = 0.5059', 'm({0}) = 0.1533', 'm({0,1}) = 0.3407']
     >>> import matplotlib.pyplot as plt; plt.close("all")
     """
-    from dstk.evidence.predictive import find_mode, predictive_mass
+    from dstk.evidence._predictive import find_mode, predictive_mass
 
     masses = None
     if hasattr(contour, "profile_contour_tau"):

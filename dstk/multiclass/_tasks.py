@@ -10,7 +10,7 @@ from numpy.typing import ArrayLike
 
 from .._estimator import BaseEstimator, check_is_fitted
 from .._validation import check_labels
-from .codes import make_code
+from ._codes import make_code
 
 if TYPE_CHECKING:
     from typing_extensions import Self
@@ -97,7 +97,7 @@ def binary_tasks(y_indices: ArrayLike, code: ArrayLike) -> list[tuple[np.ndarray
 
     Examples
     --------
-    >>> from dstk.multiclass.codes import all_pairs_code
+    >>> from dstk.multiclass._codes import all_pairs_code
     >>> [(r.tolist(), t.tolist()) for r, t in binary_tasks([0, 1, 2], all_pairs_code(3))][:1]
     [([0, 1], [1, 0])]
     """

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import _sparse
-from .mass import MassFunction, _check_same_frame
+from ._mass import MassFunction, _check_same_frame
 
 __all__ = ["jousselme_distance", "conflict"]
 
@@ -77,7 +77,7 @@ def conflict(m1: MassFunction, m2: MassFunction) -> float | np.ndarray:
     >>> round(conflict(MassFunction({"a": .6, "a,b": .4}), MassFunction({"b": .7, "a,b": .3})), 6)
     0.42
     """
-    from .combination import combine
+    from ._combination import combine
 
     _, k = combine([m1, m2], rule="conjunctive", return_conflict=True)
     return k

@@ -9,14 +9,14 @@ from numpy.typing import ArrayLike
 
 from .._estimator import BaseEstimator, check_is_fitted
 from .._validation import check_labels
-from .codes import make_code
-from .coupling import couple_probabilities
-from .tasks import binary_tasks, clone_estimator
+from ._codes import make_code
+from ._coupling import couple_probabilities
+from ._tasks import binary_tasks, clone_estimator
 
 if TYPE_CHECKING:
     from typing_extensions import Self
 
-    from ..core.mass import MassFunction
+    from ..core._mass import MassFunction
 
 __all__ = ["MulticlassCalibrator", "embed_task_masses"]
 
@@ -48,7 +48,7 @@ def embed_task_masses(task_masses: ArrayLike, code: ArrayLike) -> np.ndarray:
 
     Examples
     --------
-    >>> from dstk.multiclass.codes import all_pairs_code
+    >>> from dstk.multiclass._codes import all_pairs_code
     >>> m = np.array([[[0.0, 0.2, 0.5, 0.3]] * 3])
     >>> out = embed_task_masses(m, all_pairs_code(3))
     >>> out[0, 0, [5, 6, 7]].tolist()   # {0, 2}: 0.5, {1, 2}: 0.2, frame: 0.3
@@ -280,9 +280,9 @@ class MulticlassCalibrator(BaseEstimator):
         ValueError
             When K > 16 (dense masses on ``2**K`` subsets), or on bad scores.
         """
-        from ..core.combination import combine
-        from ..core.frame import Frame
-        from ..core.mass import MassFunction
+        from ..core._combination import combine
+        from ..core._frame import Frame
+        from ..core._mass import MassFunction
 
         check_is_fitted(self, "calibrators_")
         if not hasattr(self.calibrators_[0], "predict_mass"):

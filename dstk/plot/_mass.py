@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from numpy.typing import ArrayLike
 
-    from dstk.core.mass import MassFunction
+    from dstk.core._mass import MassFunction
 
 __all__ = ["plot_mass", "plot_intervals", "plot_ternary"]
 
@@ -421,7 +421,7 @@ def plot_ternary(
     ['a', 'b', 'c']
     >>> import matplotlib.pyplot as plt; plt.close("all")
     """
-    from dstk.core.mass import MassFunction
+    from dstk.core._mass import MassFunction
 
     frame_labels = None
     if isinstance(values, MassFunction):

@@ -34,8 +34,8 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy import integrate, optimize, special
 
-from dstk.evidence.counts import _check_counts, counts_to_mass_array
-from dstk.evidence.predictive import _binary_mass, _mass_from_array
+from dstk.evidence._counts import _check_counts, counts_to_mass_array
+from dstk.evidence._predictive import _binary_mass, _mass_from_array
 
 __all__ = [
     "LikelihoodBeliefFunction",
@@ -478,7 +478,7 @@ class BinomialLikelihood(LikelihoodBeliefFunction):
     (Xu et al. 2016, Eq. 29).  The contour is unimodal, so the sup over an
     interval is the contour at the point of the interval nearest to tau_hat
     (exact), focal sets are intervals, and the predictive mass has the closed
-    form of Eqs. 30-32 (see :func:`dstk.evidence.counts.from_counts`).
+    form of Eqs. 30-32 (see :func:`dstk.evidence._counts.from_counts`).
 
     References
     ----------
@@ -570,7 +570,7 @@ class BinomialLikelihood(LikelihoodBeliefFunction):
         Returns
         -------
         MassFunction or ndarray of shape (4,)
-            The likelihood model of :func:`dstk.evidence.counts.from_counts`.
+            The likelihood model of :func:`dstk.evidence._counts.from_counts`.
         """
         masses = counts_to_mass_array(self.k, self.n, "likelihood")
         return _binary_mass(masses[1], masses[2], return_array)
@@ -613,7 +613,7 @@ class MultinomialLikelihood(LikelihoodBeliefFunction):
     """
 
     def __init__(self, counts: ArrayLike) -> None:
-        from dstk.evidence.counts import _check_class_counts
+        from dstk.evidence._counts import _check_class_counts
 
         self._set_counts(_check_class_counts(np.asarray(counts), False))
 

@@ -14,7 +14,7 @@ from ._base import BinaryProbabilisticCalibrator, check_level, interval_to_mass,
 from ._logistic import sigmoid
 
 if TYPE_CHECKING:
-    from ...core.mass import MassFunction
+    from ...core._mass import MassFunction
 
 __all__ = ["GaussianBayesCalibrator", "AsymmetricLaplaceBayesCalibrator", "asymmetric_laplace_logpdf"]
 

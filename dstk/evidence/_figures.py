@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from dstk.evidence.counts import BINARY_MODELS, counts_to_mass_array
+from dstk.evidence._counts import BINARY_MODELS, counts_to_mass_array
 
 __all__ = ["figure4_data"]
 
@@ -33,7 +33,7 @@ def figure4_data(
     confidence : float, default 0.95
         Level of the Clopper-Pearson interval (the paper uses 95%).
     models : sequence of str
-        Count models (see :func:`dstk.evidence.counts.from_counts`).
+        Count models (see :func:`dstk.evidence._counts.from_counts`).
 
     Returns
     -------

@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from numpy.typing import ArrayLike
     from typing_extensions import Self
 
-    from dstk.core.mass import MassFunction
+    from dstk.core._mass import MassFunction
 
 __all__ = ["EvidentialCalibratedClassifier", "METHODS"]
 
@@ -27,23 +27,23 @@ def _make_calibrator(method, model):
 
         return clone(method)
     if method in ("logistic", "sigmoid"):
-        from .logistic import LogisticCalibrator
+        from ._logistic import LogisticCalibrator
 
         return LogisticCalibrator(model=model)
     if method == "isotonic":
-        from .isotonic import IsotonicCalibrator
+        from ._isotonic import IsotonicCalibrator
 
         return IsotonicCalibrator(model=model)
     if method == "binning":
-        from .binning import BinningCalibrator
+        from ._binning import BinningCalibrator
 
         return BinningCalibrator(model=model)
     if method == "venn_abers":
-        from .venn_abers import VennAbersCalibrator
+        from ._venn_abers import VennAbersCalibrator
 
         return VennAbersCalibrator()
     if method == "venn_machine":
-        from .venn_machine import VennMachineCalibrator
+        from ._venn_machine import VennMachineCalibrator
 
         return VennMachineCalibrator()
     raise ValueError(
@@ -262,7 +262,7 @@ class EvidentialCalibratedClassifier(BaseEstimator):
                 model = clone(estimator).fit(X, y)
                 self.calibrated_classifiers_.append((model, calibrators))
         self._score_method = method
-        from ..core.frame import Frame
+        from ..core._frame import Frame
 
         self.frame_ = Frame(tuple(classes.tolist()))
         return self
@@ -291,7 +291,7 @@ class EvidentialCalibratedClassifier(BaseEstimator):
             if n_classes == 2:
                 masses = calibrators[0].predict_mass_array(scores)
             else:
-                from .one_vs_rest import one_vs_rest_masses
+                from ._one_vs_rest import one_vs_rest_masses
 
                 binary = np.stack(
                     [cal.predict_mass_array(scores[:, c]) for c, cal in enumerate(calibrators)], axis=1
@@ -316,7 +316,7 @@ class EvidentialCalibratedClassifier(BaseEstimator):
         MassFunction
             Batch shape ``(n_samples,)`` on ``frame_``.
         """
-        from ..core.mass import MassFunction
+        from ..core._mass import MassFunction
 
         return MassFunction.from_array(self.predict_mass_array(X), self.frame_, kind="m", validate=False)
 
@@ -334,7 +334,7 @@ class EvidentialCalibratedClassifier(BaseEstimator):
             For two classes, of shape (n_samples,) for class ``classes_[1]``;
             otherwise of shape (n_samples, n_classes), Bel({c}) and Pl({c}).
         """
-        from .combination import _interval
+        from ._combination import _interval
 
         return _interval(self.predict_mass(X))
 

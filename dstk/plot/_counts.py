@@ -98,8 +98,8 @@ def plot_count_models(
     'observed proportion k/n (n = 10)'
     >>> import matplotlib.pyplot as plt; plt.close("all")
     """
-    from dstk.evidence.counts import BINARY_MODELS
-    from dstk.evidence.figures import figure4_data
+    from dstk.evidence._counts import BINARY_MODELS
+    from dstk.evidence._figures import figure4_data
 
     if by not in _PANELS:
         raise ValueError(f"`by` must be 'sample_size' or 'proportion'; got {by!r}.")

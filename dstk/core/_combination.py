@@ -11,7 +11,7 @@ from numpy.typing import ArrayLike
 from .._kernels import combination as _c
 from ..exceptions import DogmaticError, FrameMismatchError, InvalidMassError, TotalConflictError
 from . import _dense, _sparse
-from .mass import MassFunction
+from ._mass import MassFunction
 
 __all__ = ["combine", "RULES"]
 

@@ -11,8 +11,8 @@ from numpy.typing import ArrayLike
 from .._kernels import transforms as _t
 from ..exceptions import FrameError, InvalidMassError, TotalConflictError
 from . import _dense, _sparse
-from .frame import Frame
-from .mass import MassFunction
+from ._frame import Frame
+from ._mass import MassFunction
 
 __all__ = [
     "pignistic",

@@ -10,8 +10,8 @@ from scipy.special import betainc, gammaincinv
 
 from .._estimator import BaseEstimator, check_is_fitted
 from .._validation import check_labels
-from ..calibration.probabilistic.normalization import simple_normalization
-from .codes import make_code
+from ..calibration.probabilistic._normalization import simple_normalization
+from ._codes import make_code
 
 if TYPE_CHECKING:
     from typing_extensions import Self
@@ -93,7 +93,7 @@ def combine_task_probabilities(
 
     Examples
     --------
-    >>> from dstk.multiclass.codes import one_vs_rest_code
+    >>> from dstk.multiclass._codes import one_vs_rest_code
     >>> combine_task_probabilities([[0.5, 0.5, 0.5]], one_vs_rest_code(3), "product").round(12).tolist()
     [[0.125, 0.125, 0.125]]
     """
@@ -280,7 +280,7 @@ class DirichletCalibrator(BaseEstimator):
         -------
         self
         """
-        from ..metrics.probabilistic import dirichlet_selection_criterion
+        from ..metrics._probabilistic import dirichlet_selection_criterion
 
         if self.combiner not in _COMBINERS:
             raise ValueError(f"`combiner` must be one of {_COMBINERS}; got {self.combiner!r}.")

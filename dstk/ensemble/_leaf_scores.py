@@ -260,7 +260,7 @@ def _rescaled(pos, neg, rescale_above):
 
 
 def _degrees_pairs(rescale_above):
-    from dstk.evidence.counts import plausibility_degrees
+    from dstk.evidence._counts import plausibility_degrees
 
     def degrees(pos, neg):
         pos, neg = _rescaled(pos, neg, rescale_above)
@@ -309,7 +309,7 @@ def leaf_plausibility_degrees(
 
     Notes
     -----
-    Computed by :func:`dstk.evidence.counts.plausibility_degrees` once per
+    Computed by :func:`dstk.evidence._counts.plausibility_degrees` once per
     distinct pair: pi+ = sup_theta min(pl(theta), 2 theta - 1),
     pi- = sup_theta min(pl(theta), 1 - 2 theta) with the normalised binomial
     likelihood pl (Busch et al. 2021, section 3.1.2).

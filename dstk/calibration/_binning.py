@@ -33,7 +33,7 @@ def _counts_table(k, n, model, confidence, empty_bins, owner):
     reading, the uniform probability 1/2, is used since a Bayesian mass cannot
     be vacuous).  ``"raise"``: a ValueError names the empty bins.
     """
-    from ..evidence.counts import counts_to_mass_array
+    from ..evidence._counts import counts_to_mass_array
 
     empty = n == 0
     if empty.any() and empty_bins == "raise":
@@ -73,7 +73,7 @@ class BinningCalibrator(BinaryCalibrator):
         (repeated quantiles from tied scores are merged, so fewer bins may result).
     model : str, default "likelihood"
         How the counts (k_j positives out of n_j scores in bin j) become a mass
-        function (:func:`dstk.evidence.counts.from_counts`):
+        function (:func:`dstk.evidence._counts.from_counts`):
         ``"bayes"`` (k/n, the probabilistic calibrator), ``"inverse_pignistic"``,
         ``"dempster"`` (Eq. 24), ``"confidence_interval"`` (Eqs. 25-28),
         ``"likelihood"`` (Eqs. 29-32) or ``"plausibility"``.

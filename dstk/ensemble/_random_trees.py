@@ -5,7 +5,7 @@ trees (Fan et al. 2003, in the variant of Busch et al. 2021) in numba, stores
 them as flat arrays and exposes the class counts of the leaves reached by each
 sample (:meth:`RandomDecisionTreesClassifier.leaf_counts`), which is the one
 interface between the trees and the combiners of
-:mod:`dstk.ensemble.combiners`.
+:mod:`dstk.ensemble._combiners`.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from dstk._estimator import BaseEstimator, check_is_fitted
 from dstk._kernels import mersenne_twister as _mersenne
 from dstk._kernels import trees as _trees
 from dstk._validation import check_consistent_length, check_labels, check_random_state
-from dstk.ensemble.combiners import (
+from dstk.ensemble._combiners import (
     combine_leaves,
     combine_leaves_proba,
     combine_leaves_to_mass,
@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from numpy.typing import ArrayLike
     from typing_extensions import Self
 
-    from dstk.core.mass import MassFunction
+    from dstk.core._mass import MassFunction
 
 __all__ = ["RandomDecisionTreesClassifier"]
 
@@ -761,7 +761,7 @@ class RandomDecisionTreesClassifier(BaseEstimator):
         array = combine_leaves_to_mass(
             counts, method=method, aggregate=aggregate, normalize=normalize, **self._options(method, None)
         )
-        from dstk.core.frame import Frame
-        from dstk.core.mass import MassFunction
+        from dstk.core._frame import Frame
+        from dstk.core._mass import MassFunction
 
         return MassFunction.from_array(array, Frame(tuple(range(self.n_classes_))), validate=False)

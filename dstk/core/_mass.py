@@ -15,7 +15,7 @@ from ..exceptions import (
     InvalidMassError,
 )
 from . import _dense, _sparse
-from .frame import Frame
+from ._frame import Frame
 
 __all__ = ["MassFunction"]
 
@@ -774,7 +774,7 @@ class MassFunction:
         InvalidMassError
             If some mass function puts all its mass on the empty set.
         """
-        from .transforms import pignistic
+        from ._transforms import pignistic
 
         return pignistic(self)
 
@@ -784,9 +784,9 @@ class MassFunction:
         Returns
         -------
         ndarray of shape batch_shape + (n,)
-            See :func:`dstk.core.transforms.plausibility_transform`.
+            See :func:`dstk.core._transforms.plausibility_transform`.
         """
-        from .transforms import plausibility_transform
+        from ._transforms import plausibility_transform
 
         return plausibility_transform(self)
 
@@ -796,9 +796,9 @@ class MassFunction:
         Returns
         -------
         ndarray of shape batch_shape + (n,)
-            See :func:`dstk.core.transforms.contour`.
+            See :func:`dstk.core._transforms.contour`.
         """
-        from .transforms import contour
+        from ._transforms import contour
 
         return contour(self)
 
@@ -818,9 +818,9 @@ class MassFunction:
         Returns
         -------
         MassFunction
-            See :func:`dstk.core.transforms.discount`.
+            See :func:`dstk.core._transforms.discount`.
         """
-        from .transforms import discount
+        from ._transforms import discount
 
         return discount(self, rate)
 
@@ -835,9 +835,9 @@ class MassFunction:
         Returns
         -------
         MassFunction
-            See :func:`dstk.core.transforms.contextual_discount`.
+            See :func:`dstk.core._transforms.contextual_discount`.
         """
-        from .transforms import contextual_discount
+        from ._transforms import contextual_discount
 
         return contextual_discount(self, rates)
 
@@ -855,9 +855,9 @@ class MassFunction:
         Returns
         -------
         MassFunction
-            See :func:`dstk.core.transforms.condition`.
+            See :func:`dstk.core._transforms.condition`.
         """
-        from .transforms import condition
+        from ._transforms import condition
 
         return condition(self, subset, normalize=normalize)
 
@@ -867,21 +867,21 @@ class MassFunction:
         Returns
         -------
         MassFunction
-            See :func:`dstk.core.transforms.normalize`.
+            See :func:`dstk.core._transforms.normalize`.
         """
-        from .transforms import normalize
+        from ._transforms import normalize
 
         return normalize(self)
 
     def decide(
         self, criterion: str = "pignistic", utility: ArrayLike | None = None, loss: ArrayLike | None = None
     ) -> np.ndarray:
-        """Decision by a criterion; see :func:`dstk.core.decisions.decide`.
+        """Decision by a criterion; see :func:`dstk.core._decisions.decide`.
 
         Parameters
         ----------
         criterion : str, default "pignistic"
-            One of :data:`dstk.core.decisions.CRITERIA`.
+            One of :data:`dstk.core._decisions.CRITERIA`.
         utility, loss : array_like of shape (n_actions, n), optional
             Utility (or loss) of each action under each label.
 
@@ -891,7 +891,7 @@ class MassFunction:
             Chosen indices (shape ``batch_shape``), or a boolean mask of shape
             ``batch_shape + (n_actions,)`` for ``"interval_dominance"``.
         """
-        from .decisions import decide
+        from ._decisions import decide
 
         return decide(self, criterion=criterion, utility=utility, loss=loss)
 
@@ -913,7 +913,7 @@ class MassFunction:
         MassFunction
             The combination of ``self`` and ``others``.
         """
-        from .combination import combine
+        from ._combination import combine
 
         return combine([self, *others], rule=rule, **options)
 

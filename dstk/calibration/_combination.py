@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 if TYPE_CHECKING:
-    from dstk.core.mass import MassFunction
+    from dstk.core._mass import MassFunction
 
 __all__ = ["combine_classifiers", "EvidentialCombination"]
 
@@ -97,7 +97,7 @@ def combine_classifiers(
         masses = [_masses_of(c, x) for c, x in zip(classifiers, inputs)]
     else:
         masses = [_masses_of(c, X) for c in classifiers]
-    from ..core.combination import combine
+    from ..core._combination import combine
 
     if len(masses) == 1:
         result = masses[0]

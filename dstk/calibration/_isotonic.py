@@ -6,7 +6,7 @@ import numpy as np
 
 from .._kernels.calibration import isotonic_envelope, lookup_masses, pool_adjacent_violators
 from ._base import COUNT_MODELS, BinaryCalibrator, check_model
-from .binning import _counts_table
+from ._binning import _counts_table
 
 __all__ = ["IsotonicCalibrator", "isotonic_blocks"]
 

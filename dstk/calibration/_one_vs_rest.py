@@ -10,7 +10,7 @@ import numpy as np
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
 
-    from dstk.core.mass import MassFunction
+    from dstk.core._mass import MassFunction
 
 __all__ = ["refine_one_vs_rest", "one_vs_rest_masses"]
 
@@ -105,9 +105,9 @@ def one_vs_rest_masses(
     >>> masses.pignistic().round(3)
     array([[0.904, 0.068, 0.027]])
     """
-    from ..core.combination import combine
-    from ..core.frame import Frame
-    from ..core.mass import MassFunction
+    from ..core._combination import combine
+    from ..core._frame import Frame
+    from ..core._mass import MassFunction
 
     refined = refine_one_vs_rest(binary_masses)
     if refined.ndim != 3:

@@ -10,10 +10,10 @@ from scipy.special import betainc, betaincinv
 
 from ..._estimator import check_is_fitted
 from ._base import BinaryProbabilisticCalibrator, check_level, interval_to_mass
-from .normalization import simple_normalization
+from ._normalization import simple_normalization
 
 if TYPE_CHECKING:
-    from ...core.mass import MassFunction
+    from ...core._mass import MassFunction
 
 __all__ = ["AssignmentValueCalibrator", "beta_moments_fit"]
 

@@ -14,7 +14,7 @@ if TYPE_CHECKING:
 
 __all__ = ["plot_leaf_score_evolution", "plot_combiner_score_evolution", "simulate_growing_leaves"]
 
-#: Per-leaf scoring functions of :mod:`dstk.ensemble.leaf_scores`, with their decision threshold.
+#: Per-leaf scoring functions of :mod:`dstk.ensemble._leaf_scores`, with their decision threshold.
 LEAF_SCORES = {
     "probability": ("leaf_probability", 0.5),
     "laplace": ("leaf_laplace", 0.5),
@@ -127,7 +127,7 @@ def plot_leaf_score_evolution(
     Parameters
     ----------
     score : {"probability", "laplace", "confidence_bounds", "plausibility"} or callable
-        A per-leaf score of :mod:`dstk.ensemble.leaf_scores`, or a callable
+        A per-leaf score of :mod:`dstk.ensemble._leaf_scores`, or a callable
         ``score(positives, negatives) -> array`` (then its threshold is drawn
         at 0.5 unless it is one of the named scores).
     ax : matplotlib Axes, optional

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from numpy.typing import ArrayLike
 
-    from dstk.core.mass import MassFunction
+    from dstk.core._mass import MassFunction
 
 __all__ = ["plot_calibration_curves", "plot_reliability_diagram"]
 
@@ -353,8 +353,8 @@ def plot_reliability_diagram(
     'mean predicted probability of class 1 (in each bin)'
     >>> import matplotlib.pyplot as plt; plt.close("all")
     """
-    from dstk.core.mass import MassFunction
-    from dstk.evidence.counts import clopper_pearson_interval
+    from dstk.core._mass import MassFunction
+    from dstk.evidence._counts import clopper_pearson_interval
 
     if isinstance(prediction, MassFunction):
         prediction = check_mass_function(prediction, "prediction")
