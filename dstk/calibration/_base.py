@@ -9,6 +9,7 @@ import numpy as np
 
 from .._estimator import BaseEstimator, check_is_fitted
 from .._validation import check_binary_labels, check_consistent_length, check_scores
+from ..evidence._counts import _BINARY_MODELS
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
@@ -17,10 +18,10 @@ if TYPE_CHECKING:
     from dstk.core._frame import Frame
     from dstk.core._mass import MassFunction
 
-__all__ = ["BinaryCalibrator", "COUNT_MODELS", "binary_frame", "wrap_binary_masses", "check_model"]
+__all__ = ["BinaryCalibrator", "BINARY_COUNT_MODELS", "binary_frame", "wrap_binary_masses", "check_model"]
 
-#: Models that turn (k, n) counts of a bin / isotonic block into a mass function.
-COUNT_MODELS = ("bayes", "inverse_pignistic", "dempster", "confidence_interval", "likelihood", "plausibility")
+#: The names of :data:`dstk.evidence.COUNT_MODELS` that take binary counts (bins, isotonic blocks).
+BINARY_COUNT_MODELS = _BINARY_MODELS
 
 
 def check_model(model: str, allowed: Sequence[str], owner: str) -> str:

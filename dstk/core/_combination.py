@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -13,7 +12,7 @@ from ..exceptions import DogmaticError, FrameMismatchError, InvalidMassError, To
 from . import _dense, _sparse
 from ._mass import MassFunction
 
-__all__ = ["combine", "RULES"]
+__all__ = ["combine", "combine_with_conflict", "RULES"]
 
 #: Rules accepted by :func:`combine`, with whether they are associative (an
 #: n-ary call equals any pairwise fold) and how an n-ary call is evaluated.
@@ -91,14 +90,37 @@ def _move_sources_last(arr, ax, nd):
     return np.ascontiguousarray(a.reshape((-1, k, a.shape[-1]))), batch
 
 
+def _combine(masses, rule, axis, weights, normalize):
+    """Return ``(combined, conflict)``; the single implementation behind both public functions."""
+    if rule not in RULES:
+        raise ValueError(f"Unknown rule {rule!r}; choose one of {sorted(RULES)}.")
+    fast = _two_dense_sources(masses, axis, rule)
+    if fast is not None:
+        result, kappa = fast
+        return result, (float(kappa) if np.ndim(kappa) == 0 else kappa)
+    mf, ax = _gather(masses, axis)
+    frame = mf.frame
+    nd = mf.ndim
+    if mf.is_dense or rule in ("cautious", "bold", "dubois_prade", "pcr6"):
+        arr = mf._dense_m(f"the {rule} rule")
+        stack, batch = _move_sources_last(arr, ax, nd)
+        out, kappa = _combine_dense(stack, rule, weights, normalize)
+        out = out.reshape(batch + (frame.n_subsets,))
+        kappa = kappa.reshape(batch)
+        result = MassFunction._dense(out, frame)
+    else:
+        result, kappa = _combine_sparse(mf, ax, rule, weights)
+    return result, (float(kappa) if np.ndim(kappa) == 0 else kappa)
+
+
 def combine(
     masses: MassFunction | Iterable[MassFunction],
+    *,
     rule: str = "dempster",
     axis: int | None = None,
-    return_conflict: bool = False,
     weights: ArrayLike | None = None,
     normalize: bool = False,
-) -> Any:
+) -> MassFunction:
     """Combine mass functions on one frame by a combination rule.
 
     Parameters
@@ -113,11 +135,6 @@ def combine(
         associativity and n-ary evaluation.
     axis : int, optional
         Batch axis holding the sources when ``masses`` is one MassFunction.
-    return_conflict : bool, default=False
-        Also return the conflict ``kappa``: the mass of the empty set in the
-        unnormalised conjunctive combination of the sources (for
-        ``"disjunctive"``, ``"cautious"``, ``"bold"`` and ``"average"``: the
-        mass on the empty set of the rule's own result).
     weights : array_like, optional
         Source weights for ``"average"`` (non-negative; normalised to sum 1).
     normalize : bool, default=False
@@ -127,9 +144,8 @@ def combine(
     Returns
     -------
     MassFunction
-        The combination, with the sources' axis removed.
-    kappa : float or ndarray
-        Only when ``return_conflict``.
+        The combination, with the sources' axis removed.  Use
+        :func:`combine_with_conflict` to get the conflict as well.
 
     Raises
     ------
@@ -160,34 +176,68 @@ def combine(
     >>> from dstk import MassFunction, combine
     >>> m1 = MassFunction({"a": 0.6, "a,b": 0.4})
     >>> m2 = MassFunction({"b": 0.7, "a,b": 0.3})
-    >>> m, kappa = combine([m1, m2], rule="dempster", return_conflict=True)
+    >>> m = combine([m1, m2], rule="dempster")
+    >>> round(m["a"], 4)
+    0.3103
+    """
+    return _combine(masses, rule, axis, weights, normalize)[0]
+
+
+def combine_with_conflict(
+    masses: MassFunction | Iterable[MassFunction],
+    *,
+    rule: str = "dempster",
+    axis: int | None = None,
+    weights: ArrayLike | None = None,
+    normalize: bool = False,
+) -> tuple[MassFunction, float | np.ndarray]:
+    """Combine mass functions like :func:`combine` and return the conflict as well.
+
+    Parameters
+    ----------
+    masses : sequence of MassFunction, or MassFunction
+        As in :func:`combine`.
+    rule : str, default="dempster"
+        A name in ``RULES``, as in :func:`combine`.
+    axis : int, optional
+        Batch axis holding the sources when ``masses`` is one MassFunction.
+    weights : array_like, optional
+        Source weights for ``"average"``.
+    normalize : bool, default=False
+        For ``"cautious"`` only: the normalised cautious rule.
+
+    Returns
+    -------
+    combined : MassFunction
+        The combination, with the sources' axis removed (as :func:`combine`).
+    conflict : float or ndarray of float64
+        The conflict :math:`\\kappa`: the mass of the empty set in the
+        unnormalised conjunctive combination of the sources (for
+        ``"disjunctive"``, ``"cautious"``, ``"bold"`` and ``"average"``: the
+        mass on the empty set of the rule's own result).  A float for an
+        unbatched result, otherwise an array of the result's batch shape.
+
+    Raises
+    ------
+    TotalConflictError, DogmaticError, FrameMismatchError
+        As :func:`combine`.
+
+    Notes
+    -----
+    Dempster's degree of conflict (Shafer 1976, Eq. 3.5) is
+    :math:`\\kappa = m_{\\cap}(\\emptyset)`; the weight of conflict is
+    :math:`-\\log(1 - \\kappa)`.
+
+    Examples
+    --------
+    >>> from dstk import MassFunction, combine_with_conflict
+    >>> m1 = MassFunction({"a": 0.6, "a,b": 0.4})
+    >>> m2 = MassFunction({"b": 0.7, "a,b": 0.3})
+    >>> m, kappa = combine_with_conflict([m1, m2], rule="dempster")
     >>> round(kappa, 2), round(m["a"], 4)
     (0.42, 0.3103)
     """
-    if rule not in RULES:
-        raise ValueError(f"Unknown rule {rule!r}; choose one of {sorted(RULES)}.")
-    fast = _two_dense_sources(masses, axis, rule)
-    if fast is not None:
-        result, kappa = fast
-        if return_conflict:
-            return result, (float(kappa) if np.ndim(kappa) == 0 else kappa)
-        return result
-    mf, ax = _gather(masses, axis)
-    frame = mf.frame
-    nd = mf.ndim
-    if mf.is_dense or rule in ("cautious", "bold", "dubois_prade", "pcr6"):
-        arr = mf._dense_m(f"the {rule} rule")
-        stack, batch = _move_sources_last(arr, ax, nd)
-        out, kappa = _combine_dense(stack, rule, weights, normalize)
-        out = out.reshape(batch + (frame.size,))
-        kappa = kappa.reshape(batch)
-        result = MassFunction._dense(out, frame)
-    else:
-        result, kappa = _combine_sparse(mf, ax, rule, weights)
-    if return_conflict:
-        k = float(kappa) if np.ndim(kappa) == 0 else kappa
-        return result, k
-    return result
+    return _combine(masses, rule, axis, weights, normalize)
 
 
 def _two_dense_sources(masses, axis, rule):
@@ -218,7 +268,7 @@ def _two_dense_sources(masses, axis, rule):
         out[:, 0] = 0.0
     np.maximum(out, 0.0, out=out)
     shape = a.batch_shape
-    return MassFunction._dense(out.reshape(shape + (frame.size,)), frame), kappa.reshape(shape)
+    return MassFunction._dense(out.reshape(shape + (frame.n_subsets,)), frame), kappa.reshape(shape)
 
 
 def _check_weights(weights, k):

@@ -17,14 +17,14 @@ def _data(n=40, seed=0, spread=1.0):
     return rng.normal((2.0 * y - 1.0) * spread, 1.0), y
 
 
-@pytest.mark.parametrize("targets", ["platt", "labels"])
+@pytest.mark.parametrize("targets", ["smoothed", "labels"])
 def test_platt_fit_matches_an_independent_optimiser(targets):
     scores, y = _data(80, seed=1)
     cal = LogisticCalibrator(model="bayes", targets=targets).fit(scores, y)
     n_pos, n_neg = y.sum(), y.size - y.sum()
     t = (
         np.where(y == 1, (n_pos + 1) / (n_pos + 2), 1 / (n_neg + 2))
-        if targets == "platt"
+        if targets == "smoothed"
         else y.astype(float)
     )
     theta, loglik = reference_mle(scores, t)
@@ -56,7 +56,7 @@ def test_likelihood_masses_match_the_straightforward_reference():
         np.testing.assert_allclose(row, ref, atol=1e-6)
     # the issue-3 implementation (vectorised Newton + generic quad) agrees too
     other = LogisticLikelihood(scores, y)
-    np.testing.assert_allclose(exact[2], other.predictive_mass(0.0, return_array=True), atol=1e-8)
+    np.testing.assert_allclose(exact[2], other.predictive_mass(0.0).to_array(), atol=1e-8)
 
 
 def test_likelihood_with_platt_targets_and_interpolation():
@@ -136,7 +136,7 @@ def test_separable_scores():
     y = np.array([0, 0, 0, 1, 1, 1])
     with pytest.raises(ValueError, match="separate the two classes perfectly"):
         LogisticCalibrator(targets="labels").fit(scores, y)
-    cal = LogisticCalibrator(targets="platt").fit(scores, y)  # Platt's targets keep the MLE finite
+    cal = LogisticCalibrator(targets="smoothed").fit(scores, y)  # Platt's targets keep the MLE finite
     assert np.all(np.isfinite(cal.theta_)) and cal.theta_[1] < 0
     masses = cal.predict_mass_array(np.array([-2.0, 0.0, 2.0]))
     assert np.all(np.isfinite(masses)) and np.all(masses[:, 3] > 0)  # ignorance remains
