@@ -133,7 +133,7 @@ def _one_round(X, y, rng, sizes, methods):
         for method, calibrator_class in methods.items():
             for model in ("bayes", "likelihood"):
                 calibrator = calibrator_class(model=model).fit(cal_scores, y_cal)
-                per_model.setdefault((method, model), []).append(calibrator.predict_mass_array(test_scores))
+                per_model.setdefault((method, model), []).append(calibrator._predict_mass_array(test_scores))
     return per_model, y_test
 
 

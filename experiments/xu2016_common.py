@@ -68,7 +68,7 @@ def train_part(X, y, indices, X_test, rng, wanted):
             out[(method, model)] = uniform if model == "bayes" else vacuous
             continue
         calibrator = make_calibrator(method, model).fit(cal_scores, y[calibration])
-        out[(method, model)] = calibrator.predict_mass_array(test_scores)
+        out[(method, model)] = calibrator.predict_mass(test_scores).to_array()
     return out
 
 

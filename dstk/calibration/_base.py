@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -40,11 +40,13 @@ def binary_frame() -> Frame:
     return Frame((0, 1))
 
 
-def wrap_binary_masses(values: np.ndarray) -> MassFunction:
-    """Wrap a valid (N, 4) float64 array as a batched MassFunction on ``Frame((0, 1))``."""
+def wrap_binary_masses(values: np.ndarray, classes: Sequence[Any] | np.ndarray | None = None) -> MassFunction:
+    """Wrap a valid (N, 4) float64 array as a batched MassFunction on ``Frame(classes)`` (default (0, 1))."""
+    from ..core._frame import Frame
     from ..core._mass import MassFunction
 
-    return MassFunction.from_array(values, binary_frame(), kind="m", validate=False)
+    frame = binary_frame() if classes is None else Frame(tuple(np.asarray(classes).tolist()))
+    return MassFunction.from_array(values, frame, kind="m", validate=False)
 
 
 class BinaryCalibrator(BaseEstimator):
@@ -96,7 +98,7 @@ class BinaryCalibrator(BaseEstimator):
         return self._mass_array(scores)
 
     def predict_mass(self, scores: ArrayLike) -> MassFunction:
-        """Mass functions on ``Frame((0, 1))``, one per score.
+        """Mass functions on ``Frame(classes_)``, one per score.
 
         Parameters
         ----------
@@ -105,12 +107,13 @@ class BinaryCalibrator(BaseEstimator):
         Returns
         -------
         MassFunction
-            Batch shape ``(n_samples,)``; ``m({1})`` is dense index 2, ``m({0})``
-            index 1 and ``m({0, 1})`` index 3 (use ``.to_array()``).
+            Batch shape ``(n_samples,)`` on ``Frame(classes_)`` (the labels seen in
+            ``fit``); ``m({classes_[1]})`` is dense index 2, ``m({classes_[0]})``
+            index 1 and the frame index 3 (use ``.to_array()``).
         """
-        return wrap_binary_masses(self._checked_masses(scores))
+        return wrap_binary_masses(self._checked_masses(scores), self.classes_)
 
-    def predict_mass_array(self, scores: ArrayLike) -> np.ndarray:
+    def _predict_mass_array(self, scores: ArrayLike) -> np.ndarray:
         """The dense masses ``(n_samples, 4)`` = ``[0, m({0}), m({1}), m({0, 1})]``."""
         return self._checked_masses(scores)
 

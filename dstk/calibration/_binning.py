@@ -120,7 +120,7 @@ class BinningCalibrator(BinaryCalibrator):
     >>> scores = np.array([-2.5, -1.5, -0.5, 0.5, 1.5, 2.5])
     >>> y = np.array([0, 0, 1, 0, 1, 1])
     >>> calibrator = BinningCalibrator(bins=[-3, -1, 1, 3], model="dempster").fit(scores, y)
-    >>> calibrator.predict_mass_array([0.0]).round(4)
+    >>> calibrator.predict_mass([0.0]).to_array().round(4)
     array([[0.    , 0.3333, 0.3333, 0.3333]])
     >>> bel, pl = calibrator.predict_interval([9.0])
     >>> print(bel.round(4), pl.round(4))

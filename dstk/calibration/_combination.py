@@ -7,6 +7,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from dstk.core._combination import combine, combine_with_conflict
+
 if TYPE_CHECKING:
     from dstk.core._mass import MassFunction
 
@@ -25,11 +27,11 @@ def _masses_of(classifier, X):
 def combine_classifiers(
     classifiers: Iterable[Any],
     X: Any,
+    *,
     rule: str = "dempster",
-    return_conflict: bool = False,
     inputs: Sequence[Any] | None = None,
     normalize: bool = False,
-) -> MassFunction | tuple[MassFunction, np.ndarray]:
+) -> MassFunction:
     """Combine the mass functions of several fitted evidential classifiers on the same samples.
 
     Parameters
@@ -44,8 +46,6 @@ def combine_classifiers(
         A rule of :func:`dstk.combine`: ``"dempster"`` for classifiers trained on
         distinct (independent) data, ``"cautious"`` (idempotent) when they share
         data or features, ``"average"``, ``"conjunctive"``, ``"yager"``, ...
-    return_conflict : bool, default False
-        Also return the degree of conflict kappa per sample.
     inputs : sequence, optional
         One input per classifier (e.g. different feature sets or raw scores
         for calibrators) instead of the shared ``X``.
@@ -56,9 +56,8 @@ def combine_classifiers(
     Returns
     -------
     MassFunction
-        Batch shape ``(n_samples,)``.
-    kappa : ndarray of shape (n_samples,)
-        Only with ``return_conflict``.
+        Batch shape ``(n_samples,)``.  The conflict between the classifiers
+        is :meth:`EvidentialCombination.predict_conflict`.
 
     Raises
     ------
@@ -87,6 +86,13 @@ def combine_classifiers(
     >>> m.to_array().round(4)
     array([[0.    , 0.1111, 0.7778, 0.1111]])
     """
+    masses = _classifier_masses(classifiers, X, inputs)
+    if len(masses) == 1:
+        return masses[0]
+    return combine(masses, rule=rule, normalize=normalize)
+
+
+def _classifier_masses(classifiers, X, inputs):
     classifiers = list(classifiers)
     if not classifiers:
         raise ValueError("combine_classifiers needs at least one classifier.")
@@ -97,14 +103,7 @@ def combine_classifiers(
         masses = [_masses_of(c, x) for c, x in zip(classifiers, inputs)]
     else:
         masses = [_masses_of(c, X) for c in classifiers]
-    from ..core._combination import combine
-
-    if len(masses) == 1:
-        result = masses[0]
-        if return_conflict:
-            return result, np.zeros(result.batch_shape)
-        return result
-    return combine(masses, rule=rule, return_conflict=return_conflict, normalize=normalize)
+    return masses
 
 
 class EvidentialCombination:
@@ -121,7 +120,7 @@ class EvidentialCombination:
     rule : str, default "dempster"
         Combination rule (see :func:`combine_classifiers`); ``"cautious"`` for
         dependent classifiers.
-    decision : str, default "pignistic"
+    criterion : str, default "pignistic"
         Criterion of :meth:`dstk.MassFunction.decide` used by :meth:`predict`
         (``"pignistic"``, ``"plausibility"``, ``"belief"``, ...).
     normalize : bool, default False
@@ -173,13 +172,14 @@ class EvidentialCombination:
     def __init__(
         self,
         classifiers: Iterable[Any],
+        *,
         rule: str = "dempster",
-        decision: str = "pignistic",
+        criterion: str = "pignistic",
         normalize: bool = False,
     ) -> None:
         self.classifiers = list(classifiers)
         self.rule = rule
-        self.decision = decision
+        self.criterion = criterion
         self.normalize = normalize
         if not self.classifiers:
             raise ValueError("EvidentialCombination needs at least one fitted classifier.")
@@ -198,9 +198,7 @@ class EvidentialCombination:
         MassFunction
             Batch shape ``(n_samples,)`` on the classifiers' common frame.
         """
-        result = combine_classifiers(self.classifiers, X, rule=self.rule, normalize=self.normalize)
-        assert not isinstance(result, tuple)  # return_conflict=False gives the mass only
-        return result
+        return combine_classifiers(self.classifiers, X, rule=self.rule, normalize=self.normalize)
 
     def predict_conflict(self, X: Any) -> np.ndarray:
         """Degree of conflict kappa between the classifiers on each sample.
@@ -216,11 +214,10 @@ class EvidentialCombination:
             Mass of the empty set in the unnormalised conjunctive combination
             (0 for a single classifier).
         """
-        result = combine_classifiers(
-            self.classifiers, X, rule=self.rule, normalize=self.normalize, return_conflict=True
-        )
-        assert isinstance(result, tuple)  # return_conflict=True gives (mass, conflict)
-        return result[1]
+        masses = _classifier_masses(self.classifiers, X, None)
+        if len(masses) == 1:
+            return np.zeros(masses[0].batch_shape)
+        return np.asarray(combine_with_conflict(masses, rule=self.rule, normalize=self.normalize)[1])
 
     def predict_proba(self, X: Any) -> np.ndarray:
         """Pignistic probabilities of the combined mass functions.
@@ -267,10 +264,10 @@ class EvidentialCombination:
             Labels from ``classes_``.
         """
         mass = self.predict_mass(X)
-        if self.decision == "pignistic":
+        if self.criterion == "pignistic":
             index = np.argmax(mass.pignistic(), axis=-1)
         else:
-            index = np.asarray(mass.decide(self.decision))
+            index = np.asarray(mass.decide(criterion=self.criterion))
         return self.classes_[index]
 
 

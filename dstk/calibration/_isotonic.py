@@ -124,7 +124,7 @@ class IsotonicCalibrator(BinaryCalibrator):
     array([[0., 1.],
            [1., 2.],
            [3., 3.]])
-    >>> calibrator.predict_mass_array([0.25, 0.9]).round(4)
+    >>> calibrator.predict_mass([0.25, 0.9]).to_array().round(4)
     array([[0.    , 0.3333, 0.3333, 0.3333],
            [0.    , 0.    , 0.75  , 0.25  ]])
     """

@@ -394,7 +394,7 @@ class LogisticCalibrator(BinaryCalibrator):
             likelihood-based model: the predictive mass (Xu et al. 2016,
             Eqs. 22-23) of the profile contour (Eq. 40), each computed by
             numerical integration; the Chebyshev
-            interpolant used by :meth:`predict_mass_array` agrees to 1e-8.
+            interpolant used by :meth:`predict_mass` agrees to 1e-8.
         """
         check_is_fitted(self, "theta_")
         return self._exact_likelihood_masses(check_scores(scores, "scores"))

@@ -186,8 +186,8 @@ def plot_calibration_curves(
     ax = get_axes(ax, figsize=(7.0, 4.8))
     for index, (name, calibrator) in enumerate(named):
         color = model_color(index)
-        if hasattr(calibrator, "predict_mass_array"):  # one pass: [0, m({0}), m({1}), m({0,1})]
-            masses = np.asarray(calibrator.predict_mass_array(grid), dtype=float)
+        if hasattr(calibrator, "_predict_mass_array"):  # one pass: [0, m({0}), m({1}), m({0,1})]
+            masses = np.asarray(calibrator._predict_mass_array(grid), dtype=float)
             belief, plausibility = masses[:, 2], masses[:, 2] + masses[:, 3]
             pignistic = masses[:, 2] + 0.5 * masses[:, 3]
         else:
