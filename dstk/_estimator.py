@@ -25,6 +25,7 @@ __all__ = [
     "check_is_fitted",
     "check_sample_weight",
     "feature_names_of",
+    "frequency_weights",
     "validate_features",
 ]
 
@@ -193,6 +194,28 @@ def check_sample_weight(sample_weight: Any, n_samples: int, name: str = "sample_
     if weights.sum() <= 0:
         raise ValueError(f"`{name}` sums to zero; at least one sample needs a positive weight.")
     return weights
+
+
+def frequency_weights(sample_weight: Any, n_samples: int, owner: str) -> np.ndarray | None:
+    """Whole-number sample weights as repeat counts (None for None).
+
+    Mass functions built from counts treat each sample as one observation, so
+    a weight ``w`` means "this sample observed ``w`` times" (a frequency
+    weight): fitting with weights equals fitting on the data with each
+    sample repeated ``w`` times, and only whole numbers have that meaning.
+    """
+    weights = check_sample_weight(sample_weight, n_samples)
+    if weights is None:
+        return None
+    counts = np.round(weights)
+    if not np.allclose(weights, counts, rtol=0.0, atol=1e-9):
+        example = weights[np.flatnonzero(np.abs(weights - counts) > 1e-9)[0]]
+        raise ValueError(
+            f"{owner} takes whole-number `sample_weight` only (frequency weights: a weight w counts the "
+            f"sample w times in the counts behind its mass functions); got {example!r}. Round the weights, "
+            "or scale them to whole numbers that mean numbers of observations."
+        )
+    return counts.astype(np.intp)
 
 
 def feature_names_of(X: Any) -> np.ndarray | None:
