@@ -6,7 +6,13 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .._estimator import BaseEstimator, ClassifierMixin, check_is_fitted, check_sample_weight, validate_features
+from .._estimator import (
+    BaseEstimator,
+    ClassifierMixin,
+    check_is_fitted,
+    check_sample_weight,
+    validate_features,
+)
 from .._progress import progress
 from .._validation import check_labels
 from ._base import BinaryCalibrator
@@ -356,11 +362,15 @@ class EvidentialCalibratedClassifier(ClassifierMixin, BaseEstimator):
                 from joblib import Parallel, delayed
 
                 jobs = (
-                    delayed(_fit_fold)(estimator, X, y, y_encoded, train, test, weights, method, calibration, classes)
+                    delayed(_fit_fold)(
+                        estimator, X, y, y_encoded, train, test, weights, method, calibration, classes
+                    )
                     for train, test in folds
                 )
                 results = Parallel(n_jobs=self.n_jobs, return_as="generator")(jobs)
-                for pair in progress(results, total=len(folds), verbose=self.verbose, description="calibrated folds"):
+                for pair in progress(
+                    results, total=len(folds), verbose=self.verbose, description="calibrated folds"
+                ):
                     pairs.append(pair)
             else:
                 params = {} if weights is None else {"sample_weight": weights}

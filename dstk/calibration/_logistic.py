@@ -9,12 +9,12 @@ import numpy as np
 from scipy import special
 
 from .._estimator import check_is_fitted
-from .._progress import progress
 from .._kernels.calibration import (
     chebyshev_barycentric,
     logistic_profile_contour,
     logistic_profile_masses,
 )
+from .._progress import progress
 from .._validation import check_scores
 from ..exceptions import ConvergenceWarning
 from ._base import BinaryCalibrator, check_model
