@@ -38,7 +38,7 @@ def _definition(row, superset, sign):
     return out
 
 
-@pytest.mark.parametrize("n", range(0, 7))
+@pytest.mark.parametrize("n", range(7))
 @pytest.mark.parametrize("superset", [True, False])
 @pytest.mark.parametrize("sign", [1.0, -1.0])
 def test_pass_is_the_definition_and_bit_equal_to_plain_sweeps(n, superset, sign):
