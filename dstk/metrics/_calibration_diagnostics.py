@@ -399,6 +399,8 @@ class ReliabilityBands(NamedTuple):
         or ``"top label"`` (the top-label prediction is correct).
     model : str
         The counts -> mass model.
+    binning : str
+        ``"corp"``, ``"uniform"`` or ``"quantile"``.
     """
 
     lower: np.ndarray
@@ -412,6 +414,7 @@ class ReliabilityBands(NamedTuple):
     predictions: np.ndarray
     label: object
     model: str
+    binning: str
 
 
 def _corp_bins(p, outcome):
@@ -537,6 +540,7 @@ def reliability_bands(
                 p,
                 label,
                 model,
+                "corp" if bins == "corp" else strategy,
             )
         )
     if np.ndim(probabilities) == 2 and multiclass == "class_wise":
