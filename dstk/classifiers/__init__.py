@@ -1,0 +1,14 @@
+"""Evidential classifiers: estimators that build mass functions from features.
+
+Public names
+------------
+EvidentialKNNClassifier, EvidentialNeuralNetworkClassifier, logistic_evidence,
+ContextualDiscountingCombiner.
+
+The estimators need scikit-learn (neighbour search, k-means, input checks); ``import dstk`` does not
+import it.
+"""
+
+from ._knn import EvidentialKNNClassifier
+
+__all__ = ["EvidentialKNNClassifier"]
