@@ -10,5 +10,7 @@ import it.
 """
 
 from ._knn import EvidentialKNNClassifier
+from ._logistic import logistic_evidence
+from ._neural import EvidentialNeuralNetworkClassifier
 
-__all__ = ["EvidentialKNNClassifier"]
+__all__ = ["EvidentialKNNClassifier", "EvidentialNeuralNetworkClassifier", "logistic_evidence"]
