@@ -9,8 +9,11 @@ The estimators need scikit-learn (neighbour search, k-means, input checks); ``im
 import it.
 """
 
+from ._combiner import ContextualDiscountingCombiner
 from ._knn import EvidentialKNNClassifier
 from ._logistic import logistic_evidence
 from ._neural import EvidentialNeuralNetworkClassifier
 
-__all__ = ["EvidentialKNNClassifier", "EvidentialNeuralNetworkClassifier", "logistic_evidence"]
+__all__ = [
+    "ContextualDiscountingCombiner",
+    "EvidentialKNNClassifier", "EvidentialNeuralNetworkClassifier", "logistic_evidence"]
