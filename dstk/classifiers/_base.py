@@ -16,7 +16,7 @@ from .._estimator import BaseEstimator, check_is_fitted
 from ..core._frame import Frame
 from ..core._mass import MassFunction
 
-__all__ = ["EvidentialClassifierBase", "require_sklearn", "validate_features"]
+__all__ = ["EvidentialClassifierBase", "require_sklearn", "validate_features", "validate_targets"]
 
 
 def require_sklearn(what: str) -> None:
@@ -39,6 +39,31 @@ def validate_features(estimator: Any, X: Any, *, reset: bool) -> np.ndarray:
     from sklearn.utils.validation import validate_data
 
     return validate_data(estimator, X, reset=reset, dtype=np.float64, accept_sparse=False, ensure_min_samples=1)
+
+
+def validate_targets(y: Any, n_samples: int) -> tuple[np.ndarray, np.ndarray]:
+    """Return ``(classes, encoded)`` for class labels ``y`` (scikit-learn's checks and messages)."""
+    from sklearn.utils.multiclass import check_classification_targets
+    from sklearn.utils.validation import column_or_1d
+
+    if y is None:
+        raise ValueError(
+            "This estimator requires y to be passed, but the target y is None. Pass the class labels."
+        )
+    y = column_or_1d(y, warn=True)
+    if y.shape[0] != n_samples:
+        raise ValueError(
+            f"Inputs have inconsistent numbers of samples: `X` has {n_samples}, `y` has {y.shape[0]}. "
+            "They must be equal."
+        )
+    check_classification_targets(y)
+    classes, encoded = np.unique(y, return_inverse=True)
+    if classes.size < 2:
+        raise ValueError(
+            f"`y` contains a single class ({classes[0]!r}), and one class is not enough: at least two classes "
+            "are needed to fit. Check the split of your data (a stratified split keeps every class)."
+        )
+    return classes, encoded.astype(np.intp)
 
 
 def singleton_mass_function(singletons: np.ndarray, frame_mass: np.ndarray, frame: Frame) -> MassFunction:

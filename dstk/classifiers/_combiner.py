@@ -15,7 +15,7 @@ from ..core._dense import check_dense_size
 from ..core._frame import Frame
 from ..core._mass import MassFunction
 from ..core._transforms import contextual_discount
-from ._base import EvidentialClassifierBase, require_sklearn, validate_features
+from ._base import EvidentialClassifierBase, require_sklearn, validate_features, validate_targets
 
 __all__ = ["ContextualDiscountingCombiner"]
 
@@ -214,26 +214,12 @@ class ContextualDiscountingCombiner(EvidentialClassifierBase):
         require_sklearn("ContextualDiscountingCombiner")
         from sklearn.base import clone
         from sklearn.model_selection import train_test_split
-        from sklearn.utils.multiclass import check_classification_targets
-        from sklearn.utils.validation import column_or_1d
 
         self._check_params()
         estimators = self._estimator_list()
         X_checked = validate_features(self, X, reset=True)
-        y = np.asarray(y)
-        if y.ndim == 2 and y.shape[1] == 1:
-            y = y[:, 0]
-        y = column_or_1d(y)
-        if y.shape[0] != X_checked.shape[0]:
-            raise ValueError(
-                f"Inputs have inconsistent numbers of samples: `X` has {X_checked.shape[0]}, `y` has {y.shape[0]}."
-            )
-        check_classification_targets(y)
-        self.classes_ = np.unique(y)
-        if self.classes_.size < 2:
-            raise ValueError(
-                f"`y` contains a single class ({self.classes_[0]!r}); at least two classes are needed to fit."
-            )
+        self.classes_, encoded = validate_targets(y, X_checked.shape[0])
+        y = self.classes_[encoded]
         check_dense_size(self.classes_.size, 1, "the combined mass functions")
         self.n_classes_ = self.classes_.size
         X_input = X if hasattr(X, "iloc") else X_checked

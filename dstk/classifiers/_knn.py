@@ -15,7 +15,13 @@ from ..core._frame import Frame
 from ..core._mass import MassFunction
 from ..core._transforms import contextual_discount
 from ..exceptions import ConvergenceWarning
-from ._base import EvidentialClassifierBase, require_sklearn, singleton_mass_function, validate_features
+from ._base import (
+    EvidentialClassifierBase,
+    require_sklearn,
+    singleton_mass_function,
+    validate_features,
+    validate_targets,
+)
 from ._singleton_support import (
     combine_singleton_supports,
     mass_gradient_to_support,
@@ -93,6 +99,8 @@ class EvidentialKNNClassifier(EvidentialClassifierBase):
         The scales used for prediction (learned or given).
     loss_ : float or None
         Mean leave-one-out training loss at ``gamma_`` (None when ``gamma`` is given).
+    n_iter_ : int
+        Iterations of the optimiser (0 when ``gamma`` is given).
     nearest_neighbors_ : sklearn.neighbors.NearestNeighbors
         The fitted neighbour index.
     n_features_in_ : int
@@ -210,7 +218,6 @@ class EvidentialKNNClassifier(EvidentialClassifierBase):
         """
         require_sklearn("EvidentialKNNClassifier")
         from sklearn.neighbors import NearestNeighbors
-        from sklearn.utils.multiclass import check_classification_targets
 
         self._check_params()
         X = validate_features(self, X, reset=True)
@@ -231,25 +238,9 @@ class EvidentialKNNClassifier(EvidentialClassifierBase):
             self._label_masses = label_masses / total
             self._labels = None
         else:
-            y_array = np.asarray(y)
-            if y_array.ndim == 2 and y_array.shape[1] == 1:
-                y_array = y_array[:, 0]
-            if y_array.ndim != 1:
-                raise ValueError(f"`y` must be 1-D (one label per sample); got shape {y_array.shape}.")
-            if y_array.shape[0] != X.shape[0]:
-                raise ValueError(
-                    f"Inputs have inconsistent numbers of samples: `X` has {X.shape[0]}, `y` has "
-                    f"{y_array.shape[0]}. They must be equal."
-                )
-            check_classification_targets(y_array)
-            self.classes_, labels = np.unique(y_array, return_inverse=True)
-            self._labels = labels.astype(np.intp)
+            self.classes_, self._labels = validate_targets(y, X.shape[0])
             self._label_masses = None
         n_classes = self.classes_.size
-        if n_classes < 2 and self._labels is not None:
-            raise ValueError(
-                f"`y` contains a single class ({self.classes_[0]!r}); at least two classes are needed to fit."
-            )
         self.n_classes_ = n_classes
         self.nearest_neighbors_ = NearestNeighbors(
             metric=self.metric, metric_params=self.metric_params, algorithm=self.algorithm, n_jobs=self.n_jobs
@@ -257,12 +248,13 @@ class EvidentialKNNClassifier(EvidentialClassifierBase):
         self._fit_X = X
         gamma = self._check_gamma(n_classes, self._label_masses is not None)
         self.loss_ = None
+        self.n_iter_ = 0
         if gamma is None:
             gamma = self._initial_gamma(X)
             k = min(self.n_neighbors, X.shape[0] - 1)
             if k >= 1:
                 distances, indices = self.nearest_neighbors_.kneighbors(n_neighbors=k)  # leave-one-out
-                gamma, self.loss_ = self._learn_gamma(distances**2, indices, gamma)
+                gamma, self.loss_, self.n_iter_ = self._learn_gamma(distances**2, indices, gamma)
         self.gamma_ = gamma
         return self
 
@@ -349,7 +341,7 @@ class EvidentialKNNClassifier(EvidentialClassifierBase):
                 ConvergenceWarning,
                 stacklevel=3,
             )
-        return np.exp(result.x), float(result.fun)
+        return np.exp(result.x), float(result.fun), int(result.nit)
 
     def _learn_shared_gamma(self, squared, indices, gamma0):
         frame_share = 1.0 / self.n_classes_ if self.loss == "pignistic" else 1.0
@@ -371,7 +363,7 @@ class EvidentialKNNClassifier(EvidentialClassifierBase):
 
         center = float(np.log(gamma0[0]))
         result = optimize.minimize_scalar(objective, bounds=(center - 12.0, center + 12.0), method="bounded")
-        return np.full(self.n_classes_, float(np.exp(result.x))), float(result.fun)
+        return np.full(self.n_classes_, float(np.exp(result.x))), float(result.fun), int(result.nfev)
 
     # ------------------------------------------------------------- predict
     def _neighbours(self, X: ArrayLike) -> tuple[np.ndarray, np.ndarray]:

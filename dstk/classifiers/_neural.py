@@ -13,7 +13,13 @@ from scipy import optimize
 from ..core._frame import Frame
 from ..core._mass import MassFunction
 from ..exceptions import ConvergenceWarning
-from ._base import EvidentialClassifierBase, require_sklearn, singleton_mass_function, validate_features
+from ._base import (
+    EvidentialClassifierBase,
+    require_sklearn,
+    singleton_mass_function,
+    validate_features,
+    validate_targets,
+)
 from ._singleton_support import (
     combine_singleton_supports,
     mass_gradient_to_support,
@@ -139,19 +145,12 @@ class EvidentialNeuralNetworkClassifier(EvidentialClassifierBase):
         """
         require_sklearn("EvidentialNeuralNetworkClassifier")
         from sklearn.cluster import KMeans
-        from sklearn.utils.multiclass import check_classification_targets
-        from sklearn.utils.validation import _check_sample_weight, check_X_y
+        from sklearn.utils.validation import _check_sample_weight
 
         X = validate_features(self, X, reset=True)
-        X, y = check_X_y(X, y, dtype=np.float64)
-        check_classification_targets(y)
+        self.classes_, labels = validate_targets(y, X.shape[0])
         n_prototypes = self._check_params(X.shape[0])
         weights = _check_sample_weight(sample_weight, X, dtype=np.float64)
-        self.classes_, labels = np.unique(y, return_inverse=True)
-        if self.classes_.size < 2:
-            raise ValueError(
-                f"`y` contains a single class ({self.classes_[0]!r}); at least two classes are needed to fit."
-            )
         n_classes = self.classes_.size
         self.n_classes_ = n_classes
         targets = np.eye(n_classes)[labels]
