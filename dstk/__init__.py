@@ -57,6 +57,11 @@ _LAZY = {
     "RandomDecisionTreesClassifier": "dstk.ensemble",
     "combine_leaves": "dstk.ensemble",
     "sklearn_leaf_counts": "dstk.ensemble",
+    # evidential classifiers
+    "EvidentialKNNClassifier": "dstk.classifiers",
+    "EvidentialNeuralNetworkClassifier": "dstk.classifiers",
+    "logistic_evidence": "dstk.classifiers",
+    "ContextualDiscountingCombiner": "dstk.classifiers",
 }
 
 _SUBMODULES = {
@@ -64,6 +69,7 @@ _SUBMODULES = {
     "evidence",
     "calibration",
     "ensemble",
+    "classifiers",
     "metrics",
     "multiclass",
     "plot",
