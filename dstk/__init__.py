@@ -58,6 +58,11 @@ _LAZY = {
     "RandomDecisionTreesClassifier": "dstk.ensemble",
     "combine_leaves": "dstk.ensemble",
     "sklearn_leaf_counts": "dstk.ensemble",
+    # evidential classifiers
+    "EvidentialKNNClassifier": "dstk.classifiers",
+    "EvidentialNeuralNetworkClassifier": "dstk.classifiers",
+    "logistic_evidence": "dstk.classifiers",
+    "ContextualDiscountingCombiner": "dstk.classifiers",
 }
 
 _SUBMODULES = {
@@ -65,6 +70,7 @@ _SUBMODULES = {
     "evidence",
     "calibration",
     "ensemble",
+    "classifiers",
     "metrics",
     "multiclass",
     "plot",
