@@ -7,7 +7,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from dstk.core._combination import combine, combine_with_conflict
+from dstk.core._combination import check_on_conflict, combine, combine_with_conflict
+
+from .._estimator import ClassifierMixin
 
 if TYPE_CHECKING:
     from dstk.core._mass import MassFunction
@@ -31,6 +33,7 @@ def combine_classifiers(
     rule: str = "dempster",
     inputs: Sequence[Any] | None = None,
     normalize: bool = False,
+    on_conflict: str = "raise",
 ) -> MassFunction:
     """Combine the mass functions of several fitted evidential classifiers on the same samples.
 
@@ -52,6 +55,12 @@ def combine_classifiers(
     normalize : bool, default False
         With ``rule="cautious"``: divide by 1 - m(empty), the normalised
         cautious rule (Denoeux 2008, Section 4.3; see :func:`dstk.combine`).
+    on_conflict : {"raise", "vacuous", "nan"}, default "raise"
+        Samples on which the classifiers conflict totally (K = 1, Dempster's
+        rule undefined): raise :class:`~dstk.exceptions.TotalConflictError`
+        naming them, or give those samples the vacuous mass function, or NaN
+        masses, with a :class:`~dstk.exceptions.ConflictWarning` naming them
+        (see :func:`dstk.combine`).
 
     Returns
     -------
@@ -66,7 +75,8 @@ def combine_classifiers(
     FrameMismatchError
         Classifiers predicting on different frames.
     TotalConflictError
-        Dempster's rule with totally conflicting sources on some sample.
+        Dempster's rule with totally conflicting sources on some sample, with
+        ``on_conflict="raise"``.
 
     Notes
     -----
@@ -86,10 +96,11 @@ def combine_classifiers(
     >>> m.to_array().round(4)
     array([[0.    , 0.1111, 0.7778, 0.1111]])
     """
+    check_on_conflict(on_conflict)
     masses = _classifier_masses(classifiers, X, inputs)
     if len(masses) == 1:
         return masses[0]
-    return combine(masses, rule=rule, normalize=normalize)
+    return combine(masses, rule=rule, normalize=normalize, on_conflict=on_conflict)
 
 
 def _classifier_masses(classifiers, X, inputs):
@@ -106,7 +117,7 @@ def _classifier_masses(classifiers, X, inputs):
     return masses
 
 
-class EvidentialCombination:
+class EvidentialCombination(ClassifierMixin):
     """Several fitted evidential classifiers combined as evidence (no training of the combiner).
 
     The path of Xu et al. (2016), Section 5: each classifier is trained and
@@ -126,6 +137,10 @@ class EvidentialCombination:
     normalize : bool, default False
         With ``rule="cautious"``: the normalised cautious rule (see
         :func:`combine_classifiers`).
+    on_conflict : {"vacuous", "nan", "raise"}, default "vacuous"
+        Samples on which the classifiers conflict totally get the vacuous
+        mass function (so every sample has a prediction), NaN outputs, or
+        raise; the first two warn with the sample indices.
 
     Attributes
     ----------
@@ -176,11 +191,13 @@ class EvidentialCombination:
         rule: str = "dempster",
         criterion: str = "pignistic",
         normalize: bool = False,
+        on_conflict: str = "vacuous",
     ) -> None:
         self.classifiers = list(classifiers)
         self.rule = rule
         self.criterion = criterion
         self.normalize = normalize
+        self.on_conflict = check_on_conflict(on_conflict)
         if not self.classifiers:
             raise ValueError("EvidentialCombination needs at least one fitted classifier.")
         self.classes_ = np.asarray(self.classifiers[0].classes_)
@@ -198,7 +215,9 @@ class EvidentialCombination:
         MassFunction
             Batch shape ``(n_samples,)`` on the classifiers' common frame.
         """
-        return combine_classifiers(self.classifiers, X, rule=self.rule, normalize=self.normalize)
+        return combine_classifiers(
+            self.classifiers, X, rule=self.rule, normalize=self.normalize, on_conflict=self.on_conflict
+        )
 
     def predict_conflict(self, X: Any) -> np.ndarray:
         """Degree of conflict kappa between the classifiers on each sample.
@@ -217,7 +236,10 @@ class EvidentialCombination:
         masses = _classifier_masses(self.classifiers, X, None)
         if len(masses) == 1:
             return np.zeros(masses[0].batch_shape)
-        return np.asarray(combine_with_conflict(masses, rule=self.rule, normalize=self.normalize)[1])
+        _, conflict = combine_with_conflict(
+            masses, rule=self.rule, normalize=self.normalize, on_conflict=self.on_conflict
+        )
+        return np.asarray(conflict)
 
     def predict_proba(self, X: Any) -> np.ndarray:
         """Pignistic probabilities of the combined mass functions.
@@ -272,11 +294,19 @@ class EvidentialCombination:
 
 
 def _interval(mass):
+    """``(Bel({c}), Pl({c}))`` of every class (of ``classes_[1]`` for two classes), with Pl >= Bel exactly.
+
+    Pl({c}) is the sum of the masses of the focal sets containing c; it is
+    computed as that sum and then raised to at least Bel({c}) = m({c}), so
+    that rounding can never give an interval with pl < bel (the two differ
+    by a sum of non-negative masses).  NaN masses give NaN bounds.
+    """
     values = mass.to_array("m")
     n = mass.frame.n
-    full = 2**n - 1
+    subsets = np.arange(values.shape[-1])
     bel = np.stack([values[..., 1 << c] for c in range(n)], axis=-1)
-    pl = np.stack([1.0 - mass.to_array("b")[..., full ^ (1 << c)] for c in range(n)], axis=-1)
+    pl = np.stack([values[..., (subsets >> c) & 1 == 1].sum(axis=-1) for c in range(n)], axis=-1)
+    pl = np.where(np.isnan(pl), pl, np.minimum(np.maximum(pl, bel), 1.0))
     if n == 2:
         return bel[..., 1], pl[..., 1]
     return bel, pl
