@@ -38,7 +38,9 @@ def validate_features(estimator: Any, X: Any, *, reset: bool) -> np.ndarray:
     """
     from sklearn.utils.validation import validate_data
 
-    return validate_data(estimator, X, reset=reset, dtype=np.float64, accept_sparse=False, ensure_min_samples=1)
+    return validate_data(
+        estimator, X, reset=reset, dtype=np.float64, accept_sparse=False, ensure_min_samples=1
+    )
 
 
 def validate_targets(y: Any, n_samples: int) -> tuple[np.ndarray, np.ndarray]:

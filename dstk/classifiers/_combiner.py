@@ -232,15 +232,23 @@ class ContextualDiscountingCombiner(EvidentialClassifierBase):
             stratify = y if counts.min() >= 2 and n_validation >= self.classes_.size else None
             indices = np.arange(y.size)
             if y.size < 2:
-                raise ValueError("At least two samples are needed to split a validation set; pass prefit=True.")
+                raise ValueError(
+                    "At least two samples are needed to split a validation set; pass prefit=True."
+                )
             train, validation = train_test_split(
                 indices, test_size=self.validation_fraction, stratify=stratify, random_state=self.random_state
             )
-            take = (lambda rows: X_input.iloc[rows]) if hasattr(X_input, "iloc") else (lambda rows: X_input[rows])
+            take = (
+                (lambda rows: X_input.iloc[rows])
+                if hasattr(X_input, "iloc")
+                else (lambda rows: X_input[rows])
+            )
             self.estimators_ = [clone(e).fit(take(train), y[train]) for e in estimators]
             X_validation, y_validation = take(validation), y[validation]
         indicators = (y_validation[:, None] == self.classes_[None, :]).astype(np.float64)
-        contours = np.stack([self._source_mass(e, X_validation) @ self._membership() for e in self.estimators_])
+        contours = np.stack(
+            [self._source_mass(e, X_validation) @ self._membership() for e in self.estimators_]
+        )
         rates = np.stack([separate_contextual_rates(c, indicators) for c in contours])
         if self.training == "joint":
             rates = joint_contextual_rates(contours, indicators, rates)

@@ -277,9 +277,7 @@ class EvidentialKNNClassifier(EvidentialClassifierBase):
             if group.size < 2:
                 means.append(np.nan)
                 continue
-            distances = pairwise_distances(
-                X[group], metric=self.metric, **(self.metric_params or {})
-            )
+            distances = pairwise_distances(X[group], metric=self.metric, **(self.metric_params or {}))
             upper = distances[np.triu_indices(group.size, 1)]
             means.append(float(upper.mean()))
         means = np.array(means)

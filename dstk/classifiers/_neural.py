@@ -127,7 +127,9 @@ class EvidentialNeuralNetworkClassifier(EvidentialClassifierBase):
             raise ValueError(f"`tol` must be a positive number; got {self.tol!r}.")
         return int(min(n, n_samples))
 
-    def fit(self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> EvidentialNeuralNetworkClassifier:
+    def fit(
+        self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None
+    ) -> EvidentialNeuralNetworkClassifier:
         """Place the prototypes by k-means, then train every parameter by gradient descent.
 
         Parameters
@@ -221,8 +223,12 @@ class EvidentialNeuralNetworkClassifier(EvidentialClassifierBase):
         X = validate_features(self, X, reset=False)
         squared = _squared_distances(X, self.prototypes_)
         support = self.alpha_ * np.exp(-self.gamma_ * squared)
-        combination = combine_singleton_supports(support, membership=self.membership_, n_classes=self.n_classes_)
-        return singleton_mass_function(combination.singletons, combination.frame, Frame(self.classes_.tolist()))
+        combination = combine_singleton_supports(
+            support, membership=self.membership_, n_classes=self.n_classes_
+        )
+        return singleton_mass_function(
+            combination.singletons, combination.frame, Frame(self.classes_.tolist())
+        )
 
 
 def _squared_distances(X, prototypes):

@@ -53,7 +53,11 @@ def _log1m(x):
 
 
 def combine_singleton_supports(
-    support: np.ndarray, *, labels: np.ndarray | None = None, membership: np.ndarray | None = None, n_classes: int
+    support: np.ndarray,
+    *,
+    labels: np.ndarray | None = None,
+    membership: np.ndarray | None = None,
+    n_classes: int,
 ) -> SingletonCombination:
     """Combine by Dempster's rule the mass functions ``m_i({w_q}) = u_iq s_i``, ``m_i(Omega) = 1 - s_i``.
 

@@ -241,7 +241,10 @@ def expected_calibration_error(
         )
     problems = _binary_problems(y_true, probabilities, multiclass)
     errors = np.array(
-        [_binary_calibration_error(p, outcome, bins, strategy, norm, bool(debias)) for _, p, outcome in problems]
+        [
+            _binary_calibration_error(p, outcome, bins, strategy, norm, bool(debias))
+            for _, p, outcome in problems
+        ]
     )
     if errors.size == 1:
         return float(errors[0])
@@ -284,7 +287,9 @@ def _corp_binary_inputs(y_true, probabilities):
     return P[:, 1], y.astype(np.float64)
 
 
-def corp_decomposition(y_true: ArrayLike, probabilities: ArrayLike, *, score: str = "brier") -> CorpDecomposition:
+def corp_decomposition(
+    y_true: ArrayLike, probabilities: ArrayLike, *, score: str = "brier"
+) -> CorpDecomposition:
     """CORP decomposition of the Brier or logarithmic score into MCB, DSC and UNC.
 
     Parameters
@@ -350,7 +355,9 @@ def corp_decomposition(y_true: ArrayLike, probabilities: ArrayLike, *, score: st
     score_x = _pooled_score(values, count, positives, score)
     score_c = _pooled_score(recalibrated, count, positives, score)
     base_rate = outcome.mean()
-    score_r = _pooled_score(np.array([base_rate]), np.array([float(outcome.size)]), np.array([outcome.sum()]), score)
+    score_r = _pooled_score(
+        np.array([base_rate]), np.array([float(outcome.size)]), np.array([outcome.sum()]), score
+    )
     miscalibration = max(score_x - score_c, 0.0)
     discrimination = max(score_r - score_c, 0.0)
     return CorpDecomposition(miscalibration, discrimination, score_r, score_x)
@@ -364,7 +371,9 @@ def _pooled_score(forecast, count, positives, score):
     else:
         with np.errstate(divide="ignore", invalid="ignore"):
             log_p = np.where(positives > 0, positives * np.log(np.where(positives > 0, forecast, 1.0)), 0.0)
-            log_q = np.where(negatives > 0, negatives * np.log1p(-np.where(negatives > 0, forecast, 0.0)), 0.0)
+            log_q = np.where(
+                negatives > 0, negatives * np.log1p(-np.where(negatives > 0, forecast, 0.0)), 0.0
+            )
         total = -(log_p + log_q)
     return float(total.sum() / count.sum())
 

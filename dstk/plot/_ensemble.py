@@ -249,7 +249,7 @@ def plot_combiner_score_evolution(
     Counts are stacked as ``(n_ensembles, n_leaves, 2)`` with column 0 the
     negatives and column 1 the positives, the layout of
     :meth:`RandomDecisionTreesClassifier.leaf_counts`.  The threshold line is
-    :func:`dstk.ensemble.decision_threshold` of the combiner.
+    decision threshold of the combiner (0.5 for probabilities and votes, 0 for signed scores).
 
     References
     ----------
@@ -265,7 +265,7 @@ def plot_combiner_score_evolution(
     'combined score: eva'
     >>> import matplotlib.pyplot as plt; plt.close("all")
     """
-    from dstk.ensemble import combine_leaves, decision_threshold, parse_combiner
+    from dstk.ensemble._combiners import combine_leaves, decision_threshold, parse_combiner
 
     options = dict(combiner_options or {})
     if callable(combiner):
@@ -276,7 +276,9 @@ def plot_combiner_score_evolution(
         name = combiner
 
         def function(counts):
-            return combine_leaves(counts, method, aggregate, **options)
+            return combine_leaves(
+                counts, combiner=method if aggregate is None else f"{method}:{aggregate}", **options
+            )
 
     n_leaves = _positive_int(n_leaves, "n_leaves")
     n_ensembles = _positive_int(n_ensembles, "n_ensembles")

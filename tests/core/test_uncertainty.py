@@ -73,7 +73,11 @@ def ref_aggregate(m_row, n, starts=4, seed=0):
     for a in range(1, (1 << n) - 1):
         if bel[a] > 0:
             constraints.append(
-                {"type": "ineq", "fun": lambda p, a=a: members[a] @ p - bel[a], "jac": lambda p, a=a: members[a]}
+                {
+                    "type": "ineq",
+                    "fun": lambda p, a=a: members[a] @ p - bel[a],
+                    "jac": lambda p, a=a: members[a],
+                }
             )
 
     def negative_entropy(p):

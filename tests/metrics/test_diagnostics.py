@@ -77,7 +77,9 @@ def test_ece_class_wise_and_top_label_against_loops():
 
 
 def kumar_utils():
-    pytest.importorskip("calibration", reason="Kumar et al.'s package uncertainty-calibration is not installed")
+    pytest.importorskip(
+        "calibration", reason="Kumar et al.'s package uncertainty-calibration is not installed"
+    )
     from calibration import utils
 
     return utils
@@ -211,7 +213,7 @@ def test_bands_integer_bins_against_from_counts(model):
         k, n = y[inside].sum(), inside.sum()
         assert bands.count[occupied] == n and bands.positives[occupied] == k
         assert bands.mean_predicted[occupied] == pytest.approx(p[inside].mean())
-        m = from_counts(k, n, model=model)
+        m = from_counts([n - k, k], model=model)
         assert bands.belief[occupied] == pytest.approx(m.bel({1}))
         assert bands.plausibility[occupied] == pytest.approx(m.pl({1}))
         occupied += 1
