@@ -27,7 +27,7 @@ __all__ = ["ImpliedPosteriorClassifier", "implied_weights", "vote_fraction"]
 
 
 def implied_weights(
-    levels: ArrayLike, n_positive: int, n_negative: int, convention: str = "equal_effective"
+    levels: ArrayLike, n_positive: int, n_negative: int, *, convention: str = "equal_effective"
 ) -> tuple[np.ndarray, np.ndarray]:
     """Penalty factors ``(z_+, z_-)`` whose boundaries sit at the given posterior levels.
 
@@ -210,6 +210,7 @@ class ImpliedPosteriorClassifier(BaseEstimator):
     def __init__(
         self,
         estimator: Any,
+        *,
         n_models: int = 99,
         convention: str = "equal_effective",
         weighting: str = "auto",

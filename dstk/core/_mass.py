@@ -153,8 +153,8 @@ class MassFunction:
     def __init__(
         self,
         focal: Mapping[Any, ArrayLike] | MassFunction,
-        frame: Frame | Iterable[Any] | None = None,
         *,
+        frame: Frame | Iterable[Any] | None = None,
         validate: bool = True,
     ) -> None:
         if isinstance(focal, MassFunction):
@@ -208,7 +208,7 @@ class MassFunction:
 
     @classmethod
     def from_array(
-        cls, values: ArrayLike, frame: Frame | Iterable[Any], kind: str = "m", validate: bool = True
+        cls, values: ArrayLike, frame: Frame | Iterable[Any], *, kind: str = "m", validate: bool = True
     ) -> MassFunction:
         """Build a (batched) mass function from dense values of one representation.
 
@@ -280,6 +280,7 @@ class MassFunction:
         focal_sets: Sequence[int] | np.ndarray,
         masses: ArrayLike,
         frame: Frame | Iterable[Any],
+        *,
         validate: bool = True,
     ) -> MassFunction:
         """Build a mass function in focal-set form (for frames of up to 64 labels).
@@ -327,7 +328,7 @@ class MassFunction:
         return cls._sparse(focal, values, frame)
 
     @classmethod
-    def vacuous(cls, frame: Frame | Iterable[Any], batch_shape: tuple[int, ...] = ()) -> MassFunction:
+    def vacuous(cls, frame: Frame | Iterable[Any], *, batch_shape: tuple[int, ...] = ()) -> MassFunction:
         """The vacuous mass function (all mass on the frame): total ignorance.
 
         Parameters
@@ -352,7 +353,7 @@ class MassFunction:
 
     @classmethod
     def categorical(
-        cls, subset: Any, frame: Frame | Iterable[Any], batch_shape: tuple[int, ...] = ()
+        cls, subset: Any, frame: Frame | Iterable[Any], *, batch_shape: tuple[int, ...] = ()
     ) -> MassFunction:
         """The categorical mass function m(A) = 1.
 
@@ -519,7 +520,7 @@ class MassFunction:
         )
 
     @staticmethod
-    def stack(masses: Iterable[MassFunction], axis: int = 0) -> MassFunction:
+    def stack(masses: Iterable[MassFunction], *, axis: int = 0) -> MassFunction:
         """Stack mass functions on one frame along a new batch axis.
 
         Parameters
@@ -841,7 +842,7 @@ class MassFunction:
 
         return contextual_discount(self, rates)
 
-    def condition(self, subset: Any, normalize: bool = True) -> MassFunction:
+    def condition(self, subset: Any, *, normalize: bool = True) -> MassFunction:
         """Dempster's conditioning on ``subset`` (Shafer 1976).
 
         Parameters
@@ -874,7 +875,7 @@ class MassFunction:
         return normalize(self)
 
     def decide(
-        self, criterion: str = "pignistic", utility: ArrayLike | None = None, loss: ArrayLike | None = None
+        self, criterion: str = "pignistic", *, utility: ArrayLike | None = None, loss: ArrayLike | None = None
     ) -> np.ndarray:
         """Decision by a criterion; see :func:`dstk.core._decisions.decide`.
 
@@ -934,7 +935,7 @@ class MassFunction:
         return self.combine(other, rule="disjunctive")
 
     # -- comparisons ------------------------------------------------------
-    def allclose(self, other: MassFunction, atol: float = 1e-10) -> bool:
+    def allclose(self, other: MassFunction, *, atol: float = 1e-10) -> bool:
         """True when both have the same frame and masses within ``atol``.
 
         Parameters

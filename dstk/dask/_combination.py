@@ -163,7 +163,7 @@ def _gather(
 ) -> tuple[da.Array, Frame, int]:
     """Return (dask array with the sources on batch axis ``ax``, frame, ax)."""
     if isinstance(masses, (DaskMassFunction, MassFunction, da.Array, np.ndarray)):
-        dm = as_dask_mass(masses, frame)
+        dm = as_dask_mass(masses, frame=frame)
         if axis is None:
             raise ValueError(
                 "Combining one batched DaskMassFunction needs `axis`: the batch axis holding the sources "
@@ -176,7 +176,7 @@ def _gather(
         if not 0 <= ax < nd:
             raise ValueError(f"axis {axis} is out of bounds for batch shape {dm.batch_shape}.")
         return dm.array, dm.frame, ax
-    masses = [as_dask_mass(x, frame) for x in masses]
+    masses = [as_dask_mass(x, frame=frame) for x in masses]
     if not masses:
         raise ValueError("combine needs at least one mass function.")
     first = masses[0].frame

@@ -363,7 +363,7 @@ def _pl(mf, subset):
 
 
 def as_dask_mass(
-    masses: Any, frame: Frame | Iterable[Any] | None = None, *, validate: bool = True, rechunk: bool = False
+    masses: Any, *, frame: Frame | Iterable[Any] | None = None, validate: bool = True, rechunk: bool = False
 ) -> DaskMassFunction:
     """Return ``masses`` as a :class:`DaskMassFunction`.
 

@@ -237,6 +237,7 @@ class RandomDecisionTreesClassifier(BaseEstimator):
     def __init__(
         self,
         n_estimators: int = 100,
+        *,
         min_samples_leaf: int = 1,
         min_samples_split: int = 2,
         max_depth: int | None = None,

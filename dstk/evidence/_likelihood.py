@@ -129,8 +129,8 @@ class LikelihoodBeliefFunction:
     def __init__(
         self,
         log_likelihood: Callable[[Any], float],
-        mle: ArrayLike | None = None,
         *,
+        mle: ArrayLike | None = None,
         initial: ArrayLike | None = None,
         bounds: Sequence[tuple[float | None, float | None]] | tuple[float | None, float | None] | None = None,
         concave: bool = False,
@@ -896,7 +896,7 @@ class LogisticLikelihood(LikelihoodBeliefFunction):
                 break
         return theta
 
-    def tau(self, score: ArrayLike, theta: ArrayLike | None = None) -> Any:
+    def tau(self, score: ArrayLike, *, theta: ArrayLike | None = None) -> Any:
         """Success probability of Xu et al.'s sigmoid (Eq. 2) at a score.
 
         Parameters

@@ -134,7 +134,7 @@ def interval_width(lower: ArrayLike, upper: ArrayLike) -> float:
     return float(np.mean(np.maximum(hi - lo, 0.0)))
 
 
-def interval_score(lower: ArrayLike, upper: ArrayLike, observed: ArrayLike, alpha: float = 0.05) -> float:
+def interval_score(lower: ArrayLike, upper: ArrayLike, observed: ArrayLike, *, alpha: float = 0.05) -> float:
     """Mean interval score of Gneiting & Raftery (2007), Eq. (43) (lower is better).
 
     Parameters
@@ -210,7 +210,9 @@ def _check_sets(prediction_sets, n_classes):
     return sets, sizes
 
 
-def discounted_accuracy(y_true: ArrayLike, prediction_sets: ArrayLike, n_classes: int | None = None) -> float:
+def discounted_accuracy(
+    y_true: ArrayLike, prediction_sets: ArrayLike, *, n_classes: int | None = None
+) -> float:
     """Discounted accuracy ``(1/N) sum_i I[y_i in Y_i] / |Y_i|`` of set-valued predictions.
 
     Parameters
@@ -257,7 +259,7 @@ def _discounted(y_true, prediction_sets, n_classes):
 
 
 def utility_discounted_accuracy(
-    y_true: ArrayLike, prediction_sets: ArrayLike, utility: str = "u65", n_classes: int | None = None
+    y_true: ArrayLike, prediction_sets: ArrayLike, *, utility: str = "u65", n_classes: int | None = None
 ) -> float:
     """Utility-discounted accuracy of Zaffalon, Corani & Maua (2012): ``u65`` or ``u80``.
 
@@ -307,7 +309,7 @@ def utility_discounted_accuracy(
     return float(np.round(np.mean(u), 15))
 
 
-def u65_score(y_true: ArrayLike, prediction_sets: ArrayLike, n_classes: int | None = None) -> float:
+def u65_score(y_true: ArrayLike, prediction_sets: ArrayLike, *, n_classes: int | None = None) -> float:
     """``u65`` utility-discounted accuracy (see :func:`utility_discounted_accuracy`).
 
     Parameters
@@ -348,7 +350,7 @@ def u65_score(y_true: ArrayLike, prediction_sets: ArrayLike, n_classes: int | No
     return utility_discounted_accuracy(y_true, prediction_sets, "u65", n_classes)
 
 
-def u80_score(y_true: ArrayLike, prediction_sets: ArrayLike, n_classes: int | None = None) -> float:
+def u80_score(y_true: ArrayLike, prediction_sets: ArrayLike, *, n_classes: int | None = None) -> float:
     """``u80`` utility-discounted accuracy (see :func:`utility_discounted_accuracy`).
 
     Parameters

@@ -454,7 +454,7 @@ def roc_auc(y_true: ArrayLike, scores: ArrayLike) -> float:
 
 
 def reliability_bins(
-    y_true: ArrayLike, probabilities: ArrayLike, n_bins: int = 10
+    y_true: ArrayLike, probabilities: ArrayLike, *, n_bins: int = 10
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Equal-width reliability-diagram bins for the probability of class 1.
 

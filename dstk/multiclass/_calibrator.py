@@ -131,6 +131,7 @@ class MulticlassCalibrator(BaseEstimator):
     def __init__(
         self,
         calibrator: Any,
+        *,
         code: str | ArrayLike = "one_vs_rest",
         task_weights: str = "samples",
         max_iter: int = 500,

@@ -52,7 +52,7 @@ def _row_threaded(func, params, values):
 
 
 def combine_task_probabilities(
-    task_probabilities: ArrayLike, code: ArrayLike, pool: str = "geometric_mean", trim: float = 0.1
+    task_probabilities: ArrayLike, code: ArrayLike, *, pool: str = "geometric_mean", trim: float = 0.1
 ) -> np.ndarray:
     """Per-class combination ``r[i, k]`` of binary-task probabilities (Gebel 2009, Eqs. 5.11-5.12).
 
@@ -212,6 +212,7 @@ class DirichletCalibrator(BaseEstimator):
     def __init__(
         self,
         code: str | ArrayLike = "one_vs_rest",
+        *,
         pool: str = "geometric_mean",
         trim: float = 0.1,
         rho: float = 1.05,

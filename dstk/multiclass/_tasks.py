@@ -157,6 +157,7 @@ class CodeMatrixClassifier(BaseEstimator):
     def __init__(
         self,
         estimator: Any,
+        *,
         code: str | ArrayLike = "one_vs_rest",
         random_state: int | np.random.RandomState | None = None,
         output: str = "auto",

@@ -108,8 +108,8 @@ def _draw_trajectories(ax, sizes, scores, threshold, ylabel, title, trial_name):
 
 def plot_leaf_score_evolution(
     score: str | Callable[..., Any] = "probability",
-    ax: Axes | None = None,
     *,
+    ax: Axes | None = None,
     positive_rate: float = 0.75,
     max_leaf_size: int = 100,
     n_trials: int = 100,
@@ -201,8 +201,8 @@ def plot_leaf_score_evolution(
 
 def plot_combiner_score_evolution(
     combiner: str | Callable[..., Any] = "dempster",
-    ax: Axes | None = None,
     *,
+    ax: Axes | None = None,
     n_leaves: int = 100,
     n_ensembles: int = 100,
     positive_rate: float = 0.75,

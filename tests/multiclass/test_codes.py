@@ -5,6 +5,7 @@ import itertools
 import numpy as np
 import pytest
 
+from dstk.multiclass._codes import row_hamming_distances
 from dstk.multiclass import (
     all_pairs_code,
     binary_tasks,
@@ -13,7 +14,6 @@ from dstk.multiclass import (
     complete_code_size,
     make_code,
     one_vs_rest_code,
-    row_hamming_distances,
     sparse_code_size,
     sparse_code_success_probability,
     sparse_column_validity_probability,

@@ -8,6 +8,7 @@ from scipy import stats
 
 from dstk.calibration.probabilistic import AssignmentValueCalibrator, PlattCalibrator
 from dstk.metrics import dirichlet_selection_criterion
+from dstk.multiclass._calibrator import embed_task_masses
 from dstk.multiclass import (
     CodeMatrixClassifier,
     DirichletCalibrator,
@@ -15,7 +16,6 @@ from dstk.multiclass import (
     all_pairs_code,
     combine_task_probabilities,
     couple_probabilities,
-    embed_task_masses,
     one_vs_rest_code,
 )
 

@@ -190,7 +190,7 @@ class GaussianBayesCalibrator(_BayesCalibrator):
     0.5
     """
 
-    def __init__(self, input_kind: str = "score", clip: float = 1e-12, credibility: float = 0.95):
+    def __init__(self, input_kind: str = "score", *, clip: float = 1e-12, credibility: float = 0.95):
         self.input_kind = input_kind
         self.clip = clip
         self.credibility = credibility
@@ -276,7 +276,7 @@ class AsymmetricLaplaceBayesCalibrator(_BayesCalibrator):
     True
     """
 
-    def __init__(self, input_kind: str = "score", clip: float = 1e-12, credibility: float = 0.95):
+    def __init__(self, input_kind: str = "score", *, clip: float = 1e-12, credibility: float = 0.95):
         self.input_kind = input_kind
         self.clip = clip
         self.credibility = credibility

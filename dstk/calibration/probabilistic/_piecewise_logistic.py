@@ -113,7 +113,7 @@ class PiecewiseLogisticCalibrator(BinaryProbabilisticCalibrator):
     True
     """
 
-    def __init__(self, penalty: float = 0.001, quantile_step: float = 0.05):
+    def __init__(self, penalty: float = 0.001, *, quantile_step: float = 0.05):
         self.penalty = penalty
         self.quantile_step = quantile_step
 

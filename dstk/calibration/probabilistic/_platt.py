@@ -57,7 +57,7 @@ class PlattCalibrator(BinaryProbabilisticCalibrator):
     (1, 2)
     """
 
-    def __init__(self, targets: str = "smoothed", max_iter: int = 100):
+    def __init__(self, targets: str = "smoothed", *, max_iter: int = 100):
         self.targets = targets
         self.max_iter = max_iter
 
