@@ -258,7 +258,7 @@ class ImpliedPosteriorClassifier(BaseEstimator):
             binary, or an estimator ``class_weight`` string that would
             override the schedule.
         """
-        from ..multiclass._tasks import clone_estimator
+        from .._estimator import clone_estimator
         from .probabilistic._isotonic import IsotonicRegressionCalibrator
 
         M = self.n_models

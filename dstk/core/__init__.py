@@ -14,6 +14,7 @@ from ._decisions import decide, lower_upper_expectations
 from ._dense import DENSE_MAX_LABELS, MASS_TOLERANCE, MAX_DENSE_BYTES
 from ._distances import conflict, jousselme_distance
 from ._frame import Frame
+from . import _mass
 from ._mass import MassFunction
 from ._transforms import (
     condition,
@@ -37,6 +38,20 @@ from ._uncertainty import (
     shannon_entropy,
     strife,
     uncertainty_decomposition,
+)
+
+# MassFunction's delegating methods (m.pignistic(), m.discount(rate), m.decide(), m.combine(...))
+# call these functions through a registry, so that _mass never imports the modules that import it.
+_mass._OPERATIONS.update(
+    pignistic=pignistic,
+    plausibility_transform=plausibility_transform,
+    contour=contour,
+    discount=discount,
+    contextual_discount=contextual_discount,
+    condition=condition,
+    normalize=normalize,
+    decide=decide,
+    combine=combine,
 )
 
 __all__ = [

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import html
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, overload
 
 import numpy as np
@@ -18,6 +18,18 @@ from . import _dense, _sparse
 from ._frame import Frame
 
 __all__ = ["MassFunction"]
+
+
+#: The operations behind MassFunction's delegating methods (pignistic, discount,
+#: decide, combine, ...).  They live in the function modules (``_transforms``,
+#: ``_decisions``, ``_combination``), which import this module; ``dstk.core``
+#: registers them here when it is imported (always, before any method can run),
+#: so this module never imports them back: no import cycle.
+_OPERATIONS: dict[str, Callable[..., Any]] = {}
+
+
+def _operation(name: str) -> Callable[..., Any]:
+    return _OPERATIONS[name]
 
 
 @overload
@@ -775,9 +787,7 @@ class MassFunction:
         InvalidMassError
             If some mass function puts all its mass on the empty set.
         """
-        from ._transforms import pignistic
-
-        return pignistic(self)
+        return _operation("pignistic")(self)
 
     def plausibility_transform(self) -> np.ndarray:
         """Plausibility transform: the contour normalised to sum to one (Cobb & Shenoy 2006).
@@ -787,9 +797,7 @@ class MassFunction:
         ndarray of shape batch_shape + (n,)
             See :func:`dstk.core._transforms.plausibility_transform`.
         """
-        from ._transforms import plausibility_transform
-
-        return plausibility_transform(self)
+        return _operation("plausibility_transform")(self)
 
     def contour(self) -> np.ndarray:
         """Contour function ``pl({w})`` of every singleton.
@@ -799,9 +807,7 @@ class MassFunction:
         ndarray of shape batch_shape + (n,)
             See :func:`dstk.core._transforms.contour`.
         """
-        from ._transforms import contour
-
-        return contour(self)
+        return _operation("contour")(self)
 
     def discount(self, rate: ArrayLike) -> MassFunction:
         """Classical discounting (Shafer 1976): ``rate`` of every mass moves to the frame.
@@ -821,9 +827,7 @@ class MassFunction:
         MassFunction
             See :func:`dstk.core._transforms.discount`.
         """
-        from ._transforms import discount
-
-        return discount(self, rate)
+        return _operation("discount")(self, rate)
 
     def contextual_discount(self, rates: ArrayLike) -> MassFunction:
         """Contextual discounting (Mercier, Quost & Denoeux 2008), one rate per label.
@@ -838,9 +842,7 @@ class MassFunction:
         MassFunction
             See :func:`dstk.core._transforms.contextual_discount`.
         """
-        from ._transforms import contextual_discount
-
-        return contextual_discount(self, rates)
+        return _operation("contextual_discount")(self, rates)
 
     def condition(self, subset: Any, *, normalize: bool = True) -> MassFunction:
         """Dempster's conditioning on ``subset`` (Shafer 1976).
@@ -858,9 +860,7 @@ class MassFunction:
         MassFunction
             See :func:`dstk.core._transforms.condition`.
         """
-        from ._transforms import condition
-
-        return condition(self, subset, normalize=normalize)
+        return _operation("condition")(self, subset, normalize=normalize)
 
     def normalize(self) -> MassFunction:
         """Dempster normalisation: drop m(empty), rescale the rest to sum to one.
@@ -870,9 +870,7 @@ class MassFunction:
         MassFunction
             See :func:`dstk.core._transforms.normalize`.
         """
-        from ._transforms import normalize
-
-        return normalize(self)
+        return _operation("normalize")(self)
 
     def decide(
         self, criterion: str = "pignistic", *, utility: ArrayLike | None = None, loss: ArrayLike | None = None
@@ -892,9 +890,7 @@ class MassFunction:
             Chosen indices (shape ``batch_shape``), or a boolean mask of shape
             ``batch_shape + (n_actions,)`` for ``"interval_dominance"``.
         """
-        from ._decisions import decide
-
-        return decide(self, criterion=criterion, utility=utility, loss=loss)
+        return _operation("decide")(self, criterion=criterion, utility=utility, loss=loss)
 
     # -- combination ------------------------------------------------------
     def combine(
@@ -922,9 +918,7 @@ class MassFunction:
         MassFunction
             The combination of ``self`` and ``others``.
         """
-        from ._combination import combine
-
-        return combine([self, *others], rule=rule, weights=weights, normalize=normalize)
+        return _operation("combine")([self, *others], rule=rule, weights=weights, normalize=normalize)
 
     def __and__(self, other):
         """``m1 & m2``: unnormalised conjunctive rule (TBM)."""

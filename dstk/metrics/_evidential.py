@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._checks import check_class_indices
+from .._metric_checks import check_class_indices
 
 __all__ = [
     "interval_coverage",

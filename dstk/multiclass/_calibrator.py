@@ -7,11 +7,11 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._estimator import BaseEstimator, check_is_fitted
+from .._estimator import BaseEstimator, check_is_fitted, clone_estimator
 from .._validation import check_labels
 from ._codes import make_code
 from ._coupling import couple_probabilities
-from ._tasks import binary_tasks, clone_estimator
+from ._tasks import binary_tasks
 
 if TYPE_CHECKING:
     from typing_extensions import Self

@@ -281,7 +281,7 @@ class DirichletCalibrator(BaseEstimator):
         -------
         self
         """
-        from ..metrics._probabilistic import dirichlet_selection_criterion
+        from .._probability_measures import dirichlet_selection_criterion
 
         if self.pool not in _POOLS:
             raise ValueError(f"`pool` must be one of {_POOLS}; got {self.pool!r}.")

@@ -5,7 +5,6 @@ import itertools
 import numpy as np
 import pytest
 
-from dstk.multiclass._codes import row_hamming_distances
 from dstk.multiclass import (
     all_pairs_code,
     binary_tasks,
@@ -19,6 +18,7 @@ from dstk.multiclass import (
     sparse_column_validity_probability,
     sparse_random_code,
 )
+from dstk.multiclass._codes import row_hamming_distances
 
 # Gebel (2009), Tab. 5.5: K -> (OvR, all-pairs, sparse, complete)
 TABLE_5_5 = {

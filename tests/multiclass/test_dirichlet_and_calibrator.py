@@ -8,7 +8,6 @@ from scipy import stats
 
 from dstk.calibration.probabilistic import AssignmentValueCalibrator, PlattCalibrator
 from dstk.metrics import dirichlet_selection_criterion
-from dstk.multiclass._calibrator import embed_task_masses
 from dstk.multiclass import (
     CodeMatrixClassifier,
     DirichletCalibrator,
@@ -18,6 +17,7 @@ from dstk.multiclass import (
     couple_probabilities,
     one_vs_rest_code,
 )
+from dstk.multiclass._calibrator import embed_task_masses
 
 
 def reduction_scores(seed, n_per_class=40, K=3, code=None, noise=0.9):
