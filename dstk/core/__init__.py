@@ -9,12 +9,12 @@ uncertainty measures: nonspecificity, aggregate_uncertainty, maximum_entropy_pro
 jirousek_shenoy_entropy, discord, strife, shannon_entropy, uncertainty_decomposition.
 """
 
+from . import _mass
 from ._combination import RULES, combine, combine_with_conflict
 from ._decisions import decide, lower_upper_expectations
 from ._dense import DENSE_MAX_LABELS, MASS_TOLERANCE, MAX_DENSE_BYTES
 from ._distances import conflict, jousselme_distance
 from ._frame import Frame
-from . import _mass
 from ._mass import MassFunction
 from ._transforms import (
     condition,
