@@ -270,7 +270,7 @@ class ImpliedPosteriorClassifier(BaseEstimator):
         n_pos = int(y01.sum())
         n_neg = y01.size - n_pos
         levels = np.arange(1, M + 1) / (M + 1.0)
-        zp, zn = implied_weights(levels, n_pos, n_neg, self.convention)
+        zp, zn = implied_weights(levels, n_pos, n_neg, convention=self.convention)
         mode = self._weighting()
         base_weights = {}
         if mode == "class_weight":

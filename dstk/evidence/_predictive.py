@@ -190,8 +190,8 @@ def _mass_from_array(values):
 
 def predictive_mass(
     contour: Callable[[Any], Any],
-    *,
     tau_hat: float | None = None,
+    *,
     tolerance: float = 1e-10,
     points: Sequence[float] | None = None,
     check: bool = True,
@@ -322,8 +322,8 @@ def _level_set_bounds(evaluate, tau_hat, levels, iterations=60):
 
 def predictive_mass_monte_carlo(
     contour: Callable[[Any], Any],
-    *,
     tau_hat: float | None = None,
+    *,
     n_samples: int = 100_000,
     random_state: int | np.random.RandomState | np.random.Generator | None = None,
     check: bool = True,

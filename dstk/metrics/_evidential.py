@@ -347,7 +347,7 @@ def u65_score(y_true: ArrayLike, prediction_sets: ArrayLike, *, n_classes: int |
     >>> u65_score([1], [[False, True]])
     1.0
     """
-    return utility_discounted_accuracy(y_true, prediction_sets, "u65", n_classes)
+    return utility_discounted_accuracy(y_true, prediction_sets, utility="u65", n_classes=n_classes)
 
 
 def u80_score(y_true: ArrayLike, prediction_sets: ArrayLike, *, n_classes: int | None = None) -> float:
@@ -387,4 +387,4 @@ def u80_score(y_true: ArrayLike, prediction_sets: ArrayLike, *, n_classes: int |
     >>> u80_score([1], np.array([3]), n_classes=2)
     0.8
     """
-    return utility_discounted_accuracy(y_true, prediction_sets, "u80", n_classes)
+    return utility_discounted_accuracy(y_true, prediction_sets, utility="u80", n_classes=n_classes)

@@ -241,7 +241,7 @@ class MulticlassCalibrator(BaseEstimator):
         r = self.predict_task_proba(scores)
         weights = self.task_sizes_ if self.task_weights == "samples" else None
         self.coupling_result_ = couple_probabilities(
-            r, self.code_, weights, max_iter=self.max_iter, tol=self.tol
+            r, self.code_, task_weights=weights, max_iter=self.max_iter, tol=self.tol
         )
         return self.coupling_result_.probabilities
 

@@ -461,7 +461,7 @@ def sparse_random_code(
         raise ValueError(
             f"None of the {n_draws} random {K}x{B} codes was valid (every column needs a +1 and a -1, "
             f"columns must differ); the success probability is at most "
-            f"{sparse_code_success_probability(K, B, n_draws):.3g}. Use more draws, fewer columns, "
+            f"{sparse_code_success_probability(K, n_columns=B, n_draws=n_draws):.3g}. Use more draws, fewer columns, "
             "or the complete code for small K."
         )
     return best
@@ -584,4 +584,4 @@ def make_code(
         raise ValueError(
             f"Unknown code {code!r}; use 'one_vs_rest', 'all_pairs', 'complete', 'sparse' or a (K, B) matrix."
         )
-    return check_code_matrix(code, n_classes)
+    return check_code_matrix(code, n_classes=n_classes)

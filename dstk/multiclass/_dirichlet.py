@@ -246,7 +246,7 @@ class DirichletCalibrator(BaseEstimator):
         # test scores beyond rho * M would normalise to exactly 0 or 1: keep them inside (0, 1)
         p = np.clip(simple_normalization(s, rho=self.rho, scale=self.scale_), self.clip, 1.0 - self.clip)
         assert self.code_ is not None  # set by fit for every pool but "direct"
-        return combine_task_probabilities(p, self.code_, self.pool, self.trim)
+        return combine_task_probabilities(p, self.code_, pool=self.pool, trim=self.trim)
 
     def _uniforms(self, r):
         a, b = self.beta_params_[:, 0], self.beta_params_[:, 1]

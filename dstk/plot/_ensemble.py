@@ -168,7 +168,7 @@ def plot_leaf_score_evolution(
     'leaf score: laplace'
     >>> import matplotlib.pyplot as plt; plt.close("all")
     """
-    import dstk.ensemble as ensemble
+    import dstk.ensemble._leaf_scores as ensemble
 
     if callable(score):
         function, threshold, name = score, 0.5, getattr(score, "__name__", "custom score")

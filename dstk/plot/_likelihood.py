@@ -318,8 +318,8 @@ def _evaluator(contour):
 
 def plot_predictive_contour(
     contour: Any,
-    *,
     tau_hat: float | None = None,
+    *,
     ax: Axes | None = None,
     score: float | None = None,
     grid_size: int = 801,
