@@ -7,13 +7,14 @@ reports the medians and the spread (min-max and IQR) of the per-round ratio.
 
 Usage::
 
-    python benchmarks/bench_classifiers.py [--n-train 100000] [--n-test 100000] [--rounds 5]
+    python benchmarks/bench_classifiers.py [--n-train 10000] [--n-test 100000] [--rounds 5]
 
 Defaults: 10^4 x 20 training points, 10^5 x 20 queries, k = 10, 3 classes (gamma fixed: the prediction
-is timed, not the training).  With 10^5 training points the brute-force search alone takes about two minutes
-per call on the shared 2-core machine, for both estimators alike (the search is the same), so the default
-training set is 10^4 points: the ratio then exposes the combination more, not less.  A second table times the learning of gamma (leave-one-out, L-BFGS-B)
-against KNeighborsClassifier.fit + a leave-one-out kneighbors call on 10^4 points.
+is timed, not the training).  With 10^5 training points the brute-force search alone takes about two
+minutes per call on the shared 2-core machine, for both estimators alike (the search is the same), so the
+default training set is 10^4 points: the ratio then exposes the combination more, not less.  A second
+table times the learning of gamma (leave-one-out, L-BFGS-B) against KNeighborsClassifier.fit plus a
+leave-one-out kneighbors call on 10^4 points.  Results: benchmarks/results/classifiers.md.
 """
 
 import argparse
