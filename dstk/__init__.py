@@ -27,6 +27,7 @@ _LAZY = {
     "Frame": "dstk.core._frame",
     "MassFunction": "dstk.core._mass",
     "combine": "dstk.core._combination",
+    "combine_with_conflict": "dstk.core._combination",
     "RULES": "dstk.core._combination",
     "inverse_pignistic": "dstk.core._transforms",
     "consonant_from_contour": "dstk.core._transforms",
@@ -38,7 +39,6 @@ _LAZY = {
     "decide": "dstk.core._decisions",
     # statistical evidence
     "from_counts": "dstk.evidence._counts",
-    "from_class_counts": "dstk.evidence._counts",
     "plausibility_degrees": "dstk.evidence._counts",
     "predictive_mass": "dstk.evidence._predictive",
     "LikelihoodBeliefFunction": "dstk.evidence._likelihood",
