@@ -27,6 +27,7 @@ _LAZY = {
     "Frame": "dstk.core._frame",
     "MassFunction": "dstk.core._mass",
     "combine": "dstk.core._combination",
+    "combine_with_conflict": "dstk.core._combination",
     "RULES": "dstk.core._combination",
     "inverse_pignistic": "dstk.core._transforms",
     "consonant_from_contour": "dstk.core._transforms",
@@ -38,7 +39,6 @@ _LAZY = {
     "decide": "dstk.core._decisions",
     # statistical evidence
     "from_counts": "dstk.evidence._counts",
-    "from_class_counts": "dstk.evidence._counts",
     "plausibility_degrees": "dstk.evidence._counts",
     "predictive_mass": "dstk.evidence._predictive",
     "LikelihoodBeliefFunction": "dstk.evidence._likelihood",
@@ -58,6 +58,11 @@ _LAZY = {
     "RandomDecisionTreesClassifier": "dstk.ensemble",
     "combine_leaves": "dstk.ensemble",
     "sklearn_leaf_counts": "dstk.ensemble",
+    # evidential classifiers
+    "EvidentialKNNClassifier": "dstk.classifiers",
+    "EvidentialNeuralNetworkClassifier": "dstk.classifiers",
+    "logistic_evidence": "dstk.classifiers",
+    "ContextualDiscountingCombiner": "dstk.classifiers",
 }
 
 _SUBMODULES = {
@@ -65,6 +70,7 @@ _SUBMODULES = {
     "evidence",
     "calibration",
     "ensemble",
+    "classifiers",
     "metrics",
     "multiclass",
     "plot",

@@ -314,7 +314,7 @@ def combine(
         array = array.rechunk({ax: -1})
         method = "blockwise"
 
-    size = frame.size
+    size = frame.n_subsets
     out_chunks = array.chunks[:ax] + array.chunks[ax + 1 : -1]
     packed_size = size + 1 if return_conflict else size
     if method == "blockwise":
