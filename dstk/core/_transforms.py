@@ -265,13 +265,11 @@ def contextual_discount(m: MassFunction, rates: ArrayLike) -> MassFunction:
     dense = m._dense_m("contextual discounting")
     size = dense.shape[-1]
     batch = np.broadcast_shapes(dense.shape[:-1], rates.shape[:-1])
-    out = np.array(np.broadcast_to(dense, batch + (size,)), dtype=np.float64)
-    for k in range(frame.n):
-        a = np.broadcast_to(rates[..., k], batch)[..., None, None]
-        # axis -2 of the view is bit k of the subset index
-        view = out.reshape(batch + (size >> (k + 1), 2, 1 << k))
-        view[..., 1, :] += a * view[..., 0, :]
-        view[..., 0, :] *= 1.0 - a
+    _dense.check_array_bytes(batch + (size,), "Contextual discounting of this batch")
+    # fresh C-contiguous copies: the kernel works in place
+    out = np.array(np.broadcast_to(dense, batch + (size,)), dtype=np.float64, order="C")
+    rows = np.array(np.broadcast_to(rates, batch + (frame.n,)), dtype=np.float64, order="C")
+    _t.contextual_discount(out.reshape(-1, size), rows.reshape(-1, frame.n))
     return MassFunction._dense(out, frame)
 
 
