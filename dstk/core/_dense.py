@@ -169,6 +169,12 @@ def input_tolerance(dtype, n_values, transformed=False):
     return max(MASS_TOLERANCE, tolerance), True
 
 
+def lowest_precision(dtypes):
+    """The floating dtype of least precision among ``dtypes`` (float64 if none is floating)."""
+    floating = [np.dtype(d) for d in dtypes if np.dtype(d).kind == "f"]
+    return max(floating, key=lambda d: np.finfo(d).eps, default=np.dtype(np.float64))
+
+
 def validate_masses(m, tolerance=MASS_TOLERANCE, what="masses", input_dtype=None, transformed=False):
     """Raise :class:`InvalidMassError` unless ``m`` (..., F) holds valid masses.
 

@@ -181,7 +181,7 @@ class MassFunction:
         focal_masks = np.array(list(masks.keys()), dtype=np.uint64)
         fm = np.stack(arrays, axis=-1) if arrays else np.zeros(batch_shape + (0,))
         if validate:
-            given = np.result_type(*[np.asarray(v) for v in focal.values()])
+            given = _dense.lowest_precision(np.asarray(v).dtype for v in focal.values())
             fm = _dense.validate_masses(fm, input_dtype=given)
         self._frame = frame
         if frame.n <= _dense.DENSE_MAX_LABELS:

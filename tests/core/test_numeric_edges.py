@@ -134,6 +134,12 @@ def test_float32_masses_are_accepted_and_stored_as_float64_summing_to_one():
         np.testing.assert_allclose(out, values, rtol=1e-6)
 
 
+def test_float32_masses_mixed_with_python_floats_in_a_mapping():
+    frame = Frame(["a", "b"])
+    m = MassFunction({"a": np.float32(0.1), "b": 0.9}, frame)  # sums to 1 + 1.5e-9 in float64
+    assert m.to_array().sum() == pytest.approx(1.0, abs=1e-15)
+
+
 def test_float32_masses_far_from_one_are_rejected_with_a_fix_that_works():
     frame = Frame(["a", "b"])
     values = np.array([0.0, 0.5, 0.6, 0.0], dtype=np.float32)
