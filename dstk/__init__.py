@@ -18,7 +18,8 @@ Three layers, each usable on its own:
 
 import importlib
 
-__version__ = "0.1.0"
+#: the distribution name on the package index (the import name is ``dstk``)
+DISTRIBUTION = "dstk-belief"
 
 # public name -> module that defines it (imported lazily on first access)
 _LAZY = {
@@ -26,6 +27,7 @@ _LAZY = {
     "Frame": "dstk.core._frame",
     "MassFunction": "dstk.core._mass",
     "combine": "dstk.core._combination",
+    "combine_with_conflict": "dstk.core._combination",
     "RULES": "dstk.core._combination",
     "inverse_pignistic": "dstk.core._transforms",
     "consonant_from_contour": "dstk.core._transforms",
@@ -37,7 +39,6 @@ _LAZY = {
     "decide": "dstk.core._decisions",
     # statistical evidence
     "from_counts": "dstk.evidence._counts",
-    "from_class_counts": "dstk.evidence._counts",
     "plausibility_degrees": "dstk.evidence._counts",
     "predictive_mass": "dstk.evidence._predictive",
     "LikelihoodBeliefFunction": "dstk.evidence._likelihood",
@@ -80,7 +81,21 @@ _SUBMODULES = {
 __all__ = sorted(_LAZY)  # submodules are reachable as attributes, not star-imported
 
 
+def _version():
+    """The installed distribution's version: one source, ``pyproject.toml``, read from the metadata."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version(DISTRIBUTION)
+    except PackageNotFoundError:  # a source tree that was never installed
+        return "0+unknown"
+
+
 def __getattr__(name):
+    if name == "__version__":
+        value = _version()
+        globals()[name] = value
+        return value
     if name in _LAZY:
         module = importlib.import_module(_LAZY[name])
         value = getattr(module, name)

@@ -181,7 +181,7 @@ class MassFunction:
             fm = _dense.validate_masses(fm)
         self._frame = frame
         if frame.n <= _dense.DENSE_MAX_LABELS:
-            dense = np.zeros(batch_shape + (frame.size,))
+            dense = np.zeros(batch_shape + (frame.n_subsets,))
             dense[..., focal_masks.astype(np.int64)] = fm
             self._m, self._focal, self._fm = dense, None, None
         else:
@@ -259,9 +259,9 @@ class MassFunction:
         if frame is None:
             raise FrameError("from_array needs a frame.")
         values = np.asarray(values, dtype=np.float64)
-        if values.ndim == 0 or values.shape[-1] != frame.size:
+        if values.ndim == 0 or values.shape[-1] != frame.n_subsets:
             raise ValueError(
-                f"The last axis of `values` must have 2**n = {frame.size} entries for {frame!r}; "
+                f"The last axis of `values` must have 2**n = {frame.n_subsets} entries for {frame!r}; "
                 f"got shape {values.shape}."
             )
         _dense.check_dense_size(frame.n, int(np.prod(values.shape[:-1], dtype=np.int64)))
@@ -321,7 +321,7 @@ class MassFunction:
             values = _dense.validate_masses(values)
         focal, values = _sparse.merge_duplicates(focal, values)
         if frame.n <= _dense.DENSE_MAX_LABELS:
-            dense = np.zeros(values.shape[:-1] + (frame.size,))
+            dense = np.zeros(values.shape[:-1] + (frame.n_subsets,))
             dense[..., focal.astype(np.int64)] = values
             return cls._dense(dense, frame)
         return cls._sparse(focal, values, frame)
@@ -420,7 +420,7 @@ class MassFunction:
         if self._m is not None:
             return self._m
         _dense.check_dense_size(self._frame.n, self.size, what=f"{what}")
-        return _sparse.to_dense(self._focal, self._fm, self._frame.size)
+        return _sparse.to_dense(self._focal, self._fm, self._frame.n_subsets)
 
     def to_array(self, kind: str = "m") -> np.ndarray:
         """Dense representation of the given kind, shape ``batch_shape + (2**n,)``.
@@ -554,7 +554,7 @@ class MassFunction:
         if not 0 <= ax < nd:
             raise ValueError(f"axis {axis} is out of bounds for a batch of {nd} dimensions.")
         if all(mf.is_dense for mf in masses):
-            arrs = [np.broadcast_to(mf._m, shape + (frame.size,)) for mf in masses]
+            arrs = [np.broadcast_to(mf._m, shape + (frame.n_subsets,)) for mf in masses]
             return MassFunction._dense(np.stack(arrs, axis=ax), frame)
         focal, fms = _sparse.align([mf._focal_form() for mf in masses])
         arrs = [np.broadcast_to(f, shape + (focal.size,)) for f in fms]
@@ -572,7 +572,7 @@ class MassFunction:
     def _sum_over(self, masks_selector):
         """Sum of masses over the focal sets selected by a predicate on bitmasks."""
         if self._m is not None:
-            idx = masks_selector(np.arange(self._frame.size, dtype=np.uint64))
+            idx = masks_selector(np.arange(self._frame.n_subsets, dtype=np.uint64))
             return self._m[..., idx].sum(axis=-1)
         idx = masks_selector(self._focal)
         return self._fm[..., idx].sum(axis=-1)
@@ -727,8 +727,8 @@ class MassFunction:
 
     def _cardinality_weighted(self, fn):
         if self._m is not None:
-            card = _dense.cardinalities(self._frame.size)
-            w = np.zeros(self._frame.size)
+            card = _dense.cardinalities(self._frame.n_subsets)
+            w = np.zeros(self._frame.n_subsets)
             w[1:] = fn(card[1:].astype(np.float64))
             return self._m @ w
         card = _sparse.popcount(self._focal).astype(np.float64)
@@ -896,7 +896,13 @@ class MassFunction:
         return decide(self, criterion=criterion, utility=utility, loss=loss)
 
     # -- combination ------------------------------------------------------
-    def combine(self, *others: MassFunction, rule: str = "dempster", **options: Any) -> Any:
+    def combine(
+        self,
+        *others: MassFunction,
+        rule: str = "dempster",
+        weights: ArrayLike | None = None,
+        normalize: bool = False,
+    ) -> MassFunction:
         """Combine with other mass functions; see :func:`dstk.combine`.
 
         Parameters
@@ -904,9 +910,11 @@ class MassFunction:
         *others : MassFunction
             Mass functions on the same frame (batch shapes broadcast).
         rule : str, default "dempster"
-            The combination rule.
-        **options
-            Further options of :func:`dstk.combine`.
+            The combination rule, a name in :data:`dstk.RULES`.
+        weights : array_like, optional
+            Source weights for ``"average"`` (``self`` first).
+        normalize : bool, default False
+            For ``"cautious"`` only: the normalised cautious rule.
 
         Returns
         -------
@@ -915,7 +923,7 @@ class MassFunction:
         """
         from ._combination import combine
 
-        return combine([self, *others], rule=rule, **options)
+        return combine([self, *others], rule=rule, weights=weights, normalize=normalize)
 
     def __and__(self, other):
         """``m1 & m2``: unnormalised conjunctive rule (TBM)."""

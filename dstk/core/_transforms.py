@@ -67,7 +67,7 @@ def pignistic(m: MassFunction) -> np.ndarray:
         rows = _dense.as_rows(m._m)
         denom_ok = rows[:, 1:].sum(axis=1) > 0
         if np.all(denom_ok):
-            out = _t.pignistic(rows, frame.n, _dense.inverse_cardinalities(frame.size))
+            out = _t.pignistic(rows, frame.n, _dense.inverse_cardinalities(frame.n_subsets))
             out = out.reshape(m.batch_shape + (frame.n,))
     else:
         card = _sparse.popcount(m._focal).astype(np.float64)
@@ -259,7 +259,7 @@ def contextual_discount(m: MassFunction, rates: ArrayLike) -> MassFunction:
     dense = m._dense_m("contextual discounting")
     b = _dense.m_to(dense, "b")
     # b_k(C) = 1 - alpha_k + alpha_k [w_k in C]; multiply all
-    size = frame.size
+    size = frame.n_subsets
     idx = np.arange(size)
     factor = np.ones(np.broadcast_shapes(b.shape[:-1], rates.shape[:-1]) + (size,))
     for k in range(frame.n):
@@ -367,8 +367,8 @@ def condition(m: MassFunction, subset: Any, normalize: bool = True) -> MassFunct
     frame = m.frame
     a = frame.subset(subset)
     if m.is_dense:
-        idx = np.arange(frame.size, dtype=np.int64) & a
-        out = _sparse.scatter_sum(m._m, idx, frame.size)
+        idx = np.arange(frame.n_subsets, dtype=np.int64) & a
+        out = _sparse.scatter_sum(m._m, idx, frame.n_subsets)
         res = MassFunction._dense(out, frame)
     else:
         focal = m._focal & np.uint64(a)
@@ -444,7 +444,7 @@ def _nested(order, masses, frame, empty_mass=None):
     sets = np.cumsum(bits, axis=-1, dtype=np.uint64)
     batch = masses.shape[:-1]
     if frame.n <= _dense.DENSE_MAX_LABELS:
-        out = np.zeros(batch + (frame.size,))
+        out = np.zeros(batch + (frame.n_subsets,))
         np.put_along_axis(out, sets.astype(np.int64), masses, axis=-1)
         if empty_mass is not None:
             out[..., 0] = empty_mass

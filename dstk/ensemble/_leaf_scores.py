@@ -260,11 +260,11 @@ def _rescaled(pos, neg, rescale_above):
 
 
 def _degrees_pairs(rescale_above):
-    from dstk.evidence._counts import plausibility_degrees
+    from dstk.evidence._counts import _check_counts, _plausibility_degrees
 
     def degrees(pos, neg):
         pos, neg = _rescaled(pos, neg, rescale_above)
-        pi_plus, pi_minus = plausibility_degrees(pos, pos + neg, allow_fractional=True)
+        pi_plus, pi_minus = _plausibility_degrees(*_check_counts(pos, pos + neg, allow_fractional=True))
         return np.stack([pi_plus, pi_minus], axis=1)
 
     return degrees

@@ -1,7 +1,9 @@
 """Statistical evidence: belief functions from data.
 
-* :mod:`dstk.evidence._counts`: mass functions from counts (binary and
-  multi-class), Shaker & Huellermeier's plausibility degrees.
+* :func:`from_counts`: mass functions from class counts ``(..., n_classes)``
+  (binary counts ``(..., 2)`` = ``[n_negative, n_positive]``) by a model of
+  :data:`COUNT_MODELS`; :func:`plausibility_degrees` (Shaker & Huellermeier)
+  and :func:`clopper_pearson_interval`.
 * :mod:`dstk.evidence._likelihood`: likelihood-based (consonant) belief
   functions on a parameter, built-in models, profile contours.
 * :mod:`dstk.evidence._predictive`: predictive belief functions for a binary
@@ -14,11 +16,9 @@ Submodules are imported lazily so that ``import dstk.evidence`` stays cheap.
 import importlib
 
 _LAZY = {
+    "COUNT_MODELS": "dstk.evidence._counts",
     "from_counts": "dstk.evidence._counts",
-    "counts_to_mass_array": "dstk.evidence._counts",
     "plausibility_degrees": "dstk.evidence._counts",
-    "from_class_counts": "dstk.evidence._counts",
-    "class_counts_to_mass_array": "dstk.evidence._counts",
     "clopper_pearson_interval": "dstk.evidence._counts",
     "LikelihoodBeliefFunction": "dstk.evidence._likelihood",
     "BinomialLikelihood": "dstk.evidence._likelihood",

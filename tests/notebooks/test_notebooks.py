@@ -60,6 +60,11 @@ REQUIREMENTS = {
         ("dask.distributed", []),
         ("dstk.dask", []),
     ],
+    "08_diagnostics_and_conformal.ipynb": [
+        ("sklearn", []),
+        ("dstk.calibration", ["ConformalBeliefClassifier", "VennMulticlassClassifier"]),
+        ("dstk.metrics", ["corp_decomposition", "reliability_bands"]),
+    ],
 }
 
 #: every notebook in the folder is executed (one not listed above is run with no extra requirement)
