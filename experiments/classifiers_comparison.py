@@ -43,8 +43,12 @@ from dstk.classifiers import (  # noqa: E402
     EvidentialNeuralNetworkClassifier,
 )
 
-DEFAULT_DATA = os.path.normpath(os.path.join(HERE, "..", "..", "shared", "datasets"))  # /work/shared from /work/main
-DEFAULT_SETS = "australian,pima,heart,ionosphere,liver,sonar,banknote,breast_cancer,voting,tic_tac_toe,spambase"
+DEFAULT_DATA = os.path.normpath(
+    os.path.join(HERE, "..", "..", "shared", "datasets")
+)  # /work/shared from /work/main
+DEFAULT_SETS = (
+    "australian,pima,heart,ionosphere,liver,sonar,banknote,breast_cancer,voting,tic_tac_toe,spambase"
+)
 
 
 def load_dataset(folder, name):
@@ -62,7 +66,9 @@ def models():
         "EkNN": lambda: EvidentialKNNClassifier(n_neighbors=10),
         "EkNN contextual": lambda: EvidentialKNNClassifier(n_neighbors=10, discounting="contextual"),
         "k-NN (sklearn)": lambda: KNeighborsClassifier(n_neighbors=10),
-        "ENN (10 prototypes)": lambda: EvidentialNeuralNetworkClassifier(n_prototypes=10, max_iter=300, random_state=0),
+        "ENN (10 prototypes)": lambda: EvidentialNeuralNetworkClassifier(
+            n_prototypes=10, max_iter=300, random_state=0
+        ),
         "LogisticRegression": lambda: LogisticRegression(max_iter=5000),
         "MLP (16)": lambda: MLPClassifier(hidden_layer_sizes=(16,), max_iter=2000, random_state=0),
     }
@@ -138,7 +144,10 @@ def main():
         X, y = load_dataset(args.data, name)
         cv[name] = cross_validate(X, y)
         combined[name] = scenario_c(X, y)
-        print(f"done {name} ({X.shape[0]} x {X.shape[1]}) at {time.perf_counter() - start:.0f} s", file=sys.stderr)
+        print(
+            f"done {name} ({X.shape[0]} x {X.shape[1]}) at {time.perf_counter() - start:.0f} s",
+            file=sys.stderr,
+        )
     model_names = list(models())
     print("## Accuracy (5-fold CV)\n")
     print("| data | " + " | ".join(model_names) + " |")
