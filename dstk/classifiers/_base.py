@@ -91,6 +91,7 @@ class EvidentialClassifierBase(BaseEstimator):
     """Prediction methods shared by the evidential classifiers (subclasses define ``predict_mass``)."""
 
     _estimator_type = "classifier"
+    classes_: np.ndarray
 
     def predict_mass(self, X: Any) -> MassFunction:  # pragma: no cover - overridden
         raise NotImplementedError

@@ -187,10 +187,14 @@ class MassFunction:
             raise InvalidMassError("A mass function needs at least one focal set.")
         arrays = np.broadcast_arrays(*[np.asarray(v, dtype=np.float64) for v in masks.values()])
         batch_shape = arrays[0].shape
+        if frame.n <= _dense.DENSE_MAX_LABELS:
+            _dense.check_dense_size(frame.n, _dense.batch_size(batch_shape))
+        _dense.check_array_bytes(batch_shape + (len(masks),), "the masses of the focal sets")
         focal_masks = np.array(list(masks.keys()), dtype=np.uint64)
         fm = np.stack(arrays, axis=-1) if arrays else np.zeros(batch_shape + (0,))
         if validate:
-            fm = _dense.validate_masses(fm)
+            given = _dense.lowest_precision(np.asarray(v).dtype for v in focal.values())
+            fm = _dense.validate_masses(fm, input_dtype=given)
         self._frame = frame
         if frame.n <= _dense.DENSE_MAX_LABELS:
             dense = np.zeros(batch_shape + (frame.n_subsets,))
@@ -270,6 +274,7 @@ class MassFunction:
         frame = _as_frame(frame)
         if frame is None:
             raise FrameError("from_array needs a frame.")
+        given = np.asarray(values).dtype
         values = np.asarray(values, dtype=np.float64)
         if values.ndim == 0 or values.shape[-1] != frame.n_subsets:
             raise ValueError(
@@ -283,7 +288,12 @@ class MassFunction:
             raise InvalidMassError(f"The {kind} values contain NaN or infinite entries.")
         m = _dense.to_m(values, kind)  # always a new array
         if validate:
-            m = _dense.validate_masses(m, what="masses" if kind == "m" else f"masses obtained from `{kind}`")
+            m = _dense.validate_masses(
+                m,
+                what="masses" if kind == "m" else f"masses obtained from `{kind}`",
+                input_dtype=given,
+                transformed=kind != "m",
+            )
         return cls._dense(m, frame)
 
     @classmethod
@@ -325,13 +335,16 @@ class MassFunction:
         if ints and (min(ints) < 0 or max(ints) > frame.full):
             raise FrameError(f"Some focal set bitmasks are outside {frame!r} (valid: 0 .. {frame.full}).")
         focal = np.array(ints, dtype=np.uint64)
+        given = np.asarray(masses).dtype
         values = np.asarray(masses, dtype=np.float64)
         if values.shape[-1:] != focal.shape:
             raise ValueError(
                 f"`masses` must end with an axis of length F = {focal.size}; got shape {values.shape}."
             )
+        if frame.n <= _dense.DENSE_MAX_LABELS:
+            _dense.check_dense_size(frame.n, _dense.batch_size(values.shape[:-1]))
         if validate:
-            values = _dense.validate_masses(values)
+            values = _dense.validate_masses(values, input_dtype=given)
         focal, values = _sparse.merge_duplicates(focal, values)
         if frame.n <= _dense.DENSE_MAX_LABELS:
             dense = np.zeros(values.shape[:-1] + (frame.n_subsets,))
@@ -361,6 +374,7 @@ class MassFunction:
         array([0., 0., 0., 1.])
         """
         frame = _as_frame(frame)
+        _dense.check_batch(frame.n, batch_shape, "MassFunction.vacuous")
         return cls.from_focal_sets([frame.full], np.ones(tuple(batch_shape) + (1,)), frame, validate=False)
 
     @classmethod
@@ -389,6 +403,7 @@ class MassFunction:
         array([0., 0., 1., 0.])
         """
         frame = _as_frame(frame)
+        _dense.check_batch(frame.n, batch_shape, "MassFunction.categorical")
         return cls.from_focal_sets(
             [frame.subset(subset)], np.ones(tuple(batch_shape) + (1,)), frame, validate=False
         )

@@ -234,7 +234,8 @@ def test_dataframe_input_records_feature_names():
     frame = pd.DataFrame(X, columns=["a", "b"])
     clf = EvidentialKNNClassifier(n_neighbors=3).fit(frame, y)
     assert list(clf.feature_names_in_) == ["a", "b"]
-    np.testing.assert_allclose(clf.predict_proba(frame), clf.predict_proba(X))
+    with pytest.warns(UserWarning, match="feature names"):
+        np.testing.assert_allclose(clf.predict_proba(frame), clf.predict_proba(X))
     with pytest.raises(ValueError, match="feature names"):
         clf.predict(frame[["b", "a"]])
 

@@ -128,13 +128,17 @@ def test_dempster_and_cautious_multiclass_brute_force(seed, n_classes):
     weights = np.min([_weights_brute(m) for m in leaf_masses], axis=0)
     cautious = _from_weights_brute(weights)
     for method, expected in (("dempster", dempster), ("cautious", cautious)):
-        got = combine_leaves_to_mass(
-            counts, combiner=method, normalize=False, model="imprecise_dirichlet"
-        ).to_array()[0]
+        got = (
+            combine_leaves_to_mass(counts, combiner=method, normalize=False, model="imprecise_dirichlet")
+            .to_array()
+            .to_array()[0]
+        )
         assert np.allclose(got, expected, atol=1e-12), method
-        normalized = combine_leaves_to_mass(counts, combiner=method, model="imprecise_dirichlet").to_array()[
-            0
-        ]
+        normalized = (
+            combine_leaves_to_mass(counts, combiner=method, model="imprecise_dirichlet")
+            .to_array()
+            .to_array()[0]
+        )
         assert np.allclose(normalized[1:], expected[1:] / expected[1:].sum(), atol=1e-12)
         score = combine_leaves(counts, combiner=method, model="imprecise_dirichlet")[0]
         singletons = expected[[2**k for k in range(n_classes)]]
@@ -152,10 +156,18 @@ def test_binary_plausibility_rules_match_brute_force_and_core():
         expected = leaf[i, 0]
         for t in range(1, 7):
             expected = _conjunctive_brute(expected, leaf[i, t])
-        got = combine_leaves_to_mass(counts[i : i + 1], combiner="dempster", normalize=False).to_array()[0]
+        got = (
+            combine_leaves_to_mass(counts[i : i + 1], combiner="dempster", normalize=False)
+            .to_array()
+            .to_array()[0]
+        )
         assert np.allclose(got, expected, atol=1e-12)
         weights = np.min([_weights_brute(m) for m in leaf[i]], axis=0)
-        got = combine_leaves_to_mass(counts[i : i + 1], combiner="cautious", normalize=False).to_array()[0]
+        got = (
+            combine_leaves_to_mass(counts[i : i + 1], combiner="cautious", normalize=False)
+            .to_array()
+            .to_array()[0]
+        )
         assert np.allclose(got, _from_weights_brute(weights), atol=1e-12)
     core = pytest.importorskip("dstk.core._combination")
     from dstk.core._frame import Frame
@@ -164,10 +176,12 @@ def test_binary_plausibility_rules_match_brute_force_and_core():
     masses = MassFunction.from_array(leaf, Frame((0, 1)))
     for rule, method in (("conjunctive", "dempster"), ("cautious", "cautious")):
         expected = core.combine(masses, rule=rule, axis=1).to_array("m")
-        got = combine_leaves_to_mass(counts, combiner=method, normalize=False).to_array()
+        got = combine_leaves_to_mass(counts, combiner=method, normalize=False).to_array().to_array()
         assert np.allclose(got, expected, atol=1e-10), rule
     expected = core.combine(masses, rule="dempster", axis=1).to_array("m")
-    assert np.allclose(combine_leaves_to_mass(counts, combiner="dempster").to_array(), expected, atol=1e-10)
+    assert np.allclose(
+        combine_leaves_to_mass(counts, combiner="dempster").to_array().to_array(), expected, atol=1e-10
+    )
 
 
 def _keyed(masses):
@@ -235,16 +249,22 @@ def test_cautious_idempotent_and_commutative(leaves):
     counts = np.array([leaves])
     doubled = np.concatenate([counts, counts], axis=1)
     reversed_ = counts[:, ::-1]
-    a = combine_leaves_to_mass(counts, combiner="cautious", normalize=False).to_array()
+    a = combine_leaves_to_mass(counts, combiner="cautious", normalize=False).to_array().to_array()
     assert np.allclose(
-        combine_leaves_to_mass(doubled, combiner="cautious", normalize=False).to_array(), a, atol=1e-12
+        combine_leaves_to_mass(doubled, combiner="cautious", normalize=False).to_array().to_array(),
+        a,
+        atol=1e-12,
     )
     assert np.allclose(
-        combine_leaves_to_mass(reversed_, combiner="cautious", normalize=False).to_array(), a, atol=1e-12
+        combine_leaves_to_mass(reversed_, combiner="cautious", normalize=False).to_array().to_array(),
+        a,
+        atol=1e-12,
     )
-    d = combine_leaves_to_mass(counts, combiner="dempster", normalize=False).to_array()
+    d = combine_leaves_to_mass(counts, combiner="dempster", normalize=False).to_array().to_array()
     assert np.allclose(
-        combine_leaves_to_mass(reversed_, combiner="dempster", normalize=False).to_array(), d, atol=1e-12
+        combine_leaves_to_mass(reversed_, combiner="dempster", normalize=False).to_array().to_array(),
+        d,
+        atol=1e-12,
     )
     assert np.all(a >= -1e-12) and np.isclose(a.sum(), 1.0)
 
@@ -314,10 +334,26 @@ def test_multiclass_binary_only_methods_raise():
         combine_leaves(counts, combiner="cautious", floor=1e-5)
 
 
-def test_cautious_dogmatic_without_floor():
-    counts = np.array([[[0, 2000], [5, 1]]])
+def test_large_pure_leaves_work_with_default_settings():
+    # m(frame) of a pure leaf of 2,000 samples is about 2**-2000: 0 in float64 without the automatic rescale
+    counts = np.array([[[0, 2000], [5, 1]], [[0, 2000], [3000, 0]], [[0, 1100], [1, 1]]])
+    for method in ("cautious", "dempster"):
+        score = combine_leaves(counts, combiner=method)
+        proba = combine_leaves_proba(counts, combiner=method)
+        assert np.isfinite(score).all() and np.isfinite(proba).all()
+        assert proba[0, 1] > 0.99 and proba[2, 1] > 0.99
+    # the rescaled leaf is the plausibility model on counts divided by a power of two
+    from dstk.ensemble._combiners import _representable_plausibility_rows
+
+    rows = _representable_plausibility_rows(np.array([[0.0, 2000.0], [0.0, 100.0]]))
+    divisor = 2.0 ** np.arange(12)
+    candidates = leaf_plausibility_mass(2000.0 / divisor, np.zeros(12))
+    first = np.flatnonzero(candidates[:, 3] >= 2.0**-1000)[0]
+    assert divisor[first] > 1 and np.array_equal(rows[0], candidates[first, 1:])
+    assert np.array_equal(rows[1], leaf_plausibility_mass([100.0], [0.0])[0, 1:])  # small leaves untouched
+    # an explicit rescale_above keeps the model on the given counts: the dogmatic leaf is reported
     with pytest.raises(DogmaticError, match="floor"):
-        combine_leaves(counts, combiner="cautious")
+        combine_leaves(np.array([[[0, 2000], [5, 1]]]), combiner="cautious", rescale_above=5000)
     assert np.isfinite(combine_leaves(counts, combiner="cautious", floor=1e-5)).all()
 
 
@@ -375,7 +411,7 @@ def test_counts_beyond_the_table_range_are_combined_as_floats():
 
 def test_no_mass_for_probability_methods():
     with pytest.raises(ValueError, match="no mass function"):
-        combine_leaves_to_mass(np.ones((1, 2, 2), dtype=int), combiner="eva").to_array()
+        combine_leaves_to_mass(np.ones((1, 2, 2), dtype=int), combiner="eva").to_array().to_array()
 
 
 def test_parse_and_threshold():
@@ -389,7 +425,7 @@ def test_parse_and_threshold():
 
 def test_plausibility_average_mass_and_proba():
     counts = np.array([[[0, 2], [1, 0], [2, 2]]])
-    mass = combine_leaves_to_mass(counts, combiner="plausibility").to_array()
+    mass = combine_leaves_to_mass(counts, combiner="plausibility").to_array().to_array()
     leaf = leaf_plausibility_mass(counts[..., 1], counts[..., 0])
     assert np.allclose(mass, leaf.mean(axis=1))
     proba = combine_leaves_proba(counts, combiner="plausibility")
