@@ -106,14 +106,16 @@ def main():
 
     start = time.perf_counter()
     combination()
-    print(f"\nclosed-form combination alone ({args.n_test} x {k} neighbours): {time.perf_counter() - start:.3f} s")
+    print(
+        f"\nclosed-form combination alone ({args.n_test} x {k} neighbours): {time.perf_counter() - start:.3f} s"
+    )
 
     Xs, ys = X[:10_000], y[:10_000]
     times = interleaved(
         {
-            "KNeighborsClassifier fit + LOO kneighbors": lambda: KNeighborsClassifier(n_neighbors=k)
-            .fit(Xs, ys)
-            .kneighbors(),
+            "KNeighborsClassifier fit + LOO kneighbors": lambda: (
+                KNeighborsClassifier(n_neighbors=k).fit(Xs, ys).kneighbors()
+            ),
             "EvidentialKNNClassifier fit (gamma learned)": lambda: EvidentialKNNClassifier(n_neighbors=k).fit(
                 Xs, ys
             ),

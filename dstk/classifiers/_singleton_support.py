@@ -53,7 +53,11 @@ def _log1m(x):
 
 
 def combine_singleton_supports(
-    support: np.ndarray, *, labels: np.ndarray | None = None, membership: np.ndarray | None = None, n_classes: int
+    support: np.ndarray,
+    *,
+    labels: np.ndarray | None = None,
+    membership: np.ndarray | None = None,
+    n_classes: int,
 ) -> SingletonCombination:
     """Combine by Dempster's rule the mass functions ``m_i({w_q}) = u_iq s_i``, ``m_i(Omega) = 1 - s_i``.
 
@@ -78,7 +82,9 @@ def combine_singleton_supports(
     if labels is not None:
         # log q({w_q}) = sum over the sources of another class of log(1 - s_i)
         cells = (np.arange(n)[:, None] * n_classes + labels).ravel()
-        within = np.bincount(cells, weights=log_frame_terms.ravel(), minlength=n * n_classes).reshape(n, n_classes)
+        within = np.bincount(cells, weights=log_frame_terms.ravel(), minlength=n * n_classes).reshape(
+            n, n_classes
+        )
         log_a = log_b[:, None] - within
         log_ratio = within  # log b - log a_q
     else:

@@ -7,14 +7,14 @@ from scipy.optimize import approx_fprime, lsq_linear
 
 pytest.importorskip("sklearn")
 
-from sklearn.datasets import load_breast_cancer, load_iris  # noqa: E402
-from sklearn.linear_model import LogisticRegression  # noqa: E402
-from sklearn.naive_bayes import GaussianNB  # noqa: E402
-from sklearn.tree import DecisionTreeClassifier  # noqa: E402
+from sklearn.datasets import load_breast_cancer, load_iris
+from sklearn.linear_model import LogisticRegression
+from sklearn.naive_bayes import GaussianNB
+from sklearn.tree import DecisionTreeClassifier
 
-from dstk import Frame, MassFunction, combine  # noqa: E402
-from dstk.classifiers import ContextualDiscountingCombiner, EvidentialKNNClassifier  # noqa: E402
-from dstk.classifiers._combiner import joint_contextual_rates, separate_contextual_rates  # noqa: E402
+from dstk import Frame, MassFunction, combine
+from dstk.classifiers import ContextualDiscountingCombiner, EvidentialKNNClassifier
+from dstk.classifiers._combiner import joint_contextual_rates, separate_contextual_rates
 
 
 def test_separate_rates_solve_the_bounded_least_squares_problem():
@@ -59,7 +59,7 @@ def test_joint_gradient_matches_finite_differences():
     finally:
         optimize.minimize = original
     fun = captured["fun"]
-    loss, grad = fun(start.ravel())
+    _, grad = fun(start.ravel())
     numeric = approx_fprime(start.ravel(), lambda x: fun(x)[0], 1e-7)
     np.testing.assert_allclose(grad, numeric, rtol=1e-5, atol=1e-8)
 
@@ -76,9 +76,7 @@ def test_joint_rates_do_not_increase_the_combined_error():
 
         _, validation = train_test_split(np.arange(y.size), test_size=0.3, stratify=y, random_state=0)
         indicators = (y[validation][:, None] == c.classes_).astype(float)
-        contours = [
-            c._source_mass(e, X[validation]) @ c._membership() for e in c.estimators_
-        ]
+        contours = [c._source_mass(e, X[validation]) @ c._membership() for e in c.estimators_]
         product = np.prod([p + r * (1 - p) for p, r in zip(contours, c.rates_)], axis=0)
         return ((product - indicators) ** 2).sum()
 

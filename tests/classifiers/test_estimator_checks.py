@@ -13,17 +13,19 @@ import pytest
 
 pytest.importorskip("sklearn")
 
-from sklearn.linear_model import LogisticRegression  # noqa: E402
-from sklearn.naive_bayes import GaussianNB  # noqa: E402
-from sklearn.utils.estimator_checks import parametrize_with_checks  # noqa: E402
+from sklearn.linear_model import LogisticRegression
+from sklearn.naive_bayes import GaussianNB
+from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from dstk.classifiers import (  # noqa: E402
+from dstk.classifiers import (
     ContextualDiscountingCombiner,
     EvidentialKNNClassifier,
     EvidentialNeuralNetworkClassifier,
 )
 
-UNFITTED = "dstk's NotFittedError does not derive from scikit-learn's (import dstk never imports scikit-learn)"
+UNFITTED = (
+    "dstk's NotFittedError does not derive from scikit-learn's (import dstk never imports scikit-learn)"
+)
 
 ESTIMATORS = [
     EvidentialKNNClassifier(n_neighbors=3),

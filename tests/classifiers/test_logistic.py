@@ -6,15 +6,15 @@ import pytest
 
 pytest.importorskip("sklearn")
 
-from sklearn.datasets import load_breast_cancer, load_iris, load_wine  # noqa: E402
-from sklearn.linear_model import LogisticRegression  # noqa: E402
-from sklearn.neural_network import MLPClassifier  # noqa: E402
-from sklearn.pipeline import make_pipeline  # noqa: E402
-from sklearn.preprocessing import StandardScaler  # noqa: E402
-from sklearn.tree import DecisionTreeClassifier  # noqa: E402
+from sklearn.datasets import load_breast_cancer, load_iris, load_wine
+from sklearn.linear_model import LogisticRegression
+from sklearn.neural_network import MLPClassifier
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+from sklearn.tree import DecisionTreeClassifier
 
-from dstk import Frame, MassFunction, combine  # noqa: E402
-from dstk.classifiers import logistic_evidence  # noqa: E402
+from dstk import Frame, MassFunction, combine
+from dstk.classifiers import logistic_evidence
 
 
 def _scaled(loader):
@@ -62,7 +62,9 @@ def test_masses_are_the_dempster_combination_of_the_feature_evidence(loader):
             plus = np.maximum(w[row, :, k], 0).sum()
             minus = np.maximum(-w[row, :, k], 0).sum()
             for focus, weight in ((1 << k, plus), (full ^ (1 << k), minus)):
-                sources.append(MassFunction.from_focal_sets([focus, full], [1 - np.exp(-weight), np.exp(-weight)], frame))
+                sources.append(
+                    MassFunction.from_focal_sets([focus, full], [1 - np.exp(-weight), np.exp(-weight)], frame)
+                )
         expected = combine(sources, rule="dempster").to_array()
         np.testing.assert_allclose(m.to_array()[row], expected, atol=1e-10)
 
@@ -74,7 +76,9 @@ def test_least_committed_parameters():
     _, w = logistic_evidence(model, X, reference=X, return_contributions=True)
     scores = model.decision_function(X)
     np.testing.assert_allclose(w.sum(axis=1), scores - scores.mean(axis=1, keepdims=True), atol=1e-9)
-    _, w_mean = logistic_evidence(model, X.mean(axis=0, keepdims=True), reference=X, return_contributions=True)
+    _, w_mean = logistic_evidence(
+        model, X.mean(axis=0, keepdims=True), reference=X, return_contributions=True
+    )
     np.testing.assert_allclose(w_mean[0], np.broadcast_to(w_mean[0, :1], w_mean[0].shape), atol=1e-12)
 
 

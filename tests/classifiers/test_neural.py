@@ -7,15 +7,15 @@ from scipy.optimize import approx_fprime
 
 pytest.importorskip("sklearn")
 
-from sklearn.datasets import load_iris, load_wine  # noqa: E402
-from sklearn.linear_model import LogisticRegression  # noqa: E402
-from sklearn.model_selection import train_test_split  # noqa: E402
-from sklearn.neural_network import MLPClassifier  # noqa: E402
-from sklearn.preprocessing import StandardScaler  # noqa: E402
+from sklearn.datasets import load_iris, load_wine
+from sklearn.linear_model import LogisticRegression
+from sklearn.model_selection import train_test_split
+from sklearn.neural_network import MLPClassifier
+from sklearn.preprocessing import StandardScaler
 
-from dstk import Frame, MassFunction, combine  # noqa: E402
-from dstk.classifiers import EvidentialNeuralNetworkClassifier  # noqa: E402
-from dstk.classifiers._neural import _network_loss  # noqa: E402
+from dstk import Frame, MassFunction, combine
+from dstk.classifiers import EvidentialNeuralNetworkClassifier
+from dstk.classifiers._neural import _network_loss
 
 # short runs (max_iter=1, 50) stop before convergence on purpose
 pytestmark = pytest.mark.filterwarnings("ignore::dstk.exceptions.ConvergenceWarning")
