@@ -65,7 +65,7 @@ def test_likelihood_with_platt_targets_and_interpolation():
     assert cal.interpolation_degree_ is not None
     test = np.linspace(-6, 6, 13)
     np.testing.assert_allclose(cal.predict_mass_array(test), cal.predict_mass_exact(test), atol=1e-7)
-    ref = reference_masses(0.8, scores, cal._targets, cal.theta_, cal.max_log_likelihood_)
+    ref = reference_masses(0.8, scores, cal._logistic._targets, cal.theta_, cal.max_log_likelihood_)
     np.testing.assert_allclose(cal.predict_mass_array([0.8])[0], ref, atol=1e-6)
     exact_only = LogisticCalibrator(interpolation=None).fit(scores, y)
     assert exact_only.interpolation_degree_ is None
@@ -140,7 +140,7 @@ def test_separable_scores():
     assert np.all(np.isfinite(cal.theta_)) and cal.theta_[1] < 0
     masses = cal.predict_mass_array(np.array([-2.0, 0.0, 2.0]))
     assert np.all(np.isfinite(masses)) and np.all(masses[:, 3] > 0)  # ignorance remains
-    ref = reference_masses(0.0, scores, cal._targets, cal.theta_, cal.max_log_likelihood_, cal.covariance_)
+    ref = reference_masses(0.0, scores, cal._logistic._targets, cal.theta_, cal.max_log_likelihood_, cal.covariance_)
     np.testing.assert_allclose(masses[1], ref, atol=1e-6)
 
 
