@@ -5,7 +5,7 @@
 * :func:`venn_abers_table`: IVAP values p0 / p1 for every insertion slot of a test score.
 * :func:`logistic_profile_masses`: predictive masses of the logistic profile-likelihood
   contour (Xu et al. 2016, Eqs. 22-23 and 40), Gauss-Legendre panels on each side of tau_hat.
-* :func:`logistic_profile_contour`: the profile contour pl(tau; s) itself (Eq. 40).
+* :func:`logistic_profile_log_contour`: the log profile contour log pl(eta; s) itself (Eq. 40).
 * :func:`chebyshev_clenshaw`: evaluation of Chebyshev series (Clenshaw's recurrence).
 * :func:`gauss_compress`: Gauss rules of runs of weighted points (compressed likelihoods).
 
@@ -23,7 +23,7 @@ __all__ = [
     "isotonic_envelope",
     "venn_abers_table",
     "logistic_profile_masses",
-    "logistic_profile_contour",
+    "logistic_profile_log_contour",
     "chebyshev_clenshaw",
     "gauss_compress",
     "lookup_masses",
@@ -252,7 +252,17 @@ def _expit(x):
 
 @njit(cache=True)
 def _side_integral(
-    eta_hat, sigma, direction, slope_hat, slope_per_eta, centred, targets, weights, max_loglik, nodes, qweights
+    eta_hat,
+    sigma,
+    direction,
+    slope_hat,
+    slope_per_eta,
+    centred,
+    targets,
+    weights,
+    max_loglik,
+    nodes,
+    qweights,
 ):
     """(int pl w, int (1 - pl) w) d eta from eta_hat toward direction * infinity, w = tau (1 - tau).
 
@@ -356,10 +366,30 @@ def logistic_profile_masses(test_scores, calibration_scores, targets, weights, t
             sigma = 1e-6
         # tau in [0, tau_hat] <-> eta in [eta_hat, +inf)
         plausible_one, mass_one = _side_integral(
-            eta_hat, sigma, 1.0, theta[1], slope_per_eta, centred, targets, weights, max_loglik, nodes, qweights
+            eta_hat,
+            sigma,
+            1.0,
+            theta[1],
+            slope_per_eta,
+            centred,
+            targets,
+            weights,
+            max_loglik,
+            nodes,
+            qweights,
         )
         plausible_zero, mass_zero = _side_integral(
-            eta_hat, sigma, -1.0, theta[1], slope_per_eta, centred, targets, weights, max_loglik, nodes, qweights
+            eta_hat,
+            sigma,
+            -1.0,
+            theta[1],
+            slope_per_eta,
+            centred,
+            targets,
+            weights,
+            max_loglik,
+            nodes,
+            qweights,
         )
         mass_frame = plausible_one + plausible_zero
         total = mass_zero + mass_one + mass_frame
@@ -370,23 +400,21 @@ def logistic_profile_masses(test_scores, calibration_scores, targets, weights, t
 
 
 @njit(cache=True)
-def logistic_profile_contour(score, taus, calibration_scores, targets, weights, theta, covariance, max_loglik):
-    """Profile contour pl(tau; s) of Eq. 40 at each tau (0 at tau in {0, 1}, Eq. 35)."""
-    out = np.zeros(taus.shape[0])
+def logistic_profile_log_contour(
+    score, etas, calibration_scores, targets, weights, theta, covariance, max_loglik
+):
+    """log pl(eta; s) of Eq. 40 at each eta = ln(1/tau - 1): the profile maximum minus the maximum."""
+    out = np.zeros(etas.shape[0])
     centred = calibration_scores - score
     eta_hat = theta[0] + theta[1] * score
     variance = covariance[0, 0] + 2.0 * score * covariance[0, 1] + score * score * covariance[1, 1]
     slope_per_eta = (covariance[1, 0] + score * covariance[1, 1]) / variance if variance > 1e-30 else 0.0
-    for j in range(taus.shape[0]):
-        tau = taus[j]
-        if tau <= 0.0 or tau >= 1.0:
-            out[j] = 0.0
-            continue
-        eta = math.log1p(-tau) - math.log(tau)  # ln(1/tau - 1)
+    for j in range(etas.shape[0]):
+        eta = etas[j]
         guess = theta[1] + slope_per_eta * (eta - eta_hat)
         loglik, _slope, _d_eta, _derivative_slope = _profile_at(eta, guess, centred, targets, weights)
         log_pl = loglik - max_loglik
-        out[j] = math.exp(log_pl) if log_pl < 0.0 else 1.0
+        out[j] = log_pl if log_pl < 0.0 else 0.0
     return out
 
 

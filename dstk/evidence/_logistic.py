@@ -24,7 +24,7 @@ from scipy import special
 
 from .._kernels.calibration import (
     gauss_compress,
-    logistic_profile_contour,
+    logistic_profile_log_contour,
     logistic_profile_masses,
 )
 from ..exceptions import ConvergenceWarning
@@ -330,7 +330,9 @@ class ScoreLogistic:
             weights = np.concatenate(weights)
             if nodes.size >= self._z.size:
                 nodes, targets, weights = self._z, self._targets, self._weight
-            nodes, targets, weights = (np.ascontiguousarray(a, dtype=np.float64) for a in (nodes, targets, weights))
+            nodes, targets, weights = (
+                np.ascontiguousarray(a, dtype=np.float64) for a in (nodes, targets, weights)
+            )
             eta = self.alpha[0] + self.alpha[1] * nodes
             # the maximum of the compressed log-likelihood (equal to the exact one up to rounding)
             log_likelihood = -float(
@@ -363,12 +365,12 @@ class ScoreLogistic:
             log_likelihood,
         )
 
-    def contour(self, z, tau):
-        """Profile contour pl(tau; s) (Eq. 40) at one standardised score ``z``, for each tau."""
+    def log_contour_eta(self, z, eta):
+        """log pl(eta; s) (Eq. 40 in eta = ln(1/tau - 1)) at one standardised score ``z``, for each eta."""
         nodes, targets, weights, log_likelihood = self._data()
-        return logistic_profile_contour(
+        return logistic_profile_log_contour(
             float(z),
-            np.ascontiguousarray(tau, dtype=np.float64),
+            np.ascontiguousarray(eta, dtype=np.float64).reshape(-1),
             nodes,
             targets,
             weights,
@@ -376,3 +378,13 @@ class ScoreLogistic:
             self.alpha_covariance,
             log_likelihood,
         )
+
+    def contour(self, z, tau):
+        """Profile contour pl(tau; s) (Eq. 40) at one standardised score ``z``; 0 at tau in {0, 1} (Eq. 35)."""
+        tau = np.asarray(tau, dtype=np.float64)
+        out = np.zeros(tau.shape)
+        inside = (tau > 0.0) & (tau < 1.0)
+        if inside.any():
+            t = tau[inside]
+            out[inside] = np.exp(self.log_contour_eta(z, np.log1p(-t) - np.log(t)))
+        return out
