@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..._kernels.probabilistic_calibration import pool_adjacent_violators
+from ..._kernels.calibration import pool_adjacent_violators
 from ..._validation import check_scores
 from ._base import BinaryProbabilisticCalibrator
 
@@ -66,7 +66,9 @@ def isotonic_fit(
     thresholds, inverse = np.unique(s, return_inverse=True)
     pooled_weight = np.bincount(inverse, weights=w)
     pooled_target = np.bincount(inverse, weights=w * t) / pooled_weight
-    values = pool_adjacent_violators(pooled_target, pooled_weight)
+    starts, block_sums, block_weights = pool_adjacent_violators(pooled_target * pooled_weight, pooled_weight)
+    lengths = np.diff(np.append(starts, thresholds.size))
+    values = np.repeat(block_sums / block_weights, lengths)
     return thresholds, values
 
 

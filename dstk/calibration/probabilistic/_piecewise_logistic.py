@@ -6,7 +6,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ._base import BinaryProbabilisticCalibrator
-from ._logistic import fit_logistic, sigmoid
+from ...evidence._logistic import fit_logistic, sigmoid
 
 __all__ = ["PiecewiseLogisticCalibrator", "hat_basis"]
 
