@@ -111,16 +111,36 @@ def isotonic_envelope(belief, plausibility):
 
 
 @njit(cache=True)
-def _pav_value_at(sums, weights, position):
-    """Isotonic (PAV) fit of (sums, weights) evaluated at index ``position``."""
-    starts, block_sums, block_weights = pool_adjacent_violators(sums, weights)
-    j = np.searchsorted(starts, position, side="right") - 1
-    return block_sums[j] / block_weights[j]
+def _merge_into_block(
+    block_sum,
+    block_weight,
+    left,
+    right,
+    left_sum,
+    left_weight,
+    left_prev,
+    right_sum,
+    right_weight,
+    right_next,
+):
+    """Merge a middle block with the blocks of a prefix PAV (left) and a suffix PAV (right) until isotonic."""
+    while True:
+        # left neighbour's mean >= the block's mean (cross-multiplied, weights > 0): a violation
+        if left >= 0 and left_sum[left] * block_weight >= block_sum * left_weight[left]:
+            block_sum += left_sum[left]
+            block_weight += left_weight[left]
+            left = left_prev[left]
+        elif right >= 0 and block_sum * right_weight[right] >= right_sum[right] * block_weight:
+            block_sum += right_sum[right]
+            block_weight += right_weight[right]
+            right = right_next[right]
+        else:
+            return block_sum / block_weight
 
 
 @njit(cache=True)
 def venn_abers_table(sums, weights):
-    """Inductive Venn-ABERS values for every position of a new score.
+    """Inductive Venn-ABERS values for every position of a new score, in O(K + merges).
 
     ``sums``/``weights`` aggregate the calibration labels by sorted unique score
     u_0 < ... < u_{K-1}.  A test score either falls strictly between two unique
@@ -129,36 +149,94 @@ def venn_abers_table(sums, weights):
     Returns ``(gap_p0, gap_p1, tie_p0, tie_p1)`` of lengths K+1, K+1, K, K: the
     isotonic fit at the test point after adding it with label 0 (p0) or 1 (p1)
     (Vovk & Petej 2014, Algorithm 1).
+
+    Notes
+    -----
+    PAV blocks never split when data are appended, so the isotonic fit of
+    (prefix, new point, suffix) is found by merging the new point's block with
+    the last blocks of the prefix's PAV and the first blocks of the suffix's
+    PAV while they violate the order.  One left-to-right and one
+    right-to-left PAV sweep store every prefix and suffix solution as
+    persistent linked lists of blocks (one node per unique score, the merged
+    node keeps a pointer to the block below), so each query costs the number
+    of blocks it absorbs -- one or two in practice, since a single point
+    barely moves the mean of its neighbours.
     """
     k = sums.shape[0]
+    left_sum = np.empty(k)
+    left_weight = np.empty(k)
+    left_prev = np.empty(k, dtype=np.int64)
+    left_top = np.empty(k + 1, dtype=np.int64)  # top block of the PAV of the first g unique scores
+    left_top[0] = -1
+    for i in range(k):
+        block_sum = sums[i]
+        block_weight = weights[i]
+        below = left_top[i]
+        while below >= 0 and left_sum[below] * block_weight >= block_sum * left_weight[below]:
+            block_sum += left_sum[below]
+            block_weight += left_weight[below]
+            below = left_prev[below]
+        left_sum[i] = block_sum
+        left_weight[i] = block_weight
+        left_prev[i] = below
+        left_top[i + 1] = i
+    right_sum = np.empty(k)
+    right_weight = np.empty(k)
+    right_next = np.empty(k, dtype=np.int64)
+    right_first = np.empty(k + 1, dtype=np.int64)  # first block of the PAV of the unique scores g..K-1
+    right_first[k] = -1
+    for i in range(k - 1, -1, -1):
+        block_sum = sums[i]
+        block_weight = weights[i]
+        above = right_first[i + 1]
+        while above >= 0 and block_sum * right_weight[above] >= right_sum[above] * block_weight:
+            block_sum += right_sum[above]
+            block_weight += right_weight[above]
+            above = right_next[above]
+        right_sum[i] = block_sum
+        right_weight[i] = block_weight
+        right_next[i] = above
+        right_first[i] = i
     gap_p0 = np.empty(k + 1)
     gap_p1 = np.empty(k + 1)
     tie_p0 = np.empty(k)
     tie_p1 = np.empty(k)
-    extended_sums = np.empty(k + 1)
-    extended_weights = np.empty(k + 1)
     for g in range(k + 1):
-        for i in range(g):
-            extended_sums[i] = sums[i]
-            extended_weights[i] = weights[i]
-        for i in range(g, k):
-            extended_sums[i + 1] = sums[i]
-            extended_weights[i + 1] = weights[i]
-        extended_weights[g] = 1.0
-        extended_sums[g] = 0.0
-        gap_p0[g] = _pav_value_at(extended_sums, extended_weights, g)
-        extended_sums[g] = 1.0
-        gap_p1[g] = _pav_value_at(extended_sums, extended_weights, g)
-    tied_sums = sums.copy()
-    tied_weights = weights.copy()
+        left = left_top[g]
+        right = right_first[g]
+        gap_p0[g] = _merge_into_block(
+            0.0, 1.0, left, right, left_sum, left_weight, left_prev, right_sum, right_weight, right_next
+        )
+        gap_p1[g] = _merge_into_block(
+            1.0, 1.0, left, right, left_sum, left_weight, left_prev, right_sum, right_weight, right_next
+        )
     for j in range(k):
-        tied_weights[j] = weights[j] + 1.0
-        tied_sums[j] = sums[j]
-        tie_p0[j] = _pav_value_at(tied_sums, tied_weights, j)
-        tied_sums[j] = sums[j] + 1.0
-        tie_p1[j] = _pav_value_at(tied_sums, tied_weights, j)
-        tied_sums[j] = sums[j]
-        tied_weights[j] = weights[j]
+        left = left_top[j]
+        right = right_first[j + 1]
+        tie_p0[j] = _merge_into_block(
+            sums[j],
+            weights[j] + 1.0,
+            left,
+            right,
+            left_sum,
+            left_weight,
+            left_prev,
+            right_sum,
+            right_weight,
+            right_next,
+        )
+        tie_p1[j] = _merge_into_block(
+            sums[j] + 1.0,
+            weights[j] + 1.0,
+            left,
+            right,
+            left_sum,
+            left_weight,
+            left_prev,
+            right_sum,
+            right_weight,
+            right_next,
+        )
     return gap_p0, gap_p1, tie_p0, tie_p1
 
 
