@@ -620,12 +620,23 @@ def lookup_masses(scores, thresholds, table):
     """Row of ``table`` of each score's bin: bin j holds thresholds[j-1] < s <= thresholds[j].
 
     Same result as ``table[np.searchsorted(thresholds, scores, side="left")]``,
-    fused into one pass (binary search per score).
+    fused into one pass: the bin index is the number of thresholds below the
+    score, counted without branches (vectorised) for up to 256 thresholds, by
+    binary search beyond.
     """
     n = scores.shape[0]
     k = table.shape[1]
     m = thresholds.shape[0]
     out = np.empty((n, k))
+    if m <= 256:
+        for i in range(n):
+            s = scores[i]
+            low = 0
+            for j in range(m):
+                low += thresholds[j] < s
+            for c in range(k):
+                out[i, c] = table[low, c]
+        return out
     for i in range(n):
         s = scores[i]
         low = 0

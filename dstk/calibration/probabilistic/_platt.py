@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._base import BinaryProbabilisticCalibrator
 from ...evidence._logistic import fit_logistic, sigmoid, standardize_scores
+from ._base import BinaryProbabilisticCalibrator
 
 __all__ = ["PlattCalibrator"]
 
