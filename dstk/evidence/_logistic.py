@@ -271,8 +271,9 @@ class ScoreLogistic:
         ridge = 1e-12 * (np.trace(information) + 1e-300)
         covariance = np.linalg.inv(information + ridge * np.eye(2))
         transform = np.array([[1.0, -centre / scale], [0.0, 1.0 / scale]])
-        theta = transform @ alpha
-        theta_covariance = transform @ covariance @ transform.T
+        with np.errstate(over="ignore", invalid="ignore"):  # checked just below
+            theta = transform @ alpha
+            theta_covariance = transform @ covariance @ transform.T
         if not (
             np.all(np.isfinite(alpha))
             and math.isfinite(objective)
