@@ -27,7 +27,8 @@ pairs (k, n) (``_use_table``), results are memoised in a table indexed by
 import math
 
 import numpy as np
-from numba import njit
+
+from dstk._kernels._jit import njit
 
 _LOG2 = math.log(2.0)
 _EPSILON = 2.220446049250313e-16

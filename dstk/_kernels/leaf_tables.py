@@ -15,7 +15,8 @@ mean_rows(keys, table)
 """
 
 import numpy as np
-from numba import njit
+
+from dstk._kernels._jit import njit
 
 
 @njit(cache=True, nogil=True)

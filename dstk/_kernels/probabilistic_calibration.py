@@ -9,7 +9,8 @@ pool-adjacent-violators algorithm is :func:`dstk._kernels.calibration.pool_adjac
 """
 
 import numpy as np
-from numba import njit
+
+from dstk._kernels._jit import njit
 
 __all__ = ["asymmetric_laplace_fit"]
 

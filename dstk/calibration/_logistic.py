@@ -10,6 +10,7 @@ from scipy import fft, special
 
 from .._estimator import check_is_fitted
 from .._kernels.calibration import chebyshev_clenshaw
+from .._progress import progress
 from .._validation import check_scores
 from ..evidence._logistic import ScoreLogistic
 from ._base import BinaryCalibrator, check_model
@@ -51,10 +52,18 @@ class LogisticCalibrator(BinaryCalibrator):
         For ``model="likelihood"``: ``"chebyshev"`` computes the masses exactly
         at Chebyshev nodes of t = (2/pi) arctan((s - c)/h) (c, h: mean and
         standard deviation of the calibration scores) during ``fit``, doubling
-        the number of nodes (64 .. 1024) until the interpolant agrees with the
-        exact masses within 1e-8 at 32 check points; predictions are then
-        barycentric interpolation (fast for many scores).  If it does not
-        converge, or with ``None``, every score is computed exactly.
+        the number of nodes (64 .. 1024) until the last quarter of the
+        Chebyshev coefficients sums to less than 5e-9 (the interpolant is then
+        within about 1e-8 of the exact masses); the series, truncated where
+        its tail is below 5e-9, is summed by Clenshaw's recurrence at
+        prediction (fast for many scores).  If it does not converge, or with
+        ``None``, every score is computed exactly.
+    verbose : int, default 0
+        0: silent; 1 or more: progress of the interpolant's construction in
+        ``fit`` (one step per degree tried; each costs ``degree`` exact
+        profile-likelihood masses over the compressed calibration data) through
+        :mod:`logging` (logger ``"dstk"``) and a :mod:`tqdm` bar when tqdm is
+        installed.
 
     Attributes
     ----------
@@ -122,11 +131,13 @@ class LogisticCalibrator(BinaryCalibrator):
         targets: str = "platt",
         confidence: float = 0.95,
         interpolation: str | None = "chebyshev",
+        verbose: int = 0,
     ) -> None:
         self.model = model
         self.targets = targets
         self.confidence = confidence
         self.interpolation = interpolation
+        self.verbose = verbose
 
     # -- fitting -------------------------------------------------------------------
 
@@ -180,8 +191,12 @@ class LogisticCalibrator(BinaryCalibrator):
         # geometrically and the neglected ones are smaller still), then the series is truncated
         # where its tail sums to less than half the tolerance
         fit = self._logistic
+        degrees = []
         degree = _MIN_DEGREE
         while degree <= _MAX_DEGREE:
+            degrees.append(degree)
+            degree *= 2
+        for degree in progress(degrees, verbose=self.verbose, description="Chebyshev interpolation degrees"):
             nodes = np.cos((2.0 * np.arange(degree) + 1.0) * np.pi / (2.0 * degree))
             values = fit.predictive_masses(np.tan(0.5 * np.pi * nodes))[:, 1:3]
             coefficients = fft.dct(values, type=2, axis=0) / degree
@@ -192,7 +207,6 @@ class LogisticCalibrator(BinaryCalibrator):
                 self._chebyshev_coefficients = np.ascontiguousarray(coefficients[: max(kept, 1)])
                 self.interpolation_degree_ = degree
                 return
-            degree *= 2
 
     # -- outputs -----------------------------------------------------------------------
 

@@ -10,11 +10,11 @@ import dask.array as da
 import numpy as np
 
 from .._kernels import combination as _c
+from .._kernels import partial_combination as _k
 from ..core._combination import RULES
 from ..core._combination import combine as _combine_in_memory
 from ..core._mass import MassFunction
 from ..exceptions import DogmaticError, FrameMismatchError, TotalConflictError
-from . import _kernels as _k
 from ._mass import DaskMassFunction, as_dask_mass
 
 if TYPE_CHECKING:

@@ -536,24 +536,69 @@ class BinomialLikelihood(LikelihoodBeliefFunction):
         values = np.where((tau < 0) | (tau > 1), -np.inf, np.minimum(values, 0.0))
         return values if values.ndim else float(values)
 
-    def pl(self, lower: ArrayLike | None = None, upper: ArrayLike | None = None) -> float:
+    def _interval_ends(self, lower: ArrayLike | None, upper: ArrayLike | None):
+        lower_arr = np.asarray(-np.inf if lower is None else lower, dtype=np.float64)
+        upper_arr = np.asarray(np.inf if upper is None else upper, dtype=np.float64)
+        if np.iscomplexobj(lower_arr) or np.iscomplexobj(upper_arr):
+            raise TypeError("`lower` and `upper` must be real numbers; complex values are not supported.")
+        lower_arr, upper_arr = np.broadcast_arrays(lower_arr, upper_arr)
+        if np.any(np.isnan(lower_arr)) or np.any(np.isnan(upper_arr)) or np.any(lower_arr > upper_arr):
+            raise ValueError(
+                "Invalid interval: need lower <= upper (no NaN) for every interval; "
+                f"got lower={lower!r}, upper={upper!r}."
+            )
+        return lower_arr, upper_arr
+
+    def pl(self, lower: ArrayLike | None = None, upper: ArrayLike | None = None) -> Any:
         """Plausibility of the interval ``[lower, upper]``: the contour at its point nearest tau_hat (exact).
 
         Parameters
         ----------
-        lower, upper : float, optional
-            Ends of the interval; None is unbounded on that side.
+        lower, upper : float or array_like, optional
+            Ends of the interval(s); None is unbounded on that side.  Arrays
+            broadcast against each other, so ``pl(0.0, thresholds)`` is the
+            curve ``t -> Pl([0, t])``.
 
         Returns
         -------
-        float
-            Pl([lower, upper]) in [0, 1]; 0 when the interval misses [0, 1].
+        float or ndarray
+            Pl([lower, upper]) in [0, 1] (0 when the interval misses [0, 1]);
+            an array of the broadcast shape when an end is an array.
         """
-        lower, upper = self._box(lower, upper)
-        nearest = float(np.clip(self.mle_[0], lower[0], upper[0]))
-        if nearest < 0.0 or nearest > 1.0:
-            return 0.0
-        return float(np.exp(self.log_contour(nearest)))
+        lower_arr, upper_arr = self._interval_ends(lower, upper)
+        tau_hat = self.mle_[0]
+        nearest = np.clip(tau_hat, lower_arr, upper_arr)
+        values = np.where((nearest < 0.0) | (nearest > 1.0), 0.0, np.exp(self.log_contour(nearest)))
+        values = np.where(nearest == tau_hat, 1.0, values)  # the interval holds the MLE: exactly 1
+        return float(values) if values.ndim == 0 else values
+
+    def bel(self, lower: ArrayLike | None = None, upper: ArrayLike | None = None) -> Any:
+        """Belief of the interval ``[lower, upper]``: 1 - Pl(complement) (exact).
+
+        Parameters
+        ----------
+        lower, upper : float or array_like, optional
+            Ends of the interval(s); None is unbounded on that side.  Arrays
+            broadcast, so ``bel(0.0, thresholds)`` is the curve
+            ``t -> Bel([0, t])``.
+
+        Returns
+        -------
+        float or ndarray
+            Bel([lower, upper]) in [0, 1]: 0 when the interval misses tau_hat,
+            else ``1 - max(pl(lower), pl(upper))`` (the contour is continuous
+            and unimodal on [0, 1], Denoeux 2014, Eq. 12; an end at or beyond
+            0 or 1 leaves no parameter value on that side).
+        """
+        lower_arr, upper_arr = self._interval_ends(lower, upper)
+        tau_hat = self.mle_[0]
+        with np.errstate(invalid="ignore"):
+            below = np.where(lower_arr > 0.0, self.pl(None, np.clip(lower_arr, 0.0, tau_hat)), 0.0)
+            above = np.where(upper_arr < 1.0, self.pl(np.clip(upper_arr, tau_hat, 1.0), None), 0.0)
+        inside = (lower_arr <= tau_hat) & (tau_hat <= upper_arr)
+        values = np.where(inside, 1.0 - np.maximum(below, above), 0.0)
+        values = np.clip(values, 0.0, 1.0)
+        return float(values) if values.ndim == 0 else values
 
     def predictive_mass(self, return_array: bool = False) -> Any:
         """Predictive mass on {0, 1} for the next trial, exact (Eqs. 30-32).

@@ -151,3 +151,20 @@ def test_plot_ternary_errors():
         plot_ternary([[1.5, -0.5, 0.0]])
     with pytest.raises(ValueError, match="`y_true` has 1"):
         plot_ternary([[0.2, 0.3, 0.5], [0.2, 0.3, 0.5]], y_true=[0])
+
+
+def test_plot_intervals_accepts_a_boolean_mask_and_rejects_unknown_labels():
+    frame = Frame(("no", "yes"))
+    m = MassFunction.from_array([[0, 0.2, 0.5, 0.3], [0, 0.6, 0.1, 0.3], [0, 0.1, 0.1, 0.8]], frame)
+
+    def groups(ax):
+        dots = [c for c in ax.collections if isinstance(c, PathCollection)]
+        return [c.get_offsets().tolist() for c in dots]  # [true label in A, not in A]
+
+    by_label = groups(plot_intervals(m, subset="yes", y_true=["yes", "no", "yes"]))
+    by_mask = groups(plot_intervals(m, subset="yes", y_true=np.array([True, False, True])))
+    assert by_label == by_mask
+    assert [len(g) for g in by_label] == [2, 1]
+    with pytest.raises(ValueError, match="not in the frame"):
+        plot_intervals(m, subset="yes", y_true=["yes", "maybe", "no"])
+    plt.close("all")
