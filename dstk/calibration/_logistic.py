@@ -23,7 +23,7 @@ __all__ = ["LogisticCalibrator", "LOGISTIC_MODELS"]
 LOGISTIC_MODELS = ("bayes", "inverse_pignistic", "confidence_interval", "likelihood")
 _TARGETS = ("platt", "labels")
 _INTERPOLATION_TOLERANCE = 1e-8
-_MIN_DEGREE = 64
+_MIN_DEGREE = 128
 _MAX_DEGREE = 1024
 
 
@@ -52,7 +52,7 @@ class LogisticCalibrator(BinaryCalibrator):
         For ``model="likelihood"``: ``"chebyshev"`` computes the masses exactly
         at Chebyshev nodes of t = (2/pi) arctan((s - c)/h) (c, h: mean and
         standard deviation of the calibration scores) during ``fit``, doubling
-        the number of nodes (64 .. 1024) until the last quarter of the
+        the number of nodes (128 .. 1024) until the last quarter of the
         Chebyshev coefficients sums to less than 5e-9 (the interpolant is then
         within about 1e-8 of the exact masses); the series, truncated where
         its tail is below 5e-9, is summed by Clenshaw's recurrence at

@@ -246,7 +246,15 @@ def _clopper_pearson(k, n, confidence):
         largest = float(flat_n.max()) if flat_n.size else 0.0
         if largest < 2.0**26 and np.all(flat_n == np.floor(flat_n)) and np.all(flat_k == np.floor(flat_k)):
             key = flat_k.astype(np.int64) * (int(largest) + 1) + flat_n.astype(np.int64)
-            unique, inverse = np.unique(key, return_inverse=True)
+            if (int(largest) + 1) ** 2 <= 4 * key.size + 4096:  # small counts: a direct table, no sort
+                present = np.zeros((int(largest) + 1) ** 2, dtype=bool)
+                present[key] = True
+                unique = np.flatnonzero(present)
+                position = np.empty(present.size, dtype=np.int64)
+                position[unique] = np.arange(unique.size)
+                inverse = position[key]
+            else:
+                unique, inverse = np.unique(key, return_inverse=True)
             if unique.size < 0.5 * key.size:
                 lower, upper = _clopper_pearson(
                     (unique // (int(largest) + 1)).astype(np.float64),
