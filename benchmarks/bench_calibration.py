@@ -170,7 +170,7 @@ def bench_logistic_predict(rng, sizes, repeat):
             out[:, 3] = 1.0 - interpolated.sum(axis=1)
             return out
 
-        a, b, ratio = interleaved(lambda test=test: calibrator.predict_mass_array(test), previous, repeat)
+        a, b, ratio = interleaved(lambda test=test: calibrator._predict_mass_array(test), previous, repeat)
         record(
             "LogisticCalibrator(likelihood) predict masses",
             f"{n:,}",
@@ -233,7 +233,7 @@ def bench_isotonic_predict(rng, repeat):
     for name, call in [
         ("IsotonicRegressionCalibrator.predict_proba", lambda: probabilistic.predict_proba(queries)),
         ("IsotonicCalibrator(likelihood).predict_proba", lambda: evidential.predict_proba(queries)),
-        ("IsotonicCalibrator(likelihood) masses", lambda: evidential.predict_mass_array(queries)),
+        ("IsotonicCalibrator(likelihood) masses", lambda: evidential._predict_mass_array(queries)),
     ]:
         a, b, ratio = interleaved(call, lambda: sk.predict(queries), repeat)
         record(name, "1,000,000", "IsotonicRegression.predict", a, b, ratio)
@@ -242,9 +242,10 @@ def bench_isotonic_predict(rng, repeat):
 def bench_counts(rng, repeat):
     n = rng.integers(1, 30, 100_000)
     k = rng.binomial(n, 0.3)
+    counts = np.column_stack([n - k, k]).astype(np.float64)  # [n_negative, n_positive]
     a, b, ratio = interleaved(
-        lambda: from_counts(k, n, "confidence_interval", return_array=True),
-        lambda: from_counts(k, n, "likelihood", return_array=True),
+        lambda: from_counts(counts, model="confidence_interval"),
+        lambda: from_counts(counts, model="likelihood"),
         repeat,
     )
     record(
@@ -265,7 +266,7 @@ def accuracy_check(rng):
         z, fit._z, fit._targets, fit._weight, fit.alpha, fit.alpha_covariance, fit.max_log_likelihood
     )
     exact_time = (time.perf_counter() - start) / test.size
-    fast = calibrator.predict_mass_array(test)
+    fast = calibrator._predict_mass_array(test)
     compressed = calibrator.predict_mass_exact(test)
     line = (
         f"Accuracy at 50,000 calibration scores, {test.size} test scores: max |compressed exact - uncompressed "

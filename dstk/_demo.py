@@ -91,12 +91,12 @@ def _one_part(X, y, part, X_test, rng):
 
 def _combine(masses):
     """Dempster's rule over the ten sources; samples in total conflict get the vacuous mass function."""
-    from dstk import combine
+    from dstk import combine_with_conflict
     from dstk.exceptions import ConflictWarning
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConflictWarning)  # counted and explained in the report
-        combined, conflict = combine(masses, rule="dempster", on_conflict="vacuous", return_conflict=True)
+        combined, conflict = combine_with_conflict(masses, rule="dempster", on_conflict="vacuous")
     return combined, int(np.count_nonzero(np.asarray(conflict) >= 1.0))
 
 

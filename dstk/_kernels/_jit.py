@@ -48,6 +48,7 @@ import stat
 import sys
 import tempfile
 import warnings
+from collections.abc import Iterator
 from pathlib import Path
 
 import numba
@@ -135,14 +136,14 @@ def _private_cache_dir() -> str | None:
 
 
 @contextlib.contextmanager
-def _cache_dir(path: str):
+def _cache_dir(path: str) -> Iterator[None]:
     """Let numba's locators use ``path`` while a dispatcher is created (numba reads it then)."""
-    previous = _numba_config.CACHE_DIR
-    _numba_config.CACHE_DIR = path
+    previous = getattr(_numba_config, "CACHE_DIR", "")
+    setattr(_numba_config, "CACHE_DIR", path)  # noqa: B010  (numba's config attributes are dynamic)
     try:
         yield
     finally:
-        _numba_config.CACHE_DIR = previous
+        setattr(_numba_config, "CACHE_DIR", previous)  # noqa: B010
 
 
 def _compile_with_fallback(function, options):

@@ -115,6 +115,12 @@ class VennMulticlassClassifier(BaseEstimator):
         (:func:`pairwise_masses`).
     rule : str, default="dempster"
         Rule of :func:`dstk.combine` combining the binary mass functions.
+    on_conflict : {"vacuous", "nan", "raise"}, default="vacuous"
+        Samples whose binary masses conflict totally under ``rule`` (Venn
+        intervals can be degenerate, ``p0 = p1`` in {0, 1}): ``"vacuous"``
+        gives them the vacuous mass function, ``"nan"`` NaN outputs,
+        ``"raise"`` a :class:`~dstk.exceptions.TotalConflictError`; the first
+        two warn with the sample indices (see :func:`dstk.combine`).
     calibration_size : float, default=0.3
         Fraction of ``X`` held out (stratified) for calibration when the
         estimator is not frozen.
@@ -170,6 +176,7 @@ class VennMulticlassClassifier(BaseEstimator):
         method: str | BinaryCalibrator = "venn_abers",
         decomposition: str = "one_vs_rest",
         rule: str = "dempster",
+        on_conflict: str = "vacuous",
         calibration_size: float = 0.3,
         random_state: Any = None,
     ) -> None:
@@ -177,6 +184,7 @@ class VennMulticlassClassifier(BaseEstimator):
         self.method = method
         self.decomposition = decomposition
         self.rule = rule
+        self.on_conflict = on_conflict
         self.calibration_size = calibration_size
         self.random_state = random_state
 
@@ -243,6 +251,9 @@ class VennMulticlassClassifier(BaseEstimator):
         if self.decomposition not in DECOMPOSITIONS:
             raise ValueError(f"`decomposition` must be one of {DECOMPOSITIONS}; got {self.decomposition!r}.")
         self._new_calibrator()  # validates method
+        from ..core._combination import check_on_conflict
+
+        check_on_conflict(self.on_conflict)
         if not (isinstance(self.calibration_size, (float, np.floating)) and 0.0 < self.calibration_size < 1.0):
             raise ValueError(f"`calibration_size` must be a fraction in (0, 1); got {self.calibration_size!r}.")
         y = np.asarray(y)
@@ -310,7 +321,7 @@ class VennMulticlassClassifier(BaseEstimator):
         """
         check_is_fitted(self, "calibrators_")
         scores = self._problem_scores(self._probabilities(X))
-        return np.stack([cal.predict_mass_array(scores[:, p]) for p, cal in enumerate(self.calibrators_)], axis=1)
+        return np.stack([cal._predict_mass_array(scores[:, p]) for p, cal in enumerate(self.calibrators_)], axis=1)
 
     def predict_mass(self, X: Any) -> MassFunction:
         """Combined mass functions on ``Frame(classes_)``.
@@ -327,8 +338,8 @@ class VennMulticlassClassifier(BaseEstimator):
         Raises
         ------
         TotalConflictError
-            Dempster's rule met binary masses in total conflict (e.g. certain
-            and contradictory intervals); choose another ``rule``.
+            With ``on_conflict="raise"``, when the binary masses of a sample
+            conflict totally under ``rule``.
         """
         from ..core._combination import combine
         from ..core._mass import MassFunction
@@ -342,7 +353,7 @@ class VennMulticlassClassifier(BaseEstimator):
         else:
             extended = pairwise_masses(binary, self.pairs_, n_classes)
         stacked = MassFunction.from_array(extended, self.frame_, kind="m", validate=False)
-        return combine(stacked, rule=self.rule, axis=1)
+        return combine(stacked, rule=self.rule, axis=1, on_conflict=self.on_conflict)
 
     def predict_proba(self, X: Any) -> np.ndarray:
         """Pignistic probabilities of the combined mass functions.

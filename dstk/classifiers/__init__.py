@@ -16,4 +16,7 @@ from ._neural import EvidentialNeuralNetworkClassifier
 
 __all__ = [
     "ContextualDiscountingCombiner",
-    "EvidentialKNNClassifier", "EvidentialNeuralNetworkClassifier", "logistic_evidence"]
+    "EvidentialKNNClassifier",
+    "EvidentialNeuralNetworkClassifier",
+    "logistic_evidence",
+]

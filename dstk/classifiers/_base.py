@@ -38,7 +38,9 @@ def validate_features(estimator: Any, X: Any, *, reset: bool) -> np.ndarray:
     """
     from sklearn.utils.validation import validate_data
 
-    return validate_data(estimator, X, reset=reset, dtype=np.float64, accept_sparse=False, ensure_min_samples=1)
+    return validate_data(
+        estimator, X, reset=reset, dtype=np.float64, accept_sparse=False, ensure_min_samples=1
+    )
 
 
 def validate_targets(y: Any, n_samples: int) -> tuple[np.ndarray, np.ndarray]:
@@ -89,6 +91,7 @@ class EvidentialClassifierBase(BaseEstimator):
     """Prediction methods shared by the evidential classifiers (subclasses define ``predict_mass``)."""
 
     _estimator_type = "classifier"
+    classes_: np.ndarray
 
     def predict_mass(self, X: Any) -> MassFunction:  # pragma: no cover - overridden
         raise NotImplementedError

@@ -132,6 +132,16 @@ class ContextualDiscountingCombiner(EvidentialClassifierBase):
     feature_names_in_ : ndarray of str
         Only when ``X`` had string column names.
 
+    Notes
+    -----
+    Contextual discounting with rates ``alpha_k`` turns the contour ``pl({w_k})`` into
+    ``pl({w_k}) + alpha_k (1 - pl({w_k}))`` (Mercier, Quost & Denoeux 2008), linear in the rates, so the
+    plausibility criterion ``sum_i sum_k (pl'_i({w_k}) - delta_ik)^2`` has the closed-form minimiser of
+    ``alpha_k = sum_i (1 - pl_ik)(delta_ik - pl_ik) / sum_i (1 - pl_ik)^2`` (clipped to [0, 1]) for each
+    classifier.  The combination of conjunctively combined
+    sources has the product of their contours as contour; ``training="joint"`` minimises the criterion of
+    that product over all rates in [0, 1] (L-BFGS-B with the analytic gradient).
+
     References
     ----------
     D. Mercier, B. Quost & T. Denoeux (2008). Refined modeling of sensor reliability in the belief function
@@ -219,28 +229,36 @@ class ContextualDiscountingCombiner(EvidentialClassifierBase):
         estimators = self._estimator_list()
         X_checked = validate_features(self, X, reset=True)
         self.classes_, encoded = validate_targets(y, X_checked.shape[0])
-        y = self.classes_[encoded]
+        labels: np.ndarray = self.classes_[encoded]
         check_dense_size(self.classes_.size, 1, "the combined mass functions")
         self.n_classes_ = self.classes_.size
         X_input = X if hasattr(X, "iloc") else X_checked
         if self.prefit:
             self.estimators_ = estimators
-            X_validation, y_validation = X_input, y
+            X_validation, y_validation = X_input, labels
         else:
-            counts = np.unique(y, return_counts=True)[1]
-            n_validation = int(np.ceil(self.validation_fraction * y.size))
-            stratify = y if counts.min() >= 2 and n_validation >= self.classes_.size else None
-            indices = np.arange(y.size)
-            if y.size < 2:
-                raise ValueError("At least two samples are needed to split a validation set; pass prefit=True.")
+            counts = np.unique(labels, return_counts=True)[1]
+            n_validation = int(np.ceil(self.validation_fraction * labels.size))
+            stratify = labels if counts.min() >= 2 and n_validation >= self.classes_.size else None
+            indices = np.arange(labels.size)
+            if labels.size < 2:
+                raise ValueError(
+                    "At least two samples are needed to split a validation set; pass prefit=True."
+                )
             train, validation = train_test_split(
                 indices, test_size=self.validation_fraction, stratify=stratify, random_state=self.random_state
             )
-            take = (lambda rows: X_input.iloc[rows]) if hasattr(X_input, "iloc") else (lambda rows: X_input[rows])
-            self.estimators_ = [clone(e).fit(take(train), y[train]) for e in estimators]
-            X_validation, y_validation = take(validation), y[validation]
+            take = (
+                (lambda rows: X_input.iloc[rows])
+                if hasattr(X_input, "iloc")
+                else (lambda rows: X_input[rows])
+            )
+            self.estimators_ = [clone(e).fit(take(train), labels[train]) for e in estimators]
+            X_validation, y_validation = take(validation), labels[validation]
         indicators = (y_validation[:, None] == self.classes_[None, :]).astype(np.float64)
-        contours = np.stack([self._source_mass(e, X_validation) @ self._membership() for e in self.estimators_])
+        contours = np.stack(
+            [self._source_mass(e, X_validation) @ self._membership() for e in self.estimators_]
+        )
         rates = np.stack([separate_contextual_rates(c, indicators) for c in contours])
         if self.training == "joint":
             rates = joint_contextual_rates(contours, indicators, rates)
@@ -251,7 +269,7 @@ class ContextualDiscountingCombiner(EvidentialClassifierBase):
         n = self.n_classes_
         return ((np.arange(2**n)[:, None] >> np.arange(n)) & 1).astype(np.float64)
 
-    def _source_mass(self, estimator, X) -> np.ndarray:
+    def _source_mass(self, estimator: Any, X: Any) -> np.ndarray:
         """Dense masses of one classifier's output on ``Frame(classes_)``."""
         index = {label: k for k, label in enumerate(self.classes_.tolist())}
         n_subsets = 2**self.n_classes_

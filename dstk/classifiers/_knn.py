@@ -107,6 +107,17 @@ class EvidentialKNNClassifier(EvidentialClassifierBase):
     feature_names_in_ : ndarray of str
         Only when ``X`` had string column names.
 
+    Notes
+    -----
+    With ``s_i = alpha exp(-gamma_{c_i} d_i^2)`` and ``I_q`` the neighbours of class ``q``, Dempster's rule
+    gives ``m({w_q}) = (1 - prod_{I_q} (1 - s_i)) prod_{r != q} prod_{I_r} (1 - s_i) / K`` and
+    ``m(Omega) = prod_i (1 - s_i) / K`` (the pooling of Denoeux 1995 written per class); dstk evaluates it on
+    logarithms for the whole batch.  The initial ``gamma_q`` is the inverse of the mean distance between
+    the training points of class ``q`` (evclass's ``EkNNinit``, in the scale of Zouhal & Denoeux 1998); the
+    learned ``gamma_q`` minimise the leave-one-out criterion by L-BFGS-B on ``log gamma_q``.  With labels
+    given as mass functions and simple discounting, one ``gamma`` is learned by bounded Brent search on the
+    same criterion with the labels' pignistic probabilities (or contours) as targets.
+
     References
     ----------
     T. Denoeux (1995). A k-nearest neighbor classification rule based on Dempster-Shafer theory. IEEE
@@ -277,14 +288,14 @@ class EvidentialKNNClassifier(EvidentialClassifierBase):
             if group.size < 2:
                 means.append(np.nan)
                 continue
-            distances = pairwise_distances(
-                X[group], metric=self.metric, **(self.metric_params or {})
-            )
+            distances = pairwise_distances(X[group], metric=self.metric, **(self.metric_params or {}))
             upper = distances[np.triu_indices(group.size, 1)]
             means.append(float(upper.mean()))
-        means = np.array(means)
-        fallback = means[-1] if np.isfinite(means[-1]) and means[-1] > 0 else 1.0
-        per_class = np.where(np.isfinite(means[:-1]) & (means[:-1] > 0), means[:-1], fallback)
+        mean_distance = np.array(means)
+        fallback = mean_distance[-1] if np.isfinite(mean_distance[-1]) and mean_distance[-1] > 0 else 1.0
+        per_class = np.where(
+            np.isfinite(mean_distance[:-1]) & (mean_distance[:-1] > 0), mean_distance[:-1], fallback
+        )
         gamma = 1.0 / per_class
         if self._label_masses is not None and self.discounting == "simple":
             gamma = np.full(self.n_classes_, 1.0 / fallback)
@@ -300,7 +311,9 @@ class EvidentialKNNClassifier(EvidentialClassifierBase):
         return self._label_masses @ membership
 
     # ------------------------------------------------------------ learning
-    def _learn_gamma(self, squared: np.ndarray, indices: np.ndarray, gamma0: np.ndarray):
+    def _learn_gamma(
+        self, squared: np.ndarray, indices: np.ndarray, gamma0: np.ndarray
+    ) -> tuple[np.ndarray, float, int]:
         n = squared.shape[0]
         if self.discounting == "contextual":
             targets_contour = self._label_contour()

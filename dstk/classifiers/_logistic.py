@@ -153,14 +153,14 @@ def logistic_evidence(
     require_sklearn("logistic_evidence")
     from sklearn.utils.validation import check_array
 
-    X = check_array(X, dtype=None, input_name="X")
-    features, coef, intercept, final = _last_layer(estimator, X)
+    X_checked: np.ndarray = check_array(X, dtype=None, input_name="X")
+    features, coef, intercept, final = _last_layer(estimator, X_checked)
     n_features, n_classes = coef.shape
     if reference is None:
         mu = np.zeros(n_features)
     else:
-        reference = check_array(reference, dtype=None, input_name="reference")
-        reference_features = _last_layer(estimator, reference)[0]
+        reference_checked: np.ndarray = check_array(reference, dtype=None, input_name="reference")
+        reference_features = _last_layer(estimator, reference_checked)[0]
         mu = reference_features.mean(axis=0)
     check_dense_size(n_classes, features.shape[0], "the latent mass functions")
     # least-committed parameters (centred over the classes)

@@ -53,7 +53,11 @@ def _log1m(x):
 
 
 def combine_singleton_supports(
-    support: np.ndarray, *, labels: np.ndarray | None = None, membership: np.ndarray | None = None, n_classes: int
+    support: np.ndarray,
+    *,
+    labels: np.ndarray | None = None,
+    membership: np.ndarray | None = None,
+    n_classes: int,
 ) -> SingletonCombination:
     """Combine by Dempster's rule the mass functions ``m_i({w_q}) = u_iq s_i``, ``m_i(Omega) = 1 - s_i``.
 
@@ -77,10 +81,10 @@ def combine_singleton_supports(
     n = support.shape[0]
     if labels is not None:
         # log q({w_q}) = sum over the sources of another class of log(1 - s_i)
-        within = np.zeros((n, n_classes))
-        rows = np.arange(n)
-        for j in range(support.shape[1]):
-            np.add.at(within, (rows, labels[:, j]), log_frame_terms[:, j])
+        cells = (np.arange(n)[:, None] * n_classes + labels).ravel()
+        within = np.bincount(cells, weights=log_frame_terms.ravel(), minlength=n * n_classes).reshape(
+            n, n_classes
+        )
         log_a = log_b[:, None] - within
         log_ratio = within  # log b - log a_q
     else:

@@ -34,7 +34,8 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy import optimize, special
 
-from dstk.evidence._counts import _check_counts, counts_to_mass_array
+from dstk.core._mass import MassFunction
+from dstk.evidence._counts import _binary_mass_array, _check_counts
 from dstk.evidence._logistic import ScoreLogistic
 from dstk.evidence._predictive import _binary_mass, _mass_from_array
 
@@ -487,7 +488,7 @@ class BinomialLikelihood(LikelihoodBeliefFunction):
     >>> belief = BinomialLikelihood(7, 10)
     >>> round(belief.pl(0.0, 0.5), 6)
     0.439188
-    >>> belief.predictive_mass(return_array=True).round(6)
+    >>> belief.predictive_mass().to_array().round(6)
     array([0.      , 0.153349, 0.505948, 0.340703])
     """
 
@@ -600,22 +601,19 @@ class BinomialLikelihood(LikelihoodBeliefFunction):
         values = np.clip(values, 0.0, 1.0)
         return float(values) if values.ndim == 0 else values
 
-    def predictive_mass(self, return_array: bool = False) -> Any:
+    def predictive_mass(self) -> MassFunction:
         """Predictive mass on {0, 1} for the next trial, exact (Eqs. 30-32).
 
         Parameters
         ----------
-        return_array : bool, default False
-            Return the dense array ``[0, m({0}), m({1}), m({0, 1})]`` instead
-            of a MassFunction on ``Frame((0, 1))``.
 
         Returns
         -------
         MassFunction or ndarray of shape (4,)
             The likelihood model of :func:`dstk.evidence._counts.from_counts`.
         """
-        masses = counts_to_mass_array(self.k, self.n, "likelihood")
-        return _binary_mass(masses[1], masses[2], return_array)
+        masses = _binary_mass_array(self.k, self.n, "likelihood")
+        return _binary_mass(masses[1], masses[2])
 
 
 class MultinomialLikelihood(LikelihoodBeliefFunction):
@@ -756,13 +754,15 @@ class LogisticLikelihood(LikelihoodBeliefFunction):
         Classifier scores (the x_i of Eq. 3).
     labels : array_like of shape (n_samples,)
         Binary labels in {0, 1}.
-    smoothed_targets : bool, default False
-        Replace the labels by Platt's targets ``t+ = (n+ + 1) / (n+ + 2)`` and
-        ``t- = 1 / (n- + 2)`` (Eq. 4) inside the likelihood; False uses the raw
-        labels (Eq. 3).
+    targets : {"labels", "smoothed"}, default "labels"
+        ``"smoothed"`` replaces the labels by Platt's targets
+        ``t+ = (n+ + 1) / (n+ + 2)`` and ``t- = 1 / (n- + 2)`` (Eq. 4) inside the
+        likelihood; ``"labels"`` uses the raw labels (Eq. 3).
 
     Attributes
     ----------
+    target_values : ndarray of shape (n_samples,)
+        The targets used in the likelihood (the labels, or Platt's targets).
     mle_ : ndarray (theta_0, theta_1)
         Maximum-likelihood parameters of tau(s) = 1 / (1 + exp(theta_0 + theta_1 s)).
     covariance_ : ndarray of shape (2, 2)
@@ -773,7 +773,8 @@ class LogisticLikelihood(LikelihoodBeliefFunction):
     ------
     ValueError
         Labels not binary, a single class, or perfectly separated scores with
-        raw labels (the MLE does not exist; use ``smoothed_targets=True``).
+        raw labels (the MLE does not exist; use ``targets="smoothed"``); an
+        unknown ``targets``.
 
     Notes
     -----
@@ -812,15 +813,19 @@ class LogisticLikelihood(LikelihoodBeliefFunction):
     >>> labels = (rng.random(40) < 0.5).astype(int)
     >>> scores = rng.normal(2.0 * labels - 1.0, 1.0)
     >>> belief = LogisticLikelihood(scores, labels)
-    >>> masses = belief.predictive_mass(0.0, return_array=True)
+    >>> masses = belief.predictive_mass(0.0).to_array()
     >>> bool(abs(masses.sum() - 1) < 1e-12 and masses[3] > 0)
     True
     """
 
-    def __init__(self, scores: ArrayLike, labels: ArrayLike, smoothed_targets: bool = False) -> None:
+    def __init__(self, scores: ArrayLike, labels: ArrayLike, *, targets: str = "labels") -> None:
         from dstk._validation import check_scores
 
-        self._fit(check_scores(scores, "scores"), np.asarray(labels), smoothed_targets)
+        if targets not in ("labels", "smoothed"):
+            raise ValueError(
+                f"Unknown targets={targets!r}; choose 'labels' (Eq. 3) or 'smoothed' (Platt's targets, Eq. 4)."
+            )
+        self._fit(check_scores(scores, "scores"), np.asarray(labels), targets == "smoothed")
 
     def _fit(self, scores: np.ndarray, labels: np.ndarray, smoothed_targets: bool) -> None:
         from dstk._validation import check_consistent_length
@@ -844,11 +849,11 @@ class LogisticLikelihood(LikelihoodBeliefFunction):
             if low_positive > high_negative or high_positive < low_negative:
                 raise ValueError(
                     "The scores separate the two classes perfectly, so the maximum-likelihood estimate does not "
-                    "exist (theta diverges). Use smoothed_targets=True (Platt's targets, Eq. 4) or more data."
+                    "exist (theta diverges). Use targets='smoothed' (Platt's targets, Eq. 4) or more data."
                 )
         self.scores = scores
-        self.targets = targets
-        self.smoothed_targets = bool(smoothed_targets)
+        self.target_values = targets
+        self.targets = "smoothed" if smoothed_targets else "labels"
         self._logistic = ScoreLogistic(scores, targets, name=type(self).__name__)
         super().__init__(self._logistic_log_likelihood, mle=self._logistic.theta, concave=True)
         self.covariance_ = self._logistic.covariance
@@ -857,7 +862,10 @@ class LogisticLikelihood(LikelihoodBeliefFunction):
         eta = theta[0] + theta[1] * self.scores
         # tau = 1/(1+e^eta): log tau = -log(1+e^eta), log(1-tau) = -log(1+e^-eta)
         return float(
-            -np.sum(self.targets * np.logaddexp(0.0, eta) + (1 - self.targets) * np.logaddexp(0.0, -eta))
+            -np.sum(
+                self.target_values * np.logaddexp(0.0, eta)
+                + (1 - self.target_values) * np.logaddexp(0.0, -eta)
+            )
         )
 
     def tau(self, score: ArrayLike, theta: ArrayLike | None = None) -> Any:
@@ -905,20 +913,20 @@ class LogisticLikelihood(LikelihoodBeliefFunction):
         values = self._logistic.contour(self._standardized_score(score), np.asarray(tau, dtype=np.float64))
         return values if np.ndim(tau) else float(values)
 
-    def predictive_mass(self, score: float, *, return_array: bool = False) -> Any:
+    def predictive_mass(self, score: float) -> Any:
         """Predictive mass on {0, 1} at a test score (Eqs. 22-23 on the profile contour of Eq. 40).
 
         Parameters
         ----------
         score : float
             Test score s (any finite value; tau_hat may round to 0 or 1).
-        return_array : bool, default False
-            Return the dense array ``[0, m({0}), m({1}), m({0, 1})]`` instead of
-            a MassFunction on ``Frame((0, 1))``.
 
         Returns
         -------
-        MassFunction or ndarray of shape (4,)
+        MassFunction
+            On ``Frame((0, 1))``; dense ``[0, m({0}), m({1}), m({0, 1})]`` via
+            ``.to_array()``, each mass accurate to about 1e-12 (relative
+            accuracy kept for tiny masses).
 
         Raises
         ------
@@ -932,4 +940,4 @@ class LogisticLikelihood(LikelihoodBeliefFunction):
         if not np.isfinite(score):
             raise ValueError(f"`score` must be finite; got {score!r}.")
         values = self._logistic.predictive_masses(np.array([self._standardized_score(score)]))[0]
-        return _mass_from_array(values, return_array)
+        return _mass_from_array(values)

@@ -393,14 +393,14 @@ def plot_predictive_contour(
             raise ValueError(f"`score` must be finite; got {score!r}.")
         evaluate = _evaluator(lambda t: likelihood.profile_contour_tau(score, t))
         tau_hat = float(likelihood.tau(score)) if tau_hat is None else float(tau_hat)
-        masses = likelihood.predictive_mass(score, return_array=True)
+        masses = likelihood.predictive_mass(score).to_array()
         curve_name = rf"pl$_T(\tau; s = {score:g})$"
     elif hasattr(contour, "log_contour") and getattr(contour, "dimension", None) == 1:
         likelihood = contour
         evaluate = _evaluator(likelihood.contour)
         tau_hat = float(likelihood.mle_[0]) if tau_hat is None else float(tau_hat)
         if hasattr(likelihood, "predictive_mass"):
-            masses = likelihood.predictive_mass(return_array=True)
+            masses = likelihood.predictive_mass().to_array()
         curve_name = r"pl($\tau$)"
     elif callable(contour):
         evaluate = _evaluator(contour)
@@ -414,7 +414,7 @@ def plot_predictive_contour(
     if not 0.0 <= tau_hat <= 1.0:
         raise ValueError(f"`tau_hat` (the mode of the contour) must lie in [0, 1]; got {tau_hat!r}.")
     if masses is None:
-        masses = predictive_mass(lambda t: float(evaluate(np.array([t]))[0]), tau_hat, return_array=True)
+        masses = predictive_mass(lambda t: float(evaluate(np.array([t]))[0]), tau_hat).to_array()
     masses = np.asarray(masses, dtype=float)
 
     tau = np.union1d(np.linspace(0.0, 1.0, int(grid_size)), [tau_hat])

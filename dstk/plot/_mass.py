@@ -250,7 +250,7 @@ def plot_intervals(
     --------
     >>> from dstk.evidence import from_counts
     >>> from dstk.plot import plot_intervals
-    >>> ax = plot_intervals(from_counts([1, 3, 8], [2, 4, 10], model="dempster"))
+    >>> ax = plot_intervals(from_counts([[1, 1], [1, 3], [2, 8]], model="dempster"))
     >>> ax.get_ylabel()
     'Bel({1}), BetP({1}), Pl({1})'
     >>> import matplotlib.pyplot as plt; plt.close("all")

@@ -20,7 +20,7 @@ from dstk.calibration import (
     VennAbersCalibrator,
     VennMachineCalibrator,
 )
-from dstk.calibration._base import COUNT_MODELS
+from dstk.calibration._base import BINARY_COUNT_MODELS as COUNT_MODELS
 from dstk.calibration._logistic import LOGISTIC_MODELS
 from dstk.calibration.probabilistic import (
     AsymmetricLaplaceBayesCalibrator,
@@ -44,8 +44,8 @@ def _data(n=120, seed=0):
 
 
 def _outputs(calibrator, test):
-    if hasattr(calibrator, "predict_mass_array"):
-        return calibrator.predict_mass_array(test)
+    if hasattr(calibrator, "predict_mass"):
+        return calibrator.predict_mass(test).to_array()
     return calibrator.predict_proba(test)
 
 
@@ -64,7 +64,7 @@ def _check(make, transform, atol, edges=None):
 
 @pytest.mark.parametrize("transform", TRANSFORMS)
 @pytest.mark.parametrize("model", LOGISTIC_MODELS)
-@pytest.mark.parametrize("targets", ["platt", "labels"])
+@pytest.mark.parametrize("targets", ["smoothed", "labels"])
 def test_logistic_calibrator(model, targets, transform):
     # the masses depend on the standardised scores only; 1e-7 covers the rounding of a (s + b) at b = 1e6
     _check(lambda: LogisticCalibrator(model=model, targets=targets), transform, atol=1e-7)
@@ -100,7 +100,7 @@ def test_venn_calibrators(transform):
     "make, atol",
     [
         (PlattCalibrator, 1e-7),
-        (lambda: PlattCalibrator(targets="binary"), 1e-7),
+        (lambda: PlattCalibrator(targets="labels"), 1e-7),
         (IsotonicRegressionCalibrator, 1e-12),
         (lambda: IsotonicRegressionCalibrator(interpolation="linear"), 1e-7),
         (GaussianBayesCalibrator, 1e-7),
@@ -122,7 +122,7 @@ def test_logistic_fit_is_finite_or_raises_for_huge_and_tiny_scores():
     for a, b in [(1e150, 0.0), (1e-150, 0.0), (1.0, 1e12), (1e300, 1e5)]:
         moved = a * (scores + b)
         calibrator = LogisticCalibrator().fit(moved, y)
-        masses = calibrator.predict_mass_array(a * (test + b))
+        masses = calibrator.predict_mass(a * (test + b)).to_array()
         assert np.all(np.isfinite(masses))
         np.testing.assert_allclose(masses.sum(axis=1), 1.0, atol=1e-12)
     with pytest.raises(ValueError, match="not finite in the units of the scores"):

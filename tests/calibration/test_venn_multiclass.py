@@ -106,7 +106,7 @@ def test_two_classes_reduce_to_binary_venn_abers():
     base = model().fit(X[:100], y[:100])
     X_cal, y_cal, X_test = X[100:400], y[100:400], X[400:]
     P_cal, P_test = base.predict_proba(X_cal)[:, 1], base.predict_proba(X_test)[:, 1]
-    binary = VennAbersCalibrator().fit(P_cal, y_cal).predict_mass_array(P_test)
+    binary = VennAbersCalibrator().fit(P_cal, y_cal).predict_mass(P_test).to_array()
     for decomposition in ("one_vs_rest", "pairwise"):
         clf = VennMulticlassClassifier(FrozenEstimator(base), decomposition=decomposition).fit(X_cal, y_cal)
         m = clf.predict_mass(X_test).to_array()
@@ -138,3 +138,36 @@ def test_bad_input(wine):
         VennMulticlassClassifier(calibration_size=0).fit(X, y)
     with pytest.raises(ValueError, match="pairs"):
         pairwise_masses(np.zeros((2, 4)), [[0, 1]], 3)
+
+
+def test_total_conflict_policy():
+    """Bayesian binary masses (a probabilistic calibrator) that exclude every class conflict totally."""
+    from dstk.calibration import IsotonicCalibrator
+    from dstk.exceptions import TotalConflictError
+
+    base, X_cal, y_cal, X_test, _ = _separable()
+    X_test = np.array([[3.0, 1.0], [0.0, 0.0], [8.0, 0.0]])  # the first between classes: every class excluded
+    kwargs = dict(method=IsotonicCalibrator(model="bayes"), decomposition="one_vs_rest")
+    clf = VennMulticlassClassifier(FrozenEstimator(base), on_conflict="raise", **kwargs).fit(X_cal, y_cal)
+    binary = clf.predict_binary_masses(X_test)
+    conflicting = np.all(binary[..., 2] == 0, axis=1)
+    assert conflicting.any()
+    with pytest.raises(TotalConflictError):
+        clf.predict_mass(X_test)
+    clf_vacuous = VennMulticlassClassifier(FrozenEstimator(base), **kwargs).fit(X_cal, y_cal)
+    with pytest.warns(Warning, match="conflict"):
+        m = clf_vacuous.predict_mass(X_test)
+    np.testing.assert_allclose(m.to_array()[conflicting, -1], 1.0)  # vacuous
+    with pytest.raises(ValueError, match="on_conflict"):
+        VennMulticlassClassifier(on_conflict="ignore").fit(X_cal, y_cal)
+
+
+def _separable():
+    rng = np.random.default_rng(0)
+    centres = np.array([[0, 0], [8, 0], [0, 8]])
+    y = np.repeat([0, 1, 2], 60)
+    X = centres[y] + rng.normal(size=(180, 2))
+    order = rng.permutation(180)
+    X, y = X[order], y[order]
+    base = LogisticRegression(max_iter=1000).fit(X[:60], y[:60])
+    return base, X[60:140], y[60:140], X[140:], y[140:]
