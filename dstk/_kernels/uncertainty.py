@@ -61,7 +61,9 @@ def maximum_entropy_probabilities(bel, n, tolerance):
             b = rest
             while b > 0:
                 ratio = (bel[i, b | removed] - bel_removed) / card[b]
-                if ratio > best_ratio + tolerance or (ratio >= best_ratio - tolerance and card[b] > best_card):
+                if ratio > best_ratio + tolerance or (
+                    ratio >= best_ratio - tolerance and card[b] > best_card
+                ):
                     best_ratio = ratio
                     best_set = b
                     best_card = card[b]

@@ -64,9 +64,7 @@ def conformal_p_values(
     if cal.ndim != 1 or cal.size == 0:
         raise ValueError(f"`calibration_scores` must be a non-empty 1-D array; got shape {cal.shape}.")
     if test.ndim != 2:
-        raise ValueError(
-            f"`test_scores` must have shape (n_samples, n_classes); got shape {test.shape}."
-        )
+        raise ValueError(f"`test_scores` must have shape (n_samples, n_classes); got shape {test.shape}.")
     if not (np.all(np.isfinite(cal)) and np.all(np.isfinite(test))):
         raise ValueError("Nonconformity scores must be finite; got NaN or infinite values.")
     if calibration_labels is None:
@@ -226,7 +224,9 @@ class ConformalBeliefClassifier(BaseEstimator):
             from sklearn.frozen import FrozenEstimator
         except ImportError:  # pragma: no cover - scikit-learn < 1.6
             FrozenEstimator = None
-        if not (isinstance(self.calibration_size, (float, np.floating)) and 0.0 < self.calibration_size < 1.0):
+        if not (
+            isinstance(self.calibration_size, (float, np.floating)) and 0.0 < self.calibration_size < 1.0
+        ):
             raise ValueError(
                 f"`calibration_size` must be a fraction in (0, 1); got {self.calibration_size!r}."
             )
@@ -261,7 +261,9 @@ class ConformalBeliefClassifier(BaseEstimator):
         try:
             encoded = np.array([index[label] for label in np.asarray(y_cal).tolist()], dtype=np.intp)
         except KeyError as exc:
-            raise ValueError(f"The calibration label {exc.args[0]!r} is not a class of the estimator.") from None
+            raise ValueError(
+                f"The calibration label {exc.args[0]!r} is not a class of the estimator."
+            ) from None
         P = self._probabilities(self.estimator_, X_cal)
         self.calibration_scores_ = 1.0 - P[np.arange(encoded.size), encoded]
         self.calibration_labels_ = encoded

@@ -254,8 +254,12 @@ class VennMulticlassClassifier(BaseEstimator):
         from ..core._combination import check_on_conflict
 
         check_on_conflict(self.on_conflict)
-        if not (isinstance(self.calibration_size, (float, np.floating)) and 0.0 < self.calibration_size < 1.0):
-            raise ValueError(f"`calibration_size` must be a fraction in (0, 1); got {self.calibration_size!r}.")
+        if not (
+            isinstance(self.calibration_size, (float, np.floating)) and 0.0 < self.calibration_size < 1.0
+        ):
+            raise ValueError(
+                f"`calibration_size` must be a fraction in (0, 1); got {self.calibration_size!r}."
+            )
         y = np.asarray(y)
         if len(X) != len(y):
             raise ValueError(f"`X` has {len(X)} samples but `y` has {len(y)}; they must be equal.")
@@ -271,7 +275,11 @@ class VennMulticlassClassifier(BaseEstimator):
         else:
             self.classes_, _ = check_labels(y, "y")
             X_train, X_cal, y_train, y_cal = train_test_split(
-                X, y, test_size=self.calibration_size, stratify=y, random_state=check_random_state(self.random_state)
+                X,
+                y,
+                test_size=self.calibration_size,
+                stratify=y,
+                random_state=check_random_state(self.random_state),
             )
             self.estimator_ = clone(estimator).fit(X_train, y_train)
         if not hasattr(self.estimator_, "predict_proba"):
@@ -321,7 +329,9 @@ class VennMulticlassClassifier(BaseEstimator):
         """
         check_is_fitted(self, "calibrators_")
         scores = self._problem_scores(self._probabilities(X))
-        return np.stack([cal.predict_mass_array(scores[:, p]) for p, cal in enumerate(self.calibrators_)], axis=1)
+        return np.stack(
+            [cal.predict_mass_array(scores[:, p]) for p, cal in enumerate(self.calibrators_)], axis=1
+        )
 
     def predict_mass(self, X: Any) -> MassFunction:
         """Combined mass functions on ``Frame(classes_)``.

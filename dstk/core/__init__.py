@@ -15,6 +15,17 @@ from ._dense import DENSE_MAX_LABELS, MASS_TOLERANCE, MAX_DENSE_BYTES
 from ._distances import conflict, jousselme_distance
 from ._frame import Frame
 from ._mass import MassFunction
+from ._transforms import (
+    condition,
+    consonant_from_contour,
+    contextual_discount,
+    contour,
+    discount,
+    inverse_pignistic,
+    normalize,
+    pignistic,
+    plausibility_transform,
+)
 from ._uncertainty import (
     UNCERTAINTY_MEASURES,
     UncertaintyDecomposition,
@@ -26,17 +37,6 @@ from ._uncertainty import (
     shannon_entropy,
     strife,
     uncertainty_decomposition,
-)
-from ._transforms import (
-    condition,
-    consonant_from_contour,
-    contextual_discount,
-    contour,
-    discount,
-    inverse_pignistic,
-    normalize,
-    pignistic,
-    plausibility_transform,
 )
 
 __all__ = [

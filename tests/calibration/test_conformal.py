@@ -88,7 +88,8 @@ def test_contour_equals_crepes():
         alpha = 0.1 if n is None or not float(0.1 * (n + 1)).is_integer() else 0.1 + 1e-6
         if not mondrian:
             np.testing.assert_array_equal(
-                clf.predict_set(X_test, alpha), cc.predict_set(alphas, confidence=1 - alpha, smoothing=False) == 1
+                clf.predict_set(X_test, alpha),
+                cc.predict_set(alphas, confidence=1 - alpha, smoothing=False) == 1,
             )
 
 

@@ -147,7 +147,7 @@ def test_total_conflict_policy():
 
     base, X_cal, y_cal, X_test, _ = _separable()
     X_test = np.array([[3.0, 1.0], [0.0, 0.0], [8.0, 0.0]])  # the first between classes: every class excluded
-    kwargs = dict(method=IsotonicCalibrator(model="bayes"), decomposition="one_vs_rest")
+    kwargs = {"method": IsotonicCalibrator(model="bayes"), "decomposition": "one_vs_rest"}
     clf = VennMulticlassClassifier(FrozenEstimator(base), on_conflict="raise", **kwargs).fit(X_cal, y_cal)
     binary = clf.predict_binary_masses(X_test)
     conflicting = np.all(binary[..., 2] == 0, axis=1)
