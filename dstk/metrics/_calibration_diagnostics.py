@@ -561,8 +561,11 @@ def reliability_bands(
             index = _corp_bins(p, outcome)
         else:
             index = _bin_index(p, _bin_edges(p, bins, strategy))
-        occupied, index = np.unique(index, return_inverse=True)
-        n_bins = occupied.size
+        # renumber the occupied bins 0 .. B-1 (linear time: no sort)
+        per_bin = np.bincount(index)
+        renumber = np.cumsum(per_bin > 0) - 1
+        index = renumber[index]
+        n_bins = int(renumber[-1]) + 1
         count = np.bincount(index, minlength=n_bins).astype(np.float64)
         positives = np.bincount(index, weights=outcome, minlength=n_bins)
         mean_predicted = np.bincount(index, weights=p, minlength=n_bins) / count
