@@ -178,8 +178,10 @@ def check_sample_weight(sample_weight: Any, n_samples: int, name: str = "sample_
     if sample_weight is None:
         return None
     weights = np.asarray(sample_weight)
-    if weights.dtype == object or np.iscomplexobj(weights) or not (
-        np.issubdtype(weights.dtype, np.number) or weights.dtype == bool
+    if (
+        weights.dtype == object
+        or np.iscomplexobj(weights)
+        or not (np.issubdtype(weights.dtype, np.number) or weights.dtype == bool)
     ):
         raise ValueError(f"`{name}` must be real numbers; got dtype {weights.dtype}.")
     weights = weights.astype(np.float64)

@@ -21,7 +21,7 @@ Classifiers:
 Submodules are imported lazily so that ``import dstk.calibration`` stays cheap.
 """
 
-import importlib
+from dstk._lazy import lazy_exports
 
 _LAZY = {
     # --- issue 4: evidential calibration --------------------------------------
@@ -66,13 +66,4 @@ _LAZY = {
 __all__ = sorted(_LAZY)
 
 
-def __getattr__(name):
-    if name in _LAZY:
-        value = getattr(importlib.import_module(_LAZY[name]), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module 'dstk.calibration' has no attribute {name!r}")
-
-
-def __dir__():
-    return sorted(set(globals()) | set(__all__))
+__getattr__, __dir__ = lazy_exports(__name__, _LAZY)

@@ -332,7 +332,7 @@ class VennMulticlassClassifier(ClassifierMixin, BaseEstimator):
         validate_features(self, X, reset=False)
         scores = self._problem_scores(self._probabilities(X))
         return np.stack(
-            [cal.predict_mass_array(scores[:, p]) for p, cal in enumerate(self.calibrators_)], axis=1
+            [cal._predict_mass_array(scores[:, p]) for p, cal in enumerate(self.calibrators_)], axis=1
         )
 
     def predict_mass(self, X: Any) -> MassFunction:

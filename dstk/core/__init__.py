@@ -2,14 +2,14 @@
 
 Public names
 ------------
-Frame, MassFunction, combine, RULES, pignistic, plausibility_transform, contour,
+Frame, MassFunction, combine, combine_with_conflict, RULES, pignistic, plausibility_transform, contour,
 discount, contextual_discount, condition, normalize, inverse_pignistic,
 consonant_from_contour, decide, lower_upper_expectations, jousselme_distance, conflict;
 uncertainty measures: nonspecificity, aggregate_uncertainty, maximum_entropy_probability,
 jirousek_shenoy_entropy, discord, strife, shannon_entropy, uncertainty_decomposition.
 """
 
-from ._combination import RULES, combine
+from ._combination import RULES, combine, combine_with_conflict
 from ._decisions import decide, lower_upper_expectations
 from ._dense import DENSE_MAX_LABELS, MASS_TOLERANCE, MAX_DENSE_BYTES
 from ._distances import conflict, jousselme_distance
@@ -43,6 +43,7 @@ __all__ = [
     "Frame",
     "MassFunction",
     "combine",
+    "combine_with_conflict",
     "RULES",
     "pignistic",
     "plausibility_transform",

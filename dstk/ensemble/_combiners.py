@@ -33,6 +33,7 @@ import numpy as np
 
 from dstk._kernels import leaf_combination as _kernels
 from dstk._kernels import leaf_tables as _tables
+from dstk._validation import check_counts
 from dstk.ensemble._leaf_scores import (
     leaf_confidence_bound,
     leaf_plausibility_mass,
@@ -204,9 +205,9 @@ def decision_threshold(method: str, aggregate: str | None = None) -> float:
 
 
 def _check_counts(counts):
-    arr = np.asarray(counts)
-    if not (np.issubdtype(arr.dtype, np.number) or arr.dtype == bool):
-        raise ValueError(f"`counts` must be numeric leaf counts; got dtype {arr.dtype}.")
+    if isinstance(counts, _LeafRows):
+        return counts
+    arr = check_counts(counts, name="counts", keep_integers=True)
     if arr.ndim != 3:
         raise ValueError(
             f"`counts` must have shape (n_samples, n_trees, n_classes); got shape {arr.shape}. "
@@ -219,14 +220,6 @@ def _check_counts(counts):
         raise ValueError("`counts` has no trees (axis 1 is empty).")
     if n_classes < 2:
         raise ValueError(f"`counts` must have at least two classes on its last axis; got {n_classes}.")
-    if arr.dtype.kind == "f" and not np.all(np.isfinite(arr)):
-        raise ValueError("`counts` contains NaN or infinite values; leaf counts must be finite and >= 0.")
-    if arr.dtype.kind == "c":
-        raise ValueError("`counts` must be real, not complex.")
-    if arr.size and arr.min() < 0:
-        raise ValueError(f"`counts` contains negative values (min {arr.min()}); leaf counts must be >= 0.")
-    if arr.dtype == bool:
-        arr = arr.astype(np.int64)
     if arr.dtype.kind in "iu" and arr.max() > _LARGE_COUNT:
         # beyond the exact integer range of the count tables: counts as floats, leaf by leaf
         if arr.max() > 2**53:
@@ -273,39 +266,78 @@ def _check_floor(floor, n_classes):
     return value
 
 
-_TABLE_LIMIT = 1 << 22
 _LARGE_COUNT = 1 << 31
 
 
-def _leaf_table(counts, function):
-    """Return ``(keys, table)`` with ``table[keys[i, t]] = function(counts[i, t])``.
+class _LeafRows:
+    """The leaves reached by a batch of samples as keys into distinct leaf-count rows.
 
-    ``function`` maps float count vectors (m, K) to rows (m, width).  Integer
-    counts whose distinct values fit a mixed-radix table of at most 2**22
-    entries are evaluated once per distinct count vector; otherwise once per
-    leaf.
+    ``keys`` (n_samples, n_trees) numbers the leaves; ``rows`` (n_rows, K)
+    holds the class counts of each number, so that any per-leaf quantity is
+    evaluated once per row and looked up through the keys
+    (:func:`_leaf_table`).  Built from a count array by hashing its count
+    vectors (:func:`_count_rows`, linear in samples x trees whatever the
+    counts) or, by :class:`RandomDecisionTreesClassifier`, from the nodes of
+    its trees without forming the counts of every leaf.
     """
+
+    def __init__(self, keys, rows, shape, cache=None):
+        self.keys = keys
+        self.rows = rows
+        self.shape = shape
+        self.dtype = np.dtype(np.float64)
+        # per-leaf tables already evaluated, shared by the batches of one prediction
+        self.cache = {} if cache is None else cache
+        self.n_cached_rows = 0
+
+    def counts_of(self, i, t):
+        return self.rows[self.keys[i, t]]
+
+
+def _count_rows(counts):
+    """``_LeafRows`` of a validated count array (n_samples, n_trees, K)."""
     n_samples, n_trees, n_classes = counts.shape
-    if counts.dtype.kind in "iub" and counts.size:
-        counts = np.ascontiguousarray(counts)
-        sizes = _tables.class_max(counts) + 1
-        total = 1
-        for size in sizes.tolist():
-            total *= size
-        if total <= _TABLE_LIMIT:
-            radix = np.ones(n_classes, dtype=np.int64)
-            radix[1:] = np.cumprod(sizes[:-1])
-            used = np.zeros(total, dtype=np.bool_)
-            keys = _tables.leaf_keys(np.ascontiguousarray(counts), radix, used)
-            distinct = np.flatnonzero(used)
-            tuples = ((distinct[:, None] // radix) % sizes).astype(np.float64)
-            values = np.asarray(function(tuples), dtype=np.float64).reshape(distinct.size, -1)
-            table = np.full((total, values.shape[1]), np.nan)  # unused rows stay NaN
-            table[distinct] = values
-            return keys, table
-    flat = counts.reshape(-1, n_classes).astype(np.float64)
-    values = np.asarray(function(flat), dtype=np.float64).reshape(flat.shape[0], -1)
-    return np.arange(flat.shape[0], dtype=np.int64).reshape(n_samples, n_trees), values
+    flat = np.ascontiguousarray(counts.reshape(-1, n_classes))
+    if flat.dtype.kind == "f":
+        # the bit patterns of the float counts (+0.0 for -0.0, so that equal counts share a row)
+        bits = (flat.astype(np.float64) + 0.0).view(np.int64)
+    else:
+        bits = flat.astype(np.int64, copy=False)
+    keys, first = _tables.distinct_rows(np.ascontiguousarray(bits))
+    return _LeafRows(keys.reshape(n_samples, n_trees), flat[first].astype(np.float64), counts.shape)
+
+
+def _leaf_table(leaves, function, name=None):
+    """Return ``(keys, table)`` with ``table[keys[i, t]] = function(counts of leaf (i, t))``.
+
+    ``function`` maps float count rows (m, K) to rows (m, width); it is
+    evaluated once per distinct count vector.  ``name`` (hashable) identifies
+    the function so that batches of one prediction share the evaluated rows.
+    """
+    if name is not None and name in leaves.cache:
+        table = leaves.cache[name]
+        missing = leaves.rows.shape[0] - table.shape[0]
+        if missing > 0:  # rows appended for this batch only
+            extra = np.asarray(function(leaves.rows[table.shape[0] :]), dtype=np.float64)
+            table = np.concatenate([table, extra.reshape(missing, -1)])
+        return leaves.keys, table
+    n_base = leaves.n_cached_rows or leaves.rows.shape[0]
+    table = np.asarray(function(leaves.rows), dtype=np.float64).reshape(leaves.rows.shape[0], -1)
+    if name is not None:
+        leaves.cache[name] = table[:n_base]
+    return leaves.keys, table
+
+
+def _mean_over_trees(keys, table, exact):
+    """Mean over trees of the leaf rows; ``exact``: accumulated in fixed point (order-free, see mean_rows_exact)."""
+    if not exact:
+        return _tables.mean_rows(keys, table)
+    finite = table[np.isfinite(table)]
+    largest = float(np.abs(finite).max()) if finite.size else 0.0
+    # largest |sum| below 2**62: scale = 2**(62 - ceil(log2(n_trees * largest + 1)))
+    bound = keys.shape[1] * largest + 1.0
+    scale = 2.0 ** (62 - int(np.ceil(np.log2(bound))))
+    return _tables.mean_rows_exact(keys, table, scale)
 
 
 def _distribution_rows(c, method):
@@ -338,6 +370,33 @@ def _plausibility_mass_rows(c, rescale_above, reference_arithmetic=False):
     if reference_arithmetic:
         return reference_plausibility_mass_rows(c, rescale_above)
     return leaf_plausibility_mass(c[:, 1], c[:, 0], rescale_above=rescale_above)
+
+
+_SMALLEST_FRAME_MASS = 2.0**-1000
+
+
+def _representable_plausibility_rows(c):
+    """Plausibility leaf masses ``[m({0}), m({1}), m(frame)]`` with m(frame) representable.
+
+    m(frame) of the plausibility model falls like 2**-n for a pure leaf of n
+    samples and is 0 in float64 beyond about 1,075 samples, which would make
+    the leaf dogmatic (the cautious rule then has no weights, and two such
+    leaves of opposite classes are in total conflict).  For a leaf whose
+    m(frame) is below 2**-1000, the counts are divided by the smallest power
+    of two that brings it above (the class proportions are kept exactly;
+    fractional counts are a valid input of the model).  Every other leaf is
+    evaluated on its own counts.
+    """
+    masses = leaf_plausibility_mass(c[:, 1], c[:, 0])[:, 1:]
+    small = np.flatnonzero(masses[:, -1] < _SMALLEST_FRAME_MASS)
+    divisor = 1.0
+    while small.size:
+        divisor *= 2.0
+        retry = leaf_plausibility_mass(c[small, 1] / divisor, c[small, 0] / divisor)[:, 1:]
+        fixed = retry[:, -1] >= _SMALLEST_FRAME_MASS
+        masses[small[fixed]] = retry[fixed]
+        small = small[~fixed]
+    return masses
 
 
 def _idm_rows(c, strength):
@@ -403,6 +462,9 @@ def _combine(
     counts = _check_counts(counts)
     aggregate = _check_method(method, aggregate)
     _n_samples, n_trees, n_classes = counts.shape
+    leaves = counts if isinstance(counts, _LeafRows) else _count_rows(counts)
+    # equal evidence gives bit-equal means (the authors' arithmetic sums in tree order)
+    exact = not reference_arithmetic and prior != "reference" and floor is None
     binary = n_classes == 2
     if method in BINARY_ONLY and not binary:
         raise ValueError(
@@ -448,29 +510,38 @@ def _combine(
                     return 0.5 + 0.5 * np.sign(score - neutral)
                 return score
 
-            keys, table = _leaf_table(counts, rows)
-            score = _tables.mean_rows(keys, table)[:, 0]
+            keys, table = _leaf_table(
+                leaves, rows, ("binary score", method, aggregate, rescale_above, reference_arithmetic)
+            )
+            score = _mean_over_trees(keys, table, exact)[:, 0]
             neutral = 0.0 if method == "plausibility" else 0.5
             proba1 = score if (aggregate == "vote" or neutral == 0.5) else 0.5 * (1.0 + score)
             result["score"] = score
             result["proba"] = np.stack([1.0 - proba1, proba1], axis=1)
             if method == "plausibility" and aggregate == "average" and want_mass:
                 keys, table = _leaf_table(
-                    counts, lambda c: _plausibility_mass_rows(c, rescale_above, reference_arithmetic)
+                    leaves,
+                    lambda c: _plausibility_mass_rows(c, rescale_above, reference_arithmetic),
+                    ("plausibility mass", rescale_above, reference_arithmetic),
                 )
-                result["average_mass"] = _tables.mean_rows(keys, table)
+                result["average_mass"] = _mean_over_trees(keys, table, exact)
         else:
             if aggregate == "vote":
-                keys, table = _leaf_table(counts, lambda c: _vote_rows(_distribution_rows(c, method)))
+                keys, table = _leaf_table(
+                    leaves, lambda c: _vote_rows(_distribution_rows(c, method)), ("vote", method)
+                )
             else:
-                keys, table = _leaf_table(counts, lambda c: _distribution_rows(c, method))
-            score = _tables.mean_rows(keys, table)
+                keys, table = _leaf_table(
+                    leaves, lambda c: _distribution_rows(c, method), ("distribution", method)
+                )
+            score = _mean_over_trees(keys, table, exact)
             result["score"] = score
             result["proba"] = score
         return result
 
     if method == "pooling":
-        pooled = _tables.sum_over_trees(np.ascontiguousarray(counts))
+        keys, table = _leaf_table(leaves, lambda c: c, "counts")
+        pooled = _tables.sum_rows(keys, table)
         total = pooled.sum(axis=1, keepdims=True)
         with np.errstate(invalid="ignore", divide="ignore"):
             proba = np.where(total > 0, pooled / np.where(total > 0, total, 1.0), 1.0 / n_classes)
@@ -488,9 +559,11 @@ def _combine(
             raise ValueError(f"`smoothing` must be > 0 (the authors use 0.1); got {smoothing!r}.")
         prior_term = np.log(prior_values) if prior == "log" else prior_values
         keys, table = _leaf_table(
-            counts, lambda c: np.log(c + s) - np.log(c.sum(axis=1, keepdims=True) + n_classes * s)
+            leaves,
+            lambda c: np.log(c + s) - np.log(c.sum(axis=1, keepdims=True) + n_classes * s),
+            ("eva", s),
         )
-        scores = _tables.mean_rows(keys, table) * n_trees - (n_trees - 1) * prior_term
+        scores = _mean_over_trees(keys, table, exact) * n_trees - (n_trees - 1) * prior_term
         shifted = scores - scores.max(axis=1, keepdims=True)
         proba = np.exp(shifted)
         proba /= proba.sum(axis=1, keepdims=True)
@@ -502,11 +575,16 @@ def _combine(
     leaf_model, strength = _check_leaf_model(leaf_model, n_classes, prior_strength)
     floor = _check_floor(floor, n_classes)
     if leaf_model == "plausibility":
-        keys, table = _leaf_table(
-            counts, lambda c: _plausibility_mass_rows(c, rescale_above, reference_arithmetic)[:, 1:]
-        )
+        if reference_arithmetic or rescale_above is not None:
+            keys, table = _leaf_table(
+                leaves,
+                lambda c: _plausibility_mass_rows(c, rescale_above, reference_arithmetic)[:, 1:],
+                ("plausibility leaf mass", rescale_above, reference_arithmetic),
+            )
+        else:
+            keys, table = _leaf_table(leaves, _representable_plausibility_rows, "plausibility mass, representable")
     else:
-        keys, table = _leaf_table(counts, lambda c: _idm_rows(c, strength))
+        keys, table = _leaf_table(leaves, lambda c: _idm_rows(c, strength), ("imprecise_dirichlet", strength))
     if floor is None:
         if method == "cautious":
             bad_rows = np.flatnonzero(table[:, -1] <= 0.0)
@@ -514,7 +592,7 @@ def _combine(
                 i, t = np.argwhere(np.isin(keys, bad_rows))[0]
                 raise DogmaticError(
                     f"The cautious rule needs non-dogmatic leaf masses (m(frame) > 0), but the leaf of sample {i} "
-                    f"in tree {t} (counts {counts[i, t].tolist()}) has m(frame) = 0 in floating point. Pass "
+                    f"in tree {t} (counts {leaves.counts_of(i, t).tolist()}) has m(frame) = 0 in floating point. Pass "
                     "floor=1e-5 (the authors' clamp) or use leaf_model='imprecise_dirichlet'."
                 )
             mass, normalized = _kernels.cautious_closed_form(keys, _conjunctive_weight_rows(table))

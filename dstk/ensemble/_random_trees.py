@@ -383,7 +383,11 @@ class RandomDecisionTreesClassifier(BaseEstimator):
         self.nominal_mask_ = mask
         self.categories_ = [np.unique(X[:, f]) if mask[f] else None for f in range(n_features)]
         n_categories = np.array([c.size if c is not None else 0 for c in self.categories_], dtype=np.int64)
-        X_encoded = self._encode(X)
+        # feature-major copy: a scan of one feature at a node reads one contiguous column
+        columns = np.ascontiguousarray(self._encode(X).T)
+        del X
+        feature_min = columns.min(axis=1)
+        feature_max = columns.max(axis=1)
 
         rng = check_random_state(self.random_state)
         y64 = y_encoded.astype(np.int64)
@@ -392,7 +396,9 @@ class RandomDecisionTreesClassifier(BaseEstimator):
 
         def grow(seed, stream=_trees.STREAM_SPLITMIX, mersenne_state=unused_mersenne_state):
             return _trees.build_tree(
-                X_encoded,
+                columns,
+                feature_min,
+                feature_max,
                 y64,
                 self.n_classes_,
                 mask,

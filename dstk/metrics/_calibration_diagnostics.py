@@ -543,9 +543,9 @@ def reliability_bands(
     >>> bool(all(bands.belief <= bands.frequency)) and bool(all(bands.frequency <= bands.plausibility))
     True
     """
-    from ..evidence._counts import BINARY_MODELS, counts_to_mass_array
+    from ..evidence._counts import _BINARY_MODELS, _binary_mass_array
 
-    _check_choice(model, "model", BINARY_MODELS)
+    _check_choice(model, "model", _BINARY_MODELS)
     if isinstance(bins, str):
         if bins != "corp":
             raise ValueError(f"`bins` must be 'corp' or a positive integer; got {bins!r}.")
@@ -573,7 +573,7 @@ def reliability_bands(
         upper = np.full(n_bins, -np.inf)
         np.minimum.at(lower, index, p)
         np.maximum.at(upper, index, p)
-        masses = counts_to_mass_array(
+        masses = _binary_mass_array(
             np.round(positives), count, model, confidence=float(level), allow_fractional=False
         )
         belief = masses[..., 2]

@@ -106,7 +106,7 @@ def test_two_classes_reduce_to_binary_venn_abers():
     base = model().fit(X[:100], y[:100])
     X_cal, y_cal, X_test = X[100:400], y[100:400], X[400:]
     P_cal, P_test = base.predict_proba(X_cal)[:, 1], base.predict_proba(X_test)[:, 1]
-    binary = VennAbersCalibrator().fit(P_cal, y_cal).predict_mass_array(P_test)
+    binary = VennAbersCalibrator().fit(P_cal, y_cal).predict_mass(P_test).to_array()
     for decomposition in ("one_vs_rest", "pairwise"):
         clf = VennMulticlassClassifier(FrozenEstimator(base), decomposition=decomposition).fit(X_cal, y_cal)
         m = clf.predict_mass(X_test).to_array()

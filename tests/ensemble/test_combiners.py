@@ -301,10 +301,26 @@ def test_multiclass_binary_only_methods_raise():
         combine_leaves(counts, "cautious", floor=1e-5)
 
 
-def test_cautious_dogmatic_without_floor():
-    counts = np.array([[[0, 2000], [5, 1]]])
+def test_large_pure_leaves_work_with_default_settings():
+    # m(frame) of a pure leaf of 2,000 samples is about 2**-2000: 0 in float64 without the automatic rescale
+    counts = np.array([[[0, 2000], [5, 1]], [[0, 2000], [3000, 0]], [[0, 1100], [1, 1]]])
+    for method in ("cautious", "dempster"):
+        score = combine_leaves(counts, method)
+        proba = combine_leaves_proba(counts, method)
+        assert np.isfinite(score).all() and np.isfinite(proba).all()
+        assert proba[0, 1] > 0.99 and proba[2, 1] > 0.99
+    # the rescaled leaf is the plausibility model on counts divided by a power of two
+    from dstk.ensemble._combiners import _representable_plausibility_rows
+
+    rows = _representable_plausibility_rows(np.array([[0.0, 2000.0], [0.0, 100.0]]))
+    divisor = 2.0 ** np.arange(12)
+    candidates = leaf_plausibility_mass(2000.0 / divisor, np.zeros(12))
+    first = np.flatnonzero(candidates[:, 3] >= 2.0**-1000)[0]
+    assert divisor[first] > 1 and np.array_equal(rows[0], candidates[first, 1:])
+    assert np.array_equal(rows[1], leaf_plausibility_mass([100.0], [0.0])[0, 1:])  # small leaves untouched
+    # an explicit rescale_above keeps the model on the given counts: the dogmatic leaf is reported
     with pytest.raises(DogmaticError, match="floor"):
-        combine_leaves(counts, "cautious")
+        combine_leaves(np.array([[[0, 2000], [5, 1]]]), "cautious", rescale_above=5000)
     assert np.isfinite(combine_leaves(counts, "cautious", floor=1e-5)).all()
 
 

@@ -43,6 +43,18 @@ REQUIREMENTS = {
         ("sklearn", []),
         ("dstk.ensemble", ["RandomDecisionTreesClassifier", "combine_leaves"]),
     ],
+    "07_evidential_classifiers.ipynb": [
+        ("sklearn", []),
+        (
+            "dstk.classifiers",
+            [
+                "EvidentialKNNClassifier",
+                "EvidentialNeuralNetworkClassifier",
+                "logistic_evidence",
+                "ContextualDiscountingCombiner",
+            ],
+        ),
+    ],
     "06_dask_fusion.ipynb": [
         ("dask.array", []),
         ("dask.distributed", []),
