@@ -498,9 +498,9 @@ def reliability_bands(
     strategy : {"uniform", "quantile"}, default="uniform"
         Binning for an integer ``bins`` (as :func:`expected_calibration_error`).
     model : str, default="likelihood"
-        The counts -> mass model of :func:`dstk.evidence.from_counts` that
-        turns each bin's ``(negatives, positives)`` into a mass function on
-        ``{negative, positive}``.
+        A counts -> mass model of ``dstk.evidence.COUNT_MODELS``; it turns
+        each bin's counts ``[n_negative, n_positive]`` into a mass function
+        on ``{negative, positive}`` (:func:`dstk.evidence.from_counts`).
     level : float, default=0.95
         Confidence level of ``model="confidence_interval"`` (ignored otherwise).
     multiclass : {"top_label", "class_wise"}, default="top_label"
@@ -543,9 +543,9 @@ def reliability_bands(
     >>> bool(all(bands.belief <= bands.frequency)) and bool(all(bands.frequency <= bands.plausibility))
     True
     """
-    from ..evidence._counts import _BINARY_MODELS, _binary_mass_array
+    from ..evidence._counts import COUNT_MODELS, from_counts
 
-    _check_choice(model, "model", _BINARY_MODELS)
+    _check_choice(model, "model", COUNT_MODELS)
     if isinstance(bins, str):
         if bins != "corp":
             raise ValueError(f"`bins` must be 'corp' or a positive integer; got {bins!r}.")
@@ -573,11 +573,10 @@ def reliability_bands(
         upper = np.full(n_bins, -np.inf)
         np.minimum.at(lower, index, p)
         np.maximum.at(upper, index, p)
-        masses = _binary_mass_array(
-            np.round(positives), count, model, confidence=float(level), allow_fractional=False
-        )
-        belief = masses[..., 2]
-        plausibility = masses[..., 2] + masses[..., 3]
+        counts = np.column_stack([count - positives, positives])  # [n_negative, n_positive]
+        masses = from_counts(np.round(counts), model=model, confidence=float(level)).to_array()
+        belief = masses[..., 2]  # m({1})
+        plausibility = 1.0 - masses[..., 1]  # 1 - m({0})
         out.append(
             ReliabilityBands(
                 lower,

@@ -201,7 +201,9 @@ def test_corp_bad_input():
 # ---------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("model", ["likelihood", "dempster", "confidence_interval", "plausibility"])
+@pytest.mark.parametrize(
+    "model", ["likelihood", "dempster", "confidence_interval", "plausibility", "imprecise_dirichlet"]
+)
 def test_bands_integer_bins_against_from_counts(model):
     y, p = binary_problem(7)
     bands = reliability_bands(y, p, bins=8, model=model)
@@ -213,7 +215,7 @@ def test_bands_integer_bins_against_from_counts(model):
         k, n = y[inside].sum(), inside.sum()
         assert bands.counts[occupied] == n and bands.positives[occupied] == k
         assert bands.mean_predicted[occupied] == pytest.approx(p[inside].mean())
-        m = from_counts(k, n, model=model)
+        m = from_counts([n - k, k], model=model)
         assert bands.belief[occupied] == pytest.approx(m.bel({1}))
         assert bands.plausibility[occupied] == pytest.approx(m.pl({1}))
         occupied += 1
