@@ -274,3 +274,37 @@ def test_bad_input_messages():
     for call, pattern in cases:
         with pytest.raises(ValueError, match=pattern):
             call()
+
+
+@settings(max_examples=50, deadline=None)
+@given(
+    st.lists(st.tuples(st.integers(0, 100), st.booleans()), min_size=2, max_size=80),
+    st.integers(1, 20),
+    st.sampled_from(["uniform", "quantile"]),
+)
+def test_ece_laws(data, bins, strategy):
+    p = np.array([a for a, _ in data]) / 100.0
+    y = np.array([int(b) for _, b in data])
+    l1 = expected_calibration_error(y, p, bins=bins, strategy=strategy)
+    l2 = expected_calibration_error(y, p, bins=bins, strategy=strategy, norm="l2")
+    worst = expected_calibration_error(y, p, bins=bins, strategy=strategy, norm="max")
+    assert 0 <= l1 <= l2 + 1e-12 <= worst + 2e-12 <= 1 + 2e-12  # power means of the same gaps
+    assert (
+        expected_calibration_error(y, p, bins=bins, strategy=strategy, norm="l2", debias=True) <= l2 + 1e-12
+    )
+    # forecasts equal to their bin's frequency are calibrated at any norm
+    index = np.searchsorted(np.arange(1, bins) / bins, p)
+    frequency = np.bincount(index, weights=y, minlength=bins) / np.maximum(
+        np.bincount(index, minlength=bins), 1
+    )
+    matched = np.clip(frequency[index], 0, 1)
+    if np.array_equal(
+        np.searchsorted(np.arange(1, bins) / bins, matched), index
+    ):  # same bins after the change
+        assert expected_calibration_error(y, matched, bins=bins, norm="max") == pytest.approx(0, abs=1e-12)
+    # the top-label error of a two-column matrix is the binary error of its confidence
+    P = np.column_stack([1 - p, p])
+    top, correct = P.max(axis=1), (P.argmax(axis=1) == y).astype(int)
+    assert expected_calibration_error(y, P, bins=bins, strategy=strategy) == pytest.approx(
+        expected_calibration_error(correct, top, bins=bins, strategy=strategy), abs=1e-12
+    )
