@@ -321,7 +321,7 @@ class ConformalBeliefClassifier(ClassifierMixin, BaseEstimator):
         """
         from ..core._transforms import consonant_from_contour
 
-        return consonant_from_contour(self.predict_contour(X), self.frame_)
+        return consonant_from_contour(self.predict_contour(X), frame=self.frame_)
 
     def predict_set(self, X: Any, alpha: float) -> np.ndarray:
         """Conformal prediction sets ``{y : pl(y) > alpha}``.

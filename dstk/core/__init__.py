@@ -9,6 +9,7 @@ uncertainty measures: nonspecificity, aggregate_uncertainty, maximum_entropy_pro
 jirousek_shenoy_entropy, discord, strife, shannon_entropy, uncertainty_decomposition.
 """
 
+from . import _mass
 from ._combination import RULES, combine, combine_with_conflict
 from ._decisions import decide, lower_upper_expectations
 from ._dense import DENSE_MAX_LABELS, MASS_TOLERANCE, MAX_DENSE_BYTES
@@ -37,6 +38,20 @@ from ._uncertainty import (
     shannon_entropy,
     strife,
     uncertainty_decomposition,
+)
+
+# MassFunction's delegating methods (m.pignistic(), m.discount(rate), m.decide(), m.combine(...))
+# call these functions through a registry, so that _mass never imports the modules that import it.
+_mass._OPERATIONS.update(
+    pignistic=pignistic,
+    plausibility_transform=plausibility_transform,
+    contour=contour,
+    discount=discount,
+    contextual_discount=contextual_discount,
+    condition=condition,
+    normalize=normalize,
+    decide=decide,
+    combine=combine,
 )
 
 __all__ = [

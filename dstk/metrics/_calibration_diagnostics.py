@@ -26,7 +26,7 @@ from numpy.typing import ArrayLike
 from scipy.optimize import isotonic_regression
 from scipy.special import ndtr
 
-from ._checks import check_labels_and_probabilities
+from .._metric_checks import check_labels_and_probabilities
 
 __all__ = [
     "expected_calibration_error",
