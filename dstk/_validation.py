@@ -79,7 +79,7 @@ def check_labels(y: ArrayLike, name: str = "y") -> tuple[np.ndarray, np.ndarray]
         from .exceptions import data_conversion_warning
 
         warnings.warn(
-            f"A column-vector `{name}` was passed when a 1-D array was expected; it is flattened. "
+            f"A column-vector {name} was passed when a 1d array was expected; it is flattened. "
             f"Pass {name}.ravel() (shape (n_samples,)) to avoid this warning.",
             data_conversion_warning(),
             stacklevel=3,
@@ -115,7 +115,7 @@ def check_binary_labels(y: ArrayLike, name: str = "y") -> tuple[np.ndarray, np.n
     classes, encoded = check_labels(y, name=name)
     if classes.size != 2:
         raise ValueError(
-            f"`{name}` must contain exactly two classes for binary calibration; got "
+            f"Only binary classification is supported. `{name}` must contain exactly two classes; got "
             f"{classes.size} classes {list(classes)[:10]!r}. Use a multi-class wrapper "
             "(one-vs-rest) for more classes."
         )

@@ -416,6 +416,13 @@ class MassFunction:
             return (MassFunction._dense, (self._m, self._frame))
         return (MassFunction._sparse, (self._focal, self._fm, self._frame))
 
+    # skops.io (which does not use __reduce__) stores these attributes and restores them
+    def __getstate__(self) -> dict[str, Any]:
+        return {"frame": self._frame, "m": self._m, "focal": self._focal, "fm": self._fm}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self._frame, self._m, self._focal, self._fm = state["frame"], state["m"], state["focal"], state["fm"]
+
     def _dense_m(self, what="this operation"):
         if self._m is not None:
             return self._m
