@@ -26,7 +26,7 @@ import numpy as np
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
 
-__all__ = ["main", "run_demo", "combine_conjunctive"]
+__all__ = ["main", "run_demo", "combine_dempster"]
 
 _SIZES = (16, 40, 240)
 _NAMES = ("RBF SVM", "logistic regression", "Gaussian naive Bayes")
@@ -54,20 +54,21 @@ def _scores(model, X):
     return np.log(probability) - np.log1p(-probability)  # log-odds: a score on the real line
 
 
-def combine_conjunctive(mass_arrays: Sequence[ArrayLike]) -> tuple[np.ndarray, np.ndarray]:
-    """Dempster's rule on binary masses, with total conflict flagged instead of raised.
+def combine_dempster(mass_arrays: Sequence[ArrayLike]) -> tuple[np.ndarray, np.ndarray]:
+    """Dempster's rule on binary masses through the public path, total conflict made vacuous.
 
     Parameters
     ----------
     mass_arrays : sequence of ndarray of shape (n_samples, 4)
         One dense binary mass array ``[0, m({0}), m({1}), m({0, 1})]`` per
-        source (valid mass functions; not re-validated).
+        source.
 
     Returns
     -------
     combined : ndarray of shape (n_samples, 4)
-        Dempster's combination of the sources, sample by sample; rows in
-        total conflict are left vacuous (m({0, 1}) = 1).
+        Dempster's combination of the sources, sample by sample
+        (:func:`dstk.combine` with ``on_conflict="vacuous"``): rows in total
+        conflict are vacuous (m({0, 1}) = 1).
     total_conflict : ndarray of bool of shape (n_samples,)
         Rows with kappa = 1 (e.g. two calibrated probabilities 0 and 1).
 
@@ -88,25 +89,23 @@ def combine_conjunctive(mass_arrays: Sequence[ArrayLike]) -> tuple[np.ndarray, n
     >>> import numpy as np
     >>> first = np.array([[0.0, 0.2, 0.5, 0.3], [0.0, 1.0, 0.0, 0.0]])
     >>> second = np.array([[0.0, 0.4, 0.4, 0.2], [0.0, 0.0, 1.0, 0.0]])
-    >>> combined, total = combine_conjunctive([first, second])
+    >>> combined, total = combine_dempster([first, second])
     >>> combined.round(4)
     array([[0.    , 0.3333, 0.5833, 0.0833],
            [0.    , 0.    , 0.    , 1.    ]])
     >>> total
     array([False,  True])
     """
-    from dstk import combine
-    from dstk.calibration._base import wrap_binary_masses
+    import warnings
 
-    sources = [wrap_binary_masses(np.ascontiguousarray(m)) for m in mass_arrays]
-    unnormalised = combine(sources, rule="conjunctive").to_array("m")
-    empty = unnormalised[:, 0]
-    total = empty >= 1.0 - 1e-12
-    out = np.zeros_like(unnormalised)
-    scale = np.where(total, 1.0, 1.0 - empty)
-    out[:, 1:] = unnormalised[:, 1:] / scale[:, None]
-    out[total] = [0.0, 0.0, 0.0, 1.0]
-    return out, total
+    from dstk import MassFunction, combine
+    from dstk.exceptions import ConflictWarning
+
+    sources = [MassFunction.from_array(np.asarray(m, dtype=np.float64), (0, 1)) for m in mass_arrays]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConflictWarning)  # counted and reported by the demo instead
+        combined, kappa = combine(sources, rule="dempster", return_conflict=True, on_conflict="vacuous")
+    return combined.to_array("m"), np.asarray(kappa) >= 1.0
 
 
 def _one_round(X, y, rng, sizes, methods):
@@ -208,7 +207,7 @@ def run_demo(
     for _ in range(rounds):
         per_model, y_test = _one_round(X, y, rng, sizes, methods)
         for key, masses in per_model.items():
-            combined, total = combine_conjunctive(masses)
+            combined, total = combine_dempster(masses)
             row = [_error(m, y_test) for m in masses] + [_error(combined, y_test)]
             errors.setdefault(key, []).append(row)
             conflicts[key] = conflicts.get(key, 0) + int(total.sum())
@@ -243,9 +242,9 @@ def run_demo(
     assert last is not None  # rounds >= 1
     per_model, y_test = last
     masses = per_model[("logistic", "likelihood")]
-    combined, _ = combine_conjunctive(masses)
+    combined, _ = combine_dempster(masses)
     probabilities = [m[:, 2] for m in per_model[("logistic", "bayes")]]
-    bayes_combined, _ = combine_conjunctive(per_model[("logistic", "bayes")])
+    bayes_combined, _ = combine_dempster(per_model[("logistic", "bayes")])
     uncertainty = combined[:, 3]
     picks = list(np.argsort(-uncertainty)[: show_cases // 2]) + list(
         np.argsort(uncertainty)[: show_cases - show_cases // 2]

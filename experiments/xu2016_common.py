@@ -8,8 +8,11 @@ import numpy as np
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 
-from dstk._demo import combine_conjunctive  # noqa: E402
+import warnings  # noqa: E402
+
+from dstk import MassFunction, combine  # noqa: E402
 from dstk.calibration import BinningCalibrator, IsotonicCalibrator, LogisticCalibrator  # noqa: E402
+from dstk.exceptions import ConflictWarning  # noqa: E402
 
 DEFAULT_DATA = os.path.normpath(os.path.join(HERE, "..", "..", "shared", "datasets"))
 
@@ -74,7 +77,11 @@ def train_part(X, y, indices, X_test, rng, wanted):
 
 def combined_predictions(mass_list):
     """Dempster combination (vacuous on total conflict) -> predicted labels (pignistic, ties -> 0)."""
-    combined, total = combine_conjunctive(mass_list)
+    sources = [MassFunction.from_array(np.asarray(m, dtype=np.float64), (0, 1)) for m in mass_list]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConflictWarning)  # the count of such samples is returned
+        combined, kappa = combine(sources, rule="dempster", return_conflict=True, on_conflict="vacuous")
+    combined, total = combined.to_array("m"), np.asarray(kappa) >= 1.0
     positive = combined[:, 2] + 0.5 * combined[:, 3]
     return (positive > 0.5).astype(int), int(total.sum())
 
