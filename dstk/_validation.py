@@ -30,6 +30,8 @@ def check_scores(scores: ArrayLike, name: str = "scores", allow_2d_column: bool 
     ``allow_2d_column`` is true; any other 2-D shape raises.
     """
     arr = np.asarray(scores)
+    if np.iscomplexobj(arr):
+        raise ValueError(f"Complex data not supported: `{name}` must be real (got dtype {arr.dtype}).")
     if arr.dtype == object:
         try:
             arr = arr.astype(np.float64)
