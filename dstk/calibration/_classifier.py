@@ -452,9 +452,12 @@ class EvidentialCalibratedClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEs
         -------
         ndarray of shape (n_samples, n_classes)
             ``BetP({c}) = sum over A containing c of m(A) / card(A)`` (Smets and
-            Kennes 1994), columns in the order of ``classes_``.
+            Kennes 1994), columns in the order of ``classes_``; NaN rows for
+            samples in total conflict under ``on_conflict="nan"``.
         """
-        return self.predict_mass(X).pignistic()
+        from ._combination import _pignistic
+
+        return _pignistic(self.predict_mass(X))
 
     def predict(self, X: Any) -> np.ndarray:
         """Class of maximal pignistic probability.
@@ -469,5 +472,7 @@ class EvidentialCalibratedClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEs
         ndarray of shape (n_samples,)
             Labels from ``classes_`` (ties go to the first class).
         """
+        from ._combination import _labels
+
         probabilities = self.predict_proba(X)  # raises NotFittedError before classes_ is read
-        return self.classes_[np.argmax(probabilities, axis=1)]
+        return _labels(self.classes_, probabilities)

@@ -13,7 +13,7 @@ def x_estimators():
 
     return [
         RandomDecisionTreesClassifier(n_estimators=5, random_state=0),
-        EvidentialCalibratedClassifier(LogisticRegression(), cv=2),
+        EvidentialCalibratedClassifier(LogisticRegression(), cv=2, method="isotonic"),
         ImpliedPosteriorClassifier(LogisticRegression(), n_models=3),
         CodeMatrixClassifier(LogisticRegression()),
     ]

@@ -152,11 +152,16 @@ def test_meta_estimator_sample_weight(cancer):
 
     X, y = cancer
     base = make_pipeline(StandardScaler(), LogisticRegression())
-    plain = EvidentialCalibratedClassifier(LogisticRegression(max_iter=5000), cv=2).fit(X, y)
-    ones = EvidentialCalibratedClassifier(LogisticRegression(max_iter=5000), cv=2).fit(X, y, sample_weight=np.ones(len(y)))
+    options = dict(cv=2, method="isotonic")
+    plain = EvidentialCalibratedClassifier(LogisticRegression(max_iter=5000), **options).fit(X, y)
+    ones = EvidentialCalibratedClassifier(LogisticRegression(max_iter=5000), **options).fit(
+        X, y, sample_weight=np.ones(len(y))
+    )
     np.testing.assert_allclose(plain.predict_proba(X), ones.predict_proba(X), rtol=1e-10)
     weights = np.where(np.asarray(y) == 1, 1, 3)
-    weighted = EvidentialCalibratedClassifier(LogisticRegression(max_iter=5000), cv=2).fit(X, y, sample_weight=weights)
+    weighted = EvidentialCalibratedClassifier(LogisticRegression(max_iter=5000), **options).fit(
+        X, y, sample_weight=weights
+    )
     assert not np.allclose(plain.predict_proba(X), weighted.predict_proba(X))
     with pytest.raises(ValueError, match="does not take sample_weight"):
         EvidentialCalibratedClassifier(KNeighborsClassifier(), cv=2).fit(X, y, sample_weight=weights)
@@ -181,18 +186,18 @@ def test_trees_sample_weight_is_repetition():
 def test_n_jobs_gives_the_same_model(cancer):
     X, y = cancer
     base = make_pipeline(StandardScaler(), LogisticRegression())
-    one = EvidentialCalibratedClassifier(base, cv=3, n_jobs=1).fit(X, y)
-    two = EvidentialCalibratedClassifier(base, cv=3, n_jobs=2).fit(X, y)
+    one = EvidentialCalibratedClassifier(base, cv=3, method="isotonic", n_jobs=1).fit(X, y)
+    two = EvidentialCalibratedClassifier(base, cv=3, method="isotonic", n_jobs=2).fit(X, y)
     np.testing.assert_array_equal(one.predict_proba(X), two.predict_proba(X))
-    serial = EvidentialCalibratedClassifier(base, cv=3, ensemble=False, n_jobs=2).fit(X, y)
-    reference = EvidentialCalibratedClassifier(base, cv=3, ensemble=False).fit(X, y)
+    serial = EvidentialCalibratedClassifier(base, cv=3, method="isotonic", ensemble=False, n_jobs=2).fit(X, y)
+    reference = EvidentialCalibratedClassifier(base, cv=3, method="isotonic", ensemble=False).fit(X, y)
     np.testing.assert_array_equal(serial.predict_proba(X), reference.predict_proba(X))
 
 
 def test_verbose_progress_logs_and_bar(cancer, caplog, capsys):
     X, y = cancer
     with caplog.at_level(logging.INFO, logger="dstk"):
-        EvidentialCalibratedClassifier(LogisticRegression(max_iter=5000), cv=3, verbose=1).fit(X, y)
+        EvidentialCalibratedClassifier(LogisticRegression(max_iter=5000), cv=3, method="isotonic", verbose=1).fit(X, y)
     messages = [r.getMessage() for r in caplog.records if r.name == "dstk"]
     assert any("calibrated folds 3/3 done" in m for m in messages), messages
     assert "calibrated folds" in capsys.readouterr().err  # the tqdm bar
