@@ -341,11 +341,15 @@ class EvidentialCalibratedClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEs
                 from joblib import Parallel, delayed
 
                 jobs = (
-                    delayed(_fit_fold)(estimator, X, y, y_encoded, train, test, weights, method, calibration, classes)
+                    delayed(_fit_fold)(
+                        estimator, X, y, y_encoded, train, test, weights, method, calibration, classes
+                    )
                     for train, test in folds
                 )
                 results = Parallel(n_jobs=self.n_jobs, return_as="generator")(jobs)
-                for pair in progress(results, total=len(folds), verbose=self.verbose, description="calibrated folds"):
+                for pair in progress(
+                    results, total=len(folds), verbose=self.verbose, description="calibrated folds"
+                ):
                     pairs.append(pair)
             else:
                 params = {} if weights is None else {"sample_weight": weights}
@@ -369,7 +373,7 @@ class EvidentialCalibratedClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEs
 
     # -- outputs -------------------------------------------------------------------------
 
-    def predict_mass_array(self, X: Any) -> np.ndarray:
+    def _predict_mass_array(self, X: Any) -> np.ndarray:
         """Dense masses on ``frame_``, averaged over the fold classifiers.
 
         Parameters
@@ -391,15 +395,18 @@ class EvidentialCalibratedClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEs
         for model, calibrators in self.calibrated_classifiers_:
             scores = _scores(model, X, self._score_method, n_classes)
             if n_classes == 2:
-                masses = calibrators[0].predict_mass_array(scores)
+                masses = calibrators[0]._predict_mass_array(scores)
             else:
                 from ._one_vs_rest import one_vs_rest_masses
 
                 binary = np.stack(
-                    [cal.predict_mass_array(scores[:, c]) for c, cal in enumerate(calibrators)], axis=1
+                    [cal._predict_mass_array(scores[:, c]) for c, cal in enumerate(calibrators)], axis=1
                 )
                 masses = one_vs_rest_masses(
-                    binary, tuple(self.classes_.tolist()), rule=self.rule, on_conflict=self.on_conflict
+                    binary,
+                    classes=tuple(self.classes_.tolist()),
+                    rule=self.rule,
+                    on_conflict=self.on_conflict,
                 ).to_array("m")
             total = masses if total is None else total + masses
         assert total is not None  # fit stores at least one (classifier, calibrators) pair
@@ -420,7 +427,7 @@ class EvidentialCalibratedClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEs
         """
         from ..core._mass import MassFunction
 
-        return MassFunction.from_array(self.predict_mass_array(X), self.frame_, kind="m", validate=False)
+        return MassFunction.from_array(self._predict_mass_array(X), self.frame_, kind="m", validate=False)
 
     def predict_interval(self, X: Any) -> tuple[np.ndarray, np.ndarray]:
         """Belief and plausibility of the classes.

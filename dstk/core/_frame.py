@@ -107,7 +107,7 @@ class Frame:
         return len(self._labels)
 
     @property
-    def size(self) -> int:
+    def n_subsets(self) -> int:
         """int: the number of subsets, ``2**n`` (the length of a dense vector)."""
         return 1 << len(self._labels)
 
@@ -286,7 +286,7 @@ class Frame:
         b = self.mask(bitmask)
         return tuple(lab for i, lab in enumerate(self._labels) if (b >> i) & 1)
 
-    def format_subset(self, bitmask: int | np.integer, empty: str = "∅", whole: str = "Ω") -> str:
+    def format_subset(self, bitmask: int | np.integer, *, empty: str = "∅", whole: str = "Ω") -> str:
         """A short readable name for a subset, e.g. ``{a,c}``.
 
         Parameters

@@ -7,11 +7,18 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._estimator import BaseEstimator, ClassifierMixin, check_is_fitted, check_sample_weight, validate_score_matrix
+from .._estimator import (
+    BaseEstimator,
+    ClassifierMixin,
+    check_is_fitted,
+    check_sample_weight,
+    clone_estimator,
+    validate_score_matrix,
+)
 from .._validation import check_labels
 from ._codes import make_code
 from ._coupling import CouplingResult, couple_probabilities
-from ._tasks import binary_tasks, clone_estimator
+from ._tasks import binary_tasks
 
 if TYPE_CHECKING:
     from typing_extensions import Self
@@ -99,12 +106,12 @@ class MulticlassCalibrator(ClassifierMixin, BaseEstimator):
         Coupling iteration cap.
     tol : float, default=1e-10
         Coupling tolerance.
-    mass_rule : str, default="dempster"
+    rule : str, default="dempster"
         Combination rule of :func:`dstk.combine` used by :meth:`predict_mass`.
     random_state : int, RandomState or None
         For ``code="sparse"``.
     on_conflict : {"vacuous", "nan", "raise"}, default="vacuous"
-        Samples whose task masses conflict totally under ``mass_rule`` in
+        Samples whose task masses conflict totally under ``rule`` in
         :meth:`predict_mass`: the vacuous mass function, NaN masses, or an
         error; the first two warn with the sample indices (see
         :func:`dstk.combine`).
@@ -129,7 +136,7 @@ class MulticlassCalibrator(ClassifierMixin, BaseEstimator):
     :meth:`predict_mass` is dstk's own evidential route: each task's binary
     mass is deconditioned onto the K-class frame
     (:func:`embed_task_masses`) and the B masses are combined with
-    ``mass_rule``.
+    ``rule``.
 
     Examples
     --------
@@ -147,11 +154,12 @@ class MulticlassCalibrator(ClassifierMixin, BaseEstimator):
     def __init__(
         self,
         calibrator: Any,
+        *,
         code: str | ArrayLike = "one_vs_rest",
         task_weights: str = "samples",
         max_iter: int = 500,
         tol: float = 1e-10,
-        mass_rule: str = "dempster",
+        rule: str = "dempster",
         random_state: int | np.random.RandomState | None = None,
         *,
         on_conflict: str = "vacuous",
@@ -161,7 +169,7 @@ class MulticlassCalibrator(ClassifierMixin, BaseEstimator):
         self.task_weights = task_weights
         self.max_iter = max_iter
         self.tol = tol
-        self.mass_rule = mass_rule
+        self.rule = rule
         self.random_state = random_state
         self.on_conflict = on_conflict
 
@@ -262,7 +270,7 @@ class MulticlassCalibrator(ClassifierMixin, BaseEstimator):
         """
         r = self.predict_task_proba(scores)
         weights = self.task_sizes_ if self.task_weights == "samples" else None
-        return couple_probabilities(r, self.code_, weights, max_iter=self.max_iter, tol=self.tol)
+        return couple_probabilities(r, self.code_, task_weights=weights, max_iter=self.max_iter, tol=self.tol)
 
     def predict_proba(self, scores: ArrayLike) -> np.ndarray:
         """Coupled class probabilities, shape ``(N, K)``; :meth:`predict_coupling` gives the convergence.
@@ -309,7 +317,7 @@ class MulticlassCalibrator(ClassifierMixin, BaseEstimator):
         -------
         MassFunction
             Batch shape ``(N,)`` on ``Frame(classes_)``: the B deconditioned
-            task masses combined with ``mass_rule``.
+            task masses combined with ``rule``.
 
         Raises
         ------
@@ -339,4 +347,4 @@ class MulticlassCalibrator(ClassifierMixin, BaseEstimator):
         dense = embed_task_masses(task, self.code_)
         frame = Frame(tuple(self.classes_.tolist()))
         masses = MassFunction.from_array(dense, frame, validate=False)
-        return combine(masses, rule=self.mass_rule, axis=1, on_conflict=self.on_conflict)
+        return combine(masses, rule=self.rule, axis=1, on_conflict=self.on_conflict)

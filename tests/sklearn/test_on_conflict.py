@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dstk import MassFunction, combine
+from dstk import MassFunction, combine, combine_with_conflict
 from dstk.exceptions import ConflictWarning, TotalConflictError
 
 
@@ -42,7 +42,7 @@ def _check_policy(sources, bad, rule="dempster", **options):
     reference = combine([s.batch[good] for s in sources], rule=rule, **options).to_array()
     for policy in ("vacuous", "nan"):
         with pytest.warns(ConflictWarning, match=r"indices \[" + ", ".join(map(str, bad[:20]))):
-            result, kappa = combine(sources, rule=rule, on_conflict=policy, return_conflict=True, **options)
+            result, kappa = combine_with_conflict(sources, rule=rule, on_conflict=policy, **options)
         values = result.to_array()
         np.testing.assert_allclose(values[good], reference, rtol=0, atol=1e-14)
         np.testing.assert_array_equal(kappa[bad], 1.0)
