@@ -161,7 +161,6 @@ class MulticlassCalibrator(ClassifierMixin, BaseEstimator):
         tol: float = 1e-10,
         rule: str = "dempster",
         random_state: int | np.random.RandomState | None = None,
-        *,
         on_conflict: str = "vacuous",
     ):
         self.calibrator = calibrator
