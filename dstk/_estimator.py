@@ -285,7 +285,9 @@ def validate_score_matrix(estimator: Any, scores: Any, *, reset: bool, name: str
         try:
             arr = arr.astype(np.float64)
         except (TypeError, ValueError) as error:
-            raise TypeError(f"`{name}` must be numeric; converting the object array failed: {error}.") from None
+            raise TypeError(
+                f"`{name}` must be numeric; converting the object array failed: {error}."
+            ) from None
     if not (np.issubdtype(arr.dtype, np.number) or arr.dtype == bool):
         raise ValueError(f"`{name}` must be numeric; got dtype {arr.dtype}.")
     if arr.ndim != 2:

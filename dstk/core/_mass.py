@@ -482,7 +482,8 @@ class MassFunction:
             "frame": [_plain_label(x) for x in labels],
             "batch_shape": list(self.batch_shape),
             "focal_sets": [
-                [_plain_label(labels[i]) for i in range(len(labels)) if (int(mask) >> i) & 1] for mask in focal
+                [_plain_label(labels[i]) for i in range(len(labels)) if (int(mask) >> i) & 1]
+                for mask in focal
             ],
             "masses": np.asarray(masses, dtype=np.float64).tolist(),
         }
@@ -516,14 +517,18 @@ class MassFunction:
                 "(use MassFunction.to_dict() to make one)."
             )
         if data.get("version") != 1:
-            raise ValueError(f"Unsupported MassFunction dictionary version {data.get('version')!r}; expected 1.")
+            raise ValueError(
+                f"Unsupported MassFunction dictionary version {data.get('version')!r}; expected 1."
+            )
         try:
             frame = Frame([_hashable_label(x) for x in data["frame"]])
             focal_sets = data["focal_sets"]
             batch_shape = tuple(int(n) for n in data["batch_shape"])
             masses = np.asarray(data["masses"], dtype=np.float64)
         except KeyError as error:
-            raise ValueError(f"`data` lacks the key {error.args[0]!r} of a MassFunction dictionary.") from None
+            raise ValueError(
+                f"`data` lacks the key {error.args[0]!r} of a MassFunction dictionary."
+            ) from None
         masks = [frame.subset([_hashable_label(x) for x in subset]) for subset in focal_sets]
         if masses.shape != batch_shape + (len(masks),):
             raise ValueError(

@@ -19,7 +19,13 @@ from typing import TYPE_CHECKING
 import numpy as np
 from scipy import sparse
 
-from dstk._estimator import BaseEstimator, ClassifierMixin, check_is_fitted, frequency_weights, validate_features
+from dstk._estimator import (
+    BaseEstimator,
+    ClassifierMixin,
+    check_is_fitted,
+    frequency_weights,
+    validate_features,
+)
 from dstk._kernels import mersenne_twister as _mersenne
 from dstk._kernels import trees as _trees
 from dstk._validation import check_consistent_length, check_labels, check_random_state

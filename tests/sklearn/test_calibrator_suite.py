@@ -17,10 +17,10 @@ import pytest
 
 pytest.importorskip("sklearn")
 
-import sklearn.exceptions  # noqa: E402
-from sklearn.base import clone  # noqa: E402
+import sklearn.exceptions
+from sklearn.base import clone
 
-from ._estimators import binary_calibrators, matrix_calibrators  # noqa: E402
+from ._estimators import binary_calibrators, matrix_calibrators
 
 PREDICT_METHODS = ("predict", "predict_proba", "predict_mass_array", "predict_interval", "predict_mass")
 
@@ -114,12 +114,19 @@ def test_sample_order_and_batch_invariance(case):
     full = _outputs(calibrator, X)
     order = np.random.RandomState(1).permutation(len(y))
     permuted = _outputs(calibrator, X[order])
-    _assert_same({k: (tuple(x[order] for x in v) if isinstance(v, tuple) else v[order]) for k, v in full.items()},
-                 permuted, rtol=1e-12, atol=1e-12)
+    _assert_same(
+        {k: (tuple(x[order] for x in v) if isinstance(v, tuple) else v[order]) for k, v in full.items()},
+        permuted,
+        rtol=1e-12,
+        atol=1e-12,
+    )
     parts = [_outputs(calibrator, X[i : i + 7]) for i in range(0, len(y), 7)]
     glued = {
-        k: (tuple(np.concatenate([p[k][j] for p in parts]) for j in range(2)) if isinstance(full[k], tuple)
-            else np.concatenate([p[k] for p in parts]))
+        k: (
+            tuple(np.concatenate([p[k][j] for p in parts]) for j in range(2))
+            if isinstance(full[k], tuple)
+            else np.concatenate([p[k] for p in parts])
+        )
         for k in full
     }
     _assert_same(full, glued, rtol=1e-12, atol=1e-12)
@@ -136,16 +143,16 @@ def test_refit_is_idempotent(case):
 
 def test_bad_input_is_rejected(case):
     calibrator, (X, y) = case
-    with pytest.raises(ValueError, match="[Cc]omplex"):
+    with pytest.raises(ValueError, match=r"[Cc]omplex"):
         clone(calibrator).fit(X + 1j, y)
     bad = X.copy()
     bad[3] = np.nan
-    with pytest.raises(ValueError, match="NaN|non-finite"):
+    with pytest.raises(ValueError, match=r"NaN|non-finite"):
         clone(calibrator).fit(bad, y)
     calibrator.fit(X, y)
-    with pytest.raises(ValueError, match="[Cc]omplex"):
+    with pytest.raises(ValueError, match=r"[Cc]omplex"):
         calibrator.predict_proba(X + 1j)
-    with pytest.raises(ValueError, match="NaN|non-finite"):
+    with pytest.raises(ValueError, match=r"NaN|non-finite"):
         calibrator.predict_proba(bad)
     wrong = np.column_stack([X, X]) if X.ndim == 1 else X[:, :2]
     with pytest.raises(ValueError):

@@ -36,7 +36,11 @@ def cancer():
 def _run(code, **env):
     environment = dict(os.environ, PYTHONPATH=ROOT, **env)
     return subprocess.run(
-        [sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, env=environment, timeout=300
+        [sys.executable, "-c", textwrap.dedent(code)],
+        capture_output=True,
+        text=True,
+        env=environment,
+        timeout=300,
     )
 
 
@@ -103,7 +107,9 @@ def test_column_vector_y_warns_as_scikit_learn():
 
 def test_data_frames_and_feature_names(cancer):
     X, y = cancer
-    model = EvidentialCalibratedClassifier(make_pipeline(StandardScaler(), LogisticRegression()), cv=3).fit(X, y)
+    model = EvidentialCalibratedClassifier(make_pipeline(StandardScaler(), LogisticRegression()), cv=3).fit(
+        X, y
+    )
     assert list(model.feature_names_in_) == list(X.columns) and model.n_features_in_ == X.shape[1]
     np.testing.assert_array_equal(model.predict_proba(X), model.predict_proba(X.copy()))
     reordered = X[list(X.columns[::-1])]
@@ -143,7 +149,9 @@ def test_default_scoring_in_cross_validation_and_grid_search(cancer):
     scores = cross_val_score(model, X, y, cv=3)
     assert scores.shape == (3,) and np.all(scores > 0.85)
     assert model.fit(X, y).score(X, y) == pytest.approx(np.mean(model.predict(X) == y))
-    search = GridSearchCV(RandomDecisionTreesClassifier(random_state=0), {"n_estimators": [3, 6]}, cv=2).fit(X, y)
+    search = GridSearchCV(RandomDecisionTreesClassifier(random_state=0), {"n_estimators": [3, 6]}, cv=2).fit(
+        X, y
+    )
     assert search.best_params_["n_estimators"] in (3, 6) and 0.8 < search.best_score_ <= 1.0
 
 
@@ -152,7 +160,7 @@ def test_meta_estimator_sample_weight(cancer):
 
     X, y = cancer
     base = make_pipeline(StandardScaler(), LogisticRegression())
-    options = dict(cv=2, method="isotonic")
+    options = {"cv": 2, "method": "isotonic"}
     plain = EvidentialCalibratedClassifier(LogisticRegression(max_iter=5000), **options).fit(X, y)
     ones = EvidentialCalibratedClassifier(LogisticRegression(max_iter=5000), **options).fit(
         X, y, sample_weight=np.ones(len(y))
@@ -197,7 +205,9 @@ def test_n_jobs_gives_the_same_model(cancer):
 def test_verbose_progress_logs_and_bar(cancer, caplog, capsys):
     X, y = cancer
     with caplog.at_level(logging.INFO, logger="dstk"):
-        EvidentialCalibratedClassifier(LogisticRegression(max_iter=5000), cv=3, method="isotonic", verbose=1).fit(X, y)
+        EvidentialCalibratedClassifier(
+            LogisticRegression(max_iter=5000), cv=3, method="isotonic", verbose=1
+        ).fit(X, y)
     messages = [r.getMessage() for r in caplog.records if r.name == "dstk"]
     assert any("calibrated folds 3/3 done" in m for m in messages), messages
     assert "calibrated folds" in capsys.readouterr().err  # the tqdm bar

@@ -11,9 +11,9 @@ import pytest
 
 pytest.importorskip("sklearn")
 
-from sklearn.utils.estimator_checks import parametrize_with_checks  # noqa: E402
+from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from ._estimators import expected_failed_checks, x_estimators  # noqa: E402
+from ._estimators import expected_failed_checks, x_estimators
 
 
 @parametrize_with_checks(x_estimators(), expected_failed_checks=expected_failed_checks)

@@ -63,8 +63,10 @@ def test_dempster_policy_dense(n_sources):
 def test_normalised_cautious_policy():
     bad = np.array([2])
     sources = [s.discount(0.0) for s in _sources(5, 2, 2, bad, seed=1)]
-    sources = [MassFunction.from_array(np.where(np.arange(4) == 3, 1e-3, 0) + 0.999 * s.to_array(), (0, 1))
-               for s in sources]
+    sources = [
+        MassFunction.from_array(np.where(np.arange(4) == 3, 1e-3, 0) + 0.999 * s.to_array(), (0, 1))
+        for s in sources
+    ]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConflictWarning)
         out = combine(sources, rule="cautious", normalize=True, on_conflict="vacuous").to_array()
@@ -166,7 +168,7 @@ def test_evidential_calibrated_classifier_default_predicts_every_sample():
     order = np.random.RandomState(0).permutation(len(y))
     train, test = order[:90], order[90:]
     base = make_pipeline(StandardScaler(), LogisticRegression())
-    options = dict(method="isotonic", model="bayes", cv=3)
+    options = {"method": "isotonic", "model": "bayes", "cv": 3}
     strict = EvidentialCalibratedClassifier(base, on_conflict="raise", **options).fit(X[train], y[train])
     with pytest.raises(TotalConflictError) as caught:
         strict.predict(X[test])

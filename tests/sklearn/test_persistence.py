@@ -80,7 +80,7 @@ def test_mass_function_dict_and_json_round_trip(mass):
 
 
 def test_mass_function_dict_errors():
-    with pytest.raises(ValueError, match="format='dstk.MassFunction'"):
+    with pytest.raises(ValueError, match=r"format='dstk\.MassFunction'"):
         MassFunction.from_dict({"frame": ["a"]})
     data = MassFunction({"a": 0.5, "b": 0.5}).to_dict()
     data["masses"] = [0.5]
