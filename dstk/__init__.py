@@ -16,7 +16,7 @@ Three layers, each usable on its own:
 ``import dstk`` is cheap: submodules (and numba) are imported on first use.
 """
 
-import importlib
+from dstk._lazy import lazy_exports
 
 #: the distribution name on the package index (the import name is ``dstk``)
 DISTRIBUTION = "dstk-belief"
@@ -91,22 +91,4 @@ def _version():
         return "0+unknown"
 
 
-def __getattr__(name):
-    if name == "__version__":
-        value = _version()
-        globals()[name] = value
-        return value
-    if name in _LAZY:
-        module = importlib.import_module(_LAZY[name])
-        value = getattr(module, name)
-        globals()[name] = value
-        return value
-    if name in _SUBMODULES:
-        module = importlib.import_module(f"dstk.{name}")
-        globals()[name] = module
-        return module
-    raise AttributeError(f"module 'dstk' has no attribute {name!r}")
-
-
-def __dir__():
-    return sorted(set(globals()) | set(__all__))
+__getattr__, __dir__ = lazy_exports(__name__, _LAZY, _SUBMODULES, {"__version__": _version})

@@ -155,3 +155,28 @@ def mass_rows_status(m, tolerance):
         if abs(total - 1.0) > tolerance:
             return 3, small_negative
     return 0, small_negative
+
+
+@njit(cache=True)
+def contextual_discount(m, rates):
+    """Contextual discounting of the rows of ``m`` (rows, 2**n) in place, ``rates`` (rows, n).
+
+    For each label k: m(C) <- (1 - a_k) m(C) when bit k of C is 0, and
+    m(C) <- m(C) + a_k m(C - {k}) when it is 1 (the disjunctive combination
+    with m_k(empty) = 1 - a_k, m_k({k}) = a_k; Mercier, Quost and Denoeux
+    2008, Proposition 8).  Non-negative products and sums only; a zero rate
+    leaves every mass unchanged bit for bit.
+    """
+    rows, size = m.shape
+    n = rates.shape[1]
+    for r in range(rows):
+        row = m[r]
+        for k in range(n):
+            a = rates[r, k]
+            keep = 1.0 - a
+            bit = 1 << k
+            for base in range(0, size, 2 * bit):
+                for j in range(base, base + bit):
+                    low = row[j]
+                    row[j + bit] += a * low
+                    row[j] = keep * low

@@ -8,7 +8,8 @@ Kernels take and return plain float64 arrays; validation is done by callers.
 """
 
 import numpy as np
-from numba import njit
+
+from dstk._kernels._jit import njit
 
 __all__ = ["maximum_entropy_probabilities"]
 
@@ -61,7 +62,9 @@ def maximum_entropy_probabilities(bel, n, tolerance):
             b = rest
             while b > 0:
                 ratio = (bel[i, b | removed] - bel_removed) / card[b]
-                if ratio > best_ratio + tolerance or (ratio >= best_ratio - tolerance and card[b] > best_card):
+                if ratio > best_ratio + tolerance or (
+                    ratio >= best_ratio - tolerance and card[b] > best_card
+                ):
                     best_ratio = ratio
                     best_set = b
                     best_card = card[b]

@@ -44,42 +44,56 @@ RULES = {
 _PCR6_MAX_TUPLES = 2e7
 
 
-def _gather(masses, axis):
-    """Return (stack (rows, K, size) or focal-form stack, frame, batch_shape, dense)."""
-    if isinstance(masses, MassFunction):
-        if axis is None:
-            raise ValueError(
-                "Combining one batched MassFunction needs `axis`: the batch axis holding the sources "
-                f"(batch shape {masses.batch_shape})."
+def _source_axis(axis, batch_shape, kind="MassFunction"):
+    """The batch axis (non-negative) that holds the sources of one batched mass function."""
+    if axis is None:
+        raise ValueError(
+            f"Combining one batched {kind} needs `axis`: the batch axis holding the sources "
+            f"(batch shape {batch_shape})."
+        )
+    nd = len(batch_shape)
+    if nd == 0:
+        raise ValueError("A single unbatched mass function has no axis to combine along.")
+    ax = axis + nd if axis < 0 else axis
+    if not 0 <= ax < nd:
+        raise ValueError(f"axis {axis} is out of bounds for batch shape {batch_shape}.")
+    return ax
+
+
+def _common_batch_shape(masses):
+    """Check a list of sources (one frame, broadcastable batch shapes); return the broadcast shape.
+
+    Shared by the in-memory and the dask :func:`combine`; the items need only
+    ``frame`` and ``batch_shape``.
+    """
+    if not masses:
+        raise ValueError("combine needs at least one mass function.")
+    first = masses[0].frame
+    for x in masses[1:]:
+        if x.frame != first:
+            raise FrameMismatchError(
+                f"Cannot combine mass functions on different frames: {first!r} and {x.frame!r}."
             )
-        if not masses.batch_shape:
-            raise ValueError("A single unbatched mass function has no axis to combine along.")
-        nd = masses.ndim
-        ax = axis + nd if axis < 0 else axis
-        if not 0 <= ax < nd:
-            raise ValueError(f"axis {axis} is out of bounds for batch shape {masses.batch_shape}.")
-        mf = masses
-    else:
-        masses = list(masses)
-        if not masses:
-            raise ValueError("combine needs at least one mass function.")
-        for x in masses:
-            if not isinstance(x, MassFunction):
-                raise TypeError(f"combine takes MassFunction objects; got {type(x).__name__}.")
-            if x.frame != masses[0].frame:
-                raise FrameMismatchError(
-                    f"Cannot combine mass functions on different frames: {masses[0].frame!r} and {x.frame!r}."
-                )
-        try:
-            shape = np.broadcast_shapes(*[x.batch_shape for x in masses])
-        except ValueError:
-            raise ValueError(
-                "The batch shapes of the mass functions do not broadcast: "
-                + ", ".join(str(x.batch_shape) for x in masses)
-            ) from None
-        mf = MassFunction.stack(masses, axis=-1 if shape else 0)
-        ax = mf.ndim - 1
-    return mf, ax
+    try:
+        return np.broadcast_shapes(*[x.batch_shape for x in masses])
+    except ValueError:
+        raise ValueError(
+            "The batch shapes of the mass functions do not broadcast: "
+            + ", ".join(str(x.batch_shape) for x in masses)
+        ) from None
+
+
+def _gather(masses, axis):
+    """Return (mass functions with the sources on batch axis ``ax``, ax)."""
+    if isinstance(masses, MassFunction):
+        return masses, _source_axis(axis, masses.batch_shape)
+    masses = list(masses)
+    for x in masses:
+        if not isinstance(x, MassFunction):
+            raise TypeError(f"combine takes MassFunction objects; got {type(x).__name__}.")
+    shape = _common_batch_shape(masses)
+    mf = MassFunction.stack(masses, axis=-1 if shape else 0)
+    return mf, mf.ndim - 1
 
 
 def _move_sources_last(arr, ax, nd):
@@ -243,7 +257,7 @@ def combine_with_conflict(
     >>> m, kappa = combine_with_conflict([m1, m2], rule="dempster")
     >>> round(kappa, 2), round(m["a"], 4)
     (0.42, 0.3103)
-    >>> certain_a, certain_b = MassFunction({"a": 1.0}, "ab"), MassFunction({"b": 1.0}, "ab")
+    >>> certain_a, certain_b = MassFunction({"a": 1.0}, frame="ab"), MassFunction({"b": 1.0}, frame="ab")
     >>> import warnings
     >>> with warnings.catch_warnings():
     ...     warnings.simplefilter("ignore")

@@ -237,6 +237,7 @@ class RandomDecisionTreesClassifier(BaseEstimator):
     def __init__(
         self,
         n_estimators: int = 100,
+        *,
         min_samples_leaf: int = 1,
         min_samples_split: int = 2,
         max_depth: int | None = None,
@@ -286,10 +287,10 @@ class RandomDecisionTreesClassifier(BaseEstimator):
                     f"`combiner_options` must be a dict of combine_leaves options or None; got {self.combiner_options!r}."
                 )
             # unknown names and values are reported by combine_leaves itself (on a tiny count array)
-            method, aggregate = parse_combiner(self.combiner)
+            method, _ = parse_combiner(self.combiner)
             try:
                 combine_leaves(
-                    np.ones((1, 1, 2), dtype=np.int64), method, aggregate, **self._options(method, None)
+                    np.ones((1, 1, 2), dtype=np.int64), combiner=self.combiner, **self._options(method, None)
                 )
             except TypeError as error:  # an option name combine_leaves does not know
                 raise ValueError(
@@ -680,16 +681,14 @@ class RandomDecisionTreesClassifier(BaseEstimator):
         ndarray of float64
             Two classes: shape (n_samples,), the score of the positive class
             ``classes_[1]`` minus the combiner's decision threshold
-            (:func:`dstk.ensemble.decision_threshold`: 0.5 for scores in
+            (0.5 for scores in
             [0, 1], 0 for signed ones), so that, as in scikit-learn, positive
             values predict ``classes_[1]`` (a score exactly at the threshold
             too, as in Busch et al.).  More classes: shape
             (n_samples, n_classes), the per-class scores.
         """
         method, aggregate, counts = self._combine(X)
-        scores = combine_leaves(
-            counts, method=method, aggregate=aggregate, **self._options(method, self.class_prior_)
-        )
+        scores = combine_leaves(counts, combiner=self.combiner, **self._options(method, self.class_prior_))
         if scores.ndim == 1:
             scores = scores - decision_threshold(method, aggregate)
         return scores
@@ -712,9 +711,9 @@ class RandomDecisionTreesClassifier(BaseEstimator):
             (normalised) mass function; for ``"eva"`` the softmax of the
             log-posterior scores.
         """
-        method, aggregate, counts = self._combine(X)
+        method, _, counts = self._combine(X)
         return combine_leaves_proba(
-            counts, method=method, aggregate=aggregate, **self._options(method, self.class_prior_)
+            counts, combiner=self.combiner, **self._options(method, self.class_prior_)
         )
 
     def predict(self, X: ArrayLike) -> np.ndarray:
@@ -740,7 +739,7 @@ class RandomDecisionTreesClassifier(BaseEstimator):
             return self.classes_[(scores >= 0).astype(np.intp)]
         return self.classes_[np.argmax(scores, axis=1)]
 
-    def predict_mass(self, X: ArrayLike, normalize: bool = True) -> MassFunction:
+    def predict_mass(self, X: ArrayLike, *, normalize: bool = True) -> MassFunction:
         """Combined mass functions (evidential combiners only).
 
         Parameters
@@ -754,8 +753,8 @@ class RandomDecisionTreesClassifier(BaseEstimator):
         Returns
         -------
         MassFunction
-            Batch shape (n_samples,) on ``Frame(tuple(range(n_classes)))``
-            (class ``c`` is ``classes_[c]``).
+            Batch shape (n_samples,) on ``Frame(classes_)`` (the labels seen
+            in ``fit``).
 
         Raises
         ------
@@ -763,11 +762,11 @@ class RandomDecisionTreesClassifier(BaseEstimator):
             If the combiner has no mass function (only ``"plausibility"``
             averaging, ``"dempster"`` and ``"cautious"`` have one).
         """
-        method, aggregate, counts = self._combine(X)
-        array = combine_leaves_to_mass(
-            counts, method=method, aggregate=aggregate, normalize=normalize, **self._options(method, None)
+        method, _, counts = self._combine(X)
+        return combine_leaves_to_mass(
+            counts,
+            combiner=self.combiner,
+            normalize=normalize,
+            classes=tuple(self.classes_.tolist()),
+            **self._options(method, None),
         )
-        from dstk.core._frame import Frame
-        from dstk.core._mass import MassFunction
-
-        return MassFunction.from_array(array, Frame(tuple(range(self.n_classes_))), validate=False)

@@ -13,7 +13,7 @@
 Submodules are imported lazily so that ``import dstk.evidence`` stays cheap.
 """
 
-import importlib
+from dstk._lazy import lazy_exports
 
 _LAZY = {
     "COUNT_MODELS": "dstk.evidence._counts",
@@ -32,13 +32,4 @@ _LAZY = {
 __all__ = sorted(_LAZY)
 
 
-def __getattr__(name):
-    if name in _LAZY:
-        value = getattr(importlib.import_module(_LAZY[name]), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module 'dstk.evidence' has no attribute {name!r}")
-
-
-def __dir__():
-    return sorted(set(globals()) | set(__all__))
+__getattr__, __dir__ = lazy_exports(__name__, _LAZY)

@@ -59,6 +59,7 @@ from dstk._kernels.counts import (
     plausibility_degrees_kernel,
     plausibility_mass_kernel,
 )
+from dstk._validation import check_counts
 from dstk.core._frame import Frame
 from dstk.core._mass import MassFunction
 
@@ -91,44 +92,16 @@ _CLASS_COUNT_MODELS = ("dempster", "imprecise_dirichlet")
 # ---------------------------------------------------------------------------
 
 
-def _as_count_array(values, name):
-    arr = np.asarray(values)
-    if arr.dtype == object:
-        try:
-            arr = arr.astype(np.float64)
-        except (TypeError, ValueError):
-            raise ValueError(f"`{name}` must contain numbers (counts); got objects.") from None
-    if arr.dtype == bool or not np.issubdtype(arr.dtype, np.number):
-        raise ValueError(f"`{name}` must be a numeric array of counts; got dtype {arr.dtype}.")
-    if np.issubdtype(arr.dtype, np.complexfloating):
-        raise ValueError(f"`{name}` must be real counts; got complex dtype {arr.dtype}.")
-    return np.asarray(arr, dtype=np.float64)
-
-
 def _check_counts(k, n, allow_fractional=False):
     """Validate and broadcast (k, n); return float64 arrays of the common shape."""
-    k_arr = _as_count_array(k, "k")
-    n_arr = _as_count_array(n, "n")
+    k_arr = check_counts(k, name="k", whole=not allow_fractional)
+    n_arr = check_counts(n, name="n", whole=not allow_fractional)
     try:
         k_arr, n_arr = np.broadcast_arrays(k_arr, n_arr)
     except ValueError:
         raise ValueError(
             f"`k` and `n` must have broadcastable shapes; got {np.shape(k_arr)} and {np.shape(n_arr)}."
         ) from None
-    for arr, name in ((k_arr, "k"), (n_arr, "n")):
-        if arr.size == 0:
-            continue
-        if not np.isfinite(arr).all():
-            raise ValueError(f"`{name}` contains NaN or infinite counts; counts must be finite.")
-        if (arr < 0).any():
-            bad = arr[arr < 0].flat[0]
-            raise ValueError(f"`{name}` contains a negative count ({bad!r}); counts must be >= 0.")
-        if not allow_fractional and (np.floor(arr) != arr).any():
-            bad = arr[np.floor(arr) != arr].flat[0]
-            raise ValueError(
-                f"`{name}` contains a non-integer count ({bad!r}). Counts must be whole numbers; "
-                "pass `allow_fractional=True` for weighted (real-valued) counts."
-            )
     if k_arr.size and (k_arr > n_arr).any():
         idx = np.argwhere(k_arr > n_arr)[0]
         idx_t = tuple(int(i) for i in idx)
@@ -244,6 +217,29 @@ def clopper_pearson_interval(
 
 
 def _clopper_pearson(k, n, confidence):
+    # betaincinv costs ~1 us per call: evaluate it once per distinct (k, n) pair (leaf and bin
+    # counts repeat heavily), then scatter back
+    if k.size > 64:
+        flat_k, flat_n = np.ravel(k), np.ravel(n)
+        largest = float(flat_n.max()) if flat_n.size else 0.0
+        if largest < 2.0**26 and np.all(flat_n == np.floor(flat_n)) and np.all(flat_k == np.floor(flat_k)):
+            key = flat_k.astype(np.int64) * (int(largest) + 1) + flat_n.astype(np.int64)
+            if (int(largest) + 1) ** 2 <= 4 * key.size + 4096:  # small counts: a direct table, no sort
+                present = np.zeros((int(largest) + 1) ** 2, dtype=bool)
+                present[key] = True
+                unique = np.flatnonzero(present)
+                position = np.empty(present.size, dtype=np.int64)
+                position[unique] = np.arange(unique.size)
+                inverse = position[key]
+            else:
+                unique, inverse = np.unique(key, return_inverse=True)
+            if unique.size < 0.5 * key.size:
+                lower, upper = _clopper_pearson(
+                    (unique // (int(largest) + 1)).astype(np.float64),
+                    (unique % (int(largest) + 1)).astype(np.float64),
+                    confidence,
+                )
+                return lower[inverse].reshape(np.shape(k)), upper[inverse].reshape(np.shape(k))
     alpha = 1.0 - confidence
     with np.errstate(invalid="ignore", divide="ignore"):
         lower = np.where(k > 0, special.betaincinv(np.where(k > 0, k, 1.0), n - k + 1.0, alpha / 2.0), 0.0)
@@ -398,7 +394,7 @@ def _binary_counts(counts, allow_fractional):
 
 
 def _check_class_counts(counts, allow_fractional):
-    arr = _as_count_array(counts, "counts")
+    arr = check_counts(counts, name="counts", whole=not allow_fractional)
     if arr.ndim == 0:
         raise ValueError("`counts` must have a last axis of classes, shape (..., n_classes); got a scalar.")
     n_classes = arr.shape[-1]
@@ -409,18 +405,6 @@ def _check_class_counts(counts, allow_fractional):
             f"`counts` has {n_classes} classes; the dense representation needs 2**{n_classes} "
             "masses per function. At most 20 classes are supported."
         )
-    if arr.size:
-        if not np.isfinite(arr).all():
-            raise ValueError("`counts` contains NaN or infinite values; counts must be finite.")
-        if (arr < 0).any():
-            raise ValueError(
-                f"`counts` contains a negative count ({arr[arr < 0].flat[0]!r}); counts must be >= 0."
-            )
-        if not allow_fractional and (np.floor(arr) != arr).any():
-            raise ValueError(
-                f"`counts` contains a non-integer count ({arr[np.floor(arr) != arr].flat[0]!r}). "
-                "Pass `allow_fractional=True` for weighted counts."
-            )
     return arr
 
 

@@ -170,7 +170,9 @@ def test_an_edited_helper_reaches_its_cached_caller(tmp_path):
         check=True,
         capture_output=True,
     )
-    assert _jit.read_pins(package / "_kernels" / "transforms.py")["dstk._kernels.moebius"] == _jit.source_hash(helper)
+    assert _jit.read_pins(package / "_kernels" / "transforms.py")[
+        "dstk._kernels.moebius"
+    ] == _jit.source_hash(helper)
     fresh = _run(script, tmp_path)
     cached = _run(script, tmp_path)
     assert fresh["result"] == cached["result"] == edited
@@ -183,13 +185,17 @@ def test_control_numba_alone_keeps_a_stale_caller(tmp_path):
     package = tmp_path / "plain_pkg"
     package.mkdir()
     (package / "__init__.py").write_text("")
-    (package / "helper.py").write_text("from numba import njit\n\n@njit(cache=True)\ndef f(x):\n    return x + 1\n")
+    (package / "helper.py").write_text(
+        "from numba import njit\n\n@njit(cache=True)\ndef f(x):\n    return x + 1\n"
+    )
     (package / "caller.py").write_text(
         "from numba import njit\nfrom plain_pkg.helper import f\n\n@njit(cache=True)\ndef g(x):\n    return f(x)\n"
     )
     script = "import json\nfrom plain_pkg.caller import g\nprint(json.dumps({'result': g(1)}))"
     assert _run(script, tmp_path)["result"] == 2
-    (package / "helper.py").write_text("from numba import njit\n\n@njit(cache=True)\ndef f(x):\n    return x + 2\n")
+    (package / "helper.py").write_text(
+        "from numba import njit\n\n@njit(cache=True)\ndef f(x):\n    return x + 2\n"
+    )
     result = _run(script, tmp_path)["result"]
     if result == 3:
         pytest.skip("this numba version invalidates callers of edited helpers by itself")
