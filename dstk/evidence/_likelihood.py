@@ -1036,6 +1036,8 @@ class LogisticLikelihood(LikelihoodBeliefFunction):
             Test score s (any finite value; tau_hat may round to 0 or 1).
         tolerance : float, default 1e-10
             Requested absolute accuracy of each mass.
+        return_error : bool, default False
+            Also return the error bound.
 
         Returns
         -------

@@ -408,7 +408,8 @@ def plot_reliability_diagram(
     successes = np.array([np.sum(positive[bins == b]) for b in occupied])
     mean_probability = np.array([probability[bins == b].mean() for b in occupied])
     frequency = successes / count
-    lower, upper = _clopper_pearson(*_check_counts(successes, count), _check_confidence(confidence))
+    successes, count = _check_counts(successes, count)
+    lower, upper = _clopper_pearson(successes, count, _check_confidence(confidence))
 
     ax = get_axes(ax, figsize=(5.8, 5.4))
     ax.plot([0, 1], [0, 1], color="0.6", linestyle=":", linewidth=1, label="perfect calibration")
