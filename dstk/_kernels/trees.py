@@ -644,3 +644,85 @@ def leaf_ids_kernel(
                     break
                 node = child
     return out
+
+
+# bits of the packed routing word of a node (see route_rows_kernel)
+ROUTE_OPERATOR = 1
+ROUTE_NOMINAL = 2
+ROUTE_LEAF = 4
+ROUTE_EMPTY = 8
+ROUTE_FEATURE_SHIFT = 4
+ROUTE_TARGET_SHIFT = 32
+
+
+@njit(cache=True, nogil=True)
+def route_rows_kernel(X, roots, route, threshold, n_children, node_row, zero_row, empty_leaf, out):
+    """Fill ``out[i, t]`` with the table row of the leaf of sample ``i`` in tree ``t``.
+
+    Parameters
+    ----------
+    X : float64 array (n_samples, n_features)
+        Encoded like the training data (unseen nominal values: -1).
+    roots : int64 array (n_trees,)
+        Global id of each tree's root.
+    route : int64 array (n_nodes,)
+        One packed word per node (global ids): bits 0-3 the flags
+        ``ROUTE_OPERATOR`` (``<=`` goes to the first child), ``ROUTE_NOMINAL``,
+        ``ROUTE_LEAF`` and ``ROUTE_EMPTY`` (no training sample), bits 4-31 the
+        split feature, bits 32-63 the global id of the first child (of the
+        node itself for a leaf).
+    threshold : float64 array (n_nodes,)
+    n_children : int32 array (n_nodes,)
+    node_row : int64 array (n_nodes,)
+        Table row of every node's class counts.
+    zero_row : int
+        Table row of zero counts (``empty_leaf = EMPTY_LEAF_ZERO``).
+    empty_leaf : int
+        Policy for a sample reaching an empty or unseen child at node v:
+        parent (the row of v), zero (``zero_row``) or siblings (-1: the caller
+        sums the leaves of v's non-empty children for those entries).
+    out : int64 array (n_samples, n_trees)
+
+    Notes
+    -----
+    One packed word and one threshold per visited node (two cache lines at
+    most), trees in the outer loop so that a tree stays in cache while every
+    sample walks it.
+    """
+    n_samples = X.shape[0]
+    n_trees = roots.shape[0]
+    for t in range(n_trees):
+        root = roots[t]
+        for i in range(n_samples):
+            g = root
+            while True:
+                word = route[g]
+                if word & ROUTE_LEAF:
+                    out[i, t] = node_row[g]
+                    break
+                f = (word >> ROUTE_FEATURE_SHIFT) & 0xFFFFFFF
+                first = word >> ROUTE_TARGET_SHIFT
+                x = X[i, f]
+                if word & ROUTE_NOMINAL:
+                    code = np.int64(x) if x >= 0.0 else -1
+                    if code >= 0 and code < n_children[g] and code == x:
+                        child = first + code
+                    else:
+                        child = -1
+                else:
+                    if word & ROUTE_OPERATOR:
+                        goes_first = x <= threshold[g]
+                    else:
+                        goes_first = x < threshold[g]
+                    child = first if goes_first else first + 1
+                if child >= 0 and (route[child] & ROUTE_EMPTY) == 0:
+                    g = child
+                    continue
+                if empty_leaf == EMPTY_LEAF_PARENT:
+                    out[i, t] = node_row[g]
+                elif empty_leaf == EMPTY_LEAF_ZERO:
+                    out[i, t] = zero_row
+                else:
+                    out[i, t] = -1
+                break
+    return out

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import itertools
 import os
+import weakref
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING
@@ -21,9 +22,11 @@ from scipy import sparse
 
 from dstk._estimator import BaseEstimator, check_is_fitted
 from dstk._kernels import mersenne_twister as _mersenne
+from dstk._kernels import leaf_tables as _tables
 from dstk._kernels import trees as _trees
 from dstk._validation import check_consistent_length, check_labels, check_random_state
 from dstk.ensemble._combiners import (
+    _LeafRows,
     combine_leaves,
     combine_leaves_proba,
     combine_leaves_to_mass,
@@ -40,6 +43,9 @@ if TYPE_CHECKING:
 __all__ = ["RandomDecisionTreesClassifier"]
 
 _RANDOM_STREAMS = ("independent", "sequential")
+
+# fitted ensemble -> its routing arrays (derived from ``_forest``, built at the first prediction)
+_ROUTING_CACHE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 _EMPTY_LEAF_POLICIES = {
     "parent": _trees.EMPTY_LEAF_PARENT,
@@ -442,7 +448,6 @@ class RandomDecisionTreesClassifier(BaseEstimator):
         )
         self._forest = {name: np.concatenate([g[i] for g in grown]) for i, name in enumerate(names)}
         self._forest["offsets"] = offsets
-        self._forest["node_total"] = self._forest["counts"].sum(axis=1, dtype=np.int64)
         self.node_count_ = sizes
         is_leaf = self._forest["feature"] < 0
         self.n_leaves_ = np.add.reduceat(is_leaf.astype(np.int64), offsets[:-1])
@@ -602,6 +607,7 @@ class RandomDecisionTreesClassifier(BaseEstimator):
         n_trees = forest["offsets"].size - 1
         out = np.zeros((X.shape[0], n_trees, self.n_classes_), dtype=np.int64)
         policy = _EMPTY_LEAF_POLICIES[self.empty_leaf]
+        routing = self._routing()
 
         def kernel(X_part, out_part):
             _trees.leaf_counts_kernel(
@@ -614,7 +620,7 @@ class RandomDecisionTreesClassifier(BaseEstimator):
                 forest["child_start"],
                 forest["n_children"],
                 forest["counts"],
-                forest["node_total"],
+                routing["node_total"],
                 policy,
                 out_part,
             )
@@ -638,6 +644,7 @@ class RandomDecisionTreesClassifier(BaseEstimator):
         forest = self._forest
         n_trees = forest["offsets"].size - 1
         out = np.empty((X.shape[0], n_trees), dtype=np.int64)
+        routing = self._routing()
 
         def kernel(X_part, out_part):
             _trees.leaf_ids_kernel(
@@ -649,7 +656,7 @@ class RandomDecisionTreesClassifier(BaseEstimator):
                 forest["threshold"],
                 forest["child_start"],
                 forest["n_children"],
-                forest["node_total"],
+                routing["node_total"],
                 out_part,
             )
 
@@ -662,10 +669,116 @@ class RandomDecisionTreesClassifier(BaseEstimator):
             options.setdefault("class_prior", class_prior)
         return options
 
-    def _combine(self, X):
-        method, aggregate = parse_combiner(self.combiner)
-        counts = self.leaf_counts(X)
-        return method, aggregate, counts
+    # ---------------------------------------------------- combination by node
+    def _routing(self):
+        """Packed routing words, node totals and the distinct count rows of the nodes (cached)."""
+        forest = self._forest
+        # kept outside the estimator (predict leaves its __dict__ unchanged; not saved with it)
+        cache = _ROUTING_CACHE.get(self)
+        if cache is not None and cache["forest"] is forest:
+            return cache
+        offsets = forest["offsets"]
+        n_nodes = int(offsets[-1])
+        tree_of_node = np.repeat(np.arange(offsets.size - 1), np.diff(offsets))
+        base = offsets[:-1][tree_of_node]
+        counts = forest["counts"]
+        node_total = counts.sum(axis=1, dtype=np.int64)
+        leaf = forest["feature"] < 0
+        target = np.where(leaf, np.arange(n_nodes, dtype=np.int64), base + forest["child_start"])
+        feature = np.where(leaf, 0, forest["feature"]).astype(np.int64)
+        route = (
+            (target << _trees.ROUTE_TARGET_SHIFT)
+            | (feature << _trees.ROUTE_FEATURE_SHIFT)
+            | forest["operator"].astype(np.int64) * _trees.ROUTE_OPERATOR
+            | forest["nominal"].astype(np.int64) * _trees.ROUTE_NOMINAL
+            | leaf.astype(np.int64) * _trees.ROUTE_LEAF
+            | (node_total == 0).astype(np.int64) * _trees.ROUTE_EMPTY
+        )
+        # distinct count vectors of the nodes, and one of zeros (the "zero" empty-leaf policy)
+        with_zero = np.concatenate([counts.astype(np.int64), np.zeros((1, counts.shape[1]), np.int64)])
+        keys, first = _tables.distinct_rows(with_zero)
+        cache = {
+            "forest": forest,
+            "route": route,
+            "node_total": node_total,
+            "node_row": keys[:-1].copy(),
+            "zero_row": int(keys[-1]),
+            "rows": with_zero[first].astype(np.float64),
+            "roots": np.ascontiguousarray(offsets[:-1], dtype=np.int64),
+        }
+        _ROUTING_CACHE[self] = cache
+        return cache
+
+    def _leaf_rows(self, X, tables):
+        """The leaves of ``X`` (encoded) as keys into the node count rows, for the combiners."""
+        routing = self._routing()
+        forest = self._forest
+        n_trees = routing["roots"].size
+        keys = np.empty((X.shape[0], n_trees), dtype=np.int64)
+        policy = _EMPTY_LEAF_POLICIES[self.empty_leaf]
+        _trees.route_rows_kernel(
+            X,
+            routing["roots"],
+            routing["route"],
+            forest["threshold"],
+            forest["n_children"],
+            routing["node_row"],
+            routing["zero_row"],
+            policy,
+            keys,
+        )
+        rows = routing["rows"]
+        n_base = rows.shape[0]
+        missing = np.argwhere(keys < 0)
+        if missing.size:
+            # siblings policy: the summed counts of the leaves below the empty child's parent
+            samples, position = np.unique(missing[:, 0], return_inverse=True)
+            counts = np.zeros((samples.size, n_trees, self.n_classes_), dtype=np.int64)
+            _trees.leaf_counts_kernel(
+                np.ascontiguousarray(X[samples]),
+                forest["offsets"],
+                forest["feature"],
+                forest["operator"],
+                forest["nominal"],
+                forest["threshold"],
+                forest["child_start"],
+                forest["n_children"],
+                forest["counts"],
+                routing["node_total"],
+                policy,
+                counts,
+            )
+            extra = counts[position.ravel(), missing[:, 1]]
+            extra_keys, first = _tables.distinct_rows(np.ascontiguousarray(extra))
+            keys[missing[:, 0], missing[:, 1]] = n_base + extra_keys
+            rows = np.concatenate([rows, extra[first].astype(np.float64)])
+        leaves = _LeafRows(keys, rows, (X.shape[0], n_trees, self.n_classes_), tables)
+        leaves.n_cached_rows = n_base
+        return leaves
+
+    def _combined(self, X, function):
+        """``function(leaves)`` on batches of the samples of ``X``, concatenated (bounded memory)."""
+        X = self._check_X_predict(X)
+        n = X.shape[0]
+        n_trees = self._forest["offsets"].size - 1
+        batch = max(256, (1 << 20) // n_trees)
+        tables = {}  # per-leaf tables evaluated once per call, shared by the batches
+        bounds = list(range(0, n, batch)) + [n]
+        pieces = [None] * (len(bounds) - 1)
+
+        def run(j):
+            a, b = bounds[j], bounds[j + 1]
+            pieces[j] = function(self._leaf_rows(X[a:b], tables))
+
+        run(0)  # compiles, fills the tables
+        threads = min(_n_threads(self.n_jobs), len(pieces) - 1)
+        if threads > 1:
+            with ThreadPoolExecutor(max_workers=threads) as pool:
+                list(pool.map(run, range(1, len(pieces))))
+        else:
+            for j in range(1, len(pieces)):
+                run(j)
+        return np.concatenate(pieces, axis=0)
 
     def decision_function(self, X: ArrayLike) -> np.ndarray:
         """The combiner's score (see :func:`dstk.ensemble.combine_leaves`), centred at its threshold.
@@ -686,9 +799,11 @@ class RandomDecisionTreesClassifier(BaseEstimator):
             too, as in Busch et al.).  More classes: shape
             (n_samples, n_classes), the per-class scores.
         """
-        method, aggregate, counts = self._combine(X)
-        scores = combine_leaves(
-            counts, method=method, aggregate=aggregate, **self._options(method, self.class_prior_)
+        check_is_fitted(self, "classes_")
+        method, aggregate = parse_combiner(self.combiner)
+        options = self._options(method, self.class_prior_)
+        scores = self._combined(
+            X, lambda leaves: combine_leaves(leaves, method=method, aggregate=aggregate, **options)
         )
         if scores.ndim == 1:
             scores = scores - decision_threshold(method, aggregate)
@@ -712,9 +827,11 @@ class RandomDecisionTreesClassifier(BaseEstimator):
             (normalised) mass function; for ``"eva"`` the softmax of the
             log-posterior scores.
         """
-        method, aggregate, counts = self._combine(X)
-        return combine_leaves_proba(
-            counts, method=method, aggregate=aggregate, **self._options(method, self.class_prior_)
+        check_is_fitted(self, "classes_")
+        method, aggregate = parse_combiner(self.combiner)
+        options = self._options(method, self.class_prior_)
+        return self._combined(
+            X, lambda leaves: combine_leaves_proba(leaves, method=method, aggregate=aggregate, **options)
         )
 
     def predict(self, X: ArrayLike) -> np.ndarray:
@@ -763,9 +880,14 @@ class RandomDecisionTreesClassifier(BaseEstimator):
             If the combiner has no mass function (only ``"plausibility"``
             averaging, ``"dempster"`` and ``"cautious"`` have one).
         """
-        method, aggregate, counts = self._combine(X)
-        array = combine_leaves_to_mass(
-            counts, method=method, aggregate=aggregate, normalize=normalize, **self._options(method, None)
+        check_is_fitted(self, "classes_")
+        method, aggregate = parse_combiner(self.combiner)
+        options = self._options(method, None)
+        array = self._combined(
+            X,
+            lambda leaves: combine_leaves_to_mass(
+                leaves, method=method, aggregate=aggregate, normalize=normalize, **options
+            ),
         )
         from dstk.core._frame import Frame
         from dstk.core._mass import MassFunction
