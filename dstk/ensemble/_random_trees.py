@@ -394,6 +394,7 @@ class RandomDecisionTreesClassifier(BaseEstimator):
         del X
         feature_min = columns.min(axis=1)
         feature_max = columns.max(axis=1)
+        row_hash = _trees.row_hashes((columns + 0.0).view(np.uint64))
 
         rng = check_random_state(self.random_state)
         y64 = y_encoded.astype(np.int64)
@@ -405,6 +406,7 @@ class RandomDecisionTreesClassifier(BaseEstimator):
                 columns,
                 feature_min,
                 feature_max,
+                row_hash,
                 y64,
                 self.n_classes_,
                 mask,
@@ -678,21 +680,9 @@ class RandomDecisionTreesClassifier(BaseEstimator):
         if cache is not None and cache["forest"] is forest:
             return cache
         offsets = forest["offsets"]
-        n_nodes = int(offsets[-1])
-        tree_of_node = np.repeat(np.arange(offsets.size - 1), np.diff(offsets))
-        base = offsets[:-1][tree_of_node]
         counts = forest["counts"]
-        node_total = counts.sum(axis=1, dtype=np.int64)
-        leaf = forest["feature"] < 0
-        target = np.where(leaf, np.arange(n_nodes, dtype=np.int64), base + forest["child_start"])
-        feature = np.where(leaf, 0, forest["feature"]).astype(np.int64)
-        route = (
-            (target << _trees.ROUTE_TARGET_SHIFT)
-            | (feature << _trees.ROUTE_FEATURE_SHIFT)
-            | forest["operator"].astype(np.int64) * _trees.ROUTE_OPERATOR
-            | forest["nominal"].astype(np.int64) * _trees.ROUTE_NOMINAL
-            | leaf.astype(np.int64) * _trees.ROUTE_LEAF
-            | (node_total == 0).astype(np.int64) * _trees.ROUTE_EMPTY
+        route, node_total = _trees.pack_routes(
+            offsets, forest["feature"], forest["operator"], forest["nominal"], forest["child_start"], counts
         )
         # distinct count vectors of the nodes, and one of zeros (the "zero" empty-leaf policy)
         with_zero = np.concatenate([counts.astype(np.int64), np.zeros((1, counts.shape[1]), np.int64)])

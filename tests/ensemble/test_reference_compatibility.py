@@ -145,6 +145,28 @@ def test_sequential_stream_grows_the_reference_trees(seed, leaf):
     assert np.array_equal(model.leaf_counts(X_test), expected)
 
 
+@pytest.mark.parametrize(("seed", "leaf"), [(0, 1), (5, 3)])
+def test_scan_shortcuts_leave_the_trees_unchanged_on_sparse_data(seed, leaf):
+    # sparse binary and few-valued features: the tries decided from the training range, the
+    # per-node minimum/maximum cache and the inherited dead-feature marks must grow exactly the
+    # trees of the plain reference builder, which scans the node at every try
+    rng = np.random.default_rng(seed)
+    X = (rng.random((150, 25)) < 0.06).astype(float)
+    X[:, 3] = rng.integers(0, 3, 150)
+    X[::7] = X[0]  # duplicated samples
+    y = (X[:, :4].sum(axis=1) + rng.random(150) > 0.9).astype(int)
+    nominal = np.zeros(25, dtype=bool)
+    model = RandomDecisionTreesClassifier(
+        n_estimators=6,
+        min_samples_leaf=leaf,
+        min_samples_split=2 * leaf,
+        random_state=seed,
+        random_stream="sequential",
+    ).fit(X, y)
+    expected = _reference_leaf_counts(X, y, X, nominal, seed, 6, leaf, 2 * leaf)
+    assert np.array_equal(model.leaf_counts(X), expected)
+
+
 def test_sequential_stream_seeds_like_randomstate_and_advances_it():
     X, y = _mixed_data(1)
     params = {"n_estimators": 5, "nominal_features": [1, 3], "random_stream": "sequential"}
