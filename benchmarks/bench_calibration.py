@@ -56,8 +56,8 @@ def main(argv=None):
     calibrator = LogisticCalibrator(model="likelihood").fit(scores, y)  # includes numba compilation
     first_fit = time.perf_counter() - start
     fit_time, calibrator = best_of(lambda: LogisticCalibrator(model="likelihood").fit(scores, y), repeat=1)
-    calibrator.predict_mass_array(test[:10])  # compile the interpolation kernel
-    predict_time, masses = best_of(lambda: calibrator.predict_mass_array(test))
+    calibrator._predict_mass_array(test[:10])  # compile the interpolation kernel
+    predict_time, masses = best_of(lambda: calibrator._predict_mass_array(test))
     print(
         f"   fit: {fit_time:.2f} s (first call with compilation {first_fit:.2f} s); "
         f"Chebyshev nodes: {calibrator.interpolation_degree_}"
@@ -107,10 +107,10 @@ def main(argv=None):
         sk = IsotonicRegression(out_of_bounds="clip").fit(scores, y)
         sk_time, _ = best_of(lambda: sk.predict(queries))
         iso = IsotonicCalibrator(model="likelihood").fit(scores, y)
-        iso_time, _ = best_of(lambda: iso.predict_mass_array(queries))
+        iso_time, _ = best_of(lambda: iso._predict_mass_array(queries))
         iso_interval, _ = best_of(lambda: iso.predict_interval(queries))
         binning = BinningCalibrator(bins=10, model="likelihood").fit(scores, y)
-        bin_time, _ = best_of(lambda: binning.predict_mass_array(queries))
+        bin_time, _ = best_of(lambda: binning._predict_mass_array(queries))
         print(
             f"   {size:>9,} scores: sklearn {sk_time * 1e3:7.1f} ms | isotonic masses {iso_time * 1e3:7.1f} ms "
             f"({sk_time / iso_time:.1f}x), interval {iso_interval * 1e3:7.1f} ms | binning masses "

@@ -15,7 +15,8 @@ linear predictor is eta = theta_0 + theta_1 s and tau = expit(-eta).
 import math
 
 import numpy as np
-from numba import njit
+
+from dstk._kernels._jit import njit
 
 __all__ = [
     "pool_adjacent_violators",

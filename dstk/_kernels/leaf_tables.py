@@ -22,8 +22,8 @@ mean_rows_exact(keys, table, scale)
 """
 
 import numpy as np
-from numba import njit
 
+from dstk._kernels._jit import njit
 
 _HASH_MULTIPLIER = np.uint64(0x9E3779B97F4A7C15)
 _HASH_MIX = np.uint64(0xBF58476D1CE4E5B9)

@@ -11,7 +11,8 @@ Kernels take and return plain float64 arrays; validation is done by callers.
 """
 
 import numpy as np
-from numba import njit
+
+from dstk._kernels._jit import njit
 
 __all__ = ["pool_adjacent_violators", "asymmetric_laplace_fit"]
 

@@ -35,9 +35,14 @@ leaf_counts_kernel(X, ..., out)
 """
 
 import numpy as np
-from numba import njit
 
+from dstk._kernels._jit import njit
 from dstk._kernels.mersenne_twister import random_below as _mersenne_below
+
+# Source hashes of the kernel modules called here (see dstk._kernels._jit).
+CALLED_KERNEL_SOURCES = {
+    "dstk._kernels.mersenne_twister": "33f31df0d49455d5",
+}
 
 EMPTY_LEAF_PARENT = 0
 EMPTY_LEAF_ZERO = 1

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .._estimator import BaseEstimator, check_is_fitted
+from .._estimator import BaseEstimator, ClassifierMixin, check_is_fitted, frequency_weights
 from .._validation import check_binary_labels, check_consistent_length, check_scores
+from ..evidence._counts import _BINARY_MODELS
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
@@ -17,10 +18,10 @@ if TYPE_CHECKING:
     from dstk.core._frame import Frame
     from dstk.core._mass import MassFunction
 
-__all__ = ["BinaryCalibrator", "COUNT_MODELS", "binary_frame", "wrap_binary_masses", "check_model"]
+__all__ = ["BinaryCalibrator", "BINARY_COUNT_MODELS", "binary_frame", "wrap_binary_masses", "check_model"]
 
-#: Models that turn (k, n) counts of a bin / isotonic block into a mass function.
-COUNT_MODELS = ("bayes", "inverse_pignistic", "dempster", "confidence_interval", "likelihood", "plausibility")
+#: The names of :data:`dstk.evidence.COUNT_MODELS` that take binary counts (bins, isotonic blocks).
+BINARY_COUNT_MODELS = _BINARY_MODELS
 
 
 def check_model(model: str, allowed: Sequence[str], owner: str) -> str:
@@ -39,14 +40,16 @@ def binary_frame() -> Frame:
     return Frame((0, 1))
 
 
-def wrap_binary_masses(values: np.ndarray) -> MassFunction:
-    """Wrap a valid (N, 4) float64 array as a batched MassFunction on ``Frame((0, 1))``."""
+def wrap_binary_masses(values: np.ndarray, classes: Sequence[Any] | np.ndarray | None = None) -> MassFunction:
+    """Wrap a valid (N, 4) float64 array as a batched MassFunction on ``Frame(classes)`` (default (0, 1))."""
+    from ..core._frame import Frame
     from ..core._mass import MassFunction
 
-    return MassFunction.from_array(values, binary_frame(), kind="m", validate=False)
+    frame = binary_frame() if classes is None else Frame(tuple(np.asarray(classes).tolist()))
+    return MassFunction.from_array(values, frame, kind="m", validate=False)
 
 
-class BinaryCalibrator(BaseEstimator):
+class BinaryCalibrator(ClassifierMixin, BaseEstimator):
     """Base class: 1-D scores in, mass functions on {0, 1} out.
 
     Subclasses implement ``_fit(scores, y01)`` and ``_mass_array(scores)``
@@ -56,7 +59,7 @@ class BinaryCalibrator(BaseEstimator):
 
     _estimator_type = "calibrator"
 
-    def fit(self, scores: ArrayLike, y: ArrayLike) -> Self:
+    def fit(self, scores: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> Self:
         """Fit the calibration map on scores and their true labels.
 
         Parameters
@@ -66,6 +69,10 @@ class BinaryCalibrator(BaseEstimator):
             more likely class 1; a column vector (n, 1) is accepted.
         y : array_like of shape (n_samples,)
             Labels of exactly two classes; the larger label is class 1.
+        sample_weight : array_like of shape (n_samples,), optional
+            Whole-number frequency weights: fitting with weight ``w`` on a
+            sample equals fitting with the sample repeated ``w`` times (the
+            counts behind the mass functions count observations); 0 drops it.
 
         Returns
         -------
@@ -76,11 +83,15 @@ class BinaryCalibrator(BaseEstimator):
         ValueError
             Scores that are not 1-D, empty, NaN or infinite; labels of a single
             class or of more than two classes; scores and labels of different
-            lengths; plus the calibrator's own conditions.
+            lengths; weights that are negative or not whole numbers; plus the
+            calibrator's own conditions.
         """
         scores = check_scores(scores, "scores")
         y = np.asarray(y)
         check_consistent_length(scores, y, names=["scores", "y"])
+        repeats = frequency_weights(sample_weight, scores.shape[0], type(self).__name__)
+        if repeats is not None:
+            scores, y = np.repeat(scores, repeats), np.repeat(y, repeats, axis=0)
         classes, y01 = check_binary_labels(y, "y")
         self._fit(scores, y01.astype(np.float64))
         self.classes_ = classes
@@ -95,7 +106,7 @@ class BinaryCalibrator(BaseEstimator):
         return self._mass_array(scores)
 
     def predict_mass(self, scores: ArrayLike) -> MassFunction:
-        """Mass functions on ``Frame((0, 1))``, one per score.
+        """Mass functions on ``Frame(classes_)``, one per score.
 
         Parameters
         ----------
@@ -104,12 +115,13 @@ class BinaryCalibrator(BaseEstimator):
         Returns
         -------
         MassFunction
-            Batch shape ``(n_samples,)``; ``m({1})`` is dense index 2, ``m({0})``
-            index 1 and ``m({0, 1})`` index 3 (use ``.to_array()``).
+            Batch shape ``(n_samples,)`` on ``Frame(classes_)`` (the labels seen in
+            ``fit``); ``m({classes_[1]})`` is dense index 2, ``m({classes_[0]})``
+            index 1 and the frame index 3 (use ``.to_array()``).
         """
-        return wrap_binary_masses(self._checked_masses(scores))
+        return wrap_binary_masses(self._checked_masses(scores), self.classes_)
 
-    def predict_mass_array(self, scores: ArrayLike) -> np.ndarray:
+    def _predict_mass_array(self, scores: ArrayLike) -> np.ndarray:
         """The dense masses ``(n_samples, 4)`` = ``[0, m({0}), m({1}), m({0, 1})]``."""
         return self._checked_masses(scores)
 

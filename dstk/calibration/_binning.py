@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .._kernels.calibration import lookup_masses
-from ._base import COUNT_MODELS, BinaryCalibrator, check_model
+from ._base import BINARY_COUNT_MODELS, BinaryCalibrator, check_model
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
@@ -33,7 +33,7 @@ def _counts_table(k, n, model, confidence, empty_bins, owner):
     reading, the uniform probability 1/2, is used since a Bayesian mass cannot
     be vacuous).  ``"raise"``: a ValueError names the empty bins.
     """
-    from ..evidence._counts import counts_to_mass_array
+    from ..evidence._counts import _binary_mass_array
 
     empty = n == 0
     if empty.any() and empty_bins == "raise":
@@ -46,7 +46,7 @@ def _counts_table(k, n, model, confidence, empty_bins, owner):
     table = np.zeros((k.shape[0], 4))
     full = ~empty
     if full.any():
-        table[full] = counts_to_mass_array(k[full], n[full], model, confidence=confidence)
+        table[full] = _binary_mass_array(k[full], n[full], model, confidence=confidence)
     if empty.any():
         if model == "bayes":
             table[empty, 1] = 0.5
@@ -120,7 +120,7 @@ class BinningCalibrator(BinaryCalibrator):
     >>> scores = np.array([-2.5, -1.5, -0.5, 0.5, 1.5, 2.5])
     >>> y = np.array([0, 0, 1, 0, 1, 1])
     >>> calibrator = BinningCalibrator(bins=[-3, -1, 1, 3], model="dempster").fit(scores, y)
-    >>> calibrator.predict_mass_array([0.0]).round(4)
+    >>> calibrator.predict_mass([0.0]).to_array().round(4)
     array([[0.    , 0.3333, 0.3333, 0.3333]])
     >>> bel, pl = calibrator.predict_interval([9.0])
     >>> print(bel.round(4), pl.round(4))
@@ -175,7 +175,7 @@ class BinningCalibrator(BinaryCalibrator):
         return edges
 
     def _fit(self, scores, y01):
-        check_model(self.model, COUNT_MODELS, type(self).__name__)
+        check_model(self.model, BINARY_COUNT_MODELS, type(self).__name__)
         if self.empty_bins not in _EMPTY_POLICIES:
             raise ValueError(f"Unknown empty_bins={self.empty_bins!r}; choose 'vacuous' or 'raise'.")
         edges = self._edges(scores)

@@ -7,6 +7,10 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from dstk.core._combination import check_on_conflict, combine, combine_with_conflict
+
+from .._estimator import ClassifierMixin
+
 if TYPE_CHECKING:
     from dstk.core._mass import MassFunction
 
@@ -25,11 +29,12 @@ def _masses_of(classifier, X):
 def combine_classifiers(
     classifiers: Iterable[Any],
     X: Any,
+    *,
     rule: str = "dempster",
-    return_conflict: bool = False,
     inputs: Sequence[Any] | None = None,
     normalize: bool = False,
-) -> MassFunction | tuple[MassFunction, np.ndarray]:
+    on_conflict: str = "raise",
+) -> MassFunction:
     """Combine the mass functions of several fitted evidential classifiers on the same samples.
 
     Parameters
@@ -44,21 +49,24 @@ def combine_classifiers(
         A rule of :func:`dstk.combine`: ``"dempster"`` for classifiers trained on
         distinct (independent) data, ``"cautious"`` (idempotent) when they share
         data or features, ``"average"``, ``"conjunctive"``, ``"yager"``, ...
-    return_conflict : bool, default False
-        Also return the degree of conflict kappa per sample.
     inputs : sequence, optional
         One input per classifier (e.g. different feature sets or raw scores
         for calibrators) instead of the shared ``X``.
     normalize : bool, default False
         With ``rule="cautious"``: divide by 1 - m(empty), the normalised
         cautious rule (Denoeux 2008, Section 4.3; see :func:`dstk.combine`).
+    on_conflict : {"raise", "vacuous", "nan"}, default "raise"
+        Samples on which the classifiers conflict totally (K = 1, Dempster's
+        rule undefined): raise :class:`~dstk.exceptions.TotalConflictError`
+        naming them, or give those samples the vacuous mass function, or NaN
+        masses, with a :class:`~dstk.exceptions.ConflictWarning` naming them
+        (see :func:`dstk.combine`).
 
     Returns
     -------
     MassFunction
-        Batch shape ``(n_samples,)``.
-    kappa : ndarray of shape (n_samples,)
-        Only with ``return_conflict``.
+        Batch shape ``(n_samples,)``.  The conflict between the classifiers
+        is :meth:`EvidentialCombination.predict_conflict`.
 
     Raises
     ------
@@ -67,7 +75,8 @@ def combine_classifiers(
     FrameMismatchError
         Classifiers predicting on different frames.
     TotalConflictError
-        Dempster's rule with totally conflicting sources on some sample.
+        Dempster's rule with totally conflicting sources on some sample, with
+        ``on_conflict="raise"``.
 
     Notes
     -----
@@ -87,6 +96,14 @@ def combine_classifiers(
     >>> m.to_array().round(4)
     array([[0.    , 0.1111, 0.7778, 0.1111]])
     """
+    check_on_conflict(on_conflict)
+    masses = _classifier_masses(classifiers, X, inputs)
+    if len(masses) == 1:
+        return masses[0]
+    return combine(masses, rule=rule, normalize=normalize, on_conflict=on_conflict)
+
+
+def _classifier_masses(classifiers, X, inputs):
     classifiers = list(classifiers)
     if not classifiers:
         raise ValueError("combine_classifiers needs at least one classifier.")
@@ -97,17 +114,10 @@ def combine_classifiers(
         masses = [_masses_of(c, x) for c, x in zip(classifiers, inputs)]
     else:
         masses = [_masses_of(c, X) for c in classifiers]
-    from ..core._combination import combine
-
-    if len(masses) == 1:
-        result = masses[0]
-        if return_conflict:
-            return result, np.zeros(result.batch_shape)
-        return result
-    return combine(masses, rule=rule, return_conflict=return_conflict, normalize=normalize)
+    return masses
 
 
-class EvidentialCombination:
+class EvidentialCombination(ClassifierMixin):
     """Several fitted evidential classifiers combined as evidence (no training of the combiner).
 
     The path of Xu et al. (2016), Section 5: each classifier is trained and
@@ -121,12 +131,16 @@ class EvidentialCombination:
     rule : str, default "dempster"
         Combination rule (see :func:`combine_classifiers`); ``"cautious"`` for
         dependent classifiers.
-    decision : str, default "pignistic"
+    criterion : str, default "pignistic"
         Criterion of :meth:`dstk.MassFunction.decide` used by :meth:`predict`
         (``"pignistic"``, ``"plausibility"``, ``"belief"``, ...).
     normalize : bool, default False
         With ``rule="cautious"``: the normalised cautious rule (see
         :func:`combine_classifiers`).
+    on_conflict : {"vacuous", "nan", "raise"}, default "vacuous"
+        Samples on which the classifiers conflict totally get the vacuous
+        mass function (so every sample has a prediction), NaN outputs, or
+        raise; the first two warn with the sample indices.
 
     Attributes
     ----------
@@ -173,14 +187,17 @@ class EvidentialCombination:
     def __init__(
         self,
         classifiers: Iterable[Any],
+        *,
         rule: str = "dempster",
-        decision: str = "pignistic",
+        criterion: str = "pignistic",
         normalize: bool = False,
+        on_conflict: str = "vacuous",
     ) -> None:
         self.classifiers = list(classifiers)
         self.rule = rule
-        self.decision = decision
+        self.criterion = criterion
         self.normalize = normalize
+        self.on_conflict = check_on_conflict(on_conflict)
         if not self.classifiers:
             raise ValueError("EvidentialCombination needs at least one fitted classifier.")
         self.classes_ = np.asarray(self.classifiers[0].classes_)
@@ -198,9 +215,9 @@ class EvidentialCombination:
         MassFunction
             Batch shape ``(n_samples,)`` on the classifiers' common frame.
         """
-        result = combine_classifiers(self.classifiers, X, rule=self.rule, normalize=self.normalize)
-        assert not isinstance(result, tuple)  # return_conflict=False gives the mass only
-        return result
+        return combine_classifiers(
+            self.classifiers, X, rule=self.rule, normalize=self.normalize, on_conflict=self.on_conflict
+        )
 
     def predict_conflict(self, X: Any) -> np.ndarray:
         """Degree of conflict kappa between the classifiers on each sample.
@@ -216,11 +233,13 @@ class EvidentialCombination:
             Mass of the empty set in the unnormalised conjunctive combination
             (0 for a single classifier).
         """
-        result = combine_classifiers(
-            self.classifiers, X, rule=self.rule, normalize=self.normalize, return_conflict=True
+        masses = _classifier_masses(self.classifiers, X, None)
+        if len(masses) == 1:
+            return np.zeros(masses[0].batch_shape)
+        _, conflict = combine_with_conflict(
+            masses, rule=self.rule, normalize=self.normalize, on_conflict=self.on_conflict
         )
-        assert isinstance(result, tuple)  # return_conflict=True gives (mass, conflict)
-        return result[1]
+        return np.asarray(conflict)
 
     def predict_proba(self, X: Any) -> np.ndarray:
         """Pignistic probabilities of the combined mass functions.
@@ -267,19 +286,27 @@ class EvidentialCombination:
             Labels from ``classes_``.
         """
         mass = self.predict_mass(X)
-        if self.decision == "pignistic":
+        if self.criterion == "pignistic":
             index = np.argmax(mass.pignistic(), axis=-1)
         else:
-            index = np.asarray(mass.decide(self.decision))
+            index = np.asarray(mass.decide(criterion=self.criterion))
         return self.classes_[index]
 
 
 def _interval(mass):
+    """``(Bel({c}), Pl({c}))`` of every class (of ``classes_[1]`` for two classes), with Pl >= Bel exactly.
+
+    Pl({c}) is the sum of the masses of the focal sets containing c; it is
+    computed as that sum and then raised to at least Bel({c}) = m({c}), so
+    that rounding can never give an interval with pl < bel (the two differ
+    by a sum of non-negative masses).  NaN masses give NaN bounds.
+    """
     values = mass.to_array("m")
     n = mass.frame.n
-    full = 2**n - 1
+    subsets = np.arange(values.shape[-1])
     bel = np.stack([values[..., 1 << c] for c in range(n)], axis=-1)
-    pl = np.stack([1.0 - mass.to_array("b")[..., full ^ (1 << c)] for c in range(n)], axis=-1)
+    pl = np.stack([values[..., (subsets >> c) & 1 == 1].sum(axis=-1) for c in range(n)], axis=-1)
+    pl = np.where(np.isnan(pl), pl, np.minimum(np.maximum(pl, bel), 1.0))
     if n == 2:
         return bel[..., 1], pl[..., 1]
     return bel, pl

@@ -14,6 +14,7 @@ from .._kernels.calibration import (
     logistic_profile_contour,
     logistic_profile_masses,
 )
+from .._progress import progress
 from .._validation import check_scores
 from ..exceptions import ConvergenceWarning
 from ._base import BinaryCalibrator, check_model
@@ -24,7 +25,7 @@ if TYPE_CHECKING:
 __all__ = ["LogisticCalibrator", "platt_fit", "LOGISTIC_MODELS"]
 
 LOGISTIC_MODELS = ("bayes", "inverse_pignistic", "confidence_interval", "likelihood")
-_TARGETS = ("platt", "labels")
+_TARGETS = ("smoothed", "labels")
 _INTERPOLATION_TOLERANCE = 1e-8
 _MAX_DEGREE = 1024
 
@@ -165,8 +166,8 @@ class LogisticCalibrator(BinaryCalibrator):
         ``"likelihood"``: the predictive mass (Eqs. 22-23) of the profile
         contour pl(tau; s) (Eq. 40).  Dempster's model needs counts: use a
         binning or isotonic calibrator for it.
-    targets : {"platt", "labels"}, default "platt"
-        ``"platt"`` replaces the labels by Platt's targets t+ = (n+ + 1)/(n+ + 2)
+    targets : {"smoothed", "labels"}, default "smoothed"
+        ``"smoothed"`` replaces the labels by Platt's targets t+ = (n+ + 1)/(n+ + 2)
         and t- = 1/(n- + 2) (Eq. 4) in the likelihood (as Platt and
         scikit-learn's sigmoid calibration do), which keeps the MLE finite even
         for separable scores; ``"labels"`` uses the raw 0/1 labels (Eq. 3).
@@ -180,6 +181,12 @@ class LogisticCalibrator(BinaryCalibrator):
         exact masses within 1e-8 at 32 check points; predictions are then
         barycentric interpolation (fast for many scores).  If it does not
         converge, or with ``None``, every score is computed exactly.
+    verbose : int, default 0
+        0: silent; 1 or more: progress of the interpolant's construction in
+        ``fit`` (one step per degree tried; each costs ``degree`` exact
+        profile-likelihood masses over all calibration scores) through
+        :mod:`logging` (logger ``"dstk"``) and a :mod:`tqdm` bar when tqdm is
+        installed.
 
     Attributes
     ----------
@@ -244,14 +251,16 @@ class LogisticCalibrator(BinaryCalibrator):
         self,
         *,
         model: str = "likelihood",
-        targets: str = "platt",
+        targets: str = "smoothed",
         confidence: float = 0.95,
         interpolation: str | None = "chebyshev",
+        verbose: int = 0,
     ) -> None:
         self.model = model
         self.targets = targets
         self.confidence = confidence
         self.interpolation = interpolation
+        self.verbose = verbose
 
     # -- fitting -------------------------------------------------------------------
 
@@ -260,7 +269,9 @@ class LogisticCalibrator(BinaryCalibrator):
         if self.model == "dempster":  # pragma: no cover - caught by check_model
             pass
         if self.targets not in _TARGETS:
-            raise ValueError(f"Unknown targets={self.targets!r}; choose 'platt' (Eq. 4) or 'labels' (Eq. 3).")
+            raise ValueError(
+                f"Unknown targets={self.targets!r}; choose 'smoothed' (Eq. 4) or 'labels' (Eq. 3)."
+            )
         if self.interpolation not in ("chebyshev", None):
             raise ValueError(f"Unknown interpolation={self.interpolation!r}; choose 'chebyshev' or None.")
         confidence = float(self.confidence)
@@ -273,14 +284,14 @@ class LogisticCalibrator(BinaryCalibrator):
             )
         n_positive = y01.sum()
         n_negative = y01.size - n_positive
-        if self.targets == "platt":
+        if self.targets == "smoothed":
             targets = np.where(y01 == 1.0, (n_positive + 1.0) / (n_positive + 2.0), 1.0 / (n_negative + 2.0))
         else:
             positive, negative = scores[y01 == 1.0], scores[y01 == 0.0]
             if positive.min() >= negative.max() or positive.max() <= negative.min():
                 raise ValueError(
                     "The calibration scores separate the two classes perfectly, so the maximum-likelihood "
-                    "sigmoid does not exist with raw labels (theta_1 diverges). Use targets='platt' "
+                    "sigmoid does not exist with raw labels (theta_1 diverges). Use targets='smoothed' "
                     "(Platt's targets, Eq. 4, the default) or more calibration data."
                 )
             targets = y01
@@ -322,8 +333,12 @@ class LogisticCalibrator(BinaryCalibrator):
         self._scale = float(self._scores.std()) or 1.0
         check_t = np.cos(np.pi * (np.arange(32) + 0.37) / 32.0) * 0.999
         check_exact = self._exact_likelihood_masses(self._from_unit(check_t))[:, 1:3]
+        degrees = []
         degree = 64
         while degree <= _MAX_DEGREE:
+            degrees.append(degree)
+            degree *= 2
+        for degree in progress(degrees, verbose=self.verbose, description="Chebyshev interpolation degrees"):
             nodes = np.cos((2.0 * np.arange(degree) + 1.0) * np.pi / (2.0 * degree))
             values = np.ascontiguousarray(self._exact_likelihood_masses(self._from_unit(nodes))[:, 1:3])
             approx = chebyshev_barycentric(check_t, nodes, values)
@@ -332,7 +347,6 @@ class LogisticCalibrator(BinaryCalibrator):
                 self._cheb_values = values
                 self.interpolation_degree_ = degree
                 return
-            degree *= 2
 
     # -- outputs -----------------------------------------------------------------------
 
@@ -392,7 +406,7 @@ class LogisticCalibrator(BinaryCalibrator):
             likelihood-based model: the predictive mass (Xu et al. 2016,
             Eqs. 22-23) of the profile contour (Eq. 40), each computed by
             numerical integration; the Chebyshev
-            interpolant used by :meth:`predict_mass_array` agrees to 1e-8.
+            interpolant used by :meth:`predict_mass` agrees to 1e-8.
         """
         check_is_fitted(self, "theta_")
         return self._exact_likelihood_masses(check_scores(scores, "scores"))

@@ -70,7 +70,7 @@ class VennAbersCalibrator(BinaryCalibrator):
     >>> bel, pl = calibrator.predict_interval([0.5])
     >>> print(bel.round(4), pl.round(4))
     [0.3333] [0.6667]
-    >>> calibrator.predict_mass_array([0.5]).round(4)
+    >>> calibrator.predict_mass([0.5]).to_array().round(4)
     array([[0.    , 0.3333, 0.3333, 0.3333]])
     """
 

@@ -182,7 +182,7 @@ class VennMachineCalibrator(BinaryCalibrator):
             Interval [min, max] of the probability of the predicted label over
             the tried labels (Eq. 6), i.e. its [Bel, Pl].
         """
-        masses = self.predict_mass_array(scores)
+        masses = self._predict_mass_array(scores)
         positive_low = masses[:, 2]
         negative_low = masses[:, 1]
         choose_positive = positive_low >= negative_low

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -13,7 +12,7 @@ from ..exceptions import DogmaticError, FrameMismatchError, InvalidMassError, To
 from . import _dense, _sparse
 from ._mass import MassFunction
 
-__all__ = ["combine", "RULES"]
+__all__ = ["combine", "combine_with_conflict", "RULES", "ON_CONFLICT"]
 
 #: Rules accepted by :func:`combine`, with whether they are associative (an
 #: n-ary call equals any pairwise fold) and how an n-ary call is evaluated.
@@ -45,42 +44,56 @@ RULES = {
 _PCR6_MAX_TUPLES = 2e7
 
 
-def _gather(masses, axis):
-    """Return (stack (rows, K, size) or focal-form stack, frame, batch_shape, dense)."""
-    if isinstance(masses, MassFunction):
-        if axis is None:
-            raise ValueError(
-                "Combining one batched MassFunction needs `axis`: the batch axis holding the sources "
-                f"(batch shape {masses.batch_shape})."
+def _source_axis(axis, batch_shape, kind="MassFunction"):
+    """The batch axis (non-negative) that holds the sources of one batched mass function."""
+    if axis is None:
+        raise ValueError(
+            f"Combining one batched {kind} needs `axis`: the batch axis holding the sources "
+            f"(batch shape {batch_shape})."
+        )
+    nd = len(batch_shape)
+    if nd == 0:
+        raise ValueError("A single unbatched mass function has no axis to combine along.")
+    ax = axis + nd if axis < 0 else axis
+    if not 0 <= ax < nd:
+        raise ValueError(f"axis {axis} is out of bounds for batch shape {batch_shape}.")
+    return ax
+
+
+def _common_batch_shape(masses):
+    """Check a list of sources (one frame, broadcastable batch shapes); return the broadcast shape.
+
+    Shared by the in-memory and the dask :func:`combine`; the items need only
+    ``frame`` and ``batch_shape``.
+    """
+    if not masses:
+        raise ValueError("combine needs at least one mass function.")
+    first = masses[0].frame
+    for x in masses[1:]:
+        if x.frame != first:
+            raise FrameMismatchError(
+                f"Cannot combine mass functions on different frames: {first!r} and {x.frame!r}."
             )
-        if not masses.batch_shape:
-            raise ValueError("A single unbatched mass function has no axis to combine along.")
-        nd = masses.ndim
-        ax = axis + nd if axis < 0 else axis
-        if not 0 <= ax < nd:
-            raise ValueError(f"axis {axis} is out of bounds for batch shape {masses.batch_shape}.")
-        mf = masses
-    else:
-        masses = list(masses)
-        if not masses:
-            raise ValueError("combine needs at least one mass function.")
-        for x in masses:
-            if not isinstance(x, MassFunction):
-                raise TypeError(f"combine takes MassFunction objects; got {type(x).__name__}.")
-            if x.frame != masses[0].frame:
-                raise FrameMismatchError(
-                    f"Cannot combine mass functions on different frames: {masses[0].frame!r} and {x.frame!r}."
-                )
-        try:
-            shape = np.broadcast_shapes(*[x.batch_shape for x in masses])
-        except ValueError:
-            raise ValueError(
-                "The batch shapes of the mass functions do not broadcast: "
-                + ", ".join(str(x.batch_shape) for x in masses)
-            ) from None
-        mf = MassFunction.stack(masses, axis=-1 if shape else 0)
-        ax = mf.ndim - 1
-    return mf, ax
+    try:
+        return np.broadcast_shapes(*[x.batch_shape for x in masses])
+    except ValueError:
+        raise ValueError(
+            "The batch shapes of the mass functions do not broadcast: "
+            + ", ".join(str(x.batch_shape) for x in masses)
+        ) from None
+
+
+def _gather(masses, axis):
+    """Return (mass functions with the sources on batch axis ``ax``, ax)."""
+    if isinstance(masses, MassFunction):
+        return masses, _source_axis(axis, masses.batch_shape)
+    masses = list(masses)
+    for x in masses:
+        if not isinstance(x, MassFunction):
+            raise TypeError(f"combine takes MassFunction objects; got {type(x).__name__}.")
+    shape = _common_batch_shape(masses)
+    mf = MassFunction.stack(masses, axis=-1 if shape else 0)
+    return mf, mf.ndim - 1
 
 
 def _move_sources_last(arr, ax, nd):
@@ -91,14 +104,28 @@ def _move_sources_last(arr, ax, nd):
     return np.ascontiguousarray(a.reshape((-1, k, a.shape[-1]))), batch
 
 
+#: Per-sample policies for a total conflict, see :func:`combine`.
+ON_CONFLICT = ("raise", "vacuous", "nan")
+
+
+def check_on_conflict(on_conflict: str) -> str:
+    """Raise a clear ValueError unless ``on_conflict`` is one of :data:`ON_CONFLICT`."""
+    if on_conflict not in ON_CONFLICT:
+        raise ValueError(
+            f"`on_conflict` must be one of {', '.join(map(repr, ON_CONFLICT))}; got {on_conflict!r}."
+        )
+    return on_conflict
+
+
 def combine(
     masses: MassFunction | Iterable[MassFunction],
+    *,
     rule: str = "dempster",
     axis: int | None = None,
-    return_conflict: bool = False,
     weights: ArrayLike | None = None,
     normalize: bool = False,
-) -> Any:
+    on_conflict: str = "raise",
+) -> MassFunction:
     """Combine mass functions on one frame by a combination rule.
 
     Parameters
@@ -113,28 +140,34 @@ def combine(
         associativity and n-ary evaluation.
     axis : int, optional
         Batch axis holding the sources when ``masses`` is one MassFunction.
-    return_conflict : bool, default=False
-        Also return the conflict ``kappa``: the mass of the empty set in the
-        unnormalised conjunctive combination of the sources (for
-        ``"disjunctive"``, ``"cautious"``, ``"bold"`` and ``"average"``: the
-        mass on the empty set of the rule's own result).
     weights : array_like, optional
         Source weights for ``"average"`` (non-negative; normalised to sum 1).
     normalize : bool, default=False
         For ``"cautious"`` only: normalise the result by Dempster's rule (the
         "normalised cautious rule" of Denoeux 2008, Section 4.3).
+    on_conflict : {"raise", "vacuous", "nan"}, default="raise"
+        What a combination with total conflict (K = 1, where Dempster's rule
+        and the normalised cautious rule are undefined) gives, per sample:
+        ``"raise"`` raises :class:`~dstk.exceptions.TotalConflictError`
+        naming the affected batch indices; ``"vacuous"`` gives those samples
+        the vacuous mass function (m(frame) = 1: the sources together say
+        nothing usable) and ``"nan"`` gives them NaN masses; both issue one
+        :class:`~dstk.exceptions.ConflictWarning` listing the indices, and
+        every other sample is combined as usual.  ``kappa`` is 1 for the
+        affected samples.
 
     Returns
     -------
     MassFunction
-        The combination, with the sources' axis removed.
-    kappa : float or ndarray
-        Only when ``return_conflict``.
+        The combination, with the sources' axis removed.  Use
+        :func:`combine_with_conflict` to get the conflict as well.
 
     Raises
     ------
     TotalConflictError
-        Dempster's rule with total conflict (K = 1) in some combination.
+        Dempster's rule with total conflict (K = 1) in some combination and
+        ``on_conflict="raise"``; its ``indices`` attribute holds the flat
+        batch indices of the affected combinations.
     DogmaticError
         Cautious rule (or its weights) with m(frame) = 0; bold rule with
         m(empty) = 0.
@@ -160,18 +193,154 @@ def combine(
     >>> from dstk import MassFunction, combine
     >>> m1 = MassFunction({"a": 0.6, "a,b": 0.4})
     >>> m2 = MassFunction({"b": 0.7, "a,b": 0.3})
-    >>> m, kappa = combine([m1, m2], rule="dempster", return_conflict=True)
+    >>> m = combine([m1, m2], rule="dempster")
+    >>> round(m["a"], 4)
+    0.3103
+    """
+    return _combine(masses, rule, axis, weights, normalize, on_conflict)[0]
+
+
+def combine_with_conflict(
+    masses: MassFunction | Iterable[MassFunction],
+    *,
+    rule: str = "dempster",
+    axis: int | None = None,
+    weights: ArrayLike | None = None,
+    normalize: bool = False,
+    on_conflict: str = "raise",
+) -> tuple[MassFunction, float | np.ndarray]:
+    """Combine mass functions like :func:`combine` and return the conflict as well.
+
+    Parameters
+    ----------
+    masses : sequence of MassFunction, or MassFunction
+        As in :func:`combine`.
+    rule : str, default="dempster"
+        A name in ``RULES``, as in :func:`combine`.
+    axis : int, optional
+        Batch axis holding the sources when ``masses`` is one MassFunction.
+    weights : array_like, optional
+        Source weights for ``"average"``.
+    normalize : bool, default=False
+        For ``"cautious"`` only: the normalised cautious rule.
+    on_conflict : {"raise", "vacuous", "nan"}, default="raise"
+        Per-sample total-conflict policy, as in :func:`combine`; the conflict
+        is 1 at the affected samples.
+
+    Returns
+    -------
+    combined : MassFunction
+        The combination, with the sources' axis removed (as :func:`combine`).
+    conflict : float or ndarray of float64
+        The conflict :math:`\\kappa`: the mass of the empty set in the
+        unnormalised conjunctive combination of the sources (for
+        ``"disjunctive"``, ``"cautious"``, ``"bold"`` and ``"average"``: the
+        mass on the empty set of the rule's own result).  A float for an
+        unbatched result, otherwise an array of the result's batch shape.
+
+    Raises
+    ------
+    TotalConflictError, DogmaticError, FrameMismatchError
+        As :func:`combine`.
+
+    Notes
+    -----
+    Dempster's degree of conflict (Shafer 1976, Eq. 3.5) is
+    :math:`\\kappa = m_{\\cap}(\\emptyset)`; the weight of conflict is
+    :math:`-\\log(1 - \\kappa)`.
+
+    Examples
+    --------
+    >>> from dstk import MassFunction, combine_with_conflict
+    >>> m1 = MassFunction({"a": 0.6, "a,b": 0.4})
+    >>> m2 = MassFunction({"b": 0.7, "a,b": 0.3})
+    >>> m, kappa = combine_with_conflict([m1, m2], rule="dempster")
     >>> round(kappa, 2), round(m["a"], 4)
     (0.42, 0.3103)
+    >>> certain_a, certain_b = MassFunction({"a": 1.0}, "ab"), MassFunction({"b": 1.0}, "ab")
+    >>> import warnings
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     combine([certain_a, certain_b], on_conflict="vacuous").to_array()
+    array([0., 0., 0., 1.])
     """
+    return _combine(masses, rule, axis, weights, normalize, on_conflict)
+
+
+def _combine(masses, rule, axis, weights, normalize, on_conflict):
+    """Return ``(combined, conflict)``: the single implementation behind both public functions."""
+    check_on_conflict(on_conflict)
+    try:
+        return _combine_raw(masses, rule, axis, weights, normalize)
+    except TotalConflictError as error:
+        if on_conflict == "raise" or getattr(error, "indices", None) is None:
+            raise
+        bad = np.asarray(error.indices, dtype=np.intp)
+    return _combine_with_fallback(masses, rule, axis, weights, normalize, on_conflict, bad)
+
+
+def _combine_with_fallback(masses, rule, axis, weights, normalize, on_conflict, bad):
+    """The per-sample ``on_conflict`` policy: combine with vacuous sources at the conflicting samples.
+
+    Every rule maps vacuous sources to the vacuous mass function without
+    conflict, so the samples listed in ``bad`` (flat indices of the result's
+    batch) are recombined from vacuous sources and then set to the policy's
+    value; the other samples are combined exactly as without the policy.
+    """
+    import warnings
+
+    from ..exceptions import ConflictWarning
+
+    mf, ax = _gather(masses, axis)
+    nd = mf.ndim
+    frame = mf.frame
+    full = frame.full
+    if mf.is_dense:
+        arr = np.moveaxis(mf._m, ax, nd - 1)
+        batch = arr.shape[: nd - 1]
+        rows = arr.reshape((-1,) + arr.shape[nd - 1 :]).copy()  # (rows, K, 2**n)
+        rows[bad] = 0.0
+        rows[bad, :, full] = 1.0
+        fixed = MassFunction._dense(rows.reshape(batch + rows.shape[1:]), frame)
+    else:
+        focal, fm = mf._focal, np.moveaxis(mf._fm, ax, nd - 1)
+        batch = fm.shape[: nd - 1]
+        fm = fm.reshape((-1,) + fm.shape[nd - 1 :]).copy()  # (rows, K, F)
+        if not np.any(focal == np.uint64(full)):
+            focal = np.append(focal, np.uint64(full))
+            fm = np.concatenate([fm, np.zeros(fm.shape[:-1] + (1,))], axis=-1)
+        column = int(np.flatnonzero(focal == np.uint64(full))[0])
+        fm[bad] = 0.0
+        fm[bad, :, column] = 1.0
+        order = np.argsort(focal)
+        fixed = MassFunction._sparse(focal[order], fm[..., order].reshape(batch + fm.shape[1:]), frame)
+    combined, kappa = _combine_raw(fixed, rule, len(batch), weights, normalize)
+    kappa = np.array(kappa, dtype=np.float64)
+    kappa.reshape(-1)[bad] = 1.0
+    if on_conflict == "nan":
+        values = combined._m if combined.is_dense else combined._fm
+        values = values.reshape((-1, values.shape[-1]))
+        values[bad] = np.nan
+    shown = ", ".join(str(i) for i in bad[:20]) + (", ..." if bad.size > 20 else "")
+    warnings.warn(
+        f"Total conflict (K = 1) under the {rule} rule in {bad.size} of {max(int(np.prod(batch)), 1)} "
+        f"combination(s), at flat batch indices [{shown}]; they were given "
+        + ("the vacuous mass function" if on_conflict == "vacuous" else "NaN masses")
+        + f" (on_conflict={on_conflict!r}). Pass on_conflict='raise' to make this an error.",
+        ConflictWarning,
+        stacklevel=3,
+    )
+    return combined, (float(kappa) if kappa.ndim == 0 else kappa)
+
+
+def _combine_raw(masses, rule, axis, weights, normalize):
+    """``(combined, conflict)`` without the ``on_conflict`` policy (raises on total conflict)."""
     if rule not in RULES:
         raise ValueError(f"Unknown rule {rule!r}; choose one of {sorted(RULES)}.")
     fast = _two_dense_sources(masses, axis, rule)
     if fast is not None:
         result, kappa = fast
-        if return_conflict:
-            return result, (float(kappa) if np.ndim(kappa) == 0 else kappa)
-        return result
+        return result, (float(kappa) if np.ndim(kappa) == 0 else kappa)
     mf, ax = _gather(masses, axis)
     frame = mf.frame
     nd = mf.ndim
@@ -179,15 +348,12 @@ def combine(
         arr = mf._dense_m(f"the {rule} rule")
         stack, batch = _move_sources_last(arr, ax, nd)
         out, kappa = _combine_dense(stack, rule, weights, normalize)
-        out = out.reshape(batch + (frame.size,))
+        out = out.reshape(batch + (frame.n_subsets,))
         kappa = kappa.reshape(batch)
         result = MassFunction._dense(out, frame)
     else:
         result, kappa = _combine_sparse(mf, ax, rule, weights)
-    if return_conflict:
-        k = float(kappa) if np.ndim(kappa) == 0 else kappa
-        return result, k
-    return result
+    return result, (float(kappa) if np.ndim(kappa) == 0 else kappa)
 
 
 def _two_dense_sources(masses, axis, rule):
@@ -218,7 +384,7 @@ def _two_dense_sources(masses, axis, rule):
         out[:, 0] = 0.0
     np.maximum(out, 0.0, out=out)
     shape = a.batch_shape
-    return MassFunction._dense(out.reshape(shape + (frame.size,)), frame), kappa.reshape(shape)
+    return MassFunction._dense(out.reshape(shape + (frame.n_subsets,)), frame), kappa.reshape(shape)
 
 
 def _check_weights(weights, k):
@@ -234,12 +400,16 @@ def _check_weights(weights, k):
 
 def _raise_total_conflict(flags):
     bad = np.flatnonzero(np.asarray(flags).ravel())
-    raise TotalConflictError(
-        f"Dempster's rule is undefined: total conflict (K = 1) in {bad.size} combination(s) "
-        f"(first at flat batch index {bad[0]}). The sources have no plausible hypothesis in "
-        "common; use rule='conjunctive' to keep the conflict on the empty set, or 'yager' / "
+    shown = ", ".join(str(i) for i in bad[:20]) + (", ..." if bad.size > 20 else "")
+    error = TotalConflictError(
+        f"Dempster's rule is undefined: total conflict (K = 1) in {bad.size} combination(s), "
+        f"at flat batch indices [{shown}]. The sources have no plausible hypothesis in "
+        "common; pass on_conflict='vacuous' or 'nan' to give only those samples a fallback, "
+        "use rule='conjunctive' to keep the conflict on the empty set, or 'yager' / "
         "'dubois_prade' / 'pcr6' to redistribute it, or discount the sources."
     )
+    error.indices = bad
+    raise error
 
 
 def _combine_dense(stack, rule, weights, normalize):

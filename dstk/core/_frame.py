@@ -107,7 +107,7 @@ class Frame:
         return len(self._labels)
 
     @property
-    def size(self) -> int:
+    def n_subsets(self) -> int:
         """int: the number of subsets, ``2**n`` (the length of a dense vector)."""
         return 1 << len(self._labels)
 

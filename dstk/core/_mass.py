@@ -175,13 +175,17 @@ class MassFunction:
             raise InvalidMassError("A mass function needs at least one focal set.")
         arrays = np.broadcast_arrays(*[np.asarray(v, dtype=np.float64) for v in masks.values()])
         batch_shape = arrays[0].shape
+        if frame.n <= _dense.DENSE_MAX_LABELS:
+            _dense.check_dense_size(frame.n, _dense.batch_size(batch_shape))
+        _dense.check_array_bytes(batch_shape + (len(masks),), "the masses of the focal sets")
         focal_masks = np.array(list(masks.keys()), dtype=np.uint64)
         fm = np.stack(arrays, axis=-1) if arrays else np.zeros(batch_shape + (0,))
         if validate:
-            fm = _dense.validate_masses(fm)
+            given = _dense.lowest_precision(np.asarray(v).dtype for v in focal.values())
+            fm = _dense.validate_masses(fm, input_dtype=given)
         self._frame = frame
         if frame.n <= _dense.DENSE_MAX_LABELS:
-            dense = np.zeros(batch_shape + (frame.size,))
+            dense = np.zeros(batch_shape + (frame.n_subsets,))
             dense[..., focal_masks.astype(np.int64)] = fm
             self._m, self._focal, self._fm = dense, None, None
         else:
@@ -258,10 +262,11 @@ class MassFunction:
         frame = _as_frame(frame)
         if frame is None:
             raise FrameError("from_array needs a frame.")
+        given = np.asarray(values).dtype
         values = np.asarray(values, dtype=np.float64)
-        if values.ndim == 0 or values.shape[-1] != frame.size:
+        if values.ndim == 0 or values.shape[-1] != frame.n_subsets:
             raise ValueError(
-                f"The last axis of `values` must have 2**n = {frame.size} entries for {frame!r}; "
+                f"The last axis of `values` must have 2**n = {frame.n_subsets} entries for {frame!r}; "
                 f"got shape {values.shape}."
             )
         _dense.check_dense_size(frame.n, int(np.prod(values.shape[:-1], dtype=np.int64)))
@@ -271,7 +276,12 @@ class MassFunction:
             raise InvalidMassError(f"The {kind} values contain NaN or infinite entries.")
         m = _dense.to_m(values, kind)  # always a new array
         if validate:
-            m = _dense.validate_masses(m, what="masses" if kind == "m" else f"masses obtained from `{kind}`")
+            m = _dense.validate_masses(
+                m,
+                what="masses" if kind == "m" else f"masses obtained from `{kind}`",
+                input_dtype=given,
+                transformed=kind != "m",
+            )
         return cls._dense(m, frame)
 
     @classmethod
@@ -312,16 +322,19 @@ class MassFunction:
         if ints and (min(ints) < 0 or max(ints) > frame.full):
             raise FrameError(f"Some focal set bitmasks are outside {frame!r} (valid: 0 .. {frame.full}).")
         focal = np.array(ints, dtype=np.uint64)
+        given = np.asarray(masses).dtype
         values = np.asarray(masses, dtype=np.float64)
         if values.shape[-1:] != focal.shape:
             raise ValueError(
                 f"`masses` must end with an axis of length F = {focal.size}; got shape {values.shape}."
             )
+        if frame.n <= _dense.DENSE_MAX_LABELS:
+            _dense.check_dense_size(frame.n, _dense.batch_size(values.shape[:-1]))
         if validate:
-            values = _dense.validate_masses(values)
+            values = _dense.validate_masses(values, input_dtype=given)
         focal, values = _sparse.merge_duplicates(focal, values)
         if frame.n <= _dense.DENSE_MAX_LABELS:
-            dense = np.zeros(values.shape[:-1] + (frame.size,))
+            dense = np.zeros(values.shape[:-1] + (frame.n_subsets,))
             dense[..., focal.astype(np.int64)] = values
             return cls._dense(dense, frame)
         return cls._sparse(focal, values, frame)
@@ -348,6 +361,7 @@ class MassFunction:
         array([0., 0., 0., 1.])
         """
         frame = _as_frame(frame)
+        _dense.check_batch(frame.n, batch_shape, "MassFunction.vacuous")
         return cls.from_focal_sets([frame.full], np.ones(tuple(batch_shape) + (1,)), frame, validate=False)
 
     @classmethod
@@ -376,6 +390,7 @@ class MassFunction:
         array([0., 0., 1., 0.])
         """
         frame = _as_frame(frame)
+        _dense.check_batch(frame.n, batch_shape, "MassFunction.categorical")
         return cls.from_focal_sets(
             [frame.subset(subset)], np.ones(tuple(batch_shape) + (1,)), frame, validate=False
         )
@@ -420,7 +435,7 @@ class MassFunction:
         if self._m is not None:
             return self._m
         _dense.check_dense_size(self._frame.n, self.size, what=f"{what}")
-        return _sparse.to_dense(self._focal, self._fm, self._frame.size)
+        return _sparse.to_dense(self._focal, self._fm, self._frame.n_subsets)
 
     def to_array(self, kind: str = "m") -> np.ndarray:
         """Dense representation of the given kind, shape ``batch_shape + (2**n,)``.
@@ -554,7 +569,7 @@ class MassFunction:
         if not 0 <= ax < nd:
             raise ValueError(f"axis {axis} is out of bounds for a batch of {nd} dimensions.")
         if all(mf.is_dense for mf in masses):
-            arrs = [np.broadcast_to(mf._m, shape + (frame.size,)) for mf in masses]
+            arrs = [np.broadcast_to(mf._m, shape + (frame.n_subsets,)) for mf in masses]
             return MassFunction._dense(np.stack(arrs, axis=ax), frame)
         focal, fms = _sparse.align([mf._focal_form() for mf in masses])
         arrs = [np.broadcast_to(f, shape + (focal.size,)) for f in fms]
@@ -572,7 +587,7 @@ class MassFunction:
     def _sum_over(self, masks_selector):
         """Sum of masses over the focal sets selected by a predicate on bitmasks."""
         if self._m is not None:
-            idx = masks_selector(np.arange(self._frame.size, dtype=np.uint64))
+            idx = masks_selector(np.arange(self._frame.n_subsets, dtype=np.uint64))
             return self._m[..., idx].sum(axis=-1)
         idx = masks_selector(self._focal)
         return self._fm[..., idx].sum(axis=-1)
@@ -727,8 +742,8 @@ class MassFunction:
 
     def _cardinality_weighted(self, fn):
         if self._m is not None:
-            card = _dense.cardinalities(self._frame.size)
-            w = np.zeros(self._frame.size)
+            card = _dense.cardinalities(self._frame.n_subsets)
+            w = np.zeros(self._frame.n_subsets)
             w[1:] = fn(card[1:].astype(np.float64))
             return self._m @ w
         card = _sparse.popcount(self._focal).astype(np.float64)
@@ -896,7 +911,13 @@ class MassFunction:
         return decide(self, criterion=criterion, utility=utility, loss=loss)
 
     # -- combination ------------------------------------------------------
-    def combine(self, *others: MassFunction, rule: str = "dempster", **options: Any) -> Any:
+    def combine(
+        self,
+        *others: MassFunction,
+        rule: str = "dempster",
+        weights: ArrayLike | None = None,
+        normalize: bool = False,
+    ) -> MassFunction:
         """Combine with other mass functions; see :func:`dstk.combine`.
 
         Parameters
@@ -904,9 +925,11 @@ class MassFunction:
         *others : MassFunction
             Mass functions on the same frame (batch shapes broadcast).
         rule : str, default "dempster"
-            The combination rule.
-        **options
-            Further options of :func:`dstk.combine`.
+            The combination rule, a name in :data:`dstk.RULES`.
+        weights : array_like, optional
+            Source weights for ``"average"`` (``self`` first).
+        normalize : bool, default False
+            For ``"cautious"`` only: the normalised cautious rule.
 
         Returns
         -------
@@ -915,7 +938,7 @@ class MassFunction:
         """
         from ._combination import combine
 
-        return combine([self, *others], rule=rule, **options)
+        return combine([self, *others], rule=rule, weights=weights, normalize=normalize)
 
     def __and__(self, other):
         """``m1 & m2``: unnormalised conjunctive rule (TBM)."""

@@ -10,11 +10,11 @@ import dask.array as da
 import numpy as np
 
 from .._kernels import combination as _c
-from ..core._combination import RULES
+from .._kernels import partial_combination as _k
+from ..core._combination import RULES, _common_batch_shape, _source_axis
 from ..core._combination import combine as _combine_in_memory
 from ..core._mass import MassFunction
-from ..exceptions import DogmaticError, FrameMismatchError, TotalConflictError
-from . import _kernels as _k
+from ..exceptions import DogmaticError, TotalConflictError
 from ._mass import DaskMassFunction, as_dask_mass
 
 if TYPE_CHECKING:
@@ -166,34 +166,10 @@ def _gather(
     """Return (dask array with the sources on batch axis ``ax``, frame, ax)."""
     if isinstance(masses, (DaskMassFunction, MassFunction, da.Array, np.ndarray)):
         dm = as_dask_mass(masses, frame)
-        if axis is None:
-            raise ValueError(
-                "Combining one batched DaskMassFunction needs `axis`: the batch axis holding the sources "
-                f"(batch shape {dm.batch_shape})."
-            )
-        nd = dm.ndim
-        if nd == 0:
-            raise ValueError("A single unbatched mass function has no axis to combine along.")
-        ax = axis + nd if axis < 0 else axis
-        if not 0 <= ax < nd:
-            raise ValueError(f"axis {axis} is out of bounds for batch shape {dm.batch_shape}.")
-        return dm.array, dm.frame, ax
+        return dm.array, dm.frame, _source_axis(axis, dm.batch_shape, "DaskMassFunction")
     masses = [as_dask_mass(x, frame) for x in masses]
-    if not masses:
-        raise ValueError("combine needs at least one mass function.")
+    shape = _common_batch_shape(masses)
     first = masses[0].frame
-    for x in masses[1:]:
-        if x.frame != first:
-            raise FrameMismatchError(
-                f"Cannot combine mass functions on different frames: {first!r} and {x.frame!r}."
-            )
-    try:
-        shape = np.broadcast_shapes(*[x.batch_shape for x in masses])
-    except ValueError:
-        raise ValueError(
-            "The batch shapes of the mass functions do not broadcast: "
-            + ", ".join(str(x.batch_shape) for x in masses)
-        ) from None
     arrays = [
         x.array if x.batch_shape == shape else da.broadcast_to(x.array, shape + (first.size,)) for x in masses
     ]
@@ -338,7 +314,7 @@ def combine(
         array = array.rechunk({ax: -1})
         method = "blockwise"
 
-    size = frame.size
+    size = frame.n_subsets
     out_chunks = array.chunks[:ax] + array.chunks[ax + 1 : -1]
     packed_size = size + 1 if return_conflict else size
     if method == "blockwise":

@@ -412,7 +412,7 @@ def combine_leaves_to_mass(
     array = _map_combiner(
         counts,
         "combine_leaves_to_mass",
-        (frame.size,),
+        (frame.n_subsets,),
         {"method": method, "aggregate": aggregate, "normalize": normalize, **options},
     )
     return DaskMassFunction._trusted(array, frame)

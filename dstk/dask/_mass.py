@@ -120,15 +120,15 @@ class DaskMassFunction:
             if values.ndim == 0:
                 raise ValueError("A DaskMassFunction needs an array of shape (..., 2**n); got a scalar.")
             masses = da.from_array(values, chunks=("auto",) * (values.ndim - 1) + (-1,))
-        if masses.ndim == 0 or masses.shape[-1] != checked_frame.size:
+        if masses.ndim == 0 or masses.shape[-1] != checked_frame.n_subsets:
             raise ValueError(
-                f"The last axis of the mass array must have 2**n = {checked_frame.size} entries for "
+                f"The last axis of the mass array must have 2**n = {checked_frame.n_subsets} entries for "
                 f"{checked_frame!r}; got shape {masses.shape}."
             )
         if len(masses.chunks[-1]) > 1:
             if not rechunk:
                 raise ValueError(
-                    f"The last axis (the {checked_frame.size} subsets of the frame) is split into chunks "
+                    f"The last axis (the {checked_frame.n_subsets} subsets of the frame) is split into chunks "
                     f"{masses.chunks[-1]}; every chunk must hold whole mass functions. Rechunk it with "
                     "array.rechunk({-1: -1}) or pass rechunk=True."
                 )
@@ -303,7 +303,7 @@ class DaskMassFunction:
         """
         if kind == "m":
             return self._array
-        return self.map_blocks(_to_array, tail=(self._frame.size,), kind=kind)
+        return self.map_blocks(_to_array, tail=(self._frame.n_subsets,), kind=kind)
 
     def pignistic(self) -> da.Array:
         """Pignistic probabilities BetP({x}) = sum over A containing x of m(A) / card(A) (empty set excluded).

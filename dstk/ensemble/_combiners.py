@@ -33,6 +33,7 @@ import numpy as np
 
 from dstk._kernels import leaf_combination as _kernels
 from dstk._kernels import leaf_tables as _tables
+from dstk._validation import check_counts
 from dstk.ensemble._leaf_scores import (
     leaf_confidence_bound,
     leaf_plausibility_mass,
@@ -206,9 +207,7 @@ def decision_threshold(method: str, aggregate: str | None = None) -> float:
 def _check_counts(counts):
     if isinstance(counts, _LeafRows):
         return counts
-    arr = np.asarray(counts)
-    if not (np.issubdtype(arr.dtype, np.number) or arr.dtype == bool):
-        raise ValueError(f"`counts` must be numeric leaf counts; got dtype {arr.dtype}.")
+    arr = check_counts(counts, name="counts", keep_integers=True)
     if arr.ndim != 3:
         raise ValueError(
             f"`counts` must have shape (n_samples, n_trees, n_classes); got shape {arr.shape}. "
@@ -221,14 +220,6 @@ def _check_counts(counts):
         raise ValueError("`counts` has no trees (axis 1 is empty).")
     if n_classes < 2:
         raise ValueError(f"`counts` must have at least two classes on its last axis; got {n_classes}.")
-    if arr.dtype.kind == "f" and not np.all(np.isfinite(arr)):
-        raise ValueError("`counts` contains NaN or infinite values; leaf counts must be finite and >= 0.")
-    if arr.dtype.kind == "c":
-        raise ValueError("`counts` must be real, not complex.")
-    if arr.size and arr.min() < 0:
-        raise ValueError(f"`counts` contains negative values (min {arr.min()}); leaf counts must be >= 0.")
-    if arr.dtype == bool:
-        arr = arr.astype(np.int64)
     if arr.dtype.kind in "iu" and arr.max() > _LARGE_COUNT:
         # beyond the exact integer range of the count tables: counts as floats, leaf by leaf
         if arr.max() > 2**53:

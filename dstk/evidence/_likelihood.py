@@ -34,7 +34,8 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy import integrate, optimize, special
 
-from dstk.evidence._counts import _check_counts, counts_to_mass_array
+from dstk.core._mass import MassFunction
+from dstk.evidence._counts import _binary_mass_array, _check_counts
 from dstk.evidence._predictive import _binary_mass, _mass_from_array
 
 __all__ = [
@@ -490,7 +491,7 @@ class BinomialLikelihood(LikelihoodBeliefFunction):
     >>> belief = BinomialLikelihood(7, 10)
     >>> round(belief.pl(0.0, 0.5), 6)
     0.439188
-    >>> belief.predictive_mass(return_array=True).round(6)
+    >>> belief.predictive_mass().to_array().round(6)
     array([0.      , 0.153349, 0.505948, 0.340703])
     """
 
@@ -539,41 +540,83 @@ class BinomialLikelihood(LikelihoodBeliefFunction):
         values = np.where((tau < 0) | (tau > 1), -np.inf, np.minimum(values, 0.0))
         return values if values.ndim else float(values)
 
-    def pl(self, lower: ArrayLike | None = None, upper: ArrayLike | None = None) -> float:
+    def _interval_ends(self, lower: ArrayLike | None, upper: ArrayLike | None):
+        lower_arr = np.asarray(-np.inf if lower is None else lower, dtype=np.float64)
+        upper_arr = np.asarray(np.inf if upper is None else upper, dtype=np.float64)
+        if np.iscomplexobj(lower_arr) or np.iscomplexobj(upper_arr):
+            raise TypeError("`lower` and `upper` must be real numbers; complex values are not supported.")
+        lower_arr, upper_arr = np.broadcast_arrays(lower_arr, upper_arr)
+        if np.any(np.isnan(lower_arr)) or np.any(np.isnan(upper_arr)) or np.any(lower_arr > upper_arr):
+            raise ValueError(
+                "Invalid interval: need lower <= upper (no NaN) for every interval; "
+                f"got lower={lower!r}, upper={upper!r}."
+            )
+        return lower_arr, upper_arr
+
+    def pl(self, lower: ArrayLike | None = None, upper: ArrayLike | None = None) -> Any:
         """Plausibility of the interval ``[lower, upper]``: the contour at its point nearest tau_hat (exact).
 
         Parameters
         ----------
-        lower, upper : float, optional
-            Ends of the interval; None is unbounded on that side.
+        lower, upper : float or array_like, optional
+            Ends of the interval(s); None is unbounded on that side.  Arrays
+            broadcast against each other, so ``pl(0.0, thresholds)`` is the
+            curve ``t -> Pl([0, t])``.
 
         Returns
         -------
-        float
-            Pl([lower, upper]) in [0, 1]; 0 when the interval misses [0, 1].
+        float or ndarray
+            Pl([lower, upper]) in [0, 1] (0 when the interval misses [0, 1]);
+            an array of the broadcast shape when an end is an array.
         """
-        lower, upper = self._box(lower, upper)
-        nearest = float(np.clip(self.mle_[0], lower[0], upper[0]))
-        if nearest < 0.0 or nearest > 1.0:
-            return 0.0
-        return float(np.exp(self.log_contour(nearest)))
+        lower_arr, upper_arr = self._interval_ends(lower, upper)
+        tau_hat = self.mle_[0]
+        nearest = np.clip(tau_hat, lower_arr, upper_arr)
+        values = np.where((nearest < 0.0) | (nearest > 1.0), 0.0, np.exp(self.log_contour(nearest)))
+        values = np.where(nearest == tau_hat, 1.0, values)  # the interval holds the MLE: exactly 1
+        return float(values) if values.ndim == 0 else values
 
-    def predictive_mass(self, return_array: bool = False) -> Any:
+    def bel(self, lower: ArrayLike | None = None, upper: ArrayLike | None = None) -> Any:
+        """Belief of the interval ``[lower, upper]``: 1 - Pl(complement) (exact).
+
+        Parameters
+        ----------
+        lower, upper : float or array_like, optional
+            Ends of the interval(s); None is unbounded on that side.  Arrays
+            broadcast, so ``bel(0.0, thresholds)`` is the curve
+            ``t -> Bel([0, t])``.
+
+        Returns
+        -------
+        float or ndarray
+            Bel([lower, upper]) in [0, 1]: 0 when the interval misses tau_hat,
+            else ``1 - max(pl(lower), pl(upper))`` (the contour is continuous
+            and unimodal on [0, 1], Denoeux 2014, Eq. 12; an end at or beyond
+            0 or 1 leaves no parameter value on that side).
+        """
+        lower_arr, upper_arr = self._interval_ends(lower, upper)
+        tau_hat = self.mle_[0]
+        with np.errstate(invalid="ignore"):
+            below = np.where(lower_arr > 0.0, self.pl(None, np.clip(lower_arr, 0.0, tau_hat)), 0.0)
+            above = np.where(upper_arr < 1.0, self.pl(np.clip(upper_arr, tau_hat, 1.0), None), 0.0)
+        inside = (lower_arr <= tau_hat) & (tau_hat <= upper_arr)
+        values = np.where(inside, 1.0 - np.maximum(below, above), 0.0)
+        values = np.clip(values, 0.0, 1.0)
+        return float(values) if values.ndim == 0 else values
+
+    def predictive_mass(self) -> MassFunction:
         """Predictive mass on {0, 1} for the next trial, exact (Eqs. 30-32).
 
         Parameters
         ----------
-        return_array : bool, default False
-            Return the dense array ``[0, m({0}), m({1}), m({0, 1})]`` instead
-            of a MassFunction on ``Frame((0, 1))``.
 
         Returns
         -------
         MassFunction or ndarray of shape (4,)
             The likelihood model of :func:`dstk.evidence._counts.from_counts`.
         """
-        masses = counts_to_mass_array(self.k, self.n, "likelihood")
-        return _binary_mass(masses[1], masses[2], return_array)
+        masses = _binary_mass_array(self.k, self.n, "likelihood")
+        return _binary_mass(masses[1], masses[2])
 
 
 class MultinomialLikelihood(LikelihoodBeliefFunction):
@@ -714,13 +757,15 @@ class LogisticLikelihood(LikelihoodBeliefFunction):
         Classifier scores (the x_i of Eq. 3).
     labels : array_like of shape (n_samples,)
         Binary labels in {0, 1}.
-    smoothed_targets : bool, default False
-        Replace the labels by Platt's targets ``t+ = (n+ + 1) / (n+ + 2)`` and
-        ``t- = 1 / (n- + 2)`` (Eq. 4) inside the likelihood; False uses the raw
-        labels (Eq. 3).
+    targets : {"labels", "smoothed"}, default "labels"
+        ``"smoothed"`` replaces the labels by Platt's targets
+        ``t+ = (n+ + 1) / (n+ + 2)`` and ``t- = 1 / (n- + 2)`` (Eq. 4) inside the
+        likelihood; ``"labels"`` uses the raw labels (Eq. 3).
 
     Attributes
     ----------
+    target_values : ndarray of shape (n_samples,)
+        The targets used in the likelihood (the labels, or Platt's targets).
     mle_ : ndarray (theta_0, theta_1)
         Maximum-likelihood parameters of tau(s) = 1 / (1 + exp(theta_0 + theta_1 s)).
     covariance_ : ndarray of shape (2, 2)
@@ -731,7 +776,8 @@ class LogisticLikelihood(LikelihoodBeliefFunction):
     ------
     ValueError
         Labels not binary, a single class, or perfectly separated scores with
-        raw labels (the MLE does not exist; use ``smoothed_targets=True``).
+        raw labels (the MLE does not exist; use ``targets="smoothed"``); an
+        unknown ``targets``.
 
     Notes
     -----
@@ -767,15 +813,19 @@ class LogisticLikelihood(LikelihoodBeliefFunction):
     >>> labels = (rng.random(40) < 0.5).astype(int)
     >>> scores = rng.normal(2.0 * labels - 1.0, 1.0)
     >>> belief = LogisticLikelihood(scores, labels)
-    >>> masses = belief.predictive_mass(0.0, return_array=True)
+    >>> masses = belief.predictive_mass(0.0).to_array()
     >>> bool(abs(masses.sum() - 1) < 1e-12 and masses[3] > 0)
     True
     """
 
-    def __init__(self, scores: ArrayLike, labels: ArrayLike, smoothed_targets: bool = False) -> None:
+    def __init__(self, scores: ArrayLike, labels: ArrayLike, *, targets: str = "labels") -> None:
         from dstk._validation import check_scores
 
-        self._fit(check_scores(scores, "scores"), np.asarray(labels), smoothed_targets)
+        if targets not in ("labels", "smoothed"):
+            raise ValueError(
+                f"Unknown targets={targets!r}; choose 'labels' (Eq. 3) or 'smoothed' (Platt's targets, Eq. 4)."
+            )
+        self._fit(check_scores(scores, "scores"), np.asarray(labels), targets == "smoothed")
 
     def _fit(self, scores: np.ndarray, labels: np.ndarray, smoothed_targets: bool) -> None:
         from dstk._validation import check_consistent_length
@@ -799,11 +849,11 @@ class LogisticLikelihood(LikelihoodBeliefFunction):
             if low_positive > high_negative or high_positive < low_negative:
                 raise ValueError(
                     "The scores separate the two classes perfectly, so the maximum-likelihood estimate does not "
-                    "exist (theta diverges). Use smoothed_targets=True (Platt's targets, Eq. 4) or more data."
+                    "exist (theta diverges). Use targets='smoothed' (Platt's targets, Eq. 4) or more data."
                 )
         self.scores = scores
-        self.targets = targets
-        self.smoothed_targets = bool(smoothed_targets)
+        self.target_values = targets
+        self.targets = "smoothed" if smoothed_targets else "labels"
         mle = self._newton_mle()
         super().__init__(self._logistic_log_likelihood, mle=mle, concave=True)
         design = np.column_stack([np.ones_like(self.scores), self.scores])
@@ -815,7 +865,10 @@ class LogisticLikelihood(LikelihoodBeliefFunction):
         eta = theta[0] + theta[1] * self.scores
         # tau = 1/(1+e^eta): log tau = -log(1+e^eta), log(1-tau) = -log(1+e^-eta)
         return float(
-            -np.sum(self.targets * np.logaddexp(0.0, eta) + (1 - self.targets) * np.logaddexp(0.0, -eta))
+            -np.sum(
+                self.target_values * np.logaddexp(0.0, eta)
+                + (1 - self.target_values) * np.logaddexp(0.0, -eta)
+            )
         )
 
     def _newton_mle(self):
@@ -825,7 +878,7 @@ class LogisticLikelihood(LikelihoodBeliefFunction):
         for _ in range(200):
             eta = design @ theta
             tau = special.expit(-eta)
-            gradient = design.T @ (tau - self.targets)  # d loglik / d theta
+            gradient = design.T @ (tau - self.target_values)  # d loglik / d theta
             hessian = -(design * (tau * (1 - tau))[:, None]).T @ design
             try:
                 step = np.linalg.solve(hessian, -gradient)
@@ -866,7 +919,7 @@ class LogisticLikelihood(LikelihoodBeliefFunction):
         """Log-likelihood, gradient and curvature in theta_1 along theta_0 = eta - theta_1 s (rows of eta)."""
         linear = eta[:, None] + slope[:, None] * centred[None, :]
         probability = special.expit(-linear)
-        targets = self.targets
+        targets = self.target_values
         log_likelihood = -np.sum(
             targets * np.logaddexp(0.0, linear) + (1 - targets) * np.logaddexp(0.0, -linear), axis=1
         )
@@ -973,7 +1026,6 @@ class LogisticLikelihood(LikelihoodBeliefFunction):
         score: float,
         *,
         tolerance: float = 1e-10,
-        return_array: bool = False,
         return_error: bool = False,
     ) -> Any:
         """Predictive mass on {0, 1} at a test score (Eqs. 22-23 on the profile contour of Eq. 40).
@@ -984,15 +1036,11 @@ class LogisticLikelihood(LikelihoodBeliefFunction):
             Test score s (any finite value; tau_hat may round to 0 or 1).
         tolerance : float, default 1e-10
             Requested absolute accuracy of each mass.
-        return_array : bool, default False
-            Return the dense array ``[0, m({0}), m({1}), m({0, 1})]`` instead of
-            a MassFunction on ``Frame((0, 1))``.
-        return_error : bool, default False
-            Also return the bound on the absolute error of each mass.
 
         Returns
         -------
-        mass : MassFunction or ndarray of shape (4,)
+        mass : MassFunction
+            On ``Frame((0, 1))``.
         error : float
             Only with ``return_error``: the sum of the quadrature error
             estimates (adaptive Gauss-Kronrod, :func:`scipy.integrate.quad_vec`)
@@ -1054,7 +1102,7 @@ class LogisticLikelihood(LikelihoodBeliefFunction):
         largest = 1 + int(np.argmax(values[1:]))
         values[largest] = 0.0
         values[largest] = max(1.0 - values.sum(), 0.0)  # the largest mass absorbs the rounding
-        mass = _mass_from_array(values, return_array)
+        mass = _mass_from_array(values)
         if return_error:
             return mass, error
         return mass

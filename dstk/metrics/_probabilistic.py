@@ -9,8 +9,7 @@ Conventions used by every function here:
 * The assigned class is ``argmax_k P[i, k]`` (the first maximum on ties),
   Gebel's classification rule (2.1).
 
-All measures except the Brier score, the expected calibration error and the
-isotonic calibration score are "higher is better".
+All measures except the Brier score and the isotonic calibration score are "higher is better".
 """
 
 from __future__ import annotations
@@ -20,6 +19,7 @@ from numpy.typing import ArrayLike
 from scipy.stats import rankdata
 
 from .._validation import check_scores
+from ._calibration_diagnostics import _bin_edges, _bin_statistics
 from ._checks import check_binary_targets, check_labels_and_probabilities
 
 __all__ = [
@@ -34,7 +34,6 @@ __all__ = [
     "dirichlet_selection_criterion",
     "roc_auc",
     "reliability_bins",
-    "expected_calibration_error",
     "isotonic_calibration_score",
 ]
 
@@ -466,7 +465,7 @@ def reliability_bins(
     probabilities : array_like of shape (N,)
         Predicted probabilities of class 1.
     n_bins : int, default=10
-        Number of equal-width bins on ``[0, 1]`` (the last bin is closed).
+        Number of equal-width bins on ``[0, 1]``.
 
     Returns
     -------
@@ -486,7 +485,8 @@ def reliability_bins(
     Notes
     -----
     The 10-bin reliability diagram of Nalbantov & Ivanov (Sec. 5): bin
-    ``j`` holds the probabilities in ``[j/n_bins, (j+1)/n_bins)``; a
+    ``j`` holds the probabilities in ``(j/n_bins, (j+1)/n_bins]`` (bin 0 also
+    holds 0), the bins of :func:`expected_calibration_error`; a
     calibrated predictor has ``fraction_positive ≈ mean_predicted`` in every
     non-empty bin (DeGroot & Fienberg 1983).
 
@@ -512,60 +512,14 @@ def reliability_bins(
         )
     if np.any(p < 0) or np.any(p > 1):
         raise ValueError("`probabilities` must lie in [0, 1]; calibrate or normalise the scores first.")
-    if not isinstance(n_bins, (int, np.integer)) or n_bins < 1:
+    if isinstance(n_bins, bool) or not isinstance(n_bins, (int, np.integer)) or n_bins < 1:
         raise ValueError(f"`n_bins` must be a positive integer; got {n_bins!r}.")
-    index = np.minimum((p * n_bins).astype(np.intp), n_bins - 1)
-    counts = np.bincount(index, minlength=n_bins)
+    counts, sum_p, sum_y = _bin_statistics(p, y.astype(np.float64), _bin_edges(p, int(n_bins), "uniform"))
+    counts = counts.astype(np.intp)
     with np.errstate(invalid="ignore", divide="ignore"):
-        mean_predicted = np.bincount(index, weights=p, minlength=n_bins) / counts
-        fraction_positive = np.bincount(index, weights=y, minlength=n_bins) / counts
+        mean_predicted = sum_p / counts
+        fraction_positive = sum_y / counts
     return counts, mean_predicted, fraction_positive
-
-
-def expected_calibration_error(y_true: ArrayLike, probabilities: ArrayLike, n_bins: int = 10) -> float:
-    """Expected calibration error over equal-width bins (lower is better).
-
-    Parameters
-    ----------
-    y_true : array_like of shape (N,)
-        True class indices (0/1 for a 1-D input).
-    probabilities : array_like of shape (N,) or (N, K)
-        1-D: probability of class 1; the ECE of that probability.
-        2-D: class probabilities; the top-label (confidence) ECE.
-    n_bins : int, default=10
-        Number of equal-width bins on ``[0, 1]``.
-
-    Returns
-    -------
-    float
-        ``sum_b (n_b / N) |acc_b - conf_b|`` where, in bin ``b``, ``conf_b`` is
-        the mean predicted probability and ``acc_b`` the observed frequency
-        (1-D: of class 1; 2-D: of the top class being correct).
-
-    Raises
-    ------
-    ValueError
-        As :func:`reliability_bins` and :func:`correctness_rate`.
-
-    Notes
-    -----
-    Naeini, Cooper & Hauskrecht (2015); top-label form as in Guo et al.
-    (2017), Eq. (3).
-
-    Examples
-    --------
-    >>> expected_calibration_error([0, 1, 1, 1], [0.5, 0.5, 1.0, 1.0], n_bins=2)
-    0.0
-    """
-    if np.ndim(probabilities) == 1:
-        counts, mean_p, frac = reliability_bins(y_true, probabilities, n_bins=n_bins)
-    else:
-        y, P = check_labels_and_probabilities(y_true, probabilities)
-        confidence = P.max(axis=1)
-        correct = (np.argmax(P, axis=1) == y).astype(np.intp)
-        counts, mean_p, frac = reliability_bins(correct, confidence, n_bins=n_bins)
-    used = counts > 0
-    return float(np.sum(counts[used] / counts.sum() * np.abs(frac[used] - mean_p[used])))
 
 
 def isotonic_calibration_score(y_true: ArrayLike, scores: ArrayLike) -> float:

@@ -90,7 +90,7 @@ class MulticlassCalibrator(BaseEstimator):
         Coupling iteration cap.
     tol : float, default=1e-10
         Coupling tolerance.
-    mass_rule : str, default="dempster"
+    rule : str, default="dempster"
         Combination rule of :func:`dstk.combine` used by :meth:`predict_mass`.
     random_state : int, RandomState or None
         For ``code="sparse"``.
@@ -113,7 +113,7 @@ class MulticlassCalibrator(BaseEstimator):
     :meth:`predict_mass` is dstk's own evidential route: each task's binary
     mass is deconditioned onto the K-class frame
     (:func:`embed_task_masses`) and the B masses are combined with
-    ``mass_rule``.
+    ``rule``.
 
     Examples
     --------
@@ -135,7 +135,7 @@ class MulticlassCalibrator(BaseEstimator):
         task_weights: str = "samples",
         max_iter: int = 500,
         tol: float = 1e-10,
-        mass_rule: str = "dempster",
+        rule: str = "dempster",
         random_state: int | np.random.RandomState | None = None,
     ):
         self.calibrator = calibrator
@@ -143,7 +143,7 @@ class MulticlassCalibrator(BaseEstimator):
         self.task_weights = task_weights
         self.max_iter = max_iter
         self.tol = tol
-        self.mass_rule = mass_rule
+        self.rule = rule
         self.random_state = random_state
 
     def _check_scores(self, scores: ArrayLike, n_columns: int | None = None) -> np.ndarray:
@@ -271,7 +271,7 @@ class MulticlassCalibrator(BaseEstimator):
         -------
         MassFunction
             Batch shape ``(N,)`` on ``Frame(classes_)``: the B deconditioned
-            task masses combined with ``mass_rule``.
+            task masses combined with ``rule``.
 
         Raises
         ------
@@ -302,4 +302,4 @@ class MulticlassCalibrator(BaseEstimator):
         dense = embed_task_masses(task, self.code_)
         frame = Frame(tuple(self.classes_.tolist()))
         masses = MassFunction.from_array(dense, frame, validate=False)
-        return combine(masses, rule=self.mass_rule, axis=1)
+        return combine(masses, rule=self.rule, axis=1)

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 
 __all__ = ["DirichletCalibrator", "combine_task_probabilities"]
 
-_COMBINERS = ("product", "geometric_mean", "trimmed_geometric_mean", "direct")
+_POOLS = ("product", "geometric_mean", "trimmed_geometric_mean", "direct")
 
 
 #: Rows at or above which the special functions run in several threads.
@@ -52,7 +52,7 @@ def _row_threaded(func, params, values):
 
 
 def combine_task_probabilities(
-    task_probabilities: ArrayLike, code: ArrayLike, combiner: str = "geometric_mean", trim: float = 0.1
+    task_probabilities: ArrayLike, code: ArrayLike, pool: str = "geometric_mean", trim: float = 0.1
 ) -> np.ndarray:
     """Per-class combination ``r[i, k]`` of binary-task probabilities (Gebel 2009, Eqs. 5.11-5.12).
 
@@ -63,7 +63,7 @@ def combine_task_probabilities(
         inside ``(0, 1)``.
     code : array_like of shape (K, B)
         Code matrix.
-    combiner : {"product", "geometric_mean", "trimmed_geometric_mean"}, default="geometric_mean"
+    pool : {"product", "geometric_mean", "trimmed_geometric_mean"}, default="geometric_mean"
         ``"product"``: ``prod_{b: psi=+1} p_b prod_{b: psi=-1} (1 - p_b)`` (5.11);
         ``"geometric_mean"``: that product to the power ``1 / #{b: psi != 0}``
         (5.12); ``"trimmed_geometric_mean"``: the geometric mean after
@@ -79,7 +79,7 @@ def combine_task_probabilities(
     Raises
     ------
     ValueError
-        On probabilities not strictly inside ``(0, 1)``, a bad combiner or trim.
+        On probabilities not strictly inside ``(0, 1)``, a bad pool or trim.
 
     Notes
     -----
@@ -110,12 +110,12 @@ def combine_task_probabilities(
     log_q = np.log1p(-p)
     positive = (c == 1).astype(np.float64)
     negative = (c == -1).astype(np.float64)
-    if combiner in ("product", "geometric_mean"):
+    if pool in ("product", "geometric_mean"):
         log_r = log_p @ positive.T + log_q @ negative.T
-        if combiner == "geometric_mean":
+        if pool == "geometric_mean":
             log_r = log_r / (positive + negative).sum(axis=1)
         return np.exp(log_r)
-    if combiner == "trimmed_geometric_mean":
+    if pool == "trimmed_geometric_mean":
         trim = float(trim)
         if not 0.0 <= trim < 0.5:
             raise ValueError(f"`trim` must lie in [0, 0.5); got {trim!r}.")
@@ -127,7 +127,7 @@ def combine_task_probabilities(
             factors = np.sort(factors, axis=1)[:, cut : n - cut]
             out[:, k] = np.exp(factors.mean(axis=1))
         return out
-    raise ValueError(f"`combiner` must be one of {_COMBINERS[:3]} here; got {combiner!r}.")
+    raise ValueError(f"`pool` must be one of {_POOLS[:3]} here; got {pool!r}.")
 
 
 class DirichletCalibrator(BaseEstimator):
@@ -137,8 +137,8 @@ class DirichletCalibrator(BaseEstimator):
     ----------
     code : {"one_vs_rest", "all_pairs", "complete", "sparse"} or array_like of shape (K, B), default="one_vs_rest"
         Code matrix of the binary tasks whose scores are passed to ``fit``
-        (ignored for ``combiner="direct"``).
-    combiner : {"geometric_mean", "trimmed_geometric_mean", "product", "direct"}, default="geometric_mean"
+        (ignored for ``pool="direct"``).
+    pool : {"geometric_mean", "trimmed_geometric_mean", "product", "direct"}, default="geometric_mean"
         How task probabilities are combined per class (``diri-g-mean``,
         ``diri-g-trim``, ``diri-prod``); ``"direct"`` takes a K-column
         probability matrix as input (``diri-direct``, Eq. 5.13).
@@ -212,7 +212,7 @@ class DirichletCalibrator(BaseEstimator):
     def __init__(
         self,
         code: str | ArrayLike = "one_vs_rest",
-        combiner: str = "geometric_mean",
+        pool: str = "geometric_mean",
         trim: float = 0.1,
         rho: float = 1.05,
         degrees_of_freedom: str = "2h",
@@ -220,7 +220,7 @@ class DirichletCalibrator(BaseEstimator):
         clip: float = 1e-12,
     ):
         self.code = code
-        self.combiner = combiner
+        self.pool = pool
         self.trim = trim
         self.rho = rho
         self.degrees_of_freedom = degrees_of_freedom
@@ -238,14 +238,14 @@ class DirichletCalibrator(BaseEstimator):
         return s
 
     def _combined(self, s):
-        if self.combiner == "direct":
+        if self.pool == "direct":
             if np.any(s < 0) or np.any(s > 1):
-                raise ValueError("combiner='direct' needs a probability matrix with entries in [0, 1].")
+                raise ValueError("pool='direct' needs a probability matrix with entries in [0, 1].")
             return np.clip(s, self.clip, 1.0 - self.clip)
         # test scores beyond rho * M would normalise to exactly 0 or 1: keep them inside (0, 1)
         p = np.clip(simple_normalization(s, rho=self.rho, scale=self.scale_), self.clip, 1.0 - self.clip)
-        assert self.code_ is not None  # set by fit for every combiner but "direct"
-        return combine_task_probabilities(p, self.code_, self.combiner, self.trim)
+        assert self.code_ is not None  # set by fit for every pool but "direct"
+        return combine_task_probabilities(p, self.code_, self.pool, self.trim)
 
     def _uniforms(self, r):
         a, b = self.beta_params_[:, 0], self.beta_params_[:, 1]
@@ -271,7 +271,7 @@ class DirichletCalibrator(BaseEstimator):
         Parameters
         ----------
         scores : array_like of shape (N, B)
-            Task scores (or, for ``combiner="direct"``, a K-column
+            Task scores (or, for ``pool="direct"``, a K-column
             probability matrix).
         y : array_like of shape (N,)
             Class labels.
@@ -282,8 +282,8 @@ class DirichletCalibrator(BaseEstimator):
         """
         from ..metrics._probabilistic import dirichlet_selection_criterion
 
-        if self.combiner not in _COMBINERS:
-            raise ValueError(f"`combiner` must be one of {_COMBINERS}; got {self.combiner!r}.")
+        if self.pool not in _POOLS:
+            raise ValueError(f"`pool` must be one of {_POOLS}; got {self.pool!r}.")
         if self.degrees_of_freedom not in ("2h", "h"):
             raise ValueError(f"`degrees_of_freedom` must be '2h' or 'h'; got {self.degrees_of_freedom!r}.")
         s = self._check_matrix(scores)
@@ -291,9 +291,9 @@ class DirichletCalibrator(BaseEstimator):
         if y_idx.shape[0] != s.shape[0]:
             raise ValueError(f"`scores` has {s.shape[0]} rows but `y` has {y_idx.shape[0]} labels.")
         K = classes.size
-        if self.combiner == "direct":
+        if self.pool == "direct":
             if s.shape[1] != K:
-                raise ValueError(f"combiner='direct' needs one column per class ({K}); got {s.shape[1]}.")
+                raise ValueError(f"pool='direct' needs one column per class ({K}); got {s.shape[1]}.")
             self.code_, self.scale_ = None, None
         else:
             self.code_ = make_code(self.code, K)
@@ -344,7 +344,7 @@ class DirichletCalibrator(BaseEstimator):
         ----------
         scores : array_like of shape (N, B)
             Task scores with the columns seen in ``fit`` (or, for
-            ``combiner="direct"``, a K-column probability matrix).
+            ``pool="direct"``, a K-column probability matrix).
 
         Returns
         -------

@@ -101,7 +101,7 @@ def dirichlet_reference(train_scores, y, test_scores, combiner, rho=1.05, df="2h
 def test_dirichlet_against_written_out_algorithm(combiner, df):
     train, y = reduction_scores(2, n_per_class=20)
     test, _ = reduction_scores(3, n_per_class=5)
-    cal = DirichletCalibrator(combiner=combiner, degrees_of_freedom=df, max_grid=1000).fit(train, y)
+    cal = DirichletCalibrator(pool=combiner, degrees_of_freedom=df, max_grid=1000).fit(train, y)
     ref, m = dirichlet_reference(train, y, test, combiner, df=df)
     assert cal.dispersion_ == m
     np.testing.assert_allclose(cal.predict_proba(test), ref, rtol=1e-6, atol=1e-9)
@@ -124,22 +124,22 @@ def test_dirichlet_direct_and_all_pairs_run():
     rng = np.random.RandomState(5)
     y = np.repeat([0, 1, 2], 30)
     P = rng.dirichlet(np.ones(3), size=90) * 0.5 + 0.5 * np.eye(3)[y]
-    cal = DirichletCalibrator(combiner="direct").fit(P, y)
+    cal = DirichletCalibrator(pool="direct").fit(P, y)
     np.testing.assert_allclose(cal.predict_proba(P).sum(axis=1), 1.0)
     scores, y = reduction_scores(6, code=all_pairs_code(3))
-    cal = DirichletCalibrator(code="all_pairs", combiner="trimmed_geometric_mean").fit(scores, y)
+    cal = DirichletCalibrator(code="all_pairs", pool="trimmed_geometric_mean").fit(scores, y)
     assert (cal.predict(scores) == y).mean() > 0.7
 
 
 @pytest.mark.parametrize(
     "kwargs, scores, y, match",
     [
-        ({"combiner": "mean"}, None, None, "combiner"),
+        ({"pool": "mean"}, None, None, "pool"),
         ({"degrees_of_freedom": "3h"}, None, None, "degrees_of_freedom"),
         ({}, np.ones((6, 3)), [0, 0, 1, 1, 2, 2], "zero variance"),
         ({}, np.zeros((6, 3)), [0, 0, 1, 1, 2, 2], "all 0"),
         ({}, np.ones((6, 2)), [0, 0, 1, 1, 2, 2], "columns"),
-        ({"combiner": "direct"}, np.full((4, 2), 2.0), [0, 0, 1, 1], r"\[0, 1\]"),
+        ({"pool": "direct"}, np.full((4, 2), 2.0), [0, 0, 1, 1], r"\[0, 1\]"),
     ],
 )
 def test_dirichlet_errors(kwargs, scores, y, match):

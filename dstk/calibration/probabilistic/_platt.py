@@ -15,9 +15,9 @@ class PlattCalibrator(BinaryProbabilisticCalibrator):
 
     Parameters
     ----------
-    targets : {"smoothed", "binary"}, default="smoothed"
+    targets : {"smoothed", "labels"}, default="smoothed"
         ``"smoothed"``: Platt's targets ``(N+ + 1)/(N+ + 2)`` for positives and
-        ``1/(N- + 2)`` for negatives; ``"binary"``: plain 0/1 labels.
+        ``1/(N- + 2)`` for negatives; ``"labels"``: plain 0/1 labels.
     max_iter : int, default=100
         Newton iterations; a :class:`~dstk.exceptions.ConvergenceWarning`
         is issued if the tolerance is not reached.
@@ -66,10 +66,10 @@ class PlattCalibrator(BinaryProbabilisticCalibrator):
             n_pos = y.sum()
             n_neg = y.size - n_pos
             t = np.where(y == 1, (n_pos + 1.0) / (n_pos + 2.0), 1.0 / (n_neg + 2.0))
-        elif self.targets == "binary":
+        elif self.targets == "labels":
             t = y
         else:
-            raise ValueError(f"`targets` must be 'smoothed' or 'binary'; got {self.targets!r}.")
+            raise ValueError(f"`targets` must be 'smoothed' or 'labels'; got {self.targets!r}.")
         # standardise the score for conditioning; transform the coefficients back
         centre = float(np.mean(s))
         spread = float(np.std(s))
