@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import itertools
 import os
+import warnings
 import weakref
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING
 
 import numpy as np
-from scipy import sparse
+from scipy import sparse, special
 
 from dstk._estimator import BaseEstimator, check_is_fitted
 from dstk._kernels import mersenne_twister as _mersenne
@@ -43,6 +44,9 @@ if TYPE_CHECKING:
 __all__ = ["RandomDecisionTreesClassifier"]
 
 _RANDOM_STREAMS = ("independent", "sequential")
+
+# combiners whose scores are not probabilities: predict_proba maps their score through a fitted monotone map
+_CALIBRATED_METHODS = ("eva", "dempster", "cautious")
 
 # fitted ensemble -> its routing arrays (derived from ``_forest``, built at the first prediction)
 _ROUTING_CACHE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
@@ -454,7 +458,52 @@ class RandomDecisionTreesClassifier(BaseEstimator):
         is_leaf = self._forest["feature"] < 0
         self.n_leaves_ = np.add.reduceat(is_leaf.astype(np.int64), offsets[:-1])
         self.max_depth_ = np.maximum.reduceat(self._forest["depth"], offsets[:-1]).astype(np.int64)
+        self.score_calibration_ = self._fit_score_calibration(columns, y64)
+        self._calibrated_for = self._calibration_key()
         return self
+
+    def _calibration_key(self):
+        return (self.combiner, repr(sorted((self.combiner_options or {}).items())))
+
+    def _fit_score_calibration(self, columns, y):
+        """Platt's map of the binary evidential scores, fitted on leave-one-out training scores.
+
+        Returns ``(theta_0, theta_1)`` with P(classes_[1] | score) =
+        1 / (1 + exp(theta_0 + theta_1 score)), or None for the combiners whose
+        scores are probabilities already (and for more than two classes).
+        """
+        method, aggregate = parse_combiner(self.combiner)
+        if self.n_classes_ != 2 or method not in _CALIBRATED_METHODS:
+            return None
+        routing = self._routing()
+        rows = routing["rows"]
+        n_rows, n_classes = rows.shape
+        # the row of the leaf's counts without the sample itself: c - e_y for every row and class
+        shifted = [rows - np.eye(n_classes)[k] for k in range(n_classes)]
+        candidates = np.concatenate([rows] + shifted).astype(np.int64)
+        keys, first = _tables.distinct_rows(np.maximum(candidates, 0))
+        without_self = keys[n_rows:].reshape(n_classes, n_rows)
+        all_rows = np.maximum(candidates, 0)[first].astype(np.float64)
+        options = self._options(method, self.class_prior_)
+        n_samples = columns.shape[1]
+        n_trees = routing["roots"].size
+        batch = max(256, (1 << 20) // n_trees)
+        scores = np.empty(n_samples)
+        tables = {}
+        for a in range(0, n_samples, batch):
+            b = min(a + batch, n_samples)
+            X_part = np.ascontiguousarray(columns[:, a:b].T)
+            leaves = self._leaf_rows(X_part, tables)
+            # a training sample reaches a leaf holding itself in every tree (never an empty child)
+            loo_keys = without_self[y[a:b, None], leaves.keys]
+            loo = _LeafRows(loo_keys, all_rows, leaves.shape, tables)
+            loo.n_cached_rows = all_rows.shape[0]
+            scores[a:b] = combine_leaves(loo, method=method, aggregate=aggregate, **options)
+        from dstk.evidence import LogisticLikelihood
+
+        finite = np.isfinite(scores)
+        fit = LogisticLikelihood(scores[finite], y[finite], targets="smoothed")
+        return tuple(float(v) for v in fit.mle_)
 
     @classmethod
     def concatenate(
@@ -812,14 +861,58 @@ class RandomDecisionTreesClassifier(BaseEstimator):
         ndarray of float64, shape (n_samples, n_classes)
             Rows sum to one.  For ``"average"``, ``"laplace"``,
             ``"confidence_bounds"``, ``"pooling"`` and the votes these are the
-            combined scores themselves; for ``"plausibility"``, ``"dempster"``
-            and ``"cautious"`` the pignistic probabilities of the combined
-            (normalised) mass function; for ``"eva"`` the softmax of the
-            log-posterior scores.
+            combined scores themselves; for ``"plausibility"`` the pignistic
+            probability of the average leaf mass.  For ``"eva"``, ``"dempster"``
+            and ``"cautious"`` with two classes: P(classes_[1]) =
+            1 / (1 + exp(theta_0 + theta_1 s)) of the binary score s
+            (:meth:`decision_function` plus the threshold), with
+            ``score_calibration_ = (theta_0, theta_1)`` fitted in ``fit`` by
+            Platt's method on leave-one-out scores of the training samples (see
+            Notes); with more classes, the pignistic probabilities of the
+            normalised combined mass (Dempster, cautious) or the softmax of the
+            EVA log-posteriors.
+
+        Notes
+        -----
+        The pignistic probability of the combined Dempster or cautious mass
+        and the softmax of the EVA scores are 0 or 1 to machine precision for
+        most samples (a product over 100 trees), while the scores still rank
+        the samples well (Busch et al. 2021 compare them by AUC).  Their
+        calibrated probability is a monotone (logistic) map of the score, so
+        it ranks the samples exactly as the score does; it is fitted on the
+        score each training sample gets from the leaves it reaches with its
+        own label removed from their counts (a leave-one-out estimate: the
+        trees do not depend on the labels, so this is the score of a sample
+        the leaves have not seen), with Platt's smoothed targets (Platt
+        1999, Eq. 4).  The uncalibrated probabilities remain available as
+        ``combine_leaves_proba(model.leaf_counts(X), ...)``.
         """
         check_is_fitted(self, "classes_")
         method, aggregate = parse_combiner(self.combiner)
         options = self._options(method, self.class_prior_)
+        calibration = getattr(self, "score_calibration_", None)
+        if self.n_classes_ == 2 and method in _CALIBRATED_METHODS:
+            if getattr(self, "_calibrated_for", None) != self._calibration_key():
+                fitted_with = getattr(self, "_calibrated_for", ("?", "?"))
+                warnings.warn(
+                    f"predict_proba of combiner {self.combiner!r} maps its score through a calibration fitted "
+                    f"in fit, but this ensemble was fitted with combiner {fitted_with[0]!r} and combiner_options "
+                    f"{fitted_with[1]}; returning the uncalibrated probabilities (mostly 0 or 1). Call fit again "
+                    "after changing `combiner` or `combiner_options` for the calibrated ones.",
+                    UserWarning,
+                    stacklevel=2,
+                )
+                calibration = None
+        else:
+            calibration = None
+        if calibration is not None:
+            theta_0, theta_1 = calibration
+            scores = self._combined(
+                X, lambda leaves: combine_leaves(leaves, method=method, aggregate=aggregate, **options)
+            )
+            linear = theta_0 + theta_1 * scores
+            # each column from its own expit: the smaller probability keeps its relative precision
+            return np.stack([special.expit(linear), special.expit(-linear)], axis=1)
         return self._combined(
             X, lambda leaves: combine_leaves_proba(leaves, method=method, aggregate=aggregate, **options)
         )
