@@ -49,17 +49,35 @@ def load(folder, name):
     return module.load(name)
 
 
-def bench_fit_predict(datasets, leaves, n_trees, repeats, n_jobs):
+def _peak_rss_child(code):
+    """Peak resident memory (MB) of a fresh Python process running ``code`` (ru_maxrss)."""
+    import subprocess
+
+    wrapper = code + "\nimport resource; print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)"
+    out = subprocess.run(
+        [sys.executable, "-c", wrapper], capture_output=True, text=True, check=True, cwd=REPO,
+        env={**os.environ, "PYTHONPATH": REPO},
+    )
+    return int(out.stdout.strip().splitlines()[-1]) / 1024.0
+
+
+def bench_fit_predict(datasets, leaves, n_trees, repeats, n_jobs, memory=False):
+    """fit + predict_proba of dstk and ExtraTrees interleaved (A, B, A, B, ...): medians and ratio spread."""
     from sklearn.ensemble import ExtraTreesClassifier
 
-    print(f"\n## fit + predict_proba, {n_trees} trees, n_jobs={n_jobs} (half split train/test)")
-    print("| data | n_train | leaf | dstk RDT s | sklearn ET s | ratio | RDT leaves/tree | ET leaves/tree |")
-    print("|---|---|---|---|---|---|---|---|")
+    print(f"\n## fit + predict_proba, {n_trees} trees, n_jobs={n_jobs} (half split train/test), {repeats} interleaved runs")
+    header = "| data | n_train x features | leaf | dstk s (median) | ExtraTrees s (median) | ratio median (min-max) |"
+    header += " dstk leaves/tree | ET leaves/tree |"
+    if memory:
+        header += " dstk peak MB | ET peak MB | memory ratio |"
+    print(header)
+    print("|" + "---|" * (header.count("|") - 1))
     for name, (X, y) in datasets.items():
         rng = np.random.default_rng(0)
         order = rng.permutation(y.size)
         half = y.size // 2
         train, test = order[:half], order[half:]
+        X_train, y_train, X_test = X[train], y[train], X[test]
         for leaf in leaves:
             rdt = RandomDecisionTreesClassifier(
                 n_trees, min_samples_leaf=leaf, min_samples_split=2 * leaf, random_state=0, n_jobs=n_jobs
@@ -72,21 +90,62 @@ def bench_fit_predict(datasets, leaves, n_trees, repeats, n_jobs):
                 random_state=0,
                 n_jobs=n_jobs,
             )
-
-            def run_rdt():
-                rdt.fit(X[train], y[train]).predict_proba(X[test])
-
-            def run_et():
-                et.fit(X[train], y[train]).predict_proba(X[test])
-
-            run_rdt()  # compile
-            t_rdt = best_time(run_rdt, repeats)
-            t_et = best_time(run_et, repeats)
+            rdt.fit(X_train[:500], y_train[:500]).predict_proba(X_test[:10])  # compile
+            times_rdt, times_et = [], []
+            for _ in range(repeats):
+                start = time.perf_counter()
+                rdt.fit(X_train, y_train).predict_proba(X_test)
+                times_rdt.append(time.perf_counter() - start)
+                start = time.perf_counter()
+                et.fit(X_train, y_train).predict_proba(X_test)
+                times_et.append(time.perf_counter() - start)
+            ratios = np.array(times_rdt) / np.array(times_et)
             et_leaves = np.mean([e.tree_.n_leaves for e in et.estimators_])
-            print(
-                f"| {name} | {half} | {leaf} | {t_rdt:.3f} | {t_et:.3f} | {t_rdt / t_et:.2f} | "
-                f"{rdt.n_leaves_.mean():.0f} | {et_leaves:.0f} |"
+            row = (
+                f"| {name} | {half} x {X.shape[1]} | {leaf} | {np.median(times_rdt):.3f} | {np.median(times_et):.3f} | "
+                f"{np.median(ratios):.2f} ({ratios.min():.2f}-{ratios.max():.2f}) | {rdt.n_leaves_.mean():.0f} | {et_leaves:.0f} |"
             )
+            if memory:
+                setup = (
+                    "import numpy as np, sys; sys.path.insert(0, 'benchmarks'); import bench_trees as b; "
+                    f"X, y = b.dataset({name!r}, {_DATA_FOLDER!r}); o = np.random.default_rng(0).permutation(y.size); h = y.size // 2; "
+                    "tr, te = o[:h], o[h:]; "
+                )
+                fit_rdt = (
+                    "from dstk.ensemble import RandomDecisionTreesClassifier as C; "
+                    f"C({n_trees}, min_samples_leaf={leaf}, min_samples_split={2 * leaf}, random_state=0, n_jobs={n_jobs})"
+                    ".fit(X[tr], y[tr]).predict_proba(X[te])"
+                )
+                fit_et = (
+                    "from sklearn.ensemble import ExtraTreesClassifier as C; "
+                    f"C({n_trees}, max_features=1, min_samples_leaf={leaf}, min_samples_split={2 * leaf}, random_state=0, "
+                    f"n_jobs={n_jobs}).fit(X[tr], y[tr]).predict_proba(X[te])"
+                )
+                base = _peak_rss_child(setup)
+                mem_rdt = _peak_rss_child(setup + fit_rdt) - base
+                mem_et = _peak_rss_child(setup + fit_et) - base
+                row += f" {mem_rdt:.0f} | {mem_et:.0f} | {mem_rdt / mem_et:.2f} |"
+            print(row, flush=True)
+
+
+_DATA_FOLDER = os.path.join(REPO, "..", "shared", "datasets")
+
+
+def dataset(name, folder=None):
+    """A benchmark data set by name: breast_cancer (scikit-learn), synthetic_<rows> (20 Gaussian features),
+    or a file of the data folder (``load.py``)."""
+    if name == "breast_cancer":
+        from sklearn.datasets import load_breast_cancer
+
+        return load_breast_cancer(return_X_y=True)
+    if name.startswith("synthetic_"):
+        n = int(float(name.split("_", 1)[1]))
+        rng = np.random.default_rng(0)
+        X = rng.normal(size=(n, 20))
+        y = (X[:, :3].sum(axis=1) + rng.normal(size=n) > 0).astype(int)
+        return X, y
+    X, y = load(folder or _DATA_FOLDER, name)
+    return np.asarray(X, dtype=float), np.asarray(y)
 
 
 def bench_combiners(n_samples, n_trees, repeats):
@@ -146,28 +205,42 @@ def bench_protocol(folder):
 
 
 def main(argv=None):
+    global _DATA_FOLDER
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("data", nargs="?", default=os.path.join(REPO, "..", "shared", "datasets"))
+    parser.add_argument("data", nargs="?", default=_DATA_FOLDER)
     parser.add_argument("--quick", action="store_true", help="fewer repeats and smaller combiner input")
-    parser.add_argument("--n-jobs", type=int, default=1)
+    parser.add_argument("--n-jobs", type=int, default=2)
+    parser.add_argument("--part", choices=["small", "large", "combiners", "protocol", "all"], default="all")
+    parser.add_argument("--memory", action="store_true", help="also peak memory (fresh processes)")
+    parser.add_argument("--repeats", type=int, default=None, help="interleaved runs per row (default 3, --quick 1)")
     args = parser.parse_args(argv)
-    repeats = 1 if args.quick else 3
+    repeats = args.repeats or (1 if args.quick else 3)
+    _DATA_FOLDER = args.data
+    print(f"load: {os.getloadavg()}")
 
-    datasets = {}
-    from sklearn.datasets import load_breast_cancer
-
-    datasets["breast_cancer"] = load_breast_cancer(return_X_y=True)
-    for name in ("spambase", "banknote"):
-        try:
-            X, y = load(args.data, name)
-            datasets[name] = (np.asarray(X, dtype=float), np.asarray(y))
-        except Exception as exc:  # pragma: no cover - data folder optional
-            print(f"(skipping {name}: {exc})")
-    bench_fit_predict(datasets, [1, 4, 32], 100, repeats, args.n_jobs)
-    bench_combiners(10_000 if args.quick else 100_000, 100, repeats)
-    if os.path.exists(os.path.join(args.data, "load.py")):
+    if args.part in ("small", "all"):
+        datasets = {}
+        for name in ("breast_cancer", "spambase", "banknote"):
+            try:
+                datasets[name] = dataset(name, args.data)
+            except Exception as exc:  # pragma: no cover - data folder optional
+                print(f"(skipping {name}: {exc})")
+        bench_fit_predict(datasets, [1, 4, 32], 100, repeats, args.n_jobs, memory=args.memory)
+    if args.part in ("large", "all"):
+        datasets = {}
+        for name in ("adult", "w8a"):
+            try:
+                datasets[name] = dataset(name, args.data)
+            except Exception as exc:  # pragma: no cover
+                print(f"(skipping {name}: {exc})")
+        bench_fit_predict(datasets, [1, 32], 100, repeats, args.n_jobs, memory=args.memory)
+        synthetic = {name: dataset(name) for name in ("synthetic_5e5", "synthetic_1e6")}
+        bench_fit_predict(synthetic, [32], 100, max(2, repeats - 1), args.n_jobs, memory=args.memory)
+    if args.part in ("combiners", "all"):
+        bench_combiners(10_000 if args.quick else 100_000, 100, repeats)
+    if args.part in ("protocol", "all") and os.path.exists(os.path.join(args.data, "load.py")):
         bench_protocol(args.data)
 
 

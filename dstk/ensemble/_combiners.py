@@ -268,6 +268,9 @@ def _check_floor(floor, n_classes):
 
 _LARGE_COUNT = 1 << 31
 
+#: Values of ``compatibility``: None (dstk's arithmetic) or the code whose arithmetic is reproduced.
+COMPATIBILITY = (None, "busch2021")
+
 
 class _LeafRows:
     """The leaves reached by a batch of samples as keys into distinct leaf-count rows.
@@ -457,14 +460,28 @@ def _combine(
     rescale_above,
     reference_arithmetic=False,
     want_mass=False,
+    compatibility=None,
 ):
     """Return a dict with 'score' and, where defined, 'proba', 'mass' (compact), 'normalized'."""
     counts = _check_counts(counts)
     aggregate = _check_method(method, aggregate)
+    if compatibility not in COMPATIBILITY:
+        raise ValueError(
+            f"`compatibility` must be None (dstk's arithmetic) or 'busch2021' (the arithmetic of Busch et "
+            f"al.'s code); got {compatibility!r}."
+        )
+    if compatibility == "busch2021":
+        # the authors' numerical conventions (research note calib-ensemble-anchors.md, 1.2-1.4)
+        if method in ("plausibility", "dempster", "cautious") and counts.shape[2] == 2:
+            reference_arithmetic = True
+        if method in ("dempster", "cautious") and counts.shape[2] == 2 and floor is None:
+            floor = 1e-5
+        if method == "eva":
+            prior = "reference"
     _n_samples, n_trees, n_classes = counts.shape
     leaves = counts if isinstance(counts, _LeafRows) else _count_rows(counts)
     # equal evidence gives bit-equal means (the authors' arithmetic sums in tree order)
-    exact = not reference_arithmetic and prior != "reference" and floor is None
+    exact = compatibility is None and not reference_arithmetic and prior != "reference" and floor is None
     binary = n_classes == 2
     if method in BINARY_ONLY and not binary:
         raise ValueError(
@@ -645,6 +662,15 @@ _OPTIONS_DOC = """
     rescale_above : float or None, default None
         Plausibility leaf model: scale leaf counts whose larger member exceeds
         this value down to it first (the authors' code uses 537).
+    compatibility : {None, "busch2021"}, default None
+        None: dstk's arithmetic (exact rules, leaf models to machine
+        precision, means over the trees accumulated in fixed point so that
+        equal evidence gives bit-equal scores).  ``"busch2021"``: the
+        arithmetic of Busch et al.'s code, so that their scores are
+        reproduced bit for bit: means summed in tree order, and for two
+        classes ``reference_arithmetic=True`` (plausibility, Dempster,
+        cautious), ``floor=1e-5`` (Dempster, cautious) and
+        ``prior="reference"`` (EVA).
     reference_arithmetic : bool, default False
         Plausibility, and Dempster / cautious with ``floor``, two classes: form
         the leaf plausibilities and masses with the authors' numerics
@@ -672,6 +698,7 @@ def combine_leaves(
     prior_strength: float = 1.0,
     rescale_above: float | None = None,
     reference_arithmetic: bool = False,
+    compatibility: str | None = None,
 ) -> np.ndarray:
     """Combine the leaf counts of a tree ensemble into one score per sample.
 
@@ -764,6 +791,7 @@ def combine_leaves(
         prior_strength,
         rescale_above,
         reference_arithmetic,
+        compatibility=compatibility,
     )["score"]
 
 
@@ -780,6 +808,7 @@ def combine_leaves_proba(
     prior_strength: float = 1.0,
     rescale_above: float | None = None,
     reference_arithmetic: bool = False,
+    compatibility: str | None = None,
 ) -> np.ndarray:
     """Class probabilities from the combined leaves.
 
@@ -835,6 +864,7 @@ def combine_leaves_proba(
         prior_strength,
         rescale_above,
         reference_arithmetic,
+        compatibility=compatibility,
     )
     if "normalized" in result:
         normalized = result["normalized"]
@@ -860,6 +890,7 @@ def combine_leaves_to_mass(
     prior_strength: float = 1.0,
     rescale_above: float | None = None,
     reference_arithmetic: bool = False,
+    compatibility: str | None = None,
 ) -> np.ndarray:
     """Dense mass functions of the evidential combiners.
 
@@ -927,6 +958,7 @@ def combine_leaves_to_mass(
         rescale_above,
         reference_arithmetic,
         want_mass=True,
+        compatibility=compatibility,
     )
     if method == "plausibility":
         compact = result["average_mass"]

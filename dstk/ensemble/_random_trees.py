@@ -21,12 +21,14 @@ from typing import TYPE_CHECKING
 import numpy as np
 from scipy import sparse, special
 
-from dstk._estimator import BaseEstimator, check_is_fitted
+from dstk._estimator import BaseEstimator, check_is_fitted, validate_features
+from dstk._progress import _check_verbose, progress
 from dstk._kernels import mersenne_twister as _mersenne
 from dstk._kernels import leaf_tables as _tables
 from dstk._kernels import trees as _trees
 from dstk._validation import check_consistent_length, check_labels, check_random_state
 from dstk.ensemble._combiners import (
+    COMPATIBILITY,
     _LeafRows,
     combine_leaves,
     combine_leaves_proba,
@@ -179,6 +181,14 @@ class RandomDecisionTreesClassifier(BaseEstimator):
         (see Notes): for the same data, order of samples and seed, the trees
         are exactly those of that code.  ``n_jobs`` then only parallelises
         prediction.
+    compatibility : {None, "busch2021"}, default None
+        ``"busch2021"``: reproduce Busch et al.'s code: the trees of
+        ``random_stream="sequential"`` and the combiners with
+        ``compatibility="busch2021"`` (:func:`dstk.ensemble.combine_leaves`).
+    verbose : int, default 0
+        0: silent; 1 or more: progress of the trees grown in ``fit`` on the
+        ``"dstk"`` logger (INFO, elapsed time) and as a tqdm bar when tqdm is
+        installed.
 
     Attributes
     ----------
@@ -247,6 +257,7 @@ class RandomDecisionTreesClassifier(BaseEstimator):
     def __init__(
         self,
         n_estimators: int = 100,
+        *,
         min_samples_leaf: int = 1,
         min_samples_split: int = 2,
         max_depth: int | None = None,
@@ -257,6 +268,8 @@ class RandomDecisionTreesClassifier(BaseEstimator):
         n_jobs: int | None = None,
         combiner_options: dict | None = None,
         random_stream: str = "independent",
+        verbose: int = 0,
+        compatibility: str | None = None,
     ) -> None:
         self.n_estimators = n_estimators
         self.min_samples_leaf = min_samples_leaf
@@ -269,6 +282,8 @@ class RandomDecisionTreesClassifier(BaseEstimator):
         self.n_jobs = n_jobs
         self.combiner_options = combiner_options
         self.random_stream = random_stream
+        self.verbose = verbose
+        self.compatibility = compatibility
 
     # ------------------------------------------------------------------ checks
     def _check_params(self, n_features):
@@ -290,6 +305,12 @@ class RandomDecisionTreesClassifier(BaseEstimator):
             )
         parse_combiner(self.combiner)
         _n_threads(self.n_jobs)
+        _check_verbose(self.verbose)
+        if self.compatibility not in COMPATIBILITY:
+            raise ValueError(
+                f"`compatibility` must be None or 'busch2021' (grow the trees of Busch et al.'s code and "
+                f"combine with its arithmetic); got {self.compatibility!r}."
+            )
         if self.combiner_options is not None:
             if not isinstance(self.combiner_options, dict):
                 raise ValueError(
@@ -350,6 +371,7 @@ class RandomDecisionTreesClassifier(BaseEstimator):
 
     def _check_X_predict(self, X: ArrayLike) -> np.ndarray:
         check_is_fitted(self, "classes_")
+        validate_features(self, X, reset=False)
         X = _as_feature_matrix(X)
         if X.shape[1] != self.n_features_in_:
             raise ValueError(
@@ -380,6 +402,7 @@ class RandomDecisionTreesClassifier(BaseEstimator):
             Invalid parameters, NaN or infinite values in ``X``, fewer than two
             classes in ``y``, or ``X`` and ``y`` of different lengths.
         """
+        validate_features(self, X, reset=True)
         X = _as_feature_matrix(X)
         classes, y_encoded = check_labels(y)
         check_consistent_length(X, y_encoded, names=["X", "y"])
@@ -423,9 +446,16 @@ class RandomDecisionTreesClassifier(BaseEstimator):
                 mersenne_state,
             )
 
-        if self.random_stream == "sequential":
+        if self.random_stream == "sequential" or self.compatibility == "busch2021":
             mersenne_state = _mersenne.state_from_random_state(rng)
-            grown = [grow(0, _trees.STREAM_MERSENNE, mersenne_state) for _ in range(n_estimators)]
+            grown = list(
+                progress(
+                    (grow(0, _trees.STREAM_MERSENNE, mersenne_state) for _ in range(n_estimators)),
+                    total=n_estimators,
+                    verbose=self.verbose,
+                    description="trees grown",
+                )
+            )
             _mersenne.restore_random_state(rng, mersenne_state)
         else:
             seeds = rng.randint(0, np.iinfo(np.int32).max, size=(n_estimators, 2)).astype(np.uint64)
@@ -434,9 +464,23 @@ class RandomDecisionTreesClassifier(BaseEstimator):
             threads = min(_n_threads(self.n_jobs), n_estimators)
             if threads > 1 and n_estimators > 1:
                 with ThreadPoolExecutor(max_workers=threads) as pool:
-                    rest = list(pool.map(grow, seeds[1:]))
+                    rest = list(
+                        progress(
+                            pool.map(grow, seeds[1:]),
+                            total=n_estimators - 1,
+                            verbose=self.verbose,
+                            description="trees grown",
+                        )
+                    )
             else:
-                rest = [grow(s) for s in seeds[1:]]
+                rest = list(
+                    progress(
+                        (grow(s) for s in seeds[1:]),
+                        total=n_estimators - 1,
+                        verbose=self.verbose,
+                        description="trees grown",
+                    )
+                )
             grown = [first] + rest
 
         sizes = np.array([g[0].shape[0] for g in grown], dtype=np.int64)
@@ -716,6 +760,8 @@ class RandomDecisionTreesClassifier(BaseEstimator):
     def _options(self, method, class_prior):
         """Options of the combiner: ``combiner_options``, EVA's prior defaulting to ``class_prior``."""
         options = dict(self.combiner_options or {})
+        if self.compatibility is not None:
+            options.setdefault("compatibility", self.compatibility)
         if method == "eva" and class_prior is not None:
             options.setdefault("class_prior", class_prior)
         return options

@@ -370,3 +370,38 @@ def test_breast_cancer_split_zero_gives_the_authors_numbers():
     assert round(auc("cautious", floor=1e-5, reference_arithmetic=True), 4) == 0.6101
     # EVA sums its logarithms in another order than the authors' code, which breaks a few ties differently
     assert abs(auc("eva", class_prior=model.class_prior_, prior="reference") - 0.9912) < 3e-4
+
+
+def test_compatibility_switch_is_the_authors_conventions():
+    X, y = load_breast_cancer(return_X_y=True)
+    X_train, X_test, y_train, _ = train_test_split(X, y, test_size=0.5, random_state=0)
+    params = {"n_estimators": 20, "min_samples_leaf": 2, "min_samples_split": 4, "random_state": 0}
+    reproduced = RandomDecisionTreesClassifier(compatibility="busch2021", **params).fit(X_train, y_train)
+    sequential = RandomDecisionTreesClassifier(random_stream="sequential", **params).fit(X_train, y_train)
+    counts = sequential.leaf_counts(X_test)
+    assert np.array_equal(reproduced.leaf_counts(X_test), counts)
+    for method, options in [
+        ("dempster", {"floor": 1e-5, "reference_arithmetic": True}),
+        ("cautious", {"floor": 1e-5, "reference_arithmetic": True}),
+        ("plausibility", {"reference_arithmetic": True}),
+        ("eva", {"prior": "reference", "class_prior": sequential.class_prior_}),
+    ]:
+        extra = {"class_prior": sequential.class_prior_} if method == "eva" else {}
+        assert np.array_equal(
+            combine_leaves(counts, method, compatibility="busch2021", **extra), combine_leaves(counts, method, **options)
+        )
+        reproduced.set_params(combiner=method)
+        assert np.array_equal(
+            reproduced.decision_function(X_test) + (0.0),
+            combine_leaves(counts, method, **options),
+        )
+    # averaging: the authors' tree-order sums (dstk's default sums in fixed point)
+    assert np.array_equal(
+        combine_leaves(counts, "probability", compatibility="busch2021"), counts_mean := (
+            counts[:, :, 1] / counts.sum(axis=2)
+        ).mean(axis=1)
+    ) or np.allclose(combine_leaves(counts, "probability", compatibility="busch2021"), counts_mean, rtol=0, atol=1e-15)
+    with pytest.raises(ValueError, match="compatibility"):
+        combine_leaves(counts, "eva", compatibility="busch")
+    with pytest.raises(ValueError, match="compatibility"):
+        RandomDecisionTreesClassifier(compatibility="yes").fit(X_train, y_train)
