@@ -76,7 +76,7 @@ def _one_part(X, y, part, X_test, rng):
         n = len(X_test)
         return (
             MassFunction.from_array(np.tile([0.0, 0.5, 0.5, 0.0], (n, 1)), frame),
-            MassFunction.vacuous(frame, (n,)),
+            MassFunction.vacuous(frame, batch_shape=(n,)),
             False,
         )
     from dstk.exceptions import ConvergenceWarning

@@ -31,14 +31,12 @@ _LAZY = {
     "VennAbersCalibrator": "dstk.calibration._venn_abers",
     "VennMachineCalibrator": "dstk.calibration._venn_machine",
     "venn_machine_transductive": "dstk.calibration._venn_machine",
-    "K_T_SVM_EDGES": "dstk.calibration._venn_machine",
     "svm_taxonomy_edges": "dstk.calibration._venn_machine",
     "EvidentialCalibratedClassifier": "dstk.calibration._classifier",
     "one_vs_rest_masses": "dstk.calibration._one_vs_rest",
     "refine_one_vs_rest": "dstk.calibration._one_vs_rest",
     "combine_classifiers": "dstk.calibration._combination",
     "EvidentialCombination": "dstk.calibration._combination",
-    "isotonic_blocks": "dstk.calibration._isotonic",
     # --- issue 7: probabilistic calibrators and implied posterior probability ---
     **dict.fromkeys(
         (

@@ -424,7 +424,10 @@ class EvidentialCalibratedClassifier(ClassifierMixin, BaseEstimator):
                     [cal._predict_mass_array(scores[:, c]) for c, cal in enumerate(calibrators)], axis=1
                 )
                 masses = one_vs_rest_masses(
-                    binary, tuple(self.classes_.tolist()), rule=self.rule, on_conflict=self.on_conflict
+                    binary,
+                    classes=tuple(self.classes_.tolist()),
+                    rule=self.rule,
+                    on_conflict=self.on_conflict,
                 ).to_array("m")
             total = masses if total is None else total + masses
         assert total is not None  # fit stores at least one (classifier, calibrators) pair

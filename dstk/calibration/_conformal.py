@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._estimator import BaseEstimator, check_is_fitted
+from .._estimator import BaseEstimator, ClassifierMixin, check_is_fitted, validate_features
 from .._validation import check_labels, check_random_state
 
 if TYPE_CHECKING:
@@ -64,9 +64,7 @@ def conformal_p_values(
     if cal.ndim != 1 or cal.size == 0:
         raise ValueError(f"`calibration_scores` must be a non-empty 1-D array; got shape {cal.shape}.")
     if test.ndim != 2:
-        raise ValueError(
-            f"`test_scores` must have shape (n_samples, n_classes); got shape {test.shape}."
-        )
+        raise ValueError(f"`test_scores` must have shape (n_samples, n_classes); got shape {test.shape}.")
     if not (np.all(np.isfinite(cal)) and np.all(np.isfinite(test))):
         raise ValueError("Nonconformity scores must be finite; got NaN or infinite values.")
     if calibration_labels is None:
@@ -91,7 +89,7 @@ def conformal_p_values(
     return out
 
 
-class ConformalBeliefClassifier(BaseEstimator):
+class ConformalBeliefClassifier(ClassifierMixin, BaseEstimator):
     """Split-conformal classifier whose p-values are the contour of a consonant belief function.
 
     Parameters
@@ -226,11 +224,14 @@ class ConformalBeliefClassifier(BaseEstimator):
             from sklearn.frozen import FrozenEstimator
         except ImportError:  # pragma: no cover - scikit-learn < 1.6
             FrozenEstimator = None
-        if not (isinstance(self.calibration_size, (float, np.floating)) and 0.0 < self.calibration_size < 1.0):
+        if not (
+            isinstance(self.calibration_size, (float, np.floating)) and 0.0 < self.calibration_size < 1.0
+        ):
             raise ValueError(
                 f"`calibration_size` must be a fraction in (0, 1); got {self.calibration_size!r}."
             )
         y = np.asarray(y)
+        validate_features(self, X, reset=True)
         if len(X) != len(y):
             raise ValueError(f"`X` has {len(X)} samples but `y` has {len(y)}; they must be equal.")
         estimator = self.estimator
@@ -261,7 +262,9 @@ class ConformalBeliefClassifier(BaseEstimator):
         try:
             encoded = np.array([index[label] for label in np.asarray(y_cal).tolist()], dtype=np.intp)
         except KeyError as exc:
-            raise ValueError(f"The calibration label {exc.args[0]!r} is not a class of the estimator.") from None
+            raise ValueError(
+                f"The calibration label {exc.args[0]!r} is not a class of the estimator."
+            ) from None
         P = self._probabilities(self.estimator_, X_cal)
         self.calibration_scores_ = 1.0 - P[np.arange(encoded.size), encoded]
         self.calibration_labels_ = encoded
@@ -290,6 +293,7 @@ class ConformalBeliefClassifier(BaseEstimator):
             ``p_x(y)``, divided by ``max_y p_x(y)`` when ``normalize``.
         """
         check_is_fitted(self, "calibration_scores_")
+        validate_features(self, X, reset=False)
         scores = 1.0 - self._probabilities(self.estimator_, X)
         p = conformal_p_values(
             self.calibration_scores_,
@@ -317,7 +321,7 @@ class ConformalBeliefClassifier(BaseEstimator):
         """
         from ..core._transforms import consonant_from_contour
 
-        return consonant_from_contour(self.predict_contour(X), self.frame_)
+        return consonant_from_contour(self.predict_contour(X), frame=self.frame_)
 
     def predict_set(self, X: Any, alpha: float) -> np.ndarray:
         """Conformal prediction sets ``{y : pl(y) > alpha}``.

@@ -27,7 +27,7 @@ __all__ = ["ImpliedPosteriorClassifier", "implied_weights", "vote_fraction"]
 
 
 def implied_weights(
-    levels: ArrayLike, n_positive: int, n_negative: int, convention: str = "equal_effective"
+    levels: ArrayLike, n_positive: int, n_negative: int, *, convention: str = "equal_effective"
 ) -> tuple[np.ndarray, np.ndarray]:
     """Penalty factors ``(z_+, z_-)`` whose boundaries sit at the given posterior levels.
 
@@ -210,6 +210,7 @@ class ImpliedPosteriorClassifier(BaseEstimator):
     def __init__(
         self,
         estimator: Any,
+        *,
         n_models: int = 99,
         convention: str = "equal_effective",
         weighting: str = "auto",
@@ -257,7 +258,7 @@ class ImpliedPosteriorClassifier(BaseEstimator):
             binary, or an estimator ``class_weight`` string that would
             override the schedule.
         """
-        from ..multiclass._tasks import clone_estimator
+        from .._estimator import clone_estimator
         from .probabilistic._isotonic import IsotonicRegressionCalibrator
 
         M = self.n_models
@@ -269,7 +270,7 @@ class ImpliedPosteriorClassifier(BaseEstimator):
         n_pos = int(y01.sum())
         n_neg = y01.size - n_pos
         levels = np.arange(1, M + 1) / (M + 1.0)
-        zp, zn = implied_weights(levels, n_pos, n_neg, self.convention)
+        zp, zn = implied_weights(levels, n_pos, n_neg, convention=self.convention)
         mode = self._weighting()
         base_weights = {}
         if mode == "class_weight":

@@ -15,7 +15,7 @@ if TYPE_CHECKING:
 __all__ = ["VennMachineCalibrator", "svm_taxonomy_edges", "K_T_SVM_EDGES", "venn_machine_transductive"]
 
 
-def svm_taxonomy_edges(n_categories: int, width: float = 0.5) -> np.ndarray:
+def svm_taxonomy_edges(n_categories: int, *, width: float = 0.5) -> np.ndarray:
     """Inner edges of the K_T-SVM taxonomy: K_T intervals of the decision value.
 
     Zhou et al. (2011), Section 3.1: for K_T = 8 the categories are
@@ -192,7 +192,7 @@ class VennMachineCalibrator(BinaryCalibrator):
 
 
 def venn_machine_transductive(
-    estimator: Any, X_train: ArrayLike, y_train: ArrayLike, X_test: ArrayLike, edges: int | ArrayLike = 6
+    estimator: Any, X_train: ArrayLike, y_train: ArrayLike, X_test: ArrayLike, *, edges: int | ArrayLike = 6
 ) -> np.ndarray:
     """Transductive Venn machine with the K_T-SVM taxonomy (Zhou et al. 2011, Section 3).
 

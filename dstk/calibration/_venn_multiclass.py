@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._estimator import BaseEstimator, check_is_fitted
+from .._estimator import BaseEstimator, ClassifierMixin, check_is_fitted, validate_features
 from .._validation import check_labels, check_random_state
 from ._base import BinaryCalibrator
 
@@ -90,7 +90,7 @@ def pairwise_masses(binary_masses: ArrayLike, pairs: ArrayLike, n_classes: int) 
     return out
 
 
-class VennMulticlassClassifier(BaseEstimator):
+class VennMulticlassClassifier(ClassifierMixin, BaseEstimator):
     """Multi-class Venn-ABERS or Venn-machine predictor whose binary intervals are combined as mass functions.
 
     Parameters
@@ -254,9 +254,14 @@ class VennMulticlassClassifier(BaseEstimator):
         from ..core._combination import check_on_conflict
 
         check_on_conflict(self.on_conflict)
-        if not (isinstance(self.calibration_size, (float, np.floating)) and 0.0 < self.calibration_size < 1.0):
-            raise ValueError(f"`calibration_size` must be a fraction in (0, 1); got {self.calibration_size!r}.")
+        if not (
+            isinstance(self.calibration_size, (float, np.floating)) and 0.0 < self.calibration_size < 1.0
+        ):
+            raise ValueError(
+                f"`calibration_size` must be a fraction in (0, 1); got {self.calibration_size!r}."
+            )
         y = np.asarray(y)
+        validate_features(self, X, reset=True)
         if len(X) != len(y):
             raise ValueError(f"`X` has {len(X)} samples but `y` has {len(y)}; they must be equal.")
         estimator = self.estimator
@@ -271,7 +276,11 @@ class VennMulticlassClassifier(BaseEstimator):
         else:
             self.classes_, _ = check_labels(y, "y")
             X_train, X_cal, y_train, y_cal = train_test_split(
-                X, y, test_size=self.calibration_size, stratify=y, random_state=check_random_state(self.random_state)
+                X,
+                y,
+                test_size=self.calibration_size,
+                stratify=y,
+                random_state=check_random_state(self.random_state),
             )
             self.estimator_ = clone(estimator).fit(X_train, y_train)
         if not hasattr(self.estimator_, "predict_proba"):
@@ -320,8 +329,11 @@ class VennMulticlassClassifier(BaseEstimator):
             (one-vs-rest) or class ``pairs_[p, 1]`` (pairwise).
         """
         check_is_fitted(self, "calibrators_")
+        validate_features(self, X, reset=False)
         scores = self._problem_scores(self._probabilities(X))
-        return np.stack([cal._predict_mass_array(scores[:, p]) for p, cal in enumerate(self.calibrators_)], axis=1)
+        return np.stack(
+            [cal._predict_mass_array(scores[:, p]) for p, cal in enumerate(self.calibrators_)], axis=1
+        )
 
     def predict_mass(self, X: Any) -> MassFunction:
         """Combined mass functions on ``Frame(classes_)``.

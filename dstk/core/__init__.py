@@ -9,12 +9,24 @@ uncertainty measures: nonspecificity, aggregate_uncertainty, maximum_entropy_pro
 jirousek_shenoy_entropy, discord, strife, shannon_entropy, uncertainty_decomposition.
 """
 
+from . import _mass
 from ._combination import RULES, combine, combine_with_conflict
 from ._decisions import decide, lower_upper_expectations
 from ._dense import DENSE_MAX_LABELS, MASS_TOLERANCE, MAX_DENSE_BYTES
 from ._distances import conflict, jousselme_distance
 from ._frame import Frame
 from ._mass import MassFunction
+from ._transforms import (
+    condition,
+    consonant_from_contour,
+    contextual_discount,
+    contour,
+    discount,
+    inverse_pignistic,
+    normalize,
+    pignistic,
+    plausibility_transform,
+)
 from ._uncertainty import (
     UNCERTAINTY_MEASURES,
     UncertaintyDecomposition,
@@ -27,16 +39,19 @@ from ._uncertainty import (
     strife,
     uncertainty_decomposition,
 )
-from ._transforms import (
-    condition,
-    consonant_from_contour,
-    contextual_discount,
-    contour,
-    discount,
-    inverse_pignistic,
-    normalize,
-    pignistic,
-    plausibility_transform,
+
+# MassFunction's delegating methods (m.pignistic(), m.discount(rate), m.decide(), m.combine(...))
+# call these functions through a registry, so that _mass never imports the modules that import it.
+_mass._OPERATIONS.update(
+    pignistic=pignistic,
+    plausibility_transform=plausibility_transform,
+    contour=contour,
+    discount=discount,
+    contextual_discount=contextual_discount,
+    condition=condition,
+    normalize=normalize,
+    decide=decide,
+    combine=combine,
 )
 
 __all__ = [

@@ -257,7 +257,7 @@ def combine_with_conflict(
     >>> m, kappa = combine_with_conflict([m1, m2], rule="dempster")
     >>> round(kappa, 2), round(m["a"], 4)
     (0.42, 0.3103)
-    >>> certain_a, certain_b = MassFunction({"a": 1.0}, "ab"), MassFunction({"b": 1.0}, "ab")
+    >>> certain_a, certain_b = MassFunction({"a": 1.0}, frame="ab"), MassFunction({"b": 1.0}, frame="ab")
     >>> import warnings
     >>> with warnings.catch_warnings():
     ...     warnings.simplefilter("ignore")

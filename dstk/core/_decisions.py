@@ -88,6 +88,7 @@ def lower_upper_expectations(m: MassFunction, utility: ArrayLike) -> tuple[np.nd
 
 def decide(
     m: MassFunction,
+    *,
     criterion: str = "pignistic",
     utility: ArrayLike | None = None,
     loss: ArrayLike | None = None,

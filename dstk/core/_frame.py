@@ -279,7 +279,7 @@ class Frame:
         b = self.mask(bitmask)
         return tuple(lab for i, lab in enumerate(self._labels) if (b >> i) & 1)
 
-    def format_subset(self, bitmask: int | np.integer, empty: str = "∅", whole: str = "Ω") -> str:
+    def format_subset(self, bitmask: int | np.integer, *, empty: str = "∅", whole: str = "Ω") -> str:
         """A short readable name for a subset, e.g. ``{a,c}``.
 
         Parameters

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import html
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, overload
 
 import numpy as np
@@ -18,6 +18,18 @@ from . import _dense, _sparse
 from ._frame import Frame
 
 __all__ = ["MassFunction"]
+
+
+#: The operations behind MassFunction's delegating methods (pignistic, discount,
+#: decide, combine, ...).  They live in the function modules (``_transforms``,
+#: ``_decisions``, ``_combination``), which import this module; ``dstk.core``
+#: registers them here when it is imported (always, before any method can run),
+#: so this module never imports them back: no import cycle.
+_OPERATIONS: dict[str, Callable[..., Any]] = {}
+
+
+def _operation(name: str) -> Callable[..., Any]:
+    return _OPERATIONS[name]
 
 
 @overload
@@ -153,8 +165,8 @@ class MassFunction:
     def __init__(
         self,
         focal: Mapping[Any, ArrayLike] | MassFunction,
-        frame: Frame | Iterable[Any] | None = None,
         *,
+        frame: Frame | Iterable[Any] | None = None,
         validate: bool = True,
     ) -> None:
         if isinstance(focal, MassFunction):
@@ -212,7 +224,7 @@ class MassFunction:
 
     @classmethod
     def from_array(
-        cls, values: ArrayLike, frame: Frame | Iterable[Any], kind: str = "m", validate: bool = True
+        cls, values: ArrayLike, frame: Frame | Iterable[Any], *, kind: str = "m", validate: bool = True
     ) -> MassFunction:
         """Build a (batched) mass function from dense values of one representation.
 
@@ -290,6 +302,7 @@ class MassFunction:
         focal_sets: Sequence[int] | np.ndarray,
         masses: ArrayLike,
         frame: Frame | Iterable[Any],
+        *,
         validate: bool = True,
     ) -> MassFunction:
         """Build a mass function in focal-set form (for frames of up to 64 labels).
@@ -340,7 +353,7 @@ class MassFunction:
         return cls._sparse(focal, values, frame)
 
     @classmethod
-    def vacuous(cls, frame: Frame | Iterable[Any], batch_shape: tuple[int, ...] = ()) -> MassFunction:
+    def vacuous(cls, frame: Frame | Iterable[Any], *, batch_shape: tuple[int, ...] = ()) -> MassFunction:
         """The vacuous mass function (all mass on the frame): total ignorance.
 
         Parameters
@@ -366,7 +379,7 @@ class MassFunction:
 
     @classmethod
     def categorical(
-        cls, subset: Any, frame: Frame | Iterable[Any], batch_shape: tuple[int, ...] = ()
+        cls, subset: Any, frame: Frame | Iterable[Any], *, batch_shape: tuple[int, ...] = ()
     ) -> MassFunction:
         """The categorical mass function m(A) = 1.
 
@@ -534,7 +547,7 @@ class MassFunction:
         )
 
     @staticmethod
-    def stack(masses: Iterable[MassFunction], axis: int = 0) -> MassFunction:
+    def stack(masses: Iterable[MassFunction], *, axis: int = 0) -> MassFunction:
         """Stack mass functions on one frame along a new batch axis.
 
         Parameters
@@ -789,9 +802,7 @@ class MassFunction:
         InvalidMassError
             If some mass function puts all its mass on the empty set.
         """
-        from ._transforms import pignistic
-
-        return pignistic(self)
+        return _operation("pignistic")(self)
 
     def plausibility_transform(self) -> np.ndarray:
         """Plausibility transform: the contour normalised to sum to one (Cobb & Shenoy 2006).
@@ -801,9 +812,7 @@ class MassFunction:
         ndarray of shape batch_shape + (n,)
             See :func:`dstk.core._transforms.plausibility_transform`.
         """
-        from ._transforms import plausibility_transform
-
-        return plausibility_transform(self)
+        return _operation("plausibility_transform")(self)
 
     def contour(self) -> np.ndarray:
         """Contour function ``pl({w})`` of every singleton.
@@ -813,9 +822,7 @@ class MassFunction:
         ndarray of shape batch_shape + (n,)
             See :func:`dstk.core._transforms.contour`.
         """
-        from ._transforms import contour
-
-        return contour(self)
+        return _operation("contour")(self)
 
     def discount(self, rate: ArrayLike) -> MassFunction:
         """Classical discounting (Shafer 1976): ``rate`` of every mass moves to the frame.
@@ -835,9 +842,7 @@ class MassFunction:
         MassFunction
             See :func:`dstk.core._transforms.discount`.
         """
-        from ._transforms import discount
-
-        return discount(self, rate)
+        return _operation("discount")(self, rate)
 
     def contextual_discount(self, rates: ArrayLike) -> MassFunction:
         """Contextual discounting (Mercier, Quost & Denoeux 2008), one rate per label.
@@ -852,11 +857,9 @@ class MassFunction:
         MassFunction
             See :func:`dstk.core._transforms.contextual_discount`.
         """
-        from ._transforms import contextual_discount
+        return _operation("contextual_discount")(self, rates)
 
-        return contextual_discount(self, rates)
-
-    def condition(self, subset: Any, normalize: bool = True) -> MassFunction:
+    def condition(self, subset: Any, *, normalize: bool = True) -> MassFunction:
         """Dempster's conditioning on ``subset`` (Shafer 1976).
 
         Parameters
@@ -872,9 +875,7 @@ class MassFunction:
         MassFunction
             See :func:`dstk.core._transforms.condition`.
         """
-        from ._transforms import condition
-
-        return condition(self, subset, normalize=normalize)
+        return _operation("condition")(self, subset, normalize=normalize)
 
     def normalize(self) -> MassFunction:
         """Dempster normalisation: drop m(empty), rescale the rest to sum to one.
@@ -884,12 +885,10 @@ class MassFunction:
         MassFunction
             See :func:`dstk.core._transforms.normalize`.
         """
-        from ._transforms import normalize
-
-        return normalize(self)
+        return _operation("normalize")(self)
 
     def decide(
-        self, criterion: str = "pignistic", utility: ArrayLike | None = None, loss: ArrayLike | None = None
+        self, criterion: str = "pignistic", *, utility: ArrayLike | None = None, loss: ArrayLike | None = None
     ) -> np.ndarray:
         """Decision by a criterion; see :func:`dstk.core._decisions.decide`.
 
@@ -906,9 +905,7 @@ class MassFunction:
             Chosen indices (shape ``batch_shape``), or a boolean mask of shape
             ``batch_shape + (n_actions,)`` for ``"interval_dominance"``.
         """
-        from ._decisions import decide
-
-        return decide(self, criterion=criterion, utility=utility, loss=loss)
+        return _operation("decide")(self, criterion=criterion, utility=utility, loss=loss)
 
     # -- combination ------------------------------------------------------
     def combine(
@@ -936,9 +933,7 @@ class MassFunction:
         MassFunction
             The combination of ``self`` and ``others``.
         """
-        from ._combination import combine
-
-        return combine([self, *others], rule=rule, weights=weights, normalize=normalize)
+        return _operation("combine")([self, *others], rule=rule, weights=weights, normalize=normalize)
 
     def __and__(self, other):
         """``m1 & m2``: unnormalised conjunctive rule (TBM)."""
@@ -949,7 +944,7 @@ class MassFunction:
         return self.combine(other, rule="disjunctive")
 
     # -- comparisons ------------------------------------------------------
-    def allclose(self, other: MassFunction, atol: float = 1e-10) -> bool:
+    def allclose(self, other: MassFunction, *, atol: float = 1e-10) -> bool:
         """True when both have the same frame and masses within ``atol``.
 
         Parameters

@@ -331,7 +331,7 @@ def normalize(m: MassFunction) -> MassFunction:
     return MassFunction._sparse(focal, out, frame)
 
 
-def condition(m: MassFunction, subset: Any, normalize: bool = True) -> MassFunction:
+def condition(m: MassFunction, subset: Any, *, normalize: bool = True) -> MassFunction:
     """Dempster's conditioning of ``m`` on the event ``subset``.
 
     Parameters
@@ -386,7 +386,7 @@ def condition(m: MassFunction, subset: Any, normalize: bool = True) -> MassFunct
     return res
 
 
-def inverse_pignistic(p: ArrayLike, frame: Frame | Iterable[Any] | None = None) -> MassFunction:
+def inverse_pignistic(p: ArrayLike, *, frame: Frame | Iterable[Any] | None = None) -> MassFunction:
     """Least-committed consonant mass function with a given pignistic probability.
 
     Parameters
@@ -468,7 +468,7 @@ def _nested(order, masses, frame, empty_mass=None):
     return MassFunction._sparse(focal, arr, frame)
 
 
-def consonant_from_contour(contour: ArrayLike, frame: Frame | Iterable[Any] | None = None) -> MassFunction:
+def consonant_from_contour(contour: ArrayLike, *, frame: Frame | Iterable[Any] | None = None) -> MassFunction:
     """Consonant mass function whose contour function is ``contour``.
 
     Parameters

@@ -345,27 +345,6 @@ class DaskMassFunction:
         """
         return self.map_blocks(_pl, subset=subset)
 
-    def combine(self, *others: DaskMassFunction, rule: str = "dempster", **options: Any) -> Any:
-        """Combine with other DaskMassFunctions (see :func:`dstk.dask.combine`).
-
-        Parameters
-        ----------
-        *others : DaskMassFunction
-            Sources on the same frame, with the same batch shape.
-        rule : str, default "dempster"
-            A combination rule of :func:`dstk.dask.combine`.
-        **options
-            Passed to :func:`dstk.dask.combine`.
-
-        Returns
-        -------
-        DaskMassFunction
-            The combination of ``self`` and ``others``, sample by sample.
-        """
-        from ._combination import combine
-
-        return combine([self, *others], rule=rule, **options)
-
 
 def _to_array(mf, kind):
     return mf.to_array(kind)
@@ -384,7 +363,7 @@ def _pl(mf, subset):
 
 
 def as_dask_mass(
-    masses: Any, frame: Frame | Iterable[Any] | None = None, *, validate: bool = True, rechunk: bool = False
+    masses: Any, *, frame: Frame | Iterable[Any] | None = None, validate: bool = True, rechunk: bool = False
 ) -> DaskMassFunction:
     """Return ``masses`` as a :class:`DaskMassFunction`.
 

@@ -27,13 +27,16 @@ Integrated (no ``aggregate``):
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from dstk._kernels import leaf_combination as _kernels
 from dstk._kernels import leaf_tables as _tables
 from dstk._validation import check_counts
+from dstk.core._frame import Frame
+from dstk.core._mass import MassFunction
 from dstk.ensemble._leaf_scores import (
     leaf_confidence_bound,
     leaf_plausibility_mass,
@@ -426,15 +429,15 @@ def _conjunctive_weight_rows(table):
     return np.concatenate([weights, np.exp(log_empty)[:, None]], axis=1)
 
 
-def _check_leaf_model(leaf_model, n_classes, prior_strength):
-    if leaf_model is None:
-        leaf_model = "plausibility" if n_classes == 2 else "imprecise_dirichlet"
-    if leaf_model not in ("plausibility", "imprecise_dirichlet"):
-        raise ValueError(f"`leaf_model` must be 'plausibility' or 'imprecise_dirichlet'; got {leaf_model!r}.")
-    if leaf_model == "plausibility" and n_classes != 2:
+def _check_leaf_model(model, n_classes, prior_strength):
+    if model is None:
+        model = "plausibility" if n_classes == 2 else "imprecise_dirichlet"
+    if model not in ("plausibility", "imprecise_dirichlet"):
+        raise ValueError(f"`model` must be 'plausibility' or 'imprecise_dirichlet'; got {model!r}.")
+    if model == "plausibility" and n_classes != 2:
         raise ValueError(
             f"The plausibility leaf model (Shaker & Huellermeier) is defined for two classes; got {n_classes}. "
-            "Use leaf_model='imprecise_dirichlet' for multi-class counts."
+            "Use model='imprecise_dirichlet' for multi-class counts."
         )
     try:
         strength = float(prior_strength)
@@ -444,7 +447,7 @@ def _check_leaf_model(leaf_model, n_classes, prior_strength):
         raise ValueError(
             f"`prior_strength` (s of the imprecise Dirichlet model) must be > 0; got {prior_strength!r}."
         )
-    return leaf_model, strength
+    return model, strength
 
 
 def _combine(
@@ -455,7 +458,7 @@ def _combine(
     prior,
     smoothing,
     floor,
-    leaf_model,
+    model,
     prior_strength,
     rescale_above,
     reference_arithmetic=False,
@@ -465,6 +468,9 @@ def _combine(
     """Return a dict with 'score' and, where defined, 'proba', 'mass' (compact), 'normalized'."""
     counts = _check_counts(counts)
     aggregate = _check_method(method, aggregate)
+    _n_samples, n_trees, n_classes = counts.shape
+    leaves = counts if isinstance(counts, _LeafRows) else _count_rows(counts)
+    # equal evidence gives bit-equal means (the authors' arithmetic sums in tree order)
     if compatibility not in COMPATIBILITY:
         raise ValueError(
             f"`compatibility` must be None (dstk's arithmetic) or 'busch2021' (the arithmetic of Busch et "
@@ -472,15 +478,13 @@ def _combine(
         )
     if compatibility == "busch2021":
         # the authors' numerical conventions (research note calib-ensemble-anchors.md, 1.2-1.4)
-        if method in ("plausibility", "dempster", "cautious") and counts.shape[2] == 2:
+        binary = counts.shape[2] == 2
+        if method in ("plausibility", "dempster", "cautious") and binary:
             reference_arithmetic = True
-        if method in ("dempster", "cautious") and counts.shape[2] == 2 and floor is None:
+        if method in ("dempster", "cautious") and binary and floor is None:
             floor = 1e-5
         if method == "eva":
             prior = "reference"
-    _n_samples, n_trees, n_classes = counts.shape
-    leaves = counts if isinstance(counts, _LeafRows) else _count_rows(counts)
-    # equal evidence gives bit-equal means (the authors' arithmetic sums in tree order)
     exact = compatibility is None and not reference_arithmetic and prior != "reference" and floor is None
     binary = n_classes == 2
     if method in BINARY_ONLY and not binary:
@@ -491,8 +495,8 @@ def _combine(
         )
     if method not in ("dempster", "cautious") and floor is not None:
         raise ValueError("`floor` applies only to the 'dempster' and 'cautious' methods.")
-    if method not in ("dempster", "cautious") and leaf_model is not None:
-        raise ValueError("`leaf_model` applies only to the 'dempster' and 'cautious' methods.")
+    if method not in ("dempster", "cautious") and model is not None:
+        raise ValueError("`model` applies only to the 'dempster' and 'cautious' methods.")
     if method != "eva" and class_prior is not None:
         raise ValueError("`class_prior` applies only to the 'eva' method.")
     if method != "eva" and prior != "log":
@@ -507,10 +511,10 @@ def _combine(
                 "`reference_arithmetic` applies only to the plausibility leaf model of two classes "
                 "(methods 'plausibility', 'dempster' and 'cautious')."
             )
-        if method != "plausibility" and (floor is None or leaf_model not in (None, "plausibility")):
+        if method != "plausibility" and (floor is None or model not in (None, "plausibility")):
             raise ValueError(
                 "`reference_arithmetic=True` reproduces the authors' clamped pairwise reduction of "
-                "plausibility leaf masses: pass floor=1e-5 (and no other leaf_model)."
+                "plausibility leaf masses: pass floor=1e-5 (and no other model)."
             )
 
     result = {}
@@ -589,9 +593,9 @@ def _combine(
         return result
 
     # dempster / cautious: leaf masses [m({0}), ..., m({K-1}), m(frame)] per table row
-    leaf_model, strength = _check_leaf_model(leaf_model, n_classes, prior_strength)
+    model, strength = _check_leaf_model(model, n_classes, prior_strength)
     floor = _check_floor(floor, n_classes)
-    if leaf_model == "plausibility":
+    if model == "plausibility":
         if reference_arithmetic or rescale_above is not None:
             keys, table = _leaf_table(
                 leaves,
@@ -599,7 +603,9 @@ def _combine(
                 ("plausibility leaf mass", rescale_above, reference_arithmetic),
             )
         else:
-            keys, table = _leaf_table(leaves, _representable_plausibility_rows, "plausibility mass, representable")
+            keys, table = _leaf_table(
+                leaves, _representable_plausibility_rows, "plausibility mass, representable"
+            )
     else:
         keys, table = _leaf_table(leaves, lambda c: _idm_rows(c, strength), ("imprecise_dirichlet", strength))
     if floor is None:
@@ -610,7 +616,7 @@ def _combine(
                 raise DogmaticError(
                     f"The cautious rule needs non-dogmatic leaf masses (m(frame) > 0), but the leaf of sample {i} "
                     f"in tree {t} (counts {leaves.counts_of(i, t).tolist()}) has m(frame) = 0 in floating point. Pass "
-                    "floor=1e-5 (the authors' clamp) or use leaf_model='imprecise_dirichlet'."
+                    "floor=1e-5 (the authors' clamp) or use model='imprecise_dirichlet'."
                 )
             mass, normalized = _kernels.cautious_closed_form(keys, _conjunctive_weight_rows(table))
         else:
@@ -653,7 +659,7 @@ _OPTIONS_DOC = """
         rebuilt by the same clamped reduction of its three simple mass
         functions.  The floating-point operations are the authors', in their
         order.
-    leaf_model : {"plausibility", "imprecise_dirichlet"} or None
+    model : {"plausibility", "imprecise_dirichlet"} or None
         Dempster / cautious: the leaf mass function.  Default "plausibility"
         for two classes (Busch et al.), "imprecise_dirichlet" otherwise:
         m({k}) = c_k / (N + s), m(frame) = s / (N + s).
@@ -687,14 +693,13 @@ _OPTIONS_DOC = """
 
 def combine_leaves(
     counts: ArrayLike,
-    method: str = "probability",
-    aggregate: str | None = None,
     *,
+    combiner: str = "average",
     class_prior: ArrayLike | None = None,
     prior: str = "log",
     smoothing: float = 0.1,
     floor: float | None = None,
-    leaf_model: str | None = None,
+    model: str | None = None,
     prior_strength: float = 1.0,
     rescale_above: float | None = None,
     reference_arithmetic: bool = False,
@@ -707,21 +712,25 @@ def combine_leaves(
     counts : array_like, shape (n_samples, n_trees, n_classes)
         Class counts of the leaf reached by each sample in each tree
         (non-negative; integer or weighted).
-    method : str, default "probability"
-        ``"probability"``, ``"laplace"``, ``"plausibility"``,
-        ``"confidence_bounds"`` (scored per leaf, then aggregated), or
-        ``"pooling"``, ``"dempster"``, ``"cautious"``, ``"eva"``.
-    aggregate : {"average", "vote"} or None
-        For the per-leaf methods (None means "average"); must be None for the
-        integrated methods.
+    combiner : str, default "average"
+        A name in :data:`COMBINERS` (``"average"``, ``"vote"``, ``"laplace"``,
+        ``"plausibility"``, ``"confidence_bounds"``, ``"pooling"``,
+        ``"dempster"``, ``"cautious"``, ``"eva"``), or ``"<method>:<aggregate>"``
+        for a per-leaf method with an explicit aggregate (e.g. ``"laplace:vote"``,
+        ``"plausibility:vote"``).  The per-leaf methods are ``"probability"``,
+        ``"laplace"``, ``"plausibility"`` and ``"confidence_bounds"``, aggregated
+        by ``"average"`` (the default) or ``"vote"``; the integrated combiners
+        ``"pooling"``, ``"dempster"``, ``"cautious"`` and ``"eva"`` take no
+        aggregate.
     %(options)s
 
     Returns
     -------
     ndarray of float64
         Two classes: shape (n_samples,), a score of class 1 whose ordering is
-        the method's ranking; class 1 is predicted iff the score is
-        ``>= decision_threshold(method, aggregate)``:
+        the combiner's ranking; class 1 is predicted iff the score is at or
+        above the combiner's neutral point (0.5 for probabilities and votes, 0
+        for plausibility, Dempster, cautious and EVA):
 
         * probability / Laplace / confidence-bounds average, pooling: P(class 1)
           in [0, 1];
@@ -772,13 +781,14 @@ def combine_leaves(
     Examples
     --------
     >>> counts = [[[0, 1], [0, 1], [1, 0]]]          # one sample, three leaves [n-, n+]
-    >>> combine_leaves(counts, "probability").round(6)
+    >>> combine_leaves(counts, combiner="average").round(6)
     array([0.666667])
-    >>> combine_leaves(counts, "dempster").round(6)
+    >>> combine_leaves(counts, combiner="dempster").round(6)
     array([0.222222])
-    >>> combine_leaves(counts, "eva", class_prior=[0.7, 0.3], prior="reference").round(6)
+    >>> combine_leaves(counts, combiner="eva", class_prior=[0.7, 0.3], prior="reference").round(6)
     array([3.197895])
     """
+    method, aggregate = parse_combiner(combiner)
     return _combine(
         counts,
         method,
@@ -787,7 +797,7 @@ def combine_leaves(
         prior,
         smoothing,
         floor,
-        leaf_model,
+        model,
         prior_strength,
         rescale_above,
         reference_arithmetic,
@@ -797,14 +807,13 @@ def combine_leaves(
 
 def combine_leaves_proba(
     counts: ArrayLike,
-    method: str = "probability",
-    aggregate: str | None = None,
     *,
+    combiner: str = "average",
     class_prior: ArrayLike | None = None,
     prior: str = "log",
     smoothing: float = 0.1,
     floor: float | None = None,
-    leaf_model: str | None = None,
+    model: str | None = None,
     prior_strength: float = 1.0,
     rescale_above: float | None = None,
     reference_arithmetic: bool = False,
@@ -816,10 +825,8 @@ def combine_leaves_proba(
     ----------
     counts : array_like, shape (n_samples, n_trees, n_classes)
         Class counts of the leaf reached by each sample in each tree.
-    method : str, default "probability"
-        A combination method, as for :func:`combine_leaves`.
-    aggregate : {"average", "vote"} or None
-        As for :func:`combine_leaves`.
+    combiner : str, default "average"
+        A combiner, as for :func:`combine_leaves`.
     %(options)s
 
     Returns
@@ -849,9 +856,10 @@ def combine_leaves_proba(
 
     Examples
     --------
-    >>> combine_leaves_proba([[[1, 1], [0, 3]]], "pooling")
+    >>> combine_leaves_proba([[[1, 1], [0, 3]]], combiner="pooling")
     array([[0.2, 0.8]])
     """
+    method, aggregate = parse_combiner(combiner)
     result = _combine(
         counts,
         method,
@@ -860,7 +868,7 @@ def combine_leaves_proba(
         prior,
         smoothing,
         floor,
-        leaf_model,
+        model,
         prior_strength,
         rescale_above,
         reference_arithmetic,
@@ -879,63 +887,20 @@ def combine_leaves_proba(
     return result["proba"]
 
 
-def combine_leaves_to_mass(
-    counts: ArrayLike,
-    method: str = "dempster",
-    aggregate: str | None = None,
-    normalize: bool = True,
+def _combine_leaves_to_mass_array(
+    counts,
+    method="dempster",
+    aggregate=None,
+    normalize=True,
     *,
-    floor: float | None = None,
-    leaf_model: str | None = None,
-    prior_strength: float = 1.0,
-    rescale_above: float | None = None,
-    reference_arithmetic: bool = False,
-    compatibility: str | None = None,
-) -> np.ndarray:
-    """Dense mass functions of the evidential combiners.
-
-    Parameters
-    ----------
-    counts : array_like, shape (n_samples, n_trees, n_classes)
-    method : {"dempster", "cautious", "plausibility"}, default "dempster"
-        ``"plausibility"`` (two classes, ``aggregate="average"``) is the
-        average of the leaf masses.
-    aggregate : None or "average"
-    normalize : bool, default True
-        Divide by 1 - m(empty) and set m(empty) = 0 (Dempster's
-        normalisation); False keeps the unnormalised result.
-    floor, leaf_model, prior_strength, rescale_above, reference_arithmetic
-        As for :func:`combine_leaves`.
-
-    Returns
-    -------
-    ndarray of float64, shape (n_samples, 2**n_classes)
-        Dense layout of ``Frame(range(n_classes))``: index 0 the empty set,
-        ``2**k`` the singleton {k}, the last index the frame.
-
-    Raises
-    ------
-    ValueError
-        A method without mass functions, or bad input.
-    FrameTooLargeError
-        More than 16 classes.
-    TotalConflictError
-        ``normalize=True`` where all mass is on the empty set.
-
-    Notes
-    -----
-    See :func:`combine_leaves`.
-
-    References
-    ----------
-    Busch et al. (2021), see :func:`combine_leaves`.
-
-    Examples
-    --------
-    >>> # by hand: m({1}) = 1 * 1 * 1/3 - 1/27 = 8/27, m({0}) = 1/9 - 1/27 = 2/27, m(frame) = 1/27
-    >>> combine_leaves_to_mass([[[0, 1], [0, 1], [1, 0]]], "dempster", normalize=False).round(6)
-    array([[0.592593, 0.074074, 0.296296, 0.037037]])
-    """
+    floor=None,
+    model=None,
+    prior_strength=1.0,
+    rescale_above=None,
+    reference_arithmetic=False,
+    compatibility=None,
+):
+    """Dense ``(n_samples, 2**n_classes)`` masses of :func:`combine_leaves_to_mass` (the array fast path)."""
     if method not in ("dempster", "cautious", "plausibility"):
         raise ValueError(
             f"Method {method!r} has no mass function; mass functions come from 'dempster', 'cautious' and "
@@ -953,7 +918,7 @@ def combine_leaves_to_mass(
         "log",
         0.1,
         floor,
-        leaf_model,
+        model,
         prior_strength,
         rescale_above,
         reference_arithmetic,
@@ -996,3 +961,89 @@ combine_leaves.__doc__ = (combine_leaves.__doc__ or "").replace(
 combine_leaves_proba.__doc__ = (combine_leaves_proba.__doc__ or "").replace(
     "    %(options)s\n", _OPTIONS_DOC.lstrip("\n")
 )
+
+
+def combine_leaves_to_mass(
+    counts: ArrayLike,
+    *,
+    combiner: str = "dempster",
+    normalize: bool = True,
+    classes: Sequence[Any] | None = None,
+    floor: float | None = None,
+    model: str | None = None,
+    prior_strength: float = 1.0,
+    rescale_above: float | None = None,
+    reference_arithmetic: bool = False,
+    compatibility: str | None = None,
+) -> MassFunction:
+    """Mass functions of the evidential combiners, one per sample.
+
+    Parameters
+    ----------
+    counts : array_like, shape (n_samples, n_trees, n_classes)
+        Class counts of the leaf reached by each sample in each tree.
+    combiner : {"dempster", "cautious", "plausibility"}, default "dempster"
+        ``"plausibility"`` (two classes) is the average of the leaf masses.
+    normalize : bool, default True
+        Divide by 1 - m(empty) and set m(empty) = 0 (Dempster's
+        normalisation); False keeps the unnormalised result.
+    classes : sequence, optional
+        Labels of the classes in the order of the last axis of ``counts``;
+        default ``range(n_classes)``.
+    floor, model, prior_strength, rescale_above, reference_arithmetic
+        As for :func:`combine_leaves`.
+
+    Returns
+    -------
+    MassFunction
+        Batch shape ``(n_samples,)`` on ``Frame(classes)``; ``.to_array()`` is
+        the dense ``(n_samples, 2**n_classes)`` array (index 0 the empty set,
+        ``2**k`` the singleton {k}, the last index the frame).
+
+    Raises
+    ------
+    ValueError
+        A combiner without mass functions, ``classes`` of the wrong length, or
+        bad input.
+    FrameTooLargeError
+        More than 16 classes.
+    TotalConflictError
+        ``normalize=True`` where all mass is on the empty set.
+
+    Notes
+    -----
+    See :func:`combine_leaves`: the unnormalised conjunctive (Dempster) and
+    cautious combinations of the leaf mass functions (Busch et al. 2021,
+    sections 4.0.2 and 4.0.3; Denoeux 2008).
+
+    References
+    ----------
+    Busch et al. (2021), see :func:`combine_leaves`.
+
+    Examples
+    --------
+    >>> # by hand: m({1}) = 1 * 1 * 1/3 - 1/27 = 8/27, m({0}) = 1/9 - 1/27 = 2/27, m(frame) = 1/27
+    >>> m = combine_leaves_to_mass([[[0, 1], [0, 1], [1, 0]]], combiner="dempster", normalize=False)
+    >>> m.to_array().round(6)
+    array([[0.592593, 0.074074, 0.296296, 0.037037]])
+    """
+    method, aggregate = parse_combiner(combiner)
+    array = _combine_leaves_to_mass_array(
+        counts,
+        method,
+        aggregate,
+        normalize,
+        floor=floor,
+        model=model,
+        prior_strength=prior_strength,
+        rescale_above=rescale_above,
+        reference_arithmetic=reference_arithmetic,
+        compatibility=compatibility,
+    )
+    n_classes = array.shape[-1].bit_length() - 1
+    frame = Frame(tuple(range(n_classes)) if classes is None else tuple(classes))
+    if len(frame) != n_classes:
+        raise ValueError(
+            f"`classes` has {len(frame)} labels but `counts` has {n_classes} classes on its last axis."
+        )
+    return MassFunction.from_array(array, frame, validate=False)

@@ -32,7 +32,7 @@ from dstk.ensemble._combiners import (
     _LeafRows,
     combine_leaves,
     combine_leaves_proba,
-    combine_leaves_to_mass,
+    _combine_leaves_to_mass_array,
     decision_threshold,
     parse_combiner,
 )
@@ -317,10 +317,10 @@ class RandomDecisionTreesClassifier(BaseEstimator):
                     f"`combiner_options` must be a dict of combine_leaves options or None; got {self.combiner_options!r}."
                 )
             # unknown names and values are reported by combine_leaves itself (on a tiny count array)
-            method, aggregate = parse_combiner(self.combiner)
+            method, _ = parse_combiner(self.combiner)
             try:
                 combine_leaves(
-                    np.ones((1, 1, 2), dtype=np.int64), method, aggregate, **self._options(method, None)
+                    np.ones((1, 1, 2), dtype=np.int64), combiner=self.combiner, **self._options(method, None)
                 )
             except TypeError as error:  # an option name combine_leaves does not know
                 raise ValueError(
@@ -542,7 +542,7 @@ class RandomDecisionTreesClassifier(BaseEstimator):
             loo_keys = without_self[y[a:b, None], leaves.keys]
             loo = _LeafRows(loo_keys, all_rows, leaves.shape, tables)
             loo.n_cached_rows = all_rows.shape[0]
-            scores[a:b] = combine_leaves(loo, method=method, aggregate=aggregate, **options)
+            scores[a:b] = combine_leaves(loo, combiner=self.combiner, **options)
         from dstk.evidence import LogisticLikelihood
 
         finite = np.isfinite(scores)
@@ -878,7 +878,7 @@ class RandomDecisionTreesClassifier(BaseEstimator):
         ndarray of float64
             Two classes: shape (n_samples,), the score of the positive class
             ``classes_[1]`` minus the combiner's decision threshold
-            (:func:`dstk.ensemble.decision_threshold`: 0.5 for scores in
+            (0.5 for scores in
             [0, 1], 0 for signed ones), so that, as in scikit-learn, positive
             values predict ``classes_[1]`` (a score exactly at the threshold
             too, as in Busch et al.).  More classes: shape
@@ -888,7 +888,7 @@ class RandomDecisionTreesClassifier(BaseEstimator):
         method, aggregate = parse_combiner(self.combiner)
         options = self._options(method, self.class_prior_)
         scores = self._combined(
-            X, lambda leaves: combine_leaves(leaves, method=method, aggregate=aggregate, **options)
+            X, lambda leaves: combine_leaves(leaves, combiner=self.combiner, **options)
         )
         if scores.ndim == 1:
             scores = scores - decision_threshold(method, aggregate)
@@ -954,13 +954,13 @@ class RandomDecisionTreesClassifier(BaseEstimator):
         if calibration is not None:
             theta_0, theta_1 = calibration
             scores = self._combined(
-                X, lambda leaves: combine_leaves(leaves, method=method, aggregate=aggregate, **options)
+                X, lambda leaves: combine_leaves(leaves, combiner=self.combiner, **options)
             )
             linear = theta_0 + theta_1 * scores
             # each column from its own expit: the smaller probability keeps its relative precision
             return np.stack([special.expit(linear), special.expit(-linear)], axis=1)
         return self._combined(
-            X, lambda leaves: combine_leaves_proba(leaves, method=method, aggregate=aggregate, **options)
+            X, lambda leaves: combine_leaves_proba(leaves, combiner=self.combiner, **options)
         )
 
     def predict(self, X: ArrayLike) -> np.ndarray:
@@ -986,7 +986,7 @@ class RandomDecisionTreesClassifier(BaseEstimator):
             return self.classes_[(scores >= 0).astype(np.intp)]
         return self.classes_[np.argmax(scores, axis=1)]
 
-    def predict_mass(self, X: ArrayLike, normalize: bool = True) -> MassFunction:
+    def predict_mass(self, X: ArrayLike, *, normalize: bool = True) -> MassFunction:
         """Combined mass functions (evidential combiners only).
 
         Parameters
@@ -1000,8 +1000,8 @@ class RandomDecisionTreesClassifier(BaseEstimator):
         Returns
         -------
         MassFunction
-            Batch shape (n_samples,) on ``Frame(tuple(range(n_classes)))``
-            (class ``c`` is ``classes_[c]``).
+            Batch shape (n_samples,) on ``Frame(classes_)`` (the labels seen
+            in ``fit``).
 
         Raises
         ------
@@ -1014,11 +1014,10 @@ class RandomDecisionTreesClassifier(BaseEstimator):
         options = self._options(method, None)
         array = self._combined(
             X,
-            lambda leaves: combine_leaves_to_mass(
-                leaves, method=method, aggregate=aggregate, normalize=normalize, **options
-            ),
+            lambda leaves: _combine_leaves_to_mass_array(leaves, method, aggregate, normalize, **options),
         )
         from dstk.core._frame import Frame
         from dstk.core._mass import MassFunction
 
-        return MassFunction.from_array(array, Frame(tuple(range(self.n_classes_))), validate=False)
+        return MassFunction.from_array(array, Frame(tuple(self.classes_.tolist())), validate=False)
+

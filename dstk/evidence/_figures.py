@@ -14,6 +14,7 @@ __all__ = ["figure4_data"]
 
 def figure4_data(
     proportion: tuple[int, int] = (2, 3),
+    *,
     max_sample_size: int = 300,
     sample_size: int = 10,
     confidence: float = 0.95,

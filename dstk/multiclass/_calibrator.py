@@ -7,11 +7,11 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._estimator import BaseEstimator, check_is_fitted
+from .._estimator import BaseEstimator, check_is_fitted, clone_estimator
 from .._validation import check_labels
 from ._codes import make_code
 from ._coupling import couple_probabilities
-from ._tasks import binary_tasks, clone_estimator
+from ._tasks import binary_tasks
 
 if TYPE_CHECKING:
     from typing_extensions import Self
@@ -131,6 +131,7 @@ class MulticlassCalibrator(BaseEstimator):
     def __init__(
         self,
         calibrator: Any,
+        *,
         code: str | ArrayLike = "one_vs_rest",
         task_weights: str = "samples",
         max_iter: int = 500,
@@ -240,7 +241,7 @@ class MulticlassCalibrator(BaseEstimator):
         r = self.predict_task_proba(scores)
         weights = self.task_sizes_ if self.task_weights == "samples" else None
         self.coupling_result_ = couple_probabilities(
-            r, self.code_, weights, max_iter=self.max_iter, tol=self.tol
+            r, self.code_, task_weights=weights, max_iter=self.max_iter, tol=self.tol
         )
         return self.coupling_result_.probabilities
 

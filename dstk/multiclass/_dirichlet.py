@@ -52,7 +52,7 @@ def _row_threaded(func, params, values):
 
 
 def combine_task_probabilities(
-    task_probabilities: ArrayLike, code: ArrayLike, pool: str = "geometric_mean", trim: float = 0.1
+    task_probabilities: ArrayLike, code: ArrayLike, *, pool: str = "geometric_mean", trim: float = 0.1
 ) -> np.ndarray:
     """Per-class combination ``r[i, k]`` of binary-task probabilities (Gebel 2009, Eqs. 5.11-5.12).
 
@@ -212,6 +212,7 @@ class DirichletCalibrator(BaseEstimator):
     def __init__(
         self,
         code: str | ArrayLike = "one_vs_rest",
+        *,
         pool: str = "geometric_mean",
         trim: float = 0.1,
         rho: float = 1.05,
@@ -245,7 +246,7 @@ class DirichletCalibrator(BaseEstimator):
         # test scores beyond rho * M would normalise to exactly 0 or 1: keep them inside (0, 1)
         p = np.clip(simple_normalization(s, rho=self.rho, scale=self.scale_), self.clip, 1.0 - self.clip)
         assert self.code_ is not None  # set by fit for every pool but "direct"
-        return combine_task_probabilities(p, self.code_, self.pool, self.trim)
+        return combine_task_probabilities(p, self.code_, pool=self.pool, trim=self.trim)
 
     def _uniforms(self, r):
         a, b = self.beta_params_[:, 0], self.beta_params_[:, 1]
@@ -280,7 +281,7 @@ class DirichletCalibrator(BaseEstimator):
         -------
         self
         """
-        from ..metrics._probabilistic import dirichlet_selection_criterion
+        from .._probability_measures import dirichlet_selection_criterion
 
         if self.pool not in _POOLS:
             raise ValueError(f"`pool` must be one of {_POOLS}; got {self.pool!r}.")

@@ -2,65 +2,19 @@
 
 from __future__ import annotations
 
-import copy
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._estimator import BaseEstimator, check_is_fitted
+from .._estimator import BaseEstimator, check_is_fitted, clone_estimator
 from .._validation import check_labels
 from ._codes import make_code
 
 if TYPE_CHECKING:
     from typing_extensions import Self
 
-__all__ = ["binary_tasks", "CodeMatrixClassifier", "clone_estimator"]
-
-
-def clone_estimator(estimator: Any) -> Any:
-    """An unfitted copy: :func:`sklearn.base.clone` when possible, else a rebuild from ``get_params``.
-
-    Parameters
-    ----------
-    estimator : object
-        A scikit-learn style estimator (or any object).
-
-    Returns
-    -------
-    object
-        A new estimator with the same constructor parameters and no fitted
-        state; objects without ``get_params`` are deep-copied.
-
-    Notes
-    -----
-    Every binary task of a code matrix (Gebel 2009, Sec. 5.2) needs its own
-    unfitted copy of the base model or calibrator.  scikit-learn's ``clone``
-    is used when scikit-learn is installed and accepts the object; dstk
-    estimators (:class:`~dstk._estimator.BaseEstimator`) are rebuilt from
-    ``get_params(deep=False)`` without it.
-
-    References
-    ----------
-    M. Gebel, Multivariate calibration of classifier scores into the
-    probability space, PhD thesis, TU Dortmund (2009), Sec. 5.2.
-
-    Examples
-    --------
-    >>> from dstk.calibration.probabilistic import PlattCalibrator
-    >>> original = PlattCalibrator()
-    >>> copy_ = clone_estimator(original)
-    >>> copy_ is original, type(copy_).__name__
-    (False, 'PlattCalibrator')
-    """
-    if hasattr(estimator, "get_params"):
-        try:
-            from sklearn.base import clone
-
-            return clone(estimator)
-        except Exception:  # sklearn missing or a non-sklearn estimator
-            return type(estimator)(**estimator.get_params(deep=False))
-    return copy.deepcopy(estimator)
+__all__ = ["binary_tasks", "CodeMatrixClassifier"]
 
 
 def binary_tasks(y_indices: ArrayLike, code: ArrayLike) -> list[tuple[np.ndarray, np.ndarray]]:
@@ -157,6 +111,7 @@ class CodeMatrixClassifier(BaseEstimator):
     def __init__(
         self,
         estimator: Any,
+        *,
         code: str | ArrayLike = "one_vs_rest",
         random_state: int | np.random.RandomState | None = None,
         output: str = "auto",

@@ -81,8 +81,8 @@ def _check_data(scores: ArrayLike, labels: ArrayLike | None) -> tuple[np.ndarray
 
 def plot_calibration_curves(
     calibrators: Any,
-    ax: Axes | None = None,
     *,
+    ax: Axes | None = None,
     calibration_scores: ArrayLike | None = None,
     calibration_labels: ArrayLike | None = None,
     names: Sequence[str] | None = None,
@@ -281,8 +281,8 @@ def plot_calibration_curves(
 def plot_reliability_diagram(
     y_true: ArrayLike,
     prediction: ArrayLike | MassFunction,
-    ax: Axes | None = None,
     *,
+    ax: Axes | None = None,
     belief: ArrayLike | None = None,
     plausibility: ArrayLike | None = None,
     n_bins: int = 10,

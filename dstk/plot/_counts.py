@@ -30,8 +30,8 @@ _PANELS = {"sample_size": "by_sample_size", "proportion": "by_proportion"}
 
 def plot_count_models(
     by: str = "sample_size",
-    ax: Axes | None = None,
     *,
+    ax: Axes | None = None,
     models: Sequence[str] | None = None,
     proportion: tuple[int, int] = (2, 3),
     max_sample_size: int = 300,

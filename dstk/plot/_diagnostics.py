@@ -20,7 +20,8 @@ _INSIDE_COLOR = "#000000"
 
 def _is_bands(value):
     return all(
-        hasattr(value, name) for name in ("belief", "plausibility", "mean_predicted", "frequency", "predictions")
+        hasattr(value, name)
+        for name in ("belief", "plausibility", "mean_predicted", "frequency", "predictions")
     )
 
 
@@ -45,7 +46,12 @@ def _panels(bands):
         if all(len(row) == 1 and _is_bands(value) for row, value in zip(rows, bands.values())):
             return [[row[0] for row in rows]]  # several single results side by side
         return rows
-    if isinstance(bands, Sequence) and not isinstance(bands, str) and bands and all(_is_bands(v) for v in bands):
+    if (
+        isinstance(bands, Sequence)
+        and not isinstance(bands, str)
+        and bands
+        and all(_is_bands(v) for v in bands)
+    ):
         return [[(f"class {v.label}", v) for v in bands]]
     raise TypeError(
         "`bands` must be the output of dstk.metrics.reliability_bands (one result, a list of them, e.g. "
@@ -80,7 +86,13 @@ def _draw_panel(ax, hist_ax, bands, title, histogram, bins_histogram):
             label="observed frequency",
         )
     else:
-        ax.plot(bands.mean_predicted, bands.frequency, color=BELIEF_COLOR, linewidth=1.0, label="observed frequency")
+        ax.plot(
+            bands.mean_predicted,
+            bands.frequency,
+            color=BELIEF_COLOR,
+            linewidth=1.0,
+            label="observed frequency",
+        )
     outside = (bands.mean_predicted < bands.belief) | (bands.mean_predicted > bands.plausibility)
     ax.scatter(
         bands.mean_predicted[~outside],
@@ -109,7 +121,9 @@ def _draw_panel(ax, hist_ax, bands, title, histogram, bins_histogram):
         title = "binary" if label == 1 else ("top-label" if label == "top label" else f"class {label}")
     ax.set_title(title, fontsize=9)
     if histogram:
-        hist_ax.hist(bands.predictions, bins=bins_histogram, range=(0, 1), color=MASS_COLOR, edgecolor="white")
+        hist_ax.hist(
+            bands.predictions, bins=bins_histogram, range=(0, 1), color=MASS_COLOR, edgecolor="white"
+        )
         hist_ax.set_yscale("log")
         hist_ax.set_xlim(0, 1)
         hist_ax.set_xlabel("predicted probability" if label != "top label" else "confidence (top-label)")
@@ -188,7 +202,11 @@ def reliability_diagram(
     >>> import matplotlib.pyplot as plt; plt.close("all")
     """
     rows = _panels(bands)
-    if isinstance(histogram_bins, bool) or not isinstance(histogram_bins, (int, np.integer)) or histogram_bins < 1:
+    if (
+        isinstance(histogram_bins, bool)
+        or not isinstance(histogram_bins, (int, np.integer))
+        or histogram_bins < 1
+    ):
         raise ValueError(f"`histogram_bins` must be a positive integer; got {histogram_bins!r}.")
     n_rows = len(rows)
     n_cols = max(len(r) for r in rows)
@@ -215,7 +233,14 @@ def reliability_diagram(
             if lab not in labels:
                 handles.append(h)
                 labels.append(lab)
-    fig.legend(handles, labels, loc="outside lower center", ncol=min(len(labels), 1 if n_cols == 1 else 3), fontsize=8, frameon=False)
+    fig.legend(
+        handles,
+        labels,
+        loc="outside lower center",
+        ncol=min(len(labels), 1 if n_cols == 1 else 3),
+        fontsize=8,
+        frameon=False,
+    )
     if title is not None:
         fig.suptitle(title, fontsize=10)
     return fig

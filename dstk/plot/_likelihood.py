@@ -144,8 +144,8 @@ def _default_extent(likelihood: Any, lowest_level: float) -> tuple[float, float,
 
 def plot_logistic_contour(
     likelihood: Any,
-    ax: Axes | None = None,
     *,
+    ax: Axes | None = None,
     levels: ArrayLike = DEFAULT_LEVELS,
     score: float | None = None,
     tau: float | None = None,
@@ -319,8 +319,8 @@ def _evaluator(contour):
 def plot_predictive_contour(
     contour: Any,
     tau_hat: float | None = None,
-    ax: Axes | None = None,
     *,
+    ax: Axes | None = None,
     score: float | None = None,
     grid_size: int = 801,
     title: str | None = None,

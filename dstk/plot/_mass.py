@@ -30,8 +30,8 @@ __all__ = ["plot_mass", "plot_intervals", "plot_ternary"]
 
 def plot_mass(
     m: MassFunction,
-    ax: Axes | None = None,
     *,
+    ax: Axes | None = None,
     tolerance: float = 1e-12,
     show_values: bool = True,
     title: str | None = None,
@@ -195,9 +195,9 @@ def _labels_of(frame, mask):
 
 def plot_intervals(
     m: MassFunction,
+    *,
     subset: Any = None,
     ax: Axes | None = None,
-    *,
     x: ArrayLike | None = None,
     y_true: ArrayLike | None = None,
     sort: bool = False,
@@ -365,8 +365,8 @@ def _barycentric(probabilities):
 
 def plot_ternary(
     values: MassFunction | ArrayLike,
-    ax: Axes | None = None,
     *,
+    ax: Axes | None = None,
     labels: Sequence[str] | None = None,
     y_true: ArrayLike | None = None,
     y_name: str = "true class",

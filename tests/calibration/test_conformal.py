@@ -88,7 +88,8 @@ def test_contour_equals_crepes():
         alpha = 0.1 if n is None or not float(0.1 * (n + 1)).is_integer() else 0.1 + 1e-6
         if not mondrian:
             np.testing.assert_array_equal(
-                clf.predict_set(X_test, alpha), cc.predict_set(alphas, confidence=1 - alpha, smoothing=False) == 1
+                clf.predict_set(X_test, alpha),
+                cc.predict_set(alphas, confidence=1 - alpha, smoothing=False) == 1,
             )
 
 
@@ -210,3 +211,11 @@ def test_bad_input():
 
     with pytest.raises(NotFittedError):
         ConformalBeliefClassifier().predict_set(X[:2], 0.1)
+
+
+def test_score_and_feature_checks(wine_fit):
+    clf, X_test, y_test = wine_fit
+    assert clf.score(X_test, y_test) == np.mean(clf.predict(X_test) == y_test)
+    assert clf.n_features_in_ == X_test.shape[1]
+    with pytest.raises(ValueError, match="features"):
+        clf.predict_set(X_test[:, :5], 0.1)

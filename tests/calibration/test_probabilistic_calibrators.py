@@ -17,13 +17,12 @@ from dstk.calibration.probabilistic import (
     PlattCalibrator,
     SimpleNormalization,
     SoftmaxCalibrator,
-    beta_moments_fit,
-    hat_basis,
-    isotonic_fit,
-    log_odds,
-    simple_normalization,
-    softmax,
 )
+from dstk.calibration.probabilistic._assignment_value import beta_moments_fit
+from dstk.calibration.probabilistic._base import log_odds
+from dstk.calibration.probabilistic._isotonic import isotonic_fit
+from dstk.calibration.probabilistic._normalization import simple_normalization, softmax
+from dstk.calibration.probabilistic._piecewise_logistic import hat_basis
 from dstk.exceptions import NotFittedError
 
 

@@ -39,7 +39,7 @@ def _brute_force_simple(clf, X):
             q = clf._labels[indices[r, j]]
             s = clf.alpha * np.exp(-clf.gamma_[q] * squared[r, j])
             sources.append(
-                MassFunction({frozenset([clf.classes_[q]]): s, frozenset(frame.labels): 1 - s}, frame)
+                MassFunction({frozenset([clf.classes_[q]]): s, frozenset(frame.labels): 1 - s}, frame=frame)
             )
         out.append(combine(sources, rule="dempster").to_array())
     return np.array(out)

@@ -73,7 +73,11 @@ def ref_aggregate(m_row, n, starts=4, seed=0):
     for a in range(1, (1 << n) - 1):
         if bel[a] > 0:
             constraints.append(
-                {"type": "ineq", "fun": lambda p, a=a: members[a] @ p - bel[a], "jac": lambda p, a=a: members[a]}
+                {
+                    "type": "ineq",
+                    "fun": lambda p, a=a: members[a] @ p - bel[a],
+                    "jac": lambda p, a=a: members[a],
+                }
             )
 
     def negative_entropy(p):
@@ -167,13 +171,13 @@ def test_known_values():
     assert jirousek_shenoy_entropy(vacuous) == pytest.approx(4.0)  # 2 log2 n
     assert discord(vacuous) == 0.0 and strife(vacuous) == 0.0
     p = np.array([0.1, 0.2, 0.3, 0.4])
-    bayes = MassFunction({x: v for x, v in zip("abcd", p)}, frame)
+    bayes = MassFunction({x: v for x, v in zip("abcd", p)}, frame=frame)
     h = -np.sum(p * np.log2(p))
     for f in (aggregate_uncertainty, jirousek_shenoy_entropy, discord, strife):
         assert f(bayes) == pytest.approx(h, abs=1e-12)
     assert nonspecificity(bayes) == 0.0
     # Meyerowitz et al. steps by hand: bel({a})/1 = 0.5 is the largest ratio; then {b, c} share 0.3
-    m = MassFunction({"a": 0.5, "b,c": 0.3, "a,b,c,d": 0.2}, frame)
+    m = MassFunction({"a": 0.5, "b,c": 0.3, "a,b,c,d": 0.2}, frame=frame)
     np.testing.assert_allclose(maximum_entropy_probability(m), [0.5, 0.5 / 3, 0.5 / 3, 0.5 / 3])
 
 
@@ -225,7 +229,7 @@ def test_large_frame_focal_form():
 
 def test_bad_input():
     with pytest.raises(InvalidMassError, match="normalize"):
-        aggregate_uncertainty(MassFunction({(): 0.2, "a": 0.8}, Frame("ab")))
+        aggregate_uncertainty(MassFunction({(): 0.2, "a": 0.8}, frame=Frame("ab")))
     with pytest.raises(TypeError, match="MassFunction"):
         discord(np.array([0.5, 0.5]))
     with pytest.raises(ValueError, match="measure"):

@@ -214,17 +214,19 @@ def test_string_labels_and_predict_mass(breast_cancer):
     array = mass.to_array("m")
     assert array.shape == (5, 4) and np.allclose(array.sum(axis=1), 1)
     betp = array[:, 2] + array[:, 3] / 2
-    assert np.allclose(combine_leaves_proba(model.leaf_counts(X[:5]), "dempster")[:, 1], betp)
+    assert np.allclose(combine_leaves_proba(model.leaf_counts(X[:5]), combiner="dempster")[:, 1], betp)
     model.set_params(combiner="eva")
     with pytest.warns(UserWarning, match="Call fit again"):
         uncalibrated = model.predict_proba(X[:5])
     assert np.array_equal(
-        uncalibrated, combine_leaves_proba(model.leaf_counts(X[:5]), "eva", class_prior=model.class_prior_)
+        uncalibrated, combine_leaves_proba(model.leaf_counts(X[:5]), combiner="eva", class_prior=model.class_prior_)
     )
     with pytest.raises(ValueError, match="no mass function"):
         model.predict_mass(X[:5])
     score = model.decision_function(X[:5])
-    assert np.allclose(score, combine_leaves(model.leaf_counts(X[:5]), "eva", class_prior=model.class_prior_))
+    assert np.allclose(
+        score, combine_leaves(model.leaf_counts(X[:5]), combiner="eva", class_prior=model.class_prior_)
+    )
 
 
 def test_all_combiners_binary(breast_cancer):
@@ -289,18 +291,20 @@ def test_combiner_options_reach_the_combiner(breast_cancer):
     counts = RandomDecisionTreesClassifier(**params).fit(X, y).leaf_counts(X[:50])
     cautious = RandomDecisionTreesClassifier(combiner="cautious", combiner_options={"floor": 1e-5}, **params)
     cautious.fit(X, y)
-    assert np.array_equal(cautious.decision_function(X[:50]), combine_leaves(counts, "cautious", floor=1e-5))
+    assert np.array_equal(
+        cautious.decision_function(X[:50]), combine_leaves(counts, combiner="cautious", floor=1e-5)
+    )
     mass = cautious.predict_mass(X[:50], normalize=False).to_array("m")
-    assert np.allclose(mass[:, 2] - mass[:, 1], combine_leaves(counts, "cautious", floor=1e-5))
+    assert np.allclose(mass[:, 2] - mass[:, 1], combine_leaves(counts, combiner="cautious", floor=1e-5))
     eva = RandomDecisionTreesClassifier(combiner="eva", combiner_options={"prior": "reference"}, **params)
     eva.fit(X, y)
-    expected = combine_leaves(counts, "eva", class_prior=eva.class_prior_, prior="reference")
+    expected = combine_leaves(counts, combiner="eva", class_prior=eva.class_prior_, prior="reference")
     assert np.array_equal(eva.decision_function(X[:50]), expected)
     # an explicit class prior wins over the training frequencies
     uniform = RandomDecisionTreesClassifier(
         combiner="eva", combiner_options={"class_prior": [0.5, 0.5]}, **params
     )
-    expected = combine_leaves(counts, "eva", class_prior=[0.5, 0.5])
+    expected = combine_leaves(counts, combiner="eva", class_prior=[0.5, 0.5])
     assert np.array_equal(uniform.fit(X, y).decision_function(X[:50]), expected)
 
 
@@ -372,7 +376,9 @@ def test_concatenate_equals_the_parts(breast_cancer):
     # same training data: the prior is the training class frequency (bincount, independent of the trees)
     np.testing.assert_allclose(merged.class_prior_, np.bincount(y_small) / y_small.size)
     # a combiner on the merged ensemble is the combiner on the concatenated counts
-    np.testing.assert_allclose(merged.decision_function(X[200:260]), combine_leaves(expected, "dempster"))
+    np.testing.assert_allclose(
+        merged.decision_function(X[200:260]), combine_leaves(expected, combiner="dempster")
+    )
     # the parts are left untouched
     assert parts[0].n_estimators == 3
 
@@ -421,13 +427,17 @@ def test_concatenate_bad_input():
     "combiner", ["average", "vote", "plausibility", "confidence_bounds", "pooling", "eva"]
 )
 def test_binary_decision_function_is_centred_like_scikit_learn(breast_cancer, combiner):
-    from dstk.ensemble import decision_threshold, parse_combiner
+    from dstk.ensemble._combiners import decision_threshold, parse_combiner
 
     X, y = breast_cancer
     model = RandomDecisionTreesClassifier(10, min_samples_leaf=2, combiner=combiner, random_state=0).fit(X, y)
     method, aggregate = parse_combiner(combiner)
     counts = model.leaf_counts(X[:80])
-    raw = combine_leaves(counts, method, aggregate, **model._options(method, model.class_prior_))
+    raw = combine_leaves(
+        counts,
+        combiner=method if aggregate is None else f"{method}:{aggregate}",
+        **model._options(method, model.class_prior_),
+    )
     decision = model.decision_function(X[:80])
     assert np.array_equal(decision, raw - decision_threshold(method, aggregate))
     assert np.array_equal(model.predict(X[:80]), model.classes_[(decision >= 0).astype(int)])
@@ -469,9 +479,9 @@ def test_calibrated_predict_proba_of_evidential_combiners(breast_cancer, combine
     assert np.allclose(proba[:, 1], expected, rtol=1e-12, atol=1e-15) and np.allclose(proba.sum(axis=1), 1)
     assert theta_1 < 0  # increasing in the score: same ranking
     assert roc_auc_score(y[test], proba[:, 1]) == pytest.approx(roc_auc_score(y[test], score), abs=1e-12)
-    raw = combine_leaves_proba(model.leaf_counts(X[test]), combiner, class_prior=model.class_prior_) if (
+    raw = combine_leaves_proba(model.leaf_counts(X[test]), combiner=combiner, class_prior=model.class_prior_) if (
         combiner == "eva"
-    ) else combine_leaves_proba(model.leaf_counts(X[test]), combiner)
+    ) else combine_leaves_proba(model.leaf_counts(X[test]), combiner=combiner)
     assert log_loss(y[test], proba[:, 1]) < log_loss(y[test], np.clip(raw[:, 1], 1e-15, 1 - 1e-15))
     # leave-one-out scores: the calibration is the Platt fit on the training scores without each sample
     from dstk.evidence import LogisticLikelihood
@@ -479,6 +489,6 @@ def test_calibrated_predict_proba_of_evidential_combiners(breast_cancer, combine
     counts = model.leaf_counts(X[train])
     counts[np.arange(train.size), :, y[train]] -= 1
     options = {"class_prior": model.class_prior_} if combiner == "eva" else {}
-    loo = combine_leaves(counts, combiner, **options)
+    loo = combine_leaves(counts, combiner=combiner, **options)
     fit = LogisticLikelihood(loo, y[train], targets="smoothed")
     assert np.allclose(model.score_calibration_, fit.mle_, rtol=1e-9)

@@ -15,9 +15,9 @@ from dstk.multiclass import (
     all_pairs_code,
     combine_task_probabilities,
     couple_probabilities,
-    embed_task_masses,
     one_vs_rest_code,
 )
+from dstk.multiclass._calibrator import embed_task_masses
 
 
 def reduction_scores(seed, n_per_class=40, K=3, code=None, noise=0.9):
@@ -34,7 +34,7 @@ def test_combiners_against_loops():
     code = all_pairs_code(4)
     p = rng.uniform(0.05, 0.95, (6, code.shape[1]))
     for comb in ("product", "geometric_mean", "trimmed_geometric_mean"):
-        r = combine_task_probabilities(p, code, comb, trim=0.2)
+        r = combine_task_probabilities(p, code, pool=comb, trim=0.2)
         for i, k in itertools.product(range(6), range(4)):
             factors = [
                 p[i, b] if code[k, b] == 1 else 1 - p[i, b] for b in range(code.shape[1]) if code[k, b] != 0
@@ -57,8 +57,8 @@ def test_trim_ten_percent_is_geometric_mean_below_ten_factors():
     code = one_vs_rest_code(9)
     p = rng.uniform(0.05, 0.95, (5, 9))
     np.testing.assert_allclose(
-        combine_task_probabilities(p, code, "trimmed_geometric_mean"),
-        combine_task_probabilities(p, code, "geometric_mean"),
+        combine_task_probabilities(p, code, pool="trimmed_geometric_mean"),
+        combine_task_probabilities(p, code, pool="geometric_mean"),
     )
 
 
@@ -66,7 +66,7 @@ def test_product_does_not_underflow():
     code = one_vs_rest_code(3)
     p = np.full((1, 3), 1e-200)
     # log space: no overflow or NaN
-    assert np.all(np.isfinite(combine_task_probabilities(p, code, "geometric_mean")))
+    assert np.all(np.isfinite(combine_task_probabilities(p, code, pool="geometric_mean")))
 
 
 # ---------------------------------------------------------------- Dirichlet calibration
@@ -78,7 +78,7 @@ def dirichlet_reference(train_scores, y, test_scores, combiner, rho=1.05, df="2h
 
     def combined(s):
         p = (s + rho * M) / (2 * rho * M)
-        return combine_task_probabilities(np.clip(p, 1e-12, 1 - 1e-12), code, combiner)
+        return combine_task_probabilities(np.clip(p, 1e-12, 1 - 1e-12), code, pool=combiner)
 
     r = combined(train_scores)
     mean, var = r.mean(axis=0), r.var(axis=0, ddof=1)
