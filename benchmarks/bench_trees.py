@@ -121,10 +121,13 @@ def bench_fit_predict(datasets, leaves, n_trees, repeats, n_jobs, memory=False):
                     f"C({n_trees}, max_features=1, min_samples_leaf={leaf}, min_samples_split={2 * leaf}, random_state=0, "
                     f"n_jobs={n_jobs}).fit(X[tr], y[tr]).predict_proba(X[te])"
                 )
-                base = _peak_rss_child(setup)
-                mem_rdt = _peak_rss_child(setup + fit_rdt) - base
-                mem_et = _peak_rss_child(setup + fit_et) - base
-                row += f" {mem_rdt:.0f} | {mem_et:.0f} | {mem_rdt / mem_et:.2f} |"
+                try:
+                    base = _peak_rss_child(setup)
+                    mem_rdt = _peak_rss_child(setup + fit_rdt) - base
+                    mem_et = _peak_rss_child(setup + fit_et) - base
+                    row += f" {mem_rdt:.0f} | {mem_et:.0f} | {mem_rdt / mem_et:.2f} |"
+                except Exception as error:  # a child that fails (e.g. out of memory) leaves the row without it
+                    row += f" n/a ({type(error).__name__}) | | |"
             print(row, flush=True)
 
 
