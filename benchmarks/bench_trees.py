@@ -7,7 +7,8 @@
 2. Every combiner of :func:`dstk.ensemble.combine_leaves` on leaf counts of
    10^5 samples x 100 trees (target: well under a second each).
 3. The whole Busch et al. protocol on breast-cancer (5 splits x 100 trees x 9
-   methods per leaf size) versus the ~35 s per leaf size of the authors' code.
+   methods per leaf size) versus the ~35 s per leaf size of the authors' code
+   as quoted in the research note (their code is not available here to run).
 
 Usage::
 
@@ -55,7 +56,11 @@ def _peak_rss_child(code):
 
     wrapper = code + "\nimport resource; print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)"
     out = subprocess.run(
-        [sys.executable, "-c", wrapper], capture_output=True, text=True, check=True, cwd=REPO,
+        [sys.executable, "-c", wrapper],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=REPO,
         env={**os.environ, "PYTHONPATH": REPO},
     )
     return int(out.stdout.strip().splitlines()[-1]) / 1024.0
@@ -65,7 +70,9 @@ def bench_fit_predict(datasets, leaves, n_trees, repeats, n_jobs, memory=False):
     """fit + predict_proba of dstk and ExtraTrees interleaved (A, B, A, B, ...): medians and ratio spread."""
     from sklearn.ensemble import ExtraTreesClassifier
 
-    print(f"\n## fit + predict_proba, {n_trees} trees, n_jobs={n_jobs} (half split train/test), {repeats} interleaved runs")
+    print(
+        f"\n## fit + predict_proba, {n_trees} trees, n_jobs={n_jobs} (half split train/test), {repeats} interleaved runs"
+    )
     header = "| data | n_train x features | leaf | dstk s (median) | ExtraTrees s (median) | ratio median (min-max) |"
     header += " dstk leaves/tree | ET leaves/tree |"
     if memory:
@@ -126,7 +133,9 @@ def bench_fit_predict(datasets, leaves, n_trees, repeats, n_jobs, memory=False):
                     mem_rdt = _peak_rss_child(setup + fit_rdt) - base
                     mem_et = _peak_rss_child(setup + fit_et) - base
                     row += f" {mem_rdt:.0f} | {mem_et:.0f} | {mem_rdt / mem_et:.2f} |"
-                except Exception as error:  # a child that fails (e.g. out of memory) leaves the row without it
+                except (
+                    Exception
+                ) as error:  # a child that fails (e.g. out of memory) leaves the row without it
                     row += f" n/a ({type(error).__name__}) | | |"
             print(row, flush=True)
 
@@ -198,7 +207,7 @@ def bench_protocol(folder):
     _, (seconds, dstk_seconds) = protocol.run_dataset(X, y, [1, 2, 3, 4, 8, 32], 5, with_references=False)
     print("\n## whole protocol on breast-cancer (5 splits x 100 trees x 9 methods)")
     print(
-        "| leaf | with sklearn AUC/accuracy s | dstk part (fit + leaf_counts + combine) s | authors' code s | "
+        "| leaf | with sklearn AUC/accuracy s | dstk part (fit + leaf_counts + combine) s | authors' code s (quoted) | "
         "speed-up (whole) | speed-up (dstk part) |"
     )
     print("|---|---|---|---|---|---|")
@@ -217,7 +226,9 @@ def main(argv=None):
     parser.add_argument("--n-jobs", type=int, default=2)
     parser.add_argument("--part", choices=["small", "large", "combiners", "protocol", "all"], default="all")
     parser.add_argument("--memory", action="store_true", help="also peak memory (fresh processes)")
-    parser.add_argument("--repeats", type=int, default=None, help="interleaved runs per row (default 3, --quick 1)")
+    parser.add_argument(
+        "--repeats", type=int, default=None, help="interleaved runs per row (default 3, --quick 1)"
+    )
     args = parser.parse_args(argv)
     repeats = args.repeats or (1 if args.quick else 3)
     _DATA_FOLDER = args.data

@@ -22,17 +22,17 @@ import numpy as np
 from scipy import sparse, special
 
 from dstk._estimator import BaseEstimator, check_is_fitted, validate_features
-from dstk._progress import _check_verbose, progress
-from dstk._kernels import mersenne_twister as _mersenne
 from dstk._kernels import leaf_tables as _tables
+from dstk._kernels import mersenne_twister as _mersenne
 from dstk._kernels import trees as _trees
+from dstk._progress import _check_verbose, progress
 from dstk._validation import check_consistent_length, check_labels, check_random_state
 from dstk.ensemble._combiners import (
     COMPATIBILITY,
+    _combine_leaves_to_mass_array,
     _LeafRows,
     combine_leaves,
     combine_leaves_proba,
-    _combine_leaves_to_mass_array,
     decision_threshold,
     parse_combiner,
 )
@@ -516,7 +516,7 @@ class RandomDecisionTreesClassifier(BaseEstimator):
         1 / (1 + exp(theta_0 + theta_1 score)), or None for the combiners whose
         scores are probabilities already (and for more than two classes).
         """
-        method, aggregate = parse_combiner(self.combiner)
+        method, _aggregate = parse_combiner(self.combiner)
         if self.n_classes_ != 2 or method not in _CALIBRATED_METHODS:
             return None
         routing = self._routing()
@@ -887,9 +887,7 @@ class RandomDecisionTreesClassifier(BaseEstimator):
         check_is_fitted(self, "classes_")
         method, aggregate = parse_combiner(self.combiner)
         options = self._options(method, self.class_prior_)
-        scores = self._combined(
-            X, lambda leaves: combine_leaves(leaves, combiner=self.combiner, **options)
-        )
+        scores = self._combined(X, lambda leaves: combine_leaves(leaves, combiner=self.combiner, **options))
         if scores.ndim == 1:
             scores = scores - decision_threshold(method, aggregate)
         return scores
@@ -934,7 +932,7 @@ class RandomDecisionTreesClassifier(BaseEstimator):
         ``combine_leaves_proba(model.leaf_counts(X), ...)``.
         """
         check_is_fitted(self, "classes_")
-        method, aggregate = parse_combiner(self.combiner)
+        method, _aggregate = parse_combiner(self.combiner)
         options = self._options(method, self.class_prior_)
         calibration = getattr(self, "score_calibration_", None)
         if self.n_classes_ == 2 and method in _CALIBRATED_METHODS:
@@ -1020,4 +1018,3 @@ class RandomDecisionTreesClassifier(BaseEstimator):
         from dstk.core._mass import MassFunction
 
         return MassFunction.from_array(array, Frame(tuple(self.classes_.tolist())), validate=False)
-

@@ -128,15 +128,13 @@ def test_dempster_and_cautious_multiclass_brute_force(seed, n_classes):
     weights = np.min([_weights_brute(m) for m in leaf_masses], axis=0)
     cautious = _from_weights_brute(weights)
     for method, expected in (("dempster", dempster), ("cautious", cautious)):
-        got = (
-            combine_leaves_to_mass(counts, combiner=method, normalize=False, model="imprecise_dirichlet")
-            .to_array()[0]
-        )
+        got = combine_leaves_to_mass(
+            counts, combiner=method, normalize=False, model="imprecise_dirichlet"
+        ).to_array()[0]
         assert np.allclose(got, expected, atol=1e-12), method
-        normalized = (
-            combine_leaves_to_mass(counts, combiner=method, model="imprecise_dirichlet")
-            .to_array()[0]
-        )
+        normalized = combine_leaves_to_mass(counts, combiner=method, model="imprecise_dirichlet").to_array()[
+            0
+        ]
         assert np.allclose(normalized[1:], expected[1:] / expected[1:].sum(), atol=1e-12)
         score = combine_leaves(counts, combiner=method, model="imprecise_dirichlet")[0]
         singletons = expected[[2**k for k in range(n_classes)]]
@@ -154,16 +152,10 @@ def test_binary_plausibility_rules_match_brute_force_and_core():
         expected = leaf[i, 0]
         for t in range(1, 7):
             expected = _conjunctive_brute(expected, leaf[i, t])
-        got = (
-            combine_leaves_to_mass(counts[i : i + 1], combiner="dempster", normalize=False)
-            .to_array()[0]
-        )
+        got = combine_leaves_to_mass(counts[i : i + 1], combiner="dempster", normalize=False).to_array()[0]
         assert np.allclose(got, expected, atol=1e-12)
         weights = np.min([_weights_brute(m) for m in leaf[i]], axis=0)
-        got = (
-            combine_leaves_to_mass(counts[i : i + 1], combiner="cautious", normalize=False)
-            .to_array()[0]
-        )
+        got = combine_leaves_to_mass(counts[i : i + 1], combiner="cautious", normalize=False).to_array()[0]
         assert np.allclose(got, _from_weights_brute(weights), atol=1e-12)
     core = pytest.importorskip("dstk.core._combination")
     from dstk.core._frame import Frame
@@ -175,9 +167,7 @@ def test_binary_plausibility_rules_match_brute_force_and_core():
         got = combine_leaves_to_mass(counts, combiner=method, normalize=False).to_array()
         assert np.allclose(got, expected, atol=1e-10), rule
     expected = core.combine(masses, rule="dempster", axis=1).to_array("m")
-    assert np.allclose(
-        combine_leaves_to_mass(counts, combiner="dempster").to_array(), expected, atol=1e-10
-    )
+    assert np.allclose(combine_leaves_to_mass(counts, combiner="dempster").to_array(), expected, atol=1e-10)
 
 
 def _keyed(masses):
@@ -448,7 +438,9 @@ def test_large_count_values_give_the_per_leaf_results():
     counts[:, ::4] = rng.integers(0, 3, size=(40, 8, 3))  # many repeated small leaves
     frequencies = counts / np.maximum(counts.sum(axis=2, keepdims=True), 1)
     frequencies[counts.sum(axis=2) == 0] = 1 / 3
-    assert np.allclose(combine_leaves(counts, combiner="average"), frequencies.mean(axis=1), rtol=0, atol=1e-15)
+    assert np.allclose(
+        combine_leaves(counts, combiner="average"), frequencies.mean(axis=1), rtol=0, atol=1e-15
+    )
     smoothed = np.log(counts + 0.1) - np.log(counts.sum(axis=2, keepdims=True) + 0.3)
     expected = smoothed.sum(axis=1) - 29 * np.log(1 / 3)
     assert np.allclose(combine_leaves(counts, combiner="eva"), expected, rtol=1e-12, atol=0)

@@ -219,7 +219,8 @@ def test_string_labels_and_predict_mass(breast_cancer):
     with pytest.warns(UserWarning, match="Call fit again"):
         uncalibrated = model.predict_proba(X[:5])
     assert np.array_equal(
-        uncalibrated, combine_leaves_proba(model.leaf_counts(X[:5]), combiner="eva", class_prior=model.class_prior_)
+        uncalibrated,
+        combine_leaves_proba(model.leaf_counts(X[:5]), combiner="eva", class_prior=model.class_prior_),
     )
     with pytest.raises(ValueError, match="no mass function"):
         model.predict_mass(X[:5])
@@ -479,9 +480,11 @@ def test_calibrated_predict_proba_of_evidential_combiners(breast_cancer, combine
     assert np.allclose(proba[:, 1], expected, rtol=1e-12, atol=1e-15) and np.allclose(proba.sum(axis=1), 1)
     assert theta_1 < 0  # increasing in the score: same ranking
     assert roc_auc_score(y[test], proba[:, 1]) == pytest.approx(roc_auc_score(y[test], score), abs=1e-12)
-    raw = combine_leaves_proba(model.leaf_counts(X[test]), combiner=combiner, class_prior=model.class_prior_) if (
-        combiner == "eva"
-    ) else combine_leaves_proba(model.leaf_counts(X[test]), combiner=combiner)
+    raw = (
+        combine_leaves_proba(model.leaf_counts(X[test]), combiner=combiner, class_prior=model.class_prior_)
+        if (combiner == "eva")
+        else combine_leaves_proba(model.leaf_counts(X[test]), combiner=combiner)
+    )
     assert log_loss(y[test], proba[:, 1]) < log_loss(y[test], np.clip(raw[:, 1], 1e-15, 1 - 1e-15))
     # leave-one-out scores: the calibration is the Platt fit on the training scores without each sample
     from dstk.evidence import LogisticLikelihood
