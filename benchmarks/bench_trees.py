@@ -160,6 +160,62 @@ def dataset(name, folder=None):
     return np.asarray(X, dtype=float), np.asarray(y)
 
 
+def bench_memory(names, leaves, n_trees, n_jobs, folder):
+    """Peak resident memory added by fit + predict_proba, each in a fresh process (VmHWM - VmRSS after loading)."""
+    import subprocess
+    import tempfile
+
+    print(f"\n## peak memory of fit + predict_proba, {n_trees} trees, n_jobs={n_jobs} (fresh process each)")
+    print("| data | leaf | dstk MB | ExtraTrees MB | ratio dstk / ET |")
+    print("|---|---|---|---|---|")
+    for name in names:
+        X, y = dataset(name, folder)
+        path = os.path.join(tempfile.gettempdir(), f"bench_trees_{name}.npz")
+        np.savez(path, X=X, y=y)
+        for leaf in leaves:
+            results = []
+            for estimator in ("dstk", "et"):
+                if estimator == "dstk":
+                    make = (
+                        "from dstk.ensemble import RandomDecisionTreesClassifier as C; "
+                        f"m = C({n_trees}, min_samples_leaf={leaf}, min_samples_split={2 * leaf}, "
+                        f"random_state=0, n_jobs={n_jobs})"
+                    )
+                else:
+                    make = (
+                        "from sklearn.ensemble import ExtraTreesClassifier as C; "
+                        f"m = C({n_trees}, max_features=1, min_samples_leaf={leaf}, min_samples_split={2 * leaf}, "
+                        f"random_state=0, n_jobs={n_jobs})"
+                    )
+                code = (
+                    "import numpy as np\n"
+                    f"d = np.load({path!r}); X, y = d['X'], d['y']\n"
+                    "o = np.random.default_rng(0).permutation(y.size); h = y.size // 2\n"
+                    "Xtr, ytr, Xte = X[o[:h]], y[o[:h]], X[o[h:]]\n"
+                    f"{make}\n"
+                    "m.fit(Xtr[:300], ytr[:300]).predict_proba(Xte[:10])\n"
+                    "status = dict(l.split(':', 1) for l in open('/proc/self/status').read().splitlines() if ':' in l)\n"
+                    "base = int(status['VmRSS'].split()[0])\n"
+                    "m.fit(Xtr, ytr).predict_proba(Xte)\n"
+                    "status = dict(l.split(':', 1) for l in open('/proc/self/status').read().splitlines() if ':' in l)\n"
+                    "print((int(status['VmHWM'].split()[0]) - base) / 1024)\n"
+                )
+                out = subprocess.run(
+                    [sys.executable, "-c", code],
+                    capture_output=True,
+                    text=True,
+                    cwd=REPO,
+                    env={**os.environ, "PYTHONPATH": REPO},
+                )
+                results.append(
+                    float(out.stdout.strip().splitlines()[-1]) if out.returncode == 0 else float("nan")
+                )
+            print(
+                f"| {name} | {leaf} | {results[0]:.0f} | {results[1]:.0f} | {results[0] / results[1]:.2f} |",
+                flush=True,
+            )
+
+
 def bench_combiners(n_samples, n_trees, repeats):
     print(f"\n## combiners on counts of {n_samples} samples x {n_trees} trees (leaf sizes 1-40)")
     rng = np.random.default_rng(0)
@@ -224,7 +280,9 @@ def main(argv=None):
     parser.add_argument("data", nargs="?", default=_DATA_FOLDER)
     parser.add_argument("--quick", action="store_true", help="fewer repeats and smaller combiner input")
     parser.add_argument("--n-jobs", type=int, default=2)
-    parser.add_argument("--part", choices=["small", "large", "combiners", "protocol", "all"], default="all")
+    parser.add_argument(
+        "--part", choices=["small", "large", "memory", "combiners", "protocol", "all"], default="all"
+    )
     parser.add_argument("--memory", action="store_true", help="also peak memory (fresh processes)")
     parser.add_argument(
         "--repeats", type=int, default=None, help="interleaved runs per row (default 3, --quick 1)"
@@ -252,6 +310,9 @@ def main(argv=None):
         bench_fit_predict(datasets, [1, 32], 100, repeats, args.n_jobs, memory=args.memory)
         synthetic = {name: dataset(name) for name in ("synthetic_5e5", "synthetic_1e6")}
         bench_fit_predict(synthetic, [32], 100, max(2, repeats - 1), args.n_jobs, memory=args.memory)
+    if args.part in ("memory", "all"):
+        bench_memory(["adult", "w8a"], [1, 32], 100, args.n_jobs, args.data)
+        bench_memory(["synthetic_5e5", "synthetic_1e6"], [32], 100, args.n_jobs, args.data)
     if args.part in ("combiners", "all"):
         bench_combiners(10_000 if args.quick else 100_000, 100, repeats)
     if args.part in ("protocol", "all") and os.path.exists(os.path.join(args.data, "load.py")):
