@@ -496,7 +496,13 @@ class RandomDecisionTreesClassifier(BaseEstimator):
             "counts",
             "depth",
         )
-        self._forest = {name: np.concatenate([g[i] for g in grown]) for i, name in enumerate(names)}
+        grown = [list(g) for g in grown]
+        self._forest = {}
+        for i, name in enumerate(names):
+            # one field at a time, freeing the per-tree arrays: the peak is the forest plus one field
+            self._forest[name] = np.concatenate([g[i] for g in grown])
+            for g in grown:
+                g[i] = None
         self._forest["offsets"] = offsets
         self.node_count_ = sizes
         is_leaf = self._forest["feature"] < 0
@@ -702,7 +708,7 @@ class RandomDecisionTreesClassifier(BaseEstimator):
         n_trees = forest["offsets"].size - 1
         out = np.zeros((X.shape[0], n_trees, self.n_classes_), dtype=np.int64)
         policy = _EMPTY_LEAF_POLICIES[self.empty_leaf]
-        routing = self._routing()
+        node_total = forest["counts"].sum(axis=1, dtype=np.int64)
 
         def kernel(X_part, out_part):
             _trees.leaf_counts_kernel(
@@ -715,7 +721,7 @@ class RandomDecisionTreesClassifier(BaseEstimator):
                 forest["child_start"],
                 forest["n_children"],
                 forest["counts"],
-                routing["node_total"],
+                node_total,
                 policy,
                 out_part,
             )
@@ -739,7 +745,7 @@ class RandomDecisionTreesClassifier(BaseEstimator):
         forest = self._forest
         n_trees = forest["offsets"].size - 1
         out = np.empty((X.shape[0], n_trees), dtype=np.int64)
-        routing = self._routing()
+        node_total = forest["counts"].sum(axis=1, dtype=np.int64)
 
         def kernel(X_part, out_part):
             _trees.leaf_ids_kernel(
@@ -751,7 +757,7 @@ class RandomDecisionTreesClassifier(BaseEstimator):
                 forest["threshold"],
                 forest["child_start"],
                 forest["n_children"],
-                routing["node_total"],
+                node_total,
                 out_part,
             )
 
@@ -779,16 +785,27 @@ class RandomDecisionTreesClassifier(BaseEstimator):
         route, node_total = _trees.pack_routes(
             offsets, forest["feature"], forest["operator"], forest["nominal"], forest["child_start"], counts
         )
-        # distinct count vectors of the nodes, and one of zeros (the "zero" empty-leaf policy)
-        with_zero = np.concatenate([counts.astype(np.int64), np.zeros((1, counts.shape[1]), np.int64)])
-        keys, first = _tables.distinct_rows(with_zero)
+        del node_total  # recomputed where needed (leaf_counts, apply): the cache stays small
+        # distinct count vectors of the nodes, hashed without a copy (int32 pairs viewed as int64)
+        counts = np.ascontiguousarray(counts)
+        if counts.dtype == np.int32 and counts.shape[1] % 2 == 0:
+            bits = counts.view(np.int64)
+        else:
+            bits = counts.astype(np.int64)
+        keys, first = _tables.distinct_rows(bits)
+        rows = counts[first].astype(np.float64)
+        zero = np.flatnonzero(~rows.any(axis=1))
+        if zero.size:
+            zero_row = int(zero[0])
+        else:  # zero counts (the "zero" empty-leaf policy) get a row of their own
+            zero_row = rows.shape[0]
+            rows = np.concatenate([rows, np.zeros((1, rows.shape[1]))])
         cache = {
             "forest": forest,
             "route": route,
-            "node_total": node_total,
-            "node_row": keys[:-1].copy(),
-            "zero_row": int(keys[-1]),
-            "rows": with_zero[first].astype(np.float64),
+            "node_row": keys.astype(np.int32),
+            "zero_row": zero_row,
+            "rows": rows,
             "roots": np.ascontiguousarray(offsets[:-1], dtype=np.int64),
         }
         _ROUTING_CACHE[self] = cache
@@ -829,7 +846,7 @@ class RandomDecisionTreesClassifier(BaseEstimator):
                 forest["child_start"],
                 forest["n_children"],
                 forest["counts"],
-                routing["node_total"],
+                forest["counts"].sum(axis=1, dtype=np.int64),
                 policy,
                 counts,
             )
