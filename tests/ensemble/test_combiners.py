@@ -128,17 +128,13 @@ def test_dempster_and_cautious_multiclass_brute_force(seed, n_classes):
     weights = np.min([_weights_brute(m) for m in leaf_masses], axis=0)
     cautious = _from_weights_brute(weights)
     for method, expected in (("dempster", dempster), ("cautious", cautious)):
-        got = (
-            combine_leaves_to_mass(counts, combiner=method, normalize=False, model="imprecise_dirichlet")
-            .to_array()
-            .to_array()[0]
-        )
+        got = combine_leaves_to_mass(
+            counts, combiner=method, normalize=False, model="imprecise_dirichlet"
+        ).to_array()[0]
         assert np.allclose(got, expected, atol=1e-12), method
-        normalized = (
-            combine_leaves_to_mass(counts, combiner=method, model="imprecise_dirichlet")
-            .to_array()
-            .to_array()[0]
-        )
+        normalized = combine_leaves_to_mass(counts, combiner=method, model="imprecise_dirichlet").to_array()[
+            0
+        ]
         assert np.allclose(normalized[1:], expected[1:] / expected[1:].sum(), atol=1e-12)
         score = combine_leaves(counts, combiner=method, model="imprecise_dirichlet")[0]
         singletons = expected[[2**k for k in range(n_classes)]]
@@ -156,18 +152,10 @@ def test_binary_plausibility_rules_match_brute_force_and_core():
         expected = leaf[i, 0]
         for t in range(1, 7):
             expected = _conjunctive_brute(expected, leaf[i, t])
-        got = (
-            combine_leaves_to_mass(counts[i : i + 1], combiner="dempster", normalize=False)
-            .to_array()
-            .to_array()[0]
-        )
+        got = combine_leaves_to_mass(counts[i : i + 1], combiner="dempster", normalize=False).to_array()[0]
         assert np.allclose(got, expected, atol=1e-12)
         weights = np.min([_weights_brute(m) for m in leaf[i]], axis=0)
-        got = (
-            combine_leaves_to_mass(counts[i : i + 1], combiner="cautious", normalize=False)
-            .to_array()
-            .to_array()[0]
-        )
+        got = combine_leaves_to_mass(counts[i : i + 1], combiner="cautious", normalize=False).to_array()[0]
         assert np.allclose(got, _from_weights_brute(weights), atol=1e-12)
     core = pytest.importorskip("dstk.core._combination")
     from dstk.core._frame import Frame

@@ -291,13 +291,9 @@ def _reference_masses(counts):
 def _single_leaf_mass(leaf):
     from dstk.ensemble._combiners import combine_leaves_to_mass
 
-    m = (
-        combine_leaves_to_mass(
-            leaf[None], combiner="plausibility", normalize=False, reference_arithmetic=True
-        )
-        .to_array()
-        .to_array()[0]
-    )
+    m = combine_leaves_to_mass(
+        leaf[None], combiner="plausibility", normalize=False, reference_arithmetic=True
+    ).to_array()[0]
     return np.array([m[2], m[1], m[3]])  # {1}, {0}, frame
 
 
