@@ -31,6 +31,8 @@ def check_scores(scores: ArrayLike, name: str = "scores", allow_2d_column: bool 
     ``allow_2d_column`` is true; any other 2-D shape raises.
     """
     arr = np.asarray(scores)
+    if np.iscomplexobj(arr):
+        raise ValueError(f"Complex data not supported: `{name}` must be real (got dtype {arr.dtype}).")
     if arr.dtype == object:
         try:
             arr = arr.astype(np.float64)
@@ -80,7 +82,7 @@ def check_labels(y: ArrayLike, name: str = "y") -> tuple[np.ndarray, np.ndarray]
         from .exceptions import data_conversion_warning
 
         warnings.warn(
-            f"A column-vector `{name}` was passed when a 1-D array was expected; it is flattened. "
+            f"A column-vector {name} was passed when a 1d array was expected; it is flattened. "
             f"Pass {name}.ravel() (shape (n_samples,)) to avoid this warning.",
             data_conversion_warning(),
             stacklevel=3,
@@ -116,7 +118,7 @@ def check_binary_labels(y: ArrayLike, name: str = "y") -> tuple[np.ndarray, np.n
     classes, encoded = check_labels(y, name=name)
     if classes.size != 2:
         raise ValueError(
-            f"`{name}` must contain exactly two classes for binary calibration; got "
+            f"Only binary classification is supported. `{name}` must contain exactly two classes; got "
             f"{classes.size} classes {list(classes)[:10]!r}. Use a multi-class wrapper "
             "(one-vs-rest) for more classes."
         )

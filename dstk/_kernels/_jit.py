@@ -42,6 +42,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import hashlib
+import inspect
 import os
 import re
 import stat
@@ -146,11 +147,18 @@ def _cache_dir(path: str) -> Iterator[None]:
         setattr(_numba_config, "CACHE_DIR", previous)  # noqa: B010
 
 
-def _compile_with_fallback(function, options):
-    """``numba.njit(**options)(function)``, redirecting or dropping the cache if it has no place."""
+def _compile(function, signature, options):
+    """``numba.njit([signature], **options)(function)``."""
+    if signature is None:
+        return numba.njit(**options)(function)
+    return numba.njit(signature, **options)(function)
+
+
+def _compile_with_fallback(function, signature, options):
+    """:func:`_compile`, redirecting or dropping the on-disk cache if it has no place."""
     if "dir" not in _fallback:
         try:
-            return numba.njit(**options)(function)
+            return _compile(function, signature, options)
         except RuntimeError as exc:
             if _NO_LOCATOR not in str(exc):
                 raise
@@ -162,26 +170,38 @@ def _compile_with_fallback(function, options):
                 "compiled again in every process (slower first calls). Set NUMBA_CACHE_DIR to a "
                 "writable directory to cache them.",
                 KernelCacheWarning,
-                stacklevel=4,
+                stacklevel=5,
             )
-    if _fallback["dir"] is None:
-        return numba.njit(**{**options, "cache": False})(function)
-    with _cache_dir(_fallback["dir"]):
-        return numba.njit(**options)(function)
+    if _fallback["dir"] is not None:
+        try:
+            with _cache_dir(_fallback["dir"]):
+                return _compile(function, signature, options)
+        except RuntimeError as exc:
+            if _NO_LOCATOR not in str(exc):
+                raise
+    return _compile(function, signature, {**options, "cache": False})
 
 
-def njit(function=None, **options):
+def _decorate(function, signature, options):
+    if not options.get("cache", False):
+        return _compile(function, signature, options)
+    source = inspect.getsourcefile(function)
+    no_file = source is None or not (os.path.exists(source) or ".zip" in source)
+    if no_file or not _pins_are_fresh(function.__module__):
+        # no source file (interactive code) or stale pins: nothing can be cached safely
+        return _compile(function, signature, {**options, "cache": False})
+    return _compile_with_fallback(function, signature, options)
+
+
+def njit(signature_or_function=None, **options):
     """:func:`numba.njit` with a cache that follows the called kernels and works on any install.
 
-    Used exactly as ``numba.njit`` (``@njit`` or ``@njit(cache=True, ...)``).
+    Used exactly as ``numba.njit``: ``@njit``, ``@njit(cache=True, ...)`` or
+    ``@njit(signature, cache=True, ...)``.
     """
-    if function is None:
-        return lambda f: njit(f, **options)
-    if not options.get("cache", False):
-        return numba.njit(**options)(function)
-    if not _pins_are_fresh(function.__module__):
-        return numba.njit(**{**options, "cache": False})(function)
-    return _compile_with_fallback(function, options)
+    if inspect.isfunction(signature_or_function):
+        return _decorate(signature_or_function, None, options)
+    return lambda function: _decorate(function, signature_or_function, options)
 
 
 # ---------------------------------------------------------------- pin maintenance

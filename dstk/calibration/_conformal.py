@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._estimator import BaseEstimator, check_is_fitted
+from .._estimator import BaseEstimator, ClassifierMixin, check_is_fitted, validate_features
 from .._validation import check_labels, check_random_state
 
 if TYPE_CHECKING:
@@ -89,7 +89,7 @@ def conformal_p_values(
     return out
 
 
-class ConformalBeliefClassifier(BaseEstimator):
+class ConformalBeliefClassifier(ClassifierMixin, BaseEstimator):
     """Split-conformal classifier whose p-values are the contour of a consonant belief function.
 
     Parameters
@@ -231,6 +231,7 @@ class ConformalBeliefClassifier(BaseEstimator):
                 f"`calibration_size` must be a fraction in (0, 1); got {self.calibration_size!r}."
             )
         y = np.asarray(y)
+        validate_features(self, X, reset=True)
         if len(X) != len(y):
             raise ValueError(f"`X` has {len(X)} samples but `y` has {len(y)}; they must be equal.")
         estimator = self.estimator
@@ -292,6 +293,7 @@ class ConformalBeliefClassifier(BaseEstimator):
             ``p_x(y)``, divided by ``max_y p_x(y)`` when ``normalize``.
         """
         check_is_fitted(self, "calibration_scores_")
+        validate_features(self, X, reset=False)
         scores = 1.0 - self._probabilities(self.estimator_, X)
         p = conformal_p_values(
             self.calibration_scores_,

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._kernels.calibration import isotonic_envelope, lookup_masses, pool_adjacent_violators
-from ._base import BINARY_COUNT_MODELS, BinaryCalibrator, check_model
-from ._binning import _counts_table
+from .._kernels.calibration import isotonic_envelope, pool_adjacent_violators
+from ._base import BINARY_COUNT_MODELS, check_model
+from ._binning import _counts_table, _TableCalibrator
 
 __all__ = ["IsotonicCalibrator", "isotonic_blocks"]
 
@@ -58,7 +58,7 @@ def isotonic_blocks(
     return unique[starts], unique[ends], block_sums, block_weights
 
 
-class IsotonicCalibrator(BinaryCalibrator):
+class IsotonicCalibrator(_TableCalibrator):
     """Isotonic-regression calibration; each PAV block is a bin with an evidential model.
 
     Parameters
@@ -151,5 +151,5 @@ class IsotonicCalibrator(BinaryCalibrator):
             table[:, 3] = high - low
         self.mass_table_ = table
 
-    def _mass_array(self, scores):
-        return lookup_masses(scores, self.thresholds_, self.mass_table_)
+    def _lookup_thresholds(self):
+        return self.thresholds_

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._estimator import BaseEstimator, check_is_fitted
+from .._estimator import BaseEstimator, ClassifierMixin, check_is_fitted, validate_features
 from .._validation import check_labels, check_random_state
 from ._base import BinaryCalibrator
 
@@ -90,7 +90,7 @@ def pairwise_masses(binary_masses: ArrayLike, pairs: ArrayLike, n_classes: int) 
     return out
 
 
-class VennMulticlassClassifier(BaseEstimator):
+class VennMulticlassClassifier(ClassifierMixin, BaseEstimator):
     """Multi-class Venn-ABERS or Venn-machine predictor whose binary intervals are combined as mass functions.
 
     Parameters
@@ -261,6 +261,7 @@ class VennMulticlassClassifier(BaseEstimator):
                 f"`calibration_size` must be a fraction in (0, 1); got {self.calibration_size!r}."
             )
         y = np.asarray(y)
+        validate_features(self, X, reset=True)
         if len(X) != len(y):
             raise ValueError(f"`X` has {len(X)} samples but `y` has {len(y)}; they must be equal.")
         estimator = self.estimator
@@ -328,6 +329,7 @@ class VennMulticlassClassifier(BaseEstimator):
             (one-vs-rest) or class ``pairs_[p, 1]`` (pairwise).
         """
         check_is_fitted(self, "calibrators_")
+        validate_features(self, X, reset=False)
         scores = self._problem_scores(self._probabilities(X))
         return np.stack(
             [cal._predict_mass_array(scores[:, p]) for p, cal in enumerate(self.calibrators_)], axis=1

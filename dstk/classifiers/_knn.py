@@ -264,8 +264,12 @@ class EvidentialKNNClassifier(EvidentialClassifierBase):
             gamma = self._initial_gamma(X)
             k = min(self.n_neighbors, X.shape[0] - 1)
             if k >= 1:
+                from threadpoolctl import threadpool_limits
+
                 distances, indices = self.nearest_neighbors_.kneighbors(n_neighbors=k)  # leave-one-out
-                gamma, self.loss_, self.n_iter_ = self._learn_gamma(distances**2, indices, gamma)
+                # small array operations per iteration: BLAS threads only add synchronisation
+                with threadpool_limits(limits=1, user_api="blas"):
+                    gamma, self.loss_, self.n_iter_ = self._learn_gamma(distances**2, indices, gamma)
         self.gamma_ = gamma
         return self
 

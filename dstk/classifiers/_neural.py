@@ -192,13 +192,17 @@ class EvidentialNeuralNetworkClassifier(EvidentialClassifierBase):
             return _network_loss(theta, shapes, X, targets, weights, frame_share, float(self.regularization))
 
         theta0 = np.concatenate([prototypes.ravel(), eta, beta.ravel(), xi])
-        result = optimize.minimize(
-            objective,
-            theta0,
-            jac=True,
-            method="L-BFGS-B",
-            options={"maxiter": self.max_iter, "ftol": self.tol},
-        )
+        from threadpoolctl import threadpool_limits
+
+        # small matrix products: BLAS threads cost more in synchronisation than they save (4x on 2 cores)
+        with threadpool_limits(limits=1, user_api="blas"):
+            result = optimize.minimize(
+                objective,
+                theta0,
+                jac=True,
+                method="L-BFGS-B",
+                options={"maxiter": self.max_iter, "ftol": self.tol},
+            )
         if not result.success and result.nit >= self.max_iter:
             warnings.warn(
                 f"EvidentialNeuralNetworkClassifier stopped after max_iter={self.max_iter} iterations "

@@ -18,6 +18,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .._kernels.uncertainty import maximum_entropy_probabilities
 from ..exceptions import InvalidMassError
@@ -84,7 +85,7 @@ def _xlog2x(p):
     return out
 
 
-def shannon_entropy(p) -> float | np.ndarray:
+def shannon_entropy(p: ArrayLike) -> float | np.ndarray:
     """Shannon entropy in bits of probability vectors along the last axis.
 
     Parameters
@@ -101,6 +102,16 @@ def shannon_entropy(p) -> float | np.ndarray:
     ------
     ValueError
         On negative, non-finite or non-normalised vectors.
+
+    Notes
+    -----
+    Shannon (1948), in bits (base-2 logarithm); the measure that
+    :func:`aggregate_uncertainty` maximises over a credal set.
+
+    References
+    ----------
+    C. E. Shannon, A mathematical theory of communication, *Bell System
+    Technical Journal* 27 (1948) 379-423.
 
     Examples
     --------
@@ -223,6 +234,35 @@ def maximum_entropy_probability(m: MassFunction) -> np.ndarray:
     ndarray of shape m.batch_shape + (n,)
         The maximiser of :func:`aggregate_uncertainty` (unique: entropy is
         strictly concave).
+
+    Raises
+    ------
+    InvalidMassError
+        If some mass function puts mass on the empty set.
+    FrameTooLargeError
+        For frames of more than 16 labels.
+
+    Notes
+    -----
+    The algorithm of Meyerowitz, Richman & Walker (1994) (Harmanec et al.
+    1996, Algorithm 1): the set ``A`` maximising ``bel(A)/|A|`` (largest on
+    ties) gets ``bel(A)/|A|`` on each element, the belief function is
+    conditioned on the rest, ``bel'(B) = bel(B | A) - bel(A)``, and the step
+    repeats.
+
+    References
+    ----------
+    A. Meyerowitz, F. Richman, E. A. Walker, Calculating maximum-entropy
+    probability densities for belief functions, *IJUFKS* 2 (1994) 377-389.
+    D. Harmanec, G. Resconi, G. J. Klir, Y. Pan, On the computation of
+    uncertainty measure in Dempster-Shafer theory, *Int. J. General Systems*
+    25 (1996) 153-163.
+
+    Examples
+    --------
+    >>> from dstk import MassFunction
+    >>> maximum_entropy_probability(MassFunction({"a": 0.5, "b,c": 0.3, "a,b,c": 0.2}))
+    array([0.5 , 0.25, 0.25])
     """
     _check_mass(m)
     n = m.frame.n
@@ -383,7 +423,31 @@ def _conflict_sum(masses, inner):
 
 
 class UncertaintyDecomposition(NamedTuple):
-    """``total = aleatoric + epistemic`` (bits), one value per mass function."""
+    """``total = aleatoric + epistemic`` (bits), one value per mass function.
+
+    Attributes
+    ----------
+    total, aleatoric, epistemic : float or ndarray
+        See :func:`uncertainty_decomposition`.
+
+    Notes
+    -----
+    The additive split of total uncertainty into a conflict (Shannon-like)
+    part and a nonspecificity part of Klir & Smith (2001) and Jiroušek &
+    Shenoy (2018).
+
+    References
+    ----------
+    G. J. Klir, R. M. Smith, On measuring uncertainty and uncertainty-based
+    information, *Annals of Mathematics and Artificial Intelligence* 32
+    (2001) 5-33.
+
+    Examples
+    --------
+    >>> from dstk import MassFunction
+    >>> uncertainty_decomposition(MassFunction({"a": 0.5, "a,b": 0.5})).epistemic
+    0.5
+    """
 
     total: float | np.ndarray
     aleatoric: float | np.ndarray

@@ -217,6 +217,29 @@ def clopper_pearson_interval(
 
 
 def _clopper_pearson(k, n, confidence):
+    # betaincinv costs ~1 us per call: evaluate it once per distinct (k, n) pair (leaf and bin
+    # counts repeat heavily), then scatter back
+    if k.size > 64:
+        flat_k, flat_n = np.ravel(k), np.ravel(n)
+        largest = float(flat_n.max()) if flat_n.size else 0.0
+        if largest < 2.0**26 and np.all(flat_n == np.floor(flat_n)) and np.all(flat_k == np.floor(flat_k)):
+            key = flat_k.astype(np.int64) * (int(largest) + 1) + flat_n.astype(np.int64)
+            if (int(largest) + 1) ** 2 <= 4 * key.size + 4096:  # small counts: a direct table, no sort
+                present = np.zeros((int(largest) + 1) ** 2, dtype=bool)
+                present[key] = True
+                unique = np.flatnonzero(present)
+                position = np.empty(present.size, dtype=np.int64)
+                position[unique] = np.arange(unique.size)
+                inverse = position[key]
+            else:
+                unique, inverse = np.unique(key, return_inverse=True)
+            if unique.size < 0.5 * key.size:
+                lower, upper = _clopper_pearson(
+                    (unique // (int(largest) + 1)).astype(np.float64),
+                    (unique % (int(largest) + 1)).astype(np.float64),
+                    confidence,
+                )
+                return lower[inverse].reshape(np.shape(k)), upper[inverse].reshape(np.shape(k))
     alpha = 1.0 - confidence
     with np.errstate(invalid="ignore", divide="ignore"):
         lower = np.where(k > 0, special.betaincinv(np.where(k > 0, k, 1.0), n - k + 1.0, alpha / 2.0), 0.0)

@@ -260,7 +260,29 @@ def expected_calibration_error(
 
 
 class CorpDecomposition(NamedTuple):
-    """``score = miscalibration - discrimination + uncertainty`` (Dimitriadis et al. 2021, Eq. 4)."""
+    """``score = miscalibration - discrimination + uncertainty`` (Dimitriadis et al. 2021, Eq. 4).
+
+    Attributes
+    ----------
+    miscalibration, discrimination, uncertainty, score : float
+        MCB, DSC, UNC and the mean score; see :func:`corp_decomposition`.
+
+    Notes
+    -----
+    The CORP score decomposition of Dimitriadis, Gneiting & Jordan (2021),
+    Eq. (4), with the PAV recalibration as the calibrated forecast.
+
+    References
+    ----------
+    T. Dimitriadis, T. Gneiting, A. I. Jordan, Stable reliability diagrams for
+    probabilistic classifiers, *PNAS* 118 (2021) e2016191118.
+
+    Examples
+    --------
+    >>> d = corp_decomposition([0, 1, 1], [0.2, 0.7, 0.9])
+    >>> abs(d.miscalibration - d.discrimination + d.uncertainty - d.score) < 1e-12
+    True
+    """
 
     miscalibration: float
     discrimination: float
@@ -343,7 +365,7 @@ def corp_decomposition(
     """
     _check_choice(score, "score", CORP_SCORES)
     p, outcome = _corp_binary_inputs(y_true, probabilities)
-    values, inverse, count, positives, recalibrated = _pav_blocks(p, outcome)
+    values, _, count, positives, recalibrated = _pav_blocks(p, outcome)
     if score == "log":
         wrong = ((values == 0.0) & (positives > 0)) | ((values == 1.0) & (positives < count))
         if wrong.any():
@@ -390,7 +412,7 @@ class ReliabilityBands(NamedTuple):
     ----------
     lower, upper : ndarray of shape (B,)
         Smallest and largest prediction in each bin.
-    count : ndarray of shape (B,)
+    counts : ndarray of shape (B,)
         Samples per bin.
     positives : ndarray of shape (B,)
         Positive outcomes per bin.
@@ -410,11 +432,28 @@ class ReliabilityBands(NamedTuple):
         The counts -> mass model.
     binning : str
         ``"corp"``, ``"uniform"`` or ``"quantile"``.
+
+    Notes
+    -----
+    Built by :func:`reliability_bands` from the counts of each bin with a
+    counts -> mass model of Xu et al. (2016), Eqs. 24-32; drawn by
+    :func:`dstk.plot.reliability_diagram`.
+
+    References
+    ----------
+    P. Xu, F. Davoine, H. Zha, T. Denoeux, Evidential calibration of binary
+    SVM classifiers, *IJAR* 72 (2016) 55-70.
+
+    Examples
+    --------
+    >>> bands = reliability_bands([0, 1, 1, 1], [0.2, 0.4, 0.8, 0.9], bins=2)
+    >>> bands.counts.tolist(), bands.binning
+    ([2.0, 2.0], 'uniform')
     """
 
     lower: np.ndarray
     upper: np.ndarray
-    count: np.ndarray
+    counts: np.ndarray
     positives: np.ndarray
     mean_predicted: np.ndarray
     frequency: np.ndarray
@@ -427,7 +466,7 @@ class ReliabilityBands(NamedTuple):
 
 
 def _corp_bins(p, outcome):
-    values, inverse, count, positives, recalibrated = _pav_blocks(p, outcome)
+    _, inverse, _, _, recalibrated = _pav_blocks(p, outcome)
     # one bin per constant piece of the PAV fit (equal neighbouring blocks merged)
     new_piece = np.concatenate([[True], np.diff(recalibrated) > 1e-12 * np.maximum(1.0, recalibrated[1:])])
     piece_of_value = np.cumsum(new_piece) - 1
@@ -459,9 +498,9 @@ def reliability_bands(
     strategy : {"uniform", "quantile"}, default="uniform"
         Binning for an integer ``bins`` (as :func:`expected_calibration_error`).
     model : str, default="likelihood"
-        The counts -> mass model of :func:`dstk.evidence.from_counts` that
-        turns each bin's ``(negatives, positives)`` into a mass function on
-        ``{negative, positive}``.
+        A counts -> mass model of ``dstk.evidence.COUNT_MODELS``; it turns
+        each bin's counts ``[n_negative, n_positive]`` into a mass function
+        on ``{negative, positive}`` (:func:`dstk.evidence.from_counts`).
     level : float, default=0.95
         Confidence level of ``model="confidence_interval"`` (ignored otherwise).
     multiclass : {"top_label", "class_wise"}, default="top_label"
@@ -499,14 +538,14 @@ def reliability_bands(
     Examples
     --------
     >>> bands = reliability_bands([0, 0, 1, 0, 1, 1], [0.1, 0.2, 0.3, 0.6, 0.7, 0.8])
-    >>> bands.count.tolist(), bands.frequency.round(3).tolist()
+    >>> bands.counts.tolist(), bands.frequency.round(3).tolist()
     ([2.0, 2.0, 2.0], [0.0, 0.5, 1.0])
     >>> bool(all(bands.belief <= bands.frequency)) and bool(all(bands.frequency <= bands.plausibility))
     True
     """
-    from ..evidence._counts import _BINARY_MODELS, _binary_mass_array
+    from ..evidence._counts import COUNT_MODELS, from_counts
 
-    _check_choice(model, "model", _BINARY_MODELS)
+    _check_choice(model, "model", COUNT_MODELS)
     if isinstance(bins, str):
         if bins != "corp":
             raise ValueError(f"`bins` must be 'corp' or a positive integer; got {bins!r}.")
@@ -522,8 +561,11 @@ def reliability_bands(
             index = _corp_bins(p, outcome)
         else:
             index = _bin_index(p, _bin_edges(p, bins, strategy))
-        occupied, index = np.unique(index, return_inverse=True)
-        n_bins = occupied.size
+        # renumber the occupied bins 0 .. B-1 (linear time: no sort)
+        per_bin = np.bincount(index)
+        renumber = np.cumsum(per_bin > 0) - 1
+        index = renumber[index]
+        n_bins = int(renumber[-1]) + 1
         count = np.bincount(index, minlength=n_bins).astype(np.float64)
         positives = np.bincount(index, weights=outcome, minlength=n_bins)
         mean_predicted = np.bincount(index, weights=p, minlength=n_bins) / count
@@ -531,11 +573,10 @@ def reliability_bands(
         upper = np.full(n_bins, -np.inf)
         np.minimum.at(lower, index, p)
         np.maximum.at(upper, index, p)
-        masses = _binary_mass_array(
-            np.round(positives), count, model, confidence=float(level), allow_fractional=False
-        )
-        belief = masses[..., 2]
-        plausibility = masses[..., 2] + masses[..., 3]
+        counts = np.column_stack([count - positives, positives])  # [n_negative, n_positive]
+        masses = from_counts(np.round(counts), model=model, confidence=float(level)).to_array()
+        belief = masses[..., 2]  # m({1})
+        plausibility = 1.0 - masses[..., 1]  # 1 - m({0})
         out.append(
             ReliabilityBands(
                 lower,

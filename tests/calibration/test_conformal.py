@@ -211,3 +211,11 @@ def test_bad_input():
 
     with pytest.raises(NotFittedError):
         ConformalBeliefClassifier().predict_set(X[:2], 0.1)
+
+
+def test_score_and_feature_checks(wine_fit):
+    clf, X_test, y_test = wine_fit
+    assert clf.score(X_test, y_test) == np.mean(clf.predict(X_test) == y_test)
+    assert clf.n_features_in_ == X_test.shape[1]
+    with pytest.raises(ValueError, match="features"):
+        clf.predict_set(X_test[:, :5], 0.1)

@@ -65,7 +65,7 @@ def test_likelihood_with_platt_targets_and_interpolation():
     assert cal.interpolation_degree_ is not None
     test = np.linspace(-6, 6, 13)
     np.testing.assert_allclose(cal.predict_mass(test).to_array(), cal.predict_mass_exact(test), atol=1e-7)
-    ref = reference_masses(0.8, scores, cal._targets, cal.theta_, cal.max_log_likelihood_)
+    ref = reference_masses(0.8, scores, cal._logistic._targets, cal.theta_, cal.max_log_likelihood_)
     np.testing.assert_allclose(cal.predict_mass([0.8]).to_array()[0], ref, atol=1e-6)
     exact_only = LogisticCalibrator(interpolation=None).fit(scores, y)
     assert exact_only.interpolation_degree_ is None
@@ -142,7 +142,9 @@ def test_separable_scores():
     assert np.all(np.isfinite(cal.theta_)) and cal.theta_[1] < 0
     masses = cal.predict_mass(np.array([-2.0, 0.0, 2.0])).to_array()
     assert np.all(np.isfinite(masses)) and np.all(masses[:, 3] > 0)  # ignorance remains
-    ref = reference_masses(0.0, scores, cal._targets, cal.theta_, cal.max_log_likelihood_, cal.covariance_)
+    ref = reference_masses(
+        0.0, scores, cal._logistic._targets, cal.theta_, cal.max_log_likelihood_, cal.covariance_
+    )
     np.testing.assert_allclose(masses[1], ref, atol=1e-6)
 
 
@@ -168,3 +170,45 @@ def test_tiny_separable_calibration_set_with_platt_targets():
     assert np.all(np.isfinite(masses)) and np.allclose(masses.sum(axis=1), 1.0)
     ci = LogisticCalibrator(model="confidence_interval").fit([-40.0, 40.0], [0, 1])
     assert np.all(np.isfinite(ci.predict_mass([0.0]).to_array()))
+
+
+def test_compressed_data_give_the_uncompressed_masses_and_the_scipy_reference():
+    """The fast path (Gauss-compressed data + interpolant) against the direct computation on every
+    calibration score (the slow path, the same kernel on the raw data) and scipy's Brent + quad."""
+    from dstk._kernels.calibration import logistic_profile_masses
+
+    rng = np.random.default_rng(11)
+    y = rng.integers(0, 2, 3000)
+    scores = 40.0 + 3.0 * rng.normal(1.2 * y - 0.6, 1.0)
+    cal = LogisticCalibrator().fit(scores, y)
+    fit = cal._logistic
+    assert fit.n_nodes < 400  # compressed from 3,000 points
+    test = 40.0 + 3.0 * np.array([-30.0, -4.0, -1.3, 0.0, 0.4, 2.5, 9.0, 50.0])
+    z = fit.standardize(test)
+    uncompressed = logistic_profile_masses(
+        z, fit._z, fit._targets, fit._weight, fit.alpha, fit.alpha_covariance, fit.max_log_likelihood
+    )
+    np.testing.assert_allclose(cal.predict_mass_exact(test), uncompressed, atol=1e-11)
+    np.testing.assert_allclose(cal.predict_mass(test).to_array(), uncompressed, atol=1e-8)
+    for s in test[[2, 4]]:
+        reference = reference_masses(
+            s, scores, fit._targets, cal.theta_, cal.max_log_likelihood_, cal.covariance_
+        )
+        np.testing.assert_allclose(cal.predict_mass_exact([s])[0], reference, atol=1e-7)
+
+
+def test_gauss_compression_keeps_the_log_likelihood():
+    from dstk._kernels.calibration import gauss_compress
+
+    rng = np.random.default_rng(5)
+    points = np.sort(rng.normal(size=5000))
+    weights = rng.integers(1, 4, 5000).astype(float)
+    starts = np.flatnonzero(np.concatenate(([True], np.diff(np.floor(points / 0.4)) != 0))).astype(np.int64)
+    nodes, node_weights = gauss_compress(points, weights, starts, 8)
+    assert nodes.size <= 8 * starts.size
+    # exact for polynomials of degree <= 15 on each bin, hence moments of every bin
+    for degree in (0, 1, 5, 15):
+        np.testing.assert_allclose(node_weights @ nodes**degree, weights @ points**degree, rtol=1e-11)
+    for slope in (-2.5, 0.3, 2.0):  # |slope| * half-width <= 1: the softplus sum to ~1e-13 per point
+        exact = weights @ np.logaddexp(0.0, 0.2 + slope * points)
+        assert abs(node_weights @ np.logaddexp(0.0, 0.2 + slope * nodes) - exact) < 1e-9

@@ -43,6 +43,21 @@ def test_ivap_matches_brute_force_isotonic_regression():
     np.testing.assert_allclose(cal.predict_vovk_probability(test), pl / (1 - bel + pl))
 
 
+@pytest.mark.parametrize("seed", range(6))
+def test_ivap_table_matches_brute_force_on_heavily_tied_sets(seed):
+    """The O(K + merges) table against one isotonic regression per gap and tie (the definition)."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(2, 40))
+    cal_scores = rng.integers(0, int(rng.integers(1, 12)), n).astype(float)
+    cal_y = rng.integers(0, 2, n)
+    cal_y[:2] = [0, 1]
+    cal = VennAbersCalibrator().fit(cal_scores, cal_y)
+    test = np.concatenate([np.unique(cal_scores), np.unique(cal_scores) + 0.5, [-1.0]])
+    bel, pl = cal.predict_interval(test)
+    expected = np.array([_brute_force_ivap(cal_scores, cal_y, s) for s in test])
+    np.testing.assert_allclose(np.column_stack([bel, pl]), expected, atol=1e-12)
+
+
 def test_ivap_matches_the_venn_abers_package():
     venn_abers = pytest.importorskip("venn_abers")
     rng = np.random.default_rng(1)

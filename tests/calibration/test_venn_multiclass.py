@@ -147,7 +147,7 @@ def test_total_conflict_policy():
 
     base, X_cal, y_cal, X_test, _ = _separable()
     X_test = np.array([[3.0, 1.0], [0.0, 0.0], [8.0, 0.0]])  # the first between classes: every class excluded
-    kwargs = dict(method=IsotonicCalibrator(model="bayes"), decomposition="one_vs_rest")
+    kwargs = {"method": IsotonicCalibrator(model="bayes"), "decomposition": "one_vs_rest"}
     clf = VennMulticlassClassifier(FrozenEstimator(base), on_conflict="raise", **kwargs).fit(X_cal, y_cal)
     binary = clf.predict_binary_masses(X_test)
     conflicting = np.all(binary[..., 2] == 0, axis=1)
@@ -171,3 +171,11 @@ def _separable():
     X, y = X[order], y[order]
     base = LogisticRegression(max_iter=1000).fit(X[:60], y[:60])
     return base, X[60:140], y[60:140], X[140:], y[140:]
+
+
+def test_score_and_feature_checks(wine):
+    base, X_cal, y_cal, X_test, y_test = wine
+    clf = VennMulticlassClassifier(FrozenEstimator(base)).fit(X_cal, y_cal)
+    assert clf.score(X_test, y_test) == np.mean(clf.predict(X_test) == y_test)
+    with pytest.raises(ValueError, match="features"):
+        clf.predict_mass(X_test[:, :5])

@@ -113,7 +113,7 @@ def test_debiased_l1_against_kumar_monte_carlo():
     """Kumar et al. resample each bin's frequency from a normal 1000 times; we take the expectation exactly."""
     utils = kumar_utils()
     y, p = binary_problem(4, n=3000)
-    np.random.seed(0)
+    np.random.seed(0)  # noqa: NPY002 - Kumar et al.'s package draws from the legacy global generator
     runs = [
         utils.lower_bound_scaling_ce(p, y, p=1, debias=True, num_bins=10, binning_scheme=utils.get_equal_bins)
         for _ in range(5)
@@ -201,7 +201,9 @@ def test_corp_bad_input():
 # ---------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("model", ["likelihood", "dempster", "confidence_interval", "plausibility"])
+@pytest.mark.parametrize(
+    "model", ["likelihood", "dempster", "confidence_interval", "plausibility", "imprecise_dirichlet"]
+)
 def test_bands_integer_bins_against_from_counts(model):
     y, p = binary_problem(7)
     bands = reliability_bands(y, p, bins=8, model=model)
@@ -211,13 +213,13 @@ def test_bands_integer_bins_against_from_counts(model):
         if not inside.any():
             continue
         k, n = y[inside].sum(), inside.sum()
-        assert bands.count[occupied] == n and bands.positives[occupied] == k
+        assert bands.counts[occupied] == n and bands.positives[occupied] == k
         assert bands.mean_predicted[occupied] == pytest.approx(p[inside].mean())
         m = from_counts([n - k, k], model=model)
         assert bands.belief[occupied] == pytest.approx(m.bel({1}))
         assert bands.plausibility[occupied] == pytest.approx(m.pl({1}))
         occupied += 1
-    assert occupied == bands.count.size
+    assert occupied == bands.counts.size
 
 
 def test_corp_bins_are_constant_pieces_of_isotonic_fit():
@@ -225,9 +227,9 @@ def test_corp_bins_are_constant_pieces_of_isotonic_fit():
     bands = reliability_bands(y, p)
     fitted = IsotonicRegression().fit(p, y).predict(p)
     pieces = np.unique(np.round(fitted, 12))
-    assert bands.count.size == pieces.size
+    assert bands.counts.size == pieces.size
     np.testing.assert_allclose(np.sort(bands.frequency), pieces, atol=1e-12)
-    assert bands.count.sum() == p.size
+    assert bands.counts.sum() == p.size
     assert np.all(np.diff(bands.frequency) > 0)  # CORP frequencies increase strictly
     assert np.all(bands.lower[1:] > bands.upper[:-1])  # bins are disjoint intervals of predictions
 
@@ -250,7 +252,7 @@ def test_bands_multiclass():
     per_class = reliability_bands(y, P, multiclass="class_wise", bins=5)
     assert [b.label for b in per_class] == [0, 1, 2, 3]
     for k, b in enumerate(per_class):
-        assert b.count.sum() == len(y) and b.positives.sum() == np.sum(y == k)
+        assert b.counts.sum() == len(y) and b.positives.sum() == np.sum(y == k)
     top = reliability_bands(y, P)
     assert top.label == "top label" and top.positives.sum() == np.sum(P.argmax(axis=1) == y)
 
@@ -272,3 +274,37 @@ def test_bad_input_messages():
     for call, pattern in cases:
         with pytest.raises(ValueError, match=pattern):
             call()
+
+
+@settings(max_examples=50, deadline=None)
+@given(
+    st.lists(st.tuples(st.integers(0, 100), st.booleans()), min_size=2, max_size=80),
+    st.integers(1, 20),
+    st.sampled_from(["uniform", "quantile"]),
+)
+def test_ece_laws(data, bins, strategy):
+    p = np.array([a for a, _ in data]) / 100.0
+    y = np.array([int(b) for _, b in data])
+    l1 = expected_calibration_error(y, p, bins=bins, strategy=strategy)
+    l2 = expected_calibration_error(y, p, bins=bins, strategy=strategy, norm="l2")
+    worst = expected_calibration_error(y, p, bins=bins, strategy=strategy, norm="max")
+    assert 0 <= l1 <= l2 + 1e-12 <= worst + 2e-12 <= 1 + 2e-12  # power means of the same gaps
+    assert (
+        expected_calibration_error(y, p, bins=bins, strategy=strategy, norm="l2", debias=True) <= l2 + 1e-12
+    )
+    # forecasts equal to their bin's frequency are calibrated at any norm
+    index = np.searchsorted(np.arange(1, bins) / bins, p)
+    frequency = np.bincount(index, weights=y, minlength=bins) / np.maximum(
+        np.bincount(index, minlength=bins), 1
+    )
+    matched = np.clip(frequency[index], 0, 1)
+    if np.array_equal(
+        np.searchsorted(np.arange(1, bins) / bins, matched), index
+    ):  # same bins after the change
+        assert expected_calibration_error(y, matched, bins=bins, norm="max") == pytest.approx(0, abs=1e-12)
+    # the top-label error of a two-column matrix is the binary error of its confidence
+    P = np.column_stack([1 - p, p])
+    top, correct = P.max(axis=1), (P.argmax(axis=1) == y).astype(int)
+    assert expected_calibration_error(y, P, bins=bins, strategy=strategy) == pytest.approx(
+        expected_calibration_error(correct, top, bins=bins, strategy=strategy), abs=1e-12
+    )

@@ -26,8 +26,8 @@ def test_single_panel_with_histogram():
     assert len(fig.axes) == 2
     main, hist = fig.axes
     # one box per CORP bin, spanning [Bel, Pl]
-    boxes = [patch for patch in main.patches]
-    assert len(boxes) == bands.count.size
+    boxes = list(main.patches)
+    assert len(boxes) == bands.counts.size
     np.testing.assert_allclose([b.get_y() for b in boxes], bands.belief)
     np.testing.assert_allclose([b.get_height() for b in boxes], bands.plausibility - bands.belief)
     assert sum(patch.get_height() for patch in hist.patches) == len(p)

@@ -10,8 +10,8 @@ from scipy.special import betaincinv
 
 from ..._estimator import check_is_fitted
 from ..._kernels.probabilistic_calibration import asymmetric_laplace_fit
+from ...evidence._logistic import sigmoid
 from ._base import BinaryProbabilisticCalibrator, check_level, interval_to_mass, log_odds
-from ._logistic import sigmoid
 
 if TYPE_CHECKING:
     from ...core._mass import MassFunction

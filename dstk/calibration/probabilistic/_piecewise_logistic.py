@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ...evidence._logistic import fit_logistic, sigmoid
 from ._base import BinaryProbabilisticCalibrator
-from ._logistic import fit_logistic, sigmoid
 
 __all__ = ["PiecewiseLogisticCalibrator", "hat_basis"]
 
