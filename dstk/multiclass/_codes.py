@@ -335,7 +335,7 @@ def sparse_code_success_probability(
     p = sparse_column_validity_probability(K)
     all_valid = 1.0
     for b in range(B):
-        all_valid *= max(p - b / 4.0**K, 0.0)
+        all_valid *= max(p - b * 4.0 ** (-K), 0.0)  # 4**-K underflows to 0 for large K, never overflows
     return 1.0 - (1.0 - all_valid) ** n_draws
 
 
@@ -371,7 +371,7 @@ def row_hamming_distances(code: ArrayLike) -> np.ndarray:
     >>> row_hamming_distances(one_vs_rest_code(3)).tolist()
     [[0.0, 2.0, 2.0], [2.0, 0.0, 2.0], [2.0, 2.0, 0.0]]
     """
-    c = np.asarray(code, dtype=np.float64)
+    c = check_code_matrix(code).astype(np.float64)
     prod = np.sign(c[:, None, :] * c[None, :, :])
     return np.sum((1.0 - prod) / 2.0, axis=2)
 

@@ -9,7 +9,7 @@ from numpy.typing import ArrayLike
 from scipy.special import betainc, gammaincinv
 
 from .._estimator import BaseEstimator, check_is_fitted
-from .._validation import check_labels
+from .._validation import check_in_range, check_labels
 from ..calibration.probabilistic._normalization import simple_normalization
 from ._codes import make_code
 
@@ -115,10 +115,8 @@ def combine_task_probabilities(
         if pool == "geometric_mean":
             log_r = log_r / (positive + negative).sum(axis=1)
         return np.exp(log_r)
+    trim = check_in_range(trim, "trim", low=0.0, high=0.5, high_inclusive=False)
     if pool == "trimmed_geometric_mean":
-        trim = float(trim)
-        if not 0.0 <= trim < 0.5:
-            raise ValueError(f"`trim` must lie in [0, 0.5); got {trim!r}.")
         out = np.empty((p.shape[0], c.shape[0]))
         for k in range(c.shape[0]):
             factors = np.concatenate([log_p[:, c[k] == 1], log_q[:, c[k] == -1]], axis=1)
@@ -287,6 +285,8 @@ class DirichletCalibrator(BaseEstimator):
             raise ValueError(f"`pool` must be one of {_POOLS}; got {self.pool!r}.")
         if self.degrees_of_freedom not in ("2h", "h"):
             raise ValueError(f"`degrees_of_freedom` must be '2h' or 'h'; got {self.degrees_of_freedom!r}.")
+        check_in_range(self.trim, "trim", low=0.0, high=0.5, high_inclusive=False)
+        check_in_range(self.clip, "clip", low=0.0, high=0.5, low_inclusive=False, high_inclusive=False)
         s = self._check_matrix(scores)
         classes, y_idx = check_labels(y)
         if y_idx.shape[0] != s.shape[0]:
