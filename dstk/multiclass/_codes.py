@@ -12,7 +12,7 @@ import math
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._validation import check_random_state
+from .._validation import as_float_array, check_random_state
 
 __all__ = [
     "one_vs_rest_code",
@@ -371,7 +371,13 @@ def row_hamming_distances(code: ArrayLike) -> np.ndarray:
     >>> row_hamming_distances(one_vs_rest_code(3)).tolist()
     [[0.0, 2.0, 2.0], [2.0, 0.0, 2.0], [2.0, 2.0, 0.0]]
     """
-    c = check_code_matrix(code).astype(np.float64)
+    c = as_float_array(code, "code")
+    if c.ndim != 2 or not np.isin(c, (-1.0, 0.0, 1.0)).all():
+        raise ValueError(
+            f"`code` must be a 2-D matrix of -1, 0 and +1 (one row per class); got shape {c.shape}"
+            + ("" if c.ndim != 2 else " with other values (NaN or not in {-1, 0, 1})")
+            + "."
+        )
     prod = np.sign(c[:, None, :] * c[None, :, :])
     return np.sum((1.0 - prod) / 2.0, axis=2)
 
