@@ -23,11 +23,15 @@ from .exceptions import NotFittedError
 __all__ = [
     "BaseEstimator",
     "ClassifierMixin",
+    "MetaEstimatorMixin",
     "check_is_fitted",
+    "check_meta_X",
     "check_sample_weight",
+    "n_samples_of",
     "feature_names_of",
     "frequency_weights",
     "validate_features",
+    "validate_score_matrix",
 ]
 
 
@@ -129,6 +133,19 @@ class BaseEstimator:
     def __sklearn_is_fitted__(self) -> bool:
         """Whether :meth:`fit` has run (any public attribute ending in ``_``)."""
         return any(k.endswith("_") and not k.startswith("_") for k in vars(self))
+
+
+class MetaEstimatorMixin:
+    """scikit-learn tags of an estimator wrapping ``self.estimator``: sparse input when it takes it."""
+
+    def __sklearn_tags__(self):
+        from sklearn.utils import get_tags
+
+        tags = super().__sklearn_tags__()  # type: ignore[misc]
+        wrapped = getattr(self, "estimator", None)
+        if wrapped is not None:
+            tags.input_tags.sparse = get_tags(wrapped).input_tags.sparse
+        return tags
 
 
 class ClassifierMixin:
@@ -246,6 +263,91 @@ def feature_names_of(X: Any) -> np.ndarray | None:
     if types == ["str"]:
         return names
     return None
+
+
+def validate_score_matrix(estimator: Any, scores: Any, *, reset: bool, name: str = "scores") -> np.ndarray:
+    """A 2-D float64 matrix of finite real scores; records (``reset=True``) or checks its columns.
+
+    Data frames are accepted (their string column names become
+    ``feature_names_in_``); sparse matrices, complex values, 1-D arrays, no
+    rows or no columns, NaN and infinite values raise ``ValueError`` with
+    scikit-learn's wording.
+    """
+    if hasattr(scores, "toarray") and hasattr(scores, "nnz"):
+        raise TypeError(
+            f"`{name}` is a sparse matrix, which {type(estimator).__name__} does not support; "
+            f"pass a dense array ({name}.toarray())."
+        )
+    arr = np.asarray(scores)
+    if np.iscomplexobj(arr):
+        raise ValueError(f"Complex data not supported: `{name}` must be real (got dtype {arr.dtype}).")
+    if arr.dtype == object:
+        try:
+            arr = arr.astype(np.float64)
+        except (TypeError, ValueError) as error:
+            raise TypeError(
+                f"`{name}` must be numeric; converting the object array failed: {error}."
+            ) from None
+    if not (np.issubdtype(arr.dtype, np.number) or arr.dtype == bool):
+        raise ValueError(f"`{name}` must be numeric; got dtype {arr.dtype}.")
+    if arr.ndim != 2:
+        raise ValueError(
+            f"`{name}` must be 2-D (n_samples, n_columns); got an array of shape {arr.shape}. "
+            "Reshape your data: scores.reshape(-1, 1) for a single column or scores.reshape(1, -1) "
+            "for a single sample."
+        )
+    if arr.shape[0] == 0:
+        raise ValueError(f"`{name}` has 0 sample(s) (shape={arr.shape}) while a minimum of 1 is required.")
+    if arr.shape[1] == 0:
+        raise ValueError(f"0 feature(s) (shape={arr.shape}) while a minimum of 1 is required.")
+    arr = arr.astype(np.float64)
+    finite = np.isfinite(arr)
+    if not finite.all():
+        rows, cols = np.nonzero(~finite)
+        raise ValueError(
+            f"`{name}` contains {rows.size} NaN or infinite value(s) (first at row {rows[0]}, column "
+            f"{cols[0]}); remove or impute them."
+        )
+    validate_features(estimator, scores, reset=reset, n_features=arr.shape[1])
+    return arr
+
+
+def check_meta_X(X: Any) -> Any:
+    """``X`` for a meta-estimator: arrays, sparse matrices and data frames unchanged, lists as arrays.
+
+    The wrapped estimator validates the values; this rejects only what no
+    estimator should take: complex values and zero columns.
+    """
+    if isinstance(X, (list, tuple)) or (not hasattr(X, "shape") and hasattr(X, "__array__")):
+        X = np.asarray(X)
+    if hasattr(X, "tocsr") and getattr(X, "format", "csr") not in ("csr", "csc"):
+        X = X.tocsr()  # COO, DIA, ... have no row indexing
+    if hasattr(X, "dtypes") and not isinstance(X, np.ndarray):
+        dtypes = list(np.atleast_1d(np.asarray(X.dtypes, dtype=object)))
+    else:
+        dtypes = [getattr(X, "dtype", None)]
+    if any(d is not None and _is_numpy_dtype(d) and np.dtype(d).kind == "c" for d in dtypes):
+        raise ValueError("Complex data not supported: `X` must be real (a complex dtype was given).")
+    shape = getattr(X, "shape", None)
+    if shape is not None and len(shape) == 2 and shape[1] == 0:
+        raise ValueError(f"0 feature(s) (shape={tuple(shape)}) while a minimum of 1 is required.")
+    return X
+
+
+def _is_numpy_dtype(dtype):
+    try:
+        np.dtype(dtype)
+    except TypeError:
+        return False
+    return True
+
+
+def n_samples_of(X: Any) -> int:
+    """Number of rows of an array, sparse matrix, data frame or sequence."""
+    shape = getattr(X, "shape", None)
+    if shape is not None and len(shape) >= 1:
+        return int(shape[0])
+    return len(X)
 
 
 def _list_names(names: list[Any]) -> str:

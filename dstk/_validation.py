@@ -13,6 +13,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
+from .exceptions import DataTypeError
+
 __all__ = [
     "as_float_array",
     "check_option",
@@ -54,21 +56,21 @@ def as_float_array(value: Any, name: str, *, finite: bool = False) -> np.ndarray
 
     Raises
     ------
-    TypeError
-        ``value`` is None, a scipy sparse matrix, complex, or holds strings or
+    DataTypeError
+        (a TypeError and ValueError) ``value`` is None, a scipy sparse matrix, complex, or holds strings or
         other objects that are not numbers.
     ValueError
         ``value`` is ragged (nested sequences of different lengths), or holds
         NaN or infinite values when ``finite`` is true.
     """
     if value is None:
-        raise TypeError(f"`{name}` is None; pass an array of numbers.")
+        raise DataTypeError(f"`{name}` is None; pass an array of numbers.")
     if hasattr(value, "tocsr") and hasattr(value, "nnz"):
-        raise TypeError(
+        raise DataTypeError(
             f"`{name}` is a scipy sparse matrix; this function needs a dense array: pass `{name}.toarray()`."
         )
     if isinstance(value, (str, bytes)):
-        raise TypeError(f"`{name}` must be numbers; got the string {_describe(value)}.")
+        raise DataTypeError(f"`{name}` must be numbers; got the string {_describe(value)}.")
     try:
         with np.errstate(all="ignore"):
             arr = np.asarray(value)
@@ -78,30 +80,30 @@ def as_float_array(value: Any, name: str, *, finite: bool = False) -> np.ndarray
             "Pad or split it so that every row has the same length."
         ) from exc
     if np.iscomplexobj(arr):
-        raise TypeError(
+        raise DataTypeError(
             f"Complex data not supported: `{name}` has complex dtype {arr.dtype}. Pass real numbers "
             f"(e.g. `{name}.real` if the imaginary parts are known to be zero)."
         )
     if arr.dtype == object:
         for item in arr.flat:
             if item is None:
-                raise TypeError(f"`{name}` contains None; pass numbers only (impute or drop missing values).")
+                raise DataTypeError(f"`{name}` contains None; pass numbers only (impute or drop missing values).")
             if isinstance(item, (complex, np.complexfloating)):
-                raise TypeError(f"Complex data not supported: `{name}` contains the complex number {item!r}.")
+                raise DataTypeError(f"Complex data not supported: `{name}` contains the complex number {item!r}.")
             if isinstance(item, (list, tuple, np.ndarray)):
                 raise ValueError(
                     f"`{name}` is ragged: its nested sequences have different lengths, so it is not an "
                     "array. Pad or split it so that every row has the same length."
                 )
             if not isinstance(item, (int, float, np.number, bool, np.bool_)):
-                raise TypeError(
+                raise DataTypeError(
                     f"`{name}` must contain numbers; got {type(item).__name__} {_describe(item)}."
                 )
     elif arr.dtype.kind in "USV":
         example = arr.flat[0] if arr.size else ""
-        raise TypeError(f"`{name}` must contain numbers; got strings such as {_describe(str(example))}.")
+        raise DataTypeError(f"`{name}` must contain numbers; got strings such as {_describe(str(example))}.")
     elif arr.dtype.kind not in "biuf":
-        raise TypeError(f"`{name}` must contain numbers; got dtype {arr.dtype}.")
+        raise DataTypeError(f"`{name}` must contain numbers; got dtype {arr.dtype}.")
     arr = arr.astype(np.float64, copy=False)
     if finite and arr.size and not np.isfinite(arr).all():
         index = np.unravel_index(int(np.flatnonzero(~np.isfinite(arr))[0]), arr.shape)
@@ -241,7 +243,7 @@ def check_binary_mass_rows(masses: np.ndarray, name: str, tolerance: float = 1e-
     for bad, what in problems:
         if bad.any():
             index = int(np.flatnonzero(bad)[0])
-            where = np.unravel_index(index, masses.shape[:-1]) if masses.ndim > 2 else index
+            where = tuple(int(i) for i in np.unravel_index(index, masses.shape[:-1])) if masses.ndim > 2 else index
             raise ValueError(
                 f"`{name}` row {where} has {what}: {rows[index].tolist()}. Each row must be "
                 "[0, m(not c), m(c), m(either)], non-negative and summing to one."
@@ -272,13 +274,13 @@ def check_labels(y: ArrayLike, name: str = "y") -> tuple[np.ndarray, np.ndarray]
     if y is None:
         raise ValueError(f"This estimator requires y to be passed, but the target {name} is None.")
     if hasattr(y, "tocsr") and hasattr(y, "nnz"):
-        raise TypeError(f"`{name}` is a scipy sparse matrix; pass the labels as a 1-D dense array.")
+        raise DataTypeError(f"`{name}` is a scipy sparse matrix; pass the labels as a 1-D dense array.")
     try:
         y = np.asarray(y)
     except ValueError as exc:
         raise ValueError(f"`{name}` is ragged: pass one label per sample as a 1-D array.") from exc
     if np.iscomplexobj(y):
-        raise TypeError(
+        raise DataTypeError(
             f"Complex data not supported: `{name}` has complex dtype {y.dtype}; pass class labels."
         )
     if y.dtype == object:
@@ -289,10 +291,10 @@ def check_labels(y: ArrayLike, name: str = "y") -> tuple[np.ndarray, np.ndarray]
                     "give them a class."
                 )
             if isinstance(item, (complex, np.complexfloating)):
-                raise TypeError(f"Complex data not supported: `{name}` contains the complex label {item!r}.")
+                raise DataTypeError(f"Complex data not supported: `{name}` contains the complex label {item!r}.")
         kinds = {type(item).__name__ for item in y.reshape(-1)}
         if len(kinds) > 1 and not kinds <= {"int", "float", "bool", "int64", "float64"}:
-            raise TypeError(
+            raise DataTypeError(
                 f"`{name}` mixes label types ({', '.join(sorted(kinds))}); use one type for all labels "
                 "(e.g. all strings or all integers)."
             )
@@ -302,7 +304,7 @@ def check_labels(y: ArrayLike, name: str = "y") -> tuple[np.ndarray, np.ndarray]
         from .exceptions import data_conversion_warning
 
         warnings.warn(
-            f"A column-vector `{name}` was passed when a 1-D array was expected; it is flattened. "
+            f"A column-vector {name} was passed when a 1d array was expected; it is flattened. "
             f"Pass {name}.ravel() (shape (n_samples,)) to avoid this warning.",
             data_conversion_warning(),
             stacklevel=3,
@@ -338,7 +340,7 @@ def check_binary_labels(y: ArrayLike, name: str = "y") -> tuple[np.ndarray, np.n
     classes, encoded = check_labels(y, name=name)
     if classes.size != 2:
         raise ValueError(
-            f"`{name}` must contain exactly two classes for binary calibration; got "
+            f"Only binary classification is supported. `{name}` must contain exactly two classes; got "
             f"{classes.size} classes {list(classes)[:10]!r}. Use a multi-class wrapper "
             "(one-vs-rest) for more classes."
         )

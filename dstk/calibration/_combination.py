@@ -274,9 +274,10 @@ class EvidentialCombination(ClassifierMixin):
         Returns
         -------
         ndarray of shape (n_samples, n_classes)
-            BetP of each class, columns in the order of ``classes_``.
+            BetP of each class, columns in the order of ``classes_`` (NaN rows
+            for samples in total conflict under ``on_conflict="nan"``).
         """
-        return self.predict_mass(X).pignistic()
+        return _pignistic(self.predict_mass(X))
 
     def predict_interval(self, X: Any) -> tuple[np.ndarray, np.ndarray]:
         """Belief and plausibility of each class under the combined mass functions.
@@ -309,10 +310,37 @@ class EvidentialCombination(ClassifierMixin):
         """
         mass = self.predict_mass(X)
         if self.criterion == "pignistic":
-            index = np.argmax(mass.pignistic(), axis=-1)
-        else:
-            index = np.asarray(mass.decide(criterion=self.criterion))
-        return self.classes_[index]
+            return _labels(self.classes_, _pignistic(mass))
+        missing = np.isnan(mass.to_array("m")).any(axis=-1)
+        if missing.any():
+            _labels(self.classes_, np.where(missing[:, None], np.nan, 0.0))  # the on_conflict="nan" error
+        return self.classes_[np.asarray(mass.decide(criterion=self.criterion))]
+
+
+def _pignistic(mass):
+    """BetP of every sample; samples whose masses are NaN (``on_conflict="nan"``) get NaN rows."""
+    values = mass.to_array("m")
+    missing = np.isnan(values).any(axis=-1)
+    if not missing.any():
+        return mass.pignistic()
+    from ..core._mass import MassFunction
+
+    out = np.full(values.shape[:-1] + (mass.frame.n,), np.nan)
+    out[~missing] = MassFunction.from_array(values[~missing], mass.frame, validate=False).pignistic()
+    return out
+
+
+def _labels(classes, probabilities):
+    """Label of the largest probability per row; rows of NaN (``on_conflict="nan"``) raise a clear error."""
+    missing = np.isnan(probabilities).any(axis=-1)
+    if missing.any():
+        bad = np.flatnonzero(missing)
+        shown = ", ".join(str(i) for i in bad[:20]) + (", ..." if bad.size > 20 else "")
+        raise ValueError(
+            f"{bad.size} sample(s) have NaN masses from on_conflict='nan' (indices [{shown}]), and a NaN has "
+            "no label: use predict_proba (NaN rows) or on_conflict='vacuous' to predict every sample."
+        )
+    return classes[np.argmax(probabilities, axis=-1)]
 
 
 def _interval(mass):

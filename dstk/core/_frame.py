@@ -140,6 +140,13 @@ class Frame:
     def __reduce__(self):
         return (Frame, (self._labels,))
 
+    # skops.io (which does not use __reduce__) stores the labels and rebuilds the frame
+    def __getstate__(self) -> dict[str, Any]:
+        return {"labels": list(self._labels)}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        Frame.__init__(self, state["labels"])
+
     def index(self, label: Hashable) -> int:
         """Position of ``label`` in the frame (its bit number).
 

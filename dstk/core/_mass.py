@@ -444,6 +444,144 @@ class MassFunction:
             return (MassFunction._dense, (self._m, self._frame))
         return (MassFunction._sparse, (self._focal, self._fm, self._frame))
 
+    # -- plain-data and JSON forms ---------------------------------------------------
+    def to_dict(self) -> dict[str, Any]:
+        """A plain-data form (lists, numbers, labels) that :meth:`from_dict` turns back into this object.
+
+        Returns
+        -------
+        dict
+            ``{"format": "dstk.MassFunction", "version": 1, "frame": [labels],
+            "batch_shape": [...], "focal_sets": [[labels of a focal set], ...],
+            "masses": nested lists of shape batch_shape + (F,)}``: the focal
+            sets that carry mass somewhere in the batch, as lists of labels in
+            frame order, and their masses.  Floats are stored exactly (JSON
+            writes the shortest repr that reads back to the same double).
+
+        Examples
+        --------
+        >>> m = MassFunction({"a": 0.5, "a,b": 0.5})
+        >>> m.to_dict()["focal_sets"], m.to_dict()["masses"]
+        ([['a'], ['a', 'b']], [0.5, 0.5])
+        >>> MassFunction.from_dict(m.to_dict()).allclose(m, atol=0)
+        True
+        """
+        if self._m is not None:
+            values = self._m
+            nonzero = np.flatnonzero(np.any(values.reshape(-1, values.shape[-1]) != 0, axis=0))
+            focal = nonzero.astype(np.uint64)
+            masses = values[..., nonzero]
+        else:
+            columns = np.any(self._fm.reshape(-1, self._fm.shape[-1]) != 0, axis=0)
+            focal = self._focal[columns]
+            masses = self._fm[..., columns]
+        labels = self._frame.labels
+        return {
+            "format": "dstk.MassFunction",
+            "version": 1,
+            "frame": [_plain_label(x) for x in labels],
+            "batch_shape": list(self.batch_shape),
+            "focal_sets": [
+                [_plain_label(labels[i]) for i in range(len(labels)) if (int(mask) >> i) & 1]
+                for mask in focal
+            ],
+            "masses": np.asarray(masses, dtype=np.float64).tolist(),
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], *, validate: bool = True) -> MassFunction:
+        """Rebuild a mass function from :meth:`to_dict`'s form.
+
+        Parameters
+        ----------
+        data : mapping
+            As returned by :meth:`to_dict` (or read back from JSON: labels
+            that were tuples come back as lists and are turned into tuples).
+        validate : bool, default=True
+            Check the masses (finite, non-negative, summing to one).
+
+        Returns
+        -------
+        MassFunction
+
+        Raises
+        ------
+        ValueError
+            A mapping that is not of this form, or inconsistent shapes.
+        InvalidMassError
+            Masses that are not a valid mass function (with ``validate``).
+        """
+        if not isinstance(data, Mapping) or data.get("format") != "dstk.MassFunction":
+            raise ValueError(
+                "`data` is not a MassFunction dictionary: it needs format='dstk.MassFunction' "
+                "(use MassFunction.to_dict() to make one)."
+            )
+        if data.get("version") != 1:
+            raise ValueError(
+                f"Unsupported MassFunction dictionary version {data.get('version')!r}; expected 1."
+            )
+        try:
+            frame = Frame([_hashable_label(x) for x in data["frame"]])
+            focal_sets = data["focal_sets"]
+            batch_shape = tuple(int(n) for n in data["batch_shape"])
+            masses = np.asarray(data["masses"], dtype=np.float64)
+        except KeyError as error:
+            raise ValueError(
+                f"`data` lacks the key {error.args[0]!r} of a MassFunction dictionary."
+            ) from None
+        masks = [frame.subset([_hashable_label(x) for x in subset]) for subset in focal_sets]
+        if masses.shape != batch_shape + (len(masks),):
+            raise ValueError(
+                f"`masses` has shape {masses.shape}; batch_shape {batch_shape} and {len(masks)} focal sets "
+                f"need {batch_shape + (len(masks),)}."
+            )
+        if not masks:
+            raise ValueError("A MassFunction dictionary needs at least one focal set.")
+        return cls.from_focal_sets(np.array(masks, dtype=np.uint64), masses, frame, validate=validate)
+
+    def to_json(self, **kwargs: Any) -> str:
+        """The JSON text of :meth:`to_dict` (keyword arguments go to :func:`json.dumps`).
+
+        Returns
+        -------
+        str
+
+        Examples
+        --------
+        >>> m = MassFunction({"a": 0.25, "b": 0.75})
+        >>> MassFunction.from_json(m.to_json()).allclose(m, atol=0)
+        True
+        """
+        import json
+
+        return json.dumps(self.to_dict(), **kwargs)
+
+    @classmethod
+    def from_json(cls, text: str, *, validate: bool = True) -> MassFunction:
+        """Rebuild a mass function from :meth:`to_json`'s text.
+
+        Parameters
+        ----------
+        text : str
+            JSON text of a :meth:`to_dict` form.
+        validate : bool, default=True
+            Check the masses.
+
+        Returns
+        -------
+        MassFunction
+        """
+        import json
+
+        return cls.from_dict(json.loads(text), validate=validate)
+
+    # skops.io (which does not use __reduce__) stores these attributes and restores them
+    def __getstate__(self) -> dict[str, Any]:
+        return {"frame": self._frame, "m": self._m, "focal": self._focal, "fm": self._fm}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self._frame, self._m, self._focal, self._fm = state["frame"], state["m"], state["focal"], state["fm"]
+
     def _dense_m(self, what="this operation"):
         if self._m is not None:
             return self._m
@@ -1013,6 +1151,20 @@ class MassFunction:
         if total > len(rows):
             out.append(f"<p>... {total - len(rows)} more focal sets</p>")
         return "".join(out)
+
+
+def _plain_label(label: Any) -> Any:
+    """A label as plain data: numpy scalars as Python scalars, tuples kept (JSON writes them as lists)."""
+    if isinstance(label, np.generic):
+        return label.item()
+    return label
+
+
+def _hashable_label(label: Any) -> Any:
+    """A label read back from JSON: lists (former tuples) as tuples."""
+    if isinstance(label, list):
+        return tuple(_hashable_label(x) for x in label)
+    return label
 
 
 class _BatchIndexer:

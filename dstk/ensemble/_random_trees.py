@@ -19,7 +19,13 @@ from typing import TYPE_CHECKING
 import numpy as np
 from scipy import sparse
 
-from dstk._estimator import BaseEstimator, check_is_fitted
+from dstk._estimator import (
+    BaseEstimator,
+    ClassifierMixin,
+    check_is_fitted,
+    frequency_weights,
+    validate_features,
+)
 from dstk._kernels import mersenne_twister as _mersenne
 from dstk._kernels import trees as _trees
 from dstk._validation import check_consistent_length, check_labels, check_random_state
@@ -112,7 +118,7 @@ def _as_feature_matrix(X: ArrayLike, name: str = "X") -> np.ndarray:
     return arr
 
 
-class RandomDecisionTreesClassifier(BaseEstimator):
+class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
     """Ensemble of random decision trees whose leaves keep class counts.
 
     The trees are grown without looking at the labels (random feature, random
@@ -341,7 +347,9 @@ class RandomDecisionTreesClassifier(BaseEstimator):
 
     def _check_X_predict(self, X: ArrayLike) -> np.ndarray:
         check_is_fitted(self, "classes_")
+        original = X
         X = _as_feature_matrix(X)
+        validate_features(self, original, reset=False, n_features=X.shape[1])
         if X.shape[1] != self.n_features_in_:
             raise ValueError(
                 f"X has {X.shape[1]} features, but {type(self).__name__} is expecting "
@@ -350,7 +358,7 @@ class RandomDecisionTreesClassifier(BaseEstimator):
         return self._encode(X)
 
     # --------------------------------------------------------------------- fit
-    def fit(self, X: ArrayLike, y: ArrayLike) -> Self:
+    def fit(self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> Self:
         """Grow the trees and fill their class counts.
 
         Parameters
@@ -359,6 +367,10 @@ class RandomDecisionTreesClassifier(BaseEstimator):
             Numeric features (nominal features as numeric codes).
         y : array_like (n_samples,)
             Class labels (at least two classes).
+        sample_weight : array_like (n_samples,), optional
+            Whole-number frequency weights: fitting with weight ``w`` on a
+            sample equals fitting on the data with that sample repeated ``w``
+            times (leaf counts count observations); 0 drops the sample.
 
         Returns
         -------
@@ -371,9 +383,16 @@ class RandomDecisionTreesClassifier(BaseEstimator):
             Invalid parameters, NaN or infinite values in ``X``, fewer than two
             classes in ``y``, or ``X`` and ``y`` of different lengths.
         """
+        names_source = X
         X = _as_feature_matrix(X)
+        repeats = frequency_weights(sample_weight, X.shape[0], type(self).__name__)
+        if repeats is not None:
+            y = np.asarray(y)
+            check_consistent_length(X, y, names=["X", "y"])
+            X, y = np.repeat(X, repeats, axis=0), np.repeat(y, repeats, axis=0)
         classes, y_encoded = check_labels(y)
         check_consistent_length(X, y_encoded, names=["X", "y"])
+        validate_features(self, names_source, reset=True, n_features=X.shape[1])
         n_features = X.shape[1]
         n_estimators, min_samples_leaf, min_samples_split, max_depth, mask = self._check_params(n_features)
 

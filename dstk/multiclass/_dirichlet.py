@@ -8,7 +8,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy.special import betainc, gammaincinv
 
-from .._estimator import BaseEstimator, check_is_fitted
+from .._estimator import BaseEstimator, ClassifierMixin, check_is_fitted, validate_score_matrix
 from .._validation import check_in_range, check_labels
 from ..calibration.probabilistic._normalization import simple_normalization
 from ._codes import make_code
@@ -128,7 +128,7 @@ def combine_task_probabilities(
     raise ValueError(f"`pool` must be one of {_POOLS[:3]} here; got {pool!r}.")
 
 
-class DirichletCalibrator(BaseEstimator):
+class DirichletCalibrator(ClassifierMixin, BaseEstimator):
     """Gebel's one-step Dirichlet calibration of reduction scores into K-class probabilities.
 
     Parameters
@@ -226,15 +226,8 @@ class DirichletCalibrator(BaseEstimator):
         self.max_grid = max_grid
         self.clip = clip
 
-    def _check_matrix(self, scores, n_columns=None):
-        s = np.asarray(scores, dtype=np.float64)
-        if s.ndim != 2 or s.shape[0] == 0:
-            raise ValueError(f"`scores` must have shape (n_samples, n_tasks); got {np.shape(scores)}.")
-        if not np.all(np.isfinite(s)):
-            raise ValueError("`scores` contains NaN or infinite values.")
-        if n_columns is not None and s.shape[1] != n_columns:
-            raise ValueError(f"`scores` must have {n_columns} columns (as in fit); got {s.shape[1]}.")
-        return s
+    def _check_matrix(self, scores, reset):
+        return validate_score_matrix(self, scores, reset=reset)
 
     def _combined(self, s):
         if self.pool == "direct":
@@ -264,7 +257,7 @@ class DirichletCalibrator(BaseEstimator):
         out[bad] = self.class_prior_
         return out
 
-    def fit(self, scores: ArrayLike, y: ArrayLike) -> Self:
+    def fit(self, scores: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> Self:
         """Fit the per-class Beta laws and select ``m``.
 
         Parameters
@@ -274,6 +267,9 @@ class DirichletCalibrator(BaseEstimator):
             probability matrix).
         y : array_like of shape (N,)
             Class labels.
+        sample_weight : None
+            Not supported (the method-of-moments Beta fit and the selection
+            of ``m`` count samples); anything but None raises.
 
         Returns
         -------
@@ -281,13 +277,18 @@ class DirichletCalibrator(BaseEstimator):
         """
         from .._probability_measures import dirichlet_selection_criterion
 
+        if sample_weight is not None:
+            raise ValueError(
+                "DirichletCalibrator does not support sample_weight (its Beta fit and the selection of m "
+                "count samples); fit on a resampled set instead (rows repeated by their weights)."
+            )
         if self.pool not in _POOLS:
             raise ValueError(f"`pool` must be one of {_POOLS}; got {self.pool!r}.")
         if self.degrees_of_freedom not in ("2h", "h"):
             raise ValueError(f"`degrees_of_freedom` must be '2h' or 'h'; got {self.degrees_of_freedom!r}.")
         check_in_range(self.trim, "trim", low=0.0, high=0.5, high_inclusive=False)
         check_in_range(self.clip, "clip", low=0.0, high=0.5, low_inclusive=False, high_inclusive=False)
-        s = self._check_matrix(scores)
+        s = self._check_matrix(scores, reset=True)
         classes, y_idx = check_labels(y)
         if y_idx.shape[0] != s.shape[0]:
             raise ValueError(f"`scores` has {s.shape[0]} rows but `y` has {y_idx.shape[0]} labels.")
@@ -354,8 +355,7 @@ class DirichletCalibrator(BaseEstimator):
             the Beta probability of the combined value (Gebel 2009, Eq. 5.9).
         """
         check_is_fitted(self, "dispersion_")
-        n_columns = self.classes_.size if self.code_ is None else self.code_.shape[1]
-        s = self._check_matrix(scores, n_columns)
+        s = self._check_matrix(scores, reset=False)
         return self._probabilities(self._uniforms(self._combined(s)), float(self.dispersion_))
 
     def predict(self, scores: ArrayLike) -> np.ndarray:
@@ -371,4 +371,5 @@ class DirichletCalibrator(BaseEstimator):
         ndarray of shape (N,)
             The label of ``classes_`` with the largest calibrated probability.
         """
-        return self.classes_[np.argmax(self.predict_proba(scores), axis=1)]
+        probabilities = self.predict_proba(scores)  # raises NotFittedError before classes_ is read
+        return self.classes_[np.argmax(probabilities, axis=1)]

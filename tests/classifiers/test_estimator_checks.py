@@ -1,10 +1,8 @@
 """scikit-learn's estimator checks on every estimator of dstk.classifiers.
 
-Checks that cannot pass, with the reason:
+The one check that cannot pass, with the reason:
 
-* ``check_estimators_unfitted``: dstk raises its own NotFittedError (a ValueError and AttributeError like
-  scikit-learn's, but not a subclass of it: ``import dstk`` never imports scikit-learn).
-* ``check_sample_weight_equivalence_on_dense_data`` (EvidentialNeuralNetworkClassifier): k-means++ draws
+* ``check_sample_weight_equivalence_on_dense_data (EvidentialNeuralNetworkClassifier): k-means++ draws
   its seeds from the samples, so weighted and repeated samples start the (non-convex) training from
   different prototypes.
 """
@@ -36,7 +34,7 @@ ESTIMATORS = [
 
 
 def _expected_failures(estimator):
-    failures = {"check_estimators_unfitted": UNFITTED}
+    failures = {}
     if isinstance(estimator, EvidentialNeuralNetworkClassifier):
         failures["check_sample_weight_equivalence_on_dense_data"] = (
             "k-means++ seeds differ between weighted and repeated samples (non-convex training)"

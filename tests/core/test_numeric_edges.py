@@ -93,17 +93,17 @@ HUGE = (700_000,)  # 700,000 mass functions on 10 labels: 5.3 GiB dense
 
 
 def test_vacuous_of_a_huge_batch_raises_before_allocating():
-    _raises_before_allocating(lambda: MassFunction.vacuous(Frame(range(10)), HUGE))
+    _raises_before_allocating(lambda: MassFunction.vacuous(Frame(range(10)), batch_shape=HUGE))
 
 
 def test_categorical_of_a_huge_batch_raises_before_allocating():
-    _raises_before_allocating(lambda: MassFunction.categorical(3, Frame(range(10)), HUGE))
+    _raises_before_allocating(lambda: MassFunction.categorical(3, Frame(range(10)), batch_shape=HUGE))
 
 
 def test_mapping_of_a_huge_batch_raises_before_allocating():
     masses = np.broadcast_to(np.array(0.5), HUGE)  # a view: no memory
     _raises_before_allocating(
-        lambda: MassFunction({(0,): masses, tuple(range(10)): masses}, Frame(range(10)))
+        lambda: MassFunction({(0,): masses, tuple(range(10)): masses}, frame=Frame(range(10)))
     )
 
 
@@ -126,7 +126,7 @@ def test_float32_masses_are_accepted_and_stored_as_float64_summing_to_one():
     for m in (
         MassFunction.from_array(values, frame),
         MassFunction.from_focal_sets(np.arange(8), values, frame),
-        MassFunction({a: values[a] for a in range(1, 8)}, frame),
+        MassFunction({a: values[a] for a in range(1, 8)}, frame=frame),
     ):
         out = m.to_array()
         assert out.dtype == np.float64
@@ -136,7 +136,7 @@ def test_float32_masses_are_accepted_and_stored_as_float64_summing_to_one():
 
 def test_float32_masses_mixed_with_python_floats_in_a_mapping():
     frame = Frame(["a", "b"])
-    m = MassFunction({"a": np.float32(0.1), "b": 0.9}, frame)  # sums to 1 + 1.5e-9 in float64
+    m = MassFunction({"a": np.float32(0.1), "b": 0.9}, frame=frame)  # sums to 1 + 1.5e-9 in float64
     assert m.to_array().sum() == pytest.approx(1.0, abs=1e-15)
 
 

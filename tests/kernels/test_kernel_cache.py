@@ -213,8 +213,8 @@ _READ_ONLY_USE = """
         import dstk
         from dstk import MassFunction, Frame, combine
         frame = Frame(["a", "b", "c"])
-        m1 = MassFunction({{("a",): 0.6, ("a", "b", "c"): 0.4}}, frame)
-        m2 = MassFunction({{("b",): 0.3, ("a", "b"): 0.5, ("a", "b", "c"): 0.2}}, frame)
+        m1 = MassFunction({{("a",): 0.6, ("a", "b", "c"): 0.4}}, frame=frame)
+        m2 = MassFunction({{("b",): 0.3, ("a", "b"): 0.5, ("a", "b", "c"): 0.2}}, frame=frame)
         combined = combine([m1, m2], rule="dempster")
         betp = combined.pignistic()
         q = combined.to_array("q")

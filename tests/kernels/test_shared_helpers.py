@@ -75,12 +75,12 @@ def test_combine_source_checks_shared_by_memory_and_dask():
         _source_axis(2, (3, 4))
     with pytest.raises(ValueError, match="unbatched"):
         _source_axis(0, ())
-    a = dstk.MassFunction.vacuous("ab", (2, 1))
-    b = dstk.MassFunction.vacuous("ab", (3,))
+    a = dstk.MassFunction.vacuous("ab", batch_shape=(2, 1))
+    b = dstk.MassFunction.vacuous("ab", batch_shape=(3,))
     assert _common_batch_shape([a, b]) == (2, 3)
     with pytest.raises(FrameMismatchError):
         _common_batch_shape([a, dstk.MassFunction.vacuous("abc")])
     with pytest.raises(ValueError, match="do not broadcast"):
-        _common_batch_shape([b, dstk.MassFunction.vacuous("ab", (4,))])
+        _common_batch_shape([b, dstk.MassFunction.vacuous("ab", batch_shape=(4,))])
     with pytest.raises(ValueError, match="at least one"):
         _common_batch_shape([])

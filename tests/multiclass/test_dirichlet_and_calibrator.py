@@ -164,7 +164,7 @@ def test_multiclass_calibrator_equals_manual_pipeline(code_name):
         sizes.append(rows.sum())
     ref = couple_probabilities(r, code, task_weights=np.array(sizes, float)).probabilities
     np.testing.assert_allclose(cal.predict_proba(scores), ref, atol=1e-10)
-    assert cal.coupling_result_.all_converged
+    assert cal.predict_coupling(scores).all_converged
 
 
 def test_embed_task_masses_brute_force():
