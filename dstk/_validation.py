@@ -394,12 +394,9 @@ def check_counts(
         Return integer (and boolean, as int64) input with its integer dtype
         instead of float64; booleans are rejected otherwise.
     """
-    arr = np.asarray(values)
-    if arr.dtype == object:
-        try:
-            arr = arr.astype(np.float64)
-        except (TypeError, ValueError):
-            raise ValueError(f"`{name}` must contain numbers (counts); got objects.") from None
+    converted = as_float_array(values, name)  # None, complex, strings, ragged, sparse: clear errors
+    raw = np.asarray(values)
+    arr = raw if raw.dtype.kind in "biu" else converted
     if arr.dtype == bool and keep_integers:
         arr = arr.astype(np.int64)
     if arr.dtype == bool or not np.issubdtype(arr.dtype, np.number):

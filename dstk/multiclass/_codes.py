@@ -512,11 +512,11 @@ def check_code_matrix(code: ArrayLike, *, n_classes: int | None = None) -> np.nd
     >>> check_code_matrix([[1, 0], [-1, 1], [0, -1]]).dtype
     dtype('int8')
     """
-    c = np.asarray(code)
+    c = as_float_array(code, "code")
     if c.ndim != 2 or c.shape[0] < 2 or c.shape[1] < 1:
-        raise ValueError(f"A code matrix must have shape (n_classes >= 2, n_tasks >= 1); got {c.shape}.")
+        raise ValueError(f"`code` must be a matrix of shape (n_classes >= 2, n_tasks >= 1); got {c.shape}.")
     if not np.all(np.isin(c, (-1, 0, 1))):
-        raise ValueError("Code matrix entries must be -1, 0 or +1.")
+        raise ValueError("`code` entries must be -1, 0 or +1 (a NaN, infinite or other value was found).")
     c = c.astype(np.int8)
     if n_classes is not None and c.shape[0] != n_classes:
         raise ValueError(f"The code matrix has {c.shape[0]} rows but there are {n_classes} classes.")
