@@ -54,7 +54,8 @@ def _svm():
 def _one_part(X, y, part, X_test, rng):
     """Train on half of ``part``, calibrate on the other half: (probabilistic, evidential) masses.
 
-    A part whose training or calibration half holds one class only (frequent for
+    A part whose training or calibration half holds one class only, or whose SVM
+    returns (numerically) constant decision values (frequent for
     the 5-case parts) carries no usable evidence: its evidential output is the
     vacuous mass function and its probability is 1/2 (Xu et al. do not say what
     they did there; this is the neutral choice for both models).
@@ -71,7 +72,9 @@ def _one_part(X, y, part, X_test, rng):
         svm = _svm().fit(X[train], y[train])
         calibration_scores = svm.decision_function(X[calibration])
         test_scores = svm.decision_function(X_test)
-        usable = np.ptp(calibration_scores) > 0
+        # an SVM fitted on two or three points can return (numerically) constant decision values
+        spread = float(np.ptp(calibration_scores))
+        usable = spread > 1e-9 * (1.0 + float(np.max(np.abs(calibration_scores))))
     if not usable:
         n = len(X_test)
         return (
@@ -153,7 +156,7 @@ def _verdict(difference: float, error: float) -> str:
         return "one round: no standard error"
     if abs(difference) <= 2 * error:
         return "within noise (|d| <= 2 s.e.)"
-    return "evidential better" if difference > 0 else "evidential worse"
+    return "evidential better (d > 2 s.e.)" if difference > 0 else "evidential worse (d < -2 s.e.)"
 
 
 def run_demo(
@@ -253,9 +256,8 @@ def run_demo(
     d_best = _mean_and_error(100 * (table["best"] - evidential))
     d_average = _mean_and_error(100 * (table["average"] - evidential))
     out(
-        "What the table shows: against Bayes' rule the evidential combination is "
-        f"{_verdict(*d_bayes)}; against the best single classifier it is {_verdict(*d_best)}; "
-        f"against averaging it is {_verdict(*d_average)}."
+        f"What the table shows: evidential combination vs Bayes' rule: {_verdict(*d_bayes)}; "
+        f"vs the best single classifier: {_verdict(*d_best)}; vs averaging: {_verdict(*d_average)}."
     )
     out(
         "How the two models differ: eight SVMs see 5 cases each; calibrated evidentially they say 'I do "

@@ -53,7 +53,13 @@ class FrameTooLargeError(DstkError, MemoryError):
 
 
 class TotalConflictError(DstkError, ValueError):
-    """Dempster's rule (or a normalisation) met a total conflict, K = 1."""
+    """Dempster's rule (or a normalisation) met a total conflict, K = 1.
+
+    ``indices`` holds the flat batch indices of the combinations in total
+    conflict when the error comes from :func:`dstk.combine` (else None).
+    """
+
+    indices: object = None
 
 
 class DogmaticError(DstkError, ValueError):

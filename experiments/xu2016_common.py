@@ -61,7 +61,7 @@ def train_part(X, y, indices, X_test, rng, wanted):
         svm = make_pipeline(StandardScaler(), SVC(kernel="rbf", C=1.0, gamma="scale")).fit(X[train], y[train])
         cal_scores = svm.decision_function(X[calibration])
         test_scores = svm.decision_function(X_test)
-        usable = np.ptp(cal_scores) > 0
+        usable = float(np.ptp(cal_scores)) > 1e-9 * (1.0 + float(np.max(np.abs(cal_scores))))
     for method, model in wanted:
         if not usable:
             out[(method, model)] = uniform if model == "bayes" else vacuous

@@ -70,7 +70,9 @@ def _fit_fold(estimator, X, y, y_encoded, train, test, sample_weight, method, ca
             "(cv=StratifiedKFold(...)) so that every class appears in each."
         )
     scores = _scores(model, _safe_indexing(X, test), method, classes.size)
-    calibrators = _fit_calibrators(*calibration, classes, scores, y_encoded[test], weights_test)
+    calibrators = _fit_calibrators(
+        calibration[0], calibration[1], classes, scores, y_encoded[test], weights_test
+    )
     return model, calibrators
 
 
@@ -328,12 +330,17 @@ class EvidentialCalibratedClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEs
                 "the weights go to the calibrators only."
             )
         ensemble = (not prefit) if self.ensemble == "auto" else bool(self.ensemble)
-        calibration = (self.method, self.model)
+        calibration: tuple[Any, str] = (self.method, self.model)
         pairs = []
         method = _score_method(estimator)
         if prefit:
             scores = _scores(estimator, X, method, n_classes)
-            pairs.append((estimator, _fit_calibrators(*calibration, classes, scores, y_encoded, weights)))
+            pairs.append(
+                (
+                    estimator,
+                    _fit_calibrators(calibration[0], calibration[1], classes, scores, y_encoded, weights),
+                )
+            )
         else:
             splitter = check_cv(5 if self.cv is None else self.cv, y, classifier=True)
             folds = list(splitter.split(X, y))
@@ -359,7 +366,9 @@ class EvidentialCalibratedClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEs
                 scores = np.asarray(scores, dtype=np.float64)
                 if n_classes == 2 and scores.ndim == 2:
                     scores = scores[:, -1]
-                calibrators = _fit_calibrators(*calibration, classes, scores, y_encoded, weights)
+                calibrators = _fit_calibrators(
+                    calibration[0], calibration[1], classes, scores, y_encoded, weights
+                )
                 model = _fit_estimator(clone(estimator), X, y, weights)
                 pairs.append((model, calibrators))
         self.classes_ = classes

@@ -540,7 +540,12 @@ class MassFunction:
         return cls.from_focal_sets(np.array(masks, dtype=np.uint64), masses, frame, validate=validate)
 
     def to_json(self, **kwargs: Any) -> str:
-        """The JSON text of :meth:`to_dict` (keyword arguments go to :func:`json.dumps`).
+        """The JSON text of :meth:`to_dict`.
+
+        Parameters
+        ----------
+        **kwargs
+            Passed to :func:`json.dumps` (e.g. ``indent=2``).
 
         Returns
         -------

@@ -314,7 +314,12 @@ def combine_with_conflict(
     Notes
     -----
     The conflict travels as one extra slot after the ``2**n`` masses of
-    every partial state, so it costs no second pass.
+    every partial state, so it costs no second pass.  It is Shafer's (1976)
+    degree of conflict, the mass of the empty set under the conjunctive rule.
+
+    References
+    ----------
+    Shafer, G. (1976). A Mathematical Theory of Evidence. Princeton University Press.
 
     Examples
     --------

@@ -604,13 +604,10 @@ class BinomialLikelihood(LikelihoodBeliefFunction):
     def predictive_mass(self) -> MassFunction:
         """Predictive mass on {0, 1} for the next trial, exact (Eqs. 30-32).
 
-        Parameters
-        ----------
-
         Returns
         -------
-        MassFunction or ndarray of shape (4,)
-            The likelihood model of :func:`dstk.evidence._counts.from_counts`.
+        MassFunction
+            On ``Frame((0, 1))``: the likelihood model of :func:`dstk.evidence.from_counts`.
         """
         masses = _binary_mass_array(self.k, self.n, "likelihood")
         return _binary_mass(masses[1], masses[2])

@@ -295,9 +295,9 @@ def utility_discounted_accuracy(
 
     Examples
     --------
-    >>> utility_discounted_accuracy([0], [[True, True, False]], "u65")
+    >>> utility_discounted_accuracy([0], [[True, True, False]], utility="u65")
     0.65
-    >>> utility_discounted_accuracy([0], [[True, True, False]], "u80")
+    >>> utility_discounted_accuracy([0], [[True, True, False]], utility="u80")
     0.8
     """
     d = _discounted(y_true, prediction_sets, n_classes)

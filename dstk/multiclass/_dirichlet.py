@@ -94,7 +94,7 @@ def combine_task_probabilities(
     Examples
     --------
     >>> from dstk.multiclass._codes import one_vs_rest_code
-    >>> combine_task_probabilities([[0.5, 0.5, 0.5]], one_vs_rest_code(3), "product").round(12).tolist()
+    >>> combine_task_probabilities([[0.5, 0.5, 0.5]], one_vs_rest_code(3), pool="product").round(12).tolist()
     [[0.125, 0.125, 0.125]]
     """
     p = as_float_array(task_probabilities, "task_probabilities")

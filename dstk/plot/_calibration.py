@@ -11,8 +11,6 @@ from ._base import (
     BELIEF_COLOR,
     PIGNISTIC_COLOR,
     PLAUSIBILITY_COLOR,
-    check_mass_function,
-    check_unit_interval,
     get_axes,
     legend_below,
     model_color,
@@ -22,9 +20,8 @@ if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from numpy.typing import ArrayLike
 
-    from dstk.core._mass import MassFunction
 
-__all__ = ["plot_calibration_curves", "plot_reliability_diagram"]
+__all__ = ["plot_calibration_curves"]
 
 _CURVES = ("belief", "plausibility", "pignistic")
 _STYLES = {"belief": "-", "plausibility": "--", "pignistic": ":"}
@@ -275,185 +272,4 @@ def plot_calibration_curves(
         title = "Evidential calibration" + (f": {named[0][0]}" if len(named) == 1 else "")
     ax.set_title(title, fontsize=10)
     legend_below(ax, ncol=3)
-    return ax
-
-
-def plot_reliability_diagram(
-    y_true: ArrayLike,
-    prediction: ArrayLike | MassFunction,
-    *,
-    ax: Axes | None = None,
-    belief: ArrayLike | None = None,
-    plausibility: ArrayLike | None = None,
-    n_bins: int = 10,
-    strategy: str = "uniform",
-    confidence: float = 0.95,
-    label: str | None = None,
-    title: str | None = None,
-) -> Axes:
-    """Reliability diagram with the mean [Bel, Pl] of class 1 in every bin as a band.
-
-    Samples are binned by their predicted probability of class 1; each bin
-    gives a point (mean predicted probability, observed frequency of class 1)
-    with the Clopper-Pearson interval of the frequency as an error bar.  When
-    belief and plausibility are known (or ``prediction`` is a mass function)
-    the bins' mean ``[Bel({1}), Pl({1})]`` is shaded: a well calibrated
-    evidential prediction has the observed frequency inside the band.
-
-    Parameters
-    ----------
-    y_true : array_like of shape (n_samples,)
-        Labels 0/1 (or two classes, the larger being class 1).
-    prediction : array_like of shape (n_samples,) or MassFunction
-        Predicted probability of class 1, or a batch of mass functions on a
-        two-label frame (then the probability is BetP({1}) and belief and
-        plausibility are read from it).
-    ax : matplotlib Axes, optional
-    belief, plausibility : array_like of shape (n_samples,), optional
-        Bel({1}) and Pl({1}) of each sample, e.g. from a calibrator's
-        ``predict_interval``.
-    n_bins : int, default 10
-    strategy : {"uniform", "quantile"}, default "uniform"
-        Equal-width bins on [0, 1] or bins of equal counts.
-    confidence : float, default 0.95
-        Level of the Clopper-Pearson error bars.
-    label, title : str, optional
-
-    Returns
-    -------
-    matplotlib.axes.Axes
-
-    Raises
-    ------
-    ValueError
-        Mismatched lengths, probabilities outside [0, 1], labels not binary,
-        belief above plausibility, bad ``n_bins`` or ``strategy``.
-
-    Notes
-    -----
-    The reliability diagram of DeGroot & Fienberg (1983) with 10 equal-width
-    bins (as in Zadrozny & Elkan 2002); the frequency interval is the exact
-    binomial interval of Clopper & Pearson (1934), computed by
-    :func:`dstk.evidence.clopper_pearson_interval` (Xu et al. 2016, Eq. 28).
-
-    References
-    ----------
-    DeGroot, M. H. and Fienberg, S. E. (1983). The comparison and evaluation
-    of forecasters. The Statistician 32, 12-22.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from dstk.plot import plot_reliability_diagram
-    >>> rng = np.random.default_rng(0)
-    >>> probability = rng.random(300)
-    >>> y = (rng.random(300) < probability).astype(int)
-    >>> ax = plot_reliability_diagram(y, probability, belief=0.8 * probability, plausibility=0.2 + 0.8 * probability)
-    >>> ax.get_xlabel()
-    'mean predicted probability of class 1 (in each bin)'
-    >>> import matplotlib.pyplot as plt; plt.close("all")
-    """
-    from dstk.core._mass import MassFunction
-    from dstk.evidence._counts import _check_confidence, _check_counts, _clopper_pearson
-
-    if isinstance(prediction, MassFunction):
-        prediction = check_mass_function(prediction, "prediction")
-        if prediction.frame.n != 2:
-            raise ValueError(
-                f"A mass-function prediction must be on a two-label frame; got {prediction.frame!r}."
-            )
-        masses = prediction.reshape(-1)
-        positive_label = frozenset([prediction.frame.labels[1]])
-        if belief is not None or plausibility is not None:
-            raise ValueError("Pass either a mass-function prediction or `belief`/`plausibility`, not both.")
-        belief = np.asarray(masses.bel(positive_label), dtype=float).reshape(-1)
-        plausibility = np.asarray(masses.pl(positive_label), dtype=float).reshape(-1)
-        probability = masses.pignistic()[:, 1]
-    else:
-        probability = check_unit_interval(np.asarray(prediction, dtype=float).reshape(-1), "prediction")
-    y_true = np.asarray(y_true).reshape(-1)
-    if y_true.size != probability.size:
-        raise ValueError(f"`y_true` has {y_true.size} labels but there are {probability.size} predictions.")
-    classes = np.unique(y_true)
-    if classes.size > 2:
-        raise ValueError(f"`y_true` must be binary; got classes {classes.tolist()}.")
-    positive = (y_true == 1) if np.isin(classes, (0, 1)).all() else (y_true == classes.max())
-    if (belief is None) != (plausibility is None):
-        raise ValueError(
-            "Pass both `belief` and `plausibility` (e.g. calibrator.predict_interval(scores)), or neither."
-        )
-    if belief is not None and plausibility is not None:  # both or neither (checked above)
-        belief = check_unit_interval(
-            np.broadcast_to(np.asarray(belief, dtype=float), probability.shape), "belief"
-        )
-        plausibility = check_unit_interval(
-            np.broadcast_to(np.asarray(plausibility, dtype=float), probability.shape), "plausibility"
-        )
-        if np.any(belief > plausibility + 1e-9):
-            raise ValueError(
-                "`belief` exceeds `plausibility` for some samples; pass Bel({1}) and Pl({1}) in order."
-            )
-    if isinstance(n_bins, bool) or not isinstance(n_bins, (int, np.integer)) or n_bins < 1:
-        raise ValueError(f"`n_bins` must be a positive integer; got {n_bins!r}.")
-    if strategy == "uniform":
-        edges = np.linspace(0.0, 1.0, int(n_bins) + 1)
-    elif strategy == "quantile":
-        edges = np.unique(np.quantile(probability, np.linspace(0.0, 1.0, int(n_bins) + 1)))
-        edges[0], edges[-1] = 0.0, 1.0
-    else:
-        raise ValueError(f"`strategy` must be 'uniform' or 'quantile'; got {strategy!r}.")
-    bins = np.clip(np.searchsorted(edges, probability, side="right") - 1, 0, edges.size - 2)
-    occupied = np.unique(bins)
-    count = np.array([np.sum(bins == b) for b in occupied])
-    successes = np.array([np.sum(positive[bins == b]) for b in occupied])
-    mean_probability = np.array([probability[bins == b].mean() for b in occupied])
-    frequency = successes / count
-    lower, upper = _clopper_pearson(*_check_counts(successes, count), _check_confidence(confidence))
-
-    ax = get_axes(ax, figsize=(5.8, 5.4))
-    ax.plot([0, 1], [0, 1], color="0.6", linestyle=":", linewidth=1, label="perfect calibration")
-    if belief is not None and plausibility is not None:
-        mean_belief = np.array([np.asarray(belief)[bins == b].mean() for b in occupied])
-        mean_plausibility = np.array([np.asarray(plausibility)[bins == b].mean() for b in occupied])
-        ax.fill_between(
-            mean_probability,
-            mean_belief,
-            mean_plausibility,
-            color=PLAUSIBILITY_COLOR,
-            alpha=0.22,
-            linewidth=0,
-            label="mean [Bel({1}), Pl({1})] in the bin",
-        )
-        ax.plot(mean_probability, mean_belief, color=BELIEF_COLOR, linewidth=1.2, marker="_", markersize=10)
-        ax.plot(
-            mean_probability,
-            mean_plausibility,
-            color=PLAUSIBILITY_COLOR,
-            linewidth=1.2,
-            marker="_",
-            markersize=10,
-        )
-    ax.errorbar(
-        mean_probability,
-        frequency,
-        yerr=[frequency - lower, upper - frequency],
-        fmt="o",
-        color="black",
-        markersize=5,
-        capsize=3,
-        linewidth=1,
-        label=(label + ": " if label else "") + f"observed frequency ({confidence:.0%} interval)",
-    )
-    for x, y, n in zip(mean_probability, frequency, count):
-        ax.annotate(str(n), (x, y), textcoords="offset points", xytext=(5, -10), fontsize=6, color="0.35")
-    ax.set_xlim(-0.02, 1.02)
-    ax.set_ylim(-0.02, 1.02)
-    ax.set_aspect("equal")
-    ax.set_xlabel("mean predicted probability of class 1 (in each bin)")
-    ax.set_ylabel("observed frequency of class 1")
-    ax.set_title(
-        title if title is not None else "Reliability diagram (numbers: samples per bin)", fontsize=10
-    )
-    ax.grid(True, color="0.93")
-    legend_below(ax, ncol=1)
     return ax

@@ -73,7 +73,7 @@ def test_parallel_fit_equals_the_groups_fitted_in_memory(fitted, data, params):
     # its predictions are those of the combiners on the concatenated leaves
     np.testing.assert_array_equal(
         fitted.predict_mass(X_test).to_array(),
-        ensemble.combine_leaves_to_mass(want_counts, combiner="dempster").to_array().to_array(),
+        ensemble.combine_leaves_to_mass(want_counts, combiner="dempster").to_array(),
     )
     np.testing.assert_array_equal(
         fitted.predict_proba(X_test), ensemble.combine_leaves_proba(want_counts, combiner="dempster")
@@ -106,7 +106,7 @@ def test_leaf_counts_and_combiners_on_chunks_equal_in_memory(client, fitted, dat
     masses = combine_leaves_to_mass(counts, combiner="dempster").to_array()
     assert isinstance(masses, DaskMassFunction) and masses.frame == dstk.Frame((0, 1))
     outputs.append(masses.array)
-    expected.append(ensemble.combine_leaves_to_mass(in_memory, combiner="dempster").to_array().to_array())
+    expected.append(ensemble.combine_leaves_to_mass(in_memory, combiner="dempster").to_array())
     outputs += [predict_proba(fitted, lazy), predict_mass(fitted, lazy).array]
     expected += [fitted.predict_proba(X_test), fitted.predict_mass(X_test).to_array()]
     for got, want in zip(client.compute(outputs, sync=True), expected):
@@ -124,7 +124,7 @@ def test_multiclass_counts(client):
     assert masses.frame == dstk.Frame((0, 1, 2))
     np.testing.assert_array_equal(
         masses.array.compute(),
-        ensemble.combine_leaves_to_mass(counts, combiner="dempster").to_array().to_array(),
+        ensemble.combine_leaves_to_mass(counts, combiner="dempster").to_array(),
     )
 
 

@@ -176,12 +176,10 @@ def test_binary_plausibility_rules_match_brute_force_and_core():
     masses = MassFunction.from_array(leaf, Frame((0, 1)))
     for rule, method in (("conjunctive", "dempster"), ("cautious", "cautious")):
         expected = core.combine(masses, rule=rule, axis=1).to_array("m")
-        got = combine_leaves_to_mass(counts, combiner=method, normalize=False).to_array().to_array()
+        got = combine_leaves_to_mass(counts, combiner=method, normalize=False).to_array()
         assert np.allclose(got, expected, atol=1e-10), rule
     expected = core.combine(masses, rule="dempster", axis=1).to_array("m")
-    assert np.allclose(
-        combine_leaves_to_mass(counts, combiner="dempster").to_array().to_array(), expected, atol=1e-10
-    )
+    assert np.allclose(combine_leaves_to_mass(counts, combiner="dempster").to_array(), expected, atol=1e-10)
 
 
 def _keyed(masses):
@@ -249,20 +247,20 @@ def test_cautious_idempotent_and_commutative(leaves):
     counts = np.array([leaves])
     doubled = np.concatenate([counts, counts], axis=1)
     reversed_ = counts[:, ::-1]
-    a = combine_leaves_to_mass(counts, combiner="cautious", normalize=False).to_array().to_array()
+    a = combine_leaves_to_mass(counts, combiner="cautious", normalize=False).to_array()
     assert np.allclose(
-        combine_leaves_to_mass(doubled, combiner="cautious", normalize=False).to_array().to_array(),
+        combine_leaves_to_mass(doubled, combiner="cautious", normalize=False).to_array(),
         a,
         atol=1e-12,
     )
     assert np.allclose(
-        combine_leaves_to_mass(reversed_, combiner="cautious", normalize=False).to_array().to_array(),
+        combine_leaves_to_mass(reversed_, combiner="cautious", normalize=False).to_array(),
         a,
         atol=1e-12,
     )
-    d = combine_leaves_to_mass(counts, combiner="dempster", normalize=False).to_array().to_array()
+    d = combine_leaves_to_mass(counts, combiner="dempster", normalize=False).to_array()
     assert np.allclose(
-        combine_leaves_to_mass(reversed_, combiner="dempster", normalize=False).to_array().to_array(),
+        combine_leaves_to_mass(reversed_, combiner="dempster", normalize=False).to_array(),
         d,
         atol=1e-12,
     )
@@ -411,7 +409,7 @@ def test_counts_beyond_the_table_range_are_combined_as_floats():
 
 def test_no_mass_for_probability_methods():
     with pytest.raises(ValueError, match="no mass function"):
-        combine_leaves_to_mass(np.ones((1, 2, 2), dtype=int), combiner="eva").to_array().to_array()
+        combine_leaves_to_mass(np.ones((1, 2, 2), dtype=int), combiner="eva").to_array()
 
 
 def test_parse_and_threshold():
@@ -425,7 +423,7 @@ def test_parse_and_threshold():
 
 def test_plausibility_average_mass_and_proba():
     counts = np.array([[[0, 2], [1, 0], [2, 2]]])
-    mass = combine_leaves_to_mass(counts, combiner="plausibility").to_array().to_array()
+    mass = combine_leaves_to_mass(counts, combiner="plausibility").to_array()
     leaf = leaf_plausibility_mass(counts[..., 1], counts[..., 0])
     assert np.allclose(mass, leaf.mean(axis=1))
     proba = combine_leaves_proba(counts, combiner="plausibility")

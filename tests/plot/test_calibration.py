@@ -8,8 +8,7 @@ import numpy as np
 import pytest
 from matplotlib.collections import PolyCollection
 
-from dstk.evidence import clopper_pearson_interval, from_counts
-from dstk.plot import plot_calibration_curves, plot_reliability_diagram
+from dstk.plot import plot_calibration_curves
 
 from .rendering import check_not_blank
 
@@ -106,48 +105,3 @@ def test_calibration_curves_errors():
         plot_calibration_curves(CALIBRATOR, score_range=(1, 1))
     with pytest.raises(ValueError, match="names"):
         plot_calibration_curves([CALIBRATOR], score_range=(0, 1), names=["a", "b"])
-
-
-def test_reliability_diagram_points_and_intervals():
-    probability = np.array([0.05, 0.15, 0.12, 0.55, 0.58, 0.52, 0.95, 0.91])
-    y = np.array([0, 0, 1, 1, 0, 1, 1, 1])
-    ax = plot_reliability_diagram(y, probability, n_bins=10)
-    container = ax.containers[0]
-    points = container.lines[0].get_xydata()
-    # bins [0, .1), [.1, .2), [.5, .6), [.9, 1]: mean probability and frequency by hand
-    assert np.allclose(points[:, 0], [0.05, 0.135, 0.55, 0.93])
-    assert np.allclose(points[:, 1], [0.0, 0.5, 2 / 3, 1.0])
-    lower, upper = clopper_pearson_interval(np.array([[1, 0], [1, 1], [1, 2], [0, 2]]))
-    segments = container.lines[2][0].get_segments()
-    assert np.allclose([s[0][1] for s in segments], lower)
-    assert np.allclose([s[1][1] for s in segments], upper)
-    check_not_blank(ax)
-
-
-def test_reliability_diagram_from_mass_functions_has_band():
-    rng = np.random.default_rng(2)
-    n = rng.integers(1, 30, 200)
-    k = rng.binomial(n, 0.6)
-    masses = from_counts(np.stack([n - k, k], axis=-1), model="dempster")
-    y = (rng.random(200) < 0.6).astype(int)
-    ax = plot_reliability_diagram(y, masses, strategy="quantile", n_bins=5)
-    band = [c for c in ax.collections if isinstance(c, PolyCollection)]
-    assert len(band) == 1
-    check_not_blank(ax)
-
-
-def test_reliability_diagram_errors():
-    with pytest.raises(ValueError, match="has 2 labels"):
-        plot_reliability_diagram([0, 1], [0.1, 0.2, 0.3])
-    with pytest.raises(ValueError, match=r"\[0, 1\]"):
-        plot_reliability_diagram([0, 1], [0.1, 1.2])
-    with pytest.raises(ValueError, match="both"):
-        plot_reliability_diagram([0, 1], [0.1, 0.2], belief=[0.0, 0.1])
-    with pytest.raises(ValueError, match="exceeds"):
-        plot_reliability_diagram([0, 1], [0.1, 0.2], belief=[0.5, 0.1], plausibility=[0.2, 0.3])
-    with pytest.raises(ValueError, match="n_bins"):
-        plot_reliability_diagram([0, 1], [0.1, 0.2], n_bins=0)
-    with pytest.raises(ValueError, match="strategy"):
-        plot_reliability_diagram([0, 1], [0.1, 0.2], strategy="kmeans")
-    with pytest.raises(ValueError, match="binary"):
-        plot_reliability_diagram([0, 1, 2], [0.1, 0.2, 0.3])
