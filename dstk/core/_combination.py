@@ -8,6 +8,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .._kernels import combination as _c
+from .._validation import as_float_array
 from ..exceptions import DogmaticError, FrameMismatchError, InvalidMassError, TotalConflictError
 from . import _dense, _sparse
 from ._mass import MassFunction
@@ -390,7 +391,7 @@ def _two_dense_sources(masses, axis, rule):
 def _check_weights(weights, k):
     if weights is None:
         return np.full(k, 1.0 / k)
-    w = np.asarray(weights, dtype=np.float64)
+    w = as_float_array(weights, "weights")
     if w.shape != (k,):
         raise ValueError(f"`weights` must have one entry per source ({k}); got shape {w.shape}.")
     if not np.all(np.isfinite(w)) or np.any(w < 0) or w.sum() <= 0:
