@@ -9,8 +9,9 @@ that the ``K`` sources of one row are folded with a single scratch buffer.
 
 import math
 
+import numba
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 
 @njit(cache=True)
@@ -192,7 +193,7 @@ def _finish_conjunctive(acc, normalize, log_scale):
             acc[0] = 0.0
             for a in range(1, size):
                 acc[a] /= total
-            k_val = 1.0 - total * math.exp(log_scale)
+            k_val = -math.expm1(math.log(total) + log_scale)
             return (k_val if k_val > 0.0 else 0.0), False
         for a in range(size):
             acc[a] = 0.0
@@ -204,36 +205,116 @@ def _finish_conjunctive(acc, normalize, log_scale):
     return acc[0], False
 
 
+#: Smallest positive normal float64.  A product of two non-zero factors that
+#: lands below it has lost bits (subnormal) or vanished (underflow to 0).
+_NORMAL_MIN = 2.2250738585072014e-308
+
+#: Rows of the (rows, K, size) input per thread task, and the least number of
+#: input values for which :func:`conjunctive` spreads its rows over threads.
+PARALLEL_MIN_VALUES = 1 << 18
+
+
 @njit(cache=True)
-def _conjunctive_binary(m, normalize, out, kappa, total_conflict):
-    """:func:`conjunctive` on a binary frame (size 4), commonalities in scalars.
+def _lost(product, x, y):
+    """True when ``product = x * y`` of two non-zero factors is not a normal float."""
+    return (product < _NORMAL_MIN) & (x != 0.0) & (y != 0.0)
+
+
+@njit(cache=True)
+def _dempster_row_extended(a, b, r, out_row):
+    """Dempster's rule of the sources ``a[r]`` then ``b[r]`` in extended exponent range.
+
+    Each commonality product is kept as a mantissa in [0.5, 1) and an integer
+    power of two (``math.frexp``), so no product underflows whatever the
+    number of sources and the size of their masses.  The products are then
+    scaled by the power of two of the largest non-empty commonality (exact),
+    turned into masses and normalised.  Every normalised mass that float64
+    can represent is obtained with the rounding error of an ordinary
+    evaluation; smaller ones round to 0 or a subnormal.  Returns
+    ``(kappa, total_conflict)`` like :func:`_finish_conjunctive`.
+    """
+    ka = a.shape[1]
+    kb = b.shape[1]
+    size = a.shape[2]
+    tmp = np.empty(size)
+    expo = np.zeros(size, dtype=np.int64)
+    for x in range(size):
+        out_row[x] = 1.0
+    for k in range(ka + kb):
+        src = a[r, k] if k < ka else b[r, k - ka]
+        for x in range(size):
+            tmp[x] = src[x]
+        _superset_pass(tmp, 1.0)
+        for x in range(1, size):
+            f, e = math.frexp(tmp[x])
+            g, e2 = math.frexp(out_row[x] * f)
+            out_row[x] = g
+            expo[x] += e + e2
+    top = 0
+    found = False
+    for x in range(1, size):
+        if out_row[x] != 0.0 and (not found or expo[x] > top):
+            top = expo[x]
+            found = True
+    if not found:
+        for x in range(size):
+            out_row[x] = 0.0
+        return 1.0, True
+    out_row[0] = 0.0
+    for x in range(1, size):
+        out_row[x] = math.ldexp(out_row[x], expo[x] - top) if out_row[x] != 0.0 else 0.0
+    _superset_pass(out_row, -1.0)
+    out_row[0] = 0.0
+    total = _sum_from(out_row, 1)
+    if not total > 0.0:
+        for x in range(size):
+            out_row[x] = 0.0
+        return 1.0, True
+    for x in range(1, size):
+        out_row[x] /= total
+    # 1 - K = total * 2**top
+    k_val = -math.expm1(math.log(total) + top * math.log(2.0))
+    return (k_val if k_val > 0.0 else 0.0), False
+
+
+@njit(cache=True)
+def _binary_rows(a, b, normalize, out, kappa, total_conflict, r0, r1):
+    """Rows ``r0:r1`` of :func:`conjunctive` on a binary frame, commonalities in scalars.
 
     q({0}) = m({0}) + m(frame), q({1}) = m({1}) + m(frame), q(frame) =
-    m(frame); q(empty) plays no role since m(empty) is recomputed.  Same
-    arithmetic and rescaling schedule as the general path.
+    m(frame); q(empty) plays no role since m(empty) is recomputed.
     """
-    rows, k_sources, _ = m.shape
-    for r in range(rows):
+    ka = a.shape[1]
+    kb = b.shape[1]
+    for r in range(r0, r1):
         q1 = 1.0
         q2 = 1.0
         q3 = 1.0
         log_scale = 0.0
-        for k in range(k_sources):
-            t3 = m[r, k, 3]
-            q1 *= m[r, k, 1] + t3
-            q2 *= m[r, k, 2] + t3
-            q3 *= t3
+        lost = False
+        for k in range(ka + kb):
+            src = a[r, k] if k < ka else b[r, k - ka]
+            t3 = src[3]
+            f1 = src[1] + t3
+            f2 = src[2] + t3
+            p1 = q1 * f1
+            p2 = q2 * f2
+            p3 = q3 * t3
+            if normalize:
+                lost |= _lost(p1, q1, f1) | _lost(p2, q2, f2) | _lost(p3, q3, t3)
+            q1 = p1
+            q2 = p2
+            q3 = p3
             if normalize and (k % 16 == 15):
-                scale = q1
-                if q2 > scale:
-                    scale = q2
-                if q3 > scale:
-                    scale = q3
+                scale = max(q1, q2)
                 if scale > 0.0:
                     q1 /= scale
                     q2 /= scale
                     q3 /= scale
                     log_scale += math.log(scale)
+        if lost:
+            kappa[r], total_conflict[r] = _dempster_row_extended(a, b, r, out[r])
+            continue
         a1 = q1 - q3
         a2 = q2 - q3
         total = a1 + a2 + q3
@@ -243,7 +324,7 @@ def _conjunctive_binary(m, normalize, out, kappa, total_conflict):
                 out[r, 1] = a1 / total
                 out[r, 2] = a2 / total
                 out[r, 3] = q3 / total
-                k_val = 1.0 - total * math.exp(log_scale)
+                k_val = -math.expm1(math.log(total) + log_scale)
                 kappa[r] = k_val if k_val > 0.0 else 0.0
             else:
                 out[r, 0] = 0.0
@@ -261,57 +342,228 @@ def _conjunctive_binary(m, normalize, out, kappa, total_conflict):
 
 
 @njit(cache=True)
-def conjunctive(m, normalize):
+def _ternary_rows(a, b, normalize, out, kappa, total_conflict, r0, r1):
+    """Rows ``r0:r1`` of :func:`conjunctive` on a three-label frame, in scalars.
+
+    Subsets by bitmask: 1 = {0}, 2 = {1}, 3 = {0,1}, 4 = {2}, 5 = {0,2},
+    6 = {1,2}, 7 = frame.  q(A) = sum of m(B) over B >= A, and the inverse
+    Moebius transform m(A) = sum over B >= A of (-1)**|B - A| q(B), written
+    out for the seven non-empty subsets.
+    """
+    ka = a.shape[1]
+    kb = b.shape[1]
+    for r in range(r0, r1):
+        q1 = 1.0
+        q2 = 1.0
+        q3 = 1.0
+        q4 = 1.0
+        q5 = 1.0
+        q6 = 1.0
+        q7 = 1.0
+        log_scale = 0.0
+        lost = False
+        for k in range(ka + kb):
+            s = a[r, k] if k < ka else b[r, k - ka]
+            f7 = s[7]
+            f3 = s[3] + f7
+            f5 = s[5] + f7
+            f6 = s[6] + f7
+            f1 = s[1] + s[3] + s[5] + f7
+            f2 = s[2] + s[3] + s[6] + f7
+            f4 = s[4] + s[5] + s[6] + f7
+            p1 = q1 * f1
+            p2 = q2 * f2
+            p3 = q3 * f3
+            p4 = q4 * f4
+            p5 = q5 * f5
+            p6 = q6 * f6
+            p7 = q7 * f7
+            if normalize:
+                lost |= (
+                    _lost(p1, q1, f1)
+                    | _lost(p2, q2, f2)
+                    | _lost(p3, q3, f3)
+                    | _lost(p4, q4, f4)
+                    | _lost(p5, q5, f5)
+                    | _lost(p6, q6, f6)
+                    | _lost(p7, q7, f7)
+                )
+            q1 = p1
+            q2 = p2
+            q3 = p3
+            q4 = p4
+            q5 = p5
+            q6 = p6
+            q7 = p7
+            if normalize and (k % 16 == 15):
+                scale = max(q1, max(q2, q4))
+                if scale > 0.0:
+                    q1 /= scale
+                    q2 /= scale
+                    q3 /= scale
+                    q4 /= scale
+                    q5 /= scale
+                    q6 /= scale
+                    q7 /= scale
+                    log_scale += math.log(scale)
+        if lost:
+            kappa[r], total_conflict[r] = _dempster_row_extended(a, b, r, out[r])
+            continue
+        m7 = q7
+        m3 = q3 - q7
+        m5 = q5 - q7
+        m6 = q6 - q7
+        m1 = q1 - q3 - q5 + q7
+        m2 = q2 - q3 - q6 + q7
+        m4 = q4 - q5 - q6 + q7
+        total = m1 + m2 + m3 + m4 + m5 + m6 + m7
+        o = out[r]
+        if normalize:
+            if total > 0.0:
+                o[0] = 0.0
+                o[1] = m1 / total
+                o[2] = m2 / total
+                o[3] = m3 / total
+                o[4] = m4 / total
+                o[5] = m5 / total
+                o[6] = m6 / total
+                o[7] = m7 / total
+                k_val = -math.expm1(math.log(total) + log_scale)
+                kappa[r] = k_val if k_val > 0.0 else 0.0
+            else:
+                for x in range(8):
+                    o[x] = 0.0
+                kappa[r] = 1.0
+                total_conflict[r] = True
+        else:
+            o[0] = 1.0 - total if total < 1.0 else 0.0
+            o[1] = m1
+            o[2] = m2
+            o[3] = m3
+            o[4] = m4
+            o[5] = m5
+            o[6] = m6
+            o[7] = m7
+            kappa[r] = o[0]
+
+
+@njit(cache=True)
+def _general_rows(a, b, normalize, out, kappa, total_conflict, r0, r1):
+    """Rows ``r0:r1`` of :func:`conjunctive` for any frame size (fast Moebius transforms)."""
+    ka = a.shape[1]
+    kb = b.shape[1]
+    size = a.shape[2]
+    # the output row is the accumulator: one scratch row only
+    tmp = np.empty(size)
+    for r in range(r0, r1):
+        acc = out[r]
+        log_scale = 0.0
+        lost = False
+        for k in range(ka + kb):
+            src = a[r, k] if k < ka else b[r, k - ka]
+            if k == 0:
+                for x in range(size):
+                    acc[x] = src[x]
+                _superset_pass(acc, 1.0)
+            else:
+                for x in range(size):
+                    tmp[x] = src[x]
+                _superset_pass(tmp, 1.0)
+                if normalize:
+                    flag = False
+                    for x in range(1, size):
+                        p = acc[x] * tmp[x]
+                        flag |= _lost(p, acc[x], tmp[x])
+                        acc[x] = p
+                    lost |= flag
+                else:
+                    for x in range(size):
+                        acc[x] *= tmp[x]
+            if normalize and (k % 16 == 15):
+                log_scale += _rescale_nonempty(acc)
+        if lost:
+            kappa[r], total_conflict[r] = _dempster_row_extended(a, b, r, acc)
+        else:
+            kappa[r], total_conflict[r] = _finish_conjunctive(acc, normalize, log_scale)
+
+
+@njit(cache=True)
+def _conjunctive_rows(a, b, normalize, out, kappa, total_conflict, r0, r1):
+    size = a.shape[2]
+    if size == 4:
+        _binary_rows(a, b, normalize, out, kappa, total_conflict, r0, r1)
+    elif size == 8:
+        _ternary_rows(a, b, normalize, out, kappa, total_conflict, r0, r1)
+    else:
+        _general_rows(a, b, normalize, out, kappa, total_conflict, r0, r1)
+
+
+@njit(cache=True)
+def _conjunctive_serial(a, b, normalize, out, kappa, total_conflict):
+    _conjunctive_rows(a, b, normalize, out, kappa, total_conflict, 0, a.shape[0])
+
+
+@njit(cache=True, parallel=True)
+def _conjunctive_parallel(a, b, normalize, out, kappa, total_conflict, n_tasks):
+    rows = a.shape[0]
+    for t in prange(n_tasks):
+        _conjunctive_rows(a, b, normalize, out, kappa, total_conflict, t * rows // n_tasks, (t + 1) * rows // n_tasks)
+
+
+def _no_sources(a):
+    return np.empty((a.shape[0], 0, a.shape[2]))
+
+
+def _run_conjunctive(a, b, normalize, parallel):
+    rows, _, size = a.shape
+    out = np.empty((rows, size))
+    kappa = np.empty(rows)
+    total_conflict = np.zeros(rows, dtype=np.bool_)
+    normalize = bool(normalize)
+    values = rows * (a.shape[1] + b.shape[1]) * size
+    threads = numba.get_num_threads()
+    if parallel is None:
+        parallel = threads > 1 and values >= PARALLEL_MIN_VALUES and rows >= 2 * threads
+    if parallel and rows > 1:
+        _conjunctive_parallel(a, b, normalize, out, kappa, total_conflict, min(rows, 8 * threads))
+    else:
+        _conjunctive_serial(a, b, normalize, out, kappa, total_conflict)
+    return out, kappa, total_conflict
+
+
+def conjunctive(m, normalize, *, parallel=None):
     """Conjunctive combination of the K sources of every row.
 
     With ``normalize`` (Dempster's rule) the commonality product is rescaled
     every 16 sources (q(empty) plays no role, so rescaling is exact) and the
     result is divided by the sum of its non-empty masses, never by 1 - K.
+    A row where some commonality product of non-zero factors leaves the
+    normal float64 range (near-dogmatic sources, long folds of tiny masses)
+    is recomputed in extended exponent range
+    (:func:`_dempster_row_extended`), so every normalised mass representable
+    in float64 is returned with ordinary rounding error.
+
+    Binary and three-label frames keep the commonalities in scalars.  Rows
+    are spread over numba's threads when the input holds at least
+    :data:`PARALLEL_MIN_VALUES` values (``parallel=None``), always
+    (``True``) or never (``False``).
 
     Returns ``(out, kappa, total)``: combined masses, the conflict K = mass
     of the empty set in the unnormalised combination (it may round to 1 for
     nearly total conflicts), and a flag per row that is True only for an
     exactly total conflict (all non-empty masses zero; zero output row).
     """
-    rows, k_sources, size = m.shape
-    out = np.empty((rows, size))
-    kappa = np.empty(rows)
-    total_conflict = np.zeros(rows, dtype=np.bool_)
-    if size == 4:
-        _conjunctive_binary(m, normalize, out, kappa, total_conflict)
-        return out, kappa, total_conflict
-    # the output row is the accumulator: one scratch row only (fresh large
-    # allocations cost a page fault per 4 KiB on every call)
-    tmp = np.empty(size)
-    for r in range(rows):
-        acc = out[r]
-        log_scale = 0.0
-        for k in range(k_sources):
-            _multiply_commonality(m[r, k], acc, tmp, k == 0)
-            if normalize and (k % 16 == 15):
-                log_scale += _rescale_nonempty(acc)
-        kappa[r], total_conflict[r] = _finish_conjunctive(acc, normalize, log_scale)
-    return out, kappa, total_conflict
+    return _run_conjunctive(m, _no_sources(m), normalize, parallel)
 
 
-@njit(cache=True)
-def conjunctive_pair(m1, m2, normalize):
+def conjunctive_pair(m1, m2, normalize, *, parallel=None):
     """:func:`conjunctive` of two sources given as separate (rows, size) arrays.
 
     Same result as ``conjunctive(np.stack([m1, m2], axis=1), normalize)``
     without building the stacked copy (for the common two-source call).
     """
     rows, size = m1.shape
-    out = np.empty((rows, size))
-    kappa = np.empty(rows)
-    total_conflict = np.zeros(rows, dtype=np.bool_)
-    tmp = np.empty(size)
-    for r in range(rows):
-        acc = out[r]
-        _multiply_commonality(m1[r], acc, tmp, True)
-        _multiply_commonality(m2[r], acc, tmp, False)
-        kappa[r], total_conflict[r] = _finish_conjunctive(acc, normalize, 0.0)
-    return out, kappa, total_conflict
+    return _run_conjunctive(m1.reshape(rows, 1, size), m2.reshape(rows, 1, size), normalize, parallel)
 
 
 @njit(cache=True)
@@ -600,86 +852,172 @@ def pcr6(m, max_tuples):
 
 
 @njit(cache=True)
-def focal_set_pairs(f1, f2, intersect):
-    """Merge the set operation over all pairs of focal sets (focal-set form).
-
-    ``f1`` (F1,), ``f2`` (F2,): uint64 focal bitmasks.  The pair (i, j) gives
-    ``f1[i] & f2[j]`` (``intersect``) or ``f1[i] | f2[j]``.  Returns
-    ``(unique, inverse)``: the sorted distinct results and, for the pair at
-    flat index ``i * F2 + j``, the position of its result in ``unique`` —
-    the same as ``np.unique(np.bitwise_and.outer(f1, f2).ravel(),
-    return_inverse=True)``, by an LSD radix sort (8 bits a pass, stopping at
-    the highest bit in use), O(F1 F2).
-    """
-    n1 = f1.shape[0]
-    n2 = f2.shape[0]
-    n_pairs = n1 * n2
-    keys = np.empty(n_pairs, dtype=np.uint64)
-    idx = np.empty(n_pairs, dtype=np.int64)
-    used_bits = np.uint64(0)
-    p = 0
-    for i in range(n1):
-        a = f1[i]
-        for j in range(n2):
-            c = (a & f2[j]) if intersect else (a | f2[j])
-            keys[p] = c
-            idx[p] = p
-            used_bits |= c
-            p += 1
-    keys2 = np.empty(n_pairs, dtype=np.uint64)
-    idx2 = np.empty(n_pairs, dtype=np.int64)
-    count = np.empty(256, dtype=np.int64)
-    digit_mask = np.uint64(255)
-    for shift in range(0, 64, 8):
-        sh = np.uint64(shift)
-        if (used_bits >> sh) == np.uint64(0):
-            break
-        for b in range(256):
-            count[b] = 0
-        for q in range(n_pairs):
-            count[np.int64((keys[q] >> sh) & digit_mask)] += 1
-        total = 0
-        for b in range(256):
-            c = count[b]
-            count[b] = total
-            total += c
-        for q in range(n_pairs):
-            d = np.int64((keys[q] >> sh) & digit_mask)
-            pos = count[d]
-            keys2[pos] = keys[q]
-            idx2[pos] = idx[q]
-            count[d] = pos + 1
-        keys, keys2 = keys2, keys
-        idx, idx2 = idx2, idx
-    unique = np.empty(n_pairs, dtype=np.uint64)
-    inverse = np.empty(n_pairs, dtype=np.int64)
-    u = -1
-    for q in range(n_pairs):
-        if u < 0 or keys[q] != unique[u]:
-            u += 1
-            unique[u] = keys[q]
-        inverse[idx[q]] = u
-    return unique[: u + 1].copy(), inverse
+def _hash_slot(keys, used, key):
+    """Open-addressing slot of ``key`` (linear probing; capacity a power of two)."""
+    mask = keys.shape[0] - 1
+    h = (key * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(40)
+    slot = np.int64(h) & mask
+    while used[slot] and keys[slot] != key:
+        slot = (slot + 1) & mask
+    return slot
 
 
 @njit(cache=True)
-def pair_products(m1, m2, inverse, n_out):
-    """out[r, inverse[i * F2 + j]] += m1[r, i] * m2[r, j] (rows of equal count).
+def focal_set_results(f1, f2, intersect, capacity, max_count):
+    """Distinct results of a set operation over all pairs of focal sets, sorted.
 
-    With ``inverse`` from :func:`focal_set_pairs` this is the conjunctive
-    (or disjunctive) combination of two batches in focal-set form.
+    ``f1`` (F1,), ``f2`` (F2,): uint64 focal bitmasks; the pair (i, j) gives
+    ``f1[i] & f2[j]`` (``intersect``) or ``f1[i] | f2[j]``.  Uses a hash
+    table of the distinct results (``capacity`` a power of two, doubled as
+    needed), so memory is proportional to the number of distinct results,
+    not to F1 F2.  Returns ``(unique, table_keys, table_used, table_rank,
+    ok)``: the sorted distinct results and the hash table mapping each to its
+    rank; ``ok`` is False (and the rest empty) as soon as there are more than
+    ``max_count`` distinct results (the caller's memory guard).
+    """
+    keys = np.zeros(capacity, dtype=np.uint64)
+    used = np.zeros(capacity, dtype=np.bool_)
+    count = 0
+    for i in range(f1.shape[0]):
+        x = f1[i]
+        for j in range(f2.shape[0]):
+            c = (x & f2[j]) if intersect else (x | f2[j])
+            slot = _hash_slot(keys, used, c)
+            if not used[slot]:
+                used[slot] = True
+                keys[slot] = c
+                count += 1
+                if count > max_count:
+                    empty_keys = np.zeros(1, dtype=np.uint64)
+                    return (
+                        empty_keys[:0].copy(),
+                        empty_keys,
+                        np.zeros(1, dtype=np.bool_),
+                        np.zeros(1, dtype=np.int64),
+                        False,
+                    )
+                if 2 * count > keys.shape[0]:
+                    old_keys = keys
+                    old_used = used
+                    keys = np.zeros(2 * old_keys.shape[0], dtype=np.uint64)
+                    used = np.zeros(2 * old_keys.shape[0], dtype=np.bool_)
+                    for s in range(old_keys.shape[0]):
+                        if old_used[s]:
+                            t = _hash_slot(keys, used, old_keys[s])
+                            used[t] = True
+                            keys[t] = old_keys[s]
+    unique = np.empty(count, dtype=np.uint64)
+    u = 0
+    for s in range(keys.shape[0]):
+        if used[s]:
+            unique[u] = keys[s]
+            u += 1
+    unique.sort()
+    rank = np.zeros(keys.shape[0], dtype=np.int64)
+    for u in range(count):
+        rank[_hash_slot(keys, used, unique[u])] = u
+    return unique, keys, used, rank, True
+
+
+@njit(cache=True)
+def pair_combine(f1, m1, f2, m2, intersect, normalize, unique, keys, used, rank, block):
+    """Conjunctive (``intersect``) or disjunctive combination of two focal-set batches.
+
+    ``m1`` (rows, F1) and ``m2`` (rows, F2) hold the masses of the focal sets
+    ``f1`` and ``f2``; ``unique`` and the hash table come from
+    :func:`focal_set_results`.  ``out[r, rank(f1[i] op f2[j])] += m1[r, i]
+    m2[r, j]`` over all pairs, enumerated in blocks of about ``block`` pairs
+    (a block's result ranks are looked up once for all rows).
+
+    With ``normalize`` (Dempster's rule; ``intersect`` must be True) each row
+    is divided by the sum of its non-empty masses and its empty-set mass set
+    to 0; a row where a product of two non-zero masses leaves the normal
+    float64 range is recomputed with the products scaled by the largest power
+    of two among those with a non-empty result (extended exponent range,
+    exact scaling).  Returns ``(out, log_nonempty, total_conflict)``:
+    ``log_nonempty[r]`` is the natural log of the row's non-empty mass before
+    normalisation (0 without ``normalize``), ``total_conflict[r]`` True when
+    it is 0.
     """
     rows, n1 = m1.shape
     n2 = m2.shape[1]
+    n_out = unique.shape[0]
     out = np.zeros((rows, n_out))
+    log_nonempty = np.zeros(rows)
+    total_conflict = np.zeros(rows, dtype=np.bool_)
+    lost = np.zeros(rows, dtype=np.bool_)
+    i_step = max(1, block // max(n2, 1))
+    idx = np.empty(i_step * n2, dtype=np.int64)
+    for i0 in range(0, n1, i_step):
+        i1 = min(n1, i0 + i_step)
+        p = 0
+        for i in range(i0, i1):
+            x = f1[i]
+            for j in range(n2):
+                c = (x & f2[j]) if intersect else (x | f2[j])
+                idx[p] = rank[_hash_slot(keys, used, c)]
+                p += 1
+        for r in range(rows):
+            o = out[r]
+            a = m1[r]
+            b = m2[r]
+            flag = False
+            p = 0
+            for i in range(i0, i1):
+                x = a[i]
+                for j in range(n2):
+                    v = x * b[j]
+                    flag |= _lost(v, x, b[j])
+                    o[idx[p]] += v
+                    p += 1
+            lost[r] |= flag
+    if not normalize:
+        return out, log_nonempty, total_conflict
+    # position of the empty set among the results (unique is sorted: first if present)
+    empty = 0 if n_out > 0 and unique[0] == np.uint64(0) else -1
+    e1 = np.empty(n1, dtype=np.int64)
+    g1 = np.empty(n1)
+    e2 = np.empty(n2, dtype=np.int64)
+    g2 = np.empty(n2)
     for r in range(rows):
         o = out[r]
-        a = m1[r]
-        b = m2[r]
-        p = 0
-        for i in range(n1):
-            x = a[i]
+        top = 0
+        if lost[r]:
+            # extended range: products g1 g2 2**(e1 + e2 - top), top the largest
+            # exponent among the products with a non-empty result
+            for i in range(n1):
+                g1[i], e1[i] = math.frexp(m1[r, i])
             for j in range(n2):
-                o[inverse[p]] += x * b[j]
-                p += 1
-    return out
+                g2[j], e2[j] = math.frexp(m2[r, j])
+            found = False
+            for i in range(n1):
+                if g1[i] == 0.0:
+                    continue
+                for j in range(n2):
+                    if g2[j] != 0.0 and (f1[i] & f2[j]) != np.uint64(0):
+                        if not found or e1[i] + e2[j] > top:
+                            top = e1[i] + e2[j]
+                            found = True
+            for x in range(n_out):
+                o[x] = 0.0
+            if found:
+                for i in range(n1):
+                    if g1[i] == 0.0:
+                        continue
+                    for j in range(n2):
+                        c = f1[i] & f2[j]
+                        if g2[j] != 0.0 and c != np.uint64(0):
+                            o[rank[_hash_slot(keys, used, c)]] += math.ldexp(g1[i] * g2[j], e1[i] + e2[j] - top)
+        if empty >= 0:
+            o[empty] = 0.0
+        total = 0.0
+        for x in range(n_out):
+            total += o[x]
+        if total > 0.0:
+            for x in range(n_out):
+                o[x] /= total
+            log_nonempty[r] = math.log(total) + top * math.log(2.0)
+        else:
+            total_conflict[r] = True
+            log_nonempty[r] = -np.inf
+    return out, log_nonempty, total_conflict

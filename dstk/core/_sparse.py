@@ -72,22 +72,66 @@ def align(forms):
     return focal, out
 
 
-def pairwise(f1, m1, f2, m2, op):
+#: Pairs of focal sets enumerated per block by :func:`pairwise` (their result
+#: positions are looked up once for the whole batch).
+PAIR_BLOCK = 1 << 16
+
+
+def pairwise(f1, m1, f2, m2, op, *, normalize=False, max_bytes=None):
     """Combine two focal-set forms by a set operation on every pair of focal sets.
 
-    ``op`` is ``"and"`` (conjunctive) or ``"or"`` (disjunctive).  Returns the
-    merged focal masks and the masses (broadcast batch).
-    """
-    from .._kernels.combination import focal_set_pairs, pair_products
+    ``op`` is ``"and"`` (conjunctive) or ``"or"`` (disjunctive).  The distinct
+    results are collected in a hash table (memory proportional to their
+    number, not to F1 F2) and the batch's products accumulated block by
+    block.  With ``normalize`` (Dempster's rule, ``op="and"``) each result is
+    divided by its non-empty mass (see
+    :func:`dstk._kernels.combination.pair_combine`).
 
-    uniq, inv = focal_set_pairs(
-        np.ascontiguousarray(f1, dtype=np.uint64), np.ascontiguousarray(f2, dtype=np.uint64), op == "and"
-    )
+    Returns ``(focal, masses, log_nonempty, total_conflict)``: the sorted
+    result focal sets, their masses (broadcast batch), the natural log of
+    each combination's non-empty mass before normalisation (zeros without
+    ``normalize``) and the flag of total conflict.
+
+    Raises
+    ------
+    FrameTooLargeError
+        When the result would need more than ``max_bytes`` (default
+        :data:`dstk.core._dense.MAX_DENSE_BYTES`), before allocating it.
+    """
+    from .._kernels.combination import focal_set_results, pair_combine
+    from ._dense import MAX_DENSE_BYTES
+
+    max_bytes = MAX_DENSE_BYTES if max_bytes is None else max_bytes
+    f1 = np.ascontiguousarray(f1, dtype=np.uint64)
+    f2 = np.ascontiguousarray(f2, dtype=np.uint64)
     shape = np.broadcast_shapes(m1.shape[:-1], m2.shape[:-1])
-    a = np.ascontiguousarray(np.broadcast_to(m1, shape + m1.shape[-1:])).reshape(-1, m1.shape[-1])
-    b = np.ascontiguousarray(np.broadcast_to(m2, shape + m2.shape[-1:])).reshape(-1, m2.shape[-1])
-    out = pair_products(a, b, inv, uniq.size)
-    return uniq, out.reshape(shape + (uniq.size,))
+    rows = int(np.prod(shape, dtype=np.int64))
+    n_pairs = f1.size * f2.size
+    bound = min(n_pairs, 1 << int(popcount(np.bitwise_or.reduce(np.concatenate([f1, f2]))).item()))
+    # the result (rows x distinct results) and the hash table (~50 bytes a result)
+    max_count = max(1, max_bytes // (8 * max(rows, 1) + 50))
+    capacity = 1 << max(4, int(2 * min(bound, max_count, 1 << 16)).bit_length())
+    unique, keys, used, rank, ok = focal_set_results(f1, f2, op == "and", capacity, max_count)
+    if not ok:
+        _raise_too_large(rows, max_count, n_pairs, max_bytes, more=True)
+    a = np.ascontiguousarray(np.broadcast_to(m1, shape + m1.shape[-1:]), dtype=np.float64).reshape(rows, -1)
+    b = np.ascontiguousarray(np.broadcast_to(m2, shape + m2.shape[-1:]), dtype=np.float64).reshape(rows, -1)
+    out, log_nonempty, total = pair_combine(
+        f1, a, f2, b, op == "and", bool(normalize), unique, keys, used, rank, PAIR_BLOCK
+    )
+    return unique, out.reshape(shape + (unique.size,)), log_nonempty.reshape(shape), total.reshape(shape)
+
+
+def _raise_too_large(rows, n_results, n_pairs, max_bytes, more=False):
+    from ..exceptions import FrameTooLargeError
+
+    raise FrameTooLargeError(
+        f"Combining these focal-set mass functions gives {'more than ' if more else ''}{n_results:,} "
+        f"distinct focal sets ({n_pairs:,} pairs) for each of {rows:,} combinations: at least "
+        f"{rows * n_results * 8 / 2**30:.1f} GiB, "
+        f"above the limit of {max_bytes / 2**30:.0f} GiB. Combine smaller batches, or prune "
+        "focal sets of negligible mass first (e.g. keep the largest ones and renormalise)."
+    )
 
 
 def prune(focal, masses, tolerance=0.0):
