@@ -278,67 +278,152 @@ def _dempster_row_extended(a, b, r, out_row):
 
 
 @njit(cache=True)
-def _binary_rows(a, b, normalize, out, kappa, total_conflict, r0, r1):
-    """Rows ``r0:r1`` of :func:`conjunctive` on a binary frame, commonalities in scalars.
+def _binary_row_checked(a, b, normalize, out, kappa, total_conflict, r):
+    """One row of :func:`_binary_rows`, every product checked for leaving the normal range.
 
     q({0}) = m({0}) + m(frame), q({1}) = m({1}) + m(frame), q(frame) =
     m(frame); q(empty) plays no role since m(empty) is recomputed.
     """
     ka = a.shape[1]
     kb = b.shape[1]
-    for r in range(r0, r1):
-        q1 = 1.0
-        q2 = 1.0
-        q3 = 1.0
-        log_scale = 0.0
-        lost = False
-        for k in range(ka + kb):
-            src = a[r, k] if k < ka else b[r, k - ka]
-            t3 = src[3]
-            f1 = src[1] + t3
-            f2 = src[2] + t3
-            p1 = q1 * f1
-            p2 = q2 * f2
-            p3 = q3 * t3
-            if normalize:
-                lost |= _lost(p1, q1, f1) | _lost(p2, q2, f2) | _lost(p3, q3, t3)
-            q1 = p1
-            q2 = p2
-            q3 = p3
-            if normalize and (k % 16 == 15):
-                scale = max(q1, q2)
-                if scale > 0.0:
-                    q1 /= scale
-                    q2 /= scale
-                    q3 /= scale
-                    log_scale += math.log(scale)
-        if lost:
-            kappa[r], total_conflict[r] = _dempster_row_extended(a, b, r, out[r])
-            continue
-        a1 = q1 - q3
-        a2 = q2 - q3
-        total = a1 + a2 + q3
+    q1 = 1.0
+    q2 = 1.0
+    q3 = 1.0
+    log_scale = 0.0
+    lost = False
+    for k in range(ka + kb):
+        src = a[r, k] if k < ka else b[r, k - ka]
+        t3 = src[3]
+        f1 = src[1] + t3
+        f2 = src[2] + t3
+        p1 = q1 * f1
+        p2 = q2 * f2
+        p3 = q3 * t3
         if normalize:
-            if total > 0.0:
-                out[r, 0] = 0.0
-                out[r, 1] = a1 / total
-                out[r, 2] = a2 / total
-                out[r, 3] = q3 / total
-                k_val = -math.expm1(math.log(total) + log_scale)
-                kappa[r] = k_val if k_val > 0.0 else 0.0
-            else:
-                out[r, 0] = 0.0
-                out[r, 1] = 0.0
-                out[r, 2] = 0.0
-                out[r, 3] = 0.0
-                kappa[r] = 1.0
-                total_conflict[r] = True
+            lost |= _lost(p1, q1, f1) | _lost(p2, q2, f2) | _lost(p3, q3, t3)
+        q1 = p1
+        q2 = p2
+        q3 = p3
+        if normalize and (k % 16 == 15):
+            scale = max(q1, q2)
+            if scale > 0.0:
+                q1 /= scale
+                q2 /= scale
+                q3 /= scale
+                log_scale += math.log(scale)
+    if lost:
+        kappa[r], total_conflict[r] = _dempster_row_extended(a, b, r, out[r])
+    else:
+        _binary_finish(q1, q2, q3, log_scale, normalize, out, kappa, total_conflict, r)
+
+
+@njit(cache=True)
+def _binary_finish(q1, q2, q3, log_scale, normalize, out, kappa, total_conflict, r):
+    """Commonalities of a binary frame -> masses of row ``r``."""
+    a1 = q1 - q3
+    a2 = q2 - q3
+    total = a1 + a2 + q3
+    if normalize:
+        if total > 0.0:
+            out[r, 0] = 0.0
+            out[r, 1] = a1 / total
+            out[r, 2] = a2 / total
+            out[r, 3] = q3 / total
+            k_val = -math.expm1(math.log(total) + log_scale)
+            kappa[r] = k_val if k_val > 0.0 else 0.0
         else:
-            out[r, 0] = 1.0 - total if total < 1.0 else 0.0
-            out[r, 1] = a1
-            out[r, 2] = a2
-            out[r, 3] = q3
-            kappa[r] = out[r, 0]
+            out[r, 0] = 0.0
+            out[r, 1] = 0.0
+            out[r, 2] = 0.0
+            out[r, 3] = 0.0
+            kappa[r] = 1.0
+            total_conflict[r] = True
+    else:
+        out[r, 0] = 1.0 - total if total < 1.0 else 0.0
+        out[r, 1] = a1
+        out[r, 2] = a2
+        out[r, 3] = q3
+        kappa[r] = out[r, 0]
+
+
+@njit(cache=True)
+def _binary_rescale(q1, q2, q3, log_scale):
+    """Divide the three commonalities by the largest (q3 <= q1, q2); return them and the log."""
+    scale = max(q1, q2)
+    if scale > 0.0:
+        return q1 / scale, q2 / scale, q3 / scale, log_scale + math.log(scale)
+    return q1, q2, q3, log_scale
+
+
+@njit(cache=True)
+def _binary_rows(a, b, normalize, out, kappa, total_conflict, r0, r1):
+    """Rows ``r0:r1`` of :func:`conjunctive` on a binary frame, commonalities in scalars.
+
+    Four rows are folded together (twelve independent products, so the
+    multiplications overlap instead of waiting on each other).  For
+    Dempster's rule, every 16 sources and at the end, a row holding a
+    commonality below twice the smallest normal float64 is redone by
+    :func:`_binary_row_checked` (it may have lost bits: commonalities only
+    shrink between rescalings, factors being at most 1 up to the mass
+    tolerance); legitimately zero commonalities (a zero factor) take the
+    same detour and give the same result.
+    """
+    k_sources = a.shape[1]
+    tiny = 2.0 * _NORMAL_MIN
+    r = r0
+    if b.shape[1] > 0:
+        # two separate arrays of sources (the two-source call): row by row
+        while r < r1:
+            _binary_row_checked(a, b, normalize, out, kappa, total_conflict, r)
+            r += 1
+    while r + 4 <= r1:
+        a1 = b1 = c1 = d1 = 1.0
+        a2 = b2 = c2 = d2 = 1.0
+        a3 = b3 = c3 = d3 = 1.0
+        la = lb = lc = ld = 0.0
+        suspect = False
+        for k in range(k_sources):
+            s = a[r, k]
+            t = a[r + 1, k]
+            u = a[r + 2, k]
+            v = a[r + 3, k]
+            x = s[3]
+            a1 *= s[1] + x
+            a2 *= s[2] + x
+            a3 *= x
+            x = t[3]
+            b1 *= t[1] + x
+            b2 *= t[2] + x
+            b3 *= x
+            x = u[3]
+            c1 *= u[1] + x
+            c2 *= u[2] + x
+            c3 *= x
+            x = v[3]
+            d1 *= v[1] + x
+            d2 *= v[2] + x
+            d3 *= x
+            if normalize and (k % 16 == 15 or k == k_sources - 1):
+                suspect |= min(min(a3, b3), min(c3, d3)) < tiny
+                suspect |= min(min(min(a1, b1), min(c1, d1)), min(min(a2, b2), min(c2, d2))) < tiny
+                if suspect:
+                    break
+                a1, a2, a3, la = _binary_rescale(a1, a2, a3, la)
+                b1, b2, b3, lb = _binary_rescale(b1, b2, b3, lb)
+                c1, c2, c3, lc = _binary_rescale(c1, c2, c3, lc)
+                d1, d2, d3, ld = _binary_rescale(d1, d2, d3, ld)
+        if suspect:
+            for i in range(4):
+                _binary_row_checked(a, b, normalize, out, kappa, total_conflict, r + i)
+        else:
+            _binary_finish(a1, a2, a3, la, normalize, out, kappa, total_conflict, r)
+            _binary_finish(b1, b2, b3, lb, normalize, out, kappa, total_conflict, r + 1)
+            _binary_finish(c1, c2, c3, lc, normalize, out, kappa, total_conflict, r + 2)
+            _binary_finish(d1, d2, d3, ld, normalize, out, kappa, total_conflict, r + 3)
+        r += 4
+    while r < r1:
+        _binary_row_checked(a, b, normalize, out, kappa, total_conflict, r)
+        r += 1
 
 
 @njit(cache=True)

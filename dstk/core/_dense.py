@@ -6,6 +6,7 @@ import numpy as np
 
 from .._kernels import combination as _c
 from .._kernels import transforms as _t
+from .._kernels import validation as _v
 from ..exceptions import DogmaticError, FrameTooLargeError, InvalidMassError
 
 #: Frames with at most this many labels are stored densely (2**n floats per
@@ -121,14 +122,17 @@ def to_m(values, kind):
 def validate_masses(m, tolerance=MASS_TOLERANCE, what="masses"):
     """Raise :class:`InvalidMassError` unless ``m`` (..., F) holds valid masses.
 
-    Tiny negative values within the tolerance (rounding) are set to zero.
-    Returns the (possibly cleaned) array.  A one-pass compiled check runs
-    first; the detailed numpy checks only run to build an error message.
+    Tiny negative values within the tolerance (rounding) are set to zero (in
+    a copy).  Returns ``m`` itself when it is a float64 array needing no
+    change (no copy), else the converted or cleaned array.  One branch-free
+    compiled pass runs first (threaded for large inputs); the detailed numpy
+    checks only run to build an error message.
     """
     m = np.asarray(m, dtype=np.float64)
     if m.size and m.shape[-1]:
-        status, small_negative = _t.mass_rows_status(as_rows(m), tolerance)
-        if status == 0:
+        rows = m if m.ndim == 2 and m.flags.c_contiguous else as_rows(m)
+        bad, small_negative = _v.check_mass_rows(rows, tolerance)
+        if not bad:
             if small_negative:
                 m = np.where(m < 0, 0.0, m)
             return m

@@ -93,10 +93,10 @@ def test_sixteen_alternating_sources(n_labels, eps):
 def test_batched_rows_keep_their_own_scale():
     """Rows needing the extended range do not disturb ordinary rows of the same batch."""
     frame = Frame("ab")
-    eps = np.array([1e-300, 0.3, 1e-170, 0.5])
+    eps = np.array([1e-300, 0.3, 1e-170, 0.5, 1e-20, 1e-41, 0.9, 1e-5, 1e-160])
     m1 = MassFunction.from_array(np.stack([0 * eps, 1 - eps, 0 * eps, eps], axis=-1), frame)
     m2 = MassFunction.from_array(np.stack([0 * eps, 0 * eps, 1 - eps, eps], axis=-1), frame)
-    for sources in ([m1, m2], [m1, m2, m1, m2]):
+    for sources in ([m1, m2], [m1, m2, m1, m2], [m1, m2] * 8, [m1, m2] * 20):
         got = combine(sources, rule="dempster").to_array()
         for i, e in enumerate(eps):
             ex = exact_dempster(
