@@ -151,22 +151,6 @@ def _sum_from(x, start):
 
 
 @njit(cache=True)
-def _multiply_commonality(src, acc, tmp, first):
-    """acc <- q_src (first source) or acc * q_src, with q the superset sums."""
-    size = acc.shape[0]
-    if first:
-        for a in range(size):
-            acc[a] = src[a]
-        _superset_pass(acc, 1.0)
-    else:
-        for a in range(size):
-            tmp[a] = src[a]
-        _superset_pass(tmp, 1.0)
-        for a in range(size):
-            acc[a] *= tmp[a]
-
-
-@njit(cache=True)
 def _rescale_nonempty(acc):
     """Divide acc[1:] by its maximum (when positive); return the log of the factor."""
     size = acc.shape[0]
@@ -209,8 +193,8 @@ def _finish_conjunctive(acc, normalize, log_scale):
 #: lands below it has lost bits (subnormal) or vanished (underflow to 0).
 _NORMAL_MIN = 2.2250738585072014e-308
 
-#: Rows of the (rows, K, size) input per thread task, and the least number of
-#: input values for which :func:`conjunctive` spreads its rows over threads.
+#: Least number of input values for which :func:`conjunctive` spreads its
+#: rows over numba's threads (``parallel=None``).
 PARALLEL_MIN_VALUES = 1 << 18
 
 
@@ -221,8 +205,8 @@ def _lost(product, x, y):
 
 
 @njit(cache=True)
-def _dempster_row_extended(a, b, r, out_row):
-    """Dempster's rule of the sources ``a[r]`` then ``b[r]`` in extended exponent range.
+def dempster_extended(m, rows, out, kappa, total_conflict):
+    """Dempster's rule of the K sources of the rows ``rows`` of ``m``, in extended exponent range.
 
     Each commonality product is kept as a mantissa in [0.5, 1) and an integer
     power of two (``math.frexp``), so no product underflows whatever the
@@ -230,96 +214,62 @@ def _dempster_row_extended(a, b, r, out_row):
     scaled by the power of two of the largest non-empty commonality (exact),
     turned into masses and normalised.  Every normalised mass that float64
     can represent is obtained with the rounding error of an ordinary
-    evaluation; smaller ones round to 0 or a subnormal.  Returns
-    ``(kappa, total_conflict)`` like :func:`_finish_conjunctive`.
+    evaluation; smaller ones round to 0 or a subnormal.  Writes ``out[r]``,
+    ``kappa[r]`` and ``total_conflict[r]`` for each ``r`` in ``rows``.
+
+    The other kernels send here the rows where a commonality product of
+    non-zero factors left the normal float64 range (so that this path is
+    compiled only when some input needs it).
     """
-    ka = a.shape[1]
-    kb = b.shape[1]
-    size = a.shape[2]
+    k_sources = m.shape[1]
+    size = m.shape[2]
     tmp = np.empty(size)
     expo = np.zeros(size, dtype=np.int64)
-    for x in range(size):
-        out_row[x] = 1.0
-    for k in range(ka + kb):
-        src = a[r, k] if k < ka else b[r, k - ka]
+    for i in range(rows.shape[0]):
+        r = rows[i]
+        acc = out[r]
         for x in range(size):
-            tmp[x] = src[x]
-        _superset_pass(tmp, 1.0)
+            acc[x] = 1.0
+            expo[x] = 0
+        for k in range(k_sources):
+            for x in range(size):
+                tmp[x] = m[r, k, x]
+            _superset_pass(tmp, 1.0)
+            for x in range(1, size):
+                f, e = math.frexp(tmp[x])
+                g, e2 = math.frexp(acc[x] * f)
+                acc[x] = g
+                expo[x] += e + e2
+        top = 0
+        found = False
         for x in range(1, size):
-            f, e = math.frexp(tmp[x])
-            g, e2 = math.frexp(out_row[x] * f)
-            out_row[x] = g
-            expo[x] += e + e2
-    top = 0
-    found = False
-    for x in range(1, size):
-        if out_row[x] != 0.0 and (not found or expo[x] > top):
-            top = expo[x]
-            found = True
-    if not found:
-        for x in range(size):
-            out_row[x] = 0.0
-        return 1.0, True
-    out_row[0] = 0.0
-    for x in range(1, size):
-        out_row[x] = math.ldexp(out_row[x], expo[x] - top) if out_row[x] != 0.0 else 0.0
-    _superset_pass(out_row, -1.0)
-    out_row[0] = 0.0
-    total = _sum_from(out_row, 1)
-    if not total > 0.0:
-        for x in range(size):
-            out_row[x] = 0.0
-        return 1.0, True
-    for x in range(1, size):
-        out_row[x] /= total
-    # 1 - K = total * 2**top
-    k_val = -math.expm1(math.log(total) + top * math.log(2.0))
-    return (k_val if k_val > 0.0 else 0.0), False
-
-
-@njit(cache=True)
-def _binary_row_checked(a, b, normalize, out, kappa, total_conflict, r):
-    """One row of :func:`_binary_rows`, every product checked for leaving the normal range.
-
-    q({0}) = m({0}) + m(frame), q({1}) = m({1}) + m(frame), q(frame) =
-    m(frame); q(empty) plays no role since m(empty) is recomputed.
-    """
-    ka = a.shape[1]
-    kb = b.shape[1]
-    q1 = 1.0
-    q2 = 1.0
-    q3 = 1.0
-    log_scale = 0.0
-    lost = False
-    for k in range(ka + kb):
-        src = a[r, k] if k < ka else b[r, k - ka]
-        t3 = src[3]
-        f1 = src[1] + t3
-        f2 = src[2] + t3
-        p1 = q1 * f1
-        p2 = q2 * f2
-        p3 = q3 * t3
-        if normalize:
-            lost |= _lost(p1, q1, f1) | _lost(p2, q2, f2) | _lost(p3, q3, t3)
-        q1 = p1
-        q2 = p2
-        q3 = p3
-        if normalize and (k % 16 == 15):
-            scale = max(q1, q2)
-            if scale > 0.0:
-                q1 /= scale
-                q2 /= scale
-                q3 /= scale
-                log_scale += math.log(scale)
-    if lost:
-        kappa[r], total_conflict[r] = _dempster_row_extended(a, b, r, out[r])
-    else:
-        _binary_finish(q1, q2, q3, log_scale, normalize, out, kappa, total_conflict, r)
+            if acc[x] != 0.0 and (not found or expo[x] > top):
+                top = expo[x]
+                found = True
+        acc[0] = 0.0
+        if found:
+            for x in range(1, size):
+                acc[x] = math.ldexp(acc[x], expo[x] - top) if acc[x] != 0.0 else 0.0
+            _superset_pass(acc, -1.0)
+            acc[0] = 0.0
+        total = _sum_from(acc, 1) if found else 0.0
+        if not total > 0.0:
+            for x in range(size):
+                acc[x] = 0.0
+            kappa[r] = 1.0
+            total_conflict[r] = True
+            continue
+        for x in range(1, size):
+            acc[x] /= total
+        # 1 - K = total * 2**top
+        k_val = -math.expm1(math.log(total) + top * math.log(2.0))
+        kappa[r] = k_val if k_val > 0.0 else 0.0
+        total_conflict[r] = False
 
 
 @njit(cache=True)
 def _binary_finish(q1, q2, q3, log_scale, normalize, out, kappa, total_conflict, r):
-    """Commonalities of a binary frame -> masses of row ``r``."""
+    """Commonalities q({0}), q({1}), q(frame) of a binary frame -> masses of row ``r``."""
     a1 = q1 - q3
     a2 = q2 - q3
     total = a1 + a2 + q3
@@ -347,35 +297,55 @@ def _binary_finish(q1, q2, q3, log_scale, normalize, out, kappa, total_conflict,
 
 
 @njit(cache=True)
-def _binary_rescale(q1, q2, q3, log_scale):
-    """Divide the three commonalities by the largest (q3 <= q1, q2); return them and the log."""
-    scale = max(q1, q2)
-    if scale > 0.0:
-        return q1 / scale, q2 / scale, q3 / scale, log_scale + math.log(scale)
-    return q1, q2, q3, log_scale
+def _binary_row(m, normalize, out, kappa, total_conflict, lost, r):
+    """One row of :func:`_binary_rows`, every product checked for leaving the normal range."""
+    q1 = 1.0
+    q2 = 1.0
+    q3 = 1.0
+    log_scale = 0.0
+    flag = False
+    for k in range(m.shape[1]):
+        t3 = m[r, k, 3]
+        f1 = m[r, k, 1] + t3
+        f2 = m[r, k, 2] + t3
+        p1 = q1 * f1
+        p2 = q2 * f2
+        p3 = q3 * t3
+        flag |= _lost(p1, q1, f1) | _lost(p2, q2, f2) | _lost(p3, q3, t3)
+        q1 = p1
+        q2 = p2
+        q3 = p3
+        if normalize and (k % 16 == 15):
+            scale = max(q1, q2)
+            if scale > 0.0:
+                q1 /= scale
+                q2 /= scale
+                q3 /= scale
+                log_scale += math.log(scale)
+    if normalize and flag:
+        lost[r] = True
+    else:
+        _binary_finish(q1, q2, q3, log_scale, normalize, out, kappa, total_conflict, r)
 
 
 @njit(cache=True)
-def _binary_rows(a, b, normalize, out, kappa, total_conflict, r0, r1):
+def _binary_rows(m, normalize, out, kappa, total_conflict, lost, r0, r1):
     """Rows ``r0:r1`` of :func:`conjunctive` on a binary frame, commonalities in scalars.
 
-    Four rows are folded together (twelve independent products, so the
+    q({0}) = m({0}) + m(frame), q({1}) = m({1}) + m(frame), q(frame) =
+    m(frame) (q(empty) plays no role: m(empty) is recomputed).  Four rows
+    are folded together (twelve independent products, so that the
     multiplications overlap instead of waiting on each other).  For
-    Dempster's rule, every 16 sources and at the end, a row holding a
-    commonality below twice the smallest normal float64 is redone by
-    :func:`_binary_row_checked` (it may have lost bits: commonalities only
-    shrink between rescalings, factors being at most 1 up to the mass
-    tolerance); legitimately zero commonalities (a zero factor) take the
-    same detour and give the same result.
+    Dempster's rule, every 16 sources and at the end, four rows holding a
+    commonality below twice the smallest normal float64 are redone one by
+    one with every product checked (:func:`_binary_row`; commonalities only
+    shrink between rescalings, the factors being at most 1 up to the mass
+    tolerance, so nothing is missed); a row that lost bits is flagged in
+    ``lost`` for :func:`dempster_extended`.
     """
-    k_sources = a.shape[1]
+    k_sources = m.shape[1]
     tiny = 2.0 * _NORMAL_MIN
     r = r0
-    if b.shape[1] > 0:
-        # two separate arrays of sources (the two-source call): row by row
-        while r < r1:
-            _binary_row_checked(a, b, normalize, out, kappa, total_conflict, r)
-            r += 1
     while r + 4 <= r1:
         a1 = b1 = c1 = d1 = 1.0
         a2 = b2 = c2 = d2 = 1.0
@@ -383,10 +353,10 @@ def _binary_rows(a, b, normalize, out, kappa, total_conflict, r0, r1):
         la = lb = lc = ld = 0.0
         suspect = False
         for k in range(k_sources):
-            s = a[r, k]
-            t = a[r + 1, k]
-            u = a[r + 2, k]
-            v = a[r + 3, k]
+            s = m[r, k]
+            t = m[r + 1, k]
+            u = m[r + 2, k]
+            v = m[r + 3, k]
             x = s[3]
             a1 *= s[1] + x
             a2 *= s[2] + x
@@ -404,17 +374,33 @@ def _binary_rows(a, b, normalize, out, kappa, total_conflict, r0, r1):
             d2 *= v[2] + x
             d3 *= x
             if normalize and (k % 16 == 15 or k == k_sources - 1):
-                suspect |= min(min(a3, b3), min(c3, d3)) < tiny
-                suspect |= min(min(min(a1, b1), min(c1, d1)), min(min(a2, b2), min(c2, d2))) < tiny
-                if suspect:
+                low = min(min(min(a1, b1), min(c1, d1)), min(min(a2, b2), min(c2, d2)))
+                if min(low, min(min(a3, b3), min(c3, d3))) < tiny:
+                    suspect = True
                     break
-                a1, a2, a3, la = _binary_rescale(a1, a2, a3, la)
-                b1, b2, b3, lb = _binary_rescale(b1, b2, b3, lb)
-                c1, c2, c3, lc = _binary_rescale(c1, c2, c3, lc)
-                d1, d2, d3, ld = _binary_rescale(d1, d2, d3, ld)
+                sa = max(a1, a2)
+                sb = max(b1, b2)
+                sc = max(c1, c2)
+                sd = max(d1, d2)
+                a1 /= sa
+                a2 /= sa
+                a3 /= sa
+                b1 /= sb
+                b2 /= sb
+                b3 /= sb
+                c1 /= sc
+                c2 /= sc
+                c3 /= sc
+                d1 /= sd
+                d2 /= sd
+                d3 /= sd
+                la += math.log(sa)
+                lb += math.log(sb)
+                lc += math.log(sc)
+                ld += math.log(sd)
         if suspect:
             for i in range(4):
-                _binary_row_checked(a, b, normalize, out, kappa, total_conflict, r + i)
+                _binary_row(m, normalize, out, kappa, total_conflict, lost, r + i)
         else:
             _binary_finish(a1, a2, a3, la, normalize, out, kappa, total_conflict, r)
             _binary_finish(b1, b2, b3, lb, normalize, out, kappa, total_conflict, r + 1)
@@ -422,21 +408,20 @@ def _binary_rows(a, b, normalize, out, kappa, total_conflict, r0, r1):
             _binary_finish(d1, d2, d3, ld, normalize, out, kappa, total_conflict, r + 3)
         r += 4
     while r < r1:
-        _binary_row_checked(a, b, normalize, out, kappa, total_conflict, r)
+        _binary_row(m, normalize, out, kappa, total_conflict, lost, r)
         r += 1
 
 
 @njit(cache=True)
-def _ternary_rows(a, b, normalize, out, kappa, total_conflict, r0, r1):
+def _ternary_rows(m, normalize, out, kappa, total_conflict, lost, r0, r1):
     """Rows ``r0:r1`` of :func:`conjunctive` on a three-label frame, in scalars.
 
     Subsets by bitmask: 1 = {0}, 2 = {1}, 3 = {0,1}, 4 = {2}, 5 = {0,2},
     6 = {1,2}, 7 = frame.  q(A) = sum of m(B) over B >= A, and the inverse
     Moebius transform m(A) = sum over B >= A of (-1)**|B - A| q(B), written
-    out for the seven non-empty subsets.
+    out for the seven non-empty subsets.  Every product is checked; rows
+    that lost bits are flagged in ``lost`` (Dempster's rule).
     """
-    ka = a.shape[1]
-    kb = b.shape[1]
     for r in range(r0, r1):
         q1 = 1.0
         q2 = 1.0
@@ -446,9 +431,9 @@ def _ternary_rows(a, b, normalize, out, kappa, total_conflict, r0, r1):
         q6 = 1.0
         q7 = 1.0
         log_scale = 0.0
-        lost = False
-        for k in range(ka + kb):
-            s = a[r, k] if k < ka else b[r, k - ka]
+        flag = False
+        for k in range(m.shape[1]):
+            s = m[r, k]
             f7 = s[7]
             f3 = s[3] + f7
             f5 = s[5] + f7
@@ -463,16 +448,15 @@ def _ternary_rows(a, b, normalize, out, kappa, total_conflict, r0, r1):
             p5 = q5 * f5
             p6 = q6 * f6
             p7 = q7 * f7
-            if normalize:
-                lost |= (
-                    _lost(p1, q1, f1)
-                    | _lost(p2, q2, f2)
-                    | _lost(p3, q3, f3)
-                    | _lost(p4, q4, f4)
-                    | _lost(p5, q5, f5)
-                    | _lost(p6, q6, f6)
-                    | _lost(p7, q7, f7)
-                )
+            flag |= (
+                _lost(p1, q1, f1)
+                | _lost(p2, q2, f2)
+                | _lost(p3, q3, f3)
+                | _lost(p4, q4, f4)
+                | _lost(p5, q5, f5)
+                | _lost(p6, q6, f6)
+                | _lost(p7, q7, f7)
+            )
             q1 = p1
             q2 = p2
             q3 = p3
@@ -491,8 +475,8 @@ def _ternary_rows(a, b, normalize, out, kappa, total_conflict, r0, r1):
                     q6 /= scale
                     q7 /= scale
                     log_scale += math.log(scale)
-        if lost:
-            kappa[r], total_conflict[r] = _dempster_row_extended(a, b, r, out[r])
+        if normalize and flag:
+            lost[r] = True
             continue
         m7 = q7
         m3 = q3 - q7
@@ -533,19 +517,22 @@ def _ternary_rows(a, b, normalize, out, kappa, total_conflict, r0, r1):
 
 
 @njit(cache=True)
-def _general_rows(a, b, normalize, out, kappa, total_conflict, r0, r1):
-    """Rows ``r0:r1`` of :func:`conjunctive` for any frame size (fast Moebius transforms)."""
-    ka = a.shape[1]
-    kb = b.shape[1]
-    size = a.shape[2]
+def _general_rows(m, normalize, out, kappa, total_conflict, lost, r0, r1):
+    """Rows ``r0:r1`` of :func:`conjunctive` for any frame size (fast Moebius transforms).
+
+    Every product is checked; rows that lost bits are flagged in ``lost``
+    (Dempster's rule).
+    """
+    k_sources = m.shape[1]
+    size = m.shape[2]
     # the output row is the accumulator: one scratch row only
     tmp = np.empty(size)
     for r in range(r0, r1):
         acc = out[r]
         log_scale = 0.0
-        lost = False
-        for k in range(ka + kb):
-            src = a[r, k] if k < ka else b[r, k - ka]
+        flag = False
+        for k in range(k_sources):
+            src = m[r, k]
             if k == 0:
                 for x in range(size):
                     acc[x] = src[x]
@@ -555,81 +542,57 @@ def _general_rows(a, b, normalize, out, kappa, total_conflict, r0, r1):
                     tmp[x] = src[x]
                 _superset_pass(tmp, 1.0)
                 if normalize:
-                    flag = False
                     for x in range(1, size):
                         p = acc[x] * tmp[x]
                         flag |= _lost(p, acc[x], tmp[x])
                         acc[x] = p
-                    lost |= flag
                 else:
                     for x in range(size):
                         acc[x] *= tmp[x]
             if normalize and (k % 16 == 15):
                 log_scale += _rescale_nonempty(acc)
-        if lost:
-            kappa[r], total_conflict[r] = _dempster_row_extended(a, b, r, acc)
+        if flag:
+            lost[r] = True
         else:
             kappa[r], total_conflict[r] = _finish_conjunctive(acc, normalize, log_scale)
 
 
-@njit(cache=True)
-def _conjunctive_rows(a, b, normalize, out, kappa, total_conflict, r0, r1):
-    size = a.shape[2]
-    if size == 4:
-        _binary_rows(a, b, normalize, out, kappa, total_conflict, r0, r1)
-    elif size == 8:
-        _ternary_rows(a, b, normalize, out, kappa, total_conflict, r0, r1)
-    else:
-        _general_rows(a, b, normalize, out, kappa, total_conflict, r0, r1)
-
-
-@njit(cache=True)
-def _conjunctive_serial(a, b, normalize, out, kappa, total_conflict):
-    _conjunctive_rows(a, b, normalize, out, kappa, total_conflict, 0, a.shape[0])
+@njit(cache=True, parallel=True)
+def _binary_parallel(m, normalize, out, kappa, total_conflict, lost, n_tasks):
+    rows = m.shape[0]
+    for t in prange(n_tasks):
+        _binary_rows(m, normalize, out, kappa, total_conflict, lost, t * rows // n_tasks, (t + 1) * rows // n_tasks)
 
 
 @njit(cache=True, parallel=True)
-def _conjunctive_parallel(a, b, normalize, out, kappa, total_conflict, n_tasks):
-    rows = a.shape[0]
+def _ternary_parallel(m, normalize, out, kappa, total_conflict, lost, n_tasks):
+    rows = m.shape[0]
     for t in prange(n_tasks):
-        _conjunctive_rows(a, b, normalize, out, kappa, total_conflict, t * rows // n_tasks, (t + 1) * rows // n_tasks)
+        _ternary_rows(m, normalize, out, kappa, total_conflict, lost, t * rows // n_tasks, (t + 1) * rows // n_tasks)
 
 
-def _no_sources(a):
-    return np.empty((a.shape[0], 0, a.shape[2]))
-
-
-def _run_conjunctive(a, b, normalize, parallel):
-    rows, _, size = a.shape
-    out = np.empty((rows, size))
-    kappa = np.empty(rows)
-    total_conflict = np.zeros(rows, dtype=np.bool_)
-    normalize = bool(normalize)
-    values = rows * (a.shape[1] + b.shape[1]) * size
-    threads = numba.get_num_threads()
-    if parallel is None:
-        parallel = threads > 1 and values >= PARALLEL_MIN_VALUES and rows >= 2 * threads
-    if parallel and rows > 1:
-        _conjunctive_parallel(a, b, normalize, out, kappa, total_conflict, min(rows, 8 * threads))
-    else:
-        _conjunctive_serial(a, b, normalize, out, kappa, total_conflict)
-    return out, kappa, total_conflict
+@njit(cache=True, parallel=True)
+def _general_parallel(m, normalize, out, kappa, total_conflict, lost, n_tasks):
+    rows = m.shape[0]
+    for t in prange(n_tasks):
+        _general_rows(m, normalize, out, kappa, total_conflict, lost, t * rows // n_tasks, (t + 1) * rows // n_tasks)
 
 
 def conjunctive(m, normalize, *, parallel=None):
     """Conjunctive combination of the K sources of every row.
 
-    With ``normalize`` (Dempster's rule) the commonality product is rescaled
-    every 16 sources (q(empty) plays no role, so rescaling is exact) and the
-    result is divided by the sum of its non-empty masses, never by 1 - K.
-    A row where some commonality product of non-zero factors leaves the
-    normal float64 range (near-dogmatic sources, long folds of tiny masses)
-    is recomputed in extended exponent range
-    (:func:`_dempster_row_extended`), so every normalised mass representable
+    ``m``: C-contiguous float64 (rows, K, size).  With ``normalize``
+    (Dempster's rule) the commonality product is rescaled every 16 sources
+    (q(empty) plays no role, so rescaling is exact) and the result is
+    divided by the sum of its non-empty masses, never by 1 - K.  A row where
+    some commonality product of non-zero factors leaves the normal float64
+    range (near-dogmatic sources, long folds of tiny masses) is recomputed by
+    :func:`dempster_extended`, so that every normalised mass representable
     in float64 is returned with ordinary rounding error.
 
-    Binary and three-label frames keep the commonalities in scalars.  Rows
-    are spread over numba's threads when the input holds at least
+    Binary and three-label frames keep the commonalities in scalars; only
+    the kernel of the input's frame size is compiled.  Rows are spread over
+    numba's threads when the input holds at least
     :data:`PARALLEL_MIN_VALUES` values (``parallel=None``), always
     (``True``) or never (``False``).
 
@@ -638,17 +601,33 @@ def conjunctive(m, normalize, *, parallel=None):
     nearly total conflicts), and a flag per row that is True only for an
     exactly total conflict (all non-empty masses zero; zero output row).
     """
-    return _run_conjunctive(m, _no_sources(m), normalize, parallel)
+    rows, k_sources, size = m.shape
+    out = np.empty((rows, size))
+    kappa = np.empty(rows)
+    total_conflict = np.zeros(rows, dtype=np.bool_)
+    lost = np.zeros(rows, dtype=np.bool_)
+    normalize = bool(normalize)
+    threads = numba.get_num_threads()
+    if parallel is None:
+        parallel = threads > 1 and m.size >= PARALLEL_MIN_VALUES and rows >= 2 * threads
+    if size == 4:
+        serial, threaded = _binary_rows, _binary_parallel
+    elif size == 8:
+        serial, threaded = _ternary_rows, _ternary_parallel
+    else:
+        serial, threaded = _general_rows, _general_parallel
+    if parallel and rows > 1:
+        threaded(m, normalize, out, kappa, total_conflict, lost, min(rows, 8 * threads))
+    else:
+        serial(m, normalize, out, kappa, total_conflict, lost, 0, rows)
+    if normalize and lost.any():
+        dempster_extended(m, np.flatnonzero(lost), out, kappa, total_conflict)
+    return out, kappa, total_conflict
 
 
 def conjunctive_pair(m1, m2, normalize, *, parallel=None):
-    """:func:`conjunctive` of two sources given as separate (rows, size) arrays.
-
-    Same result as ``conjunctive(np.stack([m1, m2], axis=1), normalize)``
-    without building the stacked copy (for the common two-source call).
-    """
-    rows, size = m1.shape
-    return _run_conjunctive(m1.reshape(rows, 1, size), m2.reshape(rows, 1, size), normalize, parallel)
+    """:func:`conjunctive` of two sources given as separate (rows, size) arrays."""
+    return conjunctive(np.stack([m1, m2], axis=1), normalize, parallel=parallel)
 
 
 @njit(cache=True)
@@ -1016,13 +995,12 @@ def pair_combine(f1, m1, f2, m2, intersect, normalize, unique, keys, used, rank,
 
     With ``normalize`` (Dempster's rule; ``intersect`` must be True) each row
     is divided by the sum of its non-empty masses and its empty-set mass set
-    to 0; a row where a product of two non-zero masses leaves the normal
-    float64 range is recomputed with the products scaled by the largest power
-    of two among those with a non-empty result (extended exponent range,
-    exact scaling).  Returns ``(out, log_nonempty, total_conflict)``:
+    to 0.  Returns ``(out, log_nonempty, total_conflict, lost)``:
     ``log_nonempty[r]`` is the natural log of the row's non-empty mass before
     normalisation (0 without ``normalize``), ``total_conflict[r]`` True when
-    it is 0.
+    it is 0, ``lost[r]`` True when a product of two non-zero masses left the
+    normal float64 range (the caller recomputes those rows with
+    :func:`pair_dempster_extended`).
     """
     rows, n1 = m1.shape
     n2 = m2.shape[1]
@@ -1057,42 +1035,11 @@ def pair_combine(f1, m1, f2, m2, intersect, normalize, unique, keys, used, rank,
                     p += 1
             lost[r] |= flag
     if not normalize:
-        return out, log_nonempty, total_conflict
-    # position of the empty set among the results (unique is sorted: first if present)
+        return out, log_nonempty, total_conflict, lost
+    # unique is sorted: the empty set, when present, comes first
     empty = 0 if n_out > 0 and unique[0] == np.uint64(0) else -1
-    e1 = np.empty(n1, dtype=np.int64)
-    g1 = np.empty(n1)
-    e2 = np.empty(n2, dtype=np.int64)
-    g2 = np.empty(n2)
     for r in range(rows):
         o = out[r]
-        top = 0
-        if lost[r]:
-            # extended range: products g1 g2 2**(e1 + e2 - top), top the largest
-            # exponent among the products with a non-empty result
-            for i in range(n1):
-                g1[i], e1[i] = math.frexp(m1[r, i])
-            for j in range(n2):
-                g2[j], e2[j] = math.frexp(m2[r, j])
-            found = False
-            for i in range(n1):
-                if g1[i] == 0.0:
-                    continue
-                for j in range(n2):
-                    if g2[j] != 0.0 and (f1[i] & f2[j]) != np.uint64(0):
-                        if not found or e1[i] + e2[j] > top:
-                            top = e1[i] + e2[j]
-                            found = True
-            for x in range(n_out):
-                o[x] = 0.0
-            if found:
-                for i in range(n1):
-                    if g1[i] == 0.0:
-                        continue
-                    for j in range(n2):
-                        c = f1[i] & f2[j]
-                        if g2[j] != 0.0 and c != np.uint64(0):
-                            o[rank[_hash_slot(keys, used, c)]] += math.ldexp(g1[i] * g2[j], e1[i] + e2[j] - top)
         if empty >= 0:
             o[empty] = 0.0
         total = 0.0
@@ -1101,8 +1048,90 @@ def pair_combine(f1, m1, f2, m2, intersect, normalize, unique, keys, used, rank,
         if total > 0.0:
             for x in range(n_out):
                 o[x] /= total
-            log_nonempty[r] = math.log(total) + top * math.log(2.0)
+            log_nonempty[r] = math.log(total)
         else:
             total_conflict[r] = True
             log_nonempty[r] = -np.inf
-    return out, log_nonempty, total_conflict
+    return out, log_nonempty, total_conflict, lost
+
+
+@njit(cache=True)
+def pair_dempster_extended(f1, m1, x1, f2, m2, rows, unique, keys, used, rank, out, out_exp, log_nonempty, total_conflict):
+    """Rows ``rows`` of Dempster's rule of two focal-set batches in extended exponent range.
+
+    The first operand's masses are ``m1 * 2**x1`` (``x1`` (rows, F1) integer
+    exponents carried along a fold), the second's ``m2``.  Each pair product
+    is a mantissa and a power of two (``math.frexp``); each result focal set
+    sums its products scaled by the largest power of two among them, and the
+    row is normalised by its non-empty total.  The normalised masses are
+    written as ``out * 2**out_exp``, so that a fold can continue without
+    rounding to the subnormal range in between (the caller applies
+    ``np.ldexp`` at the end).  ``log_nonempty[r]`` is the natural log of the
+    non-empty mass before normalisation.
+    """
+    n1 = m1.shape[1]
+    n2 = m2.shape[1]
+    n_out = unique.shape[0]
+    g1 = np.empty(n1)
+    e1 = np.empty(n1, dtype=np.int64)
+    g2 = np.empty(n2)
+    e2 = np.empty(n2, dtype=np.int64)
+    top_of = np.empty(n_out, dtype=np.int64)
+    seen = np.empty(n_out, dtype=np.bool_)
+    for q in range(rows.shape[0]):
+        r = rows[q]
+        for i in range(n1):
+            g, e = math.frexp(m1[r, i])
+            g1[i] = g
+            e1[i] = e + x1[r, i]
+        for j in range(n2):
+            g, e = math.frexp(m2[r, j])
+            g2[j] = g
+            e2[j] = e
+        for x in range(n_out):
+            seen[x] = False
+            top_of[x] = 0
+            out[r, x] = 0.0
+            out_exp[r, x] = 0
+        for i in range(n1):
+            if g1[i] == 0.0:
+                continue
+            for j in range(n2):
+                c = f1[i] & f2[j]
+                if g2[j] != 0.0 and c != np.uint64(0):
+                    u = rank[_hash_slot(keys, used, c)]
+                    e = e1[i] + e2[j]
+                    if not seen[u] or e > top_of[u]:
+                        top_of[u] = e
+                        seen[u] = True
+        for i in range(n1):
+            if g1[i] == 0.0:
+                continue
+            for j in range(n2):
+                c = f1[i] & f2[j]
+                if g2[j] != 0.0 and c != np.uint64(0):
+                    u = rank[_hash_slot(keys, used, c)]
+                    out[r, u] += math.ldexp(g1[i] * g2[j], e1[i] + e2[j] - top_of[u])
+        top = 0
+        found = False
+        for u in range(n_out):
+            if seen[u] and (not found or top_of[u] > top):
+                top = top_of[u]
+                found = True
+        total = 0.0
+        if found:
+            for u in range(n_out):
+                if seen[u]:
+                    total += math.ldexp(out[r, u], top_of[u] - top)
+        if not total > 0.0:
+            for u in range(n_out):
+                out[r, u] = 0.0
+            total_conflict[r] = True
+            log_nonempty[r] = -np.inf
+            continue
+        for u in range(n_out):
+            if seen[u]:
+                out[r, u] /= total
+                out_exp[r, u] = top_of[u] - top
+        total_conflict[r] = False
+        log_nonempty[r] = math.log(total) + top * math.log(2.0)

@@ -356,12 +356,20 @@ def _combine_sparse(mf, ax, rule, weights):
     acc_f, acc_m = _sparse.prune(focal, np.ascontiguousarray(fm[..., 0, :]))
     log_nonempty = None
     total = False
+    exponents = None  # Dempster: masses acc_m * 2**exponents once a row needed extended range
     for j in range(1, k):
         f2, m2 = _sparse.prune(focal, np.ascontiguousarray(fm[..., j, :]))
-        acc_f, acc_m, logs, flags = _sparse.pairwise(acc_f, acc_m, f2, m2, op, normalize=normalize)
+        acc_f, acc_m, logs, flags, exponents = _sparse.pairwise(
+            acc_f, acc_m, f2, m2, op, normalize=normalize, exponents=exponents
+        )
         log_nonempty = logs if log_nonempty is None else log_nonempty + logs
         total = total | flags
-        acc_f, acc_m = _sparse.prune(acc_f, acc_m)
+        if exponents is None:
+            acc_f, acc_m = _sparse.prune(acc_f, acc_m)
+        else:
+            acc_f, acc_m, exponents = _sparse.prune(acc_f, acc_m, exponents=exponents)
+    if exponents is not None:
+        acc_m = np.ldexp(acc_m, exponents)
     return _finish_sparse(acc_f, acc_m, rule, frame, log_nonempty, total)
 
 

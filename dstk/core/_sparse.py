@@ -77,20 +77,24 @@ def align(forms):
 PAIR_BLOCK = 1 << 16
 
 
-def pairwise(f1, m1, f2, m2, op, *, normalize=False, max_bytes=None):
+def pairwise(f1, m1, f2, m2, op, *, normalize=False, exponents=None, max_bytes=None):
     """Combine two focal-set forms by a set operation on every pair of focal sets.
 
     ``op`` is ``"and"`` (conjunctive) or ``"or"`` (disjunctive).  The distinct
     results are collected in a hash table (memory proportional to their
     number, not to F1 F2) and the batch's products accumulated block by
     block.  With ``normalize`` (Dempster's rule, ``op="and"``) each result is
-    divided by its non-empty mass (see
-    :func:`dstk._kernels.combination.pair_combine`).
+    divided by its non-empty mass; rows where a product leaves the normal
+    float64 range, or whose first operand carries ``exponents`` (masses
+    ``m1 * 2**exponents`` from an earlier step of a fold), are computed in
+    extended exponent range (see
+    :func:`dstk._kernels.combination.pair_dempster_extended`).
 
-    Returns ``(focal, masses, log_nonempty, total_conflict)``: the sorted
-    result focal sets, their masses (broadcast batch), the natural log of
-    each combination's non-empty mass before normalisation (zeros without
-    ``normalize``) and the flag of total conflict.
+    Returns ``(focal, masses, log_nonempty, total_conflict, exponents)``: the
+    sorted result focal sets, their masses (broadcast batch), the natural log
+    of each combination's non-empty mass before normalisation (zeros without
+    ``normalize``), the flag of total conflict, and None or the integer
+    exponents of the masses (true masses ``masses * 2**exponents``).
 
     Raises
     ------
@@ -98,7 +102,7 @@ def pairwise(f1, m1, f2, m2, op, *, normalize=False, max_bytes=None):
         When the result would need more than ``max_bytes`` (default
         :data:`dstk.core._dense.MAX_DENSE_BYTES`), before allocating it.
     """
-    from .._kernels.combination import focal_set_results, pair_combine
+    from .._kernels.combination import focal_set_results, pair_combine, pair_dempster_extended
     from ._dense import MAX_DENSE_BYTES
 
     max_bytes = MAX_DENSE_BYTES if max_bytes is None else max_bytes
@@ -116,10 +120,30 @@ def pairwise(f1, m1, f2, m2, op, *, normalize=False, max_bytes=None):
         _raise_too_large(rows, max_count, n_pairs, max_bytes, more=True)
     a = np.ascontiguousarray(np.broadcast_to(m1, shape + m1.shape[-1:]), dtype=np.float64).reshape(rows, -1)
     b = np.ascontiguousarray(np.broadcast_to(m2, shape + m2.shape[-1:]), dtype=np.float64).reshape(rows, -1)
-    out, log_nonempty, total = pair_combine(
+    out, log_nonempty, total, lost = pair_combine(
         f1, a, f2, b, op == "and", bool(normalize), unique, keys, used, rank, PAIR_BLOCK
     )
-    return unique, out.reshape(shape + (unique.size,)), log_nonempty.reshape(shape), total.reshape(shape)
+    out_exp = None
+    if normalize:
+        if exponents is not None:
+            x1 = np.ascontiguousarray(np.broadcast_to(exponents, shape + m1.shape[-1:]), dtype=np.int64)
+            x1 = x1.reshape(rows, -1)
+            lost |= np.any(x1 != 0, axis=1)
+        if lost.any():
+            if exponents is None:
+                x1 = np.zeros(a.shape, dtype=np.int64)
+            out_exp = np.zeros(out.shape, dtype=np.int64)
+            pair_dempster_extended(
+                f1, a, x1, f2, b, np.flatnonzero(lost), unique, keys, used, rank, out, out_exp, log_nonempty, total
+            )
+            out_exp = out_exp.reshape(shape + (unique.size,))
+    return (
+        unique,
+        out.reshape(shape + (unique.size,)),
+        log_nonempty.reshape(shape),
+        total.reshape(shape),
+        out_exp,
+    )
 
 
 def _raise_too_large(rows, n_results, n_pairs, max_bytes, more=False):
@@ -134,11 +158,19 @@ def _raise_too_large(rows, n_results, n_pairs, max_bytes, more=False):
     )
 
 
-def prune(focal, masses, tolerance=0.0):
-    """Drop focal sets whose mass is <= tolerance in every batch member."""
+def prune(focal, masses, tolerance=0.0, exponents=None):
+    """Drop focal sets whose mass is <= tolerance in every batch member.
+
+    With ``exponents`` (integer powers of two of the masses, same shape)
+    returns them pruned too, as a third item.
+    """
     keep = np.any(masses.reshape(-1, masses.shape[-1]) > tolerance, axis=0)
-    if keep.all():
+    if not keep.all():
+        if not keep.any():
+            keep[-1] = True
+        focal, masses = focal[keep], np.ascontiguousarray(masses[..., keep])
+        if exponents is not None:
+            exponents = np.ascontiguousarray(exponents[..., keep])
+    if exponents is None:
         return focal, masses
-    if not keep.any():
-        keep[-1] = True
-    return focal[keep], np.ascontiguousarray(masses[..., keep])
+    return focal, masses, exponents
