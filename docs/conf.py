@@ -4,10 +4,12 @@ Build (warnings are errors, as in ``tests/meta/test_docs.py``)::
 
     python -m sphinx -W --keep-going -b html docs docs/_build/html
 
-Nothing is executed: docstring examples run as doctests in the test suite,
-and the notebooks under ``notebooks/`` are rendered from their stored cells
-(myst-nb with ``nb_execution_mode = "off"``) and executed by
-``tests/notebooks``.
+The notebooks under ``notebooks/`` are stored without outputs and executed
+when the site builds (myst-nb, ``nb_execution_mode = "cache"``: a notebook
+re-runs only when its cells change), so every example page shows its
+figures; a failing cell fails the build.  Guide pages draw their figures
+with matplotlib's ``plot`` directive, which runs the example code.
+Docstring examples run as doctests in the test suite.
 """
 
 import shutil
@@ -32,6 +34,7 @@ extensions = [
     "sphinx.ext.viewcode",
     "numpydoc",
     "myst_nb",
+    "matplotlib.sphinxext.plot_directive",
 ]
 
 templates_path = ["_templates"]
@@ -53,13 +56,35 @@ numpydoc_attributes_as_param_list = True
 numpydoc_xref_param_type = False
 
 # -- notebooks ---------------------------------------------------------------------------------
-nb_execution_mode = "off"
+nb_execution_mode = "cache"
+nb_execution_cache_path = str(DOCS / "_build" / ".jupyter_cache")
+nb_execution_timeout = 300
+nb_execution_raise_on_error = True
+nb_execution_show_tb = True
+nb_merge_streams = True
 myst_enable_extensions = ["dollarmath", "amsmath"]
 suppress_warnings = ["myst.header"]  # notebook headings are written for Jupyter, not for a toctree
 
-html_theme = "alabaster"
+# -- figures drawn by guide pages (matplotlib's plot directive) ----------------------------------
+plot_include_source = True
+plot_html_show_source_link = False
+plot_html_show_formats = False
+plot_formats = [("png", 110)]
+plot_rcparams = {"figure.constrained_layout.use": True, "figure.figsize": (6.4, 3.6)}
+plot_pre_code = "import numpy as np\nimport matplotlib.pyplot as plt"
+
+# -- theme: a maintained theme with a wide content area (code stays within 88 columns) --------
+html_theme = "pydata_sphinx_theme"
 html_static_path = []
-html_theme_options = {"description": "belief functions for machine learning", "fixed_sidebar": True}
+html_title = "dstk"
+html_theme_options = {
+    "navigation_with_keys": False,
+    "show_toc_level": 2,
+    "secondary_sidebar_items": ["page-toc"],
+    "footer_start": ["copyright"],
+    "footer_end": [],
+}
+html_sidebars = {"**": ["sidebar-nav-bs"]}
 
 # The public namespaces documented in the API reference, in reading order.  A namespace is
 # listed only when its package exists, so a layer that lands later appears on the next build.

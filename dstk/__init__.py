@@ -18,7 +18,8 @@ Three layers, each usable on its own:
 
 import importlib
 
-__version__ = "0.1.0"
+#: the distribution name on the package index (the import name is ``dstk``)
+DISTRIBUTION = "dstk-belief"
 
 # public name -> module that defines it (imported lazily on first access)
 _LAZY = {
@@ -74,7 +75,21 @@ _SUBMODULES = {
 __all__ = sorted(_LAZY)  # submodules are reachable as attributes, not star-imported
 
 
+def _version():
+    """The installed distribution's version: one source, ``pyproject.toml``, read from the metadata."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version(DISTRIBUTION)
+    except PackageNotFoundError:  # a source tree that was never installed
+        return "0+unknown"
+
+
 def __getattr__(name):
+    if name == "__version__":
+        value = _version()
+        globals()[name] = value
+        return value
     if name in _LAZY:
         module = importlib.import_module(_LAZY[name])
         value = getattr(module, name)

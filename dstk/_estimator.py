@@ -11,12 +11,23 @@ with them whenever scikit-learn is installed.
 from __future__ import annotations
 
 import inspect
+import warnings
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
+
 from .exceptions import NotFittedError
 
-__all__ = ["BaseEstimator", "check_is_fitted"]
+__all__ = [
+    "BaseEstimator",
+    "ClassifierMixin",
+    "check_is_fitted",
+    "check_sample_weight",
+    "feature_names_of",
+    "frequency_weights",
+    "validate_features",
+]
 
 
 class BaseEstimator:
@@ -103,17 +114,201 @@ class BaseEstimator:
                 shown.append(f"{name}={value!r}")
         return f"{type(self).__name__}({', '.join(shown)})"
 
-    def __sklearn_tags__(self):  # pragma: no cover - only used when sklearn is present
-        try:
-            from sklearn.utils import ClassifierTags, Tags, TargetTags
-        except ImportError:
-            return None
+    def __sklearn_tags__(self):
+        """scikit-learn's estimator tags (called by scikit-learn only, so it may import it)."""
+        from sklearn.utils import ClassifierTags, Tags, TargetTags
+
+        classifier = getattr(self, "_estimator_type", None) == "classifier"
         return Tags(
-            estimator_type="classifier" if getattr(self, "_estimator_type", None) == "classifier" else None,
+            estimator_type="classifier" if classifier else None,
             target_tags=TargetTags(required=True),
-            classifier_tags=ClassifierTags()
-            if getattr(self, "_estimator_type", None) == "classifier"
-            else None,
+            classifier_tags=ClassifierTags() if classifier else None,
+        )
+
+    def __sklearn_is_fitted__(self) -> bool:
+        """Whether :meth:`fit` has run (any public attribute ending in ``_``)."""
+        return any(k.endswith("_") and not k.startswith("_") for k in vars(self))
+
+
+class ClassifierMixin:
+    """``score`` as the mean accuracy, as :class:`sklearn.base.ClassifierMixin` (without importing it)."""
+
+    _estimator_type = "classifier"
+
+    def score(self, X: Any, y: Any, sample_weight: Any = None) -> float:
+        """Mean accuracy of :meth:`predict` on ``X`` against ``y``.
+
+        The default score of scikit-learn classifiers, so that
+        :func:`sklearn.model_selection.cross_val_score` and
+        :class:`sklearn.model_selection.GridSearchCV` work with their default
+        ``scoring``.
+
+        Parameters
+        ----------
+        X : array_like
+            Samples (or scores, for a calibrator), as accepted by ``predict``.
+        y : array_like of shape (n_samples,)
+            True labels.
+        sample_weight : array_like of shape (n_samples,), optional
+            Non-negative weights of the samples.
+
+        Returns
+        -------
+        float
+            ``sum_i w_i [predict(X)_i == y_i] / sum_i w_i``.
+        """
+        predicted = np.asarray(self.predict(X))  # type: ignore[attr-defined]
+        truth = np.asarray(y)
+        if truth.ndim == 2 and truth.shape[1] == 1:
+            truth = truth[:, 0]
+        if truth.shape != predicted.shape:
+            raise ValueError(
+                f"`y` has shape {truth.shape} but predict returned shape {predicted.shape}; "
+                "pass one label per sample of X."
+            )
+        weights = check_sample_weight(sample_weight, predicted.shape[0])
+        return float(np.average(predicted == truth, weights=weights))
+
+
+def check_sample_weight(sample_weight: Any, n_samples: int, name: str = "sample_weight") -> np.ndarray | None:
+    """Validate sample weights: None, a scalar (same weight for all) or ``n_samples`` finite non-negative numbers.
+
+    Returns None for None, else a float64 array of shape ``(n_samples,)``.
+    """
+    if sample_weight is None:
+        return None
+    weights = np.asarray(sample_weight)
+    if weights.dtype == object or np.iscomplexobj(weights) or not (
+        np.issubdtype(weights.dtype, np.number) or weights.dtype == bool
+    ):
+        raise ValueError(f"`{name}` must be real numbers; got dtype {weights.dtype}.")
+    weights = weights.astype(np.float64)
+    if weights.ndim == 0:
+        weights = np.full(n_samples, float(weights))
+    if weights.ndim != 1 or weights.shape[0] != n_samples:
+        raise ValueError(
+            f"`{name}` must have shape ({n_samples},), one weight per sample; got shape {weights.shape}."
+        )
+    if not np.all(np.isfinite(weights)) or np.any(weights < 0):
+        raise ValueError(f"`{name}` must be finite and non-negative; got values such as {weights.min()!r}.")
+    if weights.sum() <= 0:
+        raise ValueError(f"`{name}` sums to zero; at least one sample needs a positive weight.")
+    return weights
+
+
+def frequency_weights(sample_weight: Any, n_samples: int, owner: str) -> np.ndarray | None:
+    """Whole-number sample weights as repeat counts (None for None).
+
+    Mass functions built from counts treat each sample as one observation, so
+    a weight ``w`` means "this sample observed ``w`` times" (a frequency
+    weight): fitting with weights equals fitting on the data with each
+    sample repeated ``w`` times, and only whole numbers have that meaning.
+    """
+    weights = check_sample_weight(sample_weight, n_samples)
+    if weights is None:
+        return None
+    counts = np.round(weights)
+    if not np.allclose(weights, counts, rtol=0.0, atol=1e-9):
+        example = weights[np.flatnonzero(np.abs(weights - counts) > 1e-9)[0]]
+        raise ValueError(
+            f"{owner} takes whole-number `sample_weight` only (frequency weights: a weight w counts the "
+            f"sample w times in the counts behind its mass functions); got {example!r}. Round the weights, "
+            "or scale them to whole numbers that mean numbers of observations."
+        )
+    return counts.astype(np.intp)
+
+
+def feature_names_of(X: Any) -> np.ndarray | None:
+    """Column names of a data frame when they are all strings, else None (scikit-learn's rule).
+
+    Works on any object with a ``columns`` attribute (pandas, polars, ...),
+    without importing a data-frame library.
+    """
+    columns = getattr(X, "columns", None)
+    if columns is None or isinstance(X, np.ndarray) or not hasattr(X, "shape"):
+        return None
+    names = np.asarray(list(columns), dtype=object)
+    if names.size == 0:
+        return None
+    types = sorted({type(v).__qualname__ for v in names})
+    if len(types) > 1 and "str" in types:
+        raise TypeError(
+            "Feature names are only supported if all input features have string names, "
+            f"but your input has {types} as feature name / column name types. "
+            "If you want feature names to be stored and validated, you must convert "
+            "them all to strings, by using X.columns = X.columns.astype(str) for "
+            "example. Otherwise you can remove feature / column names from your input "
+            "data, or convert them all to a non-string data type."
+        )
+    if types == ["str"]:
+        return names
+    return None
+
+
+def _list_names(names: list[Any]) -> str:
+    shown = "".join(f"- {n}\n" for n in names[:5])
+    return shown + ("- ...\n" if len(names) > 5 else "")
+
+
+def validate_features(estimator: Any, X: Any, *, reset: bool, n_features: int | None = None) -> None:
+    """Record (``reset=True``, in ``fit``) or check ``feature_names_in_`` and ``n_features_in_``.
+
+    The rules and messages are scikit-learn's: columns given by name in
+    ``fit`` must come back with the same names in the same order (a
+    reordered or missing column raises ``ValueError`` instead of predicting
+    on the wrong columns); a data frame after an array (or the reverse)
+    gives a ``UserWarning``; a different number of columns raises.
+
+    Parameters
+    ----------
+    estimator : object
+        The estimator whose attributes are set or read.
+    X : array_like or data frame
+        The samples.
+    reset : bool
+        True in ``fit``; False in the prediction methods.
+    n_features : int, optional
+        Number of columns of ``X`` when it is already known (else read from
+        ``X.shape[1]``; inputs without a 2-D shape are not counted).
+    """
+    if n_features is None:
+        shape = getattr(X, "shape", None)
+        if shape is not None and len(shape) == 2:
+            n_features = int(shape[1])
+    names = feature_names_of(X)
+    name = type(estimator).__name__
+    if reset:
+        if names is not None:
+            estimator.feature_names_in_ = names
+        elif "feature_names_in_" in vars(estimator):
+            del estimator.feature_names_in_
+        if n_features is not None:
+            estimator.n_features_in_ = n_features
+        return
+    fitted = getattr(estimator, "feature_names_in_", None)
+    if names is not None and fitted is None:
+        warnings.warn(f"X has feature names, but {name} was fitted without feature names", stacklevel=3)
+    elif names is None and fitted is not None:
+        warnings.warn(
+            f"X does not have valid feature names, but {name} was fitted with feature names", stacklevel=3
+        )
+    elif names is not None and fitted is not None:
+        if len(names) != len(fitted) or np.any(names != fitted):
+            message = "The feature names should match those that were passed during fit.\n"
+            unexpected = sorted(set(names) - set(fitted))
+            missing = sorted(set(fitted) - set(names))
+            if unexpected:
+                message += "Feature names unseen at fit time:\n" + _list_names(unexpected)
+            if missing:
+                message += "Feature names seen at fit time, yet now missing:\n" + _list_names(missing)
+            if not unexpected and not missing:
+                message += "Feature names must be in the same order as they were in fit.\n"
+            raise ValueError(message)
+    expected = getattr(estimator, "n_features_in_", None)
+    if expected is not None and n_features is not None and n_features != expected:
+        raise ValueError(
+            f"X has {n_features} features, but {name} is expecting {expected} features as input "
+            "(it was fitted with them). Pass the same columns as in fit."
         )
 
 

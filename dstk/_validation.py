@@ -74,6 +74,16 @@ def check_labels(y: ArrayLike, name: str = "y") -> tuple[np.ndarray, np.ndarray]
         raise ValueError(f"This estimator requires y to be passed, but the target {name} is None.")
     y = np.asarray(y)
     if y.ndim == 2 and y.shape[1] == 1:
+        import warnings
+
+        from .exceptions import data_conversion_warning
+
+        warnings.warn(
+            f"A column-vector `{name}` was passed when a 1-D array was expected; it is flattened. "
+            f"Pass {name}.ravel() (shape (n_samples,)) to avoid this warning.",
+            data_conversion_warning(),
+            stacklevel=3,
+        )
         y = y[:, 0]
     if y.ndim != 1:
         raise ValueError(f"`{name}` must be 1-D; got shape {y.shape}.")

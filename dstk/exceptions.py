@@ -15,7 +15,11 @@ __all__ = [
     "DogmaticError",
     "NotFittedError",
     "ConvergenceWarning",
+    "ConflictWarning",
+    "DataConversionWarning",
 ]
+
+import sys
 
 
 class DstkError(Exception):
@@ -47,8 +51,87 @@ class DogmaticError(DstkError, ValueError):
 
 
 class NotFittedError(DstkError, ValueError, AttributeError):
-    """An estimator was used before ``fit``."""
+    """An estimator was used before ``fit``.
+
+    When scikit-learn has been imported by the running program (that is,
+    ``sklearn.exceptions`` is in :data:`sys.modules`), ``NotFittedError(...)``
+    creates an instance of a subclass that also derives from
+    :class:`sklearn.exceptions.NotFittedError`, so both
+    ``except dstk.exceptions.NotFittedError`` and
+    ``except sklearn.exceptions.NotFittedError`` catch it.  dstk never imports
+    scikit-learn for this: a program that names scikit-learn's class in an
+    ``except`` clause has imported it already.
+    """
+
+    def __new__(cls, *args, **kwargs):
+        if cls is NotFittedError:
+            compatible = _sklearn_compatible_not_fitted_error()
+            if compatible is not None:
+                cls = compatible
+        return super().__new__(cls, *args, **kwargs)
+
+
+_COMPATIBLE: dict[str, type] = {}
+
+
+def _sklearn_compatible(name: str) -> type | None:
+    """The subclass of dstk's and scikit-learn's class ``name``, or None when scikit-learn is not loaded.
+
+    Works on :data:`sys.modules` only: it never imports scikit-learn.
+    """
+    module = sys.modules.get("sklearn.exceptions")
+    if module is None:
+        return None
+    theirs = getattr(module, name, None)
+    if theirs is None:  # pragma: no cover - every supported scikit-learn has both classes
+        return None
+    cached = _COMPATIBLE.get(name)
+    if cached is None or theirs not in cached.__bases__:
+        ours = globals()[name]
+        cached = type(
+            name,
+            (ours, theirs),
+            {
+                "__module__": __name__,
+                "__qualname__": f"_SklearnCompatible{name}",
+                "__doc__": f"dstk's {name}, also scikit-learn's {name}.",
+            },
+        )
+        _COMPATIBLE[name] = cached
+    return cached
+
+
+def _sklearn_compatible_not_fitted_error() -> type | None:
+    return _sklearn_compatible("NotFittedError")
+
+
+def data_conversion_warning() -> type:
+    """The warning category for a column-vector ``y`` flattened to 1-D.
+
+    :class:`DataConversionWarning`, and also scikit-learn's class of that name
+    when scikit-learn is loaded (see :class:`NotFittedError`).
+    """
+    return _sklearn_compatible("DataConversionWarning") or DataConversionWarning
+
+
+def __getattr__(name: str) -> type:
+    # unpickling an error raised with scikit-learn loaded looks these classes up by name
+    if name.startswith("_SklearnCompatible"):
+        import sklearn.exceptions  # noqa: F401  - loaded only to unpickle such an object
+
+        compatible = _sklearn_compatible(name[len("_SklearnCompatible") :])
+        if compatible is not None:
+            return compatible
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 class ConvergenceWarning(UserWarning):
     """An iterative procedure stopped before reaching its tolerance."""
+
+
+class DataConversionWarning(UserWarning):
+    """Input data was converted, e.g. a column-vector ``y`` flattened to 1-D."""
+
+
+class ConflictWarning(UserWarning):
+    """Some samples met a total conflict and were given the ``on_conflict`` fallback."""

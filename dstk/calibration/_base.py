@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .._estimator import BaseEstimator, check_is_fitted
+from .._estimator import BaseEstimator, ClassifierMixin, check_is_fitted, frequency_weights
 from .._validation import check_binary_labels, check_consistent_length, check_scores
 
 if TYPE_CHECKING:
@@ -46,7 +46,7 @@ def wrap_binary_masses(values: np.ndarray) -> MassFunction:
     return MassFunction.from_array(values, binary_frame(), kind="m", validate=False)
 
 
-class BinaryCalibrator(BaseEstimator):
+class BinaryCalibrator(ClassifierMixin, BaseEstimator):
     """Base class: 1-D scores in, mass functions on {0, 1} out.
 
     Subclasses implement ``_fit(scores, y01)`` and ``_mass_array(scores)``
@@ -56,7 +56,7 @@ class BinaryCalibrator(BaseEstimator):
 
     _estimator_type = "calibrator"
 
-    def fit(self, scores: ArrayLike, y: ArrayLike) -> Self:
+    def fit(self, scores: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> Self:
         """Fit the calibration map on scores and their true labels.
 
         Parameters
@@ -66,6 +66,10 @@ class BinaryCalibrator(BaseEstimator):
             more likely class 1; a column vector (n, 1) is accepted.
         y : array_like of shape (n_samples,)
             Labels of exactly two classes; the larger label is class 1.
+        sample_weight : array_like of shape (n_samples,), optional
+            Whole-number frequency weights: fitting with weight ``w`` on a
+            sample equals fitting with the sample repeated ``w`` times (the
+            counts behind the mass functions count observations); 0 drops it.
 
         Returns
         -------
@@ -76,11 +80,15 @@ class BinaryCalibrator(BaseEstimator):
         ValueError
             Scores that are not 1-D, empty, NaN or infinite; labels of a single
             class or of more than two classes; scores and labels of different
-            lengths; plus the calibrator's own conditions.
+            lengths; weights that are negative or not whole numbers; plus the
+            calibrator's own conditions.
         """
         scores = check_scores(scores, "scores")
         y = np.asarray(y)
         check_consistent_length(scores, y, names=["scores", "y"])
+        repeats = frequency_weights(sample_weight, scores.shape[0], type(self).__name__)
+        if repeats is not None:
+            scores, y = np.repeat(scores, repeats), np.repeat(y, repeats, axis=0)
         classes, y01 = check_binary_labels(y, "y")
         self._fit(scores, y01.astype(np.float64))
         self.classes_ = classes

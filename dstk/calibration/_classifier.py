@@ -6,7 +6,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .._estimator import BaseEstimator, check_is_fitted
+from .._estimator import BaseEstimator, ClassifierMixin, check_is_fitted, check_sample_weight, validate_features
+from .._progress import progress
 from .._validation import check_labels
 from ._base import BinaryCalibrator
 
@@ -19,6 +20,49 @@ if TYPE_CHECKING:
 __all__ = ["EvidentialCalibratedClassifier", "METHODS"]
 
 METHODS = ("binning", "isotonic", "logistic", "sigmoid", "venn_abers", "venn_machine")
+
+
+def _fit_calibrators(method, model, classes, scores, y_encoded, sample_weight):
+    """One calibrator for two classes, else one per class (one-vs-rest), fitted on held-out scores."""
+    n_classes = classes.size
+    if n_classes == 2:
+        return [_make_calibrator(method, model).fit(scores, y_encoded, sample_weight=sample_weight)]
+    calibrators = []
+    for c in range(n_classes):
+        target = (y_encoded == c).astype(np.intp)
+        if target.min() == target.max():
+            raise ValueError(
+                f"Class {classes[c]!r} is absent from (or alone in) a calibration set; "
+                "use fewer folds or stratified folds so that every class appears in each."
+            )
+        calibrators.append(
+            _make_calibrator(method, model).fit(scores[:, c], target, sample_weight=sample_weight)
+        )
+    return calibrators
+
+
+def _fit_estimator(estimator, X, y, sample_weight):
+    if sample_weight is None:
+        return estimator.fit(X, y)
+    return estimator.fit(X, y, sample_weight=sample_weight)
+
+
+def _fit_fold(estimator, X, y, y_encoded, train, test, sample_weight, method, calibration, classes):
+    """Fit a clone on the training rows and the calibrators on its scores of the test rows."""
+    from sklearn.base import clone
+    from sklearn.utils import _safe_indexing
+
+    weights_train = None if sample_weight is None else sample_weight[train]
+    weights_test = None if sample_weight is None else sample_weight[test]
+    model = _fit_estimator(clone(estimator), _safe_indexing(X, train), y[train], weights_train)
+    if not np.array_equal(np.asarray(model.classes_), classes):
+        raise ValueError(
+            "A training fold lacks some class; use fewer folds or stratified folds "
+            "(cv=StratifiedKFold(...)) so that every class appears in each."
+        )
+    scores = _scores(model, _safe_indexing(X, test), method, classes.size)
+    calibrators = _fit_calibrators(*calibration, classes, scores, y_encoded[test], weights_test)
+    return model, calibrators
 
 
 def _make_calibrator(method, model):
@@ -52,6 +96,37 @@ def _make_calibrator(method, model):
     )
 
 
+def _check_X(X):
+    """Keep arrays, sparse matrices and data frames as they are; turn lists into arrays; reject complex data."""
+    if isinstance(X, (list, tuple)):
+        X = np.asarray(X)
+    if hasattr(X, "dtypes") and not isinstance(X, np.ndarray):
+        dtypes = list(np.atleast_1d(np.asarray(X.dtypes, dtype=object)))
+    else:
+        dtypes = [getattr(X, "dtype", None)]
+    if any(d is not None and _is_numpy_dtype(d) and np.dtype(d).kind == "c" for d in dtypes):
+        raise ValueError("Complex data not supported: `X` must be real (a complex dtype was given).")
+    shape = getattr(X, "shape", None)
+    if shape is not None and len(shape) == 2 and shape[1] == 0:
+        raise ValueError(f"0 feature(s) (shape={tuple(shape)}) while a minimum of 1 is required.")
+    return X
+
+
+def _is_numpy_dtype(dtype):
+    try:
+        np.dtype(dtype)
+    except TypeError:
+        return False
+    return True
+
+
+def _n_samples(X):
+    shape = getattr(X, "shape", None)
+    if shape is not None and len(shape) >= 1:
+        return int(shape[0])
+    return len(X)
+
+
 def _score_method(estimator):
     if hasattr(estimator, "decision_function"):
         return "decision_function"
@@ -64,7 +139,12 @@ def _score_method(estimator):
 
 
 def _scores(estimator, X, method, n_classes):
-    values = np.asarray(getattr(estimator, method)(X), dtype=np.float64)
+    values = np.asarray(getattr(estimator, method)(X))
+    if np.iscomplexobj(values):
+        raise ValueError(
+            f"The estimator's {method} returned complex values (dtype {values.dtype}); real scores are needed."
+        )
+    values = values.astype(np.float64)
     if n_classes == 2:
         if values.ndim == 2:
             values = values[:, -1] if values.shape[1] == 2 else values[:, 0]
@@ -77,7 +157,7 @@ def _scores(estimator, X, method, n_classes):
     return values
 
 
-class EvidentialCalibratedClassifier(BaseEstimator):
+class EvidentialCalibratedClassifier(ClassifierMixin, BaseEstimator):
     """Calibrate a classifier's scores into mass functions (cf. scikit-learn's CalibratedClassifierCV).
 
     Parameters
@@ -106,6 +186,19 @@ class EvidentialCalibratedClassifier(BaseEstimator):
         True otherwise.
     rule : str, default "dempster"
         Rule combining the one-vs-rest masses of more than two classes.
+    on_conflict : {"vacuous", "nan", "raise"}, default "vacuous"
+        Samples whose one-vs-rest masses conflict totally under ``rule`` (every
+        class is excluded by some calibrator): ``"vacuous"`` gives them the
+        vacuous mass function (uniform ``predict_proba``, the first class
+        from ``predict``), ``"nan"`` NaN outputs, ``"raise"`` a
+        :class:`~dstk.exceptions.TotalConflictError`; the first two warn with
+        the sample indices (see :func:`dstk.combine`).
+    n_jobs : int, default None
+        Folds fitted in parallel by :mod:`joblib` (None: one job, -1: all
+        processors), as in scikit-learn.
+    verbose : int, default 0
+        0: silent; 1 or more: progress of the folds through :mod:`logging`
+        (logger ``"dstk"``) and a :mod:`tqdm` bar when tqdm is installed.
 
     Attributes
     ----------
@@ -115,6 +208,11 @@ class EvidentialCalibratedClassifier(BaseEstimator):
         more than two classes, one in total for two.
     frame_ : Frame
         The frame of the classes (``Frame(classes_)``).
+    n_features_in_ : int
+        Number of columns of ``X`` in fit (when ``X`` is 2-D).
+    feature_names_in_ : ndarray of str
+        Column names of ``X`` in fit, when it is a data frame with string
+        column names; predicting on other or reordered columns raises.
 
     Raises
     ------
@@ -162,6 +260,9 @@ class EvidentialCalibratedClassifier(BaseEstimator):
         cv: Any = None,
         ensemble: str | bool = "auto",
         rule: str = "dempster",
+        on_conflict: str = "vacuous",
+        n_jobs: int | None = None,
+        verbose: int = 0,
     ) -> None:
         self.estimator = estimator
         self.method = method
@@ -169,32 +270,28 @@ class EvidentialCalibratedClassifier(BaseEstimator):
         self.cv = cv
         self.ensemble = ensemble
         self.rule = rule
+        self.on_conflict = on_conflict
+        self.n_jobs = n_jobs
+        self.verbose = verbose
 
     # -- fitting -------------------------------------------------------------------
 
-    def _fit_calibrators(self, scores, y_encoded, n_classes):
-        if n_classes == 2:
-            return [_make_calibrator(self.method, self.model).fit(scores, y_encoded)]
-        calibrators = []
-        for c in range(n_classes):
-            target = (y_encoded == c).astype(np.intp)
-            if target.min() == target.max():
-                raise ValueError(
-                    f"Class {self.classes_[c]!r} is absent from (or alone in) a calibration set; "
-                    "use fewer folds or stratified folds so that every class appears in each."
-                )
-            calibrators.append(_make_calibrator(self.method, self.model).fit(scores[:, c], target))
-        return calibrators
-
-    def fit(self, X: Any, y: ArrayLike) -> Self:
+    def fit(self, X: Any, y: ArrayLike, sample_weight: ArrayLike | None = None) -> Self:
         """Fit the classifier(s) and calibrators.
 
         Parameters
         ----------
-        X : array_like of shape (n_samples, n_features)
-            Training samples (for a prefit ``FrozenEstimator``: the calibration set).
+        X : array_like or data frame of shape (n_samples, n_features)
+            Training samples (for a prefit ``FrozenEstimator``: the calibration
+            set), in any format the wrapped estimator accepts (arrays, sparse
+            matrices, pandas data frames; rows are selected with
+            :func:`sklearn.utils._safe_indexing`).
         y : array_like of shape (n_samples,)
             Class labels.
+        sample_weight : array_like of shape (n_samples,), optional
+            Passed on to the wrapped estimator's ``fit`` (its training rows) and
+            to the calibrators (their calibration rows), where they are
+            whole-number frequency weights.
 
         Returns
         -------
@@ -204,11 +301,16 @@ class EvidentialCalibratedClassifier(BaseEstimator):
         Raises
         ------
         ValueError
-            Unknown ``method``/``model``/``ensemble``, ``X`` and ``y`` of different
-            lengths, or a class absent from a training or calibration fold.
+            Unknown ``method``/``model``/``ensemble``/``on_conflict``, ``X`` and
+            ``y`` of different lengths, a class absent from a training or
+            calibration fold, or ``sample_weight`` with an estimator whose
+            ``fit`` does not take it.
         """
         from sklearn.base import clone
         from sklearn.model_selection import check_cv, cross_val_predict
+        from sklearn.utils.validation import has_fit_parameter
+
+        from ..core._combination import check_on_conflict
 
         try:
             from sklearn.frozen import FrozenEstimator
@@ -216,52 +318,65 @@ class EvidentialCalibratedClassifier(BaseEstimator):
             FrozenEstimator = ()
         if self.ensemble not in ("auto", True, False):
             raise ValueError(f"`ensemble` must be 'auto', True or False; got {self.ensemble!r}.")
+        check_on_conflict(self.on_conflict)
         if not isinstance(self.method, BinaryCalibrator):
             _make_calibrator(self.method, self.model)  # validates method early
+        X = _check_X(X)
         y = np.asarray(y)
         classes, y_encoded = check_labels(y, "y")
-        self.classes_ = classes
+        if y.ndim == 2:
+            y = y[:, 0]
         n_classes = classes.size
         estimator = self.estimator
         if estimator is None:
             from sklearn.svm import LinearSVC
 
             estimator = LinearSVC()
-        if hasattr(X, "shape") is False:
-            X = np.asarray(X)
-        if len(X) != len(y):
-            raise ValueError(f"`X` has {len(X)} samples but `y` has {len(y)}; they must be equal.")
+        if _n_samples(X) != len(y):
+            raise ValueError(f"`X` has {_n_samples(X)} samples but `y` has {len(y)}; they must be equal.")
+        weights = check_sample_weight(sample_weight, len(y))
         prefit = isinstance(estimator, FrozenEstimator) if FrozenEstimator != () else False
-        ensemble = (not prefit) if self.ensemble == "auto" else bool(self.ensemble)
-        self.calibrated_classifiers_ = []
-        if prefit:
-            method = _score_method(estimator)
-            scores = _scores(estimator, X, method, n_classes)
-            self.calibrated_classifiers_.append(
-                (estimator, self._fit_calibrators(scores, y_encoded, n_classes))
+        if weights is not None and not prefit and not has_fit_parameter(estimator, "sample_weight"):
+            raise ValueError(
+                f"`sample_weight` was given but {type(estimator).__name__}.fit does not take sample_weight; "
+                "use an estimator that does, or wrap a fitted one in sklearn.frozen.FrozenEstimator so that "
+                "the weights go to the calibrators only."
             )
+        ensemble = (not prefit) if self.ensemble == "auto" else bool(self.ensemble)
+        calibration = (self.method, self.model)
+        pairs = []
+        method = _score_method(estimator)
+        if prefit:
+            scores = _scores(estimator, X, method, n_classes)
+            pairs.append((estimator, _fit_calibrators(*calibration, classes, scores, y_encoded, weights)))
         else:
             splitter = check_cv(5 if self.cv is None else self.cv, y, classifier=True)
-            method = _score_method(estimator)
+            folds = list(splitter.split(X, y))
             if ensemble:
-                for train, test in splitter.split(X, y):
-                    X_train = X[train] if hasattr(X, "__getitem__") else X
-                    model = clone(estimator).fit(X_train, y[train])
-                    if not np.array_equal(np.asarray(model.classes_), classes):
-                        raise ValueError("A training fold lacks some class; use fewer or stratified folds.")
-                    scores = _scores(model, X[test], method, n_classes)
-                    calibrators = self._fit_calibrators(scores, y_encoded[test], n_classes)
-                    self.calibrated_classifiers_.append((model, calibrators))
+                from joblib import Parallel, delayed
+
+                jobs = (
+                    delayed(_fit_fold)(estimator, X, y, y_encoded, train, test, weights, method, calibration, classes)
+                    for train, test in folds
+                )
+                results = Parallel(n_jobs=self.n_jobs, return_as="generator")(jobs)
+                for pair in progress(results, total=len(folds), verbose=self.verbose, description="calibrated folds"):
+                    pairs.append(pair)
             else:
-                scores = cross_val_predict(clone(estimator), X, y, cv=splitter, method=method)
+                params = {} if weights is None else {"sample_weight": weights}
+                scores = cross_val_predict(
+                    clone(estimator), X, y, cv=folds, method=method, n_jobs=self.n_jobs, params=params
+                )
+                scores = np.asarray(scores, dtype=np.float64)
                 if n_classes == 2 and scores.ndim == 2:
                     scores = scores[:, -1]
-                calibrators = self._fit_calibrators(
-                    np.asarray(scores, dtype=np.float64), y_encoded, n_classes
-                )
-                model = clone(estimator).fit(X, y)
-                self.calibrated_classifiers_.append((model, calibrators))
+                calibrators = _fit_calibrators(*calibration, classes, scores, y_encoded, weights)
+                model = _fit_estimator(clone(estimator), X, y, weights)
+                pairs.append((model, calibrators))
+        self.classes_ = classes
+        self.calibrated_classifiers_ = pairs
         self._score_method = method
+        validate_features(self, X, reset=True)
         from ..core._frame import Frame
 
         self.frame_ = Frame(tuple(classes.tolist()))
@@ -284,6 +399,8 @@ class EvidentialCalibratedClassifier(BaseEstimator):
             empty set); the average over ``calibrated_classifiers_``.
         """
         check_is_fitted(self, "calibrated_classifiers_")
+        X = _check_X(X)
+        validate_features(self, X, reset=False)
         n_classes = self.classes_.size
         total: np.ndarray | None = None
         for model, calibrators in self.calibrated_classifiers_:
@@ -296,9 +413,9 @@ class EvidentialCalibratedClassifier(BaseEstimator):
                 binary = np.stack(
                     [cal.predict_mass_array(scores[:, c]) for c, cal in enumerate(calibrators)], axis=1
                 )
-                masses = one_vs_rest_masses(binary, tuple(self.classes_.tolist()), rule=self.rule).to_array(
-                    "m"
-                )
+                masses = one_vs_rest_masses(
+                    binary, tuple(self.classes_.tolist()), rule=self.rule, on_conflict=self.on_conflict
+                ).to_array("m")
             total = masses if total is None else total + masses
         assert total is not None  # fit stores at least one (classifier, calibrators) pair
         return total / len(self.calibrated_classifiers_)

@@ -7,6 +7,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from .._estimator import ClassifierMixin
+
 if TYPE_CHECKING:
     from dstk.core._mass import MassFunction
 
@@ -29,6 +31,8 @@ def combine_classifiers(
     return_conflict: bool = False,
     inputs: Sequence[Any] | None = None,
     normalize: bool = False,
+    *,
+    on_conflict: str = "raise",
 ) -> MassFunction | tuple[MassFunction, np.ndarray]:
     """Combine the mass functions of several fitted evidential classifiers on the same samples.
 
@@ -52,6 +56,12 @@ def combine_classifiers(
     normalize : bool, default False
         With ``rule="cautious"``: divide by 1 - m(empty), the normalised
         cautious rule (Denoeux 2008, Section 4.3; see :func:`dstk.combine`).
+    on_conflict : {"raise", "vacuous", "nan"}, default "raise"
+        Samples on which the classifiers conflict totally (K = 1, Dempster's
+        rule undefined): raise :class:`~dstk.exceptions.TotalConflictError`
+        naming them, or give those samples the vacuous mass function, or NaN
+        masses, with a :class:`~dstk.exceptions.ConflictWarning` naming them
+        (see :func:`dstk.combine`).
 
     Returns
     -------
@@ -67,7 +77,8 @@ def combine_classifiers(
     FrameMismatchError
         Classifiers predicting on different frames.
     TotalConflictError
-        Dempster's rule with totally conflicting sources on some sample.
+        Dempster's rule with totally conflicting sources on some sample, with
+        ``on_conflict="raise"``.
 
     Notes
     -----
@@ -97,17 +108,20 @@ def combine_classifiers(
         masses = [_masses_of(c, x) for c, x in zip(classifiers, inputs)]
     else:
         masses = [_masses_of(c, X) for c in classifiers]
-    from ..core._combination import combine
+    from ..core._combination import check_on_conflict, combine
 
+    check_on_conflict(on_conflict)
     if len(masses) == 1:
         result = masses[0]
         if return_conflict:
             return result, np.zeros(result.batch_shape)
         return result
-    return combine(masses, rule=rule, return_conflict=return_conflict, normalize=normalize)
+    return combine(
+        masses, rule=rule, return_conflict=return_conflict, normalize=normalize, on_conflict=on_conflict
+    )
 
 
-class EvidentialCombination:
+class EvidentialCombination(ClassifierMixin):
     """Several fitted evidential classifiers combined as evidence (no training of the combiner).
 
     The path of Xu et al. (2016), Section 5: each classifier is trained and
@@ -127,6 +141,10 @@ class EvidentialCombination:
     normalize : bool, default False
         With ``rule="cautious"``: the normalised cautious rule (see
         :func:`combine_classifiers`).
+    on_conflict : {"vacuous", "nan", "raise"}, default "vacuous"
+        Samples on which the classifiers conflict totally get the vacuous
+        mass function (so every sample has a prediction), NaN outputs, or
+        raise; the first two warn with the sample indices.
 
     Attributes
     ----------
@@ -176,11 +194,16 @@ class EvidentialCombination:
         rule: str = "dempster",
         decision: str = "pignistic",
         normalize: bool = False,
+        *,
+        on_conflict: str = "vacuous",
     ) -> None:
+        from ..core._combination import check_on_conflict
+
         self.classifiers = list(classifiers)
         self.rule = rule
         self.decision = decision
         self.normalize = normalize
+        self.on_conflict = check_on_conflict(on_conflict)
         if not self.classifiers:
             raise ValueError("EvidentialCombination needs at least one fitted classifier.")
         self.classes_ = np.asarray(self.classifiers[0].classes_)
@@ -198,7 +221,9 @@ class EvidentialCombination:
         MassFunction
             Batch shape ``(n_samples,)`` on the classifiers' common frame.
         """
-        result = combine_classifiers(self.classifiers, X, rule=self.rule, normalize=self.normalize)
+        result = combine_classifiers(
+            self.classifiers, X, rule=self.rule, normalize=self.normalize, on_conflict=self.on_conflict
+        )
         assert not isinstance(result, tuple)  # return_conflict=False gives the mass only
         return result
 
@@ -217,7 +242,12 @@ class EvidentialCombination:
             (0 for a single classifier).
         """
         result = combine_classifiers(
-            self.classifiers, X, rule=self.rule, normalize=self.normalize, return_conflict=True
+            self.classifiers,
+            X,
+            rule=self.rule,
+            normalize=self.normalize,
+            return_conflict=True,
+            on_conflict=self.on_conflict,
         )
         assert isinstance(result, tuple)  # return_conflict=True gives (mass, conflict)
         return result[1]
@@ -275,11 +305,19 @@ class EvidentialCombination:
 
 
 def _interval(mass):
+    """``(Bel({c}), Pl({c}))`` of every class (of ``classes_[1]`` for two classes), with Pl >= Bel exactly.
+
+    Pl({c}) is the sum of the masses of the focal sets containing c; it is
+    computed as that sum and then raised to at least Bel({c}) = m({c}), so
+    that rounding can never give an interval with pl < bel (the two differ
+    by a sum of non-negative masses).  NaN masses give NaN bounds.
+    """
     values = mass.to_array("m")
     n = mass.frame.n
-    full = 2**n - 1
+    subsets = np.arange(values.shape[-1])
     bel = np.stack([values[..., 1 << c] for c in range(n)], axis=-1)
-    pl = np.stack([1.0 - mass.to_array("b")[..., full ^ (1 << c)] for c in range(n)], axis=-1)
+    pl = np.stack([values[..., (subsets >> c) & 1 == 1].sum(axis=-1) for c in range(n)], axis=-1)
+    pl = np.where(np.isnan(pl), pl, np.minimum(np.maximum(pl, bel), 1.0))
     if n == 2:
         return bel[..., 1], pl[..., 1]
     return bel, pl

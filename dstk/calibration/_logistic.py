@@ -9,6 +9,7 @@ import numpy as np
 from scipy import special
 
 from .._estimator import check_is_fitted
+from .._progress import progress
 from .._kernels.calibration import (
     chebyshev_barycentric,
     logistic_profile_contour,
@@ -180,6 +181,12 @@ class LogisticCalibrator(BinaryCalibrator):
         exact masses within 1e-8 at 32 check points; predictions are then
         barycentric interpolation (fast for many scores).  If it does not
         converge, or with ``None``, every score is computed exactly.
+    verbose : int, default 0
+        0: silent; 1 or more: progress of the interpolant's construction in
+        ``fit`` (one step per degree tried; each costs ``degree`` exact
+        profile-likelihood masses over all calibration scores) through
+        :mod:`logging` (logger ``"dstk"``) and a :mod:`tqdm` bar when tqdm is
+        installed.
 
     Attributes
     ----------
@@ -247,11 +254,13 @@ class LogisticCalibrator(BinaryCalibrator):
         targets: str = "platt",
         confidence: float = 0.95,
         interpolation: str | None = "chebyshev",
+        verbose: int = 0,
     ) -> None:
         self.model = model
         self.targets = targets
         self.confidence = confidence
         self.interpolation = interpolation
+        self.verbose = verbose
 
     # -- fitting -------------------------------------------------------------------
 
@@ -322,8 +331,12 @@ class LogisticCalibrator(BinaryCalibrator):
         self._scale = float(self._scores.std()) or 1.0
         check_t = np.cos(np.pi * (np.arange(32) + 0.37) / 32.0) * 0.999
         check_exact = self._exact_likelihood_masses(self._from_unit(check_t))[:, 1:3]
+        degrees = []
         degree = 64
         while degree <= _MAX_DEGREE:
+            degrees.append(degree)
+            degree *= 2
+        for degree in progress(degrees, verbose=self.verbose, description="Chebyshev interpolation degrees"):
             nodes = np.cos((2.0 * np.arange(degree) + 1.0) * np.pi / (2.0 * degree))
             values = np.ascontiguousarray(self._exact_likelihood_masses(self._from_unit(nodes))[:, 1:3])
             approx = chebyshev_barycentric(check_t, nodes, values)
@@ -332,7 +345,6 @@ class LogisticCalibrator(BinaryCalibrator):
                 self._cheb_values = values
                 self.interpolation_degree_ = degree
                 return
-            degree *= 2
 
     # -- outputs -----------------------------------------------------------------------
 

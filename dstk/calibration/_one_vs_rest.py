@@ -67,7 +67,11 @@ def refine_one_vs_rest(binary_masses: ArrayLike) -> np.ndarray:
 
 
 def one_vs_rest_masses(
-    binary_masses: ArrayLike, classes: Sequence[Any] | None = None, rule: str = "dempster"
+    binary_masses: ArrayLike,
+    classes: Sequence[Any] | None = None,
+    rule: str = "dempster",
+    *,
+    on_conflict: str = "raise",
 ) -> MassFunction:
     """Combine one-vs-rest binary masses into one mass function on all classes.
 
@@ -80,6 +84,9 @@ def one_vs_rest_masses(
     rule : str, default "dempster"
         Combination rule of :func:`dstk.combine` (``"dempster"``,
         ``"conjunctive"``, ``"cautious"``, ...).
+    on_conflict : {"raise", "vacuous", "nan"}, default "raise"
+        Per-sample policy for a total conflict under ``rule`` (see
+        :func:`dstk.combine`).
 
     Returns
     -------
@@ -90,7 +97,7 @@ def one_vs_rest_masses(
     ------
     TotalConflictError
         Dempster's rule with totally conflicting binary masses (e.g. two
-        classes each certain).
+        classes each certain) and ``on_conflict="raise"``.
 
     Notes
     -----
@@ -117,4 +124,4 @@ def one_vs_rest_masses(
     n_classes = refined.shape[1]
     frame = Frame(tuple(range(n_classes)) if classes is None else tuple(classes))
     stacked = MassFunction.from_array(refined, frame, kind="m", validate=False)
-    return combine(stacked, rule=rule, axis=1)
+    return combine(stacked, rule=rule, axis=1, on_conflict=on_conflict)

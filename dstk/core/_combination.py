@@ -13,7 +13,7 @@ from ..exceptions import DogmaticError, FrameMismatchError, InvalidMassError, To
 from . import _dense, _sparse
 from ._mass import MassFunction
 
-__all__ = ["combine", "RULES"]
+__all__ = ["combine", "RULES", "ON_CONFLICT"]
 
 #: Rules accepted by :func:`combine`, with whether they are associative (an
 #: n-ary call equals any pairwise fold) and how an n-ary call is evaluated.
@@ -91,6 +91,19 @@ def _move_sources_last(arr, ax, nd):
     return np.ascontiguousarray(a.reshape((-1, k, a.shape[-1]))), batch
 
 
+#: Per-sample policies for a total conflict, see :func:`combine`.
+ON_CONFLICT = ("raise", "vacuous", "nan")
+
+
+def check_on_conflict(on_conflict: str) -> str:
+    """Raise a clear ValueError unless ``on_conflict`` is one of :data:`ON_CONFLICT`."""
+    if on_conflict not in ON_CONFLICT:
+        raise ValueError(
+            f"`on_conflict` must be one of {', '.join(map(repr, ON_CONFLICT))}; got {on_conflict!r}."
+        )
+    return on_conflict
+
+
 def combine(
     masses: MassFunction | Iterable[MassFunction],
     rule: str = "dempster",
@@ -98,6 +111,8 @@ def combine(
     return_conflict: bool = False,
     weights: ArrayLike | None = None,
     normalize: bool = False,
+    *,
+    on_conflict: str = "raise",
 ) -> Any:
     """Combine mass functions on one frame by a combination rule.
 
@@ -123,6 +138,16 @@ def combine(
     normalize : bool, default=False
         For ``"cautious"`` only: normalise the result by Dempster's rule (the
         "normalised cautious rule" of Denoeux 2008, Section 4.3).
+    on_conflict : {"raise", "vacuous", "nan"}, default="raise"
+        What a combination with total conflict (K = 1, where Dempster's rule
+        and the normalised cautious rule are undefined) gives, per sample:
+        ``"raise"`` raises :class:`~dstk.exceptions.TotalConflictError`
+        naming the affected batch indices; ``"vacuous"`` gives those samples
+        the vacuous mass function (m(frame) = 1: the sources together say
+        nothing usable) and ``"nan"`` gives them NaN masses; both issue one
+        :class:`~dstk.exceptions.ConflictWarning` listing the indices, and
+        every other sample is combined as usual.  ``kappa`` is 1 for the
+        affected samples.
 
     Returns
     -------
@@ -134,7 +159,9 @@ def combine(
     Raises
     ------
     TotalConflictError
-        Dempster's rule with total conflict (K = 1) in some combination.
+        Dempster's rule with total conflict (K = 1) in some combination and
+        ``on_conflict="raise"``; its ``indices`` attribute holds the flat
+        batch indices of the affected combinations.
     DogmaticError
         Cautious rule (or its weights) with m(frame) = 0; bold rule with
         m(empty) = 0.
@@ -163,7 +190,82 @@ def combine(
     >>> m, kappa = combine([m1, m2], rule="dempster", return_conflict=True)
     >>> round(kappa, 2), round(m["a"], 4)
     (0.42, 0.3103)
+    >>> certain_a, certain_b = MassFunction({"a": 1.0}, "ab"), MassFunction({"b": 1.0}, "ab")
+    >>> import warnings
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     combine([certain_a, certain_b], on_conflict="vacuous").to_array()
+    array([0., 0., 0., 1.])
     """
+    check_on_conflict(on_conflict)
+    try:
+        return _combine(masses, rule, axis, return_conflict, weights, normalize)
+    except TotalConflictError as error:
+        if on_conflict == "raise" or getattr(error, "indices", None) is None:
+            raise
+        bad = np.asarray(error.indices, dtype=np.intp)
+    return _combine_with_fallback(masses, rule, axis, return_conflict, weights, normalize, on_conflict, bad)
+
+
+def _combine_with_fallback(masses, rule, axis, return_conflict, weights, normalize, on_conflict, bad):
+    """The per-sample ``on_conflict`` policy: combine with vacuous sources at the conflicting samples.
+
+    Every rule maps vacuous sources to the vacuous mass function without
+    conflict, so the samples listed in ``bad`` (flat indices of the result's
+    batch) are recombined from vacuous sources and then set to the policy's
+    value; the other samples are combined exactly as without the policy.
+    """
+    import warnings
+
+    from ..exceptions import ConflictWarning
+
+    mf, ax = _gather(masses, axis)
+    nd = mf.ndim
+    frame = mf.frame
+    full = frame.full
+    if mf.is_dense:
+        arr = np.moveaxis(mf._m, ax, nd - 1)
+        batch = arr.shape[: nd - 1]
+        rows = arr.reshape((-1,) + arr.shape[nd - 1 :]).copy()  # (rows, K, 2**n)
+        rows[bad] = 0.0
+        rows[bad, :, full] = 1.0
+        fixed = MassFunction._dense(rows.reshape(batch + rows.shape[1:]), frame)
+    else:
+        focal, fm = mf._focal, np.moveaxis(mf._fm, ax, nd - 1)
+        batch = fm.shape[: nd - 1]
+        fm = fm.reshape((-1,) + fm.shape[nd - 1 :]).copy()  # (rows, K, F)
+        if not np.any(focal == np.uint64(full)):
+            focal = np.append(focal, np.uint64(full))
+            fm = np.concatenate([fm, np.zeros(fm.shape[:-1] + (1,))], axis=-1)
+        column = int(np.flatnonzero(focal == np.uint64(full))[0])
+        fm[bad] = 0.0
+        fm[bad, :, column] = 1.0
+        order = np.argsort(focal)
+        fixed = MassFunction._sparse(focal[order], fm[..., order].reshape(batch + fm.shape[1:]), frame)
+    result = _combine(fixed, rule, len(batch), True, weights, normalize)
+    combined, kappa = result
+    kappa = np.array(kappa, dtype=np.float64)
+    kappa.reshape(-1)[bad] = 1.0
+    if on_conflict == "nan":
+        values = combined._m if combined.is_dense else combined._fm
+        values = values.reshape((-1, values.shape[-1]))
+        values[bad] = np.nan
+    shown = ", ".join(str(i) for i in bad[:20]) + (", ..." if bad.size > 20 else "")
+    warnings.warn(
+        f"Total conflict (K = 1) under the {rule} rule in {bad.size} of {max(int(np.prod(batch)), 1)} "
+        f"combination(s), at flat batch indices [{shown}]; they were given "
+        + ("the vacuous mass function" if on_conflict == "vacuous" else "NaN masses")
+        + f" (on_conflict={on_conflict!r}). Pass on_conflict='raise' to make this an error.",
+        ConflictWarning,
+        stacklevel=3,
+    )
+    if return_conflict:
+        return combined, (float(kappa) if kappa.ndim == 0 else kappa)
+    return combined
+
+
+def _combine(masses, rule, axis, return_conflict, weights, normalize):
+    """:func:`combine` without the ``on_conflict`` policy (raises on total conflict)."""
     if rule not in RULES:
         raise ValueError(f"Unknown rule {rule!r}; choose one of {sorted(RULES)}.")
     fast = _two_dense_sources(masses, axis, rule)
@@ -231,12 +333,16 @@ def _check_weights(weights, k):
 
 def _raise_total_conflict(flags):
     bad = np.flatnonzero(np.asarray(flags).ravel())
-    raise TotalConflictError(
-        f"Dempster's rule is undefined: total conflict (K = 1) in {bad.size} combination(s) "
-        f"(first at flat batch index {bad[0]}). The sources have no plausible hypothesis in "
-        "common; use rule='conjunctive' to keep the conflict on the empty set, or 'yager' / "
+    shown = ", ".join(str(i) for i in bad[:20]) + (", ..." if bad.size > 20 else "")
+    error = TotalConflictError(
+        f"Dempster's rule is undefined: total conflict (K = 1) in {bad.size} combination(s), "
+        f"at flat batch indices [{shown}]. The sources have no plausible hypothesis in "
+        "common; pass on_conflict='vacuous' or 'nan' to give only those samples a fallback, "
+        "use rule='conjunctive' to keep the conflict on the empty set, or 'yager' / "
         "'dubois_prade' / 'pcr6' to redistribute it, or discount the sources."
     )
+    error.indices = bad
+    raise error
 
 
 def _combine_dense(stack, rule, weights, normalize):

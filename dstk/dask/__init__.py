@@ -1,6 +1,6 @@
 """Belief functions on Dask: chunked mass functions, combination, calibration and tree ensembles.
 
-This module needs the optional extra ``dask`` (``pip install "dstk[dask]"``,
+This module needs the optional extra ``dask`` (``pip install "dstk-belief[dask]"``,
 i.e. ``dask[array,distributed]``); ``import dstk`` never imports dask.
 
 Every function builds a lazy dask graph whose tasks run the in-memory dstk
@@ -15,7 +15,7 @@ try:
     import dask.array
 except ImportError as error:  # pragma: no cover - exercised without dask only
     raise ImportError(
-        "dstk.dask needs dask: install the optional extra with pip install 'dstk[dask]' "
+        "dstk.dask needs dask: install the optional extra with pip install 'dstk-belief[dask]' "
         "(dask[array,distributed])."
     ) from error
 

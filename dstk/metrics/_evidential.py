@@ -101,7 +101,8 @@ def interval_width(lower: ArrayLike, upper: ArrayLike) -> float:
     Returns
     -------
     float
-        The mean width.
+        The mean width; never negative (an interval whose ends are reversed
+        by rounding, by at most 1e-12, counts as width 0).
 
     Raises
     ------
@@ -129,7 +130,8 @@ def interval_width(lower: ArrayLike, upper: ArrayLike) -> float:
     0.15
     """
     lo, hi = _check_interval(lower, upper)
-    return float(np.mean(hi - lo))
+    # intervals reversed by rounding (within the 1e-12 accepted above) have width 0, never negative
+    return float(np.mean(np.maximum(hi - lo, 0.0)))
 
 
 def interval_score(lower: ArrayLike, upper: ArrayLike, observed: ArrayLike, alpha: float = 0.05) -> float:

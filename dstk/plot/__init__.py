@@ -1,7 +1,7 @@
 """Plots for exploring belief and plausibility (optional extra ``plot``: matplotlib).
 
 ``import dstk`` never imports matplotlib; ``import dstk.plot`` does, and raises
-an :class:`ImportError` that says ``pip install "dstk[plot]"`` when it is
+an :class:`ImportError` that says ``pip install "dstk-belief[plot]"`` when it is
 missing.  Every function takes ``ax=None`` (a new figure is made when None)
 and returns the matplotlib Axes it drew on.
 

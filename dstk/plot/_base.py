@@ -11,7 +11,7 @@ if TYPE_CHECKING:
 
     from dstk.core._mass import MassFunction
 
-INSTALL_HINT = 'dstk.plot needs matplotlib (the optional extra "plot"): pip install "dstk[plot]"'
+INSTALL_HINT = 'dstk.plot needs matplotlib (the optional extra "plot"): pip install "dstk-belief[plot]"'
 
 try:  # matplotlib is an optional extra: fail with a message that says how to get it
     import matplotlib  # noqa: F401

@@ -2,8 +2,10 @@
 
 Skipped when Sphinx, numpydoc or myst-nb is not installed (they are in the
 ``test`` extra).  The build is fresh (``-E``) into a temporary directory, so
-a warning from any page, docstring or notebook fails it; nothing is
-executed (notebooks render from their stored cells).
+a warning from any page, docstring or notebook fails it.  The notebooks are
+executed by the build (myst-nb) and the guide pages draw figures with the
+plot directive; the test counts the images of every example and guide page
+in the built HTML, so a site without figures fails.
 """
 
 import subprocess
@@ -17,6 +19,20 @@ pytest.importorskip("numpydoc")
 pytest.importorskip("myst_nb")
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
+NOTEBOOKS = DOCS.parent / "notebooks"
+
+#: guide pages (docs/guide/<name>.rst) that must show at least one figure
+GUIDE_PAGES_WITH_FIGURES = sorted(
+    path.stem
+    for path in (DOCS / "guide").glob("*.rst")
+    if ".. plot::" in path.read_text(encoding="utf-8")
+)
+#: guide pages that are reference text (tables, conventions), not a layer's guide
+GUIDE_PAGES_WITHOUT_FIGURES = {"conventions", "choosing_a_rule", "persistence", "sklearn"}
+
+
+def count_images(html_path):
+    return html_path.read_text(encoding="utf-8").count("<img ")
 
 
 def test_sphinx_build_has_no_warnings(tmp_path):
@@ -41,4 +57,21 @@ def test_sphinx_build_has_no_warnings(tmp_path):
         + result.stderr[-20000:]
     )
     assert (tmp_path / "html" / "index.html").exists()
-    assert (tmp_path / "html" / "api" / "generated" / "dstk.core.html").exists()
+    html = tmp_path / "html"
+    assert (html / "api" / "generated" / "dstk.core.html").exists()
+
+    notebook_pages = sorted((html / "examples" / "notebooks").glob("*.html"))
+    assert len(notebook_pages) == len(list(NOTEBOOKS.glob("*.ipynb")))
+    without = [page.name for page in notebook_pages if count_images(page) == 0]
+    assert not without, f"example pages without a figure (the notebooks did not execute?): {without}"
+
+    guide_pages = sorted((DOCS / "guide").glob("*.rst"))
+    missing = [
+        page.stem
+        for page in guide_pages
+        if page.stem not in GUIDE_PAGES_WITHOUT_FIGURES and page.stem not in GUIDE_PAGES_WITH_FIGURES
+    ]
+    assert not missing, f"guide pages must open with a runnable example and a figure (.. plot::): {missing}"
+    for name in GUIDE_PAGES_WITH_FIGURES:
+        page = html / "guide" / f"{name}.html"
+        assert count_images(page) >= 1, f"guide page {name} shows no figure"

@@ -30,6 +30,8 @@ m, kappa = combine([m1, m2], rule="dempster", return_conflict=True)
 assert abs(kappa - 0.42) < 1e-12 and abs(m.bel("a") - 0.18 / 0.58) < 1e-12
 import dstk.evidence, dstk.exceptions
 assert "matplotlib" not in sys.modules and "sklearn" not in sys.modules
+from importlib.metadata import version
+assert dstk.__version__ == version("dstk-belief"), dstk.__version__
 print("ok", dstk.__version__)
 """
 
@@ -46,14 +48,22 @@ def _run(command, **kwargs):
 def test_wheel_and_sdist_install_into_a_fresh_venv(tmp_path):
     dist = tmp_path / "dist"
     _run([sys.executable, "-m", "build", "--sdist", "--wheel", "--outdir", str(dist), str(ROOT)])
-    wheels = sorted(dist.glob("dstk-*.whl"))
-    sdists = sorted(dist.glob("dstk-*.tar.gz"))
+    wheels = sorted(dist.glob("dstk_belief-*.whl"))
+    sdists = sorted(dist.glob("dstk_belief-*.tar.gz"))
     assert len(wheels) == 1 and len(sdists) == 1, sorted(p.name for p in dist.iterdir())
 
     wheel_names = zipfile.ZipFile(wheels[0]).namelist()
     assert "dstk/core/_mass.py" in wheel_names and "dstk/_kernels/combination.py" in wheel_names
     assert not [n for n in wheel_names if n.startswith(("tests/", "benchmarks/", "docs/"))]
     assert not [n for n in wheel_names if n.endswith((".nbi", ".nbc", ".pyc"))], "numba/pyc caches packaged"
+    assert "dstk/py.typed" in wheel_names, "py.typed marker missing (PEP 561)"
+    metadata_name = next(n for n in wheel_names if n.endswith(".dist-info/METADATA"))
+    metadata = zipfile.ZipFile(wheels[0]).read(metadata_name).decode()
+    assert "Name: dstk-belief" in metadata
+    assert "License-Expression: BSD-3-Clause" in metadata, "SPDX license expression missing"
+    assert any(n.endswith(".dist-info/licenses/LICENSE") for n in wheel_names), "LICENSE not shipped"
+    assert "Programming Language :: Python :: 3.13" in metadata
+    assert "Requires-Dist: scipy>=1.11" in metadata
     sdist_names = tarfile.open(sdists[0]).getnames()
     prefix = sdist_names[0].split("/")[0]
     for required in ("pyproject.toml", "README.md", "dstk/__init__.py", "dstk/core/_mass.py"):

@@ -25,7 +25,7 @@ def test_missing_matplotlib_gives_install_hint():
     )
     result = run(code)
     assert result.returncode == 0, result.stderr
-    assert 'pip install "dstk[plot]"' in result.stdout, result.stdout
+    assert 'pip install "dstk-belief[plot]"' in result.stdout, result.stdout
 
 
 def test_every_public_function_takes_ax_and_returns_it():

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..._estimator import BaseEstimator, check_is_fitted
+from ..._estimator import BaseEstimator, ClassifierMixin, check_is_fitted, frequency_weights
 from ..._validation import check_binary_labels, check_consistent_length, check_probability, check_scores
 
 if TYPE_CHECKING:
@@ -82,7 +82,7 @@ def interval_to_mass(lower: ArrayLike, upper: ArrayLike, classes: ArrayLike) -> 
     return MassFunction.from_array(values, Frame(tuple(np.asarray(classes).tolist())), validate=False)
 
 
-class BinaryProbabilisticCalibrator(BaseEstimator):
+class BinaryProbabilisticCalibrator(ClassifierMixin, BaseEstimator):
     """Base class: ``fit(scores, y)``, ``predict_proba`` of shape ``(N, 2)``, ``predict``.
 
     Subclasses implement ``_fit(scores, y01)`` and
@@ -95,7 +95,7 @@ class BinaryProbabilisticCalibrator(BaseEstimator):
     def _check_input(self, scores: ArrayLike) -> np.ndarray:
         return check_scores(scores)
 
-    def fit(self, scores: ArrayLike, y: ArrayLike) -> Self:
+    def fit(self, scores: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> Self:
         """Fit the calibration map on held-out scores.
 
         Parameters
@@ -106,12 +106,20 @@ class BinaryProbabilisticCalibrator(BaseEstimator):
         y : array_like of shape (N,)
             Labels of exactly two classes; the larger (sorted) label is the
             positive class.
+        sample_weight : array_like of shape (N,), optional
+            Whole-number frequency weights: weight ``w`` on a sample equals the
+            sample repeated ``w`` times; 0 drops it.
 
         Returns
         -------
         self
         """
         s = self._check_input(scores)
+        y = np.asarray(y)
+        check_consistent_length(s, y, names=["scores", "y"])
+        repeats = frequency_weights(sample_weight, s.shape[0], type(self).__name__)
+        if repeats is not None:
+            s, y = np.repeat(s, repeats), np.repeat(y, repeats, axis=0)
         classes, y01 = check_binary_labels(y)
         check_consistent_length(s, y01, names=["scores", "y"])
         self._fit(s, y01.astype(np.float64))
