@@ -916,147 +916,99 @@ def pcr6(m, max_tuples):
 
 
 @njit(cache=True)
-def _hash_slot(keys, used, key):
-    """Open-addressing slot of ``key`` (linear probing; capacity a power of two)."""
-    mask = keys.shape[0] - 1
-    h = (key * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(40)
-    slot = np.int64(h) & mask
+def _slot(keys, used, key, shift, mask):
+    """Open-addressing slot of ``key`` (Fibonacci hashing, linear probing)."""
+    slot = np.int64((key * np.uint64(0x9E3779B97F4A7C15)) >> shift) & mask
     while used[slot] and keys[slot] != key:
         slot = (slot + 1) & mask
     return slot
 
 
 @njit(cache=True)
-def focal_set_results(f1, f2, intersect, capacity, max_count):
-    """Distinct results of a set operation over all pairs of focal sets, sorted.
+def pair_accumulate(f1, m1t, f2, m2t, intersect, capacity, max_count):
+    """Conjunctive (``intersect``) or disjunctive combination of two focal-set batches.
 
-    ``f1`` (F1,), ``f2`` (F2,): uint64 focal bitmasks; the pair (i, j) gives
-    ``f1[i] & f2[j]`` (``intersect``) or ``f1[i] | f2[j]``.  Uses a hash
-    table of the distinct results (``capacity`` a power of two, doubled as
-    needed), so memory is proportional to the number of distinct results,
-    not to F1 F2.  Returns ``(unique, table_keys, table_used, table_rank,
-    ok)``: the sorted distinct results and the hash table mapping each to its
-    rank; ``ok`` is False (and the rest empty) as soon as there are more than
-    ``max_count`` distinct results (the caller's memory guard).
+    ``f1`` (F1,), ``f2`` (F2,): uint64 focal bitmasks; ``m1t`` (F1, rows) and
+    ``m2t`` (F2, rows): their masses, one column per combination.  Every pair
+    (i, j) adds ``m1t[i] * m2t[j]`` to the result ``f1[i] & f2[j]`` (or
+    ``|``), found in a hash table of the distinct results (Fibonacci hashing,
+    linear probing, ``capacity`` a power of two doubled as needed): one pass
+    over the pairs, memory proportional to the number of distinct results.
+
+    Returns ``(focal, out, lost, ok)``: the sorted distinct results, the
+    masses (rows, U), a flag per row set when a product of two non-zero
+    masses left the normal float64 range, and ``ok`` False (the rest empty)
+    as soon as there are more than ``max_count`` distinct results (the
+    caller's memory guard).
     """
+    n1 = f1.shape[0]
+    n2 = f2.shape[0]
+    rows = m1t.shape[1]
+    bits = 0
+    while (1 << bits) < capacity:
+        bits += 1
     keys = np.zeros(capacity, dtype=np.uint64)
     used = np.zeros(capacity, dtype=np.bool_)
+    values = np.zeros((capacity, rows))
+    lost = np.zeros(rows, dtype=np.bool_)
     count = 0
-    for i in range(f1.shape[0]):
+    for i in range(n1):
         x = f1[i]
-        for j in range(f2.shape[0]):
+        a = m1t[i]
+        for j in range(n2):
             c = (x & f2[j]) if intersect else (x | f2[j])
-            slot = _hash_slot(keys, used, c)
+            shift = np.uint64(64 - bits)
+            mask = (1 << bits) - 1
+            slot = _slot(keys, used, c, shift, mask)
             if not used[slot]:
-                used[slot] = True
-                keys[slot] = c
                 count += 1
                 if count > max_count:
-                    empty_keys = np.zeros(1, dtype=np.uint64)
-                    return (
-                        empty_keys[:0].copy(),
-                        empty_keys,
-                        np.zeros(1, dtype=np.bool_),
-                        np.zeros(1, dtype=np.int64),
-                        False,
-                    )
+                    return np.zeros(0, dtype=np.uint64), np.zeros((rows, 0)), lost, False
                 if 2 * count > keys.shape[0]:
+                    # grow: re-insert the keys and their rows of values
                     old_keys = keys
                     old_used = used
-                    keys = np.zeros(2 * old_keys.shape[0], dtype=np.uint64)
-                    used = np.zeros(2 * old_keys.shape[0], dtype=np.bool_)
+                    old_values = values
+                    bits += 1
+                    keys = np.zeros(1 << bits, dtype=np.uint64)
+                    used = np.zeros(1 << bits, dtype=np.bool_)
+                    values = np.zeros((1 << bits, rows))
+                    shift = np.uint64(64 - bits)
+                    mask = (1 << bits) - 1
                     for s in range(old_keys.shape[0]):
                         if old_used[s]:
-                            t = _hash_slot(keys, used, old_keys[s])
+                            t = _slot(keys, used, old_keys[s], shift, mask)
                             used[t] = True
                             keys[t] = old_keys[s]
-    unique = np.empty(count, dtype=np.uint64)
+                            values[t] = old_values[s]
+                    slot = _slot(keys, used, c, shift, mask)
+                used[slot] = True
+                keys[slot] = c
+            b = m2t[j]
+            v = values[slot]
+            for r in range(rows):
+                p = a[r] * b[r]
+                lost[r] |= _lost(p, a[r], b[r])
+                v[r] += p
+    slots = np.empty(count, dtype=np.int64)
     u = 0
     for s in range(keys.shape[0]):
         if used[s]:
-            unique[u] = keys[s]
+            slots[u] = s
             u += 1
-    unique.sort()
-    rank = np.zeros(keys.shape[0], dtype=np.int64)
+    found = keys[slots]
+    order = np.argsort(found)
+    focal = found[order]
+    out = np.empty((rows, count))
     for u in range(count):
-        rank[_hash_slot(keys, used, unique[u])] = u
-    return unique, keys, used, rank, True
-
-
-@njit(cache=True)
-def pair_combine(f1, m1, f2, m2, intersect, normalize, unique, keys, used, rank, block):
-    """Conjunctive (``intersect``) or disjunctive combination of two focal-set batches.
-
-    ``m1`` (rows, F1) and ``m2`` (rows, F2) hold the masses of the focal sets
-    ``f1`` and ``f2``; ``unique`` and the hash table come from
-    :func:`focal_set_results`.  ``out[r, rank(f1[i] op f2[j])] += m1[r, i]
-    m2[r, j]`` over all pairs, enumerated in blocks of about ``block`` pairs
-    (a block's result ranks are looked up once for all rows).
-
-    With ``normalize`` (Dempster's rule; ``intersect`` must be True) each row
-    is divided by the sum of its non-empty masses and its empty-set mass set
-    to 0.  Returns ``(out, log_nonempty, total_conflict, lost)``:
-    ``log_nonempty[r]`` is the natural log of the row's non-empty mass before
-    normalisation (0 without ``normalize``), ``total_conflict[r]`` True when
-    it is 0, ``lost[r]`` True when a product of two non-zero masses left the
-    normal float64 range (the caller recomputes those rows with
-    :func:`pair_dempster_extended`).
-    """
-    rows, n1 = m1.shape
-    n2 = m2.shape[1]
-    n_out = unique.shape[0]
-    out = np.zeros((rows, n_out))
-    log_nonempty = np.zeros(rows)
-    total_conflict = np.zeros(rows, dtype=np.bool_)
-    lost = np.zeros(rows, dtype=np.bool_)
-    i_step = max(1, block // max(n2, 1))
-    idx = np.empty(i_step * n2, dtype=np.int64)
-    for i0 in range(0, n1, i_step):
-        i1 = min(n1, i0 + i_step)
-        p = 0
-        for i in range(i0, i1):
-            x = f1[i]
-            for j in range(n2):
-                c = (x & f2[j]) if intersect else (x | f2[j])
-                idx[p] = rank[_hash_slot(keys, used, c)]
-                p += 1
+        v = values[slots[order[u]]]
         for r in range(rows):
-            o = out[r]
-            a = m1[r]
-            b = m2[r]
-            flag = False
-            p = 0
-            for i in range(i0, i1):
-                x = a[i]
-                for j in range(n2):
-                    v = x * b[j]
-                    flag |= _lost(v, x, b[j])
-                    o[idx[p]] += v
-                    p += 1
-            lost[r] |= flag
-    if not normalize:
-        return out, log_nonempty, total_conflict, lost
-    # unique is sorted: the empty set, when present, comes first
-    empty = 0 if n_out > 0 and unique[0] == np.uint64(0) else -1
-    for r in range(rows):
-        o = out[r]
-        if empty >= 0:
-            o[empty] = 0.0
-        total = 0.0
-        for x in range(n_out):
-            total += o[x]
-        if total > 0.0:
-            for x in range(n_out):
-                o[x] /= total
-            log_nonempty[r] = math.log(total)
-        else:
-            total_conflict[r] = True
-            log_nonempty[r] = -np.inf
-    return out, log_nonempty, total_conflict, lost
+            out[r, u] = v[r]
+    return focal, out, lost, True
 
 
 @njit(cache=True)
-def pair_dempster_extended(f1, m1, x1, f2, m2, rows, unique, keys, used, rank, out, out_exp, log_nonempty, total_conflict):
+def pair_dempster_extended(f1, m1, x1, f2, m2, rows, unique, out, out_exp, log_nonempty, total_conflict):
     """Rows ``rows`` of Dempster's rule of two focal-set batches in extended exponent range.
 
     The first operand's masses are ``m1 * 2**x1`` (``x1`` (rows, F1) integer
@@ -1099,7 +1051,7 @@ def pair_dempster_extended(f1, m1, x1, f2, m2, rows, unique, keys, used, rank, o
             for j in range(n2):
                 c = f1[i] & f2[j]
                 if g2[j] != 0.0 and c != np.uint64(0):
-                    u = rank[_hash_slot(keys, used, c)]
+                    u = np.searchsorted(unique, c)
                     e = e1[i] + e2[j]
                     if not seen[u] or e > top_of[u]:
                         top_of[u] = e
@@ -1110,7 +1062,7 @@ def pair_dempster_extended(f1, m1, x1, f2, m2, rows, unique, keys, used, rank, o
             for j in range(n2):
                 c = f1[i] & f2[j]
                 if g2[j] != 0.0 and c != np.uint64(0):
-                    u = rank[_hash_slot(keys, used, c)]
+                    u = np.searchsorted(unique, c)
                     out[r, u] += math.ldexp(g1[i] * g2[j], e1[i] + e2[j] - top_of[u])
         top = 0
         found = False
@@ -1135,3 +1087,96 @@ def pair_dempster_extended(f1, m1, x1, f2, m2, rows, unique, keys, used, rank, o
                 out_exp[r, u] = top_of[u] - top
         total_conflict[r] = False
         log_nonempty[r] = math.log(total) + top * math.log(2.0)
+
+
+@njit(cache=True)
+def focal_set_pairs(f1, f2, intersect):
+    """Merge the set operation over all pairs of focal sets (focal-set form).
+
+    ``f1`` (F1,), ``f2`` (F2,): uint64 focal bitmasks.  The pair (i, j) gives
+    ``f1[i] & f2[j]`` (``intersect``) or ``f1[i] | f2[j]``.  Returns
+    ``(unique, inverse)``: the sorted distinct results and, for the pair at
+    flat index ``i * F2 + j``, the position of its result in ``unique`` —
+    the same as ``np.unique(np.bitwise_and.outer(f1, f2).ravel(),
+    return_inverse=True)``, by an LSD radix sort (8 bits a pass, stopping at
+    the highest bit in use), O(F1 F2).
+    """
+    n1 = f1.shape[0]
+    n2 = f2.shape[0]
+    n_pairs = n1 * n2
+    keys = np.empty(n_pairs, dtype=np.uint64)
+    idx = np.empty(n_pairs, dtype=np.int64)
+    used_bits = np.uint64(0)
+    p = 0
+    for i in range(n1):
+        a = f1[i]
+        for j in range(n2):
+            c = (a & f2[j]) if intersect else (a | f2[j])
+            keys[p] = c
+            idx[p] = p
+            used_bits |= c
+            p += 1
+    keys2 = np.empty(n_pairs, dtype=np.uint64)
+    idx2 = np.empty(n_pairs, dtype=np.int64)
+    count = np.empty(256, dtype=np.int64)
+    digit_mask = np.uint64(255)
+    for shift in range(0, 64, 8):
+        sh = np.uint64(shift)
+        if (used_bits >> sh) == np.uint64(0):
+            break
+        for b in range(256):
+            count[b] = 0
+        for q in range(n_pairs):
+            count[np.int64((keys[q] >> sh) & digit_mask)] += 1
+        total = 0
+        for b in range(256):
+            c = count[b]
+            count[b] = total
+            total += c
+        for q in range(n_pairs):
+            d = np.int64((keys[q] >> sh) & digit_mask)
+            pos = count[d]
+            keys2[pos] = keys[q]
+            idx2[pos] = idx[q]
+            count[d] = pos + 1
+        keys, keys2 = keys2, keys
+        idx, idx2 = idx2, idx
+    unique = np.empty(n_pairs, dtype=np.uint64)
+    inverse = np.empty(n_pairs, dtype=np.int64)
+    u = -1
+    for q in range(n_pairs):
+        if u < 0 or keys[q] != unique[u]:
+            u += 1
+            unique[u] = keys[q]
+        inverse[idx[q]] = u
+    return unique[: u + 1].copy(), inverse
+
+
+@njit(cache=True)
+def pair_products(m1, m2, inverse, n_out):
+    """out[r, inverse[i * F2 + j]] += m1[r, i] * m2[r, j] (rows of equal count).
+
+    With ``inverse`` from :func:`focal_set_pairs` this is the conjunctive
+    (or disjunctive) combination of two batches in focal-set form.  Also
+    returns a flag per row set when a product of two non-zero masses left
+    the normal float64 range.
+    """
+    rows, n1 = m1.shape
+    n2 = m2.shape[1]
+    out = np.zeros((rows, n_out))
+    lost = np.zeros(rows, dtype=np.bool_)
+    for r in range(rows):
+        o = out[r]
+        a = m1[r]
+        b = m2[r]
+        flag = False
+        p = 0
+        for i in range(n1):
+            x = a[i]
+            for j in range(n2):
+                v = x * b[j]
+                flag |= _lost(v, x, b[j])
+                o[inverse[p]] += v
+                p += 1
+        lost[r] = flag
+    return out, lost

@@ -172,15 +172,35 @@ def combine(
     -----
     Dense inputs use commonality (conjunctive rules) and implicability
     (disjunctive) products after fast Moebius transforms (Smets 2002),
-    ``O(K n 2**n)``.  Dempster's rule divides by the sum of the non-empty
-    masses, never by ``1 - K``, so long folds stay exact.  Cautious and bold
-    rules: Denoeux (2008), "Conjunctive and disjunctive combination of belief
-    functions induced by nondistinct bodies of evidence", Artif. Intell. 172,
-    Definitions 5 and 8, computed on log-weights.  Yager (1987); Dubois &
-    Prade (1988), Eq. (3); PCR6: Martin & Osswald (2006).  Focal-set inputs
-    (frames of more than 16 labels) use pairwise enumeration of focal sets
-    for the conjunctive, Dempster, disjunctive, Yager and average rules, and
-    dense transforms for the others when they fit in memory.
+    ``O(K n 2**n)``; binary and three-label frames keep the commonalities in
+    scalars, and large batches are spread over numba's threads.  Dempster's
+    rule divides by the sum of the non-empty masses, never by ``1 - K``, so
+    long folds stay exact; a combination whose commonality products leave
+    the normal float64 range (near-dogmatic sources: m(frame) = 1e-300, or
+    long folds of small masses) is recomputed with a separate power-of-two
+    exponent per product, so every normalised mass that float64 can
+    represent is returned with ordinary rounding error (in the focal-set
+    form too; a user's own pairwise fold stores each intermediate result in
+    float64).  Cautious and bold rules: Denoeux (2008), "Conjunctive and
+    disjunctive combination of belief functions induced by nondistinct
+    bodies of evidence", Artif. Intell. 172, Definitions 5 and 8, computed
+    on log-weights.  Yager (1987); Dubois & Prade (1988), Eq. (3); PCR6:
+    Martin & Osswald (2006).
+
+    Focal-set inputs (frames of more than 16 labels) are combined densely
+    when that is cheaper (frames of up to 22 labels: ``K n 2**(n-1)``
+    butterflies against at least ``(K - 1) F**2`` pair products for ``F``
+    focal sets), and otherwise by enumerating pairs of focal sets for the
+    conjunctive, Dempster, disjunctive, Yager and average rules, the
+    distinct results being collected in a hash table (memory proportional to
+    their number); a combination whose result would exceed the memory limit
+    raises :class:`~dstk.exceptions.FrameTooLargeError` before allocating.
+    The other rules use dense transforms when they fit in memory.
+
+    Inputs are validated when the mass functions are built (one compiled
+    pass); pipelines whose arrays are valid by construction can skip it with
+    ``MassFunction.from_array(values, frame, validate=False)``, which also
+    keeps the array without copying it.
 
     Examples
     --------

@@ -72,18 +72,23 @@ def align(forms):
     return focal, out
 
 
-#: Pairs of focal sets enumerated per block by :func:`pairwise` (their result
-#: positions are looked up once for the whole batch).
-PAIR_BLOCK = 1 << 16
+#: Bytes a pair of focal sets takes when the pairs' results are sorted
+#: (:func:`dstk._kernels.combination.focal_set_pairs`: keys, indices and
+#: their radix-sort copies).
+SORT_BYTES_PER_PAIR = 32
 
 
 def pairwise(f1, m1, f2, m2, op, *, normalize=False, exponents=None, max_bytes=None):
     """Combine two focal-set forms by a set operation on every pair of focal sets.
 
-    ``op`` is ``"and"`` (conjunctive) or ``"or"`` (disjunctive).  The distinct
-    results are collected in a hash table (memory proportional to their
-    number, not to F1 F2) and the batch's products accumulated block by
-    block.  With ``normalize`` (Dempster's rule, ``op="and"``) each result is
+    ``op`` is ``"and"`` (conjunctive) or ``"or"`` (disjunctive).  When the
+    distinct results are few (at most a quarter of the pairs: the frame
+    spanned by the focal sets is small) or the pairs too many to sort in
+    memory, the products are accumulated in one pass into a hash table of
+    the distinct results (memory proportional to their number, see
+    :func:`dstk._kernels.combination.pair_accumulate`); otherwise the pairs'
+    results are radix-sorted (:func:`~dstk._kernels.combination.focal_set_pairs`,
+    32 bytes a pair, sequential memory access).  With ``normalize`` (Dempster's rule, ``op="and"``) each result is
     divided by its non-empty mass; rows where a product leaves the normal
     float64 range, or whose first operand carries ``exponents`` (masses
     ``m1 * 2**exponents`` from an earlier step of a fold), are computed in
@@ -102,7 +107,7 @@ def pairwise(f1, m1, f2, m2, op, *, normalize=False, exponents=None, max_bytes=N
         When the result would need more than ``max_bytes`` (default
         :data:`dstk.core._dense.MAX_DENSE_BYTES`), before allocating it.
     """
-    from .._kernels.combination import focal_set_results, pair_combine, pair_dempster_extended
+    from .._kernels.combination import focal_set_pairs, pair_accumulate, pair_dempster_extended, pair_products
     from ._dense import MAX_DENSE_BYTES
 
     max_bytes = MAX_DENSE_BYTES if max_bytes is None else max_bytes
@@ -111,20 +116,39 @@ def pairwise(f1, m1, f2, m2, op, *, normalize=False, exponents=None, max_bytes=N
     shape = np.broadcast_shapes(m1.shape[:-1], m2.shape[:-1])
     rows = int(np.prod(shape, dtype=np.int64))
     n_pairs = f1.size * f2.size
-    bound = min(n_pairs, 1 << int(popcount(np.bitwise_or.reduce(np.concatenate([f1, f2]))).item()))
-    # the result (rows x distinct results) and the hash table (~50 bytes a result)
-    max_count = max(1, max_bytes // (8 * max(rows, 1) + 50))
-    capacity = 1 << max(4, int(2 * min(bound, max_count, 1 << 16)).bit_length())
-    unique, keys, used, rank, ok = focal_set_results(f1, f2, op == "and", capacity, max_count)
-    if not ok:
-        _raise_too_large(rows, max_count, n_pairs, max_bytes, more=True)
+    # the hash table holds up to 4 rows of values a result (load <= 1/2, growth) and the result one
+    max_count = max(1, max_bytes // (40 * max(rows, 1) + 16))
+    capacity = 1 << max(4, int(2 * min(n_pairs, max_count, 1 << 12)).bit_length())
     a = np.ascontiguousarray(np.broadcast_to(m1, shape + m1.shape[-1:]), dtype=np.float64).reshape(rows, -1)
     b = np.ascontiguousarray(np.broadcast_to(m2, shape + m2.shape[-1:]), dtype=np.float64).reshape(rows, -1)
-    out, log_nonempty, total, lost = pair_combine(
-        f1, a, f2, b, op == "and", bool(normalize), unique, keys, used, rank, PAIR_BLOCK
-    )
+    union = int(np.bitwise_or.reduce(np.concatenate([f1, f2]))) if n_pairs else 0
+    distinct_bound = min(n_pairs, 1 << bin(union).count("1"))
+    if 4 * distinct_bound <= n_pairs or n_pairs * SORT_BYTES_PER_PAIR > max_bytes:
+        # few distinct results (or too many pairs to sort in memory): hash table
+        unique, out, lost, ok = pair_accumulate(
+            f1, np.ascontiguousarray(a.T), f2, np.ascontiguousarray(b.T), op == "and", capacity, max_count
+        )
+        if not ok:
+            _raise_too_large(rows, max_count, n_pairs, max_bytes, more=True)
+    else:
+        # mostly distinct results: sort the pairs' results (sequential memory access)
+        unique, inverse = focal_set_pairs(f1, f2, op == "and")
+        if rows * unique.size * 8 > max_bytes:
+            _raise_too_large(rows, unique.size, n_pairs, max_bytes)
+        out, lost = pair_products(a, b, inverse, unique.size)
+        del inverse
+    log_nonempty = np.zeros(rows)
+    total = np.zeros(rows, dtype=bool)
     out_exp = None
     if normalize:
+        if unique.size and unique[0] == 0:
+            out[:, 0] = 0.0
+        sums = out.sum(axis=1)
+        total = ~(sums > 0)
+        safe = np.where(total, 1.0, sums)
+        out /= safe[:, None]
+        with np.errstate(divide="ignore"):
+            log_nonempty = np.where(total, -np.inf, np.log(safe))
         if exponents is not None:
             x1 = np.ascontiguousarray(np.broadcast_to(exponents, shape + m1.shape[-1:]), dtype=np.int64)
             x1 = x1.reshape(rows, -1)
@@ -134,7 +158,7 @@ def pairwise(f1, m1, f2, m2, op, *, normalize=False, exponents=None, max_bytes=N
                 x1 = np.zeros(a.shape, dtype=np.int64)
             out_exp = np.zeros(out.shape, dtype=np.int64)
             pair_dempster_extended(
-                f1, a, x1, f2, b, np.flatnonzero(lost), unique, keys, used, rank, out, out_exp, log_nonempty, total
+                f1, a, x1, f2, b, np.flatnonzero(lost), unique, out, out_exp, log_nonempty, total
             )
             out_exp = out_exp.reshape(shape + (unique.size,))
     return (
