@@ -188,7 +188,7 @@ def combine(
     Martin & Osswald (2006).
 
     Focal-set inputs (frames of more than 16 labels) are combined densely
-    when that is cheaper (frames of up to 22 labels: ``K n 2**(n-1)``
+    when that is cheaper (frames of up to 26 labels, within the memory limit: ``K n 2**(n-1)``
     butterflies against at least ``(K - 1) F**2`` pair products for ``F``
     focal sets), and otherwise by enumerating pairs of focal sets for the
     conjunctive, Dempster, disjunctive, Yager and average rules, the
@@ -435,8 +435,9 @@ def _renormalize_rounding(out):
 
 
 #: Frames of at most this many labels may be combined densely even when the
-#: mass functions are stored in focal-set form (2**22 subsets: 32 MiB a row).
-DENSE_SWITCH_MAX_LABELS = 22
+#: mass functions are stored in focal-set form (2**26 subsets: 512 MiB a
+#: row; the memory limit is checked too).
+DENSE_SWITCH_MAX_LABELS = 26
 
 #: Relative cost of one butterfly of a dense transform and of one product of
 #: a pair of focal sets (hash look-up and scattered add), measured with

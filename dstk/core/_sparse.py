@@ -123,6 +123,13 @@ def pairwise(f1, m1, f2, m2, op, *, normalize=False, exponents=None, max_bytes=N
     b = np.ascontiguousarray(np.broadcast_to(m2, shape + m2.shape[-1:]), dtype=np.float64).reshape(rows, -1)
     union = int(np.bitwise_or.reduce(np.concatenate([f1, f2]))) if n_pairs else 0
     distinct_bound = min(n_pairs, 1 << bin(union).count("1"))
+    if n_pairs * SORT_BYTES_PER_PAIR > max_bytes and distinct_bound > max_count:
+        # estimate the distinct results from a block of rows of the pair table before a long pass
+        block = max(1, min(f1.size, (1 << 20) // max(f2.size, 1)))
+        ops = np.bitwise_and if op == "and" else np.bitwise_or
+        seen = np.unique(ops.outer(f1[:block], f2)).size
+        if seen * (f1.size / block) > max_count:
+            _raise_too_large(rows, int(seen * (f1.size / block)), n_pairs, max_bytes, more=False)
     if 4 * distinct_bound <= n_pairs or n_pairs * SORT_BYTES_PER_PAIR > max_bytes:
         # few distinct results (or too many pairs to sort in memory): hash table
         unique, out, lost, ok = pair_accumulate(
@@ -173,12 +180,13 @@ def pairwise(f1, m1, f2, m2, op, *, normalize=False, exponents=None, max_bytes=N
 def _raise_too_large(rows, n_results, n_pairs, max_bytes, more=False):
     from ..exceptions import FrameTooLargeError
 
+    need = n_results * (40 * rows + 16)
     raise FrameTooLargeError(
-        f"Combining these focal-set mass functions gives {'more than ' if more else ''}{n_results:,} "
-        f"distinct focal sets ({n_pairs:,} pairs) for each of {rows:,} combinations: at least "
-        f"{rows * n_results * 8 / 2**30:.1f} GiB, "
-        f"above the limit of {max_bytes / 2**30:.0f} GiB. Combine smaller batches, or prune "
-        "focal sets of negligible mass first (e.g. keep the largest ones and renormalise)."
+        f"Combining these focal-set mass functions gives {'more than' if more else 'about'} {n_results:,} "
+        f"distinct focal sets ({n_pairs:,} pairs of focal sets) for each of {rows:,} combination(s): "
+        f"{'over ' if more else 'about '}{need / 2**30:.1f} GiB with the working memory, above the limit "
+        f"of {max_bytes / 2**30:.0f} GiB (dstk.core._dense.MAX_DENSE_BYTES). Combine smaller batches, "
+        "or prune focal sets of negligible mass first (e.g. keep the largest ones and renormalise)."
     )
 
 
