@@ -315,7 +315,9 @@ def _binary_row(m, normalize, out, kappa, total_conflict, lost, r):
         q1 = p1
         q2 = p2
         q3 = p3
-        if normalize and (k % 16 == 15):
+        if normalize and (k % 16 == 15 or k == m.shape[1] - 1):
+            # same rescaling points as the four-row path, so that every row's
+            # result is the same whatever its position in the batch
             scale = max(q1, q2)
             if scale > 0.0:
                 q1 /= scale
