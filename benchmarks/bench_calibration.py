@@ -1,121 +1,328 @@
-"""Benchmark of the calibration layer (issue 4).
+"""Benchmark of the calibration layer against its anchors, interleaved in one run.
 
-1. ``LogisticCalibrator(model="likelihood")``: fit on 1,000 calibration scores,
-   predict 10^5 test scores; compared with the straightforward reference (per
-   score: profile by Brent's 1-D maximisation over theta_1 and
-   ``scipy.integrate.quad`` on both sides of tau_hat,
-   ``tests/calibration/reference.py``), timed on a subsample and extrapolated
-   to 10^5 scores; masses must agree to 1e-6 on that subsample.
-2. ``BinningCalibrator`` / ``IsotonicCalibrator`` predict versus scikit-learn's
-   ``IsotonicRegression.predict`` on the same 10^5 (and 10^6) scores.
+Each pair is timed alternately (dstk, anchor, dstk, anchor, ...); the table gives the medians and the
+median and range (min-max) of the per-repetition ratio dstk / anchor (< 1: dstk faster).
 
-Run from the repository root:  python benchmarks/bench_calibration.py [--reference-scores 20]
+1. ``LogisticCalibrator(model="likelihood")`` fit versus scikit-learn's sigmoid
+   ``CalibratedClassifierCV(FrozenEstimator(...))`` fit on the same scores (1k .. 50k; the frozen
+   estimator is a one-feature logistic regression, whose decision function is affine in the score).
+2. ``EvidentialCalibratedClassifier(LogisticRegression(), cv=5)`` versus
+   ``CalibratedClassifierCV(LogisticRegression(), method="sigmoid", cv=5)`` on 20,000 x 20.
+3. ``LogisticCalibrator`` predict (Clenshaw sum of the truncated Chebyshev series) versus the previous
+   predict (barycentric formula on 64 Chebyshev points, the kernel of dstk 0.1, copied here) and
+   scikit-learn's sigmoid ``predict``, at 10^5 and 10^6 scores.
+4. ``VennAbersCalibrator.fit`` versus the ``venn-abers`` package (``VennAbers.fit``) at 10^4 .. 10^6
+   calibration points (the same p0, p1 are checked).
+5. ``IsotonicCalibrator`` and ``IsotonicRegressionCalibrator`` predictions versus scikit-learn's
+   ``IsotonicRegression.predict`` at 10^6 scores.
+6. ``from_counts`` with the ``confidence_interval`` model versus the ``likelihood`` model, 10^5 counts.
+
+Accuracy: the likelihood masses of the fast path (compressed data, interpolant) against the exact
+computation on the uncompressed data at 50k calibration scores.
+
+Run from the repository root:  python benchmarks/bench_calibration.py [--quick] [--output FILE]
 """
 
 import argparse
+import datetime
 import os
+import platform
 import sys
 import time
 
 import numpy as np
+from numba import njit
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from dstk.calibration import BinningCalibrator, IsotonicCalibrator, LogisticCalibrator
-from tests.calibration.reference import reference_masses
+from dstk.calibration import (
+    EvidentialCalibratedClassifier,
+    IsotonicCalibrator,
+    LogisticCalibrator,
+    VennAbersCalibrator,
+)
+from dstk.calibration.probabilistic import IsotonicRegressionCalibrator
+from dstk.evidence import from_counts
+
+ROWS = []
 
 
-def best_of(function, repeat=3):
-    times = []
+def interleaved(dstk_call, anchor_call, repeat):
+    """Median times of both and the median, min and max of their ratio, timed alternately."""
+    dstk_call(), anchor_call()  # warm-up (compilation, caches)
+    ours, theirs = [], []
     for _ in range(repeat):
         start = time.perf_counter()
-        result = function()
-        times.append(time.perf_counter() - start)
-    return min(times), result
+        dstk_call()
+        ours.append(time.perf_counter() - start)
+        start = time.perf_counter()
+        anchor_call()
+        theirs.append(time.perf_counter() - start)
+    ratio = np.array(ours) / np.array(theirs)
+    return float(np.median(ours)), float(np.median(theirs)), ratio
+
+
+def record(task, size, anchor, ours, theirs, ratio, note=""):
+    ROWS.append((task, size, anchor, ours, theirs, ratio, note))
+    print(
+        f"{task:<46} {size:>10} dstk {ours * 1e3:9.1f} ms | {anchor:<34} {theirs * 1e3:9.1f} ms | ratio "
+        f"{np.median(ratio):6.3f} [{ratio.min():.3f}-{ratio.max():.3f}] {note}",
+        flush=True,
+    )
+
+
+@njit(cache=False)
+def _previous_barycentric(t, nodes, values):
+    # the interpolation kernel of dstk 0.1 (first-kind Chebyshev points, barycentric formula)
+    n = nodes.shape[0]
+    k = values.shape[1]
+    out = np.empty((t.shape[0], k))
+    bary = np.empty(n)
+    for j in range(n):
+        sign = 1.0 if j % 2 == 0 else -1.0
+        bary[j] = sign * np.sin((2.0 * j + 1.0) * np.pi / (2.0 * n))
+    for i in range(t.shape[0]):
+        x = t[i]
+        denominator = 0.0
+        for c in range(k):
+            out[i, c] = 0.0
+        for j in range(n):
+            factor = bary[j] / (x - nodes[j])
+            denominator += factor
+            for c in range(k):
+                out[i, c] += factor * values[j, c]
+        for c in range(k):
+            out[i, c] /= denominator
+    return out
+
+
+def _logistic_data(rng, n):
+    y = rng.integers(0, 2, n)
+    return rng.normal(1.2 * y - 0.6, 1.0), y
+
+
+def bench_logistic_fit(rng, sizes, repeat):
+    from sklearn.calibration import CalibratedClassifierCV
+    from sklearn.frozen import FrozenEstimator
+    from sklearn.linear_model import LogisticRegression
+
+    for n in sizes:
+        scores, y = _logistic_data(rng, n)
+        X = scores[:, None]
+        # a fitted one-feature logistic regression: its decision function is an affine map of the scores,
+        # so the sigmoid calibration fits the same problem
+        frozen = FrozenEstimator(LogisticRegression().fit(X, y))
+        holder = {}
+
+        def ours(scores=scores, y=y):
+            holder["calibrator"] = LogisticCalibrator(model="likelihood").fit(scores, y)
+
+        def theirs(X=X, y=y, frozen=frozen):
+            CalibratedClassifierCV(frozen, method="sigmoid").fit(X, y)
+
+        a, b, ratio = interleaved(ours, theirs, repeat)
+        calibrator = holder["calibrator"]
+        record(
+            "LogisticCalibrator(likelihood).fit",
+            f"{n:,}",
+            "CalibratedClassifierCV sigmoid fit",
+            a,
+            b,
+            ratio,
+            f"(degree {calibrator.interpolation_degree_}, {calibrator._logistic.n_nodes} Gauss nodes)",
+        )
+
+
+def bench_meta_estimator(repeat):
+    from sklearn.calibration import CalibratedClassifierCV
+    from sklearn.datasets import make_classification
+    from sklearn.linear_model import LogisticRegression
+
+    X, y = make_classification(20_000, 20, random_state=0)
+    a, b, ratio = interleaved(
+        lambda: EvidentialCalibratedClassifier(LogisticRegression(), cv=5).fit(X, y),
+        lambda: CalibratedClassifierCV(LogisticRegression(), method="sigmoid", cv=5).fit(X, y),
+        repeat,
+    )
+    record(
+        "EvidentialCalibratedClassifier(cv=5).fit", "20,000 x 20", "CalibratedClassifierCV(cv=5)", a, b, ratio
+    )
+
+
+def bench_logistic_predict(rng, sizes, repeat):
+    from sklearn.calibration import _SigmoidCalibration
+
+    scores, y = _logistic_data(rng, 5_000)
+    calibrator = LogisticCalibrator(model="likelihood").fit(scores, y)
+    sigmoid = _SigmoidCalibration().fit(scores, y)
+    fit = calibrator._logistic
+    nodes = np.cos((2.0 * np.arange(64) + 1.0) * np.pi / 128.0)
+    values = np.ascontiguousarray(fit.predictive_masses(np.tan(0.5 * np.pi * nodes))[:, 1:3])
+    for n in sizes:
+        test = rng.normal(0.0, 1.5, n)
+
+        def previous(test=test):
+            # dstk 0.1: standardise, map to t, barycentric on 64 points, assemble the (n, 4) masses
+            t = (2.0 / np.pi) * np.arctan(fit.standardize(test))
+            interpolated = _previous_barycentric(t, nodes, values)
+            out = np.zeros((n, 4))
+            out[:, 1:3] = interpolated
+            out[:, 3] = 1.0 - interpolated.sum(axis=1)
+            return out
+
+        a, b, ratio = interleaved(lambda test=test: calibrator._predict_mass_array(test), previous, repeat)
+        record(
+            "LogisticCalibrator(likelihood) predict masses",
+            f"{n:,}",
+            "dstk 0.1 interpolant (64 points)",
+            a,
+            b,
+            ratio,
+            f"({calibrator._chebyshev_coefficients.shape[0]} Chebyshev terms)",
+        )
+        a, b, ratio = interleaved(
+            lambda test=test: calibrator.predict_proba(test), lambda test=test: sigmoid.predict(test), repeat
+        )
+        record(
+            "LogisticCalibrator(likelihood).predict_proba", f"{n:,}", "sklearn sigmoid predict", a, b, ratio
+        )
+
+
+def bench_venn_abers(rng, sizes, repeat, million):
+    from venn_abers import VennAbers
+
+    for n in sizes:
+        if n >= 1_000_000 and not million:
+            continue
+        p = rng.random(n)
+        y = (rng.random(n) < p).astype(int)
+        pair = np.column_stack([1.0 - p, p])
+        holder = {}
+
+        def ours(p=p, y=y):
+            holder["ours"] = VennAbersCalibrator().fit(p, y)
+
+        def theirs(pair=pair, y=y):
+            holder["theirs"] = VennAbers()
+            holder["theirs"].fit(pair, y)
+
+        a, b, ratio = interleaved(ours, theirs, 1 if n >= 1_000_000 else repeat)
+        test = rng.random(2_000)
+        _, p0_p1 = holder["theirs"].predict_proba(np.column_stack([1.0 - test, test]))
+        bel, pl = holder["ours"].predict_interval(test)
+        difference = np.abs(np.column_stack([bel, pl]) - p0_p1).max()
+        record(
+            "VennAbersCalibrator.fit",
+            f"{n:,}",
+            "venn-abers VennAbers.fit",
+            a,
+            b,
+            ratio,
+            f"(max |p - p_va| {difference:.1e})",
+        )
+
+
+def bench_isotonic_predict(rng, repeat):
+    from sklearn.isotonic import IsotonicRegression
+
+    scores, y = _logistic_data(rng, 1_000)
+    queries = rng.normal(0.0, 1.5, 1_000_000)
+    sk = IsotonicRegression(out_of_bounds="clip").fit(scores, y)
+    evidential = IsotonicCalibrator(model="likelihood").fit(scores, y)
+    probabilistic = IsotonicRegressionCalibrator().fit(scores, y)
+    for name, call in [
+        ("IsotonicRegressionCalibrator.predict_proba", lambda: probabilistic.predict_proba(queries)),
+        ("IsotonicCalibrator(likelihood).predict_proba", lambda: evidential.predict_proba(queries)),
+        ("IsotonicCalibrator(likelihood) masses", lambda: evidential._predict_mass_array(queries)),
+    ]:
+        a, b, ratio = interleaved(call, lambda: sk.predict(queries), repeat)
+        record(name, "1,000,000", "IsotonicRegression.predict", a, b, ratio)
+
+
+def bench_counts(rng, repeat):
+    n = rng.integers(1, 30, 100_000)
+    k = rng.binomial(n, 0.3)
+    counts = np.column_stack([n - k, k]).astype(np.float64)  # [n_negative, n_positive]
+    a, b, ratio = interleaved(
+        lambda: from_counts(counts, model="confidence_interval"),
+        lambda: from_counts(counts, model="likelihood"),
+        repeat,
+    )
+    record(
+        'from_counts(model="confidence_interval")', "100,000", 'from_counts(model="likelihood")', a, b, ratio
+    )
+
+
+def accuracy_check(rng):
+    from dstk._kernels.calibration import logistic_profile_masses
+
+    scores, y = _logistic_data(rng, 50_000)
+    calibrator = LogisticCalibrator(model="likelihood").fit(scores, y)
+    fit = calibrator._logistic
+    test = np.concatenate([np.linspace(-4.0, 4.0, 9), [-30.0, 30.0]])
+    z = fit.standardize(test)
+    start = time.perf_counter()
+    exact = logistic_profile_masses(
+        z, fit._z, fit._targets, fit._weight, fit.alpha, fit.alpha_covariance, fit.max_log_likelihood
+    )
+    exact_time = (time.perf_counter() - start) / test.size
+    fast = calibrator._predict_mass_array(test)
+    compressed = calibrator.predict_mass_exact(test)
+    line = (
+        f"Accuracy at 50,000 calibration scores, {test.size} test scores: max |compressed exact - uncompressed "
+        f"exact| = {np.abs(compressed - exact).max():.1e}, max |interpolant - uncompressed exact| = "
+        f"{np.abs(fast - exact).max():.1e} (uncompressed exact: {exact_time * 1e3:.0f} ms per test score)."
+    )
+    print(line)
+    return line
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="fewer repetitions and sizes")
     parser.add_argument(
-        "--reference-scores",
-        type=int,
-        default=20,
-        help="test scores given to the slow reference (its time is extrapolated)",
+        "--venn-abers-million", action="store_true", help="also 10^6 points (venn-abers ~2 min)"
     )
+    parser.add_argument("--output", default=None, help="write the markdown table to this file")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
     rng = np.random.default_rng(args.seed)
-
-    n_cal, n_test = 1000, 100_000
-    y = rng.integers(0, 2, n_cal)
-    scores = rng.normal(1.2 * y - 0.6, 1.0)
-    test = rng.normal(0.0, 1.5, n_test)
-
-    print("1. LogisticCalibrator(model='likelihood'): fit on 1,000, predict 10^5 scores")
-    start = time.perf_counter()
-    calibrator = LogisticCalibrator(model="likelihood").fit(scores, y)  # includes numba compilation
-    first_fit = time.perf_counter() - start
-    fit_time, calibrator = best_of(lambda: LogisticCalibrator(model="likelihood").fit(scores, y), repeat=1)
-    calibrator.predict_mass_array(test[:10])  # compile the interpolation kernel
-    predict_time, masses = best_of(lambda: calibrator.predict_mass_array(test))
-    print(
-        f"   fit: {fit_time:.2f} s (first call with compilation {first_fit:.2f} s); "
-        f"Chebyshev nodes: {calibrator.interpolation_degree_}"
-    )
-    print(f"   predict 10^5 scores: {predict_time * 1e3:.1f} ms ({predict_time / n_test * 1e6:.2f} us/score)")
-    subsample = test[: args.reference_scores]
-    start = time.perf_counter()
-    reference = np.array(
-        [
-            reference_masses(
-                s,
-                calibrator._scores,
-                calibrator._targets,
-                calibrator.theta_,
-                calibrator.max_log_likelihood_,
-                calibrator.covariance_,
-            )
-            for s in subsample
-        ]
-    )
-    reference_per_score = (time.perf_counter() - start) / subsample.size
-    reference_total = reference_per_score * n_test
-    difference = np.abs(reference - masses[: subsample.size]).max()
-    exact_time, exact = best_of(lambda: calibrator.predict_mass_exact(subsample), repeat=1)
-    print(
-        f"   reference: {reference_per_score:.3f} s/score -> {reference_total:.0f} s for 10^5 (extrapolated "
-        f"from {subsample.size} scores)"
-    )
-    print(
-        f"   speed-up of predict: {reference_total / predict_time:,.0f}x (target >= 1000x); "
-        f"speed-up including fit: {reference_total / (predict_time + fit_time):,.0f}x"
-    )
-    print(
-        f"   exact kernel (no interpolation): {exact_time / subsample.size * 1e3:.2f} ms/score "
-        f"({reference_per_score / (exact_time / subsample.size):,.0f}x the reference)"
-    )
-    print(
-        f"   max |masses - reference| on the subsample: {difference:.2e} (target <= 1e-6); "
-        f"exact kernel vs reference: {np.abs(reference - exact).max():.2e}"
-    )
-
-    from sklearn.isotonic import IsotonicRegression
-
-    print("2. predict speed versus scikit-learn IsotonicRegression.predict")
-    for size in (100_000, 1_000_000):
-        queries = rng.normal(0.0, 1.5, size)
-        sk = IsotonicRegression(out_of_bounds="clip").fit(scores, y)
-        sk_time, _ = best_of(lambda: sk.predict(queries))
-        iso = IsotonicCalibrator(model="likelihood").fit(scores, y)
-        iso_time, _ = best_of(lambda: iso.predict_mass_array(queries))
-        iso_interval, _ = best_of(lambda: iso.predict_interval(queries))
-        binning = BinningCalibrator(bins=10, model="likelihood").fit(scores, y)
-        bin_time, _ = best_of(lambda: binning.predict_mass_array(queries))
-        print(
-            f"   {size:>9,} scores: sklearn {sk_time * 1e3:7.1f} ms | isotonic masses {iso_time * 1e3:7.1f} ms "
-            f"({sk_time / iso_time:.1f}x), interval {iso_interval * 1e3:7.1f} ms | binning masses "
-            f"{bin_time * 1e3:7.1f} ms ({sk_time / bin_time:.1f}x)"
+    repeat = 3 if args.quick else 7
+    load_before = os.getloadavg()
+    started = time.perf_counter()
+    bench_logistic_fit(rng, (1_000, 5_000, 20_000, 50_000), repeat)
+    bench_meta_estimator(3 if args.quick else 5)
+    bench_logistic_predict(rng, (100_000, 1_000_000), repeat)
+    bench_venn_abers(rng, (10_000, 100_000, 1_000_000), 3, args.venn_abers_million)
+    bench_isotonic_predict(rng, repeat)
+    bench_counts(rng, repeat)
+    accuracy = accuracy_check(rng)
+    load_after = os.getloadavg()
+    elapsed = time.perf_counter() - started
+    lines = [
+        "# Calibration benchmark (`benchmarks/bench_calibration.py`)",
+        "",
+        f"Run {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC on {platform.machine()}, "
+        f"{os.cpu_count()} cores, Python {platform.python_version()}; load average (1, 5, 15 min) "
+        f"{load_before[0]:.2f}, {load_before[1]:.2f}, {load_before[2]:.2f} before and {load_after[0]:.2f}, "
+        f"{load_after[1]:.2f}, {load_after[2]:.2f} after ({elapsed:.0f} s; the machine was shared). "
+        "dstk and the anchor were timed alternately; ratio = dstk / anchor per repetition, median "
+        "[min-max] (< 1: dstk faster).",
+        "",
+        "| task | size | dstk (median) | anchor | anchor (median) | ratio median [min-max] | note |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for task, size, anchor, ours, theirs, ratio, note in ROWS:
+        lines.append(
+            f"| {task} | {size} | {ours * 1e3:.1f} ms | {anchor} | {theirs * 1e3:.1f} ms | "
+            f"{np.median(ratio):.3f} [{ratio.min():.3f}-{ratio.max():.3f}] | {note} |"
         )
+    lines += ["", accuracy, ""]
+    text = "\n".join(lines)
+    if args.output:
+        with open(args.output, "w") as handle:
+            handle.write(text)
+    print(text)
     return 0
 
 

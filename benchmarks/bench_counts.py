@@ -22,7 +22,8 @@ from scipy import integrate, optimize, special
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
-from dstk.evidence._counts import BINARY_MODELS, counts_to_mass_array
+from dstk.evidence._counts import _BINARY_MODELS as BINARY_MODELS
+from dstk.evidence._counts import _binary_mass_array as counts_to_mass_array
 
 
 def reference_likelihood(k, n):

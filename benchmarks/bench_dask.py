@@ -40,7 +40,7 @@ import dask.array as da
 import distributed
 
 import dstk
-from dstk.dask import DaskMassFunction, combine, predict_mass
+from dstk.dask import DaskMassFunction, combine_with_conflict, predict_mass
 
 PAGE = os.sysconf("SC_PAGE_SIZE")
 
@@ -195,7 +195,7 @@ def main():
 
             def build():
                 masses = generated_masses(n, k, args.row_chunk, source_chunk)
-                fused, kappa = combine(masses, rule="dempster", axis=1, return_conflict=True, split_every=4)
+                fused, kappa = combine_with_conflict(masses, rule="dempster", axis=1, split_every=4)
                 return summaries(fused, kappa)
 
             (p1, kappa, positives), seconds, memory, worker_peak = run(workers, build)

@@ -30,7 +30,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
-from dstk.calibration.probabilistic import softmax
+from dstk.calibration.probabilistic._normalization import softmax
 from dstk.multiclass import DirichletCalibrator, all_pairs_code, couple_probabilities, one_vs_rest_code
 
 

@@ -95,6 +95,7 @@ API_NAMESPACES = [
     ("dstk.multiclass", "Multi-class calibration"),
     ("dstk.metrics", "Calibration and evidential metrics"),
     ("dstk.ensemble", "Random decision trees and evidential ensemble combiners"),
+    ("dstk.classifiers", "Evidential classifiers: k-NN, neural network, logistic evidence, trained combiner"),
     ("dstk.dask", "Scale-out on Dask"),
     ("dstk.plot", "Plots (matplotlib)"),
     ("dstk.exceptions", "Exceptions and warnings"),

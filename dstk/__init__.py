@@ -16,7 +16,7 @@ Three layers, each usable on its own:
 ``import dstk`` is cheap: submodules (and numba) are imported on first use.
 """
 
-import importlib
+from dstk._lazy import lazy_exports
 
 #: the distribution name on the package index (the import name is ``dstk``)
 DISTRIBUTION = "dstk-belief"
@@ -27,6 +27,7 @@ _LAZY = {
     "Frame": "dstk.core._frame",
     "MassFunction": "dstk.core._mass",
     "combine": "dstk.core._combination",
+    "combine_with_conflict": "dstk.core._combination",
     "RULES": "dstk.core._combination",
     "inverse_pignistic": "dstk.core._transforms",
     "consonant_from_contour": "dstk.core._transforms",
@@ -38,7 +39,6 @@ _LAZY = {
     "decide": "dstk.core._decisions",
     # statistical evidence
     "from_counts": "dstk.evidence._counts",
-    "from_class_counts": "dstk.evidence._counts",
     "plausibility_degrees": "dstk.evidence._counts",
     "predictive_mass": "dstk.evidence._predictive",
     "LikelihoodBeliefFunction": "dstk.evidence._likelihood",
@@ -58,6 +58,11 @@ _LAZY = {
     "RandomDecisionTreesClassifier": "dstk.ensemble",
     "combine_leaves": "dstk.ensemble",
     "sklearn_leaf_counts": "dstk.ensemble",
+    # evidential classifiers
+    "EvidentialKNNClassifier": "dstk.classifiers",
+    "EvidentialNeuralNetworkClassifier": "dstk.classifiers",
+    "logistic_evidence": "dstk.classifiers",
+    "ContextualDiscountingCombiner": "dstk.classifiers",
 }
 
 _SUBMODULES = {
@@ -65,6 +70,7 @@ _SUBMODULES = {
     "evidence",
     "calibration",
     "ensemble",
+    "classifiers",
     "metrics",
     "multiclass",
     "plot",
@@ -85,22 +91,4 @@ def _version():
         return "0+unknown"
 
 
-def __getattr__(name):
-    if name == "__version__":
-        value = _version()
-        globals()[name] = value
-        return value
-    if name in _LAZY:
-        module = importlib.import_module(_LAZY[name])
-        value = getattr(module, name)
-        globals()[name] = value
-        return value
-    if name in _SUBMODULES:
-        module = importlib.import_module(f"dstk.{name}")
-        globals()[name] = module
-        return module
-    raise AttributeError(f"module 'dstk' has no attribute {name!r}")
-
-
-def __dir__():
-    return sorted(set(globals()) | set(__all__))
+__getattr__, __dir__ = lazy_exports(__name__, _LAZY, _SUBMODULES, {"__version__": _version})

@@ -21,7 +21,10 @@ def main(argv=None):
         try:
             import sklearn  # noqa: F401
         except ImportError:
-            print("The demo trains scikit-learn classifiers: pip install 'dstk-belief[sklearn]'", file=sys.stderr)
+            print(
+                "The demo trains scikit-learn classifiers: pip install 'dstk-belief[sklearn]'",
+                file=sys.stderr,
+            )
             return 2
         from ._demo import main as demo_main
 

@@ -10,6 +10,7 @@ with them whenever scikit-learn is installed.
 
 from __future__ import annotations
 
+import copy
 import inspect
 import warnings
 from collections.abc import Sequence
@@ -22,11 +23,15 @@ from .exceptions import NotFittedError
 __all__ = [
     "BaseEstimator",
     "ClassifierMixin",
+    "MetaEstimatorMixin",
     "check_is_fitted",
+    "check_meta_X",
     "check_sample_weight",
+    "n_samples_of",
     "feature_names_of",
     "frequency_weights",
     "validate_features",
+    "validate_score_matrix",
 ]
 
 
@@ -130,6 +135,19 @@ class BaseEstimator:
         return any(k.endswith("_") and not k.startswith("_") for k in vars(self))
 
 
+class MetaEstimatorMixin:
+    """scikit-learn tags of an estimator wrapping ``self.estimator``: sparse input when it takes it."""
+
+    def __sklearn_tags__(self):
+        from sklearn.utils import get_tags
+
+        tags = super().__sklearn_tags__()  # type: ignore[misc]
+        wrapped = getattr(self, "estimator", None)
+        if wrapped is not None:
+            tags.input_tags.sparse = get_tags(wrapped).input_tags.sparse
+        return tags
+
+
 class ClassifierMixin:
     """``score`` as the mean accuracy, as :class:`sklearn.base.ClassifierMixin` (without importing it)."""
 
@@ -178,8 +196,10 @@ def check_sample_weight(sample_weight: Any, n_samples: int, name: str = "sample_
     if sample_weight is None:
         return None
     weights = np.asarray(sample_weight)
-    if weights.dtype == object or np.iscomplexobj(weights) or not (
-        np.issubdtype(weights.dtype, np.number) or weights.dtype == bool
+    if (
+        weights.dtype == object
+        or np.iscomplexobj(weights)
+        or not (np.issubdtype(weights.dtype, np.number) or weights.dtype == bool)
     ):
         raise ValueError(f"`{name}` must be real numbers; got dtype {weights.dtype}.")
     weights = weights.astype(np.float64)
@@ -243,6 +263,91 @@ def feature_names_of(X: Any) -> np.ndarray | None:
     if types == ["str"]:
         return names
     return None
+
+
+def validate_score_matrix(estimator: Any, scores: Any, *, reset: bool, name: str = "scores") -> np.ndarray:
+    """A 2-D float64 matrix of finite real scores; records (``reset=True``) or checks its columns.
+
+    Data frames are accepted (their string column names become
+    ``feature_names_in_``); sparse matrices, complex values, 1-D arrays, no
+    rows or no columns, NaN and infinite values raise ``ValueError`` with
+    scikit-learn's wording.
+    """
+    if hasattr(scores, "toarray") and hasattr(scores, "nnz"):
+        raise TypeError(
+            f"`{name}` is a sparse matrix, which {type(estimator).__name__} does not support; "
+            f"pass a dense array ({name}.toarray())."
+        )
+    arr = np.asarray(scores)
+    if np.iscomplexobj(arr):
+        raise ValueError(f"Complex data not supported: `{name}` must be real (got dtype {arr.dtype}).")
+    if arr.dtype == object:
+        try:
+            arr = arr.astype(np.float64)
+        except (TypeError, ValueError) as error:
+            raise TypeError(
+                f"`{name}` must be numeric; converting the object array failed: {error}."
+            ) from None
+    if not (np.issubdtype(arr.dtype, np.number) or arr.dtype == bool):
+        raise ValueError(f"`{name}` must be numeric; got dtype {arr.dtype}.")
+    if arr.ndim != 2:
+        raise ValueError(
+            f"`{name}` must be 2-D (n_samples, n_columns); got an array of shape {arr.shape}. "
+            "Reshape your data: scores.reshape(-1, 1) for a single column or scores.reshape(1, -1) "
+            "for a single sample."
+        )
+    if arr.shape[0] == 0:
+        raise ValueError(f"`{name}` has 0 sample(s) (shape={arr.shape}) while a minimum of 1 is required.")
+    if arr.shape[1] == 0:
+        raise ValueError(f"0 feature(s) (shape={arr.shape}) while a minimum of 1 is required.")
+    arr = arr.astype(np.float64)
+    finite = np.isfinite(arr)
+    if not finite.all():
+        rows, cols = np.nonzero(~finite)
+        raise ValueError(
+            f"`{name}` contains {rows.size} NaN or infinite value(s) (first at row {rows[0]}, column "
+            f"{cols[0]}); remove or impute them."
+        )
+    validate_features(estimator, scores, reset=reset, n_features=arr.shape[1])
+    return arr
+
+
+def check_meta_X(X: Any) -> Any:
+    """``X`` for a meta-estimator: arrays, sparse matrices and data frames unchanged, lists as arrays.
+
+    The wrapped estimator validates the values; this rejects only what no
+    estimator should take: complex values and zero columns.
+    """
+    if isinstance(X, (list, tuple)) or (not hasattr(X, "shape") and hasattr(X, "__array__")):
+        X = np.asarray(X)
+    if hasattr(X, "tocsr") and getattr(X, "format", "csr") not in ("csr", "csc"):
+        X = X.tocsr()  # COO, DIA, ... have no row indexing
+    if hasattr(X, "dtypes") and not isinstance(X, np.ndarray):
+        dtypes = list(np.atleast_1d(np.asarray(X.dtypes, dtype=object)))
+    else:
+        dtypes = [getattr(X, "dtype", None)]
+    if any(d is not None and _is_numpy_dtype(d) and np.dtype(d).kind == "c" for d in dtypes):
+        raise ValueError("Complex data not supported: `X` must be real (a complex dtype was given).")
+    shape = getattr(X, "shape", None)
+    if shape is not None and len(shape) == 2 and shape[1] == 0:
+        raise ValueError(f"0 feature(s) (shape={tuple(shape)}) while a minimum of 1 is required.")
+    return X
+
+
+def _is_numpy_dtype(dtype):
+    try:
+        np.dtype(dtype)
+    except TypeError:
+        return False
+    return True
+
+
+def n_samples_of(X: Any) -> int:
+    """Number of rows of an array, sparse matrix, data frame or sequence."""
+    shape = getattr(X, "shape", None)
+    if shape is not None and len(shape) >= 1:
+        return int(shape[0])
+    return len(X)
 
 
 def _list_names(names: list[Any]) -> str:
@@ -334,3 +439,48 @@ def check_is_fitted(estimator: object, attributes: str | Sequence[str] | None = 
             f"This {type(estimator).__name__} instance is not fitted yet. Call 'fit' with "
             "appropriate arguments before using this estimator."
         )
+
+
+def clone_estimator(estimator: Any) -> Any:
+    """An unfitted copy: :func:`sklearn.base.clone` when possible, else a rebuild from ``get_params``.
+
+    Parameters
+    ----------
+    estimator : object
+        A scikit-learn style estimator (or any object).
+
+    Returns
+    -------
+    object
+        A new estimator with the same constructor parameters and no fitted
+        state; objects without ``get_params`` are deep-copied.
+
+    Notes
+    -----
+    Every binary task of a code matrix (Gebel 2009, Sec. 5.2) needs its own
+    unfitted copy of the base model or calibrator.  scikit-learn's ``clone``
+    is used when scikit-learn is installed and accepts the object; dstk
+    estimators (:class:`~dstk._estimator.BaseEstimator`) are rebuilt from
+    ``get_params(deep=False)`` without it.
+
+    References
+    ----------
+    M. Gebel, Multivariate calibration of classifier scores into the
+    probability space, PhD thesis, TU Dortmund (2009), Sec. 5.2.
+
+    Examples
+    --------
+    >>> from dstk.calibration.probabilistic import PlattCalibrator
+    >>> original = PlattCalibrator()
+    >>> copy_ = clone_estimator(original)
+    >>> copy_ is original, type(copy_).__name__
+    (False, 'PlattCalibrator')
+    """
+    if hasattr(estimator, "get_params"):
+        try:
+            from sklearn.base import clone
+
+            return clone(estimator)
+        except Exception:  # sklearn missing or a non-sklearn estimator
+            return type(estimator)(**estimator.get_params(deep=False))
+    return copy.deepcopy(estimator)

@@ -23,7 +23,7 @@ logger = logging.getLogger("dstk")
 
 
 def _check_verbose(verbose: Any) -> int:
-    if isinstance(verbose, bool) or not isinstance(verbose, int) and not hasattr(verbose, "__index__"):
+    if isinstance(verbose, bool) or (not isinstance(verbose, int) and not hasattr(verbose, "__index__")):
         if isinstance(verbose, bool):
             return int(verbose)
         raise ValueError(f"`verbose` must be a non-negative integer (0 = silent); got {verbose!r}.")

@@ -20,6 +20,7 @@ __all__ = [
     "check_consistent_length",
     "check_random_state",
     "check_probability",
+    "check_counts",
 ]
 
 
@@ -30,6 +31,8 @@ def check_scores(scores: ArrayLike, name: str = "scores", allow_2d_column: bool 
     ``allow_2d_column`` is true; any other 2-D shape raises.
     """
     arr = np.asarray(scores)
+    if np.iscomplexobj(arr):
+        raise ValueError(f"Complex data not supported: `{name}` must be real (got dtype {arr.dtype}).")
     if arr.dtype == object:
         try:
             arr = arr.astype(np.float64)
@@ -79,7 +82,7 @@ def check_labels(y: ArrayLike, name: str = "y") -> tuple[np.ndarray, np.ndarray]
         from .exceptions import data_conversion_warning
 
         warnings.warn(
-            f"A column-vector `{name}` was passed when a 1-D array was expected; it is flattened. "
+            f"A column-vector {name} was passed when a 1d array was expected; it is flattened. "
             f"Pass {name}.ravel() (shape (n_samples,)) to avoid this warning.",
             data_conversion_warning(),
             stacklevel=3,
@@ -115,7 +118,7 @@ def check_binary_labels(y: ArrayLike, name: str = "y") -> tuple[np.ndarray, np.n
     classes, encoded = check_labels(y, name=name)
     if classes.size != 2:
         raise ValueError(
-            f"`{name}` must contain exactly two classes for binary calibration; got "
+            f"Only binary classification is supported. `{name}` must contain exactly two classes; got "
             f"{classes.size} classes {list(classes)[:10]!r}. Use a multi-class wrapper "
             "(one-vs-rest) for more classes."
         )
@@ -146,3 +149,54 @@ def check_random_state(seed: Any) -> np.random.RandomState:
     if isinstance(seed, np.random.Generator):
         return np.random.RandomState(seed.integers(0, 2**32 - 1))
     raise ValueError(f"{seed!r} cannot be used to seed a numpy.random.RandomState instance.")
+
+
+def check_counts(
+    values: ArrayLike, *, name: str = "counts", whole: bool = False, keep_integers: bool = False
+) -> np.ndarray:
+    """Return ``values`` as an array of counts: real, finite and ``>= 0``.
+
+    The one check of class, leaf and bin counts in dstk (shape rules stay with
+    the caller).
+
+    Parameters
+    ----------
+    values : array_like
+        The counts, any shape.
+    name : str
+        The argument's name, for the error messages.
+    whole : bool
+        Also require whole numbers (callers that accept weighted counts offer
+        ``allow_fractional=True`` for them, and the message says so).
+    keep_integers : bool
+        Return integer (and boolean, as int64) input with its integer dtype
+        instead of float64; booleans are rejected otherwise.
+    """
+    arr = np.asarray(values)
+    if arr.dtype == object:
+        try:
+            arr = arr.astype(np.float64)
+        except (TypeError, ValueError):
+            raise ValueError(f"`{name}` must contain numbers (counts); got objects.") from None
+    if arr.dtype == bool and keep_integers:
+        arr = arr.astype(np.int64)
+    if arr.dtype == bool or not np.issubdtype(arr.dtype, np.number):
+        raise ValueError(f"`{name}` must be a numeric array of counts; got dtype {arr.dtype}.")
+    if np.issubdtype(arr.dtype, np.complexfloating):
+        raise ValueError(f"`{name}` must be real counts; got complex dtype {arr.dtype}.")
+    if not (keep_integers and arr.dtype.kind in "iu"):
+        arr = np.asarray(arr, dtype=np.float64)
+    if arr.size == 0:
+        return arr
+    if arr.dtype.kind == "f" and not np.isfinite(arr).all():
+        raise ValueError(f"`{name}` contains NaN or infinite counts; counts must be finite and >= 0.")
+    if arr.min() < 0:
+        raise ValueError(
+            f"`{name}` contains a negative count ({arr[arr < 0].flat[0]!r}); counts must be >= 0."
+        )
+    if whole and arr.dtype.kind == "f" and (np.floor(arr) != arr).any():
+        raise ValueError(
+            f"`{name}` contains a non-integer count ({arr[np.floor(arr) != arr].flat[0]!r}). Counts must be "
+            "whole numbers; pass `allow_fractional=True` for weighted (real-valued) counts."
+        )
+    return arr

@@ -48,7 +48,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
 sys.path.insert(0, REPO)
 
-from dstk.ensemble import RandomDecisionTreesClassifier, combine_leaves, decision_threshold  # noqa: E402
+from dstk.ensemble import RandomDecisionTreesClassifier, combine_leaves  # noqa: E402
+from dstk.ensemble._combiners import decision_threshold  # noqa: E402
 
 _REFERENCE = {"reference_arithmetic": True}
 METHODS = [
@@ -185,7 +186,9 @@ def run_dataset(
                 if method == "eva":
                     options = dict(options, class_prior=model.class_prior_)
                 tick = time.perf_counter()
-                score = combine_leaves(counts, method, aggregate, **options)
+                score = combine_leaves(
+                    counts, combiner=method if aggregate is None else f"{method}:{aggregate}", **options
+                )
                 dstk_time += time.perf_counter() - tick
                 predicted = (score >= decision_threshold(method, aggregate)).astype(int)
                 table[label][0].append(roc_auc_score(y01, score))

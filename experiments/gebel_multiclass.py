@@ -113,9 +113,9 @@ def choose_params(X, y, code, seed):
 
 def calibrators(code):
     out = {name: MulticlassCalibrator(cal, code=code) for name, cal in binary_calibrators("score").items()}
-    out["diri-g-mean"] = DirichletCalibrator(code=code, combiner="geometric_mean")
-    out["diri-g-trim"] = DirichletCalibrator(code=code, combiner="trimmed_geometric_mean")
-    out["diri-prod"] = DirichletCalibrator(code=code, combiner="product")
+    out["diri-g-mean"] = DirichletCalibrator(code=code, pool="geometric_mean")
+    out["diri-g-trim"] = DirichletCalibrator(code=code, pool="trimmed_geometric_mean")
+    out["diri-prod"] = DirichletCalibrator(code=code, pool="product")
     return out
 
 

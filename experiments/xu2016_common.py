@@ -8,7 +8,6 @@ import numpy as np
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 
-from dstk._demo import combine_conjunctive  # noqa: E402
 from dstk.calibration import BinningCalibrator, IsotonicCalibrator, LogisticCalibrator  # noqa: E402
 
 DEFAULT_DATA = os.path.normpath(os.path.join(HERE, "..", "..", "shared", "datasets"))
@@ -62,21 +61,32 @@ def train_part(X, y, indices, X_test, rng, wanted):
         svm = make_pipeline(StandardScaler(), SVC(kernel="rbf", C=1.0, gamma="scale")).fit(X[train], y[train])
         cal_scores = svm.decision_function(X[calibration])
         test_scores = svm.decision_function(X_test)
-        usable = np.ptp(cal_scores) > 0
+        usable = float(np.ptp(cal_scores)) > 1e-9 * (1.0 + float(np.max(np.abs(cal_scores))))
     for method, model in wanted:
         if not usable:
             out[(method, model)] = uniform if model == "bayes" else vacuous
             continue
         calibrator = make_calibrator(method, model).fit(cal_scores, y[calibration])
-        out[(method, model)] = calibrator.predict_mass_array(test_scores)
+        out[(method, model)] = calibrator.predict_mass(test_scores).to_array()
     return out
 
 
 def combined_predictions(mass_list):
     """Dempster combination (vacuous on total conflict) -> predicted labels (pignistic, ties -> 0)."""
-    combined, total = combine_conjunctive(mass_list)
+    import warnings
+
+    from dstk import Frame, MassFunction, combine_with_conflict
+    from dstk.exceptions import ConflictWarning
+
+    frame = Frame((0, 1))
+    sources = [MassFunction.from_array(np.asarray(m, dtype=float), frame) for m in mass_list]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConflictWarning)  # the count is returned
+        combined, conflict = combine_with_conflict(sources, rule="dempster", on_conflict="vacuous")
+    combined = combined.to_array()
+    total = int(np.count_nonzero(np.asarray(conflict) >= 1.0))
     positive = combined[:, 2] + 0.5 * combined[:, 3]
-    return (positive > 0.5).astype(int), int(total.sum())
+    return (positive > 0.5).astype(int), total
 
 
 def mcnemar_p_value(correct_a, correct_b):

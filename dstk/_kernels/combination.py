@@ -2,152 +2,40 @@
 
 Inputs are C-contiguous float64 arrays ``m`` of shape ``(rows, K, size)``:
 ``rows`` independent combinations of ``K`` sources each, ``size = 2**n``.
-Outputs have shape ``(rows, size)``.  The transforms follow
-:mod:`dstk._kernels.transforms`; they are re-implemented here on 1-D rows so
-that the ``K`` sources of one row are folded with a single scratch buffer.
+Outputs have shape ``(rows, size)``.  The transforms are the row passes of
+:mod:`dstk._kernels.moebius`, so that the ``K`` sources of one row are folded
+with a single scratch buffer.
 """
 
 import math
 
 import numba
 import numpy as np
-from numba import njit, prange
+from numba import prange
+
+from dstk._kernels._jit import njit
+from dstk._kernels.moebius import subset_pass, sum_from, superset_pass
+
+# Source hashes of the kernel modules called here (see dstk._kernels._jit).
+CALLED_KERNEL_SOURCES = {
+    "dstk._kernels.moebius": "c3edeec8b803e5d9",
+}
 
 
 @njit(cache=True)
-def _superset_pass(x, sign):
-    """x(A) <- sum_{B superset of A} sign**|B - A| x(B), in place on one row.
-
-    ``sign = 1.0``: superset sums (m -> q); ``sign = -1.0``: the inverse
-    Moebius transform (q -> m).  The three lowest bits are done in registers
-    on blocks of 8 entries; higher bits two at a time (radix 4) on contiguous
-    slices so that LLVM vectorises the inner loop.  Multiplying by +-1 is
-    exact, so the result equals the plain ``n``-sweep transform bit for bit.
-    """
-    size = x.shape[0]
-    step = 1
-    if size >= 8:
-        for b in range(0, size, 8):
-            x0 = x[b]
-            x1 = x[b + 1]
-            x2 = x[b + 2]
-            x3 = x[b + 3]
-            x4 = x[b + 4]
-            x5 = x[b + 5]
-            x6 = x[b + 6]
-            x7 = x[b + 7]
-            x0 += sign * x1
-            x2 += sign * x3
-            x4 += sign * x5
-            x6 += sign * x7
-            x0 += sign * x2
-            x1 += sign * x3
-            x4 += sign * x6
-            x5 += sign * x7
-            x[b] = x0 + sign * x4
-            x[b + 1] = x1 + sign * x5
-            x[b + 2] = x2 + sign * x6
-            x[b + 3] = x3 + sign * x7
-            x[b + 4] = x4
-            x[b + 5] = x5
-            x[b + 6] = x6
-        step = 8
-    while step < size:
-        if 4 * step <= size:
-            for base in range(0, size, 4 * step):
-                p0 = x[base : base + step]
-                p1 = x[base + step : base + 2 * step]
-                p2 = x[base + 2 * step : base + 3 * step]
-                p3 = x[base + 3 * step : base + 4 * step]
-                for j in range(step):
-                    a = p0[j]
-                    b1 = p1[j]
-                    c = p2[j]
-                    d = p3[j]
-                    a += sign * b1
-                    c += sign * d
-                    p0[j] = a + sign * c
-                    p1[j] = b1 + sign * d
-                    p2[j] = c
-            step *= 4
-        else:
-            for base in range(0, size, 2 * step):
-                lo = x[base : base + step]
-                hi = x[base + step : base + 2 * step]
-                for j in range(step):
-                    lo[j] += sign * hi[j]
-            step *= 2
-
-
-@njit(cache=True)
-def _subset_pass(x, sign):
-    """x(A) <- sum_{B subset of A} sign**|A - B| x(B), in place on one row.
-
-    ``sign = 1.0``: subset sums (m -> b); ``sign = -1.0``: inverse (b -> m).
-    Same blocking as :func:`_superset_pass`.
-    """
-    size = x.shape[0]
-    step = 1
-    if size >= 8:
-        for b in range(0, size, 8):
-            x0 = x[b]
-            x1 = x[b + 1]
-            x2 = x[b + 2]
-            x3 = x[b + 3]
-            x4 = x[b + 4]
-            x5 = x[b + 5]
-            x6 = x[b + 6]
-            x7 = x[b + 7]
-            x1 += sign * x0
-            x3 += sign * x2
-            x5 += sign * x4
-            x7 += sign * x6
-            x2 += sign * x0
-            x3 += sign * x1
-            x6 += sign * x4
-            x7 += sign * x5
-            x[b + 1] = x1
-            x[b + 2] = x2
-            x[b + 3] = x3
-            x[b + 4] = x4 + sign * x0
-            x[b + 5] = x5 + sign * x1
-            x[b + 6] = x6 + sign * x2
-            x[b + 7] = x7 + sign * x3
-        step = 8
-    while step < size:
-        if 4 * step <= size:
-            for base in range(0, size, 4 * step):
-                p0 = x[base : base + step]
-                p1 = x[base + step : base + 2 * step]
-                p2 = x[base + 2 * step : base + 3 * step]
-                p3 = x[base + 3 * step : base + 4 * step]
-                for j in range(step):
-                    a = p0[j]
-                    b1 = p1[j]
-                    c = p2[j]
-                    d = p3[j]
-                    b1 += sign * a
-                    d += sign * c
-                    p1[j] = b1
-                    p2[j] = c + sign * a
-                    p3[j] = d + sign * b1
-            step *= 4
-        else:
-            for base in range(0, size, 2 * step):
-                lo = x[base : base + step]
-                hi = x[base + step : base + 2 * step]
-                for j in range(step):
-                    hi[j] += sign * lo[j]
-            step *= 2
-
-
-@njit(cache=True, fastmath={"reassoc"})
-def _sum_from(x, start):
-    """sum(x[start:]); reassociation lets LLVM vectorise the reduction."""
-    total = 0.0
-    for a in range(start, x.shape[0]):
-        total += x[a]
-    return total
+def _multiply_commonality(src, acc, tmp, first):
+    """acc <- q_src (first source) or acc * q_src, with q the superset sums."""
+    size = acc.shape[0]
+    if first:
+        for a in range(size):
+            acc[a] = src[a]
+        superset_pass(acc, 1.0)
+    else:
+        for a in range(size):
+            tmp[a] = src[a]
+        superset_pass(tmp, 1.0)
+        for a in range(size):
+            acc[a] *= tmp[a]
 
 
 @njit(cache=True)
@@ -171,8 +59,8 @@ def _finish_conjunctive(acc, normalize, log_scale):
     size = acc.shape[0]
     if normalize:
         acc[0] = 0.0
-        _superset_pass(acc, -1.0)
-        total = _sum_from(acc, 1)
+        superset_pass(acc, -1.0)
+        total = sum_from(acc, 1)
         if total > 0.0:
             acc[0] = 0.0
             for a in range(1, size):
@@ -182,8 +70,8 @@ def _finish_conjunctive(acc, normalize, log_scale):
         for a in range(size):
             acc[a] = 0.0
         return 1.0, True
-    _superset_pass(acc, -1.0)
-    total = _sum_from(acc, 1)
+    superset_pass(acc, -1.0)
+    total = sum_from(acc, 1)
     # m(empty) is recomputed from the others so that the row sums to 1
     acc[0] = 1.0 - total if total < 1.0 else 0.0
     return acc[0], False
@@ -234,7 +122,7 @@ def dempster_extended(m, rows, out, kappa, total_conflict):
         for k in range(k_sources):
             for x in range(size):
                 tmp[x] = m[r, k, x]
-            _superset_pass(tmp, 1.0)
+            superset_pass(tmp, 1.0)
             for x in range(1, size):
                 f, e = math.frexp(tmp[x])
                 g, e2 = math.frexp(acc[x] * f)
@@ -250,9 +138,9 @@ def dempster_extended(m, rows, out, kappa, total_conflict):
         if found:
             for x in range(1, size):
                 acc[x] = math.ldexp(acc[x], expo[x] - top) if acc[x] != 0.0 else 0.0
-            _superset_pass(acc, -1.0)
+            superset_pass(acc, -1.0)
             acc[0] = 0.0
-        total = _sum_from(acc, 1) if found else 0.0
+        total = sum_from(acc, 1) if found else 0.0
         if not total > 0.0:
             for x in range(size):
                 acc[x] = 0.0
@@ -538,11 +426,11 @@ def _general_rows(m, normalize, out, kappa, total_conflict, lost, r0, r1):
             if k == 0:
                 for x in range(size):
                     acc[x] = src[x]
-                _superset_pass(acc, 1.0)
+                superset_pass(acc, 1.0)
             else:
                 for x in range(size):
                     tmp[x] = src[x]
-                _superset_pass(tmp, 1.0)
+                superset_pass(tmp, 1.0)
                 if normalize:
                     for x in range(1, size):
                         p = acc[x] * tmp[x]
@@ -645,14 +533,14 @@ def disjunctive(m):
             if k == 0:
                 for a in range(size):
                     acc[a] = src[a]
-                _subset_pass(acc, 1.0)
+                subset_pass(acc, 1.0)
             else:
                 for a in range(size):
                     tmp[a] = src[a]
-                _subset_pass(tmp, 1.0)
+                subset_pass(tmp, 1.0)
                 for a in range(size):
                     acc[a] *= tmp[a]
-        _subset_pass(acc, -1.0)
+        subset_pass(acc, -1.0)
     return out
 
 
@@ -670,10 +558,10 @@ def log_conjunctive_weights(m):
         src = m[r]
         for a in range(size):
             tmp[a] = src[a]
-        _superset_pass(tmp, 1.0)
+        superset_pass(tmp, 1.0)
         for a in range(size):
             tmp[a] = -math.log(tmp[a])
-        _superset_pass(tmp, -1.0)
+        superset_pass(tmp, -1.0)
         tmp[size - 1] = 0.0
     return out
 
@@ -691,12 +579,12 @@ def mass_from_log_conjunctive_weights(lw):
         src = lw[r]
         for a in range(size - 1):
             tmp[a] = src[a]
-        total = _sum_from(tmp[: size - 1], 0)
+        total = sum_from(tmp[: size - 1], 0)
         tmp[size - 1] = 0.0
-        _superset_pass(tmp, 1.0)
+        superset_pass(tmp, 1.0)
         for a in range(size):
             tmp[a] = math.exp(total - tmp[a])
-        _superset_pass(tmp, -1.0)
+        superset_pass(tmp, -1.0)
     return out
 
 
@@ -714,10 +602,10 @@ def log_disjunctive_weights(m):
         src = m[r]
         for a in range(size):
             tmp[a] = src[a]
-        _subset_pass(tmp, 1.0)
+        subset_pass(tmp, 1.0)
         for a in range(size):
             tmp[a] = -math.log(tmp[a])
-        _subset_pass(tmp, -1.0)
+        subset_pass(tmp, -1.0)
         tmp[0] = 0.0
     return out
 
@@ -733,11 +621,11 @@ def mass_from_log_disjunctive_weights(lv):
         tmp[0] = 0.0
         for a in range(1, size):
             tmp[a] = src[a]
-        total = _sum_from(tmp, 1)
-        _subset_pass(tmp, 1.0)
+        total = sum_from(tmp, 1)
+        subset_pass(tmp, 1.0)
         for a in range(size):
             tmp[a] = math.exp(total - tmp[a])
-        _subset_pass(tmp, -1.0)
+        subset_pass(tmp, -1.0)
     return out
 
 
@@ -758,20 +646,20 @@ def cautious(m):
             src = m[r, k]
             for a in range(size):
                 tmp[a] = src[a]
-            _superset_pass(tmp, 1.0)
+            superset_pass(tmp, 1.0)
             for a in range(size):
                 tmp[a] = math.log(tmp[a])
-            _superset_pass(tmp, -1.0)
+            superset_pass(tmp, -1.0)
             for a in range(size):
                 v = -tmp[a]
                 if v < acc[a]:
                     acc[a] = v
         acc[size - 1] = 0.0
-        total = _sum_from(acc[: size - 1], 0)
-        _superset_pass(acc, 1.0)
+        total = sum_from(acc[: size - 1], 0)
+        superset_pass(acc, 1.0)
         for a in range(size):
             acc[a] = math.exp(total - acc[a])
-        _superset_pass(acc, -1.0)
+        superset_pass(acc, -1.0)
     return out
 
 
@@ -792,20 +680,20 @@ def bold(m):
             src = m[r, k]
             for a in range(size):
                 tmp[a] = src[a]
-            _subset_pass(tmp, 1.0)
+            subset_pass(tmp, 1.0)
             for a in range(size):
                 tmp[a] = math.log(tmp[a])
-            _subset_pass(tmp, -1.0)
+            subset_pass(tmp, -1.0)
             for a in range(size):
                 v = -tmp[a]
                 if v < acc[a]:
                     acc[a] = v
         acc[0] = 0.0
-        total = _sum_from(acc, 1)
-        _subset_pass(acc, 1.0)
+        total = sum_from(acc, 1)
+        subset_pass(acc, 1.0)
         for a in range(size):
             acc[a] = math.exp(total - acc[a])
-        _subset_pass(acc, -1.0)
+        subset_pass(acc, -1.0)
     return out
 
 
@@ -829,11 +717,11 @@ def dubois_prade_pair(m1, m2):
         for a in range(size):
             q1[a] = s1[a]
             q2[a] = s2[a]
-        _superset_pass(q1, 1.0)
-        _superset_pass(q2, 1.0)
+        superset_pass(q1, 1.0)
+        superset_pass(q2, 1.0)
         for a in range(size):
             q1[a] *= q2[a]
-        _superset_pass(q1, -1.0)
+        superset_pass(q1, -1.0)
         q1[0] = 0.0
         for a in range(size):
             va = m1[r, a]

@@ -27,7 +27,8 @@ pairs (k, n) (``_use_table``), results are memoised in a table indexed by
 import math
 
 import numpy as np
-from numba import njit
+
+from dstk._kernels._jit import njit
 
 _LOG2 = math.log(2.0)
 _EPSILON = 2.220446049250313e-16
@@ -307,6 +308,25 @@ def regularized_incomplete_beta(a, b, x):
     return 1.0 - math.exp(log_front) * _beta_continued_fraction(b, a, 1.0 - x) / b
 
 
+_HALF_LOG_TWO_PI = 0.5 * math.log(2.0 * math.pi)
+
+
+@njit(cache=True)
+def _stirling_error(x):
+    """log Gamma(x + 1) - [(x + 1/2) log x - x + log(2 pi) / 2] for x > 0 (Loader 2000, Eq. 4).
+
+    The asymptotic series from x = 15 (error below 1e-17), the definition below.
+    """
+    if x < 15.0:
+        return math.lgamma(x + 1.0) - (x + 0.5) * math.log(x) + x - _HALF_LOG_TWO_PI
+    r = 1.0 / (x * x)
+    return (
+        1.0 / 12.0
+        - r
+        * (1.0 / 360.0 - r * (1.0 / 1260.0 - r * (1.0 / 1680.0 - r * (1.0 / 1188.0 - r * 691.0 / 360360.0))))
+    ) / x
+
+
 @njit(cache=True)
 def likelihood_masses(k, n):
     """(m({0}), m({1}), m(frame)) of the likelihood-based predictive mass (Xu et al. 2016, Eqs. 29-32).
@@ -318,9 +338,26 @@ def likelihood_masses(k, n):
     (the continued-fraction prefactor tau^a (1-tau)^b / B(a, b) equals
     tau (1 - tau) / m(frame)); only the rapidly converging side is evaluated
     and the other is m(frame) minus it.  m({1}) = tau - int_0^tau pl,
-    m({0}) = 1 - tau - int_tau^1 pl.  Eq. 30: k = 0 gives (n/(n+1), 0, 1/(n+1)),
+    m({0}) = 1 - tau - int_tau^1 pl.  m(frame) is evaluated directly, by
+    Stirling's formula with its exact error terms (Loader 2000):
+    B(a, b) / L(tau) = sqrt(2 pi k (n - k) / n) exp(d(k) + d(n - k) - d(n)) / (n + 1)
+    with d the Stirling error of :func:`_stirling_error`; no large logarithms
+    cancel, so it keeps full relative accuracy at any n, and swapping k and
+    n - k gives the same value bit for bit.  The masses are computed for the
+    smaller count and swapped back (tau is then the smaller proportion, with no
+    cancellation in 1 - tau), so swapping the classes swaps m({0}) and m({1})
+    bit for bit.  Eq. 30: k = 0 gives (n/(n+1), 0, 1/(n+1)),
     k = n gives (0, n/(n+1), 1/(n+1)); n = 0 gives the vacuous (0, 0, 1).
     """
+    if k > n - k:
+        mass_one, mass_zero, frame = _likelihood_masses_minority(n - k, n)
+        return mass_zero, mass_one, frame
+    return _likelihood_masses_minority(k, n)
+
+
+@njit(cache=True)
+def _likelihood_masses_minority(k, n):
+    """:func:`likelihood_masses` for ``k <= n - k``."""
     if n == 0.0:
         return 0.0, 0.0, 1.0
     if k == 0.0:
@@ -330,8 +367,15 @@ def likelihood_masses(k, n):
     tau = k / n
     a = k + 1.0
     b = n - k + 1.0
-    log_max_likelihood = k * math.log(tau) + (n - k) * math.log1p(-tau)
-    frame = math.exp(_log_beta(a, b) - log_max_likelihood)
+    rest = n - k
+    frame = (
+        math.sqrt(2.0 * math.pi * (k * rest / n))
+        * math.exp(_stirling_error(k) + _stirling_error(rest) - _stirling_error(n))
+        / (n + 1.0)
+    )
+    if k == rest:  # tau = 1/2: the two singletons share 1 - m(frame) equally
+        half = 0.5 * (1.0 - frame)
+        return half, half, frame
     spread = tau * (1.0 - tau)
     if tau < (a + 1.0) / (a + b + 2.0):
         # the continued fraction cf(a, b, x) converges fast for x < (a + 1) / (a + b + 2)
@@ -346,7 +390,7 @@ def likelihood_masses(k, n):
         mass_one = 0.0
     if mass_zero < 0.0:
         mass_zero = 0.0
-    return mass_zero, mass_one, 1.0 - mass_zero - mass_one
+    return mass_zero, mass_one, frame
 
 
 @njit(cache=True)

@@ -21,7 +21,9 @@ time (the samples are independent):
 """
 
 import numpy as np
-from numba import njit, prange
+from numba import prange
+
+from dstk._kernels._jit import njit
 
 __all__ = ["couple", "couple_one_vs_rest"]
 

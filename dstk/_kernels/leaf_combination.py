@@ -27,7 +27,8 @@ evidence_accumulation(counts, smoothing, prior_term)
 import math
 
 import numpy as np
-from numba import njit
+
+from dstk._kernels._jit import njit
 
 
 @njit(cache=True, nogil=True)

@@ -7,15 +7,126 @@ mixed-radix codes ``sum_k c_k * radix_k``.
 
 Kernels
 -------
+distinct_rows(bits)
+    Hash-based numbering of the distinct rows of an int64 array (the counts,
+    or the bit patterns of float counts): one pass, linear in the number of
+    rows whatever the count values (no table indexed by the counts).
 leaf_keys(counts, radix, used)
     Keys (n_samples, n_trees) of integer counts (n_samples, n_trees, K) and
     the mark of every used key.
 mean_rows(keys, table)
     Mean over trees of ``table[key]`` rows: (n_samples, width).
+mean_rows_exact(keys, table, scale)
+    The same mean accumulated in fixed point (``round(value * scale)`` as
+    int64), so that equal multisets of leaves give bit-equal means.
 """
 
 import numpy as np
-from numba import njit
+
+from dstk._kernels._jit import njit
+
+_HASH_MULTIPLIER = np.uint64(0x9E3779B97F4A7C15)
+_HASH_MIX = np.uint64(0xBF58476D1CE4E5B9)
+
+
+@njit(cache=True, nogil=True)
+def _row_hash(bits, i):
+    h = np.uint64(0x243F6A8885A308D3)
+    for k in range(bits.shape[1]):
+        h = (h ^ np.uint64(bits[i, k])) * _HASH_MULTIPLIER
+        h ^= h >> np.uint64(29)
+    h *= _HASH_MIX
+    return h ^ (h >> np.uint64(32))
+
+
+@njit(cache=True, nogil=True)
+def distinct_rows(bits):
+    """Number the distinct rows of ``bits`` (int64, (n_rows, width)) in order of first appearance.
+
+    Returns
+    -------
+    keys : int64 (n_rows,)
+        ``keys[i]`` = number of the distinct row equal to ``bits[i]``.
+    first : int64 (n_distinct,)
+        Index of the first occurrence of each distinct row.
+
+    Notes
+    -----
+    Open addressing with linear probing in a power-of-two slot array kept at
+    most half full (doubled and rebuilt when it fills): expected O(1) per row.
+    """
+    n_rows, width = bits.shape
+    capacity = 1024
+    slots = np.full(capacity, -1, dtype=np.int64)
+    first = np.empty(64, dtype=np.int64)
+    n_distinct = 0
+    keys = np.empty(n_rows, dtype=np.int64)
+    for i in range(n_rows):
+        mask = np.uint64(capacity - 1)
+        position = np.int64(_row_hash(bits, i) & mask)
+        while True:
+            slot = slots[position]
+            if slot < 0:
+                break
+            j = first[slot]
+            equal = True
+            for k in range(width):
+                if bits[j, k] != bits[i, k]:
+                    equal = False
+                    break
+            if equal:
+                break
+            position = (position + 1) & (capacity - 1)
+        if slot >= 0:
+            keys[i] = slot
+            continue
+        if n_distinct == first.shape[0]:
+            enlarged = np.empty(2 * first.shape[0], dtype=np.int64)
+            enlarged[:n_distinct] = first[:n_distinct]
+            first = enlarged
+        first[n_distinct] = i
+        slots[position] = n_distinct
+        keys[i] = n_distinct
+        n_distinct += 1
+        if 2 * n_distinct > capacity:
+            capacity *= 2
+            slots = np.full(capacity, -1, dtype=np.int64)
+            mask = np.uint64(capacity - 1)
+            for d in range(n_distinct):
+                position = np.int64(_row_hash(bits, first[d]) & mask)
+                while slots[position] >= 0:
+                    position = (position + 1) & (capacity - 1)
+                slots[position] = d
+    return keys, first[:n_distinct].copy()
+
+
+@njit(cache=True, nogil=True)
+def mean_rows_exact(keys, table, scale):
+    """``out[i] = mean_t table[keys[i, t]]`` summed exactly in fixed point.
+
+    Every table value is rounded to a multiple of ``1 / scale`` (``scale`` a
+    power of two chosen by the caller so that no sum over the trees
+    overflows int64) and the integers are summed, so the result depends only
+    on the multiset of rows reached, not on the order of the trees.
+    """
+    n_samples, n_trees = keys.shape
+    n_rows, width = table.shape
+    fixed = np.empty((n_rows, width), dtype=np.int64)
+    for r in range(n_rows):
+        for j in range(width):
+            fixed[r, j] = np.int64(np.round(table[r, j] * scale))
+    out = np.zeros((n_samples, width))
+    total = np.zeros(width, dtype=np.int64)
+    for i in range(n_samples):
+        for j in range(width):
+            total[j] = 0
+        for t in range(n_trees):
+            row = keys[i, t]
+            for j in range(width):
+                total[j] += fixed[row, j]
+        for j in range(width):
+            out[i, j] = (np.float64(total[j]) / scale) / n_trees
+    return out
 
 
 @njit(cache=True, nogil=True)
@@ -46,6 +157,20 @@ def mean_rows(keys, table):
                 out[i, j] += table[row, j]
         for j in range(width):
             out[i, j] /= n_trees
+    return out
+
+
+@njit(cache=True, nogil=True)
+def sum_rows(keys, table):
+    """``out[i] = sum_t table[keys[i, t]]``, in tree order."""
+    n_samples, n_trees = keys.shape
+    width = table.shape[1]
+    out = np.zeros((n_samples, width))
+    for i in range(n_samples):
+        for t in range(n_trees):
+            row = keys[i, t]
+            for j in range(width):
+                out[i, j] += table[row, j]
     return out
 
 

@@ -16,7 +16,8 @@ Modeling and Computer Simulation 8(1), 3-30.
 """
 
 import numpy as np
-from numba import njit
+
+from dstk._kernels._jit import njit
 
 STATE_SIZE = 625  # 624 key words + the position
 

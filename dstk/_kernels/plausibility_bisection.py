@@ -14,7 +14,8 @@ Nothing is compiled at import time.
 import math
 
 import numpy as np
-from numba import njit
+
+from dstk._kernels._jit import njit
 
 _XTOL = 2e-12
 _RTOL = 4 * np.finfo(np.float64).eps

@@ -1,61 +1,18 @@
 """Numba kernels for the probabilistic calibrators of :mod:`dstk.calibration.probabilistic`.
 
-* :func:`pool_adjacent_violators`: weighted isotonic (non-decreasing) least
-  squares by the pair-adjacent-violators algorithm (Gebel 2009, Algorithm 1;
-  Zadrozny & Elkan 2002).
 * :func:`asymmetric_laplace_fit`: maximum-likelihood fit of an asymmetric
   Laplace density by searching the mode over the observed values with the
   closed-form scales given the mode (Gebel 2009, Section 4.3.3; Bennett 2002).
 
-Kernels take and return plain float64 arrays; validation is done by callers.
+Kernels take and return plain float64 arrays; validation is done by callers.  The
+pool-adjacent-violators algorithm is :func:`dstk._kernels.calibration.pool_adjacent_violators`.
 """
 
 import numpy as np
-from numba import njit
 
-__all__ = ["pool_adjacent_violators", "asymmetric_laplace_fit"]
+from dstk._kernels._jit import njit
 
-
-@njit(cache=True)
-def pool_adjacent_violators(values, weights):
-    """Weighted isotonic regression of ``values`` (already in score order).
-
-    Parameters
-    ----------
-    values : ndarray of shape (n,)
-        Targets, sorted by the score they belong to.
-    weights : ndarray of shape (n,)
-        Positive weights.
-
-    Returns
-    -------
-    fitted : ndarray of shape (n,)
-        The non-decreasing sequence minimising ``sum w_i (v_i - g_i)**2``.
-    """
-    n = values.shape[0]
-    block_value = np.empty(n)
-    block_weight = np.empty(n)
-    block_start = np.empty(n, dtype=np.int64)
-    top = -1
-    for i in range(n):
-        top += 1
-        block_value[top] = values[i]
-        block_weight[top] = weights[i]
-        block_start[top] = i
-        # merge while the previous block is larger than the last one (a violation)
-        while top > 0 and block_value[top - 1] > block_value[top]:
-            w = block_weight[top - 1] + block_weight[top]
-            block_value[top - 1] = (
-                block_weight[top - 1] * block_value[top - 1] + block_weight[top] * block_value[top]
-            ) / w
-            block_weight[top - 1] = w
-            top -= 1
-    fitted = np.empty(n)
-    for b in range(top + 1):
-        end = n if b == top else block_start[b + 1]
-        for i in range(block_start[b], end):
-            fitted[i] = block_value[b]
-    return fitted
+__all__ = ["asymmetric_laplace_fit"]
 
 
 @njit(cache=True)

@@ -2,11 +2,8 @@
 
 Every kernel works in place on a C-contiguous float64 array of shape
 ``(n_rows, 2**n)``: one row per mass function, the column index is the
-subset's bitmask (bit i <-> the frame's i-th label).  Each transform is the
-classic fast Moebius transform (Kennes 1992; Smets 2002): ``n`` sweeps of
-``2**(n-1)`` additions, blocked for speed (three low bits in registers, the
-other bits two at a time on contiguous, vectorised slices) with the same
-additions in the same order, so results are identical to plain sweeps.
+subset's bitmask (bit i <-> the frame's i-th label).  Each transform applies
+the fast Moebius transform pass of :mod:`dstk._kernels.moebius` to every row.
 
 * ``subset_sum``     f(A) <- sum_{B subset of A} f(B)        (m -> b)
 * ``subset_moebius`` inverse of ``subset_sum``                (b -> m)
@@ -17,163 +14,38 @@ additions in the same order, so results are identical to plain sweeps.
 import math
 
 import numpy as np
-from numba import njit
 
-# The row passes below are also in :mod:`dstk._kernels.combination`.  They
-# are repeated on purpose: numba's on-disk cache (cache=True) does not notice
-# edits to a jitted function defined in another module, so sharing them across
-# modules would let a stale cached caller run an old version after an edit.
+from dstk._kernels._jit import njit
+from dstk._kernels.moebius import subset_pass, sum_from, superset_pass
 
-
-@njit(cache=True)
-def _superset_pass(x, sign):
-    """x(A) <- sum_{B superset of A} sign**|B - A| x(B), in place on one row.
-
-    ``sign = 1.0``: superset sums (m -> q); ``sign = -1.0``: the inverse
-    Moebius transform (q -> m).  The three lowest bits are done in registers
-    on blocks of 8 entries; higher bits two at a time (radix 4) on contiguous
-    slices so that LLVM vectorises the inner loop.  Multiplying by +-1 is
-    exact, so the result equals the plain ``n``-sweep transform bit for bit.
-    """
-    size = x.shape[0]
-    step = 1
-    if size >= 8:
-        for b in range(0, size, 8):
-            x0 = x[b]
-            x1 = x[b + 1]
-            x2 = x[b + 2]
-            x3 = x[b + 3]
-            x4 = x[b + 4]
-            x5 = x[b + 5]
-            x6 = x[b + 6]
-            x7 = x[b + 7]
-            x0 += sign * x1
-            x2 += sign * x3
-            x4 += sign * x5
-            x6 += sign * x7
-            x0 += sign * x2
-            x1 += sign * x3
-            x4 += sign * x6
-            x5 += sign * x7
-            x[b] = x0 + sign * x4
-            x[b + 1] = x1 + sign * x5
-            x[b + 2] = x2 + sign * x6
-            x[b + 3] = x3 + sign * x7
-            x[b + 4] = x4
-            x[b + 5] = x5
-            x[b + 6] = x6
-        step = 8
-    while step < size:
-        if 4 * step <= size:
-            for base in range(0, size, 4 * step):
-                p0 = x[base : base + step]
-                p1 = x[base + step : base + 2 * step]
-                p2 = x[base + 2 * step : base + 3 * step]
-                p3 = x[base + 3 * step : base + 4 * step]
-                for j in range(step):
-                    a = p0[j]
-                    b1 = p1[j]
-                    c = p2[j]
-                    d = p3[j]
-                    a += sign * b1
-                    c += sign * d
-                    p0[j] = a + sign * c
-                    p1[j] = b1 + sign * d
-                    p2[j] = c
-            step *= 4
-        else:
-            for base in range(0, size, 2 * step):
-                lo = x[base : base + step]
-                hi = x[base + step : base + 2 * step]
-                for j in range(step):
-                    lo[j] += sign * hi[j]
-            step *= 2
-
-
-@njit(cache=True)
-def _subset_pass(x, sign):
-    """x(A) <- sum_{B subset of A} sign**|A - B| x(B), in place on one row.
-
-    ``sign = 1.0``: subset sums (m -> b); ``sign = -1.0``: inverse (b -> m).
-    Same blocking as :func:`_superset_pass`.
-    """
-    size = x.shape[0]
-    step = 1
-    if size >= 8:
-        for b in range(0, size, 8):
-            x0 = x[b]
-            x1 = x[b + 1]
-            x2 = x[b + 2]
-            x3 = x[b + 3]
-            x4 = x[b + 4]
-            x5 = x[b + 5]
-            x6 = x[b + 6]
-            x7 = x[b + 7]
-            x1 += sign * x0
-            x3 += sign * x2
-            x5 += sign * x4
-            x7 += sign * x6
-            x2 += sign * x0
-            x3 += sign * x1
-            x6 += sign * x4
-            x7 += sign * x5
-            x[b + 1] = x1
-            x[b + 2] = x2
-            x[b + 3] = x3
-            x[b + 4] = x4 + sign * x0
-            x[b + 5] = x5 + sign * x1
-            x[b + 6] = x6 + sign * x2
-            x[b + 7] = x7 + sign * x3
-        step = 8
-    while step < size:
-        if 4 * step <= size:
-            for base in range(0, size, 4 * step):
-                p0 = x[base : base + step]
-                p1 = x[base + step : base + 2 * step]
-                p2 = x[base + 2 * step : base + 3 * step]
-                p3 = x[base + 3 * step : base + 4 * step]
-                for j in range(step):
-                    a = p0[j]
-                    b1 = p1[j]
-                    c = p2[j]
-                    d = p3[j]
-                    b1 += sign * a
-                    d += sign * c
-                    p1[j] = b1
-                    p2[j] = c + sign * a
-                    p3[j] = d + sign * b1
-            step *= 4
-        else:
-            for base in range(0, size, 2 * step):
-                lo = x[base : base + step]
-                hi = x[base + step : base + 2 * step]
-                for j in range(step):
-                    hi[j] += sign * lo[j]
-            step *= 2
+# Source hashes of the kernel modules called here (see dstk._kernels._jit).
+CALLED_KERNEL_SOURCES = {
+    "dstk._kernels.moebius": "c3edeec8b803e5d9",
+}
 
 
 @njit(cache=True)
 def subset_sum(x):
     for r in range(x.shape[0]):
-        _subset_pass(x[r], 1.0)
+        subset_pass(x[r], 1.0)
 
 
 @njit(cache=True)
 def subset_moebius(x):
     for r in range(x.shape[0]):
-        _subset_pass(x[r], -1.0)
+        subset_pass(x[r], -1.0)
 
 
 @njit(cache=True)
 def superset_sum(x):
     for r in range(x.shape[0]):
-        _superset_pass(x[r], 1.0)
+        superset_pass(x[r], 1.0)
 
 
 @njit(cache=True)
 def superset_moebius(x):
     for r in range(x.shape[0]):
-        _superset_pass(x[r], -1.0)
+        superset_pass(x[r], -1.0)
 
 
 @njit(cache=True)
@@ -223,15 +95,6 @@ def _fold_top_half(v, half):
     return total
 
 
-@njit(cache=True, fastmath={"reassoc"})
-def _sum_from(x, start):
-    """sum(x[start:]); reassociation lets LLVM vectorise the reduction."""
-    total = 0.0
-    for a in range(start, x.shape[0]):
-        total += x[a]
-    return total
-
-
 @njit(cache=True, error_model="numpy")
 def pignistic(m, n, inv_card):
     """BetP over the ``n`` singletons, divided by 1 - m(empty) (rows of m).
@@ -256,7 +119,7 @@ def pignistic(m, n, inv_card):
             half = length >> 1
             out[r, i] = _fold_top_half(v, half)
             length = half
-        denom = _sum_from(src, 1)
+        denom = sum_from(src, 1)
         for i in range(n):
             out[r, i] /= denom
     return out
@@ -292,3 +155,28 @@ def mass_rows_status(m, tolerance):
         if abs(total - 1.0) > tolerance:
             return 3, small_negative
     return 0, small_negative
+
+
+@njit(cache=True)
+def contextual_discount(m, rates):
+    """Contextual discounting of the rows of ``m`` (rows, 2**n) in place, ``rates`` (rows, n).
+
+    For each label k: m(C) <- (1 - a_k) m(C) when bit k of C is 0, and
+    m(C) <- m(C) + a_k m(C - {k}) when it is 1 (the disjunctive combination
+    with m_k(empty) = 1 - a_k, m_k({k}) = a_k; Mercier, Quost and Denoeux
+    2008, Proposition 8).  Non-negative products and sums only; a zero rate
+    leaves every mass unchanged bit for bit.
+    """
+    rows, size = m.shape
+    n = rates.shape[1]
+    for r in range(rows):
+        row = m[r]
+        for k in range(n):
+            a = rates[r, k]
+            keep = 1.0 - a
+            bit = 1 << k
+            for base in range(0, size, 2 * bit):
+                for j in range(base, base + bit):
+                    low = row[j]
+                    row[j + bit] += a * low
+                    row[j] = keep * low

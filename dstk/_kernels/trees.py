@@ -35,9 +35,14 @@ leaf_counts_kernel(X, ..., out)
 """
 
 import numpy as np
-from numba import njit
 
+from dstk._kernels._jit import njit
 from dstk._kernels.mersenne_twister import random_below as _mersenne_below
+
+# Source hashes of the kernel modules called here (see dstk._kernels._jit).
+CALLED_KERNEL_SOURCES = {
+    "dstk._kernels.mersenne_twister": "33f31df0d49455d5",
+}
 
 EMPTY_LEAF_PARENT = 0
 EMPTY_LEAF_ZERO = 1
@@ -117,11 +122,11 @@ def _mark_tried_on_path(table, tried, blocked, ancestor, value):
 
 
 @njit(cache=True, nogil=True)
-def _grow(table, thresholds, counts, needed):
-    """Return the node arrays enlarged so that at least ``needed`` nodes fit."""
+def _grow(table, thresholds, counts, dead, needed):
+    """Return the node arrays enlarged (doubled) so that at least ``needed`` nodes fit."""
     capacity = table.shape[0]
     if needed <= capacity:
-        return table, thresholds, counts
+        return table, thresholds, counts, dead
     new_capacity = max(2 * capacity, needed + 16)
     new_table = np.zeros((new_capacity, table.shape[1]), dtype=np.int64)
     new_table[:capacity] = table
@@ -129,12 +134,26 @@ def _grow(table, thresholds, counts, needed):
     new_thresholds[:capacity] = thresholds
     new_counts = np.zeros((new_capacity, counts.shape[1]), dtype=np.int32)
     new_counts[:capacity] = counts
-    return new_table, new_thresholds, new_counts
+    new_dead = np.zeros((new_capacity, dead.shape[1]), dtype=np.uint64)
+    new_dead[:capacity] = dead
+    return new_table, new_thresholds, new_counts, new_dead
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _is_dead(dead, node, f):
+    return (dead[node, f >> 6] >> np.uint64(f & 63)) & np.uint64(1)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _mark_dead(dead, node, f):
+    dead[node, f >> 6] |= np.uint64(1) << np.uint64(f & 63)
 
 
 @njit(cache=True, nogil=True)
 def build_tree(
-    X,
+    columns,
+    feature_min,
+    feature_max,
     y,
     n_classes,
     is_nominal,
@@ -150,9 +169,12 @@ def build_tree(
 
     Parameters
     ----------
-    X : float64 array (n_samples, n_features)
-        Numeric features as they are; nominal features as codes
+    columns : float64 array (n_features, n_samples)
+        The training data feature by feature (``X.T``, C-contiguous): numeric
+        features as they are; nominal features as codes
         ``0 .. n_categories[f] - 1`` (stored as floats).
+    feature_min, feature_max : float64 array (n_features,)
+        Minimum and maximum of each feature over the training samples.
     y : int64 array (n_samples,)
         Class indices ``0 .. n_classes - 1``.
     n_classes : int
@@ -174,7 +196,9 @@ def build_tree(
     Returns
     -------
     feature, operator, nominal, threshold, child_start, n_children, counts, depth
-        Flat node arrays trimmed to the number of nodes (see the module doc).
+        Flat node arrays trimmed to the number of nodes (see the module doc);
+        ``feature`` int32, ``operator`` and ``nominal`` int8, ``threshold``
+        float64, ``child_start``, ``n_children``, ``counts`` and ``depth`` int32.
 
     Notes
     -----
@@ -197,30 +221,53 @@ def build_tree(
     candidate's position, then (numeric) the operator and the sample; with
     ``STREAM_MERSENNE`` these are the draws of ``RandomState.randint`` in the
     order of the authors' reference code, so the trees are theirs.
+
+    Work saved without changing a single draw or outcome: a threshold at the
+    training minimum with ``<`` (or at the maximum with ``<=``) leaves a child
+    empty at every node and is rejected without a scan; the first scan of a
+    numeric feature at a node also records its minimum and maximum and how
+    many samples hold them, so a later try at a threshold equal to either is
+    decided without a scan (for binary and sparse features every try after
+    the first); a numeric feature with at most two values and no valid
+    threshold (constant, or a value held by fewer than ``min_samples_leaf``
+    samples) is marked *dead*, and the mark is inherited by the node's
+    children (a split valid in a subset of the samples is valid in the whole
+    set, so a feature without one stays without one below), where a try on it
+    fails without a scan.  The node table starts small and doubles as needed.
     """
-    n_samples, n_features = X.shape
+    n_features, n_samples = columns.shape
     state = np.empty(1, dtype=np.uint64)
     state[0] = seed
-    sample_index = np.arange(n_samples)
-    scratch = np.empty(n_samples, dtype=np.int64)
+    sample_index = np.arange(n_samples).astype(np.int32)
+    scratch = np.empty(n_samples, dtype=np.int32)
     max_categories = 1
+    any_nominal = False
     for f in range(n_features):
+        if is_nominal[f]:
+            any_nominal = True
         if n_categories[f] > max_categories:
             max_categories = n_categories[f]
     category_size = np.zeros(max_categories, dtype=np.int64)
     category_fill = np.zeros(max_categories, dtype=np.int64)
+    category_counts = np.zeros((max_categories, n_classes), dtype=np.int32)
     candidates = np.empty(n_features, dtype=np.int64)
     blocked = np.zeros(n_features, dtype=np.bool_)
-    # numeric features found constant in the current node: a later try on them fails at once
-    constant = np.zeros(n_features, dtype=np.bool_)
-    constant_list = np.empty(n_features, dtype=np.int64)
+    # per-node scan cache of numeric features: stamp = node id of the scan
+    scan_stamp = np.full(n_features, -1, dtype=np.int64)
+    scan_min = np.empty(n_features)
+    scan_max = np.empty(n_features)
+    scan_n_min = np.empty(n_features, dtype=np.int64)
+    scan_n_max = np.empty(n_features, dtype=np.int64)
+    left_counts = np.empty(n_classes, dtype=np.int32)
     tried = np.empty(16, dtype=np.int64)
     n_tried_total = 0
+    n_words = (n_features + 63) // 64
 
-    capacity = 2 * n_samples + 16
+    capacity = 64
     table = np.zeros((capacity, _N_COLUMNS), dtype=np.int64)
     thresholds = np.zeros(capacity)
     counts = np.zeros((capacity, n_classes), dtype=np.int32)
+    dead = np.zeros((capacity, n_words), dtype=np.uint64)
 
     table[0, _FEATURE] = -1
     table[0, _PARENT] = -1
@@ -239,26 +286,41 @@ def build_tree(
         if size < min_samples_split or size == 0 or (max_depth >= 0 and table[node, _DEPTH] >= max_depth):
             node += 1
             continue
-        # nominal features tried on the path to the node are not candidates
-        _mark_tried_on_path(table, tried, blocked, table[node, _PARENT], True)
         n_candidates = 0
-        for f in range(n_features):
-            if not blocked[f]:
-                candidates[n_candidates] = f
-                n_candidates += 1
-        _mark_tried_on_path(table, tried, blocked, table[node, _PARENT], False)
-        if tried.shape[0] < n_tried_total + n_features:
-            enlarged = np.empty(2 * tried.shape[0] + n_features, dtype=np.int64)
-            enlarged[:n_tried_total] = tried[:n_tried_total]
-            tried = enlarged
-        table[node, _TRIED_START] = n_tried_total
+        if any_nominal:
+            # nominal features tried on the path to the node are not candidates
+            _mark_tried_on_path(table, tried, blocked, table[node, _PARENT], True)
+            for f in range(n_features):
+                if not blocked[f]:
+                    candidates[n_candidates] = f
+                    n_candidates += 1
+            _mark_tried_on_path(table, tried, blocked, table[node, _PARENT], False)
+            if tried.shape[0] < n_tried_total + n_features:
+                enlarged = np.empty(2 * tried.shape[0] + n_features, dtype=np.int64)
+                enlarged[:n_tried_total] = tried[:n_tried_total]
+                tried = enlarged
+            table[node, _TRIED_START] = n_tried_total
+        else:
+            for f in range(n_features):
+                candidates[f] = f
+            n_candidates = n_features
+        # candidates known to fail (numeric features marked dead at an ancestor)
+        n_dead = 0
+        for j in range(n_candidates):
+            f = candidates[j]
+            if not is_nominal[f] and _is_dead(dead, node, f):
+                n_dead += 1
 
         split_feature = -1
         split_operator = 0
         split_threshold = 0.0
-        n_constant = 0
         for _try in range(n_features):
             if n_candidates == 0:
+                break
+            if n_dead == n_candidates and stream == STREAM_SPLITMIX:
+                # every remaining try fails whatever it draws: skip its three draws
+                # (a splitmix64 step adds the golden gamma to the state)
+                state[0] += np.uint64(3 * (n_features - _try)) * _GOLDEN
                 break
             position = _draw(stream, state, mersenne_state, n_candidates)
             f = candidates[position]
@@ -270,10 +332,11 @@ def build_tree(
                 if k <= 1:
                     n_candidates = _remove_candidate(candidates, n_candidates, position)
                     continue
+                column = columns[f]
                 for c in range(k):
                     category_size[c] = 0
                 for i in range(start, end):
-                    category_size[np.int64(X[sample_index[i], f])] += 1
+                    category_size[np.int64(column[sample_index[i]])] += 1
                 largest = 0
                 second = 0
                 for c in range(k):
@@ -292,32 +355,67 @@ def build_tree(
             else:
                 operator = _draw(stream, state, mersenne_state, 2)
                 chosen = start + _draw(stream, state, mersenne_state, size)
-                if constant[f]:
-                    # every threshold fails on a constant feature (same outcome, no scan)
+                if _is_dead(dead, node, f):
+                    # no threshold of this feature is valid here (same outcome, no scan)
                     continue
-                value = X[sample_index[chosen], f]
-                n_less = 0
-                n_equal = 0
-                for i in range(start, end):
-                    x = X[sample_index[i], f]
-                    if x < value:
-                        n_less += 1
-                    elif x == value:
-                        n_equal += 1
+                column = columns[f]
+                value = column[sample_index[chosen]]
+                if (operator == 0 and value == feature_min[f]) or (operator == 1 and value == feature_max[f]):
+                    # x < min or x <= max: one child would be empty (decided from the training range)
+                    continue
+                if scan_stamp[f] == node and value == scan_min[f]:
+                    n_less = 0
+                    n_equal = scan_n_min[f]
+                elif scan_stamp[f] == node and value == scan_max[f]:
+                    n_less = size - scan_n_max[f]
+                    n_equal = scan_n_max[f]
+                else:
+                    n_less = 0
+                    n_equal = 0
+                    low = value
+                    high = value
+                    n_low = 0
+                    n_high = 0
+                    for i in range(start, end):
+                        x = column[sample_index[i]]
+                        if x < value:
+                            n_less += 1
+                            if x < low:
+                                low = x
+                                n_low = 1
+                            elif x == low:
+                                n_low += 1
+                        elif x == value:
+                            n_equal += 1
+                        else:
+                            if x > high:
+                                high = x
+                                n_high = 1
+                            elif x == high:
+                                n_high += 1
+                    if n_low == 0:
+                        n_low = n_equal  # the value itself is the minimum
+                    if n_high == 0:
+                        n_high = n_equal
+                    if scan_stamp[f] != node:
+                        scan_stamp[f] = node
+                        scan_min[f] = low
+                        scan_max[f] = high
+                        scan_n_min[f] = n_low
+                        scan_n_max[f] = n_high
+                        if low == high or (
+                            n_low + n_high == size and (n_low < min_samples_leaf or n_high < min_samples_leaf)
+                        ):
+                            _mark_dead(dead, node, f)
+                            n_dead += 1
                 n_left = n_less if operator == 0 else n_less + n_equal
                 if n_left < min_samples_leaf or size - n_left < min_samples_leaf:
-                    if n_equal == size:
-                        constant[f] = True
-                        constant_list[n_constant] = f
-                        n_constant += 1
                     continue
                 split_feature = f
                 split_operator = operator
                 split_threshold = value
                 break
 
-        for j in range(n_constant):
-            constant[constant_list[j]] = False
         if split_feature < 0:
             node += 1
             continue
@@ -327,7 +425,7 @@ def build_tree(
             k = n_categories[f]
         else:
             k = 2
-        table, thresholds, counts = _grow(table, thresholds, counts, n_nodes + k)
+        table, thresholds, counts, dead = _grow(table, thresholds, counts, dead, n_nodes + k)
         first_child = n_nodes
         table[node, _FEATURE] = f
         table[node, _OPERATOR] = split_operator
@@ -335,12 +433,18 @@ def build_tree(
         table[node, _CHILD_START] = first_child
         table[node, _N_CHILDREN] = k
         thresholds[node] = split_threshold
+        column = columns[f]
         if is_nominal[f]:
             # counting sort of the node's samples by category
             for c in range(k):
                 category_size[c] = 0
+                for j in range(n_classes):
+                    category_counts[c, j] = 0
             for i in range(start, end):
-                category_size[np.int64(X[sample_index[i], f])] += 1
+                s = sample_index[i]
+                c = np.int64(column[s])
+                category_size[c] += 1
+                category_counts[c, y[s]] += 1
             offset = start
             for c in range(k):
                 category_fill[c] = offset
@@ -348,23 +452,28 @@ def build_tree(
                 table[child, _START] = offset
                 table[child, _END] = offset + category_size[c]
                 offset += category_size[c]
+                for j in range(n_classes):
+                    counts[child, j] = category_counts[c, j]
             for i in range(start, end):
-                c = np.int64(X[sample_index[i], f])
+                c = np.int64(column[sample_index[i]])
                 scratch[category_fill[c]] = sample_index[i]
                 category_fill[c] += 1
             for i in range(start, end):
                 sample_index[i] = scratch[i]
         else:
             # stable two-way partition: first child (left) then second child
+            for j in range(n_classes):
+                left_counts[j] = 0
             left = start
             right_fill = 0
             for i in range(start, end):
                 s = sample_index[i]
-                x = X[s, f]
+                x = column[s]
                 goes_left = x < split_threshold if split_operator == 0 else x <= split_threshold
                 if goes_left:
                     sample_index[left] = s
                     left += 1
+                    left_counts[y[s]] += 1
                 else:
                     scratch[right_fill] = s
                     right_fill += 1
@@ -374,20 +483,23 @@ def build_tree(
             table[first_child, _END] = left
             table[first_child + 1, _START] = left
             table[first_child + 1, _END] = end
+            for j in range(n_classes):
+                counts[first_child, j] = left_counts[j]
+                counts[first_child + 1, j] = counts[node, j] - left_counts[j]
         for c in range(k):
             child = first_child + c
             table[child, _FEATURE] = -1
             table[child, _PARENT] = node
             table[child, _DEPTH] = table[node, _DEPTH] + 1
-            for i in range(table[child, _START], table[child, _END]):
-                counts[child, y[sample_index[i]]] += 1
+            for w in range(n_words):
+                dead[child, w] = dead[node, w]
         n_nodes += k
         node += 1
 
     feature = table[:n_nodes, _FEATURE].astype(np.int32)
     operator = table[:n_nodes, _OPERATOR].astype(np.int8)
     nominal = table[:n_nodes, _NOMINAL].astype(np.int8)
-    child_start = table[:n_nodes, _CHILD_START].copy()
+    child_start = table[:n_nodes, _CHILD_START].astype(np.int32)
     n_children = table[:n_nodes, _N_CHILDREN].astype(np.int32)
     depth = table[:n_nodes, _DEPTH].astype(np.int32)
     return (

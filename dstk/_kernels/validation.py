@@ -9,7 +9,9 @@ infinite and fails the first test, so finiteness needs no separate check.
 
 import numba
 import numpy as np
-from numba import njit, prange
+from numba import prange
+
+from dstk._kernels._jit import njit
 
 #: Least number of values for which :func:`check_mass_rows` uses threads.
 PARALLEL_MIN_VALUES = 1 << 20

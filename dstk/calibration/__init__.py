@@ -12,12 +12,16 @@ Classifiers:
 * :class:`EvidentialCalibratedClassifier`: meta-estimator in the spirit of
   scikit-learn's ``CalibratedClassifierCV`` (one-vs-rest + Dempster for more than two classes);
 * :func:`combine_classifiers` / :class:`EvidentialCombination`: several calibrated
-  classifiers -> one mass function per sample (Dempster, cautious, ...) -> decision.
+  classifiers -> one mass function per sample (Dempster, cautious, ...) -> decision;
+* :class:`ConformalBeliefClassifier`: split-conformal p-values as the contour of a
+  consonant plausibility (Cella & Martin 2022), prediction sets with coverage;
+* :class:`VennMulticlassClassifier`: one-vs-rest or pairwise Venn-ABERS / Venn-machine
+  intervals combined as mass functions.
 
 Submodules are imported lazily so that ``import dstk.calibration`` stays cheap.
 """
 
-import importlib
+from dstk._lazy import lazy_exports
 
 _LAZY = {
     # --- issue 4: evidential calibration --------------------------------------
@@ -27,14 +31,12 @@ _LAZY = {
     "VennAbersCalibrator": "dstk.calibration._venn_abers",
     "VennMachineCalibrator": "dstk.calibration._venn_machine",
     "venn_machine_transductive": "dstk.calibration._venn_machine",
-    "K_T_SVM_EDGES": "dstk.calibration._venn_machine",
     "svm_taxonomy_edges": "dstk.calibration._venn_machine",
     "EvidentialCalibratedClassifier": "dstk.calibration._classifier",
     "one_vs_rest_masses": "dstk.calibration._one_vs_rest",
     "refine_one_vs_rest": "dstk.calibration._one_vs_rest",
     "combine_classifiers": "dstk.calibration._combination",
     "EvidentialCombination": "dstk.calibration._combination",
-    "isotonic_blocks": "dstk.calibration._isotonic",
     # --- issue 7: probabilistic calibrators and implied posterior probability ---
     **dict.fromkeys(
         (
@@ -49,6 +51,11 @@ _LAZY = {
         ),
         "dstk.calibration.probabilistic",
     ),
+    # --- conformal prediction as belief functions, multi-class Venn predictors ---
+    "ConformalBeliefClassifier": "dstk.calibration._conformal",
+    "conformal_p_values": "dstk.calibration._conformal",
+    "VennMulticlassClassifier": "dstk.calibration._venn_multiclass",
+    "pairwise_masses": "dstk.calibration._venn_multiclass",
     **dict.fromkeys(
         ("ImpliedPosteriorClassifier", "implied_weights", "vote_fraction"), "dstk.calibration._implied"
     ),
@@ -57,13 +64,4 @@ _LAZY = {
 __all__ = sorted(_LAZY)
 
 
-def __getattr__(name):
-    if name in _LAZY:
-        value = getattr(importlib.import_module(_LAZY[name]), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module 'dstk.calibration' has no attribute {name!r}")
-
-
-def __dir__():
-    return sorted(set(globals()) | set(__all__))
+__getattr__, __dir__ = lazy_exports(__name__, _LAZY)

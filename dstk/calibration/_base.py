@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from .._estimator import BaseEstimator, ClassifierMixin, check_is_fitted, frequency_weights
 from .._validation import check_binary_labels, check_consistent_length, check_scores
+from ..evidence._counts import _BINARY_MODELS
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
@@ -17,10 +18,10 @@ if TYPE_CHECKING:
     from dstk.core._frame import Frame
     from dstk.core._mass import MassFunction
 
-__all__ = ["BinaryCalibrator", "COUNT_MODELS", "binary_frame", "wrap_binary_masses", "check_model"]
+__all__ = ["BinaryCalibrator", "BINARY_COUNT_MODELS", "binary_frame", "wrap_binary_masses", "check_model"]
 
-#: Models that turn (k, n) counts of a bin / isotonic block into a mass function.
-COUNT_MODELS = ("bayes", "inverse_pignistic", "dempster", "confidence_interval", "likelihood", "plausibility")
+#: The names of :data:`dstk.evidence.COUNT_MODELS` that take binary counts (bins, isotonic blocks).
+BINARY_COUNT_MODELS = _BINARY_MODELS
 
 
 def check_model(model: str, allowed: Sequence[str], owner: str) -> str:
@@ -39,11 +40,13 @@ def binary_frame() -> Frame:
     return Frame((0, 1))
 
 
-def wrap_binary_masses(values: np.ndarray) -> MassFunction:
-    """Wrap a valid (N, 4) float64 array as a batched MassFunction on ``Frame((0, 1))``."""
+def wrap_binary_masses(values: np.ndarray, classes: Sequence[Any] | np.ndarray | None = None) -> MassFunction:
+    """Wrap a valid (N, 4) float64 array as a batched MassFunction on ``Frame(classes)`` (default (0, 1))."""
+    from ..core._frame import Frame
     from ..core._mass import MassFunction
 
-    return MassFunction.from_array(values, binary_frame(), kind="m", validate=False)
+    frame = binary_frame() if classes is None else Frame(tuple(np.asarray(classes).tolist()))
+    return MassFunction.from_array(values, frame, kind="m", validate=False)
 
 
 class BinaryCalibrator(ClassifierMixin, BaseEstimator):
@@ -103,7 +106,7 @@ class BinaryCalibrator(ClassifierMixin, BaseEstimator):
         return self._mass_array(scores)
 
     def predict_mass(self, scores: ArrayLike) -> MassFunction:
-        """Mass functions on ``Frame((0, 1))``, one per score.
+        """Mass functions on ``Frame(classes_)``, one per score.
 
         Parameters
         ----------
@@ -112,12 +115,13 @@ class BinaryCalibrator(ClassifierMixin, BaseEstimator):
         Returns
         -------
         MassFunction
-            Batch shape ``(n_samples,)``; ``m({1})`` is dense index 2, ``m({0})``
-            index 1 and ``m({0, 1})`` index 3 (use ``.to_array()``).
+            Batch shape ``(n_samples,)`` on ``Frame(classes_)`` (the labels seen in
+            ``fit``); ``m({classes_[1]})`` is dense index 2, ``m({classes_[0]})``
+            index 1 and the frame index 3 (use ``.to_array()``).
         """
-        return wrap_binary_masses(self._checked_masses(scores))
+        return wrap_binary_masses(self._checked_masses(scores), self.classes_)
 
-    def predict_mass_array(self, scores: ArrayLike) -> np.ndarray:
+    def _predict_mass_array(self, scores: ArrayLike) -> np.ndarray:
         """The dense masses ``(n_samples, 4)`` = ``[0, m({0}), m({1}), m({0, 1})]``."""
         return self._checked_masses(scores)
 

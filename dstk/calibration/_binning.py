@@ -7,8 +7,10 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from .._estimator import check_is_fitted
 from .._kernels.calibration import lookup_masses
-from ._base import COUNT_MODELS, BinaryCalibrator, check_model
+from .._validation import check_scores
+from ._base import BINARY_COUNT_MODELS, BinaryCalibrator, check_model
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
@@ -33,7 +35,7 @@ def _counts_table(k, n, model, confidence, empty_bins, owner):
     reading, the uniform probability 1/2, is used since a Bayesian mass cannot
     be vacuous).  ``"raise"``: a ValueError names the empty bins.
     """
-    from ..evidence._counts import counts_to_mass_array
+    from ..evidence._counts import _binary_mass_array
 
     empty = n == 0
     if empty.any() and empty_bins == "raise":
@@ -46,7 +48,7 @@ def _counts_table(k, n, model, confidence, empty_bins, owner):
     table = np.zeros((k.shape[0], 4))
     full = ~empty
     if full.any():
-        table[full] = counts_to_mass_array(k[full], n[full], model, confidence=confidence)
+        table[full] = _binary_mass_array(k[full], n[full], model, confidence=confidence)
     if empty.any():
         if model == "bayes":
             table[empty, 1] = 0.5
@@ -56,7 +58,39 @@ def _counts_table(k, n, model, confidence, empty_bins, owner):
     return table
 
 
-class BinningCalibrator(BinaryCalibrator):
+class _TableCalibrator(BinaryCalibrator):
+    """A calibrator whose output is a function of the score's bin: every output is one table lookup.
+
+    Subclasses set ``mass_table_`` (n_bins, 4) and implement ``_lookup_thresholds()``
+    (the n_bins - 1 increasing inner edges; bin j holds edges[j-1] < s <= edges[j]).
+    """
+
+    def _mass_array(self, scores):
+        return lookup_masses(scores, self._lookup_thresholds(), self.mass_table_)
+
+    def _lookup(self, scores, columns):
+        check_is_fitted(self, "classes_")
+        scores = check_scores(scores, "scores")
+        table = self.mass_table_
+        derived = {
+            "proba": lambda: np.column_stack(
+                [1.0 - table[:, 2] - 0.5 * table[:, 3], table[:, 2] + 0.5 * table[:, 3]]
+            ),
+            "interval": lambda: np.column_stack([table[:, 2], table[:, 2] + table[:, 3]]),
+        }[columns]()
+        return lookup_masses(scores, self._lookup_thresholds(), np.ascontiguousarray(derived))
+
+    def predict_proba(self, scores: ArrayLike) -> np.ndarray:
+        """Pignistic probabilities ``[BetP(0), BetP(1)]``, shape (n_samples, 2) (one table lookup)."""
+        return self._lookup(scores, "proba")
+
+    def predict_interval(self, scores: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
+        """Belief and plausibility of class 1: ``(Bel({1}), Pl({1}))``, each of shape (n_samples,)."""
+        values = self._lookup(scores, "interval")
+        return values[:, 0], values[:, 1]
+
+
+class BinningCalibrator(_TableCalibrator):
     """Histogram-binning calibration with an evidential (or Bayesian) model per bin.
 
     Parameters
@@ -120,7 +154,7 @@ class BinningCalibrator(BinaryCalibrator):
     >>> scores = np.array([-2.5, -1.5, -0.5, 0.5, 1.5, 2.5])
     >>> y = np.array([0, 0, 1, 0, 1, 1])
     >>> calibrator = BinningCalibrator(bins=[-3, -1, 1, 3], model="dempster").fit(scores, y)
-    >>> calibrator.predict_mass_array([0.0]).round(4)
+    >>> calibrator.predict_mass([0.0]).to_array().round(4)
     array([[0.    , 0.3333, 0.3333, 0.3333]])
     >>> bel, pl = calibrator.predict_interval([9.0])
     >>> print(bel.round(4), pl.round(4))
@@ -175,7 +209,7 @@ class BinningCalibrator(BinaryCalibrator):
         return edges
 
     def _fit(self, scores, y01):
-        check_model(self.model, COUNT_MODELS, type(self).__name__)
+        check_model(self.model, BINARY_COUNT_MODELS, type(self).__name__)
         if self.empty_bins not in _EMPTY_POLICIES:
             raise ValueError(f"Unknown empty_bins={self.empty_bins!r}; choose 'vacuous' or 'raise'.")
         edges = self._edges(scores)
@@ -209,5 +243,5 @@ class BinningCalibrator(BinaryCalibrator):
         check_is_fitted(self, "edges_")
         return np.searchsorted(self._inner_edges, check_scores(scores, "scores"), side="left")
 
-    def _mass_array(self, scores):
-        return lookup_masses(scores, self._inner_edges, self.mass_table_)
+    def _lookup_thresholds(self):
+        return self._inner_edges

@@ -6,7 +6,16 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .._estimator import BaseEstimator, ClassifierMixin, check_is_fitted, check_sample_weight, validate_features
+from .._estimator import (
+    BaseEstimator,
+    ClassifierMixin,
+    MetaEstimatorMixin,
+    check_is_fitted,
+    check_meta_X,
+    check_sample_weight,
+    n_samples_of,
+    validate_features,
+)
 from .._progress import progress
 from .._validation import check_labels
 from ._base import BinaryCalibrator
@@ -96,37 +105,6 @@ def _make_calibrator(method, model):
     )
 
 
-def _check_X(X):
-    """Keep arrays, sparse matrices and data frames as they are; turn lists into arrays; reject complex data."""
-    if isinstance(X, (list, tuple)):
-        X = np.asarray(X)
-    if hasattr(X, "dtypes") and not isinstance(X, np.ndarray):
-        dtypes = list(np.atleast_1d(np.asarray(X.dtypes, dtype=object)))
-    else:
-        dtypes = [getattr(X, "dtype", None)]
-    if any(d is not None and _is_numpy_dtype(d) and np.dtype(d).kind == "c" for d in dtypes):
-        raise ValueError("Complex data not supported: `X` must be real (a complex dtype was given).")
-    shape = getattr(X, "shape", None)
-    if shape is not None and len(shape) == 2 and shape[1] == 0:
-        raise ValueError(f"0 feature(s) (shape={tuple(shape)}) while a minimum of 1 is required.")
-    return X
-
-
-def _is_numpy_dtype(dtype):
-    try:
-        np.dtype(dtype)
-    except TypeError:
-        return False
-    return True
-
-
-def _n_samples(X):
-    shape = getattr(X, "shape", None)
-    if shape is not None and len(shape) >= 1:
-        return int(shape[0])
-    return len(X)
-
-
 def _score_method(estimator):
     if hasattr(estimator, "decision_function"):
         return "decision_function"
@@ -157,7 +135,7 @@ def _scores(estimator, X, method, n_classes):
     return values
 
 
-class EvidentialCalibratedClassifier(ClassifierMixin, BaseEstimator):
+class EvidentialCalibratedClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     """Calibrate a classifier's scores into mass functions (cf. scikit-learn's CalibratedClassifierCV).
 
     Parameters
@@ -274,6 +252,13 @@ class EvidentialCalibratedClassifier(ClassifierMixin, BaseEstimator):
         self.n_jobs = n_jobs
         self.verbose = verbose
 
+    def __sklearn_tags__(self):
+        """scikit-learn tags: sparse input when the wrapped estimator (default LinearSVC) takes it."""
+        tags = super().__sklearn_tags__()
+        if self.estimator is None:
+            tags.input_tags.sparse = True  # LinearSVC
+        return tags
+
     # -- fitting -------------------------------------------------------------------
 
     def fit(self, X: Any, y: ArrayLike, sample_weight: ArrayLike | None = None) -> Self:
@@ -321,9 +306,9 @@ class EvidentialCalibratedClassifier(ClassifierMixin, BaseEstimator):
         check_on_conflict(self.on_conflict)
         if not isinstance(self.method, BinaryCalibrator):
             _make_calibrator(self.method, self.model)  # validates method early
-        X = _check_X(X)
-        y = np.asarray(y)
+        X = check_meta_X(X)
         classes, y_encoded = check_labels(y, "y")
+        y = np.asarray(y)
         if y.ndim == 2:
             y = y[:, 0]
         n_classes = classes.size
@@ -332,8 +317,8 @@ class EvidentialCalibratedClassifier(ClassifierMixin, BaseEstimator):
             from sklearn.svm import LinearSVC
 
             estimator = LinearSVC()
-        if _n_samples(X) != len(y):
-            raise ValueError(f"`X` has {_n_samples(X)} samples but `y` has {len(y)}; they must be equal.")
+        if n_samples_of(X) != len(y):
+            raise ValueError(f"`X` has {n_samples_of(X)} samples but `y` has {len(y)}; they must be equal.")
         weights = check_sample_weight(sample_weight, len(y))
         prefit = isinstance(estimator, FrozenEstimator) if FrozenEstimator != () else False
         if weights is not None and not prefit and not has_fit_parameter(estimator, "sample_weight"):
@@ -356,11 +341,15 @@ class EvidentialCalibratedClassifier(ClassifierMixin, BaseEstimator):
                 from joblib import Parallel, delayed
 
                 jobs = (
-                    delayed(_fit_fold)(estimator, X, y, y_encoded, train, test, weights, method, calibration, classes)
+                    delayed(_fit_fold)(
+                        estimator, X, y, y_encoded, train, test, weights, method, calibration, classes
+                    )
                     for train, test in folds
                 )
                 results = Parallel(n_jobs=self.n_jobs, return_as="generator")(jobs)
-                for pair in progress(results, total=len(folds), verbose=self.verbose, description="calibrated folds"):
+                for pair in progress(
+                    results, total=len(folds), verbose=self.verbose, description="calibrated folds"
+                ):
                     pairs.append(pair)
             else:
                 params = {} if weights is None else {"sample_weight": weights}
@@ -384,7 +373,7 @@ class EvidentialCalibratedClassifier(ClassifierMixin, BaseEstimator):
 
     # -- outputs -------------------------------------------------------------------------
 
-    def predict_mass_array(self, X: Any) -> np.ndarray:
+    def _predict_mass_array(self, X: Any) -> np.ndarray:
         """Dense masses on ``frame_``, averaged over the fold classifiers.
 
         Parameters
@@ -399,22 +388,25 @@ class EvidentialCalibratedClassifier(ClassifierMixin, BaseEstimator):
             empty set); the average over ``calibrated_classifiers_``.
         """
         check_is_fitted(self, "calibrated_classifiers_")
-        X = _check_X(X)
+        X = check_meta_X(X)
         validate_features(self, X, reset=False)
         n_classes = self.classes_.size
         total: np.ndarray | None = None
         for model, calibrators in self.calibrated_classifiers_:
             scores = _scores(model, X, self._score_method, n_classes)
             if n_classes == 2:
-                masses = calibrators[0].predict_mass_array(scores)
+                masses = calibrators[0]._predict_mass_array(scores)
             else:
                 from ._one_vs_rest import one_vs_rest_masses
 
                 binary = np.stack(
-                    [cal.predict_mass_array(scores[:, c]) for c, cal in enumerate(calibrators)], axis=1
+                    [cal._predict_mass_array(scores[:, c]) for c, cal in enumerate(calibrators)], axis=1
                 )
                 masses = one_vs_rest_masses(
-                    binary, tuple(self.classes_.tolist()), rule=self.rule, on_conflict=self.on_conflict
+                    binary,
+                    classes=tuple(self.classes_.tolist()),
+                    rule=self.rule,
+                    on_conflict=self.on_conflict,
                 ).to_array("m")
             total = masses if total is None else total + masses
         assert total is not None  # fit stores at least one (classifier, calibrators) pair
@@ -435,7 +427,7 @@ class EvidentialCalibratedClassifier(ClassifierMixin, BaseEstimator):
         """
         from ..core._mass import MassFunction
 
-        return MassFunction.from_array(self.predict_mass_array(X), self.frame_, kind="m", validate=False)
+        return MassFunction.from_array(self._predict_mass_array(X), self.frame_, kind="m", validate=False)
 
     def predict_interval(self, X: Any) -> tuple[np.ndarray, np.ndarray]:
         """Belief and plausibility of the classes.
@@ -467,9 +459,12 @@ class EvidentialCalibratedClassifier(ClassifierMixin, BaseEstimator):
         -------
         ndarray of shape (n_samples, n_classes)
             ``BetP({c}) = sum over A containing c of m(A) / card(A)`` (Smets and
-            Kennes 1994), columns in the order of ``classes_``.
+            Kennes 1994), columns in the order of ``classes_``; NaN rows for
+            samples in total conflict under ``on_conflict="nan"``.
         """
-        return self.predict_mass(X).pignistic()
+        from ._combination import _pignistic
+
+        return _pignistic(self.predict_mass(X))
 
     def predict(self, X: Any) -> np.ndarray:
         """Class of maximal pignistic probability.
@@ -484,4 +479,7 @@ class EvidentialCalibratedClassifier(ClassifierMixin, BaseEstimator):
         ndarray of shape (n_samples,)
             Labels from ``classes_`` (ties go to the first class).
         """
-        return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
+        from ._combination import _labels
+
+        probabilities = self.predict_proba(X)  # raises NotFittedError before classes_ is read
+        return _labels(self.classes_, probabilities)

@@ -7,6 +7,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from dstk.core._combination import check_on_conflict, combine, combine_with_conflict
+
 from .._estimator import ClassifierMixin
 
 if TYPE_CHECKING:
@@ -27,13 +29,12 @@ def _masses_of(classifier, X):
 def combine_classifiers(
     classifiers: Iterable[Any],
     X: Any,
+    *,
     rule: str = "dempster",
-    return_conflict: bool = False,
     inputs: Sequence[Any] | None = None,
     normalize: bool = False,
-    *,
     on_conflict: str = "raise",
-) -> MassFunction | tuple[MassFunction, np.ndarray]:
+) -> MassFunction:
     """Combine the mass functions of several fitted evidential classifiers on the same samples.
 
     Parameters
@@ -48,8 +49,6 @@ def combine_classifiers(
         A rule of :func:`dstk.combine`: ``"dempster"`` for classifiers trained on
         distinct (independent) data, ``"cautious"`` (idempotent) when they share
         data or features, ``"average"``, ``"conjunctive"``, ``"yager"``, ...
-    return_conflict : bool, default False
-        Also return the degree of conflict kappa per sample.
     inputs : sequence, optional
         One input per classifier (e.g. different feature sets or raw scores
         for calibrators) instead of the shared ``X``.
@@ -66,9 +65,8 @@ def combine_classifiers(
     Returns
     -------
     MassFunction
-        Batch shape ``(n_samples,)``.
-    kappa : ndarray of shape (n_samples,)
-        Only with ``return_conflict``.
+        Batch shape ``(n_samples,)``.  The conflict between the classifiers
+        is :meth:`EvidentialCombination.predict_conflict`.
 
     Raises
     ------
@@ -98,6 +96,14 @@ def combine_classifiers(
     >>> m.to_array().round(4)
     array([[0.    , 0.1111, 0.7778, 0.1111]])
     """
+    check_on_conflict(on_conflict)
+    masses = _classifier_masses(classifiers, X, inputs)
+    if len(masses) == 1:
+        return masses[0]
+    return combine(masses, rule=rule, normalize=normalize, on_conflict=on_conflict)
+
+
+def _classifier_masses(classifiers, X, inputs):
     classifiers = list(classifiers)
     if not classifiers:
         raise ValueError("combine_classifiers needs at least one classifier.")
@@ -108,17 +114,7 @@ def combine_classifiers(
         masses = [_masses_of(c, x) for c, x in zip(classifiers, inputs)]
     else:
         masses = [_masses_of(c, X) for c in classifiers]
-    from ..core._combination import check_on_conflict, combine
-
-    check_on_conflict(on_conflict)
-    if len(masses) == 1:
-        result = masses[0]
-        if return_conflict:
-            return result, np.zeros(result.batch_shape)
-        return result
-    return combine(
-        masses, rule=rule, return_conflict=return_conflict, normalize=normalize, on_conflict=on_conflict
-    )
+    return masses
 
 
 class EvidentialCombination(ClassifierMixin):
@@ -135,7 +131,7 @@ class EvidentialCombination(ClassifierMixin):
     rule : str, default "dempster"
         Combination rule (see :func:`combine_classifiers`); ``"cautious"`` for
         dependent classifiers.
-    decision : str, default "pignistic"
+    criterion : str, default "pignistic"
         Criterion of :meth:`dstk.MassFunction.decide` used by :meth:`predict`
         (``"pignistic"``, ``"plausibility"``, ``"belief"``, ...).
     normalize : bool, default False
@@ -191,17 +187,15 @@ class EvidentialCombination(ClassifierMixin):
     def __init__(
         self,
         classifiers: Iterable[Any],
-        rule: str = "dempster",
-        decision: str = "pignistic",
-        normalize: bool = False,
         *,
+        rule: str = "dempster",
+        criterion: str = "pignistic",
+        normalize: bool = False,
         on_conflict: str = "vacuous",
     ) -> None:
-        from ..core._combination import check_on_conflict
-
         self.classifiers = list(classifiers)
         self.rule = rule
-        self.decision = decision
+        self.criterion = criterion
         self.normalize = normalize
         self.on_conflict = check_on_conflict(on_conflict)
         if not self.classifiers:
@@ -221,11 +215,9 @@ class EvidentialCombination(ClassifierMixin):
         MassFunction
             Batch shape ``(n_samples,)`` on the classifiers' common frame.
         """
-        result = combine_classifiers(
+        return combine_classifiers(
             self.classifiers, X, rule=self.rule, normalize=self.normalize, on_conflict=self.on_conflict
         )
-        assert not isinstance(result, tuple)  # return_conflict=False gives the mass only
-        return result
 
     def predict_conflict(self, X: Any) -> np.ndarray:
         """Degree of conflict kappa between the classifiers on each sample.
@@ -241,16 +233,13 @@ class EvidentialCombination(ClassifierMixin):
             Mass of the empty set in the unnormalised conjunctive combination
             (0 for a single classifier).
         """
-        result = combine_classifiers(
-            self.classifiers,
-            X,
-            rule=self.rule,
-            normalize=self.normalize,
-            return_conflict=True,
-            on_conflict=self.on_conflict,
+        masses = _classifier_masses(self.classifiers, X, None)
+        if len(masses) == 1:
+            return np.zeros(masses[0].batch_shape)
+        _, conflict = combine_with_conflict(
+            masses, rule=self.rule, normalize=self.normalize, on_conflict=self.on_conflict
         )
-        assert isinstance(result, tuple)  # return_conflict=True gives (mass, conflict)
-        return result[1]
+        return np.asarray(conflict)
 
     def predict_proba(self, X: Any) -> np.ndarray:
         """Pignistic probabilities of the combined mass functions.
@@ -263,9 +252,10 @@ class EvidentialCombination(ClassifierMixin):
         Returns
         -------
         ndarray of shape (n_samples, n_classes)
-            BetP of each class, columns in the order of ``classes_``.
+            BetP of each class, columns in the order of ``classes_`` (NaN rows
+            for samples in total conflict under ``on_conflict="nan"``).
         """
-        return self.predict_mass(X).pignistic()
+        return _pignistic(self.predict_mass(X))
 
     def predict_interval(self, X: Any) -> tuple[np.ndarray, np.ndarray]:
         """Belief and plausibility of each class under the combined mass functions.
@@ -297,11 +287,38 @@ class EvidentialCombination(ClassifierMixin):
             Labels from ``classes_``.
         """
         mass = self.predict_mass(X)
-        if self.decision == "pignistic":
-            index = np.argmax(mass.pignistic(), axis=-1)
-        else:
-            index = np.asarray(mass.decide(self.decision))
-        return self.classes_[index]
+        if self.criterion == "pignistic":
+            return _labels(self.classes_, _pignistic(mass))
+        missing = np.isnan(mass.to_array("m")).any(axis=-1)
+        if missing.any():
+            _labels(self.classes_, np.where(missing[:, None], np.nan, 0.0))  # the on_conflict="nan" error
+        return self.classes_[np.asarray(mass.decide(criterion=self.criterion))]
+
+
+def _pignistic(mass):
+    """BetP of every sample; samples whose masses are NaN (``on_conflict="nan"``) get NaN rows."""
+    values = mass.to_array("m")
+    missing = np.isnan(values).any(axis=-1)
+    if not missing.any():
+        return mass.pignistic()
+    from ..core._mass import MassFunction
+
+    out = np.full(values.shape[:-1] + (mass.frame.n,), np.nan)
+    out[~missing] = MassFunction.from_array(values[~missing], mass.frame, validate=False).pignistic()
+    return out
+
+
+def _labels(classes, probabilities):
+    """Label of the largest probability per row; rows of NaN (``on_conflict="nan"``) raise a clear error."""
+    missing = np.isnan(probabilities).any(axis=-1)
+    if missing.any():
+        bad = np.flatnonzero(missing)
+        shown = ", ".join(str(i) for i in bad[:20]) + (", ..." if bad.size > 20 else "")
+        raise ValueError(
+            f"{bad.size} sample(s) have NaN masses from on_conflict='nan' (indices [{shown}]), and a NaN has "
+            "no label: use predict_proba (NaN rows) or on_conflict='vacuous' to predict every sample."
+        )
+    return classes[np.argmax(probabilities, axis=-1)]
 
 
 def _interval(mass):

@@ -15,7 +15,16 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._estimator import BaseEstimator, check_is_fitted
+from .._estimator import (
+    BaseEstimator,
+    ClassifierMixin,
+    MetaEstimatorMixin,
+    check_is_fitted,
+    check_meta_X,
+    check_sample_weight,
+    n_samples_of,
+    validate_features,
+)
 from .._validation import check_binary_labels, check_random_state
 
 if TYPE_CHECKING:
@@ -27,7 +36,7 @@ __all__ = ["ImpliedPosteriorClassifier", "implied_weights", "vote_fraction"]
 
 
 def implied_weights(
-    levels: ArrayLike, n_positive: int, n_negative: int, convention: str = "equal_effective"
+    levels: ArrayLike, n_positive: int, n_negative: int, *, convention: str = "equal_effective"
 ) -> tuple[np.ndarray, np.ndarray]:
     """Penalty factors ``(z_+, z_-)`` whose boundaries sit at the given posterior levels.
 
@@ -139,7 +148,7 @@ def vote_fraction(votes: ArrayLike) -> np.ndarray:
     return (v.sum(axis=1) + 1.0) / (v.shape[1] + 2.0)
 
 
-class ImpliedPosteriorClassifier(BaseEstimator):
+class ImpliedPosteriorClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     """Implied posterior probability (IPP) meta-estimator over a class-weightable binary classifier.
 
     Parameters
@@ -210,6 +219,7 @@ class ImpliedPosteriorClassifier(BaseEstimator):
     def __init__(
         self,
         estimator: Any,
+        *,
         n_models: int = 99,
         convention: str = "equal_effective",
         weighting: str = "auto",
@@ -235,7 +245,13 @@ class ImpliedPosteriorClassifier(BaseEstimator):
             )
         return self.weighting
 
-    def fit(self, X: Any, y: ArrayLike) -> Self:
+    def __sklearn_tags__(self):
+        """scikit-learn tags: a binary classifier."""
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = False
+        return tags
+
+    def fit(self, X: Any, y: ArrayLike, sample_weight: ArrayLike | None = None) -> Self:
         """Fit the M re-weighted models.
 
         Parameters
@@ -244,6 +260,10 @@ class ImpliedPosteriorClassifier(BaseEstimator):
             Training inputs.
         y : array_like of shape (N,)
             Two classes; the larger label is the positive class.
+        sample_weight : array_like of shape (N,), optional
+            Weights of the samples, multiplying the IPP weights of every level
+            (passed as ``sample_weight`` to the estimator's ``fit``, or as
+            resampling probabilities with ``weighting="resample"``).
 
         Returns
         -------
@@ -257,19 +277,26 @@ class ImpliedPosteriorClassifier(BaseEstimator):
             binary, or an estimator ``class_weight`` string that would
             override the schedule.
         """
-        from ..multiclass._tasks import clone_estimator
+        from .._estimator import clone_estimator
         from .probabilistic._isotonic import IsotonicRegressionCalibrator
 
         M = self.n_models
         if not isinstance(M, (int, np.integer)) or isinstance(M, bool) or M < 1:
             raise ValueError(f"`n_models` must be a positive integer; got {M!r}.")
+        from sklearn.utils import _safe_indexing
+
+        X = check_meta_X(X)
         classes, y01 = check_binary_labels(y)
-        if len(X) != y01.shape[0]:
-            raise ValueError(f"`X` has {len(X)} rows but `y` has {y01.shape[0]} labels.")
+        y = np.asarray(y)
+        if y.ndim == 2:
+            y = y[:, 0]
+        if n_samples_of(X) != y01.shape[0]:
+            raise ValueError(f"`X` has {n_samples_of(X)} rows but `y` has {y01.shape[0]} labels.")
+        user_weights = check_sample_weight(sample_weight, y01.shape[0])
         n_pos = int(y01.sum())
         n_neg = y01.size - n_pos
         levels = np.arange(1, M + 1) / (M + 1.0)
-        zp, zn = implied_weights(levels, n_pos, n_neg, self.convention)
+        zp, zn = implied_weights(levels, n_pos, n_neg, convention=self.convention)
         mode = self._weighting()
         base_weights = {}
         if mode == "class_weight":
@@ -291,20 +318,27 @@ class ImpliedPosteriorClassifier(BaseEstimator):
                     classes[1]: w_pos * base_weights.get(classes[1], 1.0),
                 }
                 model.set_params(class_weight=weights)
-                model.fit(X, y)
+                if user_weights is None:
+                    model.fit(X, y)
+                else:
+                    model.fit(X, y, sample_weight=user_weights)
             elif mode == "sample_weight":
-                model.fit(X, y, sample_weight=np.where(y01 == 1, w_pos, w_neg))
+                weights = np.where(y01 == 1, w_pos, w_neg)
+                model.fit(X, y, sample_weight=weights if user_weights is None else weights * user_weights)
             else:
                 weights = np.where(y01 == 1, w_pos, w_neg)
+                if user_weights is not None:
+                    weights = weights * user_weights
                 rows = rng.choice(y01.size, size=y01.size, replace=True, p=weights / weights.sum())
                 if np.unique(y01[rows]).size < 2:  # keep both classes in every resample
                     rows[:2] = [np.flatnonzero(y01 == 0)[0], np.flatnonzero(y01 == 1)[0]]
-                model.fit(X[rows], np.asarray(y)[rows])
+                model.fit(_safe_indexing(X, rows), y[rows])
             self.estimators_.append(model)
         self.classes_ = classes
         self.levels_ = levels
         self.positive_weights_, self.negative_weights_ = zp, zn
         self.isotonic_ = None
+        validate_features(self, X, reset=True)
         if self.isotonic:
             self.isotonic_ = IsotonicRegressionCalibrator().fit(self._raw_positive(X), y01)
         return self
@@ -323,6 +357,8 @@ class ImpliedPosteriorClassifier(BaseEstimator):
             Column ``j`` is the vote of the model at level ``levels_[j]``.
         """
         check_is_fitted(self, "estimators_")
+        X = check_meta_X(X)
+        validate_features(self, X, reset=False)
         votes = []
         for model in self.estimators_:
             if hasattr(model, "decision_function"):

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._kernels.calibration import isotonic_envelope, lookup_masses, pool_adjacent_violators
-from ._base import COUNT_MODELS, BinaryCalibrator, check_model
-from ._binning import _counts_table
+from .._kernels.calibration import isotonic_envelope, pool_adjacent_violators
+from ._base import BINARY_COUNT_MODELS, check_model
+from ._binning import _counts_table, _TableCalibrator
 
 __all__ = ["IsotonicCalibrator", "isotonic_blocks"]
 
@@ -58,7 +58,7 @@ def isotonic_blocks(
     return unique[starts], unique[ends], block_sums, block_weights
 
 
-class IsotonicCalibrator(BinaryCalibrator):
+class IsotonicCalibrator(_TableCalibrator):
     """Isotonic-regression calibration; each PAV block is a bin with an evidential model.
 
     Parameters
@@ -124,7 +124,7 @@ class IsotonicCalibrator(BinaryCalibrator):
     array([[0., 1.],
            [1., 2.],
            [3., 3.]])
-    >>> calibrator.predict_mass_array([0.25, 0.9]).round(4)
+    >>> calibrator.predict_mass([0.25, 0.9]).to_array().round(4)
     array([[0.    , 0.3333, 0.3333, 0.3333],
            [0.    , 0.    , 0.75  , 0.25  ]])
     """
@@ -135,7 +135,7 @@ class IsotonicCalibrator(BinaryCalibrator):
         self.confidence = confidence
 
     def _fit(self, scores, y01):
-        check_model(self.model, COUNT_MODELS, type(self).__name__)
+        check_model(self.model, BINARY_COUNT_MODELS, type(self).__name__)
         lower, upper, positives, totals = isotonic_blocks(scores, y01)
         self.block_scores_ = np.column_stack([lower, upper])
         self.block_counts_ = np.column_stack([positives, totals])
@@ -151,5 +151,5 @@ class IsotonicCalibrator(BinaryCalibrator):
             table[:, 3] = high - low
         self.mass_table_ = table
 
-    def _mass_array(self, scores):
-        return lookup_masses(scores, self.thresholds_, self.mass_table_)
+    def _lookup_thresholds(self):
+        return self.thresholds_

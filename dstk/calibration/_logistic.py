@@ -6,150 +6,25 @@ import math
 from typing import TYPE_CHECKING
 
 import numpy as np
-from scipy import special
+from scipy import fft, special
 
 from .._estimator import check_is_fitted
+from .._kernels.calibration import chebyshev_clenshaw
 from .._progress import progress
-from .._kernels.calibration import (
-    chebyshev_barycentric,
-    logistic_profile_contour,
-    logistic_profile_masses,
-)
 from .._validation import check_scores
-from ..exceptions import ConvergenceWarning
+from ..evidence._logistic import ScoreLogistic
 from ._base import BinaryCalibrator, check_model
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
 
-__all__ = ["LogisticCalibrator", "platt_fit", "LOGISTIC_MODELS"]
+__all__ = ["LogisticCalibrator", "LOGISTIC_MODELS"]
 
 LOGISTIC_MODELS = ("bayes", "inverse_pignistic", "confidence_interval", "likelihood")
-_TARGETS = ("platt", "labels")
+_TARGETS = ("smoothed", "labels")
 _INTERPOLATION_TOLERANCE = 1e-8
+_MIN_DEGREE = 128
 _MAX_DEGREE = 1024
-
-
-def _log_likelihood(theta, scores, targets):
-    eta = theta[0] + theta[1] * scores
-    return float(-np.sum(targets * np.logaddexp(0.0, eta) + (1.0 - targets) * np.logaddexp(0.0, -eta)))
-
-
-def platt_fit(
-    scores: np.ndarray, targets: np.ndarray, max_iter: int = 200
-) -> tuple[np.ndarray, float, np.ndarray]:
-    """Maximum-likelihood sigmoid tau(s) = 1 / (1 + exp(theta_0 + theta_1 s)) (Eqs. 2-3).
-
-    Newton's method with backtracking line search on the cross-entropy
-    (Lin, Lin & Weng 2007, the improved version of Platt's algorithm).
-
-    Parameters
-    ----------
-    scores : ndarray of float64 of shape (n,)
-        Calibration scores s_i (finite; not all equal).
-    targets : ndarray of float64 of shape (n,)
-        Values t_i in [0, 1]: raw labels or Platt's targets (Eq. 4).
-    max_iter : int, default 200
-        Maximal number of Newton iterations.
-
-    Returns
-    -------
-    theta : ndarray of shape (2,)
-        ``(theta_0, theta_1)``; theta_1 < 0 when larger scores mean class 1.
-    max_log_likelihood : float
-        The maximised log-likelihood (Eq. 3).
-    covariance : ndarray of shape (2, 2)
-        Inverse of the Fisher information sum_i tau_i (1 - tau_i) (1, s_i)(1, s_i)^T
-        at the maximum (the normal approximation of the GLM).
-
-    Raises
-    ------
-    ValueError
-        A singular information matrix in a Newton step (all scores equal).
-
-    Warns
-    -----
-    ConvergenceWarning
-        The Newton iterations did not converge within ``max_iter``.
-
-    Notes
-    -----
-    The log-likelihood (Xu et al. 2016, Eq. 3) is
-    l(theta) = sum_i t_i log tau_i + (1 - t_i) log(1 - tau_i) with
-    tau_i = 1 / (1 + exp(theta_0 + theta_1 s_i)) (Eq. 2); at its maximum the
-    score equations sum_i (tau_i - t_i) (1, s_i) = 0 hold.  The inputs are not
-    validated here (the calibrators validate them before calling).
-
-    References
-    ----------
-    Platt, J. (1999). Probabilistic outputs for support vector machines and
-    comparisons to regularized likelihood methods. Advances in Large Margin
-    Classifiers, 61-74.
-    Lin, H.-T., Lin, C.-J. and Weng, R. C. (2007). A note on Platt's
-    probabilistic outputs for support vector machines. Machine Learning 68,
-    267-276.
-    Xu, P., Davoine, F., Zha, H. and Denoeux, T. (2016). Evidential calibration
-    of binary SVM classifiers. IJAR 72, 55-70.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> scores = np.array([-2.0, -1.0, -0.5, 0.0, 0.5, 1.0, 2.0])
-    >>> targets = np.array([0.0, 0.0, 1.0, 0.0, 1.0, 0.0, 1.0])
-    >>> theta, log_likelihood, covariance = platt_fit(scores, targets)
-    >>> tau = 1.0 / (1.0 + np.exp(theta[0] + theta[1] * scores))
-    >>> bool(np.allclose([np.sum(tau - targets), np.sum((tau - targets) * scores)], 0.0, atol=1e-8))
-    True
-    >>> bool(theta[1] < 0)
-    True
-    """
-    design = np.column_stack([np.ones_like(scores), scores])
-    prior_positive = targets.sum()
-    prior_negative = targets.size - prior_positive
-    # Platt's starting point: theta_1 = 0, theta_0 = log((n_- + 1) / (n_+ + 1))
-    theta = np.array([math.log((prior_negative + 1.0) / (prior_positive + 1.0)), 0.0])
-    current = _log_likelihood(theta, scores, targets)
-    converged = False
-    for _ in range(max_iter):
-        tau = special.expit(-(design @ theta))
-        gradient = design.T @ (tau - targets)
-        weight = tau * (1.0 - tau)
-        hessian = -(design * weight[:, None]).T @ design
-        try:
-            step = np.linalg.solve(hessian - 1e-12 * np.eye(2), -gradient)
-        except np.linalg.LinAlgError:  # pragma: no cover - guarded by the equal-scores check
-            raise ValueError("The calibration scores give a singular information matrix.") from None
-        decrement = float(gradient @ step)  # predicted gain (> 0: H is negative definite)
-        if decrement < 1e-20 * (1.0 + abs(current)):
-            converged = True
-            break
-        scale = 1.0
-        while True:
-            candidate = theta + scale * step
-            value = _log_likelihood(candidate, scores, targets)
-            if value >= current + 1e-4 * scale * decrement or scale < 1e-12:
-                break
-            scale *= 0.5
-        if value < current:
-            converged = True
-            break
-        theta, current = candidate, value
-        if decrement < 1e-14 * (1.0 + abs(current)):
-            converged = True
-            break
-    if not converged:
-        import warnings
-
-        warnings.warn("Platt's Newton iterations did not converge.", ConvergenceWarning, stacklevel=3)
-    tau = special.expit(-(design @ theta))
-    weight = tau * (1.0 - tau)
-    information = (design * weight[:, None]).T @ design
-    # a sigmoid so steep that every tau_i (1 - tau_i) underflows (tiny separable calibration sets with
-    # Platt's targets) leaves a (near) singular information: a relative ridge keeps the covariance finite
-    # (huge), which only widens the normal-approximation interval and the first integration panel
-    ridge = 1e-12 * (np.trace(information) + 1e-300)
-    covariance = np.linalg.inv(information + ridge * np.eye(2))
-    return theta, current, covariance
 
 
 class LogisticCalibrator(BinaryCalibrator):
@@ -166,8 +41,8 @@ class LogisticCalibrator(BinaryCalibrator):
         ``"likelihood"``: the predictive mass (Eqs. 22-23) of the profile
         contour pl(tau; s) (Eq. 40).  Dempster's model needs counts: use a
         binning or isotonic calibrator for it.
-    targets : {"platt", "labels"}, default "platt"
-        ``"platt"`` replaces the labels by Platt's targets t+ = (n+ + 1)/(n+ + 2)
+    targets : {"smoothed", "labels"}, default "smoothed"
+        ``"smoothed"`` replaces the labels by Platt's targets t+ = (n+ + 1)/(n+ + 2)
         and t- = 1/(n- + 2) (Eq. 4) in the likelihood (as Platt and
         scikit-learn's sigmoid calibration do), which keeps the MLE finite even
         for separable scores; ``"labels"`` uses the raw 0/1 labels (Eq. 3).
@@ -177,14 +52,16 @@ class LogisticCalibrator(BinaryCalibrator):
         For ``model="likelihood"``: ``"chebyshev"`` computes the masses exactly
         at Chebyshev nodes of t = (2/pi) arctan((s - c)/h) (c, h: mean and
         standard deviation of the calibration scores) during ``fit``, doubling
-        the number of nodes (64 .. 1024) until the interpolant agrees with the
-        exact masses within 1e-8 at 32 check points; predictions are then
-        barycentric interpolation (fast for many scores).  If it does not
-        converge, or with ``None``, every score is computed exactly.
+        the number of nodes (128 .. 1024) until the last quarter of the
+        Chebyshev coefficients sums to less than 5e-9 (the interpolant is then
+        within about 1e-8 of the exact masses); the series, truncated where
+        its tail is below 5e-9, is summed by Clenshaw's recurrence at
+        prediction (fast for many scores).  If it does not converge, or with
+        ``None``, every score is computed exactly.
     verbose : int, default 0
         0: silent; 1 or more: progress of the interpolant's construction in
         ``fit`` (one step per degree tried; each costs ``degree`` exact
-        profile-likelihood masses over all calibration scores) through
+        profile-likelihood masses over the compressed calibration data) through
         :mod:`logging` (logger ``"dstk"``) and a :mod:`tqdm` bar when tqdm is
         installed.
 
@@ -218,10 +95,20 @@ class LogisticCalibrator(BinaryCalibrator):
     theta_0 = eta - theta_1 s is searched by Newton's method over theta_1 (the
     log-likelihood is concave along it), giving
     pl(tau; s) = exp(max_{theta_1} l(eta - theta_1 s, theta_1) - l(theta_hat)).
-    The masses m({1}) = tau_hat - int_0^tau_hat pl and
-    m({0}) = 1 - tau_hat - int_tau_hat^1 pl (Eqs. 22c, 23c) are integrated in
-    eta on adaptive Gauss-Legendre panels on each side of eta_hat (see
+    The masses m({1}) = int_0^tau_hat (1 - pl), m({0}) = int_tau_hat^1 (1 - pl)
+    and m({0, 1}) = int_0^1 pl (Eqs. 22c, 23c) are integrated in eta on
+    adaptive Gauss-Legendre panels on each side of eta_hat (see
     :mod:`dstk._kernels.calibration`), accurate to about 1e-12.
+
+    Numerics: the fit runs on standardised scores z = (s - c)/h (c, h: mean
+    and standard deviation, computed without overflow) and ``theta_`` and
+    ``covariance_`` are transformed back, so every output is invariant under
+    affine changes of the scores; a fit that is not finite in the units of
+    the scores raises a ValueError.  For large calibration sets the profile
+    likelihood runs on a Gauss-compressed copy of the data (a few hundred
+    weighted points whatever n, the same log-likelihood to ~1e-13; see
+    :class:`dstk.evidence._logistic.ScoreLogistic`), so a fit costs about
+    the same at 10^3 and 10^5 scores.
 
     References
     ----------
@@ -251,7 +138,7 @@ class LogisticCalibrator(BinaryCalibrator):
         self,
         *,
         model: str = "likelihood",
-        targets: str = "platt",
+        targets: str = "smoothed",
         confidence: float = 0.95,
         interpolation: str | None = "chebyshev",
         verbose: int = 0,
@@ -269,7 +156,9 @@ class LogisticCalibrator(BinaryCalibrator):
         if self.model == "dempster":  # pragma: no cover - caught by check_model
             pass
         if self.targets not in _TARGETS:
-            raise ValueError(f"Unknown targets={self.targets!r}; choose 'platt' (Eq. 4) or 'labels' (Eq. 3).")
+            raise ValueError(
+                f"Unknown targets={self.targets!r}; choose 'smoothed' (Eq. 4) or 'labels' (Eq. 3)."
+            )
         if self.interpolation not in ("chebyshev", None):
             raise ValueError(f"Unknown interpolation={self.interpolation!r}; choose 'chebyshev' or None.")
         confidence = float(self.confidence)
@@ -282,23 +171,22 @@ class LogisticCalibrator(BinaryCalibrator):
             )
         n_positive = y01.sum()
         n_negative = y01.size - n_positive
-        if self.targets == "platt":
+        if self.targets == "smoothed":
             targets = np.where(y01 == 1.0, (n_positive + 1.0) / (n_positive + 2.0), 1.0 / (n_negative + 2.0))
         else:
             positive, negative = scores[y01 == 1.0], scores[y01 == 0.0]
             if positive.min() >= negative.max() or positive.max() <= negative.min():
                 raise ValueError(
                     "The calibration scores separate the two classes perfectly, so the maximum-likelihood "
-                    "sigmoid does not exist with raw labels (theta_1 diverges). Use targets='platt' "
+                    "sigmoid does not exist with raw labels (theta_1 diverges). Use targets='smoothed' "
                     "(Platt's targets, Eq. 4, the default) or more calibration data."
                 )
             targets = y01
-        theta, max_loglik, covariance = platt_fit(scores, targets)
-        self.theta_ = theta
-        self.max_log_likelihood_ = max_loglik
-        self.covariance_ = covariance
-        self._scores = np.ascontiguousarray(scores)
-        self._targets = np.ascontiguousarray(targets, dtype=np.float64)
+        fit = ScoreLogistic(scores, targets, name=type(self).__name__)
+        self._logistic = fit
+        self.theta_ = fit.theta
+        self.max_log_likelihood_ = fit.max_log_likelihood
+        self.covariance_ = fit.covariance
         self.interpolation_degree_ = None
         if self.model == "likelihood" and self.interpolation == "chebyshev":
             self._build_interpolant()
@@ -306,50 +194,36 @@ class LogisticCalibrator(BinaryCalibrator):
     # -- exact masses ------------------------------------------------------------------
 
     def _exact_likelihood_masses(self, scores):
-        # beyond 1e8 standard deviations of the calibration scores the masses equal
-        # their limits (errors O(1/s)); clipping avoids overflow in the kernel
-        center = float(self._scores.mean())
-        spread = 1e8 * (float(self._scores.std()) or 1.0)
-        scores = np.clip(scores, center - spread, center + spread)
-        return logistic_profile_masses(
-            np.ascontiguousarray(scores, dtype=np.float64),
-            self._scores,
-            self._targets,
-            self.theta_,
-            self.covariance_,
-            self.max_log_likelihood_,
-        )
-
-    def _to_unit(self, scores):
-        return (2.0 / np.pi) * np.arctan((scores - self._center) / self._scale)
-
-    def _from_unit(self, t):
-        return self._center + self._scale * np.tan(0.5 * np.pi * t)
+        return self._logistic.predictive_masses(self._logistic.standardize(scores))
 
     def _build_interpolant(self):
-        self._center = float(self._scores.mean())
-        self._scale = float(self._scores.std()) or 1.0
-        check_t = np.cos(np.pi * (np.arange(32) + 0.37) / 32.0) * 0.999
-        check_exact = self._exact_likelihood_masses(self._from_unit(check_t))[:, 1:3]
+        # Chebyshev points of the first kind in t = (2 / pi) arctan(z), z the standardised score;
+        # the degree doubles until the last quarter of the Chebyshev coefficients sums to less
+        # than half the tolerance (for a function analytic near [-1, 1] the coefficients decay
+        # geometrically and the neglected ones are smaller still), then the series is truncated
+        # where its tail sums to less than half the tolerance
+        fit = self._logistic
         degrees = []
-        degree = 64
+        degree = _MIN_DEGREE
         while degree <= _MAX_DEGREE:
             degrees.append(degree)
             degree *= 2
         for degree in progress(degrees, verbose=self.verbose, description="Chebyshev interpolation degrees"):
             nodes = np.cos((2.0 * np.arange(degree) + 1.0) * np.pi / (2.0 * degree))
-            values = np.ascontiguousarray(self._exact_likelihood_masses(self._from_unit(nodes))[:, 1:3])
-            approx = chebyshev_barycentric(check_t, nodes, values)
-            if np.max(np.abs(approx - check_exact)) <= _INTERPOLATION_TOLERANCE:
-                self._cheb_nodes = nodes
-                self._cheb_values = values
+            values = fit.predictive_masses(np.tan(0.5 * np.pi * nodes))[:, 1:3]
+            coefficients = fft.dct(values, type=2, axis=0) / degree
+            coefficients[0] *= 0.5
+            tail = np.cumsum(np.max(np.abs(coefficients), axis=1)[::-1])[::-1]  # tail[k] = sum_{j >= k}
+            if tail[(3 * degree) // 4] <= 0.5 * _INTERPOLATION_TOLERANCE:
+                kept = int(np.argmax(tail <= 0.5 * _INTERPOLATION_TOLERANCE))
+                self._chebyshev_coefficients = np.ascontiguousarray(coefficients[: max(kept, 1)])
                 self.interpolation_degree_ = degree
                 return
 
     # -- outputs -----------------------------------------------------------------------
 
     def _tau_hat(self, scores):
-        return special.expit(-(self.theta_[0] + self.theta_[1] * scores))
+        return self._logistic.tau_hat(self._logistic.standardize(scores))
 
     def _mass_array(self, scores):
         model = self.model
@@ -368,19 +242,22 @@ class LogisticCalibrator(BinaryCalibrator):
             return out
         if model == "confidence_interval":
             confidence = float(self.confidence)
-            eta = self.theta_[0] + self.theta_[1] * scores
-            c = self.covariance_
-            sigma = np.sqrt(np.maximum(c[0, 0] + 2.0 * scores * c[0, 1] + scores**2 * c[1, 1], 0.0))
-            z = special.ndtri(0.5 + 0.5 * confidence)
-            lower = special.expit(-(eta + z * sigma))
-            upper = special.expit(-(eta - z * sigma))
+            # on the standardised scores z: eta = alpha_0 + alpha_1 z, var = (1, z) C (1, z)'
+            z = self._logistic.standardize(scores)
+            alpha, c = self._logistic.alpha, self._logistic.alpha_covariance
+            eta = alpha[0] + alpha[1] * z
+            sigma = np.sqrt(np.maximum(c[0, 0] + 2.0 * z * c[0, 1] + z**2 * c[1, 1], 0.0))
+            quantile = special.ndtri(0.5 + 0.5 * confidence)
+            lower = special.expit(-(eta + quantile * sigma))
+            upper = special.expit(-(eta - quantile * sigma))
             out[:, 2] = confidence * lower
             out[:, 1] = confidence * (1.0 - upper)
             out[:, 3] = 1.0 - out[:, 1] - out[:, 2]
             return out
         if self.interpolation_degree_ is None:
             return self._exact_likelihood_masses(scores)
-        values = chebyshev_barycentric(self._to_unit(scores), self._cheb_nodes, self._cheb_values)
+        t = (2.0 / np.pi) * np.arctan(self._logistic.standardize(scores))
+        values = chebyshev_clenshaw(t, self._chebyshev_coefficients)
         np.clip(values, 0.0, 1.0, out=values)
         out[:, 1] = values[:, 0]
         out[:, 2] = values[:, 1]
@@ -404,7 +281,7 @@ class LogisticCalibrator(BinaryCalibrator):
             likelihood-based model: the predictive mass (Xu et al. 2016,
             Eqs. 22-23) of the profile contour (Eq. 40), each computed by
             numerical integration; the Chebyshev
-            interpolant used by :meth:`predict_mass_array` agrees to 1e-8.
+            interpolant used by :meth:`predict_mass` agrees to 1e-8.
         """
         check_is_fitted(self, "theta_")
         return self._exact_likelihood_masses(check_scores(scores, "scores"))
@@ -441,7 +318,5 @@ class LogisticCalibrator(BinaryCalibrator):
         if np.isnan(tau_arr).any() or (tau_arr < 0).any() or (tau_arr > 1).any():
             raise ValueError("`tau` must hold probabilities in [0, 1] (no NaN).")
         flat = np.ascontiguousarray(tau_arr.reshape(-1))
-        values = logistic_profile_contour(
-            score, flat, self._scores, self._targets, self.theta_, self.covariance_, self.max_log_likelihood_
-        )
+        values = self._logistic.contour(self._logistic.standardize(np.array([score]))[0], flat)
         return values.reshape(tau_arr.shape)

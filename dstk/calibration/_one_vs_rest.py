@@ -68,9 +68,9 @@ def refine_one_vs_rest(binary_masses: ArrayLike) -> np.ndarray:
 
 def one_vs_rest_masses(
     binary_masses: ArrayLike,
+    *,
     classes: Sequence[Any] | None = None,
     rule: str = "dempster",
-    *,
     on_conflict: str = "raise",
 ) -> MassFunction:
     """Combine one-vs-rest binary masses into one mass function on all classes.

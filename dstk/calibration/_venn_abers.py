@@ -49,8 +49,15 @@ class VennAbersCalibrator(BinaryCalibrator):
     Notes
     -----
     Vovk & Petej (2014), Algorithm 1: p0 and p1 depend only on the position of
-    s among the calibration scores, so both are tabulated at ``fit`` (K + 1 gaps
-    and K ties, one PAV each: O(K^2) time) and prediction is a binary search.
+    s among the calibration scores, so both are tabulated at ``fit`` for the
+    K + 1 gaps and K ties and prediction is a binary search.  The table costs
+    O(n log n) (the sort) plus O(K) merges in practice: PAV blocks never split
+    when points are added, so each entry merges the test point with the last
+    blocks of the prefix's PAV and the first blocks of the suffix's PAV, both
+    kept for every position by one sweep each (see
+    :func:`dstk._kernels.calibration.venn_abers_table`).  The numbers are
+    those of the ``venn-abers`` package (Vovk, Petej & Fedorova 2015,
+    Algorithms 1-4), which computes them from the cumulative sum diagram.
     Vovk's single probability p = p1 / (1 - p0 + p1) differs from the pignistic
     probability (p0 + p1) / 2 returned by :meth:`predict_proba`; use
     :meth:`predict_vovk_probability` for the former.
@@ -70,7 +77,7 @@ class VennAbersCalibrator(BinaryCalibrator):
     >>> bel, pl = calibrator.predict_interval([0.5])
     >>> print(bel.round(4), pl.round(4))
     [0.3333] [0.6667]
-    >>> calibrator.predict_mass_array([0.5]).round(4)
+    >>> calibrator.predict_mass([0.5]).to_array().round(4)
     array([[0.    , 0.3333, 0.3333, 0.3333]])
     """
 

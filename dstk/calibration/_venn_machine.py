@@ -15,7 +15,7 @@ if TYPE_CHECKING:
 __all__ = ["VennMachineCalibrator", "svm_taxonomy_edges", "K_T_SVM_EDGES", "venn_machine_transductive"]
 
 
-def svm_taxonomy_edges(n_categories: int, width: float = 0.5) -> np.ndarray:
+def svm_taxonomy_edges(n_categories: int, *, width: float = 0.5) -> np.ndarray:
     """Inner edges of the K_T-SVM taxonomy: K_T intervals of the decision value.
 
     Zhou et al. (2011), Section 3.1: for K_T = 8 the categories are
@@ -182,7 +182,7 @@ class VennMachineCalibrator(BinaryCalibrator):
             Interval [min, max] of the probability of the predicted label over
             the tried labels (Eq. 6), i.e. its [Bel, Pl].
         """
-        masses = self.predict_mass_array(scores)
+        masses = self._predict_mass_array(scores)
         positive_low = masses[:, 2]
         negative_low = masses[:, 1]
         choose_positive = positive_low >= negative_low
@@ -192,7 +192,7 @@ class VennMachineCalibrator(BinaryCalibrator):
 
 
 def venn_machine_transductive(
-    estimator: Any, X_train: ArrayLike, y_train: ArrayLike, X_test: ArrayLike, edges: int | ArrayLike = 6
+    estimator: Any, X_train: ArrayLike, y_train: ArrayLike, X_test: ArrayLike, *, edges: int | ArrayLike = 6
 ) -> np.ndarray:
     """Transductive Venn machine with the K_T-SVM taxonomy (Zhou et al. 2011, Section 3).
 

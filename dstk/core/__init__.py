@@ -2,12 +2,15 @@
 
 Public names
 ------------
-Frame, MassFunction, combine, RULES, pignistic, plausibility_transform, contour,
+Frame, MassFunction, combine, combine_with_conflict, RULES, pignistic, plausibility_transform, contour,
 discount, contextual_discount, condition, normalize, inverse_pignistic,
-consonant_from_contour, decide, lower_upper_expectations, jousselme_distance, conflict.
+consonant_from_contour, decide, lower_upper_expectations, jousselme_distance, conflict;
+uncertainty measures: nonspecificity, aggregate_uncertainty, maximum_entropy_probability,
+jirousek_shenoy_entropy, discord, strife, shannon_entropy, uncertainty_decomposition.
 """
 
-from ._combination import RULES, combine
+from . import _mass
+from ._combination import RULES, combine, combine_with_conflict
 from ._decisions import decide, lower_upper_expectations
 from ._dense import DENSE_MAX_LABELS, MASS_TOLERANCE, MAX_DENSE_BYTES
 from ._distances import conflict, jousselme_distance
@@ -24,11 +27,38 @@ from ._transforms import (
     pignistic,
     plausibility_transform,
 )
+from ._uncertainty import (
+    UNCERTAINTY_MEASURES,
+    UncertaintyDecomposition,
+    aggregate_uncertainty,
+    discord,
+    jirousek_shenoy_entropy,
+    maximum_entropy_probability,
+    nonspecificity,
+    shannon_entropy,
+    strife,
+    uncertainty_decomposition,
+)
+
+# MassFunction's delegating methods (m.pignistic(), m.discount(rate), m.decide(), m.combine(...))
+# call these functions through a registry, so that _mass never imports the modules that import it.
+_mass._OPERATIONS.update(
+    pignistic=pignistic,
+    plausibility_transform=plausibility_transform,
+    contour=contour,
+    discount=discount,
+    contextual_discount=contextual_discount,
+    condition=condition,
+    normalize=normalize,
+    decide=decide,
+    combine=combine,
+)
 
 __all__ = [
     "Frame",
     "MassFunction",
     "combine",
+    "combine_with_conflict",
     "RULES",
     "pignistic",
     "plausibility_transform",
@@ -43,6 +73,16 @@ __all__ = [
     "lower_upper_expectations",
     "jousselme_distance",
     "conflict",
+    "nonspecificity",
+    "aggregate_uncertainty",
+    "maximum_entropy_probability",
+    "jirousek_shenoy_entropy",
+    "discord",
+    "strife",
+    "shannon_entropy",
+    "uncertainty_decomposition",
+    "UncertaintyDecomposition",
+    "UNCERTAINTY_MEASURES",
     "MASS_TOLERANCE",
     "DENSE_MAX_LABELS",
     "MAX_DENSE_BYTES",

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -13,7 +12,7 @@ from ..exceptions import DogmaticError, FrameMismatchError, InvalidMassError, To
 from . import _dense, _sparse
 from ._mass import MassFunction
 
-__all__ = ["combine", "RULES", "ON_CONFLICT"]
+__all__ = ["combine", "combine_with_conflict", "RULES", "ON_CONFLICT"]
 
 #: Rules accepted by :func:`combine`, with whether they are associative (an
 #: n-ary call equals any pairwise fold) and how an n-ary call is evaluated.
@@ -45,42 +44,56 @@ RULES = {
 _PCR6_MAX_TUPLES = 2e7
 
 
-def _gather(masses, axis):
-    """Return (stack (rows, K, size) or focal-form stack, frame, batch_shape, dense)."""
-    if isinstance(masses, MassFunction):
-        if axis is None:
-            raise ValueError(
-                "Combining one batched MassFunction needs `axis`: the batch axis holding the sources "
-                f"(batch shape {masses.batch_shape})."
+def _source_axis(axis, batch_shape, kind="MassFunction"):
+    """The batch axis (non-negative) that holds the sources of one batched mass function."""
+    if axis is None:
+        raise ValueError(
+            f"Combining one batched {kind} needs `axis`: the batch axis holding the sources "
+            f"(batch shape {batch_shape})."
+        )
+    nd = len(batch_shape)
+    if nd == 0:
+        raise ValueError("A single unbatched mass function has no axis to combine along.")
+    ax = axis + nd if axis < 0 else axis
+    if not 0 <= ax < nd:
+        raise ValueError(f"axis {axis} is out of bounds for batch shape {batch_shape}.")
+    return ax
+
+
+def _common_batch_shape(masses):
+    """Check a list of sources (one frame, broadcastable batch shapes); return the broadcast shape.
+
+    Shared by the in-memory and the dask :func:`combine`; the items need only
+    ``frame`` and ``batch_shape``.
+    """
+    if not masses:
+        raise ValueError("combine needs at least one mass function.")
+    first = masses[0].frame
+    for x in masses[1:]:
+        if x.frame != first:
+            raise FrameMismatchError(
+                f"Cannot combine mass functions on different frames: {first!r} and {x.frame!r}."
             )
-        if not masses.batch_shape:
-            raise ValueError("A single unbatched mass function has no axis to combine along.")
-        nd = masses.ndim
-        ax = axis + nd if axis < 0 else axis
-        if not 0 <= ax < nd:
-            raise ValueError(f"axis {axis} is out of bounds for batch shape {masses.batch_shape}.")
-        mf = masses
-    else:
-        masses = list(masses)
-        if not masses:
-            raise ValueError("combine needs at least one mass function.")
-        for x in masses:
-            if not isinstance(x, MassFunction):
-                raise TypeError(f"combine takes MassFunction objects; got {type(x).__name__}.")
-            if x.frame != masses[0].frame:
-                raise FrameMismatchError(
-                    f"Cannot combine mass functions on different frames: {masses[0].frame!r} and {x.frame!r}."
-                )
-        try:
-            shape = np.broadcast_shapes(*[x.batch_shape for x in masses])
-        except ValueError:
-            raise ValueError(
-                "The batch shapes of the mass functions do not broadcast: "
-                + ", ".join(str(x.batch_shape) for x in masses)
-            ) from None
-        mf = MassFunction.stack(masses, axis=-1 if shape else 0)
-        ax = mf.ndim - 1
-    return mf, ax
+    try:
+        return np.broadcast_shapes(*[x.batch_shape for x in masses])
+    except ValueError:
+        raise ValueError(
+            "The batch shapes of the mass functions do not broadcast: "
+            + ", ".join(str(x.batch_shape) for x in masses)
+        ) from None
+
+
+def _gather(masses, axis):
+    """Return (mass functions with the sources on batch axis ``ax``, ax)."""
+    if isinstance(masses, MassFunction):
+        return masses, _source_axis(axis, masses.batch_shape)
+    masses = list(masses)
+    for x in masses:
+        if not isinstance(x, MassFunction):
+            raise TypeError(f"combine takes MassFunction objects; got {type(x).__name__}.")
+    shape = _common_batch_shape(masses)
+    mf = MassFunction.stack(masses, axis=-1 if shape else 0)
+    return mf, mf.ndim - 1
 
 
 def _move_sources_last(arr, ax, nd):
@@ -106,14 +119,13 @@ def check_on_conflict(on_conflict: str) -> str:
 
 def combine(
     masses: MassFunction | Iterable[MassFunction],
+    *,
     rule: str = "dempster",
     axis: int | None = None,
-    return_conflict: bool = False,
     weights: ArrayLike | None = None,
     normalize: bool = False,
-    *,
     on_conflict: str = "raise",
-) -> Any:
+) -> MassFunction:
     """Combine mass functions on one frame by a combination rule.
 
     Parameters
@@ -128,11 +140,6 @@ def combine(
         associativity and n-ary evaluation.
     axis : int, optional
         Batch axis holding the sources when ``masses`` is one MassFunction.
-    return_conflict : bool, default=False
-        Also return the conflict ``kappa``: the mass of the empty set in the
-        unnormalised conjunctive combination of the sources (for
-        ``"disjunctive"``, ``"cautious"``, ``"bold"`` and ``"average"``: the
-        mass on the empty set of the rule's own result).
     weights : array_like, optional
         Source weights for ``"average"`` (non-negative; normalised to sum 1).
     normalize : bool, default=False
@@ -152,9 +159,8 @@ def combine(
     Returns
     -------
     MassFunction
-        The combination, with the sources' axis removed.
-    kappa : float or ndarray
-        Only when ``return_conflict``.
+        The combination, with the sources' axis removed.  Use
+        :func:`combine_with_conflict` to get the conflict as well.
 
     Raises
     ------
@@ -207,27 +213,93 @@ def combine(
     >>> from dstk import MassFunction, combine
     >>> m1 = MassFunction({"a": 0.6, "a,b": 0.4})
     >>> m2 = MassFunction({"b": 0.7, "a,b": 0.3})
-    >>> m, kappa = combine([m1, m2], rule="dempster", return_conflict=True)
+    >>> m = combine([m1, m2], rule="dempster")
+    >>> round(m["a"], 4)
+    0.3103
+    """
+    return _combine(masses, rule, axis, weights, normalize, on_conflict)[0]
+
+
+def combine_with_conflict(
+    masses: MassFunction | Iterable[MassFunction],
+    *,
+    rule: str = "dempster",
+    axis: int | None = None,
+    weights: ArrayLike | None = None,
+    normalize: bool = False,
+    on_conflict: str = "raise",
+) -> tuple[MassFunction, float | np.ndarray]:
+    """Combine mass functions like :func:`combine` and return the conflict as well.
+
+    Parameters
+    ----------
+    masses : sequence of MassFunction, or MassFunction
+        As in :func:`combine`.
+    rule : str, default="dempster"
+        A name in ``RULES``, as in :func:`combine`.
+    axis : int, optional
+        Batch axis holding the sources when ``masses`` is one MassFunction.
+    weights : array_like, optional
+        Source weights for ``"average"``.
+    normalize : bool, default=False
+        For ``"cautious"`` only: the normalised cautious rule.
+    on_conflict : {"raise", "vacuous", "nan"}, default="raise"
+        Per-sample total-conflict policy, as in :func:`combine`; the conflict
+        is 1 at the affected samples.
+
+    Returns
+    -------
+    combined : MassFunction
+        The combination, with the sources' axis removed (as :func:`combine`).
+    conflict : float or ndarray of float64
+        The conflict :math:`\\kappa`: the mass of the empty set in the
+        unnormalised conjunctive combination of the sources (for
+        ``"disjunctive"``, ``"cautious"``, ``"bold"`` and ``"average"``: the
+        mass on the empty set of the rule's own result).  A float for an
+        unbatched result, otherwise an array of the result's batch shape.
+
+    Raises
+    ------
+    TotalConflictError, DogmaticError, FrameMismatchError
+        As :func:`combine`.
+
+    Notes
+    -----
+    Dempster's degree of conflict (Shafer 1976, Eq. 3.5) is
+    :math:`\\kappa = m_{\\cap}(\\emptyset)`; the weight of conflict is
+    :math:`-\\log(1 - \\kappa)`.
+
+    Examples
+    --------
+    >>> from dstk import MassFunction, combine_with_conflict
+    >>> m1 = MassFunction({"a": 0.6, "a,b": 0.4})
+    >>> m2 = MassFunction({"b": 0.7, "a,b": 0.3})
+    >>> m, kappa = combine_with_conflict([m1, m2], rule="dempster")
     >>> round(kappa, 2), round(m["a"], 4)
     (0.42, 0.3103)
-    >>> certain_a, certain_b = MassFunction({"a": 1.0}, "ab"), MassFunction({"b": 1.0}, "ab")
+    >>> certain_a, certain_b = MassFunction({"a": 1.0}, frame="ab"), MassFunction({"b": 1.0}, frame="ab")
     >>> import warnings
     >>> with warnings.catch_warnings():
     ...     warnings.simplefilter("ignore")
     ...     combine([certain_a, certain_b], on_conflict="vacuous").to_array()
     array([0., 0., 0., 1.])
     """
+    return _combine(masses, rule, axis, weights, normalize, on_conflict)
+
+
+def _combine(masses, rule, axis, weights, normalize, on_conflict):
+    """Return ``(combined, conflict)``: the single implementation behind both public functions."""
     check_on_conflict(on_conflict)
     try:
-        return _combine(masses, rule, axis, return_conflict, weights, normalize)
+        return _combine_raw(masses, rule, axis, weights, normalize)
     except TotalConflictError as error:
         if on_conflict == "raise" or getattr(error, "indices", None) is None:
             raise
         bad = np.asarray(error.indices, dtype=np.intp)
-    return _combine_with_fallback(masses, rule, axis, return_conflict, weights, normalize, on_conflict, bad)
+    return _combine_with_fallback(masses, rule, axis, weights, normalize, on_conflict, bad)
 
 
-def _combine_with_fallback(masses, rule, axis, return_conflict, weights, normalize, on_conflict, bad):
+def _combine_with_fallback(masses, rule, axis, weights, normalize, on_conflict, bad):
     """The per-sample ``on_conflict`` policy: combine with vacuous sources at the conflicting samples.
 
     Every rule maps vacuous sources to the vacuous mass function without
@@ -262,8 +334,7 @@ def _combine_with_fallback(masses, rule, axis, return_conflict, weights, normali
         fm[bad, :, column] = 1.0
         order = np.argsort(focal)
         fixed = MassFunction._sparse(focal[order], fm[..., order].reshape(batch + fm.shape[1:]), frame)
-    result = _combine(fixed, rule, len(batch), True, weights, normalize)
-    combined, kappa = result
+    combined, kappa = _combine_raw(fixed, rule, len(batch), weights, normalize)
     kappa = np.array(kappa, dtype=np.float64)
     kappa.reshape(-1)[bad] = 1.0
     if on_conflict == "nan":
@@ -279,21 +350,17 @@ def _combine_with_fallback(masses, rule, axis, return_conflict, weights, normali
         ConflictWarning,
         stacklevel=3,
     )
-    if return_conflict:
-        return combined, (float(kappa) if kappa.ndim == 0 else kappa)
-    return combined
+    return combined, (float(kappa) if kappa.ndim == 0 else kappa)
 
 
-def _combine(masses, rule, axis, return_conflict, weights, normalize):
-    """:func:`combine` without the ``on_conflict`` policy (raises on total conflict)."""
+def _combine_raw(masses, rule, axis, weights, normalize):
+    """``(combined, conflict)`` without the ``on_conflict`` policy (raises on total conflict)."""
     if rule not in RULES:
         raise ValueError(f"Unknown rule {rule!r}; choose one of {sorted(RULES)}.")
     fast = _two_dense_sources(masses, axis, rule)
     if fast is not None:
         result, kappa = fast
-        if return_conflict:
-            return result, (float(kappa) if np.ndim(kappa) == 0 else kappa)
-        return result
+        return result, (float(kappa) if np.ndim(kappa) == 0 else kappa)
     mf, ax = _gather(masses, axis)
     frame = mf.frame
     nd = mf.ndim
@@ -301,7 +368,7 @@ def _combine(masses, rule, axis, return_conflict, weights, normalize):
         arr = mf._dense_m(f"the {rule} rule")
         stack, batch = _move_sources_last(arr, ax, nd)
         out, kappa = _combine_dense(stack, rule, weights, normalize)
-        out = out.reshape(batch + (frame.size,))
+        out = out.reshape(batch + (frame.n_subsets,))
         kappa = kappa.reshape(batch)
         if mf.is_dense:
             result = MassFunction._dense(out, frame)
@@ -309,10 +376,7 @@ def _combine(masses, rule, axis, return_conflict, weights, normalize):
             result = MassFunction._sparse(*_sparse.from_dense(out), frame)
     else:
         result, kappa = _combine_sparse(mf, ax, rule, weights)
-    if return_conflict:
-        k = float(kappa) if np.ndim(kappa) == 0 else kappa
-        return result, k
-    return result
+    return result, (float(kappa) if np.ndim(kappa) == 0 else kappa)
 
 
 def _two_dense_sources(masses, axis, rule):
@@ -337,7 +401,7 @@ def _two_dense_sources(masses, axis, rule):
         out[:, 0] = 0.0
     np.maximum(out, 0.0, out=out)
     shape = a.batch_shape
-    return MassFunction._dense(out.reshape(shape + (frame.size,)), frame), kappa.reshape(shape)
+    return MassFunction._dense(out.reshape(shape + (frame.n_subsets,)), frame), kappa.reshape(shape)
 
 
 def _check_weights(weights, k):

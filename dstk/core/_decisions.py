@@ -72,7 +72,7 @@ def lower_upper_expectations(m: MassFunction, utility: ArrayLike) -> tuple[np.nd
     n = m.frame.n
     u = _utility_matrix(n, utility, None)
     if m.is_dense:
-        focal = np.arange(1, m.frame.size, dtype=np.uint64)
+        focal = np.arange(1, m.frame.n_subsets, dtype=np.uint64)
         fm = m._m[..., 1:]
     else:
         focal, fm = m._focal, m._fm
@@ -88,6 +88,7 @@ def lower_upper_expectations(m: MassFunction, utility: ArrayLike) -> tuple[np.nd
 
 def decide(
     m: MassFunction,
+    *,
     criterion: str = "pignistic",
     utility: ArrayLike | None = None,
     loss: ArrayLike | None = None,

@@ -30,10 +30,42 @@ def check_dense_size(n, batch_size=1, what="a dense mass function"):
         raise FrameTooLargeError(
             f"{what} on a frame of {n} labels needs 2**{n} values per mass function "
             f"({nbytes / 2**30:.1f} GiB for a batch of {batch_size}), above the limit of "
-            f"{MAX_DENSE_BYTES / 2**30:.0f} GiB. Use the focal-set form (a mapping with few focal "
+            f"{MAX_DENSE_BYTES / 2**30:.0f} GiB. Process the batch in smaller chunks, or use the "
+            "focal-set form (a mapping with few focal "
             "sets, or MassFunction.from_focal_sets), which dstk uses automatically for frames of "
             f"more than {DENSE_MAX_LABELS} labels."
         )
+
+
+def batch_size(batch_shape):
+    """Number of mass functions in a batch of shape ``batch_shape`` (a Python int: no overflow)."""
+    size = 1
+    for length in batch_shape:
+        size *= int(length)
+    return size
+
+
+def check_array_bytes(shape, what):
+    """Raise FrameTooLargeError before allocating a float64 array of ``shape`` above the limit."""
+    nbytes = batch_size(shape) * 8
+    if nbytes > MAX_DENSE_BYTES:
+        raise FrameTooLargeError(
+            f"{what} would need an array of shape {tuple(shape)} ({nbytes / 2**30:.1f} GiB), above the "
+            f"limit of {MAX_DENSE_BYTES / 2**30:.0f} GiB. Process the batch in smaller chunks."
+        )
+
+
+def check_batch(n, batch_shape, what):
+    """Check a requested batch shape and the arrays it needs on a frame of ``n`` labels."""
+    try:
+        batch_shape = tuple(int(length) for length in batch_shape)
+    except TypeError:
+        raise TypeError(f"`batch_shape` must be a tuple of ints; got {batch_shape!r}.") from None
+    if any(length < 0 for length in batch_shape):
+        raise ValueError(f"`batch_shape` must not have negative lengths; got {batch_shape}.")
+    if n <= DENSE_MAX_LABELS:
+        check_dense_size(n, batch_size(batch_shape), what=what)
+    check_array_bytes(batch_shape + (1,), what)
 
 
 def as_rows(arr):
@@ -119,7 +151,32 @@ def to_m(values, kind):
     raise ValueError(f"Unknown kind {kind!r}; expected one of {KINDS}.")
 
 
-def validate_masses(m, tolerance=MASS_TOLERANCE, what="masses"):
+def input_tolerance(dtype, n_values, transformed=False):
+    """Sum tolerance for masses given in ``dtype`` (``n_values`` per mass function), and whether it is low precision.
+
+    Float64 (and integer) input: :data:`MASS_TOLERANCE`.  Lower-precision
+    floats (float32, float16) carry a relative rounding error of ``eps / 2``
+    per value, and their sum, normalised in that precision, is off by up to
+    about ``eps log2(F)``: the tolerance is ``16 eps max(1, log2 F)``
+    (``2**n`` times more for values converted from another representation,
+    whose Moebius transform adds up to ``2**n`` rounded terms).
+    """
+    dtype = np.dtype(dtype)
+    if dtype.kind != "f" or np.finfo(dtype).eps <= np.finfo(np.float64).eps:
+        return MASS_TOLERANCE, False
+    tolerance = 16.0 * float(np.finfo(dtype).eps) * max(1.0, float(np.log2(max(n_values, 1))))
+    if transformed:
+        tolerance *= n_values
+    return max(MASS_TOLERANCE, tolerance), True
+
+
+def lowest_precision(dtypes):
+    """The floating dtype of least precision among ``dtypes`` (float64 if none is floating)."""
+    floating = [np.dtype(d) for d in dtypes if np.dtype(d).kind == "f"]
+    return max(floating, key=lambda d: np.finfo(d).eps, default=np.dtype(np.float64))
+
+
+def validate_masses(m, tolerance=MASS_TOLERANCE, what="masses", input_dtype=None, transformed=False):
     """Raise :class:`InvalidMassError` unless ``m`` (..., F) holds valid masses.
 
     Tiny negative values within the tolerance (rounding) are set to zero (in
@@ -127,8 +184,26 @@ def validate_masses(m, tolerance=MASS_TOLERANCE, what="masses"):
     change (no copy), else the converted or cleaned array.  One branch-free
     compiled pass runs first (threaded for large inputs); the detailed numpy
     checks only run to build an error message.
+
+    ``input_dtype``: the dtype the user gave the masses in.  Masses given in
+    a lower precision than float64 (float32, float16) are checked with the
+    tolerance of :func:`input_tolerance` and, once accepted, rescaled in
+    float64 to sum to one (their float64 values are only as exact as the
+    input).
     """
+    low_precision = False
+    if input_dtype is not None:
+        size = np.shape(m)[-1] if np.ndim(m) else 1
+        low_tolerance, low_precision = input_tolerance(input_dtype, size, transformed)
+        tolerance = max(tolerance, low_tolerance)
     m = np.asarray(m, dtype=np.float64)
+    if low_precision:
+        m = _validate_masses(m, tolerance, what, np.dtype(input_dtype))
+        return m / m.sum(axis=-1, keepdims=True)
+    return _validate_masses(m, tolerance, what, None)
+
+
+def _validate_masses(m, tolerance, what, low_dtype):
     if m.size and m.shape[-1]:
         rows = m if m.ndim == 2 and m.flags.c_contiguous else as_rows(m)
         bad, small_negative = _v.check_mass_rows(rows, tolerance)
@@ -157,9 +232,18 @@ def validate_masses(m, tolerance=MASS_TOLERANCE, what="masses"):
         idx = tuple(int(i) for i in np.argwhere(np.atleast_1d(off))[0])
         s = np.atleast_1d(sums)[tuple(idx)]
         where = "" if np.ndim(sums) == 0 else f" (first at batch index {tuple(idx)})"
+        if low_dtype is not None:
+            fix = (
+                f"The masses were given as {low_dtype}; to rescale them on purpose convert them to "
+                "float64 and divide by their sum, e.g. values = values.astype(np.float64); "
+                "values / values.sum(axis=-1, keepdims=True)."
+            )
+        else:
+            fix = (
+                "Fix the masses; to rescale them on purpose divide by their sum first, e.g. "
+                "values / values.sum(axis=-1, keepdims=True)."
+            )
         raise InvalidMassError(
-            f"The {what} sum to {float(s):.10g} instead of 1{where}; tolerance {tolerance:g}. "
-            "Fix the masses; to rescale them on purpose divide by their sum first, e.g. "
-            "values / values.sum(axis=-1, keepdims=True)."
+            f"The {what} sum to {float(s):.10g} instead of 1{where}; tolerance {tolerance:g}. " + fix
         )
     return m

@@ -77,7 +77,7 @@ def conflict(m1: MassFunction, m2: MassFunction) -> float | np.ndarray:
     >>> round(conflict(MassFunction({"a": .6, "a,b": .4}), MassFunction({"b": .7, "a,b": .3})), 6)
     0.42
     """
-    from ._combination import combine
+    from ._combination import combine_with_conflict
 
-    _, k = combine([m1, m2], rule="conjunctive", return_conflict=True)
+    _, k = combine_with_conflict([m1, m2], rule="conjunctive")
     return k

@@ -107,7 +107,7 @@ class Frame:
         return len(self._labels)
 
     @property
-    def size(self) -> int:
+    def n_subsets(self) -> int:
         """int: the number of subsets, ``2**n`` (the length of a dense vector)."""
         return 1 << len(self._labels)
 
@@ -139,6 +139,13 @@ class Frame:
 
     def __reduce__(self):
         return (Frame, (self._labels,))
+
+    # skops.io (which does not use __reduce__) stores the labels and rebuilds the frame
+    def __getstate__(self) -> dict[str, Any]:
+        return {"labels": list(self._labels)}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        Frame.__init__(self, state["labels"])
 
     def index(self, label: Hashable) -> int:
         """Position of ``label`` in the frame (its bit number).
@@ -279,7 +286,7 @@ class Frame:
         b = self.mask(bitmask)
         return tuple(lab for i, lab in enumerate(self._labels) if (b >> i) & 1)
 
-    def format_subset(self, bitmask: int | np.integer, empty: str = "∅", whole: str = "Ω") -> str:
+    def format_subset(self, bitmask: int | np.integer, *, empty: str = "∅", whole: str = "Ω") -> str:
         """A short readable name for a subset, e.g. ``{a,c}``.
 
         Parameters

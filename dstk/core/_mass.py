@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import html
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, overload
 
 import numpy as np
@@ -18,6 +18,18 @@ from . import _dense, _sparse
 from ._frame import Frame
 
 __all__ = ["MassFunction"]
+
+
+#: The operations behind MassFunction's delegating methods (pignistic, discount,
+#: decide, combine, ...).  They live in the function modules (``_transforms``,
+#: ``_decisions``, ``_combination``), which import this module; ``dstk.core``
+#: registers them here when it is imported (always, before any method can run),
+#: so this module never imports them back: no import cycle.
+_OPERATIONS: dict[str, Callable[..., Any]] = {}
+
+
+def _operation(name: str) -> Callable[..., Any]:
+    return _OPERATIONS[name]
 
 
 @overload
@@ -153,8 +165,8 @@ class MassFunction:
     def __init__(
         self,
         focal: Mapping[Any, ArrayLike] | MassFunction,
-        frame: Frame | Iterable[Any] | None = None,
         *,
+        frame: Frame | Iterable[Any] | None = None,
         validate: bool = True,
     ) -> None:
         if isinstance(focal, MassFunction):
@@ -175,13 +187,17 @@ class MassFunction:
             raise InvalidMassError("A mass function needs at least one focal set.")
         arrays = np.broadcast_arrays(*[np.asarray(v, dtype=np.float64) for v in masks.values()])
         batch_shape = arrays[0].shape
+        if frame.n <= _dense.DENSE_MAX_LABELS:
+            _dense.check_dense_size(frame.n, _dense.batch_size(batch_shape))
+        _dense.check_array_bytes(batch_shape + (len(masks),), "the masses of the focal sets")
         focal_masks = np.array(list(masks.keys()), dtype=np.uint64)
         fm = np.stack(arrays, axis=-1) if arrays else np.zeros(batch_shape + (0,))
         if validate:
-            fm = _dense.validate_masses(fm)
+            given = _dense.lowest_precision(np.asarray(v).dtype for v in focal.values())
+            fm = _dense.validate_masses(fm, input_dtype=given)
         self._frame = frame
         if frame.n <= _dense.DENSE_MAX_LABELS:
-            dense = np.zeros(batch_shape + (frame.size,))
+            dense = np.zeros(batch_shape + (frame.n_subsets,))
             dense[..., focal_masks.astype(np.int64)] = fm
             self._m, self._focal, self._fm = dense, None, None
         else:
@@ -208,7 +224,7 @@ class MassFunction:
 
     @classmethod
     def from_array(
-        cls, values: ArrayLike, frame: Frame | Iterable[Any], kind: str = "m", validate: bool = True
+        cls, values: ArrayLike, frame: Frame | Iterable[Any], *, kind: str = "m", validate: bool = True
     ) -> MassFunction:
         """Build a (batched) mass function from dense values of one representation.
 
@@ -265,10 +281,11 @@ class MassFunction:
         frame = _as_frame(frame)
         if frame is None:
             raise FrameError("from_array needs a frame.")
+        given = np.asarray(values).dtype
         values = np.asarray(values, dtype=np.float64)
-        if values.ndim == 0 or values.shape[-1] != frame.size:
+        if values.ndim == 0 or values.shape[-1] != frame.n_subsets:
             raise ValueError(
-                f"The last axis of `values` must have 2**n = {frame.size} entries for {frame!r}; "
+                f"The last axis of `values` must have 2**n = {frame.n_subsets} entries for {frame!r}; "
                 f"got shape {values.shape}."
             )
         _dense.check_dense_size(frame.n, int(np.prod(values.shape[:-1], dtype=np.int64)))
@@ -277,7 +294,7 @@ class MassFunction:
         if kind != "m" and not np.all(np.isfinite(values)):
             raise InvalidMassError(f"The {kind} values contain NaN or infinite entries.")
         if kind == "m":
-            m = _dense.validate_masses(values) if validate else values
+            m = _dense.validate_masses(values, input_dtype=given) if validate else values
             if np.shares_memory(m, values):
                 # no copy: a read-only view of the caller's array
                 m = m.view()
@@ -285,7 +302,9 @@ class MassFunction:
             return cls._dense(m, frame)
         m = _dense.to_m(values, kind)  # a new array
         if validate:
-            m = _dense.validate_masses(m, what=f"masses obtained from `{kind}`")
+            m = _dense.validate_masses(
+                m, what=f"masses obtained from `{kind}`", input_dtype=given, transformed=True
+            )
         return cls._dense(m, frame)
 
     @classmethod
@@ -294,6 +313,7 @@ class MassFunction:
         focal_sets: Sequence[int] | np.ndarray,
         masses: ArrayLike,
         frame: Frame | Iterable[Any],
+        *,
         validate: bool = True,
     ) -> MassFunction:
         """Build a mass function in focal-set form (for frames of up to 64 labels).
@@ -326,22 +346,25 @@ class MassFunction:
         if ints and (min(ints) < 0 or max(ints) > frame.full):
             raise FrameError(f"Some focal set bitmasks are outside {frame!r} (valid: 0 .. {frame.full}).")
         focal = np.array(ints, dtype=np.uint64)
+        given = np.asarray(masses).dtype
         values = np.asarray(masses, dtype=np.float64)
         if values.shape[-1:] != focal.shape:
             raise ValueError(
                 f"`masses` must end with an axis of length F = {focal.size}; got shape {values.shape}."
             )
+        if frame.n <= _dense.DENSE_MAX_LABELS:
+            _dense.check_dense_size(frame.n, _dense.batch_size(values.shape[:-1]))
         if validate:
-            values = _dense.validate_masses(values)
+            values = _dense.validate_masses(values, input_dtype=given)
         focal, values = _sparse.merge_duplicates(focal, values)
         if frame.n <= _dense.DENSE_MAX_LABELS:
-            dense = np.zeros(values.shape[:-1] + (frame.size,))
+            dense = np.zeros(values.shape[:-1] + (frame.n_subsets,))
             dense[..., focal.astype(np.int64)] = values
             return cls._dense(dense, frame)
         return cls._sparse(focal, values, frame)
 
     @classmethod
-    def vacuous(cls, frame: Frame | Iterable[Any], batch_shape: tuple[int, ...] = ()) -> MassFunction:
+    def vacuous(cls, frame: Frame | Iterable[Any], *, batch_shape: tuple[int, ...] = ()) -> MassFunction:
         """The vacuous mass function (all mass on the frame): total ignorance.
 
         Parameters
@@ -362,11 +385,12 @@ class MassFunction:
         array([0., 0., 0., 1.])
         """
         frame = _as_frame(frame)
+        _dense.check_batch(frame.n, batch_shape, "MassFunction.vacuous")
         return cls.from_focal_sets([frame.full], np.ones(tuple(batch_shape) + (1,)), frame, validate=False)
 
     @classmethod
     def categorical(
-        cls, subset: Any, frame: Frame | Iterable[Any], batch_shape: tuple[int, ...] = ()
+        cls, subset: Any, frame: Frame | Iterable[Any], *, batch_shape: tuple[int, ...] = ()
     ) -> MassFunction:
         """The categorical mass function m(A) = 1.
 
@@ -390,6 +414,7 @@ class MassFunction:
         array([0., 0., 1., 0.])
         """
         frame = _as_frame(frame)
+        _dense.check_batch(frame.n, batch_shape, "MassFunction.categorical")
         return cls.from_focal_sets(
             [frame.subset(subset)], np.ones(tuple(batch_shape) + (1,)), frame, validate=False
         )
@@ -430,11 +455,149 @@ class MassFunction:
             return (MassFunction._dense, (self._m, self._frame))
         return (MassFunction._sparse, (self._focal, self._fm, self._frame))
 
+    # -- plain-data and JSON forms ---------------------------------------------------
+    def to_dict(self) -> dict[str, Any]:
+        """A plain-data form (lists, numbers, labels) that :meth:`from_dict` turns back into this object.
+
+        Returns
+        -------
+        dict
+            ``{"format": "dstk.MassFunction", "version": 1, "frame": [labels],
+            "batch_shape": [...], "focal_sets": [[labels of a focal set], ...],
+            "masses": nested lists of shape batch_shape + (F,)}``: the focal
+            sets that carry mass somewhere in the batch, as lists of labels in
+            frame order, and their masses.  Floats are stored exactly (JSON
+            writes the shortest repr that reads back to the same double).
+
+        Examples
+        --------
+        >>> m = MassFunction({"a": 0.5, "a,b": 0.5})
+        >>> m.to_dict()["focal_sets"], m.to_dict()["masses"]
+        ([['a'], ['a', 'b']], [0.5, 0.5])
+        >>> MassFunction.from_dict(m.to_dict()).allclose(m, atol=0)
+        True
+        """
+        if self._m is not None:
+            values = self._m
+            nonzero = np.flatnonzero(np.any(values.reshape(-1, values.shape[-1]) != 0, axis=0))
+            focal = nonzero.astype(np.uint64)
+            masses = values[..., nonzero]
+        else:
+            columns = np.any(self._fm.reshape(-1, self._fm.shape[-1]) != 0, axis=0)
+            focal = self._focal[columns]
+            masses = self._fm[..., columns]
+        labels = self._frame.labels
+        return {
+            "format": "dstk.MassFunction",
+            "version": 1,
+            "frame": [_plain_label(x) for x in labels],
+            "batch_shape": list(self.batch_shape),
+            "focal_sets": [
+                [_plain_label(labels[i]) for i in range(len(labels)) if (int(mask) >> i) & 1]
+                for mask in focal
+            ],
+            "masses": np.asarray(masses, dtype=np.float64).tolist(),
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], *, validate: bool = True) -> MassFunction:
+        """Rebuild a mass function from :meth:`to_dict`'s form.
+
+        Parameters
+        ----------
+        data : mapping
+            As returned by :meth:`to_dict` (or read back from JSON: labels
+            that were tuples come back as lists and are turned into tuples).
+        validate : bool, default=True
+            Check the masses (finite, non-negative, summing to one).
+
+        Returns
+        -------
+        MassFunction
+
+        Raises
+        ------
+        ValueError
+            A mapping that is not of this form, or inconsistent shapes.
+        InvalidMassError
+            Masses that are not a valid mass function (with ``validate``).
+        """
+        if not isinstance(data, Mapping) or data.get("format") != "dstk.MassFunction":
+            raise ValueError(
+                "`data` is not a MassFunction dictionary: it needs format='dstk.MassFunction' "
+                "(use MassFunction.to_dict() to make one)."
+            )
+        if data.get("version") != 1:
+            raise ValueError(
+                f"Unsupported MassFunction dictionary version {data.get('version')!r}; expected 1."
+            )
+        try:
+            frame = Frame([_hashable_label(x) for x in data["frame"]])
+            focal_sets = data["focal_sets"]
+            batch_shape = tuple(int(n) for n in data["batch_shape"])
+            masses = np.asarray(data["masses"], dtype=np.float64)
+        except KeyError as error:
+            raise ValueError(
+                f"`data` lacks the key {error.args[0]!r} of a MassFunction dictionary."
+            ) from None
+        masks = [frame.subset([_hashable_label(x) for x in subset]) for subset in focal_sets]
+        if masses.shape != batch_shape + (len(masks),):
+            raise ValueError(
+                f"`masses` has shape {masses.shape}; batch_shape {batch_shape} and {len(masks)} focal sets "
+                f"need {batch_shape + (len(masks),)}."
+            )
+        if not masks:
+            raise ValueError("A MassFunction dictionary needs at least one focal set.")
+        return cls.from_focal_sets(np.array(masks, dtype=np.uint64), masses, frame, validate=validate)
+
+    def to_json(self, **kwargs: Any) -> str:
+        """The JSON text of :meth:`to_dict` (keyword arguments go to :func:`json.dumps`).
+
+        Returns
+        -------
+        str
+
+        Examples
+        --------
+        >>> m = MassFunction({"a": 0.25, "b": 0.75})
+        >>> MassFunction.from_json(m.to_json()).allclose(m, atol=0)
+        True
+        """
+        import json
+
+        return json.dumps(self.to_dict(), **kwargs)
+
+    @classmethod
+    def from_json(cls, text: str, *, validate: bool = True) -> MassFunction:
+        """Rebuild a mass function from :meth:`to_json`'s text.
+
+        Parameters
+        ----------
+        text : str
+            JSON text of a :meth:`to_dict` form.
+        validate : bool, default=True
+            Check the masses.
+
+        Returns
+        -------
+        MassFunction
+        """
+        import json
+
+        return cls.from_dict(json.loads(text), validate=validate)
+
+    # skops.io (which does not use __reduce__) stores these attributes and restores them
+    def __getstate__(self) -> dict[str, Any]:
+        return {"frame": self._frame, "m": self._m, "focal": self._focal, "fm": self._fm}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self._frame, self._m, self._focal, self._fm = state["frame"], state["m"], state["focal"], state["fm"]
+
     def _dense_m(self, what="this operation"):
         if self._m is not None:
             return self._m
         _dense.check_dense_size(self._frame.n, self.size, what=f"{what}")
-        return _sparse.to_dense(self._focal, self._fm, self._frame.size)
+        return _sparse.to_dense(self._focal, self._fm, self._frame.n_subsets)
 
     def to_array(self, kind: str = "m") -> np.ndarray:
         """Dense representation of the given kind, shape ``batch_shape + (2**n,)``.
@@ -533,7 +696,7 @@ class MassFunction:
         )
 
     @staticmethod
-    def stack(masses: Iterable[MassFunction], axis: int = 0) -> MassFunction:
+    def stack(masses: Iterable[MassFunction], *, axis: int = 0) -> MassFunction:
         """Stack mass functions on one frame along a new batch axis.
 
         Parameters
@@ -568,7 +731,7 @@ class MassFunction:
         if not 0 <= ax < nd:
             raise ValueError(f"axis {axis} is out of bounds for a batch of {nd} dimensions.")
         if all(mf.is_dense for mf in masses):
-            arrs = [np.broadcast_to(mf._m, shape + (frame.size,)) for mf in masses]
+            arrs = [np.broadcast_to(mf._m, shape + (frame.n_subsets,)) for mf in masses]
             return MassFunction._dense(np.stack(arrs, axis=ax), frame)
         focal, fms = _sparse.align([mf._focal_form() for mf in masses])
         arrs = [np.broadcast_to(f, shape + (focal.size,)) for f in fms]
@@ -586,7 +749,7 @@ class MassFunction:
     def _sum_over(self, masks_selector):
         """Sum of masses over the focal sets selected by a predicate on bitmasks."""
         if self._m is not None:
-            idx = masks_selector(np.arange(self._frame.size, dtype=np.uint64))
+            idx = masks_selector(np.arange(self._frame.n_subsets, dtype=np.uint64))
             return self._m[..., idx].sum(axis=-1)
         idx = masks_selector(self._focal)
         return self._fm[..., idx].sum(axis=-1)
@@ -741,8 +904,8 @@ class MassFunction:
 
     def _cardinality_weighted(self, fn):
         if self._m is not None:
-            card = _dense.cardinalities(self._frame.size)
-            w = np.zeros(self._frame.size)
+            card = _dense.cardinalities(self._frame.n_subsets)
+            w = np.zeros(self._frame.n_subsets)
             w[1:] = fn(card[1:].astype(np.float64))
             return self._m @ w
         card = _sparse.popcount(self._focal).astype(np.float64)
@@ -788,9 +951,7 @@ class MassFunction:
         InvalidMassError
             If some mass function puts all its mass on the empty set.
         """
-        from ._transforms import pignistic
-
-        return pignistic(self)
+        return _operation("pignistic")(self)
 
     def plausibility_transform(self) -> np.ndarray:
         """Plausibility transform: the contour normalised to sum to one (Cobb & Shenoy 2006).
@@ -800,9 +961,7 @@ class MassFunction:
         ndarray of shape batch_shape + (n,)
             See :func:`dstk.core._transforms.plausibility_transform`.
         """
-        from ._transforms import plausibility_transform
-
-        return plausibility_transform(self)
+        return _operation("plausibility_transform")(self)
 
     def contour(self) -> np.ndarray:
         """Contour function ``pl({w})`` of every singleton.
@@ -812,9 +971,7 @@ class MassFunction:
         ndarray of shape batch_shape + (n,)
             See :func:`dstk.core._transforms.contour`.
         """
-        from ._transforms import contour
-
-        return contour(self)
+        return _operation("contour")(self)
 
     def discount(self, rate: ArrayLike) -> MassFunction:
         """Classical discounting (Shafer 1976): ``rate`` of every mass moves to the frame.
@@ -834,9 +991,7 @@ class MassFunction:
         MassFunction
             See :func:`dstk.core._transforms.discount`.
         """
-        from ._transforms import discount
-
-        return discount(self, rate)
+        return _operation("discount")(self, rate)
 
     def contextual_discount(self, rates: ArrayLike) -> MassFunction:
         """Contextual discounting (Mercier, Quost & Denoeux 2008), one rate per label.
@@ -851,11 +1006,9 @@ class MassFunction:
         MassFunction
             See :func:`dstk.core._transforms.contextual_discount`.
         """
-        from ._transforms import contextual_discount
+        return _operation("contextual_discount")(self, rates)
 
-        return contextual_discount(self, rates)
-
-    def condition(self, subset: Any, normalize: bool = True) -> MassFunction:
+    def condition(self, subset: Any, *, normalize: bool = True) -> MassFunction:
         """Dempster's conditioning on ``subset`` (Shafer 1976).
 
         Parameters
@@ -871,9 +1024,7 @@ class MassFunction:
         MassFunction
             See :func:`dstk.core._transforms.condition`.
         """
-        from ._transforms import condition
-
-        return condition(self, subset, normalize=normalize)
+        return _operation("condition")(self, subset, normalize=normalize)
 
     def normalize(self) -> MassFunction:
         """Dempster normalisation: drop m(empty), rescale the rest to sum to one.
@@ -883,12 +1034,10 @@ class MassFunction:
         MassFunction
             See :func:`dstk.core._transforms.normalize`.
         """
-        from ._transforms import normalize
-
-        return normalize(self)
+        return _operation("normalize")(self)
 
     def decide(
-        self, criterion: str = "pignistic", utility: ArrayLike | None = None, loss: ArrayLike | None = None
+        self, criterion: str = "pignistic", *, utility: ArrayLike | None = None, loss: ArrayLike | None = None
     ) -> np.ndarray:
         """Decision by a criterion; see :func:`dstk.core._decisions.decide`.
 
@@ -905,12 +1054,16 @@ class MassFunction:
             Chosen indices (shape ``batch_shape``), or a boolean mask of shape
             ``batch_shape + (n_actions,)`` for ``"interval_dominance"``.
         """
-        from ._decisions import decide
-
-        return decide(self, criterion=criterion, utility=utility, loss=loss)
+        return _operation("decide")(self, criterion=criterion, utility=utility, loss=loss)
 
     # -- combination ------------------------------------------------------
-    def combine(self, *others: MassFunction, rule: str = "dempster", **options: Any) -> Any:
+    def combine(
+        self,
+        *others: MassFunction,
+        rule: str = "dempster",
+        weights: ArrayLike | None = None,
+        normalize: bool = False,
+    ) -> MassFunction:
         """Combine with other mass functions; see :func:`dstk.combine`.
 
         Parameters
@@ -918,18 +1071,18 @@ class MassFunction:
         *others : MassFunction
             Mass functions on the same frame (batch shapes broadcast).
         rule : str, default "dempster"
-            The combination rule.
-        **options
-            Further options of :func:`dstk.combine`.
+            The combination rule, a name in :data:`dstk.RULES`.
+        weights : array_like, optional
+            Source weights for ``"average"`` (``self`` first).
+        normalize : bool, default False
+            For ``"cautious"`` only: the normalised cautious rule.
 
         Returns
         -------
         MassFunction
             The combination of ``self`` and ``others``.
         """
-        from ._combination import combine
-
-        return combine([self, *others], rule=rule, **options)
+        return _operation("combine")([self, *others], rule=rule, weights=weights, normalize=normalize)
 
     def __and__(self, other):
         """``m1 & m2``: unnormalised conjunctive rule (TBM)."""
@@ -940,7 +1093,7 @@ class MassFunction:
         return self.combine(other, rule="disjunctive")
 
     # -- comparisons ------------------------------------------------------
-    def allclose(self, other: MassFunction, atol: float = 1e-10) -> bool:
+    def allclose(self, other: MassFunction, *, atol: float = 1e-10) -> bool:
         """True when both have the same frame and masses within ``atol``.
 
         Parameters
@@ -1009,6 +1162,20 @@ class MassFunction:
         if total > len(rows):
             out.append(f"<p>... {total - len(rows)} more focal sets</p>")
         return "".join(out)
+
+
+def _plain_label(label: Any) -> Any:
+    """A label as plain data: numpy scalars as Python scalars, tuples kept (JSON writes them as lists)."""
+    if isinstance(label, np.generic):
+        return label.item()
+    return label
+
+
+def _hashable_label(label: Any) -> Any:
+    """A label read back from JSON: lists (former tuples) as tuples."""
+    if isinstance(label, list):
+        return tuple(_hashable_label(x) for x in label)
+    return label
 
 
 class _BatchIndexer:

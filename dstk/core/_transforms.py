@@ -49,6 +49,8 @@ def pignistic(m: MassFunction) -> np.ndarray:
     ------
     InvalidMassError
         If a mass function puts all its mass on the empty set (BetP undefined).
+    FrameTooLargeError
+        If the result, ``batch_shape + (n,)`` floats, would exceed 4 GiB.
 
     Notes
     -----
@@ -63,11 +65,12 @@ def pignistic(m: MassFunction) -> np.ndarray:
     array([0.625, 0.375])
     """
     frame = m.frame
+    _dense.check_array_bytes(m.batch_shape + (frame.n,), "The pignistic transform of this batch")
     if m.is_dense:
         rows = _dense.as_rows(m._m)
         denom_ok = rows[:, 1:].sum(axis=1) > 0
         if np.all(denom_ok):
-            out = _t.pignistic(rows, frame.n, _dense.inverse_cardinalities(frame.size))
+            out = _t.pignistic(rows, frame.n, _dense.inverse_cardinalities(frame.n_subsets))
             out = out.reshape(m.batch_shape + (frame.n,))
     else:
         card = _sparse.popcount(m._focal).astype(np.float64)
@@ -235,8 +238,11 @@ def contextual_discount(m: MassFunction, rates: ArrayLike) -> MassFunction:
     in the belief function framework using contextual discounting", Inf.
     Fusion 9, Proposition 8 (contextual discounting on the coarsening into
     singletons).  With all rates equal to 1 the result is vacuous; with all
-    rates 0 it is ``m``.  Computed on the implicabilities:
-    b'(C) = b(C) prod_k (1 - alpha_k + alpha_k [w_k in C]).
+    rates 0 it is ``m`` exactly.  Computed on the masses, one label at a time
+    (the disjunctive combination with ``m_k``): m'(C) = (1 - alpha_k) m(C)
+    when w_k is not in C, m'(C) = m(C) + alpha_k m(C - {w_k}) when it is; only
+    products and sums of non-negative numbers, so no mass is lost to
+    cancellation, however small.
 
     Raises
     ------
@@ -257,18 +263,14 @@ def contextual_discount(m: MassFunction, rates: ArrayLike) -> MassFunction:
     if not np.all(np.isfinite(rates)) or np.any((rates < 0) | (rates > 1)):
         raise ValueError("Contextual discount rates must lie in [0, 1].")
     dense = m._dense_m("contextual discounting")
-    b = _dense.m_to(dense, "b")
-    # b_k(C) = 1 - alpha_k + alpha_k [w_k in C]; multiply all
-    size = frame.size
-    idx = np.arange(size)
-    factor = np.ones(np.broadcast_shapes(b.shape[:-1], rates.shape[:-1]) + (size,))
-    for k in range(frame.n):
-        has = ((idx >> k) & 1).astype(np.float64)
-        a = rates[..., k : k + 1]
-        factor = factor * (1.0 - a + a * has)
-    out = _dense.to_m(b * factor, "b")
-    out = np.where(np.abs(out) < 1e-15, 0.0, out)
-    return MassFunction._dense(np.maximum(out, 0.0), frame)
+    size = dense.shape[-1]
+    batch = np.broadcast_shapes(dense.shape[:-1], rates.shape[:-1])
+    _dense.check_array_bytes(batch + (size,), "Contextual discounting of this batch")
+    # fresh C-contiguous copies: the kernel works in place
+    out = np.array(np.broadcast_to(dense, batch + (size,)), dtype=np.float64, order="C")
+    rows = np.array(np.broadcast_to(rates, batch + (frame.n,)), dtype=np.float64, order="C")
+    _t.contextual_discount(out.reshape(-1, size), rows.reshape(-1, frame.n))
+    return MassFunction._dense(out, frame)
 
 
 def normalize(m: MassFunction) -> MassFunction:
@@ -329,7 +331,7 @@ def normalize(m: MassFunction) -> MassFunction:
     return MassFunction._sparse(focal, out, frame)
 
 
-def condition(m: MassFunction, subset: Any, normalize: bool = True) -> MassFunction:
+def condition(m: MassFunction, subset: Any, *, normalize: bool = True) -> MassFunction:
     """Dempster's conditioning of ``m`` on the event ``subset``.
 
     Parameters
@@ -367,8 +369,8 @@ def condition(m: MassFunction, subset: Any, normalize: bool = True) -> MassFunct
     frame = m.frame
     a = frame.subset(subset)
     if m.is_dense:
-        idx = np.arange(frame.size, dtype=np.int64) & a
-        out = _sparse.scatter_sum(m._m, idx, frame.size)
+        idx = np.arange(frame.n_subsets, dtype=np.int64) & a
+        out = _sparse.scatter_sum(m._m, idx, frame.n_subsets)
         res = MassFunction._dense(out, frame)
     else:
         focal = m._focal & np.uint64(a)
@@ -384,7 +386,7 @@ def condition(m: MassFunction, subset: Any, normalize: bool = True) -> MassFunct
     return res
 
 
-def inverse_pignistic(p: ArrayLike, frame: Frame | Iterable[Any] | None = None) -> MassFunction:
+def inverse_pignistic(p: ArrayLike, *, frame: Frame | Iterable[Any] | None = None) -> MassFunction:
     """Least-committed consonant mass function with a given pignistic probability.
 
     Parameters
@@ -444,7 +446,7 @@ def _nested(order, masses, frame, empty_mass=None):
     sets = np.cumsum(bits, axis=-1, dtype=np.uint64)
     batch = masses.shape[:-1]
     if frame.n <= _dense.DENSE_MAX_LABELS:
-        out = np.zeros(batch + (frame.size,))
+        out = np.zeros(batch + (frame.n_subsets,))
         np.put_along_axis(out, sets.astype(np.int64), masses, axis=-1)
         if empty_mass is not None:
             out[..., 0] = empty_mass
@@ -466,7 +468,7 @@ def _nested(order, masses, frame, empty_mass=None):
     return MassFunction._sparse(focal, arr, frame)
 
 
-def consonant_from_contour(contour: ArrayLike, frame: Frame | Iterable[Any] | None = None) -> MassFunction:
+def consonant_from_contour(contour: ArrayLike, *, frame: Frame | Iterable[Any] | None = None) -> MassFunction:
     """Consonant mass function whose contour function is ``contour``.
 
     Parameters

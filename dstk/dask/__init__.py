@@ -19,7 +19,7 @@ except ImportError as error:  # pragma: no cover - exercised without dask only
         "(dask[array,distributed])."
     ) from error
 
-from ._combination import TREE_RULES, TREE_TOLERANCE, combine
+from ._combination import TREE_RULES, TREE_TOLERANCE, combine, combine_with_conflict
 from ._ensemble import (
     combine_leaves,
     combine_leaves_proba,
@@ -34,6 +34,7 @@ __all__ = [
     "DaskMassFunction",
     "as_dask_mass",
     "combine",
+    "combine_with_conflict",
     "TREE_RULES",
     "TREE_TOLERANCE",
     "map_samples",

@@ -10,11 +10,11 @@ import dask.array as da
 import numpy as np
 
 from .._kernels import combination as _c
-from ..core._combination import RULES
-from ..core._combination import combine as _combine_in_memory
+from .._kernels import partial_combination as _k
+from ..core._combination import RULES, _common_batch_shape, _source_axis
+from ..core._combination import combine_with_conflict as _combine_in_memory
 from ..core._mass import MassFunction
-from ..exceptions import DogmaticError, FrameMismatchError, TotalConflictError
-from . import _kernels as _k
+from ..exceptions import DogmaticError, TotalConflictError
 from ._mass import DaskMassFunction, as_dask_mass
 
 if TYPE_CHECKING:
@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
     from ..core._frame import Frame
 
-__all__ = ["combine", "TREE_RULES", "TREE_TOLERANCE"]
+__all__ = ["combine", "combine_with_conflict", "TREE_RULES", "TREE_TOLERANCE"]
 
 #: Rules that :func:`combine` can reduce across chunks of the source axis by a
 #: tree of partial states (partial state -> how two states merge).
@@ -42,7 +42,7 @@ TREE_RULES = {
 #: bold tree reductions give the same floats as in memory.
 TREE_TOLERANCE = 1e-12
 
-_METHODS = ("auto", "blockwise", "tree", "rechunk")
+_REDUCTIONS = ("auto", "blockwise", "tree", "rechunk")
 
 
 def _raise_total_conflict_in_chunk(flags):
@@ -58,9 +58,7 @@ def _raise_total_conflict_in_chunk(flags):
 # -- blockwise: all sources of a sample chunk in one block -----------------
 def _combine_block(block, frame, ax, rule, weights, normalize, with_conflict):
     mf = MassFunction.from_array(block, frame, validate=False)
-    out, kappa = _combine_in_memory(
-        mf, rule=rule, axis=ax, return_conflict=True, weights=weights, normalize=normalize
-    )
+    out, kappa = _combine_in_memory(mf, rule=rule, axis=ax, weights=weights, normalize=normalize)
     values = out.to_array("m")
     if with_conflict:
         return np.concatenate([values, np.asarray(kappa, dtype=np.float64)[..., None]], axis=-1)
@@ -165,53 +163,29 @@ def _gather(
 ) -> tuple[da.Array, Frame, int]:
     """Return (dask array with the sources on batch axis ``ax``, frame, ax)."""
     if isinstance(masses, (DaskMassFunction, MassFunction, da.Array, np.ndarray)):
-        dm = as_dask_mass(masses, frame)
-        if axis is None:
-            raise ValueError(
-                "Combining one batched DaskMassFunction needs `axis`: the batch axis holding the sources "
-                f"(batch shape {dm.batch_shape})."
-            )
-        nd = dm.ndim
-        if nd == 0:
-            raise ValueError("A single unbatched mass function has no axis to combine along.")
-        ax = axis + nd if axis < 0 else axis
-        if not 0 <= ax < nd:
-            raise ValueError(f"axis {axis} is out of bounds for batch shape {dm.batch_shape}.")
-        return dm.array, dm.frame, ax
-    masses = [as_dask_mass(x, frame) for x in masses]
-    if not masses:
-        raise ValueError("combine needs at least one mass function.")
+        dm = as_dask_mass(masses, frame=frame)
+        return dm.array, dm.frame, _source_axis(axis, dm.batch_shape, "DaskMassFunction")
+    masses = [as_dask_mass(x, frame=frame) for x in masses]
+    shape = _common_batch_shape(masses)
     first = masses[0].frame
-    for x in masses[1:]:
-        if x.frame != first:
-            raise FrameMismatchError(
-                f"Cannot combine mass functions on different frames: {first!r} and {x.frame!r}."
-            )
-    try:
-        shape = np.broadcast_shapes(*[x.batch_shape for x in masses])
-    except ValueError:
-        raise ValueError(
-            "The batch shapes of the mass functions do not broadcast: "
-            + ", ".join(str(x.batch_shape) for x in masses)
-        ) from None
     arrays = [
-        x.array if x.batch_shape == shape else da.broadcast_to(x.array, shape + (first.size,)) for x in masses
+        x.array if x.batch_shape == shape else da.broadcast_to(x.array, shape + (first.n_subsets,))
+        for x in masses
     ]
     return da.stack(arrays, axis=len(shape)), first, len(shape)
 
 
 def combine(
     masses: Any,
+    *,
     rule: str = "dempster",
     axis: int | None = None,
-    return_conflict: bool = False,
     weights: ArrayLike | None = None,
     normalize: bool = False,
-    *,
     frame: Frame | Iterable[Any] | None = None,
-    method: str = "auto",
+    reduction: str = "auto",
     split_every: int | None = None,
-) -> DaskMassFunction | tuple[DaskMassFunction, da.Array]:
+) -> DaskMassFunction:
     """Combine mass functions stored as dask arrays, chunk by chunk, without gathering them.
 
     Parameters
@@ -225,15 +199,12 @@ def combine(
         Any rule of :func:`dstk.combine` (see ``dstk.RULES``).
     axis : int, optional
         The batch axis holding the sources, for one DaskMassFunction.
-    return_conflict : bool, default=False
-        Also return the conflict (a dask array of shape ``batch_shape``), as
-        :func:`dstk.combine` defines it.
     weights, normalize
         As in :func:`dstk.combine` (``"average"`` weights; normalised
         ``"cautious"``).
     frame : Frame or iterable of labels, optional
         Needed only when ``masses`` are plain arrays.
-    method : {"auto", "blockwise", "tree", "rechunk"}, default="auto"
+    reduction : {"auto", "blockwise", "tree", "rechunk"}, default="auto"
         How the source axis is handled.
 
         * ``"blockwise"``: every chunk must hold all the sources (one chunk
@@ -262,16 +233,15 @@ def combine(
     -------
     DaskMassFunction
         The combination, with the sources' axis removed; chunks of the other
-        batch axes are kept.
-    kappa : dask.array.Array
-        Only when ``return_conflict``.
+        batch axes are kept.  :func:`combine_with_conflict` also returns the
+        conflict.
 
     Raises
     ------
     FrameMismatchError
         Mass functions on different frames (raised immediately).
     ValueError
-        Unknown rule or method; ``"tree"`` with a non-associative rule; the
+        Unknown rule or reduction; ``"tree"`` with a non-associative rule; the
         ``2**n`` axis split across chunks (see :class:`DaskMassFunction`).
     TotalConflictError, DogmaticError, InvalidMassError
         As in :func:`dstk.combine`; raised by ``compute`` when a chunk meets
@@ -292,11 +262,11 @@ def combine(
     Examples
     --------
     >>> import numpy as np, dask.array as da
-    >>> from dstk.dask import DaskMassFunction, combine
+    >>> from dstk.dask import DaskMassFunction, combine_with_conflict
     >>> one = np.array([0.0, 0.6, 0.1, 0.3])            # m({0}) = 0.6, m({1}) = 0.1
     >>> values = np.broadcast_to(one, (4, 3, 4))        # 4 samples x 3 sources
     >>> masses = DaskMassFunction(da.from_array(values, chunks=(2, 1, 4)), frame=(0, 1))
-    >>> fused, kappa = combine(masses, rule="dempster", axis=1, return_conflict=True)
+    >>> fused, kappa = combine_with_conflict(masses, rule="dempster", axis=1)
     >>> fused.array.compute(scheduler="synchronous")[0].round(4).tolist()
     [0.0, 0.9164, 0.0483, 0.0352]
     >>> round(float(kappa[0].compute(scheduler="synchronous")), 3)
@@ -306,42 +276,97 @@ def combine(
     the product ``0.729, 0.064, 0.027`` gives unnormalised masses ``0.702,
     0.037, 0.027`` whose sum ``0.766`` normalises them (``K = 0.234``).
     """
+    return _combine(masses, rule, axis, weights, normalize, frame, reduction, split_every, False)
+
+
+def combine_with_conflict(
+    masses: Any,
+    *,
+    rule: str = "dempster",
+    axis: int | None = None,
+    weights: ArrayLike | None = None,
+    normalize: bool = False,
+    frame: Frame | Iterable[Any] | None = None,
+    reduction: str = "auto",
+    split_every: int | None = None,
+) -> tuple[DaskMassFunction, da.Array]:
+    """Combine like :func:`combine` and also return the conflict, chunk by chunk.
+
+    Parameters
+    ----------
+    masses, rule, axis, weights, normalize, frame, reduction, split_every
+        As in :func:`combine`.
+
+    Returns
+    -------
+    combined : DaskMassFunction
+        As :func:`combine`.
+    conflict : dask.array.Array
+        Of shape ``combined.batch_shape``: the conflict as
+        :func:`dstk.combine_with_conflict` defines it (the mass of the empty
+        set in the unnormalised conjunctive combination).
+
+    Raises
+    ------
+    FrameMismatchError, ValueError, TotalConflictError, DogmaticError, InvalidMassError
+        As :func:`combine`.
+
+    Notes
+    -----
+    The conflict travels as one extra slot after the ``2**n`` masses of
+    every partial state, so it costs no second pass.
+
+    Examples
+    --------
+    >>> import numpy as np, dask.array as da
+    >>> from dstk.dask import DaskMassFunction, combine_with_conflict
+    >>> values = np.broadcast_to([0.0, 0.6, 0.1, 0.3], (4, 3, 4))
+    >>> masses = DaskMassFunction(da.from_array(values, chunks=(2, 1, 4)), frame=(0, 1))
+    >>> fused, kappa = combine_with_conflict(masses, rule="dempster", axis=1)
+    >>> round(float(kappa[0].compute(scheduler="synchronous")), 3)
+    0.234
+    """
+    return _combine(masses, rule, axis, weights, normalize, frame, reduction, split_every, True)
+
+
+def _combine(masses, rule, axis, weights, normalize, frame, reduction, split_every, return_conflict):
+    """The one implementation behind :func:`combine` and :func:`combine_with_conflict`."""
     if rule not in RULES:
         raise ValueError(f"Unknown rule {rule!r}; choose one of {sorted(RULES)}.")
-    if method not in _METHODS:
-        raise ValueError(f"Unknown method {method!r}; choose one of {_METHODS}.")
+    if reduction not in _REDUCTIONS:
+        raise ValueError(f"Unknown reduction {reduction!r}; choose one of {_REDUCTIONS}.")
     separate_sources = not isinstance(masses, (DaskMassFunction, MassFunction, da.Array, np.ndarray))
     array, frame, ax = _gather(masses, axis, frame)
     n_source_chunks = len(array.chunks[ax])
-    if method == "auto":
+    if reduction == "auto":
         if n_source_chunks == 1:
-            method = "blockwise"
+            reduction = "blockwise"
         elif separate_sources or rule not in TREE_RULES:
-            method = "rechunk"
+            reduction = "rechunk"
         else:
-            method = "tree"
-    if method == "tree" and rule not in TREE_RULES:
+            reduction = "tree"
+    if reduction == "tree" and rule not in TREE_RULES:
         raise ValueError(
             f"The {rule!r} rule is not associative and cannot be tree-reduced across chunks of the "
-            f"source axis; use method='rechunk' (or 'auto'). Tree rules: {sorted(TREE_RULES)}."
+            f"source axis; use reduction='rechunk' (or 'auto'). Tree rules: {sorted(TREE_RULES)}."
         )
-    if method == "blockwise" and n_source_chunks > 1:
+    if reduction == "blockwise" and n_source_chunks > 1:
         raise ValueError(
-            f"method='blockwise' needs the sources (axis {ax}) in one chunk; they are in chunks "
-            f"{array.chunks[ax]}. Use method='rechunk' or 'tree', or rechunk the array."
+            f"reduction='blockwise' needs the sources (axis {ax}) in one chunk; they are in chunks "
+            f"{array.chunks[ax]}. Use reduction='rechunk' or 'tree', or rechunk the array."
         )
     if rule == "average" and weights is not None:
         from ..core._combination import _check_weights
 
         weights = _check_weights(weights, array.shape[ax])
-    if method == "rechunk":
+    if reduction == "rechunk":
         array = array.rechunk({ax: -1})
-        method = "blockwise"
+        reduction = "blockwise"
 
-    size = frame.size
+    size = frame.n_subsets
     out_chunks = array.chunks[:ax] + array.chunks[ax + 1 : -1]
     packed_size = size + 1 if return_conflict else size
-    if method == "blockwise":
+    if reduction == "blockwise":
         packed = da.map_blocks(
             _combine_block,
             array,

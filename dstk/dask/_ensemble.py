@@ -200,7 +200,10 @@ def _call_combiner(block, function_name, options, tail):
 
     if block.shape[0] == 0:
         return np.empty((0,) + tail)
-    return np.asarray(getattr(ensemble, function_name)(block, **options), dtype=np.float64)
+    result = getattr(ensemble, function_name)(block, **options)
+    if function_name == "combine_leaves_to_mass":
+        result = result.to_array()
+    return np.asarray(result, dtype=np.float64)
 
 
 def _map_combiner(counts, function_name, tail, options):
@@ -219,9 +222,8 @@ def _map_combiner(counts, function_name, tail, options):
 
 def combine_leaves(
     counts: Any,
-    method: str = "probability",
-    aggregate: str | None = None,
     *,
+    combiner: str = "average",
     rechunk: bool = False,
     **options: Any,
 ) -> da.Array:
@@ -231,10 +233,9 @@ def combine_leaves(
     ----------
     counts : dask.array.Array, shape (n_samples, n_trees, n_classes)
         Chunked along the samples only (all trees of a sample in one chunk).
-    method : str, default "probability"
-        A combination method of :func:`dstk.ensemble.combine_leaves`.
-    aggregate : {"average", "vote"} or None, default None
-        As for :func:`dstk.ensemble.combine_leaves`.
+    combiner : str, default "average"
+        A combiner of :func:`dstk.ensemble.combine_leaves` (a name in
+        :data:`dstk.ensemble.COMBINERS` or ``"<method>:<aggregate>"``).
     rechunk : bool, default=False
         Merge a split tree or class axis instead of raising.
     **options
@@ -271,22 +272,19 @@ def combine_leaves(
     >>> import dask.array as da
     >>> from dstk.dask import combine_leaves
     >>> counts = da.from_array([[[0, 1], [0, 1], [1, 0]], [[3, 1], [2, 2], [4, 0]]], chunks=(1, 3, 2))
-    >>> combine_leaves(counts, "probability").compute(scheduler="synchronous").round(4)
+    >>> combine_leaves(counts, combiner="average").compute(scheduler="synchronous").round(4)
     array([0.6667, 0.25  ])
     """
     counts = _check_counts(counts, rechunk)
     n_classes = counts.shape[2]
     tail = () if n_classes == 2 else (n_classes,)
-    return _map_combiner(
-        counts, "combine_leaves", tail, {"method": method, "aggregate": aggregate, **options}
-    )
+    return _map_combiner(counts, "combine_leaves", tail, {"combiner": combiner, **options})
 
 
 def combine_leaves_proba(
     counts: Any,
-    method: str = "probability",
-    aggregate: str | None = None,
     *,
+    combiner: str = "average",
     rechunk: bool = False,
     **options: Any,
 ) -> da.Array:
@@ -296,10 +294,9 @@ def combine_leaves_proba(
     ----------
     counts : dask.array.Array, shape (n_samples, n_trees, n_classes)
         Chunked along the samples only (all trees of a sample in one chunk).
-    method : str, default "probability"
-        A combination method of :func:`dstk.ensemble.combine_leaves`.
-    aggregate : {"average", "vote"} or None, default None
-        As for :func:`dstk.ensemble.combine_leaves`.
+    combiner : str, default "average"
+        A combiner of :func:`dstk.ensemble.combine_leaves` (a name in
+        :data:`dstk.ensemble.COMBINERS` or ``"<method>:<aggregate>"``).
     rechunk : bool, default=False
         Merge a split tree or class axis instead of raising.
     **options
@@ -333,7 +330,7 @@ def combine_leaves_proba(
     >>> import dask.array as da
     >>> from dstk.dask import combine_leaves_proba
     >>> counts = da.from_array([[[1, 1], [0, 3]], [[2, 0], [2, 0]]], chunks=(1, 2, 2))
-    >>> combine_leaves_proba(counts, "pooling").compute(scheduler="synchronous")
+    >>> combine_leaves_proba(counts, combiner="pooling").compute(scheduler="synchronous")
     array([[0.2, 0.8],
            [1. , 0. ]])
     """
@@ -342,16 +339,15 @@ def combine_leaves_proba(
         counts,
         "combine_leaves_proba",
         (counts.shape[2],),
-        {"method": method, "aggregate": aggregate, **options},
+        {"combiner": combiner, **options},
     )
 
 
 def combine_leaves_to_mass(
     counts: Any,
-    method: str = "dempster",
-    aggregate: str | None = None,
-    normalize: bool = True,
     *,
+    combiner: str = "dempster",
+    normalize: bool = True,
     rechunk: bool = False,
     **options: Any,
 ) -> DaskMassFunction:
@@ -361,11 +357,8 @@ def combine_leaves_to_mass(
     ----------
     counts : dask.array.Array, shape (n_samples, n_trees, n_classes)
         Chunked along the samples only (all trees of a sample in one chunk).
-    method : str, default "dempster"
-        An evidential combiner: ``"dempster"``, ``"cautious"`` or
-        ``"plausibility"`` (averaging).
-    aggregate : {"average"} or None, default None
-        As for :func:`dstk.ensemble.combine_leaves_to_mass`.
+    combiner : {"dempster", "cautious", "plausibility"}, default "dempster"
+        An evidential combiner (``"plausibility"``: averaging of leaf masses).
     normalize : bool, default True
         Divide by 1 - m(empty); False keeps the mass on the empty set.
     rechunk : bool, default=False
@@ -402,7 +395,7 @@ def combine_leaves_to_mass(
     >>> import dask.array as da
     >>> from dstk.dask import combine_leaves_to_mass
     >>> counts = da.from_array([[[0, 1], [0, 1], [1, 0]]], chunks=(1, 3, 2))
-    >>> masses = combine_leaves_to_mass(counts, "dempster")
+    >>> masses = combine_leaves_to_mass(counts, combiner="dempster")
     >>> masses.frame, masses.batch_shape
     (Frame([0, 1]), (1,))
     """
@@ -412,7 +405,7 @@ def combine_leaves_to_mass(
     array = _map_combiner(
         counts,
         "combine_leaves_to_mass",
-        (frame.size,),
-        {"method": method, "aggregate": aggregate, "normalize": normalize, **options},
+        (frame.n_subsets,),
+        {"combiner": combiner, "normalize": normalize, **options},
     )
     return DaskMassFunction._trusted(array, frame)

@@ -120,15 +120,15 @@ class DaskMassFunction:
             if values.ndim == 0:
                 raise ValueError("A DaskMassFunction needs an array of shape (..., 2**n); got a scalar.")
             masses = da.from_array(values, chunks=("auto",) * (values.ndim - 1) + (-1,))
-        if masses.ndim == 0 or masses.shape[-1] != checked_frame.size:
+        if masses.ndim == 0 or masses.shape[-1] != checked_frame.n_subsets:
             raise ValueError(
-                f"The last axis of the mass array must have 2**n = {checked_frame.size} entries for "
+                f"The last axis of the mass array must have 2**n = {checked_frame.n_subsets} entries for "
                 f"{checked_frame!r}; got shape {masses.shape}."
             )
         if len(masses.chunks[-1]) > 1:
             if not rechunk:
                 raise ValueError(
-                    f"The last axis (the {checked_frame.size} subsets of the frame) is split into chunks "
+                    f"The last axis (the {checked_frame.n_subsets} subsets of the frame) is split into chunks "
                     f"{masses.chunks[-1]}; every chunk must hold whole mass functions. Rechunk it with "
                     "array.rechunk({-1: -1}) or pass rechunk=True."
                 )
@@ -303,7 +303,7 @@ class DaskMassFunction:
         """
         if kind == "m":
             return self._array
-        return self.map_blocks(_to_array, tail=(self._frame.size,), kind=kind)
+        return self.map_blocks(_to_array, tail=(self._frame.n_subsets,), kind=kind)
 
     def pignistic(self) -> da.Array:
         """Pignistic probabilities BetP({x}) = sum over A containing x of m(A) / card(A) (empty set excluded).
@@ -345,27 +345,6 @@ class DaskMassFunction:
         """
         return self.map_blocks(_pl, subset=subset)
 
-    def combine(self, *others: DaskMassFunction, rule: str = "dempster", **options: Any) -> Any:
-        """Combine with other DaskMassFunctions (see :func:`dstk.dask.combine`).
-
-        Parameters
-        ----------
-        *others : DaskMassFunction
-            Sources on the same frame, with the same batch shape.
-        rule : str, default "dempster"
-            A combination rule of :func:`dstk.dask.combine`.
-        **options
-            Passed to :func:`dstk.dask.combine`.
-
-        Returns
-        -------
-        DaskMassFunction
-            The combination of ``self`` and ``others``, sample by sample.
-        """
-        from ._combination import combine
-
-        return combine([self, *others], rule=rule, **options)
-
 
 def _to_array(mf, kind):
     return mf.to_array(kind)
@@ -384,7 +363,7 @@ def _pl(mf, subset):
 
 
 def as_dask_mass(
-    masses: Any, frame: Frame | Iterable[Any] | None = None, *, validate: bool = True, rechunk: bool = False
+    masses: Any, *, frame: Frame | Iterable[Any] | None = None, validate: bool = True, rechunk: bool = False
 ) -> DaskMassFunction:
     """Return ``masses`` as a :class:`DaskMassFunction`.
 

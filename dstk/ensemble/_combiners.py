@@ -27,12 +27,16 @@ Integrated (no ``aggregate``):
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from dstk._kernels import leaf_combination as _kernels
 from dstk._kernels import leaf_tables as _tables
+from dstk._validation import check_counts
+from dstk.core._frame import Frame
+from dstk.core._mass import MassFunction
 from dstk.ensemble._leaf_scores import (
     leaf_confidence_bound,
     leaf_plausibility_mass,
@@ -204,9 +208,9 @@ def decision_threshold(method: str, aggregate: str | None = None) -> float:
 
 
 def _check_counts(counts):
-    arr = np.asarray(counts)
-    if not (np.issubdtype(arr.dtype, np.number) or arr.dtype == bool):
-        raise ValueError(f"`counts` must be numeric leaf counts; got dtype {arr.dtype}.")
+    if isinstance(counts, _LeafRows):
+        return counts
+    arr = check_counts(counts, name="counts", keep_integers=True)
     if arr.ndim != 3:
         raise ValueError(
             f"`counts` must have shape (n_samples, n_trees, n_classes); got shape {arr.shape}. "
@@ -219,14 +223,6 @@ def _check_counts(counts):
         raise ValueError("`counts` has no trees (axis 1 is empty).")
     if n_classes < 2:
         raise ValueError(f"`counts` must have at least two classes on its last axis; got {n_classes}.")
-    if arr.dtype.kind == "f" and not np.all(np.isfinite(arr)):
-        raise ValueError("`counts` contains NaN or infinite values; leaf counts must be finite and >= 0.")
-    if arr.dtype.kind == "c":
-        raise ValueError("`counts` must be real, not complex.")
-    if arr.size and arr.min() < 0:
-        raise ValueError(f"`counts` contains negative values (min {arr.min()}); leaf counts must be >= 0.")
-    if arr.dtype == bool:
-        arr = arr.astype(np.int64)
     if arr.dtype.kind in "iu" and arr.max() > _LARGE_COUNT:
         # beyond the exact integer range of the count tables: counts as floats, leaf by leaf
         if arr.max() > 2**53:
@@ -273,39 +269,78 @@ def _check_floor(floor, n_classes):
     return value
 
 
-_TABLE_LIMIT = 1 << 22
 _LARGE_COUNT = 1 << 31
 
 
-def _leaf_table(counts, function):
-    """Return ``(keys, table)`` with ``table[keys[i, t]] = function(counts[i, t])``.
+class _LeafRows:
+    """The leaves reached by a batch of samples as keys into distinct leaf-count rows.
 
-    ``function`` maps float count vectors (m, K) to rows (m, width).  Integer
-    counts whose distinct values fit a mixed-radix table of at most 2**22
-    entries are evaluated once per distinct count vector; otherwise once per
-    leaf.
+    ``keys`` (n_samples, n_trees) numbers the leaves; ``rows`` (n_rows, K)
+    holds the class counts of each number, so that any per-leaf quantity is
+    evaluated once per row and looked up through the keys
+    (:func:`_leaf_table`).  Built from a count array by hashing its count
+    vectors (:func:`_count_rows`, linear in samples x trees whatever the
+    counts) or, by :class:`RandomDecisionTreesClassifier`, from the nodes of
+    its trees without forming the counts of every leaf.
     """
+
+    def __init__(self, keys, rows, shape, cache=None):
+        self.keys = keys
+        self.rows = rows
+        self.shape = shape
+        self.dtype = np.dtype(np.float64)
+        # per-leaf tables already evaluated, shared by the batches of one prediction
+        self.cache = {} if cache is None else cache
+        self.n_cached_rows = 0
+
+    def counts_of(self, i, t):
+        return self.rows[self.keys[i, t]]
+
+
+def _count_rows(counts):
+    """``_LeafRows`` of a validated count array (n_samples, n_trees, K)."""
     n_samples, n_trees, n_classes = counts.shape
-    if counts.dtype.kind in "iub" and counts.size:
-        counts = np.ascontiguousarray(counts)
-        sizes = _tables.class_max(counts) + 1
-        total = 1
-        for size in sizes.tolist():
-            total *= size
-        if total <= _TABLE_LIMIT:
-            radix = np.ones(n_classes, dtype=np.int64)
-            radix[1:] = np.cumprod(sizes[:-1])
-            used = np.zeros(total, dtype=np.bool_)
-            keys = _tables.leaf_keys(np.ascontiguousarray(counts), radix, used)
-            distinct = np.flatnonzero(used)
-            tuples = ((distinct[:, None] // radix) % sizes).astype(np.float64)
-            values = np.asarray(function(tuples), dtype=np.float64).reshape(distinct.size, -1)
-            table = np.full((total, values.shape[1]), np.nan)  # unused rows stay NaN
-            table[distinct] = values
-            return keys, table
-    flat = counts.reshape(-1, n_classes).astype(np.float64)
-    values = np.asarray(function(flat), dtype=np.float64).reshape(flat.shape[0], -1)
-    return np.arange(flat.shape[0], dtype=np.int64).reshape(n_samples, n_trees), values
+    flat = np.ascontiguousarray(counts.reshape(-1, n_classes))
+    if flat.dtype.kind == "f":
+        # the bit patterns of the float counts (+0.0 for -0.0, so that equal counts share a row)
+        bits = (flat.astype(np.float64) + 0.0).view(np.int64)
+    else:
+        bits = flat.astype(np.int64, copy=False)
+    keys, first = _tables.distinct_rows(np.ascontiguousarray(bits))
+    return _LeafRows(keys.reshape(n_samples, n_trees), flat[first].astype(np.float64), counts.shape)
+
+
+def _leaf_table(leaves, function, name=None):
+    """Return ``(keys, table)`` with ``table[keys[i, t]] = function(counts of leaf (i, t))``.
+
+    ``function`` maps float count rows (m, K) to rows (m, width); it is
+    evaluated once per distinct count vector.  ``name`` (hashable) identifies
+    the function so that batches of one prediction share the evaluated rows.
+    """
+    if name is not None and name in leaves.cache:
+        table = leaves.cache[name]
+        missing = leaves.rows.shape[0] - table.shape[0]
+        if missing > 0:  # rows appended for this batch only
+            extra = np.asarray(function(leaves.rows[table.shape[0] :]), dtype=np.float64)
+            table = np.concatenate([table, extra.reshape(missing, -1)])
+        return leaves.keys, table
+    n_base = leaves.n_cached_rows or leaves.rows.shape[0]
+    table = np.asarray(function(leaves.rows), dtype=np.float64).reshape(leaves.rows.shape[0], -1)
+    if name is not None:
+        leaves.cache[name] = table[:n_base]
+    return leaves.keys, table
+
+
+def _mean_over_trees(keys, table, exact):
+    """Mean over trees of the leaf rows; ``exact``: accumulated in fixed point (order-free, see mean_rows_exact)."""
+    if not exact:
+        return _tables.mean_rows(keys, table)
+    finite = table[np.isfinite(table)]
+    largest = float(np.abs(finite).max()) if finite.size else 0.0
+    # largest |sum| below 2**62: scale = 2**(62 - ceil(log2(n_trees * largest + 1)))
+    bound = keys.shape[1] * largest + 1.0
+    scale = 2.0 ** (62 - int(np.ceil(np.log2(bound))))
+    return _tables.mean_rows_exact(keys, table, scale)
 
 
 def _distribution_rows(c, method):
@@ -340,6 +375,33 @@ def _plausibility_mass_rows(c, rescale_above, reference_arithmetic=False):
     return leaf_plausibility_mass(c[:, 1], c[:, 0], rescale_above=rescale_above)
 
 
+_SMALLEST_FRAME_MASS = 2.0**-1000
+
+
+def _representable_plausibility_rows(c):
+    """Plausibility leaf masses ``[m({0}), m({1}), m(frame)]`` with m(frame) representable.
+
+    m(frame) of the plausibility model falls like 2**-n for a pure leaf of n
+    samples and is 0 in float64 beyond about 1,075 samples, which would make
+    the leaf dogmatic (the cautious rule then has no weights, and two such
+    leaves of opposite classes are in total conflict).  For a leaf whose
+    m(frame) is below 2**-1000, the counts are divided by the smallest power
+    of two that brings it above (the class proportions are kept exactly;
+    fractional counts are a valid input of the model).  Every other leaf is
+    evaluated on its own counts.
+    """
+    masses = leaf_plausibility_mass(c[:, 1], c[:, 0])[:, 1:]
+    small = np.flatnonzero(masses[:, -1] < _SMALLEST_FRAME_MASS)
+    divisor = 1.0
+    while small.size:
+        divisor *= 2.0
+        retry = leaf_plausibility_mass(c[small, 1] / divisor, c[small, 0] / divisor)[:, 1:]
+        fixed = retry[:, -1] >= _SMALLEST_FRAME_MASS
+        masses[small[fixed]] = retry[fixed]
+        small = small[~fixed]
+    return masses
+
+
 def _idm_rows(c, strength):
     denominator = c.sum(axis=1, keepdims=True) + strength
     return np.concatenate([c / denominator, strength / denominator], axis=1)
@@ -364,15 +426,15 @@ def _conjunctive_weight_rows(table):
     return np.concatenate([weights, np.exp(log_empty)[:, None]], axis=1)
 
 
-def _check_leaf_model(leaf_model, n_classes, prior_strength):
-    if leaf_model is None:
-        leaf_model = "plausibility" if n_classes == 2 else "imprecise_dirichlet"
-    if leaf_model not in ("plausibility", "imprecise_dirichlet"):
-        raise ValueError(f"`leaf_model` must be 'plausibility' or 'imprecise_dirichlet'; got {leaf_model!r}.")
-    if leaf_model == "plausibility" and n_classes != 2:
+def _check_leaf_model(model, n_classes, prior_strength):
+    if model is None:
+        model = "plausibility" if n_classes == 2 else "imprecise_dirichlet"
+    if model not in ("plausibility", "imprecise_dirichlet"):
+        raise ValueError(f"`model` must be 'plausibility' or 'imprecise_dirichlet'; got {model!r}.")
+    if model == "plausibility" and n_classes != 2:
         raise ValueError(
             f"The plausibility leaf model (Shaker & Huellermeier) is defined for two classes; got {n_classes}. "
-            "Use leaf_model='imprecise_dirichlet' for multi-class counts."
+            "Use model='imprecise_dirichlet' for multi-class counts."
         )
     try:
         strength = float(prior_strength)
@@ -382,7 +444,7 @@ def _check_leaf_model(leaf_model, n_classes, prior_strength):
         raise ValueError(
             f"`prior_strength` (s of the imprecise Dirichlet model) must be > 0; got {prior_strength!r}."
         )
-    return leaf_model, strength
+    return model, strength
 
 
 def _combine(
@@ -393,7 +455,7 @@ def _combine(
     prior,
     smoothing,
     floor,
-    leaf_model,
+    model,
     prior_strength,
     rescale_above,
     reference_arithmetic=False,
@@ -403,6 +465,9 @@ def _combine(
     counts = _check_counts(counts)
     aggregate = _check_method(method, aggregate)
     _n_samples, n_trees, n_classes = counts.shape
+    leaves = counts if isinstance(counts, _LeafRows) else _count_rows(counts)
+    # equal evidence gives bit-equal means (the authors' arithmetic sums in tree order)
+    exact = not reference_arithmetic and prior != "reference" and floor is None
     binary = n_classes == 2
     if method in BINARY_ONLY and not binary:
         raise ValueError(
@@ -412,8 +477,8 @@ def _combine(
         )
     if method not in ("dempster", "cautious") and floor is not None:
         raise ValueError("`floor` applies only to the 'dempster' and 'cautious' methods.")
-    if method not in ("dempster", "cautious") and leaf_model is not None:
-        raise ValueError("`leaf_model` applies only to the 'dempster' and 'cautious' methods.")
+    if method not in ("dempster", "cautious") and model is not None:
+        raise ValueError("`model` applies only to the 'dempster' and 'cautious' methods.")
     if method != "eva" and class_prior is not None:
         raise ValueError("`class_prior` applies only to the 'eva' method.")
     if method != "eva" and prior != "log":
@@ -428,10 +493,10 @@ def _combine(
                 "`reference_arithmetic` applies only to the plausibility leaf model of two classes "
                 "(methods 'plausibility', 'dempster' and 'cautious')."
             )
-        if method != "plausibility" and (floor is None or leaf_model not in (None, "plausibility")):
+        if method != "plausibility" and (floor is None or model not in (None, "plausibility")):
             raise ValueError(
                 "`reference_arithmetic=True` reproduces the authors' clamped pairwise reduction of "
-                "plausibility leaf masses: pass floor=1e-5 (and no other leaf_model)."
+                "plausibility leaf masses: pass floor=1e-5 (and no other model)."
             )
 
     result = {}
@@ -448,29 +513,38 @@ def _combine(
                     return 0.5 + 0.5 * np.sign(score - neutral)
                 return score
 
-            keys, table = _leaf_table(counts, rows)
-            score = _tables.mean_rows(keys, table)[:, 0]
+            keys, table = _leaf_table(
+                leaves, rows, ("binary score", method, aggregate, rescale_above, reference_arithmetic)
+            )
+            score = _mean_over_trees(keys, table, exact)[:, 0]
             neutral = 0.0 if method == "plausibility" else 0.5
             proba1 = score if (aggregate == "vote" or neutral == 0.5) else 0.5 * (1.0 + score)
             result["score"] = score
             result["proba"] = np.stack([1.0 - proba1, proba1], axis=1)
             if method == "plausibility" and aggregate == "average" and want_mass:
                 keys, table = _leaf_table(
-                    counts, lambda c: _plausibility_mass_rows(c, rescale_above, reference_arithmetic)
+                    leaves,
+                    lambda c: _plausibility_mass_rows(c, rescale_above, reference_arithmetic),
+                    ("plausibility mass", rescale_above, reference_arithmetic),
                 )
-                result["average_mass"] = _tables.mean_rows(keys, table)
+                result["average_mass"] = _mean_over_trees(keys, table, exact)
         else:
             if aggregate == "vote":
-                keys, table = _leaf_table(counts, lambda c: _vote_rows(_distribution_rows(c, method)))
+                keys, table = _leaf_table(
+                    leaves, lambda c: _vote_rows(_distribution_rows(c, method)), ("vote", method)
+                )
             else:
-                keys, table = _leaf_table(counts, lambda c: _distribution_rows(c, method))
-            score = _tables.mean_rows(keys, table)
+                keys, table = _leaf_table(
+                    leaves, lambda c: _distribution_rows(c, method), ("distribution", method)
+                )
+            score = _mean_over_trees(keys, table, exact)
             result["score"] = score
             result["proba"] = score
         return result
 
     if method == "pooling":
-        pooled = _tables.sum_over_trees(np.ascontiguousarray(counts))
+        keys, table = _leaf_table(leaves, lambda c: c, "counts")
+        pooled = _tables.sum_rows(keys, table)
         total = pooled.sum(axis=1, keepdims=True)
         with np.errstate(invalid="ignore", divide="ignore"):
             proba = np.where(total > 0, pooled / np.where(total > 0, total, 1.0), 1.0 / n_classes)
@@ -488,9 +562,11 @@ def _combine(
             raise ValueError(f"`smoothing` must be > 0 (the authors use 0.1); got {smoothing!r}.")
         prior_term = np.log(prior_values) if prior == "log" else prior_values
         keys, table = _leaf_table(
-            counts, lambda c: np.log(c + s) - np.log(c.sum(axis=1, keepdims=True) + n_classes * s)
+            leaves,
+            lambda c: np.log(c + s) - np.log(c.sum(axis=1, keepdims=True) + n_classes * s),
+            ("eva", s),
         )
-        scores = _tables.mean_rows(keys, table) * n_trees - (n_trees - 1) * prior_term
+        scores = _mean_over_trees(keys, table, exact) * n_trees - (n_trees - 1) * prior_term
         shifted = scores - scores.max(axis=1, keepdims=True)
         proba = np.exp(shifted)
         proba /= proba.sum(axis=1, keepdims=True)
@@ -499,14 +575,21 @@ def _combine(
         return result
 
     # dempster / cautious: leaf masses [m({0}), ..., m({K-1}), m(frame)] per table row
-    leaf_model, strength = _check_leaf_model(leaf_model, n_classes, prior_strength)
+    model, strength = _check_leaf_model(model, n_classes, prior_strength)
     floor = _check_floor(floor, n_classes)
-    if leaf_model == "plausibility":
-        keys, table = _leaf_table(
-            counts, lambda c: _plausibility_mass_rows(c, rescale_above, reference_arithmetic)[:, 1:]
-        )
+    if model == "plausibility":
+        if reference_arithmetic or rescale_above is not None:
+            keys, table = _leaf_table(
+                leaves,
+                lambda c: _plausibility_mass_rows(c, rescale_above, reference_arithmetic)[:, 1:],
+                ("plausibility leaf mass", rescale_above, reference_arithmetic),
+            )
+        else:
+            keys, table = _leaf_table(
+                leaves, _representable_plausibility_rows, "plausibility mass, representable"
+            )
     else:
-        keys, table = _leaf_table(counts, lambda c: _idm_rows(c, strength))
+        keys, table = _leaf_table(leaves, lambda c: _idm_rows(c, strength), ("imprecise_dirichlet", strength))
     if floor is None:
         if method == "cautious":
             bad_rows = np.flatnonzero(table[:, -1] <= 0.0)
@@ -514,8 +597,8 @@ def _combine(
                 i, t = np.argwhere(np.isin(keys, bad_rows))[0]
                 raise DogmaticError(
                     f"The cautious rule needs non-dogmatic leaf masses (m(frame) > 0), but the leaf of sample {i} "
-                    f"in tree {t} (counts {counts[i, t].tolist()}) has m(frame) = 0 in floating point. Pass "
-                    "floor=1e-5 (the authors' clamp) or use leaf_model='imprecise_dirichlet'."
+                    f"in tree {t} (counts {leaves.counts_of(i, t).tolist()}) has m(frame) = 0 in floating point. Pass "
+                    "floor=1e-5 (the authors' clamp) or use model='imprecise_dirichlet'."
                 )
             mass, normalized = _kernels.cautious_closed_form(keys, _conjunctive_weight_rows(table))
         else:
@@ -558,7 +641,7 @@ _OPTIONS_DOC = """
         rebuilt by the same clamped reduction of its three simple mass
         functions.  The floating-point operations are the authors', in their
         order.
-    leaf_model : {"plausibility", "imprecise_dirichlet"} or None
+    model : {"plausibility", "imprecise_dirichlet"} or None
         Dempster / cautious: the leaf mass function.  Default "plausibility"
         for two classes (Busch et al.), "imprecise_dirichlet" otherwise:
         m({k}) = c_k / (N + s), m(frame) = s / (N + s).
@@ -583,14 +666,13 @@ _OPTIONS_DOC = """
 
 def combine_leaves(
     counts: ArrayLike,
-    method: str = "probability",
-    aggregate: str | None = None,
     *,
+    combiner: str = "average",
     class_prior: ArrayLike | None = None,
     prior: str = "log",
     smoothing: float = 0.1,
     floor: float | None = None,
-    leaf_model: str | None = None,
+    model: str | None = None,
     prior_strength: float = 1.0,
     rescale_above: float | None = None,
     reference_arithmetic: bool = False,
@@ -602,21 +684,25 @@ def combine_leaves(
     counts : array_like, shape (n_samples, n_trees, n_classes)
         Class counts of the leaf reached by each sample in each tree
         (non-negative; integer or weighted).
-    method : str, default "probability"
-        ``"probability"``, ``"laplace"``, ``"plausibility"``,
-        ``"confidence_bounds"`` (scored per leaf, then aggregated), or
-        ``"pooling"``, ``"dempster"``, ``"cautious"``, ``"eva"``.
-    aggregate : {"average", "vote"} or None
-        For the per-leaf methods (None means "average"); must be None for the
-        integrated methods.
+    combiner : str, default "average"
+        A name in :data:`COMBINERS` (``"average"``, ``"vote"``, ``"laplace"``,
+        ``"plausibility"``, ``"confidence_bounds"``, ``"pooling"``,
+        ``"dempster"``, ``"cautious"``, ``"eva"``), or ``"<method>:<aggregate>"``
+        for a per-leaf method with an explicit aggregate (e.g. ``"laplace:vote"``,
+        ``"plausibility:vote"``).  The per-leaf methods are ``"probability"``,
+        ``"laplace"``, ``"plausibility"`` and ``"confidence_bounds"``, aggregated
+        by ``"average"`` (the default) or ``"vote"``; the integrated combiners
+        ``"pooling"``, ``"dempster"``, ``"cautious"`` and ``"eva"`` take no
+        aggregate.
     %(options)s
 
     Returns
     -------
     ndarray of float64
         Two classes: shape (n_samples,), a score of class 1 whose ordering is
-        the method's ranking; class 1 is predicted iff the score is
-        ``>= decision_threshold(method, aggregate)``:
+        the combiner's ranking; class 1 is predicted iff the score is at or
+        above the combiner's neutral point (0.5 for probabilities and votes, 0
+        for plausibility, Dempster, cautious and EVA):
 
         * probability / Laplace / confidence-bounds average, pooling: P(class 1)
           in [0, 1];
@@ -667,13 +753,14 @@ def combine_leaves(
     Examples
     --------
     >>> counts = [[[0, 1], [0, 1], [1, 0]]]          # one sample, three leaves [n-, n+]
-    >>> combine_leaves(counts, "probability").round(6)
+    >>> combine_leaves(counts, combiner="average").round(6)
     array([0.666667])
-    >>> combine_leaves(counts, "dempster").round(6)
+    >>> combine_leaves(counts, combiner="dempster").round(6)
     array([0.222222])
-    >>> combine_leaves(counts, "eva", class_prior=[0.7, 0.3], prior="reference").round(6)
+    >>> combine_leaves(counts, combiner="eva", class_prior=[0.7, 0.3], prior="reference").round(6)
     array([3.197895])
     """
+    method, aggregate = parse_combiner(combiner)
     return _combine(
         counts,
         method,
@@ -682,7 +769,7 @@ def combine_leaves(
         prior,
         smoothing,
         floor,
-        leaf_model,
+        model,
         prior_strength,
         rescale_above,
         reference_arithmetic,
@@ -691,14 +778,13 @@ def combine_leaves(
 
 def combine_leaves_proba(
     counts: ArrayLike,
-    method: str = "probability",
-    aggregate: str | None = None,
     *,
+    combiner: str = "average",
     class_prior: ArrayLike | None = None,
     prior: str = "log",
     smoothing: float = 0.1,
     floor: float | None = None,
-    leaf_model: str | None = None,
+    model: str | None = None,
     prior_strength: float = 1.0,
     rescale_above: float | None = None,
     reference_arithmetic: bool = False,
@@ -709,10 +795,8 @@ def combine_leaves_proba(
     ----------
     counts : array_like, shape (n_samples, n_trees, n_classes)
         Class counts of the leaf reached by each sample in each tree.
-    method : str, default "probability"
-        A combination method, as for :func:`combine_leaves`.
-    aggregate : {"average", "vote"} or None
-        As for :func:`combine_leaves`.
+    combiner : str, default "average"
+        A combiner, as for :func:`combine_leaves`.
     %(options)s
 
     Returns
@@ -742,9 +826,10 @@ def combine_leaves_proba(
 
     Examples
     --------
-    >>> combine_leaves_proba([[[1, 1], [0, 3]]], "pooling")
+    >>> combine_leaves_proba([[[1, 1], [0, 3]]], combiner="pooling")
     array([[0.2, 0.8]])
     """
+    method, aggregate = parse_combiner(combiner)
     result = _combine(
         counts,
         method,
@@ -753,7 +838,7 @@ def combine_leaves_proba(
         prior,
         smoothing,
         floor,
-        leaf_model,
+        model,
         prior_strength,
         rescale_above,
         reference_arithmetic,
@@ -771,62 +856,19 @@ def combine_leaves_proba(
     return result["proba"]
 
 
-def combine_leaves_to_mass(
-    counts: ArrayLike,
-    method: str = "dempster",
-    aggregate: str | None = None,
-    normalize: bool = True,
+def _combine_leaves_to_mass_array(
+    counts,
+    method="dempster",
+    aggregate=None,
+    normalize=True,
     *,
-    floor: float | None = None,
-    leaf_model: str | None = None,
-    prior_strength: float = 1.0,
-    rescale_above: float | None = None,
-    reference_arithmetic: bool = False,
-) -> np.ndarray:
-    """Dense mass functions of the evidential combiners.
-
-    Parameters
-    ----------
-    counts : array_like, shape (n_samples, n_trees, n_classes)
-    method : {"dempster", "cautious", "plausibility"}, default "dempster"
-        ``"plausibility"`` (two classes, ``aggregate="average"``) is the
-        average of the leaf masses.
-    aggregate : None or "average"
-    normalize : bool, default True
-        Divide by 1 - m(empty) and set m(empty) = 0 (Dempster's
-        normalisation); False keeps the unnormalised result.
-    floor, leaf_model, prior_strength, rescale_above, reference_arithmetic
-        As for :func:`combine_leaves`.
-
-    Returns
-    -------
-    ndarray of float64, shape (n_samples, 2**n_classes)
-        Dense layout of ``Frame(range(n_classes))``: index 0 the empty set,
-        ``2**k`` the singleton {k}, the last index the frame.
-
-    Raises
-    ------
-    ValueError
-        A method without mass functions, or bad input.
-    FrameTooLargeError
-        More than 16 classes.
-    TotalConflictError
-        ``normalize=True`` where all mass is on the empty set.
-
-    Notes
-    -----
-    See :func:`combine_leaves`.
-
-    References
-    ----------
-    Busch et al. (2021), see :func:`combine_leaves`.
-
-    Examples
-    --------
-    >>> # by hand: m({1}) = 1 * 1 * 1/3 - 1/27 = 8/27, m({0}) = 1/9 - 1/27 = 2/27, m(frame) = 1/27
-    >>> combine_leaves_to_mass([[[0, 1], [0, 1], [1, 0]]], "dempster", normalize=False).round(6)
-    array([[0.592593, 0.074074, 0.296296, 0.037037]])
-    """
+    floor=None,
+    model=None,
+    prior_strength=1.0,
+    rescale_above=None,
+    reference_arithmetic=False,
+):
+    """Dense ``(n_samples, 2**n_classes)`` masses of :func:`combine_leaves_to_mass` (the array fast path)."""
     if method not in ("dempster", "cautious", "plausibility"):
         raise ValueError(
             f"Method {method!r} has no mass function; mass functions come from 'dempster', 'cautious' and "
@@ -844,7 +886,7 @@ def combine_leaves_to_mass(
         "log",
         0.1,
         floor,
-        leaf_model,
+        model,
         prior_strength,
         rescale_above,
         reference_arithmetic,
@@ -886,3 +928,87 @@ combine_leaves.__doc__ = (combine_leaves.__doc__ or "").replace(
 combine_leaves_proba.__doc__ = (combine_leaves_proba.__doc__ or "").replace(
     "    %(options)s\n", _OPTIONS_DOC.lstrip("\n")
 )
+
+
+def combine_leaves_to_mass(
+    counts: ArrayLike,
+    *,
+    combiner: str = "dempster",
+    normalize: bool = True,
+    classes: Sequence[Any] | None = None,
+    floor: float | None = None,
+    model: str | None = None,
+    prior_strength: float = 1.0,
+    rescale_above: float | None = None,
+    reference_arithmetic: bool = False,
+) -> MassFunction:
+    """Mass functions of the evidential combiners, one per sample.
+
+    Parameters
+    ----------
+    counts : array_like, shape (n_samples, n_trees, n_classes)
+        Class counts of the leaf reached by each sample in each tree.
+    combiner : {"dempster", "cautious", "plausibility"}, default "dempster"
+        ``"plausibility"`` (two classes) is the average of the leaf masses.
+    normalize : bool, default True
+        Divide by 1 - m(empty) and set m(empty) = 0 (Dempster's
+        normalisation); False keeps the unnormalised result.
+    classes : sequence, optional
+        Labels of the classes in the order of the last axis of ``counts``;
+        default ``range(n_classes)``.
+    floor, model, prior_strength, rescale_above, reference_arithmetic
+        As for :func:`combine_leaves`.
+
+    Returns
+    -------
+    MassFunction
+        Batch shape ``(n_samples,)`` on ``Frame(classes)``; ``.to_array()`` is
+        the dense ``(n_samples, 2**n_classes)`` array (index 0 the empty set,
+        ``2**k`` the singleton {k}, the last index the frame).
+
+    Raises
+    ------
+    ValueError
+        A combiner without mass functions, ``classes`` of the wrong length, or
+        bad input.
+    FrameTooLargeError
+        More than 16 classes.
+    TotalConflictError
+        ``normalize=True`` where all mass is on the empty set.
+
+    Notes
+    -----
+    See :func:`combine_leaves`: the unnormalised conjunctive (Dempster) and
+    cautious combinations of the leaf mass functions (Busch et al. 2021,
+    sections 4.0.2 and 4.0.3; Denoeux 2008).
+
+    References
+    ----------
+    Busch et al. (2021), see :func:`combine_leaves`.
+
+    Examples
+    --------
+    >>> # by hand: m({1}) = 1 * 1 * 1/3 - 1/27 = 8/27, m({0}) = 1/9 - 1/27 = 2/27, m(frame) = 1/27
+    >>> m = combine_leaves_to_mass([[[0, 1], [0, 1], [1, 0]]], combiner="dempster", normalize=False)
+    >>> m.to_array().round(6)
+    array([[0.592593, 0.074074, 0.296296, 0.037037]])
+    """
+    method, aggregate = parse_combiner(combiner)
+    array = _combine_leaves_to_mass_array(
+        counts,
+        method,
+        aggregate,
+        normalize,
+        floor=floor,
+        model=model,
+        prior_strength=prior_strength,
+        rescale_above=rescale_above,
+        reference_arithmetic=reference_arithmetic,
+    )
+    n_classes = array.shape[-1].bit_length() - 1
+    frame = Frame(tuple(range(n_classes)) if classes is None else tuple(classes))
+    if len(frame) != n_classes:
+        raise ValueError(
+            f"`classes` has {len(frame)} labels but `counts` has {n_classes} classes on its last axis."
+        )
+    return MassFunction.from_array(array, frame, validate=False)

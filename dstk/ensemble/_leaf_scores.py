@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 from scipy import special
 
+from dstk._validation import check_counts
+
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
 
@@ -33,21 +35,12 @@ _DENSE_TABLE_LIMIT = 1 << 22
 
 
 def _check_pair(positives, negatives):
-    pos = np.asarray(positives)
-    neg = np.asarray(negatives)
-    for name, arr in (("positives", pos), ("negatives", neg)):
-        if not (np.issubdtype(arr.dtype, np.number) or arr.dtype == bool):
-            raise ValueError(f"`{name}` must be numeric counts; got dtype {arr.dtype}.")
+    pos = check_counts(positives, name="positives", keep_integers=True)
+    neg = check_counts(negatives, name="negatives", keep_integers=True)
     if pos.shape != neg.shape:
         raise ValueError(
             f"`positives` and `negatives` must have the same shape; got {pos.shape} and {neg.shape}."
         )
-    for name, arr in (("positives", pos), ("negatives", neg)):
-        if arr.dtype.kind == "f":
-            if not np.all(np.isfinite(arr)):
-                raise ValueError(f"`{name}` contains NaN or infinite counts; counts must be finite and >= 0.")
-        if arr.size and arr.min() < 0:
-            raise ValueError(f"`{name}` contains negative counts (min {arr.min()}); counts must be >= 0.")
     return pos, neg
 
 
@@ -260,11 +253,11 @@ def _rescaled(pos, neg, rescale_above):
 
 
 def _degrees_pairs(rescale_above):
-    from dstk.evidence._counts import plausibility_degrees
+    from dstk.evidence._counts import _check_counts, _plausibility_degrees
 
     def degrees(pos, neg):
         pos, neg = _rescaled(pos, neg, rescale_above)
-        pi_plus, pi_minus = plausibility_degrees(pos, pos + neg, allow_fractional=True)
+        pi_plus, pi_minus = _plausibility_degrees(*_check_counts(pos, pos + neg, allow_fractional=True))
         return np.stack([pi_plus, pi_minus], axis=1)
 
     return degrees

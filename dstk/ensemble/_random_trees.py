@@ -19,7 +19,13 @@ from typing import TYPE_CHECKING
 import numpy as np
 from scipy import sparse
 
-from dstk._estimator import BaseEstimator, check_is_fitted
+from dstk._estimator import (
+    BaseEstimator,
+    ClassifierMixin,
+    check_is_fitted,
+    frequency_weights,
+    validate_features,
+)
 from dstk._kernels import mersenne_twister as _mersenne
 from dstk._kernels import trees as _trees
 from dstk._validation import check_consistent_length, check_labels, check_random_state
@@ -112,7 +118,7 @@ def _as_feature_matrix(X: ArrayLike, name: str = "X") -> np.ndarray:
     return arr
 
 
-class RandomDecisionTreesClassifier(BaseEstimator):
+class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
     """Ensemble of random decision trees whose leaves keep class counts.
 
     The trees are grown without looking at the labels (random feature, random
@@ -237,6 +243,7 @@ class RandomDecisionTreesClassifier(BaseEstimator):
     def __init__(
         self,
         n_estimators: int = 100,
+        *,
         min_samples_leaf: int = 1,
         min_samples_split: int = 2,
         max_depth: int | None = None,
@@ -286,10 +293,10 @@ class RandomDecisionTreesClassifier(BaseEstimator):
                     f"`combiner_options` must be a dict of combine_leaves options or None; got {self.combiner_options!r}."
                 )
             # unknown names and values are reported by combine_leaves itself (on a tiny count array)
-            method, aggregate = parse_combiner(self.combiner)
+            method, _ = parse_combiner(self.combiner)
             try:
                 combine_leaves(
-                    np.ones((1, 1, 2), dtype=np.int64), method, aggregate, **self._options(method, None)
+                    np.ones((1, 1, 2), dtype=np.int64), combiner=self.combiner, **self._options(method, None)
                 )
             except TypeError as error:  # an option name combine_leaves does not know
                 raise ValueError(
@@ -340,7 +347,9 @@ class RandomDecisionTreesClassifier(BaseEstimator):
 
     def _check_X_predict(self, X: ArrayLike) -> np.ndarray:
         check_is_fitted(self, "classes_")
+        original = X
         X = _as_feature_matrix(X)
+        validate_features(self, original, reset=False, n_features=X.shape[1])
         if X.shape[1] != self.n_features_in_:
             raise ValueError(
                 f"X has {X.shape[1]} features, but {type(self).__name__} is expecting "
@@ -349,7 +358,7 @@ class RandomDecisionTreesClassifier(BaseEstimator):
         return self._encode(X)
 
     # --------------------------------------------------------------------- fit
-    def fit(self, X: ArrayLike, y: ArrayLike) -> Self:
+    def fit(self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> Self:
         """Grow the trees and fill their class counts.
 
         Parameters
@@ -358,6 +367,10 @@ class RandomDecisionTreesClassifier(BaseEstimator):
             Numeric features (nominal features as numeric codes).
         y : array_like (n_samples,)
             Class labels (at least two classes).
+        sample_weight : array_like (n_samples,), optional
+            Whole-number frequency weights: fitting with weight ``w`` on a
+            sample equals fitting on the data with that sample repeated ``w``
+            times (leaf counts count observations); 0 drops the sample.
 
         Returns
         -------
@@ -370,9 +383,16 @@ class RandomDecisionTreesClassifier(BaseEstimator):
             Invalid parameters, NaN or infinite values in ``X``, fewer than two
             classes in ``y``, or ``X`` and ``y`` of different lengths.
         """
+        names_source = X
         X = _as_feature_matrix(X)
+        repeats = frequency_weights(sample_weight, X.shape[0], type(self).__name__)
+        if repeats is not None:
+            y = np.asarray(y)
+            check_consistent_length(X, y, names=["X", "y"])
+            X, y = np.repeat(X, repeats, axis=0), np.repeat(y, repeats, axis=0)
         classes, y_encoded = check_labels(y)
         check_consistent_length(X, y_encoded, names=["X", "y"])
+        validate_features(self, names_source, reset=True, n_features=X.shape[1])
         n_features = X.shape[1]
         n_estimators, min_samples_leaf, min_samples_split, max_depth, mask = self._check_params(n_features)
 
@@ -383,7 +403,11 @@ class RandomDecisionTreesClassifier(BaseEstimator):
         self.nominal_mask_ = mask
         self.categories_ = [np.unique(X[:, f]) if mask[f] else None for f in range(n_features)]
         n_categories = np.array([c.size if c is not None else 0 for c in self.categories_], dtype=np.int64)
-        X_encoded = self._encode(X)
+        # feature-major copy: a scan of one feature at a node reads one contiguous column
+        columns = np.ascontiguousarray(self._encode(X).T)
+        del X
+        feature_min = columns.min(axis=1)
+        feature_max = columns.max(axis=1)
 
         rng = check_random_state(self.random_state)
         y64 = y_encoded.astype(np.int64)
@@ -392,7 +416,9 @@ class RandomDecisionTreesClassifier(BaseEstimator):
 
         def grow(seed, stream=_trees.STREAM_SPLITMIX, mersenne_state=unused_mersenne_state):
             return _trees.build_tree(
-                X_encoded,
+                columns,
+                feature_min,
+                feature_max,
                 y64,
                 self.n_classes_,
                 mask,
@@ -674,16 +700,14 @@ class RandomDecisionTreesClassifier(BaseEstimator):
         ndarray of float64
             Two classes: shape (n_samples,), the score of the positive class
             ``classes_[1]`` minus the combiner's decision threshold
-            (:func:`dstk.ensemble.decision_threshold`: 0.5 for scores in
+            (0.5 for scores in
             [0, 1], 0 for signed ones), so that, as in scikit-learn, positive
             values predict ``classes_[1]`` (a score exactly at the threshold
             too, as in Busch et al.).  More classes: shape
             (n_samples, n_classes), the per-class scores.
         """
         method, aggregate, counts = self._combine(X)
-        scores = combine_leaves(
-            counts, method=method, aggregate=aggregate, **self._options(method, self.class_prior_)
-        )
+        scores = combine_leaves(counts, combiner=self.combiner, **self._options(method, self.class_prior_))
         if scores.ndim == 1:
             scores = scores - decision_threshold(method, aggregate)
         return scores
@@ -706,9 +730,9 @@ class RandomDecisionTreesClassifier(BaseEstimator):
             (normalised) mass function; for ``"eva"`` the softmax of the
             log-posterior scores.
         """
-        method, aggregate, counts = self._combine(X)
+        method, _, counts = self._combine(X)
         return combine_leaves_proba(
-            counts, method=method, aggregate=aggregate, **self._options(method, self.class_prior_)
+            counts, combiner=self.combiner, **self._options(method, self.class_prior_)
         )
 
     def predict(self, X: ArrayLike) -> np.ndarray:
@@ -734,7 +758,7 @@ class RandomDecisionTreesClassifier(BaseEstimator):
             return self.classes_[(scores >= 0).astype(np.intp)]
         return self.classes_[np.argmax(scores, axis=1)]
 
-    def predict_mass(self, X: ArrayLike, normalize: bool = True) -> MassFunction:
+    def predict_mass(self, X: ArrayLike, *, normalize: bool = True) -> MassFunction:
         """Combined mass functions (evidential combiners only).
 
         Parameters
@@ -748,8 +772,8 @@ class RandomDecisionTreesClassifier(BaseEstimator):
         Returns
         -------
         MassFunction
-            Batch shape (n_samples,) on ``Frame(tuple(range(n_classes)))``
-            (class ``c`` is ``classes_[c]``).
+            Batch shape (n_samples,) on ``Frame(classes_)`` (the labels seen
+            in ``fit``).
 
         Raises
         ------
@@ -757,11 +781,11 @@ class RandomDecisionTreesClassifier(BaseEstimator):
             If the combiner has no mass function (only ``"plausibility"``
             averaging, ``"dempster"`` and ``"cautious"`` have one).
         """
-        method, aggregate, counts = self._combine(X)
-        array = combine_leaves_to_mass(
-            counts, method=method, aggregate=aggregate, normalize=normalize, **self._options(method, None)
+        method, _, counts = self._combine(X)
+        return combine_leaves_to_mass(
+            counts,
+            combiner=self.combiner,
+            normalize=normalize,
+            classes=tuple(self.classes_.tolist()),
+            **self._options(method, None),
         )
-        from dstk.core._frame import Frame
-        from dstk.core._mass import MassFunction
-
-        return MassFunction.from_array(array, Frame(tuple(range(self.n_classes_))), validate=False)

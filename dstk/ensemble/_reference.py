@@ -1,6 +1,6 @@
 """The plausibility leaf model evaluated with the floating-point operations of Busch et al.'s code.
 
-dstk's own leaf model (:func:`dstk.ensemble.leaf_plausibility_degrees`) solves
+dstk's own leaf model (``dstk.ensemble._leaf_scores.leaf_plausibility_degrees``) solves
 for the degrees of support to machine precision.  The authors' code finds them
 by bisection (scipy's ``bisect`` with its default tolerances, accurate to about
 1e-12) on fixed brackets and forms the masses from them in a particular order

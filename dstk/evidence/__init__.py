@@ -1,7 +1,9 @@
 """Statistical evidence: belief functions from data.
 
-* :mod:`dstk.evidence._counts`: mass functions from counts (binary and
-  multi-class), Shaker & Huellermeier's plausibility degrees.
+* :func:`from_counts`: mass functions from class counts ``(..., n_classes)``
+  (binary counts ``(..., 2)`` = ``[n_negative, n_positive]``) by a model of
+  :data:`COUNT_MODELS`; :func:`plausibility_degrees` (Shaker & Huellermeier)
+  and :func:`clopper_pearson_interval`.
 * :mod:`dstk.evidence._likelihood`: likelihood-based (consonant) belief
   functions on a parameter, built-in models, profile contours.
 * :mod:`dstk.evidence._predictive`: predictive belief functions for a binary
@@ -11,14 +13,12 @@
 Submodules are imported lazily so that ``import dstk.evidence`` stays cheap.
 """
 
-import importlib
+from dstk._lazy import lazy_exports
 
 _LAZY = {
+    "COUNT_MODELS": "dstk.evidence._counts",
     "from_counts": "dstk.evidence._counts",
-    "counts_to_mass_array": "dstk.evidence._counts",
     "plausibility_degrees": "dstk.evidence._counts",
-    "from_class_counts": "dstk.evidence._counts",
-    "class_counts_to_mass_array": "dstk.evidence._counts",
     "clopper_pearson_interval": "dstk.evidence._counts",
     "LikelihoodBeliefFunction": "dstk.evidence._likelihood",
     "BinomialLikelihood": "dstk.evidence._likelihood",
@@ -32,13 +32,4 @@ _LAZY = {
 __all__ = sorted(_LAZY)
 
 
-def __getattr__(name):
-    if name in _LAZY:
-        value = getattr(importlib.import_module(_LAZY[name]), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module 'dstk.evidence' has no attribute {name!r}")
-
-
-def __dir__():
-    return sorted(set(globals()) | set(__all__))
+__getattr__, __dir__ = lazy_exports(__name__, _LAZY)

@@ -1,24 +1,24 @@
-"""Mass functions from counts: k successes (class 1) among n trials.
+"""Mass functions from class counts ``(..., n_classes)``.
 
-One count pair ``(k, n)`` (a calibration bin, an isotonic block, a tree leaf)
-is turned into a mass function on the binary frame ``Frame((0, 1))``; ``k``
-counts class 1.  Dense layout of a binary mass array ``a`` of shape
-``(..., 4)``: ``a[..., 0] = m(empty) = 0``, ``a[..., 1] = m({0})``,
+Counts always come with the classes on the last axis, in class order; binary
+counts are ``(..., 2)`` = ``[n_negative, n_positive]`` (a calibration bin, an
+isotonic block, a tree leaf).  Below, ``k = counts[..., 1]`` (class-1 counts)
+and ``n = counts.sum(-1)``.  Dense layout of a binary mass array ``a`` of
+shape ``(..., 4)``: ``a[..., 0] = m(empty) = 0``, ``a[..., 1] = m({0})``,
 ``a[..., 2] = m({1})``, ``a[..., 3] = m({0, 1})``.
 
 Public functions
 ----------------
-from_counts(k, n, model=..., **options)
-    Batched :class:`~dstk.core._mass.MassFunction` (or the raw array with
-    ``return_array=True``).
-counts_to_mass_array(k, n, model=..., **options)
-    The raw ``(..., 4)`` float64 array, the fast path for the calibration and
-    tree layers.
-plausibility_degrees(k, n)
+from_counts(counts, *, model=..., classes=None, **options)
+    Batched :class:`~dstk.core.MassFunction` on ``Frame(classes)`` (default
+    ``Frame(range(n_classes))``).
+plausibility_degrees(counts)
     Shaker & Huellermeier's degrees of support ``(pi_plus, pi_minus)``.
-from_class_counts(counts, model=..., **options)
-    Multi-class counts ``(..., n_classes)``: Dempster's model and the
-    imprecise Dirichlet model.
+clopper_pearson_interval(counts, *, confidence=0.95)
+    The exact binomial interval of the positive-class probability.
+
+The private ``_binary_mass_array(k, n, model)`` is the array fast path used by
+the calibration and tree layers.
 
 Models for binary counts (``model=``)
 -------------------------------------
@@ -47,6 +47,7 @@ For n = 0 every model except ``"bayes"`` gives the vacuous mass function.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
@@ -58,28 +59,32 @@ from dstk._kernels.counts import (
     plausibility_degrees_kernel,
     plausibility_mass_kernel,
 )
+from dstk._validation import check_counts
+from dstk.core._frame import Frame
+from dstk.core._mass import MassFunction
 
 __all__ = [
-    "BINARY_MODELS",
-    "CLASS_COUNT_MODELS",
+    "COUNT_MODELS",
     "from_counts",
-    "counts_to_mass_array",
     "plausibility_degrees",
-    "from_class_counts",
-    "class_counts_to_mass_array",
     "clopper_pearson_interval",
 ]
 
-BINARY_MODELS = (
+#: Names accepted by ``model=`` wherever counts become mass functions (:func:`from_counts`,
+#: the calibrators, the tree ensembles).  The first six take binary counts ``(..., 2)``;
+#: ``"dempster"`` and ``"imprecise_dirichlet"`` take any number of classes.
+COUNT_MODELS = (
     "bayes",
     "inverse_pignistic",
     "dempster",
     "confidence_interval",
     "likelihood",
     "plausibility",
+    "imprecise_dirichlet",
 )
 
-CLASS_COUNT_MODELS = ("dempster", "imprecise_dirichlet")
+_BINARY_MODELS = COUNT_MODELS[:6]
+_CLASS_COUNT_MODELS = ("dempster", "imprecise_dirichlet")
 
 
 # ---------------------------------------------------------------------------
@@ -87,44 +92,16 @@ CLASS_COUNT_MODELS = ("dempster", "imprecise_dirichlet")
 # ---------------------------------------------------------------------------
 
 
-def _as_count_array(values, name):
-    arr = np.asarray(values)
-    if arr.dtype == object:
-        try:
-            arr = arr.astype(np.float64)
-        except (TypeError, ValueError):
-            raise ValueError(f"`{name}` must contain numbers (counts); got objects.") from None
-    if arr.dtype == bool or not np.issubdtype(arr.dtype, np.number):
-        raise ValueError(f"`{name}` must be a numeric array of counts; got dtype {arr.dtype}.")
-    if np.issubdtype(arr.dtype, np.complexfloating):
-        raise ValueError(f"`{name}` must be real counts; got complex dtype {arr.dtype}.")
-    return np.asarray(arr, dtype=np.float64)
-
-
 def _check_counts(k, n, allow_fractional=False):
     """Validate and broadcast (k, n); return float64 arrays of the common shape."""
-    k_arr = _as_count_array(k, "k")
-    n_arr = _as_count_array(n, "n")
+    k_arr = check_counts(k, name="k", whole=not allow_fractional)
+    n_arr = check_counts(n, name="n", whole=not allow_fractional)
     try:
         k_arr, n_arr = np.broadcast_arrays(k_arr, n_arr)
     except ValueError:
         raise ValueError(
             f"`k` and `n` must have broadcastable shapes; got {np.shape(k_arr)} and {np.shape(n_arr)}."
         ) from None
-    for arr, name in ((k_arr, "k"), (n_arr, "n")):
-        if arr.size == 0:
-            continue
-        if not np.isfinite(arr).all():
-            raise ValueError(f"`{name}` contains NaN or infinite counts; counts must be finite.")
-        if (arr < 0).any():
-            bad = arr[arr < 0].flat[0]
-            raise ValueError(f"`{name}` contains a negative count ({bad!r}); counts must be >= 0.")
-        if not allow_fractional and (np.floor(arr) != arr).any():
-            bad = arr[np.floor(arr) != arr].flat[0]
-            raise ValueError(
-                f"`{name}` contains a non-integer count ({bad!r}). Counts must be whole numbers; "
-                "pass `allow_fractional=True` for weighted (real-valued) counts."
-            )
     if k_arr.size and (k_arr > n_arr).any():
         idx = np.argwhere(k_arr > n_arr)[0]
         idx_t = tuple(int(i) for i in idx)
@@ -192,14 +169,14 @@ def _dempster(k, n):
 
 
 def clopper_pearson_interval(
-    k: ArrayLike, n: ArrayLike, confidence: float = 0.95, allow_fractional: bool = False
+    counts: ArrayLike, *, confidence: float = 0.95, allow_fractional: bool = False
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Clopper-Pearson (exact) confidence interval for a binomial proportion.
+    """Clopper-Pearson (exact) confidence interval for the probability of the positive class.
 
     Parameters
     ----------
-    k, n : array_like
-        Successes and trials (broadcast together), ``0 <= k <= n``.
+    counts : array_like, shape (..., 2)
+        Binary counts ``[n_negative, n_positive]`` on the last axis.
     confidence : float, default 0.95
         Confidence level 1 - alpha, in (0, 1).
     allow_fractional : bool, default False
@@ -214,7 +191,8 @@ def clopper_pearson_interval(
     Raises
     ------
     ValueError
-        Invalid counts or a confidence level outside (0, 1).
+        Invalid counts (not ``(..., 2)``, negative, non-finite, or non-integer
+        unless ``allow_fractional``) or a confidence level outside (0, 1).
 
     Notes
     -----
@@ -229,16 +207,39 @@ def clopper_pearson_interval(
 
     Examples
     --------
-    >>> lower, upper = clopper_pearson_interval(7, 10)
+    >>> lower, upper = clopper_pearson_interval([3, 7])
     >>> print(f"{float(lower):.4f} {float(upper):.4f}")
     0.3475 0.9333
     """
     confidence = _check_confidence(confidence)
-    k, n = _check_counts(k, n, allow_fractional)
+    k, n = _binary_counts(counts, allow_fractional)
     return _clopper_pearson(k, n, confidence)
 
 
 def _clopper_pearson(k, n, confidence):
+    # betaincinv costs ~1 us per call: evaluate it once per distinct (k, n) pair (leaf and bin
+    # counts repeat heavily), then scatter back
+    if k.size > 64:
+        flat_k, flat_n = np.ravel(k), np.ravel(n)
+        largest = float(flat_n.max()) if flat_n.size else 0.0
+        if largest < 2.0**26 and np.all(flat_n == np.floor(flat_n)) and np.all(flat_k == np.floor(flat_k)):
+            key = flat_k.astype(np.int64) * (int(largest) + 1) + flat_n.astype(np.int64)
+            if (int(largest) + 1) ** 2 <= 4 * key.size + 4096:  # small counts: a direct table, no sort
+                present = np.zeros((int(largest) + 1) ** 2, dtype=bool)
+                present[key] = True
+                unique = np.flatnonzero(present)
+                position = np.empty(present.size, dtype=np.int64)
+                position[unique] = np.arange(unique.size)
+                inverse = position[key]
+            else:
+                unique, inverse = np.unique(key, return_inverse=True)
+            if unique.size < 0.5 * key.size:
+                lower, upper = _clopper_pearson(
+                    (unique // (int(largest) + 1)).astype(np.float64),
+                    (unique % (int(largest) + 1)).astype(np.float64),
+                    confidence,
+                )
+                return lower[inverse].reshape(np.shape(k)), upper[inverse].reshape(np.shape(k))
     alpha = 1.0 - confidence
     with np.errstate(invalid="ignore", divide="ignore"):
         lower = np.where(k > 0, special.betaincinv(np.where(k > 0, k, 1.0), n - k + 1.0, alpha / 2.0), 0.0)
@@ -271,39 +272,35 @@ def _plausibility(k, n):
 
 
 def plausibility_degrees(
-    k: ArrayLike, n: ArrayLike, allow_fractional: bool = False
+    counts: ArrayLike, *, allow_fractional: bool = False
 ) -> tuple[np.ndarray, np.ndarray]:
     """Shaker & Huellermeier's degrees of support of class 1 and class 0.
 
     Parameters
     ----------
-    k : array_like
-        Number of class-1 (positive) examples, e.g. in a tree leaf.
-    n : array_like
-        Total number of examples (positives + negatives); broadcast with ``k``.
-        Note: the second argument is the **total**, not the negative count; for
-        a leaf with ``(n_negative, n_positive)`` call
-        ``plausibility_degrees(n_positive, n_negative + n_positive)``.
+    counts : array_like, shape (..., 2)
+        Binary counts ``[n_negative, n_positive]`` on the last axis, e.g. of a
+        tree leaf.
     allow_fractional : bool, default False
         Accept real-valued (weighted) counts; the formula is the same.
 
     Returns
     -------
     pi_plus, pi_minus : ndarray of float64
-        Arrays of the broadcast shape of ``k`` and ``n``, each in [0, 1].
+        Arrays of shape ``counts.shape[:-1]``, each in [0, 1].
         Epistemic uncertainty is ``min(pi_plus, pi_minus)`` and aleatoric
         uncertainty ``1 - max(pi_plus, pi_minus)``.
 
     Raises
     ------
     ValueError
-        Negative, non-finite or (unless ``allow_fractional``) non-integer
-        counts, or ``k > n``.
+        Counts not of shape ``(..., 2)``; negative, non-finite or (unless
+        ``allow_fractional``) non-integer counts.
 
     Notes
     -----
     Busch et al. (2021), section 3.1.2, after Shaker & Huellermeier: with
-    p = k, q = n - k, p_hat = p/n and the relative likelihood
+    p = n_positive, q = n_negative, n = p + q, p_hat = p/n and the relative likelihood
     pl(theta) = theta^p (1-theta)^q / (p_hat^p (1-p_hat)^q),
 
     pi_plus = sup_theta min(pl(theta), 2 theta - 1),
@@ -327,11 +324,16 @@ def plausibility_degrees(
 
     Examples
     --------
-    >>> pi_plus, pi_minus = plausibility_degrees([1, 2, 0], [2, 3, 0])
+    >>> pi_plus, pi_minus = plausibility_degrees([[1, 1], [1, 2], [0, 0]])
     >>> print(pi_plus.round(6), pi_minus.round(6))
     [0.618034 0.712083 1.      ] [0.618034 0.411958 1.      ]
     """
-    k_arr, n_arr = _check_counts(k, n, allow_fractional)
+    k, n = _binary_counts(counts, allow_fractional)
+    return _plausibility_degrees(k, n)
+
+
+def _plausibility_degrees(k_arr, n_arr):
+    """Degrees of support from validated ``(k, n)`` arrays of one shape."""
     shape = k_arr.shape
     pi_plus, pi_minus = plausibility_degrees_kernel(
         np.ascontiguousarray(k_arr).reshape(-1), np.ascontiguousarray(n_arr).reshape(-1)
@@ -339,7 +341,7 @@ def plausibility_degrees(
     return pi_plus.reshape(shape), pi_minus.reshape(shape)
 
 
-def counts_to_mass_array(
+def _binary_mass_array(
     k: ArrayLike,
     n: ArrayLike,
     model: str = "likelihood",
@@ -347,45 +349,13 @@ def counts_to_mass_array(
     confidence: float = 0.95,
     allow_fractional: bool = False,
 ) -> np.ndarray:
-    """Dense binary mass arrays ``(..., 4)`` from counts, without building a MassFunction.
+    """Dense binary mass arrays ``(..., 4)`` from (class-1 count, total), the fast path.
 
-    Parameters
-    ----------
-    k : array_like
-        Class-1 counts (successes).
-    n : array_like
-        Total counts (trials); broadcast with ``k``; ``0 <= k <= n``.
-    model : {"bayes", "inverse_pignistic", "dempster", "confidence_interval", \
-"likelihood", "plausibility"}, default "likelihood"
-        See the module documentation and :func:`from_counts`.
-    confidence : float, default 0.95
-        Level of the Clopper-Pearson interval (``model="confidence_interval"``).
-    allow_fractional : bool, default False
-        Accept real-valued (weighted) counts.
-
-    Returns
-    -------
-    ndarray of float64, shape ``broadcast_shape + (4,)``
-        ``[m(empty) = 0, m({0}), m({1}), m({0, 1})]`` along the last axis.
-
-    Raises
-    ------
-    ValueError
-        Invalid counts, unknown model, confidence outside (0, 1), or n = 0
-        with ``model="bayes"``.
-
-    Notes
-    -----
-    Same formulas as :func:`from_counts` (Xu et al. 2016, Eqs. 24-32; Busch et
-    al. 2021, section 3.1.2).
-
-    Examples
-    --------
-    >>> counts_to_mass_array([7, 0], [10, 0], model="dempster").round(4)
-    array([[0.    , 0.2727, 0.6364, 0.0909],
-           [0.    , 0.    , 0.    , 1.    ]])
+    ``k`` and ``n`` broadcast, ``0 <= k <= n``; the formulas are those of
+    :func:`from_counts`.  Used by the calibration and tree layers, which hold
+    their counts as (k, n) pairs.
     """
-    _check_model(model, BINARY_MODELS)
+    _check_model(model, _BINARY_MODELS)
     if model == "confidence_interval":
         confidence = _check_confidence(confidence)
     k_arr, n_arr = _check_counts(k, n, allow_fractional)
@@ -407,105 +377,15 @@ def counts_to_mass_array(
     return out.reshape(shape + (4,))
 
 
-def _binary_frame():
-    from dstk.core._frame import Frame
-
-    return Frame((0, 1))
-
-
-def _wrap(values, frame):
-    from dstk.core._mass import MassFunction
-
-    return MassFunction.from_array(values, frame, kind="m", validate=False)
-
-
-def from_counts(
-    k: ArrayLike,
-    n: ArrayLike,
-    model: str = "likelihood",
-    *,
-    confidence: float = 0.95,
-    allow_fractional: bool = False,
-    return_array: bool = False,
-) -> Any:
-    """Mass functions on the binary frame ``(0, 1)`` from counts (k of class 1 among n).
-
-    Parameters
-    ----------
-    k : array_like
-        Class-1 counts (successes), any shape.
-    n : array_like
-        Total counts (trials), broadcast with ``k``; ``0 <= k <= n``.
-    model : str, default "likelihood"
-        One of:
-
-        - ``"bayes"``: m({1}) = k/n (no ignorance); raises for n = 0.
-        - ``"inverse_pignistic"``: least-committed consonant mass whose pignistic
-          probability is (1 - k/n, k/n).
-        - ``"dempster"``: Dempster's model (Xu et al. 2016, Eq. 24).
-        - ``"confidence_interval"``: Clopper-Pearson interval as a contour
-          (Eqs. 25-28, with the factor 1 - alpha of Eqs. 26c and 27c).
-        - ``"likelihood"``: predictive belief function of the relative binomial
-          likelihood (Eqs. 29-32), exact via the regularised incomplete beta.
-        - ``"plausibility"``: Shaker & Huellermeier's degrees of support
-          (Busch et al. 2021, section 3.1.2).
-    confidence : float, default 0.95
-        Level 1 - alpha of the Clopper-Pearson interval.
-    allow_fractional : bool, default False
-        Accept real-valued (weighted) counts.
-    return_array : bool, default False
-        Return the dense ``(..., 4)`` float64 array instead of a MassFunction
-        (same as :func:`counts_to_mass_array`).
-
-    Returns
-    -------
-    MassFunction or ndarray
-        Batched mass function on ``Frame((0, 1))`` with batch shape the
-        broadcast shape of ``k`` and ``n``; m({1}) sits at dense index 2.
-
-    Raises
-    ------
-    ValueError
-        ``k > n``, negative, non-finite or (unless ``allow_fractional``)
-        non-integer counts; an unknown model; ``confidence`` outside (0, 1);
-        n = 0 with ``model="bayes"``.
-
-    Notes
-    -----
-    With tau_hat = k/n:
-
-    - Dempster (Eq. 24): m({1}) = k/(n+1), m({0}) = (n-k)/(n+1), m(frame) = 1/(n+1).
-    - Confidence interval (Eqs. 25-28): contour 1 on the Clopper-Pearson
-      interval [L, U] and alpha outside gives m({1}) = (1-alpha) L,
-      m({0}) = (1-alpha)(1-U).
-    - Likelihood (Eqs. 29-32): pl(tau) = tau^k (1-tau)^(n-k) / L(tau_hat),
-      m({1}) = tau_hat - int_0^tau_hat pl, m({0}) = 1 - tau_hat - int_tau_hat^1 pl,
-      where int_0^tau_hat pl = B(k+1, n-k+1) I_tau_hat(k+1, n-k+1) / L(tau_hat).
-    - Plausibility: m({1}) = max(pi+ - pi-, 0), m({0}) = max(pi- - pi+, 0),
-      m(frame) = u_a + u_e with u_e = min(pi+, pi-), u_a = 1 - max(pi+, pi-);
-      see :func:`plausibility_degrees`.
-
-    n = 0 gives the vacuous mass function for every model except "bayes".
-
-    References
-    ----------
-    Xu, P., Davoine, F., Zha, H. and Denoeux, T. (2016). Evidential calibration
-    of binary SVM classifiers. International Journal of Approximate Reasoning
-    72, 55-70.
-    Busch, J., Kulessa, M., Loza Mencia, E. and Blockeel, H. (2021). Combining
-    predictions under uncertainty: the case of random decision trees.
-
-    Examples
-    --------
-    >>> masses = from_counts([7, 10], [10, 10], model="likelihood", return_array=True)
-    >>> masses.round(4)
-    array([[0.    , 0.1533, 0.5059, 0.3407],
-           [0.    , 0.    , 0.9091, 0.0909]])
-    """
-    values = counts_to_mass_array(k, n, model, confidence=confidence, allow_fractional=allow_fractional)
-    if return_array:
-        return values
-    return _wrap(values, _binary_frame())
+def _binary_counts(counts, allow_fractional):
+    """Validate binary counts ``(..., 2)``; return ``(k, n)`` = (class-1 counts, totals)."""
+    arr = _check_class_counts(counts, allow_fractional)
+    if arr.shape[-1] != 2:
+        raise ValueError(
+            f"`counts` must be binary counts of shape (..., 2) = [n_negative, n_positive]; "
+            f"got shape {arr.shape}."
+        )
+    return arr[..., 1], arr.sum(axis=-1)
 
 
 # ---------------------------------------------------------------------------
@@ -514,7 +394,7 @@ def from_counts(
 
 
 def _check_class_counts(counts, allow_fractional):
-    arr = _as_count_array(counts, "counts")
+    arr = check_counts(counts, name="counts", whole=not allow_fractional)
     if arr.ndim == 0:
         raise ValueError("`counts` must have a last axis of classes, shape (..., n_classes); got a scalar.")
     n_classes = arr.shape[-1]
@@ -525,66 +405,12 @@ def _check_class_counts(counts, allow_fractional):
             f"`counts` has {n_classes} classes; the dense representation needs 2**{n_classes} "
             "masses per function. At most 20 classes are supported."
         )
-    if arr.size:
-        if not np.isfinite(arr).all():
-            raise ValueError("`counts` contains NaN or infinite values; counts must be finite.")
-        if (arr < 0).any():
-            raise ValueError(
-                f"`counts` contains a negative count ({arr[arr < 0].flat[0]!r}); counts must be >= 0."
-            )
-        if not allow_fractional and (np.floor(arr) != arr).any():
-            raise ValueError(
-                f"`counts` contains a non-integer count ({arr[np.floor(arr) != arr].flat[0]!r}). "
-                "Pass `allow_fractional=True` for weighted counts."
-            )
     return arr
 
 
-def class_counts_to_mass_array(
-    counts: ArrayLike, model: str = "dempster", *, prior_strength: float = 1.0, allow_fractional: bool = False
-) -> np.ndarray:
-    """Dense mass arrays ``(..., 2**n_classes)`` from class counts ``(..., n_classes)``.
-
-    Parameters
-    ----------
-    counts : array_like, shape (..., n_classes)
-        Non-negative class counts; class c is the c-th label of the frame.
-    model : {"dempster", "imprecise_dirichlet"}, default "dempster"
-        ``"dempster"``: m({c}) = n_c / (N + 1), m(frame) = 1 / (N + 1).
-        ``"imprecise_dirichlet"``: m({c}) = n_c / (N + s), m(frame) = s / (N + s).
-    prior_strength : float, default 1.0
-        The parameter s > 0 of the imprecise Dirichlet model.
-    allow_fractional : bool, default False
-        Accept real-valued (weighted) counts.
-
-    Returns
-    -------
-    ndarray of float64, shape ``(..., 2**n_classes)``
-        Dense masses; {c} sits at index ``2**c`` and the frame at ``2**n_classes - 1``.
-
-    Raises
-    ------
-    ValueError
-        Invalid counts, unknown model or ``prior_strength <= 0``.
-
-    Notes
-    -----
-    Dempster's model generalised from Xu et al. (2016) Eq. 24 to several
-    classes; the imprecise Dirichlet model (Walley 1996) gives lower and upper
-    probabilities n_c/(N+s) and (n_c+s)/(N+s), which are exactly Bel and Pl of
-    this mass function.  Both give the vacuous mass function when N = 0.
-
-    References
-    ----------
-    Walley, P. (1996). Inferences from multinomial data: learning about a bag
-    of marbles. JRSS B 58(1), 3-57.
-
-    Examples
-    --------
-    >>> class_counts_to_mass_array([3, 1, 0]).round(2)
-    array([0. , 0.6, 0.2, 0. , 0. , 0. , 0. , 0.2])
-    """
-    _check_model(model, CLASS_COUNT_MODELS)
+def _class_mass_array(counts, model="dempster", *, prior_strength=1.0, allow_fractional=False):
+    """Dense mass arrays ``(..., 2**n_classes)`` from class counts (Dempster / imprecise Dirichlet)."""
+    _check_model(model, _CLASS_COUNT_MODELS)
     if model == "imprecise_dirichlet":
         try:
             strength = float(prior_strength)
@@ -608,64 +434,140 @@ def class_counts_to_mass_array(
     return out
 
 
-def from_class_counts(
+def _counts_mass_array(counts, model, *, confidence, prior_strength, allow_fractional):
+    """Dense masses from counts ``(..., n_classes)``: the one dispatch behind :func:`from_counts`."""
+    _check_model(model, COUNT_MODELS)
+    if model in _CLASS_COUNT_MODELS:
+        return _class_mass_array(
+            counts, model, prior_strength=prior_strength, allow_fractional=allow_fractional
+        )
+    arr = _check_class_counts(counts, allow_fractional)
+    if arr.shape[-1] != 2:
+        raise ValueError(
+            f"model={model!r} takes binary counts of shape (..., 2) = [n_negative, n_positive]; got "
+            f"{arr.shape[-1]} classes on the last axis. For more classes use model='dempster' or "
+            "model='imprecise_dirichlet'."
+        )
+    return _binary_mass_array(
+        arr[..., 1], arr.sum(axis=-1), model, confidence=confidence, allow_fractional=allow_fractional
+    )
+
+
+def from_counts(
     counts: ArrayLike,
-    model: str = "dempster",
     *,
+    model: str = "likelihood",
+    classes: Iterable[Any] | None = None,
+    confidence: float = 0.95,
     prior_strength: float = 1.0,
     allow_fractional: bool = False,
-    return_array: bool = False,
-) -> Any:
-    """Mass functions on ``Frame(range(n_classes))`` from class counts.
+) -> MassFunction:
+    """Mass functions on the frame of the classes from class counts ``(..., n_classes)``.
 
     Parameters
     ----------
     counts : array_like, shape (..., n_classes)
-        Non-negative class counts (e.g. the class histogram of a tree leaf).
-    model : {"dempster", "imprecise_dirichlet"}, default "dempster"
-        ``"dempster"``: Dempster's model generalised, m({c}) = n_c/(N+1),
-        m(frame) = 1/(N+1).  ``"imprecise_dirichlet"``: m({c}) = n_c/(N+s),
-        m(frame) = s/(N+s).
+        Non-negative class counts with the classes on the last axis, in class
+        order (e.g. the class histogram of a bin or of a tree leaf).  Binary
+        counts are ``(..., 2)`` = ``[n_negative, n_positive]``.
+    model : str, default "likelihood"
+        A name in :data:`COUNT_MODELS`.  With ``k = counts[..., 1]`` and
+        ``n = counts.sum(-1)``, for binary counts only:
+
+        - ``"bayes"``: m({1}) = k/n (no ignorance); raises for n = 0.
+        - ``"inverse_pignistic"``: least-committed consonant mass whose pignistic
+          probability is (1 - k/n, k/n).
+        - ``"confidence_interval"``: Clopper-Pearson interval as a contour
+          (Xu et al. 2016, Eqs. 25-28, with the factor 1 - alpha of Eqs. 26c and 27c).
+        - ``"likelihood"``: predictive belief function of the relative binomial
+          likelihood (Eqs. 29-32), exact via the regularised incomplete beta.
+        - ``"plausibility"``: Shaker & Huellermeier's degrees of support
+          (Busch et al. 2021, section 3.1.2).
+
+        For any number of classes:
+
+        - ``"dempster"``: Dempster's model, m({c}) = n_c/(N+1), m(frame) = 1/(N+1)
+          (Eq. 24 for two classes).
+        - ``"imprecise_dirichlet"``: m({c}) = n_c/(N+s), m(frame) = s/(N+s) with
+          s = ``prior_strength`` (Walley 1996).
+    classes : sequence, optional
+        The labels of the classes, in the order of the last axis of ``counts``;
+        the result lives on ``Frame(classes)``.  Default ``range(n_classes)``,
+        so binary counts give ``Frame((0, 1))`` with m({1}) at dense index 2.
+    confidence : float, default 0.95
+        Level 1 - alpha of the Clopper-Pearson interval (``"confidence_interval"``).
     prior_strength : float, default 1.0
         The s > 0 of the imprecise Dirichlet model.
     allow_fractional : bool, default False
         Accept real-valued (weighted) counts.
-    return_array : bool, default False
-        Return the dense array (see :func:`class_counts_to_mass_array`).
 
     Returns
     -------
-    MassFunction or ndarray
+    MassFunction
         Batch shape ``counts.shape[:-1]``; the dense index of {c} is ``2**c``.
 
     Raises
     ------
     ValueError
-        Invalid counts, unknown model, or a non-positive ``prior_strength``.
+        Counts without a class axis, negative, non-finite or (unless
+        ``allow_fractional``) non-integer; an unknown model or a binary-only model
+        with more than two classes; ``confidence`` outside (0, 1); a non-positive
+        ``prior_strength``; n = 0 with ``model="bayes"``; ``classes`` of the wrong
+        length.
 
     Notes
     -----
-    With N = sum_c n_c: Bel({c}) = n_c/(N+s) and Pl({c}) = (n_c+s)/(N+s), the
-    lower and upper probabilities of the imprecise Dirichlet model (Walley
-    1996); s = 1 is Dempster's model (Xu et al. 2016, Eq. 24 for two classes).
+    With tau_hat = k/n:
+
+    - Dempster (Eq. 24): m({1}) = k/(n+1), m({0}) = (n-k)/(n+1), m(frame) = 1/(n+1).
+    - Confidence interval (Eqs. 25-28): contour 1 on the Clopper-Pearson
+      interval [L, U] and alpha outside gives m({1}) = (1-alpha) L,
+      m({0}) = (1-alpha)(1-U).
+    - Likelihood (Eqs. 29-32): pl(tau) = tau^k (1-tau)^(n-k) / L(tau_hat),
+      m({1}) = tau_hat - int_0^tau_hat pl, m({0}) = 1 - tau_hat - int_tau_hat^1 pl,
+      where int_0^tau_hat pl = B(k+1, n-k+1) I_tau_hat(k+1, n-k+1) / L(tau_hat).
+    - Plausibility: m({1}) = max(pi+ - pi-, 0), m({0}) = max(pi- - pi+, 0),
+      m(frame) = u_a + u_e with u_e = min(pi+, pi-), u_a = 1 - max(pi+, pi-);
+      see :func:`plausibility_degrees`.
+    - Imprecise Dirichlet: Bel({c}) = n_c/(N+s) and Pl({c}) = (n_c+s)/(N+s), the
+      lower and upper probabilities of Walley's model.
+
+    n = 0 gives the vacuous mass function for every model except "bayes".
 
     References
     ----------
+    Xu, P., Davoine, F., Zha, H. and Denoeux, T. (2016). Evidential calibration
+    of binary SVM classifiers. International Journal of Approximate Reasoning
+    72, 55-70.
     Walley, P. (1996). Inferences from multinomial data: learning about a bag
     of marbles. JRSS B 58(1), 3-57.
+    Busch, J., Kulessa, M., Loza Mencia, E. and Blockeel, H. (2021). Combining
+    predictions under uncertainty: the case of random decision trees.
 
     Examples
     --------
-    >>> from_class_counts([[2, 2], [0, 0]], return_array=True)
-    array([[0. , 0.4, 0.4, 0.2],
-           [0. , 0. , 0. , 1. ]])
+    >>> masses = from_counts([[3, 7], [0, 10]], model="likelihood")
+    >>> masses.to_array().round(4)
+    array([[0.    , 0.1533, 0.5059, 0.3407],
+           [0.    , 0.    , 0.9091, 0.0909]])
+    >>> from_counts([2, 2, 0], model="dempster", classes=("a", "b", "c"))["a"]
+    0.4
     """
-    values = class_counts_to_mass_array(
-        counts, model, prior_strength=prior_strength, allow_fractional=allow_fractional
+    values = _counts_mass_array(
+        counts,
+        model,
+        confidence=confidence,
+        prior_strength=prior_strength,
+        allow_fractional=allow_fractional,
     )
-    if return_array:
-        return values
-    from dstk.core._frame import Frame
-
-    n_classes = np.shape(values)[-1].bit_length() - 1
-    return _wrap(values, Frame(tuple(range(n_classes))))
+    n_classes = values.shape[-1].bit_length() - 1
+    if classes is None:
+        frame = Frame(tuple(range(n_classes)))
+    else:
+        frame = classes if isinstance(classes, Frame) else Frame(tuple(classes))
+        if len(frame) != n_classes:
+            raise ValueError(
+                f"`classes` has {len(frame)} labels but `counts` has {n_classes} classes on its last "
+                "axis; pass one label per class, in the order of the counts."
+            )
+    return MassFunction.from_array(values, frame, kind="m", validate=False)

@@ -7,17 +7,18 @@ from typing import Any
 
 import numpy as np
 
-from dstk.evidence._counts import BINARY_MODELS, counts_to_mass_array
+from dstk.evidence._counts import _BINARY_MODELS, _binary_mass_array
 
 __all__ = ["figure4_data"]
 
 
 def figure4_data(
     proportion: tuple[int, int] = (2, 3),
+    *,
     max_sample_size: int = 300,
     sample_size: int = 10,
     confidence: float = 0.95,
-    models: Sequence[str] = BINARY_MODELS,
+    models: Sequence[str] = _BINARY_MODELS,
 ) -> dict[str, Any]:
     """Belief and plausibility of success against sample size and against the proportion (Xu et al. Fig. 4).
 
@@ -88,7 +89,7 @@ def figure4_data(
     for name, k, n, x in (("by_sample_size", k_a, n_a, n_a), ("by_proportion", k_b, n_b, k_b / n_b)):
         belief, plausibility = {}, {}
         for model in models:
-            masses = counts_to_mass_array(k, n, model, confidence=confidence)
+            masses = _binary_mass_array(k, n, model, confidence=confidence)
             belief[model] = masses[:, 2]
             plausibility[model] = masses[:, 2] + masses[:, 3]
         panels[name] = {"k": k, "n": n, "x": x, "belief": belief, "plausibility": plausibility}

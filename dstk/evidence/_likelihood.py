@@ -32,9 +32,11 @@ from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
-from scipy import integrate, optimize, special
+from scipy import optimize, special
 
-from dstk.evidence._counts import _check_counts, counts_to_mass_array
+from dstk.core._mass import MassFunction
+from dstk.evidence._counts import _binary_mass_array, _check_counts
+from dstk.evidence._logistic import ScoreLogistic
 from dstk.evidence._predictive import _binary_mass, _mass_from_array
 
 __all__ = [
@@ -43,10 +45,6 @@ __all__ = [
     "MultinomialLikelihood",
     "LogisticLikelihood",
 ]
-
-
-#: the integration window of the logistic predictive mass ends where log pl < -cutoff
-_LOG_CONTOUR_CUTOFF = 50.0
 
 
 def _check_level(level):
@@ -128,8 +126,8 @@ class LikelihoodBeliefFunction:
     def __init__(
         self,
         log_likelihood: Callable[[Any], float],
-        mle: ArrayLike | None = None,
         *,
+        mle: ArrayLike | None = None,
         initial: ArrayLike | None = None,
         bounds: Sequence[tuple[float | None, float | None]] | tuple[float | None, float | None] | None = None,
         concave: bool = False,
@@ -490,7 +488,7 @@ class BinomialLikelihood(LikelihoodBeliefFunction):
     >>> belief = BinomialLikelihood(7, 10)
     >>> round(belief.pl(0.0, 0.5), 6)
     0.439188
-    >>> belief.predictive_mass(return_array=True).round(6)
+    >>> belief.predictive_mass().to_array().round(6)
     array([0.      , 0.153349, 0.505948, 0.340703])
     """
 
@@ -539,41 +537,83 @@ class BinomialLikelihood(LikelihoodBeliefFunction):
         values = np.where((tau < 0) | (tau > 1), -np.inf, np.minimum(values, 0.0))
         return values if values.ndim else float(values)
 
-    def pl(self, lower: ArrayLike | None = None, upper: ArrayLike | None = None) -> float:
+    def _interval_ends(self, lower: ArrayLike | None, upper: ArrayLike | None):
+        lower_arr = np.asarray(-np.inf if lower is None else lower, dtype=np.float64)
+        upper_arr = np.asarray(np.inf if upper is None else upper, dtype=np.float64)
+        if np.iscomplexobj(lower_arr) or np.iscomplexobj(upper_arr):
+            raise TypeError("`lower` and `upper` must be real numbers; complex values are not supported.")
+        lower_arr, upper_arr = np.broadcast_arrays(lower_arr, upper_arr)
+        if np.any(np.isnan(lower_arr)) or np.any(np.isnan(upper_arr)) or np.any(lower_arr > upper_arr):
+            raise ValueError(
+                "Invalid interval: need lower <= upper (no NaN) for every interval; "
+                f"got lower={lower!r}, upper={upper!r}."
+            )
+        return lower_arr, upper_arr
+
+    def pl(self, lower: ArrayLike | None = None, upper: ArrayLike | None = None) -> Any:
         """Plausibility of the interval ``[lower, upper]``: the contour at its point nearest tau_hat (exact).
 
         Parameters
         ----------
-        lower, upper : float, optional
-            Ends of the interval; None is unbounded on that side.
+        lower, upper : float or array_like, optional
+            Ends of the interval(s); None is unbounded on that side.  Arrays
+            broadcast against each other, so ``pl(0.0, thresholds)`` is the
+            curve ``t -> Pl([0, t])``.
 
         Returns
         -------
-        float
-            Pl([lower, upper]) in [0, 1]; 0 when the interval misses [0, 1].
+        float or ndarray
+            Pl([lower, upper]) in [0, 1] (0 when the interval misses [0, 1]);
+            an array of the broadcast shape when an end is an array.
         """
-        lower, upper = self._box(lower, upper)
-        nearest = float(np.clip(self.mle_[0], lower[0], upper[0]))
-        if nearest < 0.0 or nearest > 1.0:
-            return 0.0
-        return float(np.exp(self.log_contour(nearest)))
+        lower_arr, upper_arr = self._interval_ends(lower, upper)
+        tau_hat = self.mle_[0]
+        nearest = np.clip(tau_hat, lower_arr, upper_arr)
+        values = np.where((nearest < 0.0) | (nearest > 1.0), 0.0, np.exp(self.log_contour(nearest)))
+        values = np.where(nearest == tau_hat, 1.0, values)  # the interval holds the MLE: exactly 1
+        return float(values) if values.ndim == 0 else values
 
-    def predictive_mass(self, return_array: bool = False) -> Any:
+    def bel(self, lower: ArrayLike | None = None, upper: ArrayLike | None = None) -> Any:
+        """Belief of the interval ``[lower, upper]``: 1 - Pl(complement) (exact).
+
+        Parameters
+        ----------
+        lower, upper : float or array_like, optional
+            Ends of the interval(s); None is unbounded on that side.  Arrays
+            broadcast, so ``bel(0.0, thresholds)`` is the curve
+            ``t -> Bel([0, t])``.
+
+        Returns
+        -------
+        float or ndarray
+            Bel([lower, upper]) in [0, 1]: 0 when the interval misses tau_hat,
+            else ``1 - max(pl(lower), pl(upper))`` (the contour is continuous
+            and unimodal on [0, 1], Denoeux 2014, Eq. 12; an end at or beyond
+            0 or 1 leaves no parameter value on that side).
+        """
+        lower_arr, upper_arr = self._interval_ends(lower, upper)
+        tau_hat = self.mle_[0]
+        with np.errstate(invalid="ignore"):
+            below = np.where(lower_arr > 0.0, self.pl(None, np.clip(lower_arr, 0.0, tau_hat)), 0.0)
+            above = np.where(upper_arr < 1.0, self.pl(np.clip(upper_arr, tau_hat, 1.0), None), 0.0)
+        inside = (lower_arr <= tau_hat) & (tau_hat <= upper_arr)
+        values = np.where(inside, 1.0 - np.maximum(below, above), 0.0)
+        values = np.clip(values, 0.0, 1.0)
+        return float(values) if values.ndim == 0 else values
+
+    def predictive_mass(self) -> MassFunction:
         """Predictive mass on {0, 1} for the next trial, exact (Eqs. 30-32).
 
         Parameters
         ----------
-        return_array : bool, default False
-            Return the dense array ``[0, m({0}), m({1}), m({0, 1})]`` instead
-            of a MassFunction on ``Frame((0, 1))``.
 
         Returns
         -------
         MassFunction or ndarray of shape (4,)
             The likelihood model of :func:`dstk.evidence._counts.from_counts`.
         """
-        masses = counts_to_mass_array(self.k, self.n, "likelihood")
-        return _binary_mass(masses[1], masses[2], return_array)
+        masses = _binary_mass_array(self.k, self.n, "likelihood")
+        return _binary_mass(masses[1], masses[2])
 
 
 class MultinomialLikelihood(LikelihoodBeliefFunction):
@@ -714,13 +754,15 @@ class LogisticLikelihood(LikelihoodBeliefFunction):
         Classifier scores (the x_i of Eq. 3).
     labels : array_like of shape (n_samples,)
         Binary labels in {0, 1}.
-    smoothed_targets : bool, default False
-        Replace the labels by Platt's targets ``t+ = (n+ + 1) / (n+ + 2)`` and
-        ``t- = 1 / (n- + 2)`` (Eq. 4) inside the likelihood; False uses the raw
-        labels (Eq. 3).
+    targets : {"labels", "smoothed"}, default "labels"
+        ``"smoothed"`` replaces the labels by Platt's targets
+        ``t+ = (n+ + 1) / (n+ + 2)`` and ``t- = 1 / (n- + 2)`` (Eq. 4) inside the
+        likelihood; ``"labels"`` uses the raw labels (Eq. 3).
 
     Attributes
     ----------
+    target_values : ndarray of shape (n_samples,)
+        The targets used in the likelihood (the labels, or Platt's targets).
     mle_ : ndarray (theta_0, theta_1)
         Maximum-likelihood parameters of tau(s) = 1 / (1 + exp(theta_0 + theta_1 s)).
     covariance_ : ndarray of shape (2, 2)
@@ -731,27 +773,31 @@ class LogisticLikelihood(LikelihoodBeliefFunction):
     ------
     ValueError
         Labels not binary, a single class, or perfectly separated scores with
-        raw labels (the MLE does not exist; use ``smoothed_targets=True``).
+        raw labels (the MLE does not exist; use ``targets="smoothed"``); an
+        unknown ``targets``.
 
     Notes
     -----
     Eq. 40: pl_T(tau; s) = sup_{theta_1} pl(ln(1/tau - 1) - theta_1 s, theta_1)
     for tau in (0, 1), and 0 at tau in {0, 1} (Eq. 35).  Along that line the
-    log-likelihood is concave in theta_1, so the sup is the root of its
-    gradient, found by bracketed (safeguarded) Newton iterations started at
-    the maximiser of the normal approximation on the line (vectorised over
-    tau).  The profile is unimodal with mode tau_hat = tau(s; theta_hat).
+    log-likelihood is concave in theta_1, so the sup is found by Newton's
+    method started at the maximiser of the normal approximation on the line.
+    The profile is unimodal with mode tau_hat = tau(s; theta_hat).  The fit,
+    the profile and the predictive mass are those of
+    :class:`~dstk.calibration.LogisticCalibrator` (one implementation, on
+    standardised scores, so every result is invariant under affine changes
+    of the scores).
 
     The predictive mass (Eqs. 22c, 23c) is integrated in ``eta = ln(1/tau - 1)``,
     where ``d tau = -tau (1 - tau) d eta``:
     ``m({1}) = int_{eta_hat}^{inf} (1 - pl) w``,
     ``m({0}) = int_{-inf}^{eta_hat} (1 - pl) w`` and
-    ``m({0, 1}) = int pl w``, with ``w(eta) = tau (1 - tau)``, by adaptive
-    Gauss-Kronrod quadrature on the window where log pl > -50 (log pl is
-    concave in eta) plus the closed-form tails int w = expit.  Integrating
-    1 - pl instead of subtracting from tau_hat keeps every mass accurate in
-    relative terms when tau_hat rounds to 0 or 1.  As ``|s|`` grows,
-    m({0, 1}) tends to the relative likelihood of theta_1 = 0.
+    ``m({0, 1}) = int pl w``, with ``w(eta) = tau (1 - tau)``, on adaptive
+    Gauss-Legendre panels on each side of eta_hat (accurate to about 1e-12)
+    plus the closed-form tails int w = expit.  Integrating 1 - pl instead of
+    subtracting from tau_hat keeps every mass accurate in relative terms when
+    tau_hat rounds to 0 or 1.  As ``|s|`` grows, m({0, 1}) tends to the
+    relative likelihood of theta_1 = 0.
 
     References
     ----------
@@ -767,15 +813,19 @@ class LogisticLikelihood(LikelihoodBeliefFunction):
     >>> labels = (rng.random(40) < 0.5).astype(int)
     >>> scores = rng.normal(2.0 * labels - 1.0, 1.0)
     >>> belief = LogisticLikelihood(scores, labels)
-    >>> masses = belief.predictive_mass(0.0, return_array=True)
+    >>> masses = belief.predictive_mass(0.0).to_array()
     >>> bool(abs(masses.sum() - 1) < 1e-12 and masses[3] > 0)
     True
     """
 
-    def __init__(self, scores: ArrayLike, labels: ArrayLike, smoothed_targets: bool = False) -> None:
+    def __init__(self, scores: ArrayLike, labels: ArrayLike, *, targets: str = "labels") -> None:
         from dstk._validation import check_scores
 
-        self._fit(check_scores(scores, "scores"), np.asarray(labels), smoothed_targets)
+        if targets not in ("labels", "smoothed"):
+            raise ValueError(
+                f"Unknown targets={targets!r}; choose 'labels' (Eq. 3) or 'smoothed' (Platt's targets, Eq. 4)."
+            )
+        self._fit(check_scores(scores, "scores"), np.asarray(labels), targets == "smoothed")
 
     def _fit(self, scores: np.ndarray, labels: np.ndarray, smoothed_targets: bool) -> None:
         from dstk._validation import check_consistent_length
@@ -799,51 +849,26 @@ class LogisticLikelihood(LikelihoodBeliefFunction):
             if low_positive > high_negative or high_positive < low_negative:
                 raise ValueError(
                     "The scores separate the two classes perfectly, so the maximum-likelihood estimate does not "
-                    "exist (theta diverges). Use smoothed_targets=True (Platt's targets, Eq. 4) or more data."
+                    "exist (theta diverges). Use targets='smoothed' (Platt's targets, Eq. 4) or more data."
                 )
         self.scores = scores
-        self.targets = targets
-        self.smoothed_targets = bool(smoothed_targets)
-        mle = self._newton_mle()
-        super().__init__(self._logistic_log_likelihood, mle=mle, concave=True)
-        design = np.column_stack([np.ones_like(self.scores), self.scores])
-        probability = special.expit(-(design @ mle))
-        information = (design * (probability * (1 - probability))[:, None]).T @ design
-        self.covariance_ = np.linalg.inv(information)
+        self.target_values = targets
+        self.targets = "smoothed" if smoothed_targets else "labels"
+        self._logistic = ScoreLogistic(scores, targets, name=type(self).__name__)
+        super().__init__(self._logistic_log_likelihood, mle=self._logistic.theta, concave=True)
+        self.covariance_ = self._logistic.covariance
 
     def _logistic_log_likelihood(self, theta):
         eta = theta[0] + theta[1] * self.scores
         # tau = 1/(1+e^eta): log tau = -log(1+e^eta), log(1-tau) = -log(1+e^-eta)
         return float(
-            -np.sum(self.targets * np.logaddexp(0.0, eta) + (1 - self.targets) * np.logaddexp(0.0, -eta))
+            -np.sum(
+                self.target_values * np.logaddexp(0.0, eta)
+                + (1 - self.target_values) * np.logaddexp(0.0, -eta)
+            )
         )
 
-    def _newton_mle(self):
-        design = np.column_stack([np.ones_like(self.scores), self.scores])
-        theta = np.zeros(2)
-        current = self._logistic_log_likelihood(theta)
-        for _ in range(200):
-            eta = design @ theta
-            tau = special.expit(-eta)
-            gradient = design.T @ (tau - self.targets)  # d loglik / d theta
-            hessian = -(design * (tau * (1 - tau))[:, None]).T @ design
-            try:
-                step = np.linalg.solve(hessian, -gradient)
-            except np.linalg.LinAlgError:
-                raise ValueError("Singular information matrix: all scores are equal.") from None
-            scale = 1.0
-            while True:
-                candidate = theta + scale * step
-                value = self._logistic_log_likelihood(candidate)
-                if value >= current - 1e-12 or scale < 1e-10:
-                    break
-                scale *= 0.5
-            theta, current = candidate, value
-            if np.max(np.abs(scale * step)) < 1e-12 * (1 + np.max(np.abs(theta))):
-                break
-        return theta
-
-    def tau(self, score: ArrayLike, theta: ArrayLike | None = None) -> Any:
+    def tau(self, score: ArrayLike, *, theta: ArrayLike | None = None) -> Any:
         """Success probability of Xu et al.'s sigmoid (Eq. 2) at a score.
 
         Parameters
@@ -862,70 +887,12 @@ class LogisticLikelihood(LikelihoodBeliefFunction):
         return special.expit(-(parameters[0] + parameters[1] * np.asarray(score, dtype=np.float64)))
 
     # -- profile likelihood of eta = theta_0 + theta_1 s = ln(1/tau - 1) --------------------------
-    def _line_terms(self, eta, slope, centred):
-        """Log-likelihood, gradient and curvature in theta_1 along theta_0 = eta - theta_1 s (rows of eta)."""
-        linear = eta[:, None] + slope[:, None] * centred[None, :]
-        probability = special.expit(-linear)
-        targets = self.targets
-        log_likelihood = -np.sum(
-            targets * np.logaddexp(0.0, linear) + (1 - targets) * np.logaddexp(0.0, -linear), axis=1
-        )
-        gradient = np.sum((probability - targets) * centred, axis=1)
-        curvature = -np.sum(probability * (1 - probability) * centred**2, axis=1)
-        return log_likelihood, gradient, curvature
-
-    def _eta_statistics(self, score):
-        """(eta_hat, standard error of eta_hat, d theta_1 / d eta of the normal approximation) at ``score``."""
-        direction = np.array([1.0, score])
-        variance = float(direction @ self.covariance_ @ direction)
-        eta_hat = float(self.mle_[0] + self.mle_[1] * score)
-        slope_per_eta = float((self.covariance_ @ direction)[1] / variance)
-        return eta_hat, math.sqrt(variance), slope_per_eta
+    def _standardized_score(self, score):
+        return float(self._logistic.standardize(np.array([float(score)]))[0])
 
     def _profile_log_contour_eta(self, score, eta):
-        """log pl(eta; s) = max_{theta_1} l(eta - theta_1 s, theta_1) - l(theta_hat), vectorised over ``eta``.
-
-        The line log-likelihood is concave in theta_1, so its maximiser is the
-        root of the (decreasing) gradient.  Newton starts from the maximiser of
-        the normal approximation of the log-likelihood on the line,
-        theta_1 = theta_1_hat + (C a)_1 (eta - eta_hat) / (a' C a) with
-        a = (1, s) and C the inverse observed information; each step is
-        safeguarded by a bracket [low, high] of the root (bisection whenever
-        Newton would leave it), so the solve cannot diverge or stall where the
-        curvature underflows at extreme eta.
-        """
-        eta = np.asarray(eta, dtype=np.float64).ravel()
-        centred = self.scores - float(score)
-        eta_hat, _, slope_per_eta = self._eta_statistics(float(score))
-        slope = self.mle_[1] + slope_per_eta * (eta - eta_hat)
-        low = np.full(eta.shape, -np.inf)
-        high = np.full(eta.shape, np.inf)
-        width = np.full(eta.shape, math.sqrt(self.covariance_[1, 1]))
-        for _ in range(300):
-            log_likelihood, gradient, curvature = self._line_terms(eta, slope, centred)
-            low = np.where(gradient > 0, slope, low)
-            high = np.where(gradient < 0, slope, high)
-            newton = np.where(
-                curvature < 0, slope - gradient / np.where(curvature < 0, curvature, -1.0), np.nan
-            )
-            bracketed = np.isfinite(low) & np.isfinite(high)
-            # outside the bracket: bisect it, or (root not bracketed yet) step uphill by a doubling width
-            fallback = np.where(bracketed, 0.5 * (low + high), slope + np.sign(gradient) * width)
-            use_newton = (newton > low) & (newton < high)
-            width = np.where(use_newton | bracketed, width, 2.0 * width)
-            candidate = np.where(use_newton, newton, fallback)
-            tolerance = 1e-13 * (1 + np.abs(slope))
-            settled = (
-                (gradient == 0)
-                | (np.abs(newton - slope) <= tolerance)
-                | (np.abs(candidate - slope) <= tolerance)
-                | (high - low <= tolerance)
-            )
-            if np.all(settled):
-                break
-            slope = np.where(settled, slope, candidate)
-        log_likelihood = self._line_terms(eta, slope, centred)[0]
-        return np.minimum(log_likelihood - self.max_log_likelihood_, 0.0)
+        """log pl(eta; s) = max_{theta_1} l(eta - theta_1 s, theta_1) - l(theta_hat), for each ``eta``."""
+        return self._logistic.log_contour_eta(self._standardized_score(score), eta)
 
     def profile_contour_tau(self, score: float, tau: ArrayLike) -> float | np.ndarray:
         """Profile contour pl_T(tau; s) of Eq. 40 at one score.
@@ -943,66 +910,28 @@ class LogisticLikelihood(LikelihoodBeliefFunction):
             sup {pl(theta) : tau(s; theta) = tau}, with the shape of ``tau``;
             0 at tau in {0, 1} (Eq. 35) and 1 at tau_hat.
         """
-        score = float(score)
-        tau_arr = np.atleast_1d(np.asarray(tau, dtype=np.float64))
-        result = np.zeros(tau_arr.shape)
-        inside = (tau_arr > 0) & (tau_arr < 1)
-        t = tau_arr[inside]
-        if t.size:
-            eta = np.log1p(-t) - np.log(t)  # ln(1/tau - 1)
-            result[inside] = np.exp(self._profile_log_contour_eta(score, eta))
-        return result if np.ndim(tau) else float(result[0])
+        values = self._logistic.contour(self._standardized_score(score), np.asarray(tau, dtype=np.float64))
+        return values if np.ndim(tau) else float(values)
 
-    def _integration_window(self, score, eta_hat, sigma):
-        """(low, high) in eta outside which log pl < -_LOG_CONTOUR_CUTOFF (log pl is concave in eta)."""
-        ends = []
-        for direction in (-1.0, 1.0):
-            distance = 8.0 * sigma
-            for _ in range(60):
-                if (
-                    self._profile_log_contour_eta(score, [eta_hat + direction * distance])[0]
-                    < -_LOG_CONTOUR_CUTOFF
-                ):
-                    break
-                distance *= 2.0
-            ends.append(eta_hat + direction * distance)
-        return ends[0], ends[1]
-
-    def predictive_mass(
-        self,
-        score: float,
-        *,
-        tolerance: float = 1e-10,
-        return_array: bool = False,
-        return_error: bool = False,
-    ) -> Any:
+    def predictive_mass(self, score: float) -> Any:
         """Predictive mass on {0, 1} at a test score (Eqs. 22-23 on the profile contour of Eq. 40).
 
         Parameters
         ----------
         score : float
             Test score s (any finite value; tau_hat may round to 0 or 1).
-        tolerance : float, default 1e-10
-            Requested absolute accuracy of each mass.
-        return_array : bool, default False
-            Return the dense array ``[0, m({0}), m({1}), m({0, 1})]`` instead of
-            a MassFunction on ``Frame((0, 1))``.
-        return_error : bool, default False
-            Also return the bound on the absolute error of each mass.
 
         Returns
         -------
-        mass : MassFunction or ndarray of shape (4,)
-        error : float
-            Only with ``return_error``: the sum of the quadrature error
-            estimates (adaptive Gauss-Kronrod, :func:`scipy.integrate.quad_vec`)
-            plus the neglected tails (at most ``exp(-50)``).
+        MassFunction
+            On ``Frame((0, 1))``; dense ``[0, m({0}), m({1}), m({0, 1})]`` via
+            ``.to_array()``, each mass accurate to about 1e-12 (relative
+            accuracy kept for tiny masses).
 
         Raises
         ------
         ValueError
-            A score that is not a finite number, a non-positive tolerance, or a
-            quadrature that does not reach ``tolerance``.
+            A score that is not one finite number.
         """
         try:
             score = float(score)
@@ -1010,51 +939,5 @@ class LogisticLikelihood(LikelihoodBeliefFunction):
             raise ValueError(f"`score` must be one finite number; got {score!r}.") from None
         if not np.isfinite(score):
             raise ValueError(f"`score` must be finite; got {score!r}.")
-        if not (tolerance > 0):
-            raise ValueError(f"`tolerance` must be positive; got {tolerance!r}.")
-        eta_hat, sigma, _ = self._eta_statistics(score)
-        low, high = self._integration_window(score, eta_hat, sigma)
-        # tau (1 - tau) = w(eta) = expit(eta) expit(-eta) is the density of the change of variable;
-        # scale the integrands by the largest w on the window, so tiny masses keep relative accuracy
-        nearest_zero = min(max(0.0, low), high)
-        scale = special.expit(nearest_zero) * special.expit(-nearest_zero)
-
-        def integrand(eta):
-            log_contour = self._profile_log_contour_eta(score, [eta])[0]
-            weight = special.expit(eta) * special.expit(-eta) / scale
-            return np.array([math.exp(log_contour) * weight, -math.expm1(log_contour) * weight])
-
-        breakpoints = (-40.0, -10.0, -3.0, 0.0, 3.0, 10.0, 40.0)  # w(eta) lives on |eta| < 40
-        totals, error = [], 0.0
-        for lower, upper in ((low, eta_hat), (eta_hat, high)):
-            inner = [p for p in breakpoints if lower < p < upper] or None
-            value, side_error = integrate.quad_vec(
-                integrand,
-                lower,
-                upper,
-                epsabs=tolerance / 4,
-                epsrel=0.0,
-                norm="max",
-                points=inner,
-                limit=2000,
-            )
-            totals.append(value * scale)
-            error += float(side_error) * scale
-        error += 2 * math.exp(-_LOG_CONTOUR_CUTOFF) * scale
-        if error > 100 * tolerance:
-            raise ValueError(
-                f"The quadrature of the profile contour did not reach the requested tolerance {tolerance:g} "
-                f"(estimated error {error:.3g}); pass a larger tolerance."
-            )
-        # tau in [0, tau_hat] <-> eta in [eta_hat, inf); tails beyond the window: int w = expit
-        mass_one = totals[1][1] + special.expit(-high)  # Eq. 22c: tau_hat - int_0^tau_hat pl
-        mass_zero = totals[0][1] + special.expit(low)  # Eq. 23c: 1 - tau_hat - int_tau_hat^1 pl
-        mass_frame = totals[0][0] + totals[1][0]
-        values = np.array([0.0, mass_zero, mass_one, mass_frame])
-        largest = 1 + int(np.argmax(values[1:]))
-        values[largest] = 0.0
-        values[largest] = max(1.0 - values.sum(), 0.0)  # the largest mass absorbs the rounding
-        mass = _mass_from_array(values, return_array)
-        if return_error:
-            return mass, error
-        return mass
+        values = self._logistic.predictive_masses(np.array([self._standardized_score(score)]))[0]
+        return _mass_from_array(values)

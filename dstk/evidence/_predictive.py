@@ -23,6 +23,8 @@ import numpy as np
 from scipy import integrate, optimize
 
 from dstk._validation import check_random_state
+from dstk.core._frame import Frame
+from dstk.core._mass import MassFunction
 
 __all__ = ["predictive_mass", "predictive_mass_monte_carlo", "find_mode", "check_unimodal"]
 
@@ -177,17 +179,12 @@ def check_unimodal(
         )
 
 
-def _binary_mass(mass_zero, mass_one, return_array):
-    return _mass_from_array(np.array([0.0, mass_zero, mass_one, 1.0 - mass_zero - mass_one]), return_array)
+def _binary_mass(mass_zero, mass_one):
+    return _mass_from_array(np.array([0.0, mass_zero, mass_one, 1.0 - mass_zero - mass_one]))
 
 
-def _mass_from_array(values, return_array):
-    """The dense binary mass array ``values`` as is, or as a MassFunction on ``Frame((0, 1))``."""
-    if return_array:
-        return values
-    from dstk.core._frame import Frame
-    from dstk.core._mass import MassFunction
-
+def _mass_from_array(values):
+    """The dense binary mass array ``values`` as a MassFunction on ``Frame((0, 1))``."""
     return MassFunction.from_array(values, Frame((0, 1)), kind="m", validate=False)
 
 
@@ -198,7 +195,6 @@ def predictive_mass(
     tolerance: float = 1e-10,
     points: Sequence[float] | None = None,
     check: bool = True,
-    return_array: bool = False,
     return_error: bool = False,
 ) -> Any:
     """Predictive mass function on {0, 1} from a unimodal contour on tau (Eqs. 22-23).
@@ -218,15 +214,13 @@ def predictive_mass(
     check : bool, default True
         Verify unimodality and normalisation on a grid first
         (:func:`check_unimodal`).
-    return_array : bool, default False
-        Return the dense array ``[0, m({0}), m({1}), m({0, 1})]`` instead of a
-        MassFunction on ``Frame((0, 1))``.
     return_error : bool, default False
         Also return the error bound.
 
     Returns
     -------
-    mass : MassFunction or ndarray of shape (4,)
+    mass : MassFunction
+        On ``Frame((0, 1))``; ``mass.to_array()`` is ``[0, m({0}), m({1}), m({0, 1})]``.
     error : float
         Only with ``return_error``: bound on the absolute error of each of
         m({0}), m({1}) and m({0, 1}): the sum of the error estimates of
@@ -260,8 +254,8 @@ def predictive_mass(
     --------
     >>> k, n = 7, 10
     >>> contour = lambda t: (t / 0.7) ** k * ((1 - t) / 0.3) ** (n - k)
-    >>> masses, error = predictive_mass(contour, 0.7, return_array=True, return_error=True)
-    >>> print(masses.round(6), error < 1e-9)
+    >>> masses, error = predictive_mass(contour, 0.7, return_error=True)
+    >>> print(masses.to_array().round(6), error < 1e-9)
     [0.       0.153349 0.505948 0.340703] True
     """
     if tau_hat is None:
@@ -298,7 +292,7 @@ def predictive_mass(
         )
     mass_one = max(tau_hat - left, 0.0)
     mass_zero = max(1.0 - tau_hat - right, 0.0)
-    mass = _binary_mass(mass_zero, mass_one, return_array)
+    mass = _binary_mass(mass_zero, mass_one)
     if return_error:
         return mass, error
     return mass
@@ -333,7 +327,6 @@ def predictive_mass_monte_carlo(
     n_samples: int = 100_000,
     random_state: int | np.random.RandomState | np.random.Generator | None = None,
     check: bool = True,
-    return_array: bool = False,
     return_standard_error: bool = False,
 ) -> Any:
     """Monte Carlo estimate of the predictive mass (Eqs. 20-21), for checking :func:`predictive_mass`.
@@ -351,14 +344,13 @@ def predictive_mass_monte_carlo(
         Seed; results are deterministic given it.
     check : bool, default True
         Verify unimodality first.
-    return_array : bool, default False
-        Return the dense array instead of a MassFunction.
     return_standard_error : bool, default False
         Also return the standard errors of (m({0}), m({1})).
 
     Returns
     -------
-    mass : MassFunction or ndarray of shape (4,)
+    mass : MassFunction
+        On ``Frame((0, 1))``; ``mass.to_array()`` is ``[0, m({0}), m({1}), m({0, 1})]``.
     standard_error : ndarray of shape (2,)
         Only with ``return_standard_error``.
 
@@ -386,7 +378,7 @@ def predictive_mass_monte_carlo(
     Examples
     --------
     >>> contour = lambda t: np.exp(-20 * (t - 0.6) ** 2)
-    >>> masses = predictive_mass_monte_carlo(contour, 0.6, n_samples=20000, random_state=0, return_array=True)
+    >>> masses = predictive_mass_monte_carlo(contour, 0.6, n_samples=20000, random_state=0).to_array()
     >>> bool(abs(masses.sum() - 1) < 1e-12)
     True
     """
@@ -409,7 +401,7 @@ def predictive_mass_monte_carlo(
     zero = outcome_draws > upper_bound
     mass_one = one.mean()
     mass_zero = zero.mean()
-    mass = _binary_mass(mass_zero, mass_one, return_array)
+    mass = _binary_mass(mass_zero, mass_one)
     if return_standard_error:
         standard_error = np.sqrt(
             np.array([mass_zero * (1 - mass_zero), mass_one * (1 - mass_one)]) / n_samples

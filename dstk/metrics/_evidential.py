@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._checks import check_class_indices
+from .._metric_checks import check_class_indices
 
 __all__ = [
     "interval_coverage",
@@ -134,7 +134,7 @@ def interval_width(lower: ArrayLike, upper: ArrayLike) -> float:
     return float(np.mean(np.maximum(hi - lo, 0.0)))
 
 
-def interval_score(lower: ArrayLike, upper: ArrayLike, observed: ArrayLike, alpha: float = 0.05) -> float:
+def interval_score(lower: ArrayLike, upper: ArrayLike, observed: ArrayLike, *, alpha: float = 0.05) -> float:
     """Mean interval score of Gneiting & Raftery (2007), Eq. (43) (lower is better).
 
     Parameters
@@ -210,7 +210,9 @@ def _check_sets(prediction_sets, n_classes):
     return sets, sizes
 
 
-def discounted_accuracy(y_true: ArrayLike, prediction_sets: ArrayLike, n_classes: int | None = None) -> float:
+def discounted_accuracy(
+    y_true: ArrayLike, prediction_sets: ArrayLike, *, n_classes: int | None = None
+) -> float:
     """Discounted accuracy ``(1/N) sum_i I[y_i in Y_i] / |Y_i|`` of set-valued predictions.
 
     Parameters
@@ -257,7 +259,7 @@ def _discounted(y_true, prediction_sets, n_classes):
 
 
 def utility_discounted_accuracy(
-    y_true: ArrayLike, prediction_sets: ArrayLike, utility: str = "u65", n_classes: int | None = None
+    y_true: ArrayLike, prediction_sets: ArrayLike, *, utility: str = "u65", n_classes: int | None = None
 ) -> float:
     """Utility-discounted accuracy of Zaffalon, Corani & Maua (2012): ``u65`` or ``u80``.
 
@@ -307,7 +309,7 @@ def utility_discounted_accuracy(
     return float(np.round(np.mean(u), 15))
 
 
-def u65_score(y_true: ArrayLike, prediction_sets: ArrayLike, n_classes: int | None = None) -> float:
+def u65_score(y_true: ArrayLike, prediction_sets: ArrayLike, *, n_classes: int | None = None) -> float:
     """``u65`` utility-discounted accuracy (see :func:`utility_discounted_accuracy`).
 
     Parameters
@@ -345,10 +347,10 @@ def u65_score(y_true: ArrayLike, prediction_sets: ArrayLike, n_classes: int | No
     >>> u65_score([1], [[False, True]])
     1.0
     """
-    return utility_discounted_accuracy(y_true, prediction_sets, "u65", n_classes)
+    return utility_discounted_accuracy(y_true, prediction_sets, utility="u65", n_classes=n_classes)
 
 
-def u80_score(y_true: ArrayLike, prediction_sets: ArrayLike, n_classes: int | None = None) -> float:
+def u80_score(y_true: ArrayLike, prediction_sets: ArrayLike, *, n_classes: int | None = None) -> float:
     """``u80`` utility-discounted accuracy (see :func:`utility_discounted_accuracy`).
 
     Parameters
@@ -385,4 +387,4 @@ def u80_score(y_true: ArrayLike, prediction_sets: ArrayLike, n_classes: int | No
     >>> u80_score([1], np.array([3]), n_classes=2)
     0.8
     """
-    return utility_discounted_accuracy(y_true, prediction_sets, "u80", n_classes)
+    return utility_discounted_accuracy(y_true, prediction_sets, utility="u80", n_classes=n_classes)

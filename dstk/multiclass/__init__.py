@@ -12,7 +12,7 @@
   combination (``predict_mass``).
 """
 
-from ._calibrator import MulticlassCalibrator, embed_task_masses
+from ._calibrator import MulticlassCalibrator
 from ._codes import (
     all_pairs_code,
     check_code_matrix,
@@ -20,7 +20,6 @@ from ._codes import (
     complete_code_size,
     make_code,
     one_vs_rest_code,
-    row_hamming_distances,
     sparse_code_size,
     sparse_code_success_probability,
     sparse_column_validity_probability,
@@ -42,10 +41,8 @@ __all__ = [
     "complete_code",
     "complete_code_size",
     "couple_probabilities",
-    "embed_task_masses",
     "make_code",
     "one_vs_rest_code",
-    "row_hamming_distances",
     "sparse_code_size",
     "sparse_code_success_probability",
     "sparse_column_validity_probability",

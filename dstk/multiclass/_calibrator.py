@@ -7,11 +7,18 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._estimator import BaseEstimator, check_is_fitted
+from .._estimator import (
+    BaseEstimator,
+    ClassifierMixin,
+    check_is_fitted,
+    check_sample_weight,
+    clone_estimator,
+    validate_score_matrix,
+)
 from .._validation import check_labels
 from ._codes import make_code
-from ._coupling import couple_probabilities
-from ._tasks import binary_tasks, clone_estimator
+from ._coupling import CouplingResult, couple_probabilities
+from ._tasks import binary_tasks
 
 if TYPE_CHECKING:
     from typing_extensions import Self
@@ -70,7 +77,16 @@ def embed_task_masses(task_masses: ArrayLike, code: ArrayLike) -> np.ndarray:
     return out
 
 
-class MulticlassCalibrator(BaseEstimator):
+def _fit_parameters(estimator: Any) -> tuple[str, ...]:
+    import inspect
+
+    try:
+        return tuple(inspect.signature(estimator.fit).parameters)
+    except (TypeError, ValueError):  # pragma: no cover - builtins without a signature
+        return ()
+
+
+class MulticlassCalibrator(ClassifierMixin, BaseEstimator):
     """Multi-class calibration by one binary calibrator per task of a code matrix.
 
     Parameters
@@ -90,10 +106,15 @@ class MulticlassCalibrator(BaseEstimator):
         Coupling iteration cap.
     tol : float, default=1e-10
         Coupling tolerance.
-    mass_rule : str, default="dempster"
+    rule : str, default="dempster"
         Combination rule of :func:`dstk.combine` used by :meth:`predict_mass`.
     random_state : int, RandomState or None
         For ``code="sparse"``.
+    on_conflict : {"vacuous", "nan", "raise"}, default="vacuous"
+        Samples whose task masses conflict totally under ``rule`` in
+        :meth:`predict_mass`: the vacuous mass function, NaN masses, or an
+        error; the first two warn with the sample indices (see
+        :func:`dstk.combine`).
 
     Attributes
     ----------
@@ -101,8 +122,10 @@ class MulticlassCalibrator(BaseEstimator):
     code_ : ndarray of shape (K, B)
     calibrators_ : list of B fitted binary calibrators
     task_sizes_ : ndarray of shape (B,)
-    coupling_result_ : CouplingResult
-        Of the last :meth:`predict_proba` call (``converged`` per sample).
+    n_features_in_ : int
+        Number of score columns (tasks) seen in fit.
+    feature_names_in_ : ndarray of str
+        Column names, when ``scores`` was a data frame with string names.
 
     Notes
     -----
@@ -113,7 +136,7 @@ class MulticlassCalibrator(BaseEstimator):
     :meth:`predict_mass` is dstk's own evidential route: each task's binary
     mass is deconditioned onto the K-class frame
     (:func:`embed_task_masses`) and the B masses are combined with
-    ``mass_rule``.
+    ``rule``.
 
     Examples
     --------
@@ -131,36 +154,29 @@ class MulticlassCalibrator(BaseEstimator):
     def __init__(
         self,
         calibrator: Any,
+        *,
         code: str | ArrayLike = "one_vs_rest",
         task_weights: str = "samples",
         max_iter: int = 500,
         tol: float = 1e-10,
-        mass_rule: str = "dempster",
+        rule: str = "dempster",
         random_state: int | np.random.RandomState | None = None,
+        on_conflict: str = "vacuous",
     ):
         self.calibrator = calibrator
         self.code = code
         self.task_weights = task_weights
         self.max_iter = max_iter
         self.tol = tol
-        self.mass_rule = mass_rule
+        self.rule = rule
         self.random_state = random_state
+        self.on_conflict = on_conflict
 
-    def _check_scores(self, scores: ArrayLike, n_columns: int | None = None) -> np.ndarray:
-        s = np.asarray(scores, dtype=np.float64)
-        if s.ndim != 2 or s.shape[0] == 0:
-            raise ValueError(
-                f"`scores` must have shape (n_samples, n_tasks), one column per binary task; got {np.shape(scores)}."
-            )
-        if not np.all(np.isfinite(s)):
-            raise ValueError("`scores` contains NaN or infinite values.")
-        if n_columns is not None and s.shape[1] != n_columns:
-            raise ValueError(
-                f"`scores` must have {n_columns} columns (one per task, as in fit); got {s.shape[1]}."
-            )
-        return s
+    def _check_scores(self, scores: ArrayLike) -> np.ndarray:
+        check_is_fitted(self, "calibrators_")
+        return validate_score_matrix(self, scores, reset=False)
 
-    def fit(self, scores: ArrayLike, y: ArrayLike) -> Self:
+    def fit(self, scores: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> Self:
         """Fit one calibrator per task.
 
         Parameters
@@ -170,6 +186,10 @@ class MulticlassCalibrator(BaseEstimator):
             e.g. from :class:`~dstk.multiclass.CodeMatrixClassifier`.
         y : array_like of shape (N,)
             Class labels.
+        sample_weight : array_like of shape (N,), optional
+            Passed on, restricted to each task's rows, to the task
+            calibrators' ``fit`` (dstk's calibrators take whole-number
+            frequency weights).
 
         Returns
         -------
@@ -179,10 +199,19 @@ class MulticlassCalibrator(BaseEstimator):
             raise ValueError(f"`task_weights` must be 'samples' or 'uniform'; got {self.task_weights!r}.")
         if not (hasattr(self.calibrator, "fit") and hasattr(self.calibrator, "predict_proba")):
             raise ValueError("`calibrator` must have fit(scores, y) and predict_proba(scores) methods.")
-        s = self._check_scores(scores)
+        from ..core._combination import check_on_conflict
+
+        check_on_conflict(self.on_conflict)
+        s = validate_score_matrix(self, scores, reset=True)
         classes, y_idx = check_labels(y)
         if y_idx.shape[0] != s.shape[0]:
             raise ValueError(f"`scores` has {s.shape[0]} rows but `y` has {y_idx.shape[0]} labels.")
+        weights = check_sample_weight(sample_weight, s.shape[0])
+        if weights is not None and "sample_weight" not in _fit_parameters(self.calibrator):
+            raise ValueError(
+                f"`sample_weight` was given but {type(self.calibrator).__name__}.fit does not take "
+                "sample_weight; use a calibrator that does (every dstk calibrator does)."
+            )
         self.code_ = make_code(self.code, classes.size, random_state=self.random_state)
         if self.code_.shape[1] != s.shape[1]:
             raise ValueError(
@@ -197,7 +226,10 @@ class MulticlassCalibrator(BaseEstimator):
                     f"Binary task {b} has a single class among its training rows; cannot calibrate it."
                 )
             cal = clone_estimator(self.calibrator)
-            cal.fit(s[rows, b], target)
+            if weights is None:
+                cal.fit(s[rows, b], target)
+            else:
+                cal.fit(s[rows, b], target, sample_weight=weights[rows])
             self.calibrators_.append(cal)
             sizes.append(rows.size)
         self.task_sizes_ = np.asarray(sizes, dtype=np.float64)
@@ -216,14 +248,31 @@ class MulticlassCalibrator(BaseEstimator):
         ndarray of shape (N, B)
             ``r_b``, column 1 of each task calibrator's ``predict_proba``.
         """
-        check_is_fitted(self, "calibrators_")
-        s = self._check_scores(scores, self.code_.shape[1])
+        s = self._check_scores(scores)
         return np.column_stack(
             [np.asarray(c.predict_proba(s[:, b]))[:, 1] for b, c in enumerate(self.calibrators_)]
         )
 
+    def predict_coupling(self, scores: ArrayLike) -> CouplingResult:
+        """The coupling of the task probabilities, with its convergence per sample.
+
+        Parameters
+        ----------
+        scores : array_like of shape (N, B)
+            Task scores, one column per task of ``code_``.
+
+        Returns
+        -------
+        CouplingResult
+            ``probabilities`` (what :meth:`predict_proba` returns),
+            ``converged`` per sample and the iteration counts.
+        """
+        r = self.predict_task_proba(scores)
+        weights = self.task_sizes_ if self.task_weights == "samples" else None
+        return couple_probabilities(r, self.code_, task_weights=weights, max_iter=self.max_iter, tol=self.tol)
+
     def predict_proba(self, scores: ArrayLike) -> np.ndarray:
-        """Coupled class probabilities, shape ``(N, K)``; see ``coupling_result_`` for convergence.
+        """Coupled class probabilities, shape ``(N, K)``; :meth:`predict_coupling` gives the convergence.
 
         Parameters
         ----------
@@ -237,12 +286,7 @@ class MulticlassCalibrator(BaseEstimator):
             :class:`~dstk.exceptions.ConvergenceWarning` is issued when the
             coupling does not converge for some rows.
         """
-        r = self.predict_task_proba(scores)
-        weights = self.task_sizes_ if self.task_weights == "samples" else None
-        self.coupling_result_ = couple_probabilities(
-            r, self.code_, weights, max_iter=self.max_iter, tol=self.tol
-        )
-        return self.coupling_result_.probabilities
+        return self.predict_coupling(scores).probabilities
 
     def predict(self, scores: ArrayLike) -> np.ndarray:
         """Most probable class, shape ``(N,)``.
@@ -257,7 +301,8 @@ class MulticlassCalibrator(BaseEstimator):
         ndarray of shape (N,)
             The label of ``classes_`` with the largest coupled probability.
         """
-        return self.classes_[np.argmax(self.predict_proba(scores), axis=1)]
+        probabilities = self.predict_proba(scores)  # raises NotFittedError before classes_ is read
+        return self.classes_[np.argmax(probabilities, axis=1)]
 
     def predict_mass(self, scores: ArrayLike) -> MassFunction:
         """Combined mass functions on ``Frame(classes_)``, batch shape ``(N,)`` (dstk's own extension).
@@ -271,7 +316,7 @@ class MulticlassCalibrator(BaseEstimator):
         -------
         MassFunction
             Batch shape ``(N,)`` on ``Frame(classes_)``: the B deconditioned
-            task masses combined with ``mass_rule``.
+            task masses combined with ``rule``.
 
         Raises
         ------
@@ -284,13 +329,12 @@ class MulticlassCalibrator(BaseEstimator):
         from ..core._frame import Frame
         from ..core._mass import MassFunction
 
-        check_is_fitted(self, "calibrators_")
+        s = self._check_scores(scores)
         if not hasattr(self.calibrators_[0], "predict_mass"):
             raise AttributeError(
                 f"{type(self.calibrators_[0]).__name__} has no predict_mass; use an evidential calibrator or "
                 "one with an interval (e.g. AssignmentValueCalibrator)."
             )
-        s = self._check_scores(scores, self.code_.shape[1])
         K = self.classes_.size
         if K > 16:
             raise ValueError(
@@ -302,4 +346,4 @@ class MulticlassCalibrator(BaseEstimator):
         dense = embed_task_masses(task, self.code_)
         frame = Frame(tuple(self.classes_.tolist()))
         masses = MassFunction.from_array(dense, frame, validate=False)
-        return combine(masses, rule=self.mass_rule, axis=1)
+        return combine(masses, rule=self.rule, axis=1, on_conflict=self.on_conflict)

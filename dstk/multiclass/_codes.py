@@ -162,7 +162,7 @@ def complete_code_size(n_classes: int) -> int:
     return (3**K - 2 ** (K + 1) + 1) // 2
 
 
-def complete_code(n_classes: int, max_columns: int = 1_000_000) -> np.ndarray:
+def complete_code(n_classes: int, *, max_columns: int = 1_000_000) -> np.ndarray:
     """Complete ECOC: every valid column once, a column and its sign flip counted once (Sec. 5.2.3).
 
     Parameters
@@ -302,7 +302,7 @@ def sparse_column_validity_probability(n_classes: int) -> float:
 
 
 def sparse_code_success_probability(
-    n_classes: int, n_columns: int | None = None, n_draws: int = 10000
+    n_classes: int, *, n_columns: int | None = None, n_draws: int = 10000
 ) -> float:
     """Upper bound on the probability that at least one of ``n_draws`` random codes is valid (Eq. 5.5).
 
@@ -378,6 +378,7 @@ def row_hamming_distances(code: ArrayLike) -> np.ndarray:
 
 def sparse_random_code(
     n_classes: int,
+    *,
     n_columns: int | None = None,
     n_draws: int = 10000,
     criterion: str = "max_min_distance",
@@ -460,13 +461,13 @@ def sparse_random_code(
         raise ValueError(
             f"None of the {n_draws} random {K}x{B} codes was valid (every column needs a +1 and a -1, "
             f"columns must differ); the success probability is at most "
-            f"{sparse_code_success_probability(K, B, n_draws):.3g}. Use more draws, fewer columns, "
+            f"{sparse_code_success_probability(K, n_columns=B, n_draws=n_draws):.3g}. Use more draws, fewer columns, "
             "or the complete code for small K."
         )
     return best
 
 
-def check_code_matrix(code: ArrayLike, n_classes: int | None = None) -> np.ndarray:
+def check_code_matrix(code: ArrayLike, *, n_classes: int | None = None) -> np.ndarray:
     """Validate a user-supplied code matrix and return it as int8.
 
     Parameters
@@ -526,7 +527,7 @@ def check_code_matrix(code: ArrayLike, n_classes: int | None = None) -> np.ndarr
 
 
 def make_code(
-    code: str | ArrayLike, n_classes: int, random_state: int | np.random.RandomState | None = None
+    code: str | ArrayLike, n_classes: int, *, random_state: int | np.random.RandomState | None = None
 ) -> np.ndarray:
     """Build a code from a name (``"one_vs_rest"``, ``"all_pairs"``, ``"complete"``, ``"sparse"``) or validate a matrix.
 
@@ -583,4 +584,4 @@ def make_code(
         raise ValueError(
             f"Unknown code {code!r}; use 'one_vs_rest', 'all_pairs', 'complete', 'sparse' or a (K, B) matrix."
         )
-    return check_code_matrix(code, n_classes)
+    return check_code_matrix(code, n_classes=n_classes)

@@ -75,6 +75,7 @@ def _one_vs_rest_columns(code):
 def couple_probabilities(
     task_probabilities: ArrayLike,
     code: ArrayLike,
+    *,
     task_weights: ArrayLike | None = None,
     method: str = "bradley_terry",
     max_iter: int = 500,

@@ -8,7 +8,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy.special import betainc, gammaincinv
 
-from .._estimator import BaseEstimator, check_is_fitted
+from .._estimator import BaseEstimator, ClassifierMixin, check_is_fitted, validate_score_matrix
 from .._validation import check_labels
 from ..calibration.probabilistic._normalization import simple_normalization
 from ._codes import make_code
@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 
 __all__ = ["DirichletCalibrator", "combine_task_probabilities"]
 
-_COMBINERS = ("product", "geometric_mean", "trimmed_geometric_mean", "direct")
+_POOLS = ("product", "geometric_mean", "trimmed_geometric_mean", "direct")
 
 
 #: Rows at or above which the special functions run in several threads.
@@ -52,7 +52,7 @@ def _row_threaded(func, params, values):
 
 
 def combine_task_probabilities(
-    task_probabilities: ArrayLike, code: ArrayLike, combiner: str = "geometric_mean", trim: float = 0.1
+    task_probabilities: ArrayLike, code: ArrayLike, *, pool: str = "geometric_mean", trim: float = 0.1
 ) -> np.ndarray:
     """Per-class combination ``r[i, k]`` of binary-task probabilities (Gebel 2009, Eqs. 5.11-5.12).
 
@@ -63,7 +63,7 @@ def combine_task_probabilities(
         inside ``(0, 1)``.
     code : array_like of shape (K, B)
         Code matrix.
-    combiner : {"product", "geometric_mean", "trimmed_geometric_mean"}, default="geometric_mean"
+    pool : {"product", "geometric_mean", "trimmed_geometric_mean"}, default="geometric_mean"
         ``"product"``: ``prod_{b: psi=+1} p_b prod_{b: psi=-1} (1 - p_b)`` (5.11);
         ``"geometric_mean"``: that product to the power ``1 / #{b: psi != 0}``
         (5.12); ``"trimmed_geometric_mean"``: the geometric mean after
@@ -79,7 +79,7 @@ def combine_task_probabilities(
     Raises
     ------
     ValueError
-        On probabilities not strictly inside ``(0, 1)``, a bad combiner or trim.
+        On probabilities not strictly inside ``(0, 1)``, a bad pool or trim.
 
     Notes
     -----
@@ -110,12 +110,12 @@ def combine_task_probabilities(
     log_q = np.log1p(-p)
     positive = (c == 1).astype(np.float64)
     negative = (c == -1).astype(np.float64)
-    if combiner in ("product", "geometric_mean"):
+    if pool in ("product", "geometric_mean"):
         log_r = log_p @ positive.T + log_q @ negative.T
-        if combiner == "geometric_mean":
+        if pool == "geometric_mean":
             log_r = log_r / (positive + negative).sum(axis=1)
         return np.exp(log_r)
-    if combiner == "trimmed_geometric_mean":
+    if pool == "trimmed_geometric_mean":
         trim = float(trim)
         if not 0.0 <= trim < 0.5:
             raise ValueError(f"`trim` must lie in [0, 0.5); got {trim!r}.")
@@ -127,18 +127,18 @@ def combine_task_probabilities(
             factors = np.sort(factors, axis=1)[:, cut : n - cut]
             out[:, k] = np.exp(factors.mean(axis=1))
         return out
-    raise ValueError(f"`combiner` must be one of {_COMBINERS[:3]} here; got {combiner!r}.")
+    raise ValueError(f"`pool` must be one of {_POOLS[:3]} here; got {pool!r}.")
 
 
-class DirichletCalibrator(BaseEstimator):
+class DirichletCalibrator(ClassifierMixin, BaseEstimator):
     """Gebel's one-step Dirichlet calibration of reduction scores into K-class probabilities.
 
     Parameters
     ----------
     code : {"one_vs_rest", "all_pairs", "complete", "sparse"} or array_like of shape (K, B), default="one_vs_rest"
         Code matrix of the binary tasks whose scores are passed to ``fit``
-        (ignored for ``combiner="direct"``).
-    combiner : {"geometric_mean", "trimmed_geometric_mean", "product", "direct"}, default="geometric_mean"
+        (ignored for ``pool="direct"``).
+    pool : {"geometric_mean", "trimmed_geometric_mean", "product", "direct"}, default="geometric_mean"
         How task probabilities are combined per class (``diri-g-mean``,
         ``diri-g-trim``, ``diri-prod``); ``"direct"`` takes a K-column
         probability matrix as input (``diri-direct``, Eq. 5.13).
@@ -212,7 +212,8 @@ class DirichletCalibrator(BaseEstimator):
     def __init__(
         self,
         code: str | ArrayLike = "one_vs_rest",
-        combiner: str = "geometric_mean",
+        *,
+        pool: str = "geometric_mean",
         trim: float = 0.1,
         rho: float = 1.05,
         degrees_of_freedom: str = "2h",
@@ -220,32 +221,25 @@ class DirichletCalibrator(BaseEstimator):
         clip: float = 1e-12,
     ):
         self.code = code
-        self.combiner = combiner
+        self.pool = pool
         self.trim = trim
         self.rho = rho
         self.degrees_of_freedom = degrees_of_freedom
         self.max_grid = max_grid
         self.clip = clip
 
-    def _check_matrix(self, scores, n_columns=None):
-        s = np.asarray(scores, dtype=np.float64)
-        if s.ndim != 2 or s.shape[0] == 0:
-            raise ValueError(f"`scores` must have shape (n_samples, n_tasks); got {np.shape(scores)}.")
-        if not np.all(np.isfinite(s)):
-            raise ValueError("`scores` contains NaN or infinite values.")
-        if n_columns is not None and s.shape[1] != n_columns:
-            raise ValueError(f"`scores` must have {n_columns} columns (as in fit); got {s.shape[1]}.")
-        return s
+    def _check_matrix(self, scores, reset):
+        return validate_score_matrix(self, scores, reset=reset)
 
     def _combined(self, s):
-        if self.combiner == "direct":
+        if self.pool == "direct":
             if np.any(s < 0) or np.any(s > 1):
-                raise ValueError("combiner='direct' needs a probability matrix with entries in [0, 1].")
+                raise ValueError("pool='direct' needs a probability matrix with entries in [0, 1].")
             return np.clip(s, self.clip, 1.0 - self.clip)
         # test scores beyond rho * M would normalise to exactly 0 or 1: keep them inside (0, 1)
         p = np.clip(simple_normalization(s, rho=self.rho, scale=self.scale_), self.clip, 1.0 - self.clip)
-        assert self.code_ is not None  # set by fit for every combiner but "direct"
-        return combine_task_probabilities(p, self.code_, self.combiner, self.trim)
+        assert self.code_ is not None  # set by fit for every pool but "direct"
+        return combine_task_probabilities(p, self.code_, pool=self.pool, trim=self.trim)
 
     def _uniforms(self, r):
         a, b = self.beta_params_[:, 0], self.beta_params_[:, 1]
@@ -265,35 +259,43 @@ class DirichletCalibrator(BaseEstimator):
         out[bad] = self.class_prior_
         return out
 
-    def fit(self, scores: ArrayLike, y: ArrayLike) -> Self:
+    def fit(self, scores: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> Self:
         """Fit the per-class Beta laws and select ``m``.
 
         Parameters
         ----------
         scores : array_like of shape (N, B)
-            Task scores (or, for ``combiner="direct"``, a K-column
+            Task scores (or, for ``pool="direct"``, a K-column
             probability matrix).
         y : array_like of shape (N,)
             Class labels.
+        sample_weight : None
+            Not supported (the method-of-moments Beta fit and the selection
+            of ``m`` count samples); anything but None raises.
 
         Returns
         -------
         self
         """
-        from ..metrics._probabilistic import dirichlet_selection_criterion
+        from .._probability_measures import dirichlet_selection_criterion
 
-        if self.combiner not in _COMBINERS:
-            raise ValueError(f"`combiner` must be one of {_COMBINERS}; got {self.combiner!r}.")
+        if sample_weight is not None:
+            raise ValueError(
+                "DirichletCalibrator does not support sample_weight (its Beta fit and the selection of m "
+                "count samples); fit on a resampled set instead (rows repeated by their weights)."
+            )
+        if self.pool not in _POOLS:
+            raise ValueError(f"`pool` must be one of {_POOLS}; got {self.pool!r}.")
         if self.degrees_of_freedom not in ("2h", "h"):
             raise ValueError(f"`degrees_of_freedom` must be '2h' or 'h'; got {self.degrees_of_freedom!r}.")
-        s = self._check_matrix(scores)
+        s = self._check_matrix(scores, reset=True)
         classes, y_idx = check_labels(y)
         if y_idx.shape[0] != s.shape[0]:
             raise ValueError(f"`scores` has {s.shape[0]} rows but `y` has {y_idx.shape[0]} labels.")
         K = classes.size
-        if self.combiner == "direct":
+        if self.pool == "direct":
             if s.shape[1] != K:
-                raise ValueError(f"combiner='direct' needs one column per class ({K}); got {s.shape[1]}.")
+                raise ValueError(f"pool='direct' needs one column per class ({K}); got {s.shape[1]}.")
             self.code_, self.scale_ = None, None
         else:
             self.code_ = make_code(self.code, K)
@@ -344,7 +346,7 @@ class DirichletCalibrator(BaseEstimator):
         ----------
         scores : array_like of shape (N, B)
             Task scores with the columns seen in ``fit`` (or, for
-            ``combiner="direct"``, a K-column probability matrix).
+            ``pool="direct"``, a K-column probability matrix).
 
         Returns
         -------
@@ -353,8 +355,7 @@ class DirichletCalibrator(BaseEstimator):
             the Beta probability of the combined value (Gebel 2009, Eq. 5.9).
         """
         check_is_fitted(self, "dispersion_")
-        n_columns = self.classes_.size if self.code_ is None else self.code_.shape[1]
-        s = self._check_matrix(scores, n_columns)
+        s = self._check_matrix(scores, reset=False)
         return self._probabilities(self._uniforms(self._combined(s)), float(self.dispersion_))
 
     def predict(self, scores: ArrayLike) -> np.ndarray:
@@ -370,4 +371,5 @@ class DirichletCalibrator(BaseEstimator):
         ndarray of shape (N,)
             The label of ``classes_`` with the largest calibrated probability.
         """
-        return self.classes_[np.argmax(self.predict_proba(scores), axis=1)]
+        probabilities = self.predict_proba(scores)  # raises NotFittedError before classes_ is read
+        return self.classes_[np.argmax(probabilities, axis=1)]

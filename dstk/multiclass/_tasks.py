@@ -2,65 +2,28 @@
 
 from __future__ import annotations
 
-import copy
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._estimator import BaseEstimator, check_is_fitted
+from .._estimator import (
+    BaseEstimator,
+    MetaEstimatorMixin,
+    check_is_fitted,
+    check_meta_X,
+    check_sample_weight,
+    clone_estimator,
+    n_samples_of,
+    validate_features,
+)
 from .._validation import check_labels
 from ._codes import make_code
 
 if TYPE_CHECKING:
     from typing_extensions import Self
 
-__all__ = ["binary_tasks", "CodeMatrixClassifier", "clone_estimator"]
-
-
-def clone_estimator(estimator: Any) -> Any:
-    """An unfitted copy: :func:`sklearn.base.clone` when possible, else a rebuild from ``get_params``.
-
-    Parameters
-    ----------
-    estimator : object
-        A scikit-learn style estimator (or any object).
-
-    Returns
-    -------
-    object
-        A new estimator with the same constructor parameters and no fitted
-        state; objects without ``get_params`` are deep-copied.
-
-    Notes
-    -----
-    Every binary task of a code matrix (Gebel 2009, Sec. 5.2) needs its own
-    unfitted copy of the base model or calibrator.  scikit-learn's ``clone``
-    is used when scikit-learn is installed and accepts the object; dstk
-    estimators (:class:`~dstk._estimator.BaseEstimator`) are rebuilt from
-    ``get_params(deep=False)`` without it.
-
-    References
-    ----------
-    M. Gebel, Multivariate calibration of classifier scores into the
-    probability space, PhD thesis, TU Dortmund (2009), Sec. 5.2.
-
-    Examples
-    --------
-    >>> from dstk.calibration.probabilistic import PlattCalibrator
-    >>> original = PlattCalibrator()
-    >>> copy_ = clone_estimator(original)
-    >>> copy_ is original, type(copy_).__name__
-    (False, 'PlattCalibrator')
-    """
-    if hasattr(estimator, "get_params"):
-        try:
-            from sklearn.base import clone
-
-            return clone(estimator)
-        except Exception:  # sklearn missing or a non-sklearn estimator
-            return type(estimator)(**estimator.get_params(deep=False))
-    return copy.deepcopy(estimator)
+__all__ = ["binary_tasks", "CodeMatrixClassifier"]
 
 
 def binary_tasks(y_indices: ArrayLike, code: ArrayLike) -> list[tuple[np.ndarray, np.ndarray]]:
@@ -111,7 +74,7 @@ def binary_tasks(y_indices: ArrayLike, code: ArrayLike) -> list[tuple[np.ndarray
     return out
 
 
-class CodeMatrixClassifier(BaseEstimator):
+class CodeMatrixClassifier(MetaEstimatorMixin, BaseEstimator):
     """Train one binary classifier per column of a code matrix; return the (N, B) task scores.
 
     Parameters
@@ -157,6 +120,7 @@ class CodeMatrixClassifier(BaseEstimator):
     def __init__(
         self,
         estimator: Any,
+        *,
         code: str | ArrayLike = "one_vs_rest",
         random_state: int | np.random.RandomState | None = None,
         output: str = "auto",
@@ -166,7 +130,7 @@ class CodeMatrixClassifier(BaseEstimator):
         self.random_state = random_state
         self.output = output
 
-    def fit(self, X: Any, y: ArrayLike) -> Self:
+    def fit(self, X: Any, y: ArrayLike, sample_weight: ArrayLike | None = None) -> Self:
         """Fit one clone of ``estimator`` per task.
 
         Parameters
@@ -175,6 +139,8 @@ class CodeMatrixClassifier(BaseEstimator):
             Training inputs (a pandas DataFrame is indexed by rows as is).
         y : array_like of shape (N,)
             Class labels (K >= 2 distinct values).
+        sample_weight : array_like of shape (N,), optional
+            Passed on to each task's ``fit``, restricted to the task's rows.
 
         Returns
         -------
@@ -187,10 +153,13 @@ class CodeMatrixClassifier(BaseEstimator):
             On mismatched lengths, an unknown ``output``, an invalid code, or
             a task with a single class among its training rows.
         """
+        from sklearn.utils import _safe_indexing
+
         classes, y_idx = check_labels(y)
-        X = np.asarray(X) if not hasattr(X, "iloc") else X
-        if len(X) != y_idx.shape[0]:
-            raise ValueError(f"`X` has {len(X)} rows but `y` has {y_idx.shape[0]} labels.")
+        X = check_meta_X(X)
+        if n_samples_of(X) != y_idx.shape[0]:
+            raise ValueError(f"`X` has {n_samples_of(X)} rows but `y` has {y_idx.shape[0]} labels.")
+        weights = check_sample_weight(sample_weight, y_idx.shape[0])
         if self.output not in ("auto", "decision_function", "predict_proba"):
             raise ValueError(
                 f"`output` must be 'auto', 'decision_function' or 'predict_proba'; got {self.output!r}."
@@ -206,10 +175,14 @@ class CodeMatrixClassifier(BaseEstimator):
                     "code matrix must occur in the training data."
                 )
             model = clone_estimator(self.estimator)
-            model.fit(X[rows], target)
+            if weights is None:
+                model.fit(_safe_indexing(X, rows), target)
+            else:
+                model.fit(_safe_indexing(X, rows), target, sample_weight=weights[rows])
             self.estimators_.append(model)
             sizes.append(rows.size)
         self.task_sizes_ = np.asarray(sizes, dtype=np.float64)
+        validate_features(self, X, reset=True)
         return self
 
     def _score(self, model, X):
@@ -235,4 +208,6 @@ class CodeMatrixClassifier(BaseEstimator):
             ``output``) of each task's classifier.
         """
         check_is_fitted(self, "estimators_")
+        X = check_meta_X(X)
+        validate_features(self, X, reset=False)
         return np.column_stack([self._score(m, X) for m in self.estimators_])

@@ -9,10 +9,12 @@ and returns the matplotlib Axes it drew on.
   intervals), :func:`plot_intervals` (a batch as [Bel, Pl] intervals),
   :func:`plot_ternary` (pignistic probabilities of three-class frames).
 * :mod:`dstk.plot._counts`: :func:`plot_count_models` (Xu et al. 2016, Fig. 4).
-* :mod:`dstk.plot._likelihood`: :func:`plot_logistic_contour` (Fig. 6a) and
-  :func:`plot_predictive_contour` (Figs. 3 and 6b).
+* :mod:`dstk.plot._likelihood`: :func:`plot_cumulative_belief` (Bel/Pl of [0, t]),
+  :func:`plot_logistic_contour` (Fig. 6a) and :func:`plot_predictive_contour` (Figs. 3 and 6b).
 * :mod:`dstk.plot._calibration`: :func:`plot_calibration_curves` (Figs. 1, 5, 7)
   and :func:`plot_reliability_diagram`.
+* :mod:`dstk.plot._diagnostics`: :func:`reliability_diagram` (bins with [Bel, Pl]
+  bands from :func:`dstk.metrics.reliability_bands`, histograms, class-wise panels).
 * :mod:`dstk.plot._ensemble`: :func:`plot_leaf_score_evolution` and
   :func:`plot_combiner_score_evolution` (Busch et al. 2021, Figs. 1-2).
 """
@@ -20,8 +22,9 @@ and returns the matplotlib Axes it drew on.
 from ._base import INSTALL_HINT  # raises ImportError with INSTALL_HINT when matplotlib is missing
 from ._calibration import plot_calibration_curves, plot_reliability_diagram
 from ._counts import plot_count_models
+from ._diagnostics import reliability_diagram
 from ._ensemble import plot_combiner_score_evolution, plot_leaf_score_evolution, simulate_growing_leaves
-from ._likelihood import plot_logistic_contour, plot_predictive_contour
+from ._likelihood import plot_cumulative_belief, plot_logistic_contour, plot_predictive_contour
 from ._mass import plot_intervals, plot_mass, plot_ternary
 
 __all__ = [
@@ -29,10 +32,12 @@ __all__ = [
     "plot_intervals",
     "plot_ternary",
     "plot_count_models",
+    "plot_cumulative_belief",
     "plot_logistic_contour",
     "plot_predictive_contour",
     "plot_calibration_curves",
     "plot_reliability_diagram",
+    "reliability_diagram",
     "plot_leaf_score_evolution",
     "plot_combiner_score_evolution",
 ]

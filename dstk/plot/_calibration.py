@@ -81,8 +81,8 @@ def _check_data(scores: ArrayLike, labels: ArrayLike | None) -> tuple[np.ndarray
 
 def plot_calibration_curves(
     calibrators: Any,
-    ax: Axes | None = None,
     *,
+    ax: Axes | None = None,
     calibration_scores: ArrayLike | None = None,
     calibration_labels: ArrayLike | None = None,
     names: Sequence[str] | None = None,
@@ -186,8 +186,8 @@ def plot_calibration_curves(
     ax = get_axes(ax, figsize=(7.0, 4.8))
     for index, (name, calibrator) in enumerate(named):
         color = model_color(index)
-        if hasattr(calibrator, "predict_mass_array"):  # one pass: [0, m({0}), m({1}), m({0,1})]
-            masses = np.asarray(calibrator.predict_mass_array(grid), dtype=float)
+        if hasattr(calibrator, "_predict_mass_array"):  # one pass: [0, m({0}), m({1}), m({0,1})]
+            masses = np.asarray(calibrator._predict_mass_array(grid), dtype=float)
             belief, plausibility = masses[:, 2], masses[:, 2] + masses[:, 3]
             pignistic = masses[:, 2] + 0.5 * masses[:, 3]
         else:
@@ -281,8 +281,8 @@ def plot_calibration_curves(
 def plot_reliability_diagram(
     y_true: ArrayLike,
     prediction: ArrayLike | MassFunction,
-    ax: Axes | None = None,
     *,
+    ax: Axes | None = None,
     belief: ArrayLike | None = None,
     plausibility: ArrayLike | None = None,
     n_bins: int = 10,
@@ -334,7 +334,7 @@ def plot_reliability_diagram(
     The reliability diagram of DeGroot & Fienberg (1983) with 10 equal-width
     bins (as in Zadrozny & Elkan 2002); the frequency interval is the exact
     binomial interval of Clopper & Pearson (1934), computed by
-    :func:`dstk.evidence.clopper_pearson_interval`.
+    :func:`dstk.evidence.clopper_pearson_interval` (Xu et al. 2016, Eq. 28).
 
     References
     ----------
@@ -354,7 +354,7 @@ def plot_reliability_diagram(
     >>> import matplotlib.pyplot as plt; plt.close("all")
     """
     from dstk.core._mass import MassFunction
-    from dstk.evidence._counts import clopper_pearson_interval
+    from dstk.evidence._counts import _check_confidence, _check_counts, _clopper_pearson
 
     if isinstance(prediction, MassFunction):
         prediction = check_mass_function(prediction, "prediction")
@@ -408,7 +408,7 @@ def plot_reliability_diagram(
     successes = np.array([np.sum(positive[bins == b]) for b in occupied])
     mean_probability = np.array([probability[bins == b].mean() for b in occupied])
     frequency = successes / count
-    lower, upper = clopper_pearson_interval(successes, count, confidence=confidence)
+    lower, upper = _clopper_pearson(*_check_counts(successes, count), _check_confidence(confidence))
 
     ax = get_axes(ax, figsize=(5.8, 5.4))
     ax.plot([0, 1], [0, 1], color="0.6", linestyle=":", linewidth=1, label="perfect calibration")

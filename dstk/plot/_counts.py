@@ -30,8 +30,8 @@ _PANELS = {"sample_size": "by_sample_size", "proportion": "by_proportion"}
 
 def plot_count_models(
     by: str = "sample_size",
-    ax: Axes | None = None,
     *,
+    ax: Axes | None = None,
     models: Sequence[str] | None = None,
     proportion: tuple[int, int] = (2, 3),
     max_sample_size: int = 300,
@@ -98,17 +98,17 @@ def plot_count_models(
     'observed proportion k/n (n = 10)'
     >>> import matplotlib.pyplot as plt; plt.close("all")
     """
-    from dstk.evidence._counts import BINARY_MODELS
+    from dstk.evidence._counts import _BINARY_MODELS
     from dstk.evidence._figures import figure4_data
 
     if by not in _PANELS:
         raise ValueError(f"`by` must be 'sample_size' or 'proportion'; got {by!r}.")
     if models is None:
-        models = tuple(name for name in BINARY_MODELS if name != "plausibility")
+        models = tuple(name for name in _BINARY_MODELS if name != "plausibility")
     models = tuple(models)
-    unknown = [name for name in models if name not in BINARY_MODELS]
+    unknown = [name for name in models if name not in _BINARY_MODELS]
     if unknown:
-        raise ValueError(f"Unknown count model(s) {unknown}; choose from {BINARY_MODELS}.")
+        raise ValueError(f"Unknown count model(s) {unknown}; choose from {_BINARY_MODELS}.")
     if not models:
         raise ValueError("`models` is empty; name at least one count model.")
     data = figure4_data(
@@ -125,7 +125,7 @@ def plot_count_models(
     handles = []
     marker = "o" if x.size <= 15 else None
     for name in models:
-        color = model_color(BINARY_MODELS.index(name))
+        color = model_color(_BINARY_MODELS.index(name))
         belief = panel["belief"][name]
         plausibility = panel["plausibility"][name]
         label = MODEL_NAMES.get(name, name)

@@ -108,8 +108,8 @@ def _draw_trajectories(ax, sizes, scores, threshold, ylabel, title, trial_name):
 
 def plot_leaf_score_evolution(
     score: str | Callable[..., Any] = "probability",
-    ax: Axes | None = None,
     *,
+    ax: Axes | None = None,
     positive_rate: float = 0.75,
     max_leaf_size: int = 100,
     n_trials: int = 100,
@@ -168,7 +168,7 @@ def plot_leaf_score_evolution(
     'leaf score: laplace'
     >>> import matplotlib.pyplot as plt; plt.close("all")
     """
-    import dstk.ensemble as ensemble
+    import dstk.ensemble._leaf_scores as ensemble
 
     if callable(score):
         function, threshold, name = score, 0.5, getattr(score, "__name__", "custom score")
@@ -201,8 +201,8 @@ def plot_leaf_score_evolution(
 
 def plot_combiner_score_evolution(
     combiner: str | Callable[..., Any] = "dempster",
-    ax: Axes | None = None,
     *,
+    ax: Axes | None = None,
     n_leaves: int = 100,
     n_ensembles: int = 100,
     positive_rate: float = 0.75,
@@ -249,7 +249,7 @@ def plot_combiner_score_evolution(
     Counts are stacked as ``(n_ensembles, n_leaves, 2)`` with column 0 the
     negatives and column 1 the positives, the layout of
     :meth:`RandomDecisionTreesClassifier.leaf_counts`.  The threshold line is
-    :func:`dstk.ensemble.decision_threshold` of the combiner.
+    decision threshold of the combiner (0.5 for probabilities and votes, 0 for signed scores).
 
     References
     ----------
@@ -265,7 +265,7 @@ def plot_combiner_score_evolution(
     'combined score: eva'
     >>> import matplotlib.pyplot as plt; plt.close("all")
     """
-    from dstk.ensemble import combine_leaves, decision_threshold, parse_combiner
+    from dstk.ensemble._combiners import combine_leaves, decision_threshold, parse_combiner
 
     options = dict(combiner_options or {})
     if callable(combiner):
@@ -276,7 +276,9 @@ def plot_combiner_score_evolution(
         name = combiner
 
         def function(counts):
-            return combine_leaves(counts, method, aggregate, **options)
+            return combine_leaves(
+                counts, combiner=method if aggregate is None else f"{method}:{aggregate}", **options
+            )
 
     n_leaves = _positive_int(n_leaves, "n_leaves")
     n_ensembles = _positive_int(n_ensembles, "n_ensembles")

@@ -30,8 +30,8 @@ __all__ = ["plot_mass", "plot_intervals", "plot_ternary"]
 
 def plot_mass(
     m: MassFunction,
-    ax: Axes | None = None,
     *,
+    ax: Axes | None = None,
     tolerance: float = 1e-12,
     show_values: bool = True,
     title: str | None = None,
@@ -195,9 +195,9 @@ def _labels_of(frame, mask):
 
 def plot_intervals(
     m: MassFunction,
+    *,
     subset: Any = None,
     ax: Axes | None = None,
-    *,
     x: ArrayLike | None = None,
     y_true: ArrayLike | None = None,
     sort: bool = False,
@@ -219,8 +219,9 @@ def plot_intervals(
         Abscissa of each sample (e.g. its classifier score).  Default: the
         sample index (after sorting when ``sort``).
     y_true : array_like of shape (n_samples,), optional
-        True labels: the pignistic dots are coloured by whether the true label
-        is in ``A``.
+        True labels (values of the frame's labels), or a boolean mask that is
+        True where the true label is in ``A``: the pignistic dots are coloured
+        by whether the true label is in ``A``.
     sort : bool, default False
         Order the samples by increasing ``BetP(A)`` (ignored when ``x`` is given).
     xlabel, title : str, optional
@@ -235,7 +236,8 @@ def plot_intervals(
         ``m`` is not a MassFunction.
     ValueError
         A batch with more than one axis, no ``subset`` for a frame of more than
-        two labels, or ``x`` / ``y_true`` of the wrong length.
+        two labels, ``x`` / ``y_true`` of the wrong length, or labels in
+        ``y_true`` that are not in the frame.
 
     Notes
     -----
@@ -248,7 +250,7 @@ def plot_intervals(
     --------
     >>> from dstk.evidence import from_counts
     >>> from dstk.plot import plot_intervals
-    >>> ax = plot_intervals(from_counts([1, 3, 8], [2, 4, 10], model="dempster"))
+    >>> ax = plot_intervals(from_counts([[1, 1], [1, 3], [2, 8]], model="dempster"))
     >>> ax.get_ylabel()
     'Bel({1}), BetP({1}), Pl({1})'
     >>> import matplotlib.pyplot as plt; plt.close("all")
@@ -295,8 +297,18 @@ def plot_intervals(
             raise ValueError(
                 f"`y_true` has {y_true.size} labels but the batch has {n_samples} mass functions."
             )
-        labels_in_a = [frame.labels[i] for i in members]
-        truth = np.isin(y_true, labels_in_a)[order]
+        if y_true.dtype == bool:
+            truth = y_true[order]  # already "the true label is in A"
+        else:
+            labels = list(frame.labels)
+            unknown = sorted({repr(v) for v in y_true.tolist() if v not in labels})
+            if unknown:
+                raise ValueError(
+                    f"`y_true` holds labels that are not in the frame {labels}: {', '.join(unknown[:5])}. "
+                    "Pass the true labels, or a boolean mask that is True where the true label is in A."
+                )
+            labels_in_a = [frame.labels[i] for i in members]
+            truth = np.array([v in labels_in_a for v in y_true.tolist()], dtype=bool)[order]
 
     ax = get_axes(ax)
     width = float(np.clip(300.0 / max(n_samples, 1), 0.6, 6.0))
@@ -353,8 +365,8 @@ def _barycentric(probabilities):
 
 def plot_ternary(
     values: MassFunction | ArrayLike,
-    ax: Axes | None = None,
     *,
+    ax: Axes | None = None,
     labels: Sequence[str] | None = None,
     y_true: ArrayLike | None = None,
     y_name: str = "true class",

@@ -59,7 +59,7 @@ def test_binning_counts_match_brute_force_with_right_closed_bins():
 def test_binning_masses_follow_the_count_models(model):
     scores, y = _data()
     cal = BinningCalibrator(bins=5, model=model).fit(scores, y)
-    masses = cal.predict_mass_array(scores)
+    masses = cal.predict_mass(scores).to_array()
     index = cal.bin_index(scores)
     for j in np.unique(index):
         k, n = cal.bin_counts_[j]
@@ -96,7 +96,7 @@ def test_empty_bins_policy():
     y = np.array([0, 1, 0, 1])
     edges = [-3, -1, 1, 3]
     vacuous = BinningCalibrator(bins=edges, model="likelihood").fit(scores, y)
-    np.testing.assert_array_equal(vacuous.predict_mass_array([0.0]), [[0, 0, 0, 1]])
+    np.testing.assert_array_equal(vacuous.predict_mass([0.0]).to_array(), [[0, 0, 0, 1]])
     bayes = BinningCalibrator(bins=edges, model="bayes").fit(scores, y)
     np.testing.assert_array_equal(bayes.predict_proba([0.0]), [[0.5, 0.5]])
     with pytest.raises(ValueError, match=r"bin\(s\) \[1\] contain no calibration score"):
@@ -189,5 +189,5 @@ def test_isotonic_block_assignment_between_blocks():
     cal = IsotonicCalibrator(model="dempster").fit(scores, y)
     np.testing.assert_allclose(cal.thresholds_, [1.5])
     np.testing.assert_allclose(
-        cal.predict_mass_array([1.5, 1.51]), [[0, 2 / 3, 0, 1 / 3], [0, 0, 2 / 3, 1 / 3]]
+        cal.predict_mass([1.5, 1.51]).to_array(), [[0, 2 / 3, 0, 1 / 3], [0, 0, 2 / 3, 1 / 3]]
     )

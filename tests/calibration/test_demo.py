@@ -7,19 +7,34 @@ def test_demo_runs_and_is_deterministic():
     from dstk._demo import run_demo
 
     lines = []
-    table = run_demo(rounds=1, seed=3, out=lines.append)
-    again = run_demo(rounds=1, seed=3, out=lambda line: None)
-    assert table.keys() == again.keys()
+    table = run_demo(rounds=2, seed=3, out=lines.append)
+    again = run_demo(rounds=2, seed=3, out=lambda line: None)
+    assert set(table) == {"best", "average", "bayes", "evidential"}
     for key in table:
         np.testing.assert_array_equal(table[key], again[key])
+        assert table[key].shape == (2,)
+        assert np.all((table[key] >= 0) & (table[key] < 0.5))
     text = "\n".join(lines)
-    assert "combined" in text and "[Bel, Pl]" in text
-    assert set(table) == {(m, k) for m in ("logistic", "isotonic") for k in ("bayes", "likelihood")}
-    assert all(0 <= e < 0.5 for row in table.values() for e in row)
+    # the report states means with standard errors, paired differences and what they support
+    assert "s.e." in text and "d = error - evidential" in text
+    assert "What the table shows" in text and "on_conflict='vacuous'" in text
+    assert "[Bel, Pl]" in text
+
+
+def test_demo_uses_only_public_api():
+    import ast
+    from pathlib import Path
+
+    import dstk
+
+    source = Path(dstk.__file__).with_name("_demo.py").read_text()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("dstk"):
+            assert not any(part.startswith("_") for part in node.module.split(".")), node.module
 
 
 def test_demo_command_line_arguments(capsys):
     from dstk._demo import main
 
-    assert main(["--rounds", "1", "--seed", "1", "--sizes", "12,20,60"]) == 0
-    assert "SVM (12)" in capsys.readouterr().out
+    assert main(["--rounds", "1", "--seed", "1"]) == 0
+    assert "scenario (c)" in capsys.readouterr().out

@@ -82,7 +82,7 @@ def test_sample_weight_path_matches_class_weight_path():
 @pytest.mark.parametrize("n_pos, n_neg", [(10, 10), (30, 70), (80, 20)])
 def test_fixed_total_schedule(n_pos, n_neg):
     levels = np.arange(1, 100) / 100
-    zp, zn = implied_weights(levels, n_pos, n_neg, "fixed_total")
+    zp, zn = implied_weights(levels, n_pos, n_neg, convention="fixed_total")
     # effective total constant (Sec. 1), implied level z_- / (z_+ + z_-) as requested (corrected eq. 12)
     np.testing.assert_allclose(zp * n_pos + zn * n_neg, 0.5 * (n_pos + n_neg))
     np.testing.assert_allclose(zn / (zp + zn), levels)

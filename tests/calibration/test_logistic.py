@@ -17,14 +17,14 @@ def _data(n=40, seed=0, spread=1.0):
     return rng.normal((2.0 * y - 1.0) * spread, 1.0), y
 
 
-@pytest.mark.parametrize("targets", ["platt", "labels"])
+@pytest.mark.parametrize("targets", ["smoothed", "labels"])
 def test_platt_fit_matches_an_independent_optimiser(targets):
     scores, y = _data(80, seed=1)
     cal = LogisticCalibrator(model="bayes", targets=targets).fit(scores, y)
     n_pos, n_neg = y.sum(), y.size - y.sum()
     t = (
         np.where(y == 1, (n_pos + 1) / (n_pos + 2), 1 / (n_neg + 2))
-        if targets == "platt"
+        if targets == "smoothed"
         else y.astype(float)
     )
     theta, loglik = reference_mle(scores, t)
@@ -48,7 +48,7 @@ def test_likelihood_masses_match_the_straightforward_reference():
     scores, y = _data(40, seed=0)
     cal = LogisticCalibrator(model="likelihood", targets="labels").fit(scores, y)
     test = np.array([-2.5, -0.7, 0.0, 0.37, 1.2, 3.0])
-    ours = cal.predict_mass_array(test)
+    ours = cal.predict_mass(test).to_array()
     exact = cal.predict_mass_exact(test)
     for s, row, row_exact in zip(test, ours, exact):
         ref = reference_masses(s, scores, y.astype(float), cal.theta_, cal.max_log_likelihood_)
@@ -56,7 +56,7 @@ def test_likelihood_masses_match_the_straightforward_reference():
         np.testing.assert_allclose(row, ref, atol=1e-6)
     # the issue-3 implementation (vectorised Newton + generic quad) agrees too
     other = LogisticLikelihood(scores, y)
-    np.testing.assert_allclose(exact[2], other.predictive_mass(0.0, return_array=True), atol=1e-8)
+    np.testing.assert_allclose(exact[2], other.predictive_mass(0.0).to_array(), atol=1e-8)
 
 
 def test_likelihood_with_platt_targets_and_interpolation():
@@ -64,12 +64,14 @@ def test_likelihood_with_platt_targets_and_interpolation():
     cal = LogisticCalibrator().fit(scores, y)
     assert cal.interpolation_degree_ is not None
     test = np.linspace(-6, 6, 13)
-    np.testing.assert_allclose(cal.predict_mass_array(test), cal.predict_mass_exact(test), atol=1e-7)
-    ref = reference_masses(0.8, scores, cal._targets, cal.theta_, cal.max_log_likelihood_)
-    np.testing.assert_allclose(cal.predict_mass_array([0.8])[0], ref, atol=1e-6)
+    np.testing.assert_allclose(cal.predict_mass(test).to_array(), cal.predict_mass_exact(test), atol=1e-7)
+    ref = reference_masses(0.8, scores, cal._logistic._targets, cal.theta_, cal.max_log_likelihood_)
+    np.testing.assert_allclose(cal.predict_mass([0.8]).to_array()[0], ref, atol=1e-6)
     exact_only = LogisticCalibrator(interpolation=None).fit(scores, y)
     assert exact_only.interpolation_degree_ is None
-    np.testing.assert_allclose(exact_only.predict_mass_array(test), cal.predict_mass_exact(test), atol=1e-12)
+    np.testing.assert_allclose(
+        exact_only.predict_mass(test).to_array(), cal.predict_mass_exact(test), atol=1e-12
+    )
 
 
 def test_contour_matches_the_brute_force_profile():
@@ -115,7 +117,7 @@ def test_confidence_interval_model_uses_the_normal_approximation():
     z = 1.6448536269514722
     lower, upper = special.expit(-(eta + z * sd)), special.expit(-(eta - z * sd))
     np.testing.assert_allclose(
-        cal.predict_mass_array([s])[0],
+        cal.predict_mass([s]).to_array()[0],
         [0, 0.9 * (1 - upper), 0.9 * lower, 1 - 0.9 * (1 - upper) - 0.9 * lower],
         atol=1e-6,
     )
@@ -127,7 +129,7 @@ def test_inverse_pignistic_model():
     bayes = LogisticCalibrator(model="bayes").fit(scores, y)
     test = np.linspace(-3, 3, 7)
     np.testing.assert_allclose(cal.predict_proba(test), bayes.predict_proba(test), atol=1e-12)
-    masses = cal.predict_mass_array(test)
+    masses = cal.predict_mass(test).to_array()
     assert np.all((masses[:, 1] == 0) | (masses[:, 2] == 0))  # consonant on {0, 1}
 
 
@@ -136,25 +138,27 @@ def test_separable_scores():
     y = np.array([0, 0, 0, 1, 1, 1])
     with pytest.raises(ValueError, match="separate the two classes perfectly"):
         LogisticCalibrator(targets="labels").fit(scores, y)
-    cal = LogisticCalibrator(targets="platt").fit(scores, y)  # Platt's targets keep the MLE finite
+    cal = LogisticCalibrator(targets="smoothed").fit(scores, y)  # Platt's targets keep the MLE finite
     assert np.all(np.isfinite(cal.theta_)) and cal.theta_[1] < 0
-    masses = cal.predict_mass_array(np.array([-2.0, 0.0, 2.0]))
+    masses = cal.predict_mass(np.array([-2.0, 0.0, 2.0])).to_array()
     assert np.all(np.isfinite(masses)) and np.all(masses[:, 3] > 0)  # ignorance remains
-    ref = reference_masses(0.0, scores, cal._targets, cal.theta_, cal.max_log_likelihood_, cal.covariance_)
+    ref = reference_masses(
+        0.0, scores, cal._logistic._targets, cal.theta_, cal.max_log_likelihood_, cal.covariance_
+    )
     np.testing.assert_allclose(masses[1], ref, atol=1e-6)
 
 
 def test_masses_more_committed_with_more_data():
     wide = LogisticCalibrator().fit(*_data(20, seed=7))
     narrow = LogisticCalibrator().fit(*_data(400, seed=7))
-    assert narrow.predict_mass_array([0.5])[0, 3] < wide.predict_mass_array([0.5])[0, 3]
+    assert narrow.predict_mass([0.5]).to_array()[0, 3] < wide.predict_mass([0.5]).to_array()[0, 3]
 
 
 def test_extreme_scores_are_finite_and_continuous():
     scores, y = _data(30, seed=8)
     cal = LogisticCalibrator(interpolation=None).fit(scores, y)
     far = np.array([30.0, 60.0, 120.0, 1e4, 1e300, -1e300])
-    masses = cal.predict_mass_array(far)
+    masses = cal.predict_mass(far).to_array()
     assert np.all(np.isfinite(masses)) and np.allclose(masses.sum(axis=1), 1.0)
     assert abs(masses[1, 2] - masses[2, 2]) < 0.05  # no jump as the score grows
 
@@ -162,7 +166,49 @@ def test_extreme_scores_are_finite_and_continuous():
 def test_tiny_separable_calibration_set_with_platt_targets():
     cal = LogisticCalibrator().fit([-40.0, 40.0], [0, 1])
     assert np.all(np.isfinite(cal.covariance_))
-    masses = cal.predict_mass_array([-40.0, 0.0, 40.0])
+    masses = cal.predict_mass([-40.0, 0.0, 40.0]).to_array()
     assert np.all(np.isfinite(masses)) and np.allclose(masses.sum(axis=1), 1.0)
     ci = LogisticCalibrator(model="confidence_interval").fit([-40.0, 40.0], [0, 1])
-    assert np.all(np.isfinite(ci.predict_mass_array([0.0])))
+    assert np.all(np.isfinite(ci.predict_mass([0.0]).to_array()))
+
+
+def test_compressed_data_give_the_uncompressed_masses_and_the_scipy_reference():
+    """The fast path (Gauss-compressed data + interpolant) against the direct computation on every
+    calibration score (the slow path, the same kernel on the raw data) and scipy's Brent + quad."""
+    from dstk._kernels.calibration import logistic_profile_masses
+
+    rng = np.random.default_rng(11)
+    y = rng.integers(0, 2, 3000)
+    scores = 40.0 + 3.0 * rng.normal(1.2 * y - 0.6, 1.0)
+    cal = LogisticCalibrator().fit(scores, y)
+    fit = cal._logistic
+    assert fit.n_nodes < 400  # compressed from 3,000 points
+    test = 40.0 + 3.0 * np.array([-30.0, -4.0, -1.3, 0.0, 0.4, 2.5, 9.0, 50.0])
+    z = fit.standardize(test)
+    uncompressed = logistic_profile_masses(
+        z, fit._z, fit._targets, fit._weight, fit.alpha, fit.alpha_covariance, fit.max_log_likelihood
+    )
+    np.testing.assert_allclose(cal.predict_mass_exact(test), uncompressed, atol=1e-11)
+    np.testing.assert_allclose(cal.predict_mass(test).to_array(), uncompressed, atol=1e-8)
+    for s in test[[2, 4]]:
+        reference = reference_masses(
+            s, scores, fit._targets, cal.theta_, cal.max_log_likelihood_, cal.covariance_
+        )
+        np.testing.assert_allclose(cal.predict_mass_exact([s])[0], reference, atol=1e-7)
+
+
+def test_gauss_compression_keeps_the_log_likelihood():
+    from dstk._kernels.calibration import gauss_compress
+
+    rng = np.random.default_rng(5)
+    points = np.sort(rng.normal(size=5000))
+    weights = rng.integers(1, 4, 5000).astype(float)
+    starts = np.flatnonzero(np.concatenate(([True], np.diff(np.floor(points / 0.4)) != 0))).astype(np.int64)
+    nodes, node_weights = gauss_compress(points, weights, starts, 8)
+    assert nodes.size <= 8 * starts.size
+    # exact for polynomials of degree <= 15 on each bin, hence moments of every bin
+    for degree in (0, 1, 5, 15):
+        np.testing.assert_allclose(node_weights @ nodes**degree, weights @ points**degree, rtol=1e-11)
+    for slope in (-2.5, 0.3, 2.0):  # |slope| * half-width <= 1: the softplus sum to ~1e-13 per point
+        exact = weights @ np.logaddexp(0.0, 0.2 + slope * points)
+        assert abs(node_weights @ np.logaddexp(0.0, 0.2 + slope * nodes) - exact) < 1e-9

@@ -17,13 +17,12 @@ from dstk.calibration.probabilistic import (
     PlattCalibrator,
     SimpleNormalization,
     SoftmaxCalibrator,
-    beta_moments_fit,
-    hat_basis,
-    isotonic_fit,
-    log_odds,
-    simple_normalization,
-    softmax,
 )
+from dstk.calibration.probabilistic._assignment_value import beta_moments_fit
+from dstk.calibration.probabilistic._base import log_odds
+from dstk.calibration.probabilistic._isotonic import isotonic_fit
+from dstk.calibration.probabilistic._normalization import simple_normalization, softmax
+from dstk.calibration.probabilistic._piecewise_logistic import hat_basis
 from dstk.exceptions import NotFittedError
 
 
@@ -92,7 +91,7 @@ def test_platt_smoothed_targets_against_scipy_and_sklearn(seed):
 def test_platt_binary_targets_match_unpenalised_logistic_regression():
     lm = pytest.importorskip("sklearn.linear_model")
     s, y = gaussian_scores(3)
-    cal = PlattCalibrator(targets="binary").fit(s, y)
+    cal = PlattCalibrator(targets="labels").fit(s, y)
     ref = lm.LogisticRegression(C=np.inf, tol=1e-12, max_iter=10000).fit(s[:, None], y)
     assert cal.slope_ == pytest.approx(ref.coef_[0, 0], rel=1e-4)
     assert cal.intercept_ == pytest.approx(ref.intercept_[0], abs=1e-4)

@@ -36,11 +36,26 @@ def test_ivap_matches_brute_force_isotonic_regression():
     bel, pl = cal.predict_interval(test)
     for s, b, p in zip(test, bel, pl):
         np.testing.assert_allclose([b, p], _brute_force_ivap(cal_scores, cal_y, s), atol=1e-12)
-    masses = cal.predict_mass_array(test)
+    masses = cal.predict_mass(test).to_array()
     np.testing.assert_allclose(masses[:, 2], bel)
     np.testing.assert_allclose(masses[:, 1], 1 - pl)
     assert np.all(bel <= pl)
     np.testing.assert_allclose(cal.predict_vovk_probability(test), pl / (1 - bel + pl))
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_ivap_table_matches_brute_force_on_heavily_tied_sets(seed):
+    """The O(K + merges) table against one isotonic regression per gap and tie (the definition)."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(2, 40))
+    cal_scores = rng.integers(0, int(rng.integers(1, 12)), n).astype(float)
+    cal_y = rng.integers(0, 2, n)
+    cal_y[:2] = [0, 1]
+    cal = VennAbersCalibrator().fit(cal_scores, cal_y)
+    test = np.concatenate([np.unique(cal_scores), np.unique(cal_scores) + 0.5, [-1.0]])
+    bel, pl = cal.predict_interval(test)
+    expected = np.array([_brute_force_ivap(cal_scores, cal_y, s) for s in test])
+    np.testing.assert_allclose(np.column_stack([bel, pl]), expected, atol=1e-12)
 
 
 def test_ivap_matches_the_venn_abers_package():
@@ -114,7 +129,7 @@ def test_classifier_binary_prefit_and_cv():
 
     direct = IsotonicCalibrator(model="dempster").fit(base.decision_function(X[200:400]), y[200:400])
     np.testing.assert_allclose(
-        clf.predict_mass_array(X[400:]), direct.predict_mass_array(base.decision_function(X[400:]))
+        clf.predict_mass(X[400:]).to_array(), direct.predict_mass(base.decision_function(X[400:])).to_array()
     )
     bel, pl = clf.predict_interval(X[400:])
     assert bel.shape == (169,) and np.all(bel <= pl)
@@ -172,10 +187,11 @@ def test_combination_of_classifiers_brute_force_and_cautious():
     y = np.array([0, 0, 1, 1, 0, 1])
     a = BinningCalibrator(bins=[-3, 0, 3], model="dempster").fit(scores, y)
     b = BinningCalibrator(bins=[-3, 0, 3], model="likelihood").fit(scores[:4], y[:4])
-    combined, kappa = combine_classifiers(
-        [a, b], None, inputs=[[1.0, -1.0], [0.5, 0.5]], return_conflict=True
-    )
-    ma, mb = a.predict_mass_array([1.0, -1.0]), b.predict_mass_array([0.5, 0.5])
+    from dstk import combine_with_conflict
+
+    combined = combine_classifiers([a, b], None, inputs=[[1.0, -1.0], [0.5, 0.5]])
+    _, kappa = combine_with_conflict([a.predict_mass([1.0, -1.0]), b.predict_mass([0.5, 0.5])])
+    ma, mb = a.predict_mass([1.0, -1.0]).to_array(), b.predict_mass([0.5, 0.5]).to_array()
     for i in range(2):
 
         def to_dict(m):
@@ -188,7 +204,7 @@ def test_combination_of_classifiers_brute_force_and_cautious():
     assert kappa[0] == pytest.approx(ma[0, 2] * mb[0, 1] + ma[0, 1] * mb[0, 2])
     cautious = EvidentialCombination([a, a], rule="cautious")
     np.testing.assert_allclose(
-        cautious.predict_mass([1.0]).to_array(), a.predict_mass_array([1.0]), atol=1e-12
+        cautious.predict_mass([1.0]).to_array(), a.predict_mass([1.0]).to_array(), atol=1e-12
     )
     with pytest.raises(TypeError, match="no predict_mass"):
         combine_classifiers([object()], [1.0])

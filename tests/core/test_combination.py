@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from dstk import Frame, MassFunction, combine
+from dstk import Frame, MassFunction, combine, combine_with_conflict
 from dstk.exceptions import DogmaticError, FrameMismatchError, TotalConflictError
 
 from . import reference as ref
@@ -27,7 +27,7 @@ def test_conjunctive_dempster_disjunctive(n):
     )
     exp, k = ref.dempster(a, b)
     if k < 1 - 1e-9:
-        got, kappa = combine([A, B], rule="dempster", return_conflict=True)
+        got, kappa = combine_with_conflict([A, B], rule="dempster")
         np.testing.assert_allclose(got.to_array(), exp, atol=1e-10)
         assert kappa == pytest.approx(k, abs=1e-12)
     np.testing.assert_allclose(combine([A, B], rule="yager").to_array(), ref.yager(a, b), atol=1e-12)

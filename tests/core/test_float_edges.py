@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dstk import Frame, MassFunction, combine
+from dstk import Frame, MassFunction, combine, combine_with_conflict
 from dstk.exceptions import TotalConflictError
 
 
@@ -67,7 +67,7 @@ def test_three_near_dogmatic_sources(n_labels, eps):
     pairs = [near_dogmatic(frame, eps, k) for k in range(3)]
     sources = [p[0] for p in pairs]
     exact = exact_dempster([p[1] for p in pairs])
-    result, kappa = combine(sources, rule="dempster", return_conflict=True)
+    result, kappa = combine_with_conflict(sources, rule="dempster")
     assert abs(result[frozenset({0})] - 1 / 3) < 1e-15
     check_close(result, exact, frame)
     assert kappa == 1.0  # K = 1 - 3 eps**2 (1 - eps) + ... rounds to 1

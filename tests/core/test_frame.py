@@ -9,7 +9,7 @@ from dstk.exceptions import FrameError
 
 def test_bit_encoding_and_forms():
     f = Frame(["a", "b", "c"])
-    assert f.n == 3 and f.size == 8 and f.full == 7
+    assert f.n == 3 and f.n_subsets == 8 and f.full == 7
     assert f.subset("a") == 1
     assert f.subset("ac") == 5
     assert f.subset({"b", "c"}) == 6

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from dstk import Frame, MassFunction, combine
+from dstk import Frame, MassFunction, combine, combine_with_conflict
 from dstk.exceptions import TotalConflictError
 
 
@@ -54,7 +54,7 @@ def test_probe2_to_5_near_total_conflict(eps):
     f = Frame("ab")
     a = MassFunction({"a": 1 - eps, "a,b": eps}, frame=f)
     b = MassFunction({"b": 1 - eps, "a,b": eps}, frame=f)
-    m, k = combine([a, b], rule="dempster", return_conflict=True)
+    m, k = combine_with_conflict([a, b], rule="dempster")
     # exact: m(a) = m(b) = (eps - eps^2) / (2 eps - eps^2), m(ab) = eps^2 / (2 eps - eps^2)
     den = 2 * eps - eps**2
     assert m["a"] == pytest.approx((eps - eps**2) / den, rel=1e-9)

@@ -5,7 +5,7 @@ import itertools
 import numpy as np
 import pytest
 
-from dstk import Frame, MassFunction, combine, jousselme_distance
+from dstk import Frame, MassFunction, combine, combine_with_conflict, jousselme_distance
 from dstk.exceptions import FrameTooLargeError, TotalConflictError
 
 
@@ -54,7 +54,7 @@ def test_sparse_rules_match_dict_reference(n):
         assert got[k] == pytest.approx(disj[k], abs=1e-14)
     k_conf = conj.get(0, 0.0)
     if k_conf < 1:
-        got, kappa = combine([m1, m2], rule="dempster", return_conflict=True)
+        got, kappa = combine_with_conflict([m1, m2], rule="dempster")
         got = _as_dict(got)
         assert kappa == pytest.approx(k_conf, abs=1e-12)
         for k, v in conj.items():

@@ -13,7 +13,7 @@ pytest.importorskip("distributed")
 
 import dstk  # noqa: E402
 from dstk import MassFunction  # noqa: E402
-from dstk.dask import TREE_RULES, TREE_TOLERANCE, DaskMassFunction, combine  # noqa: E402
+from dstk.dask import TREE_RULES, TREE_TOLERANCE, DaskMassFunction, combine, combine_with_conflict  # noqa: E402
 from dstk.exceptions import (  # noqa: E402
     DogmaticError,
     FrameMismatchError,
@@ -37,8 +37,8 @@ def random_masses(rng, shape, n_labels, *, positive_frame=True, positive_empty=F
 
 
 def in_memory(values, frame, rule, axis, **options):
-    out, kappa = dstk.combine(
-        MassFunction.from_array(values, frame), rule=rule, axis=axis, return_conflict=True, **options
+    out, kappa = dstk.combine_with_conflict(
+        MassFunction.from_array(values, frame), rule=rule, axis=axis, **options
     )
     return out.to_array("m"), np.asarray(kappa)
 
@@ -56,7 +56,7 @@ def test_blockwise_gives_the_same_floats_as_in_memory(client, rule):
     n_sources = 3 if rule == "pcr6" else 5
     values = inputs_for(rule, rng, (50, n_sources), 3)
     lazy = DaskMassFunction(da.from_array(values, chunks=(7, n_sources, 8)), frame)
-    fused, kappa = combine(lazy, rule=rule, axis=1, return_conflict=True)
+    fused, kappa = combine_with_conflict(lazy, rule=rule, axis=1)
     assert isinstance(fused, DaskMassFunction) and fused.chunks == ((7,) * 7 + (1,),)
     got, got_kappa = client.compute([fused.array, kappa], sync=True)
     want, want_kappa = in_memory(values, frame, rule, 1)
@@ -71,7 +71,7 @@ def test_rechunk_method_gives_the_same_floats_for_split_sources(client, rule):
     n_sources = 4 if rule == "pcr6" else 9
     values = inputs_for(rule, rng, (40, n_sources), 3)
     lazy = DaskMassFunction(da.from_array(values, chunks=(16, 2, 8)), frame)
-    fused, kappa = combine(lazy, rule=rule, axis=1, return_conflict=True, method="rechunk")
+    fused, kappa = combine_with_conflict(lazy, rule=rule, axis=1, reduction="rechunk")
     got, got_kappa = client.compute([fused.array, kappa], sync=True)
     want, want_kappa = in_memory(values, frame, rule, 1)
     np.testing.assert_array_equal(got, want)
@@ -89,7 +89,7 @@ def test_tree_reduction_across_source_chunks(client, rule, n_sources, source_chu
     frame = dstk.Frame(("a", "b", "c"))
     values = inputs_for(rule, rng, (30, n_sources), 3)
     lazy = DaskMassFunction(da.from_array(values, chunks=(8, source_chunk, 8)), frame)
-    fused, kappa = combine(lazy, rule=rule, axis=1, return_conflict=True, split_every=3)
+    fused, kappa = combine_with_conflict(lazy, rule=rule, axis=1, split_every=3)
     got, got_kappa = client.compute([fused.array, kappa], sync=True)
     want, want_kappa = in_memory(values, frame, rule, 1)
     if rule in ("cautious", "bold"):
@@ -153,7 +153,7 @@ def test_sources_as_separate_arrays_and_broadcasting(client):
         ("rechunk", np.testing.assert_array_equal),
         ("tree", lambda a, b: np.testing.assert_allclose(a, b, rtol=0, atol=1e-12)),
     ]:
-        fused = combine(lazy, rule="dempster", method=method)
+        fused = combine(lazy, rule="dempster", reduction=method)
         assert fused.batch_shape == (12, 10)
         want = dstk.combine(
             [MassFunction.from_array(r, frame) for r in rasters] + [MassFunction.from_array(prior, frame)],
@@ -162,7 +162,7 @@ def test_sources_as_separate_arrays_and_broadcasting(client):
         check(fused.array.compute(), want)
     # DaskMassFunction.combine is the same call
     np.testing.assert_array_equal(
-        lazy[0].combine(lazy[1], rule="conjunctive").array.compute(),
+        combine([lazy[0], lazy[1]], rule="conjunctive").array.compute(),
         dstk.combine([MassFunction.from_array(r, frame) for r in rasters[:2]], rule="conjunctive").to_array(),
     )
 
@@ -214,17 +214,17 @@ def test_bad_rule_method_axis():
     m = DaskMassFunction(np.tile([0, 0.5, 0.2, 0.3], (4, 3, 1)), frame=(0, 1))
     with pytest.raises(ValueError, match="Unknown rule"):
         combine(m, rule="nope", axis=1)
-    with pytest.raises(ValueError, match="Unknown method"):
-        combine(m, axis=1, method="magic")
+    with pytest.raises(ValueError, match="Unknown reduction"):
+        combine(m, axis=1, reduction="magic")
     with pytest.raises(ValueError, match="needs `axis`"):
         combine(m)
     with pytest.raises(ValueError, match="out of bounds"):
         combine(m, axis=2)
     with pytest.raises(ValueError, match="not associative"):
-        combine(m, rule="pcr6", axis=1, method="tree")
+        combine(m, rule="pcr6", axis=1, reduction="tree")
     split = DaskMassFunction(da.from_array(np.tile([0, 0.5, 0.2, 0.3], (4, 3, 1)), chunks=(2, 1, 4)), (0, 1))
     with pytest.raises(ValueError, match=r"blockwise.*one chunk"):
-        combine(split, axis=1, method="blockwise")
+        combine(split, axis=1, reduction="blockwise")
     with pytest.raises(ValueError, match="one entry per source"):
         combine(m, rule="average", axis=1, weights=[1, 2])
 
@@ -236,10 +236,10 @@ def test_errors_of_the_rules_surface_at_compute(client):
     conflict[:, 2:, 2] = 1.0  # {1} for sources 2, 3
     lazy = DaskMassFunction(da.from_array(conflict, chunks=(2, 2, 4)), frame)
     for method in ("tree", "rechunk"):
-        fused = combine(lazy, rule="dempster", axis=1, method=method)
+        fused = combine(lazy, rule="dempster", axis=1, reduction=method)
         with pytest.raises(TotalConflictError, match="total conflict"):
             client.compute(fused.array, sync=True)
     with pytest.raises(DogmaticError, match="non-dogmatic"):
-        combine(lazy, rule="cautious", axis=1, method="tree").array.compute()
+        combine(lazy, rule="cautious", axis=1, reduction="tree").array.compute()
     with pytest.raises(DogmaticError, match="subnormal"):
-        combine(lazy, rule="bold", axis=1, method="tree").array.compute()
+        combine(lazy, rule="bold", axis=1, reduction="tree").array.compute()

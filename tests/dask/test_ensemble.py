@@ -72,10 +72,11 @@ def test_parallel_fit_equals_the_groups_fitted_in_memory(fitted, data, params):
     np.testing.assert_array_equal(fitted.n_leaves_, np.concatenate([g.n_leaves_ for g in groups]))
     # its predictions are those of the combiners on the concatenated leaves
     np.testing.assert_array_equal(
-        fitted.predict_mass(X_test).to_array(), ensemble.combine_leaves_to_mass(want_counts, "dempster")
+        fitted.predict_mass(X_test).to_array(),
+        ensemble.combine_leaves_to_mass(want_counts, combiner="dempster").to_array().to_array(),
     )
     np.testing.assert_array_equal(
-        fitted.predict_proba(X_test), ensemble.combine_leaves_proba(want_counts, "dempster")
+        fitted.predict_proba(X_test), ensemble.combine_leaves_proba(want_counts, combiner="dempster")
     )
     # deterministic: same random_state and n_tasks, same trees
     again = fit_random_trees(RandomDecisionTreesClassifier(**params), X, y, n_tasks=3)
@@ -95,17 +96,17 @@ def test_leaf_counts_and_combiners_on_chunks_equal_in_memory(client, fitted, dat
         if method == "cautious":
             options["floor"] = 1e-6
         outputs += [
-            combine_leaves(counts, method, **options),
-            combine_leaves_proba(counts, method, **options),
+            combine_leaves(counts, combiner=method, **options),
+            combine_leaves_proba(counts, combiner=method, **options),
         ]
         expected += [
-            ensemble.combine_leaves(in_memory, method, **options),
-            ensemble.combine_leaves_proba(in_memory, method, **options),
+            ensemble.combine_leaves(in_memory, combiner=method, **options),
+            ensemble.combine_leaves_proba(in_memory, combiner=method, **options),
         ]
-    masses = combine_leaves_to_mass(counts, "dempster")
+    masses = combine_leaves_to_mass(counts, combiner="dempster").to_array()
     assert isinstance(masses, DaskMassFunction) and masses.frame == dstk.Frame((0, 1))
     outputs.append(masses.array)
-    expected.append(ensemble.combine_leaves_to_mass(in_memory, "dempster"))
+    expected.append(ensemble.combine_leaves_to_mass(in_memory, combiner="dempster").to_array().to_array())
     outputs += [predict_proba(fitted, lazy), predict_mass(fitted, lazy).array]
     expected += [fitted.predict_proba(X_test), fitted.predict_mass(X_test).to_array()]
     for got, want in zip(client.compute(outputs, sync=True), expected):
@@ -116,12 +117,15 @@ def test_multiclass_counts(client):
     rng = np.random.default_rng(2)
     counts = rng.integers(0, 5, size=(70, 9, 3))
     lazy = da.from_array(counts, chunks=(20, 9, 3))
-    got = combine_leaves(lazy, "probability").compute()
+    got = combine_leaves(lazy, combiner="probability").compute()
     assert got.shape == (70, 3)
-    np.testing.assert_array_equal(got, ensemble.combine_leaves(counts, "probability"))
-    masses = combine_leaves_to_mass(lazy, "dempster")
+    np.testing.assert_array_equal(got, ensemble.combine_leaves(counts, combiner="probability"))
+    masses = combine_leaves_to_mass(lazy, combiner="dempster").to_array()
     assert masses.frame == dstk.Frame((0, 1, 2))
-    np.testing.assert_array_equal(masses.array.compute(), ensemble.combine_leaves_to_mass(counts, "dempster"))
+    np.testing.assert_array_equal(
+        masses.array.compute(),
+        ensemble.combine_leaves_to_mass(counts, combiner="dempster").to_array().to_array(),
+    )
 
 
 def test_fitted_forest_pickles(fitted, data):

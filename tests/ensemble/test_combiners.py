@@ -9,14 +9,9 @@ from hypothesis import strategies as st
 
 from dstk._kernels import leaf_combination
 from dstk.ensemble import _combiners as combiners
-from dstk.ensemble import (
-    combine_leaves,
-    combine_leaves_proba,
-    combine_leaves_to_mass,
-    decision_threshold,
-    leaf_plausibility_mass,
-    parse_combiner,
-)
+from dstk.ensemble import combine_leaves, combine_leaves_proba, combine_leaves_to_mass
+from dstk.ensemble._combiners import decision_threshold, parse_combiner
+from dstk.ensemble._leaf_scores import leaf_plausibility_mass
 from dstk.exceptions import DogmaticError
 
 # research note section 1.4: leaves written [n-, n+]; EVA with training prior pi = 0.3 (reference prior)
@@ -56,7 +51,9 @@ def test_reference_ensembles(name, floor):
     for (method, aggregate, options), value in zip(COLUMNS, expected):
         if method in ("dempster", "cautious"):
             options = dict(options, floor=floor)
-        got = combine_leaves(counts, method, aggregate, **options)
+        got = combine_leaves(
+            counts, combiner=method if aggregate is None else f"{method}:{aggregate}", **options
+        )
         assert got.shape == (1,)
         assert got[0] == pytest.approx(value, abs=2e-6), (method, aggregate)
 
@@ -131,11 +128,19 @@ def test_dempster_and_cautious_multiclass_brute_force(seed, n_classes):
     weights = np.min([_weights_brute(m) for m in leaf_masses], axis=0)
     cautious = _from_weights_brute(weights)
     for method, expected in (("dempster", dempster), ("cautious", cautious)):
-        got = combine_leaves_to_mass(counts, method, normalize=False, leaf_model="imprecise_dirichlet")[0]
+        got = (
+            combine_leaves_to_mass(counts, combiner=method, normalize=False, model="imprecise_dirichlet")
+            .to_array()
+            .to_array()[0]
+        )
         assert np.allclose(got, expected, atol=1e-12), method
-        normalized = combine_leaves_to_mass(counts, method, leaf_model="imprecise_dirichlet")[0]
+        normalized = (
+            combine_leaves_to_mass(counts, combiner=method, model="imprecise_dirichlet")
+            .to_array()
+            .to_array()[0]
+        )
         assert np.allclose(normalized[1:], expected[1:] / expected[1:].sum(), atol=1e-12)
-        score = combine_leaves(counts, method, leaf_model="imprecise_dirichlet")[0]
+        score = combine_leaves(counts, combiner=method, model="imprecise_dirichlet")[0]
         singletons = expected[[2**k for k in range(n_classes)]]
         if n_classes == 2:
             assert score == pytest.approx(singletons[1] - singletons[0], abs=1e-12)
@@ -151,10 +156,18 @@ def test_binary_plausibility_rules_match_brute_force_and_core():
         expected = leaf[i, 0]
         for t in range(1, 7):
             expected = _conjunctive_brute(expected, leaf[i, t])
-        got = combine_leaves_to_mass(counts[i : i + 1], "dempster", normalize=False)[0]
+        got = (
+            combine_leaves_to_mass(counts[i : i + 1], combiner="dempster", normalize=False)
+            .to_array()
+            .to_array()[0]
+        )
         assert np.allclose(got, expected, atol=1e-12)
         weights = np.min([_weights_brute(m) for m in leaf[i]], axis=0)
-        got = combine_leaves_to_mass(counts[i : i + 1], "cautious", normalize=False)[0]
+        got = (
+            combine_leaves_to_mass(counts[i : i + 1], combiner="cautious", normalize=False)
+            .to_array()
+            .to_array()[0]
+        )
         assert np.allclose(got, _from_weights_brute(weights), atol=1e-12)
     core = pytest.importorskip("dstk.core._combination")
     from dstk.core._frame import Frame
@@ -163,10 +176,12 @@ def test_binary_plausibility_rules_match_brute_force_and_core():
     masses = MassFunction.from_array(leaf, Frame((0, 1)))
     for rule, method in (("conjunctive", "dempster"), ("cautious", "cautious")):
         expected = core.combine(masses, rule=rule, axis=1).to_array("m")
-        got = combine_leaves_to_mass(counts, method, normalize=False)
+        got = combine_leaves_to_mass(counts, combiner=method, normalize=False).to_array().to_array()
         assert np.allclose(got, expected, atol=1e-10), rule
     expected = core.combine(masses, rule="dempster", axis=1).to_array("m")
-    assert np.allclose(combine_leaves_to_mass(counts, "dempster"), expected, atol=1e-10)
+    assert np.allclose(
+        combine_leaves_to_mass(counts, combiner="dempster").to_array().to_array(), expected, atol=1e-10
+    )
 
 
 def _keyed(masses):
@@ -211,15 +226,19 @@ def test_table_and_per_leaf_paths_agree():
         ("cautious", None),
         ("pooling", None),
     ):
-        a = combine_leaves(counts, method, aggregate)
-        b = combine_leaves(counts.astype(float), method, aggregate)  # float counts: one row per leaf
+        a = combine_leaves(counts, combiner=method if aggregate is None else f"{method}:{aggregate}")
+        b = combine_leaves(
+            counts.astype(float), combiner=method if aggregate is None else f"{method}:{aggregate}"
+        )  # float counts: one row per leaf
         assert np.allclose(a, b, atol=1e-12), method
     binary = counts[..., :2]
     for method in ("plausibility", "confidence_bounds"):
         for aggregate in ("average", "vote"):
             assert np.allclose(
-                combine_leaves(binary, method, aggregate),
-                combine_leaves(binary.astype(float), method, aggregate),
+                combine_leaves(binary, combiner=method if aggregate is None else f"{method}:{aggregate}"),
+                combine_leaves(
+                    binary.astype(float), combiner=method if aggregate is None else f"{method}:{aggregate}"
+                ),
                 atol=1e-12,
             )
 
@@ -230,11 +249,23 @@ def test_cautious_idempotent_and_commutative(leaves):
     counts = np.array([leaves])
     doubled = np.concatenate([counts, counts], axis=1)
     reversed_ = counts[:, ::-1]
-    a = combine_leaves_to_mass(counts, "cautious", normalize=False)
-    assert np.allclose(combine_leaves_to_mass(doubled, "cautious", normalize=False), a, atol=1e-12)
-    assert np.allclose(combine_leaves_to_mass(reversed_, "cautious", normalize=False), a, atol=1e-12)
-    d = combine_leaves_to_mass(counts, "dempster", normalize=False)
-    assert np.allclose(combine_leaves_to_mass(reversed_, "dempster", normalize=False), d, atol=1e-12)
+    a = combine_leaves_to_mass(counts, combiner="cautious", normalize=False).to_array().to_array()
+    assert np.allclose(
+        combine_leaves_to_mass(doubled, combiner="cautious", normalize=False).to_array().to_array(),
+        a,
+        atol=1e-12,
+    )
+    assert np.allclose(
+        combine_leaves_to_mass(reversed_, combiner="cautious", normalize=False).to_array().to_array(),
+        a,
+        atol=1e-12,
+    )
+    d = combine_leaves_to_mass(counts, combiner="dempster", normalize=False).to_array().to_array()
+    assert np.allclose(
+        combine_leaves_to_mass(reversed_, combiner="dempster", normalize=False).to_array().to_array(),
+        d,
+        atol=1e-12,
+    )
     assert np.all(a >= -1e-12) and np.isclose(a.sum(), 1.0)
 
 
@@ -246,22 +277,24 @@ def test_eva_log_prior_is_naive_bayes():
     # P(k) prod_t P(k | leaf_t) / P(k), normalised over k
     posterior = prior * np.prod(leaf / prior, axis=1)
     posterior /= posterior.sum(axis=1, keepdims=True)
-    scores = combine_leaves(counts, "eva", class_prior=prior)
+    scores = combine_leaves(counts, combiner="eva", class_prior=prior)
     assert np.allclose(np.exp(scores) / np.exp(scores).sum(axis=1, keepdims=True), posterior)
-    assert np.allclose(combine_leaves_proba(counts, "eva", class_prior=prior), posterior)
+    assert np.allclose(combine_leaves_proba(counts, combiner="eva", class_prior=prior), posterior)
     # binary: log posterior odds
     binary = counts[..., :2]
     p2 = np.array([0.6, 0.4])
     leaf2 = (binary + 0.1) / (binary.sum(axis=2, keepdims=True) + 0.2)
     post = p2 * np.prod(leaf2 / p2, axis=1)
-    assert np.allclose(combine_leaves(binary, "eva", class_prior=p2), np.log(post[:, 1] / post[:, 0]))
+    assert np.allclose(
+        combine_leaves(binary, combiner="eva", class_prior=p2), np.log(post[:, 1] / post[:, 0])
+    )
 
 
 def test_eva_reference_prior_same_ranking():
     rng = np.random.default_rng(4)
     counts = rng.integers(0, 9, size=(30, 5, 2))
-    a = combine_leaves(counts, "eva", class_prior=[0.7, 0.3])
-    b = combine_leaves(counts, "eva", class_prior=[0.7, 0.3], prior="reference")
+    a = combine_leaves(counts, combiner="eva", class_prior=[0.7, 0.3])
+    b = combine_leaves(counts, combiner="eva", class_prior=[0.7, 0.3], prior="reference")
     # constant offset: (T-1)(log(.3/.7)) versus (T-1)(.3 - .7)
     assert np.allclose(a - b, -(4) * np.log(0.3 / 0.7) + 4 * (0.3 - 0.7))
 
@@ -269,58 +302,74 @@ def test_eva_reference_prior_same_ranking():
 def test_multiclass_average_vote_pooling():
     counts = np.array([[[3, 1, 0], [0, 2, 2], [0, 0, 0]]])
     expected_avg = np.mean([[0.75, 0.25, 0], [0, 0.5, 0.5], [1 / 3, 1 / 3, 1 / 3]], axis=0)
-    assert np.allclose(combine_leaves(counts, "probability"), expected_avg)
+    assert np.allclose(combine_leaves(counts, combiner="probability"), expected_avg)
     # votes: class 0; tie 1/2 between classes 1, 2; empty leaf split three ways
     expected_vote = np.array([1 + 1 / 3, 1 / 2 + 1 / 3, 1 / 2 + 1 / 3]) / 3
-    assert np.allclose(combine_leaves(counts, "probability", "vote"), expected_vote)
-    assert np.allclose(combine_leaves(counts, "pooling"), [3 / 8, 3 / 8, 2 / 8])
+    assert np.allclose(combine_leaves(counts, combiner="probability:vote"), expected_vote)
+    assert np.allclose(combine_leaves(counts, combiner="pooling"), [3 / 8, 3 / 8, 2 / 8])
     assert np.allclose(
-        combine_leaves(counts, "laplace"),
+        combine_leaves(counts, combiner="laplace"),
         np.mean([[4 / 7, 2 / 7, 1 / 7], [1 / 7, 3 / 7, 3 / 7], [1 / 3] * 3], axis=0),
     )
     for method in ("probability", "laplace", "pooling", "dempster", "cautious", "eva"):
-        proba = combine_leaves_proba(counts, method)
+        proba = combine_leaves_proba(counts, combiner=method)
         assert proba.shape == (1, 3) and np.isclose(proba.sum(), 1.0)
 
 
 def test_binary_vote_formula():
     counts = np.array([[[0, 2], [1, 1], [3, 0], [0, 1]]])
     # reference vote: 0.5 + (#s>0.5 - #s<0.5) / (2T)
-    assert combine_leaves(counts, "probability", "vote")[0] == pytest.approx(0.5 + (2 - 1) / 8)
-    assert combine_leaves(counts, "plausibility", "vote")[0] == pytest.approx(0.5 + (2 - 1) / 8)
+    assert combine_leaves(counts, combiner="probability:vote")[0] == pytest.approx(0.5 + (2 - 1) / 8)
+    assert combine_leaves(counts, combiner="plausibility:vote")[0] == pytest.approx(0.5 + (2 - 1) / 8)
 
 
 def test_multiclass_binary_only_methods_raise():
     counts = np.ones((2, 3, 3), dtype=int)
     for method in ("plausibility", "confidence_bounds"):
         with pytest.raises(ValueError, match="two classes"):
-            combine_leaves(counts, method)
+            combine_leaves(counts, combiner=method)
     with pytest.raises(ValueError, match="two classes"):
-        combine_leaves(counts, "dempster", leaf_model="plausibility")
+        combine_leaves(counts, combiner="dempster", model="plausibility")
     with pytest.raises(ValueError, match="two classes"):
-        combine_leaves(counts, "cautious", floor=1e-5)
+        combine_leaves(counts, combiner="cautious", floor=1e-5)
 
 
-def test_cautious_dogmatic_without_floor():
-    counts = np.array([[[0, 2000], [5, 1]]])
+def test_large_pure_leaves_work_with_default_settings():
+    # m(frame) of a pure leaf of 2,000 samples is about 2**-2000: 0 in float64 without the automatic rescale
+    counts = np.array([[[0, 2000], [5, 1]], [[0, 2000], [3000, 0]], [[0, 1100], [1, 1]]])
+    for method in ("cautious", "dempster"):
+        score = combine_leaves(counts, combiner=method)
+        proba = combine_leaves_proba(counts, combiner=method)
+        assert np.isfinite(score).all() and np.isfinite(proba).all()
+        assert proba[0, 1] > 0.99 and proba[2, 1] > 0.99
+    # the rescaled leaf is the plausibility model on counts divided by a power of two
+    from dstk.ensemble._combiners import _representable_plausibility_rows
+
+    rows = _representable_plausibility_rows(np.array([[0.0, 2000.0], [0.0, 100.0]]))
+    divisor = 2.0 ** np.arange(12)
+    candidates = leaf_plausibility_mass(2000.0 / divisor, np.zeros(12))
+    first = np.flatnonzero(candidates[:, 3] >= 2.0**-1000)[0]
+    assert divisor[first] > 1 and np.array_equal(rows[0], candidates[first, 1:])
+    assert np.array_equal(rows[1], leaf_plausibility_mass([100.0], [0.0])[0, 1:])  # small leaves untouched
+    # an explicit rescale_above keeps the model on the given counts: the dogmatic leaf is reported
     with pytest.raises(DogmaticError, match="floor"):
-        combine_leaves(counts, "cautious")
-    assert np.isfinite(combine_leaves(counts, "cautious", floor=1e-5)).all()
+        combine_leaves(np.array([[[0, 2000], [5, 1]]]), combiner="cautious", rescale_above=5000)
+    assert np.isfinite(combine_leaves(counts, combiner="cautious", floor=1e-5)).all()
 
 
 @pytest.mark.parametrize(
     "kwargs, message",
     [
-        ({"method": "mean"}, "Unknown combination method"),
-        ({"method": "pooling", "aggregate": "vote"}, "aggregate"),
-        ({"method": "probability", "aggregate": "median"}, "aggregate"),
-        ({"method": "probability", "floor": 1e-5}, "floor"),
-        ({"method": "dempster", "floor": 2.0}, "floor"),
-        ({"method": "eva", "class_prior": [0.5, 0.6]}, "sum to 1"),
-        ({"method": "eva", "class_prior": [1.0, 0.0]}, r"\(0, 1\)"),
-        ({"method": "eva", "prior": "flat"}, "prior"),
-        ({"method": "eva", "smoothing": 0}, "smoothing"),
-        ({"method": "pooling", "class_prior": [0.5, 0.5]}, "eva"),
+        ({"combiner": "mean"}, "Unknown combination method"),
+        ({"combiner": "pooling:vote"}, "aggregate"),
+        ({"combiner": "probability:median"}, "aggregate"),
+        ({"combiner": "probability", "floor": 1e-5}, "floor"),
+        ({"combiner": "dempster", "floor": 2.0}, "floor"),
+        ({"combiner": "eva", "class_prior": [0.5, 0.6]}, "sum to 1"),
+        ({"combiner": "eva", "class_prior": [1.0, 0.0]}, r"\(0, 1\)"),
+        ({"combiner": "eva", "prior": "flat"}, "prior"),
+        ({"combiner": "eva", "smoothing": 0}, "smoothing"),
+        ({"combiner": "pooling", "class_prior": [0.5, 0.5]}, "eva"),
     ],
 )
 def test_bad_options(kwargs, message):
@@ -351,16 +400,18 @@ def test_counts_beyond_the_table_range_are_combined_as_floats():
     big = np.array([[[2**40, 1], [3, 2**33]], [[5, 5], [0, 2**35]]], dtype=np.uint64)
     expected = big.astype(float)
     for method in ("probability", "pooling", "eva", "laplace"):
-        assert np.allclose(combine_leaves(big, method), combine_leaves(expected, method), rtol=1e-12), method
+        assert np.allclose(
+            combine_leaves(big, combiner=method), combine_leaves(expected, combiner=method), rtol=1e-12
+        ), method
     # by hand: leaf frequencies of class 1
     assert np.allclose(
-        combine_leaves(big, "probability"), [(1 / (2**40 + 1) + 2**33 / (2**33 + 3)) / 2, 0.75]
+        combine_leaves(big, combiner="probability"), [(1 / (2**40 + 1) + 2**33 / (2**33 + 3)) / 2, 0.75]
     )
 
 
 def test_no_mass_for_probability_methods():
     with pytest.raises(ValueError, match="no mass function"):
-        combine_leaves_to_mass(np.ones((1, 2, 2), dtype=int), "eva")
+        combine_leaves_to_mass(np.ones((1, 2, 2), dtype=int), combiner="eva").to_array().to_array()
 
 
 def test_parse_and_threshold():
@@ -374,10 +425,10 @@ def test_parse_and_threshold():
 
 def test_plausibility_average_mass_and_proba():
     counts = np.array([[[0, 2], [1, 0], [2, 2]]])
-    mass = combine_leaves_to_mass(counts, "plausibility")
+    mass = combine_leaves_to_mass(counts, combiner="plausibility").to_array().to_array()
     leaf = leaf_plausibility_mass(counts[..., 1], counts[..., 0])
     assert np.allclose(mass, leaf.mean(axis=1))
-    proba = combine_leaves_proba(counts, "plausibility")
+    proba = combine_leaves_proba(counts, combiner="plausibility")
     betp = mass[0, 2] + mass[0, 3] / 2
     assert proba[0, 1] == pytest.approx(betp)
 
@@ -386,6 +437,8 @@ def test_large_batch_with_few_distinct_pairs_is_consistent():
     rng = np.random.default_rng(1)
     counts = rng.integers(0, 5, size=(2000, 20, 2))
     for method in ("plausibility", "confidence_bounds"):
-        full = combine_leaves(counts, method)
-        part = np.concatenate([combine_leaves(counts[i : i + 100], method) for i in range(0, 2000, 100)])
+        full = combine_leaves(counts, combiner=method)
+        part = np.concatenate(
+            [combine_leaves(counts[i : i + 100], combiner=method) for i in range(0, 2000, 100)]
+        )
         assert np.allclose(full, part)

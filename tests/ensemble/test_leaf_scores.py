@@ -4,15 +4,15 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from dstk.ensemble import (
+from dstk.ensemble._leaf_scores import (
     leaf_confidence_bound,
     leaf_laplace,
     leaf_plausibility_degrees,
     leaf_plausibility_mass,
     leaf_plausibility_score,
     leaf_probability,
+    map_distinct_pairs,
 )
-from dstk.ensemble._leaf_scores import map_distinct_pairs
 
 # research note calib-ensemble-anchors.md section 1.4 (values produced by the authors' code)
 # p, n-, pi+, pi-, u_e, u_a, m(+), m(-), Laplace, CB c, CB score

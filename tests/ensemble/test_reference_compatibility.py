@@ -187,14 +187,14 @@ _LEAVES = [
 
 def test_reference_leaf_scores_match_the_published_leaf_values():
     counts = np.array([[[n, p]] for p, n, _, _ in _LEAVES])
-    score = combine_leaves(counts, "plausibility", reference_arithmetic=True)
+    score = combine_leaves(counts, combiner="plausibility", reference_arithmetic=True)
     expected = np.array([plus - minus for _, _, plus, minus in _LEAVES])
     # (0, 3): pi- = 1, pi+ = 2 theta - 1 with (1 - theta)^3 = 2 theta - 1, so s+ - s- = -(2 - 2 theta)
     theta = next(r.real for r in np.roots([-1, 3, -5, 2]) if abs(r.imag) < 1e-12 and 0.5 < r.real < 1)
     expected[-1] = -(2 - 2 * theta)
     assert np.allclose(score, expected, atol=1e-6)
     # the same model as dstk's machine-precision solver, up to the bisection tolerance
-    assert np.allclose(score, combine_leaves(counts, "plausibility", rescale_above=537), atol=1e-11)
+    assert np.allclose(score, combine_leaves(counts, combiner="plausibility", rescale_above=537), atol=1e-11)
 
 
 def _scipy_degree(positives, negatives, support_of_positive):
@@ -291,7 +291,13 @@ def _reference_masses(counts):
 def _single_leaf_mass(leaf):
     from dstk.ensemble._combiners import combine_leaves_to_mass
 
-    m = combine_leaves_to_mass(leaf[None], "plausibility", normalize=False, reference_arithmetic=True)[0]
+    m = (
+        combine_leaves_to_mass(
+            leaf[None], combiner="plausibility", normalize=False, reference_arithmetic=True
+        )
+        .to_array()
+        .to_array()[0]
+    )
     return np.array([m[2], m[1], m[3]])  # {1}, {0}, frame
 
 
@@ -310,23 +316,23 @@ def test_floor_rules_are_the_authors_arithmetic_bit_for_bit(small_leaf_counts, m
     masses = _reference_masses(small_leaf_counts)
     pair = _conjunctive_pair if method == "dempster" else _cautious_pair
     expected = np.array([(lambda r: r[1] - r[2])(_reduce(sample, pair)) for sample in masses])
-    got = combine_leaves(small_leaf_counts, method, floor=1e-5, reference_arithmetic=True)
+    got = combine_leaves(small_leaf_counts, combiner=method, floor=1e-5, reference_arithmetic=True)
     assert np.array_equal(got, expected)
     # dstk's own leaf solver: the same values up to the bisection tolerance, except for broken ties
-    exact_leaves = combine_leaves(small_leaf_counts, method, floor=1e-5)
+    exact_leaves = combine_leaves(small_leaf_counts, combiner=method, floor=1e-5)
     assert np.allclose(exact_leaves, got, atol=1e-8)
 
 
 def test_reference_arithmetic_bad_input():
     counts = np.array([[[1, 2], [0, 3]]])
     with pytest.raises(ValueError, match="floor=1e-5"):
-        combine_leaves(counts, "cautious", reference_arithmetic=True)
+        combine_leaves(counts, combiner="cautious", reference_arithmetic=True)
     with pytest.raises(ValueError, match="applies only"):
-        combine_leaves(counts, "probability", reference_arithmetic=True)
+        combine_leaves(counts, combiner="probability", reference_arithmetic=True)
     with pytest.raises(ValueError, match="applies only"):
-        combine_leaves(np.array([[[1, 2, 0]]]), "dempster", floor=None, reference_arithmetic=True)
+        combine_leaves(np.array([[[1, 2, 0]]]), combiner="dempster", floor=None, reference_arithmetic=True)
     with pytest.raises(ValueError, match="True or False"):
-        combine_leaves(counts, "plausibility", reference_arithmetic="yes")
+        combine_leaves(counts, combiner="plausibility", reference_arithmetic="yes")
 
 
 # --------------------------------------------------------------------------- end to end
@@ -342,7 +348,7 @@ def test_breast_cancer_split_zero_gives_the_authors_numbers():
     counts = model.leaf_counts(X_test)
 
     def auc(method, **options):
-        return roc_auc_score(y_test, combine_leaves(counts, method, **options))
+        return roc_auc_score(y_test, combine_leaves(counts, combiner=method, **options))
 
     assert round(auc("probability"), 4) == 0.9910
     assert round(auc("cautious", floor=1e-5, reference_arithmetic=True), 4) == 0.6101

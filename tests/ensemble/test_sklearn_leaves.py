@@ -33,7 +33,7 @@ def test_extra_trees_stored_counts_equal_recount(data):
     assert np.array_equal(stored, _by_hand(forest, X[:40], X, y))  # no bootstrap: identical
     assert np.array_equal(sklearn_leaf_counts(forest, X[:40], X, y), stored)
     # probability averaging of the counts is the forest's own predict_proba
-    assert np.allclose(combine_leaves(stored, "probability"), forest.predict_proba(X[:40])[:, 1])
+    assert np.allclose(combine_leaves(stored, combiner="probability"), forest.predict_proba(X[:40])[:, 1])
 
 
 def test_random_forest_bootstrap(data):

@@ -14,15 +14,21 @@ from dstk._kernels.counts import (
     regularized_incomplete_beta,
     support_degree,
 )
-from dstk.evidence._counts import (
-    BINARY_MODELS,
-    class_counts_to_mass_array,
-    clopper_pearson_interval,
-    counts_to_mass_array,
-    from_class_counts,
-    from_counts,
-    plausibility_degrees,
-)
+from dstk.evidence import COUNT_MODELS, clopper_pearson_interval, from_counts, plausibility_degrees
+from dstk.evidence._counts import _BINARY_MODELS as BINARY_MODELS
+from dstk.evidence._counts import _binary_mass_array as counts_to_mass_array
+from dstk.evidence._counts import _check_counts, _clopper_pearson, _plausibility_degrees
+from dstk.evidence._counts import _class_mass_array as class_counts_to_mass_array
+
+
+def degrees(k, n, allow_fractional=False):
+    """Plausibility degrees from (class-1 count, total): the private path the tree layer uses."""
+    return _plausibility_degrees(*_check_counts(k, n, allow_fractional))
+
+
+def clopper_pearson(k, n, confidence=0.95):
+    return _clopper_pearson(*_check_counts(k, n), confidence)
+
 
 # ---------------------------------------------------------------------------
 # reference tables (research note calib-ensemble-anchors.md, sections 1.4 and 2.3)
@@ -87,7 +93,7 @@ def test_note_table_likelihood_dempster_clopper_pearson(pair):
 @pytest.mark.parametrize("row", PLAUSIBILITY_TABLE)
 def test_plausibility_reference_table(row):
     p, q, pi_plus, pi_minus, u_e, u_a, m_plus, m_minus = row
-    got_plus, got_minus = plausibility_degrees(p, p + q)
+    got_plus, got_minus = degrees(p, p + q)
     assert got_plus == pytest.approx(pi_plus, abs=1e-6)
     assert got_minus == pytest.approx(pi_minus, abs=1e-6)
     assert min(got_plus, got_minus) == pytest.approx(u_e, abs=1e-6)
@@ -99,7 +105,7 @@ def test_plausibility_reference_table(row):
 
 
 def test_golden_ratio_value():
-    pi_plus, pi_minus = plausibility_degrees(1, 2)
+    pi_plus, pi_minus = degrees(1, 2)
     golden = (math.sqrt(5) - 1) / 2
     assert pi_plus == pytest.approx(golden, abs=1e-14)
     assert pi_minus == pytest.approx(golden, abs=1e-14)
@@ -108,11 +114,11 @@ def test_golden_ratio_value():
 def test_plausibility_no_rescaling_but_rescaled_pair_matches_reference_code():
     # the reference code rescales (600, 300) to (537, 268) and reports pi+ = 0.379823;
     # dstk does not rescale, so the rescaled counts reproduce that value ...
-    pi_plus, pi_minus = plausibility_degrees(537, 805)
+    pi_plus, pi_minus = degrees(537, 805)
     assert pi_plus == pytest.approx(0.379823, abs=1e-6)
     assert pi_minus < 1e-15
     # ... and (600, 300) itself matches an independent log-domain root search
-    pi_plus, _ = plausibility_degrees(600, 900)
+    pi_plus, _ = degrees(600, 900)
     assert pi_plus == pytest.approx(_support_reference_log(600, 300), rel=1e-10)
     assert abs(pi_plus - 0.379823) > 1e-3
 
@@ -173,19 +179,19 @@ def test_plausibility_matches_plain_brentq_and_brute_force():
     pairs = [(p, q) for p in range(25) for q in range(25)]
     k = np.array([p for p, _ in pairs], float)
     n = np.array([p + q for p, q in pairs], float)
-    pi_plus, pi_minus = plausibility_degrees(k, n)
+    pi_plus, pi_minus = degrees(k, n)
     for (p, q), got_plus, got_minus in zip(pairs, pi_plus, pi_minus):
         assert got_plus == pytest.approx(_support_reference_plain(p, q), abs=1e-12)
         assert got_minus == pytest.approx(_support_reference_plain(q, p), abs=1e-12)
     for p, q in [(0, 1), (1, 1), (3, 7), (12, 4), (2, 20)]:
-        got_plus, got_minus = plausibility_degrees(p, p + q)
+        got_plus, got_minus = degrees(p, p + q)
         assert got_plus == pytest.approx(_support_brute_force(p, q), abs=2e-5)
         assert got_minus == pytest.approx(_support_brute_force(q, p), abs=2e-5)
 
 
 @pytest.mark.parametrize("p,q", [(3000, 7000), (50_000, 50_001), (10**6, 2 * 10**5), (1, 10**5), (400, 401)])
 def test_plausibility_large_counts_log_domain(p, q):
-    got_plus, got_minus = plausibility_degrees(p, p + q)
+    got_plus, got_minus = degrees(p, p + q)
     ref_plus = _support_reference_log(p, q)
     ref_minus = _support_reference_log(q, p)
     assert got_plus == pytest.approx(ref_plus, rel=1e-9, abs=1e-300)
@@ -194,7 +200,7 @@ def test_plausibility_large_counts_log_domain(p, q):
 
 def test_plausibility_tiny_degrees_keep_relative_accuracy():
     # pi- for (700, 300) is about pl(1/2) ~ 1e-18: relative, not absolute, accuracy
-    _, pi_minus = plausibility_degrees(700, 1000)
+    _, pi_minus = degrees(700, 1000)
     reference = _support_reference_log(300, 700)
     assert 0 < pi_minus < 1e-10
     assert pi_minus == pytest.approx(reference, rel=1e-9)
@@ -299,7 +305,7 @@ def test_regularized_incomplete_beta_against_scipy():
 def test_clopper_pearson_against_scipy_binomtest(confidence):
     for n in [1, 2, 5, 13, 100]:
         for k in range(n + 1):
-            lower, upper = clopper_pearson_interval(k, n, confidence)
+            lower, upper = clopper_pearson(k, n, confidence)
             ci = stats.binomtest(k, n).proportion_ci(confidence_level=confidence, method="exact")
             assert lower == pytest.approx(ci.low, abs=1e-12)
             assert upper == pytest.approx(ci.high, abs=1e-12)
@@ -311,7 +317,7 @@ def test_clopper_pearson_against_scipy_binomtest(confidence):
 def test_confidence_interval_model_is_eqs_22_23_of_the_step_contour():
     # contour 1 on [L, U], alpha outside (Eq. 25), integrated as in Eqs. 22c/23c
     k, n, confidence = 7, 10, 0.9
-    lower, upper = clopper_pearson_interval(k, n, confidence)
+    lower, upper = clopper_pearson(k, n, confidence)
     alpha = 1 - confidence
     belief_one = lower - alpha * lower  # int_0^L alpha
     plausibility_one = upper + alpha * (1 - upper)
@@ -390,7 +396,7 @@ def test_shapes_and_broadcasting():
     assert counts_to_mass_array(3, 4).shape == (4,)
     assert counts_to_mass_array(np.zeros((2, 3)), 5).shape == (2, 3, 4)
     assert counts_to_mass_array([], []).shape == (0, 4)
-    pi_plus, pi_minus = plausibility_degrees(np.array([[1, 2]]), np.array([[2], [3]]))
+    pi_plus, pi_minus = degrees(np.array([[1, 2]]), np.array([[2], [3]]))
     assert pi_plus.shape == (2, 2) and pi_minus.shape == (2, 2)
 
 
@@ -411,7 +417,7 @@ def test_fractional_counts():
         counts_to_mass_array(1.5, 3)
     masses = counts_to_mass_array(1.5, 3, "plausibility", allow_fractional=True)
     np.testing.assert_allclose(masses, [0, 0, 0, 1], atol=1e-14)  # p_hat = 1/2: symmetric
-    pi_plus, _ = plausibility_degrees(2.5, 3.7, allow_fractional=True)
+    pi_plus, _ = degrees(2.5, 3.7, allow_fractional=True)
     assert pi_plus == pytest.approx(_support_reference_plain(2.5, 1.2), abs=1e-12)
     masses = counts_to_mass_array(2.5, 3.7, "likelihood", allow_fractional=True)
     np.testing.assert_allclose(
@@ -441,7 +447,7 @@ def test_bad_counts(k, n, match):
     with pytest.raises(ValueError, match=match):
         counts_to_mass_array(k, n, "dempster")
     with pytest.raises(ValueError, match=match):
-        plausibility_degrees(k, n)
+        degrees(k, n)
 
 
 def test_bad_shapes_model_and_confidence():
@@ -453,7 +459,7 @@ def test_bad_shapes_model_and_confidence():
         with pytest.raises(ValueError, match="confidence"):
             counts_to_mass_array(1, 2, "confidence_interval", confidence=confidence)
         with pytest.raises(ValueError, match="confidence"):
-            clopper_pearson_interval(1, 2, confidence)
+            clopper_pearson_interval([1, 1], confidence=confidence)
 
 
 # ---------------------------------------------------------------------------
@@ -503,19 +509,46 @@ def test_class_counts_bad_input():
 
 
 def test_from_counts_returns_batched_mass_function():
-    mass_module = pytest.importorskip("dstk.core._mass")
-    m = from_counts([7, 3], [10, 4], model="dempster")
-    assert isinstance(m, mass_module.MassFunction)
+    from dstk.core import MassFunction
+
+    m = from_counts([[3, 7], [1, 3]], model="dempster")
+    assert isinstance(m, MassFunction)
     assert m.batch_shape == (2,)
     np.testing.assert_allclose(m.to_array("m"), counts_to_mass_array([7, 3], [10, 4], "dempster"))
     assert tuple(m.frame.labels) == (0, 1)
-    array = from_counts([7, 3], [10, 4], model="dempster", return_array=True)
-    assert isinstance(array, np.ndarray)
 
 
-def test_from_class_counts_returns_mass_function():
-    pytest.importorskip("dstk.core._mass")
-    m = from_class_counts(np.array([[1, 2, 3]]))
+@pytest.mark.parametrize("model", COUNT_MODELS)
+def test_from_counts_binary_layout_is_negative_then_positive(model):
+    """counts[..., 0] counts class 0 (label classes[0]), counts[..., 1] class 1: mirrored counts swap {0} and {1}."""
+    counts = np.array([[3, 7], [0, 4], [5, 5], [2, 0]])
+    m = from_counts(counts, model=model, classes=("no", "yes")).to_array()
+    mirrored = from_counts(counts[:, ::-1], model=model, classes=("no", "yes")).to_array()
+    np.testing.assert_allclose(m[:, [0, 2, 1, 3]], mirrored, atol=1e-12)
+    if model in BINARY_MODELS:
+        np.testing.assert_allclose(m, counts_to_mass_array(counts[:, 1], counts.sum(1), model), atol=1e-15)
+    assert from_counts(counts, model=model, classes=("no", "yes")).frame.labels == ("no", "yes")
+
+
+def test_from_counts_multiclass_and_errors():
+    m = from_counts(np.array([[1, 2, 3]]), model="dempster")
     assert m.batch_shape == (1,)
     assert tuple(m.frame.labels) == (0, 1, 2)
     np.testing.assert_allclose(m.to_array("m")[0, [1, 2, 4, 7]], np.array([1, 2, 3, 1]) / 7)
+    with pytest.raises(ValueError, match="binary counts"):
+        from_counts([1, 2, 3], model="likelihood")
+    with pytest.raises(ValueError, match="classes"):
+        from_counts([1, 2], model="dempster", classes=("a", "b", "c"))
+    with pytest.raises(ValueError, match="Unknown model"):
+        from_counts([1, 2], model="laplace")
+
+
+def test_public_degrees_and_interval_take_binary_counts():
+    pi_plus, pi_minus = plausibility_degrees([[1, 2], [3, 0]])
+    ref_plus, ref_minus = degrees([2, 0], [3, 3])
+    np.testing.assert_array_equal(pi_plus, ref_plus)
+    np.testing.assert_array_equal(pi_minus, ref_minus)
+    lower, upper = clopper_pearson_interval([3, 7])
+    assert (float(lower), float(upper)) == pytest.approx((0.3475, 0.9333), abs=1e-4)
+    with pytest.raises(ValueError, match=r"\(\.\.\., 2\)"):
+        plausibility_degrees([1, 2, 3])

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from dstk.evidence._counts import counts_to_mass_array
+from dstk.evidence._counts import _binary_mass_array as counts_to_mass_array
 from dstk.evidence._figures import figure4_data
 
 

@@ -23,9 +23,7 @@ NOTEBOOKS = DOCS.parent / "notebooks"
 
 #: guide pages (docs/guide/<name>.rst) that must show at least one figure
 GUIDE_PAGES_WITH_FIGURES = sorted(
-    path.stem
-    for path in (DOCS / "guide").glob("*.rst")
-    if ".. plot::" in path.read_text(encoding="utf-8")
+    path.stem for path in (DOCS / "guide").glob("*.rst") if ".. plot::" in path.read_text(encoding="utf-8")
 )
 #: guide pages that are reference text (tables, conventions), not a layer's guide
 GUIDE_PAGES_WITHOUT_FIGURES = {"conventions", "choosing_a_rule", "persistence", "sklearn"}

@@ -7,7 +7,12 @@ import pytest
 
 GUIDE = Path(__file__).resolve().parents[2] / "docs" / "guide"
 PAGES = sorted(GUIDE.glob("*.rst"))
-NEEDS = {"ensembles.rst": "sklearn"}
+NEEDS = {
+    "ensembles.rst": "sklearn",
+    "classifiers.rst": "sklearn",
+    "sklearn.rst": "pandas",
+    "persistence.rst": "skops",
+}
 
 
 @pytest.mark.parametrize("page", PAGES, ids=[p.name for p in PAGES])

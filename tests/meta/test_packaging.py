@@ -22,11 +22,11 @@ SMOKE = r"""
 import sys
 import numpy as np
 import dstk
-from dstk import MassFunction, combine
+from dstk import MassFunction, combine, combine_with_conflict
 assert dstk.__file__.startswith(sys.prefix), dstk.__file__
 m1 = MassFunction({"a": 0.6, "a,b": 0.4})
 m2 = MassFunction({"b": 0.7, "a,b": 0.3})
-m, kappa = combine([m1, m2], rule="dempster", return_conflict=True)
+m, kappa = combine_with_conflict([m1, m2], rule="dempster")
 assert abs(kappa - 0.42) < 1e-12 and abs(m.bel("a") - 0.18 / 0.58) < 1e-12
 import dstk.evidence, dstk.exceptions
 assert "matplotlib" not in sys.modules and "sklearn" not in sys.modules

@@ -49,8 +49,8 @@ def test_bitmask_input_matches_boolean():
     sets[~sets.any(axis=1), 0] = True
     masks = (sets * (1 << np.arange(4))).sum(axis=1)
     y = rng.randint(0, 4, 50)
-    assert utility_discounted_accuracy(y, masks, "u80", n_classes=4) == pytest.approx(
-        utility_discounted_accuracy(y, sets, "u80")
+    assert utility_discounted_accuracy(y, masks, utility="u80", n_classes=4) == pytest.approx(
+        utility_discounted_accuracy(y, sets, utility="u80")
     )
 
 
@@ -64,7 +64,7 @@ def test_bitmask_input_matches_boolean():
         (lambda: u65_score([0], [[False, False]]), "empty"),
         (lambda: u65_score([0], np.array([1])), "n_classes"),
         (lambda: u65_score([0, 1], [[True, False]]), "inconsistent"),
-        (lambda: utility_discounted_accuracy([0], [[True, False]], "u90"), "u65"),
+        (lambda: utility_discounted_accuracy([0], [[True, False]], utility="u90"), "u65"),
     ],
 )
 def test_errors(call, match):

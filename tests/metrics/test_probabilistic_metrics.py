@@ -146,13 +146,14 @@ def test_reliability_and_ece_against_loops():
     counts, mean_p, frac = reliability_bins(y, p, n_bins=10)
     ece = 0.0
     for b in range(10):
-        inside = [i for i in range(200) if (b / 10 <= p[i] < (b + 1) / 10) or (b == 9 and p[i] == 1.0)]
+        # bins closed on the right, (b/10, (b+1)/10], the first one also holding 0
+        inside = [i for i in range(200) if (b / 10 < p[i] <= (b + 1) / 10) or (b == 0 and p[i] == 0.0)]
         assert counts[b] == len(inside)
         if inside:
             assert mean_p[b] == pytest.approx(np.mean(p[inside]))
             assert frac[b] == pytest.approx(np.mean(y[inside]))
             ece += len(inside) / 200 * abs(np.mean(p[inside]) - np.mean(y[inside]))
-    assert expected_calibration_error(y, p) == pytest.approx(ece)
+    assert expected_calibration_error(y, p, bins=10) == pytest.approx(ece)
 
 
 def test_top_label_ece():
@@ -161,10 +162,10 @@ def test_top_label_ece():
     correct = np.argmax(P, axis=1) == y
     ece = 0.0
     for b in range(10):
-        inside = (conf >= b / 10) & (conf < (b + 1) / 10) if b < 9 else conf >= 0.9
+        inside = (conf > b / 10) & (conf <= (b + 1) / 10)
         if inside.any():
             ece += inside.mean() * abs(conf[inside].mean() - correct[inside].mean())
-    assert expected_calibration_error(y, P) == pytest.approx(ece)
+    assert expected_calibration_error(y, P, bins=10) == pytest.approx(ece)
 
 
 def test_isotonic_calibration_score_against_sklearn():

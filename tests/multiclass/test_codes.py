@@ -13,12 +13,12 @@ from dstk.multiclass import (
     complete_code_size,
     make_code,
     one_vs_rest_code,
-    row_hamming_distances,
     sparse_code_size,
     sparse_code_success_probability,
     sparse_column_validity_probability,
     sparse_random_code,
 )
+from dstk.multiclass._codes import row_hamming_distances
 
 # Gebel (2009), Tab. 5.5: K -> (OvR, all-pairs, sparse, complete)
 TABLE_5_5 = {

@@ -15,9 +15,9 @@ from dstk.multiclass import (
     all_pairs_code,
     combine_task_probabilities,
     couple_probabilities,
-    embed_task_masses,
     one_vs_rest_code,
 )
+from dstk.multiclass._calibrator import embed_task_masses
 
 
 def reduction_scores(seed, n_per_class=40, K=3, code=None, noise=0.9):
@@ -34,7 +34,7 @@ def test_combiners_against_loops():
     code = all_pairs_code(4)
     p = rng.uniform(0.05, 0.95, (6, code.shape[1]))
     for comb in ("product", "geometric_mean", "trimmed_geometric_mean"):
-        r = combine_task_probabilities(p, code, comb, trim=0.2)
+        r = combine_task_probabilities(p, code, pool=comb, trim=0.2)
         for i, k in itertools.product(range(6), range(4)):
             factors = [
                 p[i, b] if code[k, b] == 1 else 1 - p[i, b] for b in range(code.shape[1]) if code[k, b] != 0
@@ -57,8 +57,8 @@ def test_trim_ten_percent_is_geometric_mean_below_ten_factors():
     code = one_vs_rest_code(9)
     p = rng.uniform(0.05, 0.95, (5, 9))
     np.testing.assert_allclose(
-        combine_task_probabilities(p, code, "trimmed_geometric_mean"),
-        combine_task_probabilities(p, code, "geometric_mean"),
+        combine_task_probabilities(p, code, pool="trimmed_geometric_mean"),
+        combine_task_probabilities(p, code, pool="geometric_mean"),
     )
 
 
@@ -66,7 +66,7 @@ def test_product_does_not_underflow():
     code = one_vs_rest_code(3)
     p = np.full((1, 3), 1e-200)
     # log space: no overflow or NaN
-    assert np.all(np.isfinite(combine_task_probabilities(p, code, "geometric_mean")))
+    assert np.all(np.isfinite(combine_task_probabilities(p, code, pool="geometric_mean")))
 
 
 # ---------------------------------------------------------------- Dirichlet calibration
@@ -78,7 +78,7 @@ def dirichlet_reference(train_scores, y, test_scores, combiner, rho=1.05, df="2h
 
     def combined(s):
         p = (s + rho * M) / (2 * rho * M)
-        return combine_task_probabilities(np.clip(p, 1e-12, 1 - 1e-12), code, combiner)
+        return combine_task_probabilities(np.clip(p, 1e-12, 1 - 1e-12), code, pool=combiner)
 
     r = combined(train_scores)
     mean, var = r.mean(axis=0), r.var(axis=0, ddof=1)
@@ -101,7 +101,7 @@ def dirichlet_reference(train_scores, y, test_scores, combiner, rho=1.05, df="2h
 def test_dirichlet_against_written_out_algorithm(combiner, df):
     train, y = reduction_scores(2, n_per_class=20)
     test, _ = reduction_scores(3, n_per_class=5)
-    cal = DirichletCalibrator(combiner=combiner, degrees_of_freedom=df, max_grid=1000).fit(train, y)
+    cal = DirichletCalibrator(pool=combiner, degrees_of_freedom=df, max_grid=1000).fit(train, y)
     ref, m = dirichlet_reference(train, y, test, combiner, df=df)
     assert cal.dispersion_ == m
     np.testing.assert_allclose(cal.predict_proba(test), ref, rtol=1e-6, atol=1e-9)
@@ -124,22 +124,22 @@ def test_dirichlet_direct_and_all_pairs_run():
     rng = np.random.RandomState(5)
     y = np.repeat([0, 1, 2], 30)
     P = rng.dirichlet(np.ones(3), size=90) * 0.5 + 0.5 * np.eye(3)[y]
-    cal = DirichletCalibrator(combiner="direct").fit(P, y)
+    cal = DirichletCalibrator(pool="direct").fit(P, y)
     np.testing.assert_allclose(cal.predict_proba(P).sum(axis=1), 1.0)
     scores, y = reduction_scores(6, code=all_pairs_code(3))
-    cal = DirichletCalibrator(code="all_pairs", combiner="trimmed_geometric_mean").fit(scores, y)
+    cal = DirichletCalibrator(code="all_pairs", pool="trimmed_geometric_mean").fit(scores, y)
     assert (cal.predict(scores) == y).mean() > 0.7
 
 
 @pytest.mark.parametrize(
     "kwargs, scores, y, match",
     [
-        ({"combiner": "mean"}, None, None, "combiner"),
+        ({"pool": "mean"}, None, None, "pool"),
         ({"degrees_of_freedom": "3h"}, None, None, "degrees_of_freedom"),
         ({}, np.ones((6, 3)), [0, 0, 1, 1, 2, 2], "zero variance"),
         ({}, np.zeros((6, 3)), [0, 0, 1, 1, 2, 2], "all 0"),
         ({}, np.ones((6, 2)), [0, 0, 1, 1, 2, 2], "columns"),
-        ({"combiner": "direct"}, np.full((4, 2), 2.0), [0, 0, 1, 1], r"\[0, 1\]"),
+        ({"pool": "direct"}, np.full((4, 2), 2.0), [0, 0, 1, 1], r"\[0, 1\]"),
     ],
 )
 def test_dirichlet_errors(kwargs, scores, y, match):
@@ -164,7 +164,7 @@ def test_multiclass_calibrator_equals_manual_pipeline(code_name):
         sizes.append(rows.sum())
     ref = couple_probabilities(r, code, task_weights=np.array(sizes, float)).probabilities
     np.testing.assert_allclose(cal.predict_proba(scores), ref, atol=1e-10)
-    assert cal.coupling_result_.all_converged
+    assert cal.predict_coupling(scores).all_converged
 
 
 def test_embed_task_masses_brute_force():

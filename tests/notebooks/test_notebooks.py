@@ -43,10 +43,27 @@ REQUIREMENTS = {
         ("sklearn", []),
         ("dstk.ensemble", ["RandomDecisionTreesClassifier", "combine_leaves"]),
     ],
+    "07_evidential_classifiers.ipynb": [
+        ("sklearn", []),
+        (
+            "dstk.classifiers",
+            [
+                "EvidentialKNNClassifier",
+                "EvidentialNeuralNetworkClassifier",
+                "logistic_evidence",
+                "ContextualDiscountingCombiner",
+            ],
+        ),
+    ],
     "06_dask_fusion.ipynb": [
         ("dask.array", []),
         ("dask.distributed", []),
         ("dstk.dask", []),
+    ],
+    "08_diagnostics_and_conformal.ipynb": [
+        ("sklearn", []),
+        ("dstk.calibration", ["ConformalBeliefClassifier", "VennMulticlassClassifier"]),
+        ("dstk.metrics", ["corp_decomposition", "reliability_bands"]),
     ],
 }
 

@@ -117,7 +117,7 @@ def test_reliability_diagram_points_and_intervals():
     # bins [0, .1), [.1, .2), [.5, .6), [.9, 1]: mean probability and frequency by hand
     assert np.allclose(points[:, 0], [0.05, 0.135, 0.55, 0.93])
     assert np.allclose(points[:, 1], [0.0, 0.5, 2 / 3, 1.0])
-    lower, upper = clopper_pearson_interval(np.array([0, 1, 2, 2]), np.array([1, 2, 3, 2]))
+    lower, upper = clopper_pearson_interval(np.array([[1, 0], [1, 1], [1, 2], [0, 2]]))
     segments = container.lines[2][0].get_segments()
     assert np.allclose([s[0][1] for s in segments], lower)
     assert np.allclose([s[1][1] for s in segments], upper)
@@ -128,7 +128,7 @@ def test_reliability_diagram_from_mass_functions_has_band():
     rng = np.random.default_rng(2)
     n = rng.integers(1, 30, 200)
     k = rng.binomial(n, 0.6)
-    masses = from_counts(k, n, model="dempster")
+    masses = from_counts(np.stack([n - k, k], axis=-1), model="dempster")
     y = (rng.random(200) < 0.6).astype(int)
     ax = plot_reliability_diagram(y, masses, strategy="quantile", n_bins=5)
     band = [c for c in ax.collections if isinstance(c, PolyCollection)]

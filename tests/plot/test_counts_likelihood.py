@@ -87,7 +87,7 @@ def test_predictive_contour_logistic_profile():
     scores, labels = logistic_data()
     likelihood = LogisticLikelihood(scores, labels)
     ax = plot_predictive_contour(likelihood, score=0.5)
-    masses = likelihood.predictive_mass(0.5, return_array=True)
+    masses = likelihood.predictive_mass(0.5).to_array()
     labels_text = [t.get_text() for t in ax.get_legend().get_texts()]
     assert labels_text[1].startswith(f"m({{1}}) = {masses[2]:.4f}")
     curve = ax.lines[0]

@@ -6,7 +6,7 @@ import pytest
 from matplotlib.collections import LineCollection, PathCollection
 
 from dstk import Frame, MassFunction
-from dstk.evidence import from_class_counts, from_counts
+from dstk.evidence import from_counts
 from dstk.plot import plot_intervals, plot_mass, plot_ternary
 
 from .rendering import check_not_blank
@@ -66,7 +66,7 @@ def test_plot_mass_errors():
     with pytest.raises(TypeError, match="MassFunction"):
         plot_mass({"a": 1.0})
     with pytest.raises(ValueError, match="batch"):
-        plot_mass(from_counts([1, 2], [3, 4]))
+        plot_mass(from_counts([[2, 1], [2, 2]]))
     with pytest.raises(TypeError, match="Axes"):
         plot_mass(MassFunction({"a": 1.0}), ax="not an axes")
 
@@ -74,7 +74,7 @@ def test_plot_mass_errors():
 def test_plot_intervals_binary_batch_against_dempster_model():
     k = np.array([0, 1, 3, 8])
     n = np.array([1, 2, 4, 10])
-    ax = plot_intervals(from_counts(k, n, model="dempster"), y_true=[0, 1, 1, 0])
+    ax = plot_intervals(from_counts(np.stack([n - k, k], axis=-1), model="dempster"), y_true=[0, 1, 1, 0])
     segments = next(c for c in ax.collections if isinstance(c, LineCollection)).get_segments()
     # Dempster's model (Xu et al. Eq. 24): Bel({1}) = k/(n+1), Pl({1}) = (k+1)/(n+1)
     assert np.allclose([s[0][1] for s in segments], k / (n + 1))
@@ -84,7 +84,7 @@ def test_plot_intervals_binary_batch_against_dempster_model():
 
 
 def test_plot_intervals_sorted_and_with_x():
-    m = from_counts([5, 0, 2], [10, 3, 2], model="likelihood")
+    m = from_counts([[5, 5], [3, 0], [0, 2]], model="likelihood")
     ax = plot_intervals(m, sort=True)
     dots = next(c for c in ax.collections if isinstance(c, PathCollection)).get_offsets()
     assert np.all(np.diff(dots[:, 1]) >= 0)
@@ -96,7 +96,7 @@ def test_plot_intervals_sorted_and_with_x():
 
 
 def test_plot_intervals_multiclass_subset():
-    m = from_class_counts([[3, 1, 0], [0, 0, 0], [1, 1, 8]])
+    m = from_counts([[3, 1, 0], [0, 0, 0], [1, 1, 8]], model="dempster")
     ax = plot_intervals(m, subset=2)
     segments = next(c for c in ax.collections if isinstance(c, LineCollection)).get_segments()
     # imprecise Dirichlet / Dempster: Bel({c}) = n_c/(N+1), Pl({c}) = (n_c+1)/(N+1)
@@ -106,16 +106,16 @@ def test_plot_intervals_multiclass_subset():
 
 
 def test_plot_intervals_errors():
-    m3 = from_class_counts([[3, 1, 0], [1, 1, 8]])
+    m3 = from_counts([[3, 1, 0], [1, 1, 8]], model="dempster")
     with pytest.raises(ValueError, match="subset="):
         plot_intervals(m3)
-    m = from_counts([1, 2], [3, 4])
+    m = from_counts([[2, 1], [2, 2]])
     with pytest.raises(ValueError, match="`x` has 3"):
         plot_intervals(m, x=[1, 2, 3])
     with pytest.raises(ValueError, match="`y_true` has 1"):
         plot_intervals(m, y_true=[1])
     with pytest.raises(ValueError, match="1-D batch"):
-        plot_intervals(from_counts([[1, 2]], [[3, 4]]))
+        plot_intervals(from_counts([[[2, 1], [2, 2]]]))
     with pytest.raises(ValueError, match="NaN"):
         plot_intervals(m, x=[0.0, np.nan])
 
@@ -131,7 +131,7 @@ def test_plot_ternary_points_are_barycentric():
 
 def test_plot_ternary_mass_function_with_classes():
     rng = np.random.default_rng(0)
-    m = from_class_counts(rng.integers(0, 6, size=(40, 3)))
+    m = from_counts(rng.integers(0, 6, size=(40, 3)), model="dempster")
     y = rng.integers(0, 3, size=40)
     ax = plot_ternary(m, y_true=y)
     points = np.concatenate([c.get_offsets() for c in ax.collections if isinstance(c, PathCollection)])
@@ -146,8 +146,25 @@ def test_plot_ternary_errors():
     with pytest.raises(ValueError, match="shape"):
         plot_ternary([[0.5, 0.5]])
     with pytest.raises(ValueError, match="three-label"):
-        plot_ternary(from_counts([1], [2]))
+        plot_ternary(from_counts([[1, 1]]))
     with pytest.raises(ValueError, match=r"\[0, 1\]"):
         plot_ternary([[1.5, -0.5, 0.0]])
     with pytest.raises(ValueError, match="`y_true` has 1"):
         plot_ternary([[0.2, 0.3, 0.5], [0.2, 0.3, 0.5]], y_true=[0])
+
+
+def test_plot_intervals_accepts_a_boolean_mask_and_rejects_unknown_labels():
+    frame = Frame(("no", "yes"))
+    m = MassFunction.from_array([[0, 0.2, 0.5, 0.3], [0, 0.6, 0.1, 0.3], [0, 0.1, 0.1, 0.8]], frame)
+
+    def groups(ax):
+        dots = [c for c in ax.collections if isinstance(c, PathCollection)]
+        return [c.get_offsets().tolist() for c in dots]  # [true label in A, not in A]
+
+    by_label = groups(plot_intervals(m, subset="yes", y_true=["yes", "no", "yes"]))
+    by_mask = groups(plot_intervals(m, subset="yes", y_true=np.array([True, False, True])))
+    assert by_label == by_mask
+    assert [len(g) for g in by_label] == [2, 1]
+    with pytest.raises(ValueError, match="not in the frame"):
+        plot_intervals(m, subset="yes", y_true=["yes", "maybe", "no"])
+    plt.close("all")

@@ -14,12 +14,11 @@ assignment-value and Bayes calibrators also offer ``predict_interval`` and
 * :class:`AssignmentValueCalibrator` (Sec. 4.4, Garczarek)
 """
 
-from ._assignment_value import AssignmentValueCalibrator, beta_moments_fit
-from ._base import log_odds
-from ._bayes import AsymmetricLaplaceBayesCalibrator, GaussianBayesCalibrator, asymmetric_laplace_logpdf
-from ._isotonic import IsotonicRegressionCalibrator, isotonic_fit, isotonic_predict
-from ._normalization import SimpleNormalization, SoftmaxCalibrator, simple_normalization, softmax
-from ._piecewise_logistic import PiecewiseLogisticCalibrator, hat_basis
+from ._assignment_value import AssignmentValueCalibrator
+from ._bayes import AsymmetricLaplaceBayesCalibrator, GaussianBayesCalibrator
+from ._isotonic import IsotonicRegressionCalibrator
+from ._normalization import SimpleNormalization, SoftmaxCalibrator
+from ._piecewise_logistic import PiecewiseLogisticCalibrator
 from ._platt import PlattCalibrator
 
 __all__ = [
@@ -31,12 +30,4 @@ __all__ = [
     "PlattCalibrator",
     "SimpleNormalization",
     "SoftmaxCalibrator",
-    "asymmetric_laplace_logpdf",
-    "beta_moments_fit",
-    "hat_basis",
-    "isotonic_fit",
-    "isotonic_predict",
-    "log_odds",
-    "simple_normalization",
-    "softmax",
 ]

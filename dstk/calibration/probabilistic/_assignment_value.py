@@ -147,7 +147,7 @@ class AssignmentValueCalibrator(BinaryProbabilisticCalibrator):
     scale_: float | None
 
     def __init__(
-        self, input_kind: str = "probability", max_candidates: int = 2000, credibility: float = 0.95
+        self, input_kind: str = "probability", *, max_candidates: int = 2000, credibility: float = 0.95
     ):
         self.input_kind = input_kind
         self.max_candidates = max_candidates

@@ -10,8 +10,8 @@ from scipy.special import betaincinv
 
 from ..._estimator import check_is_fitted
 from ..._kernels.probabilistic_calibration import asymmetric_laplace_fit
+from ...evidence._logistic import sigmoid
 from ._base import BinaryProbabilisticCalibrator, check_level, interval_to_mass, log_odds
-from ._logistic import sigmoid
 
 if TYPE_CHECKING:
     from ...core._mass import MassFunction
@@ -190,7 +190,7 @@ class GaussianBayesCalibrator(_BayesCalibrator):
     0.5
     """
 
-    def __init__(self, input_kind: str = "score", clip: float = 1e-12, credibility: float = 0.95):
+    def __init__(self, input_kind: str = "score", *, clip: float = 1e-12, credibility: float = 0.95):
         self.input_kind = input_kind
         self.clip = clip
         self.credibility = credibility
@@ -276,7 +276,7 @@ class AsymmetricLaplaceBayesCalibrator(_BayesCalibrator):
     True
     """
 
-    def __init__(self, input_kind: str = "score", clip: float = 1e-12, credibility: float = 0.95):
+    def __init__(self, input_kind: str = "score", *, clip: float = 1e-12, credibility: float = 0.95):
         self.input_kind = input_kind
         self.clip = clip
         self.credibility = credibility

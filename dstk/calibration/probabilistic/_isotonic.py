@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..._kernels.probabilistic_calibration import pool_adjacent_violators
+from ..._estimator import check_is_fitted
+from ..._kernels.calibration import lookup_masses, pool_adjacent_violators
 from ..._validation import check_scores
 from ._base import BinaryProbabilisticCalibrator
 
@@ -66,7 +67,9 @@ def isotonic_fit(
     thresholds, inverse = np.unique(s, return_inverse=True)
     pooled_weight = np.bincount(inverse, weights=w)
     pooled_target = np.bincount(inverse, weights=w * t) / pooled_weight
-    values = pool_adjacent_violators(pooled_target, pooled_weight)
+    starts, block_sums, block_weights = pool_adjacent_violators(pooled_target * pooled_weight, pooled_weight)
+    lengths = np.diff(np.append(starts, thresholds.size))
+    values = np.repeat(block_sums / block_weights, lengths)
     return thresholds, values
 
 
@@ -166,6 +169,28 @@ class IsotonicRegressionCalibrator(BinaryProbabilisticCalibrator):
         if self.interpolation not in ("step", "linear"):
             raise ValueError(f"`interpolation` must be 'step' or 'linear'; got {self.interpolation!r}.")
         self.thresholds_, self.values_ = isotonic_fit(s, y)
+        # the fit is constant on each PAV block: keep one breakpoint per block (step) or the two ends
+        # of each block (linear), so a prediction searches the blocks, not every distinct score
+        change = np.flatnonzero(self.values_[1:] != self.values_[:-1]) + 1
+        starts = np.concatenate(([0], change))
+        ends = np.concatenate((change - 1, [self.values_.size - 1]))
+        # value of the largest threshold <= s: count the block starts e <= s as the starts just below
+        # e that are < s (no float lies strictly between them), with the first block below everything
+        self._step_edges = np.ascontiguousarray(np.nextafter(self.thresholds_[starts[1:]], -np.inf))
+        block_values = self.values_[starts]
+        self._step_table = np.ascontiguousarray(np.column_stack([1.0 - block_values, block_values]))
+        corners = np.unique(np.concatenate((starts, ends)))
+        self._linear_x = self.thresholds_[corners]
+        self._linear_y = self.values_[corners]
 
     def _positive_probability(self, s):
-        return isotonic_predict(self.thresholds_, self.values_, s, self.interpolation)
+        if self.interpolation == "step":
+            return lookup_masses(s, self._step_edges, self._step_table)[:, 1]
+        return np.interp(s, self._linear_x, self._linear_y)
+
+    def predict_proba(self, scores: ArrayLike) -> np.ndarray:
+        """Calibrated probabilities ``[P(classes_[0]), P(classes_[1])]``, shape (N, 2)."""
+        if self.interpolation != "step":
+            return super().predict_proba(scores)
+        check_is_fitted(self, self._fitted_attribute)
+        return lookup_masses(self._check_input(scores), self._step_edges, self._step_table)

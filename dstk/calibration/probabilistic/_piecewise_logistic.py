@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ...evidence._logistic import fit_logistic, sigmoid
 from ._base import BinaryProbabilisticCalibrator
-from ._logistic import fit_logistic, sigmoid
 
 __all__ = ["PiecewiseLogisticCalibrator", "hat_basis"]
 
@@ -113,7 +113,7 @@ class PiecewiseLogisticCalibrator(BinaryProbabilisticCalibrator):
     True
     """
 
-    def __init__(self, penalty: float = 0.001, quantile_step: float = 0.05):
+    def __init__(self, penalty: float = 0.001, *, quantile_step: float = 0.05):
         self.penalty = penalty
         self.quantile_step = quantile_step
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...evidence._logistic import fit_logistic, sigmoid, standardize_scores
 from ._base import BinaryProbabilisticCalibrator
-from ._logistic import fit_logistic, sigmoid
 
 __all__ = ["PlattCalibrator"]
 
@@ -15,9 +15,9 @@ class PlattCalibrator(BinaryProbabilisticCalibrator):
 
     Parameters
     ----------
-    targets : {"smoothed", "binary"}, default="smoothed"
+    targets : {"smoothed", "labels"}, default="smoothed"
         ``"smoothed"``: Platt's targets ``(N+ + 1)/(N+ + 2)`` for positives and
-        ``1/(N- + 2)`` for negatives; ``"binary"``: plain 0/1 labels.
+        ``1/(N- + 2)`` for negatives; ``"labels"``: plain 0/1 labels.
     max_iter : int, default=100
         Newton iterations; a :class:`~dstk.exceptions.ConvergenceWarning`
         is issued if the tolerance is not reached.
@@ -57,7 +57,7 @@ class PlattCalibrator(BinaryProbabilisticCalibrator):
     (1, 2)
     """
 
-    def __init__(self, targets: str = "smoothed", max_iter: int = 100):
+    def __init__(self, targets: str = "smoothed", *, max_iter: int = 100):
         self.targets = targets
         self.max_iter = max_iter
 
@@ -66,20 +66,26 @@ class PlattCalibrator(BinaryProbabilisticCalibrator):
             n_pos = y.sum()
             n_neg = y.size - n_pos
             t = np.where(y == 1, (n_pos + 1.0) / (n_pos + 2.0), 1.0 / (n_neg + 2.0))
-        elif self.targets == "binary":
+        elif self.targets == "labels":
             t = y
         else:
-            raise ValueError(f"`targets` must be 'smoothed' or 'binary'; got {self.targets!r}.")
-        # standardise the score for conditioning; transform the coefficients back
-        centre = float(np.mean(s))
-        spread = float(np.std(s))
-        if spread == 0.0:
-            spread = 1.0
+            raise ValueError(f"`targets` must be 'smoothed' or 'labels'; got {self.targets!r}.")
+        # standardise the score for conditioning (free of overflow); transform the coefficients back
+        centre, spread = standardize_scores(s)
+        self._centre, self._spread = centre, spread
         design = np.column_stack([(s - centre) / spread, np.ones_like(s)])
         w, _, converged = fit_logistic(design, t, max_iter=self.max_iter, name="PlattCalibrator")
+        self._standardized = w
         self.slope_ = float(w[0] / spread)
         self.intercept_ = float(w[1] - w[0] * centre / spread)
+        if not (np.isfinite(self.slope_) and np.isfinite(self.intercept_)):
+            raise ValueError(
+                f"PlattCalibrator: the fitted sigmoid is not finite in the units of the scores (slope "
+                f"{self.slope_!r}, intercept {self.intercept_!r}; scores centred at {centre:.6g} with spread "
+                f"{spread:.6g}). Rescale the scores to a moderate range before calibrating."
+            )
         self.converged_ = bool(converged)
 
     def _positive_probability(self, s):
-        return sigmoid(self.slope_ * s + self.intercept_)
+        # evaluated on the standardised scores: invariant under affine changes of the scores
+        return sigmoid(self._standardized[0] * ((s - self._centre) / self._spread) + self._standardized[1])

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from .._validation import check_scores
+from ._validation import check_scores
 
 
 def check_class_indices(y_true, n_classes=None, name="y_true"):

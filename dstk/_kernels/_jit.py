@@ -1,0 +1,262 @@
+"""The ``njit`` decorator of every dstk kernel: an on-disk cache that cannot go stale or fail.
+
+Every module of :mod:`dstk._kernels` imports ``njit`` from here instead of
+from numba.  It is :func:`numba.njit` with two safeguards for ``cache=True``.
+
+Caches that follow the kernels they call
+    numba's on-disk cache keys a compiled function on the text of the file
+    that defines it and on its own bytecode, not on the jitted functions it
+    calls from other modules (numba documentation, "Notes on Caching"; numba
+    issue #1833): after an edit of a shared kernel, a cached caller would keep
+    running the old version.  So a kernel module that imports another pins a
+    hash of that module's source text in its own text::
+
+        CALLED_KERNEL_SOURCES = {"dstk._kernels.moebius": "<16 hex digits>"}
+
+    Any edit of the called module then requires a new pin, which changes the
+    caller's text and so invalidates the caller's cache; since the pinned
+    text includes the called module's own pins, the invalidation reaches
+    callers of callers.  ``tests/kernels/test_kernel_cache.py`` recomputes
+    every pin and fails until they are updated with::
+
+        python -m dstk._kernels._jit
+
+    and, should a pin still be stale at run time (a source tree edited without
+    updating the pins), the kernels of that module and of the modules that
+    call it are compiled without the on-disk cache, with a
+    :class:`StaleKernelCacheWarning`: they never run stale code.
+
+A cache wherever dstk is installed
+    numba caches next to the source file (``__pycache__``) or in the user's
+    cache directory, and raises ``RuntimeError: cannot cache function ...: no
+    locator available`` when neither is writable (a read-only install used
+    with no writable home).  The kernels then cache in a private directory of
+    the temporary directory (created for the current user only, mode 0700);
+    if that is not possible either, they are compiled in memory with one
+    :class:`KernelCacheWarning` per process.  Setting ``NUMBA_CACHE_DIR``
+    chooses the cache directory, as for any numba code.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import hashlib
+import inspect
+import os
+import re
+import stat
+import sys
+import tempfile
+import warnings
+from collections.abc import Iterator
+from pathlib import Path
+
+import numba
+from numba.core import config as _numba_config
+
+__all__ = ["njit", "KernelCacheWarning", "StaleKernelCacheWarning", "source_hash", "update_pins"]
+
+PINS_NAME = "CALLED_KERNEL_SOURCES"
+"""Module-level dictionary of a kernel module: called module name -> pinned source hash."""
+
+
+class KernelCacheWarning(RuntimeWarning):
+    """The numba kernels cannot be cached on disk; they are compiled in every process."""
+
+
+class StaleKernelCacheWarning(RuntimeWarning):
+    """A kernel module's pinned source hashes are out of date; its kernels are not cached."""
+
+
+def source_hash(path: str | os.PathLike[str]) -> str:
+    """First 16 hex digits of the SHA-256 of a source file, line endings normalised to ``\\n``."""
+    data = Path(path).read_bytes().replace(b"\r\n", b"\n")
+    return hashlib.sha256(data).hexdigest()[:16]
+
+
+@functools.cache
+def _module_is_fresh(module_name: str) -> bool:
+    """True when every pin of the module (and of the modules it pins) matches the source."""
+    module = sys.modules.get(module_name)
+    pins = getattr(module, PINS_NAME, None) or {}
+    for called, pinned in pins.items():
+        called_module = sys.modules.get(called)
+        path = getattr(called_module, "__file__", None)
+        try:
+            actual = source_hash(path) if path else None
+        except OSError:
+            actual = None
+        if actual != pinned or not _module_is_fresh(called):
+            return False
+    return True
+
+
+_stale_warned: set[str] = set()
+
+
+def _pins_are_fresh(module_name: str) -> bool:
+    if _module_is_fresh(module_name):
+        return True
+    if module_name not in _stale_warned:
+        _stale_warned.add(module_name)
+        warnings.warn(
+            f"The pinned source hashes ({PINS_NAME}) of {module_name} do not match the kernel "
+            "modules it calls, so its kernels are compiled without the on-disk cache (a cached "
+            "version could run old code of the called kernels). Update the pins with "
+            "`python -m dstk._kernels._jit`.",
+            StaleKernelCacheWarning,
+            stacklevel=4,
+        )
+    return False
+
+
+# ---------------------------------------------------------------- cache location
+
+_fallback: dict[str, str | None] = {}  # "dir": the private cache directory in use, None: no cache
+_NO_LOCATOR = "no locator available"
+
+
+def _private_cache_dir() -> str | None:
+    """A directory of the temporary directory that only the current user can write, or None."""
+    getuid = getattr(os, "getuid", None)
+    owner = str(getuid()) if getuid is not None else os.environ.get("USERNAME", "user")
+    path = os.path.join(tempfile.gettempdir(), f"dstk-numba-cache-{owner}")
+    try:
+        os.makedirs(path, mode=0o700, exist_ok=True)
+        info = os.lstat(path)
+        if not stat.S_ISDIR(info.st_mode):
+            return None
+        if getuid is not None and (info.st_uid != getuid() or info.st_mode & 0o022):
+            # a directory someone else created or can write: its cache files could run their code
+            return None
+        tempfile.TemporaryFile(dir=path).close()
+    except OSError:
+        return None
+    return path
+
+
+@contextlib.contextmanager
+def _cache_dir(path: str) -> Iterator[None]:
+    """Let numba's locators use ``path`` while a dispatcher is created (numba reads it then)."""
+    previous = getattr(_numba_config, "CACHE_DIR", "")
+    setattr(_numba_config, "CACHE_DIR", path)  # noqa: B010  (numba's config attributes are dynamic)
+    try:
+        yield
+    finally:
+        setattr(_numba_config, "CACHE_DIR", previous)  # noqa: B010
+
+
+def _compile(function, signature, options):
+    """``numba.njit([signature], **options)(function)``."""
+    if signature is None:
+        return numba.njit(**options)(function)
+    return numba.njit(signature, **options)(function)
+
+
+def _compile_with_fallback(function, signature, options):
+    """:func:`_compile`, redirecting or dropping the on-disk cache if it has no place."""
+    if "dir" not in _fallback:
+        try:
+            return _compile(function, signature, options)
+        except RuntimeError as exc:
+            if _NO_LOCATOR not in str(exc):
+                raise
+        _fallback["dir"] = _private_cache_dir()
+        if _fallback["dir"] is None:
+            warnings.warn(
+                "dstk cannot cache its compiled numba kernels: neither the install directory, the "
+                "user's cache directory nor the temporary directory is writable. The kernels are "
+                "compiled again in every process (slower first calls). Set NUMBA_CACHE_DIR to a "
+                "writable directory to cache them.",
+                KernelCacheWarning,
+                stacklevel=5,
+            )
+    if _fallback["dir"] is not None:
+        try:
+            with _cache_dir(_fallback["dir"]):
+                return _compile(function, signature, options)
+        except RuntimeError as exc:
+            if _NO_LOCATOR not in str(exc):
+                raise
+    return _compile(function, signature, {**options, "cache": False})
+
+
+def _decorate(function, signature, options):
+    if not options.get("cache", False):
+        return _compile(function, signature, options)
+    source = inspect.getsourcefile(function)
+    no_file = source is None or not (os.path.exists(source) or ".zip" in source)
+    if no_file or not _pins_are_fresh(function.__module__):
+        # no source file (interactive code) or stale pins: nothing can be cached safely
+        return _compile(function, signature, {**options, "cache": False})
+    return _compile_with_fallback(function, signature, options)
+
+
+def njit(signature_or_function=None, **options):
+    """:func:`numba.njit` with a cache that follows the called kernels and works on any install.
+
+    Used exactly as ``numba.njit``: ``@njit``, ``@njit(cache=True, ...)`` or
+    ``@njit(signature, cache=True, ...)``.
+    """
+    if inspect.isfunction(signature_or_function):
+        return _decorate(signature_or_function, None, options)
+    return lambda function: _decorate(function, signature_or_function, options)
+
+
+# ---------------------------------------------------------------- pin maintenance
+
+_PIN_ENTRY = re.compile(r'("(?P<name>dstk\._kernels\.[A-Za-z_0-9.]+)"\s*:\s*")(?P<hash>[0-9a-f]*)(")')
+
+
+def _pin_block(text: str) -> re.Match[str] | None:
+    return re.search(PINS_NAME + r"\s*=\s*\{[^}]*\}", text)
+
+
+def read_pins(path: str | os.PathLike[str]) -> dict[str, str]:
+    """The pins written in a kernel module's source (empty if it has none)."""
+    text = Path(path).read_text(encoding="utf-8")
+    block = _pin_block(text)
+    if block is None:
+        return {}
+    return {m["name"]: m["hash"] for m in _PIN_ENTRY.finditer(block.group(0))}
+
+
+def module_path(module_name: str, package_dir: str | os.PathLike[str]) -> Path:
+    """Source file of ``dstk._kernels.<name>`` inside the ``dstk/_kernels`` directory ``package_dir``."""
+    return Path(package_dir) / (module_name.rsplit(".", 1)[-1] + ".py")
+
+
+def update_pins(package_dir: str | os.PathLike[str] | None = None) -> list[str]:
+    """Rewrite every stale pin of the kernel modules in ``package_dir`` (default: this package).
+
+    Modules are updated until nothing changes, so that a new pin in a called
+    module propagates to its callers.  Returns the files changed.
+    """
+    package_dir = Path(package_dir) if package_dir is not None else Path(__file__).parent
+    changed: list[str] = []
+    for _ in range(64):
+        round_changed = False
+        for path in sorted(package_dir.glob("*.py")):
+            text = path.read_text(encoding="utf-8")
+            block = _pin_block(text)
+            if block is None:
+                continue
+
+            def repin(m: re.Match[str]) -> str:
+                return m.group(1) + source_hash(module_path(m["name"], package_dir)) + m.group(4)
+
+            new_block = _PIN_ENTRY.sub(repin, block.group(0))
+            if new_block != block.group(0):
+                path.write_text(text[: block.start()] + new_block + text[block.end() :], encoding="utf-8")
+                round_changed = True
+                if str(path) not in changed:
+                    changed.append(str(path))
+        if not round_changed:
+            return changed
+    raise RuntimeError("kernel pins did not converge: the kernel modules import each other in a cycle")
+
+
+if __name__ == "__main__":
+    for name in update_pins(sys.argv[1] if len(sys.argv) > 1 else None):
+        print(f"updated {name}")

@@ -1,0 +1,155 @@
+"""Partial states of combinations reduced over chunks of the source axis (numba kernels).
+
+A *partial state* summarises the sources of one chunk of the source axis so
+that two states can be merged and the merged state finished into masses (the
+tree reductions of :mod:`dstk.dask`):
+
+* conjunctive / yager: the product of the commonality functions;
+* dempster: the same product, rescaled so that ``max_{A != empty} = 1``,
+  with the accumulated ``log`` of the scale factors stored in slot 0
+  (``q(empty)`` plays no role in Dempster's rule, see
+  :func:`dstk._kernels.combination.conjunctive`);
+* disjunctive: the product of the implicability functions.
+
+The commonality products, their rescaling and the final Moebius step are
+those of :func:`dstk._kernels.combination.conjunctive` (the same helpers), so
+a state of one chunk finishes to the same floats as the in-memory kernel.
+All arrays are C-contiguous float64, ``(rows, K, size)`` in and
+``(rows, size)`` out, like :mod:`dstk._kernels.combination`.
+"""
+
+import numpy as np
+
+from dstk._kernels._jit import njit
+from dstk._kernels.combination import _finish_conjunctive, _multiply_commonality, _rescale_nonempty
+from dstk._kernels.moebius import subset_pass
+
+# Source hashes of the kernel modules called here (see dstk._kernels._jit).
+CALLED_KERNEL_SOURCES = {
+    "dstk._kernels.combination": "c6264f3754ff4eac",
+    "dstk._kernels.moebius": "c3edeec8b803e5d9",
+}
+
+
+@njit(cache=True)
+def commonality_product(m, normalize):
+    """Product over the K sources of each row of their commonality functions.
+
+    With ``normalize`` (Dempster's rule) the product is rescaled every 16
+    sources exactly as in :func:`dstk._kernels.combination.conjunctive`, and
+    slot 0 of the output holds the accumulated log of the scale factors.
+    """
+    rows, k_sources, size = m.shape
+    out = np.empty((rows, size))
+    tmp = np.empty(size)
+    if k_sources == 0:
+        out[:] = 1.0  # the empty product
+        return out
+    for r in range(rows):
+        acc = out[r]
+        log_scale = 0.0
+        for k in range(k_sources):
+            _multiply_commonality(m[r, k], acc, tmp, k == 0)
+            if normalize and (k % 16 == 15):
+                log_scale += _rescale_nonempty(acc)
+        if normalize:
+            acc[0] = log_scale
+    return out
+
+
+@njit(cache=True)
+def merge_commonality_products(parts, normalize):
+    """Merge P partial products ``(rows, P, size)`` into ``(rows, size)``.
+
+    Plain products for the conjunctive rule; for Dempster's rule the
+    non-empty entries are multiplied, the log scales (slot 0) added, and the
+    product rescaled to a maximum of one (an exact operation for Dempster's
+    rule, which normalises at the end).
+    """
+    rows, n_parts, size = parts.shape
+    out = np.empty((rows, size))
+    for r in range(rows):
+        acc = out[r]
+        for a in range(size):
+            acc[a] = parts[r, 0, a]
+        for p in range(1, n_parts):
+            if normalize:
+                acc[0] += parts[r, p, 0]
+                for a in range(1, size):
+                    acc[a] *= parts[r, p, a]
+            else:
+                for a in range(size):
+                    acc[a] *= parts[r, p, a]
+        if normalize and n_parts > 1:
+            acc[0] += _rescale_nonempty(acc)
+    return out
+
+
+@njit(cache=True)
+def finish_commonality_product(state, normalize):
+    """Masses from a (rescaled) commonality product, as in the in-memory kernel.
+
+    Returns ``(out, kappa, total_conflict)`` with the conventions of
+    :func:`dstk._kernels.combination.conjunctive`.
+    """
+    rows, size = state.shape
+    out = np.empty((rows, size))
+    kappa = np.empty(rows)
+    total_conflict = np.zeros(rows, dtype=np.bool_)
+    for r in range(rows):
+        acc = out[r]
+        for a in range(size):
+            acc[a] = state[r, a]
+        log_scale = acc[0] if normalize else 0.0
+        kappa[r], total_conflict[r] = _finish_conjunctive(acc, normalize, log_scale)
+    return out, kappa, total_conflict
+
+
+@njit(cache=True)
+def implicability_product(m):
+    """Product over the K sources of each row of their implicability functions."""
+    rows, k_sources, size = m.shape
+    out = np.empty((rows, size))
+    tmp = np.empty(size)
+    if k_sources == 0:
+        out[:] = 1.0  # the empty product
+        return out
+    for r in range(rows):
+        acc = out[r]
+        for a in range(size):
+            acc[a] = m[r, 0, a]
+        subset_pass(acc, 1.0)
+        for k in range(1, k_sources):
+            for a in range(size):
+                tmp[a] = m[r, k, a]
+            subset_pass(tmp, 1.0)
+            for a in range(size):
+                acc[a] *= tmp[a]
+    return out
+
+
+@njit(cache=True)
+def merge_products(parts):
+    """Entrywise product of P partial products ``(rows, P, size)`` in order."""
+    rows, n_parts, size = parts.shape
+    out = np.empty((rows, size))
+    for r in range(rows):
+        for a in range(size):
+            out[r, a] = parts[r, 0, a]
+        for p in range(1, n_parts):
+            for a in range(size):
+                out[r, a] *= parts[r, p, a]
+    return out
+
+
+@njit(cache=True)
+def finish_implicability_product(state):
+    """Masses from a product of implicability functions (subset Moebius)."""
+    rows, size = state.shape
+    out = np.empty((rows, size))
+    for r in range(rows):
+        acc = out[r]
+        for a in range(size):
+            acc[a] = state[r, a]
+        subset_pass(acc, -1.0)
+    return out

@@ -1,0 +1,22 @@
+"""Evidential classifiers: estimators that build mass functions from features.
+
+Public names
+------------
+EvidentialKNNClassifier, EvidentialNeuralNetworkClassifier, logistic_evidence,
+ContextualDiscountingCombiner.
+
+The estimators need scikit-learn (neighbour search, k-means, input checks); ``import dstk`` does not
+import it.
+"""
+
+from ._combiner import ContextualDiscountingCombiner
+from ._knn import EvidentialKNNClassifier
+from ._logistic import logistic_evidence
+from ._neural import EvidentialNeuralNetworkClassifier
+
+__all__ = [
+    "ContextualDiscountingCombiner",
+    "EvidentialKNNClassifier",
+    "EvidentialNeuralNetworkClassifier",
+    "logistic_evidence",
+]

@@ -1,0 +1,172 @@
+"""Shared machinery of the evidential classifiers: input checks and the prediction methods.
+
+Every classifier of :mod:`dstk.classifiers` computes, for a batch of samples,
+a mass function on ``Frame(classes_)``; ``predict_proba`` (pignistic),
+``predict`` (maximal pignistic probability), ``predict_interval`` (belief and
+plausibility of the classes) and ``score`` (accuracy) derive from it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .._estimator import BaseEstimator, check_is_fitted
+from ..core._frame import Frame
+from ..core._mass import MassFunction
+
+__all__ = ["EvidentialClassifierBase", "require_sklearn", "validate_features", "validate_targets"]
+
+
+def require_sklearn(what: str) -> None:
+    """Raise a clear ImportError when scikit-learn is missing."""
+    try:
+        import sklearn  # noqa: F401
+    except ImportError:  # pragma: no cover - scikit-learn is installed in the test environment
+        raise ImportError(
+            f"{what} needs scikit-learn (neighbour search, k-means, input checks); install it with "
+            "`pip install dstk[sklearn]`."
+        ) from None
+
+
+def validate_features(estimator: Any, X: Any, *, reset: bool) -> np.ndarray:
+    """Return ``X`` as a finite float64 2-D array; record or check ``n_features_in_`` and ``feature_names_in_``.
+
+    scikit-learn's :func:`sklearn.utils.validation.validate_data` does the work, so the messages (feature
+    names, feature count, NaN, sparse input, complex data) are scikit-learn's own.
+    """
+    from sklearn.utils.validation import validate_data
+
+    return validate_data(
+        estimator, X, reset=reset, dtype=np.float64, accept_sparse=False, ensure_min_samples=1
+    )
+
+
+def validate_targets(y: Any, n_samples: int) -> tuple[np.ndarray, np.ndarray]:
+    """Return ``(classes, encoded)`` for class labels ``y`` (scikit-learn's checks and messages)."""
+    from sklearn.utils.multiclass import check_classification_targets
+    from sklearn.utils.validation import column_or_1d
+
+    if y is None:
+        raise ValueError(
+            "This estimator requires y to be passed, but the target y is None. Pass the class labels."
+        )
+    y = column_or_1d(y, warn=True)
+    if y.shape[0] != n_samples:
+        raise ValueError(
+            f"Inputs have inconsistent numbers of samples: `X` has {n_samples}, `y` has {y.shape[0]}. "
+            "They must be equal."
+        )
+    check_classification_targets(y)
+    classes, encoded = np.unique(y, return_inverse=True)
+    if classes.size < 2:
+        raise ValueError(
+            f"`y` contains a single class ({classes[0]!r}), and one class is not enough: at least two classes "
+            "are needed to fit. Check the split of your data (a stratified split keeps every class)."
+        )
+    return classes, encoded.astype(np.intp)
+
+
+def singleton_mass_function(singletons: np.ndarray, frame_mass: np.ndarray, frame: Frame) -> MassFunction:
+    """A batch of mass functions whose focal sets are the singletons and the frame."""
+    n = frame.n
+    focal = [1 << c for c in range(n)] + [frame.full]
+    values = np.concatenate([singletons, frame_mass[:, None]], axis=1)
+    return MassFunction.from_focal_sets(focal, values, frame, validate=False)
+
+
+def interval(mass: MassFunction) -> tuple[np.ndarray, np.ndarray]:
+    """Belief and plausibility of each class; for two classes only those of ``classes_[1]``."""
+    n = mass.frame.n
+    singletons = [1 << c for c in range(n)]
+    bel = np.stack([np.asarray(mass._bel_mask(s)) for s in singletons], axis=-1)
+    pl = np.stack([np.asarray(mass._pl_mask(s)) for s in singletons], axis=-1)
+    if n == 2:
+        return bel[..., 1], pl[..., 1]
+    return bel, pl
+
+
+class EvidentialClassifierBase(BaseEstimator):
+    """Prediction methods shared by the evidential classifiers (subclasses define ``predict_mass``)."""
+
+    _estimator_type = "classifier"
+    classes_: np.ndarray
+
+    def predict_mass(self, X: Any) -> MassFunction:  # pragma: no cover - overridden
+        raise NotImplementedError
+
+    def predict_proba(self, X: Any) -> np.ndarray:
+        """Pignistic probabilities of the classes.
+
+        Parameters
+        ----------
+        X : array_like or DataFrame of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+            ``BetP({c}) = sum over A containing c of m(A) / |A|`` (Smets & Kennes 1994), columns in the
+            order of ``classes_``.
+        """
+        return self.predict_mass(X).pignistic()
+
+    def predict(self, X: Any) -> np.ndarray:
+        """Class of maximal pignistic probability (ties go to the first class in ``classes_``).
+
+        Parameters
+        ----------
+        X : array_like or DataFrame of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            Labels taken from ``classes_``.
+        """
+        proba = self.predict_proba(X)
+        return self.classes_[np.argmax(proba, axis=1)]
+
+    def predict_interval(self, X: Any) -> tuple[np.ndarray, np.ndarray]:
+        """Belief and plausibility of the classes.
+
+        Parameters
+        ----------
+        X : array_like or DataFrame of shape (n_samples, n_features)
+
+        Returns
+        -------
+        bel, pl : ndarray
+            For two classes, of shape (n_samples,) for class ``classes_[1]``; otherwise of shape
+            (n_samples, n_classes): ``Bel({c})`` and ``Pl({c})``.
+        """
+        return interval(self.predict_mass(X))
+
+    def score(self, X: Any, y: Any, sample_weight: Any = None) -> float:
+        """Accuracy of :meth:`predict` on ``(X, y)``.
+
+        Parameters
+        ----------
+        X : array_like or DataFrame of shape (n_samples, n_features)
+        y : array_like of shape (n_samples,)
+            True labels.
+        sample_weight : array_like of shape (n_samples,), optional
+            Weights of the samples in the mean.
+
+        Returns
+        -------
+        float
+        """
+        y = np.asarray(y)
+        if y.ndim == 2 and y.shape[1] == 1:
+            y = y[:, 0]
+        correct = (self.predict(X) == y).astype(np.float64)
+        return float(np.average(correct, weights=sample_weight))
+
+    def _check_fitted(self) -> None:
+        check_is_fitted(self, "classes_")
+
+    def __sklearn_tags__(self):  # pragma: no cover - only used when sklearn is present
+        tags = super().__sklearn_tags__()
+        if tags is not None:
+            tags.input_tags.allow_nan = False
+        return tags

@@ -1,0 +1,394 @@
+"""Logistic regression of labels on scores: the one Newton solver and the profile likelihood.
+
+Everything logistic in dstk goes through this module:
+
+* :func:`fit_logistic` -- the safeguarded Newton solver of (penalised,
+  weighted) logistic regression with soft targets (Lin, Lin & Weng 2007);
+* :func:`standardize_scores` -- an overflow-free, affine-equivariant
+  standardisation z = (s - c) / h;
+* :class:`ScoreLogistic` -- Platt's two-parameter model on standardised scores
+  with its maximum, information matrix, compressed data and the predictive
+  masses and contour of Xu et al.'s profile likelihood (Eqs. 22-23, 40),
+  evaluated by the numba kernels of :mod:`dstk._kernels.calibration`.
+
+Sign convention of Xu et al. (2016, Eq. 2): tau(s) = 1 / (1 + exp(theta_0 + theta_1 s)).
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+from scipy import special
+
+from .._kernels.calibration import (
+    gauss_compress,
+    logistic_profile_log_contour,
+    logistic_profile_masses,
+)
+from ..exceptions import ConvergenceWarning
+
+__all__ = ["fit_logistic", "standardize_scores", "ScoreLogistic", "cross_entropy", "sigmoid"]
+
+#: Gauss nodes per bin of the compressed likelihood (exact for polynomials of degree 15 in the bin)
+_COMPRESSION_ORDER = 8
+#: slope bound of the compression: |alpha_1 - alpha_1_hat| <= this many standard errors
+_COMPRESSION_STANDARD_ERRORS = 25.0
+#: standardised test scores are clipped to this many standard deviations (masses equal their limits)
+_Z_LIMIT = 1e8
+
+
+def cross_entropy(z, targets, sample_weight=None):
+    """``sum_i w_i [-t_i log sigma(z_i) - (1 - t_i) log(1 - sigma(z_i))]`` computed stably."""
+    values = targets * np.logaddexp(0.0, -z) + (1.0 - targets) * np.logaddexp(0.0, z)
+    return float(np.sum(values) if sample_weight is None else values @ sample_weight)
+
+
+def sigmoid(z):
+    """Logistic function 1 / (1 + exp(-z)), stable for large ``|z|``."""
+    return special.expit(np.asarray(z, dtype=np.float64))
+
+
+def fit_logistic(
+    design,
+    targets,
+    *,
+    sample_weight=None,
+    penalty=None,
+    max_iter=100,
+    name="logistic regression",
+    warn=True,
+    start=None,
+):
+    """Minimise ``cross_entropy(design @ w, targets) + 0.5 w' penalty w`` by Newton's method.
+
+    Parameters
+    ----------
+    design : ndarray of shape (n, d)
+        Design matrix (callers standardise their columns for conditioning).
+    targets : ndarray of shape (n,)
+        Values in [0, 1]: 0/1 labels or soft targets such as Platt's (Eq. 4 of
+        Xu et al. 2016).
+    sample_weight : ndarray of shape (n,), optional
+        Non-negative weights of the terms of the cross-entropy.
+    penalty : ndarray of shape (d, d), optional
+        Positive semi-definite quadratic penalty.
+    max_iter : int, default 100
+        Maximal number of Newton iterations.
+    name : str
+        Named in the convergence warning.
+    warn : bool, default True
+        Warn (:class:`~dstk.exceptions.ConvergenceWarning`) when not converged.
+    start : ndarray of shape (d,), optional
+        Starting point (zeros by default).
+
+    Returns
+    -------
+    w : ndarray of shape (d,)
+        The minimiser; P(class 1) = sigmoid(design @ w).
+    objective : float
+        The minimised objective.
+    converged : bool
+
+    Notes
+    -----
+    Each step solves ``H step = gradient`` with H the Hessian plus a 1e-12
+    relative ridge and is accepted by Armijo backtracking (Lin, Lin & Weng
+    2007, the safeguards proposed for Platt's problem); iterations stop when
+    the Newton decrement ``gradient' H^-1 gradient`` is below
+    ``1e-20 (1 + |objective|)`` (the remaining predicted decrease is below the
+    rounding of the objective) or no decrease is representable any more.
+
+    References
+    ----------
+    Lin, H.-T., Lin, C.-J. and Weng, R. C. (2007). A note on Platt's
+    probabilistic outputs for support vector machines. Machine Learning 68,
+    267-276.
+    """
+    X = np.asarray(design, dtype=np.float64)
+    t = np.asarray(targets, dtype=np.float64)
+    weight = None if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
+    d = X.shape[1]
+    R = np.zeros((d, d)) if penalty is None else np.asarray(penalty, dtype=np.float64)
+    w = np.zeros(d) if start is None else np.array(start, dtype=np.float64)
+
+    def objective(v):
+        return cross_entropy(X @ v, t, weight) + 0.5 * v @ R @ v
+
+    f = objective(w)
+    converged = False
+    for _ in range(max_iter):
+        p = special.expit(X @ w)
+        residual = p - t
+        curvature = p * (1.0 - p)
+        if weight is not None:
+            residual = residual * weight
+            curvature = curvature * weight
+        grad = X.T @ residual + R @ w
+        H = (X * curvature[:, None]).T @ X + R
+        H += (1e-12 * (np.trace(H) / d) + 1e-300) * np.eye(d)
+        try:
+            step = np.linalg.solve(H, grad)
+        except np.linalg.LinAlgError:  # pragma: no cover - the ridge keeps H invertible
+            step = np.linalg.lstsq(H, grad, rcond=None)[0]
+        decrement = float(grad @ step)
+        if not np.isfinite(decrement) or decrement <= 0.0:
+            step, decrement = grad, float(grad @ grad)
+        if decrement <= 1e-20 * (1.0 + abs(f)):
+            converged = True
+            break
+        size = 1.0
+        improved = False
+        while size > 1e-12:
+            candidate = w - size * step
+            f_new = objective(candidate)
+            if f_new <= f - 1e-4 * size * decrement:
+                improved = True
+                break
+            size *= 0.5
+        if not improved or not f_new < f:
+            # no decrease is representable any more: at the optimum up to rounding
+            if improved:
+                w = candidate
+            converged = decrement <= 1e-8 * (1.0 + abs(f))
+            break
+        w, f = candidate, f_new
+    if not converged and warn:
+        warnings.warn(
+            f"{name}: Newton's method stopped after {max_iter} iterations without reaching the tolerance; "
+            "the scores may be perfectly separable.",
+            ConvergenceWarning,
+            stacklevel=3,
+        )
+    return w, f, converged
+
+
+def standardize_scores(scores):
+    """Centre and scale ``(c, h)`` of ``scores`` (mean and standard deviation), free of overflow.
+
+    The scores are first divided by a power of two (exact) so that neither the
+    sum nor the squares overflow, even for |s| near the float64 maximum.  Both
+    are affine-equivariant: the scores ``a s + b`` give ``(a c + b, |a| h)`` up
+    to rounding.  ``h = 1`` when every score is equal.
+    """
+    largest = float(np.max(np.abs(scores)))
+    exponent = math.frexp(largest)[1] if largest > 0.0 else 0
+    scaled = np.ldexp(scores, -exponent)
+    centre = float(np.mean(scaled))
+    spread = float(np.std(scaled))
+    if spread == 0.0:
+        return math.ldexp(centre, exponent), 1.0
+    return math.ldexp(centre, exponent), math.ldexp(spread, exponent)
+
+
+class ScoreLogistic:
+    """Platt's sigmoid tau(s) = 1 / (1 + exp(theta_0 + theta_1 s)) fitted on standardised scores.
+
+    Parameters
+    ----------
+    scores : ndarray of float64 of shape (n,)
+        Finite calibration scores, not all equal (validated by the callers).
+    targets : ndarray of float64 of shape (n,)
+        Values in [0, 1]: raw labels (Eq. 3) or Platt's targets (Eq. 4).
+    name : str
+        Named in warnings and errors.
+
+    Attributes
+    ----------
+    centre, scale : float
+        The standardisation z = (s - centre) / scale (:func:`standardize_scores`).
+    alpha : ndarray (alpha_0, alpha_1)
+        Maximum-likelihood parameters on z: tau = 1 / (1 + exp(alpha_0 + alpha_1 z)).
+    alpha_covariance : ndarray of shape (2, 2)
+        Inverse Fisher information sum_i tau_i (1 - tau_i) (1, z_i)(1, z_i)' at ``alpha``.
+    theta, covariance : ndarray
+        The same in the units of the scores: theta = A alpha, covariance = A C A'
+        with A = [[1, -centre / scale], [0, 1 / scale]].
+    max_log_likelihood : float
+        The maximised log-likelihood (Eq. 3), the same in both parametrisations.
+    nodes, node_targets, node_weights : ndarray
+        The (compressed) calibration data of the profile likelihood, on z.
+
+    Raises
+    ------
+    ValueError
+        A fit whose parameters, log-likelihood or covariance are not finite.
+
+    Notes
+    -----
+    Standardising makes the fit, its information matrix and every mass
+    computed from them invariant under affine changes s -> a s + b of the
+    scores (a > 0), up to the rounding of z itself.
+
+    The profile likelihood pl(tau; s) (Eq. 40) maximises the log-likelihood
+    along lines of the parameter plane; its cost is one pass over the
+    calibration data per Newton step.  For large n the data are compressed
+    without changing the log-likelihood beyond rounding: within each class,
+    the standardised scores are cut into bins of half-width rho and each
+    bin's empirical measure is replaced by its q = 8 point Gauss rule
+    (Golub & Welsch 1969; computed by the discrete Stieltjes procedure), which
+    integrates exactly every polynomial of degree 2q - 1 = 15.  For
+    |alpha_1| rho <= 1 the summand softplus(alpha_0 + alpha_1 z) is analytic in
+    a strip pi wide on each side of the bin (its poles are at imaginary parts
+    +-pi), i.e. in the Bernstein ellipse of parameter pi + sqrt(pi^2 + 1) =
+    6.44 around it, so the rule's error is of order 6.44^-16 ~ 1e-13 per unit
+    weight (Trefethen 2013, Thm 19.3); measured: masses within 2e-13 of the
+    uncompressed computation at 1,000 to 50,000 scores.  rho is chosen from
+    the bound |alpha_1| <= |alpha_1_hat| + 25 standard errors, far outside
+    the region where pl > exp(-45), the only one the
+    masses use.  Bins of at most 2q points are kept as they are.
+
+    References
+    ----------
+    Xu, P., Davoine, F., Zha, H. and Denoeux, T. (2016). Evidential calibration
+    of binary SVM classifiers. IJAR 72, 55-70.
+    Golub, G. H. and Welsch, J. H. (1969). Calculation of Gauss quadrature
+    rules. Mathematics of Computation 23, 221-230.
+    Trefethen, L. N. (2013). Approximation Theory and Approximation Practice. SIAM.
+    """
+
+    def __init__(self, scores, targets, *, sample_weight=None, name="logistic calibration"):
+        centre, scale = standardize_scores(scores)
+        self.centre, self.scale = centre, scale
+        z = self.standardize(scores)
+        targets = np.asarray(targets, dtype=np.float64)
+        weight = np.ones_like(z) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
+        positive = float(targets @ weight)
+        negative = float(weight.sum()) - positive
+        # Platt's starting point: alpha_1 = 0, alpha_0 = log((n_- + 1) / (n_+ + 1)); P = sigmoid(-eta)
+        start = np.array([0.0, -math.log((negative + 1.0) / (positive + 1.0))])
+        design = np.column_stack([z, np.ones_like(z)])
+        w, objective, _ = fit_logistic(
+            design, targets, sample_weight=sample_weight, start=start, max_iter=200, name=name
+        )
+        alpha = np.array([-w[1], -w[0]])
+        tau = special.expit(-(alpha[0] + alpha[1] * z))
+        curvature = tau * (1.0 - tau) * weight
+        information = np.array(
+            [[curvature.sum(), curvature @ z], [curvature @ z, curvature @ (z * z)]], dtype=np.float64
+        )
+        # a sigmoid so steep that every tau_i (1 - tau_i) underflows (tiny separable calibration sets
+        # with Platt's targets) leaves a near-singular information: a relative ridge keeps the
+        # covariance finite (huge), which only widens the normal-approximation interval
+        ridge = 1e-12 * (np.trace(information) + 1e-300)
+        covariance = np.linalg.inv(information + ridge * np.eye(2))
+        transform = np.array([[1.0, -centre / scale], [0.0, 1.0 / scale]])
+        with np.errstate(over="ignore", invalid="ignore"):  # checked just below
+            theta = transform @ alpha
+            theta_covariance = transform @ covariance @ transform.T
+        if not (
+            np.all(np.isfinite(alpha))
+            and math.isfinite(objective)
+            and np.all(np.isfinite(covariance))
+            and np.all(np.isfinite(theta))
+            and np.all(np.isfinite(theta_covariance))
+        ):
+            raise ValueError(
+                f"{name}: the maximum-likelihood sigmoid is not finite in the units of the scores "
+                f"(theta = {theta.tolist()}, scores centred at {centre:.6g} with spread {scale:.6g}). "
+                "Rescale the scores to a moderate range (e.g. standardise them) before calibrating."
+            )
+        self.alpha = alpha
+        self.alpha_covariance = covariance
+        self.theta = theta
+        self.covariance = theta_covariance
+        self.max_log_likelihood = -objective
+        self._z = z
+        self._targets = targets
+        self._weight = weight
+        self._compressed = None
+
+    def standardize(self, scores):
+        """z = (s - centre) / scale, computed without overflow, clipped to +-1e8."""
+        scores = np.asarray(scores, dtype=np.float64)
+        with np.errstate(over="ignore", invalid="ignore"):
+            z = (scores - self.centre) / self.scale
+            overflow = ~np.isfinite(z)
+            if overflow.any():  # s - centre overflows only for |s| near the float64 maximum
+                z[overflow] = scores[overflow] / self.scale - self.centre / self.scale
+        return np.clip(z, -_Z_LIMIT, _Z_LIMIT)
+
+    # -- compressed data of the profile likelihood ------------------------------------
+
+    def _data(self):
+        if self._compressed is None:
+            slope_bound = abs(self.alpha[1]) + _COMPRESSION_STANDARD_ERRORS * math.sqrt(
+                self.alpha_covariance[1, 1]
+            )
+            half_width = 1.0 / max(slope_bound, 1e-300)
+            nodes, targets, weights = [], [], []
+            for value in np.unique(self._targets):
+                chosen = self._targets == value
+                order = np.argsort(self._z[chosen], kind="stable")
+                z_sorted = np.ascontiguousarray(self._z[chosen][order])
+                w_sorted = np.ascontiguousarray(self._weight[chosen][order])
+                bins = np.floor((z_sorted - z_sorted[0]) / (2.0 * half_width))
+                starts = np.flatnonzero(np.concatenate(([True], bins[1:] != bins[:-1])))
+                node, weight = gauss_compress(z_sorted, w_sorted, starts.astype(np.int64), _COMPRESSION_ORDER)
+                nodes.append(node)
+                weights.append(weight)
+                targets.append(np.full(node.size, value))
+            nodes = np.concatenate(nodes)
+            targets = np.concatenate(targets)
+            weights = np.concatenate(weights)
+            if nodes.size >= self._z.size:
+                nodes, targets, weights = self._z, self._targets, self._weight
+            nodes, targets, weights = (
+                np.ascontiguousarray(a, dtype=np.float64) for a in (nodes, targets, weights)
+            )
+            eta = self.alpha[0] + self.alpha[1] * nodes
+            # the maximum of the compressed log-likelihood (equal to the exact one up to rounding)
+            log_likelihood = -float(
+                (targets * np.logaddexp(0.0, eta) + (1.0 - targets) * np.logaddexp(0.0, -eta)) @ weights
+            )
+            self._compressed = (nodes, targets, weights, log_likelihood)
+        return self._compressed
+
+    @property
+    def n_nodes(self):
+        """Number of (weighted) points of the compressed calibration data."""
+        return self._data()[0].size
+
+    # -- outputs -------------------------------------------------------------------------
+
+    def tau_hat(self, z):
+        """tau_hat at standardised scores ``z``."""
+        return special.expit(-(self.alpha[0] + self.alpha[1] * z))
+
+    def predictive_masses(self, z):
+        """Dense masses (N, 4) of the profile contour's predictive mass (Eqs. 22-23, 40) at ``z``."""
+        nodes, targets, weights, log_likelihood = self._data()
+        return logistic_profile_masses(
+            np.ascontiguousarray(z, dtype=np.float64),
+            nodes,
+            targets,
+            weights,
+            self.alpha,
+            self.alpha_covariance,
+            log_likelihood,
+        )
+
+    def log_contour_eta(self, z, eta):
+        """log pl(eta; s) (Eq. 40 in eta = ln(1/tau - 1)) at one standardised score ``z``, for each eta."""
+        nodes, targets, weights, log_likelihood = self._data()
+        return logistic_profile_log_contour(
+            float(z),
+            np.ascontiguousarray(eta, dtype=np.float64).reshape(-1),
+            nodes,
+            targets,
+            weights,
+            self.alpha,
+            self.alpha_covariance,
+            log_likelihood,
+        )
+
+    def contour(self, z, tau):
+        """Profile contour pl(tau; s) (Eq. 40) at one standardised score ``z``; 0 at tau in {0, 1} (Eq. 35)."""
+        tau = np.asarray(tau, dtype=np.float64)
+        out = np.zeros(tau.shape)
+        inside = (tau > 0.0) & (tau < 1.0)
+        if inside.any():
+            t = tau[inside]
+            out[inside] = np.exp(self.log_contour_eta(z, np.log1p(-t) - np.log(t)))
+        return out
