@@ -497,7 +497,7 @@ def conjunctive(m, normalize, *, parallel=None):
     nearly total conflicts), and a flag per row that is True only for an
     exactly total conflict (all non-empty masses zero; zero output row).
     """
-    rows, k_sources, size = m.shape
+    rows, _, size = m.shape
     out = np.empty((rows, size))
     kappa = np.empty(rows)
     total_conflict = np.zeros(rows, dtype=np.bool_)
