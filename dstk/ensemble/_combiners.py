@@ -990,7 +990,7 @@ def combine_leaves_to_mass(
     classes : sequence, optional
         Labels of the classes in the order of the last axis of ``counts``;
         default ``range(n_classes)``.
-    floor, model, prior_strength, rescale_above, reference_arithmetic
+    floor, model, prior_strength, rescale_above, reference_arithmetic, compatibility
         As for :func:`combine_leaves`.
 
     Returns
