@@ -374,7 +374,8 @@ def _combine_raw(masses, rule, axis, weights, normalize):
         if mf.is_dense:
             result = MassFunction._dense(out, frame)
         else:
-            result = MassFunction._sparse(*_sparse.from_dense(out), frame)
+            focal, masses = _sparse.from_dense(out)
+            result = MassFunction._sparse(focal, masses, frame)
     else:
         result, kappa = _combine_sparse(mf, ax, rule, weights)
     return result, (float(kappa) if np.ndim(kappa) == 0 else kappa)

@@ -16,7 +16,7 @@ import warnings
 import weakref
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from scipy import sparse, special
@@ -556,7 +556,7 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
         n_trees = routing["roots"].size
         batch = max(256, (1 << 20) // n_trees)
         scores = np.empty(n_samples)
-        tables = {}
+        tables: dict[Any, Any] = {}
         for a in range(0, n_samples, batch):
             b = min(a + batch, n_samples)
             X_part = np.ascontiguousarray(columns[:, a:b].T)
@@ -565,7 +565,7 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
             loo_keys = without_self[y[a:b, None], leaves.keys]
             loo = _LeafRows(loo_keys, all_rows, leaves.shape, tables)
             loo.n_cached_rows = all_rows.shape[0]
-            scores[a:b] = combine_leaves(loo, combiner=self.combiner, **options)
+            scores[a:b] = combine_leaves(loo, combiner=self.combiner, **options)  # type: ignore[arg-type]
         from dstk.evidence import LogisticLikelihood
 
         finite = np.isfinite(scores)
@@ -881,9 +881,9 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
         n = X.shape[0]
         n_trees = self._forest["offsets"].size - 1
         batch = max(256, (1 << 20) // n_trees)
-        tables = {}  # per-leaf tables evaluated once per call, shared by the batches
+        tables: dict[Any, Any] = {}  # per-leaf tables evaluated once per call, shared by the batches
         bounds = list(range(0, n, batch)) + [n]
-        pieces = [None] * (len(bounds) - 1)
+        pieces: list[Any] = [None] * (len(bounds) - 1)
 
         def run(j):
             a, b = bounds[j], bounds[j + 1]
