@@ -9,13 +9,13 @@ from typing import Any, overload
 import numpy as np
 from numpy.typing import ArrayLike
 
+from .._validation import as_float_array
 from ..exceptions import (
     DataTypeError,
     FrameError,
     FrameMismatchError,
     InvalidMassError,
 )
-from .._validation import as_float_array
 from . import _dense, _sparse
 from ._frame import Frame
 
@@ -345,7 +345,11 @@ class MassFunction:
         else:
             ints = []
             for x in focal_sets:
-                if isinstance(x, (bool, np.bool_)) or not isinstance(x, (int, np.integer, float, np.floating)) or x != int(x):
+                if (
+                    isinstance(x, (bool, np.bool_))
+                    or not isinstance(x, (int, np.integer, float, np.floating))
+                    or x != int(x)
+                ):
                     raise ValueError(f"`focal_sets` must hold integer bitmasks; got {x!r}.")
                 ints.append(int(x))
         if np.ndim(ints) != 1:
@@ -1176,8 +1180,6 @@ class MassFunction:
         return "".join(out)
 
 
-
-
 #: The condition each dense representation meets at one subset: (index, value, description).
 _KIND_CONDITIONS = {
     "bel": (0, 0.0, "bel(∅) = 0 (its first entry)"),
@@ -1185,6 +1187,7 @@ _KIND_CONDITIONS = {
     "q": (0, 1.0, "q(∅) = 1 (its first entry)"),
     "b": (-1, 1.0, "b(Ω) = 1 (its last entry)"),
 }
+
 
 def as_mass_function(value: Any, name: str = "m") -> MassFunction:
     """Return ``value`` as a :class:`MassFunction`, converting only what is unambiguous.
@@ -1212,6 +1215,7 @@ def as_mass_function(value: Any, name: str = "m") -> MassFunction:
         f"`{name}` must be a dstk.MassFunction (or a dict {{focal set: mass}}); got "
         f"{type(value).__name__} {text if len(text) <= 60 else text[:57] + '...'}.{hint}"
     )
+
 
 def _plain_label(label: Any) -> Any:
     """A label as plain data: numpy scalars as Python scalars, tuples kept (JSON writes them as lists)."""
