@@ -270,7 +270,7 @@ def check_consistent_length(*arrays: ArrayLike, names: Sequence[str] | None = No
             raise ValueError(
                 f"`{name}` must be an array with one value per sample; got the scalar {array!r}."
             )
-    lengths = [len(a) for a in arrays]  # type: ignore[arg-type]
+    lengths = [a.shape[0] if getattr(a, "shape", None) else len(a) for a in arrays]  # type: ignore[arg-type]
     if len(set(lengths)) > 1:
         if names is None:
             names = [f"argument {i}" for i in range(len(arrays))]

@@ -640,3 +640,13 @@ def test_estimator_rejects_bad_input(name, method, arg, kind):
     message = str(info.value)
     names = (x_name, "X", "scores") if arg == "X" else ("y", "class", "classes")
     assert any(_names_argument(message, n) for n in names), f"message does not name `{arg}`: {message}"
+
+
+@pytest.mark.parametrize("name", sorted(META_ESTIMATORS))
+def test_meta_estimators_take_sparse_X_where_the_base_estimator_does(name):
+    _, factory, X, y = ESTIMATORS[name]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        dense = factory().fit(X, y)
+        fitted = factory().fit(sp.csr_matrix(X), y)
+    np.testing.assert_allclose(_predict(fitted)(sp.csr_matrix(X)), _predict(dense)(X))
