@@ -482,7 +482,7 @@ def _estimators():
             Y3 % 2,
         ),
         "ConformalBeliefClassifier": _features(lambda: c.ConformalBeliefClassifier(_lr(), random_state=0)),
-        "VennMulticlassClassifier": _features(lambda: c.VennMulticlassClassifier(_lr())),
+        "VennMulticlassClassifier": _features(lambda: c.VennMulticlassClassifier(_lr(), random_state=0)),
         "CodeMatrixClassifier": _features(lambda: mc.CodeMatrixClassifier(_lr())),
         "DirichletCalibrator": ("score_matrix", lambda: mc.DirichletCalibrator(), SCORE_MATRIX, Y3),
         "MulticlassCalibrator": (
