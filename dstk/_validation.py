@@ -71,7 +71,7 @@ def as_float_array(value: Any, name: str, *, finite: bool = False) -> np.ndarray
             f"`{name}` is a scipy sparse matrix; this function needs a dense array: pass `{name}.toarray()`."
         )
     if isinstance(value, (str, bytes)):
-        raise DataTypeError(f"`{name}` must be numbers; got the string {_describe(value)}.")
+        raise DataTypeError(f"`{name}` must be numeric; got the string {_describe(value)}.")
     try:
         with np.errstate(all="ignore"):
             arr = np.asarray(value)
@@ -102,13 +102,13 @@ def as_float_array(value: Any, name: str, *, finite: bool = False) -> np.ndarray
                 )
             if not isinstance(item, (int, float, np.number, bool, np.bool_)):
                 raise DataTypeError(
-                    f"`{name}` must contain numbers; got {type(item).__name__} {_describe(item)}."
+                    f"`{name}` must be numeric; got {type(item).__name__} {_describe(item)}."
                 )
     elif arr.dtype.kind in "USV":
         example = arr.flat[0] if arr.size else ""
-        raise DataTypeError(f"`{name}` must contain numbers; got strings such as {_describe(str(example))}.")
+        raise DataTypeError(f"`{name}` must be numeric; got strings such as {_describe(str(example))}.")
     elif arr.dtype.kind not in "biuf":
-        raise DataTypeError(f"`{name}` must contain numbers; got dtype {arr.dtype}.")
+        raise DataTypeError(f"`{name}` must be numeric; got dtype {arr.dtype}.")
     arr = arr.astype(np.float64, copy=False)
     if finite and arr.size and not np.isfinite(arr).all():
         index = np.unravel_index(int(np.flatnonzero(~np.isfinite(arr))[0]), arr.shape)
