@@ -13,7 +13,9 @@ y = np.tile([0, 1], 4)
 
 
 def test_predict_proba_of_something_that_is_not_an_estimator():
-    with pytest.raises(TypeError, match="`estimator` must be a fitted estimator with a `predict_proba` method"):
+    with pytest.raises(
+        TypeError, match="`estimator` must be a fitted estimator with a `predict_proba` method"
+    ):
         predict_proba(3, X)
 
 
