@@ -102,7 +102,7 @@ def as_float_array(value: Any, name: str, *, finite: bool = False) -> np.ndarray
                 )
             if not isinstance(item, (int, float, np.number, bool, np.bool_)):
                 raise DataTypeError(
-                    f"`{name}` must be numeric; got {type(item).__name__} {_describe(item)}."
+                    f"`{name}` must be numeric (numbers only); got {type(item).__name__} {_describe(item)}."
                 )
     elif arr.dtype.kind in "USV":
         example = arr.flat[0] if arr.size else ""

@@ -57,7 +57,7 @@ def test_options_the_rule_does_not_use():
 
 
 def test_focal_sets_must_be_integers_and_frame_given():
-    with pytest.raises(ValueError, match="integer bitmasks; got 2.5"):
+    with pytest.raises(ValueError, match=r"integer bitmasks; got 2\.5"):
         MassFunction.from_focal_sets([1.0, 2.5], [0.5, 0.5], frame="ab")
     with pytest.raises(FrameError, match="`frame` is None"):
         MassFunction.from_focal_sets([1], [1.0], frame=None)
@@ -66,7 +66,7 @@ def test_focal_sets_must_be_integers_and_frame_given():
 
 @pytest.mark.parametrize("bad", [np.array([0, 0.5, 0.5, 0]), [0, 0.5, 0.5, 0], None, "ab"])
 def test_what_is_not_a_mass_function(bad):
-    with pytest.raises(DataTypeError, match="`m` must be a dstk.MassFunction"):
+    with pytest.raises(DataTypeError, match=r"`m` must be a dstk\.MassFunction"):
         pignistic(bad)
     with pytest.raises(DataTypeError, match="`masses`"):
         combine([M, bad])

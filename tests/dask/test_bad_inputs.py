@@ -5,8 +5,8 @@ import pytest
 
 pytest.importorskip("dask")
 
-from dstk.calibration import BinningCalibrator  # noqa: E402
-from dstk.dask import fit_random_trees, map_samples, predict_proba  # noqa: E402
+from dstk.calibration import BinningCalibrator
+from dstk.dask import fit_random_trees, map_samples, predict_proba
 
 X = np.random.default_rng(0).normal(size=(8, 2))
 y = np.tile([0, 1], 4)
