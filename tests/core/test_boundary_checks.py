@@ -74,4 +74,4 @@ def test_what_is_not_a_mass_function(bad):
 
 def test_a_dict_is_a_mass_function():
     np.testing.assert_allclose(pignistic({"a": 0.5, "a,b": 0.5}), [0.75, 0.25])
-    assert decide({"a": 1.0}) == 0
+    assert decide({"a": 1.0}, return_indices=True) == 0
