@@ -270,7 +270,7 @@ def check_consistent_length(*arrays: ArrayLike, names: Sequence[str] | None = No
             raise ValueError(
                 f"`{name}` must be an array with one value per sample; got the scalar {array!r}."
             )
-    lengths = [a.shape[0] if getattr(a, "shape", None) else len(a) for a in arrays]  # type: ignore[arg-type]
+    lengths = [a.shape[0] if getattr(a, "shape", None) else len(a) for a in arrays]  # type: ignore[arg-type, union-attr]
     if len(set(lengths)) > 1:
         if names is None:
             names = [f"argument {i}" for i in range(len(arrays))]
@@ -446,14 +446,14 @@ class naming_argument:
     def __enter__(self) -> None:
         return None
 
-    def __exit__(self, kind, error, traceback) -> bool:
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None, traceback: Any) -> None:
         if error is None or not isinstance(error, (ValueError, TypeError)):
-            return False
+            return
         message = str(error)
         if f"`{self.name}`" in message:
-            return False
+            return
         try:
             renamed = type(error)(f"`{self.name}`: {message}")
         except Exception:  # an exception type with another constructor: keep it as it is
-            return False
+            return
         raise renamed from error
