@@ -32,7 +32,7 @@ from dstk._kernels import leaf_tables as _tables
 from dstk._kernels import mersenne_twister as _mersenne
 from dstk._kernels import trees as _trees
 from dstk._progress import _check_verbose, progress
-from dstk._validation import check_consistent_length, check_labels, check_random_state
+from dstk._validation import check_consistent_length, check_labels, check_random_state, naming_argument
 from dstk.ensemble._combiners import (
     COMPATIBILITY,
     _combine_leaves_to_mass_array,
@@ -85,7 +85,8 @@ def _as_feature_matrix(X: ArrayLike, name: str = "X") -> np.ndarray:
             f"`{name}` is a scipy sparse matrix; random decision trees need a dense array. Pass "
             f"{name}.toarray() (for data too large for that, fit on dense chunks with dstk.dask)."
         )
-    arr = np.asarray(X)
+    with naming_argument(name):
+        arr = np.asarray(X)
     if np.iscomplexobj(arr):
         raise ValueError(f"Complex data not supported: `{name}` must be real (got dtype {arr.dtype}).")
     if arr.dtype == object:
