@@ -651,6 +651,17 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
                     f"Estimator {index} was fitted with {part.n_features_in_} features, estimator 0 with "
                     f"{first.n_features_in_}."
                 )
+            names, first_names = (
+                getattr(part, "feature_names_in_", None),
+                getattr(first, "feature_names_in_", None),
+            )
+            if (names is None) != (first_names is None) or (
+                names is not None and not np.array_equal(names, first_names)
+            ):
+                raise ValueError(
+                    f"Estimator {index} was fitted on other feature names than estimator 0; fit every part on "
+                    "data frames with the same columns (or on arrays)."
+                )
             same_categories = all(
                 (a is None and b is None) or (a is not None and b is not None and np.array_equal(a, b))
                 for a, b in zip(part.categories_, first.categories_)
@@ -664,6 +675,8 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
         merged.classes_ = first.classes_
         merged.n_classes_ = first.n_classes_
         merged.n_features_in_ = first.n_features_in_
+        if hasattr(first, "feature_names_in_"):
+            merged.feature_names_in_ = first.feature_names_in_
         merged.nominal_mask_ = first.nominal_mask_
         merged.categories_ = first.categories_
         sizes = np.concatenate([part.node_count_ for part in parts])

@@ -493,3 +493,18 @@ def test_calibrated_predict_proba_of_evidential_combiners(breast_cancer, combine
     loo = combine_leaves(counts, combiner=combiner, **options)
     fit = LogisticLikelihood(loo, y[train], targets="smoothed")
     assert np.allclose(model.score_calibration_, fit.mle_, rtol=1e-9)
+
+
+def test_concatenate_keeps_and_checks_feature_names():
+    pandas = pytest.importorskip("pandas")
+    rng = np.random.default_rng(0)
+    X = pandas.DataFrame(rng.normal(size=(80, 3)), columns=["a", "b", "c"])
+    y = (X["a"] > 0).astype(int)
+    parts = [RandomDecisionTreesClassifier(n_estimators=3, random_state=s).fit(X, y) for s in (1, 2)]
+    merged = RandomDecisionTreesClassifier.concatenate(parts)
+    assert list(merged.feature_names_in_) == ["a", "b", "c"]
+    with pytest.raises(ValueError, match="feature names"):
+        merged.predict(X[["c", "b", "a"]])
+    other = RandomDecisionTreesClassifier(n_estimators=3, random_state=3).fit(X.rename(columns={"a": "z"}), y)
+    with pytest.raises(ValueError, match="other feature names"):
+        RandomDecisionTreesClassifier.concatenate([parts[0], other])
