@@ -7,6 +7,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from dstk._validation import as_float_array
+
 from ._base import (
     BELIEF_COLOR,
     MASS_COLOR,
@@ -281,7 +283,7 @@ def plot_intervals(
     name = frame.format_subset(mask, whole="Ω")
 
     if x is not None:
-        positions = np.asarray(x, dtype=float).reshape(-1)
+        positions = as_float_array(x, "x").reshape(-1)
         if positions.size != n_samples:
             raise ValueError(f"`x` has {positions.size} values but the batch has {n_samples} mass functions.")
         if not np.all(np.isfinite(positions)):
@@ -442,12 +444,13 @@ def plot_ternary(
         frame_labels = values.frame.labels
         probabilities = values.pignistic().reshape(-1, 3)
     else:
-        probabilities = np.asarray(values, dtype=float)
+        probabilities = as_float_array(values, "values")
         if probabilities.ndim == 1:
             probabilities = probabilities[None, :]
-        if probabilities.ndim != 2 or probabilities.shape[1] != 3:
+        if probabilities.ndim != 2 or probabilities.shape[1] != 3 or probabilities.shape[0] == 0:
             raise ValueError(
-                f"plot_ternary needs probabilities of shape (n_samples, 3); got shape {probabilities.shape}."
+                "plot_ternary needs `values` of shape (n_samples, 3) with at least one row (probabilities "
+                f"of three classes); got shape {probabilities.shape}."
             )
         probabilities = check_unit_interval(probabilities, "values")
         sums = probabilities.sum(axis=1)

@@ -28,6 +28,7 @@ SUBPACKAGES = [
     "dstk.ensemble",
     "dstk.classifiers",
     "dstk.metrics",
+    "dstk.plot",
 ]
 
 RNG = np.random.default_rng(0)
@@ -260,6 +261,23 @@ def _metrics():
     return r
 
 
+def _plot():
+    matplotlib = pytest.importorskip("matplotlib")
+    matplotlib.use("Agg")
+    pl = importlib.import_module("dstk.plot")
+    batch = dstk.MassFunction.from_array(np.tile([0.0, 0.3, 0.2, 0.5], (4, 1)), (0, 1))
+    return {
+        "plot_mass": (pl.plot_mass, {"m": MASS}, {}),
+        "plot_intervals": (pl.plot_intervals, {"m": MASS}, {}),
+        "plot_intervals_x": (pl.plot_intervals, {"m": batch, "x": [0.1, 0.2, 0.3, 0.4]}, {"x": ARRAY_KINDS}),
+        "plot_ternary": (
+            pl.plot_ternary,
+            {"values": np.tile([0.2, 0.3, 0.5], (4, 1))},
+            {"values": ARRAY_KINDS},
+        ),
+    }
+
+
 def function_recipes():
     recipes = {}
     for module, build in [
@@ -269,6 +287,7 @@ def function_recipes():
         ("dstk.multiclass", _multiclass),
         ("dstk.ensemble", _ensemble),
         ("dstk.metrics", _metrics),
+        ("dstk.plot", _plot),
     ]:
         for name, recipe in build().items():
             recipes[f"{module}.{name}"] = recipe
@@ -299,6 +318,14 @@ NOT_DATA_FUNCTIONS = {
     "combine_classifiers": "takes fitted classifiers; covered by tests/calibration/test_combination.py",
     "sklearn_leaf_counts": "takes a fitted scikit-learn forest; its X goes to scikit-learn's own checks",
     "logistic_evidence": "takes a fitted scikit-learn linear model; its X goes to scikit-learn's own checks",
+    "plot_count_models": "takes option values only (which panel, sizes); tested in tests/plot",
+    "plot_cumulative_belief": "takes a BinomialLikelihood; its bel/pl checks are tested in tests/evidence",
+    "plot_logistic_contour": "takes a LogisticLikelihood object, tested in tests/plot",
+    "plot_predictive_contour": "takes a contour callable or likelihood object, tested in tests/plot",
+    "plot_calibration_curves": "takes fitted calibrators, tested in tests/plot",
+    "reliability_diagram": "takes reliability_bands results, whose inputs are in this table (metrics)",
+    "plot_leaf_score_evolution": "takes simulation parameters, tested in tests/plot",
+    "plot_combiner_score_evolution": "takes simulation parameters, tested in tests/plot",
 }
 
 # (callable, argument, kind) that do not apply, with the reason.
@@ -337,6 +364,9 @@ SKIP = {
     ("dstk.core.inverse_pignistic", "p", "wrong_shape"): "p may have any batch shape",
     ("dstk.core.consonant_from_contour", "contour", "wrong_shape"): "contours may have any batch shape",
     ("dstk.core.contextual_discount", "rates", "wrong_shape"): "rates broadcast against the batch",
+    ("dstk.plot.plot_intervals_x", "x", "wrong_shape"): "x is flattened (any shape with one value per row)",
+    ("dstk.plot.plot_intervals_x", "x", "sparse"): "a 1-D input has no sparse form",
+    ("dstk.plot.plot_intervals_x", "x", "none"): "x=None is the documented default (sample index)",
 }
 
 
