@@ -114,7 +114,7 @@ def test_rules_accept_a_complete_docstring():
 
         Notes
         -----
-        Addition as in Peano (1889).
+        Addition of natural numbers as defined by Peano (1889), extended to reals.
 
         Examples
         --------

@@ -189,7 +189,18 @@ class IsotonicRegressionCalibrator(BinaryProbabilisticCalibrator):
         return np.interp(s, self._linear_x, self._linear_y)
 
     def predict_proba(self, scores: ArrayLike) -> np.ndarray:
-        """Calibrated probabilities ``[P(classes_[0]), P(classes_[1])]``, shape (N, 2)."""
+        """Calibrated probabilities ``[P(classes_[0]), P(classes_[1])]``.
+
+        Parameters
+        ----------
+        scores : array_like of shape (N,)
+            Scores of the same kind as in ``fit``.
+
+        Returns
+        -------
+        ndarray of shape (N, 2)
+            Column 0: ``P(classes_[0])``; column 1: ``P(classes_[1])``.
+        """
         if self.interpolation != "step":
             return super().predict_proba(scores)
         check_is_fitted(self, self._fitted_attribute)
