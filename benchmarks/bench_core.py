@@ -7,7 +7,7 @@ references written here, in one run, single-threaded, and prints ratios
 
 Usage
 -----
-    python benchmarks/bench_core.py [--quick] [--only a,b,c,d,s,w] [--md results.md]
+    python benchmarks/bench_core.py [--quick] [--only a,b,c,d,s,w,f,x,k] [--md results.md]
 
 Workloads (from issue 2 and section 5 of the research note on belief-function libraries):
   a  Dempster's rule, two random masses with all 2**n - 1 focal sets, n = 3..15
@@ -17,6 +17,13 @@ Workloads (from issue 2 and section 5 of the research note on belief-function li
   s  Dempster's rule in focal-set form on large frames (n = 30, 60; 32 or 256 focal sets)
   w  JIT warm-up: `import dstk` and the first calls in fresh processes, with a cold
      and a warm numba cache
+  f  the public fold (100 binary masses x 10,000 samples, validated) against np.sum of the
+     same array, interleaved, with 1 and 2 numba threads; cost per row of two sources,
+     ten binary and ten ternary sources
+  x  the dense / focal-set switch: two mass functions with F = 16 .. 16k focal sets on
+     frames of 10 .. 64 labels
+  k  cold start: first calls in fresh processes with an empty NUMBA_CACHE_DIR, and the
+     demo cold and warm (--demo)
 
 Every timing is the median over repeats of the mean of a batch of calls (batches
 last >= 10 ms), after one warm-up call that is not counted (it also compiles).
@@ -33,8 +40,9 @@ The benchmark environment (outside the repository) used for the recorded numbers
 
 import os
 
-# single thread everywhere; must be set before numpy / numba / torch are imported
-for _var in ("NUMBA_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
+# single-threaded BLAS / torch; must be set before numpy / numba / torch are imported.  numba
+# keeps its threads: main() sets one thread, and workload f compares one and two threads.
+for _var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
     os.environ[_var] = "1"
 
 import argparse  # noqa: E402
@@ -429,21 +437,6 @@ def forest_workload(report, n_samples, n_trees, repeats, tb, pyds, rng, pyds_cap
     t, out = measure(lambda: kernels.conjunctive(M, True)[0], repeats)
     add("dstk kernel", t, out, "dstk._kernels.combination.conjunctive(M, True)")
 
-    def projected():
-        # what from_array(validate=True) + combine can cost: one fused check, one copy, the kernel
-        status, small_negative = transform_kernels.mass_rows_status(M.reshape(-1, 4), 1e-9)
-        if status or small_negative:
-            raise AssertionError("the forest masses are valid")
-        return kernels.conjunctive(np.array(M, copy=True), True)[0]
-
-    t, out = measure(projected, repeats)
-    add(
-        "dstk projected",
-        t,
-        out,
-        "mass_rows_status check + one copy + kernel (public path after the "
-        "changes proposed in benchmarks/README.md)",
-    )
     t, out = measure(lambda: np_forest_dempster(M), repeats)
     add("numpy ref", t, out, "log-domain product of commonalities, vectorised")
     if tb is not None:
@@ -647,6 +640,249 @@ def warmup_workload(report, runs):
     )
 
 
+# ====================================================================== public path, form switch, cold start
+def interleaved(fns, repeats):
+    """Time the callables of ``fns`` in turn (A, B, C, A, B, C, ...); seconds per call, per round.
+
+    One warm-up call each first (not counted).  Each round times one call of
+    each callable (calls shorter than 2 ms are repeated within the round).
+    """
+    numbers = {}
+    for name, fn in fns.items():
+        fn()
+        t0 = perf()
+        fn()
+        numbers[name] = max(1, int(0.002 / max(perf() - t0, 1e-7)))
+    times = {name: [] for name in fns}
+    for _ in range(repeats):
+        for name, fn in fns.items():
+            number = numbers[name]
+            t0 = perf()
+            for _ in range(number):
+                fn()
+            times[name].append((perf() - t0) / number)
+    return times
+
+
+def ratio_summary(num, den):
+    """Median ratio num/den over the rounds and its range (min-max), as text and number."""
+    r = [a / b for a, b in zip(num, den)]
+    q1, med, q3 = np.percentile(r, [25, 50, 75])
+    return med, f"{med:.2f}x (IQR {q1:.2f}-{q3:.2f}, range {min(r):.2f}-{max(r):.2f})"
+
+
+def with_threads(n):
+    import numba
+
+    numba.set_num_threads(min(n, numba.config.NUMBA_NUM_THREADS))
+
+
+def fold_workload(report, n_samples, repeats, rng):
+    """Workload f: the public fold against one read of its input (np.sum), 1 and 2 threads."""
+    import numba
+
+    frame2, frame3 = Frame("ab"), Frame("abc")
+
+    def masses(k, size):
+        m = rng.dirichlet(np.ones(size - 1), size=(n_samples, k))
+        return np.ascontiguousarray(np.concatenate([np.zeros((n_samples, k, 1)), m], axis=-1))
+
+    M = masses(100, 4)
+    rows = []
+    summary = {}
+    for threads in sorted({1, min(2, numba.config.NUMBA_NUM_THREADS)}):
+        with_threads(threads)
+        times = interleaved(
+            {
+                "np.sum": lambda: M.sum(),
+                "validated": lambda: combine(MassFunction.from_array(M, frame2), axis=1),
+                "validate=False": lambda: combine(MassFunction.from_array(M, frame2, validate=False), axis=1),
+                "kernel": lambda: kernels.conjunctive(M, True),
+            },
+            repeats,
+        )
+        for name in ("validated", "validate=False", "kernel"):
+            med, text = ratio_summary(times[name], times["np.sum"])
+            summary[(threads, name)] = med
+            rows.append(
+                [f"{threads}", name, fmt_time(statistics.median(times[name])),
+                 fmt_time(statistics.median(times["np.sum"])), text]
+            )
+    with_threads(1)
+    report.table(
+        "f",
+        f"Public fold: Dempster's rule of K = 100 binary masses x N = {n_samples:,} samples against np.sum of the same 32 MB",
+        ["threads", "dstk call", "time", "np.sum (same rounds)", "ratio to np.sum"],
+        rows,
+        "validated = combine(MassFunction.from_array(M, frame), axis=1): one validation pass + the fold, no copy; "
+        "kernel = dstk._kernels.combination.conjunctive(M, True). Interleaved rounds; ratio = dstk / np.sum per round.",
+    )
+    best = min(summary[(t, "validated")] for t in {1, min(2, numba.config.NUMBA_NUM_THREADS)})
+    report.checks.append(("f", "validated public fold / np.sum of its input", "<= 2x", f"{best:.2f}x", best <= 2.0))
+
+    # two sources vs ten; ternary vs binary (per row and source)
+    with_threads(1)
+    M2, M10, M3 = masses(2, 4), masses(10, 4), masses(10, 8)
+    a2 = MassFunction.from_array(M2[:, 0], frame2)
+    b2 = MassFunction.from_array(M2[:, 1], frame2)
+    m10 = MassFunction.from_array(M10, frame2)
+    m3 = MassFunction.from_array(M3, frame3)
+    times = interleaved(
+        {
+            "two binary sources (list of 2)": lambda: combine([a2, b2]),
+            "ten binary sources (axis=1)": lambda: combine(m10, axis=1),
+            "ten ternary sources (axis=1)": lambda: combine(m3, axis=1),
+        },
+        repeats,
+    )
+    per = {
+        "two binary sources (list of 2)": 2,
+        "ten binary sources (axis=1)": 10,
+        "ten ternary sources (axis=1)": 10,
+    }
+    base = [t / 10 for t in times["ten binary sources (axis=1)"]]
+    rows = []
+    for name, t in times.items():
+        per_source = [x / per[name] for x in t]
+        _, text = ratio_summary(per_source, base)
+        per_ns = statistics.median(per_source) / n_samples * 1e9
+        rows.append([name, fmt_time(statistics.median(t)), f"{per_ns:.1f} ns", text])
+    report.table(
+        "f2",
+        f"Cost per row and source, N = {n_samples:,} rows, Dempster's rule, validated inputs, 1 thread",
+        ["call", "time", "per row and source", "x ten binary sources"],
+        rows,
+    )
+
+
+def random_focal(rng, n, count):
+    count = min(count, (1 << n) - 1)
+    if n <= 20:
+        masks = rng.choice(np.arange(1, 1 << n, dtype=np.int64), size=count, replace=False)
+    else:
+        masks = np.unique(rng.integers(1, 1 << min(n, 62), size=2 * count, dtype=np.int64))[:count]
+        if n == 64:
+            masks = masks | (1 << 62)
+    return masks.astype(np.uint64)
+
+
+def switch_workload(report, labels, counts, rng, budget, max_pairs=1 << 26):
+    """Workload x: Dempster's rule of two mass functions with F focal sets, frames of n labels."""
+    rows = []
+    for n in labels:
+        frame = Frame(range(n))
+        row = [str(n)]
+        for count in counts:
+            if count > (1 << n) - 1:
+                row.append("-")
+                continue
+            if n > 26 and count * count > max_pairs:
+                row.append("skipped")
+                continue
+            f1, f2 = random_focal(rng, n, count), random_focal(rng, n, count)
+            m1 = MassFunction.from_focal_sets(f1, rng.dirichlet(np.ones(f1.size)), frame)
+            m2 = MassFunction.from_focal_sets(f2, rng.dirichlet(np.ones(f2.size)), frame)
+            try:
+                t0 = perf()
+                combine([m1, m2], rule="conjunctive")  # warm-up (compiles)
+                t0 = perf()
+                combine([m1, m2], rule="conjunctive")
+                t = perf() - t0
+                if t < budget / 10:
+                    t, _ = measure(lambda: combine([m1, m2], rule="conjunctive"), 3, cap=budget)
+                row.append(fmt_time(t))
+            except Exception as error:  # memory guard
+                row.append(type(error).__name__)
+        rows.append(row)
+        print("  ", row)
+    report.table(
+        "x",
+        "Conjunctive rule of two mass functions with F random focal sets each (public call), frames of n labels",
+        ["n labels"] + [f"F={c:,}" for c in counts],
+        rows,
+        "Frames of up to 16 labels are stored densely; larger ones in focal-set form, combined densely "
+        "when that is cheaper (up to 26 labels, within the memory limit) and otherwise by pairs of focal "
+        "sets (hash table of the distinct results when they are few, radix sort of the pairs otherwise). "
+        "'-': more focal sets than subsets; FrameTooLargeError: the memory guard refused before allocating. "
+        "One call when it takes more than a tenth of the budget, else the median of 3. 'skipped': more "
+        "than 2**26 pairs on a frame too large for the dense form (minutes on the loaded machine).",
+    )
+
+
+COLD_CALL = r"""
+import sys, time
+t0 = time.perf_counter(); c0 = time.process_time()
+import numpy as np
+from dstk import Frame, MassFunction, combine
+what = sys.argv[1]
+t1 = time.perf_counter()
+if what == "combine":
+    a = MassFunction({"a": 0.6, "a,b": 0.4})
+    b = MassFunction({"b": 0.7, "a,b": 0.3})
+    combine([a, b])
+elif what == "combine_ternary_batch":
+    m = MassFunction.from_array(np.full((100, 5, 8), 1 / 8), Frame("abc"))
+    combine(m, axis=1)
+elif what == "from_counts":
+    from dstk.evidence import from_counts
+    from_counts(np.array([3, 1]), np.array([7, 1]))
+t2 = time.perf_counter(); c2 = time.process_time()
+print(t1 - t0, t2 - t1, c2 - c0)
+"""
+
+
+def run_script(args, env_extra):
+    env = dict(os.environ)
+    env.update(env_extra)
+    env["PYTHONPATH"] = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..") + (
+        os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else ""
+    )
+    t0 = perf()
+    res = subprocess.run([sys.executable, *args], capture_output=True, text=True, env=env)
+    if res.returncode:
+        raise RuntimeError(res.stderr[-2000:])
+    return perf() - t0, res.stdout
+
+
+def cold_workload(report, runs, demo):
+    """Workload k: first calls in fresh processes with an empty numba cache, then warm."""
+    rows = []
+    for what in ("combine", "combine_ternary_batch", "from_counts"):
+        colds, warms = [], []
+        for _ in range(runs):
+            with tempfile.TemporaryDirectory() as cache_dir:
+                env = {"NUMBA_CACHE_DIR": cache_dir}
+                _, out = run_script(["-c", COLD_CALL, what], env)
+                colds.append([float(x) for x in out.split()])
+                _, out = run_script(["-c", COLD_CALL, what], env)
+                warms.append([float(x) for x in out.split()])
+        cold = [statistics.median(c[i] for c in colds) for i in range(3)]
+        warm = [statistics.median(w[i] for w in warms) for i in range(3)]
+        rows.append(
+            [what, fmt_time(cold[0]), fmt_time(cold[1]), f"{cold[2]:.2f} s", fmt_time(warm[1]),
+             f"{min(c[1] for c in colds):.2f}-{max(c[1] for c in colds):.2f} s"]
+        )
+        report.checks.append(("k", f"cold first call of {what}", "<= 2 s", fmt_time(cold[1]), cold[1] <= 2.0))
+    report.table(
+        "k",
+        f"Cold start: fresh process, empty NUMBA_CACHE_DIR, then the same with the cache written (median of {runs})",
+        ["first call", "imports", "first call (cold)", "process CPU (cold)", "first call (warm cache)", "cold range"],
+        rows,
+    )
+    if demo:
+        with tempfile.TemporaryDirectory() as cache_dir:
+            env = {"NUMBA_CACHE_DIR": cache_dir}
+            cold, _ = run_script(["-m", "dstk", "demo"], env)
+            warm, _ = run_script(["-m", "dstk", "demo"], env)
+        report.table(
+            "k2",
+            "python -m dstk demo: cold (empty NUMBA_CACHE_DIR) and warm, wall time",
+            ["cold", "warm", "cold / warm"],
+            [[fmt_time(cold), fmt_time(warm), f"{cold / warm:.2f}x"]],
+        )
+        report.checks.append(("k", "cold demo / warm demo", "<= 1.5x", f"{cold / warm:.2f}x", cold / warm <= 1.5))
+
+
 # ====================================================================== machine and output
 def machine_description():
     cpu = platform.processor() or platform.machine()
@@ -661,7 +897,7 @@ def machine_description():
     import numba
 
     parts = [
-        f"CPU: {cpu}, {os.cpu_count()} logical cores (benchmarks single-threaded)",
+        f"CPU: {cpu}, {os.cpu_count()} logical cores (single-threaded unless a table says otherwise)",
         f"Python {platform.python_version()}, numpy {np.__version__}, numba {numba.__version__}, "
         f"dstk {getattr(dstk, '__version__', '?')}",
     ]
@@ -709,7 +945,10 @@ def write_markdown(report, path, machine, argv):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="fewer sizes and repeats, N = 2,000 (smoke run)")
-    parser.add_argument("--only", default="a,b,c,d,s,w", help="comma-separated workloads among a,b,c,d,s,w")
+    parser.add_argument(
+        "--only", default="a,b,c,d,s,w,f,x,k", help="comma-separated workloads among a,b,c,d,s,w,f,x,k"
+    )
+    parser.add_argument("--demo", action="store_true", help="workload k also times `python -m dstk demo`")
     parser.add_argument(
         "--repeats", type=int, default=None, help="timed repeats per case (default 7, quick 3)"
     )
@@ -722,7 +961,10 @@ def main(argv=None):
     sizes = [3, 8, 15] if args.quick else [3, 5, 8, 10, 12, 15]
     rng = np.random.default_rng(args.seed)
 
+    with_threads(1)
     machine = machine_description()
+    machine.append(f"load average at start: {os.getloadavg()[0]:.2f}, {os.getloadavg()[1]:.2f}, {os.getloadavg()[2]:.2f}")
+    machine.append(f"date: {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}")
     print("\n".join(machine))
     tb = load_torchbelief()
     pyds = load_pyds()
@@ -755,6 +997,15 @@ def main(argv=None):
         sparse_workload(report, cases, repeats, tb, pyds, rng)
     if "w" in only:
         warmup_workload(report, 3 if args.quick else 5)
+    if "f" in only:
+        fold_workload(report, 2000 if args.quick else 10000, 5 if args.quick else 15, rng)
+    if "x" in only:
+        labels = [10, 16, 17, 24, 64] if args.quick else [10, 14, 16, 17, 18, 20, 22, 24, 26, 28, 32, 48, 64]
+        counts = [16, 256, 4096] if args.quick else [16, 64, 256, 1024, 4096, 16384]
+        switch_workload(report, labels, counts, rng, 2.0 if args.quick else 5.0)
+    if "k" in only:
+        cold_workload(report, 1 if args.quick else 3, args.demo)
+    machine.append(f"load average at end: {os.getloadavg()[0]:.2f}, {os.getloadavg()[1]:.2f}, {os.getloadavg()[2]:.2f}")
     print(f"\n## Targets (issue 2)   [total benchmark time {perf() - t_start:.0f} s]")
     for key, what, need, got, ok in report.checks:
         print(f"  ({key}) {what}: {got}  (target {need})  {'MET' if ok else 'MISSED'}")

@@ -7,7 +7,8 @@
 2. Every combiner of :func:`dstk.ensemble.combine_leaves` on leaf counts of
    10^5 samples x 100 trees (target: well under a second each).
 3. The whole Busch et al. protocol on breast-cancer (5 splits x 100 trees x 9
-   methods per leaf size) versus the ~35 s per leaf size of the authors' code.
+   methods per leaf size) versus the ~35 s per leaf size of the authors' code
+   as quoted in the research note (their code is not available here to run).
 
 Usage::
 
@@ -49,17 +50,41 @@ def load(folder, name):
     return module.load(name)
 
 
-def bench_fit_predict(datasets, leaves, n_trees, repeats, n_jobs):
+def _peak_rss_child(code):
+    """Peak resident memory (MB) of a fresh Python process running ``code`` (ru_maxrss)."""
+    import subprocess
+
+    wrapper = code + "\nimport resource; print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)"
+    out = subprocess.run(
+        [sys.executable, "-c", wrapper],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=REPO,
+        env={**os.environ, "PYTHONPATH": REPO},
+    )
+    return int(out.stdout.strip().splitlines()[-1]) / 1024.0
+
+
+def bench_fit_predict(datasets, leaves, n_trees, repeats, n_jobs, memory=False):
+    """fit + predict_proba of dstk and ExtraTrees interleaved (A, B, A, B, ...): medians and ratio spread."""
     from sklearn.ensemble import ExtraTreesClassifier
 
-    print(f"\n## fit + predict_proba, {n_trees} trees, n_jobs={n_jobs} (half split train/test)")
-    print("| data | n_train | leaf | dstk RDT s | sklearn ET s | ratio | RDT leaves/tree | ET leaves/tree |")
-    print("|---|---|---|---|---|---|---|---|")
+    print(
+        f"\n## fit + predict_proba, {n_trees} trees, n_jobs={n_jobs} (half split train/test), {repeats} interleaved runs"
+    )
+    header = "| data | n_train x features | leaf | dstk s (median) | ExtraTrees s (median) | ratio median (min-max) |"
+    header += " dstk leaves/tree | ET leaves/tree |"
+    if memory:
+        header += " dstk peak MB | ET peak MB | memory ratio |"
+    print(header)
+    print("|" + "---|" * (header.count("|") - 1))
     for name, (X, y) in datasets.items():
         rng = np.random.default_rng(0)
         order = rng.permutation(y.size)
         half = y.size // 2
         train, test = order[:half], order[half:]
+        X_train, y_train, X_test = X[train], y[train], X[test]
         for leaf in leaves:
             rdt = RandomDecisionTreesClassifier(
                 n_trees, min_samples_leaf=leaf, min_samples_split=2 * leaf, random_state=0, n_jobs=n_jobs
@@ -72,20 +97,122 @@ def bench_fit_predict(datasets, leaves, n_trees, repeats, n_jobs):
                 random_state=0,
                 n_jobs=n_jobs,
             )
-
-            def run_rdt():
-                rdt.fit(X[train], y[train]).predict_proba(X[test])
-
-            def run_et():
-                et.fit(X[train], y[train]).predict_proba(X[test])
-
-            run_rdt()  # compile
-            t_rdt = best_time(run_rdt, repeats)
-            t_et = best_time(run_et, repeats)
+            rdt.fit(X_train[:500], y_train[:500]).predict_proba(X_test[:10])  # compile
+            times_rdt, times_et = [], []
+            for _ in range(repeats):
+                start = time.perf_counter()
+                rdt.fit(X_train, y_train).predict_proba(X_test)
+                times_rdt.append(time.perf_counter() - start)
+                start = time.perf_counter()
+                et.fit(X_train, y_train).predict_proba(X_test)
+                times_et.append(time.perf_counter() - start)
+            ratios = np.array(times_rdt) / np.array(times_et)
             et_leaves = np.mean([e.tree_.n_leaves for e in et.estimators_])
+            row = (
+                f"| {name} | {half} x {X.shape[1]} | {leaf} | {np.median(times_rdt):.3f} | {np.median(times_et):.3f} | "
+                f"{np.median(ratios):.2f} ({ratios.min():.2f}-{ratios.max():.2f}) | {rdt.n_leaves_.mean():.0f} | {et_leaves:.0f} |"
+            )
+            if memory:
+                setup = (
+                    "import numpy as np, sys; sys.path.insert(0, 'benchmarks'); import bench_trees as b; "
+                    f"X, y = b.dataset({name!r}, {_DATA_FOLDER!r}); o = np.random.default_rng(0).permutation(y.size); h = y.size // 2; "
+                    "tr, te = o[:h], o[h:]; "
+                )
+                fit_rdt = (
+                    "from dstk.ensemble import RandomDecisionTreesClassifier as C; "
+                    f"C({n_trees}, min_samples_leaf={leaf}, min_samples_split={2 * leaf}, random_state=0, n_jobs={n_jobs})"
+                    ".fit(X[tr], y[tr]).predict_proba(X[te])"
+                )
+                fit_et = (
+                    "from sklearn.ensemble import ExtraTreesClassifier as C; "
+                    f"C({n_trees}, max_features=1, min_samples_leaf={leaf}, min_samples_split={2 * leaf}, random_state=0, "
+                    f"n_jobs={n_jobs}).fit(X[tr], y[tr]).predict_proba(X[te])"
+                )
+                try:
+                    base = _peak_rss_child(setup)
+                    mem_rdt = _peak_rss_child(setup + fit_rdt) - base
+                    mem_et = _peak_rss_child(setup + fit_et) - base
+                    row += f" {mem_rdt:.0f} | {mem_et:.0f} | {mem_rdt / mem_et:.2f} |"
+                except (
+                    Exception
+                ) as error:  # a child that fails (e.g. out of memory) leaves the row without it
+                    row += f" n/a ({type(error).__name__}) | | |"
+            print(row, flush=True)
+
+
+_DATA_FOLDER = os.path.join(REPO, "..", "shared", "datasets")
+
+
+def dataset(name, folder=None):
+    """A benchmark data set by name: breast_cancer (scikit-learn), synthetic_<rows> (20 Gaussian features),
+    or a file of the data folder (``load.py``)."""
+    if name == "breast_cancer":
+        from sklearn.datasets import load_breast_cancer
+
+        return load_breast_cancer(return_X_y=True)
+    if name.startswith("synthetic_"):
+        n = int(float(name.split("_", 1)[1]))
+        rng = np.random.default_rng(0)
+        X = rng.normal(size=(n, 20))
+        y = (X[:, :3].sum(axis=1) + rng.normal(size=n) > 0).astype(int)
+        return X, y
+    X, y = load(folder or _DATA_FOLDER, name)
+    return np.asarray(X, dtype=float), np.asarray(y)
+
+
+def bench_memory(names, leaves, n_trees, n_jobs, folder):
+    """Peak resident memory added by fit + predict_proba, each in a fresh process (VmHWM - VmRSS after loading)."""
+    import subprocess
+    import tempfile
+
+    print(f"\n## peak memory of fit + predict_proba, {n_trees} trees, n_jobs={n_jobs} (fresh process each)")
+    print("| data | leaf | dstk MB | ExtraTrees MB | ratio dstk / ET |")
+    print("|---|---|---|---|---|")
+    for name in names:
+        X, y = dataset(name, folder)
+        path = os.path.join(tempfile.gettempdir(), f"bench_trees_{name}.npz")
+        np.savez(path, X=X, y=y)
+        for leaf in leaves:
+            results = []
+            for estimator in ("dstk", "et"):
+                if estimator == "dstk":
+                    make = (
+                        "from dstk.ensemble import RandomDecisionTreesClassifier as C; "
+                        f"m = C({n_trees}, min_samples_leaf={leaf}, min_samples_split={2 * leaf}, "
+                        f"random_state=0, n_jobs={n_jobs})"
+                    )
+                else:
+                    make = (
+                        "from sklearn.ensemble import ExtraTreesClassifier as C; "
+                        f"m = C({n_trees}, max_features=1, min_samples_leaf={leaf}, min_samples_split={2 * leaf}, "
+                        f"random_state=0, n_jobs={n_jobs})"
+                    )
+                code = (
+                    "import numpy as np\n"
+                    f"d = np.load({path!r}); X, y = d['X'], d['y']\n"
+                    "o = np.random.default_rng(0).permutation(y.size); h = y.size // 2\n"
+                    "Xtr, ytr, Xte = X[o[:h]], y[o[:h]], X[o[h:]]\n"
+                    f"{make}\n"
+                    "m.fit(Xtr[:300], ytr[:300]).predict_proba(Xte[:10])\n"
+                    "status = dict(l.split(':', 1) for l in open('/proc/self/status').read().splitlines() if ':' in l)\n"
+                    "base = int(status['VmRSS'].split()[0])\n"
+                    "m.fit(Xtr, ytr).predict_proba(Xte)\n"
+                    "status = dict(l.split(':', 1) for l in open('/proc/self/status').read().splitlines() if ':' in l)\n"
+                    "print((int(status['VmHWM'].split()[0]) - base) / 1024)\n"
+                )
+                out = subprocess.run(
+                    [sys.executable, "-c", code],
+                    capture_output=True,
+                    text=True,
+                    cwd=REPO,
+                    env={**os.environ, "PYTHONPATH": REPO},
+                )
+                results.append(
+                    float(out.stdout.strip().splitlines()[-1]) if out.returncode == 0 else float("nan")
+                )
             print(
-                f"| {name} | {half} | {leaf} | {t_rdt:.3f} | {t_et:.3f} | {t_rdt / t_et:.2f} | "
-                f"{rdt.n_leaves_.mean():.0f} | {et_leaves:.0f} |"
+                f"| {name} | {leaf} | {results[0]:.0f} | {results[1]:.0f} | {results[0] / results[1]:.2f} |",
+                flush=True,
             )
 
 
@@ -136,7 +263,7 @@ def bench_protocol(folder):
     _, (seconds, dstk_seconds) = protocol.run_dataset(X, y, [1, 2, 3, 4, 8, 32], 5, with_references=False)
     print("\n## whole protocol on breast-cancer (5 splits x 100 trees x 9 methods)")
     print(
-        "| leaf | with sklearn AUC/accuracy s | dstk part (fit + leaf_counts + combine) s | authors' code s | "
+        "| leaf | with sklearn AUC/accuracy s | dstk part (fit + leaf_counts + combine) s | authors' code s (quoted) | "
         "speed-up (whole) | speed-up (dstk part) |"
     )
     print("|---|---|---|---|---|---|")
@@ -146,28 +273,49 @@ def bench_protocol(folder):
 
 
 def main(argv=None):
+    global _DATA_FOLDER
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("data", nargs="?", default=os.path.join(REPO, "..", "shared", "datasets"))
+    parser.add_argument("data", nargs="?", default=_DATA_FOLDER)
     parser.add_argument("--quick", action="store_true", help="fewer repeats and smaller combiner input")
-    parser.add_argument("--n-jobs", type=int, default=1)
+    parser.add_argument("--n-jobs", type=int, default=2)
+    parser.add_argument(
+        "--part", choices=["small", "large", "memory", "combiners", "protocol", "all"], default="all"
+    )
+    parser.add_argument("--memory", action="store_true", help="also peak memory (fresh processes)")
+    parser.add_argument(
+        "--repeats", type=int, default=None, help="interleaved runs per row (default 3, --quick 1)"
+    )
     args = parser.parse_args(argv)
-    repeats = 1 if args.quick else 3
+    repeats = args.repeats or (1 if args.quick else 3)
+    _DATA_FOLDER = args.data
+    print(f"load: {os.getloadavg()}")
 
-    datasets = {}
-    from sklearn.datasets import load_breast_cancer
-
-    datasets["breast_cancer"] = load_breast_cancer(return_X_y=True)
-    for name in ("spambase", "banknote"):
-        try:
-            X, y = load(args.data, name)
-            datasets[name] = (np.asarray(X, dtype=float), np.asarray(y))
-        except Exception as exc:  # pragma: no cover - data folder optional
-            print(f"(skipping {name}: {exc})")
-    bench_fit_predict(datasets, [1, 4, 32], 100, repeats, args.n_jobs)
-    bench_combiners(10_000 if args.quick else 100_000, 100, repeats)
-    if os.path.exists(os.path.join(args.data, "load.py")):
+    if args.part in ("small", "all"):
+        datasets = {}
+        for name in ("breast_cancer", "spambase", "banknote"):
+            try:
+                datasets[name] = dataset(name, args.data)
+            except Exception as exc:  # pragma: no cover - data folder optional
+                print(f"(skipping {name}: {exc})")
+        bench_fit_predict(datasets, [1, 4, 32], 100, repeats, args.n_jobs, memory=args.memory)
+    if args.part in ("large", "all"):
+        datasets = {}
+        for name in ("adult", "w8a"):
+            try:
+                datasets[name] = dataset(name, args.data)
+            except Exception as exc:  # pragma: no cover
+                print(f"(skipping {name}: {exc})")
+        bench_fit_predict(datasets, [1, 32], 100, repeats, args.n_jobs, memory=args.memory)
+        synthetic = {name: dataset(name) for name in ("synthetic_5e5", "synthetic_1e6")}
+        bench_fit_predict(synthetic, [32], 100, max(2, repeats - 1), args.n_jobs, memory=args.memory)
+    if args.part in ("memory", "all"):
+        bench_memory(["adult", "w8a"], [1, 32], 100, args.n_jobs, args.data)
+        bench_memory(["synthetic_5e5", "synthetic_1e6"], [32], 100, args.n_jobs, args.data)
+    if args.part in ("combiners", "all"):
+        bench_combiners(10_000 if args.quick else 100_000, 100, repeats)
+    if args.part in ("protocol", "all") and os.path.exists(os.path.join(args.data, "load.py")):
         bench_protocol(args.data)
 
 

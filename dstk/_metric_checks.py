@@ -2,12 +2,18 @@
 
 import numpy as np
 
-from ._validation import check_scores
+from .exceptions import DataTypeError
+
+from ._validation import as_float_array, check_scores
 
 
 def check_class_indices(y_true, n_classes=None, name="y_true"):
     """Return ``y_true`` as a 1-D int array of class indices ``0 .. n_classes-1``."""
+    if y_true is None:
+        raise DataTypeError(f"`{name}` is None; pass one class index per sample.")
     y = np.asarray(y_true)
+    if np.iscomplexobj(y):
+        raise DataTypeError(f"Complex data not supported: `{name}` has complex dtype {y.dtype}; pass class indices.")
     if y.ndim == 2 and y.shape[1] == 1:
         y = y[:, 0]
     if y.ndim != 1:
@@ -40,11 +46,7 @@ def check_probability_matrix(probabilities, name="probabilities", atol=1e-6, req
     A 1-D array is read as the probability of class 1 of a binary problem and
     turned into ``[1 - p, p]``.
     """
-    arr = (
-        np.asarray(probabilities, dtype=np.float64)
-        if not isinstance(probabilities, np.ndarray)
-        else probabilities
-    )
+    arr = as_float_array(probabilities, name)
     if arr.ndim == 1:
         p = check_scores(arr, name=name)
         arr = np.column_stack([1.0 - p, p])

@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ._validation import as_float_array
 from ._metric_checks import check_labels_and_probabilities
 
 __all__ = [
@@ -111,6 +112,7 @@ def brier_score(y_true: ArrayLike, probabilities: ArrayLike) -> float:
     >>> brier_score([0, 1], [[1.0, 0.0], [0.5, 0.5]])
     0.25
     """
+    probabilities = as_float_array(probabilities, "probabilities")
     one_dimensional = np.ndim(probabilities) == 1
     y, P = check_labels_and_probabilities(y_true, probabilities)
     total = np.sum((_indicator(y, P.shape[1]) - P) ** 2, axis=1)
@@ -274,6 +276,7 @@ def ability_to_separate(probabilities: ArrayLike) -> float:
     >>> ability_to_separate([[1.0, 0.0], [0.0, 1.0]])
     1.0
     """
+    probabilities = as_float_array(probabilities, "probabilities")
     P = check_labels_and_probabilities(np.zeros(np.shape(probabilities)[0], dtype=int), probabilities)[1]
     return _garczarek_form(_indicator(np.argmax(P, axis=1), P.shape[1]), P)
 

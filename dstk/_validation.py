@@ -13,8 +13,14 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
+from .exceptions import DataTypeError
+
 __all__ = [
+    "as_float_array",
+    "check_option",
+    "check_in_range",
     "check_scores",
+    "check_binary_mass_rows",
     "check_labels",
     "check_binary_labels",
     "check_consistent_length",
@@ -24,23 +30,172 @@ __all__ = [
 ]
 
 
+def _describe(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def as_float_array(value: Any, name: str, *, finite: bool = False) -> np.ndarray:
+    """Return ``value`` as a float64 array, or raise a clear error for what cannot be one.
+
+    The one conversion of numeric input in dstk: it refuses what numpy would
+    silently cast or reject with an unclear message.
+
+    Parameters
+    ----------
+    value : array_like
+        The input (list, tuple, array, scalar, pandas object).
+    name : str
+        The argument's name, used in the messages.
+    finite : bool, default False
+        Also reject NaN and infinite values.
+
+    Returns
+    -------
+    ndarray of float64
+
+    Raises
+    ------
+    DataTypeError
+        (a TypeError and ValueError) ``value`` is None, a scipy sparse matrix, complex, or holds strings or
+        other objects that are not numbers.
+    ValueError
+        ``value`` is ragged (nested sequences of different lengths), or holds
+        NaN or infinite values when ``finite`` is true.
+    """
+    if value is None:
+        raise DataTypeError(f"`{name}` is None; pass an array of numbers.")
+    if hasattr(value, "tocsr") and hasattr(value, "nnz"):
+        raise DataTypeError(
+            f"`{name}` is a scipy sparse matrix; this function needs a dense array: pass `{name}.toarray()`."
+        )
+    if isinstance(value, (str, bytes)):
+        raise DataTypeError(f"`{name}` must be numbers; got the string {_describe(value)}.")
+    try:
+        with np.errstate(all="ignore"):
+            arr = np.asarray(value)
+    except ValueError as exc:  # numpy: "setting an array element with a sequence" / inhomogeneous shape
+        raise ValueError(
+            f"`{name}` is ragged: its nested sequences have different lengths, so it is not an array. "
+            "Pad or split it so that every row has the same length."
+        ) from exc
+    if np.iscomplexobj(arr):
+        raise DataTypeError(
+            f"Complex data not supported: `{name}` has complex dtype {arr.dtype}. Pass real numbers "
+            f"(e.g. `{name}.real` if the imaginary parts are known to be zero)."
+        )
+    if arr.dtype == object:
+        for item in arr.flat:
+            if item is None:
+                raise DataTypeError(f"`{name}` contains None; pass numbers only (impute or drop missing values).")
+            if isinstance(item, (complex, np.complexfloating)):
+                raise DataTypeError(f"Complex data not supported: `{name}` contains the complex number {item!r}.")
+            if isinstance(item, (list, tuple, np.ndarray)):
+                raise ValueError(
+                    f"`{name}` is ragged: its nested sequences have different lengths, so it is not an "
+                    "array. Pad or split it so that every row has the same length."
+                )
+            if not isinstance(item, (int, float, np.number, bool, np.bool_)):
+                raise DataTypeError(
+                    f"`{name}` must contain numbers; got {type(item).__name__} {_describe(item)}."
+                )
+    elif arr.dtype.kind in "USV":
+        example = arr.flat[0] if arr.size else ""
+        raise DataTypeError(f"`{name}` must contain numbers; got strings such as {_describe(str(example))}.")
+    elif arr.dtype.kind not in "biuf":
+        raise DataTypeError(f"`{name}` must contain numbers; got dtype {arr.dtype}.")
+    arr = arr.astype(np.float64, copy=False)
+    if finite and arr.size and not np.isfinite(arr).all():
+        index = np.unravel_index(int(np.flatnonzero(~np.isfinite(arr))[0]), arr.shape)
+        where = index[0] if len(index) == 1 else index
+        raise ValueError(
+            f"`{name}` contains NaN or infinite values (first at index {where}); remove or impute them."
+        )
+    return arr
+
+
+def check_option(value: Any, name: str, allowed: Sequence[Any]) -> Any:
+    """Return ``value`` if it is one of ``allowed``, else raise a ValueError listing the choices.
+
+    Parameters
+    ----------
+    value : object
+    name : str
+        The argument's name.
+    allowed : sequence
+        The accepted values.
+
+    Returns
+    -------
+    object
+        ``value`` unchanged.
+
+    Raises
+    ------
+    ValueError
+        ``value`` is not one of ``allowed``.
+    """
+    try:
+        ok = value in allowed
+    except TypeError:  # unhashable against a set
+        ok = False
+    if not ok:
+        choices = ", ".join(repr(a) for a in allowed)
+        raise ValueError(f"`{name}` must be one of {choices}; got {_describe(value)}.")
+    return value
+
+
+def check_in_range(
+    value: Any,
+    name: str,
+    *,
+    low: float | None = None,
+    high: float | None = None,
+    low_inclusive: bool = True,
+    high_inclusive: bool = True,
+) -> float:
+    """Return ``value`` as a float if it is a real number within the given bounds.
+
+    Parameters
+    ----------
+    value : float
+    name : str
+        The argument's name.
+    low, high : float, optional
+        Bounds (None: unbounded on that side).
+    low_inclusive, high_inclusive : bool, default True
+        Whether each bound itself is allowed.
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    TypeError
+        ``value`` is not a real number.
+    ValueError
+        ``value`` is NaN or outside the bounds.
+    """
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise TypeError(f"`{name}` must be a real number; got {type(value).__name__} {_describe(value)}.")
+    v = float(value)
+    below = low is not None and (v < low or (v == low and not low_inclusive))
+    above = high is not None and (v > high or (v == high and not high_inclusive))
+    if np.isnan(v) or below or above:
+        left = "(-inf" if low is None else ("[" if low_inclusive else "(") + f"{low:g}"
+        right = "inf)" if high is None else f"{high:g}" + ("]" if high_inclusive else ")")
+        raise ValueError(f"`{name}` must lie in {left}, {right}; got {_describe(value)}.")
+    return v
+
+
 def check_scores(scores: ArrayLike, name: str = "scores", allow_2d_column: bool = True) -> np.ndarray:
     """Return ``scores`` as a 1-D float64 array of finite values.
 
     A column vector of shape ``(n, 1)`` is accepted and flattened when
     ``allow_2d_column`` is true; any other 2-D shape raises.
     """
-    arr = np.asarray(scores)
-    if np.iscomplexobj(arr):
-        raise ValueError(f"Complex data not supported: `{name}` must be real (got dtype {arr.dtype}).")
-    if arr.dtype == object:
-        try:
-            arr = arr.astype(np.float64)
-        except (TypeError, ValueError) as exc:
-            raise ValueError(f"`{name}` must be numeric; got values of type object ({exc}).") from None
-    if not (np.issubdtype(arr.dtype, np.number) or arr.dtype == bool):
-        raise ValueError(f"`{name}` must be numeric; got dtype {arr.dtype}.")
-    arr = np.asarray(arr, dtype=np.float64)
+    arr = as_float_array(scores, name)
     if arr.ndim == 2 and allow_2d_column and arr.shape[1] == 1:
         arr = arr[:, 0]
     if arr.ndim != 1:
@@ -61,9 +216,52 @@ def check_scores(scores: ArrayLike, name: str = "scores", allow_2d_column: bool 
     return arr
 
 
+def check_binary_mass_rows(masses: np.ndarray, name: str, tolerance: float = 1e-9) -> None:
+    """Raise unless every row ``[m(∅), m({0}), m({1}), m(Ω)]`` of ``masses`` is a normal mass function.
+
+    Parameters
+    ----------
+    masses : ndarray of shape (..., 4)
+    name : str
+        The argument's name.
+    tolerance : float, default 1e-9
+        Allowed rounding in the sum and below zero.
+
+    Raises
+    ------
+    ValueError
+        A NaN or infinite mass, a negative one, ``m(∅) > 0``, or a row not
+        summing to one; the message names the first bad row.
+    """
+    rows = masses.reshape(-1, masses.shape[-1])
+    problems = (
+        (~np.isfinite(rows).all(axis=1), "NaN or infinite masses"),
+        ((rows < -tolerance).any(axis=1), "a negative mass"),
+        (np.abs(rows[:, 0]) > tolerance, "mass on the empty set (m(∅) must be 0)"),
+        (np.abs(rows.sum(axis=1) - 1.0) > tolerance, "masses that do not sum to one"),
+    )
+    for bad, what in problems:
+        if bad.any():
+            index = int(np.flatnonzero(bad)[0])
+            where = tuple(int(i) for i in np.unravel_index(index, masses.shape[:-1])) if masses.ndim > 2 else index
+            raise ValueError(
+                f"`{name}` row {where} has {what}: {rows[index].tolist()}. Each row must be "
+                "[0, m(not c), m(c), m(either)], non-negative and summing to one."
+            )
+
+
 def check_consistent_length(*arrays: ArrayLike, names: Sequence[str] | None = None) -> None:
     """Raise if the arrays do not all have the same first dimension."""
-    lengths = [len(a) for a in arrays]  # type: ignore[arg-type]  # 0-d inputs raise TypeError, as before
+    if names is None:
+        names = [f"argument {i}" for i in range(len(arrays))]
+    for array, name in zip(arrays, names):
+        if array is None:
+            raise ValueError(f"`{name}` is None; it must be passed (one value per sample).")
+        if np.ndim(array) == 0:
+            raise ValueError(
+                f"`{name}` must be an array with one value per sample; got the scalar {array!r}."
+            )
+    lengths = [len(a) for a in arrays]  # type: ignore[arg-type]
     if len(set(lengths)) > 1:
         if names is None:
             names = [f"argument {i}" for i in range(len(arrays))]
@@ -75,7 +273,31 @@ def check_labels(y: ArrayLike, name: str = "y") -> tuple[np.ndarray, np.ndarray]
     """Return ``(classes, y_encoded)`` for a 1-D label vector (at least two classes)."""
     if y is None:
         raise ValueError(f"This estimator requires y to be passed, but the target {name} is None.")
-    y = np.asarray(y)
+    if hasattr(y, "tocsr") and hasattr(y, "nnz"):
+        raise DataTypeError(f"`{name}` is a scipy sparse matrix; pass the labels as a 1-D dense array.")
+    try:
+        y = np.asarray(y)
+    except ValueError as exc:
+        raise ValueError(f"`{name}` is ragged: pass one label per sample as a 1-D array.") from exc
+    if np.iscomplexobj(y):
+        raise DataTypeError(
+            f"Complex data not supported: `{name}` has complex dtype {y.dtype}; pass class labels."
+        )
+    if y.dtype == object:
+        for index, item in enumerate(y.reshape(-1)):
+            if item is None or (isinstance(item, float) and np.isnan(item)):
+                raise ValueError(
+                    f"`{name}` contains a missing label ({item!r} at index {index}); drop those samples or "
+                    "give them a class."
+                )
+            if isinstance(item, (complex, np.complexfloating)):
+                raise DataTypeError(f"Complex data not supported: `{name}` contains the complex label {item!r}.")
+        kinds = {type(item).__name__ for item in y.reshape(-1)}
+        if len(kinds) > 1 and not kinds <= {"int", "float", "bool", "int64", "float64"}:
+            raise DataTypeError(
+                f"`{name}` mixes label types ({', '.join(sorted(kinds))}); use one type for all labels "
+                "(e.g. all strings or all integers)."
+            )
     if y.ndim == 2 and y.shape[1] == 1:
         import warnings
 
@@ -89,7 +311,7 @@ def check_labels(y: ArrayLike, name: str = "y") -> tuple[np.ndarray, np.ndarray]
         )
         y = y[:, 0]
     if y.ndim != 1:
-        raise ValueError(f"`{name}` must be 1-D; got shape {y.shape}.")
+        raise ValueError(f"`{name}` must be 1-D (one label per sample); got shape {y.shape}.")
     if y.size == 0:
         raise ValueError(f"`{name}` is empty.")
     if y.dtype.kind == "f" and not np.all(np.isfinite(y)):
@@ -172,12 +394,9 @@ def check_counts(
         Return integer (and boolean, as int64) input with its integer dtype
         instead of float64; booleans are rejected otherwise.
     """
-    arr = np.asarray(values)
-    if arr.dtype == object:
-        try:
-            arr = arr.astype(np.float64)
-        except (TypeError, ValueError):
-            raise ValueError(f"`{name}` must contain numbers (counts); got objects.") from None
+    converted = as_float_array(values, name)  # None, complex, strings, ragged, sparse: clear errors
+    raw = np.asarray(values)
+    arr = raw if raw.dtype.kind in "biu" else converted
     if arr.dtype == bool and keep_integers:
         arr = arr.astype(np.int64)
     if arr.dtype == bool or not np.issubdtype(arr.dtype, np.number):

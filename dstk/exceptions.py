@@ -8,6 +8,7 @@ code written as ``except ValueError`` keeps working, and from
 __all__ = [
     "DstkError",
     "InvalidMassError",
+    "DataTypeError",
     "FrameError",
     "FrameMismatchError",
     "FrameTooLargeError",
@@ -28,6 +29,15 @@ class DstkError(Exception):
 
 class InvalidMassError(DstkError, ValueError):
     """Masses that are negative, NaN, infinite or do not sum to one."""
+
+
+class DataTypeError(DstkError, TypeError, ValueError):
+    """Input of the wrong kind: None, complex numbers, strings, a sparse matrix where a dense array is needed.
+
+    Derives from :class:`TypeError` and from :class:`ValueError` (scikit-learn
+    raises ``ValueError("Complex data not supported")``), so either ``except``
+    clause catches it.
+    """
 
 
 class FrameError(DstkError, ValueError):

@@ -51,18 +51,18 @@ sys.path.insert(0, REPO)
 from dstk.ensemble import RandomDecisionTreesClassifier, combine_leaves  # noqa: E402
 from dstk.ensemble._combiners import decision_threshold  # noqa: E402
 
-_REFERENCE = {"reference_arithmetic": True}
+_REFERENCE = {"compatibility": "busch2021"}
 METHODS = [
     # (label, method, aggregate, options): the authors' numerical conventions
-    ("Average probability", "probability", "average", {}),
-    ("Voting", "probability", "vote", {}),
-    ("Laplace", "laplace", "average", {}),
-    ("Confidence bounds", "confidence_bounds", "average", {}),
+    ("Average probability", "probability", "average", _REFERENCE),
+    ("Voting", "probability", "vote", _REFERENCE),
+    ("Laplace", "laplace", "average", _REFERENCE),
+    ("Confidence bounds", "confidence_bounds", "average", _REFERENCE),
     ("Plausibility (avg)", "plausibility", "average", _REFERENCE),
-    ("Dempster", "dempster", None, {"floor": 1e-5, **_REFERENCE}),
-    ("Cautious", "cautious", None, {"floor": 1e-5, **_REFERENCE}),
-    ("Pooling", "pooling", None, {}),
-    ("EVA", "eva", None, {"prior": "reference"}),
+    ("Dempster", "dempster", None, _REFERENCE),
+    ("Cautious", "cautious", None, _REFERENCE),
+    ("Pooling", "pooling", None, _REFERENCE),
+    ("EVA", "eva", None, _REFERENCE),
 ]
 DEFAULT_METHODS = [
     # dstk's defaults: leaves to machine precision, exact rules, the Bayes-consistent EVA prior

@@ -9,7 +9,9 @@ with a single scratch buffer.
 
 import math
 
+import numba
 import numpy as np
+from numba import prange
 
 from dstk._kernels._jit import njit
 from dstk._kernels.moebius import subset_pass, sum_from, superset_pass
@@ -63,7 +65,7 @@ def _finish_conjunctive(acc, normalize, log_scale):
             acc[0] = 0.0
             for a in range(1, size):
                 acc[a] /= total
-            k_val = 1.0 - total * math.exp(log_scale)
+            k_val = -math.expm1(math.log(total) + log_scale)
             return (k_val if k_val > 0.0 else 0.0), False
         for a in range(size):
             acc[a] = 0.0
@@ -75,69 +77,414 @@ def _finish_conjunctive(acc, normalize, log_scale):
     return acc[0], False
 
 
+#: Smallest positive normal float64.  A product of two non-zero factors that
+#: lands below it has lost bits (subnormal) or vanished (underflow to 0).
+_NORMAL_MIN = 2.2250738585072014e-308
+
+#: Least number of input values for which :func:`conjunctive` spreads its
+#: rows over numba's threads (``parallel=None``).
+PARALLEL_MIN_VALUES = 1 << 18
+
+
 @njit(cache=True)
-def _conjunctive_binary(m, normalize, out, kappa, total_conflict):
-    """:func:`conjunctive` on a binary frame (size 4), commonalities in scalars.
+def _lost(product, x, y):
+    """True when ``product = x * y`` of two non-zero factors is not a normal float."""
+    return (product < _NORMAL_MIN) & (x != 0.0) & (y != 0.0)
+
+
+@njit(cache=True)
+def dempster_extended(m, rows, out, kappa, total_conflict):
+    """Dempster's rule of the K sources of the rows ``rows`` of ``m``, in extended exponent range.
+
+    Each commonality product is kept as a mantissa in [0.5, 1) and an integer
+    power of two (``math.frexp``), so no product underflows whatever the
+    number of sources and the size of their masses.  The products are then
+    scaled by the power of two of the largest non-empty commonality (exact),
+    turned into masses and normalised.  Every normalised mass that float64
+    can represent is obtained with the rounding error of an ordinary
+    evaluation; smaller ones round to 0 or a subnormal.  Writes ``out[r]``,
+    ``kappa[r]`` and ``total_conflict[r]`` for each ``r`` in ``rows``.
+
+    The other kernels send here the rows where a commonality product of
+    non-zero factors left the normal float64 range (so that this path is
+    compiled only when some input needs it).
+    """
+    k_sources = m.shape[1]
+    size = m.shape[2]
+    tmp = np.empty(size)
+    expo = np.zeros(size, dtype=np.int64)
+    for i in range(rows.shape[0]):
+        r = rows[i]
+        acc = out[r]
+        for x in range(size):
+            acc[x] = 1.0
+            expo[x] = 0
+        for k in range(k_sources):
+            for x in range(size):
+                tmp[x] = m[r, k, x]
+            superset_pass(tmp, 1.0)
+            for x in range(1, size):
+                f, e = math.frexp(tmp[x])
+                g, e2 = math.frexp(acc[x] * f)
+                acc[x] = g
+                expo[x] += e + e2
+        top = 0
+        found = False
+        for x in range(1, size):
+            if acc[x] != 0.0 and (not found or expo[x] > top):
+                top = expo[x]
+                found = True
+        acc[0] = 0.0
+        if found:
+            for x in range(1, size):
+                acc[x] = math.ldexp(acc[x], expo[x] - top) if acc[x] != 0.0 else 0.0
+            superset_pass(acc, -1.0)
+            acc[0] = 0.0
+        total = sum_from(acc, 1) if found else 0.0
+        if not total > 0.0:
+            for x in range(size):
+                acc[x] = 0.0
+            kappa[r] = 1.0
+            total_conflict[r] = True
+            continue
+        for x in range(1, size):
+            acc[x] /= total
+        # 1 - K = total * 2**top
+        k_val = -math.expm1(math.log(total) + top * math.log(2.0))
+        kappa[r] = k_val if k_val > 0.0 else 0.0
+        total_conflict[r] = False
+
+
+@njit(cache=True)
+def _binary_finish(q1, q2, q3, log_scale, normalize, out, kappa, total_conflict, r):
+    """Commonalities q({0}), q({1}), q(frame) of a binary frame -> masses of row ``r``."""
+    a1 = q1 - q3
+    a2 = q2 - q3
+    total = a1 + a2 + q3
+    if normalize:
+        if total > 0.0:
+            out[r, 0] = 0.0
+            out[r, 1] = a1 / total
+            out[r, 2] = a2 / total
+            out[r, 3] = q3 / total
+            k_val = -math.expm1(math.log(total) + log_scale)
+            kappa[r] = k_val if k_val > 0.0 else 0.0
+        else:
+            out[r, 0] = 0.0
+            out[r, 1] = 0.0
+            out[r, 2] = 0.0
+            out[r, 3] = 0.0
+            kappa[r] = 1.0
+            total_conflict[r] = True
+    else:
+        out[r, 0] = 1.0 - total if total < 1.0 else 0.0
+        out[r, 1] = a1
+        out[r, 2] = a2
+        out[r, 3] = q3
+        kappa[r] = out[r, 0]
+
+
+@njit(cache=True)
+def _binary_row(m, normalize, out, kappa, total_conflict, lost, r):
+    """One row of :func:`_binary_rows`, every product checked for leaving the normal range."""
+    q1 = 1.0
+    q2 = 1.0
+    q3 = 1.0
+    log_scale = 0.0
+    flag = False
+    for k in range(m.shape[1]):
+        t3 = m[r, k, 3]
+        f1 = m[r, k, 1] + t3
+        f2 = m[r, k, 2] + t3
+        p1 = q1 * f1
+        p2 = q2 * f2
+        p3 = q3 * t3
+        flag |= _lost(p1, q1, f1) | _lost(p2, q2, f2) | _lost(p3, q3, t3)
+        q1 = p1
+        q2 = p2
+        q3 = p3
+        if normalize and (k % 16 == 15 or k == m.shape[1] - 1):
+            # same rescaling points as the four-row path, so that every row's
+            # result is the same whatever its position in the batch
+            scale = max(q1, q2)
+            if scale > 0.0:
+                q1 /= scale
+                q2 /= scale
+                q3 /= scale
+                log_scale += math.log(scale)
+    if normalize and flag:
+        lost[r] = True
+    else:
+        _binary_finish(q1, q2, q3, log_scale, normalize, out, kappa, total_conflict, r)
+
+
+@njit(cache=True)
+def _binary_rows(m, normalize, out, kappa, total_conflict, lost, r0, r1):
+    """Rows ``r0:r1`` of :func:`conjunctive` on a binary frame, commonalities in scalars.
 
     q({0}) = m({0}) + m(frame), q({1}) = m({1}) + m(frame), q(frame) =
-    m(frame); q(empty) plays no role since m(empty) is recomputed.  Same
-    arithmetic and rescaling schedule as the general path.
+    m(frame) (q(empty) plays no role: m(empty) is recomputed).  Four rows
+    are folded together (twelve independent products, so that the
+    multiplications overlap instead of waiting on each other).  For
+    Dempster's rule, every 16 sources and at the end, four rows holding a
+    commonality below twice the smallest normal float64 are redone one by
+    one with every product checked (:func:`_binary_row`; commonalities only
+    shrink between rescalings, the factors being at most 1 up to the mass
+    tolerance, so nothing is missed); a row that lost bits is flagged in
+    ``lost`` for :func:`dempster_extended`.
     """
-    rows, k_sources, _ = m.shape
-    for r in range(rows):
+    k_sources = m.shape[1]
+    tiny = 2.0 * _NORMAL_MIN
+    r = r0
+    while r + 4 <= r1:
+        a1 = b1 = c1 = d1 = 1.0
+        a2 = b2 = c2 = d2 = 1.0
+        a3 = b3 = c3 = d3 = 1.0
+        la = lb = lc = ld = 0.0
+        suspect = False
+        for k in range(k_sources):
+            s = m[r, k]
+            t = m[r + 1, k]
+            u = m[r + 2, k]
+            v = m[r + 3, k]
+            x = s[3]
+            a1 *= s[1] + x
+            a2 *= s[2] + x
+            a3 *= x
+            x = t[3]
+            b1 *= t[1] + x
+            b2 *= t[2] + x
+            b3 *= x
+            x = u[3]
+            c1 *= u[1] + x
+            c2 *= u[2] + x
+            c3 *= x
+            x = v[3]
+            d1 *= v[1] + x
+            d2 *= v[2] + x
+            d3 *= x
+            if normalize and (k % 16 == 15 or k == k_sources - 1):
+                low = min(min(min(a1, b1), min(c1, d1)), min(min(a2, b2), min(c2, d2)))
+                if min(low, min(min(a3, b3), min(c3, d3))) < tiny:
+                    suspect = True
+                    break
+                sa = max(a1, a2)
+                sb = max(b1, b2)
+                sc = max(c1, c2)
+                sd = max(d1, d2)
+                a1 /= sa
+                a2 /= sa
+                a3 /= sa
+                b1 /= sb
+                b2 /= sb
+                b3 /= sb
+                c1 /= sc
+                c2 /= sc
+                c3 /= sc
+                d1 /= sd
+                d2 /= sd
+                d3 /= sd
+                la += math.log(sa)
+                lb += math.log(sb)
+                lc += math.log(sc)
+                ld += math.log(sd)
+        if suspect:
+            for i in range(4):
+                _binary_row(m, normalize, out, kappa, total_conflict, lost, r + i)
+        else:
+            _binary_finish(a1, a2, a3, la, normalize, out, kappa, total_conflict, r)
+            _binary_finish(b1, b2, b3, lb, normalize, out, kappa, total_conflict, r + 1)
+            _binary_finish(c1, c2, c3, lc, normalize, out, kappa, total_conflict, r + 2)
+            _binary_finish(d1, d2, d3, ld, normalize, out, kappa, total_conflict, r + 3)
+        r += 4
+    while r < r1:
+        _binary_row(m, normalize, out, kappa, total_conflict, lost, r)
+        r += 1
+
+
+@njit(cache=True)
+def _ternary_rows(m, normalize, out, kappa, total_conflict, lost, r0, r1):
+    """Rows ``r0:r1`` of :func:`conjunctive` on a three-label frame, in scalars.
+
+    Subsets by bitmask: 1 = {0}, 2 = {1}, 3 = {0,1}, 4 = {2}, 5 = {0,2},
+    6 = {1,2}, 7 = frame.  q(A) = sum of m(B) over B >= A, and the inverse
+    Moebius transform m(A) = sum over B >= A of (-1)**|B - A| q(B), written
+    out for the seven non-empty subsets.  Every product is checked; rows
+    that lost bits are flagged in ``lost`` (Dempster's rule).
+    """
+    for r in range(r0, r1):
         q1 = 1.0
         q2 = 1.0
         q3 = 1.0
+        q4 = 1.0
+        q5 = 1.0
+        q6 = 1.0
+        q7 = 1.0
         log_scale = 0.0
-        for k in range(k_sources):
-            t3 = m[r, k, 3]
-            q1 *= m[r, k, 1] + t3
-            q2 *= m[r, k, 2] + t3
-            q3 *= t3
+        flag = False
+        for k in range(m.shape[1]):
+            s = m[r, k]
+            f7 = s[7]
+            f3 = s[3] + f7
+            f5 = s[5] + f7
+            f6 = s[6] + f7
+            f1 = s[1] + s[3] + s[5] + f7
+            f2 = s[2] + s[3] + s[6] + f7
+            f4 = s[4] + s[5] + s[6] + f7
+            p1 = q1 * f1
+            p2 = q2 * f2
+            p3 = q3 * f3
+            p4 = q4 * f4
+            p5 = q5 * f5
+            p6 = q6 * f6
+            p7 = q7 * f7
+            flag |= (
+                _lost(p1, q1, f1)
+                | _lost(p2, q2, f2)
+                | _lost(p3, q3, f3)
+                | _lost(p4, q4, f4)
+                | _lost(p5, q5, f5)
+                | _lost(p6, q6, f6)
+                | _lost(p7, q7, f7)
+            )
+            q1 = p1
+            q2 = p2
+            q3 = p3
+            q4 = p4
+            q5 = p5
+            q6 = p6
+            q7 = p7
             if normalize and (k % 16 == 15):
-                scale = q1
-                if q2 > scale:
-                    scale = q2
-                if q3 > scale:
-                    scale = q3
+                scale = max(q1, max(q2, q4))
                 if scale > 0.0:
                     q1 /= scale
                     q2 /= scale
                     q3 /= scale
+                    q4 /= scale
+                    q5 /= scale
+                    q6 /= scale
+                    q7 /= scale
                     log_scale += math.log(scale)
-        a1 = q1 - q3
-        a2 = q2 - q3
-        total = a1 + a2 + q3
+        if normalize and flag:
+            lost[r] = True
+            continue
+        m7 = q7
+        m3 = q3 - q7
+        m5 = q5 - q7
+        m6 = q6 - q7
+        m1 = q1 - q3 - q5 + q7
+        m2 = q2 - q3 - q6 + q7
+        m4 = q4 - q5 - q6 + q7
+        total = m1 + m2 + m3 + m4 + m5 + m6 + m7
+        o = out[r]
         if normalize:
             if total > 0.0:
-                out[r, 0] = 0.0
-                out[r, 1] = a1 / total
-                out[r, 2] = a2 / total
-                out[r, 3] = q3 / total
-                k_val = 1.0 - total * math.exp(log_scale)
+                o[0] = 0.0
+                o[1] = m1 / total
+                o[2] = m2 / total
+                o[3] = m3 / total
+                o[4] = m4 / total
+                o[5] = m5 / total
+                o[6] = m6 / total
+                o[7] = m7 / total
+                k_val = -math.expm1(math.log(total) + log_scale)
                 kappa[r] = k_val if k_val > 0.0 else 0.0
             else:
-                out[r, 0] = 0.0
-                out[r, 1] = 0.0
-                out[r, 2] = 0.0
-                out[r, 3] = 0.0
+                for x in range(8):
+                    o[x] = 0.0
                 kappa[r] = 1.0
                 total_conflict[r] = True
         else:
-            out[r, 0] = 1.0 - total if total < 1.0 else 0.0
-            out[r, 1] = a1
-            out[r, 2] = a2
-            out[r, 3] = q3
-            kappa[r] = out[r, 0]
+            o[0] = 1.0 - total if total < 1.0 else 0.0
+            o[1] = m1
+            o[2] = m2
+            o[3] = m3
+            o[4] = m4
+            o[5] = m5
+            o[6] = m6
+            o[7] = m7
+            kappa[r] = o[0]
 
 
 @njit(cache=True)
-def conjunctive(m, normalize):
+def _general_rows(m, normalize, out, kappa, total_conflict, lost, r0, r1):
+    """Rows ``r0:r1`` of :func:`conjunctive` for any frame size (fast Moebius transforms).
+
+    Every product is checked; rows that lost bits are flagged in ``lost``
+    (Dempster's rule).
+    """
+    k_sources = m.shape[1]
+    size = m.shape[2]
+    # the output row is the accumulator: one scratch row only
+    tmp = np.empty(size)
+    for r in range(r0, r1):
+        acc = out[r]
+        log_scale = 0.0
+        flag = False
+        for k in range(k_sources):
+            src = m[r, k]
+            if k == 0:
+                for x in range(size):
+                    acc[x] = src[x]
+                superset_pass(acc, 1.0)
+            else:
+                for x in range(size):
+                    tmp[x] = src[x]
+                superset_pass(tmp, 1.0)
+                if normalize:
+                    for x in range(1, size):
+                        p = acc[x] * tmp[x]
+                        flag |= _lost(p, acc[x], tmp[x])
+                        acc[x] = p
+                else:
+                    for x in range(size):
+                        acc[x] *= tmp[x]
+            if normalize and (k % 16 == 15):
+                log_scale += _rescale_nonempty(acc)
+        if flag:
+            lost[r] = True
+        else:
+            kappa[r], total_conflict[r] = _finish_conjunctive(acc, normalize, log_scale)
+
+
+@njit(cache=True, parallel=True)
+def _binary_parallel(m, normalize, out, kappa, total_conflict, lost, n_tasks):
+    rows = m.shape[0]
+    for t in prange(n_tasks):
+        _binary_rows(m, normalize, out, kappa, total_conflict, lost, t * rows // n_tasks, (t + 1) * rows // n_tasks)
+
+
+@njit(cache=True, parallel=True)
+def _ternary_parallel(m, normalize, out, kappa, total_conflict, lost, n_tasks):
+    rows = m.shape[0]
+    for t in prange(n_tasks):
+        _ternary_rows(m, normalize, out, kappa, total_conflict, lost, t * rows // n_tasks, (t + 1) * rows // n_tasks)
+
+
+@njit(cache=True, parallel=True)
+def _general_parallel(m, normalize, out, kappa, total_conflict, lost, n_tasks):
+    rows = m.shape[0]
+    for t in prange(n_tasks):
+        _general_rows(m, normalize, out, kappa, total_conflict, lost, t * rows // n_tasks, (t + 1) * rows // n_tasks)
+
+
+def conjunctive(m, normalize, *, parallel=None):
     """Conjunctive combination of the K sources of every row.
 
-    With ``normalize`` (Dempster's rule) the commonality product is rescaled
-    every 16 sources (q(empty) plays no role, so rescaling is exact) and the
-    result is divided by the sum of its non-empty masses, never by 1 - K.
+    ``m``: C-contiguous float64 (rows, K, size).  With ``normalize``
+    (Dempster's rule) the commonality product is rescaled every 16 sources
+    (q(empty) plays no role, so rescaling is exact) and the result is
+    divided by the sum of its non-empty masses, never by 1 - K.  A row where
+    some commonality product of non-zero factors leaves the normal float64
+    range (near-dogmatic sources, long folds of tiny masses) is recomputed by
+    :func:`dempster_extended`, so that every normalised mass representable
+    in float64 is returned with ordinary rounding error.
+
+    Binary and three-label frames keep the commonalities in scalars; only
+    the kernel of the input's frame size is compiled.  Rows are spread over
+    numba's threads when the input holds at least
+    :data:`PARALLEL_MIN_VALUES` values (``parallel=None``), always
+    (``True``) or never (``False``).
 
     Returns ``(out, kappa, total)``: combined masses, the conflict K = mass
     of the empty set in the unnormalised combination (it may round to 1 for
@@ -148,41 +495,29 @@ def conjunctive(m, normalize):
     out = np.empty((rows, size))
     kappa = np.empty(rows)
     total_conflict = np.zeros(rows, dtype=np.bool_)
+    lost = np.zeros(rows, dtype=np.bool_)
+    normalize = bool(normalize)
+    threads = numba.get_num_threads()
+    if parallel is None:
+        parallel = threads > 1 and m.size >= PARALLEL_MIN_VALUES and rows >= 2 * threads
     if size == 4:
-        _conjunctive_binary(m, normalize, out, kappa, total_conflict)
-        return out, kappa, total_conflict
-    # the output row is the accumulator: one scratch row only (fresh large
-    # allocations cost a page fault per 4 KiB on every call)
-    tmp = np.empty(size)
-    for r in range(rows):
-        acc = out[r]
-        log_scale = 0.0
-        for k in range(k_sources):
-            _multiply_commonality(m[r, k], acc, tmp, k == 0)
-            if normalize and (k % 16 == 15):
-                log_scale += _rescale_nonempty(acc)
-        kappa[r], total_conflict[r] = _finish_conjunctive(acc, normalize, log_scale)
+        serial, threaded = _binary_rows, _binary_parallel
+    elif size == 8:
+        serial, threaded = _ternary_rows, _ternary_parallel
+    else:
+        serial, threaded = _general_rows, _general_parallel
+    if parallel and rows > 1:
+        threaded(m, normalize, out, kappa, total_conflict, lost, min(rows, 8 * threads))
+    else:
+        serial(m, normalize, out, kappa, total_conflict, lost, 0, rows)
+    if normalize and lost.any():
+        dempster_extended(m, np.flatnonzero(lost), out, kappa, total_conflict)
     return out, kappa, total_conflict
 
 
-@njit(cache=True)
-def conjunctive_pair(m1, m2, normalize):
-    """:func:`conjunctive` of two sources given as separate (rows, size) arrays.
-
-    Same result as ``conjunctive(np.stack([m1, m2], axis=1), normalize)``
-    without building the stacked copy (for the common two-source call).
-    """
-    rows, size = m1.shape
-    out = np.empty((rows, size))
-    kappa = np.empty(rows)
-    total_conflict = np.zeros(rows, dtype=np.bool_)
-    tmp = np.empty(size)
-    for r in range(rows):
-        acc = out[r]
-        _multiply_commonality(m1[r], acc, tmp, True)
-        _multiply_commonality(m2[r], acc, tmp, False)
-        kappa[r], total_conflict[r] = _finish_conjunctive(acc, normalize, 0.0)
-    return out, kappa, total_conflict
+def conjunctive_pair(m1, m2, normalize, *, parallel=None):
+    """:func:`conjunctive` of two sources given as separate (rows, size) arrays."""
+    return conjunctive(np.stack([m1, m2], axis=1), normalize, parallel=parallel)
 
 
 @njit(cache=True)
@@ -471,6 +806,180 @@ def pcr6(m, max_tuples):
 
 
 @njit(cache=True)
+def _slot(keys, used, key, shift, mask):
+    """Open-addressing slot of ``key`` (Fibonacci hashing, linear probing)."""
+    slot = np.int64((key * np.uint64(0x9E3779B97F4A7C15)) >> shift) & mask
+    while used[slot] and keys[slot] != key:
+        slot = (slot + 1) & mask
+    return slot
+
+
+@njit(cache=True)
+def pair_accumulate(f1, m1t, f2, m2t, intersect, capacity, max_count):
+    """Conjunctive (``intersect``) or disjunctive combination of two focal-set batches.
+
+    ``f1`` (F1,), ``f2`` (F2,): uint64 focal bitmasks; ``m1t`` (F1, rows) and
+    ``m2t`` (F2, rows): their masses, one column per combination.  Every pair
+    (i, j) adds ``m1t[i] * m2t[j]`` to the result ``f1[i] & f2[j]`` (or
+    ``|``), found in a hash table of the distinct results (Fibonacci hashing,
+    linear probing, ``capacity`` a power of two doubled as needed): one pass
+    over the pairs, memory proportional to the number of distinct results.
+
+    Returns ``(focal, out, lost, ok)``: the sorted distinct results, the
+    masses (rows, U), a flag per row set when a product of two non-zero
+    masses left the normal float64 range, and ``ok`` False (the rest empty)
+    as soon as there are more than ``max_count`` distinct results (the
+    caller's memory guard).
+    """
+    n1 = f1.shape[0]
+    n2 = f2.shape[0]
+    rows = m1t.shape[1]
+    bits = 0
+    while (1 << bits) < capacity:
+        bits += 1
+    keys = np.zeros(capacity, dtype=np.uint64)
+    used = np.zeros(capacity, dtype=np.bool_)
+    values = np.zeros((capacity, rows))
+    lost = np.zeros(rows, dtype=np.bool_)
+    count = 0
+    for i in range(n1):
+        x = f1[i]
+        a = m1t[i]
+        for j in range(n2):
+            c = (x & f2[j]) if intersect else (x | f2[j])
+            shift = np.uint64(64 - bits)
+            mask = (1 << bits) - 1
+            slot = _slot(keys, used, c, shift, mask)
+            if not used[slot]:
+                count += 1
+                if count > max_count:
+                    return np.zeros(0, dtype=np.uint64), np.zeros((rows, 0)), lost, False
+                if 2 * count > keys.shape[0]:
+                    # grow: re-insert the keys and their rows of values
+                    old_keys = keys
+                    old_used = used
+                    old_values = values
+                    bits += 1
+                    keys = np.zeros(1 << bits, dtype=np.uint64)
+                    used = np.zeros(1 << bits, dtype=np.bool_)
+                    values = np.zeros((1 << bits, rows))
+                    shift = np.uint64(64 - bits)
+                    mask = (1 << bits) - 1
+                    for s in range(old_keys.shape[0]):
+                        if old_used[s]:
+                            t = _slot(keys, used, old_keys[s], shift, mask)
+                            used[t] = True
+                            keys[t] = old_keys[s]
+                            values[t] = old_values[s]
+                    slot = _slot(keys, used, c, shift, mask)
+                used[slot] = True
+                keys[slot] = c
+            b = m2t[j]
+            v = values[slot]
+            for r in range(rows):
+                p = a[r] * b[r]
+                lost[r] |= _lost(p, a[r], b[r])
+                v[r] += p
+    slots = np.empty(count, dtype=np.int64)
+    u = 0
+    for s in range(keys.shape[0]):
+        if used[s]:
+            slots[u] = s
+            u += 1
+    found = keys[slots]
+    order = np.argsort(found)
+    focal = found[order]
+    out = np.empty((rows, count))
+    for u in range(count):
+        v = values[slots[order[u]]]
+        for r in range(rows):
+            out[r, u] = v[r]
+    return focal, out, lost, True
+
+
+@njit(cache=True)
+def pair_dempster_extended(f1, m1, x1, f2, m2, rows, unique, out, out_exp, log_nonempty, total_conflict):
+    """Rows ``rows`` of Dempster's rule of two focal-set batches in extended exponent range.
+
+    The first operand's masses are ``m1 * 2**x1`` (``x1`` (rows, F1) integer
+    exponents carried along a fold), the second's ``m2``.  Each pair product
+    is a mantissa and a power of two (``math.frexp``); each result focal set
+    sums its products scaled by the largest power of two among them, and the
+    row is normalised by its non-empty total.  The normalised masses are
+    written as ``out * 2**out_exp``, so that a fold can continue without
+    rounding to the subnormal range in between (the caller applies
+    ``np.ldexp`` at the end).  ``log_nonempty[r]`` is the natural log of the
+    non-empty mass before normalisation.
+    """
+    n1 = m1.shape[1]
+    n2 = m2.shape[1]
+    n_out = unique.shape[0]
+    g1 = np.empty(n1)
+    e1 = np.empty(n1, dtype=np.int64)
+    g2 = np.empty(n2)
+    e2 = np.empty(n2, dtype=np.int64)
+    top_of = np.empty(n_out, dtype=np.int64)
+    seen = np.empty(n_out, dtype=np.bool_)
+    for q in range(rows.shape[0]):
+        r = rows[q]
+        for i in range(n1):
+            g, e = math.frexp(m1[r, i])
+            g1[i] = g
+            e1[i] = e + x1[r, i]
+        for j in range(n2):
+            g, e = math.frexp(m2[r, j])
+            g2[j] = g
+            e2[j] = e
+        for x in range(n_out):
+            seen[x] = False
+            top_of[x] = 0
+            out[r, x] = 0.0
+            out_exp[r, x] = 0
+        for i in range(n1):
+            if g1[i] == 0.0:
+                continue
+            for j in range(n2):
+                c = f1[i] & f2[j]
+                if g2[j] != 0.0 and c != np.uint64(0):
+                    u = np.searchsorted(unique, c)
+                    e = e1[i] + e2[j]
+                    if not seen[u] or e > top_of[u]:
+                        top_of[u] = e
+                        seen[u] = True
+        for i in range(n1):
+            if g1[i] == 0.0:
+                continue
+            for j in range(n2):
+                c = f1[i] & f2[j]
+                if g2[j] != 0.0 and c != np.uint64(0):
+                    u = np.searchsorted(unique, c)
+                    out[r, u] += math.ldexp(g1[i] * g2[j], e1[i] + e2[j] - top_of[u])
+        top = 0
+        found = False
+        for u in range(n_out):
+            if seen[u] and (not found or top_of[u] > top):
+                top = top_of[u]
+                found = True
+        total = 0.0
+        if found:
+            for u in range(n_out):
+                if seen[u]:
+                    total += math.ldexp(out[r, u], top_of[u] - top)
+        if not total > 0.0:
+            for u in range(n_out):
+                out[r, u] = 0.0
+            total_conflict[r] = True
+            log_nonempty[r] = -np.inf
+            continue
+        for u in range(n_out):
+            if seen[u]:
+                out[r, u] /= total
+                out_exp[r, u] = top_of[u] - top
+        total_conflict[r] = False
+        log_nonempty[r] = math.log(total) + top * math.log(2.0)
+
+
+@njit(cache=True)
 def focal_set_pairs(f1, f2, intersect):
     """Merge the set operation over all pairs of focal sets (focal-set form).
 
@@ -538,19 +1047,26 @@ def pair_products(m1, m2, inverse, n_out):
     """out[r, inverse[i * F2 + j]] += m1[r, i] * m2[r, j] (rows of equal count).
 
     With ``inverse`` from :func:`focal_set_pairs` this is the conjunctive
-    (or disjunctive) combination of two batches in focal-set form.
+    (or disjunctive) combination of two batches in focal-set form.  Also
+    returns a flag per row set when a product of two non-zero masses left
+    the normal float64 range.
     """
     rows, n1 = m1.shape
     n2 = m2.shape[1]
     out = np.zeros((rows, n_out))
+    lost = np.zeros(rows, dtype=np.bool_)
     for r in range(rows):
         o = out[r]
         a = m1[r]
         b = m2[r]
+        flag = False
         p = 0
         for i in range(n1):
             x = a[i]
             for j in range(n2):
-                o[inverse[p]] += x * b[j]
+                v = x * b[j]
+                flag |= _lost(v, x, b[j])
+                o[inverse[p]] += v
                 p += 1
-    return out
+        lost[r] = flag
+    return out, lost

@@ -86,6 +86,20 @@ def _next_random(state):
 
 
 @njit(cache=True, nogil=True)
+def _node_seed(seed, node):
+    """Starting state of the splitmix64 stream of ``node`` in the tree seeded with ``seed``.
+
+    The splitmix64 output function (a bijection of 64-bit words) of the
+    tree seed and the node id, themselves mixed, so that the streams of
+    different nodes start at unrelated points of the generator's period.
+    """
+    z = seed ^ ((np.uint64(node) + np.uint64(1)) * _MIX_2)
+    z = (z ^ (z >> _SHIFT_30)) * _MIX_1
+    z = (z ^ (z >> _SHIFT_27)) * _MIX_2
+    return z ^ (z >> _SHIFT_31)
+
+
+@njit(cache=True, nogil=True)
 def _random_below(state, bound):
     """A uniform integer in ``[0, bound)`` (53-bit resolution)."""
     u = np.float64(_next_random(state) >> _SHIFT_11) * _INV_2_53
@@ -122,6 +136,41 @@ def _mark_tried_on_path(table, tried, blocked, ancestor, value):
 
 
 @njit(cache=True, nogil=True)
+def row_hashes(bits):
+    """A 64-bit hash of every sample's feature values.
+
+    ``bits`` is the uint64 view of the feature-major data ``columns + 0.0``
+    (adding 0.0 turns -0.0 into 0.0, so that values that compare equal hash
+    alike); shape (n_features, n_samples).
+    """
+    n_features, n_samples = bits.shape
+    out = np.full(n_samples, np.uint64(0x243F6A8885A308D3), dtype=np.uint64)
+    for f in range(n_features):
+        for i in range(n_samples):
+            h = (out[i] ^ bits[f, i]) * _MIX_1
+            out[i] = h ^ (h >> _SHIFT_31)
+    return out
+
+
+@njit(cache=True, nogil=True)
+def _identical_rows(columns, row_hash, sample_index, start, end):
+    """True when the samples ``sample_index[start:end]`` have equal feature values."""
+    first = sample_index[start]
+    h = row_hash[first]
+    for i in range(start + 1, end):
+        if row_hash[sample_index[i]] != h:
+            return False
+    n_features = columns.shape[0]
+    for f in range(n_features):
+        column = columns[f]
+        value = column[first]
+        for i in range(start + 1, end):
+            if column[sample_index[i]] != value:
+                return False
+    return True
+
+
+@njit(cache=True, nogil=True)
 def _grow(table, thresholds, counts, dead, needed):
     """Return the node arrays enlarged (doubled) so that at least ``needed`` nodes fit."""
     capacity = table.shape[0]
@@ -154,6 +203,7 @@ def build_tree(
     columns,
     feature_min,
     feature_max,
+    row_hash,
     y,
     n_classes,
     is_nominal,
@@ -175,6 +225,8 @@ def build_tree(
         ``0 .. n_categories[f] - 1`` (stored as floats).
     feature_min, feature_max : float64 array (n_features,)
         Minimum and maximum of each feature over the training samples.
+    row_hash : uint64 array (n_samples,)
+        A hash of every sample's feature values (:func:`row_hashes`).
     y : int64 array (n_samples,)
         Class indices ``0 .. n_classes - 1``.
     n_classes : int
@@ -202,7 +254,13 @@ def build_tree(
 
     Notes
     -----
-    Breadth-first growth.  A node of fewer than ``min_samples_split`` samples
+    With ``STREAM_MERSENNE`` the nodes grow breadth first from the one shared
+    stream (the authors' order); with ``STREAM_SPLITMIX`` every node draws
+    from its own stream, seeded by the tree's seed and the node's id
+    (:func:`_node_seed`), and the nodes grow depth first, so that the
+    samples of a small subtree stay in cache while it grows.  Node ids are
+    given when the parent splits, so children are consecutive in both
+    orders.  A node of fewer than ``min_samples_split`` samples
     (or at ``max_depth``) is a leaf; there is no purity stop.  Otherwise up to
     ``n_features`` tries are made; each picks a feature uniformly among the
     candidates, kept in increasing order: every numeric feature, and the
@@ -233,7 +291,9 @@ def build_tree(
     samples) is marked *dead*, and the mark is inherited by the node's
     children (a split valid in a subset of the samples is valid in the whole
     set, so a feature without one stays without one below), where a try on it
-    fails without a scan.  The node table starts small and doubles as needed.
+    fails without a scan; with per-node streams, a node whose samples are
+    identical (equal row hashes, then checked value by value) is a leaf
+    without tries.  The node table starts small and doubles as needed.
     """
     n_features, n_samples = columns.shape
     state = np.empty(1, dtype=np.uint64)
@@ -277,14 +337,34 @@ def build_tree(
         counts[0, y[i]] += 1
     n_nodes = 1
 
-    node = 0
-    while node < n_nodes:
+    # the authors' shared stream is drawn in breadth-first order (nodes in id order); the tree's own
+    # streams are seeded per node, so the nodes are grown depth first (a small subtree's samples stay
+    # in cache while it grows)
+    breadth_first = stream == STREAM_MERSENNE
+    stack = np.empty(64, dtype=np.int64)
+    stack[0] = 0
+    n_stack = 1
+    next_in_order = 0
+    while True:
+        if breadth_first:
+            if next_in_order >= n_nodes:
+                break
+            node = next_in_order
+            next_in_order += 1
+        else:
+            if n_stack == 0:
+                break
+            n_stack -= 1
+            node = stack[n_stack]
+            state[0] = _node_seed(seed, node)
         start = table[node, _START]
         end = table[node, _END]
         size = end - start
         table[node, _FEATURE] = -1
         if size < min_samples_split or size == 0 or (max_depth >= 0 and table[node, _DEPTH] >= max_depth):
-            node += 1
+            continue
+        if not breadth_first and _identical_rows(columns, row_hash, sample_index, start, end):
+            # every try fails on identical samples (and no draw is owed to a later node)
             continue
         n_candidates = 0
         if any_nominal:
@@ -317,10 +397,8 @@ def build_tree(
         for _try in range(n_features):
             if n_candidates == 0:
                 break
-            if n_dead == n_candidates and stream == STREAM_SPLITMIX:
-                # every remaining try fails whatever it draws: skip its three draws
-                # (a splitmix64 step adds the golden gamma to the state)
-                state[0] += np.uint64(3 * (n_features - _try)) * _GOLDEN
+            if n_dead == n_candidates and not breadth_first:
+                # every remaining try fails whatever it draws (and the next node reseeds its stream)
                 break
             position = _draw(stream, state, mersenne_state, n_candidates)
             f = candidates[position]
@@ -417,7 +495,6 @@ def build_tree(
                 break
 
         if split_feature < 0:
-            node += 1
             continue
 
         f = split_feature
@@ -494,7 +571,14 @@ def build_tree(
             for w in range(n_words):
                 dead[child, w] = dead[node, w]
         n_nodes += k
-        node += 1
+        if not breadth_first:
+            if stack.shape[0] < n_stack + k:
+                enlarged_stack = np.empty(2 * stack.shape[0] + k, dtype=np.int64)
+                enlarged_stack[:n_stack] = stack[:n_stack]
+                stack = enlarged_stack
+            for c in range(k - 1, -1, -1):  # the first child is grown first
+                stack[n_stack] = first_child + c
+                n_stack += 1
 
     feature = table[:n_nodes, _FEATURE].astype(np.int32)
     operator = table[:n_nodes, _OPERATOR].astype(np.int8)
@@ -649,3 +733,114 @@ def leaf_ids_kernel(
                     break
                 node = child
     return out
+
+
+# bits of the packed routing word of a node (see route_rows_kernel)
+ROUTE_OPERATOR = 1
+ROUTE_NOMINAL = 2
+ROUTE_LEAF = 4
+ROUTE_EMPTY = 8
+ROUTE_FEATURE_SHIFT = 4
+ROUTE_TARGET_SHIFT = 32
+
+
+@njit(cache=True, nogil=True)
+def route_rows_kernel(X, roots, route, threshold, n_children, node_row, zero_row, empty_leaf, out):
+    """Fill ``out[i, t]`` with the table row of the leaf of sample ``i`` in tree ``t``.
+
+    Parameters
+    ----------
+    X : float64 array (n_samples, n_features)
+        Encoded like the training data (unseen nominal values: -1).
+    roots : int64 array (n_trees,)
+        Global id of each tree's root.
+    route : int64 array (n_nodes,)
+        One packed word per node (global ids): bits 0-3 the flags
+        ``ROUTE_OPERATOR`` (``<=`` goes to the first child), ``ROUTE_NOMINAL``,
+        ``ROUTE_LEAF`` and ``ROUTE_EMPTY`` (no training sample), bits 4-31 the
+        split feature, bits 32-63 the global id of the first child (of the
+        node itself for a leaf).
+    threshold : float64 array (n_nodes,)
+    n_children : int32 array (n_nodes,)
+    node_row : int64 array (n_nodes,)
+        Table row of every node's class counts.
+    zero_row : int
+        Table row of zero counts (``empty_leaf = EMPTY_LEAF_ZERO``).
+    empty_leaf : int
+        Policy for a sample reaching an empty or unseen child at node v:
+        parent (the row of v), zero (``zero_row``) or siblings (-1: the caller
+        sums the leaves of v's non-empty children for those entries).
+    out : int64 array (n_samples, n_trees)
+
+    Notes
+    -----
+    One packed word and one threshold per visited node (two cache lines at
+    most), trees in the outer loop so that a tree stays in cache while every
+    sample walks it.
+    """
+    n_samples = X.shape[0]
+    n_trees = roots.shape[0]
+    for t in range(n_trees):
+        root = roots[t]
+        for i in range(n_samples):
+            g = root
+            while True:
+                word = route[g]
+                if word & ROUTE_LEAF:
+                    out[i, t] = node_row[g]
+                    break
+                f = (word >> ROUTE_FEATURE_SHIFT) & 0xFFFFFFF
+                first = word >> ROUTE_TARGET_SHIFT
+                x = X[i, f]
+                if word & ROUTE_NOMINAL:
+                    code = np.int64(x) if x >= 0.0 else -1
+                    if code >= 0 and code < n_children[g] and code == x:
+                        child = first + code
+                    else:
+                        child = -1
+                else:
+                    if word & ROUTE_OPERATOR:
+                        goes_first = x <= threshold[g]
+                    else:
+                        goes_first = x < threshold[g]
+                    child = first if goes_first else first + 1
+                if child >= 0 and (route[child] & ROUTE_EMPTY) == 0:
+                    g = child
+                    continue
+                if empty_leaf == EMPTY_LEAF_PARENT:
+                    out[i, t] = node_row[g]
+                elif empty_leaf == EMPTY_LEAF_ZERO:
+                    out[i, t] = zero_row
+                else:
+                    out[i, t] = -1
+                break
+    return out
+
+
+@njit(cache=True, nogil=True)
+def pack_routes(offsets, feature, operator, nominal, child_start, counts):
+    """Packed routing words (see :func:`route_rows_kernel`) and class totals of every node."""
+    n_nodes = feature.shape[0]
+    n_classes = counts.shape[1]
+    route = np.empty(n_nodes, dtype=np.int64)
+    node_total = np.empty(n_nodes, dtype=np.int64)
+    for t in range(offsets.shape[0] - 1):
+        base = offsets[t]
+        for g in range(offsets[t], offsets[t + 1]):
+            total = 0
+            for c in range(n_classes):
+                total += counts[g, c]
+            node_total[g] = total
+            word = ROUTE_EMPTY if total == 0 else 0
+            if feature[g] < 0:
+                word |= ROUTE_LEAF | (np.int64(g) << ROUTE_TARGET_SHIFT)
+            else:
+                word |= (np.int64(feature[g]) << ROUTE_FEATURE_SHIFT) | (
+                    (base + np.int64(child_start[g])) << ROUTE_TARGET_SHIFT
+                )
+                if operator[g] == 1:
+                    word |= ROUTE_OPERATOR
+                if nominal[g] == 1:
+                    word |= ROUTE_NOMINAL
+            route[g] = word
+    return route, node_total

@@ -65,6 +65,11 @@ class _TableCalibrator(BinaryCalibrator):
     (the n_bins - 1 increasing inner edges; bin j holds edges[j-1] < s <= edges[j]).
     """
 
+    mass_table_: np.ndarray
+
+    def _lookup_thresholds(self) -> np.ndarray:  # pragma: no cover - abstract
+        raise NotImplementedError
+
     def _mass_array(self, scores):
         return lookup_masses(scores, self._lookup_thresholds(), self.mass_table_)
 

@@ -7,9 +7,10 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from dstk.core._combination import check_on_conflict, combine, combine_with_conflict
+from dstk.core._combination import RULES, check_on_conflict, combine, combine_with_conflict
 
 from .._estimator import ClassifierMixin
+from .._validation import check_option
 
 if TYPE_CHECKING:
     from dstk.core._mass import MassFunction
@@ -97,6 +98,7 @@ def combine_classifiers(
     array([[0.    , 0.1111, 0.7778, 0.1111]])
     """
     check_on_conflict(on_conflict)
+    check_option(rule, "rule", sorted(RULES))
     masses = _classifier_masses(classifiers, X, inputs)
     if len(masses) == 1:
         return masses[0]
@@ -114,7 +116,27 @@ def _classifier_masses(classifiers, X, inputs):
         masses = [_masses_of(c, x) for c, x in zip(classifiers, inputs)]
     else:
         masses = [_masses_of(c, X) for c in classifiers]
+    _check_same_classes(classifiers)
     return masses
+
+
+def _check_same_classes(classifiers):
+    """Classifiers combined as evidence must predict on the same classes, in the same order."""
+    reference = None
+    for index, classifier in enumerate(classifiers):
+        classes = getattr(classifier, "classes_", None)
+        if classes is None:
+            continue
+        classes = list(np.asarray(classes).tolist())
+        if reference is None:
+            reference = (index, classes)
+        elif classes != reference[1]:
+            raise ValueError(
+                f"The classifiers were fitted on different classes: classifier {reference[0]} has classes_ "
+                f"{reference[1]!r} but classifier {index} has {classes!r}. Mass functions are combined class "
+                "by class, so fit every classifier on labels with the same values (e.g. encode 'no'/'yes' "
+                "as 0/1 everywhere)."
+            )
 
 
 class EvidentialCombination(ClassifierMixin):

@@ -8,7 +8,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .._estimator import BaseEstimator, ClassifierMixin, check_is_fitted, validate_features
-from .._validation import check_labels, check_random_state
+from .._validation import as_float_array, check_labels, check_random_state
 
 if TYPE_CHECKING:
     from ..core._mass import MassFunction
@@ -59,14 +59,17 @@ def conformal_p_values(
     >>> conformal_p_values([0.1, 0.5, 0.9], [[0.2, 0.95]])
     array([[0.75, 0.25]])
     """
-    cal = np.asarray(calibration_scores, dtype=np.float64)
-    test = np.asarray(test_scores, dtype=np.float64)
+    cal = as_float_array(calibration_scores, "calibration_scores")
+    test = as_float_array(test_scores, "test_scores")
     if cal.ndim != 1 or cal.size == 0:
         raise ValueError(f"`calibration_scores` must be a non-empty 1-D array; got shape {cal.shape}.")
     if test.ndim != 2:
         raise ValueError(f"`test_scores` must have shape (n_samples, n_classes); got shape {test.shape}.")
-    if not (np.all(np.isfinite(cal)) and np.all(np.isfinite(test))):
-        raise ValueError("Nonconformity scores must be finite; got NaN or infinite values.")
+    for values, name in ((cal, "calibration_scores"), (test, "test_scores")):
+        if values.size == 0:
+            raise ValueError(f"`{name}` is empty; at least one sample is needed.")
+        if not np.all(np.isfinite(values)):
+            raise ValueError(f"`{name}` contains NaN or infinite nonconformity scores; remove or impute them.")
     if calibration_labels is None:
         ordered = np.sort(cal)
         at_least = ordered.size - np.searchsorted(ordered, test, side="left")

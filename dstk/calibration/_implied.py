@@ -25,7 +25,7 @@ from .._estimator import (
     n_samples_of,
     validate_features,
 )
-from .._validation import check_binary_labels, check_random_state
+from .._validation import as_float_array, check_binary_labels, check_random_state
 
 if TYPE_CHECKING:
     from typing_extensions import Self
@@ -85,7 +85,7 @@ def implied_weights(
     >>> zp.tolist(), zn.tolist()
     ([0.75, 0.5], [0.25, 0.5])
     """
-    lam = np.asarray(levels, dtype=np.float64)
+    lam = as_float_array(levels, "levels")
     if lam.ndim != 1 or lam.size == 0 or not np.all((lam > 0) & (lam < 1)):
         raise ValueError("`levels` must be a non-empty 1-D array of values strictly inside (0, 1).")
     if n_positive <= 0 or n_negative <= 0:
@@ -140,7 +140,7 @@ def vote_fraction(votes: ArrayLike) -> np.ndarray:
     >>> vote_fraction([[0, 0, 0, 0, 1, 0, 0, 1, 1], [0, 0, 0, 0, 0, 0, 0, 1, 1]]).tolist() == [4 / 11, 3 / 11]
     True
     """
-    v = np.asarray(votes, dtype=np.float64)
+    v = as_float_array(votes, "votes")
     if v.ndim != 2 or v.shape[1] == 0:
         raise ValueError(f"`votes` must have shape (n_samples, n_models >= 1); got {v.shape}.")
     if not np.all(np.isin(v, (0.0, 0.5, 1.0))):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._kernels.calibration import isotonic_envelope, pool_adjacent_violators
+from .._validation import as_float_array, check_consistent_length, check_scores
 from ._base import BINARY_COUNT_MODELS, check_model
 from ._binning import _counts_table, _TableCalibrator
 
@@ -50,6 +51,13 @@ def isotonic_blocks(
     >>> lower.tolist(), upper.tolist(), positives.tolist(), totals.tolist()
     ([0.1, 0.2, 0.4], [0.1, 0.3, 0.4], [0.0, 1.0, 1.0], [1.0, 2.0, 1.0])
     """
+    scores = check_scores(scores)
+    y01 = as_float_array(y01, "y01", finite=True)
+    check_consistent_length(scores, y01, names=("scores", "y01"))
+    if not np.isin(y01, (0.0, 1.0)).all():
+        raise ValueError(
+            "`y01` must hold 0/1 labels (encode the classes first, e.g. 1 for the positive class)."
+        )
     unique, inverse = np.unique(scores, return_inverse=True)
     sums = np.bincount(inverse, weights=y01, minlength=unique.size)
     weights = np.bincount(inverse, minlength=unique.size).astype(np.float64)

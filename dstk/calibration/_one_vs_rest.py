@@ -7,6 +7,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from .._validation import as_float_array, check_binary_mass_rows
+
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
 
@@ -33,8 +35,9 @@ def refine_one_vs_rest(binary_masses: ArrayLike) -> np.ndarray:
     Raises
     ------
     ValueError
-        Fewer than two classes, more than 16 (dense frames), or a last axis
-        that is not 4 long.
+        Fewer than two classes, more than 16 (dense frames), a last axis
+        that is not 4 long, or rows that are not valid binary mass functions
+        on {not c, c} (negative, NaN, m(∅) > 0, or not summing to one).
 
     Notes
     -----
@@ -47,9 +50,10 @@ def refine_one_vs_rest(binary_masses: ArrayLike) -> np.ndarray:
     array([[0. , 0.5, 0.2, 0.3],
            [0. , 0.6, 0.1, 0.3]])
     """
-    binary = np.asarray(binary_masses, dtype=np.float64)
+    binary = as_float_array(binary_masses, "binary_masses")
     if binary.ndim < 2 or binary.shape[-1] != 4:
         raise ValueError(f"`binary_masses` must have shape (..., n_classes, 4); got {binary.shape}.")
+    check_binary_mass_rows(binary, "binary_masses")
     n_classes = binary.shape[-2]
     if n_classes < 2:
         raise ValueError("One-vs-rest needs at least two classes.")

@@ -9,7 +9,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .._estimator import BaseEstimator, ClassifierMixin, check_is_fitted, validate_features
-from .._validation import check_labels, check_random_state
+from .._validation import as_float_array, check_labels, check_random_state
 from ._base import BinaryCalibrator
 
 if TYPE_CHECKING:
@@ -71,7 +71,7 @@ def pairwise_masses(binary_masses: ArrayLike, pairs: ArrayLike, n_classes: int) 
     >>> pairwise_masses([[0, 0.2, 0.5, 0.3]], [[0, 1]], 3)
     array([[0. , 0. , 0. , 0. , 0. , 0.5, 0.2, 0.3]])
     """
-    binary = np.asarray(binary_masses, dtype=np.float64)
+    binary = as_float_array(binary_masses, "binary_masses")
     pairs = np.asarray(pairs, dtype=np.intp)
     if binary.ndim < 2 or binary.shape[-1] != 4 or pairs.ndim != 2 or pairs.shape != (binary.shape[-2], 2):
         raise ValueError(

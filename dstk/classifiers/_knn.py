@@ -382,6 +382,30 @@ class EvidentialKNNClassifier(EvidentialClassifierBase):
         result = optimize.minimize_scalar(objective, bounds=(center - 12.0, center + 12.0), method="bounded")
         return np.full(self.n_classes_, float(np.exp(result.x))), float(result.fun), int(result.nfev)
 
+    # ------------------------------------------------------------- persistence
+    def __getstate__(self) -> dict[str, Any]:
+        """State without the neighbour index (rebuilt from the training points on load).
+
+        Pickle and skops then store only numpy arrays and dstk's own types: scikit-learn's tree classes
+        are not on skops's trusted list.
+        """
+        state = dict(self.__dict__)
+        if "nearest_neighbors_" in state:
+            state["nearest_neighbors_"] = None
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        if "nearest_neighbors_" in state and state["nearest_neighbors_"] is None:
+            from sklearn.neighbors import NearestNeighbors
+
+            self.nearest_neighbors_ = NearestNeighbors(
+                metric=self.metric,
+                metric_params=self.metric_params,
+                algorithm=self.algorithm,
+                n_jobs=self.n_jobs,
+            ).fit(self._fit_X)
+
     # ------------------------------------------------------------- predict
     def _neighbours(self, X: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
         self._check_fitted()

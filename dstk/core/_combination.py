@@ -8,6 +8,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .._kernels import combination as _c
+from .._validation import as_float_array
 from ..exceptions import DogmaticError, FrameMismatchError, InvalidMassError, TotalConflictError
 from . import _dense, _sparse
 from ._mass import MassFunction
@@ -178,15 +179,35 @@ def combine(
     -----
     Dense inputs use commonality (conjunctive rules) and implicability
     (disjunctive) products after fast Moebius transforms (Smets 2002),
-    ``O(K n 2**n)``.  Dempster's rule divides by the sum of the non-empty
-    masses, never by ``1 - K``, so long folds stay exact.  Cautious and bold
-    rules: Denoeux (2008), "Conjunctive and disjunctive combination of belief
-    functions induced by nondistinct bodies of evidence", Artif. Intell. 172,
-    Definitions 5 and 8, computed on log-weights.  Yager (1987); Dubois &
-    Prade (1988), Eq. (3); PCR6: Martin & Osswald (2006).  Focal-set inputs
-    (frames of more than 16 labels) use pairwise enumeration of focal sets
-    for the conjunctive, Dempster, disjunctive, Yager and average rules, and
-    dense transforms for the others when they fit in memory.
+    ``O(K n 2**n)``; binary and three-label frames keep the commonalities in
+    scalars, and large batches are spread over numba's threads.  Dempster's
+    rule divides by the sum of the non-empty masses, never by ``1 - K``, so
+    long folds stay exact; a combination whose commonality products leave
+    the normal float64 range (near-dogmatic sources: m(frame) = 1e-300, or
+    long folds of small masses) is recomputed with a separate power-of-two
+    exponent per product, so every normalised mass that float64 can
+    represent is returned with ordinary rounding error (in the focal-set
+    form too; a user's own pairwise fold stores each intermediate result in
+    float64).  Cautious and bold rules: Denoeux (2008), "Conjunctive and
+    disjunctive combination of belief functions induced by nondistinct
+    bodies of evidence", Artif. Intell. 172, Definitions 5 and 8, computed
+    on log-weights.  Yager (1987); Dubois & Prade (1988), Eq. (3); PCR6:
+    Martin & Osswald (2006).
+
+    Focal-set inputs (frames of more than 16 labels) are combined densely
+    when that is cheaper (frames of up to 26 labels, within the memory limit: ``K n 2**(n-1)``
+    butterflies against at least ``(K - 1) F**2`` pair products for ``F``
+    focal sets), and otherwise by enumerating pairs of focal sets for the
+    conjunctive, Dempster, disjunctive, Yager and average rules, the
+    distinct results being collected in a hash table (memory proportional to
+    their number); a combination whose result would exceed the memory limit
+    raises :class:`~dstk.exceptions.FrameTooLargeError` before allocating.
+    The other rules use dense transforms when they fit in memory.
+
+    Inputs are validated when the mass functions are built (one compiled
+    pass); pipelines whose arrays are valid by construction can skip it with
+    ``MassFunction.from_array(values, frame, validate=False)``, which also
+    keeps the array without copying it.
 
     Examples
     --------
@@ -344,13 +365,16 @@ def _combine_raw(masses, rule, axis, weights, normalize):
     mf, ax = _gather(masses, axis)
     frame = mf.frame
     nd = mf.ndim
-    if mf.is_dense or rule in ("cautious", "bold", "dubois_prade", "pcr6"):
+    if mf.is_dense or rule in ("cautious", "bold", "dubois_prade", "pcr6") or _dense_is_cheaper(mf, ax):
         arr = mf._dense_m(f"the {rule} rule")
         stack, batch = _move_sources_last(arr, ax, nd)
         out, kappa = _combine_dense(stack, rule, weights, normalize)
         out = out.reshape(batch + (frame.n_subsets,))
         kappa = kappa.reshape(batch)
-        result = MassFunction._dense(out, frame)
+        if mf.is_dense:
+            result = MassFunction._dense(out, frame)
+        else:
+            result = MassFunction._sparse(*_sparse.from_dense(out), frame)
     else:
         result, kappa = _combine_sparse(mf, ax, rule, weights)
     return result, (float(kappa) if np.ndim(kappa) == 0 else kappa)
@@ -368,12 +392,6 @@ def _two_dense_sources(masses, axis, rule):
     if a.frame != b.frame:
         return None
     frame = a.frame
-    if not a.is_dense and not b.is_dense and rule in ("conjunctive", "dempster", "yager"):
-        fa, ma = _sparse.prune(a._focal, a._fm)
-        fb, mb = _sparse.prune(b._focal, b._fm)
-        acc_f, acc_m = _sparse.pairwise(fa, ma, fb, mb, "and")
-        acc_f, acc_m = _sparse.prune(acc_f, acc_m)
-        return _finish_sparse(acc_f, acc_m, rule, frame)
     if not (a.is_dense and b.is_dense) or a.batch_shape != b.batch_shape:
         return None
     out, kappa, total = _c.conjunctive_pair(_dense.as_rows(a._m), _dense.as_rows(b._m), rule == "dempster")
@@ -390,7 +408,7 @@ def _two_dense_sources(masses, axis, rule):
 def _check_weights(weights, k):
     if weights is None:
         return np.full(k, 1.0 / k)
-    w = np.asarray(weights, dtype=np.float64)
+    w = as_float_array(weights, "weights")
     if w.shape != (k,):
         raise ValueError(f"`weights` must have one entry per source ({k}); got shape {w.shape}.")
     if not np.all(np.isfinite(w)) or np.any(w < 0) or w.sum() <= 0:
@@ -481,6 +499,40 @@ def _renormalize_rounding(out):
     out /= s[:, None]
 
 
+#: Frames of at most this many labels may be combined densely even when the
+#: mass functions are stored in focal-set form (2**26 subsets: 512 MiB a
+#: row; the memory limit is checked too).
+DENSE_SWITCH_MAX_LABELS = 26
+
+#: Relative cost of one butterfly of a dense transform and of one pair of
+#: focal sets (hash look-up or radix sort, scattered add), from table (x) of
+#: ``benchmarks/results/core_paths.md``: about 2.5-5.6 ns a butterfly
+#: (conversions included) against 23 ns (hash table) to 210 ns (sort) a pair.
+_BUTTERFLY_COST = 1.0
+_PAIR_COST = 30.0
+
+
+def _dense_is_cheaper(mf, ax):
+    """Whether combining the focal-set batch ``mf`` along ``ax`` densely costs less.
+
+    Dense: K sources of n 2**(n-1) butterflies (a transform each, one
+    inverse).  Focal sets: at least (K - 1) F**2 pair products, F the
+    number of focal sets.  Dense is chosen only when its arrays fit under
+    :data:`dstk.core._dense.MAX_DENSE_BYTES`.
+    """
+    n = mf.frame.n
+    if mf.is_dense or n > DENSE_SWITCH_MAX_LABELS:
+        return False
+    k = mf.batch_shape[ax]
+    rows = max(1, mf.size // max(k, 1))
+    if (rows * (k + 1) << n) * 8 > _dense.MAX_DENSE_BYTES:
+        return False
+    n_focal = mf._fm.shape[-1]
+    dense = (k + 1) * n * (1 << (n - 1)) * _BUTTERFLY_COST
+    pairs = max(k - 1, 1) * float(n_focal) ** 2 * _PAIR_COST
+    return dense < pairs
+
+
 def _combine_sparse(mf, ax, rule, weights):
     frame = mf.frame
     fm = np.moveaxis(mf._fm, ax, -2)  # (batch..., K, F)
@@ -493,39 +545,52 @@ def _combine_sparse(mf, ax, rule, weights):
         f2, out = _sparse.prune(focal, out)
         return MassFunction._sparse(f2, out, frame), kappa
     op = "or" if rule == "disjunctive" else "and"
+    normalize = rule == "dempster"
     acc_f, acc_m = _sparse.prune(focal, np.ascontiguousarray(fm[..., 0, :]))
-    log_scale = np.zeros(acc_m.shape[:-1])
+    log_nonempty = None
+    total = False
+    exponents = None  # Dempster: masses acc_m * 2**exponents once a row needed extended range
     for j in range(1, k):
         f2, m2 = _sparse.prune(focal, np.ascontiguousarray(fm[..., j, :]))
-        acc_f, acc_m = _sparse.pairwise(acc_f, acc_m, f2, m2, op)
-        acc_f, acc_m = _sparse.prune(acc_f, acc_m)
-        if rule == "dempster" and j % 16 == 15:
-            # rescale: the empty set is irrelevant for Dempster's rule
-            nz = acc_f != 0
-            s = acc_m[..., nz].sum(axis=-1, keepdims=True)
-            safe = np.where(s > 0, s, 1.0)
-            acc_m = acc_m / safe
-            log_scale = log_scale + np.log(safe[..., 0])
-    return _finish_sparse(acc_f, acc_m, rule, frame, log_scale)
+        acc_f, acc_m, logs, flags, exponents = _sparse.pairwise(
+            acc_f, acc_m, f2, m2, op, normalize=normalize, exponents=exponents
+        )
+        log_nonempty = logs if log_nonempty is None else log_nonempty + logs
+        total = total | flags
+        if exponents is None:
+            acc_f, acc_m = _sparse.prune(acc_f, acc_m)
+        else:
+            acc_f, acc_m, exponents = _sparse.prune(acc_f, acc_m, exponents=exponents)
+    if exponents is not None:
+        acc_m = np.ldexp(acc_m, exponents)
+    return _finish_sparse(acc_f, acc_m, rule, frame, log_nonempty, total)
 
 
-def _finish_sparse(acc_f, acc_m, rule, frame, log_scale=0.0):
-    """Normalise / redistribute the conjunctive (or disjunctive) focal-set result of a rule."""
+def _finish_sparse(acc_f, acc_m, rule, frame, log_nonempty=None, total=False):
+    """Normalise / redistribute the conjunctive (or disjunctive) focal-set result of a rule.
+
+    For Dempster's rule, ``log_nonempty`` (when given) is the natural log of
+    the non-empty mass of the unnormalised combination, ``acc_m`` being
+    already normalised by the pairwise kernel; ``total`` flags total conflict.
+    """
     empty = acc_f == np.uint64(0)
-    nonempty_sum = acc_m[..., ~empty].sum(axis=-1)
     kappa = acc_m[..., empty].sum(axis=-1)
-    kappa_raw = kappa
-    if rule == "disjunctive":
-        return MassFunction._sparse(acc_f, acc_m, frame), kappa
-    if rule == "conjunctive":
+    if rule in ("disjunctive", "conjunctive"):
         return MassFunction._sparse(acc_f, acc_m, frame), kappa
     if rule == "dempster":
-        if np.any(nonempty_sum <= 0):
-            _raise_total_conflict(nonempty_sum <= 0)
-        out = acc_m / nonempty_sum[..., None]
+        if log_nonempty is None:
+            nonempty_sum = acc_m[..., ~empty].sum(axis=-1)
+            total = nonempty_sum <= 0
+            if np.any(total):
+                _raise_total_conflict(total)
+            out = acc_m / nonempty_sum[..., None]
+            kappa = np.clip(kappa, 0.0, 1.0)
+        else:
+            if np.any(total):
+                _raise_total_conflict(total)
+            out = acc_m.copy()
+            kappa = np.clip(-np.expm1(log_nonempty), 0.0, 1.0)
         out[..., empty] = 0.0
-        kappa = np.clip(1.0 - nonempty_sum * np.exp(log_scale), 0.0, 1.0)
-        kappa = np.where(np.asarray(log_scale) == 0, np.clip(kappa_raw, 0.0, 1.0), kappa)
         f2, out = _sparse.prune(acc_f, out)
         return MassFunction._sparse(f2, out, frame), kappa
     if rule == "yager":

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
+from .._validation import as_float_array
 from ._mass import MassFunction
 
 __all__ = ["decide", "lower_upper_expectations", "CRITERIA"]
@@ -12,18 +13,21 @@ __all__ = ["decide", "lower_upper_expectations", "CRITERIA"]
 CRITERIA = ("pignistic", "plausibility", "belief", "interval_dominance", "maximin", "maximax")
 
 
-def _utility_matrix(n, utility, loss):
+def _utility_matrix(n, utility, loss, required=False):
     if utility is not None and loss is not None:
         raise ValueError("Pass either `utility` or `loss`, not both.")
     if utility is None and loss is None:
+        if required:
+            as_float_array(utility, "utility")  # raises the error for None
         return None
-    u = np.asarray(utility if utility is not None else loss, dtype=np.float64)
+    name = "utility" if utility is not None else "loss"
+    u = as_float_array(utility if utility is not None else loss, name)
     if u.ndim != 2 or u.shape[1] != n:
         raise ValueError(
-            f"The utility/loss matrix must have shape (n_actions, n_labels) = (?, {n}); got {u.shape}."
+            f"The `{name}` matrix must have shape (n_actions, n_labels) = (?, {n}); got {u.shape}."
         )
     if not np.all(np.isfinite(u)):
-        raise ValueError("The utility/loss matrix contains NaN or infinite values.")
+        raise ValueError(f"The `{name}` matrix contains NaN or infinite values.")
     return u if utility is not None else -u
 
 
@@ -70,7 +74,7 @@ def lower_upper_expectations(m: MassFunction, utility: ArrayLike) -> tuple[np.nd
     """
     m = m.normalize()
     n = m.frame.n
-    u = _utility_matrix(n, utility, None)
+    u = _utility_matrix(n, utility, None, required=True)
     if m.is_dense:
         focal = np.arange(1, m.frame.n_subsets, dtype=np.uint64)
         fm = m._m[..., 1:]

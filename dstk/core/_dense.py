@@ -6,6 +6,7 @@ import numpy as np
 
 from .._kernels import combination as _c
 from .._kernels import transforms as _t
+from .._kernels import validation as _v
 from ..exceptions import DogmaticError, FrameTooLargeError, InvalidMassError
 
 #: Frames with at most this many labels are stored densely (2**n floats per
@@ -178,9 +179,11 @@ def lowest_precision(dtypes):
 def validate_masses(m, tolerance=MASS_TOLERANCE, what="masses", input_dtype=None, transformed=False):
     """Raise :class:`InvalidMassError` unless ``m`` (..., F) holds valid masses.
 
-    Tiny negative values within the tolerance (rounding) are set to zero.
-    Returns the (possibly cleaned) array.  A one-pass compiled check runs
-    first; the detailed numpy checks only run to build an error message.
+    Tiny negative values within the tolerance (rounding) are set to zero (in
+    a copy).  Returns ``m`` itself when it is a float64 array needing no
+    change (no copy), else the converted or cleaned array.  One branch-free
+    compiled pass runs first (threaded for large inputs); the detailed numpy
+    checks only run to build an error message.
 
     ``input_dtype``: the dtype the user gave the masses in.  Masses given in
     a lower precision than float64 (float32, float16) are checked with the
@@ -202,8 +205,9 @@ def validate_masses(m, tolerance=MASS_TOLERANCE, what="masses", input_dtype=None
 
 def _validate_masses(m, tolerance, what, low_dtype):
     if m.size and m.shape[-1]:
-        status, small_negative = _t.mass_rows_status(as_rows(m), tolerance)
-        if status == 0:
+        rows = m if m.ndim == 2 and m.flags.c_contiguous else as_rows(m)
+        bad, small_negative = _v.check_mass_rows(rows, tolerance)
+        if not bad:
             if small_negative:
                 m = np.where(m < 0, 0.0, m)
             return m

@@ -241,11 +241,18 @@ class MassFunction:
             ignored).  ``bel`` fixes ``m(empty) = 1 - bel(frame)``.
         validate : bool, default=True
             Check the resulting masses (finite, >= 0, sum to one within
-            ``1e-9``).  Pass False only for arrays known to be valid.
+            ``1e-9``) in one compiled pass.  ``validate=False`` skips it:
+            for trusted pipelines whose arrays are valid by construction
+            (invalid masses then give meaningless results, not errors).
 
         Returns
         -------
         MassFunction
+            For ``kind="m"`` and a float64 array, the masses are not copied:
+            the mass function holds a read-only view of ``values`` (a
+            C-contiguous array is then combined without any copy), so do not
+            modify ``values`` in place afterwards.  Other kinds and dtypes
+            give a new array.
 
         Raises
         ------
@@ -286,13 +293,17 @@ class MassFunction:
             raise ValueError(f"Unknown kind {kind!r}; expected one of {_dense.KINDS}.")
         if kind != "m" and not np.all(np.isfinite(values)):
             raise InvalidMassError(f"The {kind} values contain NaN or infinite entries.")
-        m = _dense.to_m(values, kind)  # always a new array
+        if kind == "m":
+            m = _dense.validate_masses(values, input_dtype=given) if validate else values
+            if np.shares_memory(m, values):
+                # no copy: a read-only view of the caller's array
+                m = m.view()
+                m.flags.writeable = False
+            return cls._dense(m, frame)
+        m = _dense.to_m(values, kind)  # a new array
         if validate:
             m = _dense.validate_masses(
-                m,
-                what="masses" if kind == "m" else f"masses obtained from `{kind}`",
-                input_dtype=given,
-                transformed=kind != "m",
+                m, what=f"masses obtained from `{kind}`", input_dtype=given, transformed=True
             )
         return cls._dense(m, frame)
 

@@ -72,29 +72,137 @@ def align(forms):
     return focal, out
 
 
-def pairwise(f1, m1, f2, m2, op):
+#: Bytes a pair of focal sets takes when the pairs' results are sorted
+#: (:func:`dstk._kernels.combination.focal_set_pairs`: keys, indices and
+#: their radix-sort copies).
+SORT_BYTES_PER_PAIR = 32
+
+
+def pairwise(f1, m1, f2, m2, op, *, normalize=False, exponents=None, max_bytes=None):
     """Combine two focal-set forms by a set operation on every pair of focal sets.
 
-    ``op`` is ``"and"`` (conjunctive) or ``"or"`` (disjunctive).  Returns the
-    merged focal masks and the masses (broadcast batch).
+    ``op`` is ``"and"`` (conjunctive) or ``"or"`` (disjunctive).  When the
+    distinct results are few (at most a quarter of the pairs: the frame
+    spanned by the focal sets is small) or the pairs too many to sort in
+    memory, the products are accumulated in one pass into a hash table of
+    the distinct results (memory proportional to their number, see
+    :func:`dstk._kernels.combination.pair_accumulate`); otherwise the pairs'
+    results are radix-sorted (:func:`~dstk._kernels.combination.focal_set_pairs`,
+    32 bytes a pair, sequential memory access).  With ``normalize`` (Dempster's rule, ``op="and"``) each result is
+    divided by its non-empty mass; rows where a product leaves the normal
+    float64 range, or whose first operand carries ``exponents`` (masses
+    ``m1 * 2**exponents`` from an earlier step of a fold), are computed in
+    extended exponent range (see
+    :func:`dstk._kernels.combination.pair_dempster_extended`).
+
+    Returns ``(focal, masses, log_nonempty, total_conflict, exponents)``: the
+    sorted result focal sets, their masses (broadcast batch), the natural log
+    of each combination's non-empty mass before normalisation (zeros without
+    ``normalize``), the flag of total conflict, and None or the integer
+    exponents of the masses (true masses ``masses * 2**exponents``).
+
+    Raises
+    ------
+    FrameTooLargeError
+        When the result would need more than ``max_bytes`` (default
+        :data:`dstk.core._dense.MAX_DENSE_BYTES`), before allocating it.
     """
-    from .._kernels.combination import focal_set_pairs, pair_products
+    from .._kernels.combination import focal_set_pairs, pair_accumulate, pair_dempster_extended, pair_products
+    from ._dense import MAX_DENSE_BYTES
 
-    uniq, inv = focal_set_pairs(
-        np.ascontiguousarray(f1, dtype=np.uint64), np.ascontiguousarray(f2, dtype=np.uint64), op == "and"
-    )
+    max_bytes = MAX_DENSE_BYTES if max_bytes is None else max_bytes
+    f1 = np.ascontiguousarray(f1, dtype=np.uint64)
+    f2 = np.ascontiguousarray(f2, dtype=np.uint64)
     shape = np.broadcast_shapes(m1.shape[:-1], m2.shape[:-1])
-    a = np.ascontiguousarray(np.broadcast_to(m1, shape + m1.shape[-1:])).reshape(-1, m1.shape[-1])
-    b = np.ascontiguousarray(np.broadcast_to(m2, shape + m2.shape[-1:])).reshape(-1, m2.shape[-1])
-    out = pair_products(a, b, inv, uniq.size)
-    return uniq, out.reshape(shape + (uniq.size,))
+    rows = int(np.prod(shape, dtype=np.int64))
+    n_pairs = f1.size * f2.size
+    # the hash table holds up to 4 rows of values a result (load <= 1/2, growth) and the result one
+    max_count = max(1, max_bytes // (40 * max(rows, 1) + 16))
+    capacity = 1 << max(4, int(2 * min(n_pairs, max_count, 1 << 12)).bit_length())
+    a = np.ascontiguousarray(np.broadcast_to(m1, shape + m1.shape[-1:]), dtype=np.float64).reshape(rows, -1)
+    b = np.ascontiguousarray(np.broadcast_to(m2, shape + m2.shape[-1:]), dtype=np.float64).reshape(rows, -1)
+    union = int(np.bitwise_or.reduce(np.concatenate([f1, f2]))) if n_pairs else 0
+    distinct_bound = min(n_pairs, 1 << bin(union).count("1"))
+    if n_pairs * SORT_BYTES_PER_PAIR > max_bytes and distinct_bound > max_count:
+        # estimate the distinct results from a block of rows of the pair table before a long pass
+        block = max(1, min(f1.size, (1 << 20) // max(f2.size, 1)))
+        ops = np.bitwise_and if op == "and" else np.bitwise_or
+        seen = np.unique(ops.outer(f1[:block], f2)).size
+        if seen * (f1.size / block) > max_count:
+            _raise_too_large(rows, int(seen * (f1.size / block)), n_pairs, max_bytes, more=False)
+    if 4 * distinct_bound <= n_pairs or n_pairs * SORT_BYTES_PER_PAIR > max_bytes:
+        # few distinct results (or too many pairs to sort in memory): hash table
+        unique, out, lost, ok = pair_accumulate(
+            f1, np.ascontiguousarray(a.T), f2, np.ascontiguousarray(b.T), op == "and", capacity, max_count
+        )
+        if not ok:
+            _raise_too_large(rows, max_count, n_pairs, max_bytes, more=True)
+    else:
+        # mostly distinct results: sort the pairs' results (sequential memory access)
+        unique, inverse = focal_set_pairs(f1, f2, op == "and")
+        if rows * unique.size * 8 > max_bytes:
+            _raise_too_large(rows, unique.size, n_pairs, max_bytes)
+        out, lost = pair_products(a, b, inverse, unique.size)
+        del inverse
+    log_nonempty = np.zeros(rows)
+    total = np.zeros(rows, dtype=bool)
+    out_exp = None
+    if normalize:
+        if unique.size and unique[0] == 0:
+            out[:, 0] = 0.0
+        sums = out.sum(axis=1)
+        total = ~(sums > 0)
+        safe = np.where(total, 1.0, sums)
+        out /= safe[:, None]
+        with np.errstate(divide="ignore"):
+            log_nonempty = np.where(total, -np.inf, np.log(safe))
+        if exponents is not None:
+            x1 = np.ascontiguousarray(np.broadcast_to(exponents, shape + m1.shape[-1:]), dtype=np.int64)
+            x1 = x1.reshape(rows, -1)
+            lost |= np.any(x1 != 0, axis=1)
+        if lost.any():
+            if exponents is None:
+                x1 = np.zeros(a.shape, dtype=np.int64)
+            out_exp = np.zeros(out.shape, dtype=np.int64)
+            pair_dempster_extended(
+                f1, a, x1, f2, b, np.flatnonzero(lost), unique, out, out_exp, log_nonempty, total
+            )
+            out_exp = out_exp.reshape(shape + (unique.size,))
+    return (
+        unique,
+        out.reshape(shape + (unique.size,)),
+        log_nonempty.reshape(shape),
+        total.reshape(shape),
+        out_exp,
+    )
 
 
-def prune(focal, masses, tolerance=0.0):
-    """Drop focal sets whose mass is <= tolerance in every batch member."""
+def _raise_too_large(rows, n_results, n_pairs, max_bytes, more=False):
+    from ..exceptions import FrameTooLargeError
+
+    need = n_results * (40 * rows + 16)
+    raise FrameTooLargeError(
+        f"Combining these focal-set mass functions gives {'more than' if more else 'about'} {n_results:,} "
+        f"distinct focal sets ({n_pairs:,} pairs of focal sets) for each of {rows:,} combination(s): "
+        f"{'over ' if more else 'about '}{need / 2**30:.1f} GiB with the working memory, above the limit "
+        f"of {max_bytes / 2**30:.0f} GiB (dstk.core._dense.MAX_DENSE_BYTES). Combine smaller batches, "
+        "or prune focal sets of negligible mass first (e.g. keep the largest ones and renormalise)."
+    )
+
+
+def prune(focal, masses, tolerance=0.0, exponents=None):
+    """Drop focal sets whose mass is <= tolerance in every batch member.
+
+    With ``exponents`` (integer powers of two of the masses, same shape)
+    returns them pruned too, as a third item.
+    """
     keep = np.any(masses.reshape(-1, masses.shape[-1]) > tolerance, axis=0)
-    if keep.all():
+    if not keep.all():
+        if not keep.any():
+            keep[-1] = True
+        focal, masses = focal[keep], np.ascontiguousarray(masses[..., keep])
+        if exponents is not None:
+            exponents = np.ascontiguousarray(exponents[..., keep])
+    if exponents is None:
         return focal, masses
-    if not keep.any():
-        keep[-1] = True
-    return focal[keep], np.ascontiguousarray(masses[..., keep])
+    return focal, masses, exponents

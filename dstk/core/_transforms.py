@@ -9,6 +9,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .._kernels import transforms as _t
+from .._validation import as_float_array
 from ..exceptions import FrameError, InvalidMassError, TotalConflictError
 from . import _dense, _sparse
 from ._frame import Frame
@@ -197,7 +198,7 @@ def discount(m: MassFunction, rate: ArrayLike) -> MassFunction:
     >>> MassFunction({"a": 1.0}, frame="ab").discount(0.1)
     MassFunction({{a}: 0.9, Ω: 0.1}, frame=Frame(['a', 'b']))
     """
-    rate = np.asarray(rate, dtype=np.float64)
+    rate = as_float_array(rate, "rate")
     if not np.all(np.isfinite(rate)) or np.any((rate < 0) | (rate > 1)):
         raise ValueError(f"The discount rate must lie in [0, 1]; got {rate!r}.")
     frame = m.frame
@@ -257,7 +258,7 @@ def contextual_discount(m: MassFunction, rates: ArrayLike) -> MassFunction:
     [0.  0.8 0.  0.2]
     """
     frame = m.frame
-    rates = np.asarray(rates, dtype=np.float64)
+    rates = as_float_array(rates, "rates")
     if rates.shape[-1:] != (frame.n,):
         raise ValueError(f"`rates` must end with an axis of length n = {frame.n}; got shape {rates.shape}.")
     if not np.all(np.isfinite(rates)) or np.any((rates < 0) | (rates > 1)):
@@ -425,14 +426,14 @@ def inverse_pignistic(p: ArrayLike, *, frame: Frame | Iterable[Any] | None = Non
     >>> round(m[{0}], 12), round(m[{0, 1}], 12)
     (0.4, 0.6)
     """
-    p = np.asarray(p, dtype=np.float64)
-    if p.ndim == 0:
-        raise ValueError("`p` must have a last axis over the frame's labels.")
+    p = as_float_array(p, "p")
+    if p.ndim == 0 or p.shape[-1] == 0:
+        raise ValueError(f"`p` must have a non-empty last axis over the frame's labels; got shape {p.shape}.")
     n = p.shape[-1]
     frame = Frame(range(n)) if frame is None else (frame if isinstance(frame, Frame) else Frame(frame))
     if frame.n != n:
         raise FrameError(f"`p` has {n} entries but the frame has {frame.n} labels.")
-    probabilities: np.ndarray = _dense.validate_masses(p, what="probabilities")
+    probabilities: np.ndarray = _dense.validate_masses(p, what="probabilities `p`")
     order = np.argsort(-probabilities, axis=-1, kind="stable")
     ps = np.take_along_axis(probabilities, order, axis=-1)
     nxt = np.concatenate([ps[..., 1:], np.zeros(ps.shape[:-1] + (1,))], axis=-1)
@@ -506,15 +507,15 @@ def consonant_from_contour(contour: ArrayLike, *, frame: Frame | Iterable[Any] |
     >>> m.pl("bc")
     0.4
     """
-    c = np.asarray(contour, dtype=np.float64)
-    if c.ndim == 0:
-        raise ValueError("`contour` must have a last axis over the frame's labels.")
+    c = as_float_array(contour, "contour")
+    if c.ndim == 0 or c.shape[-1] == 0:
+        raise ValueError(f"`contour` must have a non-empty last axis over the frame's labels; got shape {c.shape}.")
     n = c.shape[-1]
     frame = Frame(range(n)) if frame is None else (frame if isinstance(frame, Frame) else Frame(frame))
     if frame.n != n:
         raise FrameError(f"`contour` has {n} entries but the frame has {frame.n} labels.")
     if not np.all(np.isfinite(c)) or np.any((c < 0) | (c > 1 + 1e-12)):
-        raise InvalidMassError("Contour values must be finite and lie in [0, 1].")
+        raise InvalidMassError("`contour` values must be finite and lie in [0, 1].")
     c = np.minimum(c, 1.0)
     order = np.argsort(-c, axis=-1, kind="stable")
     cs = np.take_along_axis(c, order, axis=-1)

@@ -21,6 +21,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .._kernels.uncertainty import maximum_entropy_probabilities
+from .._validation import as_float_array
 from ..exceptions import InvalidMassError
 from ._dense import DENSE_MAX_LABELS, MASS_TOLERANCE
 from ._mass import MassFunction
@@ -78,7 +79,7 @@ def _membership(focal, n):
 
 
 def _xlog2x(p):
-    p = np.asarray(p, dtype=np.float64)
+    p = as_float_array(p, "p")
     out = np.zeros_like(p)
     positive = p > 0
     out[positive] = p[positive] * np.log2(p[positive])
@@ -118,7 +119,7 @@ def shannon_entropy(p: ArrayLike) -> float | np.ndarray:
     >>> shannon_entropy([0.5, 0.25, 0.25])
     1.5
     """
-    arr = np.asarray(p, dtype=np.float64)
+    arr = as_float_array(p, "p")
     if arr.ndim == 0:
         raise ValueError(f"`p` must hold probability vectors along its last axis; got a scalar {p!r}.")
     if not np.all(np.isfinite(arr)) or np.any(arr < -MASS_TOLERANCE):

@@ -101,6 +101,13 @@ def fit_random_trees(
     >>> model.n_estimators, model.leaf_counts(X[:4]).shape
     (10, (4, 10, 2))
     """
+    from ..ensemble._random_trees import RandomDecisionTreesClassifier
+
+    if not isinstance(estimator, RandomDecisionTreesClassifier):
+        raise TypeError(
+            "`estimator` must be an (unfitted) dstk.ensemble.RandomDecisionTreesClassifier; got "
+            f"{type(estimator).__name__}. Fit other estimators with their own `fit`."
+        )
     n_estimators = estimator.n_estimators
     if isinstance(n_estimators, bool) or not isinstance(n_estimators, (int, np.integer)) or n_estimators < 1:
         raise ValueError(f"`n_estimators` must be an integer >= 1; got {n_estimators!r}.")

@@ -55,8 +55,20 @@ def _call_block(block, estimator, method, kwargs, tail, dtype):
     return _to_array(getattr(estimator, method)(block, **kwargs)).astype(dtype, copy=False)
 
 
+def _check_method(estimator, method):
+    """Raise a clear error unless ``estimator`` has a callable ``method``."""
+    if not isinstance(method, str):
+        raise TypeError(f"`method` must be the name of a method (a string); got {type(method).__name__} {method!r}.")
+    if not callable(getattr(estimator, method, None)):
+        raise TypeError(
+            f"`estimator` must be a fitted estimator with a `{method}` method; got {type(estimator).__name__} "
+            f"{estimator!r:.60}, which has none."
+        )
+
+
 def _probe(estimator, method, X, kwargs):
     """Run ``method`` on the first sample to learn the output's trailing shape, dtype and type."""
+    _check_method(estimator, method)
     if X.shape[0] == 0:
         raise ValueError("`X` has no samples.")
     first = X[:1]
@@ -119,6 +131,7 @@ def map_samples(estimator: Any, method: str, X: Any, *, rechunk: bool = False, *
     >>> out.chunks, out.compute(scheduler="synchronous").tolist()
     (((4, 2),), [0, 2, 4, 6, 8, 10])
     """
+    _check_method(estimator, method)
     X = check_sample_chunks(X, rechunk=rechunk)
     probe = _to_array(_probe(estimator, method, X, kwargs))
     tail, dtype = probe.shape[1:], probe.dtype

@@ -271,6 +271,9 @@ def _check_floor(floor, n_classes):
 
 _LARGE_COUNT = 1 << 31
 
+#: Values of ``compatibility``: None (dstk's arithmetic) or the code whose arithmetic is reproduced.
+COMPATIBILITY = (None, "busch2021")
+
 
 class _LeafRows:
     """The leaves reached by a batch of samples as keys into distinct leaf-count rows.
@@ -460,6 +463,7 @@ def _combine(
     rescale_above,
     reference_arithmetic=False,
     want_mass=False,
+    compatibility=None,
 ):
     """Return a dict with 'score' and, where defined, 'proba', 'mass' (compact), 'normalized'."""
     counts = _check_counts(counts)
@@ -467,7 +471,22 @@ def _combine(
     _n_samples, n_trees, n_classes = counts.shape
     leaves = counts if isinstance(counts, _LeafRows) else _count_rows(counts)
     # equal evidence gives bit-equal means (the authors' arithmetic sums in tree order)
-    exact = not reference_arithmetic and prior != "reference" and floor is None
+    if compatibility not in COMPATIBILITY:
+        raise ValueError(
+            f"`compatibility` must be None (dstk's arithmetic) or 'busch2021' (the arithmetic of Busch et "
+            f"al.'s code); got {compatibility!r}."
+        )
+    if compatibility == "busch2021":
+        # the numerical conventions of the authors' code (github.com/olfub/RDT-Uncertainty,
+        # prediction/prediction_methods.py and prediction/aggregation.py)
+        binary = counts.shape[2] == 2
+        if method in ("plausibility", "dempster", "cautious") and binary:
+            reference_arithmetic = True
+        if method in ("dempster", "cautious") and binary and floor is None:
+            floor = 1e-5
+        if method == "eva":
+            prior = "reference"
+    exact = compatibility is None and not reference_arithmetic and prior != "reference" and floor is None
     binary = n_classes == 2
     if method in BINARY_ONLY and not binary:
         raise ValueError(
@@ -650,6 +669,15 @@ _OPTIONS_DOC = """
     rescale_above : float or None, default None
         Plausibility leaf model: scale leaf counts whose larger member exceeds
         this value down to it first (the authors' code uses 537).
+    compatibility : {None, "busch2021"}, default None
+        None: dstk's arithmetic (exact rules, leaf models to machine
+        precision, means over the trees accumulated in fixed point so that
+        equal evidence gives bit-equal scores).  ``"busch2021"``: the
+        arithmetic of Busch et al.'s code, so that their scores are
+        reproduced bit for bit: means summed in tree order, and for two
+        classes ``reference_arithmetic=True`` (plausibility, Dempster,
+        cautious), ``floor=1e-5`` (Dempster, cautious) and
+        ``prior="reference"`` (EVA).
     reference_arithmetic : bool, default False
         Plausibility, and Dempster / cautious with ``floor``, two classes: form
         the leaf plausibilities and masses with the authors' numerics
@@ -676,6 +704,7 @@ def combine_leaves(
     prior_strength: float = 1.0,
     rescale_above: float | None = None,
     reference_arithmetic: bool = False,
+    compatibility: str | None = None,
 ) -> np.ndarray:
     """Combine the leaf counts of a tree ensemble into one score per sample.
 
@@ -773,6 +802,7 @@ def combine_leaves(
         prior_strength,
         rescale_above,
         reference_arithmetic,
+        compatibility=compatibility,
     )["score"]
 
 
@@ -788,6 +818,7 @@ def combine_leaves_proba(
     prior_strength: float = 1.0,
     rescale_above: float | None = None,
     reference_arithmetic: bool = False,
+    compatibility: str | None = None,
 ) -> np.ndarray:
     """Class probabilities from the combined leaves.
 
@@ -842,6 +873,7 @@ def combine_leaves_proba(
         prior_strength,
         rescale_above,
         reference_arithmetic,
+        compatibility=compatibility,
     )
     if "normalized" in result:
         normalized = result["normalized"]
@@ -867,6 +899,7 @@ def _combine_leaves_to_mass_array(
     prior_strength=1.0,
     rescale_above=None,
     reference_arithmetic=False,
+    compatibility=None,
 ):
     """Dense ``(n_samples, 2**n_classes)`` masses of :func:`combine_leaves_to_mass` (the array fast path)."""
     if method not in ("dempster", "cautious", "plausibility"):
@@ -891,6 +924,7 @@ def _combine_leaves_to_mass_array(
         rescale_above,
         reference_arithmetic,
         want_mass=True,
+        compatibility=compatibility,
     )
     if method == "plausibility":
         compact = result["average_mass"]
@@ -941,6 +975,7 @@ def combine_leaves_to_mass(
     prior_strength: float = 1.0,
     rescale_above: float | None = None,
     reference_arithmetic: bool = False,
+    compatibility: str | None = None,
 ) -> MassFunction:
     """Mass functions of the evidential combiners, one per sample.
 
@@ -956,7 +991,7 @@ def combine_leaves_to_mass(
     classes : sequence, optional
         Labels of the classes in the order of the last axis of ``counts``;
         default ``range(n_classes)``.
-    floor, model, prior_strength, rescale_above, reference_arithmetic
+    floor, model, prior_strength, rescale_above, reference_arithmetic, compatibility
         As for :func:`combine_leaves`.
 
     Returns
@@ -1004,6 +1039,7 @@ def combine_leaves_to_mass(
         prior_strength=prior_strength,
         rescale_above=rescale_above,
         reference_arithmetic=reference_arithmetic,
+        compatibility=compatibility,
     )
     n_classes = array.shape[-1].bit_length() - 1
     frame = Frame(tuple(range(n_classes)) if classes is None else tuple(classes))

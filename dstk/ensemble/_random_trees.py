@@ -12,12 +12,14 @@ from __future__ import annotations
 
 import itertools
 import os
+import warnings
+import weakref
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING
 
 import numpy as np
-from scipy import sparse
+from scipy import sparse, special
 
 from dstk._estimator import (
     BaseEstimator,
@@ -26,13 +28,17 @@ from dstk._estimator import (
     frequency_weights,
     validate_features,
 )
+from dstk._kernels import leaf_tables as _tables
 from dstk._kernels import mersenne_twister as _mersenne
 from dstk._kernels import trees as _trees
+from dstk._progress import _check_verbose, progress
 from dstk._validation import check_consistent_length, check_labels, check_random_state
 from dstk.ensemble._combiners import (
+    COMPATIBILITY,
+    _combine_leaves_to_mass_array,
+    _LeafRows,
     combine_leaves,
     combine_leaves_proba,
-    combine_leaves_to_mass,
     decision_threshold,
     parse_combiner,
 )
@@ -46,6 +52,12 @@ if TYPE_CHECKING:
 __all__ = ["RandomDecisionTreesClassifier"]
 
 _RANDOM_STREAMS = ("independent", "sequential")
+
+# combiners whose scores are not probabilities: predict_proba maps their score through a fitted monotone map
+_CALIBRATED_METHODS = ("eva", "dempster", "cautious")
+
+# fitted ensemble -> its routing arrays (derived from ``_forest``, built at the first prediction)
+_ROUTING_CACHE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 _EMPTY_LEAF_POLICIES = {
     "parent": _trees.EMPTY_LEAF_PARENT,
@@ -175,6 +187,14 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
         (see Notes): for the same data, order of samples and seed, the trees
         are exactly those of that code.  ``n_jobs`` then only parallelises
         prediction.
+    compatibility : {None, "busch2021"}, default None
+        ``"busch2021"``: reproduce Busch et al.'s code: the trees of
+        ``random_stream="sequential"`` and the combiners with
+        ``compatibility="busch2021"`` (:func:`dstk.ensemble.combine_leaves`).
+    verbose : int, default 0
+        0: silent; 1 or more: progress of the trees grown in ``fit`` on the
+        ``"dstk"`` logger (INFO, elapsed time) and as a tqdm bar when tqdm is
+        installed.
 
     Attributes
     ----------
@@ -254,6 +274,8 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
         n_jobs: int | None = None,
         combiner_options: dict | None = None,
         random_stream: str = "independent",
+        verbose: int = 0,
+        compatibility: str | None = None,
     ) -> None:
         self.n_estimators = n_estimators
         self.min_samples_leaf = min_samples_leaf
@@ -266,6 +288,8 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
         self.n_jobs = n_jobs
         self.combiner_options = combiner_options
         self.random_stream = random_stream
+        self.verbose = verbose
+        self.compatibility = compatibility
 
     # ------------------------------------------------------------------ checks
     def _check_params(self, n_features):
@@ -287,6 +311,12 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
             )
         parse_combiner(self.combiner)
         _n_threads(self.n_jobs)
+        _check_verbose(self.verbose)
+        if self.compatibility not in COMPATIBILITY:
+            raise ValueError(
+                f"`compatibility` must be None or 'busch2021' (grow the trees of Busch et al.'s code and "
+                f"combine with its arithmetic); got {self.compatibility!r}."
+            )
         if self.combiner_options is not None:
             if not isinstance(self.combiner_options, dict):
                 raise ValueError(
@@ -408,6 +438,7 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
         del X
         feature_min = columns.min(axis=1)
         feature_max = columns.max(axis=1)
+        row_hash = _trees.row_hashes((columns + 0.0).view(np.uint64))
 
         rng = check_random_state(self.random_state)
         y64 = y_encoded.astype(np.int64)
@@ -419,6 +450,7 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
                 columns,
                 feature_min,
                 feature_max,
+                row_hash,
                 y64,
                 self.n_classes_,
                 mask,
@@ -431,9 +463,16 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
                 mersenne_state,
             )
 
-        if self.random_stream == "sequential":
+        if self.random_stream == "sequential" or self.compatibility == "busch2021":
             mersenne_state = _mersenne.state_from_random_state(rng)
-            grown = [grow(0, _trees.STREAM_MERSENNE, mersenne_state) for _ in range(n_estimators)]
+            grown = list(
+                progress(
+                    (grow(0, _trees.STREAM_MERSENNE, mersenne_state) for _ in range(n_estimators)),
+                    total=n_estimators,
+                    verbose=self.verbose,
+                    description="trees grown",
+                )
+            )
             _mersenne.restore_random_state(rng, mersenne_state)
         else:
             seeds = rng.randint(0, np.iinfo(np.int32).max, size=(n_estimators, 2)).astype(np.uint64)
@@ -442,9 +481,23 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
             threads = min(_n_threads(self.n_jobs), n_estimators)
             if threads > 1 and n_estimators > 1:
                 with ThreadPoolExecutor(max_workers=threads) as pool:
-                    rest = list(pool.map(grow, seeds[1:]))
+                    rest = list(
+                        progress(
+                            pool.map(grow, seeds[1:]),
+                            total=n_estimators - 1,
+                            verbose=self.verbose,
+                            description="trees grown",
+                        )
+                    )
             else:
-                rest = [grow(s) for s in seeds[1:]]
+                rest = list(
+                    progress(
+                        (grow(s) for s in seeds[1:]),
+                        total=n_estimators - 1,
+                        verbose=self.verbose,
+                        description="trees grown",
+                    )
+                )
             grown = [first] + rest
 
         sizes = np.array([g[0].shape[0] for g in grown], dtype=np.int64)
@@ -460,14 +513,64 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
             "counts",
             "depth",
         )
-        self._forest = {name: np.concatenate([g[i] for g in grown]) for i, name in enumerate(names)}
+        grown = [list(g) for g in grown]
+        self._forest = {}
+        for i, name in enumerate(names):
+            # one field at a time, freeing the per-tree arrays: the peak is the forest plus one field
+            self._forest[name] = np.concatenate([g[i] for g in grown])
+            for g in grown:
+                g[i] = None
         self._forest["offsets"] = offsets
-        self._forest["node_total"] = self._forest["counts"].sum(axis=1, dtype=np.int64)
         self.node_count_ = sizes
         is_leaf = self._forest["feature"] < 0
         self.n_leaves_ = np.add.reduceat(is_leaf.astype(np.int64), offsets[:-1])
         self.max_depth_ = np.maximum.reduceat(self._forest["depth"], offsets[:-1]).astype(np.int64)
+        self.score_calibration_ = self._fit_score_calibration(columns, y64)
+        self._calibrated_for = self._calibration_key()
         return self
+
+    def _calibration_key(self):
+        return (self.combiner, repr(sorted((self.combiner_options or {}).items())))
+
+    def _fit_score_calibration(self, columns, y):
+        """Platt's map of the binary evidential scores, fitted on leave-one-out training scores.
+
+        Returns ``(theta_0, theta_1)`` with P(classes_[1] | score) =
+        1 / (1 + exp(theta_0 + theta_1 score)), or None for the combiners whose
+        scores are probabilities already (and for more than two classes).
+        """
+        method, _aggregate = parse_combiner(self.combiner)
+        if self.n_classes_ != 2 or method not in _CALIBRATED_METHODS:
+            return None
+        routing = self._routing()
+        rows = routing["rows"]
+        n_rows, n_classes = rows.shape
+        # the row of the leaf's counts without the sample itself: c - e_y for every row and class
+        shifted = [rows - np.eye(n_classes)[k] for k in range(n_classes)]
+        candidates = np.concatenate([rows] + shifted).astype(np.int64)
+        keys, first = _tables.distinct_rows(np.maximum(candidates, 0))
+        without_self = keys[n_rows:].reshape(n_classes, n_rows)
+        all_rows = np.maximum(candidates, 0)[first].astype(np.float64)
+        options = self._options(method, self.class_prior_)
+        n_samples = columns.shape[1]
+        n_trees = routing["roots"].size
+        batch = max(256, (1 << 20) // n_trees)
+        scores = np.empty(n_samples)
+        tables = {}
+        for a in range(0, n_samples, batch):
+            b = min(a + batch, n_samples)
+            X_part = np.ascontiguousarray(columns[:, a:b].T)
+            leaves = self._leaf_rows(X_part, tables)
+            # a training sample reaches a leaf holding itself in every tree (never an empty child)
+            loo_keys = without_self[y[a:b, None], leaves.keys]
+            loo = _LeafRows(loo_keys, all_rows, leaves.shape, tables)
+            loo.n_cached_rows = all_rows.shape[0]
+            scores[a:b] = combine_leaves(loo, combiner=self.combiner, **options)
+        from dstk.evidence import LogisticLikelihood
+
+        finite = np.isfinite(scores)
+        fit = LogisticLikelihood(scores[finite], y[finite], targets="smoothed")
+        return tuple(float(v) for v in fit.mle_)
 
     @classmethod
     def concatenate(
@@ -622,6 +725,7 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
         n_trees = forest["offsets"].size - 1
         out = np.zeros((X.shape[0], n_trees, self.n_classes_), dtype=np.int64)
         policy = _EMPTY_LEAF_POLICIES[self.empty_leaf]
+        node_total = forest["counts"].sum(axis=1, dtype=np.int64)
 
         def kernel(X_part, out_part):
             _trees.leaf_counts_kernel(
@@ -634,7 +738,7 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
                 forest["child_start"],
                 forest["n_children"],
                 forest["counts"],
-                forest["node_total"],
+                node_total,
                 policy,
                 out_part,
             )
@@ -658,6 +762,7 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
         forest = self._forest
         n_trees = forest["offsets"].size - 1
         out = np.empty((X.shape[0], n_trees), dtype=np.int64)
+        node_total = forest["counts"].sum(axis=1, dtype=np.int64)
 
         def kernel(X_part, out_part):
             _trees.leaf_ids_kernel(
@@ -669,7 +774,7 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
                 forest["threshold"],
                 forest["child_start"],
                 forest["n_children"],
-                forest["node_total"],
+                node_total,
                 out_part,
             )
 
@@ -678,14 +783,121 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
     def _options(self, method, class_prior):
         """Options of the combiner: ``combiner_options``, EVA's prior defaulting to ``class_prior``."""
         options = dict(self.combiner_options or {})
+        if self.compatibility is not None:
+            options.setdefault("compatibility", self.compatibility)
         if method == "eva" and class_prior is not None:
             options.setdefault("class_prior", class_prior)
         return options
 
-    def _combine(self, X):
-        method, aggregate = parse_combiner(self.combiner)
-        counts = self.leaf_counts(X)
-        return method, aggregate, counts
+    # ---------------------------------------------------- combination by node
+    def _routing(self):
+        """Packed routing words, node totals and the distinct count rows of the nodes (cached)."""
+        forest = self._forest
+        # kept outside the estimator (predict leaves its __dict__ unchanged; not saved with it)
+        cache = _ROUTING_CACHE.get(self)
+        if cache is not None and cache["forest"] is forest:
+            return cache
+        offsets = forest["offsets"]
+        counts = forest["counts"]
+        route, node_total = _trees.pack_routes(
+            offsets, forest["feature"], forest["operator"], forest["nominal"], forest["child_start"], counts
+        )
+        del node_total  # recomputed where needed (leaf_counts, apply): the cache stays small
+        # distinct count vectors of the nodes, hashed without a copy (int32 pairs viewed as int64)
+        counts = np.ascontiguousarray(counts)
+        if counts.dtype == np.int32 and counts.shape[1] % 2 == 0:
+            bits = counts.view(np.int64)
+        else:
+            bits = counts.astype(np.int64)
+        keys, first = _tables.distinct_rows(bits)
+        rows = counts[first].astype(np.float64)
+        zero = np.flatnonzero(~rows.any(axis=1))
+        if zero.size:
+            zero_row = int(zero[0])
+        else:  # zero counts (the "zero" empty-leaf policy) get a row of their own
+            zero_row = rows.shape[0]
+            rows = np.concatenate([rows, np.zeros((1, rows.shape[1]))])
+        cache = {
+            "forest": forest,
+            "route": route,
+            "node_row": keys.astype(np.int32),
+            "zero_row": zero_row,
+            "rows": rows,
+            "roots": np.ascontiguousarray(offsets[:-1], dtype=np.int64),
+        }
+        _ROUTING_CACHE[self] = cache
+        return cache
+
+    def _leaf_rows(self, X, tables):
+        """The leaves of ``X`` (encoded) as keys into the node count rows, for the combiners."""
+        routing = self._routing()
+        forest = self._forest
+        n_trees = routing["roots"].size
+        keys = np.empty((X.shape[0], n_trees), dtype=np.int64)
+        policy = _EMPTY_LEAF_POLICIES[self.empty_leaf]
+        _trees.route_rows_kernel(
+            X,
+            routing["roots"],
+            routing["route"],
+            forest["threshold"],
+            forest["n_children"],
+            routing["node_row"],
+            routing["zero_row"],
+            policy,
+            keys,
+        )
+        rows = routing["rows"]
+        n_base = rows.shape[0]
+        missing = np.argwhere(keys < 0)
+        if missing.size:
+            # siblings policy: the summed counts of the leaves below the empty child's parent
+            samples, position = np.unique(missing[:, 0], return_inverse=True)
+            counts = np.zeros((samples.size, n_trees, self.n_classes_), dtype=np.int64)
+            _trees.leaf_counts_kernel(
+                np.ascontiguousarray(X[samples]),
+                forest["offsets"],
+                forest["feature"],
+                forest["operator"],
+                forest["nominal"],
+                forest["threshold"],
+                forest["child_start"],
+                forest["n_children"],
+                forest["counts"],
+                forest["counts"].sum(axis=1, dtype=np.int64),
+                policy,
+                counts,
+            )
+            extra = counts[position.ravel(), missing[:, 1]]
+            extra_keys, first = _tables.distinct_rows(np.ascontiguousarray(extra))
+            keys[missing[:, 0], missing[:, 1]] = n_base + extra_keys
+            rows = np.concatenate([rows, extra[first].astype(np.float64)])
+        leaves = _LeafRows(keys, rows, (X.shape[0], n_trees, self.n_classes_), tables)
+        leaves.n_cached_rows = n_base
+        return leaves
+
+    def _combined(self, X, function):
+        """``function(leaves)`` on batches of the samples of ``X``, concatenated (bounded memory)."""
+        X = self._check_X_predict(X)
+        n = X.shape[0]
+        n_trees = self._forest["offsets"].size - 1
+        batch = max(256, (1 << 20) // n_trees)
+        tables = {}  # per-leaf tables evaluated once per call, shared by the batches
+        bounds = list(range(0, n, batch)) + [n]
+        pieces = [None] * (len(bounds) - 1)
+
+        def run(j):
+            a, b = bounds[j], bounds[j + 1]
+            pieces[j] = function(self._leaf_rows(X[a:b], tables))
+
+        run(0)  # compiles, fills the tables
+        threads = min(_n_threads(self.n_jobs), len(pieces) - 1)
+        if threads > 1:
+            with ThreadPoolExecutor(max_workers=threads) as pool:
+                list(pool.map(run, range(1, len(pieces))))
+        else:
+            for j in range(1, len(pieces)):
+                run(j)
+        return np.concatenate(pieces, axis=0)
 
     def decision_function(self, X: ArrayLike) -> np.ndarray:
         """The combiner's score (see :func:`dstk.ensemble.combine_leaves`), centred at its threshold.
@@ -706,8 +918,10 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
             too, as in Busch et al.).  More classes: shape
             (n_samples, n_classes), the per-class scores.
         """
-        method, aggregate, counts = self._combine(X)
-        scores = combine_leaves(counts, combiner=self.combiner, **self._options(method, self.class_prior_))
+        check_is_fitted(self, "classes_")
+        method, aggregate = parse_combiner(self.combiner)
+        options = self._options(method, self.class_prior_)
+        scores = self._combined(X, lambda leaves: combine_leaves(leaves, combiner=self.combiner, **options))
         if scores.ndim == 1:
             scores = scores - decision_threshold(method, aggregate)
         return scores
@@ -725,14 +939,60 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
         ndarray of float64, shape (n_samples, n_classes)
             Rows sum to one.  For ``"average"``, ``"laplace"``,
             ``"confidence_bounds"``, ``"pooling"`` and the votes these are the
-            combined scores themselves; for ``"plausibility"``, ``"dempster"``
-            and ``"cautious"`` the pignistic probabilities of the combined
-            (normalised) mass function; for ``"eva"`` the softmax of the
-            log-posterior scores.
+            combined scores themselves; for ``"plausibility"`` the pignistic
+            probability of the average leaf mass.  For ``"eva"``, ``"dempster"``
+            and ``"cautious"`` with two classes: P(classes_[1]) =
+            1 / (1 + exp(theta_0 + theta_1 s)) of the binary score s
+            (:meth:`decision_function` plus the threshold), with
+            ``score_calibration_ = (theta_0, theta_1)`` fitted in ``fit`` by
+            Platt's method on leave-one-out scores of the training samples (see
+            Notes); with more classes, the pignistic probabilities of the
+            normalised combined mass (Dempster, cautious) or the softmax of the
+            EVA log-posteriors.
+
+        Notes
+        -----
+        The pignistic probability of the combined Dempster or cautious mass
+        and the softmax of the EVA scores are 0 or 1 to machine precision for
+        most samples (a product over 100 trees), while the scores still rank
+        the samples well (Busch et al. 2021 compare them by AUC).  Their
+        calibrated probability is a monotone (logistic) map of the score, so
+        it ranks the samples exactly as the score does; it is fitted on the
+        score each training sample gets from the leaves it reaches with its
+        own label removed from their counts (a leave-one-out estimate: the
+        trees do not depend on the labels, so this is the score of a sample
+        the leaves have not seen), with Platt's smoothed targets (Platt
+        1999, Eq. 4).  The uncalibrated probabilities remain available as
+        ``combine_leaves_proba(model.leaf_counts(X), ...)``.
         """
-        method, _, counts = self._combine(X)
-        return combine_leaves_proba(
-            counts, combiner=self.combiner, **self._options(method, self.class_prior_)
+        check_is_fitted(self, "classes_")
+        method, _aggregate = parse_combiner(self.combiner)
+        options = self._options(method, self.class_prior_)
+        calibration = getattr(self, "score_calibration_", None)
+        if self.n_classes_ == 2 and method in _CALIBRATED_METHODS:
+            if getattr(self, "_calibrated_for", None) != self._calibration_key():
+                fitted_with = getattr(self, "_calibrated_for", ("?", "?"))
+                warnings.warn(
+                    f"predict_proba of combiner {self.combiner!r} maps its score through a calibration fitted "
+                    f"in fit, but this ensemble was fitted with combiner {fitted_with[0]!r} and combiner_options "
+                    f"{fitted_with[1]}; returning the uncalibrated probabilities (mostly 0 or 1). Call fit again "
+                    "after changing `combiner` or `combiner_options` for the calibrated ones.",
+                    UserWarning,
+                    stacklevel=2,
+                )
+                calibration = None
+        else:
+            calibration = None
+        if calibration is not None:
+            theta_0, theta_1 = calibration
+            scores = self._combined(
+                X, lambda leaves: combine_leaves(leaves, combiner=self.combiner, **options)
+            )
+            linear = theta_0 + theta_1 * scores
+            # each column from its own expit: the smaller probability keeps its relative precision
+            return np.stack([special.expit(linear), special.expit(-linear)], axis=1)
+        return self._combined(
+            X, lambda leaves: combine_leaves_proba(leaves, combiner=self.combiner, **options)
         )
 
     def predict(self, X: ArrayLike) -> np.ndarray:
@@ -781,11 +1041,14 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
             If the combiner has no mass function (only ``"plausibility"``
             averaging, ``"dempster"`` and ``"cautious"`` have one).
         """
-        method, _, counts = self._combine(X)
-        return combine_leaves_to_mass(
-            counts,
-            combiner=self.combiner,
-            normalize=normalize,
-            classes=tuple(self.classes_.tolist()),
-            **self._options(method, None),
+        check_is_fitted(self, "classes_")
+        method, aggregate = parse_combiner(self.combiner)
+        options = self._options(method, None)
+        array = self._combined(
+            X,
+            lambda leaves: _combine_leaves_to_mass_array(leaves, method, aggregate, normalize, **options),
         )
+        from dstk.core._frame import Frame
+        from dstk.core._mass import MassFunction
+
+        return MassFunction.from_array(array, Frame(tuple(self.classes_.tolist())), validate=False)

@@ -317,7 +317,9 @@ class ScoreLogistic:
                 self.alpha_covariance[1, 1]
             )
             half_width = 1.0 / max(slope_bound, 1e-300)
-            nodes, targets, weights = [], [], []
+            node_parts: list[np.ndarray] = []
+            target_parts: list[np.ndarray] = []
+            weight_parts: list[np.ndarray] = []
             for value in np.unique(self._targets):
                 chosen = self._targets == value
                 order = np.argsort(self._z[chosen], kind="stable")
@@ -326,17 +328,17 @@ class ScoreLogistic:
                 bins = np.floor((z_sorted - z_sorted[0]) / (2.0 * half_width))
                 starts = np.flatnonzero(np.concatenate(([True], bins[1:] != bins[:-1])))
                 node, weight = gauss_compress(z_sorted, w_sorted, starts.astype(np.int64), _COMPRESSION_ORDER)
-                nodes.append(node)
-                weights.append(weight)
-                targets.append(np.full(node.size, value))
-            nodes = np.concatenate(nodes)
-            targets = np.concatenate(targets)
-            weights = np.concatenate(weights)
+                node_parts.append(node)
+                weight_parts.append(weight)
+                target_parts.append(np.full(node.size, value))
+            nodes = np.concatenate(node_parts)
+            targets = np.concatenate(target_parts)
+            weights = np.concatenate(weight_parts)
             if nodes.size >= self._z.size:
                 nodes, targets, weights = self._z, self._targets, self._weight
-            nodes, targets, weights = (
-                np.ascontiguousarray(a, dtype=np.float64) for a in (nodes, targets, weights)
-            )
+            nodes = np.ascontiguousarray(nodes, dtype=np.float64)
+            targets = np.ascontiguousarray(targets, dtype=np.float64)
+            weights = np.ascontiguousarray(weights, dtype=np.float64)
             eta = self.alpha[0] + self.alpha[1] * nodes
             # the maximum of the compressed log-likelihood (equal to the exact one up to rounding)
             log_likelihood = -float(

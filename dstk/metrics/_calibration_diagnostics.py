@@ -26,6 +26,7 @@ from numpy.typing import ArrayLike
 from scipy.optimize import isotonic_regression
 from scipy.special import ndtr
 
+from .._validation import as_float_array
 from .._metric_checks import check_labels_and_probabilities
 
 __all__ = [
@@ -70,6 +71,7 @@ def _binary_problems(y_true, probabilities, multiclass):
     problem (confidence, correctness) or one problem per class (class-wise).
     """
     _check_choice(multiclass, "multiclass", MULTICLASS_REDUCTIONS)
+    probabilities = as_float_array(probabilities, "probabilities")
     if np.ndim(probabilities) == 1:
         y, P = check_labels_and_probabilities(y_true, probabilities)
         return [(1, P[:, 1], y.astype(np.float64))]
@@ -299,6 +301,7 @@ def _pav_blocks(p, outcome):
 
 
 def _corp_binary_inputs(y_true, probabilities):
+    probabilities = as_float_array(probabilities, "probabilities")
     if np.ndim(probabilities) == 2 and np.shape(probabilities)[1] != 2:
         raise ValueError(
             "corp_decomposition is defined for binary forecasts: pass the probability of class 1 "
@@ -593,6 +596,7 @@ def reliability_bands(
                 "corp" if bins == "corp" else strategy,
             )
         )
+    probabilities = as_float_array(probabilities, "probabilities")
     if np.ndim(probabilities) == 2 and multiclass == "class_wise":
         return out
     return out[0]

@@ -15,6 +15,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .._metric_checks import check_class_indices
+from .._validation import as_float_array
 
 __all__ = [
     "interval_coverage",
@@ -27,9 +28,9 @@ __all__ = [
 ]
 
 
-def _check_interval(lower, upper, reference=None):
-    lo = np.asarray(lower, dtype=np.float64)
-    hi = np.asarray(upper, dtype=np.float64)
+def _check_interval(lower, upper, reference=..., reference_name="reference"):
+    lo = as_float_array(lower, "lower")
+    hi = as_float_array(upper, "upper")
     if lo.ndim != 1 or lo.shape != hi.shape or lo.size == 0:
         raise ValueError(
             f"`lower` and `upper` must be non-empty 1-D arrays of the same length; got shapes {lo.shape} "
@@ -43,15 +44,15 @@ def _check_interval(lower, upper, reference=None):
             f"Each interval needs lower <= upper; sample {i} has lower={lo[i]:.6g} > upper={hi[i]:.6g}. "
             "Pass (Bel, Pl) in that order."
         )
-    if reference is None:
+    if reference is ...:
         return lo, hi
-    ref = np.asarray(reference, dtype=np.float64)
+    ref = as_float_array(reference, reference_name)
     if ref.shape != lo.shape:
         raise ValueError(
-            f"`reference` must have the same shape as the intervals {lo.shape}; got {ref.shape}."
+            f"`{reference_name}` must have the same shape as the intervals {lo.shape}; got {ref.shape}."
         )
     if not np.all(np.isfinite(ref)):
-        raise ValueError("`reference` must be finite.")
+        raise ValueError(f"`{reference_name}` must be finite.")
     return lo, hi, ref
 
 
@@ -168,7 +169,7 @@ def interval_score(lower: ArrayLike, upper: ArrayLike, observed: ArrayLike, *, a
     >>> round(interval_score([0.2], [0.4], [0.5], alpha=0.5), 12)
     0.6
     """
-    lo, hi, x = _check_interval(lower, upper, observed)
+    lo, hi, x = _check_interval(lower, upper, observed, "observed")
     a = float(alpha)
     if not 0.0 < a < 1.0:
         raise ValueError(f"`alpha` must lie in (0, 1); got {alpha!r}.")
@@ -177,7 +178,7 @@ def interval_score(lower: ArrayLike, upper: ArrayLike, observed: ArrayLike, *, a
 
 
 def _check_sets(prediction_sets, n_classes):
-    sets = np.asarray(prediction_sets)
+    sets = as_float_array(prediction_sets, "prediction_sets") if not isinstance(prediction_sets, np.ndarray) or prediction_sets.dtype != bool else prediction_sets
     if sets.ndim == 2:
         if sets.dtype != bool:
             if not np.all(np.isin(sets, (0, 1))):

@@ -12,7 +12,7 @@ import math
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._validation import check_random_state
+from .._validation import as_float_array, check_random_state
 
 __all__ = [
     "one_vs_rest_code",
@@ -335,7 +335,7 @@ def sparse_code_success_probability(
     p = sparse_column_validity_probability(K)
     all_valid = 1.0
     for b in range(B):
-        all_valid *= max(p - b / 4.0**K, 0.0)
+        all_valid *= max(p - b * 4.0 ** (-K), 0.0)  # 4**-K underflows to 0 for large K, never overflows
     return 1.0 - (1.0 - all_valid) ** n_draws
 
 
@@ -371,7 +371,13 @@ def row_hamming_distances(code: ArrayLike) -> np.ndarray:
     >>> row_hamming_distances(one_vs_rest_code(3)).tolist()
     [[0.0, 2.0, 2.0], [2.0, 0.0, 2.0], [2.0, 2.0, 0.0]]
     """
-    c = np.asarray(code, dtype=np.float64)
+    c = as_float_array(code, "code")
+    if c.ndim != 2 or not np.isin(c, (-1.0, 0.0, 1.0)).all():
+        raise ValueError(
+            f"`code` must be a 2-D matrix of -1, 0 and +1 (one row per class); got shape {c.shape}"
+            + ("" if c.ndim != 2 else " with other values (NaN or not in {-1, 0, 1})")
+            + "."
+        )
     prod = np.sign(c[:, None, :] * c[None, :, :])
     return np.sum((1.0 - prod) / 2.0, axis=2)
 
@@ -507,11 +513,11 @@ def check_code_matrix(code: ArrayLike, *, n_classes: int | None = None) -> np.nd
     >>> check_code_matrix([[1, 0], [-1, 1], [0, -1]]).dtype
     dtype('int8')
     """
-    c = np.asarray(code)
+    c = as_float_array(code, "code")
     if c.ndim != 2 or c.shape[0] < 2 or c.shape[1] < 1:
-        raise ValueError(f"A code matrix must have shape (n_classes >= 2, n_tasks >= 1); got {c.shape}.")
+        raise ValueError(f"`code` must be a matrix of shape (n_classes >= 2, n_tasks >= 1); got {c.shape}.")
     if not np.all(np.isin(c, (-1, 0, 1))):
-        raise ValueError("Code matrix entries must be -1, 0 or +1.")
+        raise ValueError("`code` entries must be -1, 0 or +1 (a NaN, infinite or other value was found).")
     c = c.astype(np.int8)
     if n_classes is not None and c.shape[0] != n_classes:
         raise ValueError(f"The code matrix has {c.shape[0]} rows but there are {n_classes} classes.")

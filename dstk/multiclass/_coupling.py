@@ -9,6 +9,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .._kernels.coupling import couple, couple_one_vs_rest
+from .._validation import as_float_array
 from ..exceptions import ConvergenceWarning
 from ._codes import check_code_matrix
 
@@ -172,7 +173,7 @@ def couple_probabilities(
     >>> res.probabilities.round(6).tolist()
     [[0.5, 0.3, 0.2]]
     """
-    r = np.asarray(task_probabilities, dtype=np.float64)
+    r = as_float_array(task_probabilities, "task_probabilities")
     if r.ndim == 1:
         r = r[None, :]
     if r.ndim != 2 or r.shape[0] == 0:
@@ -192,7 +193,7 @@ def couple_probabilities(
     if task_weights is None:
         w = np.ones(c.shape[1])
     else:
-        w = np.asarray(task_weights, dtype=np.float64)
+        w = as_float_array(task_weights, "task_weights")
         if w.shape != (c.shape[1],) or not np.all(np.isfinite(w)) or np.any(w <= 0):
             raise ValueError(
                 f"`task_weights` must hold {c.shape[1]} positive finite values; got {task_weights!r}."

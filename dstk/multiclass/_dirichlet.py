@@ -9,9 +9,9 @@ from numpy.typing import ArrayLike
 from scipy.special import betainc, gammaincinv
 
 from .._estimator import BaseEstimator, ClassifierMixin, check_is_fitted, validate_score_matrix
-from .._validation import check_labels
+from .._validation import as_float_array, check_in_range, check_labels
 from ..calibration.probabilistic._normalization import simple_normalization
-from ._codes import make_code
+from ._codes import check_code_matrix, make_code
 
 if TYPE_CHECKING:
     from typing_extensions import Self
@@ -97,13 +97,13 @@ def combine_task_probabilities(
     >>> combine_task_probabilities([[0.5, 0.5, 0.5]], one_vs_rest_code(3), pool="product").round(12).tolist()
     [[0.125, 0.125, 0.125]]
     """
-    p = np.asarray(task_probabilities, dtype=np.float64)
-    c = np.asarray(code)
+    p = as_float_array(task_probabilities, "task_probabilities")
+    c = check_code_matrix(code)
     if p.ndim != 2 or p.shape[1] != c.shape[1]:
         raise ValueError(f"`task_probabilities` must have shape (n_samples, {c.shape[1]}); got {p.shape}.")
     if not np.all(np.isfinite(p)) or np.any(p <= 0) or np.any(p >= 1):
         raise ValueError(
-            "Task probabilities must lie strictly inside (0, 1) for Dirichlet calibration; normalise scores "
+            "`task_probabilities` must lie strictly inside (0, 1) (no NaN) for Dirichlet calibration; normalise scores "
             "with rho > 1 (Gebel uses rho = 1.05)."
         )
     log_p = np.log(p)
@@ -115,10 +115,8 @@ def combine_task_probabilities(
         if pool == "geometric_mean":
             log_r = log_r / (positive + negative).sum(axis=1)
         return np.exp(log_r)
+    trim = check_in_range(trim, "trim", low=0.0, high=0.5, high_inclusive=False)
     if pool == "trimmed_geometric_mean":
-        trim = float(trim)
-        if not 0.0 <= trim < 0.5:
-            raise ValueError(f"`trim` must lie in [0, 0.5); got {trim!r}.")
         out = np.empty((p.shape[0], c.shape[0]))
         for k in range(c.shape[0]):
             factors = np.concatenate([log_p[:, c[k] == 1], log_q[:, c[k] == -1]], axis=1)
@@ -289,6 +287,8 @@ class DirichletCalibrator(ClassifierMixin, BaseEstimator):
             raise ValueError(f"`pool` must be one of {_POOLS}; got {self.pool!r}.")
         if self.degrees_of_freedom not in ("2h", "h"):
             raise ValueError(f"`degrees_of_freedom` must be '2h' or 'h'; got {self.degrees_of_freedom!r}.")
+        check_in_range(self.trim, "trim", low=0.0, high=0.5, high_inclusive=False)
+        check_in_range(self.clip, "clip", low=0.0, high=0.5, low_inclusive=False, high_inclusive=False)
         s = self._check_matrix(scores, reset=True)
         classes, y_idx = check_labels(y)
         if y_idx.shape[0] != s.shape[0]:

@@ -18,7 +18,7 @@ from .._estimator import (
     validate_features,
 )
 from .._validation import check_labels
-from ._codes import make_code
+from ._codes import make_code, check_code_matrix
 
 if TYPE_CHECKING:
     from typing_extensions import Self
@@ -65,7 +65,7 @@ def binary_tasks(y_indices: ArrayLike, code: ArrayLike) -> list[tuple[np.ndarray
     [([0, 1], [1, 0])]
     """
     y = np.asarray(y_indices, dtype=np.intp)
-    c = np.asarray(code)
+    c = check_code_matrix(code)
     out = []
     for b in range(c.shape[1]):
         entry = c[y, b]

@@ -10,6 +10,8 @@ pytest.importorskip("sklearn")
 from sklearn.datasets import load_breast_cancer, load_iris
 from sklearn.linear_model import LogisticRegression
 from sklearn.naive_bayes import GaussianNB
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
 from sklearn.tree import DecisionTreeClassifier
 
 from dstk import Frame, MassFunction, combine
@@ -67,7 +69,11 @@ def test_joint_gradient_matches_finite_differences():
 def test_joint_rates_do_not_increase_the_combined_error():
     X, y = load_breast_cancer(return_X_y=True)
     kwargs = {"prefit": False, "random_state": 0}
-    members = [LogisticRegression(max_iter=5000), GaussianNB(), DecisionTreeClassifier(random_state=0)]
+    members = [
+        make_pipeline(StandardScaler(), LogisticRegression()),
+        GaussianNB(),
+        DecisionTreeClassifier(random_state=0),
+    ]
     separate = ContextualDiscountingCombiner(members, training="separate", **kwargs).fit(X, y)
     joint = ContextualDiscountingCombiner(members, training="joint", **kwargs).fit(X, y)
 
@@ -107,7 +113,7 @@ def test_prediction_is_dstk_contextual_discount_then_combine():
 def test_reliable_source_gets_small_rates_and_noise_gets_large_rates():
     rng = np.random.default_rng(0)
     X, y = load_breast_cancer(return_X_y=True)
-    good = LogisticRegression(max_iter=5000).fit(X, y)
+    good = make_pipeline(StandardScaler(), LogisticRegression()).fit(X, y)
     noise = DecisionTreeClassifier(random_state=0).fit(X, rng.permutation(y))
     c = ContextualDiscountingCombiner([good, noise], prefit=True).fit(X, y)
     assert c.rates_[0].max() < 0.2

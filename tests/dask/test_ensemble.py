@@ -103,7 +103,7 @@ def test_leaf_counts_and_combiners_on_chunks_equal_in_memory(client, fitted, dat
             ensemble.combine_leaves(in_memory, combiner=method, **options),
             ensemble.combine_leaves_proba(in_memory, combiner=method, **options),
         ]
-    masses = combine_leaves_to_mass(counts, combiner="dempster").to_array()
+    masses = combine_leaves_to_mass(counts, combiner="dempster")
     assert isinstance(masses, DaskMassFunction) and masses.frame == dstk.Frame((0, 1))
     outputs.append(masses.array)
     expected.append(ensemble.combine_leaves_to_mass(in_memory, combiner="dempster").to_array())
@@ -120,7 +120,7 @@ def test_multiclass_counts(client):
     got = combine_leaves(lazy, combiner="probability").compute()
     assert got.shape == (70, 3)
     np.testing.assert_array_equal(got, ensemble.combine_leaves(counts, combiner="probability"))
-    masses = combine_leaves_to_mass(lazy, combiner="dempster").to_array()
+    masses = combine_leaves_to_mass(lazy, combiner="dempster")
     assert masses.frame == dstk.Frame((0, 1, 2))
     np.testing.assert_array_equal(
         masses.array.compute(),

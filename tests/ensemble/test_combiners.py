@@ -128,17 +128,13 @@ def test_dempster_and_cautious_multiclass_brute_force(seed, n_classes):
     weights = np.min([_weights_brute(m) for m in leaf_masses], axis=0)
     cautious = _from_weights_brute(weights)
     for method, expected in (("dempster", dempster), ("cautious", cautious)):
-        got = (
-            combine_leaves_to_mass(counts, combiner=method, normalize=False, model="imprecise_dirichlet")
-            .to_array()
-            .to_array()[0]
-        )
+        got = combine_leaves_to_mass(
+            counts, combiner=method, normalize=False, model="imprecise_dirichlet"
+        ).to_array()[0]
         assert np.allclose(got, expected, atol=1e-12), method
-        normalized = (
-            combine_leaves_to_mass(counts, combiner=method, model="imprecise_dirichlet")
-            .to_array()
-            .to_array()[0]
-        )
+        normalized = combine_leaves_to_mass(counts, combiner=method, model="imprecise_dirichlet").to_array()[
+            0
+        ]
         assert np.allclose(normalized[1:], expected[1:] / expected[1:].sum(), atol=1e-12)
         score = combine_leaves(counts, combiner=method, model="imprecise_dirichlet")[0]
         singletons = expected[[2**k for k in range(n_classes)]]
@@ -156,18 +152,10 @@ def test_binary_plausibility_rules_match_brute_force_and_core():
         expected = leaf[i, 0]
         for t in range(1, 7):
             expected = _conjunctive_brute(expected, leaf[i, t])
-        got = (
-            combine_leaves_to_mass(counts[i : i + 1], combiner="dempster", normalize=False)
-            .to_array()
-            .to_array()[0]
-        )
+        got = combine_leaves_to_mass(counts[i : i + 1], combiner="dempster", normalize=False).to_array()[0]
         assert np.allclose(got, expected, atol=1e-12)
         weights = np.min([_weights_brute(m) for m in leaf[i]], axis=0)
-        got = (
-            combine_leaves_to_mass(counts[i : i + 1], combiner="cautious", normalize=False)
-            .to_array()
-            .to_array()[0]
-        )
+        got = combine_leaves_to_mass(counts[i : i + 1], combiner="cautious", normalize=False).to_array()[0]
         assert np.allclose(got, _from_weights_brute(weights), atol=1e-12)
     core = pytest.importorskip("dstk.core._combination")
     from dstk.core._frame import Frame
@@ -440,3 +428,38 @@ def test_large_batch_with_few_distinct_pairs_is_consistent():
             [combine_leaves(counts[i : i + 100], combiner=method) for i in range(0, 2000, 100)]
         )
         assert np.allclose(full, part)
+
+
+def test_large_count_values_give_the_per_leaf_results():
+    # count values whose mixed-radix table would exceed 2**22 entries: every leaf still
+    # evaluated once per distinct count vector, same values as a direct per-leaf computation
+    rng = np.random.default_rng(3)
+    counts = rng.integers(0, 5000, size=(40, 30, 3))
+    counts[:, ::4] = rng.integers(0, 3, size=(40, 8, 3))  # many repeated small leaves
+    frequencies = counts / np.maximum(counts.sum(axis=2, keepdims=True), 1)
+    frequencies[counts.sum(axis=2) == 0] = 1 / 3
+    assert np.allclose(
+        combine_leaves(counts, combiner="average"), frequencies.mean(axis=1), rtol=0, atol=1e-15
+    )
+    smoothed = np.log(counts + 0.1) - np.log(counts.sum(axis=2, keepdims=True) + 0.3)
+    expected = smoothed.sum(axis=1) - 29 * np.log(1 / 3)
+    assert np.allclose(combine_leaves(counts, combiner="eva"), expected, rtol=1e-12, atol=0)
+    weighted = counts + 0.5  # float (weighted) counts take the same path
+    assert np.allclose(
+        combine_leaves(weighted, combiner="average"),
+        (weighted / weighted.sum(axis=2, keepdims=True)).mean(axis=1),
+        rtol=0,
+        atol=1e-15,
+    )
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(0, 2**31 - 1))
+def test_equal_evidence_gives_bit_equal_scores(seed):
+    # the same multiset of leaves in any tree order: bit-equal scores (EVA and averaging)
+    rng = np.random.default_rng(seed)
+    counts = rng.integers(0, 30, size=(1, 60, 2))
+    permuted = np.concatenate([counts, counts[:, rng.permutation(60)], counts[:, ::-1]])
+    for method, options in (("eva", {"class_prior": [0.3, 0.7]}), ("average", {}), ("laplace", {})):
+        scores = combine_leaves(permuted, combiner=method, **options)
+        assert scores[0] == scores[1] == scores[2], (method, scores)

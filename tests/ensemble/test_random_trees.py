@@ -5,7 +5,7 @@ import pytest
 from sklearn.datasets import load_breast_cancer
 from sklearn.metrics import roc_auc_score
 
-from dstk.ensemble import RandomDecisionTreesClassifier, combine_leaves
+from dstk.ensemble import RandomDecisionTreesClassifier, combine_leaves, combine_leaves_proba
 from dstk.exceptions import NotFittedError
 
 
@@ -214,8 +214,14 @@ def test_string_labels_and_predict_mass(breast_cancer):
     array = mass.to_array("m")
     assert array.shape == (5, 4) and np.allclose(array.sum(axis=1), 1)
     betp = array[:, 2] + array[:, 3] / 2
-    assert np.allclose(model.predict_proba(X[:5])[:, 1], betp)
+    assert np.allclose(combine_leaves_proba(model.leaf_counts(X[:5]), combiner="dempster")[:, 1], betp)
     model.set_params(combiner="eva")
+    with pytest.warns(UserWarning, match="Call fit again"):
+        uncalibrated = model.predict_proba(X[:5])
+    assert np.array_equal(
+        uncalibrated,
+        combine_leaves_proba(model.leaf_counts(X[:5]), combiner="eva", class_prior=model.class_prior_),
+    )
     with pytest.raises(ValueError, match="no mass function"):
         model.predict_mass(X[:5])
     score = model.decision_function(X[:5])
@@ -239,7 +245,7 @@ def test_all_combiners_binary(breast_cancer):
         "eva",
         "laplace:vote",
     ):
-        model.set_params(combiner=combiner)
+        model.set_params(combiner=combiner).fit(X[:400], y[:400])
         proba = model.predict_proba(X[400:])
         assert np.allclose(proba.sum(axis=1), 1) and (proba >= 0).all()
         assert (model.predict(X[400:]) == y[400:]).mean() > 0.8
@@ -452,3 +458,38 @@ def test_scikit_learn_estimator_checks():
         results = check_estimator(RandomDecisionTreesClassifier(n_estimators=5, random_state=0), on_fail=None)
     failed = {r["check_name"] for r in results if r["status"] == "failed"}
     assert failed <= {"check_sample_weight_equivalence_on_dense_data"}, failed
+
+
+@pytest.mark.parametrize("combiner", ["eva", "dempster", "cautious"])
+def test_calibrated_predict_proba_of_evidential_combiners(breast_cancer, combiner):
+    from sklearn.metrics import log_loss, roc_auc_score
+
+    X, y = breast_cancer
+    order = np.random.default_rng(0).permutation(y.size)
+    train, test = order[:300], order[300:]
+    model = RandomDecisionTreesClassifier(
+        50, min_samples_leaf=2, min_samples_split=4, combiner=combiner, random_state=0
+    ).fit(X[train], y[train])
+    proba = model.predict_proba(X[test])
+    score = model.decision_function(X[test])
+    theta_0, theta_1 = model.score_calibration_
+    threshold = 0.0
+    expected = 1.0 / (1.0 + np.exp(theta_0 + theta_1 * (score + threshold)))
+    assert np.allclose(proba[:, 1], expected, rtol=1e-12, atol=1e-15) and np.allclose(proba.sum(axis=1), 1)
+    assert theta_1 < 0  # increasing in the score: same ranking
+    assert roc_auc_score(y[test], proba[:, 1]) == pytest.approx(roc_auc_score(y[test], score), abs=1e-12)
+    raw = (
+        combine_leaves_proba(model.leaf_counts(X[test]), combiner=combiner, class_prior=model.class_prior_)
+        if (combiner == "eva")
+        else combine_leaves_proba(model.leaf_counts(X[test]), combiner=combiner)
+    )
+    assert log_loss(y[test], proba[:, 1]) < log_loss(y[test], np.clip(raw[:, 1], 1e-15, 1 - 1e-15))
+    # leave-one-out scores: the calibration is the Platt fit on the training scores without each sample
+    from dstk.evidence import LogisticLikelihood
+
+    counts = model.leaf_counts(X[train])
+    counts[np.arange(train.size), :, y[train]] -= 1
+    options = {"class_prior": model.class_prior_} if combiner == "eva" else {}
+    loo = combine_leaves(counts, combiner=combiner, **options)
+    fit = LogisticLikelihood(loo, y[train], targets="smoothed")
+    assert np.allclose(model.score_calibration_, fit.mle_, rtol=1e-9)

@@ -145,6 +145,28 @@ def test_sequential_stream_grows_the_reference_trees(seed, leaf):
     assert np.array_equal(model.leaf_counts(X_test), expected)
 
 
+@pytest.mark.parametrize(("seed", "leaf"), [(0, 1), (5, 3)])
+def test_scan_shortcuts_leave_the_trees_unchanged_on_sparse_data(seed, leaf):
+    # sparse binary and few-valued features: the tries decided from the training range, the
+    # per-node minimum/maximum cache and the inherited dead-feature marks must grow exactly the
+    # trees of the plain reference builder, which scans the node at every try
+    rng = np.random.default_rng(seed)
+    X = (rng.random((150, 25)) < 0.06).astype(float)
+    X[:, 3] = rng.integers(0, 3, 150)
+    X[::7] = X[0]  # duplicated samples
+    y = (X[:, :4].sum(axis=1) + rng.random(150) > 0.9).astype(int)
+    nominal = np.zeros(25, dtype=bool)
+    model = RandomDecisionTreesClassifier(
+        n_estimators=6,
+        min_samples_leaf=leaf,
+        min_samples_split=2 * leaf,
+        random_state=seed,
+        random_stream="sequential",
+    ).fit(X, y)
+    expected = _reference_leaf_counts(X, y, X, nominal, seed, 6, leaf, 2 * leaf)
+    assert np.array_equal(model.leaf_counts(X), expected)
+
+
 def test_sequential_stream_seeds_like_randomstate_and_advances_it():
     X, y = _mixed_data(1)
     params = {"n_estimators": 5, "nominal_features": [1, 3], "random_stream": "sequential"}
@@ -291,13 +313,9 @@ def _reference_masses(counts):
 def _single_leaf_mass(leaf):
     from dstk.ensemble._combiners import combine_leaves_to_mass
 
-    m = (
-        combine_leaves_to_mass(
-            leaf[None], combiner="plausibility", normalize=False, reference_arithmetic=True
-        )
-        .to_array()
-        .to_array()[0]
-    )
+    m = combine_leaves_to_mass(
+        leaf[None], combiner="plausibility", normalize=False, reference_arithmetic=True
+    ).to_array()[0]
     return np.array([m[2], m[1], m[3]])  # {1}, {0}, frame
 
 
@@ -354,3 +372,41 @@ def test_breast_cancer_split_zero_gives_the_authors_numbers():
     assert round(auc("cautious", floor=1e-5, reference_arithmetic=True), 4) == 0.6101
     # EVA sums its logarithms in another order than the authors' code, which breaks a few ties differently
     assert abs(auc("eva", class_prior=model.class_prior_, prior="reference") - 0.9912) < 3e-4
+
+
+def test_compatibility_switch_is_the_authors_conventions():
+    X, y = load_breast_cancer(return_X_y=True)
+    X_train, X_test, y_train, _ = train_test_split(X, y, test_size=0.5, random_state=0)
+    params = {"n_estimators": 20, "min_samples_leaf": 2, "min_samples_split": 4, "random_state": 0}
+    reproduced = RandomDecisionTreesClassifier(compatibility="busch2021", **params).fit(X_train, y_train)
+    sequential = RandomDecisionTreesClassifier(random_stream="sequential", **params).fit(X_train, y_train)
+    counts = sequential.leaf_counts(X_test)
+    assert np.array_equal(reproduced.leaf_counts(X_test), counts)
+    for method, options in [
+        ("dempster", {"floor": 1e-5, "reference_arithmetic": True}),
+        ("cautious", {"floor": 1e-5, "reference_arithmetic": True}),
+        ("plausibility", {"reference_arithmetic": True}),
+        ("eva", {"prior": "reference", "class_prior": sequential.class_prior_}),
+    ]:
+        extra = {"class_prior": sequential.class_prior_} if method == "eva" else {}
+        assert np.array_equal(
+            combine_leaves(counts, combiner=method, compatibility="busch2021", **extra),
+            combine_leaves(counts, combiner=method, **options),
+        )
+        reproduced.set_params(combiner=method)
+        assert np.array_equal(
+            reproduced.decision_function(X_test) + (0.0),
+            combine_leaves(counts, combiner=method, **options),
+        )
+    # averaging: the authors' tree-order float sums (dstk's default sums in fixed point)
+    frequencies = counts[:, :, 1] / counts.sum(axis=2)
+    assert np.allclose(
+        combine_leaves(counts, combiner="average", compatibility="busch2021"),
+        frequencies.mean(axis=1),
+        rtol=0,
+        atol=1e-15,
+    )
+    with pytest.raises(ValueError, match="compatibility"):
+        combine_leaves(counts, combiner="eva", compatibility="busch")
+    with pytest.raises(ValueError, match="compatibility"):
+        RandomDecisionTreesClassifier(compatibility="yes").fit(X_train, y_train)

@@ -223,8 +223,7 @@ _READ_ONLY_USE = """
     print(json.dumps({{
         "dempster": np.asarray(combined.to_array()).ravel().tolist(),
         "betp": np.asarray(betp).ravel().tolist(),
-        "hits": sum(combination.conjunctive_pair.stats.cache_hits.values())
-        + sum(combination.conjunctive.stats.cache_hits.values()),
+        "hits": sum(combination._ternary_rows.stats.cache_hits.values()),
         "warnings": [f"{{w.category.__name__}}: {{w.message}}" for w in caught],
     }}))
 """

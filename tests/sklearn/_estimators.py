@@ -6,8 +6,14 @@ from __future__ import annotations
 def x_estimators():
     """Every public dstk estimator that takes a feature matrix X (small settings, fixed seeds)."""
     from sklearn.linear_model import LogisticRegression
+    from sklearn.naive_bayes import GaussianNB
 
     from dstk.calibration import EvidentialCalibratedClassifier, ImpliedPosteriorClassifier
+    from dstk.classifiers import (
+        ContextualDiscountingCombiner,
+        EvidentialKNNClassifier,
+        EvidentialNeuralNetworkClassifier,
+    )
     from dstk.ensemble import RandomDecisionTreesClassifier
     from dstk.multiclass import CodeMatrixClassifier
 
@@ -16,6 +22,10 @@ def x_estimators():
         EvidentialCalibratedClassifier(LogisticRegression(), cv=2, method="isotonic"),
         ImpliedPosteriorClassifier(LogisticRegression(), n_models=3),
         CodeMatrixClassifier(LogisticRegression()),
+        EvidentialKNNClassifier(n_neighbors=3),
+        EvidentialKNNClassifier(n_neighbors=3, discounting="contextual"),
+        EvidentialNeuralNetworkClassifier(n_prototypes=3, max_iter=30, random_state=0),
+        ContextualDiscountingCombiner([LogisticRegression(), GaussianNB()], random_state=0),
     ]
 
 
@@ -26,6 +36,12 @@ EXPECTED_FAILED_CHECKS = {
             "random decision trees draw their split thresholds from the training rows in row order, and the "
             "check shuffles the weighted rows; weights equal repetition exactly for rows in the same order "
             "(tests/sklearn/test_conventions.py::test_trees_sample_weight_is_repetition)"
+        ),
+    },
+    "EvidentialNeuralNetworkClassifier": {
+        "check_sample_weight_equivalence_on_dense_data": (
+            "k-means++ draws its seeds from the samples, so weighted and repeated samples start the "
+            "non-convex training from different prototypes"
         ),
     },
 }

@@ -10,6 +10,7 @@ from scipy.special import betaincinv
 
 from ..._estimator import check_is_fitted
 from ..._kernels.probabilistic_calibration import asymmetric_laplace_fit
+from ..._validation import check_in_range
 from ...evidence._logistic import sigmoid
 from ._base import BinaryProbabilisticCalibrator, check_level, interval_to_mass, log_odds
 
@@ -83,6 +84,7 @@ class _BayesCalibrator(BinaryProbabilisticCalibrator):
         raise ValueError(f"`input_kind` must be 'score' or 'probability'; got {self.input_kind!r}.")
 
     def _fit(self, s, y):
+        check_in_range(self.clip, "clip", low=0.0, high=0.5, low_inclusive=False, high_inclusive=False)
         check_level(self.credibility)
         x = self._transform(s)
         n_pos = int(y.sum())
@@ -206,19 +208,21 @@ class GaussianBayesCalibrator(_BayesCalibrator):
                     f"GaussianBayesCalibrator needs at least two scores of the {name} class to estimate a "
                     f"standard deviation; got {group.size}."
                 )
-            sd = float(np.std(group, ddof=1))
+            scale = float(np.max(np.abs(group))) or 1.0  # std of huge scores without overflow
+            sd = scale * float(np.std(group / scale, ddof=1))
             if sd == 0.0:
                 raise ValueError(
                     f"All scores of the {name} class are equal; a Gaussian density cannot be fitted. Use "
                     "IsotonicRegressionCalibrator or PlattCalibrator for such scores."
                 )
-            means.append(float(np.mean(group)))
+            means.append(scale * float(np.mean(group / scale)))
             stds.append(sd)
         self.means_ = np.array(means)
         self.stds_ = np.array(stds)
 
     def _log_density(self, x, k):
-        z = (x - self.means_[k]) / self.stds_[k]
+        # beyond 1e150 standard deviations the posterior is at its limit; clipping keeps z**2 finite
+        z = np.clip((x - self.means_[k]) / self.stds_[k], -1e150, 1e150)
         return -0.5 * z * z - np.log(self.stds_[k])
 
 

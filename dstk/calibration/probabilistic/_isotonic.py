@@ -189,7 +189,7 @@ class IsotonicRegressionCalibrator(BinaryProbabilisticCalibrator):
         return np.interp(s, self._linear_x, self._linear_y)
 
     def predict_proba(self, scores: ArrayLike) -> np.ndarray:
-        """Calibrated probabilities ``[P(classes_[0]), P(classes_[1])]``.
+        """Calibrated probabilities.
 
         Parameters
         ----------
@@ -199,7 +199,8 @@ class IsotonicRegressionCalibrator(BinaryProbabilisticCalibrator):
         Returns
         -------
         ndarray of shape (N, 2)
-            Column 0: ``P(classes_[0])``; column 1: ``P(classes_[1])``.
+            Column 0: ``P(classes_[0])``; column 1: ``P(classes_[1])`` (one
+            lookup of the PAV blocks for ``interpolation="step"``).
         """
         if self.interpolation != "step":
             return super().predict_proba(scores)

@@ -1,0 +1,76 @@
+"""One-pass check of mass rows (numba kernels), serial and threaded.
+
+Every kernel reads a C-contiguous float64 array ``m`` of shape ``(rows,
+size)`` once, without branches in the inner loop: a row passes when the sum
+of its entries is within ``tolerance`` of 1 and its smallest entry is at
+least ``-tolerance``.  A NaN or infinite entry makes the row sum NaN or
+infinite and fails the first test, so finiteness needs no separate check.
+"""
+
+import numba
+import numpy as np
+from numba import prange
+
+from dstk._kernels._jit import njit
+
+#: Least number of values for which :func:`check_mass_rows` uses threads.
+PARALLEL_MIN_VALUES = 1 << 20
+
+
+@njit(cache=True)
+def _check_range(m, tolerance, r0, r1):
+    """(bad, small_negative) over rows r0:r1; see the module docstring."""
+    size = m.shape[1]
+    bad = False
+    small_negative = False
+    if size == 4:
+        for r in range(r0, r1):
+            x0 = m[r, 0]
+            x1 = m[r, 1]
+            x2 = m[r, 2]
+            x3 = m[r, 3]
+            total = (x0 + x1) + (x2 + x3)
+            low = min(min(x0, x1), min(x2, x3))
+            bad |= (not abs(total - 1.0) <= tolerance) | (low < -tolerance)
+            small_negative |= low < 0.0
+        return bad, small_negative
+    for r in range(r0, r1):
+        total = 0.0
+        low = 0.0
+        for a in range(size):
+            x = m[r, a]
+            total += x
+            low = min(low, x)
+        bad |= (not abs(total - 1.0) <= tolerance) | (low < -tolerance)
+        small_negative |= low < 0.0
+    return bad, small_negative
+
+
+@njit(cache=True)
+def _check_serial(m, tolerance):
+    return _check_range(m, tolerance, 0, m.shape[0])
+
+
+@njit(cache=True, parallel=True)
+def _check_parallel(m, tolerance, n_tasks):
+    rows = m.shape[0]
+    bad = np.zeros(n_tasks, dtype=np.bool_)
+    small = np.zeros(n_tasks, dtype=np.bool_)
+    for t in prange(n_tasks):
+        bad[t], small[t] = _check_range(m, tolerance, t * rows // n_tasks, (t + 1) * rows // n_tasks)
+    return bad.any(), small.any()
+
+
+def check_mass_rows(m, tolerance):
+    """Return ``(bad, small_negative)`` for the mass rows ``m`` (rows, size).
+
+    ``bad`` is True when some row has a NaN or infinite entry, an entry below
+    ``-tolerance`` or a sum off 1 by more than ``tolerance`` (the caller then
+    runs the detailed check that names the problem); ``small_negative`` when
+    some entry lies in ``[-tolerance, 0)`` (rounding noise the caller sets to
+    0).  Rows are spread over numba's threads for large inputs.
+    """
+    threads = numba.get_num_threads()
+    if threads > 1 and m.size >= PARALLEL_MIN_VALUES:
+        return _check_parallel(m, float(tolerance), 4 * threads)
+    return _check_serial(m, float(tolerance))
