@@ -705,8 +705,13 @@ def fold_workload(report, n_samples, repeats, rng):
             med, text = ratio_summary(times[name], times["np.sum"])
             summary[(threads, name)] = med
             rows.append(
-                [f"{threads}", name, fmt_time(statistics.median(times[name])),
-                 fmt_time(statistics.median(times["np.sum"])), text]
+                [
+                    f"{threads}",
+                    name,
+                    fmt_time(statistics.median(times[name])),
+                    fmt_time(statistics.median(times["np.sum"])),
+                    text,
+                ]
             )
     with_threads(1)
     report.table(
@@ -718,7 +723,9 @@ def fold_workload(report, n_samples, repeats, rng):
         "kernel = dstk._kernels.combination.conjunctive(M, True). Interleaved rounds; ratio = dstk / np.sum per round.",
     )
     best = min(summary[(t, "validated")] for t in {1, min(2, numba.config.NUMBA_NUM_THREADS)})
-    report.checks.append(("f", "validated public fold / np.sum of its input", "<= 2x", f"{best:.2f}x", best <= 2.0))
+    report.checks.append(
+        ("f", "validated public fold / np.sum of its input", "<= 2x", f"{best:.2f}x", best <= 2.0)
+    )
 
     # two sources vs ten; ternary vs binary (per row and source)
     with_threads(1)
@@ -859,14 +866,27 @@ def cold_workload(report, runs, demo):
         cold = [statistics.median(c[i] for c in colds) for i in range(3)]
         warm = [statistics.median(w[i] for w in warms) for i in range(3)]
         rows.append(
-            [what, fmt_time(cold[0]), fmt_time(cold[1]), f"{cold[2]:.2f} s", fmt_time(warm[1]),
-             f"{min(c[1] for c in colds):.2f}-{max(c[1] for c in colds):.2f} s"]
+            [
+                what,
+                fmt_time(cold[0]),
+                fmt_time(cold[1]),
+                f"{cold[2]:.2f} s",
+                fmt_time(warm[1]),
+                f"{min(c[1] for c in colds):.2f}-{max(c[1] for c in colds):.2f} s",
+            ]
         )
         report.checks.append(("k", f"cold first call of {what}", "<= 2 s", fmt_time(cold[1]), cold[1] <= 2.0))
     report.table(
         "k",
         f"Cold start: fresh process, empty NUMBA_CACHE_DIR, then the same with the cache written (median of {runs})",
-        ["first call", "imports", "first call (cold)", "process CPU (cold)", "first call (warm cache)", "cold range"],
+        [
+            "first call",
+            "imports",
+            "first call (cold)",
+            "process CPU (cold)",
+            "first call (warm cache)",
+            "cold range",
+        ],
         rows,
     )
     if demo:
@@ -880,7 +900,9 @@ def cold_workload(report, runs, demo):
             ["cold", "warm", "cold / warm"],
             [[fmt_time(cold), fmt_time(warm), f"{cold / warm:.2f}x"]],
         )
-        report.checks.append(("k", "cold demo / warm demo", "<= 1.5x", f"{cold / warm:.2f}x", cold / warm <= 1.5))
+        report.checks.append(
+            ("k", "cold demo / warm demo", "<= 1.5x", f"{cold / warm:.2f}x", cold / warm <= 1.5)
+        )
 
 
 # ====================================================================== machine and output
@@ -963,7 +985,9 @@ def main(argv=None):
 
     with_threads(1)
     machine = machine_description()
-    machine.append(f"load average at start: {os.getloadavg()[0]:.2f}, {os.getloadavg()[1]:.2f}, {os.getloadavg()[2]:.2f}")
+    machine.append(
+        f"load average at start: {os.getloadavg()[0]:.2f}, {os.getloadavg()[1]:.2f}, {os.getloadavg()[2]:.2f}"
+    )
     machine.append(f"date: {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}")
     print("\n".join(machine))
     tb = load_torchbelief()
@@ -1005,7 +1029,9 @@ def main(argv=None):
         switch_workload(report, labels, counts, rng, 2.0 if args.quick else 5.0)
     if "k" in only:
         cold_workload(report, 1 if args.quick else 3, args.demo)
-    machine.append(f"load average at end: {os.getloadavg()[0]:.2f}, {os.getloadavg()[1]:.2f}, {os.getloadavg()[2]:.2f}")
+    machine.append(
+        f"load average at end: {os.getloadavg()[0]:.2f}, {os.getloadavg()[1]:.2f}, {os.getloadavg()[2]:.2f}"
+    )
     print(f"\n## Targets (issue 2)   [total benchmark time {perf() - t_start:.0f} s]")
     for key, what, need, got, ok in report.checks:
         print(f"  ({key}) {what}: {got}  (target {need})  {'MET' if ok else 'MISSED'}")

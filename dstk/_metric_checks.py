@@ -2,9 +2,8 @@
 
 import numpy as np
 
-from .exceptions import DataTypeError
-
 from ._validation import as_float_array, check_scores
+from .exceptions import DataTypeError
 
 
 def check_class_indices(y_true, n_classes=None, name="y_true"):
@@ -13,7 +12,9 @@ def check_class_indices(y_true, n_classes=None, name="y_true"):
         raise DataTypeError(f"`{name}` is None; pass one class index per sample.")
     y = np.asarray(y_true)
     if np.iscomplexobj(y):
-        raise DataTypeError(f"Complex data not supported: `{name}` has complex dtype {y.dtype}; pass class indices.")
+        raise DataTypeError(
+            f"Complex data not supported: `{name}` has complex dtype {y.dtype}; pass class indices."
+        )
     if y.ndim == 2 and y.shape[1] == 1:
         y = y[:, 0]
     if y.ndim != 1:

@@ -11,8 +11,8 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._validation import as_float_array
 from ._metric_checks import check_labels_and_probabilities
+from ._validation import as_float_array
 
 __all__ = [
     "correctness_rate",

@@ -87,9 +87,13 @@ def as_float_array(value: Any, name: str, *, finite: bool = False) -> np.ndarray
     if arr.dtype == object:
         for item in arr.flat:
             if item is None:
-                raise DataTypeError(f"`{name}` contains None; pass numbers only (impute or drop missing values).")
+                raise DataTypeError(
+                    f"`{name}` contains None; pass numbers only (impute or drop missing values)."
+                )
             if isinstance(item, (complex, np.complexfloating)):
-                raise DataTypeError(f"Complex data not supported: `{name}` contains the complex number {item!r}.")
+                raise DataTypeError(
+                    f"Complex data not supported: `{name}` contains the complex number {item!r}."
+                )
             if isinstance(item, (list, tuple, np.ndarray)):
                 raise ValueError(
                     f"`{name}` is ragged: its nested sequences have different lengths, so it is not an "
@@ -243,7 +247,11 @@ def check_binary_mass_rows(masses: np.ndarray, name: str, tolerance: float = 1e-
     for bad, what in problems:
         if bad.any():
             index = int(np.flatnonzero(bad)[0])
-            where = tuple(int(i) for i in np.unravel_index(index, masses.shape[:-1])) if masses.ndim > 2 else index
+            where = (
+                tuple(int(i) for i in np.unravel_index(index, masses.shape[:-1]))
+                if masses.ndim > 2
+                else index
+            )
             raise ValueError(
                 f"`{name}` row {where} has {what}: {rows[index].tolist()}. Each row must be "
                 "[0, m(not c), m(c), m(either)], non-negative and summing to one."
@@ -291,7 +299,9 @@ def check_labels(y: ArrayLike, name: str = "y") -> tuple[np.ndarray, np.ndarray]
                     "give them a class."
                 )
             if isinstance(item, (complex, np.complexfloating)):
-                raise DataTypeError(f"Complex data not supported: `{name}` contains the complex label {item!r}.")
+                raise DataTypeError(
+                    f"Complex data not supported: `{name}` contains the complex label {item!r}."
+                )
         kinds = {type(item).__name__ for item in y.reshape(-1)}
         if len(kinds) > 1 and not kinds <= {"int", "float", "bool", "int64", "float64"}:
             raise DataTypeError(

@@ -451,21 +451,27 @@ def _general_rows(m, normalize, out, kappa, total_conflict, lost, r0, r1):
 def _binary_parallel(m, normalize, out, kappa, total_conflict, lost, n_tasks):
     rows = m.shape[0]
     for t in prange(n_tasks):
-        _binary_rows(m, normalize, out, kappa, total_conflict, lost, t * rows // n_tasks, (t + 1) * rows // n_tasks)
+        _binary_rows(
+            m, normalize, out, kappa, total_conflict, lost, t * rows // n_tasks, (t + 1) * rows // n_tasks
+        )
 
 
 @njit(cache=True, parallel=True)
 def _ternary_parallel(m, normalize, out, kappa, total_conflict, lost, n_tasks):
     rows = m.shape[0]
     for t in prange(n_tasks):
-        _ternary_rows(m, normalize, out, kappa, total_conflict, lost, t * rows // n_tasks, (t + 1) * rows // n_tasks)
+        _ternary_rows(
+            m, normalize, out, kappa, total_conflict, lost, t * rows // n_tasks, (t + 1) * rows // n_tasks
+        )
 
 
 @njit(cache=True, parallel=True)
 def _general_parallel(m, normalize, out, kappa, total_conflict, lost, n_tasks):
     rows = m.shape[0]
     for t in prange(n_tasks):
-        _general_rows(m, normalize, out, kappa, total_conflict, lost, t * rows // n_tasks, (t + 1) * rows // n_tasks)
+        _general_rows(
+            m, normalize, out, kappa, total_conflict, lost, t * rows // n_tasks, (t + 1) * rows // n_tasks
+        )
 
 
 def conjunctive(m, normalize, *, parallel=None):
@@ -491,7 +497,7 @@ def conjunctive(m, normalize, *, parallel=None):
     nearly total conflicts), and a flag per row that is True only for an
     exactly total conflict (all non-empty masses zero; zero output row).
     """
-    rows, k_sources, size = m.shape
+    rows, _, size = m.shape
     out = np.empty((rows, size))
     kappa = np.empty(rows)
     total_conflict = np.zeros(rows, dtype=np.bool_)

@@ -314,7 +314,7 @@ class EvidentialCombination(ClassifierMixin):
         missing = np.isnan(mass.to_array("m")).any(axis=-1)
         if missing.any():
             _labels(self.classes_, np.where(missing[:, None], np.nan, 0.0))  # the on_conflict="nan" error
-        return self.classes_[np.asarray(mass.decide(criterion=self.criterion))]
+        return self.classes_[np.asarray(mass.decide(criterion=self.criterion, return_indices=True))]
 
 
 def _pignistic(mass):

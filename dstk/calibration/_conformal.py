@@ -69,7 +69,9 @@ def conformal_p_values(
         if values.size == 0:
             raise ValueError(f"`{name}` is empty; at least one sample is needed.")
         if not np.all(np.isfinite(values)):
-            raise ValueError(f"`{name}` contains NaN or infinite nonconformity scores; remove or impute them.")
+            raise ValueError(
+                f"`{name}` contains NaN or infinite nonconformity scores; remove or impute them."
+            )
     if calibration_labels is None:
         ordered = np.sort(cal)
         at_least = ordered.size - np.searchsorted(ordered, test, side="left")

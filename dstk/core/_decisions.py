@@ -96,6 +96,7 @@ def decide(
     criterion: str = "pignistic",
     utility: ArrayLike | None = None,
     loss: ArrayLike | None = None,
+    return_indices: bool = False,
 ) -> np.ndarray:
     """Decide from a (batched) mass function.
 
@@ -116,13 +117,18 @@ def decide(
     utility, loss : array_like of shape (n_actions, n), optional
         Utility (or loss = minus utility) of each action under each label.
         Without them the actions are the labels with 0-1 utility.
+    return_indices : bool, default False
+        Return the index of the chosen label in ``m.frame.labels`` instead of
+        the label itself.  With a utility or loss matrix the actions are its
+        rows, so their indices are returned either way.
 
     Returns
     -------
     ndarray
-        Index of the chosen action/label, shape ``m.batch_shape`` (ints), or
-        for ``"interval_dominance"`` a boolean mask of shape
-        ``m.batch_shape + (n_actions,)``.
+        The chosen label (shape ``m.batch_shape``; the labels' own dtype), or
+        the index of the chosen label / action; for ``"interval_dominance"``
+        a boolean mask of shape ``m.batch_shape + (n_actions,)`` over the
+        labels (or actions), in ``m.frame.labels`` order.
 
     Raises
     ------
@@ -139,9 +145,30 @@ def decide(
     --------
     >>> from dstk import MassFunction
     >>> m = MassFunction({"a": 0.4, "b": 0.3, "a,b,c": 0.3})
-    >>> int(m.decide("pignistic")), m.decide("interval_dominance").tolist()
-    (0, [True, True, False])
+    >>> str(m.decide("pignistic")), m.decide("interval_dominance").tolist()
+    ('a', [True, True, False])
+    >>> int(m.decide("pignistic", return_indices=True))
+    0
     """
+    chosen = _decide_indices(m, criterion, utility, loss)
+    if return_indices or utility is not None or loss is not None or chosen.dtype == bool:
+        return chosen
+    return _label_array(m.frame.labels)[chosen]
+
+
+def _label_array(labels):
+    """The frame's labels as an ndarray (their own dtype when numpy can keep it, else object)."""
+    try:
+        array = np.asarray(labels)
+    except (ValueError, TypeError):
+        array = None
+    if array is None or array.ndim != 1 or array.dtype.kind in "OV":
+        array = np.empty(len(labels), dtype=object)
+        array[:] = list(labels)
+    return array
+
+
+def _decide_indices(m, criterion, utility, loss):
     if criterion not in CRITERIA:
         raise ValueError(f"Unknown criterion {criterion!r}; choose one of {CRITERIA}.")
     n = m.frame.n

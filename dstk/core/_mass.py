@@ -450,6 +450,29 @@ class MassFunction:
             raise TypeError("len() of an unbatched MassFunction; use m.focal_sets() for its focal sets.")
         return self.batch_shape[0]
 
+    def __iter__(self):
+        """Iterate over the first batch axis (``list(m)`` gives one MassFunction per row)."""
+        if not self.batch_shape:
+            raise TypeError(
+                "An unbatched MassFunction is not iterable: iterate over m.focal_sets().items() for its "
+                "focal sets and masses, or batch it (m.reshape(1)) to iterate over mass functions."
+            )
+        for index in range(self.batch_shape[0]):
+            yield self.batch[index]
+
+    def __eq__(self, other: object) -> bool:
+        """Exact equality: same frame, same batch shape and bit-equal masses (see :meth:`allclose`)."""
+        if not isinstance(other, MassFunction):
+            return NotImplemented
+        if self.frame != other.frame or self.batch_shape != other.batch_shape:
+            return False
+        if self.is_dense and other.is_dense:
+            return bool(np.array_equal(self._m, other._m))
+        _, (a, b) = _sparse.align([self._focal_form(), other._focal_form()])
+        return bool(np.array_equal(a, b))
+
+    __hash__ = None  # type: ignore[assignment]  # mutable-looking container of floats: not hashable
+
     def __reduce__(self):
         if self._m is not None:
             return (MassFunction._dense, (self._m, self._frame))
@@ -958,6 +981,140 @@ class MassFunction:
         """
         return _operation("pignistic")(self)
 
+    def pignistic_by_label(self) -> dict[Any, Any]:
+        """Pignistic probabilities keyed by label: ``{label: BetP(label)}``.
+
+        The labelled form of :meth:`pignistic`, whose last axis follows
+        ``frame.labels`` (the order the frame was built with, sorted when the
+        frame was inferred from a mapping).
+
+        Returns
+        -------
+        dict
+            ``label -> float`` for an unbatched mass function, ``label ->
+            ndarray of shape batch_shape`` for a batch.
+
+        Examples
+        --------
+        >>> from dstk import MassFunction
+        >>> MassFunction({"a": 0.6, "a,b": 0.4}).pignistic_by_label()
+        {'a': 0.8, 'b': 0.2}
+        """
+        values = self.pignistic()
+        return {
+            label: (float(values[..., i]) if values.ndim == 1 else values[..., i])
+            for i, label in enumerate(self.frame.labels)
+        }
+
+    def extend(self, frame: Frame | Iterable[Any], *, new_labels: str = "possible") -> MassFunction:
+        """The same evidence on a larger frame (a superset of this frame's labels).
+
+        Parameters
+        ----------
+        frame : Frame or iterable of labels
+            The larger frame; it must contain every label of ``self.frame``.
+        new_labels : {"possible", "impossible"}, default "possible"
+            ``"possible"``: the evidence says nothing about the new labels, so
+            each focal set ``A`` becomes ``A ∪ (new labels)`` (the ballooning
+            extension, or deconditioning, Smets 1993: the least committed
+            extension whose conditioning on the old frame gives back ``self``).
+            ``"impossible"``: the new labels are known to be excluded, so each
+            focal set keeps its labels.
+
+        Returns
+        -------
+        MassFunction
+            On ``frame``, same batch shape.
+
+        Raises
+        ------
+        FrameError
+            ``frame`` lacks some label of ``self.frame``.
+        ValueError
+            ``new_labels`` is not one of the two choices.
+
+        Examples
+        --------
+        >>> from dstk import MassFunction
+        >>> m = MassFunction({"a": 0.6, "a,b": 0.4})
+        >>> m.extend("abc")
+        MassFunction({{a,c}: 0.6, Ω: 0.4}, frame=Frame(['a', 'b', 'c']))
+        >>> m.extend("abc", new_labels="impossible")
+        MassFunction({{a}: 0.6, {a,b}: 0.4}, frame=Frame(['a', 'b', 'c']))
+        """
+        if new_labels not in ("possible", "impossible"):
+            raise ValueError(f"`new_labels` must be 'possible' or 'impossible'; got {new_labels!r}.")
+        target = _as_frame(frame)
+        missing = [label for label in self.frame.labels if label not in target.labels]
+        if missing:
+            raise FrameError(
+                f"The frame {target!r} lacks labels of {self.frame!r}: {missing!r}. Pass a frame that "
+                "contains every label (use extend_product for a product frame)."
+            )
+        positions = [target.labels.index(label) for label in self.frame.labels]
+        added = 0
+        if new_labels == "possible":
+            for i, label in enumerate(target.labels):
+                if label not in self.frame.labels:
+                    added |= 1 << i
+        return self._mapped(target, lambda old: _remap(old, positions) | (added if old else 0))
+
+    def extend_product(self, frame: Frame | Iterable[Any]) -> MassFunction:
+        """The vacuous extension to the product of this frame and another one.
+
+        Each focal set ``A`` becomes ``A × frame`` (Shafer 1976, ch. 6; Smets
+        1993): the evidence says nothing about the second component.  The
+        labels of the product frame are the pairs ``(a, b)``, ``a`` of this
+        frame and ``b`` of ``frame``, in row-major order.
+
+        Parameters
+        ----------
+        frame : Frame or iterable of labels
+            The second factor.
+
+        Returns
+        -------
+        MassFunction
+            On the product frame (at most 64 labels), same batch shape.
+
+        Raises
+        ------
+        FrameError
+            The product frame would have more than 64 labels.
+
+        Examples
+        --------
+        >>> from dstk import MassFunction
+        >>> m = MassFunction({"a": 0.7, "a,b": 0.3})
+        >>> product = m.extend_product(["x", "y"])
+        >>> round(product.bel({("a", "x"), ("a", "y")}), 12)
+        0.7
+        """
+        second = _as_frame(frame)
+        n_first, n_second = self.frame.n, second.n
+        if n_first * n_second > 64:
+            raise FrameError(
+                f"The product of {self.frame!r} and {second!r} has {n_first * n_second} labels; frames "
+                "hold at most 64."
+            )
+        target = Frame([(a, b) for a in self.frame.labels for b in second.labels])
+        row = (1 << n_second) - 1
+
+        def cylinder(old: int) -> int:
+            out = 0
+            for i in range(n_first):
+                if (old >> i) & 1:
+                    out |= row << (i * n_second)
+            return out
+
+        return self._mapped(target, cylinder)
+
+    def _mapped(self, target: Frame, mapping: Any) -> MassFunction:
+        """Masses moved from each focal set ``A`` to ``mapping(A)`` on ``target`` (duplicates summed)."""
+        focal, masses = self._focal_form()
+        new_focal = np.array([mapping(int(a)) for a in focal.tolist()], dtype=np.uint64)
+        return MassFunction.from_focal_sets(new_focal, masses, target, validate=False)
+
     def plausibility_transform(self) -> np.ndarray:
         """Plausibility transform: the contour normalised to sum to one (Cobb & Shenoy 2006).
 
@@ -1042,9 +1199,14 @@ class MassFunction:
         return _operation("normalize")(self)
 
     def decide(
-        self, criterion: str = "pignistic", *, utility: ArrayLike | None = None, loss: ArrayLike | None = None
+        self,
+        criterion: str = "pignistic",
+        *,
+        utility: ArrayLike | None = None,
+        loss: ArrayLike | None = None,
+        return_indices: bool = False,
     ) -> np.ndarray:
-        """Decision by a criterion; see :func:`dstk.core._decisions.decide`.
+        """Decision by a criterion; see :func:`dstk.decide`.
 
         Parameters
         ----------
@@ -1052,14 +1214,19 @@ class MassFunction:
             One of :data:`dstk.core._decisions.CRITERIA`.
         utility, loss : array_like of shape (n_actions, n), optional
             Utility (or loss) of each action under each label.
+        return_indices : bool, default False
+            Indices into ``frame.labels`` instead of the labels.
 
         Returns
         -------
         ndarray
-            Chosen indices (shape ``batch_shape``), or a boolean mask of shape
-            ``batch_shape + (n_actions,)`` for ``"interval_dominance"``.
+            Chosen labels (or indices; action indices with a utility), shape
+            ``batch_shape``, or a boolean mask of shape ``batch_shape +
+            (n_actions,)`` for ``"interval_dominance"``.
         """
-        return _operation("decide")(self, criterion=criterion, utility=utility, loss=loss)
+        return _operation("decide")(
+            self, criterion=criterion, utility=utility, loss=loss, return_indices=return_indices
+        )
 
     # -- combination ------------------------------------------------------
     def combine(
@@ -1210,3 +1377,12 @@ def _check_same_frame(a, b):
             f"Mass functions are defined on different frames: {a.frame!r} and {b.frame!r}. "
             "Express them on one frame first."
         )
+
+
+def _remap(mask: int, positions: list[int]) -> int:
+    """Move bit ``i`` of ``mask`` to bit ``positions[i]``."""
+    out = 0
+    for i, position in enumerate(positions):
+        if (mask >> i) & 1:
+            out |= 1 << position
+    return out

@@ -509,7 +509,9 @@ def consonant_from_contour(contour: ArrayLike, *, frame: Frame | Iterable[Any] |
     """
     c = as_float_array(contour, "contour")
     if c.ndim == 0 or c.shape[-1] == 0:
-        raise ValueError(f"`contour` must have a non-empty last axis over the frame's labels; got shape {c.shape}.")
+        raise ValueError(
+            f"`contour` must have a non-empty last axis over the frame's labels; got shape {c.shape}."
+        )
     n = c.shape[-1]
     frame = Frame(range(n)) if frame is None else (frame if isinstance(frame, Frame) else Frame(frame))
     if frame.n != n:

@@ -58,7 +58,9 @@ def _call_block(block, estimator, method, kwargs, tail, dtype):
 def _check_method(estimator, method):
     """Raise a clear error unless ``estimator`` has a callable ``method``."""
     if not isinstance(method, str):
-        raise TypeError(f"`method` must be the name of a method (a string); got {type(method).__name__} {method!r}.")
+        raise TypeError(
+            f"`method` must be the name of a method (a string); got {type(method).__name__} {method!r}."
+        )
     if not callable(getattr(estimator, method, None)):
         raise TypeError(
             f"`estimator` must be a fitted estimator with a `{method}` method; got {type(estimator).__name__} "

@@ -26,8 +26,8 @@ from numpy.typing import ArrayLike
 from scipy.optimize import isotonic_regression
 from scipy.special import ndtr
 
-from .._validation import as_float_array
 from .._metric_checks import check_labels_and_probabilities
+from .._validation import as_float_array
 
 __all__ = [
     "expected_calibration_error",

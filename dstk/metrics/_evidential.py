@@ -178,7 +178,11 @@ def interval_score(lower: ArrayLike, upper: ArrayLike, observed: ArrayLike, *, a
 
 
 def _check_sets(prediction_sets, n_classes):
-    sets = as_float_array(prediction_sets, "prediction_sets") if not isinstance(prediction_sets, np.ndarray) or prediction_sets.dtype != bool else prediction_sets
+    sets = (
+        as_float_array(prediction_sets, "prediction_sets")
+        if not isinstance(prediction_sets, np.ndarray) or prediction_sets.dtype != bool
+        else prediction_sets
+    )
     if sets.ndim == 2:
         if sets.dtype != bool:
             if not np.all(np.isin(sets, (0, 1))):

@@ -18,7 +18,7 @@ from .._estimator import (
     validate_features,
 )
 from .._validation import check_labels
-from ._codes import make_code, check_code_matrix
+from ._codes import check_code_matrix, make_code
 
 if TYPE_CHECKING:
     from typing_extensions import Self

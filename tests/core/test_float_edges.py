@@ -101,7 +101,9 @@ def test_batched_rows_keep_their_own_scale():
         for i, e in enumerate(eps):
             ex = exact_dempster(
                 [
-                    {1: Fraction(1 - e), 3: Fraction(e)} if j % 2 == 0 else {2: Fraction(1 - e), 3: Fraction(e)}
+                    {1: Fraction(1 - e), 3: Fraction(e)}
+                    if j % 2 == 0
+                    else {2: Fraction(1 - e), 3: Fraction(e)}
                     for j in range(len(sources))
                 ]
             )

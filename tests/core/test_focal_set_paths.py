@@ -57,8 +57,10 @@ def test_singleton_decisions_in_focal_set_form_against_brute_force():
                 bel[:, w] += masses[:, j]
             if (a >> w) & 1:
                 pl[:, w] += masses[:, j]
-    np.testing.assert_array_equal(decide(m, criterion="belief"), np.argmax(bel, axis=-1))
-    np.testing.assert_array_equal(decide(m, criterion="plausibility"), np.argmax(pl, axis=-1))
+    np.testing.assert_array_equal(decide(m, criterion="belief", return_indices=True), np.argmax(bel, axis=-1))
+    np.testing.assert_array_equal(
+        decide(m, criterion="plausibility", return_indices=True), np.argmax(pl, axis=-1)
+    )
     np.testing.assert_array_equal(
         decide(m, criterion="interval_dominance"), pl >= bel.max(axis=-1, keepdims=True)
     )

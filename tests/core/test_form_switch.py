@@ -61,7 +61,9 @@ def test_batched_focal_sets_match_rows():
     f2, _ = random_masses(rng, 60, 40)
     m1 = rng.dirichlet(np.ones(f1.size), size=5)
     m2 = rng.dirichlet(np.ones(f2.size), size=5)
-    batch = combine([MassFunction.from_focal_sets(f1, m1, frame), MassFunction.from_focal_sets(f2, m2, frame)])
+    batch = combine(
+        [MassFunction.from_focal_sets(f1, m1, frame), MassFunction.from_focal_sets(f2, m2, frame)]
+    )
     for i in range(5):
         row = combine(
             [MassFunction.from_focal_sets(f1, m1[i], frame), MassFunction.from_focal_sets(f2, m2[i], frame)]

@@ -101,9 +101,10 @@ def test_plausibility_transform():
 
 def test_decisions():
     m = MassFunction({"a": 0.4, "b": 0.3, "a,b,c": 0.3})
-    assert m.decide("pignistic") == 0
-    assert m.decide("plausibility") == 0
-    assert m.decide("belief") == 0
+    assert m.decide("pignistic", return_indices=True) == 0
+    assert m.decide("plausibility", return_indices=True) == 0
+    assert m.decide("belief", return_indices=True) == 0
+    assert m.decide("pignistic") == m.frame.labels[0]
     np.testing.assert_array_equal(m.decide("interval_dominance"), [True, True, False])
     # utility matrix: act 2 = "reject" with constant utility 0.6
     u = np.array([[1, 0, 0], [0, 1, 0], [0.6, 0.6, 0.6]])

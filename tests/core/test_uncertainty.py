@@ -171,7 +171,7 @@ def test_known_values():
     assert jirousek_shenoy_entropy(vacuous) == pytest.approx(4.0)  # 2 log2 n
     assert discord(vacuous) == 0.0 and strife(vacuous) == 0.0
     p = np.array([0.1, 0.2, 0.3, 0.4])
-    bayes = MassFunction({x: v for x, v in zip("abcd", p)}, frame=frame)
+    bayes = MassFunction(dict(zip("abcd", p)), frame=frame)
     h = -np.sum(p * np.log2(p))
     for f in (aggregate_uncertainty, jirousek_shenoy_entropy, discord, strife):
         assert f(bayes) == pytest.approx(h, abs=1e-12)

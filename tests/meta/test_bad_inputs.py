@@ -77,7 +77,9 @@ MASS_KINDS = ["none", "dict", "string", "list_of_numbers_ambiguous"]
 
 
 def corrupt_mass(kind):
-    return {"none": None, "dict": {"zz": 1.0}, "string": "zz", "list_of_numbers_ambiguous": [[1, 2], [3]]}[kind]
+    return {"none": None, "dict": {"zz": 1.0}, "string": "zz", "list_of_numbers_ambiguous": [[1, 2], [3]]}[
+        kind
+    ]
 
 
 # ----------------------------------------------------------------------------- recipes for functions
@@ -91,7 +93,11 @@ def _core():
         "contextual_discount": (c.contextual_discount, {"m": m, "rates": [0.1, 0.2]}, {"rates": ARRAY_KINDS}),
         "condition": (c.condition, {"m": m, "subset": {"a"}}, {}),
         "inverse_pignistic": (c.inverse_pignistic, {"p": [0.5, 0.5]}, {"p": ARRAY_KINDS}),
-        "consonant_from_contour": (c.consonant_from_contour, {"contour": [1.0, 0.5]}, {"contour": ARRAY_KINDS}),
+        "consonant_from_contour": (
+            c.consonant_from_contour,
+            {"contour": [1.0, 0.5]},
+            {"contour": ARRAY_KINDS},
+        ),
         "decide": (c.decide, {"m": m}, {}),
         "lower_upper_expectations": (
             c.lower_upper_expectations,
@@ -141,9 +147,21 @@ def _calibration():
             {"levels": [0.2, 0.5, 0.8], "n_positive": 10, "n_negative": 12},
             {"levels": ARRAY_KINDS},
         ),
-        "one_vs_rest_masses": (c.one_vs_rest_masses, {"binary_masses": BINARY_MASSES}, {"binary_masses": ARRAY_KINDS}),
-        "refine_one_vs_rest": (c.refine_one_vs_rest, {"binary_masses": BINARY_MASSES[0]}, {"binary_masses": ARRAY_KINDS}),
-        "vote_fraction": (c.vote_fraction, {"votes": np.array([[1, 0, 0.5], [1, 1, 0]])}, {"votes": ARRAY_KINDS}),
+        "one_vs_rest_masses": (
+            c.one_vs_rest_masses,
+            {"binary_masses": BINARY_MASSES},
+            {"binary_masses": ARRAY_KINDS},
+        ),
+        "refine_one_vs_rest": (
+            c.refine_one_vs_rest,
+            {"binary_masses": BINARY_MASSES[0]},
+            {"binary_masses": ARRAY_KINDS},
+        ),
+        "vote_fraction": (
+            c.vote_fraction,
+            {"votes": np.array([[1, 0, 0.5], [1, 1, 0]])},
+            {"votes": ARRAY_KINDS},
+        ),
     }
 
 
@@ -213,9 +231,17 @@ def _metrics():
             {"y_true": LABELS, "prediction_sets": SETS},
             {"prediction_sets": ARRAY_KINDS, "y_true": ["none", "complex", "mismatched"]},
         )
-    r["ability_to_separate"] = (mt.ability_to_separate, {"probabilities": PROBA}, {"probabilities": ARRAY_KINDS})
+    r["ability_to_separate"] = (
+        mt.ability_to_separate,
+        {"probabilities": PROBA},
+        {"probabilities": ARRAY_KINDS},
+    )
     lo, hi = np.zeros(5), np.ones(5)
-    r["interval_width"] = (mt.interval_width, {"lower": lo, "upper": hi}, {"lower": ARRAY_KINDS, "upper": ARRAY_KINDS})
+    r["interval_width"] = (
+        mt.interval_width,
+        {"lower": lo, "upper": hi},
+        {"lower": ARRAY_KINDS, "upper": ARRAY_KINDS},
+    )
     r["interval_coverage"] = (
         mt.interval_coverage,
         {"lower": lo, "upper": hi, "reference": lo + 0.5},
@@ -281,11 +307,27 @@ SKIP = {
     ("dstk.evidence.from_counts", "counts", "empty"): "zero samples is a valid (empty) batch",
     ("dstk.evidence.clopper_pearson_interval", "counts", "empty"): "zero samples is a valid (empty) batch",
     ("dstk.evidence.plausibility_degrees", "counts", "empty"): "zero samples is a valid (empty) batch",
-    ("dstk.calibration.refine_one_vs_rest", "binary_masses", "empty"): "zero samples is a valid (empty) batch",
+    (
+        "dstk.calibration.refine_one_vs_rest",
+        "binary_masses",
+        "empty",
+    ): "zero samples is a valid (empty) batch",
     ("dstk.calibration.vote_fraction", "votes", "empty"): "zero samples is a valid (empty) batch",
-    ("dstk.multiclass.combine_task_probabilities", "task_probabilities", "empty"): "zero samples is a valid batch",
-    ("dstk.calibration.one_vs_rest_masses", "binary_masses", "sparse"): "a 2-D sparse matrix is not 3-D input",
-    ("dstk.calibration.one_vs_rest_masses", "binary_masses", "empty"): "zero samples is a valid (empty) batch",
+    (
+        "dstk.multiclass.combine_task_probabilities",
+        "task_probabilities",
+        "empty",
+    ): "zero samples is a valid batch",
+    (
+        "dstk.calibration.one_vs_rest_masses",
+        "binary_masses",
+        "sparse",
+    ): "a 2-D sparse matrix is not 3-D input",
+    (
+        "dstk.calibration.one_vs_rest_masses",
+        "binary_masses",
+        "empty",
+    ): "zero samples is a valid (empty) batch",
     ("dstk.core.shannon_entropy", "p", "wrong_shape"): "p may have any batch shape",
     ("dstk.core.inverse_pignistic", "p", "wrong_shape"): "p may have any batch shape",
     ("dstk.core.consonant_from_contour", "contour", "wrong_shape"): "contours may have any batch shape",
@@ -411,7 +453,12 @@ def _estimators():
     cl = importlib.import_module("dstk.classifiers")
     en = importlib.import_module("dstk.ensemble")
     return {
-        "AssignmentValueCalibrator": ("scores", lambda: c.AssignmentValueCalibrator(), 1 / (1 + np.exp(-SCORES)), LABELS),
+        "AssignmentValueCalibrator": (
+            "scores",
+            lambda: c.AssignmentValueCalibrator(),
+            1 / (1 + np.exp(-SCORES)),
+            LABELS,
+        ),
         "AsymmetricLaplaceBayesCalibrator": _binary(c.AsymmetricLaplaceBayesCalibrator),
         "BinningCalibrator": _binary(c.BinningCalibrator, bins=3),
         "GaussianBayesCalibrator": _binary(c.GaussianBayesCalibrator),
@@ -428,12 +475,21 @@ def _estimators():
         "VennMulticlassClassifier": _features(lambda: c.VennMulticlassClassifier(_lr(), cv=2)),
         "CodeMatrixClassifier": _features(lambda: mc.CodeMatrixClassifier(_lr())),
         "DirichletCalibrator": ("score_matrix", lambda: mc.DirichletCalibrator(), SCORE_MATRIX, Y3),
-        "MulticlassCalibrator": ("score_matrix", lambda: mc.MulticlassCalibrator(c.LogisticCalibrator()), SCORE_MATRIX, Y3),
+        "MulticlassCalibrator": (
+            "score_matrix",
+            lambda: mc.MulticlassCalibrator(c.LogisticCalibrator()),
+            SCORE_MATRIX,
+            Y3,
+        ),
         "SoftmaxCalibrator": ("score_matrix", lambda: c.SoftmaxCalibrator(), SCORE_MATRIX, Y3),
         "SimpleNormalization": ("score_matrix", lambda: c.SimpleNormalization(), SCORE_MATRIX, Y3),
         "EvidentialKNNClassifier": _features(lambda: cl.EvidentialKNNClassifier(n_neighbors=3)),
-        "EvidentialNeuralNetworkClassifier": _features(lambda: cl.EvidentialNeuralNetworkClassifier(n_prototypes=2, max_iter=5)),
-        "RandomDecisionTreesClassifier": _features(lambda: en.RandomDecisionTreesClassifier(n_estimators=3, random_state=0)),
+        "EvidentialNeuralNetworkClassifier": _features(
+            lambda: cl.EvidentialNeuralNetworkClassifier(n_prototypes=2, max_iter=5)
+        ),
+        "RandomDecisionTreesClassifier": _features(
+            lambda: en.RandomDecisionTreesClassifier(n_estimators=3, random_state=0)
+        ),
     }
 
 
@@ -476,14 +532,22 @@ def _estimator_cases():
         for kind in ARRAY_KINDS:
             if inputs == "scores" and kind == "sparse":
                 continue  # sparse 1-D does not exist
-            marks = [pytest.mark.skip(reason=ESTIMATOR_SKIP[(name, "X", kind)])] if (name, "X", kind) in ESTIMATOR_SKIP else []
+            marks = (
+                [pytest.mark.skip(reason=ESTIMATOR_SKIP[(name, "X", kind)])]
+                if (name, "X", kind) in ESTIMATOR_SKIP
+                else []
+            )
             yield pytest.param(name, "fit", "X", kind, id=f"{name}-fit-X-{kind}", marks=marks)
         for kind in ["none", "complex", "mismatched", "one_class"]:
             yield pytest.param(name, "fit", "y", kind, id=f"{name}-fit-y-{kind}")
         for kind in ["nan", "strings", "none", "wrong_columns"]:
             if inputs == "scores" and kind == "wrong_columns":
                 continue
-            marks = [pytest.mark.skip(reason=ESTIMATOR_SKIP[(name, "X", kind)])] if (name, "X", kind) in ESTIMATOR_SKIP else []
+            marks = (
+                [pytest.mark.skip(reason=ESTIMATOR_SKIP[(name, "X", kind)])]
+                if (name, "X", kind) in ESTIMATOR_SKIP
+                else []
+            )
             yield pytest.param(name, "predict", "X", kind, id=f"{name}-predict-X-{kind}", marks=marks)
         yield pytest.param(name, "predict", "X", "before_fit", id=f"{name}-predict-before-fit")
 
@@ -527,7 +591,9 @@ def test_estimator_rejects_bad_input(name, method, arg, kind):
         call = lambda: estimator.predict(bad_X)  # noqa: E731
     with pytest.raises((ValueError, TypeError)) as info:
         with warnings.catch_warnings():
-            warnings.simplefilter("error", np.exceptions.ComplexWarning if hasattr(np, "exceptions") else Warning)
+            warnings.simplefilter(
+                "error", np.exceptions.ComplexWarning if hasattr(np, "exceptions") else Warning
+            )
             call()
         pytest.fail(f"{kind} in `{arg}` of {name}.{method} silently accepted")
     message = str(info.value)
