@@ -832,7 +832,7 @@ elif what == "combine_ternary_batch":
     combine(m, axis=1)
 elif what == "from_counts":
     from dstk.evidence import from_counts
-    from_counts(np.array([3, 1]), np.array([7, 1]))
+    from_counts(np.array([[4, 3], [0, 1]]))  # two binary count rows [n_negative, n_positive]
 t2 = time.perf_counter(); c2 = time.process_time()
 print(t1 - t0, t2 - t1, c2 - c0)
 """

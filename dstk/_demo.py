@@ -103,7 +103,7 @@ def _combine(masses):
     return combined, int(np.count_nonzero(np.asarray(conflict) >= 1.0))
 
 
-def _positive_probability(mass) -> np.ndarray:
+def _positive_probability(mass: Any) -> np.ndarray:
     return mass.pignistic()[..., 1]
 
 
@@ -144,7 +144,7 @@ def _one_round(X, y, rng):
     return errors, details
 
 
-def _mean_and_error(values) -> tuple[float, float]:
+def _mean_and_error(values: Any) -> tuple[float, float]:
     values = np.asarray(values, dtype=float)
     if values.size < 2:
         return float(values.mean()), float("nan")

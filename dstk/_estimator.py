@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from ._validation import naming_argument
 from .exceptions import NotFittedError
 
 __all__ = [
@@ -278,7 +279,8 @@ def validate_score_matrix(estimator: Any, scores: Any, *, reset: bool, name: str
             f"`{name}` is a sparse matrix, which {type(estimator).__name__} does not support; "
             f"pass a dense array ({name}.toarray())."
         )
-    arr = np.asarray(scores)
+    with naming_argument(name):
+        arr = np.asarray(scores)
     if np.iscomplexobj(arr):
         raise ValueError(f"Complex data not supported: `{name}` must be real (got dtype {arr.dtype}).")
     if arr.dtype == object:

@@ -27,6 +27,7 @@ __all__ = [
     "check_random_state",
     "check_probability",
     "check_counts",
+    "naming_argument",
 ]
 
 
@@ -70,7 +71,7 @@ def as_float_array(value: Any, name: str, *, finite: bool = False) -> np.ndarray
             f"`{name}` is a scipy sparse matrix; this function needs a dense array: pass `{name}.toarray()`."
         )
     if isinstance(value, (str, bytes)):
-        raise DataTypeError(f"`{name}` must be numbers; got the string {_describe(value)}.")
+        raise DataTypeError(f"`{name}` must be numeric; got the string {_describe(value)}.")
     try:
         with np.errstate(all="ignore"):
             arr = np.asarray(value)
@@ -101,13 +102,13 @@ def as_float_array(value: Any, name: str, *, finite: bool = False) -> np.ndarray
                 )
             if not isinstance(item, (int, float, np.number, bool, np.bool_)):
                 raise DataTypeError(
-                    f"`{name}` must contain numbers; got {type(item).__name__} {_describe(item)}."
+                    f"`{name}` must be numeric (numbers only); got {type(item).__name__} {_describe(item)}."
                 )
     elif arr.dtype.kind in "USV":
         example = arr.flat[0] if arr.size else ""
-        raise DataTypeError(f"`{name}` must contain numbers; got strings such as {_describe(str(example))}.")
+        raise DataTypeError(f"`{name}` must be numeric; got strings such as {_describe(str(example))}.")
     elif arr.dtype.kind not in "biuf":
-        raise DataTypeError(f"`{name}` must contain numbers; got dtype {arr.dtype}.")
+        raise DataTypeError(f"`{name}` must be numeric; got dtype {arr.dtype}.")
     arr = arr.astype(np.float64, copy=False)
     if finite and arr.size and not np.isfinite(arr).all():
         index = np.unravel_index(int(np.flatnonzero(~np.isfinite(arr))[0]), arr.shape)
@@ -269,7 +270,7 @@ def check_consistent_length(*arrays: ArrayLike, names: Sequence[str] | None = No
             raise ValueError(
                 f"`{name}` must be an array with one value per sample; got the scalar {array!r}."
             )
-    lengths = [len(a) for a in arrays]  # type: ignore[arg-type]
+    lengths = [a.shape[0] if getattr(a, "shape", None) else len(a) for a in arrays]  # type: ignore[arg-type, union-attr]
     if len(set(lengths)) > 1:
         if names is None:
             names = [f"argument {i}" for i in range(len(arrays))]
@@ -429,3 +430,30 @@ def check_counts(
             "whole numbers; pass `allow_fractional=True` for weighted (real-valued) counts."
         )
     return arr
+
+
+class naming_argument:
+    """Context manager: a ValueError or TypeError raised inside whose message does not name ``name``
+    is raised again, of the same type, with ``"`name`: "`` in front of the message.
+
+    For checks delegated to another library (scikit-learn's ``validate_data``)
+    whose messages do not say which argument was wrong; their text is kept.
+    """
+
+    def __init__(self, name: str):
+        self.name = name
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None, traceback: Any) -> None:
+        if error is None or not isinstance(error, (ValueError, TypeError)):
+            return
+        message = str(error)
+        if f"`{self.name}`" in message:
+            return
+        try:
+            renamed = type(error)(f"`{self.name}`: {message}")
+        except Exception:  # an exception type with another constructor: keep it as it is
+            return
+        raise renamed from error

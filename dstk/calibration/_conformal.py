@@ -8,7 +8,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .._estimator import BaseEstimator, ClassifierMixin, check_is_fitted, validate_features
-from .._validation import as_float_array, check_labels, check_random_state
+from .._validation import as_float_array, check_consistent_length, check_labels, check_random_state
 
 if TYPE_CHECKING:
     from ..core._mass import MassFunction
@@ -237,8 +237,7 @@ class ConformalBeliefClassifier(ClassifierMixin, BaseEstimator):
             )
         y = np.asarray(y)
         validate_features(self, X, reset=True)
-        if len(X) != len(y):
-            raise ValueError(f"`X` has {len(X)} samples but `y` has {len(y)}; they must be equal.")
+        check_consistent_length(X, y, names=("X", "y"))
         estimator = self.estimator
         if estimator is None:
             from sklearn.linear_model import LogisticRegression
@@ -376,4 +375,5 @@ class ConformalBeliefClassifier(ClassifierMixin, BaseEstimator):
         -------
         ndarray of shape (n_samples,)
         """
-        return self.classes_[np.argmax(self.predict_contour(X), axis=1)]
+        values = self.predict_contour(X)  # checks that the estimator is fitted first
+        return self.classes_[np.argmax(values, axis=1)]

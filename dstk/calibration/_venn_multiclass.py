@@ -9,7 +9,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .._estimator import BaseEstimator, ClassifierMixin, check_is_fitted, validate_features
-from .._validation import as_float_array, check_labels, check_random_state
+from .._validation import as_float_array, check_consistent_length, check_labels, check_random_state
 from ._base import BinaryCalibrator
 
 if TYPE_CHECKING:
@@ -262,8 +262,7 @@ class VennMulticlassClassifier(ClassifierMixin, BaseEstimator):
             )
         y = np.asarray(y)
         validate_features(self, X, reset=True)
-        if len(X) != len(y):
-            raise ValueError(f"`X` has {len(X)} samples but `y` has {len(y)}; they must be equal.")
+        check_consistent_length(X, y, names=("X", "y"))
         estimator = self.estimator
         if estimator is None:
             from sklearn.linear_model import LogisticRegression
@@ -391,4 +390,5 @@ class VennMulticlassClassifier(ClassifierMixin, BaseEstimator):
         -------
         ndarray of shape (n_samples,)
         """
-        return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
+        values = self.predict_proba(X)  # checks that the estimator is fitted first
+        return self.classes_[np.argmax(values, axis=1)]

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from .._estimator import BaseEstimator, check_is_fitted
+from .._validation import naming_argument
 from ..core._frame import Frame
 from ..core._mass import MassFunction
 
@@ -38,9 +39,10 @@ def validate_features(estimator: Any, X: Any, *, reset: bool) -> np.ndarray:
     """
     from sklearn.utils.validation import validate_data
 
-    return validate_data(
-        estimator, X, reset=reset, dtype=np.float64, accept_sparse=False, ensure_min_samples=1
-    )
+    with naming_argument("X"):
+        return validate_data(
+            estimator, X, reset=reset, dtype=np.float64, accept_sparse=False, ensure_min_samples=1
+        )
 
 
 def validate_targets(y: Any, n_samples: int) -> tuple[np.ndarray, np.ndarray]:
@@ -52,13 +54,15 @@ def validate_targets(y: Any, n_samples: int) -> tuple[np.ndarray, np.ndarray]:
         raise ValueError(
             "This estimator requires y to be passed, but the target y is None. Pass the class labels."
         )
-    y = column_or_1d(y, warn=True)
+    with naming_argument("y"):
+        y = column_or_1d(y, warn=True)
     if y.shape[0] != n_samples:
         raise ValueError(
             f"Inputs have inconsistent numbers of samples: `X` has {n_samples}, `y` has {y.shape[0]}. "
             "They must be equal."
         )
-    check_classification_targets(y)
+    with naming_argument("y"):
+        check_classification_targets(y)
     classes, encoded = np.unique(y, return_inverse=True)
     if classes.size < 2:
         raise ValueError(

@@ -2,16 +2,22 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 import numpy as np
 from numpy.typing import ArrayLike
 
 from .._kernels import combination as _c
 from .._validation import as_float_array
-from ..exceptions import DogmaticError, FrameMismatchError, InvalidMassError, TotalConflictError
+from ..exceptions import (
+    DataTypeError,
+    DogmaticError,
+    FrameMismatchError,
+    InvalidMassError,
+    TotalConflictError,
+)
 from . import _dense, _sparse
-from ._mass import MassFunction
+from ._mass import MassFunction, as_mass_function
 
 __all__ = ["combine", "combine_with_conflict", "RULES", "ON_CONFLICT"]
 
@@ -291,6 +297,27 @@ def combine_with_conflict(
 def _combine(masses, rule, axis, weights, normalize, on_conflict):
     """Return ``(combined, conflict)``: the single implementation behind both public functions."""
     check_on_conflict(on_conflict)
+    if rule not in RULES:
+        raise ValueError(f"Unknown rule {rule!r}: `rule` must be one of {sorted(RULES)}.")
+    if weights is not None and rule != "average":
+        raise ValueError(
+            f"`weights` are used by rule='average' only; the {rule} rule does not weight sources."
+        )
+    if normalize and rule != "cautious":
+        raise ValueError(
+            f"`normalize=True` is used by rule='cautious' only; the {rule} rule is "
+            + ("normalised already." if rule == "dempster" else "not normalised (use rule='dempster').")
+        )
+    if axis is not None and (isinstance(axis, bool) or not isinstance(axis, (int, np.integer))):
+        raise TypeError(
+            f"`axis` must be an integer (the batch axis holding the sources) or None; got {axis!r}."
+        )
+    if not isinstance(masses, MassFunction):
+        if isinstance(masses, (Mapping, str, bytes, np.ndarray)) or not isinstance(masses, Iterable):
+            raise DataTypeError(
+                f"`masses` must be a MassFunction or a list of MassFunctions; got {type(masses).__name__}."
+            )
+        masses = [as_mass_function(x, "masses") for x in masses]
     try:
         return _combine_raw(masses, rule, axis, weights, normalize)
     except TotalConflictError as error:
@@ -374,7 +401,8 @@ def _combine_raw(masses, rule, axis, weights, normalize):
         if mf.is_dense:
             result = MassFunction._dense(out, frame)
         else:
-            result = MassFunction._sparse(*_sparse.from_dense(out), frame)
+            focal, masses = _sparse.from_dense(out)
+            result = MassFunction._sparse(focal, masses, frame)
     else:
         result, kappa = _combine_sparse(mf, ax, rule, weights)
     return result, (float(kappa) if np.ndim(kappa) == 0 else kappa)

@@ -6,7 +6,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .._validation import as_float_array
-from ._mass import MassFunction
+from ._mass import MassFunction, as_mass_function
 
 __all__ = ["decide", "lower_upper_expectations", "CRITERIA"]
 
@@ -72,6 +72,7 @@ def lower_upper_expectations(m: MassFunction, utility: ArrayLike) -> tuple[np.nd
     >>> lower.tolist(), upper.tolist()
     ([0.6, 0.0], [1.0, 0.4])
     """
+    m = as_mass_function(m, "m")
     m = m.normalize()
     n = m.frame.n
     u = _utility_matrix(n, utility, None, required=True)
@@ -150,6 +151,7 @@ def decide(
     >>> int(m.decide("pignistic", return_indices=True))
     0
     """
+    m = as_mass_function(m, "m")
     chosen = _decide_indices(m, criterion, utility, loss)
     if return_indices or utility is not None or loss is not None or chosen.dtype == bool:
         return chosen

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import _sparse
-from ._mass import MassFunction, _check_same_frame
+from ._mass import MassFunction, _check_same_frame, as_mass_function
 
 __all__ = ["jousselme_distance", "conflict"]
 
@@ -37,6 +37,8 @@ def jousselme_distance(m1: MassFunction, m2: MassFunction) -> float | np.ndarray
     >>> jousselme_distance(a, b)
     1.0
     """
+    m1 = as_mass_function(m1, "m1")
+    m2 = as_mass_function(m2, "m2")
     _check_same_frame(m1, m2)
     focal, (a, b) = _sparse.align([m1._focal_form(), m2._focal_form()])
     d = a - b
@@ -77,6 +79,8 @@ def conflict(m1: MassFunction, m2: MassFunction) -> float | np.ndarray:
     >>> round(conflict(MassFunction({"a": .6, "a,b": .4}), MassFunction({"b": .7, "a,b": .3})), 6)
     0.42
     """
+    m1 = as_mass_function(m1, "m1")
+    m2 = as_mass_function(m2, "m2")
     from ._combination import combine_with_conflict
 
     _, k = combine_with_conflict([m1, m2], rule="conjunctive")

@@ -9,7 +9,9 @@ from typing import Any, overload
 import numpy as np
 from numpy.typing import ArrayLike
 
+from .._validation import as_float_array
 from ..exceptions import (
+    DataTypeError,
     FrameError,
     FrameMismatchError,
     InvalidMassError,
@@ -281,8 +283,9 @@ class MassFunction:
         frame = _as_frame(frame)
         if frame is None:
             raise FrameError("from_array needs a frame.")
+        checked = as_float_array(values, "values")  # complex, None, strings, ragged, sparse: clear errors
         given = np.asarray(values).dtype
-        values = np.asarray(values, dtype=np.float64)
+        values = checked
         if values.ndim == 0 or values.shape[-1] != frame.n_subsets:
             raise ValueError(
                 f"The last axis of `values` must have 2**n = {frame.n_subsets} entries for {frame!r}; "
@@ -293,6 +296,16 @@ class MassFunction:
             raise ValueError(f"Unknown kind {kind!r}; expected one of {_dense.KINDS}.")
         if kind != "m" and not np.all(np.isfinite(values)):
             raise InvalidMassError(f"The {kind} values contain NaN or infinite entries.")
+        if validate and kind in _KIND_CONDITIONS:
+            index, required, meaning = _KIND_CONDITIONS[kind]
+            off = np.abs(values[..., index] - required) > 1e-9
+            if np.any(off):
+                where = np.unravel_index(int(np.argmax(off)), off.shape) if off.ndim else ()
+                raise InvalidMassError(
+                    f"`values` (kind={kind!r}) must have {meaning}; got {float(values[..., index][where])!r}"
+                    + (f" at batch index {tuple(int(i) for i in where)}" if where else "")
+                    + ". Check which representation the array holds."
+                )
         if kind == "m":
             m = _dense.validate_masses(values, input_dtype=given) if validate else values
             if np.shares_memory(m, values):
@@ -334,13 +347,23 @@ class MassFunction:
             focal-set form.
         """
         frame = _as_frame(frame)
+        if frame is None:
+            raise FrameError("`frame` is None; from_focal_sets needs the frame, e.g. frame=Frame(labels).")
         if isinstance(focal_sets, np.ndarray):
             focal = focal_sets
             if focal.dtype.kind not in "iu":
                 raise ValueError(f"`focal_sets` must hold integer bitmasks; got dtype {focal.dtype}.")
             ints = focal.tolist()
         else:
-            ints = [int(x) for x in focal_sets]
+            ints = []
+            for x in focal_sets:
+                if (
+                    isinstance(x, (bool, np.bool_))
+                    or not isinstance(x, (int, np.integer, float, np.floating))
+                    or x != int(x)
+                ):
+                    raise ValueError(f"`focal_sets` must hold integer bitmasks; got {x!r}.")
+                ints.append(int(x))
         if np.ndim(ints) != 1:
             raise ValueError(f"`focal_sets` must be 1-D; got shape {np.shape(ints)}.")
         if ints and (min(ints) < 0 or max(ints) > frame.full):
@@ -1334,6 +1357,43 @@ class MassFunction:
         if total > len(rows):
             out.append(f"<p>... {total - len(rows)} more focal sets</p>")
         return "".join(out)
+
+
+#: The condition each dense representation meets at one subset: (index, value, description).
+_KIND_CONDITIONS = {
+    "bel": (0, 0.0, "bel(∅) = 0 (its first entry)"),
+    "pl": (0, 0.0, "pl(∅) = 0 (its first entry)"),
+    "q": (0, 1.0, "q(∅) = 1 (its first entry)"),
+    "b": (-1, 1.0, "b(Ω) = 1 (its last entry)"),
+}
+
+
+def as_mass_function(value: Any, name: str = "m") -> MassFunction:
+    """Return ``value`` as a :class:`MassFunction`, converting only what is unambiguous.
+
+    A MassFunction is returned as is; a dict ``{focal set: mass}`` becomes
+    ``MassFunction(value)`` (frame inferred from its keys).  Anything else
+    (an array, whose frame would be a guess, a list, None, a string) raises.
+
+    Raises
+    ------
+    DataTypeError
+        (a TypeError and ValueError) ``value`` is not a mass function or a dict.
+    """
+    if isinstance(value, MassFunction):
+        return value
+    if isinstance(value, Mapping):
+        return MassFunction(value)
+    hint = (
+        " For an array of masses use MassFunction.from_array(values, frame)."
+        if isinstance(value, (np.ndarray, list, tuple))
+        else ""
+    )
+    text = repr(value)
+    raise DataTypeError(
+        f"`{name}` must be a dstk.MassFunction (or a dict {{focal set: mass}}); got "
+        f"{type(value).__name__} {text if len(text) <= 60 else text[:57] + '...'}.{hint}"
+    )
 
 
 def _plain_label(label: Any) -> Any:

@@ -13,7 +13,7 @@ from .._validation import as_float_array
 from ..exceptions import FrameError, InvalidMassError, TotalConflictError
 from . import _dense, _sparse
 from ._frame import Frame
-from ._mass import MassFunction
+from ._mass import MassFunction, as_mass_function
 
 __all__ = [
     "pignistic",
@@ -65,6 +65,7 @@ def pignistic(m: MassFunction) -> np.ndarray:
     >>> MassFunction({(): 0.2, "a": 0.3, "b": 0.1, ("a", "b"): 0.4}).pignistic()
     array([0.625, 0.375])
     """
+    m = as_mass_function(m, "m")
     frame = m.frame
     _dense.check_array_bytes(m.batch_shape + (frame.n,), "The pignistic transform of this batch")
     if m.is_dense:
@@ -119,6 +120,7 @@ def contour(m: MassFunction) -> np.ndarray:
     >>> MassFunction({"a": 0.5, "a,b": 0.5}).contour()
     array([1. , 0.5])
     """
+    m = as_mass_function(m, "m")
     frame = m.frame
     if m.is_dense:
         rows = _dense.as_rows(m._m)
@@ -156,6 +158,7 @@ def plausibility_transform(m: MassFunction) -> np.ndarray:
     >>> MassFunction({"a": 0.5, "a,b": 0.5}).plausibility_transform().round(6)
     array([0.666667, 0.333333])
     """
+    m = as_mass_function(m, "m")
     c = contour(m)
     s = c.sum(axis=-1, keepdims=True)
     if np.any(s <= 0):
@@ -198,6 +201,7 @@ def discount(m: MassFunction, rate: ArrayLike) -> MassFunction:
     >>> MassFunction({"a": 1.0}, frame="ab").discount(0.1)
     MassFunction({{a}: 0.9, Ω: 0.1}, frame=Frame(['a', 'b']))
     """
+    m = as_mass_function(m, "m")
     rate = as_float_array(rate, "rate")
     if not np.all(np.isfinite(rate)) or np.any((rate < 0) | (rate > 1)):
         raise ValueError(f"The discount rate must lie in [0, 1]; got {rate!r}.")
@@ -257,6 +261,7 @@ def contextual_discount(m: MassFunction, rates: ArrayLike) -> MassFunction:
     >>> print(m.contextual_discount([0.0, 0.2]).to_array("m").round(6))
     [0.  0.8 0.  0.2]
     """
+    m = as_mass_function(m, "m")
     frame = m.frame
     rates = as_float_array(rates, "rates")
     if rates.shape[-1:] != (frame.n,):
@@ -310,6 +315,7 @@ def normalize(m: MassFunction) -> MassFunction:
     >>> print(m.normalize().to_array("m"))
     [0.  0.5 0.5 0. ]
     """
+    m = as_mass_function(m, "m")
     frame = m.frame
     if m.is_dense:
         arr = m._m
@@ -367,6 +373,7 @@ def condition(m: MassFunction, subset: Any, *, normalize: bool = True) -> MassFu
     >>> print(m.condition("bc").to_array("m").round(6))
     [0.  0.  0.4 0.  0.  0.  0.6 0. ]
     """
+    m = as_mass_function(m, "m")
     frame = m.frame
     a = frame.subset(subset)
     if m.is_dense:

@@ -22,9 +22,9 @@ from numpy.typing import ArrayLike
 
 from .._kernels.uncertainty import maximum_entropy_probabilities
 from .._validation import as_float_array
-from ..exceptions import InvalidMassError
+from ..exceptions import DataTypeError, InvalidMassError
 from ._dense import DENSE_MAX_LABELS, MASS_TOLERANCE
-from ._mass import MassFunction
+from ._mass import MassFunction, as_mass_function
 from ._sparse import popcount
 
 __all__ = [
@@ -47,10 +47,8 @@ _TIE_TOLERANCE = 1e-12
 
 def _check_mass(m, name="m"):
     if not isinstance(m, MassFunction):
-        raise TypeError(
-            f"`{name}` must be a dstk.MassFunction; got {type(m).__name__}. Build one with "
-            "MassFunction({...}) or MassFunction.from_array(values, frame)."
-        )
+        as_mass_function(m, name)  # raises the shared error for what is not a mass function
+        raise DataTypeError(f"`{name}` must be a dstk.MassFunction; got {type(m).__name__}.")
     empty = np.asarray(m.conflict, dtype=np.float64)
     if np.any(empty > MASS_TOLERANCE):
         index = np.unravel_index(int(np.argmax(empty)), empty.shape) if empty.ndim else ()

@@ -16,7 +16,7 @@ import warnings
 import weakref
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from scipy import sparse, special
@@ -32,7 +32,7 @@ from dstk._kernels import leaf_tables as _tables
 from dstk._kernels import mersenne_twister as _mersenne
 from dstk._kernels import trees as _trees
 from dstk._progress import _check_verbose, progress
-from dstk._validation import check_consistent_length, check_labels, check_random_state
+from dstk._validation import check_consistent_length, check_labels, check_random_state, naming_argument
 from dstk.ensemble._combiners import (
     COMPATIBILITY,
     _combine_leaves_to_mass_array,
@@ -85,7 +85,8 @@ def _as_feature_matrix(X: ArrayLike, name: str = "X") -> np.ndarray:
             f"`{name}` is a scipy sparse matrix; random decision trees need a dense array. Pass "
             f"{name}.toarray() (for data too large for that, fit on dense chunks with dstk.dask)."
         )
-    arr = np.asarray(X)
+    with naming_argument(name):
+        arr = np.asarray(X)
     if np.iscomplexobj(arr):
         raise ValueError(f"Complex data not supported: `{name}` must be real (got dtype {arr.dtype}).")
     if arr.dtype == object:
@@ -556,7 +557,7 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
         n_trees = routing["roots"].size
         batch = max(256, (1 << 20) // n_trees)
         scores = np.empty(n_samples)
-        tables = {}
+        tables: dict[Any, Any] = {}
         for a in range(0, n_samples, batch):
             b = min(a + batch, n_samples)
             X_part = np.ascontiguousarray(columns[:, a:b].T)
@@ -565,7 +566,7 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
             loo_keys = without_self[y[a:b, None], leaves.keys]
             loo = _LeafRows(loo_keys, all_rows, leaves.shape, tables)
             loo.n_cached_rows = all_rows.shape[0]
-            scores[a:b] = combine_leaves(loo, combiner=self.combiner, **options)
+            scores[a:b] = combine_leaves(loo, combiner=self.combiner, **options)  # type: ignore[arg-type]
         from dstk.evidence import LogisticLikelihood
 
         finite = np.isfinite(scores)
@@ -881,9 +882,9 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
         n = X.shape[0]
         n_trees = self._forest["offsets"].size - 1
         batch = max(256, (1 << 20) // n_trees)
-        tables = {}  # per-leaf tables evaluated once per call, shared by the batches
+        tables: dict[Any, Any] = {}  # per-leaf tables evaluated once per call, shared by the batches
         bounds = list(range(0, n, batch)) + [n]
-        pieces = [None] * (len(bounds) - 1)
+        pieces: list[Any] = [None] * (len(bounds) - 1)
 
         def run(j):
             a, b = bounds[j], bounds[j + 1]

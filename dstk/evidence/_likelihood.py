@@ -537,7 +537,9 @@ class BinomialLikelihood(LikelihoodBeliefFunction):
         values = np.where((tau < 0) | (tau > 1), -np.inf, np.minimum(values, 0.0))
         return values if values.ndim else float(values)
 
-    def _interval_ends(self, lower: ArrayLike | None, upper: ArrayLike | None):
+    def _interval_ends(
+        self, lower: ArrayLike | None, upper: ArrayLike | None
+    ) -> tuple[np.ndarray, np.ndarray]:
         lower_arr = np.asarray(-np.inf if lower is None else lower, dtype=np.float64)
         upper_arr = np.asarray(np.inf if upper is None else upper, dtype=np.float64)
         if np.iscomplexobj(lower_arr) or np.iscomplexobj(upper_arr):

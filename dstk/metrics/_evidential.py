@@ -178,11 +178,10 @@ def interval_score(lower: ArrayLike, upper: ArrayLike, observed: ArrayLike, *, a
 
 
 def _check_sets(prediction_sets, n_classes):
-    sets = (
-        as_float_array(prediction_sets, "prediction_sets")
-        if not isinstance(prediction_sets, np.ndarray) or prediction_sets.dtype != bool
-        else prediction_sets
-    )
+    as_float_array(prediction_sets, "prediction_sets")  # None, complex, strings, ragged, sparse: clear errors
+    sets = np.asarray(prediction_sets)
+    if sets.ndim == 2 and sets.dtype != bool and not np.all(np.isfinite(sets.astype(np.float64))):
+        raise ValueError("`prediction_sets` contains NaN or infinite values; it must be boolean (or 0/1).")
     if sets.ndim == 2:
         if sets.dtype != bool:
             if not np.all(np.isin(sets, (0, 1))):

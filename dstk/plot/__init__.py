@@ -2,7 +2,7 @@
 
 ``import dstk`` never imports matplotlib; ``import dstk.plot`` does, and raises
 an :class:`ImportError` that says ``pip install "dstk-belief[plot]"`` when it is
-missing.  Every function takes ``ax=None`` (a new figure is made when None)
+missing.  Every single-panel function takes ``ax=None`` (a new figure is made when None)
 and returns the matplotlib Axes it drew on.
 
 * :mod:`dstk.plot._mass`: :func:`plot_mass` (focal sets and singleton
