@@ -75,7 +75,8 @@ plot_pre_code = "import numpy as np\nimport matplotlib.pyplot as plt"
 
 # -- theme: a maintained theme with a wide content area (code stays within 88 columns) --------
 html_theme = "pydata_sphinx_theme"
-html_static_path = []
+html_static_path = ["_static"]
+html_css_files = ["custom.css"]  # wide content area, see docs/_static/custom.css
 html_title = "dstk"
 html_theme_options = {
     "navigation_with_keys": False,

@@ -184,8 +184,8 @@ def well_calibration_ratio(y_true: ArrayLike, probabilities: ArrayLike) -> float
     Gebel (2009), Eq. (2.5), built on DeGroot & Fienberg's well-calibration.
     The ``K**2`` terms are weighted equally (not by partition size).  The
     thesis does not treat empty partitions; here an empty partition
-    contributes no terms while the ``1/K**2`` normaliser is kept (the choice
-    suggested by the research notes, Part A.1.3).
+    contributes no terms while the ``1/K**2`` normaliser is kept (dstk's
+    choice).
 
     Examples
     --------

@@ -7,7 +7,7 @@ Caches that follow the kernels they call
     numba's on-disk cache keys a compiled function on the text of the file
     that defines it and on its own bytecode, not on the jitted functions it
     calls from other modules (numba documentation, "Notes on Caching"; numba
-    issue #1833): after an edit of a shared kernel, a cached caller would keep
+    github.com/numba/numba/issues/1833): after an edit of a shared kernel, a cached caller would keep
     running the old version.  So a kernel module that imports another pins a
     hash of that module's source text in its own text::
 

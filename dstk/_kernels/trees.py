@@ -28,7 +28,7 @@ Kernels
 -------
 build_tree(X, y, ...)
     Grow one tree (Busch et al. 2021, section 2.1.1; construction details of
-    the research note ``calib-ensemble-anchors.md`` section 1.1).
+    the authors' ``random_tree.py``, github.com/olfub/RDT-Uncertainty).
 leaf_counts_kernel(X, ..., out)
     Class counts of the leaf reached by every sample in every tree, with the
     empty-leaf policies ``0 = parent``, ``1 = zero``, ``2 = siblings``.

@@ -24,7 +24,7 @@ Submodules are imported lazily so that ``import dstk.calibration`` stays cheap.
 from dstk._lazy import lazy_exports
 
 _LAZY = {
-    # --- issue 4: evidential calibration --------------------------------------
+    # --- evidential calibration -----------------------------------------------
     "BinningCalibrator": "dstk.calibration._binning",
     "IsotonicCalibrator": "dstk.calibration._isotonic",
     "LogisticCalibrator": "dstk.calibration._logistic",
@@ -37,7 +37,7 @@ _LAZY = {
     "refine_one_vs_rest": "dstk.calibration._one_vs_rest",
     "combine_classifiers": "dstk.calibration._combination",
     "EvidentialCombination": "dstk.calibration._combination",
-    # --- issue 7: probabilistic calibrators and implied posterior probability ---
+    # --- probabilistic calibrators and implied posterior probability ---
     **dict.fromkeys(
         (
             "SimpleNormalization",

@@ -69,10 +69,10 @@ def implied_weights(
     Notes
     -----
     Nalbantov & Ivanov, Sec. 2, Eq. (12), with the label direction corrected
-    (research notes B.2 [!]): the boundary of the ``(z_+ C, z_- C)``-weighted
+    (with Bayes' rule written the standard way): the boundary of the ``(z_+ C, z_- C)``-weighted
     classifier is where the base-prior posterior equals ``z_- / (z_+ + z_-)``,
     i.e. ``1 - z_+`` in the equal-effective case, not ``z_+`` as printed.
-    The inversion of Eq. (12) for uniform levels is dstk's (notes B.3 [X]).
+    The inversion of Eq. (12) for uniform levels is dstk's.
 
     References
     ----------
@@ -195,7 +195,7 @@ class ImpliedPosteriorClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstima
     fraction (Eq. 13), ties (``x`` on a boundary) counting one half.  The
     estimate need not be monotone in the base model's score and does not
     depend on the score scale.  The label direction follows the corrected
-    reading (research notes B.2): the model with ``z_+ > 0.5`` has its
+    reading (see :func:`implied_weights`): the model with ``z_+ > 0.5`` has its
     boundary at a posterior level below 0.5.
 
     References

@@ -477,7 +477,8 @@ def _combine(
             f"al.'s code); got {compatibility!r}."
         )
     if compatibility == "busch2021":
-        # the authors' numerical conventions (research note calib-ensemble-anchors.md, 1.2-1.4)
+        # the numerical conventions of the authors' code (github.com/olfub/RDT-Uncertainty,
+        # prediction/prediction_methods.py and prediction/aggregation.py)
         binary = counts.shape[2] == 2
         if method in ("plausibility", "dempster", "cautious") and binary:
             reference_arithmetic = True

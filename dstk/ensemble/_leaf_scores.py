@@ -222,8 +222,8 @@ def leaf_confidence_bound(
     mirror BB(x; n, q + 1, p + 1); they intersect at x = n / 2 (for odd n the
     mean of the pmf at floor(n/2) and ceil(n/2) is used).  c is that height
     divided by the pmf at its mode x = p, so c is in (0, 1]; the score shrinks
-    p/n towards 1/2 by the factor 1 - c (the authors' ``fast_cb``; see the
-    research note section 1.2).
+    p/n towards 1/2 by the factor 1 - c (the authors' ``fast_cb`` in
+    ``prediction/prediction_methods.py`` of github.com/olfub/RDT-Uncertainty).
 
     References
     ----------

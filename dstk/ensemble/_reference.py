@@ -12,8 +12,9 @@ evaluating the leaves here, in the same order of operations, gives the
 authors' scores bit for bit (``reference_arithmetic=True`` of
 :func:`dstk.ensemble.combine_leaves`).
 
-Research note ``calib-ensemble-anchors.md`` section 1.2 (plausibility,
-``plaus_values_4``); Busch et al. (2021), section 3.1.2.
+The authors' code (github.com/olfub/RDT-Uncertainty,
+``prediction/prediction_methods.py``, ``plaus_values_4``); Busch et al.
+(2021), section 3.1.2.
 """
 
 from __future__ import annotations

@@ -60,7 +60,7 @@ def sklearn_leaf_counts(
     scikit-learn's totally random trees (``ExtraTreesClassifier(max_features=1)``)
     are not Busch et al.'s random decision trees: they stop at pure nodes and
     do not retry a split that violates ``min_samples_leaf``, so they grow far
-    fewer leaves (research note, section 4.3).
+    fewer leaves (scikit-learn's ``tree/_splitter.pyx`` and ``tree/_tree.pyx``).
 
     References
     ----------

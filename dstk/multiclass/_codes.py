@@ -144,7 +144,7 @@ def complete_code_size(n_classes: int) -> int:
     ``+1`` or a ``-1`` (inclusion-exclusion); the remaining ones come in sign-flipped
     pairs, so ``v_K = (3**K - 2**(K+1) + 1) / 2``.  This is the closed form of
     Gebel's recursion ``v_{K+1} = 3 v_K + (3**K - 1)/2 - v_K`` (Gebel 2009,
-    Sec. 5.2.3 and Tab. 5.5; research notes A.4.1).
+    Sec. 5.2.3 and Tab. 5.5).
 
     References
     ----------
@@ -187,7 +187,7 @@ def complete_code(n_classes: int, *, max_columns: int = 1_000_000) -> np.ndarray
     Notes
     -----
     ``v_K = (3**K - 2**(K+1) + 1) / 2`` (closed form of Gebel's recursion
-    ``v_{K+1} = 3 v_K + (3**K - 1)/2 - v_K``, research notes A.4.1).
+    ``v_{K+1} = 3 v_K + (3**K - 1)/2 - v_K``, Gebel 2009, Sec. 5.2.3).
 
     References
     ----------
@@ -404,7 +404,8 @@ def sparse_random_code(
         ``"max_min_distance"``: keep the valid matrix whose smallest row
         distance is largest (Allwein et al.).  ``"min_distance"``: the
         thesis's wording, the valid matrix whose smallest row distance is
-        smallest (research notes A.4.1 flag this as a likely error).
+        smallest (Gebel 2009, Sec. 5.2.2; likely a slip, as Allwein et al.
+        2000 maximise the smallest distance).
     random_state : int, RandomState or None
 
     Returns

@@ -130,7 +130,7 @@ def couple_probabilities(
     over the simplex, with ``mu_b = sum_{k in K_b+} p_k / sum_{k in K_b+ or K_b-} p_k``
     (Eq. 5.6).
 
-    ``method="zadrozny"`` iterates (research notes A.4.2)
+    ``method="zadrozny"`` iterates (Zadrozny 2001)
     ``p_k <- p_k [sum_{b: k in K_b+} n_b r_b + sum_{b: k in K_b-} n_b (1 - r_b)]
     / [sum_{b: k in K_b+} n_b mu_b + sum_{b: k in K_b-} n_b (1 - mu_b)]``
     and renormalises.  For all-pairs codes this is Hastie & Tibshirani's

@@ -184,7 +184,8 @@ class DirichletCalibrator(ClassifierMixin, BaseEstimator):
     4. ``u = F_Beta(r)``, ``x_k = F^{-1}_{chi2}(u_k)``, ``p_k = x_k / sum_j x_j``
        with ``h_k = m pi_k``;
     5. ``m`` maximises the geometric mean of CR, 1-RMSE and WCR on the
-       training data (research notes A.1.7 and A.4.3 [U]).
+       training data (Gebel 2009, Sec. 5.4.2, which does not say on which
+       data the criterion is evaluated; the training data is dstk's reading).
 
     A row whose chi-square quantiles all underflow to 0 gets the class
     prior.  The chi-square quantile is ``2 * gammaincinv(df/2, u)``; the

@@ -7,7 +7,7 @@ meet yet.  Fixing a docstring means deleting its entry here:
 Regenerate the full list of current violations with
 ``python -m tests.meta.docstring_rules``.
 
-Codes: summary, parameters, returns, raises, notes, references, examples.
+Codes: summary, parameters, returns, raises, notes, internal, examples.
 """
 
 ALLOWLIST = {}

@@ -25,8 +25,8 @@ NOTEBOOKS = DOCS.parent / "notebooks"
 GUIDE_PAGES_WITH_FIGURES = sorted(
     path.stem for path in (DOCS / "guide").glob("*.rst") if ".. plot::" in path.read_text(encoding="utf-8")
 )
-#: guide pages that are reference text (tables, conventions), not a layer's guide
-GUIDE_PAGES_WITHOUT_FIGURES = {"conventions", "choosing_a_rule", "persistence", "sklearn"}
+#: guide pages that are reference text (tables, conventions) or the guide's table of contents
+GUIDE_PAGES_WITHOUT_FIGURES = {"conventions", "choosing_a_rule", "persistence", "sklearn", "index"}
 
 
 def count_images(html_path):

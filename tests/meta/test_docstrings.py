@@ -76,14 +76,19 @@ def test_rules_catch_a_bad_docstring():
     """The checker itself reports missing sections (guards against a silently passing meta-test)."""
 
     def undocumented_function(x, y=1):
-        """Add two numbers."""
+        """Add two numbers (research notes A.1).
+
+        Notes
+        -----
+        See above.
+        """
         if x < 0:
             raise ValueError("x must be non-negative")
         return x + y
 
     item = rules.PublicObject("example.undocumented_function", undocumented_function, "function")
     codes = {v.code for v in rules.check_object(item)}
-    assert codes == {"parameters", "returns", "raises", "notes", "references", "examples"}
+    assert codes == {"parameters", "returns", "raises", "notes", "internal", "examples"}
 
 
 def test_rules_accept_a_complete_docstring():
@@ -109,7 +114,7 @@ def test_rules_accept_a_complete_docstring():
 
         Notes
         -----
-        Addition as in Peano (1889).
+        Addition of natural numbers as defined by Peano (1889), extended to reals.
 
         Examples
         --------

@@ -38,8 +38,9 @@ def beta_moments_fit(values: ArrayLike) -> tuple[float, float]:
     Notes
     -----
     ``B(p, N)`` has ``alpha = p N``, ``beta = (1 - p) N``, mean ``p`` and variance
-    ``p (1 - p) / (N + 1)`` (the thesis prints ``N - 1``, a typo; research
-    notes A.3.7), so ``N = p (1 - p) / var - 1``.
+    ``p (1 - p) / (N + 1)`` (the thesis prints ``N - 1``, a typo: its own
+    definition ``alpha beta / ((alpha + beta)**2 (alpha + beta + 1))`` gives
+    ``N + 1``), so ``N = p (1 - p) / var - 1``.
 
     References
     ----------
@@ -118,10 +119,10 @@ class AssignmentValueCalibrator(BinaryProbabilisticCalibrator):
        *maximises* ``O_av = #correct + Ac`` (Eq. 4.12) on the partition, where
        ``#correct`` counts the samples correctly classified *after*
        calibration and ``Ac`` is Garczarek's accuracy with ``K = 2``
-       (research notes A.3.7: the prose says maximise, Algorithm 2 says
+       (Gebel 2009, Sec. 4.4.3: the prose says maximise, Algorithm 2 says
        minimise; both terms are "higher is better").
 
-    Guards (not in the thesis, research notes A.3.7 [U]): a local correctness
+    Guards (not in the thesis, which leaves these cases open): a local correctness
     of 0 or 1 is replaced by ``(n_correct + 0.5) / (N_T + 1)``; a partition
     whose assignment values have zero variance, fewer than two members or
     ``N_hat_A <= 0`` is mapped to that (guarded) local correctness as a

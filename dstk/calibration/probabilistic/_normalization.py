@@ -138,7 +138,7 @@ def softmax(scores: ArrayLike, alpha: float | None = None) -> np.ndarray:
     Notes
     -----
     Gebel (2009), Eq. (4.2) with the normalising sum in the denominator (the
-    printed ``exp(sum alpha_j s_j)`` is a typo, research notes A.3.2).
+    printed ``exp(sum alpha_j s_j)`` is a typo).
 
     Examples
     --------

@@ -93,7 +93,8 @@ class PiecewiseLogisticCalibrator(BinaryProbabilisticCalibrator):
     training score; every ordered pair of distinct candidate quantiles is
     tried as ``(theta_1, theta_2)`` and the pair with the lowest objective
     ``sum_i log(1 + exp(-c_i g(m_i))) + lambda sum_{j=2,3} (slope_j - slope_{j-1})**2``
-    wins (research notes A.3.4, reading [U]).  Plain labels ``c_i = +-1``
+    wins (the thesis says only "any pair of 5%-quantiles" and "best results";
+    this is dstk's reading).  Plain labels ``c_i = +-1``
     are used.  Scores equal to ``theta_3`` belong to the last segment; test
     scores outside ``[theta_0, theta_3]`` are clamped to the end knots (the
     log-odds is constant there), which dstk chose over linear extrapolation.
