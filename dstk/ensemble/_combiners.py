@@ -151,7 +151,7 @@ def _check_method(method, aggregate):
         return aggregate
     if aggregate is not None:
         raise ValueError(
-            f"Method {method!r} combines the leaves directly; `aggregate` applies only to "
+            f"Combiner {method!r} combines the leaves directly; an aggregate (':average', ':vote') applies only to "
             f"{list(SCORE_METHODS)}. Leave it as None (got {aggregate!r})."
         )
     return None
@@ -490,7 +490,7 @@ def _combine(
     binary = n_classes == 2
     if method in BINARY_ONLY and not binary:
         raise ValueError(
-            f"Method {method!r} is defined for two classes only (it scores a leaf by positive versus negative "
+            f"Combiner {method!r} is defined for two classes only (it scores a leaf by positive versus negative "
             f"counts); got {n_classes} classes. Use 'probability', 'laplace', 'pooling', 'dempster', "
             "'cautious' or 'eva', or a one-vs-rest reduction."
         )
@@ -904,8 +904,9 @@ def _combine_leaves_to_mass_array(
     """Dense ``(n_samples, 2**n_classes)`` masses of :func:`combine_leaves_to_mass` (the array fast path)."""
     if method not in ("dempster", "cautious", "plausibility"):
         raise ValueError(
-            f"Method {method!r} has no mass function; mass functions come from 'dempster', 'cautious' and "
-            "'plausibility' (averaged leaf masses)."
+            f"Combiner {method!r} has no mass function (it scores the leaves); predict_mass and "
+            "combine_leaves_to_mass need combiner='dempster', 'cautious' or 'plausibility' (averaged leaf "
+            "masses). Use predict_proba for the other combiners."
         )
     if method == "plausibility" and aggregate not in (None, "average"):
         raise ValueError(
