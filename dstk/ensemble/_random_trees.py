@@ -656,7 +656,7 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
                 getattr(first, "feature_names_in_", None),
             )
             if (names is None) != (first_names is None) or (
-                names is not None and not np.array_equal(names, first_names)
+                names is not None and not np.array_equal(np.asarray(names), np.asarray(first_names))
             ):
                 raise ValueError(
                     f"Estimator {index} was fitted on other feature names than estimator 0; fit every part on "
@@ -676,7 +676,7 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
         merged.n_classes_ = first.n_classes_
         merged.n_features_in_ = first.n_features_in_
         if hasattr(first, "feature_names_in_"):
-            merged.feature_names_in_ = first.feature_names_in_
+            merged.feature_names_in_ = first.feature_names_in_  # type: ignore[attr-defined]
         merged.nominal_mask_ = first.nominal_mask_
         merged.categories_ = first.categories_
         sizes = np.concatenate([part.node_count_ for part in parts])
