@@ -87,6 +87,9 @@ def _finish_conjunctive(acc, normalize, log_scale):
 #: lands below it has lost bits (subnormal) or vanished (underflow to 0).
 _NORMAL_MIN = 2.2250738585072014e-308
 
+#: Above this product of rescaling factors, a fold takes its log (far from overflow).
+_LARGE = 1e280
+
 #: Least number of input values for which :func:`conjunctive` spreads its
 #: rows over numba's threads (``parallel=None``).
 PARALLEL_MIN_VALUES = 1 << 18
@@ -183,8 +186,11 @@ def _check_source(total, low, tolerance):
 
 
 @njit(cache=True)
-def _binary_finish(q1, q2, q3, log_scale, normalize, out, kappa, total_conflict, r):
-    """Commonalities q({0}), q({1}), q(frame) of a binary frame -> masses of row ``r``."""
+def _binary_finish(q1, q2, q3, inverse, log_inverse, normalize, out, kappa, total_conflict, r):
+    """Commonalities q({0}), q({1}), q(frame) of a binary frame -> masses of row ``r``.
+
+    The commonalities were multiplied by ``inverse * exp(log_inverse)``.
+    """
     a1 = q1 - q3
     a2 = q2 - q3
     total = a1 + a2 + q3
@@ -194,7 +200,7 @@ def _binary_finish(q1, q2, q3, log_scale, normalize, out, kappa, total_conflict,
             out[r, 1] = a1 / total
             out[r, 2] = a2 / total
             out[r, 3] = q3 / total
-            kappa[r] = _kappa(total, log_scale)
+            kappa[r] = _kappa_rescaled(total, inverse, log_inverse)
         else:
             out[r, 0] = 0.0
             out[r, 1] = 0.0
@@ -211,24 +217,63 @@ def _binary_finish(q1, q2, q3, log_scale, normalize, out, kappa, total_conflict,
 
 
 @njit(cache=True)
-def _binary_row(m, normalize, out, kappa, total_conflict, lost, r, tolerance):
-    """One row of :func:`_binary_rows`, every product checked for leaving the normal range.
+def _check_binary_block(flat, i0, i1, tolerance):
+    """Status bits of the binary source rows stored at ``flat[i0:i1]`` (four values each).
 
-    Returns the status bits of the row's sources (0 unless ``tolerance >= 0``).
+    One contiguous read of the block with the tests of :func:`_check_source`
+    (without the minimum, unless some entry is negative); run before the
+    block is folded, it also brings the block into the cache.
     """
+    # index a slice from 0 (indices known to be non-negative: no wraparound
+    # test, a loop as fast as np.sum)
+    block = flat[i0:i1]
+    near = True
+    negative = False
+    for j in range(block.shape[0] // 4):
+        x0 = block[4 * j]
+        x1 = block[4 * j + 1]
+        x2 = block[4 * j + 2]
+        x3 = block[4 * j + 3]
+        # a NaN or infinite entry fails the comparison (NaN or infinite sum)
+        near &= abs((x0 + x1) + (x2 + x3) - 1.0) <= tolerance
+        negative |= (x0 < 0.0) | (x1 < 0.0) | (x2 < 0.0) | (x3 < 0.0)
+    if near and not negative:
+        return 0
+    status = 0
+    for j in range(block.shape[0] // 4):
+        x0 = block[4 * j]
+        x1 = block[4 * j + 1]
+        x2 = block[4 * j + 2]
+        x3 = block[4 * j + 3]
+        status |= _check_source((x0 + x1) + (x2 + x3), min(min(x0, x1), min(x2, x3)), tolerance)
+    return status
+
+
+@njit(cache=True)
+def _kappa_rescaled(total, inverse, log_inverse):
+    """K = 1 - total / (inverse * exp(log_inverse)) (>= 0), the rescaling undone.
+
+    ``inverse * exp(log_inverse)`` is the product of the factors by which a
+    fold multiplied its commonalities; no log is taken unless it was large.
+    """
+    if log_inverse == 0.0:
+        k_val = 1.0 - total / inverse
+    else:
+        k_val = -math.expm1(math.log(total) - math.log(inverse) - log_inverse)
+    return k_val if k_val > 0.0 else 0.0
+
+
+@njit(cache=True)
+def _binary_row(m, normalize, out, kappa, total_conflict, lost, r):
+    """One row of :func:`_binary_rows`, every product checked for leaving the normal range."""
     q1 = 1.0
     q2 = 1.0
     q3 = 1.0
-    log_scale = 0.0
+    inverse = 1.0
+    log_inverse = 0.0
     flag = False
-    status = 0
     for k in range(m.shape[1]):
         t3 = m[r, k, 3]
-        if tolerance >= 0.0:
-            x0 = m[r, k, 0]
-            x1 = m[r, k, 1]
-            x2 = m[r, k, 2]
-            status |= _check_source((x0 + x1) + (x2 + t3), min(min(x0, x1), min(x2, t3)), tolerance)
         f1 = m[r, k, 1] + t3
         f2 = m[r, k, 2] + t3
         p1 = q1 * f1
@@ -239,19 +284,22 @@ def _binary_row(m, normalize, out, kappa, total_conflict, lost, r, tolerance):
         q2 = p2
         q3 = p3
         if normalize and k % 16 == 15:
-            # same rescaling points as the four-row path, so that every row's
-            # result is the same whatever its position in the batch
-            scale = max(q1, q2)
-            if scale > 0.0:
-                q1 /= scale
-                q2 /= scale
-                q3 /= scale
-                log_scale += math.log(scale)
+            # same rescaling as the four-row path, so that every row's result
+            # is the same whatever its position in the batch
+            top = max(q1, q2)
+            if top > 0.0:
+                s = 1.0 / top
+                q1 *= s
+                q2 *= s
+                q3 *= s
+                inverse *= s
+                if inverse > _LARGE:
+                    log_inverse += math.log(inverse)
+                    inverse = 1.0
     if normalize and flag:
         lost[r] = True
     else:
-        _binary_finish(q1, q2, q3, log_scale, normalize, out, kappa, total_conflict, r)
-    return status
+        _binary_finish(q1, q2, q3, inverse, log_inverse, normalize, out, kappa, total_conflict, r)
 
 
 @njit(cache=True)
@@ -261,67 +309,59 @@ def _binary_rows(m, normalize, out, kappa, total_conflict, lost, r0, r1, toleran
     q({0}) = m({0}) + m(frame), q({1}) = m({1}) + m(frame), q(frame) =
     m(frame) (q(empty) plays no role: m(empty) is recomputed).  Four rows
     are folded together (twelve independent products, so that the
-    multiplications overlap instead of waiting on each other).  For
-    Dempster's rule, every 16 sources, four rows holding a commonality below
-    twice the smallest normal float64 are redone one by one with every
+    multiplications overlap instead of waiting on each other), after one
+    contiguous read of their sources (:func:`_check_binary_block`: the check
+    when ``tolerance >= 0``, and a prefetch that makes the fold about 1.5
+    times faster than reading four rows at once).  For Dempster's rule, every
+    16 sources the commonalities are multiplied by the inverse of their
+    largest value (the product of these factors is kept, its log taken once
+    it exceeds 1e280 and at the end), and four rows holding a commonality
+    below twice the smallest normal float64 are redone one by one with every
     product checked (:func:`_binary_row`; commonalities only shrink between
     rescalings, the factors being at most 1 up to the mass tolerance, so
     nothing is missed); the same test runs after the last source.  A row
     that lost bits is flagged in ``lost`` for :func:`dempster_extended`.
 
-    With ``tolerance >= 0`` every source row is also checked as it is read
-    (:func:`_check_source`); returns the union of the status bits.
+    Returns the union of the status bits of the sources read (0 unless
+    ``tolerance >= 0``).
     """
     k_sources = m.shape[1]
+    flat = m.reshape(-1)
+    stride = 4 * k_sources
     tiny = 2.0 * _NORMAL_MIN
     check = tolerance >= 0.0
     status = 0
     r = r0
     while r + 4 <= r1:
+        block = _check_binary_block(flat, r * stride, (r + 4) * stride, tolerance if check else np.inf)
+        if check:
+            status |= block
         a1 = b1 = c1 = d1 = 1.0
         a2 = b2 = c2 = d2 = 1.0
         a3 = b3 = c3 = d3 = 1.0
+        ia = ib = ic = id_ = 1.0
         la = lb = lc = ld = 0.0
         suspect = False
+        s = m[r]
+        t = m[r + 1]
+        u = m[r + 2]
+        v = m[r + 3]
         for k in range(k_sources):
-            s = m[r, k]
-            t = m[r + 1, k]
-            u = m[r + 2, k]
-            v = m[r + 3, k]
-            if check:
-                sa = (s[0] + s[1]) + (s[2] + s[3])
-                sb = (t[0] + t[1]) + (t[2] + t[3])
-                sc = (u[0] + u[1]) + (u[2] + u[3])
-                sd = (v[0] + v[1]) + (v[2] + v[3])
-                low = min(
-                    min(min(min(s[0], s[1]), min(s[2], s[3])), min(min(t[0], t[1]), min(t[2], t[3]))),
-                    min(min(min(u[0], u[1]), min(u[2], u[3])), min(min(v[0], v[1]), min(v[2], v[3]))),
-                )
-                near = (abs(sa - 1.0) <= tolerance) & (abs(sb - 1.0) <= tolerance)
-                near &= (abs(sc - 1.0) <= tolerance) & (abs(sd - 1.0) <= tolerance)
-                # a NaN or infinite entry fails the comparisons (NaN sum)
-                if not near or low < 0.0:
-                    status |= (
-                        _check_source(sa, min(min(s[0], s[1]), min(s[2], s[3])), tolerance)
-                        | _check_source(sb, min(min(t[0], t[1]), min(t[2], t[3])), tolerance)
-                        | _check_source(sc, min(min(u[0], u[1]), min(u[2], u[3])), tolerance)
-                        | _check_source(sd, min(min(v[0], v[1]), min(v[2], v[3])), tolerance)
-                    )
-            x = s[3]
-            a1 *= s[1] + x
-            a2 *= s[2] + x
+            x = s[k, 3]
+            a1 *= s[k, 1] + x
+            a2 *= s[k, 2] + x
             a3 *= x
-            x = t[3]
-            b1 *= t[1] + x
-            b2 *= t[2] + x
+            x = t[k, 3]
+            b1 *= t[k, 1] + x
+            b2 *= t[k, 2] + x
             b3 *= x
-            x = u[3]
-            c1 *= u[1] + x
-            c2 *= u[2] + x
+            x = u[k, 3]
+            c1 *= u[k, 1] + x
+            c2 *= u[k, 2] + x
             c3 *= x
-            x = v[3]
-            d1 *= v[1] + x
-            d2 *= v[2] + x
+            x = v[k, 3]
+            d1 *= v[k, 1] + x
+            d2 *= v[k, 2] + x
             d3 *= x
             if normalize and (k % 16 == 15 or k == k_sources - 1):
                 low = min(min(min(a1, b1), min(c1, d1)), min(min(a2, b2), min(c2, d2)))
@@ -329,37 +369,47 @@ def _binary_rows(m, normalize, out, kappa, total_conflict, lost, r0, r1, toleran
                     suspect = True
                     break
                 if k % 16 == 15:
-                    sa = max(a1, a2)
-                    sb = max(b1, b2)
-                    sc = max(c1, c2)
-                    sd = max(d1, d2)
-                    a1 /= sa
-                    a2 /= sa
-                    a3 /= sa
-                    b1 /= sb
-                    b2 /= sb
-                    b3 /= sb
-                    c1 /= sc
-                    c2 /= sc
-                    c3 /= sc
-                    d1 /= sd
-                    d2 /= sd
-                    d3 /= sd
-                    la += math.log(sa)
-                    lb += math.log(sb)
-                    lc += math.log(sc)
-                    ld += math.log(sd)
+                    sa = 1.0 / max(a1, a2)
+                    sb = 1.0 / max(b1, b2)
+                    sc = 1.0 / max(c1, c2)
+                    sd = 1.0 / max(d1, d2)
+                    a1 *= sa
+                    a2 *= sa
+                    a3 *= sa
+                    b1 *= sb
+                    b2 *= sb
+                    b3 *= sb
+                    c1 *= sc
+                    c2 *= sc
+                    c3 *= sc
+                    d1 *= sd
+                    d2 *= sd
+                    d3 *= sd
+                    ia *= sa
+                    ib *= sb
+                    ic *= sc
+                    id_ *= sd
+                    if max(max(ia, ib), max(ic, id_)) > _LARGE:
+                        la += math.log(ia)
+                        lb += math.log(ib)
+                        lc += math.log(ic)
+                        ld += math.log(id_)
+                        ia = ib = ic = id_ = 1.0
         if suspect:
             for i in range(4):
-                status |= _binary_row(m, normalize, out, kappa, total_conflict, lost, r + i, tolerance)
+                _binary_row(m, normalize, out, kappa, total_conflict, lost, r + i)
         else:
-            _binary_finish(a1, a2, a3, la, normalize, out, kappa, total_conflict, r)
-            _binary_finish(b1, b2, b3, lb, normalize, out, kappa, total_conflict, r + 1)
-            _binary_finish(c1, c2, c3, lc, normalize, out, kappa, total_conflict, r + 2)
-            _binary_finish(d1, d2, d3, ld, normalize, out, kappa, total_conflict, r + 3)
+            _binary_finish(a1, a2, a3, ia, la, normalize, out, kappa, total_conflict, r)
+            _binary_finish(b1, b2, b3, ib, lb, normalize, out, kappa, total_conflict, r + 1)
+            _binary_finish(c1, c2, c3, ic, lc, normalize, out, kappa, total_conflict, r + 2)
+            _binary_finish(d1, d2, d3, id_, ld, normalize, out, kappa, total_conflict, r + 3)
         r += 4
+    if r < r1:
+        block = _check_binary_block(flat, r * stride, r1 * stride, tolerance if check else np.inf)
+        if check:
+            status |= block
     while r < r1:
-        status |= _binary_row(m, normalize, out, kappa, total_conflict, lost, r, tolerance)
+        _binary_row(m, normalize, out, kappa, total_conflict, lost, r)
         r += 1
     return status
 
@@ -387,7 +437,7 @@ def _binary_pair_rows(m1, m2, normalize, out, kappa, total_conflict, lost, r0, r
         if normalize and (_lost(q1, f1, g1) | _lost(q2, f2, g2) | _lost(q3, f3, g3)):
             lost[r] = True
         else:
-            _binary_finish(q1, q2, q3, 0.0, normalize, out, kappa, total_conflict, r)
+            _binary_finish(q1, q2, q3, 1.0, 0.0, normalize, out, kappa, total_conflict, r)
 
 
 @njit(cache=True)
