@@ -91,8 +91,12 @@ _NORMAL_MIN = 2.2250738585072014e-308
 _LARGE = 1e280
 
 #: Least number of input values for which :func:`conjunctive` spreads its
-#: rows over numba's threads (``parallel=None``).
-PARALLEL_MIN_VALUES = 1 << 18
+#: rows over numba's threads (``parallel=None``): 2**24 values (128 MiB).
+#: On a shared two-core machine, two threads were slower than one at every
+#: size measured up to 3.2 million values (``benchmarks/bench_core.py``,
+#: table f3): starting the threads costs more than the fold, which reads
+#: its input at about the speed of ``np.sum``.
+PARALLEL_MIN_VALUES = 1 << 24
 
 
 @njit(cache=True)
