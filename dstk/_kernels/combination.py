@@ -189,7 +189,7 @@ def _check_source(total, low, tolerance):
     return status
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _binary_finish(q1, q2, q3, inverse, log_inverse, normalize, out, kappa, total_conflict, r):
     """Commonalities q({0}), q({1}), q(frame) of a binary frame -> masses of row ``r``.
 
@@ -260,7 +260,9 @@ def _kappa_rescaled(total, inverse, log_inverse):
     ``inverse * exp(log_inverse)`` is the product of the factors by which a
     fold multiplied its commonalities; no log is taken unless it was large.
     """
-    if log_inverse == 0.0:
+    if inverse == 1.0 and log_inverse == 0.0:
+        k_val = 1.0 - total
+    elif log_inverse == 0.0:
         k_val = 1.0 - total / inverse
     else:
         k_val = -math.expm1(math.log(total) - math.log(inverse) - log_inverse)
@@ -426,9 +428,16 @@ def _binary_pair_rows(m1, m2, normalize, out, kappa, total_conflict, lost, r0, r
     three non-empty subsets, each product checked for leaving the normal
     float64 range; no rescaling is needed for two factors of at most 1.
     """
-    for r in range(r0, r1):
-        s = m1[r]
-        t = m2[r]
+    # slices indexed from 0: indices known to be non-negative (no wraparound test)
+    a = m1[r0:r1]
+    b = m2[r0:r1]
+    o = out[r0:r1]
+    kp = kappa[r0:r1]
+    tc = total_conflict[r0:r1]
+    flags = lost[r0:r1]
+    for r in range(r1 - r0):
+        s = a[r]
+        t = b[r]
         f1 = s[1] + s[3]
         f2 = s[2] + s[3]
         f3 = s[3]
@@ -439,9 +448,9 @@ def _binary_pair_rows(m1, m2, normalize, out, kappa, total_conflict, lost, r0, r
         q2 = f2 * g2
         q3 = f3 * g3
         if normalize and (_lost(q1, f1, g1) | _lost(q2, f2, g2) | _lost(q3, f3, g3)):
-            lost[r] = True
+            flags[r] = True
         else:
-            _binary_finish(q1, q2, q3, 1.0, 0.0, normalize, out, kappa, total_conflict, r)
+            _binary_finish(q1, q2, q3, 1.0, 0.0, normalize, o, kp, tc, r)
 
 
 @njit(cache=True)
