@@ -78,27 +78,45 @@ IMPORT_TARGET_S = 0.5
 
 
 # ====================================================================== optional competitors
-def load_torchbelief():
+def _extend_path(path, first):
+    """Make the modules of ``path`` importable (first, or after the environment's own packages)."""
+    if path:
+        path = os.path.abspath(path)
+        if not os.path.isdir(path):
+            raise SystemExit(f"not a directory: {path}")
+        if path not in sys.path:
+            if first:
+                sys.path.insert(0, path)
+            else:
+                sys.path.append(path)
+
+
+def load_torchbelief(path=None):
+    """torch and torchbelief, from ``path`` when given (searched after the environment's packages)."""
+    _extend_path(path, first=False)
     try:
         import torch
         import torchbelief
     except Exception as exc:  # pragma: no cover - depends on the environment
         print(
             f"[skip] torchbelief not importable ({type(exc).__name__}: {exc}); "
-            "pip install torch==2.13.0 torchbelief to compare with it."
+            "pip install torch==2.13.0 torchbelief (or --torchbelief-path DIR) to compare with it."
         )
         return None
     torch.set_num_threads(1)
     return torch, torchbelief
 
 
-def load_pyds():
+def load_pyds(path=None):
+    """pyds (Reineking's py-dempster-shafer): from ``path`` when given, a checkout of github.com/reineking/pyds."""
+    _extend_path(path, first=True)
     try:
         import pyds
     except Exception as exc:  # pragma: no cover
         print(
             f"[skip] pyds not importable ({type(exc).__name__}: {exc}); "
-            "pip install py-dempster-shafer to compare with it."
+            "pip install py-dempster-shafer, or pass --pyds-path DIR (a checkout of "
+            "github.com/reineking/pyds), to compare with it."
         )
         return None
     return pyds
@@ -1065,6 +1083,16 @@ def main(argv=None):
     parser.add_argument("--md", default=None, help="also write the tables as markdown to this file")
     parser.add_argument("--json", default=None, help="also write raw results as JSON to this file")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--pyds-path",
+        default=None,
+        help="directory holding pyds.py (a checkout of github.com/reineking/pyds)",
+    )
+    parser.add_argument(
+        "--torchbelief-path",
+        default=None,
+        help="directory holding torch and torchbelief (e.g. pip install --target DIR torch==2.13.0 torchbelief)",
+    )
     args = parser.parse_args(argv)
     only = set(args.only.split(","))
     repeats = args.repeats or (3 if args.quick else 7)
@@ -1078,8 +1106,12 @@ def main(argv=None):
     )
     machine.append(f"date: {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}")
     print("\n".join(machine))
-    tb = load_torchbelief()
-    pyds = load_pyds()
+    tb = load_torchbelief(args.torchbelief_path)
+    pyds = load_pyds(args.pyds_path)
+    if pyds is not None and args.pyds_path:
+        machine.append(f"pyds imported from a checkout: {pyds.__file__}")
+    if tb is not None:
+        machine.append(f"torch {tb[0].__version__}, torchbelief {getattr(tb[1], '__version__', '?')}")
     report = Report()
     raw = {}
     t_start = perf()
