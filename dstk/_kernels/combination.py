@@ -189,35 +189,36 @@ def _check_source(total, low, tolerance):
     return status
 
 
-@njit(cache=True, inline="always")
-def _binary_finish(q1, q2, q3, inverse, log_inverse, normalize, out, kappa, total_conflict, r):
-    """Commonalities q({0}), q({1}), q(frame) of a binary frame -> masses of row ``r``.
+@njit(cache=True)
+def _binary_masses(q1, q2, q3, inverse, log_inverse, normalize):
+    """Commonalities q({0}), q({1}), q(frame) of a binary frame -> (masses, kappa, total conflict).
 
-    The commonalities were multiplied by ``inverse * exp(log_inverse)``.
+    Returns ``(m(empty), m({0}), m({1}), m(frame), kappa, total)``; the
+    commonalities were multiplied by ``inverse * exp(log_inverse)``.
+    Scalars only, so that the callers' loops inline it.
     """
     a1 = q1 - q3
     a2 = q2 - q3
     total = a1 + a2 + q3
     if normalize:
         if total > 0.0:
-            out[r, 0] = 0.0
-            out[r, 1] = a1 / total
-            out[r, 2] = a2 / total
-            out[r, 3] = q3 / total
-            kappa[r] = _kappa_rescaled(total, inverse, log_inverse)
-        else:
-            out[r, 0] = 0.0
-            out[r, 1] = 0.0
-            out[r, 2] = 0.0
-            out[r, 3] = 0.0
-            kappa[r] = 1.0
-            total_conflict[r] = True
-    else:
-        out[r, 0] = 1.0 - total if total < 1.0 else 0.0
-        out[r, 1] = a1
-        out[r, 2] = a2
-        out[r, 3] = q3
-        kappa[r] = out[r, 0]
+            return (
+                0.0,
+                a1 / total,
+                a2 / total,
+                q3 / total,
+                _kappa_rescaled(total, inverse, log_inverse),
+                False,
+            )
+        return 0.0, 0.0, 0.0, 0.0, 1.0, True
+    empty = 1.0 - total if total < 1.0 else 0.0
+    return empty, a1, a2, q3, empty, False
+
+
+@njit(cache=True)
+def _binary_store(out, kappa, total_conflict, r, values):
+    """Write the tuple of :func:`_binary_masses` to row ``r``."""
+    out[r, 0], out[r, 1], out[r, 2], out[r, 3], kappa[r], total_conflict[r] = values
 
 
 @njit(cache=True)
@@ -305,7 +306,9 @@ def _binary_row(m, normalize, out, kappa, total_conflict, lost, r):
     if normalize and flag:
         lost[r] = True
     else:
-        _binary_finish(q1, q2, q3, inverse, log_inverse, normalize, out, kappa, total_conflict, r)
+        _binary_store(
+            out, kappa, total_conflict, r, _binary_masses(q1, q2, q3, inverse, log_inverse, normalize)
+        )
 
 
 @njit(cache=True)
@@ -405,10 +408,10 @@ def _binary_rows(m, normalize, out, kappa, total_conflict, lost, r0, r1, toleran
             for i in range(4):
                 _binary_row(m, normalize, out, kappa, total_conflict, lost, r + i)
         else:
-            _binary_finish(a1, a2, a3, ia, la, normalize, out, kappa, total_conflict, r)
-            _binary_finish(b1, b2, b3, ib, lb, normalize, out, kappa, total_conflict, r + 1)
-            _binary_finish(c1, c2, c3, ic, lc, normalize, out, kappa, total_conflict, r + 2)
-            _binary_finish(d1, d2, d3, id_, ld, normalize, out, kappa, total_conflict, r + 3)
+            _binary_store(out, kappa, total_conflict, r, _binary_masses(a1, a2, a3, ia, la, normalize))
+            _binary_store(out, kappa, total_conflict, r + 1, _binary_masses(b1, b2, b3, ib, lb, normalize))
+            _binary_store(out, kappa, total_conflict, r + 2, _binary_masses(c1, c2, c3, ic, lc, normalize))
+            _binary_store(out, kappa, total_conflict, r + 3, _binary_masses(d1, d2, d3, id_, ld, normalize))
         r += 4
     if r < r1:
         block = _check_binary_block(flat, r * stride, r1 * stride, tolerance if check else np.inf)
@@ -450,7 +453,7 @@ def _binary_pair_rows(m1, m2, normalize, out, kappa, total_conflict, lost, r0, r
         if normalize and (_lost(q1, f1, g1) | _lost(q2, f2, g2) | _lost(q3, f3, g3)):
             flags[r] = True
         else:
-            _binary_finish(q1, q2, q3, 1.0, 0.0, normalize, o, kp, tc, r)
+            _binary_store(o, kp, tc, r, _binary_masses(q1, q2, q3, 1.0, 0.0, normalize))
 
 
 @njit(cache=True)
