@@ -559,6 +559,70 @@ def sparse_workload(report, cases, repeats, tb, pyds, rng):
         report.target("s", "torchbelief", ratios[(60, 256)], "focal-set form n=60, F=256")
 
 
+def readme_workload(report, repeats, tb, rng):
+    """Workload r: the README's comparison rows, dstk and torchbelief timed alternately (ratio per round)."""
+    if tb is None:
+        print("[skip] workload r needs torchbelief")
+        return
+    torch, tbl = tb
+    cases = {}
+    n = 15
+    frame = Frame(range(n))
+    tframe = tbl.Frame(n, LETTERS[:n])
+    m1, m2 = random_full_mass(rng, n), random_full_mass(rng, n)
+    c1, c2 = random_full_mass(rng, n, True), random_full_mass(rng, n, True)
+    A, B = MassFunction.from_array(m1, frame), MassFunction.from_array(m2, frame)
+    C, D = MassFunction.from_array(c1, frame), MassFunction.from_array(c2, frame)
+    ta, tb_, tc, td = (torch.tensor(x) for x in (m1, m2, c1, c2))
+    cases["Dempster, two masses with all focal sets, n = 15"] = (
+        lambda: combine([A, B], rule="dempster"),
+        lambda: tbl.dempster(ta, tb_, tframe)[0],
+    )
+    cases["pignistic, n = 15"] = (lambda: A.pignistic(), lambda: tbl.pignistic(ta, tframe))
+    cases["cautious rule (unnormalised), n = 15"] = (
+        lambda: combine([C, D], rule="cautious"),
+        lambda: tbl.cautious(tc, td, tframe, normalise=False)[0],
+    )
+    M = make_forest(rng, 10_000, 100)
+    tM = torch.from_numpy(M)
+    two = Frame((0, 1))
+    cases["100 binary masses x 10,000 samples, Dempster, validated"] = (
+        lambda: combine(MassFunction.from_array(M, two), rule="dempster", axis=1),
+        lambda: tbl.combine(tM, tbl.Frame(2, ["a", "b"]), rule="dempster")[0],
+    )
+    names = [f"v{i}" for i in range(60)]
+    (f1, w1), (f2, w2) = random_focal_sets(rng, 60, 256), random_focal_sets(rng, 60, 256)
+    frame60 = Frame(names)
+    S1 = MassFunction.from_focal_sets(f1, w1, frame60)
+    S2 = MassFunction.from_focal_sets(f2, w2, frame60)
+    sa = tbl.SparseMass(torch.tensor(f1.astype(np.int64)), torch.tensor(w1), 60)
+    sb = tbl.SparseMass(torch.tensor(f2.astype(np.int64)), torch.tensor(w2), 60)
+    cases["focal-set form, n = 60, 256 focal sets each"] = (
+        lambda: combine([S1, S2], rule="dempster"),
+        lambda: sa.dempster(sb)[0],
+    )
+    rows = []
+    for what, (ours, theirs) in cases.items():
+        times = interleaved({"dstk": ours, "torchbelief": theirs}, repeats)
+        _, text = ratio_summary(times["torchbelief"], times["dstk"])
+        rows.append(
+            [
+                what,
+                fmt_time(statistics.median(times["dstk"])),
+                fmt_time(statistics.median(times["torchbelief"])),
+                text,
+            ]
+        )
+    report.table(
+        "r",
+        "README rows: dstk's public call and torchbelief timed alternately",
+        ["workload", "dstk", "torchbelief", "torchbelief / dstk"],
+        rows,
+        "Interleaved rounds (dstk, torchbelief, dstk, ...), median time of each and the median (IQR, range) "
+        "of the per-round ratio; torch limited to one thread.",
+    )
+
+
 WARMUP_FIRST_CALLS = r"""
 import time
 t0 = time.perf_counter()
@@ -1074,7 +1138,7 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="fewer sizes and repeats, N = 2,000 (smoke run)")
     parser.add_argument(
-        "--only", default="a,b,c,d,s,w,f,x,k", help="comma-separated workloads among a,b,c,d,s,w,f,x,k"
+        "--only", default="a,b,c,d,s,w,f,x,k", help="comma-separated workloads among a,b,c,d,s,w,f,x,k,r"
     )
     parser.add_argument("--demo", action="store_true", help="workload k also times `python -m dstk demo`")
     parser.add_argument(
@@ -1141,6 +1205,8 @@ def main(argv=None):
         sparse_workload(report, cases, repeats, tb, pyds, rng)
     if "w" in only:
         warmup_workload(report, 3 if args.quick else 5)
+    if "r" in only:
+        readme_workload(report, 5 if args.quick else 15, tb, rng)
     if "f" in only:
         fold_workload(report, 2000 if args.quick else 10000, 5 if args.quick else 15, rng)
     if "x" in only:
