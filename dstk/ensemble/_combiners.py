@@ -903,8 +903,10 @@ def _combine_leaves_to_mass_array(
 ):
     """Dense ``(n_samples, 2**n_classes)`` masses of :func:`combine_leaves_to_mass` (the array fast path)."""
     if method not in ("dempster", "cautious", "plausibility"):
+        # the name the user wrote (a key of COMBINERS), not the internal (method, aggregate) pair
+        name = next((key for key, pair in COMBINERS.items() if pair == (method, aggregate)), method)
         raise ValueError(
-            f"Combiner {method!r} has no mass function (it scores the leaves); predict_mass and "
+            f"Combiner {name!r} has no mass function (it scores the leaves); predict_mass and "
             "combine_leaves_to_mass need combiner='dempster', 'cautious' or 'plausibility' (averaged leaf "
             "masses). Use predict_proba for the other combiners."
         )

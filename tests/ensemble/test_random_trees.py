@@ -222,8 +222,12 @@ def test_string_labels_and_predict_mass(breast_cancer):
         uncalibrated,
         combine_leaves_proba(model.leaf_counts(X[:5]), combiner="eva", class_prior=model.class_prior_),
     )
-    with pytest.raises(ValueError, match="no mass function"):
+    with pytest.raises(ValueError, match="Combiner 'eva' has no mass function"):
         model.predict_mass(X[:5])
+    model.set_params(combiner="average")  # the message names the combiner as the user wrote it
+    with pytest.raises(ValueError, match="Combiner 'average' has no mass function"):
+        model.predict_mass(X[:5])
+    model.set_params(combiner="eva")
     score = model.decision_function(X[:5])
     assert np.allclose(
         score, combine_leaves(model.leaf_counts(X[:5]), combiner="eva", class_prior=model.class_prior_)
