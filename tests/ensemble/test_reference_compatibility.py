@@ -357,7 +357,7 @@ def test_conventions_the_authors_code_never_combines_are_rejected():
         with pytest.raises(TypeError):
             combine_leaves(counts, combiner="dempster", **option)
     with pytest.raises(TypeError):
-        RandomDecisionTreesClassifier(compatibility="busch2021")
+        RandomDecisionTreesClassifier(random_stream="independent")
 
 
 # --------------------------------------------------------------------------- end to end
