@@ -346,7 +346,8 @@ def _combine_with_fallback(masses, rule, axis, weights, normalize, on_conflict, 
     kappa = np.array(kappa, dtype=np.float64)
     kappa.reshape(-1)[bad] = 1.0
     if on_conflict == "nan":
-        values = combined._storage.masses.reshape((-1, values.shape[-1]))
+        values = combined._storage.masses
+        values = values.reshape((-1, values.shape[-1]))
         values[bad] = np.nan
     shown = ", ".join(str(i) for i in bad[:20]) + (", ..." if bad.size > 20 else "")
     warnings.warn(
