@@ -55,6 +55,14 @@ class QuadratureEstimate(NamedTuple):
         m({0, 1}): the sum of the error estimates of the two integrals
         reported by adaptive 21-point Gauss-Kronrod quadrature (QUADPACK
         QAGS, :func:`scipy.integrate.quad`).
+
+    Examples
+    --------
+    >>> from dstk.evidence import predictive_mass_quadrature
+    >>> estimate = predictive_mass_quadrature(lambda t: 1 - abs(t - 0.5) / 0.5, 0.5)
+    >>> mass, error_bound = estimate
+    >>> print(mass.to_array().round(6), error_bound < 1e-9)  # by hand: 1/4, 1/4, 1/2
+    [0.   0.25 0.25 0.5 ] True
     """
 
     mass: MassFunction
@@ -76,6 +84,14 @@ class MonteCarloEstimate(NamedTuple):
     standard_error : ndarray of shape (2,)
         Binomial standard errors sqrt(p (1 - p) / n_samples) of the
         estimates of m({0}) and m({1}).
+
+    Examples
+    --------
+    >>> from dstk.evidence import predictive_mass_monte_carlo
+    >>> contour = lambda t: 1 - abs(t - 0.5) / 0.5
+    >>> mass, standard_error = predictive_mass_monte_carlo(contour, 0.5, n_samples=40000, random_state=0)
+    >>> bool(abs(mass.to_array()[1] - 0.25) < 4 * standard_error[0])
+    True
     """
 
     mass: MassFunction
