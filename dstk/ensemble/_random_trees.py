@@ -220,8 +220,8 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
 
     Notes
     -----
-    Construction (Busch et al. 2021, section 2.1.1; details in the research
-    note on the authors' code): no bootstrap, no feature subsampling, no
+    Construction (Busch et al. 2021, section 2.1.1; details as in the authors'
+    code, github.com/olfub/RDT-Uncertainty): no bootstrap, no feature subsampling, no
     purity stop.  At a node with at least ``min_samples_split`` samples, up to
     ``n_features`` tries pick a random candidate feature; a numeric split uses
     the value ``v`` of a random training sample of the node as threshold and a
