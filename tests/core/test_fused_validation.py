@@ -106,7 +106,7 @@ def test_deferred_masses_are_checked_once_and_not_copied():
     values = _large(rng, 4)
     mf = MassFunction.from_array(values, FRAMES[4])
     combine(mf, axis=1)
-    held = mf._m  # the array the mass function holds (to_array gives a copy)
+    held = mf._storage.masses  # the array the mass function holds (to_array gives a copy)
     assert np.shares_memory(held, values)
     assert not held.flags.writeable
     # other uses of a deferred mass function: pickling, equality, batch shape
