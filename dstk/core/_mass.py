@@ -183,6 +183,7 @@ class MassFunction:
     # the masses, in one of the two forms of dstk.core._storage (one interface)
     _frame: Frame
     _storage: _storage.Storage
+    _unchecked: np.ndarray
     __array_priority__ = 100
 
     def __init__(
