@@ -295,7 +295,7 @@ class MassFunction:
                 f"The last axis of `values` must have 2**n = {frame.n_subsets} entries for {frame!r}; "
                 f"got shape {values.shape}."
             )
-        _dense.check_dense_size(frame.n, int(np.prod(values.shape[:-1], dtype=np.int64)))
+        _dense.check_dense_size(frame.n, _dense.batch_size(values.shape[:-1]))
         if kind not in _dense.KINDS:
             raise ValueError(f"Unknown kind {kind!r}; expected one of {_dense.KINDS}.")
         if kind != "m" and not np.all(np.isfinite(values)):
@@ -312,7 +312,7 @@ class MassFunction:
                 )
         if kind == "m":
             m = _dense.validate_masses(values, input_dtype=given) if validate else values
-            if np.shares_memory(m, values):
+            if m is values or np.shares_memory(m, values):
                 # no copy: a read-only view of the caller's array
                 m = m.view()
                 m.flags.writeable = False
@@ -470,7 +470,7 @@ class MassFunction:
     @property
     def size(self) -> int:
         """int: number of mass functions in the batch."""
-        return int(np.prod(self.batch_shape, dtype=np.int64))
+        return _dense.batch_size(self.batch_shape)
 
     def __len__(self):
         if not self.batch_shape:

@@ -355,7 +355,7 @@ class FocalSetStorage(Storage):
 
     # -- conversions -------------------------------------------------------
     def to_dense(self, n: int, what: str) -> np.ndarray:
-        _dense.check_dense_size(n, int(np.prod(self.batch_shape, dtype=np.int64)), what=f"{what}")
+        _dense.check_dense_size(n, _dense.batch_size(self.batch_shape), what=what)
         return _sparse.to_dense(self.focal, self.masses, 1 << n)
 
     def focal_form(self) -> tuple[np.ndarray, np.ndarray]:
