@@ -294,10 +294,9 @@ def combine_with_conflict(
     return _combine(masses, rule, axis, weights, normalize, on_conflict)
 
 
-def _combine(masses, rule, axis, weights, normalize, on_conflict):
-    """Return ``(combined, conflict)``: the single implementation behind both public functions."""
-    check_on_conflict(on_conflict)
-    if rule not in RULES:
+def _check_combine_options(rule, weights, normalize, axis):
+    """Raise unless ``rule``, ``weights``, ``normalize`` and ``axis`` fit together (the options of :func:`combine`)."""
+    if not isinstance(rule, str) or rule not in RULES:
         raise ValueError(f"Unknown rule {rule!r}: `rule` must be one of {sorted(RULES)}.")
     if weights is not None and rule != "average":
         raise ValueError(
@@ -312,6 +311,12 @@ def _combine(masses, rule, axis, weights, normalize, on_conflict):
         raise TypeError(
             f"`axis` must be an integer (the batch axis holding the sources) or None; got {axis!r}."
         )
+
+
+def _combine(masses, rule, axis, weights, normalize, on_conflict):
+    """Return ``(combined, conflict)``: the single implementation behind both public functions."""
+    check_on_conflict(on_conflict)
+    _check_combine_options(rule, weights, normalize, axis)
     if not isinstance(masses, MassFunction):
         if isinstance(masses, (Mapping, str, bytes, np.ndarray)) or not isinstance(masses, Iterable):
             raise DataTypeError(
