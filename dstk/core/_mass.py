@@ -888,13 +888,16 @@ class MassFunction:
         dict
             ``{frozenset(labels): mass}`` in bitmask order.
         """
-        if self.batch_shape:
-            raise ValueError(
-                f"focal_sets() needs a single mass function; this one has batch shape {self.batch_shape}. "
-                "Select one with m.batch[i]."
-            )
+        self._require_single("focal_sets()")
         masks, masses = self._nonzero(tolerance)
         return {frozenset(self._frame.labels_of(int(a))): float(v) for a, v in zip(masks, masses)}
+
+    def _require_single(self, what):
+        if self.batch_shape:
+            raise ValueError(
+                f"{what} needs a single mass function; this one has batch shape {self.batch_shape}. "
+                "Select one with m.batch[i]."
+            )
 
     def _nonzero(self, tolerance=0.0):
         return self._storage.nonzero(tolerance)
@@ -906,7 +909,13 @@ class MassFunction:
         -------
         frozenset
             The labels of some focal set; pl({w}) = 0 outside it.
+
+        Raises
+        ------
+        ValueError
+            A batch of mass functions (select one with ``m.batch[i]``).
         """
+        self._require_single("core()")
         masks, _ = self._nonzero()
         union = 0
         for a in masks:

@@ -274,3 +274,11 @@ def test_old_pickles_still_load():
     restored.__setstate__(state)  # the attribute dictionary skops stores
     assert not restored.is_dense and restored[{"a"}] == 0.4
     assert restored.__getstate__().keys() == state.keys()
+
+
+def test_core_of_a_batch_is_a_clear_error():
+    m = MassFunction.from_array(np.full((2, 4), 0.25), Frame("ab"))
+    for form in _both_forms(m.to_array(), m.frame):
+        with pytest.raises(ValueError, match=r"core\(\) needs a single mass function.*m\.batch\[i\]"):
+            form.core()
+        assert form.batch[1].core() == frozenset("ab")
