@@ -116,6 +116,7 @@ def main(argv=None):
     parser.add_argument("--after", help="source tree of the dstk to compare (required)")
     parser.add_argument("--rounds", type=int, default=15)
     parser.add_argument("--md", help="write the table to this Markdown file")
+    parser.add_argument("--only", help="run the workloads whose name contains this text")
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.worker:
@@ -125,6 +126,8 @@ def main(argv=None):
         parser.error("--before and --after (two source trees of dstk) are required.")
     before, names = start(args.before)
     after, _ = start(args.after)
+    if args.only:
+        names = [name for name in names if args.only in name]
     times = {name: ([], []) for name in names}
     for r in range(args.rounds):
         for name in names:
