@@ -472,6 +472,22 @@ class MassFunction:
         """int: number of mass functions in the batch."""
         return _dense.batch_size(self.batch_shape)
 
+    @property
+    def nbytes(self) -> int:
+        """int: bytes held by the stored masses (and, in the focal-set form, the focal-set bitmasks).
+
+        ``8 * size * 2**n`` in the dense form, ``8 * (size + 1) * F`` in the
+        focal-set form with ``F`` focal sets (a broadcast view counts the
+        memory it shows, as numpy's ``nbytes``).
+
+        Examples
+        --------
+        >>> from dstk import MassFunction
+        >>> MassFunction({"a": 0.5, "a,b": 0.5}).nbytes  # dense: 2**2 masses
+        32
+        """
+        return self._storage.nbytes
+
     def __len__(self):
         if not self.batch_shape:
             raise TypeError("len() of an unbatched MassFunction; use m.focal_sets() for its focal sets.")

@@ -215,6 +215,15 @@ def test_operations_keep_the_form(batch_shape):
         assert all(r.is_dense == m.is_dense for r in results)
 
 
+def test_nbytes_counts_the_stored_arrays():
+    frame = Frame(range(3))
+    dense, sparse = _both_forms(np.tile([0.0, 0.5, 0.0, 0.0, 0.0, 0.0, 0.0, 0.5], (4, 1)), frame)
+    assert dense.nbytes == 4 * 8 * 8
+    assert sparse.nbytes == 4 * 2 * 8 + 2 * 8  # masses of two focal sets, and their bitmasks
+    big = MassFunction.from_focal_sets([1, 2, 3], np.full((5, 3), 1 / 3), Frame(range(40)))
+    assert big.nbytes == 5 * 3 * 8 + 3 * 8
+
+
 def test_storage_classes_share_one_interface():
     def interface(cls):
         return {
