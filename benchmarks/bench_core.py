@@ -500,7 +500,7 @@ def sparse_workload(report, cases, repeats, tb, pyds, rng):
 
         def kernel_path():
             unique, inverse = kernels.focal_set_pairs(f1, f2, True)
-            masses = kernels.pair_products(w1[None], w2[None], inverse, unique.size)[0]
+            masses = kernels.pair_products(w1[None], w2[None], inverse, unique.size)[0][0]
             keep = (unique != 0) & (masses != 0)
             return unique[keep], masses[keep] / masses[keep].sum()
 
