@@ -158,15 +158,26 @@ def row_hashes(bits, negative_zero):
 
 
 @njit(cache=True, nogil=True)
-def _identical_rows(columns, row_hash, sample_index, start, end):
-    """True when the samples ``sample_index[start:end]`` have equal feature values."""
+def _identical_rows(columns, row_hash, sample_index, start, end, binary_index, current_marked, use_marked):
+    """True when the samples ``sample_index[start:end]`` have equal feature values.
+
+    Equal row hashes first; then every feature is checked, a binary feature
+    from its marked count at the node (constant when it is 0 or the node's
+    size) when ``use_marked``, any other feature value by value.
+    """
     first = sample_index[start]
     h = row_hash[first]
     for i in range(start + 1, end):
         if row_hash[sample_index[i]] != h:
             return False
     n_features = columns.shape[0]
+    size = end - start
     for f in range(n_features):
+        if use_marked and binary_index[f] >= 0:
+            n_marked = current_marked[binary_index[f]]
+            if n_marked != 0 and n_marked != size:
+                return False
+            continue
         column = columns[f]
         value = column[first]
         for i in range(start + 1, end):
@@ -483,7 +494,9 @@ def build_tree(
         table[node, _FEATURE] = -1
         if size < min_samples_split or size == 0 or (max_depth >= 0 and table[node, _DEPTH] >= max_depth):
             continue
-        if not breadth_first and _identical_rows(columns, row_hash, sample_index, start, end):
+        if not breadth_first and _identical_rows(
+            columns, row_hash, sample_index, start, end, binary_index, current_marked, use_marked
+        ):
             # every try fails on identical samples (and no draw is owed to a later node)
             continue
         n_candidates = 0
