@@ -119,8 +119,11 @@ def _as_feature_matrix(X: ArrayLike, name: str = "X") -> np.ndarray:
     if arr.shape[1] == 0:
         raise ValueError(f"`{name}` has 0 feature(s) (shape={arr.shape}) while a minimum of 1 is required.")
     arr = np.ascontiguousarray(arr, dtype=np.float64)
-    finite = np.isfinite(arr)
-    if not finite.all():
+    # one pass without a temporary array: a NaN or an infinity makes the sum non-finite (a sum that
+    # overflows from finite values is checked value by value and passes)
+    with np.errstate(over="ignore", invalid="ignore"):
+        total = np.add.reduce(arr, axis=None)
+    if not np.isfinite(total) and not (finite := np.isfinite(arr)).all():
         rows, cols = np.nonzero(~finite)
         kind = "NaN (missing)" if np.isnan(arr[rows[0], cols[0]]) else "infinite"
         raise ValueError(
@@ -135,7 +138,8 @@ def _exact_float32(X: np.ndarray) -> np.ndarray | None:
     """``X`` as float32 when every value is a float32 number (the conversion is exact), else None."""
     if X.dtype == np.float32:
         return X
-    narrow = X.astype(np.float32)
+    with np.errstate(over="ignore"):  # beyond float32's range: not exact
+        narrow = X.astype(np.float32)
     if np.array_equal(narrow, X):
         return narrow
     return None
@@ -877,19 +881,9 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
         else:  # zero counts (the "zero" empty-leaf policy) get a row of their own
             zero_row = rows.shape[0]
             rows = np.concatenate([rows, np.zeros((1, rows.shape[1]))])
-        # float32 samples go down a float32 copy of the `<=` thresholds, each rounded down to a float32:
-        # for a float32 x, x <= t exactly when x <= (the largest float32 <= t)
-        thresholds = nodes.view(np.float64)[:, 1]
-        with np.errstate(over="ignore"):
-            narrow = thresholds.astype(np.float32)
-        above = narrow.astype(np.float64) > thresholds
-        narrow[above] = np.nextafter(narrow[above], np.float32(-np.inf))
-        thresholds_32 = np.zeros((thresholds.size, 2), dtype=np.float32)
-        thresholds_32[:, 1] = narrow
         cache = {
             "forest": forest,
             "nodes": nodes,
-            "thresholds_32": thresholds_32,
             "node_row": keys.astype(np.int32),
             "zero_row": zero_row,
             "rows": rows,
@@ -897,6 +891,23 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
         }
         _ROUTING_CACHE[self] = cache
         return cache
+
+    def _thresholds_32(self, routing):
+        """The ``<=`` thresholds rounded down to float32 (built once, for float32 samples).
+
+        For a float32 ``x``, ``x <= t`` exactly when ``x`` is at most the
+        largest float32 not above ``t``.
+        """
+        if "thresholds_32" not in routing:
+            thresholds = routing["nodes"].view(np.float64)[:, 1]
+            with np.errstate(over="ignore"):
+                narrow = thresholds.astype(np.float32)
+            above = narrow.astype(np.float64) > thresholds
+            narrow[above] = np.nextafter(narrow[above], np.float32(-np.inf))
+            thresholds_32 = np.zeros((thresholds.size, 2), dtype=np.float32)
+            thresholds_32[:, 1] = narrow
+            routing["thresholds_32"] = thresholds_32
+        return routing["thresholds_32"]
 
     def _leaf_rows(self, X, tables):
         """The leaves of ``X`` (encoded) as keys into the node count rows, for the combiners."""
@@ -911,7 +922,7 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
             narrow if narrow is not None else X,
             routing["roots"],
             routing["nodes"],
-            routing["thresholds_32"] if narrow is not None else routing["nodes"].view(np.float64),
+            self._thresholds_32(routing) if narrow is not None else routing["nodes"].view(np.float64),
             forest["n_children"],
             routing["node_row"],
             routing["zero_row"],
