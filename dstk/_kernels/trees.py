@@ -409,6 +409,17 @@ def build_tree(
     fails without a scan; with per-node streams, a node whose samples are
     identical (equal row hashes, then checked value by value) is a leaf
     without tries.  The node table starts small and doubles as needed.
+
+    With per-node streams (depth-first growth), every node also knows how
+    many of its samples hold the rarer value of each binary feature (a
+    numeric feature with two training values; the counts of a child come
+    from the sparse rows of its smaller sibling's samples), so a try on a
+    binary feature is decided without a scan and a binary feature whose
+    rarer value is held by fewer than ``min_samples_leaf`` samples is dead
+    from the start of the node (sparse data such as w8a).  A try on a dead
+    feature advances the splitmix64 stream past its two draws by one
+    addition.  The columns may be float32 when every training value is a
+    float32 number (the comparisons are the same).
     """
     n_features, n_samples = columns.shape
     state = np.empty(1, dtype=np.uint64)
