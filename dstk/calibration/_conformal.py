@@ -7,7 +7,13 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._estimator import BaseEstimator, ClassifierMixin, check_is_fitted, validate_features
+from .._estimator import (
+    BaseEstimator,
+    MassClassifierMixin,
+    check_is_fitted,
+    labels_of_largest,
+    validate_features,
+)
 from .._validation import as_float_array, check_consistent_length, check_labels, check_random_state
 
 if TYPE_CHECKING:
@@ -94,7 +100,7 @@ def conformal_p_values(
     return out
 
 
-class ConformalBeliefClassifier(ClassifierMixin, BaseEstimator):
+class ConformalBeliefClassifier(MassClassifierMixin, BaseEstimator):
     """Split-conformal classifier whose p-values are the contour of a consonant belief function.
 
     Parameters
@@ -351,19 +357,6 @@ class ConformalBeliefClassifier(ClassifierMixin, BaseEstimator):
             raise ValueError(f"`alpha` must be a miscoverage level in (0, 1), e.g. 0.1; got {alpha!r}.")
         return self.predict_contour(X) > float(alpha)
 
-    def predict_proba(self, X: Any) -> np.ndarray:
-        """Pignistic probabilities of the consonant mass functions.
-
-        Parameters
-        ----------
-        X : array_like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        ndarray of shape (n_samples, n_classes)
-        """
-        return self.predict_mass(X).pignistic()
-
     def predict(self, X: Any) -> np.ndarray:
         """The most plausible class (largest p-value; the first on ties).
 
@@ -376,4 +369,4 @@ class ConformalBeliefClassifier(ClassifierMixin, BaseEstimator):
         ndarray of shape (n_samples,)
         """
         values = self.predict_contour(X)  # checks that the estimator is fitted first
-        return self.classes_[np.argmax(values, axis=1)]
+        return labels_of_largest(self.classes_, values)

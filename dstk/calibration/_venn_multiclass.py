@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._estimator import BaseEstimator, ClassifierMixin, check_is_fitted, validate_features
+from .._estimator import BaseEstimator, MassClassifierMixin, check_is_fitted, validate_features
 from .._validation import as_float_array, check_consistent_length, check_labels, check_random_state
 from ._base import BinaryCalibrator
 
@@ -90,7 +90,7 @@ def pairwise_masses(binary_masses: ArrayLike, pairs: ArrayLike, n_classes: int) 
     return out
 
 
-class VennMulticlassClassifier(ClassifierMixin, BaseEstimator):
+class VennMulticlassClassifier(MassClassifierMixin, BaseEstimator):
     """Multi-class Venn-ABERS or Venn-machine predictor whose binary intervals are combined as mass functions.
 
     Parameters
@@ -365,30 +365,3 @@ class VennMulticlassClassifier(ClassifierMixin, BaseEstimator):
             extended = pairwise_masses(binary, self.pairs_, n_classes)
         stacked = MassFunction.from_array(extended, self.frame_, kind="m", validate=False)
         return combine(stacked, rule=self.rule, axis=1, on_conflict=self.on_conflict)
-
-    def predict_proba(self, X: Any) -> np.ndarray:
-        """Pignistic probabilities of the combined mass functions.
-
-        Parameters
-        ----------
-        X : array_like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        ndarray of shape (n_samples, n_classes)
-        """
-        return self.predict_mass(X).pignistic()
-
-    def predict(self, X: Any) -> np.ndarray:
-        """Class of maximal pignistic probability (the first on ties).
-
-        Parameters
-        ----------
-        X : array_like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        ndarray of shape (n_samples,)
-        """
-        values = self.predict_proba(X)  # checks that the estimator is fitted first
-        return self.classes_[np.argmax(values, axis=1)]
