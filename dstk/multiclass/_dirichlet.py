@@ -106,6 +106,7 @@ def combine_task_probabilities(
             "`task_probabilities` must lie strictly inside (0, 1) (no NaN) for Dirichlet calibration; normalise scores "
             "with rho > 1 (Gebel uses rho = 1.05)."
         )
+    trim = check_in_range(trim, "trim", low=0.0, high=0.5, high_inclusive=False)
     log_p = np.log(p)
     log_q = np.log1p(-p)
     positive = (c == 1).astype(np.float64)
@@ -115,7 +116,6 @@ def combine_task_probabilities(
         if pool == "geometric_mean":
             log_r = log_r / (positive + negative).sum(axis=1)
         return np.exp(log_r)
-    trim = check_in_range(trim, "trim", low=0.0, high=0.5, high_inclusive=False)
     if pool == "trimmed_geometric_mean":
         out = np.empty((p.shape[0], c.shape[0]))
         for k in range(c.shape[0]):
