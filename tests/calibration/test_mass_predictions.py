@@ -158,3 +158,18 @@ def test_every_mass_classifier_derives_its_predictions_from_predict_mass():
         else:
             expected = estimator.classes_[np.argmax(betp, axis=1)]
         np.testing.assert_array_equal(estimator.predict(X), expected)
+
+
+def test_split_predictors_refuse_a_frozen_estimator_with_other_classes():
+    from sklearn.frozen import FrozenEstimator
+    from sklearn.linear_model import LogisticRegression
+
+    from dstk.calibration import ConformalBeliefClassifier, VennMulticlassClassifier
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 2))
+    y = np.repeat([0, 1, 2], 20)
+    frozen = FrozenEstimator(LogisticRegression().fit(X, y))
+    for owner in (ConformalBeliefClassifier(frozen), VennMulticlassClassifier(frozen)):
+        with pytest.raises(ValueError, match="calibration label 3 is not a class"):
+            owner.fit(X, np.where(y == 2, 3, y))
