@@ -55,6 +55,13 @@ class QuadratureEstimate(NamedTuple):
         m({0, 1}): the sum of the error estimates of the two integrals
         reported by adaptive 21-point Gauss-Kronrod quadrature (QUADPACK
         QAGS, :func:`scipy.integrate.quad`).
+
+    Examples
+    --------
+    >>> contour = lambda t: (t / 0.7) ** 7 * ((1 - t) / 0.3) ** 3
+    >>> mass, error_bound = predictive_mass_quadrature(contour, 0.7)
+    >>> print(mass.to_array().round(6), error_bound < 1e-9)
+    [0.       0.153349 0.505948 0.340703] True
     """
 
     mass: MassFunction
@@ -76,6 +83,13 @@ class MonteCarloEstimate(NamedTuple):
     standard_error : ndarray of shape (2,)
         Binomial standard errors sqrt(p (1 - p) / n_samples) of the
         estimates of m({0}) and m({1}).
+
+    Examples
+    --------
+    >>> contour = lambda t: np.exp(-20 * (t - 0.6) ** 2)
+    >>> estimate = predictive_mass_monte_carlo(contour, 0.6, n_samples=10000, random_state=0)
+    >>> estimate.standard_error.shape
+    (2,)
     """
 
     mass: MassFunction
