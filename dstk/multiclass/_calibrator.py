@@ -15,7 +15,7 @@ from .._estimator import (
     clone_estimator,
     validate_score_matrix,
 )
-from .._validation import check_labels
+from .._validation import as_float_array, check_labels
 from ._codes import make_code
 from ._coupling import CouplingResult, couple_probabilities
 from ._tasks import binary_tasks
@@ -61,7 +61,7 @@ def embed_task_masses(task_masses: ArrayLike, code: ArrayLike) -> np.ndarray:
     >>> out[0, 0, [5, 6, 7]].tolist()   # {0, 2}: 0.5, {1, 2}: 0.2, frame: 0.3
     [0.5, 0.2, 0.3]
     """
-    m = np.asarray(task_masses, dtype=np.float64)
+    m = as_float_array(task_masses, "task_masses", finite=True)
     c = np.asarray(code)
     K, B = c.shape
     bits = 1 << np.arange(K)
