@@ -344,7 +344,7 @@ class MassFunction:
                 f"The last axis of `values` must have 2**n = {frame.n_subsets} entries for {frame!r}; "
                 f"got shape {values.shape}."
             )
-        _dense.check_dense_size(frame.n, int(np.prod(values.shape[:-1], dtype=np.int64)))
+        _dense.check_dense_size(frame.n, _dense.batch_size(values.shape[:-1]))
         if kind not in _dense.KINDS:
             raise ValueError(f"Unknown kind {kind!r}; expected one of {_dense.KINDS}.")
         if kind != "m" and not np.all(np.isfinite(values)):
@@ -374,7 +374,7 @@ class MassFunction:
                 obj._frame, obj._unchecked = frame, view
                 return obj
             m = _dense.validate_masses(values, input_dtype=given) if validate else values
-            if np.shares_memory(m, values):
+            if m is values or np.shares_memory(m, values):
                 # no copy: a read-only view of the caller's array
                 m = m.view()
                 m.flags.writeable = False
@@ -532,7 +532,23 @@ class MassFunction:
     @property
     def size(self) -> int:
         """int: number of mass functions in the batch."""
-        return int(np.prod(self.batch_shape, dtype=np.int64))
+        return _dense.batch_size(self.batch_shape)
+
+    @property
+    def nbytes(self) -> int:
+        """int: bytes held by the stored masses (and, in the focal-set form, the focal-set bitmasks).
+
+        ``8 * size * 2**n`` in the dense form, ``8 * (size + 1) * F`` in the
+        focal-set form with ``F`` focal sets (a broadcast view counts the
+        memory it shows, as numpy's ``nbytes``).
+
+        Examples
+        --------
+        >>> from dstk import MassFunction
+        >>> MassFunction({"a": 0.5, "a,b": 0.5}).nbytes  # dense: 2**2 masses
+        32
+        """
+        return self._storage.nbytes
 
     def __len__(self):
         if not self.batch_shape:
@@ -950,13 +966,16 @@ class MassFunction:
         dict
             ``{frozenset(labels): mass}`` in bitmask order.
         """
-        if self.batch_shape:
-            raise ValueError(
-                f"focal_sets() needs a single mass function; this one has batch shape {self.batch_shape}. "
-                "Select one with m.batch[i]."
-            )
+        self._require_single("focal_sets()")
         masks, masses = self._nonzero(tolerance)
         return {frozenset(self._frame.labels_of(int(a))): float(v) for a, v in zip(masks, masses)}
+
+    def _require_single(self, what):
+        if self.batch_shape:
+            raise ValueError(
+                f"{what} needs a single mass function; this one has batch shape {self.batch_shape}. "
+                "Select one with m.batch[i]."
+            )
 
     def _nonzero(self, tolerance=0.0):
         return self._storage.nonzero(tolerance)
@@ -968,7 +987,13 @@ class MassFunction:
         -------
         frozenset
             The labels of some focal set; pl({w}) = 0 outside it.
+
+        Raises
+        ------
+        ValueError
+            A batch of mass functions (select one with ``m.batch[i]``).
         """
+        self._require_single("core()")
         masks, _ = self._nonzero()
         union = 0
         for a in masks:
