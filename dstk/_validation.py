@@ -105,6 +105,8 @@ def as_array(value: Any, name: str, *, allow_sparse: bool = False) -> Any:
     ValueError
         ``value`` is ragged (nested sequences of different lengths).
     """
+    if type(value) is np.ndarray and value.dtype != object:
+        return value  # already an array: nothing to convert or check here
     if value is None:
         raise DataTypeError(f"`{name}` is None; pass an array of numbers.")
     if hasattr(value, "tocsr") and hasattr(value, "nnz"):
