@@ -7,7 +7,14 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._estimator import BaseEstimator, ClassifierMixin, check_is_fitted, validate_features
+from .._estimator import (
+    BaseEstimator,
+    ClassifierMixin,
+    MetaEstimatorMixin,
+    check_is_fitted,
+    check_meta_X,
+    validate_features,
+)
 from .._validation import as_float_array, check_consistent_length, check_labels, check_random_state
 
 if TYPE_CHECKING:
@@ -94,7 +101,7 @@ def conformal_p_values(
     return out
 
 
-class ConformalBeliefClassifier(ClassifierMixin, BaseEstimator):
+class ConformalBeliefClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     """Split-conformal classifier whose p-values are the contour of a consonant belief function.
 
     Parameters
@@ -200,6 +207,13 @@ class ConformalBeliefClassifier(ClassifierMixin, BaseEstimator):
             )
         return P
 
+    def __sklearn_tags__(self):
+        """scikit-learn tags: sparse input when the wrapped estimator (default LogisticRegression) takes it."""
+        tags = super().__sklearn_tags__()
+        if self.estimator is None:
+            tags.input_tags.sparse = True  # LogisticRegression
+        return tags
+
     def fit(self, X: Any, y: ArrayLike) -> ConformalBeliefClassifier:
         """Fit the classifier on a proper training part and the p-values on a calibration part.
 
@@ -235,7 +249,11 @@ class ConformalBeliefClassifier(ClassifierMixin, BaseEstimator):
             raise ValueError(
                 f"`calibration_size` must be a fraction in (0, 1); got {self.calibration_size!r}."
             )
+        X = check_meta_X(X)
+        check_labels(y, "y")  # None, missing, complex, continuous labels: scikit-learn's messages
         y = np.asarray(y)
+        if y.ndim == 2:  # a column vector (check_labels warned)
+            y = y[:, 0]
         validate_features(self, X, reset=True)
         check_consistent_length(X, y, names=("X", "y"))
         estimator = self.estimator
@@ -297,6 +315,7 @@ class ConformalBeliefClassifier(ClassifierMixin, BaseEstimator):
             ``p_x(y)``, divided by ``max_y p_x(y)`` when ``normalize``.
         """
         check_is_fitted(self, "calibration_scores_")
+        X = check_meta_X(X)
         validate_features(self, X, reset=False)
         scores = 1.0 - self._probabilities(self.estimator_, X)
         p = conformal_p_values(

@@ -8,7 +8,14 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._estimator import BaseEstimator, ClassifierMixin, check_is_fitted, validate_features
+from .._estimator import (
+    BaseEstimator,
+    ClassifierMixin,
+    MetaEstimatorMixin,
+    check_is_fitted,
+    check_meta_X,
+    validate_features,
+)
 from .._validation import as_float_array, check_consistent_length, check_labels, check_random_state
 from ._base import BinaryCalibrator
 
@@ -90,7 +97,7 @@ def pairwise_masses(binary_masses: ArrayLike, pairs: ArrayLike, n_classes: int) 
     return out
 
 
-class VennMulticlassClassifier(ClassifierMixin, BaseEstimator):
+class VennMulticlassClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     """Multi-class Venn-ABERS or Venn-machine predictor whose binary intervals are combined as mass functions.
 
     Parameters
@@ -220,6 +227,13 @@ class VennMulticlassClassifier(ClassifierMixin, BaseEstimator):
             )
         return P
 
+    def __sklearn_tags__(self):
+        """scikit-learn tags: sparse input when the wrapped estimator (default LogisticRegression) takes it."""
+        tags = super().__sklearn_tags__()
+        if self.estimator is None:
+            tags.input_tags.sparse = True  # LogisticRegression
+        return tags
+
     def fit(self, X: Any, y: ArrayLike) -> VennMulticlassClassifier:
         """Fit the classifier on a training part and the binary Venn predictors on a calibration part.
 
@@ -260,7 +274,11 @@ class VennMulticlassClassifier(ClassifierMixin, BaseEstimator):
             raise ValueError(
                 f"`calibration_size` must be a fraction in (0, 1); got {self.calibration_size!r}."
             )
+        X = check_meta_X(X)
+        check_labels(y, "y")  # None, missing, complex, continuous labels: scikit-learn's messages
         y = np.asarray(y)
+        if y.ndim == 2:  # a column vector (check_labels warned)
+            y = y[:, 0]
         validate_features(self, X, reset=True)
         check_consistent_length(X, y, names=("X", "y"))
         estimator = self.estimator
@@ -328,6 +346,7 @@ class VennMulticlassClassifier(ClassifierMixin, BaseEstimator):
             (one-vs-rest) or class ``pairs_[p, 1]`` (pairwise).
         """
         check_is_fitted(self, "calibrators_")
+        X = check_meta_X(X)
         validate_features(self, X, reset=False)
         scores = self._problem_scores(self._probabilities(X))
         return np.stack(

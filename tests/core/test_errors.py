@@ -64,3 +64,27 @@ def test_pickle_round_trip():
     assert back.frame == m.frame and back.allclose(m)
     s = MassFunction.from_focal_sets([1, 6], [0.4, 0.6], Frame(range(30)))
     assert pickle.loads(pickle.dumps(s)).allclose(s)
+
+
+@pytest.mark.parametrize(
+    "value, match",
+    [
+        (0.5 + 0j, "Complex data not supported"),
+        ("0.5", "must be numeric"),
+        (None, "is None"),
+        ([0.5, [0.5]], "ragged"),
+    ],
+)
+def test_mapping_and_focal_set_masses_are_numbers(value, match):
+    # strings were parsed and complex numbers cast to their real part (NumPy's ComplexWarning only)
+    from dstk.exceptions import DataTypeError
+
+    with pytest.raises(
+        (DataTypeError, ValueError), match=r"`focal\['a'\]`.*" if value is not None else "`focal"
+    ):
+        MassFunction({"a": value, "ab": 0.5}, frame="ab")
+    with pytest.raises((DataTypeError, ValueError), match=match):
+        MassFunction({"a": value, "ab": 0.5}, frame="ab")
+    if not isinstance(value, list):
+        with pytest.raises((DataTypeError, ValueError), match="`masses`"):
+            MassFunction.from_focal_sets([1, 3], np.array([value, 0.5]), frame="ab")
