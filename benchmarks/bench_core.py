@@ -492,8 +492,8 @@ def sparse_workload(report, cases, repeats, tb, pyds, rng):
             return max(abs(got.get(k, 0.0) - ref.get(k, 0.0)) for k in keys)
 
         def dstk_dict(mf):
-            masses = np.asarray(mf._fm)
-            return {int(f): float(v) for f, v in zip(mf._focal, masses) if v != 0.0}
+            focal, masses = mf._focal_form()
+            return {int(f): float(v) for f, v in zip(focal, masses) if v != 0.0}
 
         t, out = measure(lambda: combine([A, B], rule="dempster"), repeats)
         row = {"dstk": (t, diff(dstk_dict(out)))}

@@ -224,17 +224,23 @@ def bench_combiners(n_samples, n_trees, repeats):
     counts = np.stack([totals - positives, positives], axis=2).astype(np.int64)
     prior = np.array([0.6, 0.4])
     runs = [
-        ("probability average", {"method": "probability"}),
-        ("probability vote", {"method": "probability", "aggregate": "vote"}),
-        ("laplace average", {"method": "laplace"}),
-        ("confidence_bounds average", {"method": "confidence_bounds"}),
-        ("plausibility average", {"method": "plausibility"}),
-        ("pooling", {"method": "pooling"}),
-        ("dempster (exact)", {"method": "dempster"}),
-        ("dempster (floor 1e-5, pairwise)", {"method": "dempster", "floor": 1e-5}),
-        ("cautious (exact)", {"method": "cautious"}),
-        ("cautious (floor 1e-5, pairwise)", {"method": "cautious", "floor": 1e-5}),
-        ("eva", {"method": "eva", "class_prior": prior}),
+        ("probability average", {"combiner": "average"}),
+        ("probability vote", {"combiner": "vote"}),
+        ("laplace average", {"combiner": "laplace"}),
+        ("confidence_bounds average", {"combiner": "confidence_bounds"}),
+        ("plausibility average", {"combiner": "plausibility"}),
+        ("pooling", {"combiner": "pooling"}),
+        ("dempster (exact)", {"combiner": "dempster"}),
+        (
+            "dempster (busch2021: floor 1e-5, pairwise)",
+            {"combiner": "dempster", "compatibility": "busch2021"},
+        ),
+        ("cautious (exact)", {"combiner": "cautious"}),
+        (
+            "cautious (busch2021: floor 1e-5, pairwise)",
+            {"combiner": "cautious", "compatibility": "busch2021"},
+        ),
+        ("eva", {"combiner": "eva", "class_prior": prior}),
     ]
     print("| combiner | seconds |")
     print("|---|---|")
@@ -244,10 +250,10 @@ def bench_combiners(n_samples, n_trees, repeats):
         print(f"| {label} | {seconds:.3f} |")
     counts3 = rng.integers(0, 15, size=(n_samples, n_trees, 3))
     for label, options in [
-        ("3 classes: dempster", {"method": "dempster"}),
-        ("3 classes: cautious", {"method": "cautious"}),
-        ("3 classes: eva", {"method": "eva"}),
-        ("3 classes: vote", {"method": "probability", "aggregate": "vote"}),
+        ("3 classes: dempster", {"combiner": "dempster"}),
+        ("3 classes: cautious", {"combiner": "cautious"}),
+        ("3 classes: eva", {"combiner": "eva"}),
+        ("3 classes: vote", {"combiner": "vote"}),
     ]:
         combine_leaves(counts3[:10], **options)
         seconds = best_time(lambda: combine_leaves(counts3, **options), repeats)

@@ -16,7 +16,9 @@ from numpy.typing import ArrayLike
 from .exceptions import DataTypeError
 
 __all__ = [
+    "as_array",
     "as_float_array",
+    "check_numeric_dtype",
     "check_option",
     "check_in_range",
     "check_scores",
@@ -64,9 +66,50 @@ def as_float_array(value: Any, name: str, *, finite: bool = False) -> np.ndarray
         ``value`` is ragged (nested sequences of different lengths), or holds
         NaN or infinite values when ``finite`` is true.
     """
+    arr = as_array(value, name)
+    check_numeric_dtype(arr, name)
+    arr = arr.astype(np.float64, copy=False)
+    if finite and arr.size and not np.isfinite(arr).all():
+        index = tuple(int(i) for i in np.unravel_index(int(np.flatnonzero(~np.isfinite(arr))[0]), arr.shape))
+        where = index[0] if len(index) == 1 else index
+        raise ValueError(
+            f"`{name}` contains NaN or infinite values (first at index {where}); remove or impute them."
+        )
+    return arr
+
+
+def as_array(value: Any, name: str, *, allow_sparse: bool = False) -> Any:
+    """Return ``value`` as an ndarray of any dtype, or raise a clear error for what is not an array.
+
+    The structural half of :func:`as_float_array`, for input whose element
+    type the caller does not fix (features handed on to another estimator).
+
+    Parameters
+    ----------
+    value : array_like
+        The input (list, tuple, array, scalar, pandas object).
+    name : str
+        The argument's name, used in the messages.
+    allow_sparse : bool, default False
+        Return a scipy sparse matrix unchanged instead of raising.
+
+    Returns
+    -------
+    ndarray, or the sparse matrix itself when ``allow_sparse``
+
+    Raises
+    ------
+    DataTypeError
+        (a TypeError and ValueError) ``value`` is None, or a scipy sparse
+        matrix while ``allow_sparse`` is false.
+    ValueError
+        ``value`` is ragged (nested sequences of different lengths).
+    """
     if value is None:
         raise DataTypeError(f"`{name}` is None; pass an array of numbers.")
     if hasattr(value, "tocsr") and hasattr(value, "nnz"):
+        if allow_sparse:
+            return value
         raise DataTypeError(
             f"`{name}` is a scipy sparse matrix; this function needs a dense array: pass `{name}.toarray()`."
         )
@@ -80,12 +123,41 @@ def as_float_array(value: Any, name: str, *, finite: bool = False) -> np.ndarray
             f"`{name}` is ragged: its nested sequences have different lengths, so it is not an array. "
             "Pad or split it so that every row has the same length."
         ) from exc
-    if np.iscomplexobj(arr):
+    if (
+        arr.dtype == object
+        and arr.size
+        and any(isinstance(item, (list, tuple, np.ndarray)) for item in arr.flat)
+    ):
+        raise ValueError(
+            f"`{name}` is ragged: its nested sequences have different lengths, so it is not an array. "
+            "Pad or split it so that every row has the same length."
+        )
+    return arr
+
+
+def check_numeric_dtype(arr: Any, name: str) -> None:
+    """Raise unless ``arr`` (an ndarray, or any array with a ``dtype``, e.g. a dask array) holds real numbers.
+
+    Parameters
+    ----------
+    arr : ndarray or array with a ``dtype``
+        Checked by dtype; an object array (ndarray only) item by item.
+    name : str
+        The argument's name, used in the messages.
+
+    Raises
+    ------
+    DataTypeError
+        (a TypeError and ValueError) complex numbers, strings, None or other
+        objects that are not real numbers.
+    """
+    dtype = np.dtype(arr.dtype)
+    if dtype.kind == "c":
         raise DataTypeError(
-            f"Complex data not supported: `{name}` has complex dtype {arr.dtype}. Pass real numbers "
+            f"Complex data not supported: `{name}` has complex dtype {dtype}. Pass real numbers "
             f"(e.g. `{name}.real` if the imaginary parts are known to be zero)."
         )
-    if arr.dtype == object:
+    if dtype.kind == "O" and isinstance(arr, np.ndarray):
         for item in arr.flat:
             if item is None:
                 raise DataTypeError(
@@ -95,28 +167,15 @@ def as_float_array(value: Any, name: str, *, finite: bool = False) -> np.ndarray
                 raise DataTypeError(
                     f"Complex data not supported: `{name}` contains the complex number {item!r}."
                 )
-            if isinstance(item, (list, tuple, np.ndarray)):
-                raise ValueError(
-                    f"`{name}` is ragged: its nested sequences have different lengths, so it is not an "
-                    "array. Pad or split it so that every row has the same length."
-                )
             if not isinstance(item, (int, float, np.number, bool, np.bool_)):
                 raise DataTypeError(
                     f"`{name}` must be numeric (numbers only); got {type(item).__name__} {_describe(item)}."
                 )
-    elif arr.dtype.kind in "USV":
-        example = arr.flat[0] if arr.size else ""
+    elif dtype.kind in "USV":
+        example = arr.flat[0] if isinstance(arr, np.ndarray) and arr.size else "..."
         raise DataTypeError(f"`{name}` must be numeric; got strings such as {_describe(str(example))}.")
-    elif arr.dtype.kind not in "biuf":
-        raise DataTypeError(f"`{name}` must be numeric; got dtype {arr.dtype}.")
-    arr = arr.astype(np.float64, copy=False)
-    if finite and arr.size and not np.isfinite(arr).all():
-        index = tuple(int(i) for i in np.unravel_index(int(np.flatnonzero(~np.isfinite(arr))[0]), arr.shape))
-        where = index[0] if len(index) == 1 else index
-        raise ValueError(
-            f"`{name}` contains NaN or infinite values (first at index {where}); remove or impute them."
-        )
-    return arr
+    elif dtype.kind not in "biuf" and dtype.kind != "O":
+        raise DataTypeError(f"`{name}` must be numeric; got dtype {dtype}.")
 
 
 def check_option(value: Any, name: str, allowed: Sequence[Any]) -> Any:

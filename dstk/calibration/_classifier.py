@@ -217,10 +217,12 @@ class EvidentialCalibratedClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEs
     Notes
     -----
     Two classes: the scores of the class ``classes_[1]`` are calibrated into a
-    mass function on {classes_[0], classes_[1]} (Xu et al. 2016).  More
+    mass function on {classes_[0], classes_[1]} (Xu et al. 2016, Section 4:
+    Eqs. 24-32 per bin or isotonic block, Eqs. 33-40 for the logistic
+    model; the Venn predictors' intervals are read as Bel and Pl).  More
     classes: one-vs-rest; the binary mass of class c is refined to the full
     frame (m({c}), m(not c), m(frame)) and the C refined masses are combined
-    by Dempster's rule (:func:`~dstk.calibration.one_vs_rest_masses`).
+    by ``rule``, Dempster's by default (:func:`~dstk.calibration.one_vs_rest_masses`).
 
     References
     ----------

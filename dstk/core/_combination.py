@@ -294,10 +294,9 @@ def combine_with_conflict(
     return _combine(masses, rule, axis, weights, normalize, on_conflict)
 
 
-def _combine(masses, rule, axis, weights, normalize, on_conflict):
-    """Return ``(combined, conflict)``: the single implementation behind both public functions."""
-    check_on_conflict(on_conflict)
-    if rule not in RULES:
+def _check_combine_options(rule, weights, normalize, axis):
+    """Raise unless ``rule``, ``weights``, ``normalize`` and ``axis`` fit together (the options of :func:`combine`)."""
+    if not isinstance(rule, str) or rule not in RULES:
         raise ValueError(f"Unknown rule {rule!r}: `rule` must be one of {sorted(RULES)}.")
     if weights is not None and rule != "average":
         raise ValueError(
@@ -312,6 +311,12 @@ def _combine(masses, rule, axis, weights, normalize, on_conflict):
         raise TypeError(
             f"`axis` must be an integer (the batch axis holding the sources) or None; got {axis!r}."
         )
+
+
+def _combine(masses, rule, axis, weights, normalize, on_conflict):
+    """Return ``(combined, conflict)``: the single implementation behind both public functions."""
+    check_on_conflict(on_conflict)
+    _check_combine_options(rule, weights, normalize, axis)
     if not isinstance(masses, MassFunction):
         if isinstance(masses, (Mapping, str, bytes, np.ndarray)) or not isinstance(masses, Iterable):
             raise DataTypeError(
@@ -340,33 +345,13 @@ def _combine_with_fallback(masses, rule, axis, weights, normalize, on_conflict, 
     from ..exceptions import ConflictWarning
 
     mf, ax = _gather(masses, axis)
-    nd = mf.ndim
-    frame = mf.frame
-    full = frame.full
-    if mf.is_dense:
-        arr = np.moveaxis(mf._m, ax, nd - 1)
-        batch = arr.shape[: nd - 1]
-        rows = arr.reshape((-1,) + arr.shape[nd - 1 :]).copy()  # (rows, K, 2**n)
-        rows[bad] = 0.0
-        rows[bad, :, full] = 1.0
-        fixed = MassFunction._dense(rows.reshape(batch + rows.shape[1:]), frame)
-    else:
-        focal, fm = mf._focal, np.moveaxis(mf._fm, ax, nd - 1)
-        batch = fm.shape[: nd - 1]
-        fm = fm.reshape((-1,) + fm.shape[nd - 1 :]).copy()  # (rows, K, F)
-        if not np.any(focal == np.uint64(full)):
-            focal = np.append(focal, np.uint64(full))
-            fm = np.concatenate([fm, np.zeros(fm.shape[:-1] + (1,))], axis=-1)
-        column = int(np.flatnonzero(focal == np.uint64(full))[0])
-        fm[bad] = 0.0
-        fm[bad, :, column] = 1.0
-        order = np.argsort(focal)
-        fixed = MassFunction._sparse(focal[order], fm[..., order].reshape(batch + fm.shape[1:]), frame)
+    storage, batch = mf._storage.with_vacuous_rows(bad, ax, mf.frame.full)
+    fixed = MassFunction._from_storage(storage, mf.frame)
     combined, kappa = _combine_raw(fixed, rule, len(batch), weights, normalize)
     kappa = np.array(kappa, dtype=np.float64)
     kappa.reshape(-1)[bad] = 1.0
     if on_conflict == "nan":
-        values = combined._m if combined.is_dense else combined._fm
+        values = combined._storage.masses
         values = values.reshape((-1, values.shape[-1]))
         values[bad] = np.nan
     shown = ", ".join(str(i) for i in bad[:20]) + (", ..." if bad.size > 20 else "")
@@ -398,11 +383,7 @@ def _combine_raw(masses, rule, axis, weights, normalize):
         out, kappa = _combine_dense(stack, rule, weights, normalize)
         out = out.reshape(batch + (frame.n_subsets,))
         kappa = kappa.reshape(batch)
-        if mf.is_dense:
-            result = MassFunction._dense(out, frame)
-        else:
-            focal, masses = _sparse.from_dense(out)
-            result = MassFunction._sparse(focal, masses, frame)
+        result = MassFunction._from_storage(mf._storage.like_dense(out), frame)
     else:
         result, kappa = _combine_sparse(mf, ax, rule, weights)
     return result, (float(kappa) if np.ndim(kappa) == 0 else kappa)
@@ -422,7 +403,9 @@ def _two_dense_sources(masses, axis, rule):
     frame = a.frame
     if not (a.is_dense and b.is_dense) or a.batch_shape != b.batch_shape:
         return None
-    out, kappa, total = _c.conjunctive_pair(_dense.as_rows(a._m), _dense.as_rows(b._m), rule == "dempster")
+    out, kappa, total = _c.conjunctive_pair(
+        _dense.as_rows(a._storage.masses), _dense.as_rows(b._storage.masses), rule == "dempster"
+    )
     if rule == "dempster" and np.any(total):
         _raise_total_conflict(total)
     if rule == "yager":
@@ -555,7 +538,7 @@ def _dense_is_cheaper(mf, ax):
     rows = max(1, mf.size // max(k, 1))
     if (rows * (k + 1) << n) * 8 > _dense.MAX_DENSE_BYTES:
         return False
-    n_focal = mf._fm.shape[-1]
+    n_focal = mf._storage.n_focal
     dense = (k + 1) * n * (1 << (n - 1)) * _BUTTERFLY_COST
     pairs = max(k - 1, 1) * float(n_focal) ** 2 * _PAIR_COST
     return dense < pairs
@@ -563,8 +546,8 @@ def _dense_is_cheaper(mf, ax):
 
 def _combine_sparse(mf, ax, rule, weights):
     frame = mf.frame
-    fm = np.moveaxis(mf._fm, ax, -2)  # (batch..., K, F)
-    focal = mf._focal
+    focal, fm = mf._storage.focal_form()
+    fm = np.moveaxis(fm, ax, -2)  # (batch..., K, F)
     k = fm.shape[-2]
     if rule == "average":
         w = _check_weights(weights, k)

@@ -26,6 +26,7 @@ from ..exceptions import DataTypeError, InvalidMassError
 from ._dense import DENSE_MAX_LABELS, MASS_TOLERANCE
 from ._mass import MassFunction, as_mass_function
 from ._sparse import popcount
+from ._storage import membership as _membership
 
 __all__ = [
     "nonspecificity",
@@ -69,11 +70,6 @@ def _focal_form(m):
     focal, masses = m._focal_form()
     keep = focal != 0
     return focal[keep], masses[..., keep]
-
-
-def _membership(focal, n):
-    shifts = np.arange(n, dtype=np.uint64)
-    return ((focal[:, None] >> shifts[None, :]) & np.uint64(1)).astype(np.float64)
 
 
 def _xlog2x(p):

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 import dask.array as da
@@ -11,10 +11,11 @@ import numpy as np
 
 from .._kernels import combination as _c
 from .._kernels import partial_combination as _k
-from ..core._combination import RULES, _common_batch_shape, _source_axis
+from .._validation import check_option
+from ..core._combination import _check_combine_options, _common_batch_shape, _source_axis
 from ..core._combination import combine_with_conflict as _combine_in_memory
 from ..core._mass import MassFunction
-from ..exceptions import DogmaticError, TotalConflictError
+from ..exceptions import DataTypeError, DogmaticError, TotalConflictError
 from ._mass import DaskMassFunction, as_dask_mass
 
 if TYPE_CHECKING:
@@ -165,7 +166,14 @@ def _gather(
     if isinstance(masses, (DaskMassFunction, MassFunction, da.Array, np.ndarray)):
         dm = as_dask_mass(masses, frame=frame)
         return dm.array, dm.frame, _source_axis(axis, dm.batch_shape, "DaskMassFunction")
+    if isinstance(masses, (str, bytes, Mapping)) or not isinstance(masses, Iterable):
+        raise DataTypeError(
+            "`masses` must be a DaskMassFunction, a MassFunction, a dask or numpy array of dense masses "
+            f"(with `frame=`), or a list of them; got {type(masses).__name__} {masses!r:.60}."
+        )
     masses = [as_dask_mass(x, frame=frame) for x in masses]
+    if not masses:
+        raise ValueError("`masses` is an empty list; pass at least one mass function.")
     shape = _common_batch_shape(masses)
     first = masses[0].frame
     arrays = [
@@ -240,9 +248,15 @@ def combine(
     ------
     FrameMismatchError
         Mass functions on different frames (raised immediately).
+    DataTypeError
+        ``masses`` None, a string, a scalar, a scipy sparse matrix, complex
+        or not numeric (raised immediately).
     ValueError
-        Unknown rule or reduction; ``"tree"`` with a non-associative rule; the
-        ``2**n`` axis split across chunks (see :class:`DaskMassFunction`).
+        Unknown rule or reduction; ``weights`` with a rule other than
+        ``"average"``, ``normalize`` with a rule other than ``"cautious"``;
+        ``split_every`` not an integer >= 2; ``"tree"`` with a
+        non-associative rule; ragged masses or a ``2**n`` axis of the wrong
+        length or split across chunks (see :class:`DaskMassFunction`).
     TotalConflictError, DogmaticError, InvalidMassError
         As in :func:`dstk.combine`; raised by ``compute`` when a chunk meets
         them (no partial result is returned).
@@ -336,10 +350,15 @@ def combine_with_conflict(
 
 def _combine(masses, rule, axis, weights, normalize, frame, reduction, split_every, return_conflict):
     """The one implementation behind :func:`combine` and :func:`combine_with_conflict`."""
-    if rule not in RULES:
-        raise ValueError(f"Unknown rule {rule!r}; choose one of {sorted(RULES)}.")
-    if reduction not in _REDUCTIONS:
-        raise ValueError(f"Unknown reduction {reduction!r}; choose one of {_REDUCTIONS}.")
+    _check_combine_options(rule, weights, normalize, axis)
+    check_option(reduction, "reduction", _REDUCTIONS)
+    if split_every is not None and (
+        isinstance(split_every, bool) or not isinstance(split_every, (int, np.integer)) or split_every < 2
+    ):
+        raise ValueError(
+            f"`split_every` must be an integer >= 2 (the fan-in of the tree reduction) or None; got "
+            f"{split_every!r}."
+        )
     separate_sources = not isinstance(masses, (DaskMassFunction, MassFunction, da.Array, np.ndarray))
     array, frame, ax = _gather(masses, axis, frame)
     n_source_chunks = len(array.chunks[ax])

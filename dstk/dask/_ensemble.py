@@ -8,7 +8,7 @@ import dask
 import dask.array as da
 import numpy as np
 
-from .._validation import check_random_state
+from .._validation import as_array, check_consistent_length, check_numeric_dtype, check_random_state
 from ..core._frame import Frame
 from ._estimators import check_sample_chunks, map_samples
 from ._mass import DaskMassFunction
@@ -26,7 +26,24 @@ __all__ = [
 
 
 def _as_numpy(values):
+    if hasattr(values, "tocsr") and hasattr(values, "nnz"):
+        return values  # the trees take sparse X as it is
     return np.asarray(values)
+
+
+def _check_training_data(X, y):
+    """Structural checks of ``X`` and ``y`` on the client (values are checked by ``fit`` in the tasks)."""
+    if not isinstance(X, da.Array):
+        X = as_array(X, "X", allow_sparse=True)
+    if not isinstance(y, da.Array):
+        y = as_array(y, "y")
+    for values, name in ((X, "X"), (y, "y")):
+        if values.ndim == 0:
+            raise ValueError(f"`{name}` must be an array with one row per sample; got a scalar.")
+    lengths = [values.shape[0] for values in (X, y)]
+    if not any(np.isnan(length) for length in lengths):  # dask arrays of unknown length: fit checks them
+        check_consistent_length(X, y, names=["X", "y"])
+    return X, y
 
 
 def _fit_part(X, y, params, n_estimators, random_state, estimator_type):
@@ -73,10 +90,16 @@ def fit_random_trees(
 
     Raises
     ------
+    TypeError
+        ``estimator`` is not a RandomDecisionTreesClassifier.
+    DataTypeError
+        ``X`` or ``y`` is None, or ``y`` a scipy sparse matrix.
     ValueError
+        ``X`` or ``y`` ragged or a scalar, of different lengths;
         ``n_estimators`` not an integer >= 1, or ``n_tasks`` not an integer in
         [1, n_estimators]; plus the errors of
-        :meth:`~dstk.ensemble.RandomDecisionTreesClassifier.fit`.
+        :meth:`~dstk.ensemble.RandomDecisionTreesClassifier.fit` (raised by
+        the tasks).
 
     Notes
     -----
@@ -121,6 +144,7 @@ def fit_random_trees(
         raise ValueError(
             f"`n_tasks` must be an integer in [1, n_estimators = {n_estimators}]; got {n_tasks!r}."
         )
+    X, y = _check_training_data(X, y)
     sizes = [len(group) for group in np.array_split(np.arange(n_estimators), n_tasks)]
     seeds = task_seeds(estimator.random_state, n_tasks)
     params = estimator.get_params()
@@ -195,6 +219,7 @@ def leaf_counts(estimator: RandomDecisionTreesClassifier, X: Any, *, rechunk: bo
 
 def _check_counts(counts, rechunk):
     counts = check_sample_chunks(counts, name="counts", rechunk=rechunk)
+    check_numeric_dtype(counts, "counts")
     if counts.ndim != 3:
         raise ValueError(
             f"`counts` must have shape (n_samples, n_trees, n_classes); got shape {counts.shape}."
@@ -214,6 +239,8 @@ def _call_combiner(block, function_name, options, tail):
 
 
 def _map_combiner(counts, function_name, tail, options):
+    # the options are checked now, on one made-up sample, rather than when the first chunk is computed
+    _call_combiner(np.ones((1,) + counts.shape[1:]), function_name, options, tail)
     return counts.map_blocks(
         _call_combiner,
         function_name,
@@ -247,7 +274,7 @@ def combine_leaves(
         Merge a split tree or class axis instead of raising.
     **options
         The keyword options of :func:`dstk.ensemble.combine_leaves`
-        (``class_prior``, ``smoothing``, ``floor``, ...).
+        (``class_prior``, ``smoothing``, ``model``, ``compatibility``, ...).
 
     Returns
     -------
@@ -257,10 +284,14 @@ def combine_leaves(
 
     Raises
     ------
+    DataTypeError
+        ``counts`` None or a scipy sparse matrix.
     ValueError
-        ``counts`` not of shape (n_samples, n_trees, n_classes), or split along
-        the tree or class axis while ``rechunk`` is False; invalid methods
-        or counts raise when the chunks are computed.
+        ``counts`` ragged, without samples, not of shape (n_samples, n_trees,
+        n_classes), or split along the tree or class axis while ``rechunk``
+        is False; an unknown ``combiner`` or invalid options (raised at once);
+        invalid counts (NaN, negative, complex, strings) raise when the chunks
+        are computed.
 
     Notes
     -----
@@ -316,9 +347,13 @@ def combine_leaves_proba(
 
     Raises
     ------
+    DataTypeError
+        ``counts`` None or a scipy sparse matrix.
     ValueError
-        ``counts`` not 3-D, or split along the tree or class axis while
-        ``rechunk`` is False.
+        ``counts`` ragged, without samples, not 3-D, or split along the tree
+        or class axis while ``rechunk`` is False; an unknown ``combiner`` or
+        invalid options (raised at once); invalid counts raise when the
+        chunks are computed.
 
     Notes
     -----
@@ -380,9 +415,13 @@ def combine_leaves_to_mass(
 
     Raises
     ------
+    DataTypeError
+        ``counts`` None or a scipy sparse matrix.
     ValueError
-        ``counts`` not 3-D, or split along the tree or class axis while
-        ``rechunk`` is False.
+        ``counts`` ragged, without samples, not 3-D, or split along the tree
+        or class axis while ``rechunk`` is False; an unknown ``combiner`` or
+        invalid options (raised at once); invalid counts raise when the
+        chunks are computed.
 
     Notes
     -----

@@ -8,8 +8,10 @@ import dask
 import dask.array as da
 import numpy as np
 
+from .._validation import as_array
 from ..core._frame import Frame
 from ..core._mass import MassFunction
+from ..exceptions import DataTypeError
 from ._mass import DaskMassFunction
 
 __all__ = ["predict_mass", "predict_interval", "predict_proba", "map_samples", "check_sample_chunks"]
@@ -20,15 +22,25 @@ def check_sample_chunks(X: Any, name: str = "X", rechunk: bool = False) -> da.Ar
 
     A numpy array is wrapped with ``chunks="auto"`` rows.  Any other axis
     split across chunks raises ``ValueError`` unless ``rechunk`` (then it is
-    merged into one chunk).
+    merged into one chunk).  None, a scipy sparse matrix, a ragged list, a
+    scalar or an array without samples raise at once, naming ``name``.
     """
     if not isinstance(X, da.Array):
-        values = np.asarray(X)
+        if hasattr(X, "tocsr") and hasattr(X, "nnz"):
+            raise DataTypeError(
+                f"`{name}` is a scipy sparse matrix; dstk.dask maps dense chunks: pass "
+                f"`{name}.toarray()` (or a dask array of dense row blocks of it)."
+            )
+        values = as_array(X, name)
         if values.ndim == 0:
-            raise ValueError(f"`{name}` must be an array with samples on its first axis; got a scalar.")
+            raise ValueError(
+                f"`{name}` must be an array with samples on its first axis; got the scalar {values!r}."
+            )
         X = da.from_array(values, chunks=("auto",) + (-1,) * (values.ndim - 1))
     if X.ndim == 0:
-        raise ValueError(f"`{name}` must be an array with samples on its first axis; got a scalar.")
+        raise ValueError(f"`{name}` must be an array with samples on its first axis; got a 0-d dask array.")
+    if X.shape[0] == 0:
+        raise ValueError(f"`{name}` has no samples (shape {X.shape}); at least one is needed.")
     split = [axis for axis in range(1, X.ndim) if len(X.chunks[axis]) > 1]
     if split:
         if not rechunk:
@@ -71,8 +83,6 @@ def _check_method(estimator, method):
 def _probe(estimator, method, X, kwargs):
     """Run ``method`` on the first sample to learn the output's trailing shape, dtype and type."""
     _check_method(estimator, method)
-    if X.shape[0] == 0:
-        raise ValueError("`X` has no samples.")
     first = X[:1]
     first = np.asarray(first.compute() if isinstance(first, da.Array) else first)
     return getattr(estimator, method)(first, **kwargs)
@@ -106,9 +116,18 @@ def map_samples(estimator: Any, method: str, X: Any, *, rechunk: bool = False, *
 
     Raises
     ------
+    TypeError
+        ``estimator`` has no callable ``method`` (e.g. not an estimator)
+        or ``method`` is not a string.
+    DataTypeError
+        ``X`` is None or a scipy sparse matrix.
+    NotFittedError
+        ``estimator`` is not fitted (raised at once: the method is run on the
+        first sample to learn the output's shape).
     ValueError
-        ``X`` a scalar, without samples, or split along a non-sample axis
-        while ``rechunk`` is False.
+        ``X`` a scalar, ragged, without samples, or split along a
+        non-sample axis while ``rechunk`` is False; plus the errors of the
+        method on the first sample (its own checks of ``X``).
 
     Notes
     -----
@@ -177,9 +196,15 @@ def predict_mass(estimator: Any, X: Any, *, rechunk: bool = False, **kwargs: Any
     Raises
     ------
     TypeError
-        ``predict_mass`` does not return a MassFunction.
+        ``predict_mass`` does not return a MassFunction, or
+        ``estimator`` has no callable ``predict_mass`` (e.g. not an estimator).
+    DataTypeError
+        ``X`` is None or a scipy sparse matrix.
+    NotFittedError
+        ``estimator`` is not fitted (raised at once: the method is run on the
+        first sample to learn the output's shape).
     ValueError
-        ``X`` without samples or chunked along a non-sample axis (and
+        ``X`` ragged, without samples or chunked along a non-sample axis (and
         ``rechunk`` False), or a mass function in focal-set (non-dense) form.
 
     Notes
@@ -251,9 +276,16 @@ def predict_interval(
 
     Raises
     ------
+    TypeError
+        ``estimator`` has no callable ``predict_interval`` (e.g. not an estimator).
+    DataTypeError
+        ``X`` is None or a scipy sparse matrix.
+    NotFittedError
+        ``estimator`` is not fitted (raised at once: the method is run on the
+        first sample to learn the output's shape).
     ValueError
-        ``X`` without samples or chunked along a non-sample axis while
-        ``rechunk`` is False.
+        ``X`` ragged, without samples or chunked along a non-sample axis
+        while ``rechunk`` is False.
 
     Notes
     -----
@@ -303,6 +335,19 @@ def predict_proba(estimator: Any, X: Any, *, rechunk: bool = False, **kwargs: An
     -------
     dask.array.Array of shape (n_samples, n_classes)
         The chunks of ``X`` on the sample axis.
+
+    Raises
+    ------
+    TypeError
+        ``estimator`` has no callable ``predict_proba`` (e.g. not an estimator).
+    DataTypeError
+        ``X`` is None or a scipy sparse matrix.
+    NotFittedError
+        ``estimator`` is not fitted (raised at once: the method is run on the
+        first sample to learn the output's shape).
+    ValueError
+        ``X`` ragged, without samples or chunked along a non-sample axis
+        while ``rechunk`` is False.
 
     Notes
     -----

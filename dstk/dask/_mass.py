@@ -9,9 +9,11 @@ import dask
 import dask.array as da
 import numpy as np
 
+from .._validation import as_float_array, check_numeric_dtype, check_option, naming_argument
+from ..core._dense import KINDS
 from ..core._frame import Frame
 from ..core._mass import MassFunction
-from ..exceptions import FrameMismatchError
+from ..exceptions import DataTypeError, FrameMismatchError
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
@@ -23,9 +25,46 @@ def _as_frame(frame: Frame | Iterable[Any]) -> Frame:
     return frame if isinstance(frame, Frame) else Frame(frame)
 
 
-def _validate_block(block, frame):
+def _validate_block(block, frame, name):
     # raises InvalidMassError on the worker; the error surfaces at compute time
-    return MassFunction.from_array(block, frame, validate=True).to_array("m")
+    with naming_argument(name):
+        return MassFunction.from_array(block, frame, validate=True).to_array("m")
+
+
+def _check_mass_array(array, frame, name, *, validate, rechunk):
+    """``array`` as a float64 dask array of dense masses on ``frame``, chunked along its batch axes only.
+
+    Structure and dtype are checked at once (errors name ``name``); with
+    ``validate`` the values of every chunk are checked when it is computed.
+    """
+    if isinstance(array, da.Array):
+        check_numeric_dtype(array, name)
+        masses = array
+    else:
+        values = as_float_array(array, name)
+        if values.ndim == 0:
+            raise ValueError(
+                f"`{name}` must be an array of dense masses of shape (..., 2**n); got the scalar {values!r}."
+            )
+        masses = da.from_array(values, chunks=("auto",) * (values.ndim - 1) + (-1,))
+    if masses.ndim == 0 or masses.shape[-1] != frame.n_subsets:
+        raise ValueError(
+            f"The last axis of `{name}` must have 2**n = {frame.n_subsets} entries (one mass per subset) "
+            f"for {frame!r}; got shape {masses.shape}."
+        )
+    if len(masses.chunks[-1]) > 1:
+        if not rechunk:
+            raise ValueError(
+                f"The last axis of `{name}` (the {frame.n_subsets} subsets of the frame) is split into chunks "
+                f"{masses.chunks[-1]}; every chunk must hold whole mass functions. Rechunk it with "
+                f"{name}.rechunk({{-1: -1}}) or pass rechunk=True."
+            )
+        masses = masses.rechunk({masses.ndim - 1: -1})
+    if masses.dtype != np.float64:
+        masses = masses.astype(np.float64)
+    if validate:
+        masses = da.map_blocks(_validate_block, masses, frame, name, dtype=np.float64)
+    return masses
 
 
 def _block_to_mass(block, frame):
@@ -66,9 +105,14 @@ class DaskMassFunction:
 
     Raises
     ------
+    DataTypeError
+        ``array`` is None, a scipy sparse matrix, complex, or not numeric.
     ValueError
-        If the last axis does not have ``2**n`` entries, or is split across
-        chunks and ``rechunk`` is False.
+        ``array`` is ragged or a scalar, its last axis does not have ``2**n``
+        entries, or it is split across chunks and ``rechunk`` is False.
+    InvalidMassError
+        From ``compute``, when ``validate`` and a chunk holds NaN, infinite
+        or negative masses or masses that do not sum to one.
 
     Notes
     -----
@@ -113,30 +157,7 @@ class DaskMassFunction:
         rechunk: bool = False,
     ) -> None:
         checked_frame = _as_frame(frame)
-        if isinstance(array, da.Array):
-            masses = array
-        else:
-            values = np.asarray(array, dtype=np.float64)
-            if values.ndim == 0:
-                raise ValueError("A DaskMassFunction needs an array of shape (..., 2**n); got a scalar.")
-            masses = da.from_array(values, chunks=("auto",) * (values.ndim - 1) + (-1,))
-        if masses.ndim == 0 or masses.shape[-1] != checked_frame.n_subsets:
-            raise ValueError(
-                f"The last axis of the mass array must have 2**n = {checked_frame.n_subsets} entries for "
-                f"{checked_frame!r}; got shape {masses.shape}."
-            )
-        if len(masses.chunks[-1]) > 1:
-            if not rechunk:
-                raise ValueError(
-                    f"The last axis (the {checked_frame.n_subsets} subsets of the frame) is split into chunks "
-                    f"{masses.chunks[-1]}; every chunk must hold whole mass functions. Rechunk it with "
-                    "array.rechunk({-1: -1}) or pass rechunk=True."
-                )
-            masses = masses.rechunk({masses.ndim - 1: -1})
-        if masses.dtype != np.float64:
-            masses = masses.astype(np.float64)
-        if validate:
-            masses = da.map_blocks(_validate_block, masses, checked_frame, dtype=np.float64)
+        masses = _check_mass_array(array, checked_frame, "array", validate=validate, rechunk=rechunk)
         self._array: da.Array = masses
         self._frame: Frame = checked_frame
 
@@ -300,7 +321,13 @@ class DaskMassFunction:
         -------
         dask.array.Array
             Shape ``batch_shape + (2**n,)``, chunked like the masses.
+
+        Raises
+        ------
+        ValueError
+            Unknown ``kind``.
         """
+        check_option(kind, "kind", KINDS)
         if kind == "m":
             return self._array
         return self.map_blocks(_to_array, tail=(self._frame.n_subsets,), kind=kind)
@@ -327,8 +354,13 @@ class DaskMassFunction:
         -------
         dask.array.Array
             Shape ``batch_shape``.
+
+        Raises
+        ------
+        FrameError
+            ``subset`` holds a label outside the frame (raised at once).
         """
-        return self.map_blocks(_bel, subset=subset)
+        return self.map_blocks(_bel, mask=self._subset_mask(subset))
 
     def pl(self, subset: Any) -> da.Array:
         """Plausibility of ``subset``: Pl(A) = sum of m(B) over B intersecting A.
@@ -342,8 +374,18 @@ class DaskMassFunction:
         -------
         dask.array.Array
             Shape ``batch_shape``.
+
+        Raises
+        ------
+        FrameError
+            ``subset`` holds a label outside the frame (raised at once).
         """
-        return self.map_blocks(_pl, subset=subset)
+        return self.map_blocks(_pl, mask=self._subset_mask(subset))
+
+    def _subset_mask(self, subset):
+        """The bitmask of ``subset``, checked now (not when a chunk is computed)."""
+        with naming_argument("subset"):
+            return self._frame.subset(subset)
 
 
 def _to_array(mf, kind):
@@ -354,12 +396,12 @@ def _pignistic(mf):
     return mf.pignistic()
 
 
-def _bel(mf, subset):
-    return mf.bel(subset)
+def _bel(mf, mask):
+    return mf._bel_mask(mask)
 
 
-def _pl(mf, subset):
-    return mf.pl(subset)
+def _pl(mf, mask):
+    return mf._pl_mask(mask)
 
 
 def as_dask_mass(
@@ -391,11 +433,16 @@ def as_dask_mass(
     ------
     FrameMismatchError
         ``frame`` differs from the frame of the given mass function.
+    DataTypeError
+        ``masses`` is None, a string, a dict, a scipy sparse matrix, complex
+        or not numeric.
     TypeError
         A plain array without ``frame``.
     ValueError
-        A last axis that does not have 2**n entries, or is split and
-        ``rechunk`` is False.
+        ``masses`` ragged or a scalar, or a last axis that does not have
+        2**n entries, or is split and ``rechunk`` is False.
+    InvalidMassError
+        From ``compute``, when ``validate`` and a chunk holds invalid masses.
 
     Notes
     -----
@@ -425,8 +472,15 @@ def as_dask_mass(
         if frame is not None and _as_frame(frame) != masses.frame:
             raise FrameMismatchError(f"The masses are on {masses.frame!r}, not on {_as_frame(frame)!r}.")
         return DaskMassFunction(masses.to_array("m"), masses.frame, validate=False, rechunk=rechunk)
+    if masses is None or isinstance(masses, (str, bytes, dict)):
+        raise DataTypeError(
+            "`masses` must be a DaskMassFunction, a MassFunction, or a dask or numpy array of dense masses "
+            f"(with `frame=`); got {type(masses).__name__} {masses!r:.60}."
+        )
     if frame is None:
         raise TypeError(
-            "A plain array of masses needs `frame=`; or wrap it first with DaskMassFunction(array, frame)."
+            "A plain array of `masses` needs `frame=`; or wrap it first with DaskMassFunction(array, frame)."
         )
-    return DaskMassFunction(masses, frame, validate=validate, rechunk=rechunk)
+    checked_frame = _as_frame(frame)
+    array = _check_mass_array(masses, checked_frame, "masses", validate=validate, rechunk=rechunk)
+    return DaskMassFunction._trusted(array, checked_frame)

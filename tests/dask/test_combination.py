@@ -214,7 +214,7 @@ def test_bad_rule_method_axis():
     m = DaskMassFunction(np.tile([0, 0.5, 0.2, 0.3], (4, 3, 1)), frame=(0, 1))
     with pytest.raises(ValueError, match="Unknown rule"):
         combine(m, rule="nope", axis=1)
-    with pytest.raises(ValueError, match="Unknown reduction"):
+    with pytest.raises(ValueError, match="`reduction` must be one of"):
         combine(m, axis=1, reduction="magic")
     with pytest.raises(ValueError, match="needs `axis`"):
         combine(m)
