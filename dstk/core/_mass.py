@@ -779,6 +779,11 @@ class MassFunction:
         return float(x) if x.ndim == 0 else x
 
     def __getitem__(self, subset):
+        if isinstance(subset, slice) or (isinstance(subset, np.ndarray) and subset.dtype == bool):
+            raise TypeError(
+                f"m[A] is the mass of the subset A, not a selection of the batch; got {type(subset).__name__}. "
+                "Select mass functions of a batch with m.batch[index] (integers, slices or boolean masks)."
+            )
         return self._scalar(self._storage.mass_of(self._mask(subset)))
 
     def mass(self, subset: Any) -> float | np.ndarray:

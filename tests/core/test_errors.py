@@ -88,3 +88,12 @@ def test_mapping_and_focal_set_masses_are_numbers(value, match):
     if not isinstance(value, list):
         with pytest.raises((DataTypeError, ValueError), match="`masses`"):
             MassFunction.from_focal_sets([1, 3], np.array([value, 0.5]), frame="ab")
+
+
+def test_batch_selection_through_getitem_points_to_batch():
+    m = MassFunction.from_array(np.tile([0.0, 0.5, 0.5, 0.0], (3, 1)), "ab")
+    for index in (slice(0, 2), np.array([True, False, True])):
+        with pytest.raises(TypeError, match=r"m\.batch\[index\]"):
+            m[index]
+    assert m.batch[np.array([True, False, True])].batch_shape == (2,)
+    assert m["a"].tolist() == [0.5, 0.5, 0.5]
