@@ -215,3 +215,14 @@ def test_measures_in_unit_interval_and_perfect_scores(seed):
 def test_errors(call, match):
     with pytest.raises(ValueError, match=match):
         call()
+
+
+@pytest.mark.parametrize(
+    "bad, match", [("0.5", "must be numeric"), (0.5 + 0j, "Complex"), (None, "None"), (np.nan, "NaN")]
+)
+def test_desirability_refuses_what_is_not_a_real_number(bad, match):
+    # a string was parsed and a complex number raised numpy's bare TypeError
+    from dstk.metrics import desirability
+
+    with pytest.raises(ValueError, match=match):
+        desirability(bad, 1.0)
