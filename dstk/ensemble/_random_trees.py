@@ -120,8 +120,11 @@ def _as_feature_matrix(X: ArrayLike, name: str = "X") -> np.ndarray:
     if arr.shape[1] == 0:
         raise ValueError(f"`{name}` has 0 feature(s) (shape={arr.shape}) while a minimum of 1 is required.")
     arr = np.ascontiguousarray(arr, dtype=np.float64)
-    finite = np.isfinite(arr)
-    if not finite.all():
+    # one pass without a temporary array: a NaN or an infinity makes the sum non-finite (a sum that
+    # overflows from finite values is checked value by value and passes)
+    with np.errstate(over="ignore", invalid="ignore"):
+        total = np.add.reduce(arr, axis=None)
+    if not np.isfinite(total) and not (finite := np.isfinite(arr)).all():
         rows, cols = np.nonzero(~finite)
         kind = "NaN (missing)" if np.isnan(arr[rows[0], cols[0]]) else "infinite"
         raise ValueError(
@@ -130,6 +133,37 @@ def _as_feature_matrix(X: ArrayLike, name: str = "X") -> np.ndarray:
             "features, or give missing nominal values their own category code."
         )
     return arr
+
+
+def _exact_float32(X: np.ndarray) -> np.ndarray | None:
+    """``X`` as float32 when every value is a float32 number (the conversion is exact), else None."""
+    if X.dtype == np.float32:
+        return X
+    with np.errstate(over="ignore"):  # beyond float32's range: not exact
+        narrow = X.astype(np.float32)
+    if np.array_equal(narrow, X):
+        return narrow
+    return None
+
+
+def _feature_major(X: np.ndarray) -> np.ndarray:
+    """The feature-major copy ``X.T`` (C-contiguous) the trees grow on.
+
+    float32 when every value converts to float32 exactly (binary, integer
+    and float32 data: half the memory and memory traffic, the same
+    comparisons), float64 otherwise; converted by blocks of rows (bounded
+    temporary memory).
+    """
+    n_samples, n_features = X.shape
+    narrow = np.empty((n_features, n_samples), dtype=np.float32)
+    block = max(1, (1 << 22) // max(1, n_features))
+    for a in range(0, n_samples, block):
+        part = _exact_float32(X[a : a + block])
+        if part is None:
+            del narrow
+            return np.ascontiguousarray(X.T)
+        narrow[:, a : a + block] = part.T
+    return narrow
 
 
 class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
@@ -432,11 +466,17 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
         self.categories_ = [np.unique(X[:, f]) if mask[f] else None for f in range(n_features)]
         n_categories = np.array([c.size if c is not None else 0 for c in self.categories_], dtype=np.int64)
         # feature-major copy: a scan of one feature at a node reads one contiguous column
-        columns = np.ascontiguousarray(self._encode(X).T)
+        columns = _feature_major(self._encode(X))
         del X
-        feature_min = columns.min(axis=1)
-        feature_max = columns.max(axis=1)
-        row_hash = _trees.row_hashes((columns + 0.0).view(np.uint64))
+        feature_min = columns.min(axis=1).astype(np.float64)
+        feature_max = columns.max(axis=1).astype(np.float64)
+        if columns.dtype == np.float32:
+            row_hash = _trees.row_hashes(columns.view(np.uint32), np.uint32(0x80000000))
+        else:
+            row_hash = _trees.row_hashes(columns.view(np.uint64), np.uint64(0x8000000000000000))
+        binary_index, marked_is_low, marked_start, marked_binary = _trees.marked_rows(
+            columns, mask, feature_min, feature_max
+        )
 
         rng = check_random_state(self.random_state)
         y64 = y_encoded.astype(np.int64)
@@ -459,6 +499,10 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
                 np.uint64(seed),
                 stream,
                 mersenne_state,
+                binary_index,
+                marked_is_low,
+                marked_start,
+                marked_binary,
             )
 
         if self.compatibility == "busch2021":
@@ -816,8 +860,14 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
             return cache
         offsets = forest["offsets"]
         counts = forest["counts"]
-        route, node_total = _trees.pack_routes(
-            offsets, forest["feature"], forest["operator"], forest["nominal"], forest["child_start"], counts
+        nodes, node_total = _trees.pack_routes(
+            offsets,
+            forest["feature"],
+            forest["operator"],
+            forest["nominal"],
+            forest["threshold"],
+            forest["child_start"],
+            counts,
         )
         del node_total  # recomputed where needed (leaf_counts, apply): the cache stays small
         # distinct count vectors of the nodes, hashed without a copy (int32 pairs viewed as int64)
@@ -836,7 +886,7 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
             rows = np.concatenate([rows, np.zeros((1, rows.shape[1]))])
         cache = {
             "forest": forest,
-            "route": route,
+            "nodes": nodes,
             "node_row": keys.astype(np.int32),
             "zero_row": zero_row,
             "rows": rows,
@@ -845,6 +895,23 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
         _ROUTING_CACHE[self] = cache
         return cache
 
+    def _thresholds_32(self, routing):
+        """The ``<=`` thresholds rounded down to float32 (built once, for float32 samples).
+
+        For a float32 ``x``, ``x <= t`` exactly when ``x`` is at most the
+        largest float32 not above ``t``.
+        """
+        if "thresholds_32" not in routing:
+            thresholds = routing["nodes"].view(np.float64)[:, 1]
+            with np.errstate(over="ignore"):
+                narrow = thresholds.astype(np.float32)
+            above = narrow.astype(np.float64) > thresholds
+            narrow[above] = np.nextafter(narrow[above], np.float32(-np.inf))
+            thresholds_32 = np.zeros((thresholds.size, 2), dtype=np.float32)
+            thresholds_32[:, 1] = narrow
+            routing["thresholds_32"] = thresholds_32
+        return routing["thresholds_32"]
+
     def _leaf_rows(self, X, tables):
         """The leaves of ``X`` (encoded) as keys into the node count rows, for the combiners."""
         routing = self._routing()
@@ -852,11 +919,13 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
         n_trees = routing["roots"].size
         keys = np.empty((X.shape[0], n_trees), dtype=np.int64)
         policy = _EMPTY_LEAF_POLICIES[self.empty_leaf]
+        # float32 samples (half the memory traffic) when that is exact
+        narrow = _exact_float32(X)
         _trees.route_rows_kernel(
-            X,
+            narrow if narrow is not None else X,
             routing["roots"],
-            routing["route"],
-            forest["threshold"],
+            routing["nodes"],
+            self._thresholds_32(routing) if narrow is not None else routing["nodes"].view(np.float64),
             forest["n_children"],
             routing["node_row"],
             routing["zero_row"],

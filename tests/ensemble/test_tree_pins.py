@@ -137,3 +137,26 @@ if __name__ == "__main__":  # prints the digests (run on the code whose trees ar
         data, params = _CASES[case]
         X, y = _DATA[data]()
         print(f"    {case!r}: {_digest(RandomDecisionTreesClassifier(12, **params).fit(X, y))!r},")
+
+
+def test_float32_routing_equals_float64_routing():
+    """Samples that are float32 numbers are routed in float32 against thresholds rounded down.
+
+    The test samples sit on and next to the float32 roundings of float64
+    thresholds, where a rounding in the wrong direction would send them the
+    other way; the routes must equal those of the float64 kernel.
+    """
+    from dstk.ensemble import combine_leaves
+
+    X, y = _gaussian()
+    model = RandomDecisionTreesClassifier(8, random_state=0, n_jobs=1).fit(X, y)
+    thresholds = model._forest["threshold"][model._forest["feature"] >= 0]
+    near = thresholds.astype(np.float32)
+    values = np.concatenate(
+        [near, np.nextafter(near, np.float32(np.inf)), np.nextafter(near, np.float32(-np.inf))]
+    )
+    rng = np.random.default_rng(0)
+    X_test = rng.choice(values, size=(600, X.shape[1])).astype(np.float64)
+    assert np.array_equal(X_test.astype(np.float32), X_test)  # the float32 path is taken
+    expected = combine_leaves(model.leaf_counts(X_test), combiner="average")
+    np.testing.assert_array_equal(model.predict_proba(X_test)[:, 1], expected)
