@@ -145,3 +145,13 @@ def test_object_dtype_integer_labels_get_the_wrapped_estimators_message():
     y = rng.permutation(np.repeat([0, 1, 2, 3], 14))
     with pytest.raises(ValueError, match="Unknown label type"):
         EvidentialCalibratedClassifier(LogisticRegression()).fit(X, y.astype(object))
+
+
+def test_label_messages_show_plain_labels():
+    # numpy 2 scalar reprs (np.int64(5), np.str_('a')) are noise in an error message
+    from dstk.calibration import IsotonicCalibrator
+
+    with pytest.raises(ValueError, match=r"got 3 classes \['hi', 'lo', 'mid'\]"):
+        IsotonicCalibrator().fit([0.1, 0.2, 0.3], np.array(["lo", "mid", "hi"]))
+    with pytest.raises(ValueError, match=r"a single class \(5\)"):
+        IsotonicCalibrator().fit([0.1, 0.2], np.array([5, 5]))
