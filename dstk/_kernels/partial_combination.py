@@ -18,6 +18,8 @@ All arrays are C-contiguous float64, ``(rows, K, size)`` in and
 ``(rows, size)`` out, like :mod:`dstk._kernels.combination`.
 """
 
+import math
+
 import numpy as np
 
 from dstk._kernels._jit import njit
@@ -26,12 +28,12 @@ from dstk._kernels.moebius import subset_pass
 
 # Source hashes of the kernel modules called here (see dstk._kernels._jit).
 CALLED_KERNEL_SOURCES = {
-    "dstk._kernels.combination": "acd90b4d1f23d628",
+    "dstk._kernels.combination": "9e9875bce20c06f1",
     "dstk._kernels.moebius": "c3edeec8b803e5d9",
 }
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def commonality_product(m, normalize):
     """Product over the K sources of each row of their commonality functions.
 
@@ -57,7 +59,95 @@ def commonality_product(m, normalize):
     return out
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
+def _binary_commonality_rows(m, normalize, out, r0, r1):
+    """Rows ``r0:r1`` of :func:`binary_commonality_product`, one row at a time."""
+    for r in range(r0, r1):
+        q0 = 1.0
+        q1 = 1.0
+        q2 = 1.0
+        q3 = 1.0
+        log_scale = 0.0
+        for k in range(m.shape[1]):
+            s3 = m[r, k, 3]
+            q0 *= (m[r, k, 0] + m[r, k, 1]) + (m[r, k, 2] + s3)
+            q1 *= m[r, k, 1] + s3
+            q2 *= m[r, k, 2] + s3
+            q3 *= s3
+            if normalize and (k % 16 == 15):
+                scale = max(q1, max(q2, q3))
+                if scale > 0.0:
+                    q1 /= scale
+                    q2 /= scale
+                    q3 /= scale
+                    log_scale += math.log(scale)
+        out[r, 0] = log_scale if normalize else q0
+        out[r, 1] = q1
+        out[r, 2] = q2
+        out[r, 3] = q3
+
+
+@njit(cache=True, nogil=True)
+def binary_commonality_product(m, normalize):
+    """:func:`commonality_product` on a binary frame (``size = 4``), the commonalities in scalars.
+
+    q({0}) = m({0}) + m(frame), q({1}) = m({1}) + m(frame), q(frame) =
+    m(frame), and (conjunctive rule) q(empty) = the sum of the masses, summed
+    in the order of the superset pass; the same products and the same
+    rescaling points as :func:`commonality_product`, so the same floats.
+    Two rows are folded together (independent products overlap instead of
+    waiting on each other); ``m`` may be strided (a chunk of a larger array).
+    """
+    rows, k_sources, _ = m.shape
+    out = np.empty((rows, 4))
+    r = 0
+    while r + 2 <= rows:
+        a1 = a2 = a3 = b1 = b2 = b3 = 1.0
+        a0 = b0 = 1.0
+        la = lb = 0.0
+        for k in range(k_sources):
+            x3 = m[r, k, 3]
+            y3 = m[r + 1, k, 3]
+            x1 = m[r, k, 1]
+            y1 = m[r + 1, k, 1]
+            x2 = m[r, k, 2]
+            y2 = m[r + 1, k, 2]
+            if not normalize:
+                a0 *= (m[r, k, 0] + x1) + (x2 + x3)
+                b0 *= (m[r + 1, k, 0] + y1) + (y2 + y3)
+            a1 *= x1 + x3
+            b1 *= y1 + y3
+            a2 *= x2 + x3
+            b2 *= y2 + y3
+            a3 *= x3
+            b3 *= y3
+            if normalize and (k % 16 == 15):
+                sa = max(a1, max(a2, a3))
+                if sa > 0.0:
+                    a1 /= sa
+                    a2 /= sa
+                    a3 /= sa
+                    la += math.log(sa)
+                sb = max(b1, max(b2, b3))
+                if sb > 0.0:
+                    b1 /= sb
+                    b2 /= sb
+                    b3 /= sb
+                    lb += math.log(sb)
+        out[r, 0] = la if normalize else a0
+        out[r, 1] = a1
+        out[r, 2] = a2
+        out[r, 3] = a3
+        out[r + 1, 0] = lb if normalize else b0
+        out[r + 1, 1] = b1
+        out[r + 1, 2] = b2
+        out[r + 1, 3] = b3
+        r += 2
+    _binary_commonality_rows(m, normalize, out, r, rows)
+    return out
+
+
+@njit(cache=True, nogil=True)
 def merge_commonality_products(parts, normalize):
     """Merge P partial products ``(rows, P, size)`` into ``(rows, size)``.
 
@@ -85,7 +175,7 @@ def merge_commonality_products(parts, normalize):
     return out
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def finish_commonality_product(state, normalize):
     """Masses from a (rescaled) commonality product, as in the in-memory kernel.
 
@@ -105,7 +195,7 @@ def finish_commonality_product(state, normalize):
     return out, kappa, total_conflict
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def implicability_product(m):
     """Product over the K sources of each row of their implicability functions."""
     rows, k_sources, size = m.shape
@@ -128,7 +218,7 @@ def implicability_product(m):
     return out
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def merge_products(parts):
     """Entrywise product of P partial products ``(rows, P, size)`` in order."""
     rows, n_parts, size = parts.shape
@@ -142,7 +232,7 @@ def merge_products(parts):
     return out
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def finish_implicability_product(state):
     """Masses from a product of implicability functions (subset Moebius)."""
     rows, size = state.shape

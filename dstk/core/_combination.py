@@ -17,7 +17,7 @@ from ..exceptions import (
     TotalConflictError,
 )
 from . import _dense, _sparse
-from ._mass import MassFunction, as_mass_function
+from ._mass import MassFunction, _deferred_masses, _mark_checked, as_mass_function
 
 __all__ = ["combine", "combine_with_conflict", "RULES", "ON_CONFLICT"]
 
@@ -211,9 +211,13 @@ def combine(
     The other rules use dense transforms when they fit in memory.
 
     Inputs are validated when the mass functions are built (one compiled
-    pass); pipelines whose arrays are valid by construction can skip it with
-    ``MassFunction.from_array(values, frame, validate=False)``, which also
-    keeps the array without copying it.
+    pass), except large float64 arrays given to
+    :meth:`MassFunction.from_array`, whose check is deferred: the
+    conjunctive, Dempster and Yager rules then check each source row as
+    their kernel reads it, so that ``combine(MassFunction.from_array(values,
+    frame), axis=1)`` reads ``values`` once, without copying it.  Pipelines
+    whose arrays are valid by construction can skip the check with
+    ``MassFunction.from_array(values, frame, validate=False)``.
 
     Examples
     --------
@@ -371,6 +375,8 @@ def _combine_raw(masses, rule, axis, weights, normalize):
     if rule not in RULES:
         raise ValueError(f"Unknown rule {rule!r}; choose one of {sorted(RULES)}.")
     fast = _two_dense_sources(masses, axis, rule)
+    if fast is None:
+        fast = _fold_deferred(masses, axis, rule)
     if fast is not None:
         result, kappa = fast
         return result, (float(kappa) if np.ndim(kappa) == 0 else kappa)
@@ -387,6 +393,43 @@ def _combine_raw(masses, rule, axis, weights, normalize):
     else:
         result, kappa = _combine_sparse(mf, ax, rule, weights)
     return result, (float(kappa) if np.ndim(kappa) == 0 else kappa)
+
+
+def _fold_deferred(masses, axis, rule):
+    """Conjunctive/Dempster/Yager fold of one batched mass function whose check was deferred.
+
+    The kernel checks every source row as it reads it (the tests of the
+    usual check), so that the input is read once.  When some row fails or
+    holds rounding noise below zero, the usual check runs instead (raising
+    its error, or cleaning the noise) and None is returned: the caller then
+    combines the checked masses.
+    """
+    if rule not in ("conjunctive", "dempster", "yager") or not isinstance(masses, MassFunction):
+        return None
+    values = _deferred_masses(masses)
+    if values is None:
+        return None
+    frame = masses.frame
+    nd = values.ndim - 1
+    stack, batch = _move_sources_last(values, _source_axis(axis, values.shape[:-1]), nd)
+    out, kappa, total, status = _c.conjunctive_checked(stack, rule == "dempster", _dense.MASS_TOLERANCE)
+    if status:
+        masses._check_deferred()  # raises the usual error for invalid masses
+        return None
+    _mark_checked(masses)
+    out, kappa = _conjunctive_result(out, kappa, total, rule)
+    return MassFunction._dense(out.reshape(batch + (frame.n_subsets,)), frame), kappa.reshape(batch)
+
+
+def _conjunctive_result(out, kappa, total, rule):
+    """Finish the conjunctive-kernel output of the conjunctive, Dempster or Yager rule (in place)."""
+    if rule == "dempster" and np.any(total):
+        _raise_total_conflict(total)
+    if rule == "yager":
+        out[:, -1] += out[:, 0]
+        out[:, 0] = 0.0
+    np.maximum(out, 0.0, out=out)
+    return out, kappa
 
 
 def _two_dense_sources(masses, axis, rule):
@@ -406,12 +449,7 @@ def _two_dense_sources(masses, axis, rule):
     out, kappa, total = _c.conjunctive_pair(
         _dense.as_rows(a._storage.masses), _dense.as_rows(b._storage.masses), rule == "dempster"
     )
-    if rule == "dempster" and np.any(total):
-        _raise_total_conflict(total)
-    if rule == "yager":
-        out[:, -1] += out[:, 0]
-        out[:, 0] = 0.0
-    np.maximum(out, 0.0, out=out)
+    out, kappa = _conjunctive_result(out, kappa, total, rule)
     shape = a.batch_shape
     return MassFunction._dense(out.reshape(shape + (frame.n_subsets,)), frame), kappa.reshape(shape)
 
@@ -445,13 +483,7 @@ def _combine_dense(stack, rule, weights, normalize):
     _, k, size = stack.shape
     if rule in ("conjunctive", "dempster", "yager"):
         out, kappa, total = _c.conjunctive(stack, rule == "dempster")
-        if rule == "dempster" and np.any(total):
-            _raise_total_conflict(total)
-        if rule == "yager":
-            out[:, size - 1] += out[:, 0]
-            out[:, 0] = 0.0
-        np.maximum(out, 0.0, out=out)
-        return out, kappa
+        return _conjunctive_result(out, kappa, total, rule)
     if rule == "disjunctive":
         out = np.maximum(_c.disjunctive(stack), 0.0)
         return out, out[:, 0].copy()

@@ -83,6 +83,27 @@ def _key_to_mask(frame, key, inferred):
     return frame.subset(key)
 
 
+#: Least number of float64 values from which :meth:`MassFunction.from_array`
+#: defers its check to the first use of the masses (512 KiB): a combination
+#: then checks each row as its kernel reads it, and any other use runs the
+#: usual check first, with the same error.
+DEFERRED_CHECK_MIN_VALUES = 1 << 16
+
+
+def _deferred_masses(mf):
+    """The masses of ``mf`` awaiting their deferred check (C-contiguous float64), or None."""
+    try:
+        return object.__getattribute__(mf, "_unchecked")
+    except AttributeError:
+        return None
+
+
+def _mark_checked(mf):
+    """Record that the deferred masses of ``mf`` passed the check (no rounding noise to clean)."""
+    mf._storage = _storage.DenseStorage(mf._unchecked)
+    del mf._unchecked
+
+
 class MassFunction:
     """A mass function (basic belief assignment), or a batch of them, on a frame.
 
@@ -156,7 +177,9 @@ class MassFunction:
     array([0.7167, 0.2167, 0.0667])
     """
 
-    __slots__ = ("_frame", "_storage")
+    # ``_unchecked``: set only by from_array for large float64 masses whose
+    # check is deferred to their first use (``_storage`` is unset until then)
+    __slots__ = ("_frame", "_storage", "_unchecked")
     # the masses, in one of the two forms of dstk.core._storage (one interface)
     _frame: Frame
     _storage: _storage.Storage
@@ -204,6 +227,22 @@ class MassFunction:
             order = np.argsort(focal_masks)
             self._storage = _storage.FocalSetStorage(focal_masks[order], np.ascontiguousarray(fm[..., order]))
 
+    def __getattr__(self, name):
+        # reached only for an unset slot: the masses of from_array awaiting their check
+        if name == "_storage" and _deferred_masses(self) is not None:
+            return self._check_deferred()
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+    def _check_deferred(self):
+        """Run the deferred check of :meth:`from_array`; keep the checked masses and return their storage."""
+        values = self._unchecked
+        m = _dense.validate_masses(values)
+        if np.shares_memory(m, values):
+            m = values
+        self._storage = _storage.DenseStorage(m)
+        del self._unchecked
+        return self._storage
+
     # -- construction ---------------------------------------------------
     def _copy_from(self, other):
         self._frame, self._storage = other._frame, other._storage
@@ -247,9 +286,17 @@ class MassFunction:
             ignored).  ``bel`` fixes ``m(empty) = 1 - bel(frame)``.
         validate : bool, default=True
             Check the resulting masses (finite, >= 0, sum to one within
-            ``1e-9``) in one compiled pass.  ``validate=False`` skips it:
-            for trusted pipelines whose arrays are valid by construction
-            (invalid masses then give meaningless results, not errors).
+            ``1e-9``) in one compiled pass.  For masses given as a
+            C-contiguous float64 array of at least
+            ``DEFERRED_CHECK_MIN_VALUES`` (65,536) values, the check is
+            deferred to their first use: :func:`~dstk.combine` with the
+            conjunctive, Dempster or Yager rule checks each row as its
+            kernel reads it (the array is read once), and any other use
+            runs the check first.  Invalid masses then raise the same
+            :class:`~dstk.exceptions.InvalidMassError` at that first use.
+            ``validate=False`` skips the check: for trusted pipelines whose
+            arrays are valid by construction (invalid masses then give
+            meaningless results, not errors).
 
         Returns
         -------
@@ -263,7 +310,8 @@ class MassFunction:
         Raises
         ------
         InvalidMassError
-            If the values do not give a valid mass function.
+            If the values do not give a valid mass function (for large
+            float64 masses, at their first use; see ``validate``).
         ValueError
             If the last axis is not ``2**n`` long.
 
@@ -295,7 +343,7 @@ class MassFunction:
                 f"The last axis of `values` must have 2**n = {frame.n_subsets} entries for {frame!r}; "
                 f"got shape {values.shape}."
             )
-        _dense.check_dense_size(frame.n, int(np.prod(values.shape[:-1], dtype=np.int64)))
+        _dense.check_dense_size(frame.n, _dense.batch_size(values.shape[:-1]))
         if kind not in _dense.KINDS:
             raise ValueError(f"Unknown kind {kind!r}; expected one of {_dense.KINDS}.")
         if kind != "m" and not np.all(np.isfinite(values)):
@@ -311,8 +359,21 @@ class MassFunction:
                     + ". Check which representation the array holds."
                 )
         if kind == "m":
+            if (
+                validate
+                and values.size >= DEFERRED_CHECK_MIN_VALUES
+                and given == np.float64
+                and values.flags.c_contiguous
+            ):
+                # checked at first use: by the combination kernels while they
+                # read it (one pass over the memory), else by the usual check
+                obj = cls.__new__(cls)
+                view = values.view()
+                view.flags.writeable = False
+                obj._frame, obj._unchecked = frame, view
+                return obj
             m = _dense.validate_masses(values, input_dtype=given) if validate else values
-            if np.shares_memory(m, values):
+            if m is values or np.shares_memory(m, values):
                 # no copy: a read-only view of the caller's array
                 m = m.view()
                 m.flags.writeable = False
@@ -470,7 +531,23 @@ class MassFunction:
     @property
     def size(self) -> int:
         """int: number of mass functions in the batch."""
-        return int(np.prod(self.batch_shape, dtype=np.int64))
+        return _dense.batch_size(self.batch_shape)
+
+    @property
+    def nbytes(self) -> int:
+        """int: bytes held by the stored masses (and, in the focal-set form, the focal-set bitmasks).
+
+        ``8 * size * 2**n`` in the dense form, ``8 * (size + 1) * F`` in the
+        focal-set form with ``F`` focal sets (a broadcast view counts the
+        memory it shows, as numpy's ``nbytes``).
+
+        Examples
+        --------
+        >>> from dstk import MassFunction
+        >>> MassFunction({"a": 0.5, "a,b": 0.5}).nbytes  # dense: 2**2 masses
+        32
+        """
+        return self._storage.nbytes
 
     def __len__(self):
         if not self.batch_shape:
@@ -888,13 +965,16 @@ class MassFunction:
         dict
             ``{frozenset(labels): mass}`` in bitmask order.
         """
-        if self.batch_shape:
-            raise ValueError(
-                f"focal_sets() needs a single mass function; this one has batch shape {self.batch_shape}. "
-                "Select one with m.batch[i]."
-            )
+        self._require_single("focal_sets()")
         masks, masses = self._nonzero(tolerance)
         return {frozenset(self._frame.labels_of(int(a))): float(v) for a, v in zip(masks, masses)}
+
+    def _require_single(self, what):
+        if self.batch_shape:
+            raise ValueError(
+                f"{what} needs a single mass function; this one has batch shape {self.batch_shape}. "
+                "Select one with m.batch[i]."
+            )
 
     def _nonzero(self, tolerance=0.0):
         return self._storage.nonzero(tolerance)
@@ -906,7 +986,13 @@ class MassFunction:
         -------
         frozenset
             The labels of some focal set; pl({w}) = 0 outside it.
+
+        Raises
+        ------
+        ValueError
+            A batch of mass functions (select one with ``m.batch[i]``).
         """
+        self._require_single("core()")
         masks, _ = self._nonzero()
         union = 0
         for a in masks:

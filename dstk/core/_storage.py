@@ -142,6 +142,61 @@ class Storage:
         """The form, for ``repr``."""
         raise NotImplementedError
 
+    def like_dense(self, masses: np.ndarray) -> Storage:
+        """The dense result ``masses`` (``batch_shape + (2**n,)``) of an operation, in this form."""
+        raise NotImplementedError
+
+    def mass_of(self, mask: int) -> np.ndarray:
+        """``m(A)`` for the bitmask ``mask`` of A, one value per batch member."""
+        raise NotImplementedError
+
+    def empty_mass(self) -> np.ndarray:
+        """``m(empty)``, one value per batch member."""
+        raise NotImplementedError
+
+    def nonzero(self, tolerance: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
+        """(bitmasks, masses) of the subsets with mass above ``tolerance`` (unbatched)."""
+        raise NotImplementedError
+
+    def cardinality_weighted(self, fn: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
+        """``sum_{A != empty} m(A) fn(|A|)``, one value per batch member."""
+        raise NotImplementedError
+
+    def singleton_masses(self, n: int) -> np.ndarray:
+        """``m({w})`` of every label, shape ``batch_shape + (n,)``."""
+        raise NotImplementedError
+
+    def nonempty_focal(self) -> tuple[np.ndarray, np.ndarray]:
+        """(bitmasks, masses) of the stored non-empty subsets."""
+        raise NotImplementedError
+
+    def pignistic(self, n: int) -> tuple[np.ndarray | None, np.ndarray]:
+        """(BetP ``batch_shape + (n,)``, or None where undefined; flags of the rows where it is defined)."""
+        raise NotImplementedError
+
+    def contour(self, n: int) -> np.ndarray:
+        """``pl({w})`` of every label, shape ``batch_shape + (n,)``."""
+        raise NotImplementedError
+
+    def discount(self, rate: np.ndarray, full: int) -> Storage:
+        """Shafer's discounting by ``rate`` (checked, broadcasting against the batch); ``full`` = frame."""
+        raise NotImplementedError
+
+    def normalize(self) -> Storage:
+        """Dempster's normalisation (raises TotalConflictError when m(empty) = 1 somewhere)."""
+        raise NotImplementedError
+
+    def condition(self, mask: int) -> Storage:
+        """Unnormalised conditioning: the mass of each B moves to B & A (``mask`` = A)."""
+        raise NotImplementedError
+
+    def with_vacuous_rows(self, bad: np.ndarray, ax: int, full: int) -> tuple[Storage, tuple[int, ...]]:
+        """Sources on batch axis ``ax`` moved last; the sources of the flat rows ``bad`` made vacuous.
+
+        Returns the storage of batch shape ``batch + (K,)`` and ``batch``.
+        """
+        raise NotImplementedError
+
 
 class DenseStorage(Storage):
     """Dense form: masses of shape ``batch_shape + (2**n,)`` indexed by subset bitmask."""
@@ -300,7 +355,7 @@ class FocalSetStorage(Storage):
 
     # -- conversions -------------------------------------------------------
     def to_dense(self, n: int, what: str) -> np.ndarray:
-        _dense.check_dense_size(n, int(np.prod(self.batch_shape, dtype=np.int64)), what=f"{what}")
+        _dense.check_dense_size(n, _dense.batch_size(self.batch_shape), what=what)
         return _sparse.to_dense(self.focal, self.masses, 1 << n)
 
     def focal_form(self) -> tuple[np.ndarray, np.ndarray]:

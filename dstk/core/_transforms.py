@@ -63,7 +63,7 @@ def pignistic(m: MassFunction) -> np.ndarray:
     frame = m.frame
     _dense.check_array_bytes(m.batch_shape + (frame.n,), "The pignistic transform of this batch")
     out, denom_ok = m._storage.pignistic(frame.n)
-    if not np.all(denom_ok):
+    if out is None or not np.all(denom_ok):
         raise InvalidMassError(
             "The pignistic transform is undefined when all the mass is on the empty set "
             "(total conflict); the batch contains such a mass function."

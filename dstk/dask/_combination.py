@@ -16,6 +16,7 @@ from ..core._combination import _check_combine_options, _common_batch_shape, _so
 from ..core._combination import combine_with_conflict as _combine_in_memory
 from ..core._mass import MassFunction
 from ..exceptions import DataTypeError, DogmaticError, TotalConflictError
+from ._blocks import blockwise_whole
 from ._mass import DaskMassFunction, as_dask_mass
 
 if TYPE_CHECKING:
@@ -68,10 +69,14 @@ def _combine_block(block, frame, ax, rule, weights, normalize, with_conflict):
 
 # -- tree reduction: partial states ---------------------------------------
 def _rows(block, ax):
-    """(..., K at ax, ..., size) -> contiguous (rows, K, size) and the batch shape without ax."""
-    a = np.moveaxis(block, ax, -2)
+    """(..., K at ax, ..., size) -> (rows, K, size) and the batch shape without ax.
+
+    A view whenever numpy can make one (e.g. a chunk of the source axis of a
+    larger array): the kernels read strided input, so no chunk is copied.
+    """
+    a = np.moveaxis(np.asarray(block, dtype=np.float64), ax, -2)
     batch = a.shape[:-2]
-    return np.ascontiguousarray(a, dtype=np.float64).reshape((-1,) + a.shape[-2:]), batch
+    return a.reshape((-1,) + a.shape[-2:]), batch
 
 
 def _check_sources(stack, rule):
@@ -90,10 +95,9 @@ def _chunk_state(block, axis, keepdims, rule):
     stack, batch = _rows(block, ax)
     rows, k, size = stack.shape
     _check_sources(stack, rule)
-    if rule in ("conjunctive", "yager"):
-        state = _k.commonality_product(stack, False)
-    elif rule == "dempster":
-        state = _k.commonality_product(stack, True)
+    if rule in ("conjunctive", "yager", "dempster"):
+        product = _k.binary_commonality_product if size == 4 else _k.commonality_product
+        state = product(stack, rule == "dempster")
     elif rule == "disjunctive":
         state = _k.implicability_product(stack)
     elif rule == "cautious":
@@ -388,21 +392,22 @@ def _combine(masses, rule, axis, weights, normalize, frame, reduction, split_eve
         reduction = "blockwise"
 
     size = frame.n_subsets
-    out_chunks = array.chunks[:ax] + array.chunks[ax + 1 : -1]
     packed_size = size + 1 if return_conflict else size
     if reduction == "blockwise":
-        packed = da.map_blocks(
+        in_ind = tuple(range(array.ndim))
+        packed = blockwise_whole(
             _combine_block,
+            in_ind[:ax] + in_ind[ax + 1 :],
             array,
+            in_ind,
             frame,
             ax,
             rule,
             weights,
             normalize,
             return_conflict,
-            drop_axis=ax,
-            chunks=out_chunks + ((packed_size,),),
             dtype=np.float64,
+            adjust_chunks={array.ndim - 1: packed_size},
         )
     elif rule == "average":
         k = array.shape[ax]

@@ -10,6 +10,7 @@ import numpy as np
 
 from .._validation import as_array, check_consistent_length, check_numeric_dtype, check_random_state
 from ..core._frame import Frame
+from ._blocks import blockwise_whole
 from ._estimators import check_sample_chunks, map_samples
 from ._mass import DaskMassFunction
 
@@ -241,16 +242,16 @@ def _call_combiner(block, function_name, options, tail):
 def _map_combiner(counts, function_name, tail, options):
     # the options are checked now, on one made-up sample, rather than when the first chunk is computed
     _call_combiner(np.ones((1,) + counts.shape[1:]), function_name, options, tail)
-    return counts.map_blocks(
+    return blockwise_whole(
         _call_combiner,
+        (0,) + tuple(range(3, 3 + len(tail))),
+        counts,
+        (0, 1, 2),
         function_name,
         options,
         tail,
-        drop_axis=[1, 2],
-        new_axis=list(range(1, 1 + len(tail))) or None,
-        chunks=(counts.chunks[0],) + tuple((t,) for t in tail),
         dtype=np.float64,
-        meta=np.empty((0,) * (1 + len(tail))),
+        new_axes={3 + i: t for i, t in enumerate(tail)},
     )
 
 

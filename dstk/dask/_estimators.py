@@ -12,6 +12,7 @@ from .._validation import as_array
 from ..core._frame import Frame
 from ..core._mass import MassFunction
 from ..exceptions import DataTypeError
+from ._blocks import blockwise_whole
 from ._mass import DaskMassFunction
 
 __all__ = ["predict_mass", "predict_interval", "predict_proba", "map_samples", "check_sample_chunks"]
@@ -157,18 +158,18 @@ def map_samples(estimator: Any, method: str, X: Any, *, rechunk: bool = False, *
     probe = _to_array(_probe(estimator, method, X, kwargs))
     tail, dtype = probe.shape[1:], probe.dtype
     shared = dask.delayed(estimator, pure=True)
-    return X.map_blocks(
+    return blockwise_whole(
         _call_block,
+        (0,) + tuple(range(X.ndim, X.ndim + len(tail))),
+        X,
+        tuple(range(X.ndim)),
         shared,
         method,
         kwargs,
         tail,
         dtype,
-        chunks=(X.chunks[0],) + tuple((t,) for t in tail),
-        drop_axis=list(range(1, X.ndim)) if X.ndim > 1 else None,
-        new_axis=list(range(1, 1 + len(tail))) if tail else None,
         dtype=dtype,
-        meta=np.empty((0,) * (1 + len(tail)), dtype=dtype),
+        new_axes={X.ndim + i: t for i, t in enumerate(tail)},
     )
 
 

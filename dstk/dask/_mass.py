@@ -14,6 +14,7 @@ from ..core._dense import KINDS
 from ..core._frame import Frame
 from ..core._mass import MassFunction
 from ..exceptions import DataTypeError, FrameMismatchError
+from ._blocks import blockwise_whole
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
@@ -275,37 +276,16 @@ class DaskMassFunction:
         """
         tail = tuple(int(t) for t in tail)
         nd = self.ndim
-        if len(tail) == 1:
-            return da.map_blocks(
-                _apply_to_block,
-                self._array,
-                self._frame,
-                func,
-                kwargs,
-                chunks=self.chunks + ((tail[0],),),
-                dtype=dtype,
-            )
-        if not tail:
-            return da.map_blocks(
-                _apply_to_block,
-                self._array,
-                self._frame,
-                func,
-                kwargs,
-                drop_axis=nd,
-                chunks=self.chunks,
-                dtype=dtype,
-            )
-        return da.map_blocks(
+        return blockwise_whole(
             _apply_to_block,
+            tuple(range(nd)) + tuple(range(nd + 1, nd + 1 + len(tail))),
             self._array,
+            tuple(range(nd + 1)),
             self._frame,
             func,
             kwargs,
-            drop_axis=nd,
-            new_axis=list(range(nd, nd + len(tail))),
-            chunks=self.chunks + tuple((t,) for t in tail),
             dtype=dtype,
+            new_axes={nd + 1 + i: t for i, t in enumerate(tail)},
         )
 
     def to_array(self, kind: str = "m") -> da.Array:

@@ -97,6 +97,8 @@ def combine_task_probabilities(
     >>> combine_task_probabilities([[0.5, 0.5, 0.5]], one_vs_rest_code(3), pool="product").round(12).tolist()
     [[0.125, 0.125, 0.125]]
     """
+    # checked whatever the pool, so that an invalid trim is never silently ignored
+    trim = check_in_range(trim, "trim", low=0.0, high=0.5, high_inclusive=False)
     p = as_float_array(task_probabilities, "task_probabilities")
     c = check_code_matrix(code)
     if p.ndim != 2 or p.shape[1] != c.shape[1]:
