@@ -29,7 +29,8 @@ def _as_frame(frame: Frame | Iterable[Any]) -> Frame:
 def _validate_block(block, frame, name):
     # raises InvalidMassError on the worker; the error surfaces at compute time
     with naming_argument(name):
-        return MassFunction.from_array(block, frame, validate=True).to_array("m")
+        # the validated masses themselves (a read-only view of the chunk when it needed no cleaning), not a copy
+        return MassFunction.from_array(block, frame, validate=True)._dense_m()
 
 
 def _check_mass_array(array, frame, name, *, validate, rechunk):
