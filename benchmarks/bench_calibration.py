@@ -231,6 +231,7 @@ def bench_isotonic_predict(rng, repeat):
     evidential = IsotonicCalibrator(model="likelihood").fit(scores, y)
     probabilistic = IsotonicRegressionCalibrator().fit(scores, y)
     for name, call in [
+        ("IsotonicRegressionCalibrator.predict", lambda: probabilistic.predict(queries)),
         ("IsotonicRegressionCalibrator.predict_proba", lambda: probabilistic.predict_proba(queries)),
         ("IsotonicCalibrator(likelihood).predict_proba", lambda: evidential.predict_proba(queries)),
         ("IsotonicCalibrator(likelihood) masses", lambda: evidential._predict_mass_array(queries)),
@@ -243,14 +244,24 @@ def bench_counts(rng, repeat):
     n = rng.integers(1, 30, 100_000)
     k = rng.binomial(n, 0.3)
     counts = np.column_stack([n - k, k]).astype(np.float64)  # [n_negative, n_positive]
-    a, b, ratio = interleaved(
-        lambda: from_counts(counts, model="confidence_interval"),
-        lambda: from_counts(counts, model="likelihood"),
-        repeat,
-    )
-    record(
-        'from_counts(model="confidence_interval")', "100,000", 'from_counts(model="likelihood")', a, b, ratio
-    )
+    from dstk.evidence import COUNT_MODELS
+
+    for other in COUNT_MODELS:
+        if other == "confidence_interval":
+            continue
+        a, b, ratio = interleaved(
+            lambda: from_counts(counts, model="confidence_interval"),
+            lambda other=other: from_counts(counts, model=other),
+            repeat,
+        )
+        record(
+            'from_counts(model="confidence_interval")',
+            "100,000",
+            f'from_counts(model="{other}")',
+            a,
+            b,
+            ratio,
+        )
 
 
 def accuracy_check(rng):
@@ -284,19 +295,31 @@ def main(argv=None):
         "--venn-abers-million", action="store_true", help="also 10^6 points (venn-abers ~2 min)"
     )
     parser.add_argument("--output", default=None, help="write the markdown table to this file")
+    parser.add_argument(
+        "--only",
+        default="logistic,meta,predict,venn_abers,isotonic,counts,accuracy",
+        help="comma-separated parts among logistic,meta,predict,venn_abers,isotonic,counts,accuracy",
+    )
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
     rng = np.random.default_rng(args.seed)
     repeat = 3 if args.quick else 7
     load_before = os.getloadavg()
     started = time.perf_counter()
-    bench_logistic_fit(rng, (1_000, 5_000, 20_000, 50_000), repeat)
-    bench_meta_estimator(3 if args.quick else 5)
-    bench_logistic_predict(rng, (100_000, 1_000_000), repeat)
-    bench_venn_abers(rng, (10_000, 100_000, 1_000_000), 3, args.venn_abers_million)
-    bench_isotonic_predict(rng, repeat)
-    bench_counts(rng, repeat)
-    accuracy = accuracy_check(rng)
+    only = set(args.only.split(","))
+    if "logistic" in only:
+        bench_logistic_fit(rng, (1_000, 5_000, 20_000, 50_000), repeat)
+    if "meta" in only:
+        bench_meta_estimator(3 if args.quick else 5)
+    if "predict" in only:
+        bench_logistic_predict(rng, (100_000, 1_000_000), repeat)
+    if "venn_abers" in only:
+        bench_venn_abers(rng, (10_000, 100_000, 1_000_000), 3, args.venn_abers_million)
+    if "isotonic" in only:
+        bench_isotonic_predict(rng, repeat)
+    if "counts" in only:
+        bench_counts(rng, repeat)
+    accuracy = accuracy_check(rng) if "accuracy" in only else ""
     load_after = os.getloadavg()
     elapsed = time.perf_counter() - started
     lines = [

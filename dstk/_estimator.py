@@ -19,11 +19,12 @@ from typing import Any
 import numpy as np
 
 from ._validation import naming_argument
-from .exceptions import NotFittedError
+from .exceptions import InvalidMassError, NotFittedError
 
 __all__ = [
     "BaseEstimator",
     "ClassifierMixin",
+    "MassClassifierMixin",
     "MetaEstimatorMixin",
     "check_is_fitted",
     "check_meta_X",
@@ -31,6 +32,9 @@ __all__ = [
     "n_samples_of",
     "feature_names_of",
     "frequency_weights",
+    "labels_of_largest",
+    "pignistic_rows",
+    "singleton_interval",
     "validate_features",
     "validate_score_matrix",
 ]
@@ -187,6 +191,179 @@ class ClassifierMixin:
             )
         weights = check_sample_weight(sample_weight, predicted.shape[0])
         return float(np.average(predicted == truth, weights=weights))
+
+
+class MassClassifierMixin(ClassifierMixin):
+    """Predictions of a classifier derived from its ``predict_mass``.
+
+    A classifier that defines ``classes_`` and ``predict_mass(X)`` (a batch
+    of mass functions on ``Frame(classes_)``, one per sample) gets from this
+    mixin :meth:`predict_proba` (pignistic probabilities), :meth:`predict`
+    (labels by the decision criterion ``self.criterion`` when the estimator
+    has that parameter, else the maximal pignistic probability),
+    :meth:`predict_interval` (belief and plausibility of the classes) and
+    ``score`` (mean accuracy).  Samples whose masses are NaN (the
+    ``on_conflict="nan"`` policy) get NaN probabilities and bounds, and
+    :meth:`predict` raises a clear error for them.
+
+    References
+    ----------
+    P. Smets and R. Kennes, The transferable belief model, Artificial
+    Intelligence 66 (1994) 191-234, Eq. (3.1) (pignistic transform).
+
+    G. Shafer, A Mathematical Theory of Evidence, Princeton University Press
+    (1976), ch. 2 (belief and plausibility).
+    """
+
+    classes_: np.ndarray
+
+    def predict_proba(self, X: Any) -> np.ndarray:
+        """Pignistic probabilities of the classes.
+
+        Parameters
+        ----------
+        X : array_like
+            Samples, as accepted by ``predict_mass``.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+            ``BetP({c}) = sum over A containing c of m(A) / (|A| (1 - m(empty)))``
+            (Smets and Kennes 1994, Eq. 3.1), columns in the order of
+            ``classes_``; NaN rows for samples whose masses are NaN
+            (``on_conflict="nan"``).
+        """
+        return pignistic_rows(self.predict_mass(X))  # type: ignore[attr-defined]
+
+    def predict(self, X: Any) -> np.ndarray:
+        """Labels chosen by the decision criterion.
+
+        The criterion is the estimator's ``criterion`` parameter when it has
+        one (see :func:`dstk.decide`), else ``"pignistic"``: the class of
+        maximal pignistic probability, the first in ``classes_`` on ties.
+
+        Parameters
+        ----------
+        X : array_like
+            Samples, as accepted by ``predict_mass``.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            Labels from ``classes_``.
+
+        Raises
+        ------
+        ValueError
+            For samples whose masses are NaN (``on_conflict="nan"``), which
+            have no label.
+        """
+        criterion = getattr(self, "criterion", "pignistic")
+        if criterion == "pignistic":
+            probabilities = self.predict_proba(X)  # raises NotFittedError before classes_ is read
+            return labels_of_largest(self.classes_, probabilities)
+        mass = self.predict_mass(X)  # type: ignore[attr-defined]
+        missing = np.isnan(mass.to_array("m")).any(axis=-1)
+        if missing.any():
+            labels_of_largest(self.classes_, np.where(missing[:, None], np.nan, 0.0))  # raises
+        return self.classes_[np.asarray(mass.decide(criterion=criterion, return_indices=True))]
+
+    def predict_interval(self, X: Any) -> tuple[np.ndarray, np.ndarray]:
+        """Belief and plausibility of the classes.
+
+        Parameters
+        ----------
+        X : array_like
+            Samples, as accepted by ``predict_mass``.
+
+        Returns
+        -------
+        bel, pl : ndarray
+            For two classes, of shape (n_samples,) for class ``classes_[1]``;
+            otherwise of shape (n_samples, n_classes): ``Bel({c}) = m({c})``
+            and ``Pl({c}) = sum over A containing c of m(A)`` (Shafer 1976),
+            with ``Bel({c}) <= Pl({c}) <= 1`` exactly; NaN for samples whose
+            masses are NaN.
+        """
+        return singleton_interval(self.predict_mass(X))  # type: ignore[attr-defined]
+
+
+def pignistic_rows(mass: Any) -> np.ndarray:
+    """BetP of every mass function of a batch; NaN mass functions (``on_conflict="nan"``) get NaN rows.
+
+    Parameters
+    ----------
+    mass : MassFunction
+        A batch of mass functions.
+
+    Returns
+    -------
+    ndarray of shape ``mass.batch_shape + (n,)``
+        ``mass.pignistic()`` where the masses are numbers, NaN elsewhere.
+    """
+    try:
+        return mass.pignistic()
+    except InvalidMassError:
+        values = mass.to_array("m")
+        missing = np.isnan(values).any(axis=-1)
+        if not missing.any():
+            raise
+    out = np.full(values.shape[:-1] + (mass.frame.n,), np.nan)
+    out[~missing] = type(mass).from_array(values[~missing], mass.frame, validate=False).pignistic()
+    return out
+
+
+def labels_of_largest(classes: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """The class of the largest value per row (the first on ties); NaN rows raise a clear error.
+
+    Parameters
+    ----------
+    classes : ndarray of shape (n_classes,)
+        The labels, in the order of the columns of ``values``.
+    values : ndarray of shape (n_samples, n_classes)
+        Probabilities, plausibilities or any score per class.
+
+    Returns
+    -------
+    ndarray of shape (n_samples,)
+    """
+    missing = np.isnan(values).any(axis=-1)
+    if missing.any():
+        bad = np.flatnonzero(missing)
+        shown = ", ".join(str(i) for i in bad[:20]) + (", ..." if bad.size > 20 else "")
+        raise ValueError(
+            f"{bad.size} sample(s) have NaN masses from on_conflict='nan' (indices [{shown}]), and a NaN has "
+            "no label: use predict_proba (NaN rows) or on_conflict='vacuous' to predict every sample."
+        )
+    return classes[np.argmax(values, axis=-1)]
+
+
+def singleton_interval(mass: Any) -> tuple[np.ndarray, np.ndarray]:
+    """``(Bel({c}), Pl({c}))`` of every class (only ``c = classes_[1]`` for two classes).
+
+    ``Pl({c})`` is the sum of the masses of the focal sets containing ``c``,
+    then raised to at least ``Bel({c}) = m({c})`` and lowered to at most 1,
+    so that rounding never gives ``pl < bel`` or ``pl > 1``.  NaN masses give
+    NaN bounds.
+
+    Parameters
+    ----------
+    mass : MassFunction
+        A batch of mass functions (dense or focal-set storage).
+
+    Returns
+    -------
+    bel, pl : ndarray
+        Of shape ``batch_shape`` for a frame of two labels, else
+        ``batch_shape + (n,)``.
+    """
+    n = mass.frame.n
+    bel = np.stack([np.asarray(mass._bel_mask(1 << c)) for c in range(n)], axis=-1)
+    pl = np.stack([np.asarray(mass._pl_mask(1 << c)) for c in range(n)], axis=-1)
+    pl = np.where(np.isnan(pl), pl, np.minimum(np.maximum(pl, bel), 1.0))
+    if n == 2:
+        return bel[..., 1], pl[..., 1]
+    return bel, pl
 
 
 def check_sample_weight(sample_weight: Any, n_samples: int, name: str = "sample_weight") -> np.ndarray | None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._metric_checks import check_labels_and_probabilities
+from ._metric_checks import check_labels_and_probabilities, check_probability_matrix
 from ._validation import as_float_array
 
 __all__ = [
@@ -62,14 +62,43 @@ def correctness_rate(y_true: ArrayLike, probabilities: ArrayLike) -> float:
     >>> correctness_rate([0, 1, 1], [[0.8, 0.2], [0.4, 0.6], [0.6, 0.4]])
     0.6666666666666666
     """
-    y, P = check_labels_and_probabilities(y_true, probabilities)
-    return float(np.mean(np.argmax(P, axis=1) == y))
+    y, P, _ = _checked(y_true, probabilities)
+    return _correctness_rate(y, P)
 
 
 def _indicator(y, n_classes):
     out = np.zeros((y.shape[0], n_classes))
     out[np.arange(y.shape[0]), y] = 1.0
     return out
+
+
+def _checked(y_true, probabilities):
+    """The validation every measure starts with: ``(y, P, indicator)``, indicator[i, k] = I[y_i = k]."""
+    y, P = check_labels_and_probabilities(y_true, probabilities)
+    return y, P, _indicator(y, P.shape[1])
+
+
+def _correctness_rate(y, P):
+    return float(np.mean(np.argmax(P, axis=1) == y))
+
+
+def _one_minus_rmse(indicator, P):
+    per_sample = np.sqrt(np.mean((indicator - P) ** 2, axis=1))
+    return float(1.0 - np.mean(per_sample))
+
+
+def _well_calibration_ratio(indicator, P):
+    K = P.shape[1]
+    assigned = np.argmax(P, axis=1)
+    total = 0.0
+    for k in range(K):
+        members = assigned == k
+        if not members.any():
+            continue
+        confidence = P[members].mean(axis=0)
+        correctness = indicator[members].mean(axis=0)
+        total += np.abs(confidence - correctness).sum()
+    return float(1.0 - total / K**2)
 
 
 def brier_score(y_true: ArrayLike, probabilities: ArrayLike) -> float:
@@ -114,8 +143,8 @@ def brier_score(y_true: ArrayLike, probabilities: ArrayLike) -> float:
     """
     probabilities = as_float_array(probabilities, "probabilities")
     one_dimensional = np.ndim(probabilities) == 1
-    y, P = check_labels_and_probabilities(y_true, probabilities)
-    total = np.sum((_indicator(y, P.shape[1]) - P) ** 2, axis=1)
+    _, P, indicator = _checked(y_true, probabilities)
+    total = np.sum((indicator - P) ** 2, axis=1)
     if one_dimensional:
         total = total / 2.0
     return float(np.mean(total))
@@ -151,9 +180,8 @@ def one_minus_rmse(y_true: ArrayLike, probabilities: ArrayLike) -> float:
     >>> one_minus_rmse([0, 1], [[1.0, 0.0], [0.5, 0.5]])
     0.75
     """
-    y, P = check_labels_and_probabilities(y_true, probabilities)
-    per_sample = np.sqrt(np.mean((_indicator(y, P.shape[1]) - P) ** 2, axis=1))
-    return float(1.0 - np.mean(per_sample))
+    _, P, indicator = _checked(y_true, probabilities)
+    return _one_minus_rmse(indicator, P)
 
 
 def well_calibration_ratio(y_true: ArrayLike, probabilities: ArrayLike) -> float:
@@ -192,19 +220,8 @@ def well_calibration_ratio(y_true: ArrayLike, probabilities: ArrayLike) -> float
     >>> well_calibration_ratio([0, 0, 1, 1], [[0.9, 0.1], [0.7, 0.3], [0.2, 0.8], [0.4, 0.6]])
     0.75
     """
-    y, P = check_labels_and_probabilities(y_true, probabilities)
-    K = P.shape[1]
-    assigned = np.argmax(P, axis=1)
-    indicator = _indicator(y, K)
-    total = 0.0
-    for k in range(K):
-        members = assigned == k
-        if not members.any():
-            continue
-        confidence = P[members].mean(axis=0)
-        correctness = indicator[members].mean(axis=0)
-        total += np.abs(confidence - correctness).sum()
-    return float(1.0 - total / K**2)
+    _, P, indicator = _checked(y_true, probabilities)
+    return _well_calibration_ratio(indicator, P)
 
 
 def calibration_measure(y_true: ArrayLike, probabilities: ArrayLike) -> float:
@@ -238,7 +255,8 @@ def calibration_measure(y_true: ArrayLike, probabilities: ArrayLike) -> float:
     >>> round(calibration_measure([0, 1], [[1.0, 0.0], [0.0, 1.0]]), 6)
     1.0
     """
-    return desirability(one_minus_rmse(y_true, probabilities), well_calibration_ratio(y_true, probabilities))
+    _, P, indicator = _checked(y_true, probabilities)
+    return desirability(_one_minus_rmse(indicator, P), _well_calibration_ratio(indicator, P))
 
 
 def _garczarek_form(target, P):
@@ -276,8 +294,7 @@ def ability_to_separate(probabilities: ArrayLike) -> float:
     >>> ability_to_separate([[1.0, 0.0], [0.0, 1.0]])
     1.0
     """
-    probabilities = as_float_array(probabilities, "probabilities")
-    P = check_labels_and_probabilities(np.zeros(np.shape(probabilities)[0], dtype=int), probabilities)[1]
+    P = check_probability_matrix(probabilities)
     return _garczarek_form(_indicator(np.argmax(P, axis=1), P.shape[1]), P)
 
 
@@ -318,8 +335,8 @@ def garczarek_accuracy(y_true: ArrayLike, probabilities: ArrayLike) -> float:
     >>> garczarek_accuracy([0, 1], [[0.5, 0.5], [0.0, 1.0]])
     0.2928932188134524
     """
-    y, P = check_labels_and_probabilities(y_true, probabilities)
-    return _garczarek_form(_indicator(y, P.shape[1]), P)
+    _, P, indicator = _checked(y_true, probabilities)
+    return _garczarek_form(indicator, P)
 
 
 def desirability(*values: float) -> float:
@@ -390,8 +407,7 @@ def dirichlet_selection_criterion(y_true: ArrayLike, probabilities: ArrayLike) -
     >>> round(dirichlet_selection_criterion([0, 1], [[1.0, 0.0], [0.0, 1.0]]), 6)
     1.0
     """
+    y, P, indicator = _checked(y_true, probabilities)
     return desirability(
-        correctness_rate(y_true, probabilities),
-        one_minus_rmse(y_true, probabilities),
-        well_calibration_ratio(y_true, probabilities),
+        _correctness_rate(y, P), _one_minus_rmse(indicator, P), _well_calibration_ratio(indicator, P)
     )

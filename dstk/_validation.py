@@ -70,7 +70,7 @@ def as_float_array(value: Any, name: str, *, finite: bool = False) -> np.ndarray
     check_numeric_dtype(arr, name)
     arr = arr.astype(np.float64, copy=False)
     if finite and arr.size and not np.isfinite(arr).all():
-        index = np.unravel_index(int(np.flatnonzero(~np.isfinite(arr))[0]), arr.shape)
+        index = tuple(int(i) for i in np.unravel_index(int(np.flatnonzero(~np.isfinite(arr))[0]), arr.shape))
         where = index[0] if len(index) == 1 else index
         raise ValueError(
             f"`{name}` contains NaN or infinite values (first at index {where}); remove or impute them."

@@ -13,16 +13,16 @@ leaf sizes as in the paper's Figure 3.
 Two configurations:
 
 * **authors' trees and numerics** (the main run, used for the comparison with
-  the authors' numbers and for the ranks): ``random_stream="sequential"``
-  grows the trees of the authors' code from the same seeds, and the combiners
-  use their numerical conventions: the 1e-5 floor of Dempster and cautious,
-  ``reference_arithmetic=True`` (bisection-based plausibility leaves, counts
-  rescaled above 537, their order of operations) and ``prior="reference"``
-  for EVA.
-* **dstk defaults** (``--defaults``, breast-cancer only by default): independent
-  per-tree streams, leaves solved to machine precision, Dempster and cautious
-  exact (no floor), EVA with the log prior; repeated with other tree seeds to
-  show the seed spread.
+  the authors' numbers and for the ranks): ``compatibility="busch2021"`` of
+  the classifier grows the trees of the authors' code from the same seeds, and
+  the same switch of the combiners uses their numerical conventions (the 1e-5
+  floor and pairwise reduction of Dempster and cautious, bisection-based
+  plausibility leaves with counts rescaled above 537 in their order of
+  operations, EVA's (T - 1) P(y) prior term, means summed in tree order).
+* **dstk defaults** (``--defaults``, breast-cancer only by default): dstk's
+  trees (independent per-node streams), leaves solved to machine precision,
+  Dempster and cautious exact (no floor), EVA with the log prior; repeated
+  with other tree seeds to show the seed spread.
 
 Usage::
 
@@ -145,7 +145,7 @@ def run_dataset(
     seed_offset=0,
     with_references=True,
     methods=METHODS,
-    random_stream="sequential",
+    compatibility="busch2021",
     nominal_features=None,
 ):
     """Return {leaf: {label: (auc array, accuracy array)}} and timings per leaf size.
@@ -174,7 +174,7 @@ def run_dataset(
                 min_samples_leaf=leaf,
                 min_samples_split=2 * leaf,
                 random_state=10 * i + seed_offset,
-                random_stream=random_stream,
+                compatibility=compatibility,
                 nominal_features=nominal_features,
                 n_jobs=-1,
             ).fit(X_train, y_train)
@@ -297,7 +297,7 @@ def spread_table(X, y, leaves, n_splits, repeats, first):
             seed_offset=1000 * r,
             with_references=False,
             methods=DEFAULT_METHODS,
-            random_stream="independent",
+            compatibility=None,
         )
         for leaf in leaves:
             for label in extra[leaf]:
@@ -346,9 +346,9 @@ def main(argv=None):
         "",
         "## The authors' trees and numerics",
         "",
-        "`random_stream='sequential'` (the trees of the authors' code for the same seeds); Dempster and cautious "
-        "with `floor=1e-5, reference_arithmetic=True`, plausibility with `reference_arithmetic=True`, EVA with "
-        "`prior='reference'`.",
+        "`compatibility='busch2021'` for the trees (those of the authors' code for the same seeds) and for "
+        "every combiner (the 1e-5 floor and pairwise reduction of Dempster and cautious, the authors' "
+        "bisection-based plausibility leaves, EVA's (T - 1) P(y) prior term, means summed in tree order).",
         "",
     ]
     timings = []
@@ -391,12 +391,12 @@ def main(argv=None):
             args.splits,
             with_references=False,
             methods=DEFAULT_METHODS,
-            random_stream="independent",
+            compatibility=None,
             nominal_features=nominal,
         )
         title = (
-            f"## dstk's defaults on {name}: independent tree streams, leaves to machine precision, exact "
-            "Dempster and cautious (no floor), EVA with the log prior"
+            f"## dstk's defaults on {name}: dstk's trees (independent per-node streams), leaves to machine "
+            "precision, exact Dempster and cautious (no floor), EVA with the log prior"
         )
         lines = [title, ""] + comparison_tables(results, leaves, name, args.splits)
         if args.repeats > 1:

@@ -54,6 +54,13 @@ def _rescale_nonempty(acc):
 
 
 @njit(cache=True)
+def _kappa(total, log_scale):
+    """K = 1 - total * exp(log_scale), the conflict of a normalised commonality product (>= 0)."""
+    k_val = 1.0 - total if log_scale == 0.0 else -math.expm1(math.log(total) + log_scale)
+    return k_val if k_val > 0.0 else 0.0
+
+
+@njit(cache=True)
 def _finish_conjunctive(acc, normalize, log_scale):
     """Commonality product -> masses in place; return (kappa, total conflict flag)."""
     size = acc.shape[0]
@@ -65,8 +72,7 @@ def _finish_conjunctive(acc, normalize, log_scale):
             acc[0] = 0.0
             for a in range(1, size):
                 acc[a] /= total
-            k_val = -math.expm1(math.log(total) + log_scale)
-            return (k_val if k_val > 0.0 else 0.0), False
+            return _kappa(total, log_scale), False
         for a in range(size):
             acc[a] = 0.0
         return 1.0, True
@@ -81,9 +87,16 @@ def _finish_conjunctive(acc, normalize, log_scale):
 #: lands below it has lost bits (subnormal) or vanished (underflow to 0).
 _NORMAL_MIN = 2.2250738585072014e-308
 
+#: Above this product of rescaling factors, a fold takes its log (far from overflow).
+_LARGE = 1e280
+
 #: Least number of input values for which :func:`conjunctive` spreads its
-#: rows over numba's threads (``parallel=None``).
-PARALLEL_MIN_VALUES = 1 << 18
+#: rows over numba's threads (``parallel=None``): 2**24 values (128 MiB).
+#: On a shared two-core machine, two threads were slower than one at every
+#: size measured up to 3.2 million values (``benchmarks/bench_core.py``,
+#: table f3): starting the threads costs more than the fold, which reads
+#: its input at about the speed of ``np.sum``.
+PARALLEL_MIN_VALUES = 1 << 24
 
 
 @njit(cache=True)
@@ -155,33 +168,106 @@ def dempster_extended(m, rows, out, kappa, total_conflict):
         total_conflict[r] = False
 
 
+#: Bits of the status returned by the checked kernels (see :func:`conjunctive_checked`).
+SMALL_NEGATIVE = 1
+INVALID = 2
+
+
 @njit(cache=True)
-def _binary_finish(q1, q2, q3, log_scale, normalize, out, kappa, total_conflict, r):
-    """Commonalities q({0}), q({1}), q(frame) of a binary frame -> masses of row ``r``."""
+def _check_source(total, low, tolerance):
+    """Status bits of one source row with entry sum ``total`` and smallest entry ``low``.
+
+    The same tests as :mod:`dstk._kernels.validation`: the row is invalid
+    when its sum is not within ``tolerance`` of 1 (a NaN or infinite entry
+    makes the sum NaN or infinite) or an entry lies below ``-tolerance``.
+    """
+    status = 0
+    if not abs(total - 1.0) <= tolerance or low < -tolerance:
+        status = INVALID
+    elif low < 0.0:
+        status = SMALL_NEGATIVE
+    return status
+
+
+@njit(cache=True)
+def _binary_masses(q1, q2, q3, inverse, log_inverse, normalize):
+    """Commonalities q({0}), q({1}), q(frame) of a binary frame -> (masses, kappa, total conflict).
+
+    Returns ``(m(empty), m({0}), m({1}), m(frame), kappa, total)``; the
+    commonalities were multiplied by ``inverse * exp(log_inverse)``.
+    Scalars only, so that the callers' loops inline it.
+    """
     a1 = q1 - q3
     a2 = q2 - q3
     total = a1 + a2 + q3
     if normalize:
         if total > 0.0:
-            out[r, 0] = 0.0
-            out[r, 1] = a1 / total
-            out[r, 2] = a2 / total
-            out[r, 3] = q3 / total
-            k_val = -math.expm1(math.log(total) + log_scale)
-            kappa[r] = k_val if k_val > 0.0 else 0.0
-        else:
-            out[r, 0] = 0.0
-            out[r, 1] = 0.0
-            out[r, 2] = 0.0
-            out[r, 3] = 0.0
-            kappa[r] = 1.0
-            total_conflict[r] = True
+            return (
+                0.0,
+                a1 / total,
+                a2 / total,
+                q3 / total,
+                _kappa_rescaled(total, inverse, log_inverse),
+                False,
+            )
+        return 0.0, 0.0, 0.0, 0.0, 1.0, True
+    empty = 1.0 - total if total < 1.0 else 0.0
+    return empty, a1, a2, q3, empty, False
+
+
+@njit(cache=True)
+def _binary_store(out, kappa, total_conflict, r, values):
+    """Write the tuple of :func:`_binary_masses` to row ``r``."""
+    out[r, 0], out[r, 1], out[r, 2], out[r, 3], kappa[r], total_conflict[r] = values
+
+
+@njit(cache=True)
+def _check_binary_block(flat, i0, i1, tolerance):
+    """Status bits of the binary source rows stored at ``flat[i0:i1]`` (four values each).
+
+    One contiguous read of the block with the tests of :func:`_check_source`
+    (without the minimum, unless some entry is negative); run before the
+    block is folded, it also brings the block into the cache.
+    """
+    # index a slice from 0 (indices known to be non-negative: no wraparound
+    # test, a loop as fast as np.sum)
+    block = flat[i0:i1]
+    near = True
+    negative = False
+    for j in range(block.shape[0] // 4):
+        x0 = block[4 * j]
+        x1 = block[4 * j + 1]
+        x2 = block[4 * j + 2]
+        x3 = block[4 * j + 3]
+        # a NaN or infinite entry fails the comparison (NaN or infinite sum)
+        near &= abs((x0 + x1) + (x2 + x3) - 1.0) <= tolerance
+        negative |= (x0 < 0.0) | (x1 < 0.0) | (x2 < 0.0) | (x3 < 0.0)
+    if near and not negative:
+        return 0
+    status = 0
+    for j in range(block.shape[0] // 4):
+        x0 = block[4 * j]
+        x1 = block[4 * j + 1]
+        x2 = block[4 * j + 2]
+        x3 = block[4 * j + 3]
+        status |= _check_source((x0 + x1) + (x2 + x3), min(min(x0, x1), min(x2, x3)), tolerance)
+    return status
+
+
+@njit(cache=True)
+def _kappa_rescaled(total, inverse, log_inverse):
+    """K = 1 - total / (inverse * exp(log_inverse)) (>= 0), the rescaling undone.
+
+    ``inverse * exp(log_inverse)`` is the product of the factors by which a
+    fold multiplied its commonalities; no log is taken unless it was large.
+    """
+    if inverse == 1.0 and log_inverse == 0.0:
+        k_val = 1.0 - total
+    elif log_inverse == 0.0:
+        k_val = 1.0 - total / inverse
     else:
-        out[r, 0] = 1.0 - total if total < 1.0 else 0.0
-        out[r, 1] = a1
-        out[r, 2] = a2
-        out[r, 3] = q3
-        kappa[r] = out[r, 0]
+        k_val = -math.expm1(math.log(total) - math.log(inverse) - log_inverse)
+    return k_val if k_val > 0.0 else 0.0
 
 
 @njit(cache=True)
@@ -190,7 +276,8 @@ def _binary_row(m, normalize, out, kappa, total_conflict, lost, r):
     q1 = 1.0
     q2 = 1.0
     q3 = 1.0
-    log_scale = 0.0
+    inverse = 1.0
+    log_inverse = 0.0
     flag = False
     for k in range(m.shape[1]):
         t3 = m[r, k, 3]
@@ -203,115 +290,186 @@ def _binary_row(m, normalize, out, kappa, total_conflict, lost, r):
         q1 = p1
         q2 = p2
         q3 = p3
-        if normalize and (k % 16 == 15 or k == m.shape[1] - 1):
-            # same rescaling points as the four-row path, so that every row's
-            # result is the same whatever its position in the batch
-            scale = max(q1, q2)
-            if scale > 0.0:
-                q1 /= scale
-                q2 /= scale
-                q3 /= scale
-                log_scale += math.log(scale)
+        if normalize and k % 16 == 15:
+            # same rescaling as the four-row path, so that every row's result
+            # is the same whatever its position in the batch
+            top = max(q1, q2)
+            if top > 0.0:
+                s = 1.0 / top
+                q1 *= s
+                q2 *= s
+                q3 *= s
+                inverse *= s
+                if inverse > _LARGE:
+                    log_inverse += math.log(inverse)
+                    inverse = 1.0
     if normalize and flag:
         lost[r] = True
     else:
-        _binary_finish(q1, q2, q3, log_scale, normalize, out, kappa, total_conflict, r)
+        _binary_store(
+            out, kappa, total_conflict, r, _binary_masses(q1, q2, q3, inverse, log_inverse, normalize)
+        )
 
 
 @njit(cache=True)
-def _binary_rows(m, normalize, out, kappa, total_conflict, lost, r0, r1):
+def _binary_rows(m, normalize, out, kappa, total_conflict, lost, r0, r1, tolerance):
     """Rows ``r0:r1`` of :func:`conjunctive` on a binary frame, commonalities in scalars.
 
     q({0}) = m({0}) + m(frame), q({1}) = m({1}) + m(frame), q(frame) =
     m(frame) (q(empty) plays no role: m(empty) is recomputed).  Four rows
     are folded together (twelve independent products, so that the
-    multiplications overlap instead of waiting on each other).  For
-    Dempster's rule, every 16 sources and at the end, four rows holding a
-    commonality below twice the smallest normal float64 are redone one by
-    one with every product checked (:func:`_binary_row`; commonalities only
-    shrink between rescalings, the factors being at most 1 up to the mass
-    tolerance, so nothing is missed); a row that lost bits is flagged in
-    ``lost`` for :func:`dempster_extended`.
+    multiplications overlap instead of waiting on each other), after one
+    contiguous read of their sources (:func:`_check_binary_block`: the check
+    when ``tolerance >= 0``, and a prefetch that makes the fold about 1.5
+    times faster than reading four rows at once).  For Dempster's rule, every
+    16 sources the commonalities are multiplied by the inverse of their
+    largest value (the product of these factors is kept, its log taken once
+    it exceeds 1e280 and at the end), and four rows holding a commonality
+    below twice the smallest normal float64 are redone one by one with every
+    product checked (:func:`_binary_row`; commonalities only shrink between
+    rescalings, the factors being at most 1 up to the mass tolerance, so
+    nothing is missed); the same test runs after the last source.  A row
+    that lost bits is flagged in ``lost`` for :func:`dempster_extended`.
+
+    Returns the union of the status bits of the sources read (0 unless
+    ``tolerance >= 0``).
     """
     k_sources = m.shape[1]
+    flat = m.reshape(-1)
+    stride = 4 * k_sources
     tiny = 2.0 * _NORMAL_MIN
+    check = tolerance >= 0.0
+    status = 0
     r = r0
     while r + 4 <= r1:
+        block = _check_binary_block(flat, r * stride, (r + 4) * stride, tolerance if check else np.inf)
+        if check:
+            status |= block
         a1 = b1 = c1 = d1 = 1.0
         a2 = b2 = c2 = d2 = 1.0
         a3 = b3 = c3 = d3 = 1.0
+        ia = ib = ic = id_ = 1.0
         la = lb = lc = ld = 0.0
         suspect = False
+        s = m[r]
+        t = m[r + 1]
+        u = m[r + 2]
+        v = m[r + 3]
         for k in range(k_sources):
-            s = m[r, k]
-            t = m[r + 1, k]
-            u = m[r + 2, k]
-            v = m[r + 3, k]
-            x = s[3]
-            a1 *= s[1] + x
-            a2 *= s[2] + x
+            x = s[k, 3]
+            a1 *= s[k, 1] + x
+            a2 *= s[k, 2] + x
             a3 *= x
-            x = t[3]
-            b1 *= t[1] + x
-            b2 *= t[2] + x
+            x = t[k, 3]
+            b1 *= t[k, 1] + x
+            b2 *= t[k, 2] + x
             b3 *= x
-            x = u[3]
-            c1 *= u[1] + x
-            c2 *= u[2] + x
+            x = u[k, 3]
+            c1 *= u[k, 1] + x
+            c2 *= u[k, 2] + x
             c3 *= x
-            x = v[3]
-            d1 *= v[1] + x
-            d2 *= v[2] + x
+            x = v[k, 3]
+            d1 *= v[k, 1] + x
+            d2 *= v[k, 2] + x
             d3 *= x
             if normalize and (k % 16 == 15 or k == k_sources - 1):
                 low = min(min(min(a1, b1), min(c1, d1)), min(min(a2, b2), min(c2, d2)))
                 if min(low, min(min(a3, b3), min(c3, d3))) < tiny:
                     suspect = True
                     break
-                sa = max(a1, a2)
-                sb = max(b1, b2)
-                sc = max(c1, c2)
-                sd = max(d1, d2)
-                a1 /= sa
-                a2 /= sa
-                a3 /= sa
-                b1 /= sb
-                b2 /= sb
-                b3 /= sb
-                c1 /= sc
-                c2 /= sc
-                c3 /= sc
-                d1 /= sd
-                d2 /= sd
-                d3 /= sd
-                la += math.log(sa)
-                lb += math.log(sb)
-                lc += math.log(sc)
-                ld += math.log(sd)
+                if k % 16 == 15:
+                    sa = 1.0 / max(a1, a2)
+                    sb = 1.0 / max(b1, b2)
+                    sc = 1.0 / max(c1, c2)
+                    sd = 1.0 / max(d1, d2)
+                    a1 *= sa
+                    a2 *= sa
+                    a3 *= sa
+                    b1 *= sb
+                    b2 *= sb
+                    b3 *= sb
+                    c1 *= sc
+                    c2 *= sc
+                    c3 *= sc
+                    d1 *= sd
+                    d2 *= sd
+                    d3 *= sd
+                    ia *= sa
+                    ib *= sb
+                    ic *= sc
+                    id_ *= sd
+                    if max(max(ia, ib), max(ic, id_)) > _LARGE:
+                        la += math.log(ia)
+                        lb += math.log(ib)
+                        lc += math.log(ic)
+                        ld += math.log(id_)
+                        ia = ib = ic = id_ = 1.0
         if suspect:
             for i in range(4):
                 _binary_row(m, normalize, out, kappa, total_conflict, lost, r + i)
         else:
-            _binary_finish(a1, a2, a3, la, normalize, out, kappa, total_conflict, r)
-            _binary_finish(b1, b2, b3, lb, normalize, out, kappa, total_conflict, r + 1)
-            _binary_finish(c1, c2, c3, lc, normalize, out, kappa, total_conflict, r + 2)
-            _binary_finish(d1, d2, d3, ld, normalize, out, kappa, total_conflict, r + 3)
+            _binary_store(out, kappa, total_conflict, r, _binary_masses(a1, a2, a3, ia, la, normalize))
+            _binary_store(out, kappa, total_conflict, r + 1, _binary_masses(b1, b2, b3, ib, lb, normalize))
+            _binary_store(out, kappa, total_conflict, r + 2, _binary_masses(c1, c2, c3, ic, lc, normalize))
+            _binary_store(out, kappa, total_conflict, r + 3, _binary_masses(d1, d2, d3, id_, ld, normalize))
         r += 4
+    if r < r1:
+        block = _check_binary_block(flat, r * stride, r1 * stride, tolerance if check else np.inf)
+        if check:
+            status |= block
     while r < r1:
         _binary_row(m, normalize, out, kappa, total_conflict, lost, r)
         r += 1
+    return status
 
 
 @njit(cache=True)
-def _ternary_rows(m, normalize, out, kappa, total_conflict, lost, r0, r1):
+def _binary_pair_rows(m1, m2, normalize, out, kappa, total_conflict, lost, r0, r1):
+    """Rows ``r0:r1`` of :func:`conjunctive_pair` on a binary frame (two sources, no stacking).
+
+    The two-source case of :func:`_binary_rows`: q(A) = q1(A) q2(A) for the
+    three non-empty subsets, each product checked for leaving the normal
+    float64 range; no rescaling is needed for two factors of at most 1.
+    """
+    # slices indexed from 0: indices known to be non-negative (no wraparound test)
+    a = m1[r0:r1]
+    b = m2[r0:r1]
+    o = out[r0:r1]
+    kp = kappa[r0:r1]
+    tc = total_conflict[r0:r1]
+    flags = lost[r0:r1]
+    for r in range(r1 - r0):
+        s = a[r]
+        t = b[r]
+        f1 = s[1] + s[3]
+        f2 = s[2] + s[3]
+        f3 = s[3]
+        g1 = t[1] + t[3]
+        g2 = t[2] + t[3]
+        g3 = t[3]
+        q1 = f1 * g1
+        q2 = f2 * g2
+        q3 = f3 * g3
+        if normalize and (_lost(q1, f1, g1) | _lost(q2, f2, g2) | _lost(q3, f3, g3)):
+            flags[r] = True
+        else:
+            _binary_store(o, kp, tc, r, _binary_masses(q1, q2, q3, 1.0, 0.0, normalize))
+
+
+@njit(cache=True)
+def _ternary_rows(m, normalize, out, kappa, total_conflict, lost, r0, r1, tolerance):
     """Rows ``r0:r1`` of :func:`conjunctive` on a three-label frame, in scalars.
 
     Subsets by bitmask: 1 = {0}, 2 = {1}, 3 = {0,1}, 4 = {2}, 5 = {0,2},
     6 = {1,2}, 7 = frame.  q(A) = sum of m(B) over B >= A, and the inverse
     Moebius transform m(A) = sum over B >= A of (-1)**|B - A| q(B), written
     out for the seven non-empty subsets.  Every product is checked; rows
-    that lost bits are flagged in ``lost`` (Dempster's rule).
+    that lost bits are flagged in ``lost`` (Dempster's rule).  With
+    ``tolerance >= 0`` every source row is checked as it is read; returns
+    the union of the status bits (:func:`_check_source`).
     """
+    check = tolerance >= 0.0
+    status = 0
     for r in range(r0, r1):
         q1 = 1.0
         q2 = 1.0
@@ -324,6 +482,13 @@ def _ternary_rows(m, normalize, out, kappa, total_conflict, lost, r0, r1):
         flag = False
         for k in range(m.shape[1]):
             s = m[r, k]
+            if check:
+                total = 0.0
+                low = 0.0
+                for a in range(8):
+                    total += s[a]
+                    low = min(low, s[a])
+                status |= _check_source(total, low, tolerance)
             f7 = s[7]
             f3 = s[3] + f7
             f5 = s[5] + f7
@@ -387,8 +552,7 @@ def _ternary_rows(m, normalize, out, kappa, total_conflict, lost, r0, r1):
                 o[5] = m5 / total
                 o[6] = m6 / total
                 o[7] = m7 / total
-                k_val = -math.expm1(math.log(total) + log_scale)
-                kappa[r] = k_val if k_val > 0.0 else 0.0
+                kappa[r] = _kappa(total, log_scale)
             else:
                 for x in range(8):
                     o[x] = 0.0
@@ -404,17 +568,22 @@ def _ternary_rows(m, normalize, out, kappa, total_conflict, lost, r0, r1):
             o[6] = m6
             o[7] = m7
             kappa[r] = o[0]
+    return status
 
 
 @njit(cache=True)
-def _general_rows(m, normalize, out, kappa, total_conflict, lost, r0, r1):
+def _general_rows(m, normalize, out, kappa, total_conflict, lost, r0, r1, tolerance):
     """Rows ``r0:r1`` of :func:`conjunctive` for any frame size (fast Moebius transforms).
 
     Every product is checked; rows that lost bits are flagged in ``lost``
-    (Dempster's rule).
+    (Dempster's rule).  With ``tolerance >= 0`` every source row is checked
+    as it is read; returns the union of the status bits
+    (:func:`_check_source`).
     """
     k_sources = m.shape[1]
     size = m.shape[2]
+    check = tolerance >= 0.0
+    status = 0
     # the output row is the accumulator: one scratch row only
     tmp = np.empty(size)
     for r in range(r0, r1):
@@ -423,6 +592,13 @@ def _general_rows(m, normalize, out, kappa, total_conflict, lost, r0, r1):
         flag = False
         for k in range(k_sources):
             src = m[r, k]
+            if check:
+                total = 0.0
+                low = 0.0
+                for x in range(size):
+                    total += src[x]
+                    low = min(low, src[x])
+                status |= _check_source(total, low, tolerance)
             if k == 0:
                 for x in range(size):
                     acc[x] = src[x]
@@ -445,33 +621,113 @@ def _general_rows(m, normalize, out, kappa, total_conflict, lost, r0, r1):
             lost[r] = True
         else:
             kappa[r], total_conflict[r] = _finish_conjunctive(acc, normalize, log_scale)
+    return status
 
 
 @njit(cache=True, parallel=True)
-def _binary_parallel(m, normalize, out, kappa, total_conflict, lost, n_tasks):
+def _binary_parallel(m, normalize, out, kappa, total_conflict, lost, tolerance, status):
     rows = m.shape[0]
+    n_tasks = status.shape[0]
     for t in prange(n_tasks):
-        _binary_rows(
-            m, normalize, out, kappa, total_conflict, lost, t * rows // n_tasks, (t + 1) * rows // n_tasks
+        status[t] = _binary_rows(
+            m,
+            normalize,
+            out,
+            kappa,
+            total_conflict,
+            lost,
+            t * rows // n_tasks,
+            (t + 1) * rows // n_tasks,
+            tolerance,
         )
 
 
 @njit(cache=True, parallel=True)
-def _ternary_parallel(m, normalize, out, kappa, total_conflict, lost, n_tasks):
+def _ternary_parallel(m, normalize, out, kappa, total_conflict, lost, tolerance, status):
     rows = m.shape[0]
+    n_tasks = status.shape[0]
     for t in prange(n_tasks):
-        _ternary_rows(
-            m, normalize, out, kappa, total_conflict, lost, t * rows // n_tasks, (t + 1) * rows // n_tasks
+        status[t] = _ternary_rows(
+            m,
+            normalize,
+            out,
+            kappa,
+            total_conflict,
+            lost,
+            t * rows // n_tasks,
+            (t + 1) * rows // n_tasks,
+            tolerance,
         )
 
 
 @njit(cache=True, parallel=True)
-def _general_parallel(m, normalize, out, kappa, total_conflict, lost, n_tasks):
+def _general_parallel(m, normalize, out, kappa, total_conflict, lost, tolerance, status):
     rows = m.shape[0]
+    n_tasks = status.shape[0]
     for t in prange(n_tasks):
-        _general_rows(
-            m, normalize, out, kappa, total_conflict, lost, t * rows // n_tasks, (t + 1) * rows // n_tasks
+        status[t] = _general_rows(
+            m,
+            normalize,
+            out,
+            kappa,
+            total_conflict,
+            lost,
+            t * rows // n_tasks,
+            (t + 1) * rows // n_tasks,
+            tolerance,
         )
+
+
+@njit(cache=True, parallel=True)
+def _binary_pair_parallel(m1, m2, normalize, out, kappa, total_conflict, lost, n_tasks):
+    rows = m1.shape[0]
+    for t in prange(n_tasks):
+        _binary_pair_rows(
+            m1,
+            m2,
+            normalize,
+            out,
+            kappa,
+            total_conflict,
+            lost,
+            t * rows // n_tasks,
+            (t + 1) * rows // n_tasks,
+        )
+
+
+def _use_threads(parallel, n_values, rows):
+    """Whether to spread ``rows`` over numba's threads (``parallel=None``: large inputs only)."""
+    threads = numba.get_num_threads()
+    if parallel is None:
+        parallel = threads > 1 and n_values >= PARALLEL_MIN_VALUES and rows >= 2 * threads
+    return bool(parallel) and rows > 1, threads
+
+
+def _fold(m, normalize, parallel, tolerance):
+    rows, _, size = m.shape
+    out = np.empty((rows, size))
+    kappa = np.empty(rows)
+    total_conflict = np.zeros(rows, dtype=np.bool_)
+    lost = np.zeros(rows, dtype=np.bool_)
+    normalize = bool(normalize)
+    threaded, threads = _use_threads(parallel, m.size, rows)
+    if size == 4:
+        serial, parallel_kernel = _binary_rows, _binary_parallel
+    elif size == 8:
+        serial, parallel_kernel = _ternary_rows, _ternary_parallel
+    else:
+        serial, parallel_kernel = _general_rows, _general_parallel
+    if threaded:
+        status_of_tasks = np.zeros(min(rows, 8 * threads), dtype=np.int64)
+        parallel_kernel(m, normalize, out, kappa, total_conflict, lost, tolerance, status_of_tasks)
+        status = int(np.bitwise_or.reduce(status_of_tasks))
+    else:
+        status = serial(m, normalize, out, kappa, total_conflict, lost, 0, rows, tolerance)
+    if status & INVALID:
+        return out, kappa, total_conflict, status
+    if normalize and lost.any():
+        dempster_extended(m, np.flatnonzero(lost), out, kappa, total_conflict)
+    return out, kappa, total_conflict, status
 
 
 def conjunctive(m, normalize, *, parallel=None):
@@ -497,33 +753,54 @@ def conjunctive(m, normalize, *, parallel=None):
     nearly total conflicts), and a flag per row that is True only for an
     exactly total conflict (all non-empty masses zero; zero output row).
     """
-    rows, _, size = m.shape
+    return _fold(m, normalize, parallel, -1.0)[:3]
+
+
+def conjunctive_checked(m, normalize, tolerance, *, parallel=None):
+    """:func:`conjunctive` that validates every source row in the same pass.
+
+    Each source row is tested as it is read, with the tests of
+    :func:`dstk._kernels.validation.check_mass_rows` (entries sum to 1
+    within ``tolerance``, none below ``-tolerance``; a NaN or infinite entry
+    fails the sum), so that validated input is read once.  Returns ``(out,
+    kappa, total, status)``; ``status`` has the bit :data:`INVALID` when
+    some row failed (``out`` is then meaningless and the caller builds the
+    error message) and :data:`SMALL_NEGATIVE` when some entry lies in
+    ``[-tolerance, 0)`` (rounding noise: the caller cleans the input and
+    combines again, as the separate validation would).
+    """
+    if not tolerance >= 0.0:
+        raise ValueError(f"`tolerance` must be >= 0; got {tolerance!r}.")
+    return _fold(m, normalize, parallel, float(tolerance))
+
+
+def conjunctive_pair(m1, m2, normalize, *, parallel=None):
+    """:func:`conjunctive` of two sources given as separate C-contiguous (rows, size) arrays.
+
+    Binary frames have their own kernel (no stacking of the two inputs);
+    other frames stack them and call :func:`conjunctive`.
+    """
+    rows, size = m1.shape
+    if size != 4:
+        return conjunctive(np.stack([m1, m2], axis=1), normalize, parallel=parallel)
     out = np.empty((rows, size))
     kappa = np.empty(rows)
     total_conflict = np.zeros(rows, dtype=np.bool_)
     lost = np.zeros(rows, dtype=np.bool_)
     normalize = bool(normalize)
-    threads = numba.get_num_threads()
-    if parallel is None:
-        parallel = threads > 1 and m.size >= PARALLEL_MIN_VALUES and rows >= 2 * threads
-    if size == 4:
-        serial, threaded = _binary_rows, _binary_parallel
-    elif size == 8:
-        serial, threaded = _ternary_rows, _ternary_parallel
+    threaded, threads = _use_threads(parallel, 2 * m1.size, rows)
+    if threaded:
+        _binary_pair_parallel(m1, m2, normalize, out, kappa, total_conflict, lost, min(rows, 8 * threads))
     else:
-        serial, threaded = _general_rows, _general_parallel
-    if parallel and rows > 1:
-        threaded(m, normalize, out, kappa, total_conflict, lost, min(rows, 8 * threads))
-    else:
-        serial(m, normalize, out, kappa, total_conflict, lost, 0, rows)
+        _binary_pair_rows(m1, m2, normalize, out, kappa, total_conflict, lost, 0, rows)
     if normalize and lost.any():
-        dempster_extended(m, np.flatnonzero(lost), out, kappa, total_conflict)
+        bad = np.flatnonzero(lost)
+        out_bad, kappa_bad, total_bad = out[bad], kappa[bad], total_conflict[bad]
+        dempster_extended(
+            np.stack([m1[bad], m2[bad]], axis=1), np.arange(bad.size), out_bad, kappa_bad, total_bad
+        )
+        out[bad], kappa[bad], total_conflict[bad] = out_bad, kappa_bad, total_bad
     return out, kappa, total_conflict
-
-
-def conjunctive_pair(m1, m2, normalize, *, parallel=None):
-    """:func:`conjunctive` of two sources given as separate (rows, size) arrays."""
-    return conjunctive(np.stack([m1, m2], axis=1), normalize, parallel=parallel)
 
 
 @njit(cache=True)

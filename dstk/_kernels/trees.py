@@ -73,6 +73,7 @@ _SHIFT_27 = np.uint64(27)
 _SHIFT_31 = np.uint64(31)
 _SHIFT_11 = np.uint64(11)
 _INV_2_53 = 1.0 / 9007199254740992.0
+_TWO_GOLDEN = np.uint64((2 * 0x9E3779B97F4A7C15) % (1 << 64))  # two splitmix64 steps
 
 
 @njit(cache=True, nogil=True)
@@ -136,32 +137,47 @@ def _mark_tried_on_path(table, tried, blocked, ancestor, value):
 
 
 @njit(cache=True, nogil=True)
-def row_hashes(bits):
+def row_hashes(bits, negative_zero):
     """A 64-bit hash of every sample's feature values.
 
-    ``bits`` is the uint64 view of the feature-major data ``columns + 0.0``
-    (adding 0.0 turns -0.0 into 0.0, so that values that compare equal hash
-    alike); shape (n_features, n_samples).
+    ``bits`` is the feature-major data (n_features, n_samples) viewed as
+    unsigned integers of its float width (uint64 for float64, uint32 for
+    float32); ``negative_zero`` is the bit pattern of -0.0 in that width,
+    hashed as 0.0 so that values that compare equal hash alike.
     """
     n_features, n_samples = bits.shape
     out = np.full(n_samples, np.uint64(0x243F6A8885A308D3), dtype=np.uint64)
     for f in range(n_features):
         for i in range(n_samples):
-            h = (out[i] ^ bits[f, i]) * _MIX_1
+            word = np.uint64(bits[f, i])
+            if bits[f, i] == negative_zero:
+                word = np.uint64(0)
+            h = (out[i] ^ word) * _MIX_1
             out[i] = h ^ (h >> _SHIFT_31)
     return out
 
 
 @njit(cache=True, nogil=True)
-def _identical_rows(columns, row_hash, sample_index, start, end):
-    """True when the samples ``sample_index[start:end]`` have equal feature values."""
+def _identical_rows(columns, row_hash, sample_index, start, end, binary_index, current_marked, use_marked):
+    """True when the samples ``sample_index[start:end]`` have equal feature values.
+
+    Equal row hashes first; then every feature is checked, a binary feature
+    from its marked count at the node (constant when it is 0 or the node's
+    size) when ``use_marked``, any other feature value by value.
+    """
     first = sample_index[start]
     h = row_hash[first]
     for i in range(start + 1, end):
         if row_hash[sample_index[i]] != h:
             return False
     n_features = columns.shape[0]
+    size = end - start
     for f in range(n_features):
+        if use_marked and binary_index[f] >= 0:
+            n_marked = current_marked[binary_index[f]]
+            if n_marked != 0 and n_marked != size:
+                return False
+            continue
         column = columns[f]
         value = column[first]
         for i in range(start + 1, end):
@@ -186,6 +202,90 @@ def _grow(table, thresholds, counts, dead, needed):
     new_dead = np.zeros((new_capacity, dead.shape[1]), dtype=np.uint64)
     new_dead[:capacity] = dead
     return new_table, new_thresholds, new_counts, new_dead
+
+
+@njit(cache=True, nogil=True)
+def _count_marked(pool, slot, sample_index, start, end, marked_start, marked_binary):
+    """``pool[slot, b]`` = number of the samples ``sample_index[start:end]`` holding binary feature b's marked value."""
+    for b in range(pool.shape[1]):
+        pool[slot, b] = 0
+    for i in range(start, end):
+        s = sample_index[i]
+        for j in range(marked_start[s], marked_start[s + 1]):
+            pool[slot, marked_binary[j]] += 1
+
+
+@njit(cache=True, nogil=True)
+def marked_rows(columns, is_nominal, feature_min, feature_max):
+    """The binary features and the sparse rows of their rarer values.
+
+    A binary feature is a numeric feature with exactly two training values;
+    its *marked* value is the rarer one (the minimum on a tie).
+
+    Returns
+    -------
+    binary_index : int64 array (n_features,)
+        Index of every binary feature among the binary features, -1 for the others.
+    marked_is_low : bool array (n_binary,)
+        Whether the marked value is the feature's minimum.
+    marked_start : int64 array (n_samples + 1,), or (1,) when there is no binary feature
+    marked_binary : int32 array
+        Sample ``i`` holds the marked value of the binary features
+        ``marked_binary[marked_start[i]:marked_start[i + 1]]`` (increasing).
+    """
+    n_features, n_samples = columns.shape
+    binary_index = np.full(n_features, -1, dtype=np.int64)
+    n_low = np.zeros(n_features, dtype=np.int64)
+    n_binary = 0
+    for f in range(n_features):
+        low = feature_min[f]
+        high = feature_max[f]
+        if is_nominal[f] or low == high:
+            continue
+        column = columns[f]
+        count = 0
+        binary = True
+        for i in range(n_samples):
+            x = column[i]
+            if x == low:
+                count += 1
+            elif x != high:
+                binary = False
+                break
+        if binary:
+            binary_index[f] = n_binary
+            n_low[n_binary] = count
+            n_binary += 1
+    marked_is_low = np.empty(n_binary, dtype=np.bool_)
+    marked_value = np.empty(n_binary)
+    binary_feature = np.empty(n_binary, dtype=np.int64)
+    for f in range(n_features):
+        b = binary_index[f]
+        if b >= 0:
+            binary_feature[b] = f
+            marked_is_low[b] = n_low[b] <= n_samples - n_low[b]
+            marked_value[b] = feature_min[f] if marked_is_low[b] else feature_max[f]
+    if n_binary == 0:
+        return binary_index, marked_is_low, np.zeros(1, dtype=np.int64), np.empty(0, dtype=np.int32)
+    marked_start = np.zeros(n_samples + 1, dtype=np.int64)
+    for b in range(n_binary):
+        column = columns[binary_feature[b]]
+        value = marked_value[b]
+        for i in range(n_samples):
+            if column[i] == value:
+                marked_start[i + 1] += 1
+    for i in range(n_samples):
+        marked_start[i + 1] += marked_start[i]
+    marked_binary = np.empty(marked_start[n_samples], dtype=np.int32)
+    fill = marked_start[:n_samples].copy()
+    for b in range(n_binary):
+        column = columns[binary_feature[b]]
+        value = marked_value[b]
+        for i in range(n_samples):
+            if column[i] == value:
+                marked_binary[fill[i]] = b
+                fill[i] += 1
+    return binary_index, marked_is_low, marked_start, marked_binary
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -214,13 +314,18 @@ def build_tree(
     seed,
     stream,
     mersenne_state,
+    binary_index,
+    marked_is_low,
+    marked_start,
+    marked_binary,
 ):
     """Grow one random decision tree.
 
     Parameters
     ----------
-    columns : float64 array (n_features, n_samples)
-        The training data feature by feature (``X.T``, C-contiguous): numeric
+    columns : float64 or float32 array (n_features, n_samples)
+        The training data feature by feature (float32 only when that is
+        exact; thresholds are returned as float64) (``X.T``, C-contiguous): numeric
         features as they are; nominal features as codes
         ``0 .. n_categories[f] - 1`` (stored as floats).
     feature_min, feature_max : float64 array (n_features,)
@@ -244,6 +349,16 @@ def build_tree(
         shared by the trees grown one after another (advanced in place).
     mersenne_state : uint32 array (625,)
         See :mod:`dstk._kernels.mersenne_twister` (unused for splitmix64).
+    binary_index : int64 array (n_features,)
+        Index ``b`` of every numeric feature with exactly two training values
+        among the binary features, -1 for the others.
+    marked_is_low : bool array (n_binary,)
+        Whether binary feature ``b``'s marked value (the one listed per
+        sample, its rarer value) is its minimum (else its maximum).
+    marked_start, marked_binary : int64 array (n_samples + 1,), int32 array
+        Sparse rows of the marked values: sample ``i`` holds the marked value
+        of binary features ``marked_binary[marked_start[i]:marked_start[i + 1]]``
+        (see :func:`marked_rows`).
 
     Returns
     -------
@@ -294,6 +409,17 @@ def build_tree(
     fails without a scan; with per-node streams, a node whose samples are
     identical (equal row hashes, then checked value by value) is a leaf
     without tries.  The node table starts small and doubles as needed.
+
+    With per-node streams (depth-first growth), every node also knows how
+    many of its samples hold the rarer value of each binary feature (a
+    numeric feature with two training values; the counts of a child come
+    from the sparse rows of its smaller sibling's samples), so a try on a
+    binary feature is decided without a scan and a binary feature whose
+    rarer value is held by fewer than ``min_samples_leaf`` samples is dead
+    from the start of the node (sparse data such as w8a).  A try on a dead
+    feature advances the splitmix64 stream past its two draws by one
+    addition.  The columns may be float32 when every training value is a
+    float32 number (the comparisons are the same).
     """
     n_features, n_samples = columns.shape
     state = np.empty(1, dtype=np.uint64)
@@ -323,6 +449,20 @@ def build_tree(
     n_tried_total = 0
     n_words = (n_features + 63) // 64
 
+    # binary features (two training values) with per-node counts of their marked value (depth-first
+    # growth only): the outcome of every try on them is known without a scan
+    breadth_first = stream == STREAM_MERSENNE
+    n_binary = marked_is_low.shape[0]
+    use_marked = n_binary > 0 and not breadth_first
+    binary_feature = np.empty(n_binary, dtype=np.int64)
+    for f in range(n_features):
+        if binary_index[f] >= 0:
+            binary_feature[binary_index[f]] = f
+    marked_pool = np.zeros((64, n_binary if use_marked else 0), dtype=np.int32)
+    current_marked = np.zeros(n_binary, dtype=np.int32)
+    if use_marked:
+        _count_marked(marked_pool, 0, sample_index, 0, n_samples, marked_start, marked_binary)
+
     capacity = 64
     table = np.zeros((capacity, _N_COLUMNS), dtype=np.int64)
     thresholds = np.zeros(capacity)
@@ -340,7 +480,6 @@ def build_tree(
     # the authors' shared stream is drawn in breadth-first order (nodes in id order); the tree's own
     # streams are seeded per node, so the nodes are grown depth first (a small subtree's samples stay
     # in cache while it grows)
-    breadth_first = stream == STREAM_MERSENNE
     stack = np.empty(64, dtype=np.int64)
     stack[0] = 0
     n_stack = 1
@@ -357,13 +496,18 @@ def build_tree(
             n_stack -= 1
             node = stack[n_stack]
             state[0] = _node_seed(seed, node)
+            if use_marked:
+                for b in range(n_binary):
+                    current_marked[b] = marked_pool[n_stack, b]
         start = table[node, _START]
         end = table[node, _END]
         size = end - start
         table[node, _FEATURE] = -1
         if size < min_samples_split or size == 0 or (max_depth >= 0 and table[node, _DEPTH] >= max_depth):
             continue
-        if not breadth_first and _identical_rows(columns, row_hash, sample_index, start, end):
+        if not breadth_first and _identical_rows(
+            columns, row_hash, sample_index, start, end, binary_index, current_marked, use_marked
+        ):
             # every try fails on identical samples (and no draw is owed to a later node)
             continue
         n_candidates = 0
@@ -384,7 +528,13 @@ def build_tree(
             for f in range(n_features):
                 candidates[f] = f
             n_candidates = n_features
-        # candidates known to fail (numeric features marked dead at an ancestor)
+        if use_marked:
+            # a binary feature whose rarer value at the node is held by fewer than min_samples_leaf samples
+            for b in range(n_binary):
+                n_marked = current_marked[b]
+                if n_marked < min_samples_leaf or size - n_marked < min_samples_leaf:
+                    _mark_dead(dead, node, binary_feature[b])
+        # candidates known to fail (numeric features marked dead here or at an ancestor)
         n_dead = 0
         for j in range(n_candidates):
             f = candidates[j]
@@ -431,17 +581,33 @@ def build_tree(
                 split_feature = f
                 break
             else:
+                if _is_dead(dead, node, f):
+                    # no threshold of this feature is valid here (same outcome, no scan); the try's
+                    # two draws (operator, sample) are skipped in the splitmix64 stream by one addition
+                    if stream == STREAM_SPLITMIX:
+                        state[0] += _TWO_GOLDEN
+                    else:
+                        _draw(stream, state, mersenne_state, 2)
+                        _draw(stream, state, mersenne_state, size)
+                    continue
                 operator = _draw(stream, state, mersenne_state, 2)
                 chosen = start + _draw(stream, state, mersenne_state, size)
-                if _is_dead(dead, node, f):
-                    # no threshold of this feature is valid here (same outcome, no scan)
-                    continue
                 column = columns[f]
                 value = column[sample_index[chosen]]
                 if (operator == 0 and value == feature_min[f]) or (operator == 1 and value == feature_max[f]):
                     # x < min or x <= max: one child would be empty (decided from the training range)
                     continue
-                if scan_stamp[f] == node and value == scan_min[f]:
+                b = binary_index[f] if use_marked else -1
+                if b >= 0:
+                    # two values: the node's count of each is known
+                    n_low_count = current_marked[b] if marked_is_low[b] else size - current_marked[b]
+                    if value == feature_min[f]:
+                        n_less = 0
+                        n_equal = n_low_count
+                    else:
+                        n_less = n_low_count
+                        n_equal = size - n_low_count
+                elif scan_stamp[f] == node and value == scan_min[f]:
                     n_less = 0
                     n_equal = scan_n_min[f]
                 elif scan_stamp[f] == node and value == scan_max[f]:
@@ -576,6 +742,43 @@ def build_tree(
                 enlarged_stack = np.empty(2 * stack.shape[0] + k, dtype=np.int64)
                 enlarged_stack[:n_stack] = stack[:n_stack]
                 stack = enlarged_stack
+            if use_marked and marked_pool.shape[0] < n_stack + k:
+                enlarged_pool = np.zeros((2 * marked_pool.shape[0] + k, n_binary), dtype=np.int32)
+                enlarged_pool[:n_stack] = marked_pool[:n_stack]
+                marked_pool = enlarged_pool
+            if use_marked:
+                # marked counts of the children that may split (child c goes to slot n_stack + k - 1 - c)
+                child_depth = table[node, _DEPTH] + 1
+                if max_depth < 0 or child_depth < max_depth:
+                    if k == 2:
+                        size_0 = table[first_child, _END] - table[first_child, _START]
+                        small = 0 if size_0 <= size - size_0 else 1
+                        small_slot = n_stack + 1 - small
+                        other_slot = n_stack + small
+                        _count_marked(
+                            marked_pool,
+                            small_slot,
+                            sample_index,
+                            table[first_child + small, _START],
+                            table[first_child + small, _END],
+                            marked_start,
+                            marked_binary,
+                        )
+                        for b in range(n_binary):
+                            marked_pool[other_slot, b] = current_marked[b] - marked_pool[small_slot, b]
+                    else:
+                        for c in range(k):
+                            child = first_child + c
+                            if table[child, _END] - table[child, _START] >= min_samples_split:
+                                _count_marked(
+                                    marked_pool,
+                                    n_stack + k - 1 - c,
+                                    sample_index,
+                                    table[child, _START],
+                                    table[child, _END],
+                                    marked_start,
+                                    marked_binary,
+                                )
             for c in range(k - 1, -1, -1):  # the first child is grown first
                 stack[n_stack] = first_child + c
                 n_stack += 1
@@ -736,7 +939,6 @@ def leaf_ids_kernel(
 
 
 # bits of the packed routing word of a node (see route_rows_kernel)
-ROUTE_OPERATOR = 1
 ROUTE_NOMINAL = 2
 ROUTE_LEAF = 4
 ROUTE_EMPTY = 8
@@ -745,38 +947,47 @@ ROUTE_TARGET_SHIFT = 32
 
 
 @njit(cache=True, nogil=True)
-def route_rows_kernel(X, roots, route, threshold, n_children, node_row, zero_row, empty_leaf, out):
+def route_rows_kernel(X, roots, nodes, node_thresholds, n_children, node_row, zero_row, empty_leaf, out):
     """Fill ``out[i, t]`` with the table row of the leaf of sample ``i`` in tree ``t``.
 
     Parameters
     ----------
-    X : float64 array (n_samples, n_features)
-        Encoded like the training data (unseen nominal values: -1).
+    X : float64 or float32 array (n_samples, n_features)
+        Encoded like the training data (unseen nominal values: -1); float32
+        with float32 ``node_thresholds``.
     roots : int64 array (n_trees,)
         Global id of each tree's root.
-    route : int64 array (n_nodes,)
-        One packed word per node (global ids): bits 0-3 the flags
-        ``ROUTE_OPERATOR`` (``<=`` goes to the first child), ``ROUTE_NOMINAL``,
-        ``ROUTE_LEAF`` and ``ROUTE_EMPTY`` (no training sample), bits 4-31 the
-        split feature, bits 32-63 the global id of the first child (of the
-        node itself for a leaf).
-    threshold : float64 array (n_nodes,)
+    nodes : int64 array (n_nodes, 2)
+        Column 0: one packed word per node (global ids): bits 0-3 the flags
+        ``ROUTE_NOMINAL``, ``ROUTE_LEAF`` and ``ROUTE_EMPTY`` (no training
+        sample), bits 4-31 the split feature, bits 32-63 the global id of the
+        first child (of the node itself for a leaf).  Column 1: the bits of
+        the node's threshold in ``<=`` form (see :func:`pack_routes`).
+    node_thresholds : float64 or float32 array (n_nodes, 2)
+        Column 1: the ``<=`` threshold.  For float64 samples, ``nodes``
+        viewed as float64 (the packed word and the threshold of a node share
+        a cache line); for float32 samples, each threshold rounded down to a
+        float32 (for a float32 ``x``, ``x <= t`` exactly when ``x`` is at most
+        the largest float32 not above ``t``).
     n_children : int32 array (n_nodes,)
-    node_row : int64 array (n_nodes,)
+    node_row : int32 array (n_nodes,)
         Table row of every node's class counts.
     zero_row : int
         Table row of zero counts (``empty_leaf = EMPTY_LEAF_ZERO``).
     empty_leaf : int
-        Policy for a sample reaching an empty or unseen child at node v:
-        parent (the row of v), zero (``zero_row``) or siblings (-1: the caller
-        sums the leaves of v's non-empty children for those entries).
+        Policy for a sample reaching an empty or unseen child at node v (only
+        nominal splits have empty children): parent (the row of v), zero
+        (``zero_row``) or siblings (-1: the caller sums the leaves of v's
+        non-empty children for those entries).
     out : int64 array (n_samples, n_trees)
 
     Notes
     -----
-    One packed word and one threshold per visited node (two cache lines at
-    most), trees in the outer loop so that a tree stays in cache while every
-    sample walks it.
+    A numeric split sends ``x`` to the first child when ``x <= t``, with
+    ``t`` the threshold for the operator ``<=`` and the next float below the
+    threshold for ``<`` (the same test for every finite ``x``), so the child
+    is found without a branch on the operator.  Trees are in
+    the outer loop so that a tree stays in cache while every sample walks it.
     """
     n_samples = X.shape[0]
     n_trees = roots.shape[0]
@@ -785,27 +996,27 @@ def route_rows_kernel(X, roots, route, threshold, n_children, node_row, zero_row
         for i in range(n_samples):
             g = root
             while True:
-                word = route[g]
+                word = nodes[g, 0]
                 if word & ROUTE_LEAF:
                     out[i, t] = node_row[g]
                     break
                 f = (word >> ROUTE_FEATURE_SHIFT) & 0xFFFFFFF
                 first = word >> ROUTE_TARGET_SHIFT
                 x = X[i, f]
-                if word & ROUTE_NOMINAL:
-                    code = np.int64(x) if x >= 0.0 else -1
-                    if code >= 0 and code < n_children[g] and code == x:
-                        child = first + code
+                if (word & ROUTE_NOMINAL) == 0:
+                    if x <= node_thresholds[g, 1]:
+                        g = first
                     else:
-                        child = -1
-                else:
-                    if word & ROUTE_OPERATOR:
-                        goes_first = x <= threshold[g]
-                    else:
-                        goes_first = x < threshold[g]
-                    child = first if goes_first else first + 1
-                if child >= 0 and (route[child] & ROUTE_EMPTY) == 0:
-                    g = child
+                        g = first + 1
+                    continue
+                code = np.int64(x) if x >= 0.0 else -1
+                if (
+                    code >= 0
+                    and code < n_children[g]
+                    and code == x
+                    and (nodes[first + code, 0] & ROUTE_EMPTY) == 0
+                ):
+                    g = first + code
                     continue
                 if empty_leaf == EMPTY_LEAF_PARENT:
                     out[i, t] = node_row[g]
@@ -818,11 +1029,16 @@ def route_rows_kernel(X, roots, route, threshold, n_children, node_row, zero_row
 
 
 @njit(cache=True, nogil=True)
-def pack_routes(offsets, feature, operator, nominal, child_start, counts):
-    """Packed routing words (see :func:`route_rows_kernel`) and class totals of every node."""
+def pack_routes(offsets, feature, operator, nominal, threshold, child_start, counts):
+    """Packed node table of :func:`route_rows_kernel` and the class totals of every node.
+
+    Returns ``nodes`` (int64, (n_nodes, 2): packed word, bits of the ``<=``
+    threshold) and ``node_total`` (int64, (n_nodes,)).
+    """
     n_nodes = feature.shape[0]
     n_classes = counts.shape[1]
-    route = np.empty(n_nodes, dtype=np.int64)
+    nodes = np.empty((n_nodes, 2), dtype=np.int64)
+    node_thresholds = nodes.view(np.float64)
     node_total = np.empty(n_nodes, dtype=np.int64)
     for t in range(offsets.shape[0] - 1):
         base = offsets[t]
@@ -838,9 +1054,11 @@ def pack_routes(offsets, feature, operator, nominal, child_start, counts):
                 word |= (np.int64(feature[g]) << ROUTE_FEATURE_SHIFT) | (
                     (base + np.int64(child_start[g])) << ROUTE_TARGET_SHIFT
                 )
-                if operator[g] == 1:
-                    word |= ROUTE_OPERATOR
                 if nominal[g] == 1:
                     word |= ROUTE_NOMINAL
-            route[g] = word
-    return route, node_total
+            nodes[g, 0] = word
+            if operator[g] == 0 and feature[g] >= 0 and nominal[g] == 0:
+                node_thresholds[g, 1] = np.nextafter(threshold[g], -np.inf)  # x < t  <=>  x <= previous float
+            else:
+                node_thresholds[g, 1] = threshold[g]
+    return nodes, node_total

@@ -8,7 +8,7 @@ import numpy as np
 
 from .._estimator import (
     BaseEstimator,
-    ClassifierMixin,
+    MassClassifierMixin,
     MetaEstimatorMixin,
     check_is_fitted,
     check_meta_X,
@@ -137,7 +137,7 @@ def _scores(estimator, X, method, n_classes):
     return values
 
 
-class EvidentialCalibratedClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
+class EvidentialCalibratedClassifier(MetaEstimatorMixin, MassClassifierMixin, BaseEstimator):
     """Calibrate a classifier's scores into mass functions (cf. scikit-learn's CalibratedClassifierCV).
 
     Parameters
@@ -203,10 +203,12 @@ class EvidentialCalibratedClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEs
     Notes
     -----
     Two classes: the scores of the class ``classes_[1]`` are calibrated into a
-    mass function on {classes_[0], classes_[1]} (Xu et al. 2016).  More
+    mass function on {classes_[0], classes_[1]} (Xu et al. 2016, Section 4:
+    Eqs. 24-32 per bin or isotonic block, Eqs. 33-40 for the logistic
+    model; the Venn predictors' intervals are read as Bel and Pl).  More
     classes: one-vs-rest; the binary mass of class c is refined to the full
     frame (m({c}), m(not c), m(frame)) and the C refined masses are combined
-    by Dempster's rule (:func:`~dstk.calibration.one_vs_rest_masses`).
+    by ``rule``, Dempster's by default (:func:`~dstk.calibration.one_vs_rest_masses`).
 
     References
     ----------
@@ -437,58 +439,3 @@ class EvidentialCalibratedClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEs
         from ..core._mass import MassFunction
 
         return MassFunction.from_array(self._predict_mass_array(X), self.frame_, kind="m", validate=False)
-
-    def predict_interval(self, X: Any) -> tuple[np.ndarray, np.ndarray]:
-        """Belief and plausibility of the classes.
-
-        Parameters
-        ----------
-        X : array_like of shape (n_samples, n_features)
-            Samples, in the format the wrapped estimator accepts.
-
-        Returns
-        -------
-        bel, pl : ndarray
-            For two classes, of shape (n_samples,) for class ``classes_[1]``;
-            otherwise of shape (n_samples, n_classes), Bel({c}) and Pl({c}).
-        """
-        from ._combination import _interval
-
-        return _interval(self.predict_mass(X))
-
-    def predict_proba(self, X: Any) -> np.ndarray:
-        """Pignistic probabilities of the classes.
-
-        Parameters
-        ----------
-        X : array_like of shape (n_samples, n_features)
-            Samples, in the format the wrapped estimator accepts.
-
-        Returns
-        -------
-        ndarray of shape (n_samples, n_classes)
-            ``BetP({c}) = sum over A containing c of m(A) / card(A)`` (Smets and
-            Kennes 1994), columns in the order of ``classes_``; NaN rows for
-            samples in total conflict under ``on_conflict="nan"``.
-        """
-        from ._combination import _pignistic
-
-        return _pignistic(self.predict_mass(X))
-
-    def predict(self, X: Any) -> np.ndarray:
-        """Class of maximal pignistic probability.
-
-        Parameters
-        ----------
-        X : array_like of shape (n_samples, n_features)
-            Samples, in the format the wrapped estimator accepts.
-
-        Returns
-        -------
-        ndarray of shape (n_samples,)
-            Labels from ``classes_`` (ties go to the first class).
-        """
-        from ._combination import _labels
-
-        probabilities = self.predict_proba(X)  # raises NotFittedError before classes_ is read
-        return _labels(self.classes_, probabilities)

@@ -9,7 +9,7 @@ import numpy as np
 
 from dstk.core._combination import RULES, check_on_conflict, combine, combine_with_conflict
 
-from .._estimator import ClassifierMixin
+from .._estimator import MassClassifierMixin
 from .._validation import check_option
 
 if TYPE_CHECKING:
@@ -139,7 +139,7 @@ def _check_same_classes(classifiers):
             )
 
 
-class EvidentialCombination(ClassifierMixin):
+class EvidentialCombination(MassClassifierMixin):
     """Several fitted evidential classifiers combined as evidence (no training of the combiner).
 
     The path of Xu et al. (2016), Section 5: each classifier is trained and
@@ -262,101 +262,3 @@ class EvidentialCombination(ClassifierMixin):
             masses, rule=self.rule, normalize=self.normalize, on_conflict=self.on_conflict
         )
         return np.asarray(conflict)
-
-    def predict_proba(self, X: Any) -> np.ndarray:
-        """Pignistic probabilities of the combined mass functions.
-
-        Parameters
-        ----------
-        X : array_like
-            Samples, given to every classifier's ``predict_mass``.
-
-        Returns
-        -------
-        ndarray of shape (n_samples, n_classes)
-            BetP of each class, columns in the order of ``classes_`` (NaN rows
-            for samples in total conflict under ``on_conflict="nan"``).
-        """
-        return _pignistic(self.predict_mass(X))
-
-    def predict_interval(self, X: Any) -> tuple[np.ndarray, np.ndarray]:
-        """Belief and plausibility of each class under the combined mass functions.
-
-        Parameters
-        ----------
-        X : array_like
-            Samples, given to every classifier's ``predict_mass``.
-
-        Returns
-        -------
-        bel, pl : ndarray
-            Of shape (n_samples,) for two classes (class ``classes_[1]``),
-            else of shape (n_samples, n_classes).
-        """
-        return _interval(self.predict_mass(X))
-
-    def predict(self, X: Any) -> np.ndarray:
-        """Labels chosen by the decision criterion on the combined mass functions.
-
-        Parameters
-        ----------
-        X : array_like
-            Samples, given to every classifier's ``predict_mass``.
-
-        Returns
-        -------
-        ndarray of shape (n_samples,)
-            Labels from ``classes_``.
-        """
-        mass = self.predict_mass(X)
-        if self.criterion == "pignistic":
-            return _labels(self.classes_, _pignistic(mass))
-        missing = np.isnan(mass.to_array("m")).any(axis=-1)
-        if missing.any():
-            _labels(self.classes_, np.where(missing[:, None], np.nan, 0.0))  # the on_conflict="nan" error
-        return self.classes_[np.asarray(mass.decide(criterion=self.criterion, return_indices=True))]
-
-
-def _pignistic(mass):
-    """BetP of every sample; samples whose masses are NaN (``on_conflict="nan"``) get NaN rows."""
-    values = mass.to_array("m")
-    missing = np.isnan(values).any(axis=-1)
-    if not missing.any():
-        return mass.pignistic()
-    from ..core._mass import MassFunction
-
-    out = np.full(values.shape[:-1] + (mass.frame.n,), np.nan)
-    out[~missing] = MassFunction.from_array(values[~missing], mass.frame, validate=False).pignistic()
-    return out
-
-
-def _labels(classes, probabilities):
-    """Label of the largest probability per row; rows of NaN (``on_conflict="nan"``) raise a clear error."""
-    missing = np.isnan(probabilities).any(axis=-1)
-    if missing.any():
-        bad = np.flatnonzero(missing)
-        shown = ", ".join(str(i) for i in bad[:20]) + (", ..." if bad.size > 20 else "")
-        raise ValueError(
-            f"{bad.size} sample(s) have NaN masses from on_conflict='nan' (indices [{shown}]), and a NaN has "
-            "no label: use predict_proba (NaN rows) or on_conflict='vacuous' to predict every sample."
-        )
-    return classes[np.argmax(probabilities, axis=-1)]
-
-
-def _interval(mass):
-    """``(Bel({c}), Pl({c}))`` of every class (of ``classes_[1]`` for two classes), with Pl >= Bel exactly.
-
-    Pl({c}) is the sum of the masses of the focal sets containing c; it is
-    computed as that sum and then raised to at least Bel({c}) = m({c}), so
-    that rounding can never give an interval with pl < bel (the two differ
-    by a sum of non-negative masses).  NaN masses give NaN bounds.
-    """
-    values = mass.to_array("m")
-    n = mass.frame.n
-    subsets = np.arange(values.shape[-1])
-    bel = np.stack([values[..., 1 << c] for c in range(n)], axis=-1)
-    pl = np.stack([values[..., (subsets >> c) & 1 == 1].sum(axis=-1) for c in range(n)], axis=-1)
-    pl = np.where(np.isnan(pl), pl, np.minimum(np.maximum(pl, bel), 1.0))
-    if n == 2:
-        return bel[..., 1], pl[..., 1]
-    return bel, pl

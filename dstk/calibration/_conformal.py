@@ -7,8 +7,15 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._estimator import BaseEstimator, ClassifierMixin, check_is_fitted, validate_features
-from .._validation import as_float_array, check_consistent_length, check_labels, check_random_state
+from .._estimator import (
+    BaseEstimator,
+    MassClassifierMixin,
+    check_is_fitted,
+    labels_of_largest,
+    validate_features,
+)
+from .._validation import as_float_array
+from ._split import class_probabilities, fit_on_training_part
 
 if TYPE_CHECKING:
     from ..core._mass import MassFunction
@@ -94,7 +101,7 @@ def conformal_p_values(
     return out
 
 
-class ConformalBeliefClassifier(ClassifierMixin, BaseEstimator):
+class ConformalBeliefClassifier(MassClassifierMixin, BaseEstimator):
     """Split-conformal classifier whose p-values are the contour of a consonant belief function.
 
     Parameters
@@ -186,20 +193,6 @@ class ConformalBeliefClassifier(ClassifierMixin, BaseEstimator):
         self.calibration_size = calibration_size
         self.random_state = random_state
 
-    def _probabilities(self, estimator, X):
-        if not hasattr(estimator, "predict_proba"):
-            raise ValueError(
-                f"The estimator {type(estimator).__name__} has no predict_proba; conformal nonconformity "
-                "1 - p_hat(y | x) needs class probabilities (wrap it, e.g. in CalibratedClassifierCV)."
-            )
-        P = np.asarray(estimator.predict_proba(X), dtype=np.float64)
-        if P.ndim != 2 or P.shape[1] != self.classes_.size:
-            raise ValueError(
-                f"The estimator's predict_proba returned shape {P.shape}; expected one column per class "
-                f"({self.classes_.size})."
-            )
-        return P
-
     def fit(self, X: Any, y: ArrayLike) -> ConformalBeliefClassifier:
         """Fit the classifier on a proper training part and the p-values on a calibration part.
 
@@ -222,54 +215,8 @@ class ConformalBeliefClassifier(ClassifierMixin, BaseEstimator):
             two classes, an estimator without ``predict_proba``, or (Mondrian)
             a class absent from the calibration set.
         """
-        from sklearn.base import clone
-        from sklearn.model_selection import train_test_split
-
-        try:
-            from sklearn.frozen import FrozenEstimator
-        except ImportError:  # pragma: no cover - scikit-learn < 1.6
-            FrozenEstimator = None
-        if not (
-            isinstance(self.calibration_size, (float, np.floating)) and 0.0 < self.calibration_size < 1.0
-        ):
-            raise ValueError(
-                f"`calibration_size` must be a fraction in (0, 1); got {self.calibration_size!r}."
-            )
-        y = np.asarray(y)
-        validate_features(self, X, reset=True)
-        check_consistent_length(X, y, names=("X", "y"))
-        estimator = self.estimator
-        if estimator is None:
-            from sklearn.linear_model import LogisticRegression
-
-            estimator = LogisticRegression(max_iter=1000)
-        if FrozenEstimator is not None and isinstance(estimator, FrozenEstimator):
-            self.estimator_ = estimator
-            X_cal, y_cal = X, y
-            self.classes_ = np.asarray(estimator.classes_)
-        else:
-            classes, _ = check_labels(y, "y")
-            X_train, X_cal, y_train, y_cal = train_test_split(
-                X,
-                y,
-                test_size=self.calibration_size,
-                stratify=y,
-                random_state=check_random_state(self.random_state),
-            )
-            self.estimator_ = clone(estimator).fit(X_train, y_train)
-            self.classes_ = classes
-        if not np.array_equal(np.asarray(self.estimator_.classes_), self.classes_):
-            raise ValueError(
-                "The estimator's classes_ differ from the labels seen in fit; train it on every class."
-            )
-        index = {label: i for i, label in enumerate(self.classes_.tolist())}
-        try:
-            encoded = np.array([index[label] for label in np.asarray(y_cal).tolist()], dtype=np.intp)
-        except KeyError as exc:
-            raise ValueError(
-                f"The calibration label {exc.args[0]!r} is not a class of the estimator."
-            ) from None
-        P = self._probabilities(self.estimator_, X_cal)
+        self.estimator_, self.classes_, X_cal, encoded = fit_on_training_part(self, X, y)
+        P = class_probabilities(self.estimator_, X_cal, self.classes_.size)
         self.calibration_scores_ = 1.0 - P[np.arange(encoded.size), encoded]
         self.calibration_labels_ = encoded
         if self.mondrian:
@@ -298,7 +245,7 @@ class ConformalBeliefClassifier(ClassifierMixin, BaseEstimator):
         """
         check_is_fitted(self, "calibration_scores_")
         validate_features(self, X, reset=False)
-        scores = 1.0 - self._probabilities(self.estimator_, X)
+        scores = 1.0 - class_probabilities(self.estimator_, X, self.classes_.size)
         p = conformal_p_values(
             self.calibration_scores_,
             scores,
@@ -351,19 +298,6 @@ class ConformalBeliefClassifier(ClassifierMixin, BaseEstimator):
             raise ValueError(f"`alpha` must be a miscoverage level in (0, 1), e.g. 0.1; got {alpha!r}.")
         return self.predict_contour(X) > float(alpha)
 
-    def predict_proba(self, X: Any) -> np.ndarray:
-        """Pignistic probabilities of the consonant mass functions.
-
-        Parameters
-        ----------
-        X : array_like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        ndarray of shape (n_samples, n_classes)
-        """
-        return self.predict_mass(X).pignistic()
-
     def predict(self, X: Any) -> np.ndarray:
         """The most plausible class (largest p-value; the first on ties).
 
@@ -376,4 +310,4 @@ class ConformalBeliefClassifier(ClassifierMixin, BaseEstimator):
         ndarray of shape (n_samples,)
         """
         values = self.predict_contour(X)  # checks that the estimator is fitted first
-        return self.classes_[np.argmax(values, axis=1)]
+        return labels_of_largest(self.classes_, values)

@@ -103,12 +103,10 @@ class VennAbersCalibrator(BinaryCalibrator):
         return out
 
     def _mass_array(self, scores):
+        from .probabilistic._base import interval_mass_array
+
         interval = self._interval(scores)
-        out = np.zeros((scores.shape[0], 4))
-        out[:, 2] = interval[:, 0]
-        out[:, 1] = 1.0 - interval[:, 1]
-        out[:, 3] = interval[:, 1] - interval[:, 0]
-        return out
+        return interval_mass_array(interval[:, 0], interval[:, 1])
 
     def predict_vovk_probability(self, scores: ArrayLike) -> np.ndarray:
         """Vovk's merged probability p = p1 / (1 - p0 + p1) of class 1.

@@ -8,9 +8,10 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._estimator import BaseEstimator, ClassifierMixin, check_is_fitted, validate_features
-from .._validation import as_float_array, check_consistent_length, check_labels, check_random_state
+from .._estimator import BaseEstimator, MassClassifierMixin, check_is_fitted, validate_features
+from .._validation import as_float_array
 from ._base import BinaryCalibrator
+from ._split import class_probabilities, fit_on_training_part
 
 if TYPE_CHECKING:
     from ..core._mass import MassFunction
@@ -90,7 +91,7 @@ def pairwise_masses(binary_masses: ArrayLike, pairs: ArrayLike, n_classes: int) 
     return out
 
 
-class VennMulticlassClassifier(ClassifierMixin, BaseEstimator):
+class VennMulticlassClassifier(MassClassifierMixin, BaseEstimator):
     """Multi-class Venn-ABERS or Venn-machine predictor whose binary intervals are combined as mass functions.
 
     Parameters
@@ -211,15 +212,6 @@ class VennMulticlassClassifier(ClassifierMixin, BaseEstimator):
         i, j = self.pairs_[:, 0], self.pairs_[:, 1]
         return _log_odds(P[:, i], P[:, j])
 
-    def _probabilities(self, X):
-        P = np.asarray(self.estimator_.predict_proba(X), dtype=np.float64)
-        if P.ndim != 2 or P.shape[1] != self.classes_.size:
-            raise ValueError(
-                f"The estimator's predict_proba returned shape {P.shape}; expected one column per class "
-                f"({self.classes_.size})."
-            )
-        return P
-
     def fit(self, X: Any, y: ArrayLike) -> VennMulticlassClassifier:
         """Fit the classifier on a training part and the binary Venn predictors on a calibration part.
 
@@ -241,55 +233,16 @@ class VennMulticlassClassifier(ClassifierMixin, BaseEstimator):
             estimator without ``predict_proba``, or a class absent from the
             calibration set.
         """
-        from sklearn.base import clone
-        from sklearn.model_selection import train_test_split
-
-        try:
-            from sklearn.frozen import FrozenEstimator
-        except ImportError:  # pragma: no cover - scikit-learn < 1.6
-            FrozenEstimator = None
         if self.decomposition not in DECOMPOSITIONS:
             raise ValueError(f"`decomposition` must be one of {DECOMPOSITIONS}; got {self.decomposition!r}.")
         self._new_calibrator()  # validates method
         from ..core._combination import check_on_conflict
 
         check_on_conflict(self.on_conflict)
-        if not (
-            isinstance(self.calibration_size, (float, np.floating)) and 0.0 < self.calibration_size < 1.0
-        ):
-            raise ValueError(
-                f"`calibration_size` must be a fraction in (0, 1); got {self.calibration_size!r}."
-            )
-        y = np.asarray(y)
-        validate_features(self, X, reset=True)
-        check_consistent_length(X, y, names=("X", "y"))
-        estimator = self.estimator
-        if estimator is None:
-            from sklearn.linear_model import LogisticRegression
-
-            estimator = LogisticRegression(max_iter=1000)
-        if FrozenEstimator is not None and isinstance(estimator, FrozenEstimator):
-            self.estimator_ = estimator
-            self.classes_ = np.asarray(estimator.classes_)
-            X_cal, y_cal = X, y
-        else:
-            self.classes_, _ = check_labels(y, "y")
-            X_train, X_cal, y_train, y_cal = train_test_split(
-                X,
-                y,
-                test_size=self.calibration_size,
-                stratify=y,
-                random_state=check_random_state(self.random_state),
-            )
-            self.estimator_ = clone(estimator).fit(X_train, y_train)
-        if not hasattr(self.estimator_, "predict_proba"):
-            raise ValueError(f"The estimator {type(self.estimator_).__name__} has no predict_proba.")
+        self.estimator_, self.classes_, X_cal, encoded = fit_on_training_part(self, X, y)
         n_classes = self.classes_.size
         if not 2 <= n_classes <= 16:
             raise ValueError(f"VennMulticlassClassifier needs 2 to 16 classes; got {n_classes}.")
-        encoded = np.searchsorted(self.classes_, y_cal)
-        if np.any(encoded >= n_classes) or np.any(self.classes_[np.minimum(encoded, n_classes - 1)] != y_cal):
-            raise ValueError("Some calibration labels are not classes of the estimator.")
         missing = np.setdiff1d(np.arange(n_classes), encoded)
         if missing.size:
             raise ValueError(
@@ -300,7 +253,7 @@ class VennMulticlassClassifier(ClassifierMixin, BaseEstimator):
             self.pairs_ = np.column_stack([np.arange(n_classes), np.full(n_classes, -1)])
         else:
             self.pairs_ = np.array(list(combinations(range(n_classes), 2)), dtype=np.intp)
-        scores = self._problem_scores(self._probabilities(X_cal))
+        scores = self._problem_scores(class_probabilities(self.estimator_, X_cal, n_classes))
         self.calibrators_ = []
         for p, (i, j) in enumerate(self.pairs_):
             if j < 0:
@@ -329,7 +282,7 @@ class VennMulticlassClassifier(ClassifierMixin, BaseEstimator):
         """
         check_is_fitted(self, "calibrators_")
         validate_features(self, X, reset=False)
-        scores = self._problem_scores(self._probabilities(X))
+        scores = self._problem_scores(class_probabilities(self.estimator_, X, self.classes_.size))
         return np.stack(
             [cal._predict_mass_array(scores[:, p]) for p, cal in enumerate(self.calibrators_)], axis=1
         )
@@ -365,30 +318,3 @@ class VennMulticlassClassifier(ClassifierMixin, BaseEstimator):
             extended = pairwise_masses(binary, self.pairs_, n_classes)
         stacked = MassFunction.from_array(extended, self.frame_, kind="m", validate=False)
         return combine(stacked, rule=self.rule, axis=1, on_conflict=self.on_conflict)
-
-    def predict_proba(self, X: Any) -> np.ndarray:
-        """Pignistic probabilities of the combined mass functions.
-
-        Parameters
-        ----------
-        X : array_like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        ndarray of shape (n_samples, n_classes)
-        """
-        return self.predict_mass(X).pignistic()
-
-    def predict(self, X: Any) -> np.ndarray:
-        """Class of maximal pignistic probability (the first on ties).
-
-        Parameters
-        ----------
-        X : array_like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        ndarray of shape (n_samples,)
-        """
-        values = self.predict_proba(X)  # checks that the estimator is fitted first
-        return self.classes_[np.argmax(values, axis=1)]

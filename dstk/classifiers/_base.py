@@ -3,7 +3,8 @@
 Every classifier of :mod:`dstk.classifiers` computes, for a batch of samples,
 a mass function on ``Frame(classes_)``; ``predict_proba`` (pignistic),
 ``predict`` (maximal pignistic probability), ``predict_interval`` (belief and
-plausibility of the classes) and ``score`` (accuracy) derive from it.
+plausibility of the classes) and ``score`` (accuracy) derive from it through
+:class:`dstk._estimator.MassClassifierMixin`.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from .._estimator import BaseEstimator, check_is_fitted
+from .._estimator import BaseEstimator, MassClassifierMixin, check_is_fitted
 from .._validation import naming_argument
 from ..core._frame import Frame
 from ..core._mass import MassFunction
@@ -80,91 +81,11 @@ def singleton_mass_function(singletons: np.ndarray, frame_mass: np.ndarray, fram
     return MassFunction.from_focal_sets(focal, values, frame, validate=False)
 
 
-def interval(mass: MassFunction) -> tuple[np.ndarray, np.ndarray]:
-    """Belief and plausibility of each class; for two classes only those of ``classes_[1]``."""
-    n = mass.frame.n
-    singletons = [1 << c for c in range(n)]
-    bel = np.stack([np.asarray(mass._bel_mask(s)) for s in singletons], axis=-1)
-    pl = np.stack([np.asarray(mass._pl_mask(s)) for s in singletons], axis=-1)
-    if n == 2:
-        return bel[..., 1], pl[..., 1]
-    return bel, pl
-
-
-class EvidentialClassifierBase(BaseEstimator):
+class EvidentialClassifierBase(MassClassifierMixin, BaseEstimator):
     """Prediction methods shared by the evidential classifiers (subclasses define ``predict_mass``)."""
-
-    _estimator_type = "classifier"
-    classes_: np.ndarray
 
     def predict_mass(self, X: Any) -> MassFunction:  # pragma: no cover - overridden
         raise NotImplementedError
-
-    def predict_proba(self, X: Any) -> np.ndarray:
-        """Pignistic probabilities of the classes.
-
-        Parameters
-        ----------
-        X : array_like or DataFrame of shape (n_samples, n_features)
-
-        Returns
-        -------
-        ndarray of shape (n_samples, n_classes)
-            ``BetP({c}) = sum over A containing c of m(A) / |A|`` (Smets & Kennes 1994), columns in the
-            order of ``classes_``.
-        """
-        return self.predict_mass(X).pignistic()
-
-    def predict(self, X: Any) -> np.ndarray:
-        """Class of maximal pignistic probability (ties go to the first class in ``classes_``).
-
-        Parameters
-        ----------
-        X : array_like or DataFrame of shape (n_samples, n_features)
-
-        Returns
-        -------
-        ndarray of shape (n_samples,)
-            Labels taken from ``classes_``.
-        """
-        proba = self.predict_proba(X)
-        return self.classes_[np.argmax(proba, axis=1)]
-
-    def predict_interval(self, X: Any) -> tuple[np.ndarray, np.ndarray]:
-        """Belief and plausibility of the classes.
-
-        Parameters
-        ----------
-        X : array_like or DataFrame of shape (n_samples, n_features)
-
-        Returns
-        -------
-        bel, pl : ndarray
-            For two classes, of shape (n_samples,) for class ``classes_[1]``; otherwise of shape
-            (n_samples, n_classes): ``Bel({c})`` and ``Pl({c})``.
-        """
-        return interval(self.predict_mass(X))
-
-    def score(self, X: Any, y: Any, sample_weight: Any = None) -> float:
-        """Accuracy of :meth:`predict` on ``(X, y)``.
-
-        Parameters
-        ----------
-        X : array_like or DataFrame of shape (n_samples, n_features)
-        y : array_like of shape (n_samples,)
-            True labels.
-        sample_weight : array_like of shape (n_samples,), optional
-            Weights of the samples in the mean.
-
-        Returns
-        -------
-        float
-        """
-        y = np.asarray(y)
-        if y.ndim == 2 and y.shape[1] == 1:
-            y = y[:, 0]
-        correct = (self.predict(X) == y).astype(np.float64)
-        return float(np.average(correct, weights=sample_weight))
 
     def _check_fitted(self) -> None:
         check_is_fitted(self, "classes_")

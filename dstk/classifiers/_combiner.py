@@ -27,8 +27,8 @@ def separate_contextual_rates(contour: np.ndarray, indicators: np.ndarray) -> np
     """Discount rates minimising the plausibility error of one source, in closed form.
 
     The contextually discounted contour is ``pl'_k = pl_k + alpha_k (1 - pl_k)`` (Mercier, Quost & Denoeux
-    2008), linear in ``alpha_k``, so the criterion ``E_pl = sum_i sum_k (pl'_ik - delta_ik)^2`` separates
-    into one least-squares problem per class with solution
+    2008), linear in ``alpha_k``, so the criterion ``E_pl = sum_i sum_k (pl'_ik - delta_ik)^2`` (their
+    Eq. 33) separates into one least-squares problem per class with solution
     ``alpha_k = sum_i (1 - pl_ik)(delta_ik - pl_ik) / sum_i (1 - pl_ik)^2``, projected on [0, 1] (the
     objective is a convex parabola in ``alpha_k``).
 
@@ -97,7 +97,7 @@ class ContextualDiscountingCombiner(EvidentialClassifierBase):
     classifier's unreliability when the truth is class ``k`` — and the discounted outputs are combined by
     ``rule``.  The rates minimise the squared error between the discounted plausibilities of the classes
     and the class indicators on validation data: per classifier in closed form (Mercier, Quost & Denoeux
-    2008, the E_pl criterion), or jointly on the conjunctive combination.
+    2008, the E_pl criterion of their Eq. 33), or jointly on the conjunctive combination.
 
     Parameters
     ----------
@@ -138,7 +138,8 @@ class ContextualDiscountingCombiner(EvidentialClassifierBase):
     ``pl({w_k}) + alpha_k (1 - pl({w_k}))`` (Mercier, Quost & Denoeux 2008), linear in the rates, so the
     plausibility criterion ``sum_i sum_k (pl'_i({w_k}) - delta_ik)^2`` has the closed-form minimiser of
     ``alpha_k = sum_i (1 - pl_ik)(delta_ik - pl_ik) / sum_i (1 - pl_ik)^2`` (clipped to [0, 1]) for each
-    classifier.  The combination of conjunctively combined
+    classifier: the bounded least-squares problem of Mercier, Quost & Denoeux (2008), Eq. 33 (Pichon et
+    al. 2016, Eq. 47, in terms of ``beta_k = 1 - alpha_k``).  The combination of conjunctively combined
     sources has the product of their contours as contour; ``training="joint"`` minimises the criterion of
     that product over all rates in [0, 1] (L-BFGS-B with the analytic gradient).
 
@@ -146,6 +147,8 @@ class ContextualDiscountingCombiner(EvidentialClassifierBase):
     ----------
     D. Mercier, B. Quost & T. Denoeux (2008). Refined modeling of sensor reliability in the belief function
     framework using contextual discounting. Information Fusion 9(2), 246-258.
+    F. Pichon, D. Mercier, E. Lefevre & F. Delmotte (2016). Proposition and learning of some belief function
+    contextual correction mechanisms. IJAR 72, 4-42.
 
     Examples
     --------

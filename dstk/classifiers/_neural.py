@@ -89,7 +89,8 @@ class EvidentialNeuralNetworkClassifier(EvidentialClassifierBase):
     gradient of the criterion in every parameter is the chain rule through this closed form (checked
     against finite differences in the test suite); L-BFGS-B replaces the adaptive-step gradient descent
     of the paper.  evclass's ``proDS`` uses ``d = ||x - p||^2 / 2``; here ``d = ||x - p||^2``, which only
-    rescales ``gamma``.
+    rescales ``gamma``.  evclass's criterion halves the squared error (``E = mean / 2 + mu sum_j alpha_j``),
+    so its ``mu`` corresponds to ``regularization / 2`` here.
 
     References
     ----------

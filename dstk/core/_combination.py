@@ -17,7 +17,7 @@ from ..exceptions import (
     TotalConflictError,
 )
 from . import _dense, _sparse
-from ._mass import MassFunction, as_mass_function
+from ._mass import MassFunction, _deferred_masses, _mark_checked, as_mass_function
 
 __all__ = ["combine", "combine_with_conflict", "RULES", "ON_CONFLICT"]
 
@@ -211,9 +211,13 @@ def combine(
     The other rules use dense transforms when they fit in memory.
 
     Inputs are validated when the mass functions are built (one compiled
-    pass); pipelines whose arrays are valid by construction can skip it with
-    ``MassFunction.from_array(values, frame, validate=False)``, which also
-    keeps the array without copying it.
+    pass), except large float64 arrays given to
+    :meth:`MassFunction.from_array`, whose check is deferred: the
+    conjunctive, Dempster and Yager rules then check each source row as
+    their kernel reads it, so that ``combine(MassFunction.from_array(values,
+    frame), axis=1)`` reads ``values`` once, without copying it.  Pipelines
+    whose arrays are valid by construction can skip the check with
+    ``MassFunction.from_array(values, frame, validate=False)``.
 
     Examples
     --------
@@ -345,33 +349,13 @@ def _combine_with_fallback(masses, rule, axis, weights, normalize, on_conflict, 
     from ..exceptions import ConflictWarning
 
     mf, ax = _gather(masses, axis)
-    nd = mf.ndim
-    frame = mf.frame
-    full = frame.full
-    if mf.is_dense:
-        arr = np.moveaxis(mf._m, ax, nd - 1)
-        batch = arr.shape[: nd - 1]
-        rows = arr.reshape((-1,) + arr.shape[nd - 1 :]).copy()  # (rows, K, 2**n)
-        rows[bad] = 0.0
-        rows[bad, :, full] = 1.0
-        fixed = MassFunction._dense(rows.reshape(batch + rows.shape[1:]), frame)
-    else:
-        focal, fm = mf._focal, np.moveaxis(mf._fm, ax, nd - 1)
-        batch = fm.shape[: nd - 1]
-        fm = fm.reshape((-1,) + fm.shape[nd - 1 :]).copy()  # (rows, K, F)
-        if not np.any(focal == np.uint64(full)):
-            focal = np.append(focal, np.uint64(full))
-            fm = np.concatenate([fm, np.zeros(fm.shape[:-1] + (1,))], axis=-1)
-        column = int(np.flatnonzero(focal == np.uint64(full))[0])
-        fm[bad] = 0.0
-        fm[bad, :, column] = 1.0
-        order = np.argsort(focal)
-        fixed = MassFunction._sparse(focal[order], fm[..., order].reshape(batch + fm.shape[1:]), frame)
+    storage, batch = mf._storage.with_vacuous_rows(bad, ax, mf.frame.full)
+    fixed = MassFunction._from_storage(storage, mf.frame)
     combined, kappa = _combine_raw(fixed, rule, len(batch), weights, normalize)
     kappa = np.array(kappa, dtype=np.float64)
     kappa.reshape(-1)[bad] = 1.0
     if on_conflict == "nan":
-        values = combined._m if combined.is_dense else combined._fm
+        values = combined._storage.masses
         values = values.reshape((-1, values.shape[-1]))
         values[bad] = np.nan
     shown = ", ".join(str(i) for i in bad[:20]) + (", ..." if bad.size > 20 else "")
@@ -391,6 +375,8 @@ def _combine_raw(masses, rule, axis, weights, normalize):
     if rule not in RULES:
         raise ValueError(f"Unknown rule {rule!r}; choose one of {sorted(RULES)}.")
     fast = _two_dense_sources(masses, axis, rule)
+    if fast is None:
+        fast = _fold_deferred(masses, axis, rule)
     if fast is not None:
         result, kappa = fast
         return result, (float(kappa) if np.ndim(kappa) == 0 else kappa)
@@ -403,14 +389,47 @@ def _combine_raw(masses, rule, axis, weights, normalize):
         out, kappa = _combine_dense(stack, rule, weights, normalize)
         out = out.reshape(batch + (frame.n_subsets,))
         kappa = kappa.reshape(batch)
-        if mf.is_dense:
-            result = MassFunction._dense(out, frame)
-        else:
-            focal, masses = _sparse.from_dense(out)
-            result = MassFunction._sparse(focal, masses, frame)
+        result = MassFunction._from_storage(mf._storage.like_dense(out), frame)
     else:
         result, kappa = _combine_sparse(mf, ax, rule, weights)
     return result, (float(kappa) if np.ndim(kappa) == 0 else kappa)
+
+
+def _fold_deferred(masses, axis, rule):
+    """Conjunctive/Dempster/Yager fold of one batched mass function whose check was deferred.
+
+    The kernel checks every source row as it reads it (the tests of the
+    usual check), so that the input is read once.  When some row fails or
+    holds rounding noise below zero, the usual check runs instead (raising
+    its error, or cleaning the noise) and None is returned: the caller then
+    combines the checked masses.
+    """
+    if rule not in ("conjunctive", "dempster", "yager") or not isinstance(masses, MassFunction):
+        return None
+    values = _deferred_masses(masses)
+    if values is None:
+        return None
+    frame = masses.frame
+    nd = values.ndim - 1
+    stack, batch = _move_sources_last(values, _source_axis(axis, values.shape[:-1]), nd)
+    out, kappa, total, status = _c.conjunctive_checked(stack, rule == "dempster", _dense.MASS_TOLERANCE)
+    if status:
+        masses._check_deferred()  # raises the usual error for invalid masses
+        return None
+    _mark_checked(masses)
+    out, kappa = _conjunctive_result(out, kappa, total, rule)
+    return MassFunction._dense(out.reshape(batch + (frame.n_subsets,)), frame), kappa.reshape(batch)
+
+
+def _conjunctive_result(out, kappa, total, rule):
+    """Finish the conjunctive-kernel output of the conjunctive, Dempster or Yager rule (in place)."""
+    if rule == "dempster" and np.any(total):
+        _raise_total_conflict(total)
+    if rule == "yager":
+        out[:, -1] += out[:, 0]
+        out[:, 0] = 0.0
+    np.maximum(out, 0.0, out=out)
+    return out, kappa
 
 
 def _two_dense_sources(masses, axis, rule):
@@ -427,13 +446,10 @@ def _two_dense_sources(masses, axis, rule):
     frame = a.frame
     if not (a.is_dense and b.is_dense) or a.batch_shape != b.batch_shape:
         return None
-    out, kappa, total = _c.conjunctive_pair(_dense.as_rows(a._m), _dense.as_rows(b._m), rule == "dempster")
-    if rule == "dempster" and np.any(total):
-        _raise_total_conflict(total)
-    if rule == "yager":
-        out[:, -1] += out[:, 0]
-        out[:, 0] = 0.0
-    np.maximum(out, 0.0, out=out)
+    out, kappa, total = _c.conjunctive_pair(
+        _dense.as_rows(a._storage.masses), _dense.as_rows(b._storage.masses), rule == "dempster"
+    )
+    out, kappa = _conjunctive_result(out, kappa, total, rule)
     shape = a.batch_shape
     return MassFunction._dense(out.reshape(shape + (frame.n_subsets,)), frame), kappa.reshape(shape)
 
@@ -467,13 +483,7 @@ def _combine_dense(stack, rule, weights, normalize):
     _, k, size = stack.shape
     if rule in ("conjunctive", "dempster", "yager"):
         out, kappa, total = _c.conjunctive(stack, rule == "dempster")
-        if rule == "dempster" and np.any(total):
-            _raise_total_conflict(total)
-        if rule == "yager":
-            out[:, size - 1] += out[:, 0]
-            out[:, 0] = 0.0
-        np.maximum(out, 0.0, out=out)
-        return out, kappa
+        return _conjunctive_result(out, kappa, total, rule)
     if rule == "disjunctive":
         out = np.maximum(_c.disjunctive(stack), 0.0)
         return out, out[:, 0].copy()
@@ -560,7 +570,7 @@ def _dense_is_cheaper(mf, ax):
     rows = max(1, mf.size // max(k, 1))
     if (rows * (k + 1) << n) * 8 > _dense.MAX_DENSE_BYTES:
         return False
-    n_focal = mf._fm.shape[-1]
+    n_focal = mf._storage.n_focal
     dense = (k + 1) * n * (1 << (n - 1)) * _BUTTERFLY_COST
     pairs = max(k - 1, 1) * float(n_focal) ** 2 * _PAIR_COST
     return dense < pairs
@@ -568,8 +578,8 @@ def _dense_is_cheaper(mf, ax):
 
 def _combine_sparse(mf, ax, rule, weights):
     frame = mf.frame
-    fm = np.moveaxis(mf._fm, ax, -2)  # (batch..., K, F)
-    focal = mf._focal
+    focal, fm = mf._storage.focal_form()
+    fm = np.moveaxis(fm, ax, -2)  # (batch..., K, F)
     k = fm.shape[-2]
     if rule == "average":
         w = _check_weights(weights, k)

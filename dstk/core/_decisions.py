@@ -76,13 +76,7 @@ def lower_upper_expectations(m: MassFunction, utility: ArrayLike) -> tuple[np.nd
     m = m.normalize()
     n = m.frame.n
     u = _utility_matrix(n, utility, None, required=True)
-    if m.is_dense:
-        focal = np.arange(1, m.frame.n_subsets, dtype=np.uint64)
-        fm = m._m[..., 1:]
-    else:
-        focal, fm = m._focal, m._fm
-        keep = focal != 0
-        focal, fm = focal[keep], fm[..., keep]
+    focal, fm = m._storage.nonempty_focal()
     member = ((focal[:, None] >> np.arange(n, dtype=np.uint64)[None, :]) & np.uint64(1)).astype(bool)
     # (F, n_actions) min/max utility over each focal set
     big = np.where(member[:, None, :], u[None, :, :], np.inf)
@@ -200,12 +194,4 @@ def _decide_indices(m, criterion, utility, loss):
 
 
 def _singleton_masses(m):
-    n = m.frame.n
-    if m.is_dense:
-        return m._m[..., [1 << i for i in range(n)]]
-    out = np.zeros(m.batch_shape + (n,))
-    for i in range(n):
-        hit = m._focal == np.uint64(1 << i)
-        if hit.any():
-            out[..., i] = m._fm[..., hit].sum(axis=-1)
-    return out
+    return m._storage.singleton_masses(m.frame.n)

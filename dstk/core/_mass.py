@@ -16,7 +16,7 @@ from ..exceptions import (
     FrameMismatchError,
     InvalidMassError,
 )
-from . import _dense, _sparse
+from . import _dense, _sparse, _storage
 from ._frame import Frame
 
 __all__ = ["MassFunction"]
@@ -81,6 +81,27 @@ def _key_to_mask(frame, key, inferred):
     ):
         return frame._from_labels(key)
     return frame.subset(key)
+
+
+#: Least number of float64 values from which :meth:`MassFunction.from_array`
+#: defers its check to the first use of the masses (512 KiB): a combination
+#: then checks each row as its kernel reads it, and any other use runs the
+#: usual check first, with the same error.
+DEFERRED_CHECK_MIN_VALUES = 1 << 16
+
+
+def _deferred_masses(mf):
+    """The masses of ``mf`` awaiting their deferred check (C-contiguous float64), or None."""
+    try:
+        return object.__getattribute__(mf, "_unchecked")
+    except AttributeError:
+        return None
+
+
+def _mark_checked(mf):
+    """Record that the deferred masses of ``mf`` passed the check (no rounding noise to clean)."""
+    mf._storage = _storage.DenseStorage(mf._unchecked)
+    del mf._unchecked
 
 
 class MassFunction:
@@ -156,12 +177,12 @@ class MassFunction:
     array([0.7167, 0.2167, 0.0667])
     """
 
-    __slots__ = ("_frame", "_m", "_focal", "_fm")
-    # dense form: _m set, _focal and _fm None; focal-set form: the reverse
+    # ``_unchecked``: set only by from_array for large float64 masses whose
+    # check is deferred to their first use (``_storage`` is unset until then)
+    __slots__ = ("_frame", "_storage", "_unchecked")
+    # the masses, in one of the two forms of dstk.core._storage (one interface)
     _frame: Frame
-    _m: Any
-    _focal: Any
-    _fm: Any
+    _storage: _storage.Storage
     __array_priority__ = 100
 
     def __init__(
@@ -201,27 +222,49 @@ class MassFunction:
         if frame.n <= _dense.DENSE_MAX_LABELS:
             dense = np.zeros(batch_shape + (frame.n_subsets,))
             dense[..., focal_masks.astype(np.int64)] = fm
-            self._m, self._focal, self._fm = dense, None, None
+            self._storage = _storage.DenseStorage(dense)
         else:
             order = np.argsort(focal_masks)
-            self._m = None
-            self._focal = focal_masks[order]
-            self._fm = np.ascontiguousarray(fm[..., order])
+            self._storage = _storage.FocalSetStorage(focal_masks[order], np.ascontiguousarray(fm[..., order]))
+
+    def __getattr__(self, name):
+        # reached only for an unset slot: the masses of from_array awaiting their check
+        if name == "_storage" and _deferred_masses(self) is not None:
+            return self._check_deferred()
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+    def _check_deferred(self):
+        """Run the deferred check of :meth:`from_array`; keep the checked masses and return their storage."""
+        values = self._unchecked
+        m = _dense.validate_masses(values)
+        if np.shares_memory(m, values):
+            m = values
+        self._storage = _storage.DenseStorage(m)
+        del self._unchecked
+        return self._storage
 
     # -- construction ---------------------------------------------------
     def _copy_from(self, other):
-        self._frame, self._m, self._focal, self._fm = other._frame, other._m, other._focal, other._fm
+        self._frame, self._storage = other._frame, other._storage
+
+    @classmethod
+    def _from_storage(cls, storage, frame):
+        obj = cls.__new__(cls)
+        obj._frame, obj._storage = frame, storage
+        return obj
 
     @classmethod
     def _dense(cls, m, frame):
+        """The dense form: masses ``m`` of shape ``batch_shape + (2**n,)`` (not copied, not checked)."""
         obj = cls.__new__(cls)
-        obj._frame, obj._m, obj._focal, obj._fm = frame, m, None, None
+        obj._frame, obj._storage = frame, _storage.DenseStorage(m)
         return obj
 
     @classmethod
     def _sparse(cls, focal, fm, frame):
+        """The focal-set form: sorted uint64 bitmasks ``focal`` (F,) and masses ``fm`` (..., F)."""
         obj = cls.__new__(cls)
-        obj._frame, obj._m, obj._focal, obj._fm = frame, None, focal, fm
+        obj._frame, obj._storage = frame, _storage.FocalSetStorage(focal, fm)
         return obj
 
     @classmethod
@@ -243,9 +286,17 @@ class MassFunction:
             ignored).  ``bel`` fixes ``m(empty) = 1 - bel(frame)``.
         validate : bool, default=True
             Check the resulting masses (finite, >= 0, sum to one within
-            ``1e-9``) in one compiled pass.  ``validate=False`` skips it:
-            for trusted pipelines whose arrays are valid by construction
-            (invalid masses then give meaningless results, not errors).
+            ``1e-9``) in one compiled pass.  For masses given as a
+            C-contiguous float64 array of at least
+            ``DEFERRED_CHECK_MIN_VALUES`` (65,536) values, the check is
+            deferred to their first use: :func:`~dstk.combine` with the
+            conjunctive, Dempster or Yager rule checks each row as its
+            kernel reads it (the array is read once), and any other use
+            runs the check first.  Invalid masses then raise the same
+            :class:`~dstk.exceptions.InvalidMassError` at that first use.
+            ``validate=False`` skips the check: for trusted pipelines whose
+            arrays are valid by construction (invalid masses then give
+            meaningless results, not errors).
 
         Returns
         -------
@@ -259,7 +310,8 @@ class MassFunction:
         Raises
         ------
         InvalidMassError
-            If the values do not give a valid mass function.
+            If the values do not give a valid mass function (for large
+            float64 masses, at their first use; see ``validate``).
         ValueError
             If the last axis is not ``2**n`` long.
 
@@ -291,7 +343,7 @@ class MassFunction:
                 f"The last axis of `values` must have 2**n = {frame.n_subsets} entries for {frame!r}; "
                 f"got shape {values.shape}."
             )
-        _dense.check_dense_size(frame.n, int(np.prod(values.shape[:-1], dtype=np.int64)))
+        _dense.check_dense_size(frame.n, _dense.batch_size(values.shape[:-1]))
         if kind not in _dense.KINDS:
             raise ValueError(f"Unknown kind {kind!r}; expected one of {_dense.KINDS}.")
         if kind != "m" and not np.all(np.isfinite(values)):
@@ -307,8 +359,21 @@ class MassFunction:
                     + ". Check which representation the array holds."
                 )
         if kind == "m":
+            if (
+                validate
+                and values.size >= DEFERRED_CHECK_MIN_VALUES
+                and given == np.float64
+                and values.flags.c_contiguous
+            ):
+                # checked at first use: by the combination kernels while they
+                # read it (one pass over the memory), else by the usual check
+                obj = cls.__new__(cls)
+                view = values.view()
+                view.flags.writeable = False
+                obj._frame, obj._unchecked = frame, view
+                return obj
             m = _dense.validate_masses(values, input_dtype=given) if validate else values
-            if np.shares_memory(m, values):
+            if m is values or np.shares_memory(m, values):
                 # no copy: a read-only view of the caller's array
                 m = m.view()
                 m.flags.writeable = False
@@ -451,12 +516,12 @@ class MassFunction:
     @property
     def is_dense(self) -> bool:
         """bool: True for the dense form, False for the focal-set form."""
-        return self._m is not None
+        return self._storage.is_dense
 
     @property
     def batch_shape(self) -> tuple[int, ...]:
         """tuple: shape of the batch (``()`` for a single mass function)."""
-        return (self._m if self._m is not None else self._fm).shape[:-1]
+        return self._storage.masses.shape[:-1]
 
     @property
     def ndim(self) -> int:
@@ -466,7 +531,23 @@ class MassFunction:
     @property
     def size(self) -> int:
         """int: number of mass functions in the batch."""
-        return int(np.prod(self.batch_shape, dtype=np.int64))
+        return _dense.batch_size(self.batch_shape)
+
+    @property
+    def nbytes(self) -> int:
+        """int: bytes held by the stored masses (and, in the focal-set form, the focal-set bitmasks).
+
+        ``8 * size * 2**n`` in the dense form, ``8 * (size + 1) * F`` in the
+        focal-set form with ``F`` focal sets (a broadcast view counts the
+        memory it shows, as numpy's ``nbytes``).
+
+        Examples
+        --------
+        >>> from dstk import MassFunction
+        >>> MassFunction({"a": 0.5, "a,b": 0.5}).nbytes  # dense: 2**2 masses
+        32
+        """
+        return self._storage.nbytes
 
     def __len__(self):
         if not self.batch_shape:
@@ -489,17 +570,13 @@ class MassFunction:
             return NotImplemented
         if self.frame != other.frame or self.batch_shape != other.batch_shape:
             return False
-        if self.is_dense and other.is_dense:
-            return bool(np.array_equal(self._m, other._m))
-        _, (a, b) = _sparse.align([self._focal_form(), other._focal_form()])
-        return bool(np.array_equal(a, b))
+        return self._storage.equal(other._storage)
 
     __hash__ = None  # type: ignore[assignment]  # mutable-looking container of floats: not hashable
 
     def __reduce__(self):
-        if self._m is not None:
-            return (MassFunction._dense, (self._m, self._frame))
-        return (MassFunction._sparse, (self._focal, self._fm, self._frame))
+        constructor, arrays = self._storage.reduce()
+        return (getattr(MassFunction, constructor), arrays + (self._frame,))
 
     # -- plain-data and JSON forms ---------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
@@ -523,15 +600,7 @@ class MassFunction:
         >>> MassFunction.from_dict(m.to_dict()).allclose(m, atol=0)
         True
         """
-        if self._m is not None:
-            values = self._m
-            nonzero = np.flatnonzero(np.any(values.reshape(-1, values.shape[-1]) != 0, axis=0))
-            focal = nonzero.astype(np.uint64)
-            masses = values[..., nonzero]
-        else:
-            columns = np.any(self._fm.reshape(-1, self._fm.shape[-1]) != 0, axis=0)
-            focal = self._focal[columns]
-            masses = self._fm[..., columns]
+        focal, masses = self._storage.used_columns()
         labels = self._frame.labels
         return {
             "format": "dstk.MassFunction",
@@ -639,16 +708,13 @@ class MassFunction:
 
     # skops.io (which does not use __reduce__) stores these attributes and restores them
     def __getstate__(self) -> dict[str, Any]:
-        return {"frame": self._frame, "m": self._m, "focal": self._focal, "fm": self._fm}
+        return {"frame": self._frame, **self._storage.state()}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        self._frame, self._m, self._focal, self._fm = state["frame"], state["m"], state["focal"], state["fm"]
+        self._frame, self._storage = state["frame"], _storage.from_state(state)
 
     def _dense_m(self, what="this operation"):
-        if self._m is not None:
-            return self._m
-        _dense.check_dense_size(self._frame.n, self.size, what=f"{what}")
-        return _sparse.to_dense(self._focal, self._fm, self._frame.n_subsets)
+        return self._storage.to_dense(self._frame.n, what)
 
     def to_array(self, kind: str = "m") -> np.ndarray:
         """Dense representation of the given kind, shape ``batch_shape + (2**n,)``.
@@ -719,11 +785,7 @@ class MassFunction:
         """
         first = shape[0] if len(shape) == 1 else None
         new_shape: tuple[Any, ...] = tuple(first) if isinstance(first, (tuple, list)) else shape
-        if self._m is not None:
-            return MassFunction._dense(self._m.reshape(new_shape + (self._m.shape[-1],)), self._frame)
-        return MassFunction._sparse(
-            self._focal, self._fm.reshape(new_shape + (self._fm.shape[-1],)), self._frame
-        )
+        return MassFunction._from_storage(self._storage.reshape(new_shape), self._frame)
 
     def broadcast_to(self, batch_shape: tuple[int, ...]) -> MassFunction:
         """Broadcast the batch to ``batch_shape`` (numpy broadcasting rules).
@@ -738,13 +800,7 @@ class MassFunction:
         MassFunction
             A read-only broadcast view with the new batch shape.
         """
-        if self._m is not None:
-            return MassFunction._dense(
-                np.broadcast_to(self._m, tuple(batch_shape) + self._m.shape[-1:]), self._frame
-            )
-        return MassFunction._sparse(
-            self._focal, np.broadcast_to(self._fm, tuple(batch_shape) + self._fm.shape[-1:]), self._frame
-        )
+        return MassFunction._from_storage(self._storage.broadcast_to(batch_shape), self._frame)
 
     @staticmethod
     def stack(masses: Iterable[MassFunction], *, axis: int = 0) -> MassFunction:
@@ -781,17 +837,11 @@ class MassFunction:
         ax = axis if axis >= 0 else axis + nd
         if not 0 <= ax < nd:
             raise ValueError(f"axis {axis} is out of bounds for a batch of {nd} dimensions.")
-        if all(mf.is_dense for mf in masses):
-            arrs = [np.broadcast_to(mf._m, shape + (frame.n_subsets,)) for mf in masses]
-            return MassFunction._dense(np.stack(arrs, axis=ax), frame)
-        focal, fms = _sparse.align([mf._focal_form() for mf in masses])
-        arrs = [np.broadcast_to(f, shape + (focal.size,)) for f in fms]
-        return MassFunction._sparse(focal, np.stack(arrs, axis=ax), frame)
+        stacked = _storage.stack([mf._storage for mf in masses], shape, ax)
+        return MassFunction._from_storage(stacked, frame)
 
     def _focal_form(self):
-        if self._m is not None:
-            return _sparse.from_dense(self._m)
-        return self._focal, self._fm
+        return self._storage.focal_form()
 
     # -- queries ----------------------------------------------------------
     def _mask(self, subset):
@@ -799,21 +849,14 @@ class MassFunction:
 
     def _sum_over(self, masks_selector):
         """Sum of masses over the focal sets selected by a predicate on bitmasks."""
-        if self._m is not None:
-            idx = masks_selector(np.arange(self._frame.n_subsets, dtype=np.uint64))
-            return self._m[..., idx].sum(axis=-1)
-        idx = masks_selector(self._focal)
-        return self._fm[..., idx].sum(axis=-1)
+        return self._storage.sum_over(masks_selector)
 
     def _scalar(self, x):
         x = np.asarray(x, dtype=np.float64)
         return float(x) if x.ndim == 0 else x
 
     def __getitem__(self, subset):
-        a = self._mask(subset)
-        if self._m is not None:
-            return self._scalar(self._m[..., a])
-        return self._scalar(self._sum_over(lambda f: f == np.uint64(a)))
+        return self._scalar(self._storage.mass_of(self._mask(subset)))
 
     def mass(self, subset: Any) -> float | np.ndarray:
         """Mass of a subset, ``m(A)`` (same as ``m[A]``).
@@ -907,9 +950,7 @@ class MassFunction:
     @property
     def conflict(self) -> float | np.ndarray:
         """Mass of the empty set, ``m(empty)`` (float or array over the batch)."""
-        if self._m is not None:
-            return self._scalar(self._m[..., 0])
-        return self._scalar(self._sum_over(lambda f: f == np.uint64(0)))
+        return self._scalar(self._storage.empty_mass())
 
     def focal_sets(self, tolerance: float = 0.0) -> dict[frozenset, float]:
         """Focal sets (mass > tolerance) of an unbatched mass function.
@@ -924,20 +965,19 @@ class MassFunction:
         dict
             ``{frozenset(labels): mass}`` in bitmask order.
         """
-        if self.batch_shape:
-            raise ValueError(
-                f"focal_sets() needs a single mass function; this one has batch shape {self.batch_shape}. "
-                "Select one with m.batch[i]."
-            )
+        self._require_single("focal_sets()")
         masks, masses = self._nonzero(tolerance)
         return {frozenset(self._frame.labels_of(int(a))): float(v) for a, v in zip(masks, masses)}
 
+    def _require_single(self, what):
+        if self.batch_shape:
+            raise ValueError(
+                f"{what} needs a single mass function; this one has batch shape {self.batch_shape}. "
+                "Select one with m.batch[i]."
+            )
+
     def _nonzero(self, tolerance=0.0):
-        if self._m is not None:
-            idx = np.flatnonzero(self._m > tolerance)
-            return idx, self._m[idx]
-        keep = self._fm > tolerance
-        return self._focal[keep], self._fm[keep]
+        return self._storage.nonzero(tolerance)
 
     def core(self) -> frozenset:
         """Union of the focal sets (unbatched), as a frozenset of labels.
@@ -946,7 +986,13 @@ class MassFunction:
         -------
         frozenset
             The labels of some focal set; pl({w}) = 0 outside it.
+
+        Raises
+        ------
+        ValueError
+            A batch of mass functions (select one with ``m.batch[i]``).
         """
+        self._require_single("core()")
         masks, _ = self._nonzero()
         union = 0
         for a in masks:
@@ -954,16 +1000,7 @@ class MassFunction:
         return frozenset(self._frame.labels_of(union))
 
     def _cardinality_weighted(self, fn):
-        if self._m is not None:
-            card = _dense.cardinalities(self._frame.n_subsets)
-            w = np.zeros(self._frame.n_subsets)
-            w[1:] = fn(card[1:].astype(np.float64))
-            return self._m @ w
-        card = _sparse.popcount(self._focal).astype(np.float64)
-        w = np.zeros(card.shape)
-        nz = card > 0
-        w[nz] = fn(card[nz])
-        return self._fm @ w
+        return self._storage.cardinality_weighted(fn)
 
     def specificity(self) -> float | np.ndarray:
         """Yager's specificity ``sum_{A != empty} m(A) / |A|``.
@@ -1304,10 +1341,7 @@ class MassFunction:
             True when every mass of every batch element agrees within ``atol``.
         """
         _check_same_frame(self, other)
-        if self.is_dense and other.is_dense:
-            return bool(np.allclose(self._m, other._m, atol=atol, rtol=0))
-        _, (a, b) = _sparse.align([self._focal_form(), other._focal_form()])
-        return bool(np.allclose(a, b, atol=atol, rtol=0))
+        return self._storage.allclose(other._storage, atol)
 
     # -- display ----------------------------------------------------------
     def _rows_for_display(self, max_rows=32):
@@ -1321,7 +1355,7 @@ class MassFunction:
 
     def __repr__(self):
         if self.batch_shape:
-            form = "dense" if self.is_dense else f"{self._fm.shape[-1]} focal sets"
+            form = self._storage.describe()
             return f"MassFunction(batch_shape={self.batch_shape}, frame={self._frame!r}, {form})"
         rows, total = self._rows_for_display()
         body = ", ".join(f"{self._frame.format_subset(a)}: {v:.6g}" for a, v in rows)
@@ -1423,10 +1457,7 @@ class _BatchIndexer:
         if isinstance(index, tuple) and any(i is Ellipsis for i in index):
             raise IndexError("Ellipsis is not supported in m.batch[...] indexing.")
         idx = index if isinstance(index, tuple) else (index,)
-        idx = idx + (slice(None),)
-        if mf._m is not None:
-            return MassFunction._dense(mf._m[idx], mf._frame)
-        return MassFunction._sparse(mf._focal, mf._fm[idx], mf._frame)
+        return MassFunction._from_storage(mf._storage.index(idx), mf._frame)
 
 
 def _check_same_frame(a, b):

@@ -28,12 +28,6 @@ __all__ = [
 ]
 
 
-def _membership(focal, n):
-    """(F, n) 0/1 matrix: does focal set f contain element i."""
-    shifts = np.arange(n, dtype=np.uint64)
-    return ((focal[:, None] >> shifts[None, :]) & np.uint64(1)).astype(np.float64)
-
-
 def pignistic(m: MassFunction) -> np.ndarray:
     """Pignistic transform BetP of a (batched) mass function.
 
@@ -68,21 +62,8 @@ def pignistic(m: MassFunction) -> np.ndarray:
     m = as_mass_function(m, "m")
     frame = m.frame
     _dense.check_array_bytes(m.batch_shape + (frame.n,), "The pignistic transform of this batch")
-    if m.is_dense:
-        rows = _dense.as_rows(m._m)
-        denom_ok = rows[:, 1:].sum(axis=1) > 0
-        if np.all(denom_ok):
-            out = _t.pignistic(rows, frame.n, _dense.inverse_cardinalities(frame.n_subsets))
-            out = out.reshape(m.batch_shape + (frame.n,))
-    else:
-        card = _sparse.popcount(m._focal).astype(np.float64)
-        inv = np.where(card > 0, 1.0 / np.maximum(card, 1), 0.0)
-        raw = (m._fm * inv) @ _membership(m._focal, frame.n)
-        denom = m._fm @ (card > 0).astype(np.float64)
-        denom_ok = np.atleast_1d(denom > 0).ravel()
-        with np.errstate(invalid="ignore", divide="ignore"):
-            out = raw / denom[..., None]
-    if not np.all(denom_ok):
+    out, denom_ok = m._storage.pignistic(frame.n)
+    if out is None or not np.all(denom_ok):
         raise InvalidMassError(
             "The pignistic transform is undefined when all the mass is on the empty set "
             "(total conflict); the batch contains such a mass function."
@@ -121,11 +102,7 @@ def contour(m: MassFunction) -> np.ndarray:
     array([1. , 0.5])
     """
     m = as_mass_function(m, "m")
-    frame = m.frame
-    if m.is_dense:
-        rows = _dense.as_rows(m._m)
-        return _t.singleton_sums(rows, frame.n).reshape(m.batch_shape + (frame.n,))
-    return m._fm @ _membership(m._focal, frame.n)
+    return m._storage.contour(m.frame.n)
 
 
 def plausibility_transform(m: MassFunction) -> np.ndarray:
@@ -205,20 +182,7 @@ def discount(m: MassFunction, rate: ArrayLike) -> MassFunction:
     rate = as_float_array(rate, "rate")
     if not np.all(np.isfinite(rate)) or np.any((rate < 0) | (rate > 1)):
         raise ValueError(f"The discount rate must lie in [0, 1]; got {rate!r}.")
-    frame = m.frame
-    if m.is_dense:
-        out = m._m * (1.0 - rate[..., None])
-        out[..., frame.full] += rate
-        return MassFunction._dense(out, frame)
-    focal = m._focal
-    fm = m._fm
-    if not np.any(focal == np.uint64(frame.full)):
-        focal = np.append(focal, np.uint64(frame.full))
-        fm = np.concatenate([fm, np.zeros(fm.shape[:-1] + (1,))], axis=-1)
-        focal, fm = _sparse.merge_duplicates(focal, fm)
-    out = fm * (1.0 - rate[..., None])
-    out[..., np.flatnonzero(focal == np.uint64(frame.full))[0]] += rate
-    return MassFunction._sparse(focal, out, frame)
+    return MassFunction._from_storage(m._storage.discount(rate, m.frame.full), m.frame)
 
 
 def contextual_discount(m: MassFunction, rates: ArrayLike) -> MassFunction:
@@ -316,26 +280,7 @@ def normalize(m: MassFunction) -> MassFunction:
     [0.  0.5 0.5 0. ]
     """
     m = as_mass_function(m, "m")
-    frame = m.frame
-    if m.is_dense:
-        arr = m._m
-        s = arr[..., 1:].sum(axis=-1)
-        if np.any(s <= 0):
-            raise TotalConflictError(
-                "Cannot normalise: all the mass is on the empty set (total conflict) in "
-                f"{int(np.sum(s <= 0))} mass function(s) of the batch."
-            )
-        out = arr / s[..., None]
-        out[..., 0] = 0.0
-        return MassFunction._dense(out, frame)
-    nz = m._focal != 0
-    s = m._fm[..., nz].sum(axis=-1)
-    if np.any(s <= 0):
-        raise TotalConflictError("Cannot normalise: all the mass is on the empty set (total conflict).")
-    out = m._fm / s[..., None]
-    out[..., ~nz] = 0.0
-    focal, out = _sparse.prune(m._focal, out)
-    return MassFunction._sparse(focal, out, frame)
+    return MassFunction._from_storage(m._storage.normalize(), m.frame)
 
 
 def condition(m: MassFunction, subset: Any, *, normalize: bool = True) -> MassFunction:
@@ -376,14 +321,7 @@ def condition(m: MassFunction, subset: Any, *, normalize: bool = True) -> MassFu
     m = as_mass_function(m, "m")
     frame = m.frame
     a = frame.subset(subset)
-    if m.is_dense:
-        idx = np.arange(frame.n_subsets, dtype=np.int64) & a
-        out = _sparse.scatter_sum(m._m, idx, frame.n_subsets)
-        res = MassFunction._dense(out, frame)
-    else:
-        focal = m._focal & np.uint64(a)
-        focal, fm = _sparse.merge_duplicates(focal, m._fm)
-        res = MassFunction._sparse(focal, fm, frame)
+    res = MassFunction._from_storage(m._storage.condition(a), frame)
     if normalize:
         try:
             return res.normalize()

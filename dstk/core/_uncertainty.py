@@ -26,6 +26,7 @@ from ..exceptions import DataTypeError, InvalidMassError
 from ._dense import DENSE_MAX_LABELS, MASS_TOLERANCE
 from ._mass import MassFunction, as_mass_function
 from ._sparse import popcount
+from ._storage import membership as _membership
 
 __all__ = [
     "nonspecificity",
@@ -69,11 +70,6 @@ def _focal_form(m):
     focal, masses = m._focal_form()
     keep = focal != 0
     return focal[keep], masses[..., keep]
-
-
-def _membership(focal, n):
-    shifts = np.arange(n, dtype=np.uint64)
-    return ((focal[:, None] >> shifts[None, :]) & np.uint64(1)).astype(np.float64)
 
 
 def _xlog2x(p):
@@ -359,12 +355,7 @@ def discord(m: MassFunction) -> float | np.ndarray:
     >>> discord(MassFunction({"a": 0.5, "b": 0.5}))
     1.0
     """
-    _check_mass(m)
-    focal, masses = _focal_form(m)
-    membership = _membership(focal, m.frame.n)
-    betp = m.pignistic()
-    betp_of_focal = betp @ membership.T
-    return _scalar(m, _conflict_sum(masses, betp_of_focal))
+    return _klir_conflict(m, normalized_by="other")
 
 
 def strife(m: MassFunction) -> float | np.ndarray:
@@ -405,20 +396,30 @@ def strife(m: MassFunction) -> float | np.ndarray:
     >>> strife(MassFunction({"a": 0.5, "b": 0.5}))
     1.0
     """
+    return _klir_conflict(m, normalized_by="focal")
+
+
+def _klir_conflict(m, *, normalized_by):
+    """``-sum_A m(A) log2 (sum_B m(B) |A & B| / |N|)`` with ``N = B`` (discord) or ``N = A`` (strife).
+
+    The two measures differ only in the set whose cardinality normalises the
+    inclusion ``|A & B|``.  With ``N = B`` the inner sum is ``BetP(A)``
+    (``normalized_by="other"``, Klir & Ramer 1990); with ``N = A`` it is the
+    mean contour ``sum_{x in A} pl({x}) / |A|`` (``normalized_by="focal"``,
+    Klir & Parviz 1992).  Both are ``O(F n)`` per mass function for ``F``
+    focal sets.
+    """
     _check_mass(m)
     focal, masses = _focal_form(m)
     membership = _membership(focal, m.frame.n)
-    cardinality = popcount(focal).astype(np.float64)
-    mean_contour = (m.contour() @ membership.T) / cardinality
-    return _scalar(m, _conflict_sum(masses, mean_contour))
-
-
-def _conflict_sum(masses, inner):
-    """-sum_A m(A) log2 inner(A) over focal sets with positive mass."""
+    if normalized_by == "other":
+        inner = m.pignistic() @ membership.T
+    else:
+        inner = (m.contour() @ membership.T) / popcount(focal).astype(np.float64)
     masses = np.asarray(masses, dtype=np.float64)
     positive = masses > 0
     safe = np.where(positive, np.clip(inner, np.finfo(float).tiny, None), 1.0)
-    return np.maximum(-(masses * np.log2(safe) * positive).sum(axis=-1), 0.0)
+    return _scalar(m, np.maximum(-(masses * np.log2(safe) * positive).sum(axis=-1), 0.0))
 
 
 class UncertaintyDecomposition(NamedTuple):

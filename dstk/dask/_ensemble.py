@@ -275,7 +275,7 @@ def combine_leaves(
         Merge a split tree or class axis instead of raising.
     **options
         The keyword options of :func:`dstk.ensemble.combine_leaves`
-        (``class_prior``, ``smoothing``, ``floor``, ...).
+        (``class_prior``, ``smoothing``, ``model``, ``compatibility``, ...).
 
     Returns
     -------

@@ -28,6 +28,7 @@ Integrated (no ``aggregate``):
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -234,11 +235,7 @@ def _check_counts(counts):
     return arr
 
 
-def _check_class_prior(class_prior, n_classes, prior):
-    if prior not in ("log", "reference"):
-        raise ValueError(
-            f"`prior` must be 'log' (Bayes-consistent) or 'reference' (the authors' code); got {prior!r}."
-        )
+def _check_class_prior(class_prior, n_classes):
     if class_prior is None:
         return np.full(n_classes, 1.0 / n_classes)
     p = np.asarray(class_prior, dtype=np.float64)
@@ -253,26 +250,92 @@ def _check_class_prior(class_prior, n_classes, prior):
     return p
 
 
-def _check_floor(floor, n_classes):
-    if floor is None:
-        return None
-    try:
-        value = float(floor)
-    except (TypeError, ValueError):
-        raise ValueError(f"`floor` must be None or a number in (0, 0.5); got {floor!r}.") from None
-    if not 0.0 < value < 0.5:
-        raise ValueError(
-            f"`floor` must be None or a number in (0, 0.5) (the authors use 1e-5); got {floor!r}."
-        )
-    if n_classes != 2:
-        raise ValueError("`floor` reproduces the authors' binary code and is only available for two classes.")
-    return value
-
-
 _LARGE_COUNT = 1 << 31
 
 #: Values of ``compatibility``: None (dstk's arithmetic) or the code whose arithmetic is reproduced.
 COMPATIBILITY = (None, "busch2021")
+
+#: The singleton clamp of Busch et al.'s code (their ``1e-5``).
+_BUSCH2021_FLOOR = 1e-5
+
+
+@dataclass(frozen=True)
+class _Arithmetic:
+    """The rounding conventions of a combination; the public switch is ``compatibility``.
+
+    ``floor``: the authors' singleton clamp, with their balanced pairwise
+    reduction (Dempster, cautious; two classes).  ``reference_leaves``: the
+    plausibility leaves with the authors' bisection and order of operations
+    (two classes).  ``eva_prior``: ``"log"`` subtracts (T - 1) log P(y) (the
+    Bayes-consistent accumulation), ``"reference"`` (T - 1) P(y) as the
+    authors' code.  ``rescale_above``: scale plausibility-leaf counts whose
+    larger member exceeds it down to it first (the authors' 537 comes with
+    ``reference_leaves``).  ``tree_order``: means summed in tree order rather
+    than in fixed point.
+    """
+
+    floor: float | None = None
+    reference_leaves: bool = False
+    eva_prior: str = "log"
+    rescale_above: float | None = None
+    tree_order: bool = False
+
+    @property
+    def exact_mean(self):
+        """Whether means over trees are accumulated in fixed point (equal evidence, bit-equal means)."""
+        return not (
+            self.tree_order
+            or self.reference_leaves
+            or self.eva_prior == "reference"
+            or self.floor is not None
+        )
+
+
+def _arithmetic(compatibility, method, n_classes):
+    """The :class:`_Arithmetic` of ``compatibility`` for a combination method and number of classes."""
+    if compatibility not in COMPATIBILITY:
+        raise ValueError(
+            f"`compatibility` must be None (dstk's arithmetic) or 'busch2021' (the arithmetic of Busch et "
+            f"al.'s code); got {compatibility!r}."
+        )
+    if compatibility is None:
+        return _Arithmetic()
+    # the numerical conventions of the authors' code (github.com/olfub/RDT-Uncertainty,
+    # prediction/prediction_methods.py and prediction/aggregation.py)
+    binary = n_classes == 2
+    return _Arithmetic(
+        floor=_BUSCH2021_FLOOR if binary and method in ("dempster", "cautious") else None,
+        reference_leaves=binary and method in ("plausibility", "dempster", "cautious"),
+        eva_prior="reference" if method == "eva" else "log",
+        tree_order=True,
+    )
+
+
+def _check_arithmetic(arithmetic, method, n_classes, model):
+    """Reject conventions that the reproduced code never combines (private callers and tests)."""
+    binary = n_classes == 2
+    if arithmetic.floor is not None:
+        if method not in ("dempster", "cautious") or not binary:
+            raise ValueError("The singleton floor applies only to Dempster and cautious with two classes.")
+        if not 0.0 < arithmetic.floor < 0.5:
+            raise ValueError(f"The singleton floor must lie in (0, 0.5); got {arithmetic.floor!r}.")
+    if arithmetic.reference_leaves:
+        if method not in ("plausibility", "dempster", "cautious") or not binary:
+            raise ValueError(
+                "The reference plausibility leaves apply only to the plausibility leaf model of two classes "
+                "(combiners 'plausibility', 'dempster' and 'cautious')."
+            )
+        if method != "plausibility" and (arithmetic.floor is None or model not in (None, "plausibility")):
+            raise ValueError(
+                "compatibility='busch2021' reproduces the authors' clamped pairwise reduction of plausibility "
+                f"leaf masses; their code has no other leaf model (got model={model!r})."
+            )
+    if arithmetic.eva_prior not in ("log", "reference") or (
+        arithmetic.eva_prior != "log" and method != "eva"
+    ):
+        raise ValueError(f"The EVA prior term applies only to 'eva'; got {arithmetic.eva_prior!r}.")
+    if arithmetic.rescale_above is not None and method not in ("plausibility", "dempster", "cautious"):
+        raise ValueError("`rescale_above` applies only to the plausibility leaf model.")
 
 
 class _LeafRows:
@@ -372,8 +435,8 @@ def _vote_rows(scores):
     return winners / winners.sum(axis=1, keepdims=True)
 
 
-def _plausibility_mass_rows(c, rescale_above, reference_arithmetic=False):
-    if reference_arithmetic:
+def _plausibility_mass_rows(c, rescale_above, reference_leaves=False):
+    if reference_leaves:
         return reference_plausibility_mass_rows(c, rescale_above)
     return leaf_plausibility_mass(c[:, 1], c[:, 0], rescale_above=rescale_above)
 
@@ -452,41 +515,33 @@ def _check_leaf_model(model, n_classes, prior_strength):
 
 def _combine(
     counts,
-    method,
-    aggregate,
-    class_prior,
-    prior,
-    smoothing,
-    floor,
-    model,
-    prior_strength,
-    rescale_above,
-    reference_arithmetic=False,
-    want_mass=False,
+    combiner,
+    *,
+    class_prior=None,
+    smoothing=0.1,
+    model=None,
+    prior_strength=1.0,
     compatibility=None,
+    arithmetic=None,
+    want_mass=False,
 ):
-    """Return a dict with 'score' and, where defined, 'proba', 'mass' (compact), 'normalized'."""
+    """The one option-handling path of the combiners.
+
+    Returns a dict with 'score' and, where defined, 'proba', 'mass'
+    (compact), 'normalized', 'average_mass', 'conflict_rows'.
+    ``arithmetic`` (an :class:`_Arithmetic`, private) overrides the
+    conventions that ``compatibility`` selects.
+    """
+    method, aggregate = parse_combiner(combiner)
     counts = _check_counts(counts)
-    aggregate = _check_method(method, aggregate)
     _n_samples, n_trees, n_classes = counts.shape
     leaves = counts if isinstance(counts, _LeafRows) else _count_rows(counts)
+    if arithmetic is None:
+        arithmetic = _arithmetic(compatibility, method, n_classes)
+    floor, reference_leaves = arithmetic.floor, arithmetic.reference_leaves
+    rescale_above = arithmetic.rescale_above
     # equal evidence gives bit-equal means (the authors' arithmetic sums in tree order)
-    if compatibility not in COMPATIBILITY:
-        raise ValueError(
-            f"`compatibility` must be None (dstk's arithmetic) or 'busch2021' (the arithmetic of Busch et "
-            f"al.'s code); got {compatibility!r}."
-        )
-    if compatibility == "busch2021":
-        # the numerical conventions of the authors' code (github.com/olfub/RDT-Uncertainty,
-        # prediction/prediction_methods.py and prediction/aggregation.py)
-        binary = counts.shape[2] == 2
-        if method in ("plausibility", "dempster", "cautious") and binary:
-            reference_arithmetic = True
-        if method in ("dempster", "cautious") and binary and floor is None:
-            floor = 1e-5
-        if method == "eva":
-            prior = "reference"
-    exact = compatibility is None and not reference_arithmetic and prior != "reference" and floor is None
+    exact = arithmetic.exact_mean
     binary = n_classes == 2
     if method in BINARY_ONLY and not binary:
         raise ValueError(
@@ -494,36 +549,18 @@ def _combine(
             f"counts); got {n_classes} classes. Use 'probability', 'laplace', 'pooling', 'dempster', "
             "'cautious' or 'eva', or a one-vs-rest reduction."
         )
-    if method not in ("dempster", "cautious") and floor is not None:
-        raise ValueError("`floor` applies only to the 'dempster' and 'cautious' methods.")
     if method not in ("dempster", "cautious") and model is not None:
-        raise ValueError("`model` applies only to the 'dempster' and 'cautious' methods.")
+        raise ValueError("`model` applies only to the 'dempster' and 'cautious' combiners.")
     if method != "eva" and class_prior is not None:
-        raise ValueError("`class_prior` applies only to the 'eva' method.")
-    if method != "eva" and prior != "log":
-        raise ValueError("`prior` applies only to the 'eva' method.")
-    if rescale_above is not None and not (method == "plausibility" or method in ("dempster", "cautious")):
-        raise ValueError("`rescale_above` applies only to the plausibility leaf model.")
-    if not isinstance(reference_arithmetic, (bool, np.bool_)):
-        raise ValueError(f"`reference_arithmetic` must be True or False; got {reference_arithmetic!r}.")
-    if reference_arithmetic:
-        if method not in ("plausibility", "dempster", "cautious") or not binary:
-            raise ValueError(
-                "`reference_arithmetic` applies only to the plausibility leaf model of two classes "
-                "(methods 'plausibility', 'dempster' and 'cautious')."
-            )
-        if method != "plausibility" and (floor is None or model not in (None, "plausibility")):
-            raise ValueError(
-                "`reference_arithmetic=True` reproduces the authors' clamped pairwise reduction of "
-                "plausibility leaf masses: pass floor=1e-5 (and no other model)."
-            )
+        raise ValueError("`class_prior` applies only to the 'eva' combiner.")
+    _check_arithmetic(arithmetic, method, n_classes, model)
 
     result = {}
     if method in SCORE_METHODS:
         if binary:
 
             def rows(c):
-                if reference_arithmetic:  # the authors' tree score s+ - s-
+                if reference_leaves:  # the authors' tree score s+ - s-
                     masses = reference_plausibility_mass_rows(c, rescale_above)
                     score, neutral = masses[:, 2] - masses[:, 1], 0.0
                 else:
@@ -533,7 +570,7 @@ def _combine(
                 return score
 
             keys, table = _leaf_table(
-                leaves, rows, ("binary score", method, aggregate, rescale_above, reference_arithmetic)
+                leaves, rows, ("binary score", method, aggregate, rescale_above, reference_leaves)
             )
             score = _mean_over_trees(keys, table, exact)[:, 0]
             neutral = 0.0 if method == "plausibility" else 0.5
@@ -543,8 +580,8 @@ def _combine(
             if method == "plausibility" and aggregate == "average" and want_mass:
                 keys, table = _leaf_table(
                     leaves,
-                    lambda c: _plausibility_mass_rows(c, rescale_above, reference_arithmetic),
-                    ("plausibility mass", rescale_above, reference_arithmetic),
+                    lambda c: _plausibility_mass_rows(c, rescale_above, reference_leaves),
+                    ("plausibility mass", rescale_above, reference_leaves),
                 )
                 result["average_mass"] = _mean_over_trees(keys, table, exact)
         else:
@@ -572,14 +609,14 @@ def _combine(
         return result
 
     if method == "eva":
-        prior_values = _check_class_prior(class_prior, n_classes, prior)
+        prior_values = _check_class_prior(class_prior, n_classes)
         try:
             s = float(smoothing)
         except (TypeError, ValueError):
             raise ValueError(f"`smoothing` must be a positive number; got {smoothing!r}.") from None
         if not (s > 0 and np.isfinite(s)):
             raise ValueError(f"`smoothing` must be > 0 (the authors use 0.1); got {smoothing!r}.")
-        prior_term = np.log(prior_values) if prior == "log" else prior_values
+        prior_term = np.log(prior_values) if arithmetic.eva_prior == "log" else prior_values
         keys, table = _leaf_table(
             leaves,
             lambda c: np.log(c + s) - np.log(c.sum(axis=1, keepdims=True) + n_classes * s),
@@ -595,13 +632,12 @@ def _combine(
 
     # dempster / cautious: leaf masses [m({0}), ..., m({K-1}), m(frame)] per table row
     model, strength = _check_leaf_model(model, n_classes, prior_strength)
-    floor = _check_floor(floor, n_classes)
     if model == "plausibility":
-        if reference_arithmetic or rescale_above is not None:
+        if reference_leaves or rescale_above is not None:
             keys, table = _leaf_table(
                 leaves,
-                lambda c: _plausibility_mass_rows(c, rescale_above, reference_arithmetic)[:, 1:],
-                ("plausibility leaf mass", rescale_above, reference_arithmetic),
+                lambda c: _plausibility_mass_rows(c, rescale_above, reference_leaves)[:, 1:],
+                ("plausibility leaf mass", rescale_above, reference_leaves),
             )
         else:
             keys, table = _leaf_table(
@@ -616,8 +652,8 @@ def _combine(
                 i, t = np.argwhere(np.isin(keys, bad_rows))[0]
                 raise DogmaticError(
                     f"The cautious rule needs non-dogmatic leaf masses (m(frame) > 0), but the leaf of sample {i} "
-                    f"in tree {t} (counts {leaves.counts_of(i, t).tolist()}) has m(frame) = 0 in floating point. Pass "
-                    "floor=1e-5 (the authors' clamp) or use model='imprecise_dirichlet'."
+                    f"in tree {t} (counts {leaves.counts_of(i, t).tolist()}) has m(frame) = 0 in floating point. Use "
+                    "model='imprecise_dirichlet', whose leaf masses keep m(frame) > 0."
                 )
             mass, normalized = _kernels.cautious_closed_form(keys, _conjunctive_weight_rows(table))
         else:
@@ -644,51 +680,40 @@ _OPTIONS_DOC = """
     class_prior : array_like (n_classes,), optional
         EVA only: the class prior P(y) (the classifier passes its training
         class frequencies).  Default: uniform.
-    prior : {"log", "reference"}, default "log"
-        EVA only.  ``"log"`` subtracts (T - 1) log P(y) (the Bayes-consistent
-        naive-Bayes accumulation of the paper's Eq. for g_eva); ``"reference"``
-        subtracts (T - 1) P(y) as the authors' code does (same ranking for two
-        classes, different threshold).
     smoothing : float, default 0.1
         EVA only: pseudo-count added to every class count of a leaf.
-    floor : float or None, default None
-        Dempster / cautious, two classes only.  None computes the rules exactly
-        (closed forms).  A number (the authors use 1e-5) reproduces their code:
-        the trees are combined in a balanced pairwise reduction and, before each
-        level and on the result, any singleton mass above ``1 - floor`` is set
-        to ``1 - floor`` with m(frame) = ``floor``; each cautious pair is
-        rebuilt by the same clamped reduction of its three simple mass
-        functions.  The floating-point operations are the authors', in their
-        order.
     model : {"plausibility", "imprecise_dirichlet"} or None
         Dempster / cautious: the leaf mass function.  Default "plausibility"
         for two classes (Busch et al.), "imprecise_dirichlet" otherwise:
         m({k}) = c_k / (N + s), m(frame) = s / (N + s).
     prior_strength : float, default 1.0
         The s of the imprecise Dirichlet leaf model.
-    rescale_above : float or None, default None
-        Plausibility leaf model: scale leaf counts whose larger member exceeds
-        this value down to it first (the authors' code uses 537).
     compatibility : {None, "busch2021"}, default None
-        None: dstk's arithmetic (exact rules, leaf models to machine
-        precision, means over the trees accumulated in fixed point so that
-        equal evidence gives bit-equal scores).  ``"busch2021"``: the
-        arithmetic of Busch et al.'s code, so that their scores are
-        reproduced bit for bit: means summed in tree order, and for two
-        classes ``reference_arithmetic=True`` (plausibility, Dempster,
-        cautious), ``floor=1e-5`` (Dempster, cautious) and
-        ``prior="reference"`` (EVA).
-    reference_arithmetic : bool, default False
-        Plausibility, and Dempster / cautious with ``floor``, two classes: form
-        the leaf plausibilities and masses with the authors' numerics
-        (bisection with scipy's default tolerances on their brackets, which is
-        accurate to about 1e-12, then s+, s- and u in their order of
-        operations; ``rescale_above`` defaults to their 537), so that the
-        scores are theirs bit for bit.  The default solves the same model to
-        machine precision.  The difference only shows where scores tie in
-        exact arithmetic: the cautious rule on small leaves, whose many exact
-        ties the authors' rounding breaks (see the Notes of
+        None: dstk's arithmetic: the rules exactly (closed forms), leaf
+        models to machine precision, means over the trees accumulated in
+        fixed point so that equal evidence gives bit-equal scores, and EVA
+        with the Bayes-consistent prior term (T - 1) log P(y).
+        ``"busch2021"``: the arithmetic of Busch et al.'s code, so that their
+        scores are reproduced bit for bit (see Notes of
         :func:`combine_leaves`).
+"""
+
+_COMPATIBILITY_NOTES = """
+    With ``compatibility="busch2021"`` the combiners repeat the
+    floating-point operations of Busch et al.'s code: means summed in tree
+    order; for two classes the plausibility leaves found by bisection with
+    scipy's default tolerances on the authors' brackets (accurate to about
+    1e-12), counts whose larger member exceeds 537 scaled down to 537 first,
+    and s+, s- and u formed in their order of operations (plausibility,
+    Dempster, cautious); Dempster and cautious combined by a balanced
+    pairwise reduction in which, before each level and on the result, any
+    singleton mass above 1 - 1e-5 is set to 1 - 1e-5 with m(frame) = 1e-5,
+    each cautious pair being rebuilt by the same clamped reduction of its
+    three simple mass functions; EVA subtracting (T - 1) P(y) instead of
+    (T - 1) log P(y) (the same ranking for two classes, another threshold).
+    The results differ from dstk's in the last digits, which only shows
+    where scores tie in exact arithmetic: the cautious rule on small leaves,
+    whose many exact ties the authors' rounding breaks.
 """
 
 
@@ -697,13 +722,9 @@ def combine_leaves(
     *,
     combiner: str = "average",
     class_prior: ArrayLike | None = None,
-    prior: str = "log",
     smoothing: float = 0.1,
-    floor: float | None = None,
     model: str | None = None,
     prior_strength: float = 1.0,
-    rescale_above: float | None = None,
-    reference_arithmetic: bool = False,
     compatibility: str | None = None,
 ) -> np.ndarray:
     """Combine the leaf counts of a tree ensemble into one score per sample.
@@ -739,7 +760,7 @@ def combine_leaves(
         * any vote: 0.5 + (#trees for class 1 - #trees for class 0) / (2 T),
           trees whose score sits exactly at the neutral point count for neither;
         * Dempster, cautious: m({1}) - m({0}) of the unnormalised combination;
-        * EVA: sum_t log p_t(1) - sum_t log p_t(0) - (T - 1)(term(1) - term(0)).
+        * EVA: sum_t log p_t(1) - sum_t log p_t(0) - (T - 1)(log P(1) - log P(0)).
 
         More classes: shape (n_samples, n_classes), one score per class
         (larger is better): mean leaf distribution, vote fractions (ties split),
@@ -749,11 +770,9 @@ def combine_leaves(
     Raises
     ------
     ValueError
-        Bad counts (wrong shape, negative, NaN), unknown method or aggregate,
-        options given to a method that does not use them, or a binary-only
-        method on multi-class counts.
-    DogmaticError
-        Cautious rule without ``floor`` on a leaf mass with m(frame) = 0.
+        Bad counts (wrong shape, negative, NaN), unknown combiner or aggregate,
+        options given to a combiner that does not use them, or a binary-only
+        combiner on multi-class counts.
 
     Notes
     -----
@@ -762,14 +781,20 @@ def combine_leaves(
     pooling g_pool (4.0.1), Dempster g_dempster (4.0.2), cautious (4.0.3), EVA
     g_eva (4.0.4).  EVA with +smoothing per count:
     p_t(k) = (c_tk + s) / (N_t + K s) and
-    score_k = sum_t log p_t(k) - (T - 1) log P(k)  (``prior="log"``), the log of
+    score_k = sum_t log p_t(k) - (T - 1) log P(k), the log of
     P(k) prod_t P(k | leaf_t) / P(k) under class-conditional independence.
     Dempster and cautious have closed forms because the leaf masses only
     have singletons and the frame as focal sets: the conjunctive rule
     multiplies commonalities, and the cautious rule takes the minimum of
     the conjunctive weights w({k}) = m(frame) / q({k}) and
-    w(empty) = prod_k q({k}) / m(frame)^(K-1) (Denoeux 2008).
+    w(empty) = prod_k q({k}) / m(frame)^(K-1) (Denoeux 2008).  The
+    plausibility leaf mass m(frame) falls like 2**-n for a pure leaf of n
+    samples; a leaf whose m(frame) would be below 2**-1000 is evaluated on
+    its counts divided by the smallest power of two that keeps it
+    representable (the class proportions exactly), so that no leaf is
+    dogmatic.
 
+    %(compatibility)s
     References
     ----------
     Busch, J., Kulessa, M., Loza Mencia, E. and Blockeel, H. (2021).
@@ -786,22 +811,16 @@ def combine_leaves(
     array([0.666667])
     >>> combine_leaves(counts, combiner="dempster").round(6)
     array([0.222222])
-    >>> combine_leaves(counts, combiner="eva", class_prior=[0.7, 0.3], prior="reference").round(6)
-    array([3.197895])
+    >>> combine_leaves(counts, combiner="eva", class_prior=[0.7, 0.3]).round(6)
+    array([4.092491])
     """
-    method, aggregate = parse_combiner(combiner)
     return _combine(
         counts,
-        method,
-        aggregate,
-        class_prior,
-        prior,
-        smoothing,
-        floor,
-        model,
-        prior_strength,
-        rescale_above,
-        reference_arithmetic,
+        combiner,
+        class_prior=class_prior,
+        smoothing=smoothing,
+        model=model,
+        prior_strength=prior_strength,
         compatibility=compatibility,
     )["score"]
 
@@ -811,13 +830,9 @@ def combine_leaves_proba(
     *,
     combiner: str = "average",
     class_prior: ArrayLike | None = None,
-    prior: str = "log",
     smoothing: float = 0.1,
-    floor: float | None = None,
     model: str | None = None,
     prior_strength: float = 1.0,
-    rescale_above: float | None = None,
-    reference_arithmetic: bool = False,
     compatibility: str | None = None,
 ) -> np.ndarray:
     """Class probabilities from the combined leaves.
@@ -860,51 +875,42 @@ def combine_leaves_proba(
     >>> combine_leaves_proba([[[1, 1], [0, 3]]], combiner="pooling")
     array([[0.2, 0.8]])
     """
-    method, aggregate = parse_combiner(combiner)
     result = _combine(
         counts,
-        method,
-        aggregate,
-        class_prior,
-        prior,
-        smoothing,
-        floor,
-        model,
-        prior_strength,
-        rescale_above,
-        reference_arithmetic,
+        combiner,
+        class_prior=class_prior,
+        smoothing=smoothing,
+        model=model,
+        prior_strength=prior_strength,
         compatibility=compatibility,
     )
     if "normalized" in result:
+        _raise_on_total_conflict(result, "no probability can be formed; use combine_leaves for the scores")
         normalized = result["normalized"]
-        if "conflict_rows" in result:
-            row = int(result["conflict_rows"][0])
-            raise TotalConflictError(
-                f"The leaves of sample {row} are in total conflict (all combined mass on the empty set), so no "
-                "probability can be formed. Use floor=1e-5 or another method."
-            )
         n_classes = normalized.shape[1] - 1
         return normalized[:, :-1] + normalized[:, -1:] / n_classes
     return result["proba"]
 
 
-def _combine_leaves_to_mass_array(
-    counts,
-    method="dempster",
-    aggregate=None,
-    normalize=True,
-    *,
-    floor=None,
-    model=None,
-    prior_strength=1.0,
-    rescale_above=None,
-    reference_arithmetic=False,
-    compatibility=None,
-):
-    """Dense ``(n_samples, 2**n_classes)`` masses of :func:`combine_leaves_to_mass` (the array fast path)."""
+def _raise_on_total_conflict(result, advice):
+    if "conflict_rows" in result:
+        row = int(result["conflict_rows"][0])
+        raise TotalConflictError(
+            f"The leaves of sample {row} are in total conflict (all combined mass on the empty set): {advice}."
+        )
+
+
+def _combine_leaves_to_mass_array(counts, *, combiner="dempster", normalize=True, **options):
+    """Dense ``(n_samples, 2**n_classes)`` masses of :func:`combine_leaves_to_mass` (the array fast path).
+
+    ``options``: the keyword options of :func:`_combine`.
+    """
+    method, aggregate = parse_combiner(combiner)
     if method not in ("dempster", "cautious", "plausibility"):
+        # the name the user wrote (a key of COMBINERS), not the internal (method, aggregate) pair
+        name = next((key for key, pair in COMBINERS.items() if pair == (method, aggregate)), method)
         raise ValueError(
-            f"Combiner {method!r} has no mass function (it scores the leaves); predict_mass and "
+            f"Combiner {name!r} has no mass function (it scores the leaves); predict_mass and "
             "combine_leaves_to_mass need combiner='dempster', 'cautious' or 'plausibility' (averaged leaf "
             "masses). Use predict_proba for the other combiners."
         )
@@ -912,32 +918,15 @@ def _combine_leaves_to_mass_array(
         raise ValueError(
             "Only the average of plausibility leaf masses is a mass function (aggregate='average')."
         )
-    result = _combine(
-        counts,
-        method,
-        aggregate,
-        None,
-        "log",
-        0.1,
-        floor,
-        model,
-        prior_strength,
-        rescale_above,
-        reference_arithmetic,
-        want_mass=True,
-        compatibility=compatibility,
-    )
+    result = _combine(counts, combiner, want_mass=True, **options)
     if method == "plausibility":
         compact = result["average_mass"]
         nonempty = compact[:, 1:]
     else:
         compact = result["mass"]
         nonempty = result["normalized"]
-        if normalize and "conflict_rows" in result:
-            row = int(result["conflict_rows"][0])
-            raise TotalConflictError(
-                f"The leaves of sample {row} are in total conflict (m(empty) = 1); use normalize=False or floor=1e-5."
-            )
+        if normalize:
+            _raise_on_total_conflict(result, "use normalize=False to keep the mass of the empty set")
     n_classes = compact.shape[1] - 2
     if n_classes > _MAX_DENSE_CLASSES:
         raise FrameTooLargeError(
@@ -957,25 +946,14 @@ def _combine_leaves_to_mass_array(
     return dense
 
 
-combine_leaves.__doc__ = (combine_leaves.__doc__ or "").replace(
-    "    %(options)s\n", _OPTIONS_DOC.lstrip("\n")
-)
-combine_leaves_proba.__doc__ = (combine_leaves_proba.__doc__ or "").replace(
-    "    %(options)s\n", _OPTIONS_DOC.lstrip("\n")
-)
-
-
 def combine_leaves_to_mass(
     counts: ArrayLike,
     *,
     combiner: str = "dempster",
     normalize: bool = True,
     classes: Sequence[Any] | None = None,
-    floor: float | None = None,
     model: str | None = None,
     prior_strength: float = 1.0,
-    rescale_above: float | None = None,
-    reference_arithmetic: bool = False,
     compatibility: str | None = None,
 ) -> MassFunction:
     """Mass functions of the evidential combiners, one per sample.
@@ -992,7 +970,7 @@ def combine_leaves_to_mass(
     classes : sequence, optional
         Labels of the classes in the order of the last axis of ``counts``;
         default ``range(n_classes)``.
-    floor, model, prior_strength, rescale_above, reference_arithmetic, compatibility
+    model, prior_strength, compatibility
         As for :func:`combine_leaves`.
 
     Returns
@@ -1029,17 +1007,12 @@ def combine_leaves_to_mass(
     >>> m.to_array().round(6)
     array([[0.592593, 0.074074, 0.296296, 0.037037]])
     """
-    method, aggregate = parse_combiner(combiner)
     array = _combine_leaves_to_mass_array(
         counts,
-        method,
-        aggregate,
-        normalize,
-        floor=floor,
+        combiner=combiner,
+        normalize=normalize,
         model=model,
         prior_strength=prior_strength,
-        rescale_above=rescale_above,
-        reference_arithmetic=reference_arithmetic,
         compatibility=compatibility,
     )
     n_classes = array.shape[-1].bit_length() - 1
@@ -1049,3 +1022,11 @@ def combine_leaves_to_mass(
             f"`classes` has {len(frame)} labels but `counts` has {n_classes} classes on its last axis."
         )
     return MassFunction.from_array(array, frame, validate=False)
+
+
+for _function in (combine_leaves, combine_leaves_proba):
+    _function.__doc__ = (
+        (_function.__doc__ or "")
+        .replace("    %(options)s\n", _OPTIONS_DOC.lstrip("\n"))
+        .replace("    %(compatibility)s\n", _COMPATIBILITY_NOTES.lstrip("\n") + "\n")
+    )

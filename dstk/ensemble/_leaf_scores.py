@@ -26,6 +26,7 @@ __all__ = [
     "leaf_probability",
     "leaf_laplace",
     "leaf_confidence_bound",
+    "leaf_confidence_height",
     "leaf_plausibility_degrees",
     "leaf_plausibility_score",
     "leaf_plausibility_mass",
@@ -191,24 +192,19 @@ def _confidence_bound_pairs(pos, neg):
     return np.stack([c, score], axis=1)
 
 
-def leaf_confidence_bound(
-    positives: ArrayLike, negatives: ArrayLike, return_height: bool = False
-) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
+def leaf_confidence_bound(positives: ArrayLike, negatives: ArrayLike) -> np.ndarray:
     """Confidence-bounds score of a leaf (beta-binomial intersection height).
 
     Parameters
     ----------
     positives, negatives : array_like
         Class-1 and class-0 counts (integers).
-    return_height : bool, default False
-        Also return the normalised intersection height ``c``.
 
     Returns
     -------
-    score : ndarray of float64
-        0.5 + (1 - c)(p/n - 0.5); 0.5 for an empty leaf.
-    c : ndarray of float64
-        Only with ``return_height``; NaN for an empty leaf.
+    ndarray of float64
+        0.5 + (1 - c)(p/n - 0.5), with c the normalised intersection height
+        of :func:`leaf_confidence_height`; 0.5 for an empty leaf.
 
     Raises
     ------
@@ -231,17 +227,44 @@ def leaf_confidence_bound(
 
     Examples
     --------
-    >>> score, c = leaf_confidence_bound([1, 2], [0, 1], return_height=True)
-    >>> print(score.round(6), c.round(6))
-    [0.625    0.520833] [0.75  0.875]
+    >>> print(leaf_confidence_bound([1, 2], [0, 1]).round(6))
+    [0.625    0.520833]
+    """
+    pos, neg = _check_pair(positives, negatives)
+    return map_distinct_pairs(pos, neg, _confidence_bound_pairs)[..., 1]
+
+
+def leaf_confidence_height(positives: ArrayLike, negatives: ArrayLike) -> np.ndarray:
+    """Normalised intersection height c of the confidence-bounds score.
+
+    Parameters
+    ----------
+    positives, negatives : array_like
+        Class-1 and class-0 counts (integers).
+
+    Returns
+    -------
+    ndarray of float64
+        c in (0, 1] (Busch et al. 2021, section 3.1.3; see
+        :func:`leaf_confidence_bound`); NaN for an empty leaf.
+
+    Raises
+    ------
+    ValueError
+        Invalid counts.
+
+    References
+    ----------
+    Busch et al. (2021), see :func:`leaf_probability`.
+
+    Examples
+    --------
+    >>> print(leaf_confidence_height([1, 2], [0, 1]).round(6))
+    [0.75  0.875]
     """
     pos, neg = _check_pair(positives, negatives)
     values = map_distinct_pairs(pos, neg, _confidence_bound_pairs)
-    score = values[..., 1]
-    if return_height:
-        c = np.where(pos + neg > 0, values[..., 0], np.nan)
-        return score, c
-    return score
+    return np.where(pos + neg > 0, values[..., 0], np.nan)
 
 
 def _rescaled(pos, neg, rescale_above):

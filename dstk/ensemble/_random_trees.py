@@ -51,7 +51,8 @@ if TYPE_CHECKING:
 
 __all__ = ["RandomDecisionTreesClassifier"]
 
-_RANDOM_STREAMS = ("independent", "sequential")
+# options of earlier versions that only reproduced Busch et al.'s code (now compatibility="busch2021")
+_REPRODUCTION_OPTIONS = ("floor", "reference_arithmetic", "prior", "rescale_above")
 
 # combiners whose scores are not probabilities: predict_proba maps their score through a fitted monotone map
 _CALIBRATED_METHODS = ("eva", "dempster", "cautious")
@@ -119,8 +120,11 @@ def _as_feature_matrix(X: ArrayLike, name: str = "X") -> np.ndarray:
     if arr.shape[1] == 0:
         raise ValueError(f"`{name}` has 0 feature(s) (shape={arr.shape}) while a minimum of 1 is required.")
     arr = np.ascontiguousarray(arr, dtype=np.float64)
-    finite = np.isfinite(arr)
-    if not finite.all():
+    # one pass without a temporary array: a NaN or an infinity makes the sum non-finite (a sum that
+    # overflows from finite values is checked value by value and passes)
+    with np.errstate(over="ignore", invalid="ignore"):
+        total = np.add.reduce(arr, axis=None)
+    if not np.isfinite(total) and not (finite := np.isfinite(arr)).all():
         rows, cols = np.nonzero(~finite)
         kind = "NaN (missing)" if np.isnan(arr[rows[0], cols[0]]) else "infinite"
         raise ValueError(
@@ -129,6 +133,37 @@ def _as_feature_matrix(X: ArrayLike, name: str = "X") -> np.ndarray:
             "features, or give missing nominal values their own category code."
         )
     return arr
+
+
+def _exact_float32(X: np.ndarray) -> np.ndarray | None:
+    """``X`` as float32 when every value is a float32 number (the conversion is exact), else None."""
+    if X.dtype == np.float32:
+        return X
+    with np.errstate(over="ignore"):  # beyond float32's range: not exact
+        narrow = X.astype(np.float32)
+    if np.array_equal(narrow, X):
+        return narrow
+    return None
+
+
+def _feature_major(X: np.ndarray) -> np.ndarray:
+    """The feature-major copy ``X.T`` (C-contiguous) the trees grow on.
+
+    float32 when every value converts to float32 exactly (binary, integer
+    and float32 data: half the memory and memory traffic, the same
+    comparisons), float64 otherwise; converted by blocks of rows (bounded
+    temporary memory).
+    """
+    n_samples, n_features = X.shape
+    narrow = np.empty((n_features, n_samples), dtype=np.float32)
+    block = max(1, (1 << 22) // max(1, n_features))
+    for a in range(0, n_samples, block):
+        part = _exact_float32(X[a : a + block])
+        if part is None:
+            del narrow
+            return np.ascontiguousarray(X.T)
+        narrow[:, a : a + block] = part.T
+    return narrow
 
 
 class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
@@ -175,23 +210,20 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
     combiner_options : dict or None, default None
         Keyword options of the combiner, passed to
         :func:`dstk.ensemble.combine_leaves` (and its ``_proba`` / ``_to_mass``
-        variants): e.g. ``{"floor": 1e-5}`` for Dempster or cautious,
-        ``{"prior": "reference"}`` or ``{"smoothing": 0.5}`` for EVA.  EVA's
-        ``class_prior`` defaults to ``class_prior_``.
-    random_stream : {"independent", "sequential"}, default "independent"
-        ``"independent"``: one seed per tree is drawn from ``random_state`` and
-        each tree grows from its own splitmix64 stream, so trees grow in
-        parallel.  ``"sequential"``: the trees grow one after another from the
-        single Mersenne-Twister stream of ``numpy.random.RandomState(random_state)``
-        (a ``RandomState`` passed in is advanced), drawn with
-        ``RandomState.randint`` in the order of Busch et al.'s reference code
-        (see Notes): for the same data, order of samples and seed, the trees
-        are exactly those of that code.  ``n_jobs`` then only parallelises
-        prediction.
+        variants): e.g. ``{"smoothing": 0.5}`` or ``{"class_prior": [0.5, 0.5]}``
+        for EVA, ``{"model": "imprecise_dirichlet", "prior_strength": 2.0}``
+        for Dempster or cautious.  EVA's ``class_prior`` defaults to
+        ``class_prior_``.
     compatibility : {None, "busch2021"}, default None
-        ``"busch2021"``: reproduce Busch et al.'s code: the trees of
-        ``random_stream="sequential"`` and the combiners with
-        ``compatibility="busch2021"`` (:func:`dstk.ensemble.combine_leaves`).
+        None: dstk's trees and arithmetic.  ``"busch2021"``: reproduce Busch
+        et al.'s code: the trees grow one after another from the single
+        Mersenne-Twister stream of ``numpy.random.RandomState(random_state)``
+        (a ``RandomState`` passed in is advanced), drawn with
+        ``RandomState.randint`` in the order of their code (see Notes), so
+        that for the same data, order of samples and seed the trees are
+        exactly theirs (``n_jobs`` then only parallelises prediction); and
+        the combiners use their arithmetic (``compatibility="busch2021"`` of
+        :func:`dstk.ensemble.combine_leaves`).
     verbose : int, default 0
         0: silent; 1 or more: progress of the trees grown in ``fit`` on the
         ``"dstk"`` logger (INFO, elapsed time) and as a tqdm bar when tqdm is
@@ -222,8 +254,8 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
 
     Notes
     -----
-    Construction (Busch et al. 2021, section 2.1.1; details in the research
-    note on the authors' code): no bootstrap, no feature subsampling, no
+    Construction (Busch et al. 2021, section 2.1.1; details as in the authors'
+    code, github.com/olfub/RDT-Uncertainty): no bootstrap, no feature subsampling, no
     purity stop.  At a node with at least ``min_samples_split`` samples, up to
     ``n_features`` tries pick a random candidate feature; a numeric split uses
     the value ``v`` of a random training sample of the node as threshold and a
@@ -237,7 +269,7 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
     among the node's samples (in training order).  Fits are deterministic
     given ``random_state`` whatever ``n_jobs``.  With the default independent
     streams the trees differ from the authors' code but agree in
-    distribution; ``random_stream="sequential"`` reproduces them.
+    distribution; ``compatibility="busch2021"`` reproduces them.
 
     References
     ----------
@@ -274,7 +306,6 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
         random_state: int | np.random.RandomState | None = None,
         n_jobs: int | None = None,
         combiner_options: dict | None = None,
-        random_stream: str = "independent",
         verbose: int = 0,
         compatibility: str | None = None,
     ) -> None:
@@ -288,7 +319,6 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
         self.random_state = random_state
         self.n_jobs = n_jobs
         self.combiner_options = combiner_options
-        self.random_stream = random_stream
         self.verbose = verbose
         self.compatibility = compatibility
 
@@ -324,20 +354,21 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
                     f"`combiner_options` must be a dict of combine_leaves options or None; got {self.combiner_options!r}."
                 )
             # unknown names and values are reported by combine_leaves itself (on a tiny count array)
-            method, _ = parse_combiner(self.combiner)
             try:
                 combine_leaves(
-                    np.ones((1, 1, 2), dtype=np.int64), combiner=self.combiner, **self._options(method, None)
+                    np.ones((1, 1, 2), dtype=np.int64), combiner=self.combiner, **self._options(fitted=False)
                 )
             except TypeError as error:  # an option name combine_leaves does not know
+                reproduction = sorted(set(self.combiner_options) & set(_REPRODUCTION_OPTIONS))
+                advice = (
+                    f" {reproduction} only reproduced Busch et al.'s arithmetic: pass compatibility='busch2021'."
+                    if reproduction
+                    else ""
+                )
                 raise ValueError(
                     f"`combiner_options` {sorted(self.combiner_options)} has an option that "
-                    f"dstk.ensemble.combine_leaves does not take ({error})."
+                    f"dstk.ensemble.combine_leaves does not take ({error}).{advice}"
                 ) from None
-        if self.random_stream not in _RANDOM_STREAMS:
-            raise ValueError(
-                f"`random_stream` must be one of {list(_RANDOM_STREAMS)}; got {self.random_stream!r}."
-            )
         mask = np.zeros(n_features, dtype=bool)
         if self.nominal_features is not None:
             nominal = np.asarray(self.nominal_features)
@@ -435,11 +466,17 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
         self.categories_ = [np.unique(X[:, f]) if mask[f] else None for f in range(n_features)]
         n_categories = np.array([c.size if c is not None else 0 for c in self.categories_], dtype=np.int64)
         # feature-major copy: a scan of one feature at a node reads one contiguous column
-        columns = np.ascontiguousarray(self._encode(X).T)
+        columns = _feature_major(self._encode(X))
         del X
-        feature_min = columns.min(axis=1)
-        feature_max = columns.max(axis=1)
-        row_hash = _trees.row_hashes((columns + 0.0).view(np.uint64))
+        feature_min = columns.min(axis=1).astype(np.float64)
+        feature_max = columns.max(axis=1).astype(np.float64)
+        if columns.dtype == np.float32:
+            row_hash = _trees.row_hashes(columns.view(np.uint32), np.uint32(0x80000000))
+        else:
+            row_hash = _trees.row_hashes(columns.view(np.uint64), np.uint64(0x8000000000000000))
+        binary_index, marked_is_low, marked_start, marked_binary = _trees.marked_rows(
+            columns, mask, feature_min, feature_max
+        )
 
         rng = check_random_state(self.random_state)
         y64 = y_encoded.astype(np.int64)
@@ -462,9 +499,13 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
                 np.uint64(seed),
                 stream,
                 mersenne_state,
+                binary_index,
+                marked_is_low,
+                marked_start,
+                marked_binary,
             )
 
-        if self.random_stream == "sequential" or self.compatibility == "busch2021":
+        if self.compatibility == "busch2021":
             mersenne_state = _mersenne.state_from_random_state(rng)
             grown = list(
                 progress(
@@ -552,7 +593,7 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
         keys, first = _tables.distinct_rows(np.maximum(candidates, 0))
         without_self = keys[n_rows:].reshape(n_classes, n_rows)
         all_rows = np.maximum(candidates, 0)[first].astype(np.float64)
-        options = self._options(method, self.class_prior_)
+        options = self._options()
         n_samples = columns.shape[1]
         n_trees = routing["roots"].size
         batch = max(256, (1 << 20) // n_trees)
@@ -794,14 +835,20 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
 
         return self._run_chunks(kernel, X, out)
 
-    def _options(self, method, class_prior):
-        """Options of the combiner: ``combiner_options``, EVA's prior defaulting to ``class_prior``."""
+    def _options(self, *, fitted=True):
+        """Options of the combiner: ``combiner_options``, ``compatibility``, EVA's prior defaulting to ``class_prior_``."""
         options = dict(self.combiner_options or {})
         if self.compatibility is not None:
             options.setdefault("compatibility", self.compatibility)
-        if method == "eva" and class_prior is not None:
-            options.setdefault("class_prior", class_prior)
+        if fitted and parse_combiner(self.combiner)[0] == "eva":
+            options.setdefault("class_prior", self.class_prior_)
         return options
+
+    def _combined_by(self, X, combine, **extra):
+        """``combine(leaves, combiner=..., **options)`` on the batches of ``X``: the combiner's one call path."""
+        check_is_fitted(self, "classes_")
+        options = {**self._options(), **extra}
+        return self._combined(X, lambda leaves: combine(leaves, combiner=self.combiner, **options))
 
     # ---------------------------------------------------- combination by node
     def _routing(self):
@@ -813,8 +860,14 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
             return cache
         offsets = forest["offsets"]
         counts = forest["counts"]
-        route, node_total = _trees.pack_routes(
-            offsets, forest["feature"], forest["operator"], forest["nominal"], forest["child_start"], counts
+        nodes, node_total = _trees.pack_routes(
+            offsets,
+            forest["feature"],
+            forest["operator"],
+            forest["nominal"],
+            forest["threshold"],
+            forest["child_start"],
+            counts,
         )
         del node_total  # recomputed where needed (leaf_counts, apply): the cache stays small
         # distinct count vectors of the nodes, hashed without a copy (int32 pairs viewed as int64)
@@ -833,7 +886,7 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
             rows = np.concatenate([rows, np.zeros((1, rows.shape[1]))])
         cache = {
             "forest": forest,
-            "route": route,
+            "nodes": nodes,
             "node_row": keys.astype(np.int32),
             "zero_row": zero_row,
             "rows": rows,
@@ -842,6 +895,23 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
         _ROUTING_CACHE[self] = cache
         return cache
 
+    def _thresholds_32(self, routing):
+        """The ``<=`` thresholds rounded down to float32 (built once, for float32 samples).
+
+        For a float32 ``x``, ``x <= t`` exactly when ``x`` is at most the
+        largest float32 not above ``t``.
+        """
+        if "thresholds_32" not in routing:
+            thresholds = routing["nodes"].view(np.float64)[:, 1]
+            with np.errstate(over="ignore"):
+                narrow = thresholds.astype(np.float32)
+            above = narrow.astype(np.float64) > thresholds
+            narrow[above] = np.nextafter(narrow[above], np.float32(-np.inf))
+            thresholds_32 = np.zeros((thresholds.size, 2), dtype=np.float32)
+            thresholds_32[:, 1] = narrow
+            routing["thresholds_32"] = thresholds_32
+        return routing["thresholds_32"]
+
     def _leaf_rows(self, X, tables):
         """The leaves of ``X`` (encoded) as keys into the node count rows, for the combiners."""
         routing = self._routing()
@@ -849,11 +919,13 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
         n_trees = routing["roots"].size
         keys = np.empty((X.shape[0], n_trees), dtype=np.int64)
         policy = _EMPTY_LEAF_POLICIES[self.empty_leaf]
+        # float32 samples (half the memory traffic) when that is exact
+        narrow = _exact_float32(X)
         _trees.route_rows_kernel(
-            X,
+            narrow if narrow is not None else X,
             routing["roots"],
-            routing["route"],
-            forest["threshold"],
+            routing["nodes"],
+            self._thresholds_32(routing) if narrow is not None else routing["nodes"].view(np.float64),
             forest["n_children"],
             routing["node_row"],
             routing["zero_row"],
@@ -932,12 +1004,9 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
             too, as in Busch et al.).  More classes: shape
             (n_samples, n_classes), the per-class scores.
         """
-        check_is_fitted(self, "classes_")
-        method, aggregate = parse_combiner(self.combiner)
-        options = self._options(method, self.class_prior_)
-        scores = self._combined(X, lambda leaves: combine_leaves(leaves, combiner=self.combiner, **options))
+        scores = self._combined_by(X, combine_leaves)
         if scores.ndim == 1:
-            scores = scores - decision_threshold(method, aggregate)
+            scores = scores - decision_threshold(*parse_combiner(self.combiner))
         return scores
 
     def predict_proba(self, X: ArrayLike) -> np.ndarray:
@@ -981,7 +1050,6 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
         """
         check_is_fitted(self, "classes_")
         method, _aggregate = parse_combiner(self.combiner)
-        options = self._options(method, self.class_prior_)
         calibration = getattr(self, "score_calibration_", None)
         if self.n_classes_ == 2 and method in _CALIBRATED_METHODS:
             if getattr(self, "_calibrated_for", None) != self._calibration_key():
@@ -999,15 +1067,11 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
             calibration = None
         if calibration is not None:
             theta_0, theta_1 = calibration
-            scores = self._combined(
-                X, lambda leaves: combine_leaves(leaves, combiner=self.combiner, **options)
-            )
+            scores = self._combined_by(X, combine_leaves)
             linear = theta_0 + theta_1 * scores
             # each column from its own expit: the smaller probability keeps its relative precision
             return np.stack([special.expit(linear), special.expit(-linear)], axis=1)
-        return self._combined(
-            X, lambda leaves: combine_leaves_proba(leaves, combiner=self.combiner, **options)
-        )
+        return self._combined_by(X, combine_leaves_proba)
 
     def predict(self, X: ArrayLike) -> np.ndarray:
         """Predicted class labels.
@@ -1055,13 +1119,7 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
             If the combiner has no mass function (only ``"plausibility"``
             averaging, ``"dempster"`` and ``"cautious"`` have one).
         """
-        check_is_fitted(self, "classes_")
-        method, aggregate = parse_combiner(self.combiner)
-        options = self._options(method, None)
-        array = self._combined(
-            X,
-            lambda leaves: _combine_leaves_to_mass_array(leaves, method, aggregate, normalize, **options),
-        )
+        array = self._combined_by(X, _combine_leaves_to_mass_array, normalize=normalize)
         from dstk.core._frame import Frame
         from dstk.core._mass import MassFunction
 

@@ -9,7 +9,7 @@ Both are the same model; the results differ in the last 12 digits.  That only
 matters where the combined score ties exactly in exact arithmetic, as the
 cautious rule does with small leaves (its ties are then broken by rounding):
 evaluating the leaves here, in the same order of operations, gives the
-authors' scores bit for bit (``reference_arithmetic=True`` of
+authors' scores bit for bit (``compatibility="busch2021"`` of
 :func:`dstk.ensemble.combine_leaves`).
 
 The authors' code (github.com/olfub/RDT-Uncertainty,

@@ -7,7 +7,10 @@
 * :mod:`dstk.evidence._likelihood`: likelihood-based (consonant) belief
   functions on a parameter, built-in models, profile contours.
 * :mod:`dstk.evidence._predictive`: predictive belief functions for a binary
-  outcome from a unimodal contour on the success probability.
+  outcome from a unimodal contour on the success probability
+  (:func:`predictive_mass`; with the quadrature's error bound
+  :func:`predictive_mass_quadrature`, a :class:`QuadratureEstimate`; by
+  simulation :func:`predictive_mass_monte_carlo`, a :class:`MonteCarloEstimate`).
 * :mod:`dstk.evidence._figures`: the data behind Xu et al. (2016), Figure 4.
 
 Submodules are imported lazily so that ``import dstk.evidence`` stays cheap.
@@ -25,7 +28,10 @@ _LAZY = {
     "MultinomialLikelihood": "dstk.evidence._likelihood",
     "LogisticLikelihood": "dstk.evidence._likelihood",
     "predictive_mass": "dstk.evidence._predictive",
+    "predictive_mass_quadrature": "dstk.evidence._predictive",
     "predictive_mass_monte_carlo": "dstk.evidence._predictive",
+    "QuadratureEstimate": "dstk.evidence._predictive",
+    "MonteCarloEstimate": "dstk.evidence._predictive",
     "figure4_data": "dstk.evidence._figures",
 }
 

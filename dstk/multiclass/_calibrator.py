@@ -16,7 +16,7 @@ from .._estimator import (
     validate_score_matrix,
 )
 from .._validation import as_float_array, check_labels
-from ._codes import make_code
+from ._codes import check_code_matrix, make_code
 from ._coupling import CouplingResult, couple_probabilities
 from ._tasks import binary_tasks
 
@@ -62,8 +62,13 @@ def embed_task_masses(task_masses: ArrayLike, code: ArrayLike) -> np.ndarray:
     [0.5, 0.2, 0.3]
     """
     m = as_float_array(task_masses, "task_masses", finite=True)
-    c = np.asarray(code)
+    c = check_code_matrix(code)
     K, B = c.shape
+    if m.ndim != 3 or m.shape[1:] != (B, 4):
+        raise ValueError(
+            f"`task_masses` must have shape (n_samples, {B}, 4) (one binary mass function per sample and task "
+            f"of the code); got {m.shape}."
+        )
     bits = 1 << np.arange(K)
     left_out = ((c == 0) * bits[:, None]).sum(axis=0)
     positive = ((c == 1) * bits[:, None]).sum(axis=0) | left_out

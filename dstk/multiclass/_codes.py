@@ -35,6 +35,24 @@ def _check_n_classes(n_classes: int, minimum: int = 2) -> int:
     return int(n_classes)
 
 
+def _code_entries(code: ArrayLike, *, min_rows: int) -> np.ndarray:
+    """``code`` as a float64 matrix of shape (K >= min_rows, B >= 1) with entries in {-1, 0, +1}."""
+    c = as_float_array(code, "code")
+    if c.ndim != 2 or c.shape[0] < min_rows or c.shape[1] < 1:
+        raise ValueError(
+            f"`code` must be a matrix of shape (n_classes >= {min_rows}, n_tasks >= 1), one row per class; "
+            f"got shape {c.shape}."
+        )
+    if not np.all(np.isin(c, (-1, 0, 1))):
+        raise ValueError("`code` entries must be -1, 0 or +1 (a NaN, infinite or other value was found).")
+    return c
+
+
+def _valid_columns(columns: np.ndarray, axis: int = 0) -> np.ndarray:
+    """Whether each column holds a ``+1`` and a ``-1`` (a binary task needs a positive and a negative class)."""
+    return (columns == 1).any(axis=axis) & (columns == -1).any(axis=axis)
+
+
 def one_vs_rest_code(n_classes: int) -> np.ndarray:
     """One-against-rest code: ``+1`` on the diagonal, ``-1`` elsewhere (Gebel 2009, Tab. 5.2).
 
@@ -210,12 +228,9 @@ def complete_code(n_classes: int, *, max_columns: int = 1_000_000) -> np.ndarray
         )
     digits = np.arange(3**K)[None, :] // (3 ** np.arange(K))[:, None] % 3
     columns = (digits - 1).astype(np.int8)  # entries in {-1, 0, 1}
-    has_pos = (columns == 1).any(axis=0)
-    has_neg = (columns == -1).any(axis=0)
-    nonzero = columns != 0
-    first = np.argmax(nonzero, axis=0)
+    first = np.argmax(columns != 0, axis=0)
     first_value = columns[first, np.arange(columns.shape[1])]
-    keep = has_pos & has_neg & (first_value == 1)
+    keep = _valid_columns(columns) & (first_value == 1)
     return np.ascontiguousarray(columns[:, keep])
 
 
@@ -371,13 +386,7 @@ def row_hamming_distances(code: ArrayLike) -> np.ndarray:
     >>> row_hamming_distances(one_vs_rest_code(3)).tolist()
     [[0.0, 2.0, 2.0], [2.0, 0.0, 2.0], [2.0, 2.0, 0.0]]
     """
-    c = as_float_array(code, "code")
-    if c.ndim != 2 or not np.isin(c, (-1.0, 0.0, 1.0)).all():
-        raise ValueError(
-            f"`code` must be a 2-D matrix of -1, 0 and +1 (one row per class); got shape {c.shape}"
-            + ("" if c.ndim != 2 else " with other values (NaN or not in {-1, 0, 1})")
-            + "."
-        )
+    c = _code_entries(code, min_rows=1)
     prod = np.sign(c[:, None, :] * c[None, :, :])
     return np.sum((1.0 - prod) / 2.0, axis=2)
 
@@ -452,7 +461,7 @@ def sparse_random_code(
         remaining -= m
         u = rng.random_sample((m, K, B))
         draws = np.where(u < 0.25, -1, np.where(u < 0.5, 1, 0)).astype(np.int8)
-        ok = ((draws == 1).any(axis=1) & (draws == -1).any(axis=1)).all(axis=1)
+        ok = _valid_columns(draws, axis=1).all(axis=1)
         for idx in np.flatnonzero(ok):
             mat = draws[idx]
             if np.unique(mat.T, axis=0).shape[0] < B:
@@ -513,15 +522,10 @@ def check_code_matrix(code: ArrayLike, *, n_classes: int | None = None) -> np.nd
     >>> check_code_matrix([[1, 0], [-1, 1], [0, -1]]).dtype
     dtype('int8')
     """
-    c = as_float_array(code, "code")
-    if c.ndim != 2 or c.shape[0] < 2 or c.shape[1] < 1:
-        raise ValueError(f"`code` must be a matrix of shape (n_classes >= 2, n_tasks >= 1); got {c.shape}.")
-    if not np.all(np.isin(c, (-1, 0, 1))):
-        raise ValueError("`code` entries must be -1, 0 or +1 (a NaN, infinite or other value was found).")
-    c = c.astype(np.int8)
+    c = _code_entries(code, min_rows=2).astype(np.int8)
     if n_classes is not None and c.shape[0] != n_classes:
         raise ValueError(f"The code matrix has {c.shape[0]} rows but there are {n_classes} classes.")
-    bad = ~((c == 1).any(axis=0) & (c == -1).any(axis=0))
+    bad = ~_valid_columns(c)
     if bad.any():
         raise ValueError(
             f"Column {int(np.flatnonzero(bad)[0])} of the code matrix lacks a +1 or a -1; every binary task "
@@ -577,18 +581,19 @@ def make_code(
     (4, 6)
     """
     if isinstance(code, str):
-        builders = {
-            "one_vs_rest": one_vs_rest_code,
-            "ovr": one_vs_rest_code,
-            "all_pairs": all_pairs_code,
-            "ovo": all_pairs_code,
-            "complete": complete_code,
-        }
-        if code in builders:
-            return builders[code](n_classes)
-        if code == "sparse":
-            return sparse_random_code(n_classes, random_state=random_state)
-        raise ValueError(
-            f"Unknown code {code!r}; use 'one_vs_rest', 'all_pairs', 'complete', 'sparse' or a (K, B) matrix."
-        )
+        name = _CODE_ALIASES.get(code, code)
+        if name not in _CODE_BUILDERS:
+            raise ValueError(
+                f"Unknown code {code!r}; use 'one_vs_rest', 'all_pairs', 'complete', 'sparse' or a (K, B) matrix."
+            )
+        return _CODE_BUILDERS[name](n_classes, random_state)
     return check_code_matrix(code, n_classes=n_classes)
+
+
+_CODE_BUILDERS = {
+    "one_vs_rest": lambda n_classes, random_state: one_vs_rest_code(n_classes),
+    "all_pairs": lambda n_classes, random_state: all_pairs_code(n_classes),
+    "complete": lambda n_classes, random_state: complete_code(n_classes),
+    "sparse": lambda n_classes, random_state: sparse_random_code(n_classes, random_state=random_state),
+}
+_CODE_ALIASES = {"ovr": "one_vs_rest", "ovo": "all_pairs"}

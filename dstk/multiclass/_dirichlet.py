@@ -108,6 +108,7 @@ def combine_task_probabilities(
             "`task_probabilities` must lie strictly inside (0, 1) (no NaN) for Dirichlet calibration; normalise scores "
             "with rho > 1 (Gebel uses rho = 1.05)."
         )
+    trim = check_in_range(trim, "trim", low=0.0, high=0.5, high_inclusive=False)
     log_p = np.log(p)
     log_q = np.log1p(-p)
     positive = (c == 1).astype(np.float64)

@@ -232,7 +232,7 @@ def plot_combiner_score_evolution(
     random_state : None, int or numpy Generator, default 0
     combiner_options : dict, optional
         Keyword options of :func:`dstk.ensemble.combine_leaves` (e.g.
-        ``{"floor": 1e-5}`` or ``{"class_prior": [0.25, 0.75]}``).
+        ``{"compatibility": "busch2021"}`` or ``{"class_prior": [0.25, 0.75]}``).
     title : str, optional
 
     Returns

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ..evidence._predictive import _vectorised
 from ._base import (
     BELIEF_COLOR,
     IGNORANCE_COLOR,
@@ -300,22 +301,6 @@ def plot_logistic_contour(
     return ax
 
 
-def _evaluator(contour):
-    """Elementwise evaluation of a contour callable on a float64 array (vectorised when it can be)."""
-
-    def evaluate(values):
-        values = np.asarray(values, dtype=np.float64)
-        try:
-            result = np.asarray(contour(values), dtype=np.float64)
-            if result.shape == values.shape:
-                return result
-        except Exception:
-            pass
-        return np.array([float(contour(float(v))) for v in values.ravel()]).reshape(values.shape)
-
-    return evaluate
-
-
 def plot_predictive_contour(
     contour: Any,
     tau_hat: float | None = None,
@@ -391,19 +376,19 @@ def plot_predictive_contour(
         likelihood, score = contour, float(score)
         if not np.isfinite(score):
             raise ValueError(f"`score` must be finite; got {score!r}.")
-        evaluate = _evaluator(lambda t: likelihood.profile_contour_tau(score, t))
+        evaluate = _vectorised(lambda t: likelihood.profile_contour_tau(score, t))
         tau_hat = float(likelihood.tau(score)) if tau_hat is None else float(tau_hat)
         masses = likelihood.predictive_mass(score).to_array()
         curve_name = rf"pl$_T(\tau; s = {score:g})$"
     elif hasattr(contour, "log_contour") and getattr(contour, "dimension", None) == 1:
         likelihood = contour
-        evaluate = _evaluator(likelihood.contour)
+        evaluate = _vectorised(likelihood.contour)
         tau_hat = float(likelihood.mle_[0]) if tau_hat is None else float(tau_hat)
         if hasattr(likelihood, "predictive_mass"):
             masses = likelihood.predictive_mass().to_array()
         curve_name = r"pl($\tau$)"
     elif callable(contour):
-        evaluate = _evaluator(contour)
+        evaluate = _vectorised(contour)
         tau_hat = find_mode(contour) if tau_hat is None else float(tau_hat)
         curve_name = r"pl($\tau$)"
     else:

@@ -127,3 +127,19 @@ def test_logistic_fit_is_finite_or_raises_for_huge_and_tiny_scores():
         np.testing.assert_allclose(masses.sum(axis=1), 1.0, atol=1e-12)
     with pytest.raises(ValueError, match="not finite in the units of the scores"):
         LogisticCalibrator().fit(1e-320 * scores, y)  # subnormal spread: theta_1 overflows
+
+
+@pytest.mark.parametrize("scale", [1e155, 1e-155, 1e300])
+@pytest.mark.parametrize(
+    "make",
+    [
+        GaussianBayesCalibrator,
+        AsymmetricLaplaceBayesCalibrator,
+        IsotonicRegressionCalibrator,
+        VennAbersCalibrator,
+    ],
+)
+def test_density_and_order_calibrators_at_the_edges_of_float64(make, scale):
+    """Scores near the overflow and underflow of their squares: the same outputs as at unit scale, never a
+    ZeroDivisionError or NaN (the asymmetric Laplace fit multiplies two sums of deviations)."""
+    _check(make, (scale, 0.0), atol=1e-7)

@@ -30,7 +30,7 @@ def _dict_combine(d1, d2, op):
 
 
 def _as_dict(mf):
-    return {int(a): float(v) for a, v in zip(mf._focal, mf._fm) if v > 0}
+    return {int(a): float(v) for a, v in zip(*mf._focal_form()) if v > 0}
 
 
 @pytest.mark.parametrize("n", [17, 30, 60, 64])
@@ -90,8 +90,8 @@ def test_sparse_batch_and_small_frame_consistency():
         a = combine(dense, rule=rule, axis=1).to_array()
         b = combine(sparse, rule=rule, axis=1)
         full = np.zeros((3, 16))
-        idx = b._focal.astype(np.int64)
-        fm = b._fm
+        idx, fm = b._focal_form()
+        idx = idx.astype(np.int64)
         if rule == "yager":  # the conflict goes to the (larger) frame: compare it separately
             top = idx == big.full
             np.testing.assert_allclose(fm[:, top].sum(1) + fm[:, idx == 15].sum(1), a[:, 15], atol=1e-12)

@@ -94,7 +94,7 @@ def test_leaf_counts_and_combiners_on_chunks_equal_in_memory(client, fitted, dat
     for method in ("probability", "laplace", "plausibility", "dempster", "cautious", "eva"):
         options = {"class_prior": fitted.class_prior_} if method == "eva" else {}
         if method == "cautious":
-            options["floor"] = 1e-6
+            options["compatibility"] = "busch2021"
         outputs += [
             combine_leaves(counts, combiner=method, **options),
             combine_leaves_proba(counts, combiner=method, **options),

@@ -39,18 +39,20 @@ COLUMNS = [
     ("pooling", None, {}),
     ("dempster", None, {}),
     ("cautious", None, {}),
-    ("eva", None, {"class_prior": [0.7, 0.3], "prior": "reference"}),
+    # the research note's EVA values subtract (T - 1) P(y) as the authors' code
+    ("eva", None, {"class_prior": [0.7, 0.3], "compatibility": "busch2021"}),
 ]
 
 
 @pytest.mark.parametrize("name", sorted(ENSEMBLES))
-@pytest.mark.parametrize("floor", [None, 1e-5])
-def test_reference_ensembles(name, floor):
+@pytest.mark.parametrize("compatibility", [None, "busch2021"])
+def test_reference_ensembles(name, compatibility):
     leaves, expected = ENSEMBLES[name]
     counts = np.array([leaves])
     for (method, aggregate, options), value in zip(COLUMNS, expected):
         if method in ("dempster", "cautious"):
-            options = dict(options, floor=floor)
+            # exact closed forms, or the authors' clamped pairwise reduction of their leaves
+            options = dict(options, compatibility=compatibility)
         got = combine_leaves(
             counts, combiner=method if aggregate is None else f"{method}:{aggregate}", **options
         )
@@ -280,7 +282,7 @@ def test_eva_reference_prior_same_ranking():
     rng = np.random.default_rng(4)
     counts = rng.integers(0, 9, size=(30, 5, 2))
     a = combine_leaves(counts, combiner="eva", class_prior=[0.7, 0.3])
-    b = combine_leaves(counts, combiner="eva", class_prior=[0.7, 0.3], prior="reference")
+    b = combine_leaves(counts, combiner="eva", class_prior=[0.7, 0.3], compatibility="busch2021")
     # constant offset: (T-1)(log(.3/.7)) versus (T-1)(.3 - .7)
     assert np.allclose(a - b, -(4) * np.log(0.3 / 0.7) + 4 * (0.3 - 0.7))
 
@@ -316,8 +318,11 @@ def test_multiclass_binary_only_methods_raise():
             combine_leaves(counts, combiner=method)
     with pytest.raises(ValueError, match="two classes"):
         combine_leaves(counts, combiner="dempster", model="plausibility")
-    with pytest.raises(ValueError, match="two classes"):
-        combine_leaves(counts, combiner="cautious", floor=1e-5)
+    # the authors' clamp is binary: with more classes busch2021 keeps the exact rules
+    assert np.array_equal(
+        combine_leaves(counts, combiner="cautious", compatibility="busch2021"),
+        combine_leaves(counts, combiner="cautious"),
+    )
 
 
 def test_large_pure_leaves_work_with_default_settings():
@@ -337,10 +342,13 @@ def test_large_pure_leaves_work_with_default_settings():
     first = np.flatnonzero(candidates[:, 3] >= 2.0**-1000)[0]
     assert divisor[first] > 1 and np.array_equal(rows[0], candidates[first, 1:])
     assert np.array_equal(rows[1], leaf_plausibility_mass([100.0], [0.0])[0, 1:])  # small leaves untouched
-    # an explicit rescale_above keeps the model on the given counts: the dogmatic leaf is reported
-    with pytest.raises(DogmaticError, match="floor"):
-        combine_leaves(np.array([[[0, 2000], [5, 1]]]), combiner="cautious", rescale_above=5000)
-    assert np.isfinite(combine_leaves(counts, combiner="cautious", floor=1e-5)).all()
+    # a rescale limit (private; the authors' 537 comes with compatibility="busch2021") keeps the model on
+    # the given counts below it: the dogmatic leaf is reported
+    with pytest.raises(DogmaticError, match="imprecise_dirichlet"):
+        combiners._combine(
+            np.array([[[0, 2000], [5, 1]]]), "cautious", arithmetic=combiners._Arithmetic(rescale_above=5000)
+        )
+    assert np.isfinite(combine_leaves(counts, combiner="cautious", compatibility="busch2021")).all()
 
 
 @pytest.mark.parametrize(
@@ -349,11 +357,14 @@ def test_large_pure_leaves_work_with_default_settings():
         ({"combiner": "mean"}, "Unknown combination method"),
         ({"combiner": "pooling:vote"}, "aggregate"),
         ({"combiner": "probability:median"}, "aggregate"),
-        ({"combiner": "probability", "floor": 1e-5}, "floor"),
-        ({"combiner": "dempster", "floor": 2.0}, "floor"),
+        ({"combiner": "dempster", "compatibility": "busch"}, "compatibility"),
+        (
+            {"combiner": "dempster", "model": "imprecise_dirichlet", "compatibility": "busch2021"},
+            "leaf model",
+        ),
+        ({"combiner": "probability", "model": "imprecise_dirichlet"}, "model"),
         ({"combiner": "eva", "class_prior": [0.5, 0.6]}, "sum to 1"),
         ({"combiner": "eva", "class_prior": [1.0, 0.0]}, r"\(0, 1\)"),
-        ({"combiner": "eva", "prior": "flat"}, "prior"),
         ({"combiner": "eva", "smoothing": 0}, "smoothing"),
         ({"combiner": "pooling", "class_prior": [0.5, 0.5]}, "eva"),
     ],

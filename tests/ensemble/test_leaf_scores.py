@@ -6,6 +6,7 @@ from scipy import stats
 
 from dstk.ensemble._leaf_scores import (
     leaf_confidence_bound,
+    leaf_confidence_height,
     leaf_laplace,
     leaf_plausibility_degrees,
     leaf_plausibility_mass,
@@ -43,7 +44,7 @@ def test_reference_leaf_table(row):
     assert mass[3] == pytest.approx(u_e + u_a, abs=1e-6)
     assert mass.sum() == pytest.approx(1.0, abs=1e-12)
     assert leaf_laplace([p], [q])[0] == pytest.approx(laplace, abs=1e-6)
-    score, height = leaf_confidence_bound([p], [q], return_height=True)
+    score, height = leaf_confidence_bound([p], [q]), leaf_confidence_height([p], [q])
     assert score[0] == pytest.approx(cb, abs=1e-6)
     if c is None:
         assert np.isnan(height[0])
@@ -93,7 +94,7 @@ def test_confidence_bound_scipy_betabinom(p, q):
     assert np.allclose(positive.pmf(x), negative.pmf(n - x))
     height = 0.5 * (positive.pmf(np.floor(n / 2)) + positive.pmf(np.ceil(n / 2)))
     c = height / positive.pmf(x).max()
-    score, got_c = leaf_confidence_bound([p], [q], return_height=True)
+    score, got_c = leaf_confidence_bound([p], [q]), leaf_confidence_height([p], [q])
     assert got_c[0] == pytest.approx(c, rel=1e-9)
     assert score[0] == pytest.approx(0.5 + (1 - c) * (p / n - 0.5), rel=1e-9)
 

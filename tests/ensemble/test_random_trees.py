@@ -222,8 +222,12 @@ def test_string_labels_and_predict_mass(breast_cancer):
         uncalibrated,
         combine_leaves_proba(model.leaf_counts(X[:5]), combiner="eva", class_prior=model.class_prior_),
     )
-    with pytest.raises(ValueError, match="no mass function"):
+    with pytest.raises(ValueError, match="Combiner 'eva' has no mass function"):
         model.predict_mass(X[:5])
+    model.set_params(combiner="average")  # the message names the combiner as the user wrote it
+    with pytest.raises(ValueError, match="Combiner 'average' has no mass function"):
+        model.predict_mass(X[:5])
+    model.set_params(combiner="eva")
     score = model.decision_function(X[:5])
     assert np.allclose(
         score, combine_leaves(model.leaf_counts(X[:5]), combiner="eva", class_prior=model.class_prior_)
@@ -290,16 +294,17 @@ def test_combiner_options_reach_the_combiner(breast_cancer):
     X, y = breast_cancer
     params = {"n_estimators": 10, "min_samples_leaf": 2, "min_samples_split": 4, "random_state": 0}
     counts = RandomDecisionTreesClassifier(**params).fit(X, y).leaf_counts(X[:50])
-    cautious = RandomDecisionTreesClassifier(combiner="cautious", combiner_options={"floor": 1e-5}, **params)
+    idm = {"model": "imprecise_dirichlet", "prior_strength": 2.0}
+    cautious = RandomDecisionTreesClassifier(combiner="cautious", combiner_options=idm, **params)
     cautious.fit(X, y)
     assert np.array_equal(
-        cautious.decision_function(X[:50]), combine_leaves(counts, combiner="cautious", floor=1e-5)
+        cautious.decision_function(X[:50]), combine_leaves(counts, combiner="cautious", **idm)
     )
     mass = cautious.predict_mass(X[:50], normalize=False).to_array("m")
-    assert np.allclose(mass[:, 2] - mass[:, 1], combine_leaves(counts, combiner="cautious", floor=1e-5))
-    eva = RandomDecisionTreesClassifier(combiner="eva", combiner_options={"prior": "reference"}, **params)
+    assert np.allclose(mass[:, 2] - mass[:, 1], combine_leaves(counts, combiner="cautious", **idm))
+    eva = RandomDecisionTreesClassifier(combiner="eva", combiner_options={"smoothing": 0.5}, **params)
     eva.fit(X, y)
-    expected = combine_leaves(counts, combiner="eva", class_prior=eva.class_prior_, prior="reference")
+    expected = combine_leaves(counts, combiner="eva", class_prior=eva.class_prior_, smoothing=0.5)
     assert np.array_equal(eva.decision_function(X[:50]), expected)
     # an explicit class prior wins over the training frequencies
     uniform = RandomDecisionTreesClassifier(
@@ -327,8 +332,9 @@ def test_single_class():
         ({"n_jobs": 0}, "n_jobs"),
         ({"combiner_options": 3}, "combiner_options"),
         ({"combiner": "eva", "combiner_options": {"priorr": "log"}}, "does not take"),
-        ({"combiner": "eva", "combiner_options": {"prior": "logarithmic"}}, "prior"),
-        ({"combiner": "average", "combiner_options": {"floor": 1e-5}}, "floor"),
+        ({"combiner": "eva", "combiner_options": {"smoothing": -1}}, "smoothing"),
+        ({"combiner": "cautious", "combiner_options": {"floor": 1e-5}}, "compatibility='busch2021'"),
+        ({"compatibility": "busch"}, "compatibility"),
     ],
 )
 def test_bad_parameters(params, message):
@@ -437,7 +443,7 @@ def test_binary_decision_function_is_centred_like_scikit_learn(breast_cancer, co
     raw = combine_leaves(
         counts,
         combiner=method if aggregate is None else f"{method}:{aggregate}",
-        **model._options(method, model.class_prior_),
+        **model._options(),
     )
     decision = model.decision_function(X[:80])
     assert np.array_equal(decision, raw - decision_threshold(method, aggregate))

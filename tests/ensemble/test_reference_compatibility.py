@@ -1,9 +1,8 @@
 """The trees and the floating-point results of Busch et al.'s reference code, reproduced.
 
-``random_stream="sequential"`` grows the trees of the authors' code from the same
-seed, and ``reference_arithmetic=True`` (with ``floor=1e-5``) evaluates the
-plausibility leaves and the clamped pairwise rules in their order of
-operations.  The references here are written from the description of that
+``compatibility="busch2021"`` grows the trees of the authors' code from the same
+seed and evaluates the plausibility leaves and the clamped pairwise rules in
+their order of operations.  The references here are written from the description of that
 code (research note ``calib-ensemble-anchors.md`` sections 1.1-1.4): a plain
 Python tree builder drawing from ``numpy.random.RandomState.randint``, and a
 plain numpy version of the clamped pairwise rules; plus the per-split AUCs the
@@ -18,6 +17,7 @@ from sklearn.model_selection import train_test_split
 
 from dstk._kernels import mersenne_twister
 from dstk.ensemble import RandomDecisionTreesClassifier, combine_leaves
+from dstk.ensemble._combiners import _Arithmetic, _combine
 
 # --------------------------------------------------------------------------- random stream
 
@@ -139,7 +139,7 @@ def test_sequential_stream_grows_the_reference_trees(seed, leaf):
         min_samples_split=2 * leaf,
         nominal_features=[1, 3],
         random_state=seed,
-        random_stream="sequential",
+        compatibility="busch2021",
     ).fit(X, y)
     expected = _reference_leaf_counts(X, y, X_test, nominal, seed, 8, leaf, 2 * leaf)
     assert np.array_equal(model.leaf_counts(X_test), expected)
@@ -161,7 +161,7 @@ def test_scan_shortcuts_leave_the_trees_unchanged_on_sparse_data(seed, leaf):
         min_samples_leaf=leaf,
         min_samples_split=2 * leaf,
         random_state=seed,
-        random_stream="sequential",
+        compatibility="busch2021",
     ).fit(X, y)
     expected = _reference_leaf_counts(X, y, X, nominal, seed, 6, leaf, 2 * leaf)
     assert np.array_equal(model.leaf_counts(X), expected)
@@ -169,7 +169,7 @@ def test_scan_shortcuts_leave_the_trees_unchanged_on_sparse_data(seed, leaf):
 
 def test_sequential_stream_seeds_like_randomstate_and_advances_it():
     X, y = _mixed_data(1)
-    params = {"n_estimators": 5, "nominal_features": [1, 3], "random_stream": "sequential"}
+    params = {"n_estimators": 5, "nominal_features": [1, 3], "compatibility": "busch2021"}
     by_int = RandomDecisionTreesClassifier(random_state=11, **params).fit(X, y)
     rng = np.random.RandomState(11)
     by_state = RandomDecisionTreesClassifier(random_state=rng, **params).fit(X, y)
@@ -180,12 +180,6 @@ def test_sequential_stream_seeds_like_randomstate_and_advances_it():
     # ... which are the next trees of the same stream
     ten = RandomDecisionTreesClassifier(random_state=11, **{**params, "n_estimators": 10}).fit(X, y)
     assert np.array_equal(ten.leaf_counts(X)[:, 5:], again.leaf_counts(X))
-
-
-def test_random_stream_is_validated():
-    X, y = _mixed_data(2)
-    with pytest.raises(ValueError, match="random_stream"):
-        RandomDecisionTreesClassifier(random_stream="shared").fit(X, y)
 
 
 # --------------------------------------------------------------------------- leaf arithmetic
@@ -209,14 +203,15 @@ _LEAVES = [
 
 def test_reference_leaf_scores_match_the_published_leaf_values():
     counts = np.array([[[n, p]] for p, n, _, _ in _LEAVES])
-    score = combine_leaves(counts, combiner="plausibility", reference_arithmetic=True)
+    score = combine_leaves(counts, combiner="plausibility", compatibility="busch2021")
     expected = np.array([plus - minus for _, _, plus, minus in _LEAVES])
     # (0, 3): pi- = 1, pi+ = 2 theta - 1 with (1 - theta)^3 = 2 theta - 1, so s+ - s- = -(2 - 2 theta)
     theta = next(r.real for r in np.roots([-1, 3, -5, 2]) if abs(r.imag) < 1e-12 and 0.5 < r.real < 1)
     expected[-1] = -(2 - 2 * theta)
     assert np.allclose(score, expected, atol=1e-6)
     # the same model as dstk's machine-precision solver, up to the bisection tolerance
-    assert np.allclose(score, combine_leaves(counts, combiner="plausibility", rescale_above=537), atol=1e-11)
+    exact = _combine(counts, "plausibility", arithmetic=_Arithmetic(rescale_above=537))["score"]
+    assert np.allclose(score, exact, atol=1e-11)
 
 
 def _scipy_degree(positives, negatives, support_of_positive):
@@ -314,7 +309,7 @@ def _single_leaf_mass(leaf):
     from dstk.ensemble._combiners import combine_leaves_to_mass
 
     m = combine_leaves_to_mass(
-        leaf[None], combiner="plausibility", normalize=False, reference_arithmetic=True
+        leaf[None], combiner="plausibility", normalize=False, compatibility="busch2021"
     ).to_array()[0]
     return np.array([m[2], m[1], m[3]])  # {1}, {0}, frame
 
@@ -324,7 +319,7 @@ def small_leaf_counts():
     X, y = load_breast_cancer(return_X_y=True)
     X_train, X_test, y_train, _ = train_test_split(X, y, test_size=0.5, random_state=0)
     model = RandomDecisionTreesClassifier(
-        n_estimators=37, min_samples_leaf=2, min_samples_split=4, random_state=0, random_stream="sequential"
+        n_estimators=37, min_samples_leaf=2, min_samples_split=4, random_state=0, compatibility="busch2021"
     ).fit(X_train, y_train)
     return model.leaf_counts(X_test[:80])
 
@@ -334,23 +329,35 @@ def test_floor_rules_are_the_authors_arithmetic_bit_for_bit(small_leaf_counts, m
     masses = _reference_masses(small_leaf_counts)
     pair = _conjunctive_pair if method == "dempster" else _cautious_pair
     expected = np.array([(lambda r: r[1] - r[2])(_reduce(sample, pair)) for sample in masses])
-    got = combine_leaves(small_leaf_counts, combiner=method, floor=1e-5, reference_arithmetic=True)
+    got = combine_leaves(small_leaf_counts, combiner=method, compatibility="busch2021")
     assert np.array_equal(got, expected)
     # dstk's own leaf solver: the same values up to the bisection tolerance, except for broken ties
-    exact_leaves = combine_leaves(small_leaf_counts, combiner=method, floor=1e-5)
+    exact_leaves = _combine(small_leaf_counts, method, arithmetic=_Arithmetic(floor=1e-5))["score"]
     assert np.allclose(exact_leaves, got, atol=1e-8)
 
 
-def test_reference_arithmetic_bad_input():
+def test_conventions_the_authors_code_never_combines_are_rejected():
     counts = np.array([[[1, 2], [0, 3]]])
-    with pytest.raises(ValueError, match="floor=1e-5"):
-        combine_leaves(counts, combiner="cautious", reference_arithmetic=True)
-    with pytest.raises(ValueError, match="applies only"):
-        combine_leaves(counts, combiner="probability", reference_arithmetic=True)
-    with pytest.raises(ValueError, match="applies only"):
-        combine_leaves(np.array([[[1, 2, 0]]]), combiner="dempster", floor=None, reference_arithmetic=True)
-    with pytest.raises(ValueError, match="True or False"):
-        combine_leaves(counts, combiner="plausibility", reference_arithmetic="yes")
+    with pytest.raises(ValueError, match="clamped pairwise"):
+        _combine(counts, "cautious", arithmetic=_Arithmetic(reference_leaves=True))
+    with pytest.raises(ValueError, match="apply only"):
+        _combine(counts, "probability", arithmetic=_Arithmetic(reference_leaves=True))
+    with pytest.raises(ValueError, match="apply only"):
+        _combine(np.array([[[1, 2, 0]]]), "dempster", arithmetic=_Arithmetic(reference_leaves=True))
+    with pytest.raises(ValueError, match="two classes"):
+        _combine(counts, "probability", arithmetic=_Arithmetic(floor=1e-5))
+    with pytest.raises(ValueError, match=r"\(0, 0.5\)"):
+        _combine(counts, "dempster", arithmetic=_Arithmetic(floor=2.0))
+    with pytest.raises(ValueError, match="only to 'eva'"):
+        _combine(counts, "pooling", arithmetic=_Arithmetic(eva_prior="reference"))
+    with pytest.raises(ValueError, match="leaf model"):
+        combine_leaves(counts, combiner="dempster", model="imprecise_dirichlet", compatibility="busch2021")
+    # the options that used to reproduce the authors' code are gone from the everyday signature
+    for option in ({"floor": 1e-5}, {"reference_arithmetic": True}, {"prior": "reference"}):
+        with pytest.raises(TypeError):
+            combine_leaves(counts, combiner="dempster", **option)
+    with pytest.raises(TypeError):
+        RandomDecisionTreesClassifier(random_stream="independent")
 
 
 # --------------------------------------------------------------------------- end to end
@@ -361,7 +368,7 @@ def test_breast_cancer_split_zero_gives_the_authors_numbers():
     X, y = load_breast_cancer(return_X_y=True)
     X_train, X_test, y_train, y_test = train_test_split(X, y, test_size=0.5, random_state=0)
     model = RandomDecisionTreesClassifier(
-        100, min_samples_leaf=1, min_samples_split=2, random_state=0, random_stream="sequential"
+        100, min_samples_leaf=1, min_samples_split=2, random_state=0, compatibility="busch2021"
     ).fit(X_train, y_train)
     counts = model.leaf_counts(X_test)
 
@@ -369,9 +376,9 @@ def test_breast_cancer_split_zero_gives_the_authors_numbers():
         return roc_auc_score(y_test, combine_leaves(counts, combiner=method, **options))
 
     assert round(auc("probability"), 4) == 0.9910
-    assert round(auc("cautious", floor=1e-5, reference_arithmetic=True), 4) == 0.6101
+    assert round(auc("cautious", compatibility="busch2021"), 4) == 0.6101
     # EVA sums its logarithms in another order than the authors' code, which breaks a few ties differently
-    assert abs(auc("eva", class_prior=model.class_prior_, prior="reference") - 0.9912) < 3e-4
+    assert abs(auc("eva", class_prior=model.class_prior_, compatibility="busch2021") - 0.9912) < 3e-4
 
 
 def test_compatibility_switch_is_the_authors_conventions():
@@ -379,25 +386,21 @@ def test_compatibility_switch_is_the_authors_conventions():
     X_train, X_test, y_train, _ = train_test_split(X, y, test_size=0.5, random_state=0)
     params = {"n_estimators": 20, "min_samples_leaf": 2, "min_samples_split": 4, "random_state": 0}
     reproduced = RandomDecisionTreesClassifier(compatibility="busch2021", **params).fit(X_train, y_train)
-    sequential = RandomDecisionTreesClassifier(random_stream="sequential", **params).fit(X_train, y_train)
-    counts = sequential.leaf_counts(X_test)
-    assert np.array_equal(reproduced.leaf_counts(X_test), counts)
-    for method, options in [
-        ("dempster", {"floor": 1e-5, "reference_arithmetic": True}),
-        ("cautious", {"floor": 1e-5, "reference_arithmetic": True}),
-        ("plausibility", {"reference_arithmetic": True}),
-        ("eva", {"prior": "reference", "class_prior": sequential.class_prior_}),
+    counts = reproduced.leaf_counts(X_test)
+    floor = {"floor": 1e-5, "reference_leaves": True, "tree_order": True}
+    for method, conventions in [
+        ("dempster", floor),
+        ("cautious", floor),
+        ("plausibility", {"reference_leaves": True, "tree_order": True}),
+        ("eva", {"eva_prior": "reference", "tree_order": True}),
     ]:
-        extra = {"class_prior": sequential.class_prior_} if method == "eva" else {}
+        extra = {"class_prior": reproduced.class_prior_} if method == "eva" else {}
+        expected = _combine(counts, method, arithmetic=_Arithmetic(**conventions), **extra)["score"]
         assert np.array_equal(
-            combine_leaves(counts, combiner=method, compatibility="busch2021", **extra),
-            combine_leaves(counts, combiner=method, **options),
+            combine_leaves(counts, combiner=method, compatibility="busch2021", **extra), expected
         )
         reproduced.set_params(combiner=method)
-        assert np.array_equal(
-            reproduced.decision_function(X_test) + (0.0),
-            combine_leaves(counts, combiner=method, **options),
-        )
+        assert np.array_equal(reproduced.decision_function(X_test) + (0.0), expected)
     # averaging: the authors' tree-order float sums (dstk's default sums in fixed point)
     frequencies = counts[:, :, 1] / counts.sum(axis=2)
     assert np.allclose(

@@ -14,7 +14,15 @@ from dstk.evidence._likelihood import (
     LogisticLikelihood,
     MultinomialLikelihood,
 )
-from dstk.evidence._predictive import check_unimodal, find_mode, predictive_mass, predictive_mass_monte_carlo
+from dstk.evidence._predictive import (
+    MonteCarloEstimate,
+    QuadratureEstimate,
+    check_unimodal,
+    find_mode,
+    predictive_mass,
+    predictive_mass_monte_carlo,
+    predictive_mass_quadrature,
+)
 
 
 def _binomial_contour(k, n):
@@ -32,7 +40,10 @@ def _binomial_contour(k, n):
 @pytest.mark.parametrize("k,n", [(0, 1), (1, 2), (3, 4), (7, 10), (70, 100), (10, 10), (2, 50)])
 def test_predictive_mass_matches_closed_form_within_stated_error(k, n):
     contour, tau_hat = _binomial_contour(k, n)
-    masses, error = predictive_mass(contour, tau_hat, return_error=True)
+    estimate = predictive_mass_quadrature(contour, tau_hat)
+    assert isinstance(estimate, QuadratureEstimate)
+    masses, error = estimate
+    np.testing.assert_array_equal(masses.to_array(), predictive_mass(contour, tau_hat).to_array())
     masses = masses.to_array()
     exact = counts_to_mass_array(k, n, "likelihood")
     assert error < 1e-9
@@ -59,18 +70,20 @@ def test_predictive_mass_step_contour_is_confidence_interval_model():
 
 def test_monte_carlo_agrees_with_quadrature_and_closed_form():
     contour, tau_hat = _binomial_contour(7, 10)
-    masses, standard_error = predictive_mass_monte_carlo(
-        contour, tau_hat=tau_hat, n_samples=200_000, random_state=0, return_standard_error=True
-    )
+    estimate = predictive_mass_monte_carlo(contour, tau_hat=tau_hat, n_samples=200_000, random_state=0)
+    assert isinstance(estimate, MonteCarloEstimate) and estimate.standard_error.shape == (2,)
+    masses, standard_error = estimate
     masses = masses.to_array()
     exact = counts_to_mass_array(7, 10, "likelihood")
     quadrature = predictive_mass(contour, tau_hat).to_array()
     assert np.all(np.abs(masses[1:3] - exact[1:3]) < 5 * standard_error)
     assert np.all(np.abs(masses[1:3] - quadrature[1:3]) < 5 * standard_error)
-    again = predictive_mass_monte_carlo(contour, tau_hat=tau_hat, n_samples=1000, random_state=3).to_array()
+    again = predictive_mass_monte_carlo(
+        contour, tau_hat=tau_hat, n_samples=1000, random_state=3
+    ).mass.to_array()
     np.testing.assert_array_equal(
         again,
-        predictive_mass_monte_carlo(contour, tau_hat=tau_hat, n_samples=1000, random_state=3).to_array(),
+        predictive_mass_monte_carlo(contour, tau_hat=tau_hat, n_samples=1000, random_state=3).mass.to_array(),
     )
 
 
@@ -240,7 +253,6 @@ def test_logistic_predictive_mass_quadrature_vs_monte_carlo():
         tau_hat=tau_hat,
         n_samples=1500,
         random_state=0,
-        return_standard_error=True,
     )
     simulated = simulated.to_array()
     assert np.all(np.abs(simulated[1:3] - masses[1:3]) < 5 * standard_error + 1e-9)

@@ -302,6 +302,7 @@ NOT_DATA_FUNCTIONS = {
     "desirability": "takes scalars (*values), tested in tests/metrics",
     "figure4_data": "reproduces a paper figure from integer parameters",
     "predictive_mass": "takes a contour callable, not an array",
+    "predictive_mass_quadrature": "takes a contour callable, not an array",
     "predictive_mass_monte_carlo": "takes a contour callable, not an array",
     "svm_taxonomy_edges": "takes an integer",
     "all_pairs_code": "takes an integer",

@@ -160,3 +160,32 @@ def test_make_code_errors():
         one_vs_rest_code(1)
     with pytest.raises(ValueError, match="max_columns"):
         complete_code(14)
+
+
+@pytest.mark.parametrize(
+    "name, alias, builder",
+    [
+        ("one_vs_rest", "ovr", one_vs_rest_code),
+        ("all_pairs", "ovo", all_pairs_code),
+        ("complete", None, complete_code),
+    ],
+)
+def test_make_code_names_and_aliases_build_the_same_matrix(name, alias, builder):
+    for n_classes in (2, 3, 5):
+        expected = builder(n_classes)
+        np.testing.assert_array_equal(make_code(name, n_classes), expected)
+        if alias is not None:
+            np.testing.assert_array_equal(make_code(alias, n_classes), expected)
+
+
+def test_make_code_sparse_is_the_seeded_sparse_random_code():
+    np.testing.assert_array_equal(
+        make_code("sparse", 9, random_state=4), sparse_random_code(9, random_state=4)
+    )
+
+
+@pytest.mark.parametrize("code", [[[1, 2], [-1, 0]], [[np.nan, 1], [1, -1]], [1, -1], np.zeros((3, 0))])
+def test_row_distances_and_check_share_the_entry_check(code):
+    for function in (row_hamming_distances, check_code_matrix):
+        with pytest.raises(ValueError, match="`code`"):
+            function(code)

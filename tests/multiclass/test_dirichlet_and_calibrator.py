@@ -248,3 +248,24 @@ def test_multiclass_calibrator_with_evidential_binary_calibrator():
         for a, b, c in itertools.product(range(8), repeat=3):
             conj[a & b & c] += emb[0, a] * emb[1, b] * emb[2, c]
         np.testing.assert_allclose(arr[i], np.r_[0.0, conj[1:] / (1 - conj[0])], atol=1e-10)
+
+
+@pytest.mark.parametrize("pool", ["product", "geometric_mean", "trimmed_geometric_mean"])
+@pytest.mark.parametrize("trim", [0.9, -0.1, 0.5, float("nan")])
+def test_trim_outside_its_range_raises_for_every_pool(pool, trim):
+    # trim is checked even where the pool does not use it: a bad option is never silently ignored
+    p = np.full((2, 3), 0.5)
+    with pytest.raises(ValueError, match="`trim`"):
+        combine_task_probabilities(p, one_vs_rest_code(3), pool=pool, trim=trim)
+
+
+def test_embed_task_masses_rejects_nan_and_wrong_shapes():
+    code = all_pairs_code(3)
+    good = np.tile([0.0, 0.2, 0.5, 0.3], (2, 3, 1))
+    bad = good.copy()
+    bad[0, 1, 2] = np.nan
+    with pytest.raises(ValueError, match=r"`task_masses` contains NaN .*index \(0, 1, 2\)"):
+        embed_task_masses(bad, code)
+    with pytest.raises(ValueError, match=r"`task_masses` must have shape \(n_samples, 3, 4\)"):
+        embed_task_masses(good[:, :2], code)
+    assert embed_task_masses(good, code).shape == (2, 3, 8)

@@ -6,6 +6,7 @@ library layer is not importable is skipped with the reason (so the suite says wh
 
 import importlib
 import os
+import re
 import time
 from pathlib import Path
 
@@ -70,8 +71,37 @@ REQUIREMENTS = {
 #: every notebook in the folder is executed (one not listed above is run with no extra requirement)
 ALL_NOTEBOOKS = sorted(set(REQUIREMENTS) | {path.name for path in NOTEBOOKS.glob("*.ipynb")})
 
+#: output lines wider than this scroll sideways on the documentation's theme
+MAX_OUTPUT_COLUMNS = 88
+
+#: the repr of a matplotlib object left as a cell's value (end the cell with ``;``)
+STRAY_ARTIST = re.compile(r"^\[?(<matplotlib\.|Text\(|Line2D\(|<Axes)")
+
 #: each notebook must run in well under a minute on 2 cores (generous for a loaded CI machine)
 TIME_LIMIT_SECONDS = 120
+
+
+def output_problems(notebook):
+    """Output lines wider than ``MAX_OUTPUT_COLUMNS`` and stray matplotlib reprs, cell by cell."""
+    problems = []
+    for number, cell in enumerate(notebook.cells):
+        for output in cell.get("outputs", []):
+            if output.output_type == "stream":
+                text = output.text
+            elif output.output_type in ("execute_result", "display_data"):
+                if "text/html" in output.data or "image/png" in output.data:
+                    continue  # the page shows the HTML or the image, not the plain text
+                text = output.data.get("text/plain", "")
+                if output.output_type == "execute_result" and STRAY_ARTIST.match(text):
+                    problems.append(f"cell {number}: stray output {text[:60]!r} (end the cell with ';')")
+            else:
+                continue
+            problems += [
+                f"cell {number} ({len(line)} columns): {line[:120]}"
+                for line in text.splitlines()
+                if len(line) > MAX_OUTPUT_COLUMNS
+            ]
+    return problems
 
 
 def missing_requirement(requirements):
@@ -116,3 +146,21 @@ def test_notebook_runs(name):
     client.execute(env=env)  # raises CellExecutionError (with the failing cell) on any error
     elapsed = time.perf_counter() - start
     assert elapsed < TIME_LIMIT_SECONDS, f"{name} took {elapsed:.0f} s"
+    problems = output_problems(notebook)
+    assert not problems, f"{name}: outputs wider than {MAX_OUTPUT_COLUMNS} columns or stray:\n" + "\n".join(
+        problems
+    )
+
+
+def test_output_problems_finds_wide_lines_and_stray_artists():
+    notebook = nbformat.v4.new_notebook()
+    stream = nbformat.v4.new_output("stream", name="stdout", text="short\n" + "x" * 89 + "\n")
+    stray = nbformat.v4.new_output("execute_result", data={"text/plain": "Text(0.5, 0.98, 'title')"})
+    table = nbformat.v4.new_output("execute_result", data={"text/html": "<table/>", "text/plain": "y" * 200})
+    notebook.cells = [
+        nbformat.v4.new_code_cell("pass", outputs=outputs) for outputs in ([stream], [stray], [table])
+    ]
+    problems = output_problems(notebook)
+    assert len(problems) == 2
+    assert problems[0].startswith("cell 0 (89 columns)")
+    assert problems[1].startswith("cell 1: stray output")

@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dstk import MassFunction
-from dstk.calibration._combination import _interval
+from dstk._estimator import singleton_interval as _interval
 from dstk.metrics import interval_width
 
 

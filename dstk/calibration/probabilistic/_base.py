@@ -15,7 +15,7 @@ if TYPE_CHECKING:
 
     from ...core._mass import MassFunction
 
-__all__ = ["BinaryProbabilisticCalibrator", "log_odds", "interval_to_mass"]
+__all__ = ["BinaryProbabilisticCalibrator", "log_odds", "interval_to_mass", "interval_mass_array"]
 
 
 def log_odds(probabilities: ArrayLike, clip: float = 1e-12) -> np.ndarray:
@@ -73,13 +73,33 @@ def interval_to_mass(lower: ArrayLike, upper: ArrayLike, classes: ArrayLike) -> 
     from ...core._frame import Frame
     from ...core._mass import MassFunction
 
+    values = interval_mass_array(lower, upper)
+    return MassFunction.from_array(values, Frame(tuple(np.asarray(classes).tolist())), validate=False)
+
+
+def interval_mass_array(lower: ArrayLike, upper: ArrayLike) -> np.ndarray:
+    """Dense binary masses ``[0, 1 - upper, lower, upper - lower]`` of intervals for ``P(class 1)``.
+
+    ``lower`` is clipped to [0, 1] and ``upper`` to [lower, 1] first, so that
+    every mass is non-negative.
+
+    Parameters
+    ----------
+    lower, upper : array_like of the same shape
+        Bounds of the probability of the positive class.
+
+    Returns
+    -------
+    ndarray of shape ``lower.shape + (4,)``
+        Indexed by subset bitmask: empty set, ``{0}``, ``{1}``, ``{0, 1}``.
+    """
     low = np.clip(np.asarray(lower, dtype=np.float64), 0.0, 1.0)
     high = np.clip(np.maximum(np.asarray(upper, dtype=np.float64), low), 0.0, 1.0)
     values = np.zeros(low.shape + (4,))
     values[..., 1] = 1.0 - high
     values[..., 2] = low
     values[..., 3] = high - low
-    return MassFunction.from_array(values, Frame(tuple(np.asarray(classes).tolist())), validate=False)
+    return values
 
 
 class BinaryProbabilisticCalibrator(ClassifierMixin, BaseEstimator):

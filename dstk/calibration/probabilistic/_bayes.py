@@ -61,6 +61,14 @@ def asymmetric_laplace_logpdf(values: ArrayLike, mode: float, beta: float, gamma
     return np.where(s <= mode, norm - beta * (mode - s), norm - gamma * (s - mode))
 
 
+def _power_of_two_scale(values: np.ndarray) -> float:
+    """The power of two nearest above ``max |values|`` (1.0 for zeros): dividing by it is exact."""
+    largest = float(np.max(np.abs(values))) if values.size else 0.0
+    if largest == 0.0:
+        return 1.0
+    return float(np.ldexp(1.0, int(np.frexp(largest)[1])))
+
+
 class _BayesCalibrator(BinaryProbabilisticCalibrator):
     _fitted_attribute = "prior_positive_"
     input_kind: str
@@ -291,7 +299,10 @@ class AsymmetricLaplaceBayesCalibrator(_BayesCalibrator):
     def _fit_densities(self, negative, positive):
         modes, lefts, rights = [], [], []
         for name, group in (("negative", negative), ("positive", positive)):
-            mode, beta, gamma, ll = asymmetric_laplace_fit(np.sort(group))
+            # fit on the scores divided by a power of two (exact): d_left * d_right overflows from |s| ~ 1e154
+            scale = _power_of_two_scale(group)
+            mode, beta, gamma, ll = asymmetric_laplace_fit(np.sort(group / scale))
+            mode, beta, gamma = mode * scale, beta / scale, gamma / scale
             if not np.isfinite(ll):
                 raise ValueError(
                     f"The {group.size} scores of the {name} class take fewer than three distinct values; an "

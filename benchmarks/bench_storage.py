@@ -1,0 +1,162 @@
+"""MassFunction's per-call overhead and core paths: two checkouts of dstk side by side, interleaved.
+
+Compares the ``MassFunction`` of two source trees (for instance before and
+after a change to its storage classes) on the paths where the dispatch to
+the storage form is a visible part of the time: construction from an array
+(validated or not), queries, batch indexing, transforms, the two-source
+combination, the fold over a batch axis, and the focal-set form.  Each tree
+runs in its own worker process (``PYTHONPATH=<tree>``); the driver asks them
+in turn (A, B, B, A, ...) so that both see the same machine load, and
+reports the median ratio after/before with its range over the rounds.
+Workers run numba and BLAS on one thread.
+
+Usage::
+
+    python benchmarks/bench_storage.py --before /path/to/old/tree --after /path/to/new/tree \
+        [--rounds 15] [--md results.md]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+
+def workloads():
+    """name -> callable, built in the worker with that worker's dstk."""
+    from dstk import Frame, MassFunction, combine
+
+    rng = np.random.default_rng(0)
+
+    def masses(batch, n):
+        values = rng.random(batch + (1 << n,))
+        return values / values.sum(axis=-1, keepdims=True)
+
+    frame4 = Frame(range(4))
+    one = masses((), 4)
+    rows = masses((10_000,), 4)
+    pair = masses((2_000,), 4), masses((2_000,), 4)
+    fold = masses((2_000, 10), 4)
+    m_one = MassFunction.from_array(one, frame4)
+    m_rows = MassFunction.from_array(rows, frame4)
+    a, b = (MassFunction.from_array(x, frame4) for x in pair)
+    m_fold = MassFunction.from_array(fold, frame4)
+    big = Frame(range(30))
+    focal = np.unique(rng.integers(1, 1 << 30, 40).astype(np.uint64))[:32]
+    s1 = MassFunction.from_focal_sets(focal, rng.dirichlet(np.ones(focal.size)), big)
+    s2 = MassFunction.from_focal_sets(focal[::-1].copy(), rng.dirichlet(np.ones(focal.size)), big)
+    s_batch = MassFunction.from_focal_sets(focal, rng.dirichlet(np.ones(focal.size), size=(200, 3)), big)
+    return {
+        "from_array(validate=False), one": lambda: MassFunction.from_array(one, frame4, validate=False),
+        "from_array, 10,000 rows": lambda: MassFunction.from_array(rows, frame4),
+        "m[A], bel(A), pl(A), one": lambda: (m_one[{0}], m_one.bel({0, 1}), m_one.pl({2})),
+        "m.batch[i] and reshape": lambda: (m_rows.batch[5], m_rows.reshape(100, 100)),
+        "pignistic, 10,000 rows": lambda: m_rows.pignistic(),
+        "discount + normalize, 10,000 rows": lambda: m_rows.discount(0.1).normalize(),
+        "combine([a, b]) dempster, 2,000 rows": lambda: combine([a, b], rule="dempster"),
+        "fold axis=1 dempster, 2,000 x 10": lambda: combine(m_fold, rule="dempster", axis=1),
+        "fold axis=1 dempster validate=False path": lambda: combine(
+            MassFunction.from_array(fold, frame4, validate=False), rule="dempster", axis=1
+        ),
+        "focal sets: combine two, n=30, F=32": lambda: combine([s1, s2], rule="dempster"),
+        "focal sets: fold 200 x 3, n=30": lambda: combine(s_batch, rule="conjunctive", axis=1),
+        "focal sets: bel, pignistic, to_dict": lambda: (s1.bel(set(range(10))), s1.pignistic(), s1.to_dict()),
+    }
+
+
+def worker():
+    """Answer ``name`` lines with the seconds per call of that workload (calls batched to >= 2 ms)."""
+    fns = workloads()
+    numbers = {}
+    for name, fn in fns.items():  # warm-up (numba compilation, caches) and calls per timing
+        fn()
+        t0 = time.perf_counter()
+        fn()
+        numbers[name] = max(1, int(0.002 / max(time.perf_counter() - t0, 1e-7)))
+    print(json.dumps(list(fns)), flush=True)
+    for line in sys.stdin:
+        name = line.strip()
+        fn, number = fns[name], numbers[name]
+        t0 = time.perf_counter()
+        for _ in range(number):
+            fn()
+        print(json.dumps((time.perf_counter() - t0) / number), flush=True)
+
+
+def start(tree):
+    # one thread each: on a shared machine, threaded kernels make the spread much larger than the effect
+    env = dict(os.environ, PYTHONPATH=tree, NUMBA_NUM_THREADS="1", OMP_NUM_THREADS="1")
+    proc = subprocess.Popen(
+        [sys.executable, os.path.abspath(__file__), "--worker"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        env=env,
+        cwd=tree,
+    )
+    names = json.loads(proc.stdout.readline())
+    return proc, names
+
+
+def ask(proc, name):
+    proc.stdin.write(name + "\n")
+    proc.stdin.flush()
+    return json.loads(proc.stdout.readline())
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--before", help="source tree of the reference dstk (required)")
+    parser.add_argument("--after", help="source tree of the dstk to compare (required)")
+    parser.add_argument("--rounds", type=int, default=15)
+    parser.add_argument("--md", help="write the table to this Markdown file")
+    parser.add_argument("--only", help="run the workloads whose name contains this text")
+    parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.worker:
+        worker()
+        return
+    if not (args.before and args.after):
+        parser.error("--before and --after (two source trees of dstk) are required.")
+    before, names = start(args.before)
+    after, _ = start(args.after)
+    if args.only:
+        names = [name for name in names if args.only in name]
+    times = {name: ([], []) for name in names}
+    for r in range(args.rounds):
+        for name in names:
+            order = [(0, before), (1, after)] if r % 2 == 0 else [(1, after), (0, before)]
+            for i, proc in order:
+                times[name][i].append(ask(proc, name))
+    for proc in (before, after):
+        proc.stdin.close()
+        proc.wait()
+    lines = [
+        f"Interleaved, {args.rounds} rounds; machine load (uptime): {os.getloadavg()[0]:.1f} (1 min)",
+        "",
+        "| workload | before (median) | after (median) | after / before: median (IQR; range) |",
+        "|---|---|---|---|",
+    ]
+    for name in names:
+        old, new = (np.array(x) for x in times[name])
+        ratio = new / old
+        q1, med, q3 = np.percentile(ratio, [25, 50, 75])
+        lines.append(
+            f"| {name} | {np.median(old) * 1e6:.1f} µs | {np.median(new) * 1e6:.1f} µs | "
+            f"{med:.3f} ({q1:.3f}-{q3:.3f}; {ratio.min():.3f}-{ratio.max():.3f}) |"
+        )
+    text = "\n".join(lines)
+    print(text)
+    if args.md:
+        with open(args.md, "w") as handle:
+            handle.write(text + "\n")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,496 @@
+"""The two storage forms behind :class:`~dstk.core.MassFunction`, with one interface.
+
+A mass function of a batch is stored either
+
+* densely (:class:`DenseStorage`): masses of shape ``batch_shape + (2**n,)``
+  indexed by subset bitmask, or
+* in focal-set form (:class:`FocalSetStorage`): ``F`` focal bitmasks shared
+  by the batch (sorted, uint64) and masses of shape ``batch_shape + (F,)``.
+
+Both present the same attributes and methods: ``masses`` (the stored values,
+last axis over the stored subsets), ``columns`` (the bitmask of each stored
+subset), batch handling (``index``, ``reshape``, ``broadcast_to``,
+:func:`stack`), queries (``mass_of``, ``sum_over``, ``nonzero``, ...),
+conversions (``to_dense``, ``focal_form``) and the operations whose
+arithmetic depends on the form (``pignistic``, ``contour``, ``discount``,
+``normalize``, ``condition``, ...).  Each operation is written once per form;
+:class:`~dstk.core.MassFunction` holds one storage object and delegates, so
+that it never branches on the form.  Shared code (written on ``masses`` and
+``columns``) lives in the base class :class:`Storage`.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from .._kernels import transforms as _t
+from ..exceptions import TotalConflictError
+from . import _dense, _sparse
+
+__all__ = ["Storage", "DenseStorage", "FocalSetStorage", "stack", "from_state", "membership"]
+
+
+@functools.lru_cache(maxsize=32)
+def _all_subsets(size: int) -> np.ndarray:
+    """The bitmasks ``0 .. size - 1`` as a read-only uint64 array (the columns of a dense form)."""
+    out = np.arange(size, dtype=np.uint64)
+    out.flags.writeable = False
+    return out
+
+
+def membership(focal: np.ndarray, n: int) -> np.ndarray:
+    """(F, n) 0/1 matrix: does focal set f contain label i."""
+    shifts = np.arange(n, dtype=np.uint64)
+    return ((focal[:, None] >> shifts[None, :]) & np.uint64(1)).astype(np.float64)
+
+
+class Storage:
+    """The interface shared by the two forms, and the code written once for both.
+
+    Subclasses define ``masses``, ``columns``, ``is_dense`` and the methods
+    whose arithmetic differs between the forms.
+    """
+
+    __slots__ = ()
+    is_dense: bool
+    masses: np.ndarray
+
+    # -- layout -----------------------------------------------------------
+    @property
+    def columns(self) -> np.ndarray:
+        """uint64 array (n_focal,): the bitmask of each stored subset."""
+        raise NotImplementedError
+
+    @property
+    def batch_shape(self) -> tuple[int, ...]:
+        """The batch shape (all axes of ``masses`` but the last)."""
+        return self.masses.shape[:-1]
+
+    @property
+    def n_focal(self) -> int:
+        """Number of stored subsets (``2**n`` in the dense form)."""
+        return self.masses.shape[-1]
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes held by the arrays of this storage."""
+        raise NotImplementedError
+
+    def with_masses(self, masses: np.ndarray) -> Storage:
+        """A storage of the same form and stored subsets holding ``masses``."""
+        raise NotImplementedError
+
+    # -- batch handling -----------------------------------------------------
+    def index(self, index: tuple[Any, ...]) -> Storage:
+        """The batch members selected by ``index`` (a tuple over the batch axes)."""
+        return self.with_masses(self.masses[index + (slice(None),)])
+
+    def reshape(self, batch_shape: tuple[Any, ...]) -> Storage:
+        """The same mass functions with a new batch shape."""
+        return self.with_masses(self.masses.reshape(batch_shape + (self.masses.shape[-1],)))
+
+    def broadcast_to(self, batch_shape: tuple[int, ...]) -> Storage:
+        """A read-only broadcast view with batch shape ``batch_shape``."""
+        return self.with_masses(np.broadcast_to(self.masses, tuple(batch_shape) + self.masses.shape[-1:]))
+
+    # -- queries --------------------------------------------------------------
+    def sum_over(self, selector: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
+        """Sum of the masses of the stored subsets whose bitmasks ``selector`` selects."""
+        return self.masses[..., selector(self.columns)].sum(axis=-1)
+
+    def used_columns(self) -> tuple[np.ndarray, np.ndarray]:
+        """(bitmasks, masses) of the stored subsets with a non-zero mass somewhere in the batch."""
+        used = np.flatnonzero(np.any(self.masses.reshape(-1, self.masses.shape[-1]) != 0, axis=0))
+        return self.columns[used], self.masses[..., used]
+
+    def _aligned(self, other: Storage) -> tuple[np.ndarray, np.ndarray]:
+        """The masses of ``self`` and ``other`` on one list of subsets."""
+        _, (a, b) = _sparse.align([self.focal_form(), other.focal_form()])
+        return a, b
+
+    def equal(self, other: Storage) -> bool:
+        """Bit-equal masses (same batch shape assumed)."""
+        return bool(np.array_equal(*self._aligned(other)))
+
+    def allclose(self, other: Storage, atol: float) -> bool:
+        """Masses within ``atol`` of each other."""
+        a, b = self._aligned(other)
+        return bool(np.allclose(a, b, atol=atol, rtol=0))
+
+    # -- the form-dependent interface (each subclass writes these once) ----------
+    def to_dense(self, n: int, what: str) -> np.ndarray:
+        """The dense masses ``batch_shape + (2**n,)`` (raises FrameTooLargeError if too large)."""
+        raise NotImplementedError
+
+    def focal_form(self) -> tuple[np.ndarray, np.ndarray]:
+        """(sorted focal bitmasks (F,), masses batch_shape + (F,))."""
+        raise NotImplementedError
+
+    def state(self) -> dict[str, Any]:
+        """The arrays of this storage, keyed as in ``MassFunction.__getstate__``."""
+        raise NotImplementedError
+
+    def reduce(self) -> tuple[str, tuple[Any, ...]]:
+        """(name of the MassFunction constructor, its arguments before the frame) for pickling."""
+        raise NotImplementedError
+
+    def describe(self) -> str:
+        """The form, for ``repr``."""
+        raise NotImplementedError
+
+    def like_dense(self, masses: np.ndarray) -> Storage:
+        """The dense result ``masses`` (``batch_shape + (2**n,)``) of an operation, in this form."""
+        raise NotImplementedError
+
+    def mass_of(self, mask: int) -> np.ndarray:
+        """``m(A)`` for the bitmask ``mask`` of A, one value per batch member."""
+        raise NotImplementedError
+
+    def empty_mass(self) -> np.ndarray:
+        """``m(empty)``, one value per batch member."""
+        raise NotImplementedError
+
+    def nonzero(self, tolerance: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
+        """(bitmasks, masses) of the subsets with mass above ``tolerance`` (unbatched)."""
+        raise NotImplementedError
+
+    def cardinality_weighted(self, fn: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
+        """``sum_{A != empty} m(A) fn(|A|)``, one value per batch member."""
+        raise NotImplementedError
+
+    def singleton_masses(self, n: int) -> np.ndarray:
+        """``m({w})`` of every label, shape ``batch_shape + (n,)``."""
+        raise NotImplementedError
+
+    def nonempty_focal(self) -> tuple[np.ndarray, np.ndarray]:
+        """(bitmasks, masses) of the stored non-empty subsets."""
+        raise NotImplementedError
+
+    def pignistic(self, n: int) -> tuple[np.ndarray | None, np.ndarray]:
+        """(BetP ``batch_shape + (n,)``, or None where undefined; flags of the rows where it is defined)."""
+        raise NotImplementedError
+
+    def contour(self, n: int) -> np.ndarray:
+        """``pl({w})`` of every label, shape ``batch_shape + (n,)``."""
+        raise NotImplementedError
+
+    def discount(self, rate: np.ndarray, full: int) -> Storage:
+        """Shafer's discounting by ``rate`` (checked, broadcasting against the batch); ``full`` = frame."""
+        raise NotImplementedError
+
+    def normalize(self) -> Storage:
+        """Dempster's normalisation (raises TotalConflictError when m(empty) = 1 somewhere)."""
+        raise NotImplementedError
+
+    def condition(self, mask: int) -> Storage:
+        """Unnormalised conditioning: the mass of each B moves to B & A (``mask`` = A)."""
+        raise NotImplementedError
+
+    def with_vacuous_rows(self, bad: np.ndarray, ax: int, full: int) -> tuple[Storage, tuple[int, ...]]:
+        """Sources on batch axis ``ax`` moved last; the sources of the flat rows ``bad`` made vacuous.
+
+        Returns the storage of batch shape ``batch + (K,)`` and ``batch``.
+        """
+        raise NotImplementedError
+
+
+class DenseStorage(Storage):
+    """Dense form: masses of shape ``batch_shape + (2**n,)`` indexed by subset bitmask."""
+
+    __slots__ = ("masses",)
+    is_dense = True
+
+    def __init__(self, masses: np.ndarray) -> None:
+        self.masses = masses
+
+    @property
+    def columns(self) -> np.ndarray:
+        return _all_subsets(self.masses.shape[-1])
+
+    @property
+    def nbytes(self) -> int:
+        return int(self.masses.nbytes)
+
+    def with_masses(self, masses: np.ndarray) -> DenseStorage:
+        return DenseStorage(masses)
+
+    def like_dense(self, masses: np.ndarray) -> DenseStorage:
+        """The dense result ``masses`` of an operation, in this form."""
+        return DenseStorage(masses)
+
+    # -- conversions -------------------------------------------------------
+    def to_dense(self, n: int, what: str) -> np.ndarray:
+        return self.masses
+
+    def focal_form(self) -> tuple[np.ndarray, np.ndarray]:
+        return _sparse.from_dense(self.masses)
+
+    def state(self) -> dict[str, Any]:
+        return {"m": self.masses, "focal": None, "fm": None}
+
+    def reduce(self) -> tuple[str, tuple[Any, ...]]:
+        return "_dense", (self.masses,)
+
+    def describe(self) -> str:
+        return "dense"
+
+    def _aligned(self, other: Storage) -> tuple[np.ndarray, np.ndarray]:
+        if isinstance(other, DenseStorage):
+            return self.masses, other.masses
+        return super()._aligned(other)
+
+    # -- queries ---------------------------------------------------------------
+    def mass_of(self, mask: int) -> np.ndarray:
+        """``m(A)`` for the bitmask ``mask`` of A, one value per batch member."""
+        return self.masses[..., mask]
+
+    def empty_mass(self) -> np.ndarray:
+        """``m(empty)``, one value per batch member."""
+        return self.masses[..., 0]
+
+    def nonzero(self, tolerance: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
+        """(bitmasks, masses) of the subsets with mass above ``tolerance`` (unbatched)."""
+        idx = np.flatnonzero(self.masses > tolerance)
+        return idx, self.masses[idx]
+
+    def cardinality_weighted(self, fn: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
+        """``sum_{A != empty} m(A) fn(|A|)``, one value per batch member."""
+        size = self.masses.shape[-1]
+        card = _dense.cardinalities(size)
+        w = np.zeros(size)
+        w[1:] = fn(card[1:].astype(np.float64))
+        return self.masses @ w
+
+    def singleton_masses(self, n: int) -> np.ndarray:
+        """``m({w})`` of every label, shape ``batch_shape + (n,)``."""
+        return self.masses[..., [1 << i for i in range(n)]]
+
+    def nonempty_focal(self) -> tuple[np.ndarray, np.ndarray]:
+        """(bitmasks, masses) of the stored non-empty subsets."""
+        return np.arange(1, self.masses.shape[-1], dtype=np.uint64), self.masses[..., 1:]
+
+    # -- operations --------------------------------------------------------------
+    def pignistic(self, n: int) -> tuple[np.ndarray | None, np.ndarray]:
+        """(BetP ``batch_shape + (n,)`` or None when undefined somewhere, flags of defined rows)."""
+        rows = _dense.as_rows(self.masses)
+        denom_ok = rows[:, 1:].sum(axis=1) > 0
+        out = None
+        if np.all(denom_ok):
+            out = _t.pignistic(rows, n, _dense.inverse_cardinalities(1 << n))
+            out = out.reshape(self.batch_shape + (n,))
+        return out, denom_ok
+
+    def contour(self, n: int) -> np.ndarray:
+        """``pl({w})`` of every label, shape ``batch_shape + (n,)``."""
+        rows = _dense.as_rows(self.masses)
+        return _t.singleton_sums(rows, n).reshape(self.batch_shape + (n,))
+
+    def discount(self, rate: np.ndarray, full: int) -> DenseStorage:
+        """Shafer's discounting by ``rate`` (checked, broadcasting against the batch)."""
+        out = self.masses * (1.0 - rate[..., None])
+        out[..., full] += rate
+        return DenseStorage(out)
+
+    def normalize(self) -> DenseStorage:
+        """Dempster's normalisation (raises TotalConflictError when m(empty) = 1)."""
+        arr = self.masses
+        s = arr[..., 1:].sum(axis=-1)
+        if np.any(s <= 0):
+            raise TotalConflictError(
+                "Cannot normalise: all the mass is on the empty set (total conflict) in "
+                f"{int(np.sum(s <= 0))} mass function(s) of the batch."
+            )
+        out = arr / s[..., None]
+        out[..., 0] = 0.0
+        return DenseStorage(out)
+
+    def condition(self, mask: int) -> DenseStorage:
+        """Unnormalised conditioning: the mass of each B moves to B & A (``mask`` = A)."""
+        size = self.masses.shape[-1]
+        idx = np.arange(size, dtype=np.int64) & mask
+        return DenseStorage(_sparse.scatter_sum(self.masses, idx, size))
+
+    def with_vacuous_rows(self, bad: np.ndarray, ax: int, full: int) -> tuple[DenseStorage, tuple[int, ...]]:
+        """Sources on batch axis ``ax`` moved last, the sources of flat rows ``bad`` made vacuous.
+
+        Returns the storage of batch shape ``batch + (K,)`` and ``batch``.
+        """
+        nd = self.masses.ndim - 1
+        arr = np.moveaxis(self.masses, ax, nd - 1)
+        batch = arr.shape[: nd - 1]
+        rows = arr.reshape((-1,) + arr.shape[nd - 1 :]).copy()  # (rows, K, 2**n)
+        rows[bad] = 0.0
+        rows[bad, :, full] = 1.0
+        return DenseStorage(rows.reshape(batch + rows.shape[1:])), batch
+
+
+class FocalSetStorage(Storage):
+    """Focal-set form: sorted focal bitmasks ``(F,)`` shared by the batch, masses ``batch_shape + (F,)``."""
+
+    __slots__ = ("focal", "masses")
+    is_dense = False
+
+    def __init__(self, focal: np.ndarray, masses: np.ndarray) -> None:
+        self.focal = focal
+        self.masses = masses
+
+    @property
+    def columns(self) -> np.ndarray:
+        return self.focal
+
+    @property
+    def nbytes(self) -> int:
+        return int(self.masses.nbytes + self.focal.nbytes)
+
+    def with_masses(self, masses: np.ndarray) -> FocalSetStorage:
+        return FocalSetStorage(self.focal, masses)
+
+    def like_dense(self, masses: np.ndarray) -> FocalSetStorage:
+        """The dense result ``masses`` of an operation, in this form."""
+        return FocalSetStorage(*_sparse.from_dense(masses))
+
+    # -- conversions -------------------------------------------------------
+    def to_dense(self, n: int, what: str) -> np.ndarray:
+        _dense.check_dense_size(n, _dense.batch_size(self.batch_shape), what=what)
+        return _sparse.to_dense(self.focal, self.masses, 1 << n)
+
+    def focal_form(self) -> tuple[np.ndarray, np.ndarray]:
+        return self.focal, self.masses
+
+    def state(self) -> dict[str, Any]:
+        return {"m": None, "focal": self.focal, "fm": self.masses}
+
+    def reduce(self) -> tuple[str, tuple[Any, ...]]:
+        return "_sparse", (self.focal, self.masses)
+
+    def describe(self) -> str:
+        return f"{self.masses.shape[-1]} focal sets"
+
+    # -- queries ---------------------------------------------------------------
+    def mass_of(self, mask: int) -> np.ndarray:
+        """``m(A)`` for the bitmask ``mask`` of A, one value per batch member."""
+        return self.sum_over(lambda f: f == np.uint64(mask))
+
+    def empty_mass(self) -> np.ndarray:
+        """``m(empty)``, one value per batch member."""
+        return self.sum_over(lambda f: f == np.uint64(0))
+
+    def nonzero(self, tolerance: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
+        """(bitmasks, masses) of the focal sets with mass above ``tolerance`` (unbatched)."""
+        keep = self.masses > tolerance
+        return self.focal[keep], self.masses[keep]
+
+    def cardinality_weighted(self, fn: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
+        """``sum_{A != empty} m(A) fn(|A|)``, one value per batch member."""
+        card = _sparse.popcount(self.focal).astype(np.float64)
+        w = np.zeros(card.shape)
+        nz = card > 0
+        w[nz] = fn(card[nz])
+        return self.masses @ w
+
+    def singleton_masses(self, n: int) -> np.ndarray:
+        """``m({w})`` of every label, shape ``batch_shape + (n,)``."""
+        out = np.zeros(self.batch_shape + (n,))
+        for i in range(n):
+            hit = self.focal == np.uint64(1 << i)
+            if hit.any():
+                out[..., i] = self.masses[..., hit].sum(axis=-1)
+        return out
+
+    def nonempty_focal(self) -> tuple[np.ndarray, np.ndarray]:
+        """(bitmasks, masses) of the stored non-empty focal sets."""
+        keep = self.focal != 0
+        return self.focal[keep], self.masses[..., keep]
+
+    # -- operations --------------------------------------------------------------
+    def pignistic(self, n: int) -> tuple[np.ndarray | None, np.ndarray]:
+        """(BetP ``batch_shape + (n,)``, flags of the rows where it is defined)."""
+        card = _sparse.popcount(self.focal).astype(np.float64)
+        inv = np.where(card > 0, 1.0 / np.maximum(card, 1), 0.0)
+        raw = (self.masses * inv) @ membership(self.focal, n)
+        denom = self.masses @ (card > 0).astype(np.float64)
+        denom_ok = np.atleast_1d(denom > 0).ravel()
+        with np.errstate(invalid="ignore", divide="ignore"):
+            out = raw / denom[..., None]
+        return out, denom_ok
+
+    def contour(self, n: int) -> np.ndarray:
+        """``pl({w})`` of every label, shape ``batch_shape + (n,)``."""
+        return self.masses @ membership(self.focal, n)
+
+    def discount(self, rate: np.ndarray, full: int) -> FocalSetStorage:
+        """Shafer's discounting by ``rate`` (checked, broadcasting against the batch)."""
+        focal, fm = self._with_subset(full)
+        out = fm * (1.0 - rate[..., None])
+        out[..., np.flatnonzero(focal == np.uint64(full))[0]] += rate
+        return FocalSetStorage(focal, out)
+
+    def _with_subset(self, mask: int) -> tuple[np.ndarray, np.ndarray]:
+        """(focal, masses) with the subset ``mask`` among the focal sets (zero mass if added)."""
+        focal, fm = self.focal, self.masses
+        if not np.any(focal == np.uint64(mask)):
+            focal = np.append(focal, np.uint64(mask))
+            fm = np.concatenate([fm, np.zeros(fm.shape[:-1] + (1,))], axis=-1)
+            focal, fm = _sparse.merge_duplicates(focal, fm)
+        return focal, fm
+
+    def normalize(self) -> FocalSetStorage:
+        """Dempster's normalisation (raises TotalConflictError when m(empty) = 1)."""
+        nz = self.focal != 0
+        s = self.masses[..., nz].sum(axis=-1)
+        if np.any(s <= 0):
+            raise TotalConflictError("Cannot normalise: all the mass is on the empty set (total conflict).")
+        out = self.masses / s[..., None]
+        out[..., ~nz] = 0.0
+        return FocalSetStorage(*_sparse.prune(self.focal, out))
+
+    def condition(self, mask: int) -> FocalSetStorage:
+        """Unnormalised conditioning: the mass of each B moves to B & A (``mask`` = A)."""
+        focal = self.focal & np.uint64(mask)
+        return FocalSetStorage(*_sparse.merge_duplicates(focal, self.masses))
+
+    def with_vacuous_rows(
+        self, bad: np.ndarray, ax: int, full: int
+    ) -> tuple[FocalSetStorage, tuple[int, ...]]:
+        """Sources on batch axis ``ax`` moved last, the sources of flat rows ``bad`` made vacuous.
+
+        Returns the storage of batch shape ``batch + (K,)`` and ``batch``.
+        """
+        nd = self.masses.ndim - 1
+        focal, fm = self.focal, np.moveaxis(self.masses, ax, nd - 1)
+        batch = fm.shape[: nd - 1]
+        fm = fm.reshape((-1,) + fm.shape[nd - 1 :]).copy()  # (rows, K, F)
+        if not np.any(focal == np.uint64(full)):
+            focal = np.append(focal, np.uint64(full))
+            fm = np.concatenate([fm, np.zeros(fm.shape[:-1] + (1,))], axis=-1)
+        column = int(np.flatnonzero(focal == np.uint64(full))[0])
+        fm[bad] = 0.0
+        fm[bad, :, column] = 1.0
+        order = np.argsort(focal)
+        return FocalSetStorage(focal[order], fm[..., order].reshape(batch + fm.shape[1:])), batch
+
+
+def stack(storages: Sequence[Storage], batch_shape: tuple[int, ...], axis: int) -> Storage:
+    """Stack storages (batch shapes broadcasting to ``batch_shape``) along a new batch axis ``axis``.
+
+    Dense when every input is dense, else in focal-set form on the union of
+    the focal sets.
+    """
+    if all(isinstance(s, DenseStorage) for s in storages):
+        size = storages[0].masses.shape[-1]
+        arrays = [np.broadcast_to(s.masses, batch_shape + (size,)) for s in storages]
+        return DenseStorage(np.stack(arrays, axis=axis))
+    focal, masses = _sparse.align([s.focal_form() for s in storages])
+    arrays = [np.broadcast_to(f, batch_shape + (focal.size,)) for f in masses]
+    return FocalSetStorage(focal, np.stack(arrays, axis=axis))
+
+
+def from_state(state: dict[str, Any]) -> Storage:
+    """The storage of a ``MassFunction.__getstate__`` dictionary (keys ``m``, ``focal``, ``fm``)."""
+    if state["m"] is not None:
+        return DenseStorage(state["m"])
+    return FocalSetStorage(state["focal"], state["fm"])
