@@ -17,7 +17,9 @@ calibration       ``--scores`` scores turned into mass functions by a fitted
                   BinningCalibrator (``dstk.dask.predict_mass``).
 
 Each workload ends in three scalars (sum of BetP({1}), sum of the conflict or
-of m(empty), number of rows deciding {1}), checked equal on both sides.
+of m(empty), number of rows deciding {1}), checked equal on both sides; the
+dask side sums them per chunk (one task per chunk, where the chunk is), as the
+anchor does.
 
 The anchor ("in memory") runs the same chunk generator and the same in-memory
 dstk call (``dstk.combine_with_conflict`` on one row chunk with all its
@@ -92,7 +94,17 @@ def scores_block(seed, block_info=None):
 def summaries(values, conflict):
     """sum BetP({1}), sum of the conflict, number of rows with BetP({1}) > 0.5 (binary masses)."""
     p1 = values[:, 2] + 0.5 * values[:, 3]
-    return [p1.sum(), conflict.sum(), (p1 > 0.5).sum()]
+    return np.array([p1.sum(), conflict.sum(), (p1 > 0.5).sum()])
+
+
+def _add(parts):
+    return np.sum(parts, axis=0)
+
+
+def dask_summaries(values, conflict):
+    """:func:`summaries` of every chunk (one task each, where the chunk is), then added: one lazy result."""
+    blocks = zip(values.to_delayed().ravel(), conflict.to_delayed().ravel())
+    return dask.delayed(_add)([dask.delayed(summaries)(v, c) for v, c in blocks])
 
 
 # -- the two sides ------------------------------------------------------------------
@@ -113,7 +125,7 @@ def fusion_dask(n, k, row_chunk, source_chunk, seed=0):
     )
     array = da.map_blocks(masses_block, seed, chunks=chunks, dtype=np.float64, meta=np.empty((0, 0, 0)))
     fused, kappa = combine_with_conflict(DaskMassFunction(array, (0, 1)), axis=1, split_every=4)
-    return summaries(fused.array, kappa)
+    return dask_summaries(fused.array, kappa)
 
 
 def calibration_in_memory(calibrator, n, chunk_size, seed=7):
@@ -128,7 +140,7 @@ def calibration_dask(calibrator, n, chunk_size, seed=7):
     chunks = (da.core.normalize_chunks(chunk_size, (n,))[0],)
     scores = da.map_blocks(scores_block, seed, chunks=chunks, dtype=np.float64, meta=np.empty((0,)))
     masses = predict_mass(calibrator, scores)
-    return summaries(masses.array, masses.array[:, 0])
+    return dask_summaries(masses.array, masses.array[:, 0])
 
 
 def fit_calibrator():
