@@ -103,7 +103,10 @@ def _add(parts):
 
 def dask_summaries(values, conflict):
     """:func:`summaries` of every chunk (one task each, where the chunk is), then added: one lazy result."""
-    blocks = zip(values.to_delayed().ravel(), conflict.to_delayed().ravel())
+    # optimize_graph=False: the two arrays share their upstream tasks (optimising them apart would duplicate them)
+    blocks = zip(
+        values.to_delayed(optimize_graph=False).ravel(), conflict.to_delayed(optimize_graph=False).ravel()
+    )
     return dask.delayed(_add)([dask.delayed(summaries)(v, c) for v, c in blocks])
 
 
