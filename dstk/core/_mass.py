@@ -92,16 +92,12 @@ DEFERRED_CHECK_MIN_VALUES = 1 << 16
 
 def _deferred_masses(mf):
     """The masses of ``mf`` awaiting their deferred check (C-contiguous float64), or None."""
-    try:
-        return object.__getattribute__(mf, "_unchecked")
-    except AttributeError:
-        return None
+    return mf._storage.pending()
 
 
 def _mark_checked(mf):
     """Record that the deferred masses of ``mf`` passed the check (no rounding noise to clean)."""
-    mf._storage = _storage.DenseStorage(mf._unchecked)
-    del mf._unchecked
+    mf._storage.mark_checked()
 
 
 class MassFunction:
@@ -177,10 +173,9 @@ class MassFunction:
     array([0.7167, 0.2167, 0.0667])
     """
 
-    # ``_unchecked``: set only by from_array for large float64 masses whose
-    # check is deferred to their first use (``_storage`` is unset until then)
-    __slots__ = ("_frame", "_storage", "_unchecked")
-    # the masses, in one of the two forms of dstk.core._storage (one interface)
+    # the masses, in one of the two forms of dstk.core._storage (one interface); large
+    # float64 masses of from_array whose check is deferred: _storage.DeferredDenseStorage
+    __slots__ = ("_frame", "_storage")
     _frame: Frame
     _storage: _storage.Storage
     __array_priority__ = 100
@@ -227,21 +222,9 @@ class MassFunction:
             order = np.argsort(focal_masks)
             self._storage = _storage.FocalSetStorage(focal_masks[order], np.ascontiguousarray(fm[..., order]))
 
-    def __getattr__(self, name):
-        # reached only for an unset slot: the masses of from_array awaiting their check
-        if name == "_storage" and _deferred_masses(self) is not None:
-            return self._check_deferred()
-        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
-
     def _check_deferred(self):
-        """Run the deferred check of :meth:`from_array`; keep the checked masses and return their storage."""
-        values = self._unchecked
-        m = _dense.validate_masses(values)
-        if np.shares_memory(m, values):
-            m = values
-        self._storage = _storage.DenseStorage(m)
-        del self._unchecked
-        return self._storage
+        """Run the deferred check of :meth:`from_array` (if pending); keep and return the checked masses."""
+        return self._storage.masses
 
     # -- construction ---------------------------------------------------
     def _copy_from(self, other):
@@ -367,11 +350,9 @@ class MassFunction:
             ):
                 # checked at first use: by the combination kernels while they
                 # read it (one pass over the memory), else by the usual check
-                obj = cls.__new__(cls)
                 view = values.view()
                 view.flags.writeable = False
-                obj._frame, obj._unchecked = frame, view
-                return obj
+                return cls._from_storage(_storage.DeferredDenseStorage(view), frame)
             m = _dense.validate_masses(values, input_dtype=given) if validate else values
             if m is values or np.shares_memory(m, values):
                 # no copy: a read-only view of the caller's array
