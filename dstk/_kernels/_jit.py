@@ -55,7 +55,14 @@ from pathlib import Path
 import numba
 from numba.core import config as _numba_config
 
-__all__ = ["njit", "KernelCacheWarning", "StaleKernelCacheWarning", "source_hash", "update_pins"]
+__all__ = [
+    "njit",
+    "call_kernel",
+    "KernelCacheWarning",
+    "StaleKernelCacheWarning",
+    "source_hash",
+    "update_pins",
+]
 
 PINS_NAME = "CALLED_KERNEL_SOURCES"
 """Module-level dictionary of a kernel module: called module name -> pinned source hash."""
@@ -202,6 +209,42 @@ def njit(signature_or_function=None, **options):
     if inspect.isfunction(signature_or_function):
         return _decorate(signature_or_function, None, options)
     return lambda function: _decorate(function, signature_or_function, options)
+
+
+def call_kernel(kernel, *args, work: int, interpreted_max_work: int):
+    """Call a kernel, run by the Python interpreter when its work is small.
+
+    Compiling a kernel costs 0.1-2 s of CPU once per cache (and per process
+    with an empty or unwritable cache), while a small call runs in
+    milliseconds uninterpreted.  When ``work`` (the caller's count of the
+    kernel's inner-loop steps) is at most ``interpreted_max_work``, the
+    kernel's own Python source (``kernel.py_func``) runs instead of its
+    compiled version: the same code, so the same IEEE-754 operations in the
+    same order and bit-identical results (numba compiles without fast-math,
+    so it neither reorders nor fuses floating-point operations).  Only for
+    kernels that call no other kernel and use no numba-only feature.
+
+    Parameters
+    ----------
+    kernel : numba dispatcher
+        A kernel decorated with :func:`njit` (or a plain function when numba's
+        JIT is disabled).
+    *args
+        The kernel's arguments.
+    work : int
+        Inner-loop steps of this call.
+    interpreted_max_work : int
+        Largest ``work`` run by the interpreter, chosen per kernel so that the
+        interpreted call stays well below the kernel's compile time.
+
+    Returns
+    -------
+    object
+        What the kernel returns.
+    """
+    if work <= interpreted_max_work:
+        return getattr(kernel, "py_func", kernel)(*args)
+    return kernel(*args)
 
 
 # ---------------------------------------------------------------- pin maintenance

@@ -28,11 +28,24 @@ __all__ = [
     "chebyshev_clenshaw",
     "gauss_compress",
     "lookup_masses",
+    "INTERPRETED_MAX_WORK",
     "GAUSS_LEGENDRE_NODES",
     "GAUSS_LEGENDRE_WEIGHTS",
 ]
 
 _ORDER = 12
+
+INTERPRETED_MAX_WORK = {
+    "pool_adjacent_violators": 20_000,  # unique scores; ~25 ms interpreted, 0.35 s to compile
+    "isotonic_envelope": 100_000,  # bins; ~20 ms interpreted, 0.1 s to compile
+    "lookup_masses": 100_000,  # scores x (min(thresholds, 256) + columns); ~20 ms, 0.25 s to compile
+    "chebyshev_clenshaw": 50_000,  # points x terms x series; ~25 ms interpreted, 0.3 s to compile
+    "gauss_compress": 1_500,  # points; ~50 ms interpreted, 1.6 s to compile (with eigh)
+}
+"""Largest work (the caller's count of inner-loop steps, see each key) of a call that
+:func:`dstk._kernels._jit.call_kernel` runs interpreted rather than compiled: the
+interpreted call of a small input takes milliseconds where compiling the kernel
+takes tenths of seconds to seconds of a cold start (measured 2026-11-24)."""
 _PANEL_DROP = 6.0
 _MAX_WIDTH = 4.0
 _ETA_LIMIT = 40.0

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._kernels.calibration import isotonic_envelope, pool_adjacent_violators
+from .._kernels._jit import call_kernel
+from .._kernels.calibration import INTERPRETED_MAX_WORK, isotonic_envelope, pool_adjacent_violators
 from .._validation import as_float_array, check_consistent_length, check_scores
 from ._base import BINARY_COUNT_MODELS, check_model
 from ._binning import _counts_table, _TableCalibrator
@@ -61,7 +62,13 @@ def isotonic_blocks(
     unique, inverse = np.unique(scores, return_inverse=True)
     sums = np.bincount(inverse, weights=y01, minlength=unique.size)
     weights = np.bincount(inverse, minlength=unique.size).astype(np.float64)
-    starts, block_sums, block_weights = pool_adjacent_violators(sums, weights)
+    starts, block_sums, block_weights = call_kernel(
+        pool_adjacent_violators,
+        sums,
+        weights,
+        work=sums.size,
+        interpreted_max_work=INTERPRETED_MAX_WORK["pool_adjacent_violators"],
+    )
     ends = np.append(starts[1:], unique.size) - 1
     return unique[starts], unique[ends], block_sums, block_weights
 
@@ -152,7 +159,13 @@ class IsotonicCalibrator(_TableCalibrator):
         if self.envelope:
             belief = table[:, 2]
             plausibility = table[:, 2] + table[:, 3]
-            low, high = isotonic_envelope(np.ascontiguousarray(belief), np.ascontiguousarray(plausibility))
+            low, high = call_kernel(
+                isotonic_envelope,
+                np.ascontiguousarray(belief),
+                np.ascontiguousarray(plausibility),
+                work=belief.size,
+                interpreted_max_work=INTERPRETED_MAX_WORK["isotonic_envelope"],
+            )
             table = np.zeros_like(table)
             table[:, 2] = low
             table[:, 1] = 1.0 - high

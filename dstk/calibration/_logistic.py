@@ -9,7 +9,8 @@ import numpy as np
 from scipy import fft, special
 
 from .._estimator import check_is_fitted
-from .._kernels.calibration import chebyshev_clenshaw
+from .._kernels._jit import call_kernel
+from .._kernels.calibration import INTERPRETED_MAX_WORK, chebyshev_clenshaw
 from .._progress import progress
 from .._validation import check_scores
 from ..evidence._logistic import ScoreLogistic
@@ -257,7 +258,13 @@ class LogisticCalibrator(BinaryCalibrator):
         if self.interpolation_degree_ is None:
             return self._exact_likelihood_masses(scores)
         t = (2.0 / np.pi) * np.arctan(self._logistic.standardize(scores))
-        values = chebyshev_clenshaw(t, self._chebyshev_coefficients)
+        values = call_kernel(
+            chebyshev_clenshaw,
+            t,
+            self._chebyshev_coefficients,
+            work=t.size * self._chebyshev_coefficients.size,
+            interpreted_max_work=INTERPRETED_MAX_WORK["chebyshev_clenshaw"],
+        )
         np.clip(values, 0.0, 1.0, out=values)
         out[:, 1] = values[:, 0]
         out[:, 2] = values[:, 1]

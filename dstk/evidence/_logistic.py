@@ -22,7 +22,9 @@ import warnings
 import numpy as np
 from scipy import special
 
+from .._kernels._jit import call_kernel
 from .._kernels.calibration import (
+    INTERPRETED_MAX_WORK,
     gauss_compress,
     logistic_profile_log_contour,
     logistic_profile_masses,
@@ -327,7 +329,15 @@ class ScoreLogistic:
                 w_sorted = np.ascontiguousarray(self._weight[chosen][order])
                 bins = np.floor((z_sorted - z_sorted[0]) / (2.0 * half_width))
                 starts = np.flatnonzero(np.concatenate(([True], bins[1:] != bins[:-1])))
-                node, weight = gauss_compress(z_sorted, w_sorted, starts.astype(np.int64), _COMPRESSION_ORDER)
+                node, weight = call_kernel(
+                    gauss_compress,
+                    z_sorted,
+                    w_sorted,
+                    starts.astype(np.int64),
+                    _COMPRESSION_ORDER,
+                    work=z_sorted.size,
+                    interpreted_max_work=INTERPRETED_MAX_WORK["gauss_compress"],
+                )
                 node_parts.append(node)
                 weight_parts.append(weight)
                 target_parts.append(np.full(node.size, value))

@@ -6,7 +6,8 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ..._estimator import check_is_fitted
-from ..._kernels.calibration import lookup_masses, pool_adjacent_violators
+from ..._kernels._jit import call_kernel
+from ..._kernels.calibration import INTERPRETED_MAX_WORK, lookup_masses, pool_adjacent_violators
 from ..._validation import check_scores
 from ._base import BinaryProbabilisticCalibrator
 
@@ -67,7 +68,13 @@ def isotonic_fit(
     thresholds, inverse = np.unique(s, return_inverse=True)
     pooled_weight = np.bincount(inverse, weights=w)
     pooled_target = np.bincount(inverse, weights=w * t) / pooled_weight
-    starts, block_sums, block_weights = pool_adjacent_violators(pooled_target * pooled_weight, pooled_weight)
+    starts, block_sums, block_weights = call_kernel(
+        pool_adjacent_violators,
+        pooled_target * pooled_weight,
+        pooled_weight,
+        work=pooled_weight.size,
+        interpreted_max_work=INTERPRETED_MAX_WORK["pool_adjacent_violators"],
+    )
     lengths = np.diff(np.append(starts, thresholds.size))
     values = np.repeat(block_sums / block_weights, lengths)
     return thresholds, values
