@@ -274,7 +274,15 @@ def accuracy_check(rng):
     z = fit.standardize(test)
     start = time.perf_counter()
     exact = logistic_profile_masses(
-        z, fit._z, fit._targets, fit._weight, fit.alpha, fit.alpha_covariance, fit.max_log_likelihood
+        z,
+        fit._z,
+        fit._targets,
+        fit._weight,
+        fit.alpha,
+        fit.alpha_covariance,
+        fit.max_log_likelihood,
+        np.zeros((z.size, 4)),
+        np.empty(fit._z.size),
     )
     exact_time = (time.perf_counter() - start) / test.size
     fast = calibrator._predict_mass_array(test)

@@ -428,7 +428,9 @@ def _side_integral(
 
 
 @njit(cache=True)
-def logistic_profile_masses(test_scores, calibration_scores, targets, weights, theta, covariance, max_loglik):
+def logistic_profile_masses(
+    test_scores, calibration_scores, targets, weights, theta, covariance, max_loglik, out, centred
+):
     """Predictive masses (N, 4) of the profile-likelihood contour at each test score.
 
     The calibration points ``calibration_scores[i]`` with targets ``targets[i]``
@@ -444,12 +446,15 @@ def logistic_profile_masses(test_scores, calibration_scores, targets, weights, t
 
     (Xu et al. 2016, after the change of variable tau = 1 / (1 + e^eta)); the
     three integrals are normalised by their sum (int w = 1 up to 1e-14).
+
+    ``out`` (zeros, shape (N, 4)) receives the masses and is returned;
+    ``centred`` (length of ``calibration_scores``) is a work buffer.  Both are
+    allocated by the caller: allocating them here would compile numba's array
+    constructors with the kernel, about 0.2 s more of a cold start.
     """
     n_test = test_scores.shape[0]
-    out = np.zeros((n_test, 4))
     nodes = _NODES01
     qweights = _WEIGHTS01
-    centred = np.empty(calibration_scores.shape[0])
     for j in range(n_test):
         s = test_scores[j]
         for i in range(calibration_scores.shape[0]):

@@ -371,14 +371,17 @@ class ScoreLogistic:
     def predictive_masses(self, z):
         """Dense masses (N, 4) of the profile contour's predictive mass (Eqs. 22-23, 40) at ``z``."""
         nodes, targets, weights, log_likelihood = self._data()
+        z = np.ascontiguousarray(z, dtype=np.float64)
         return logistic_profile_masses(
-            np.ascontiguousarray(z, dtype=np.float64),
+            z,
             nodes,
             targets,
             weights,
             self.alpha,
             self.alpha_covariance,
             log_likelihood,
+            np.zeros((z.shape[0], 4)),
+            np.empty(nodes.shape[0]),
         )
 
     def log_contour_eta(self, z, eta):

@@ -186,7 +186,15 @@ def test_compressed_data_give_the_uncompressed_masses_and_the_scipy_reference():
     test = 40.0 + 3.0 * np.array([-30.0, -4.0, -1.3, 0.0, 0.4, 2.5, 9.0, 50.0])
     z = fit.standardize(test)
     uncompressed = logistic_profile_masses(
-        z, fit._z, fit._targets, fit._weight, fit.alpha, fit.alpha_covariance, fit.max_log_likelihood
+        z,
+        fit._z,
+        fit._targets,
+        fit._weight,
+        fit.alpha,
+        fit.alpha_covariance,
+        fit.max_log_likelihood,
+        np.zeros((z.size, 4)),
+        np.empty(fit._z.size),
     )
     np.testing.assert_allclose(cal.predict_mass_exact(test), uncompressed, atol=1e-11)
     np.testing.assert_allclose(cal.predict_mass(test).to_array(), uncompressed, atol=1e-8)
