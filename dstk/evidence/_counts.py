@@ -54,6 +54,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy import special
 
+from dstk._kernels._jit import call_kernel
 from dstk._kernels.counts import (
     likelihood_mass_kernel,
     plausibility_degrees_kernel,
@@ -258,8 +259,19 @@ def _confidence_interval(k, n, confidence):
     return out
 
 
+#: Rows up to which the loop of ``likelihood_mass_kernel`` runs interpreted (its per-pair
+#: function stays compiled): ~20 ms for 10,000 rows against ~0.5 s to compile the loop.
+_LIKELIHOOD_INTERPRETED_MAX_ROWS = 10_000
+
+
 def _likelihood(k, n):
-    return likelihood_mass_kernel(np.ascontiguousarray(k), np.ascontiguousarray(n))
+    return call_kernel(
+        likelihood_mass_kernel,
+        np.ascontiguousarray(k),
+        np.ascontiguousarray(n),
+        work=k.shape[0],
+        interpreted_max_work=_LIKELIHOOD_INTERPRETED_MAX_ROWS,
+    )
 
 
 def _plausibility(k, n):

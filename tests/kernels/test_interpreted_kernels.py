@@ -14,6 +14,7 @@ import pytest
 
 import dstk.calibration as calibration
 from dstk._kernels import calibration as kernels
+from dstk._kernels import counts as count_kernels
 from dstk._kernels._jit import call_kernel
 
 
@@ -57,6 +58,16 @@ def test_interpreted_kernels_match_the_compiled_ones_bit_for_bit(seed):
         assert same_bits(compiled, interpreted), name
 
 
+@pytest.mark.parametrize("integer", [True, False])
+def test_interpreted_likelihood_mass_loop_matches_the_compiled_one(integer):
+    rng = np.random.default_rng(int(integer))
+    k = rng.integers(0, 60, 500).astype(np.float64) if integer else rng.random(500) * 60
+    n = k + (rng.integers(0, 60, 500) if integer else rng.random(500) * 60)
+    n[:5] = k[:5] = 0.0
+    compiled = count_kernels.likelihood_mass_kernel(k, n)
+    assert same_bits(compiled, count_kernels.likelihood_mass_kernel.py_func(k, n))
+
+
 def test_gauss_compress_interpreted_reaches_the_eigen_decomposition():
     rng = np.random.default_rng(3)
     points = np.sort(rng.normal(size=200))
@@ -77,6 +88,7 @@ CALIBRATORS = [
     ("IsotonicCalibrator", {}),
     ("IsotonicCalibrator", {"envelope": False}),
     ("BinningCalibrator", {}),
+    ("BinningCalibrator", {"model": "bayes"}),
     ("IsotonicRegressionCalibrator", {}),
 ]
 
@@ -100,8 +112,10 @@ def test_calibrators_give_the_same_bits_interpreted_and_compiled(name, options, 
     limits = kernels.INTERPRETED_MAX_WORK  # the one dictionary every caller reads
     for key in limits:
         monkeypatch.setitem(limits, key, 10**12)
+    monkeypatch.setattr("dstk.evidence._counts._LIKELIHOOD_INTERPRETED_MAX_ROWS", 10**12)
     interpreted = fit_predict(name, options, scores, y, test)
     for key in limits:
         monkeypatch.setitem(limits, key, -1)
+    monkeypatch.setattr("dstk.evidence._counts._LIKELIHOOD_INTERPRETED_MAX_ROWS", -1)
     compiled = fit_predict(name, options, scores, y, test)
     assert same_bits(interpreted, compiled)
