@@ -178,6 +178,7 @@ class MassFunction:
     __slots__ = ("_frame", "_storage")
     _frame: Frame
     _storage: _storage.Storage
+    _unchecked: np.ndarray
     __array_priority__ = 100
 
     def __init__(
@@ -200,7 +201,7 @@ class MassFunction:
         masks: dict[int, np.ndarray] = {}
         for key, value in focal.items():
             mask = _key_to_mask(frame, key, inferred)
-            masks[mask] = masks.get(mask, 0.0) + np.asarray(value, dtype=np.float64)
+            masks[mask] = masks.get(mask, 0.0) + as_float_array(value, f"focal[{key!r}]")
         if not masks:
             raise InvalidMassError("A mass function needs at least one focal set.")
         arrays = np.broadcast_arrays(*[np.asarray(v, dtype=np.float64) for v in masks.values()])
@@ -416,7 +417,7 @@ class MassFunction:
             raise FrameError(f"Some focal set bitmasks are outside {frame!r} (valid: 0 .. {frame.full}).")
         focal = np.array(ints, dtype=np.uint64)
         given = np.asarray(masses).dtype
-        values = np.asarray(masses, dtype=np.float64)
+        values = as_float_array(masses, "masses")  # complex, None, strings, ragged, sparse: clear errors
         if values.shape[-1:] != focal.shape:
             raise ValueError(
                 f"`masses` must end with an axis of length F = {focal.size}; got shape {values.shape}."
@@ -837,6 +838,11 @@ class MassFunction:
         return float(x) if x.ndim == 0 else x
 
     def __getitem__(self, subset):
+        if isinstance(subset, slice) or (isinstance(subset, np.ndarray) and subset.dtype == bool):
+            raise TypeError(
+                f"m[A] is the mass of the subset A, not a selection of the batch; got {type(subset).__name__}. "
+                "Select mass functions of a batch with m.batch[index] (integers, slices or boolean masks)."
+            )
         return self._scalar(self._storage.mass_of(self._mask(subset)))
 
     def mass(self, subset: Any) -> float | np.ndarray:
