@@ -1003,6 +1003,22 @@ elif what == "combine_ternary_batch":
 elif what == "from_counts":
     from dstk.evidence import from_counts
     from_counts(np.array([[4, 3], [0, 1]]))  # two binary count rows [n_negative, n_positive]
+elif what.endswith("Calibrator"):
+    import dstk.calibration
+    rng = np.random.default_rng(0)
+    scores = rng.normal(size=400)
+    y = (rng.random(400) < 1 / (1 + np.exp(-2 * scores))).astype(int)
+    options = {"LogisticCalibrator": {"model": "likelihood"}}.get(what, {})
+    calibrator = getattr(dstk.calibration, what)(**options).fit(scores, y)
+    calibrator.predict_proba(scores[:50])
+    if hasattr(calibrator, "predict_mass"):
+        calibrator.predict_mass(scores[:50])
+elif what == "RandomDecisionTreesClassifier":
+    from dstk.ensemble import RandomDecisionTreesClassifier
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(300, 5))
+    y = (X[:, 0] + rng.normal(size=300) > 0).astype(int)
+    RandomDecisionTreesClassifier(n_estimators=10, random_state=0).fit(X, y).predict_proba(X[:50])
 t2 = time.perf_counter(); c2 = time.process_time()
 print(t1 - t0, t2 - t1, c2 - c0)
 """
@@ -1021,10 +1037,23 @@ def run_script(args, env_extra):
     return perf() - t0, res.stdout
 
 
-def cold_workload(report, runs, demo):
+#: First calls timed by workload k (``--cold-calls all`` adds the calibrators and the trees).
+COLD_CALLS = ("combine", "combine_ternary_batch", "from_counts")
+COLD_CALLS_ALL = COLD_CALLS + (
+    "LogisticCalibrator",
+    "IsotonicCalibrator",
+    "BinningCalibrator",
+    "VennAbersCalibrator",
+    "IsotonicRegressionCalibrator",
+    "PlattCalibrator",
+    "RandomDecisionTreesClassifier",
+)
+
+
+def cold_workload(report, runs, demo, calls=COLD_CALLS):
     """Workload k: first calls in fresh processes with an empty numba cache, then warm."""
     rows = []
-    for what in ("combine", "combine_ternary_batch", "from_counts"):
+    for what in calls:
         colds, warms = [], []
         for _ in range(runs):
             with tempfile.TemporaryDirectory() as cache_dir:
@@ -1142,6 +1171,13 @@ def main(argv=None):
     )
     parser.add_argument("--demo", action="store_true", help="workload k also times `python -m dstk demo`")
     parser.add_argument(
+        "--cold-calls",
+        choices=("core", "all"),
+        default="core",
+        help="workload k: the core first calls, or all (each calibrator's fit/predict and the trees too)",
+    )
+    parser.add_argument("--cold-runs", type=int, default=None, help="workload k: fresh processes per call")
+    parser.add_argument(
         "--repeats", type=int, default=None, help="timed repeats per case (default 7, quick 3)"
     )
     parser.add_argument("--md", default=None, help="also write the tables as markdown to this file")
@@ -1214,7 +1250,12 @@ def main(argv=None):
         counts = [16, 256, 4096] if args.quick else [16, 64, 256, 1024, 4096, 16384]
         switch_workload(report, labels, counts, rng, 2.0 if args.quick else 5.0)
     if "k" in only:
-        cold_workload(report, 1 if args.quick else 3, args.demo)
+        cold_workload(
+            report,
+            args.cold_runs or (1 if args.quick else 3),
+            args.demo,
+            COLD_CALLS_ALL if args.cold_calls == "all" else COLD_CALLS,
+        )
     machine.append(
         f"load average at end: {os.getloadavg()[0]:.2f}, {os.getloadavg()[1]:.2f}, {os.getloadavg()[2]:.2f}"
     )

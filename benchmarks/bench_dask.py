@@ -1,26 +1,36 @@
-"""Benchmark of dstk.dask on a LocalCluster: arrays too big for memory, generated chunk by chunk.
+"""dstk.dask against the same work in memory: CPU seconds per unit of work, and 1 vs 2 workers.
 
 Usage:
-    python benchmarks/bench_dask.py                      # full run, ~5-10 min on 2 cores
-    python benchmarks/bench_dask.py --samples 1000000 --scores 10000000   # quick check
+    python benchmarks/bench_dask.py                          # ~2-3 min on 2 free cores
+    python benchmarks/bench_dask.py --samples 200000 --scores 2000000 --repeats 2   # quick check
 
-Two workloads, each run on a LocalCluster of 1 and of 2 worker processes
-(1 thread each, loopback):
+Three workloads, each built from chunks generated inside the tasks from
+(seed, chunk index), so that the data never travel and both sides do exactly
+the same work:
 
-fusion       ``--samples`` x ``--sources`` binary mass functions (default
-             10^7 x 100: 4 * 10^9 floats = 32 GB, more than this machine's
-             RAM) combined by Dempster's rule, with all sources of a row in
-             one chunk ("blockwise") and with the source axis split into
-             chunks of ``--source-chunk`` (tree reduction).
-calibration  ``--scores`` classifier scores (default 10^8) turned into mass
-             functions by a fitted dstk calibrator (``predict_mass``).
+fusion blockwise  ``--samples`` x ``--sources`` binary mass functions, all
+                  sources of a row in one chunk, combined by Dempster's rule
+                  (``dstk.dask.combine_with_conflict``, reduction="blockwise").
+fusion tree       the same masses with the source axis in chunks of
+                  ``--source-chunk`` (reduction="tree", ``split_every=4``).
+calibration       ``--scores`` scores turned into mass functions by a fitted
+                  BinningCalibrator (``dstk.dask.predict_mass``).
 
-Inputs are generated inside the tasks from (seed, chunk index), never
-materialised; only scalar summaries (mean pignistic probability, mean
-conflict, number of positive decisions) travel back to the client.  The
-client's peak resident memory is sampled every 20 ms during each run; the
-workers' peak is their ru_maxrss.  Results are printed and written to
-``--out`` (markdown).
+Each workload ends in three scalars (sum of BetP({1}), sum of the conflict or
+of m(empty), number of rows deciding {1}), checked equal on both sides; the
+dask side sums them per chunk (one task per chunk, where the chunk is), as the
+anchor does.
+
+The anchor ("in memory") runs the same chunk generator and the same in-memory
+dstk call (``dstk.combine_with_conflict`` on one row chunk with all its
+sources, ``calibrator.predict_mass``) in a loop in this process, with numba's
+default threads; its CPU time (all threads) is the in-memory cost.  The dask
+side runs on a LocalCluster of 1 and of 2 worker processes (1 thread each,
+the worker's sampling profiler off); its cost is the CPU time of the workers
+during the computation.  The ratio in-memory CPU / worker CPU is the
+per-worker-CPU-second throughput relative to memory (1 = no overhead).
+Runs are interleaved (memory, 1 worker, 2 workers, memory, ...) and repeated;
+the table gives medians and the min-max of the ratios.
 """
 
 import argparse
@@ -28,7 +38,6 @@ import os
 import platform
 import resource
 import sys
-import threading
 import time
 
 import numpy as np
@@ -42,248 +51,270 @@ import distributed
 import dstk
 from dstk.dask import DaskMassFunction, combine_with_conflict, predict_mass
 
-PAGE = os.sysconf("SC_PAGE_SIZE")
 
-
-def current_rss():
-    with open("/proc/self/statm") as f:
-        return int(f.read().split()[1]) * PAGE
-
-
-class PeakMemory:
-    """Sample the resident memory of this (client) process every 20 ms."""
-
-    def __enter__(self):
-        self.peak = self.start = current_rss()
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True)
-        self._thread.start()
-        return self
-
-    def _run(self):
-        while not self._stop.wait(0.02):
-            self.peak = max(self.peak, current_rss())
-
-    def __exit__(self, *exc):
-        self._stop.set()
-        self._thread.join()
-        self.peak = max(self.peak, current_rss())
-
-
-def worker_peak_rss():
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # Linux: kB
-
-
-def worker_cpu_seconds():
+def cpu_seconds():
     usage = resource.getrusage(resource.RUSAGE_SELF)
     return usage.ru_utime + usage.ru_stime
 
 
-# -- generated inputs ------------------------------------------------------------
+# -- generated inputs (the same numbers whatever the chunking of the sources) ---------
+def masses_rows(seed, row_chunk, rows, s0, s1):
+    """Binary masses m({0}) = 0.5 u, m({1}) = 0.4 (1 - u), m(frame) = rest, u ~ U(0, 1), sources s0:s1.
+
+    One random stream per (row chunk, source): the same numbers whatever the chunking of the sources.
+    """
+    u = np.empty((s1 - s0, rows))
+    for i, source in enumerate(range(s0, s1)):
+        np.random.default_rng([seed, row_chunk, source]).random(out=u[i])
+    u = u.T
+    out = np.empty(u.shape + (4,))
+    out[..., 0] = 0.0
+    np.multiply(u, 0.5, out=out[..., 1])
+    np.multiply(1.0 - u, 0.4, out=out[..., 2])
+    np.subtract(1.0 - out[..., 1], out[..., 2], out=out[..., 3])
+    return out
+
+
 def masses_block(seed, block_info=None):
-    """Binary masses m({0}) = 0.5 u, m({1}) = 0.4 (1 - u), m(frame) = rest, u ~ U(0, 1)."""
     info = block_info[None]
     (r0, r1), (s0, s1), _ = info["array-location"]
-    row_chunk = info["chunk-location"][0]
-    # one stream per (row chunk, source): the same numbers whatever the chunking of the sources
-    u = np.stack([np.random.default_rng([seed, row_chunk, s]).random(r1 - r0) for s in range(s0, s1)], axis=1)
-    zero = np.zeros_like(u)
-    m0 = 0.5 * u
-    m1 = 0.4 * (1.0 - u)
-    return np.stack([zero, m0, m1, 1.0 - m0 - m1], axis=-1)
+    return masses_rows(seed, info["chunk-location"][0], r1 - r0, s0, s1)
+
+
+def scores_rows(seed, chunk, rows):
+    return np.random.default_rng([seed, chunk]).normal(size=rows)
 
 
 def scores_block(seed, block_info=None):
     info = block_info[None]
     ((r0, r1),) = info["array-location"]
-    rng = np.random.default_rng([seed, *info["chunk-location"]])
-    return rng.random(r1 - r0)
+    return scores_rows(seed, info["chunk-location"][0], r1 - r0)
 
 
-def generated_masses(n_samples, n_sources, row_chunk, source_chunk, seed=0):
+def summaries(values, conflict):
+    """sum BetP({1}), sum of the conflict, number of rows with BetP({1}) > 0.5 (binary masses)."""
+    p1 = values[:, 2] + 0.5 * values[:, 3]
+    return np.array([p1.sum(), conflict.sum(), (p1 > 0.5).sum()])
+
+
+def _add(parts):
+    return np.sum(parts, axis=0)
+
+
+def dask_summaries(values, conflict):
+    """:func:`summaries` of every chunk (one task each, where the chunk is), then added: one lazy result."""
+    # optimize_graph=False: the two arrays share their upstream tasks (optimising them apart would duplicate them)
+    blocks = zip(
+        values.to_delayed(optimize_graph=False).ravel(), conflict.to_delayed(optimize_graph=False).ravel()
+    )
+    return dask.delayed(_add)([dask.delayed(summaries)(v, c) for v, c in blocks])
+
+
+# -- the two sides ------------------------------------------------------------------
+def fusion_in_memory(n, k, row_chunk, seed=0):
+    totals = np.zeros(3)
+    for chunk, r0 in enumerate(range(0, n, row_chunk)):
+        block = masses_rows(seed, chunk, min(row_chunk, n - r0), 0, k)
+        fused, kappa = dstk.combine_with_conflict(dstk.MassFunction.from_array(block, (0, 1)), axis=1)
+        totals += summaries(fused.to_array(), kappa)
+    return totals
+
+
+def fusion_dask(n, k, row_chunk, source_chunk, seed=0):
     chunks = (
-        da.core.normalize_chunks(row_chunk, (n_samples,))[0],
-        da.core.normalize_chunks(source_chunk, (n_sources,))[0],
+        da.core.normalize_chunks(row_chunk, (n,))[0],
+        da.core.normalize_chunks(source_chunk, (k,))[0],
         (4,),
     )
     array = da.map_blocks(masses_block, seed, chunks=chunks, dtype=np.float64, meta=np.empty((0, 0, 0)))
-    return DaskMassFunction(array, frame=(0, 1), validate=False)
+    fused, kappa = combine_with_conflict(DaskMassFunction(array, (0, 1)), axis=1, split_every=4)
+    return dask_summaries(fused.array, kappa)
 
 
-def summaries(masses, kappa):
-    """Scalars only: mean P({1}) (pignistic), mean conflict, number of rows deciding {1}."""
-    values = masses.array
-    p1 = values[:, 2] + 0.5 * values[:, 3]
-    return [p1.mean(), kappa.mean(), (p1 > 0.5).sum()]
+def calibration_in_memory(calibrator, n, chunk_size, seed=7):
+    totals = np.zeros(3)
+    for chunk, r0 in enumerate(range(0, n, chunk_size)):
+        masses = calibrator.predict_mass(scores_rows(seed, chunk, min(chunk_size, n - r0))).to_array()
+        totals += summaries(masses, masses[:, 0])
+    return totals
 
 
-# -- runs ---------------------------------------------------------------------
-def run(n_workers, build):
-    with (
-        distributed.LocalCluster(
-            n_workers=n_workers,
-            threads_per_worker=1,
-            processes=True,
-            host="127.0.0.1",
-            dashboard_address=":0",
-            worker_dashboard_address=None,
-            memory_limit="8GiB",
-        ) as cluster,
-        distributed.Client(cluster) as client,
-    ):
-        client.run(warm_up)  # numba kernels loaded from the cache in every worker
-        outputs = build()
-        cpu_before = sum(client.run(worker_cpu_seconds).values())
-        with PeakMemory() as memory:
-            start = time.perf_counter()
-            values = dask.compute(*outputs)
-            seconds = time.perf_counter() - start
-        memory.cpu = sum(client.run(worker_cpu_seconds).values()) - cpu_before
-        workers = client.run(worker_peak_rss)
-    return values, seconds, memory, max(workers.values())
-
-
-def warm_up():
-    block = masses_block(0, {None: {"array-location": [(0, 2), (0, 3), (0, 4)], "chunk-location": (0, 0, 0)}})
-    mf = dstk.MassFunction.from_array(block, (0, 1), validate=False)
-    dstk.combine(mf, axis=1)
-    from dstk.dask import _kernels
-
-    _kernels.finish_commonality_product(_kernels.commonality_product(block, True), True)
-    _kernels.merge_commonality_products(np.ones((2, 2, 4)), True)
+def calibration_dask(calibrator, n, chunk_size, seed=7):
+    chunks = (da.core.normalize_chunks(chunk_size, (n,))[0],)
+    scores = da.map_blocks(scores_block, seed, chunks=chunks, dtype=np.float64, meta=np.empty((0,)))
+    masses = predict_mass(calibrator, scores)
+    return dask_summaries(masses.array, masses.array[:, 0])
 
 
 def fit_calibrator():
-    """A calibrator fitted on synthetic scores; None when dstk.calibration is not available."""
-    try:
-        from dstk.calibration._binning import BinningCalibrator
-    except ImportError:
-        return None
+    from dstk.calibration import BinningCalibrator
+
     rng = np.random.default_rng(1)
-    scores = rng.beta(2.0, 2.0, size=5000)
-    labels = (rng.random(5000) < scores).astype(int)
+    scores = rng.normal(size=5000)
+    labels = (rng.random(5000) < 1 / (1 + np.exp(-2 * scores))).astype(int)
     return BinningCalibrator(bins=10, model="likelihood").fit(scores, labels)
+
+
+def warm_up():
+    """Load the numba kernels from the cache (in each worker and here) before any timing."""
+    block = masses_rows(0, 0, 8, 0, 8)
+    dstk.combine_with_conflict(dstk.MassFunction.from_array(block, (0, 1)), axis=1)
+    from dstk.dask._combination import _chunk_state, _finish_state, _merge_states
+
+    state = _chunk_state(block[:, :4], (1,), True, "dempster")
+    _finish_state(
+        _merge_states(np.concatenate([state, state], axis=1), (1,), False, "dempster"),
+        "dempster",
+        False,
+        True,
+    )
+
+
+def timed_in_memory(function):
+    start_cpu, start = cpu_seconds(), time.perf_counter()
+    values = function()
+    return np.asarray(values, dtype=float), cpu_seconds() - start_cpu, time.perf_counter() - start
+
+
+def timed_dask(client, build):
+    outputs = build()
+    before = sum(client.run(cpu_seconds).values())
+    start = time.perf_counter()
+    values = client.compute(outputs, sync=True)
+    seconds = time.perf_counter() - start
+    cpu = sum(client.run(cpu_seconds).values()) - before
+    return np.asarray(values, dtype=float), cpu, seconds
+
+
+def idle_rate(client, seconds=3.0):
+    """CPU seconds per wall second that the cluster's workers spend with no task (heartbeats, monitors)."""
+    before = sum(client.run(cpu_seconds).values())
+    start = time.perf_counter()
+    time.sleep(seconds)
+    return (sum(client.run(cpu_seconds).values()) - before) / (time.perf_counter() - start)
 
 
 def main():
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--samples", type=int, default=10_000_000)
+    parser.add_argument("--samples", type=int, default=300_000)
     parser.add_argument("--sources", type=int, default=100)
-    parser.add_argument("--row-chunk", type=int, default=20_000)
+    parser.add_argument("--row-chunk", type=int, default=25_000)
     parser.add_argument("--source-chunk", type=int, default=25)
-    parser.add_argument("--scores", type=int, default=100_000_000)
-    parser.add_argument("--score-chunk", type=int, default=1_000_000)
+    parser.add_argument("--scores", type=int, default=6_000_000)
+    parser.add_argument("--score-chunk", type=int, default=500_000)
+    parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--workers", type=int, nargs="+", default=[1, 2])
-    parser.add_argument("--modes", nargs="+", default=["blockwise", "tree"], choices=["blockwise", "tree"])
     parser.add_argument(
         "--out", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "results", "dask.md")
     )
     args = parser.parse_args()
-
     n, k = args.samples, args.sources
-    input_gb = n * k * 4 * 8 / 1e9
-    rows = []
-    print(
-        f"fusion: {n:.3g} samples x {k} sources, binary frame ({input_gb:.1f} GB of masses, generated per chunk)"
-    )
-    for mode, source_chunk in [("blockwise", k), ("tree", args.source_chunk)]:
-        if mode not in args.modes:
-            continue
-        for workers in args.workers:
-
-            def build():
-                masses = generated_masses(n, k, args.row_chunk, source_chunk)
-                fused, kappa = combine_with_conflict(masses, rule="dempster", axis=1, split_every=4)
-                return summaries(fused, kappa)
-
-            (p1, kappa, positives), seconds, memory, worker_peak = run(workers, build)
-            rate = n * k / seconds
-            rows.append(
-                (
-                    "fusion",
-                    f"{mode} (sources in chunks of {source_chunk})",
-                    workers,
-                    seconds,
-                    memory.cpu,
-                    f"{rate / 1e6:.1f} M source masses/s ({input_gb / seconds:.2f} GB/s); "
-                    f"{n * k / memory.cpu / 1e6:.1f} M per worker CPU-second",
-                    memory.peak / 2**20,
-                    (memory.peak - memory.start) / 2**20,
-                    worker_peak / 2**20,
-                )
-            )
-            print(
-                f"  {mode:9s} workers={workers}: {seconds:7.1f} s (worker CPU {memory.cpu:.1f} s)  "
-                f"{rate / 1e6:7.1f} M source masses/s  "
-                f"client peak {memory.peak / 2**20:.0f} MiB (+{(memory.peak - memory.start) / 2**20:.0f})  "
-                f"worker peak {worker_peak / 2**20:.0f} MiB  [mean P(1)={p1:.6f}, mean K={kappa:.6f}, "
-                f"decide 1: {positives}]"
-            )
-
     calibrator = fit_calibrator()
-    if calibrator is None:
-        print("calibration: skipped (dstk.calibration._binning not available)")
-    else:
-        print(f"calibration: {args.scores:.3g} scores -> predict_mass ({type(calibrator).__name__})")
-        for workers in args.workers:
-
-            def build():
-                scores = da.map_blocks(
-                    scores_block,
-                    7,
-                    chunks=(da.core.normalize_chunks(args.score_chunk, (args.scores,))[0],),
-                    dtype=np.float64,
-                    meta=np.empty((0,)),
-                )
-                masses = predict_mass(calibrator, scores)
-                return summaries(masses, masses.array[:, 0])
-
-            (p1, _, positives), seconds, memory, worker_peak = run(workers, build)
-            rate = args.scores / seconds
-            rows.append(
-                (
-                    "calibration",
-                    "predict_mass",
-                    workers,
-                    seconds,
-                    memory.cpu,
-                    f"{rate / 1e6:.1f} M scores/s; {args.scores / memory.cpu / 1e6:.1f} M per worker CPU-second",
-                    memory.peak / 2**20,
-                    (memory.peak - memory.start) / 2**20,
-                    worker_peak / 2**20,
-                )
+    warm_up()
+    workloads = {
+        "fusion blockwise": (
+            lambda: fusion_in_memory(n, k, args.row_chunk),
+            lambda: fusion_dask(n, k, args.row_chunk, k),
+            n * k,
+            "source masses",
+        ),
+        "fusion tree": (
+            lambda: fusion_in_memory(n, k, args.row_chunk),
+            lambda: fusion_dask(n, k, args.row_chunk, args.source_chunk),
+            n * k,
+            "source masses",
+        ),
+        "calibration": (
+            lambda: calibration_in_memory(calibrator, args.scores, args.score_chunk),
+            lambda: calibration_dask(calibrator, args.scores, args.score_chunk),
+            args.scores,
+            "scores",
+        ),
+    }
+    results = {(name, side): [] for name in workloads for side in ["memory"] + args.workers}
+    load_before = os.getloadavg()[0]
+    with dask.config.set({"distributed.worker.profile.enabled": False}):
+        clusters = {
+            w: distributed.LocalCluster(
+                n_workers=w,
+                threads_per_worker=1,
+                processes=True,
+                host="127.0.0.1",
+                dashboard_address=":0",
+                worker_dashboard_address=None,
+                memory_limit="4GiB",
             )
-            print(
-                f"  workers={workers}: {seconds:7.1f} s (worker CPU {memory.cpu:.1f} s)  {rate / 1e6:7.1f} M scores/s  client peak "
-                f"{memory.peak / 2**20:.0f} MiB  worker peak {worker_peak / 2**20:.0f} MiB  [mean P(1)={p1:.6f}]"
-            )
+            for w in args.workers
+        }
+    clients = {w: distributed.Client(cluster) for w, cluster in clusters.items()}
+    try:
+        for client in clients.values():
+            client.run(warm_up)
+        idle = {w: idle_rate(client) for w, client in clients.items()}
+        print("idle worker CPU-s per wall second:", idle, flush=True)
+        for repeat in range(args.repeats):
+            for name, (in_memory, build, _, _) in workloads.items():
+                reference, cpu, wall = timed_in_memory(in_memory)
+                results[(name, "memory")].append((cpu, wall))
+                line = f"[{repeat}] {name:17s} memory {cpu:6.2f} CPU-s {wall:6.2f} s"
+                for w, client in clients.items():
+                    values, cpu_w, wall_w = timed_dask(client, build)
+                    np.testing.assert_allclose(values, reference, rtol=1e-9)
+                    results[(name, w)].append((cpu_w, wall_w))
+                    line += f" | {w} worker(s) {cpu_w:6.2f} CPU-s {wall_w:6.2f} s ratio {cpu / cpu_w:.2f}"
+                print(line, flush=True)
+    finally:
+        for client in clients.values():
+            client.close()
+        for cluster in clusters.values():
+            cluster.close()
+    write_markdown(args, workloads, results, idle, load_before, os.getloadavg()[0])
 
-    write_markdown(args, rows)
 
-
-def write_markdown(args, rows):
+def write_markdown(args, workloads, results, idle, load_before, load_after):
     lines = [
-        "# dstk.dask benchmark",
+        "# dstk.dask against the same work in memory",
         "",
         f"`python benchmarks/bench_dask.py --samples {args.samples} --sources {args.sources} "
         f"--row-chunk {args.row_chunk} --source-chunk {args.source_chunk} --scores {args.scores} "
-        f"--score-chunk {args.score_chunk} --workers {' '.join(map(str, args.workers))}`",
+        f"--score-chunk {args.score_chunk} --repeats {args.repeats} --workers {' '.join(map(str, args.workers))}`",
         "",
-        f"Machine: {os.cpu_count()} cores, {os.sysconf('SC_PHYS_PAGES') * PAGE / 2**30:.0f} GiB RAM, "
+        f"Run {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}. Machine: {os.cpu_count()} cores, "
         f"Python {platform.python_version()}, dask {dask.__version__}, numpy {np.__version__}. "
-        "LocalCluster of worker processes with 1 thread each on loopback; inputs generated inside the tasks.",
+        f"Load average (1 min) {load_before:.1f} at the start and {load_after:.1f} at the end: other jobs "
+        "share these cores, so wall times measure contention; CPU seconds are the stable figure.",
         "",
-        f"Load average when the run ended (other jobs share these cores): {os.getloadavg()[0]:.1f}.",
+        "Both sides generate the same chunks and end in the same three summaries (checked equal, rtol 1e-9). "
+        "'ratio' = in-memory CPU / dask worker CPU for the same work (median over the repeats, min-max in "
+        "brackets); >= 1 means no per-worker overhead. 'net' subtracts what idle workers burn in the same "
+        "wall time (heartbeats, monitors; measured before the runs: "
+        + ", ".join(f"{w} worker(s) {rate:.3f} CPU-s per s" for w, rate in idle.items())
+        + "). Wall speed-up = wall with 1 worker / wall with 2.",
         "",
-        "| workload | mode | workers | wall s | worker CPU s | throughput | client peak RSS (MiB) | client growth (MiB) | worker peak RSS (MiB) |",
-        "| --- | --- | ---: | ---: | ---: | --- | ---: | ---: | ---: |",
+        "| workload | work | in memory: CPU s | workers | dask worker CPU s | ratio | net ratio | wall s | per worker CPU-second |",
+        "| --- | ---: | ---: | ---: | ---: | --- | --- | ---: | --- |",
     ]
-    for workload, mode, workers, seconds, cpu, rate, peak, growth, worker in rows:
-        lines.append(
-            f"| {workload} | {mode} | {workers} | {seconds:.1f} | {cpu:.1f} | {rate} | {peak:.0f} | {growth:.0f} | {worker:.0f} |"
-        )
+    for name, (_, _, work, unit) in workloads.items():
+        memory = np.array(results[(name, "memory")])
+        for w in args.workers:
+            runs = np.array(results[(name, w)])
+            ratios = memory[:, 0] / runs[:, 0]
+            net = memory[:, 0] / np.maximum(runs[:, 0] - idle[w] * runs[:, 1], 1e-9)
+            lines.append(
+                f"| {name} | {work:.3g} {unit} | {np.median(memory[:, 0]):.2f} | {w} | {np.median(runs[:, 0]):.2f} | "
+                f"{np.median(ratios):.2f} [{ratios.min():.2f}-{ratios.max():.2f}] | "
+                f"{np.median(net):.2f} [{net.min():.2f}-{net.max():.2f}] | {np.median(runs[:, 1]):.2f} | "
+                f"{work / np.median(runs[:, 0]) / 1e6:.1f} M {unit} (memory {work / np.median(memory[:, 0]) / 1e6:.1f} M) |"
+            )
+        if len(args.workers) == 2:
+            w1, w2 = (np.array(results[(name, w)])[:, 1] for w in args.workers)
+            speedups = w1 / w2
+            lines.append(
+                f"| {name} | | | wall speed-up {args.workers[0]} -> {args.workers[1]} workers | | "
+                f"{np.median(speedups):.2f} [{speedups.min():.2f}-{speedups.max():.2f}] | | | |"
+            )
     os.makedirs(os.path.dirname(args.out), exist_ok=True)
     with open(args.out, "w") as f:
         f.write("\n".join(lines) + "\n")

@@ -369,9 +369,7 @@ def desirability(*values: float) -> float:
     """
     if len(values) == 0:
         raise ValueError("desirability() needs at least one value.")
-    arr = np.asarray(values, dtype=np.float64)
-    if not np.all(np.isfinite(arr)):
-        raise ValueError(f"desirability() got non-finite values {values!r}.")
+    arr = as_float_array(list(values), "values", finite=True)  # strings, complex, None: clear errors
     if np.any(arr <= 0):
         return 0.0
     return float(np.exp(np.mean(np.log(arr))))

@@ -105,6 +105,8 @@ def as_array(value: Any, name: str, *, allow_sparse: bool = False) -> Any:
     ValueError
         ``value`` is ragged (nested sequences of different lengths).
     """
+    if type(value) is np.ndarray and value.dtype != object:
+        return value  # already an array: nothing to convert or check here
     if value is None:
         raise DataTypeError(f"`{name}` is None; pass an array of numbers.")
     if hasattr(value, "tocsr") and hasattr(value, "nnz"):
@@ -395,7 +397,7 @@ def check_labels(y: ArrayLike, name: str = "y") -> tuple[np.ndarray, np.ndarray]
     classes, encoded = np.unique(y, return_inverse=True)
     if classes.size < 2:
         raise ValueError(
-            f"`{name}` contains a single class ({classes[0]!r}), and one class is not enough: at least two "
+            f"`{name}` contains a single class ({classes.tolist()[0]!r}), and one class is not enough: at least two "
             "classes are needed to fit. Check the split of your data (a stratified split keeps both classes)."
         )
     return classes, encoded.astype(np.intp)
@@ -411,7 +413,7 @@ def check_binary_labels(y: ArrayLike, name: str = "y") -> tuple[np.ndarray, np.n
     if classes.size != 2:
         raise ValueError(
             f"Only binary classification is supported. `{name}` must contain exactly two classes; got "
-            f"{classes.size} classes {list(classes)[:10]!r}. Use a multi-class wrapper "
+            f"{classes.size} classes {classes.tolist()[:10]!r}. Use a multi-class wrapper "
             "(one-vs-rest) for more classes."
         )
     return classes, encoded

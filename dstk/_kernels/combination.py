@@ -457,52 +457,76 @@ def _binary_pair_rows(m1, m2, normalize, out, kappa, total_conflict, lost, r0, r
 
 
 @njit(cache=True)
-def _ternary_rows(m, normalize, out, kappa, total_conflict, lost, r0, r1, tolerance):
-    """Rows ``r0:r1`` of :func:`conjunctive` on a three-label frame, in scalars.
+def _check_ternary_block(block, tolerance):
+    """Status bits of the three-label source rows (eight values each) stored in ``block``.
 
-    Subsets by bitmask: 1 = {0}, 2 = {1}, 3 = {0,1}, 4 = {2}, 5 = {0,2},
-    6 = {1,2}, 7 = frame.  q(A) = sum of m(B) over B >= A, and the inverse
-    Moebius transform m(A) = sum over B >= A of (-1)**|B - A| q(B), written
-    out for the seven non-empty subsets.  Every product is checked; rows
-    that lost bits are flagged in ``lost`` (Dempster's rule).  With
-    ``tolerance >= 0`` every source row is checked as it is read; returns
-    the union of the status bits (:func:`_check_source`).
+    The tests of :func:`_check_source` in one contiguous read, the entries
+    of a row summed in order (as :mod:`dstk._kernels.validation` does for
+    frames of more than two labels, so that both checks judge alike).
     """
-    check = tolerance >= 0.0
+    near = True
+    negative = False
+    for j in range(block.shape[0] // 8):
+        i = 8 * j
+        x0 = block[i]
+        x1 = block[i + 1]
+        x2 = block[i + 2]
+        x3 = block[i + 3]
+        x4 = block[i + 4]
+        x5 = block[i + 5]
+        x6 = block[i + 6]
+        x7 = block[i + 7]
+        total = ((((((x0 + x1) + x2) + x3) + x4) + x5) + x6) + x7
+        near &= abs(total - 1.0) <= tolerance
+        negative |= (x0 < 0.0) | (x1 < 0.0) | (x2 < 0.0) | (x3 < 0.0)
+        negative |= (x4 < 0.0) | (x5 < 0.0) | (x6 < 0.0) | (x7 < 0.0)
+    if near and not negative:
+        return 0
     status = 0
-    for r in range(r0, r1):
-        q1 = 1.0
-        q2 = 1.0
-        q3 = 1.0
-        q4 = 1.0
-        q5 = 1.0
-        q6 = 1.0
-        q7 = 1.0
-        log_scale = 0.0
-        flag = False
-        for k in range(m.shape[1]):
-            s = m[r, k]
-            if check:
-                total = 0.0
-                low = 0.0
-                for a in range(8):
-                    total += s[a]
-                    low = min(low, s[a])
-                status |= _check_source(total, low, tolerance)
-            f7 = s[7]
-            f3 = s[3] + f7
-            f5 = s[5] + f7
-            f6 = s[6] + f7
-            f1 = s[1] + s[3] + s[5] + f7
-            f2 = s[2] + s[3] + s[6] + f7
-            f4 = s[4] + s[5] + s[6] + f7
-            p1 = q1 * f1
-            p2 = q2 * f2
-            p3 = q3 * f3
-            p4 = q4 * f4
-            p5 = q5 * f5
-            p6 = q6 * f6
-            p7 = q7 * f7
+    for j in range(block.shape[0] // 8):
+        total = 0.0
+        low = 0.0
+        for a in range(8):
+            x = block[8 * j + a]
+            total += x
+            low = min(low, x)
+        status |= _check_source(total, low, tolerance)
+    return status
+
+
+@njit(cache=True)
+def _ternary_fold(s, normalize, careful):
+    """Commonality products of the sources ``s`` (K, 8) of one row of a three-label frame.
+
+    Returns ``(q1, ..., q7, log_scale, flag)``.  With ``careful``, every
+    product is checked and ``flag`` is set when one of two non-zero factors
+    left the normal float64 range (Dempster's rule).  Without it, the fold
+    stops at the first rescaling point (every 16 sources and the last) where
+    some commonality is below twice the smallest normal float64, with
+    ``flag`` set: the caller then folds the row again carefully
+    (commonalities only shrink between rescalings, so nothing is missed).
+    """
+    tiny = 2.0 * _NORMAL_MIN
+    k_sources = s.shape[0]
+    q1 = q2 = q3 = q4 = q5 = q6 = q7 = 1.0
+    log_scale = 0.0
+    flag = False
+    for k in range(k_sources):
+        f7 = s[k, 7]
+        f3 = s[k, 3] + f7
+        f5 = s[k, 5] + f7
+        f6 = s[k, 6] + f7
+        f1 = s[k, 1] + s[k, 3] + s[k, 5] + f7
+        f2 = s[k, 2] + s[k, 3] + s[k, 6] + f7
+        f4 = s[k, 4] + s[k, 5] + s[k, 6] + f7
+        p1 = q1 * f1
+        p2 = q2 * f2
+        p3 = q3 * f3
+        p4 = q4 * f4
+        p5 = q5 * f5
+        p6 = q6 * f6
+        p7 = q7 * f7
+        if careful:
             flag |= (
                 _lost(p1, q1, f1)
                 | _lost(p2, q2, f2)
@@ -512,24 +536,53 @@ def _ternary_rows(m, normalize, out, kappa, total_conflict, lost, r0, r1, tolera
                 | _lost(p6, q6, f6)
                 | _lost(p7, q7, f7)
             )
-            q1 = p1
-            q2 = p2
-            q3 = p3
-            q4 = p4
-            q5 = p5
-            q6 = p6
-            q7 = p7
-            if normalize and (k % 16 == 15):
-                scale = max(q1, max(q2, q4))
-                if scale > 0.0:
-                    q1 /= scale
-                    q2 /= scale
-                    q3 /= scale
-                    q4 /= scale
-                    q5 /= scale
-                    q6 /= scale
-                    q7 /= scale
-                    log_scale += math.log(scale)
+        q1 = p1
+        q2 = p2
+        q3 = p3
+        q4 = p4
+        q5 = p5
+        q6 = p6
+        q7 = p7
+        if normalize and not careful and (k % 16 == 15 or k == k_sources - 1):
+            if min(min(min(q1, q2), min(q3, q4)), min(min(q5, q6), q7)) < tiny:
+                return q1, q2, q3, q4, q5, q6, q7, log_scale, True
+        if normalize and (k % 16 == 15):
+            scale = max(q1, max(q2, q4))
+            if scale > 0.0:
+                q1 /= scale
+                q2 /= scale
+                q3 /= scale
+                q4 /= scale
+                q5 /= scale
+                q6 /= scale
+                q7 /= scale
+                log_scale += math.log(scale)
+    return q1, q2, q3, q4, q5, q6, q7, log_scale, flag
+
+
+@njit(cache=True)
+def _ternary_rows(m, normalize, out, kappa, total_conflict, lost, r0, r1, tolerance):
+    """Rows ``r0:r1`` of :func:`conjunctive` on a three-label frame, in scalars.
+
+    Subsets by bitmask: 1 = {0}, 2 = {1}, 3 = {0,1}, 4 = {2}, 5 = {0,2},
+    6 = {1,2}, 7 = frame.  q(A) = sum of m(B) over B >= A, and the inverse
+    Moebius transform m(A) = sum over B >= A of (-1)**|B - A| q(B), written
+    out for the seven non-empty subsets (:func:`_ternary_fold`).  A row
+    whose commonalities come near the subnormal range is folded again with
+    every product checked; rows that lost bits are flagged in ``lost``
+    (Dempster's rule).  With ``tolerance >= 0`` the sources of each row are
+    checked in one contiguous read before its fold; returns the union of
+    the status bits (:func:`_check_source`).
+    """
+    check = tolerance >= 0.0
+    status = 0
+    for r in range(r0, r1):
+        s = m[r]
+        if check:
+            status |= _check_ternary_block(s.reshape(-1), tolerance)
+        q1, q2, q3, q4, q5, q6, q7, log_scale, flag = _ternary_fold(s, normalize, False)
+        if flag:
+            q1, q2, q3, q4, q5, q6, q7, log_scale, flag = _ternary_fold(s, normalize, True)
         if normalize and flag:
             lost[r] = True
             continue

@@ -28,7 +28,7 @@ from dstk._kernels.moebius import subset_pass
 
 # Source hashes of the kernel modules called here (see dstk._kernels._jit).
 CALLED_KERNEL_SOURCES = {
-    "dstk._kernels.combination": "9e9875bce20c06f1",
+    "dstk._kernels.combination": "3c596933e520f66a",
     "dstk._kernels.moebius": "c3edeec8b803e5d9",
 }
 

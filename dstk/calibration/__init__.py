@@ -1,9 +1,11 @@
 """Evidential calibration of classifier scores (Xu et al. 2016) and combination of calibrated classifiers.
 
-Binary calibrators (1-D scores in, mass functions on ``Frame((0, 1))`` out):
+Binary calibrators (1-D scores in, mass functions on ``Frame(classes_)`` out, the two labels seen in fit):
 
-* :class:`BinningCalibrator`, :class:`IsotonicCalibrator`, :class:`LogisticCalibrator`
-  with ``model="bayes" | "inverse_pignistic" | "dempster" | "confidence_interval" | "likelihood"``;
+* :class:`BinningCalibrator` and :class:`IsotonicCalibrator` with ``model="bayes" |
+  "inverse_pignistic" | "dempster" | "confidence_interval" | "likelihood" | "plausibility"``,
+  :class:`LogisticCalibrator` with ``model="bayes" | "inverse_pignistic" | "confidence_interval" |
+  "likelihood"``;
 * :class:`VennAbersCalibrator` (inductive Venn-ABERS, interval -> mass) and
   :class:`VennMachineCalibrator` (Venn machine with a score-interval taxonomy).
 

@@ -50,6 +50,20 @@ def _fit_calibrators(method, model, classes, scores, y_encoded, sample_weight):
     return calibrators
 
 
+def _check_calibration_folds(folds, y_encoded, classes):
+    """Raise, naming the class and its count, when a held-out fold misses a class (its calibrator needs both)."""
+    counts = np.bincount(y_encoded, minlength=classes.size)
+    for _, test in folds:
+        missing = np.setdiff1d(np.arange(classes.size), y_encoded[test])
+        if missing.size:
+            c = int(missing[0])
+            raise ValueError(
+                f"Class {classes.tolist()[c]!r} is absent from a calibration fold of `cv` ({len(folds)} folds; the class has "
+                f"{counts[c]} sample(s)): every fold's calibrators need every class. Pass `cv` with at most "
+                f"{int(counts.min())} folds, more samples of that class, or `ensemble=False`."
+            )
+
+
 def _fit_estimator(estimator, X, y, sample_weight):
     if sample_weight is None:
         return estimator.fit(X, y)
@@ -344,9 +358,11 @@ class EvidentialCalibratedClassifier(MetaEstimatorMixin, MassClassifierMixin, Ba
                 )
             )
         else:
-            splitter = check_cv(5 if self.cv is None else self.cv, y, classifier=True)
-            folds = list(splitter.split(X, y))
+            # split on the encoded labels: stratified for every label type (object-dtype integers included)
+            splitter = check_cv(5 if self.cv is None else self.cv, y_encoded, classifier=True)
+            folds = list(splitter.split(X, y_encoded))
             if ensemble:
+                _check_calibration_folds(folds, y_encoded, classes)
                 from joblib import Parallel, delayed
 
                 jobs = (

@@ -7,7 +7,13 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from dstk.core._combination import RULES, check_on_conflict, combine, combine_with_conflict
+from dstk.core._combination import (
+    RULES,
+    _check_combine_options,
+    check_on_conflict,
+    combine,
+    combine_with_conflict,
+)
 
 from .._estimator import MassClassifierMixin
 from .._validation import check_option
@@ -99,6 +105,7 @@ def combine_classifiers(
     """
     check_on_conflict(on_conflict)
     check_option(rule, "rule", sorted(RULES))
+    _check_combine_options(rule, None, normalize, None)  # also with one classifier, which skips combine
     masses = _classifier_masses(classifiers, X, inputs)
     if len(masses) == 1:
         return masses[0]
@@ -255,6 +262,9 @@ class EvidentialCombination(MassClassifierMixin):
             Mass of the empty set in the unnormalised conjunctive combination
             (0 for a single classifier).
         """
+        check_on_conflict(self.on_conflict)
+        check_option(self.rule, "rule", sorted(RULES))
+        _check_combine_options(self.rule, None, self.normalize, None)  # also with one classifier
         masses = _classifier_masses(self.classifiers, X, None)
         if len(masses) == 1:
             return np.zeros(masses[0].batch_shape)

@@ -10,7 +10,9 @@ from numpy.typing import ArrayLike
 from .._estimator import (
     BaseEstimator,
     MassClassifierMixin,
+    MetaEstimatorMixin,
     check_is_fitted,
+    check_meta_X,
     labels_of_largest,
     validate_features,
 )
@@ -101,7 +103,7 @@ def conformal_p_values(
     return out
 
 
-class ConformalBeliefClassifier(MassClassifierMixin, BaseEstimator):
+class ConformalBeliefClassifier(MetaEstimatorMixin, MassClassifierMixin, BaseEstimator):
     """Split-conformal classifier whose p-values are the contour of a consonant belief function.
 
     Parameters
@@ -193,6 +195,13 @@ class ConformalBeliefClassifier(MassClassifierMixin, BaseEstimator):
         self.calibration_size = calibration_size
         self.random_state = random_state
 
+    def __sklearn_tags__(self):
+        """scikit-learn tags: sparse input when the wrapped estimator (default LogisticRegression) takes it."""
+        tags = super().__sklearn_tags__()
+        if self.estimator is None:
+            tags.input_tags.sparse = True  # LogisticRegression
+        return tags
+
     def fit(self, X: Any, y: ArrayLike) -> ConformalBeliefClassifier:
         """Fit the classifier on a proper training part and the p-values on a calibration part.
 
@@ -244,6 +253,7 @@ class ConformalBeliefClassifier(MassClassifierMixin, BaseEstimator):
             ``p_x(y)``, divided by ``max_y p_x(y)`` when ``normalize``.
         """
         check_is_fitted(self, "calibration_scores_")
+        X = check_meta_X(X)
         validate_features(self, X, reset=False)
         scores = 1.0 - class_probabilities(self.estimator_, X, self.classes_.size)
         p = conformal_p_values(

@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from .._estimator import validate_features
+from .._estimator import check_meta_X, validate_features
 from .._validation import check_consistent_length, check_labels, check_random_state
 
 __all__ = ["fit_on_training_part", "class_probabilities"]
@@ -67,7 +67,11 @@ def fit_on_training_part(owner: Any, X: Any, y: Any) -> tuple[Any, np.ndarray, A
     size = owner.calibration_size
     if not (isinstance(size, (float, np.floating)) and 0.0 < size < 1.0):
         raise ValueError(f"`calibration_size` must be a fraction in (0, 1); got {size!r}.")
+    X = check_meta_X(X)  # lists and array-likes as arrays; sparse and data frames unchanged
+    check_labels(y, "y")  # None, missing, complex, continuous labels: scikit-learn's messages
     y = np.asarray(y)
+    if y.ndim == 2:  # a column vector (check_labels warned)
+        y = y[:, 0]
     validate_features(owner, X, reset=True)
     check_consistent_length(X, y, names=("X", "y"))
     estimator = owner.estimator

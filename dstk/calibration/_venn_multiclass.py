@@ -8,7 +8,14 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._estimator import BaseEstimator, MassClassifierMixin, check_is_fitted, validate_features
+from .._estimator import (
+    BaseEstimator,
+    MassClassifierMixin,
+    MetaEstimatorMixin,
+    check_is_fitted,
+    check_meta_X,
+    validate_features,
+)
 from .._validation import as_float_array
 from ._base import BinaryCalibrator
 from ._split import class_probabilities, fit_on_training_part
@@ -91,7 +98,7 @@ def pairwise_masses(binary_masses: ArrayLike, pairs: ArrayLike, n_classes: int) 
     return out
 
 
-class VennMulticlassClassifier(MassClassifierMixin, BaseEstimator):
+class VennMulticlassClassifier(MetaEstimatorMixin, MassClassifierMixin, BaseEstimator):
     """Multi-class Venn-ABERS or Venn-machine predictor whose binary intervals are combined as mass functions.
 
     Parameters
@@ -212,6 +219,13 @@ class VennMulticlassClassifier(MassClassifierMixin, BaseEstimator):
         i, j = self.pairs_[:, 0], self.pairs_[:, 1]
         return _log_odds(P[:, i], P[:, j])
 
+    def __sklearn_tags__(self):
+        """scikit-learn tags: sparse input when the wrapped estimator (default LogisticRegression) takes it."""
+        tags = super().__sklearn_tags__()
+        if self.estimator is None:
+            tags.input_tags.sparse = True  # LogisticRegression
+        return tags
+
     def fit(self, X: Any, y: ArrayLike) -> VennMulticlassClassifier:
         """Fit the classifier on a training part and the binary Venn predictors on a calibration part.
 
@@ -281,6 +295,7 @@ class VennMulticlassClassifier(MassClassifierMixin, BaseEstimator):
             (one-vs-rest) or class ``pairs_[p, 1]`` (pairwise).
         """
         check_is_fitted(self, "calibrators_")
+        X = check_meta_X(X)
         validate_features(self, X, reset=False)
         scores = self._problem_scores(class_probabilities(self.estimator_, X, self.classes_.size))
         return np.stack(

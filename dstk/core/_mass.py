@@ -92,16 +92,12 @@ DEFERRED_CHECK_MIN_VALUES = 1 << 16
 
 def _deferred_masses(mf):
     """The masses of ``mf`` awaiting their deferred check (C-contiguous float64), or None."""
-    try:
-        return object.__getattribute__(mf, "_unchecked")
-    except AttributeError:
-        return None
+    return mf._storage.pending()
 
 
 def _mark_checked(mf):
     """Record that the deferred masses of ``mf`` passed the check (no rounding noise to clean)."""
-    mf._storage = _storage.DenseStorage(mf._unchecked)
-    del mf._unchecked
+    mf._storage.mark_checked()
 
 
 class MassFunction:
@@ -177,12 +173,12 @@ class MassFunction:
     array([0.7167, 0.2167, 0.0667])
     """
 
-    # ``_unchecked``: set only by from_array for large float64 masses whose
-    # check is deferred to their first use (``_storage`` is unset until then)
-    __slots__ = ("_frame", "_storage", "_unchecked")
-    # the masses, in one of the two forms of dstk.core._storage (one interface)
+    # the masses, in one of the two forms of dstk.core._storage (one interface); large
+    # float64 masses of from_array whose check is deferred: _storage.DeferredDenseStorage
+    __slots__ = ("_frame", "_storage")
     _frame: Frame
     _storage: _storage.Storage
+    _unchecked: np.ndarray
     __array_priority__ = 100
 
     def __init__(
@@ -205,7 +201,7 @@ class MassFunction:
         masks: dict[int, np.ndarray] = {}
         for key, value in focal.items():
             mask = _key_to_mask(frame, key, inferred)
-            masks[mask] = masks.get(mask, 0.0) + np.asarray(value, dtype=np.float64)
+            masks[mask] = masks.get(mask, 0.0) + as_float_array(value, f"focal[{key!r}]")
         if not masks:
             raise InvalidMassError("A mass function needs at least one focal set.")
         arrays = np.broadcast_arrays(*[np.asarray(v, dtype=np.float64) for v in masks.values()])
@@ -227,21 +223,9 @@ class MassFunction:
             order = np.argsort(focal_masks)
             self._storage = _storage.FocalSetStorage(focal_masks[order], np.ascontiguousarray(fm[..., order]))
 
-    def __getattr__(self, name):
-        # reached only for an unset slot: the masses of from_array awaiting their check
-        if name == "_storage" and _deferred_masses(self) is not None:
-            return self._check_deferred()
-        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
-
     def _check_deferred(self):
-        """Run the deferred check of :meth:`from_array`; keep the checked masses and return their storage."""
-        values = self._unchecked
-        m = _dense.validate_masses(values)
-        if np.shares_memory(m, values):
-            m = values
-        self._storage = _storage.DenseStorage(m)
-        del self._unchecked
-        return self._storage
+        """Run the deferred check of :meth:`from_array` (if pending); keep and return the checked masses."""
+        return self._storage.masses
 
     # -- construction ---------------------------------------------------
     def _copy_from(self, other):
@@ -367,11 +351,9 @@ class MassFunction:
             ):
                 # checked at first use: by the combination kernels while they
                 # read it (one pass over the memory), else by the usual check
-                obj = cls.__new__(cls)
                 view = values.view()
                 view.flags.writeable = False
-                obj._frame, obj._unchecked = frame, view
-                return obj
+                return cls._from_storage(_storage.DeferredDenseStorage(view), frame)
             m = _dense.validate_masses(values, input_dtype=given) if validate else values
             if m is values or np.shares_memory(m, values):
                 # no copy: a read-only view of the caller's array
@@ -435,7 +417,7 @@ class MassFunction:
             raise FrameError(f"Some focal set bitmasks are outside {frame!r} (valid: 0 .. {frame.full}).")
         focal = np.array(ints, dtype=np.uint64)
         given = np.asarray(masses).dtype
-        values = np.asarray(masses, dtype=np.float64)
+        values = as_float_array(masses, "masses")  # complex, None, strings, ragged, sparse: clear errors
         if values.shape[-1:] != focal.shape:
             raise ValueError(
                 f"`masses` must end with an axis of length F = {focal.size}; got shape {values.shape}."
@@ -856,6 +838,11 @@ class MassFunction:
         return float(x) if x.ndim == 0 else x
 
     def __getitem__(self, subset):
+        if isinstance(subset, slice) or (isinstance(subset, np.ndarray) and subset.dtype == bool):
+            raise TypeError(
+                f"m[A] is the mass of the subset A, not a selection of the batch; got {type(subset).__name__}. "
+                "Select mass functions of a batch with m.batch[index] (integers, slices or boolean masks)."
+            )
         return self._scalar(self._storage.mass_of(self._mask(subset)))
 
     def mass(self, subset: Any) -> float | np.ndarray:

@@ -31,7 +31,15 @@ from .._kernels import transforms as _t
 from ..exceptions import TotalConflictError
 from . import _dense, _sparse
 
-__all__ = ["Storage", "DenseStorage", "FocalSetStorage", "stack", "from_state", "membership"]
+__all__ = [
+    "Storage",
+    "DenseStorage",
+    "DeferredDenseStorage",
+    "FocalSetStorage",
+    "stack",
+    "from_state",
+    "membership",
+]
 
 
 @functools.lru_cache(maxsize=32)
@@ -197,6 +205,13 @@ class Storage:
         """
         raise NotImplementedError
 
+    def pending(self) -> np.ndarray | None:
+        """The masses awaiting a deferred check (see :class:`DeferredDenseStorage`), or None."""
+        return None
+
+    def mark_checked(self) -> None:
+        """Record that the masses awaiting a deferred check passed it (nothing to do for checked masses)."""
+
 
 class DenseStorage(Storage):
     """Dense form: masses of shape ``batch_shape + (2**n,)`` indexed by subset bitmask."""
@@ -326,6 +341,45 @@ class DenseStorage(Storage):
         rows[bad] = 0.0
         rows[bad, :, full] = 1.0
         return DenseStorage(rows.reshape(batch + rows.shape[1:])), batch
+
+
+class DeferredDenseStorage(DenseStorage):
+    """Dense masses of :meth:`MassFunction.from_array` whose check is deferred to their first use.
+
+    Large C-contiguous float64 arrays are not checked when the mass function
+    is built: a conjunctive, Dempster or Yager fold checks each row as its
+    kernel reads it (reading the array once) and then calls
+    :meth:`mark_checked`; any other use reads ``masses``, which runs the
+    usual check first (same error) and keeps its result.
+    """
+
+    __slots__ = ("unchecked",)
+    unchecked: np.ndarray | None
+
+    def __init__(self, unchecked: np.ndarray) -> None:
+        self.unchecked = unchecked  # the ``masses`` slot stays unset until the check
+
+    def __getattr__(self, name: str) -> Any:
+        # reached only while the ``masses`` slot is unset: run the deferred check
+        values = self.unchecked if name == "masses" else None
+        if values is not None:
+            masses = _dense.validate_masses(values)
+            self.masses = values if np.shares_memory(masses, values) else masses
+            self.unchecked = None
+            return self.masses
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+    def pending(self) -> np.ndarray | None:
+        try:
+            object.__getattribute__(self, "masses")
+        except AttributeError:
+            return self.unchecked
+        return None
+
+    def mark_checked(self) -> None:
+        values = self.pending()
+        if values is not None:
+            self.masses, self.unchecked = values, None
 
 
 class FocalSetStorage(Storage):

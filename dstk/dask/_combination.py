@@ -16,7 +16,7 @@ from ..core._combination import _check_combine_options, _common_batch_shape, _so
 from ..core._combination import combine_with_conflict as _combine_in_memory
 from ..core._mass import MassFunction
 from ..exceptions import DataTypeError, DogmaticError, TotalConflictError
-from ._blocks import blockwise_whole
+from ._blocks import blockwise_whole, serial_kernels
 from ._mass import DaskMassFunction, as_dask_mass
 
 if TYPE_CHECKING:
@@ -90,6 +90,11 @@ def _check_sources(stack, rule):
         raise DogmaticError("The bold rule needs subnormal mass functions (m(empty) > 0) for every source.")
 
 
+def _chunk_state_serial(*args, **kwargs):
+    with serial_kernels():
+        return _chunk_state(*args, **kwargs)
+
+
 def _chunk_state(block, axis, keepdims, rule):
     (ax,) = axis
     stack, batch = _rows(block, ax)
@@ -112,6 +117,11 @@ def _chunk_state(block, axis, keepdims, rule):
     return np.expand_dims(state, ax) if keepdims else state
 
 
+def _merge_states_serial(*args, **kwargs):
+    with serial_kernels():
+        return _merge_states(*args, **kwargs)
+
+
 def _merge_states(parts, axis, keepdims, rule):
     (ax,) = axis
     stack, batch = _rows(parts, ax)
@@ -124,6 +134,11 @@ def _merge_states(parts, axis, keepdims, rule):
         state = stack.min(axis=1)
     state = state.reshape(batch + (size,))
     return np.expand_dims(state, ax) if keepdims else state
+
+
+def _finish_state_serial(*args, **kwargs):
+    with serial_kernels():
+        return _finish_state(*args, **kwargs)
 
 
 def _finish_state(state, rule, normalize, with_conflict):
@@ -419,9 +434,9 @@ def _combine(masses, rule, axis, weights, normalize, frame, reduction, split_eve
     else:
         state = da.reduction(
             array,
-            functools.partial(_chunk_state, rule=rule),
-            functools.partial(_merge_states, rule=rule),
-            combine=functools.partial(_merge_states, rule=rule),
+            functools.partial(_chunk_state_serial, rule=rule),
+            functools.partial(_merge_states_serial, rule=rule),
+            combine=functools.partial(_merge_states_serial, rule=rule),
             axis=ax,
             keepdims=False,
             dtype=np.float64,
@@ -431,7 +446,7 @@ def _combine(masses, rule, axis, weights, normalize, frame, reduction, split_eve
             name=f"dstk-{rule}-state",
         )
         packed = state.map_blocks(
-            _finish_state,
+            _finish_state_serial,
             rule,
             normalize,
             return_conflict,

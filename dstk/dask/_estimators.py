@@ -155,7 +155,12 @@ def map_samples(estimator: Any, method: str, X: Any, *, rechunk: bool = False, *
     """
     _check_method(estimator, method)
     X = check_sample_chunks(X, rechunk=rechunk)
-    probe = _to_array(_probe(estimator, method, X, kwargs))
+    return _map(estimator, method, X, kwargs, _probe(estimator, method, X, kwargs))
+
+
+def _map(estimator, method, X, kwargs, probe):
+    """The graph of :func:`map_samples`, given the method's result on the first sample (probed once)."""
+    probe = _to_array(probe)
     tail, dtype = probe.shape[1:], probe.dtype
     shared = dask.delayed(estimator, pure=True)
     return blockwise_whole(
@@ -248,7 +253,7 @@ def predict_mass(estimator: Any, X: Any, *, rechunk: bool = False, **kwargs: Any
             f"predict_mass returned a mass function on {frame.n} labels in focal-set form; dstk.dask "
             "stores dense (..., 2**n) arrays only."
         )
-    array = map_samples(estimator, "predict_mass", X, **kwargs)
+    array = _map(estimator, "predict_mass", X, kwargs, probe)
     return DaskMassFunction._trusted(array, Frame(frame))
 
 
@@ -312,7 +317,7 @@ def predict_interval(
     """
     X = check_sample_chunks(X, rechunk=rechunk)
     probe = _probe(estimator, "predict_interval", X, kwargs)
-    stacked = map_samples(estimator, "predict_interval", X, **kwargs)
+    stacked = _map(estimator, "predict_interval", X, kwargs, probe)
     if isinstance(probe, tuple):
         return tuple(stacked[..., i] for i in range(len(probe)))
     return stacked

@@ -14,7 +14,7 @@ from ..core._dense import KINDS
 from ..core._frame import Frame
 from ..core._mass import MassFunction
 from ..exceptions import DataTypeError, FrameMismatchError
-from ._blocks import blockwise_whole
+from ._blocks import blockwise_whole, serial_kernels
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
@@ -28,8 +28,9 @@ def _as_frame(frame: Frame | Iterable[Any]) -> Frame:
 
 def _validate_block(block, frame, name):
     # raises InvalidMassError on the worker; the error surfaces at compute time
-    with naming_argument(name):
-        return MassFunction.from_array(block, frame, validate=True).to_array("m")
+    with naming_argument(name), serial_kernels():
+        # the validated masses themselves (a read-only view of the chunk when it needed no cleaning), not a copy
+        return MassFunction.from_array(block, frame, validate=True)._dense_m()
 
 
 def _check_mass_array(array, frame, name, *, validate, rechunk):

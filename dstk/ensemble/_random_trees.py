@@ -968,7 +968,16 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
         n_trees = self._forest["offsets"].size - 1
         batch = max(256, (1 << 20) // n_trees)
         tables: dict[Any, Any] = {}  # per-leaf tables evaluated once per call, shared by the batches
-        bounds = list(range(0, n, batch)) + [n]
+        threads = _n_threads(self.n_jobs)
+        # a small first batch compiles and fills the tables alone; the rest is cut into batches of at
+        # most `batch` samples, as many as a multiple of the threads (both cores busy to the end)
+        first = min(n, 256 if threads > 1 else batch)
+        rest = n - first
+        n_pieces = -(-rest // batch)
+        if threads > 1 and rest > 0:
+            n_pieces = -(-max(n_pieces, threads) // threads) * threads
+        bounds = [0] + [first + (rest * k) // max(n_pieces, 1) for k in range(n_pieces + 1)]
+        bounds = sorted(set(bounds))
         pieces: list[Any] = [None] * (len(bounds) - 1)
 
         def run(j):
@@ -976,7 +985,7 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
             pieces[j] = function(self._leaf_rows(X[a:b], tables))
 
         run(0)  # compiles, fills the tables
-        threads = min(_n_threads(self.n_jobs), len(pieces) - 1)
+        threads = min(threads, len(pieces) - 1)
         if threads > 1:
             with ThreadPoolExecutor(max_workers=threads) as pool:
                 list(pool.map(run, range(1, len(pieces))))

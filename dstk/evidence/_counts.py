@@ -512,7 +512,8 @@ def from_counts(
         Counts without a class axis, negative, non-finite or (unless
         ``allow_fractional``) non-integer; an unknown model or a binary-only model
         with more than two classes; ``confidence`` outside (0, 1); a non-positive
-        ``prior_strength``; n = 0 with ``model="bayes"``; ``classes`` of the wrong
+        ``prior_strength``; ``confidence`` or ``prior_strength`` given to a model
+        that does not use them; n = 0 with ``model="bayes"``; ``classes`` of the wrong
         length.
 
     Notes
@@ -553,6 +554,17 @@ def from_counts(
     >>> from_counts([2, 2, 0], model="dempster", classes=("a", "b", "c"))["a"]
     0.4
     """
+    # an option the chosen model does not use is an error, not silently ignored
+    if model != "confidence_interval" and confidence != 0.95:
+        raise ValueError(
+            f"`confidence` is used by model='confidence_interval' only; model={model!r} does not use it. "
+            "Drop `confidence`, or choose model='confidence_interval'."
+        )
+    if model != "imprecise_dirichlet" and prior_strength != 1.0:
+        raise ValueError(
+            f"`prior_strength` is used by model='imprecise_dirichlet' only; model={model!r} does not use it. "
+            "Drop `prior_strength`, or choose model='imprecise_dirichlet'."
+        )
     values = _counts_mass_array(
         counts,
         model,

@@ -97,7 +97,7 @@ def roc_auc(y_true: ArrayLike, scores: ArrayLike) -> float:
 
 
 def reliability_bins(
-    y_true: ArrayLike, probabilities: ArrayLike, *, n_bins: int = 10
+    y_true: ArrayLike, probabilities: ArrayLike, *, bins: int = 10
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Equal-width reliability-diagram bins for the probability of class 1.
 
@@ -107,28 +107,29 @@ def reliability_bins(
         Binary labels in ``{0, 1}``.
     probabilities : array_like of shape (N,)
         Predicted probabilities of class 1.
-    n_bins : int, default=10
-        Number of equal-width bins on ``[0, 1]``.
+    bins : int, default=10
+        Number of equal-width bins on ``[0, 1]`` (the name of the same option of
+        :func:`expected_calibration_error`).
 
     Returns
     -------
-    counts : ndarray of shape (n_bins,)
+    counts : ndarray of shape (bins,)
         Samples per bin.
-    mean_predicted : ndarray of shape (n_bins,)
+    mean_predicted : ndarray of shape (bins,)
         Mean predicted probability per bin (NaN for an empty bin).
-    fraction_positive : ndarray of shape (n_bins,)
+    fraction_positive : ndarray of shape (bins,)
         Observed fraction of class 1 per bin (NaN for an empty bin).
 
     Raises
     ------
     ValueError
         On probabilities outside ``[0, 1]``, labels other than 0/1 or a bad
-        ``n_bins``.
+        ``bins``.
 
     Notes
     -----
     The 10-bin reliability diagram of Nalbantov & Ivanov (Sec. 5): bin
-    ``j`` holds the probabilities in ``(j/n_bins, (j+1)/n_bins]`` (bin 0 also
+    ``j`` holds the probabilities in ``(j/bins, (j+1)/bins]`` (bin 0 also
     holds 0), the bins of :func:`expected_calibration_error`; a
     calibrated predictor has ``fraction_positive ≈ mean_predicted`` in every
     non-empty bin (DeGroot & Fienberg 1983).
@@ -142,7 +143,7 @@ def reliability_bins(
 
     Examples
     --------
-    >>> counts, mean_p, frac = reliability_bins([0, 1, 1], [0.05, 0.95, 1.0], n_bins=2)
+    >>> counts, mean_p, frac = reliability_bins([0, 1, 1], [0.05, 0.95, 1.0], bins=2)
     >>> counts.tolist(), frac.tolist()
     ([1, 2], [0.0, 1.0])
     """
@@ -155,9 +156,9 @@ def reliability_bins(
         )
     if np.any(p < 0) or np.any(p > 1):
         raise ValueError("`probabilities` must lie in [0, 1]; calibrate or normalise the scores first.")
-    if isinstance(n_bins, bool) or not isinstance(n_bins, (int, np.integer)) or n_bins < 1:
-        raise ValueError(f"`n_bins` must be a positive integer; got {n_bins!r}.")
-    counts, sum_p, sum_y = _bin_statistics(p, y.astype(np.float64), _bin_edges(p, int(n_bins), "uniform"))
+    if isinstance(bins, bool) or not isinstance(bins, (int, np.integer)) or bins < 1:
+        raise ValueError(f"`bins` must be a positive integer (the number of equal-width bins); got {bins!r}.")
+    counts, sum_p, sum_y = _bin_statistics(p, y.astype(np.float64), _bin_edges(p, int(bins), "uniform"))
     counts = counts.astype(np.intp)
     with np.errstate(invalid="ignore", divide="ignore"):
         mean_predicted = sum_p / counts

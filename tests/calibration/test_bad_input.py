@@ -115,3 +115,43 @@ def test_classifier_bad_input():
         EvidentialCalibratedClassifier(ensemble="yes").fit(X, y)
     with pytest.raises(NotFittedError):
         EvidentialCalibratedClassifier().predict_mass(X)
+
+
+def test_class_absent_from_a_calibration_fold_is_named():
+    # 3 samples of class 2 cannot fill 5 stratified folds: the message names the class, its count and the fix
+    from sklearn.linear_model import LogisticRegression
+
+    from dstk.calibration import EvidentialCalibratedClassifier
+
+    X = np.linspace(0.0, 3.0, 10)[:, None]
+    y = np.array([1, 2, 1, 1, 1, 1, 1, 2, 2, 1])
+    with pytest.raises(
+        ValueError, match=r"Class 2 is absent from a calibration fold .*3 sample\(s\).*at most 3 folds"
+    ):
+        EvidentialCalibratedClassifier(LogisticRegression()).fit(X, y)
+    EvidentialCalibratedClassifier(LogisticRegression(), cv=3).fit(X, y)
+
+
+def test_object_dtype_integer_labels_get_the_wrapped_estimators_message():
+    # scikit-learn's type_of_target calls object-dtype integers "unknown" and check_cv would fall back to
+    # unstratified KFold; the folds are made on the encoded labels, so the wrapped estimator's own message
+    # ("Unknown label type") is what the user sees, not a fold missing a class
+    from sklearn.linear_model import LogisticRegression
+
+    from dstk.calibration import EvidentialCalibratedClassifier
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(56, 2))
+    y = rng.permutation(np.repeat([0, 1, 2, 3], 14))
+    with pytest.raises(ValueError, match="Unknown label type"):
+        EvidentialCalibratedClassifier(LogisticRegression()).fit(X, y.astype(object))
+
+
+def test_label_messages_show_plain_labels():
+    # numpy 2 scalar reprs (np.int64(5), np.str_('a')) are noise in an error message
+    from dstk.calibration import IsotonicCalibrator
+
+    with pytest.raises(ValueError, match=r"got 3 classes \['hi', 'lo', 'mid'\]"):
+        IsotonicCalibrator().fit([0.1, 0.2, 0.3], np.array(["lo", "mid", "hi"]))
+    with pytest.raises(ValueError, match=r"a single class \(5\)"):
+        IsotonicCalibrator().fit([0.1, 0.2], np.array([5, 5]))

@@ -228,3 +228,19 @@ def test_combination_normalized_cautious_rule():
     np.testing.assert_allclose(normalized, expected, atol=1e-12)
     ensemble = EvidentialCombination([a, b], rule="cautious", normalize=True)
     np.testing.assert_allclose(ensemble.predict_mass([1.0]).to_array()[0][0], 0.0, atol=1e-15)
+
+
+def test_options_are_checked_with_a_single_classifier():
+    # one classifier skips the combination; its options must still be checked, not silently ignored
+    from dstk.calibration import BinningCalibrator
+
+    scores = np.array([-2.0, -1.0, 1.0, 2.0, -1.5, 1.5])
+    y = np.array([0, 0, 1, 1, 0, 1])
+    a = BinningCalibrator(bins=[-3, 0, 3], model="dempster").fit(scores, y)
+    with pytest.raises(ValueError, match="`normalize=True` is used by rule='cautious' only"):
+        combine_classifiers([a], None, inputs=[[1.0]], normalize=True)
+    with pytest.raises(ValueError, match="`rule` must be one of"):
+        EvidentialCombination([a], rule="zz").predict_conflict([1.0])
+    with pytest.raises(ValueError, match="`normalize=True`"):
+        EvidentialCombination([a], normalize=True).predict_conflict([1.0])
+    assert combine_classifiers([a], None, inputs=[[1.0]], rule="cautious", normalize=True).batch_shape == (1,)

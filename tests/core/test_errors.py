@@ -64,3 +64,36 @@ def test_pickle_round_trip():
     assert back.frame == m.frame and back.allclose(m)
     s = MassFunction.from_focal_sets([1, 6], [0.4, 0.6], Frame(range(30)))
     assert pickle.loads(pickle.dumps(s)).allclose(s)
+
+
+@pytest.mark.parametrize(
+    "value, match",
+    [
+        (0.5 + 0j, "Complex data not supported"),
+        ("0.5", "must be numeric"),
+        (None, "is None"),
+        ([0.5, [0.5]], "ragged"),
+    ],
+)
+def test_mapping_and_focal_set_masses_are_numbers(value, match):
+    # strings were parsed and complex numbers cast to their real part (NumPy's ComplexWarning only)
+    from dstk.exceptions import DataTypeError
+
+    with pytest.raises(
+        (DataTypeError, ValueError), match=r"`focal\['a'\]`.*" if value is not None else "`focal"
+    ):
+        MassFunction({"a": value, "ab": 0.5}, frame="ab")
+    with pytest.raises((DataTypeError, ValueError), match=match):
+        MassFunction({"a": value, "ab": 0.5}, frame="ab")
+    if not isinstance(value, list):
+        with pytest.raises((DataTypeError, ValueError), match="`masses`"):
+            MassFunction.from_focal_sets([1, 3], np.array([value, 0.5]), frame="ab")
+
+
+def test_batch_selection_through_getitem_points_to_batch():
+    m = MassFunction.from_array(np.tile([0.0, 0.5, 0.5, 0.0], (3, 1)), "ab")
+    for index in (slice(0, 2), np.array([True, False, True])):
+        with pytest.raises(TypeError, match=r"m\.batch\[index\]"):
+            m[index]
+    assert m.batch[np.array([True, False, True])].batch_shape == (2,)
+    assert m["a"].tolist() == [0.5, 0.5, 0.5]

@@ -27,7 +27,7 @@ from dstk.core import (
     lower_upper_expectations,
     nonspecificity,
 )
-from dstk.exceptions import ConflictWarning
+from dstk.exceptions import ConflictWarning, InvalidMassError
 
 ATOL = 1e-12
 
@@ -291,3 +291,17 @@ def test_core_of_a_batch_is_a_clear_error():
         with pytest.raises(ValueError, match=r"core\(\) needs a single mass function.*m\.batch\[i\]"):
             form.core()
         assert form.batch[1].core() == frozenset("ab")
+
+
+def test_deferred_dense_storage_checks_at_first_use():
+    good = np.full((3, 4), 0.25)
+    storage = _storage.DeferredDenseStorage(good)
+    assert storage.pending() is good and storage.is_dense
+    assert storage.masses is good  # the check ran: no copy of valid float64 masses
+    assert storage.pending() is None
+    marked = _storage.DeferredDenseStorage(good)
+    marked.mark_checked()  # what a fold that checked every row calls
+    assert marked.pending() is None and marked.masses is good
+    bad = MassFunction._from_storage(_storage.DeferredDenseStorage(np.full((3, 4), 0.5)), Frame("ab"))
+    with pytest.raises(InvalidMassError, match="sum to 2"):
+        bad.pignistic()

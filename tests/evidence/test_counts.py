@@ -552,3 +552,18 @@ def test_public_degrees_and_interval_take_binary_counts():
     assert (float(lower), float(upper)) == pytest.approx((0.3475, 0.9333), abs=1e-4)
     with pytest.raises(ValueError, match=r"\(\.\.\., 2\)"):
         plausibility_degrees([1, 2, 3])
+
+
+@pytest.mark.parametrize("model", ["likelihood", "bayes", "dempster", "plausibility", "imprecise_dirichlet"])
+def test_confidence_given_to_a_model_that_does_not_use_it_raises(model):
+    # as combine(weights=...) with a rule that does not weight: an ignored option is an error
+    with pytest.raises(ValueError, match="`confidence` is used by model='confidence_interval' only"):
+        from_counts([[1, 2]], model=model, confidence=0.5)
+    from_counts([[1, 2]], model="confidence_interval", confidence=0.5)
+
+
+@pytest.mark.parametrize("model", ["likelihood", "bayes", "dempster", "confidence_interval", "plausibility"])
+def test_prior_strength_given_to_a_model_that_does_not_use_it_raises(model):
+    with pytest.raises(ValueError, match="`prior_strength` is used by model='imprecise_dirichlet' only"):
+        from_counts([[1, 2]], model=model, prior_strength=2.0)
+    from_counts([[1, 2]], model="imprecise_dirichlet", prior_strength=2.0)

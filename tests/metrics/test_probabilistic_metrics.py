@@ -143,7 +143,7 @@ def test_reliability_and_ece_against_loops():
     p = rng.uniform(size=200)
     p[:3] = [0.0, 1.0, 0.1]
     y = (rng.uniform(size=200) < p).astype(int)
-    counts, mean_p, frac = reliability_bins(y, p, n_bins=10)
+    counts, mean_p, frac = reliability_bins(y, p, bins=10)
     ece = 0.0
     for b in range(10):
         # bins closed on the right, (b/10, (b+1)/10], the first one also holding 0
@@ -207,7 +207,7 @@ def test_measures_in_unit_interval_and_perfect_scores(seed):
         (lambda: brier_score([0, 1], [1.5, 0.5]), r"\[0, 1\]"),
         (lambda: roc_auc([1, 1, 1], [0.1, 0.2, 0.3]), "single class"),
         (lambda: roc_auc([0, 1], [0.1, np.inf]), "non-finite"),
-        (lambda: reliability_bins([0, 1], [0.1, 0.2], n_bins=0), "n_bins"),
+        (lambda: reliability_bins([0, 1], [0.1, 0.2], bins=0), "`bins`"),
         (lambda: desirability(), "at least one"),
         (lambda: isotonic_calibration_score([0, 1, 1], [0.1, 0.2]), "inconsistent"),
     ],
@@ -215,3 +215,14 @@ def test_measures_in_unit_interval_and_perfect_scores(seed):
 def test_errors(call, match):
     with pytest.raises(ValueError, match=match):
         call()
+
+
+@pytest.mark.parametrize(
+    "bad, match", [("0.5", "must be numeric"), (0.5 + 0j, "Complex"), (None, "None"), (np.nan, "NaN")]
+)
+def test_desirability_refuses_what_is_not_a_real_number(bad, match):
+    # a string was parsed and a complex number raised numpy's bare TypeError
+    from dstk.metrics import desirability
+
+    with pytest.raises(ValueError, match=match):
+        desirability(bad, 1.0)

@@ -8,7 +8,12 @@ def x_estimators():
     from sklearn.linear_model import LogisticRegression
     from sklearn.naive_bayes import GaussianNB
 
-    from dstk.calibration import EvidentialCalibratedClassifier, ImpliedPosteriorClassifier
+    from dstk.calibration import (
+        ConformalBeliefClassifier,
+        EvidentialCalibratedClassifier,
+        ImpliedPosteriorClassifier,
+        VennMulticlassClassifier,
+    )
     from dstk.classifiers import (
         ContextualDiscountingCombiner,
         EvidentialKNNClassifier,
@@ -26,6 +31,9 @@ def x_estimators():
         EvidentialKNNClassifier(n_neighbors=3, discounting="contextual"),
         EvidentialNeuralNetworkClassifier(n_prototypes=3, max_iter=30, random_state=0),
         ContextualDiscountingCombiner([LogisticRegression(), GaussianNB()], random_state=0),
+        ConformalBeliefClassifier(LogisticRegression(), random_state=0),
+        VennMulticlassClassifier(LogisticRegression(), random_state=0),
+        VennMulticlassClassifier(LogisticRegression(), decomposition="pairwise", random_state=0),
     ]
 
 
