@@ -24,6 +24,12 @@ International Journal of Approximate Reasoning 31(1-2), 1-30.
 from dstk._kernels._jit import njit
 
 
+@njit(cache=True, inline="always")
+def _block_of_eight(x, b):
+    """The eight entries ``x[b] .. x[b + 7]`` of a block (read into registers)."""
+    return x[b], x[b + 1], x[b + 2], x[b + 3], x[b + 4], x[b + 5], x[b + 6], x[b + 7]
+
+
 @njit(cache=True)
 def superset_pass(x, sign):
     """x(A) <- sum_{B superset of A} sign**|B - A| x(B), in place on one row.
@@ -38,14 +44,7 @@ def superset_pass(x, sign):
     step = 1
     if size >= 8:
         for b in range(0, size, 8):
-            x0 = x[b]
-            x1 = x[b + 1]
-            x2 = x[b + 2]
-            x3 = x[b + 3]
-            x4 = x[b + 4]
-            x5 = x[b + 5]
-            x6 = x[b + 6]
-            x7 = x[b + 7]
+            x0, x1, x2, x3, x4, x5, x6, x7 = _block_of_eight(x, b)
             x0 += sign * x1
             x2 += sign * x3
             x4 += sign * x5
@@ -100,14 +99,7 @@ def subset_pass(x, sign):
     step = 1
     if size >= 8:
         for b in range(0, size, 8):
-            x0 = x[b]
-            x1 = x[b + 1]
-            x2 = x[b + 2]
-            x3 = x[b + 3]
-            x4 = x[b + 4]
-            x5 = x[b + 5]
-            x6 = x[b + 6]
-            x7 = x[b + 7]
+            x0, x1, x2, x3, x4, x5, x6, x7 = _block_of_eight(x, b)
             x1 += sign * x0
             x3 += sign * x2
             x5 += sign * x4

@@ -28,7 +28,7 @@ def _bin_counts(bin_index, y01, n_bins):
     return k, n
 
 
-def _counts_table(k, n, model, confidence, empty_bins, owner):
+def _counts_table(k, n, model, level, empty_bins, owner):
     """Dense (n_bins, 4) mass table of the bins, with the empty-bin policy applied.
 
     ``empty_bins="vacuous"``: an empty bin carries no evidence, so it gets the
@@ -49,7 +49,7 @@ def _counts_table(k, n, model, confidence, empty_bins, owner):
     table = np.zeros((k.shape[0], 4))
     full = ~empty
     if full.any():
-        table[full] = _binary_mass_array(k[full], n[full], model, confidence=confidence)
+        table[full] = _binary_mass_array(k[full], n[full], model, level=level)
     if empty.any():
         if model == "bayes":
             table[empty, 1] = 0.5
@@ -130,7 +130,7 @@ class BinningCalibrator(_TableCalibrator):
         ``"bayes"`` (k/n, the probabilistic calibrator), ``"inverse_pignistic"``,
         ``"dempster"`` (Eq. 24), ``"confidence_interval"`` (Eqs. 25-28),
         ``"likelihood"`` (Eqs. 29-32) or ``"plausibility"``.
-    confidence : float, default 0.95
+    level : float, default 0.95
         Level 1 - alpha of the Clopper-Pearson interval (``"confidence_interval"``).
     empty_bins : {"vacuous", "raise"}, default "vacuous"
         Policy for bins with no calibration score: the vacuous mass function
@@ -186,13 +186,13 @@ class BinningCalibrator(_TableCalibrator):
         *,
         strategy: str = "uniform",
         model: str = "likelihood",
-        confidence: float = 0.95,
+        level: float = 0.95,
         empty_bins: str = "vacuous",
     ) -> None:
         self.bins = bins
         self.strategy = strategy
         self.model = model
-        self.confidence = confidence
+        self.level = level
         self.empty_bins = empty_bins
 
     def _edges(self, scores):
@@ -238,9 +238,7 @@ class BinningCalibrator(_TableCalibrator):
         index = np.searchsorted(self._inner_edges, scores, side="left")
         k, n = _bin_counts(index, y01, n_bins)
         self.bin_counts_ = np.column_stack([k, n])
-        self.mass_table_ = _counts_table(
-            k, n, self.model, self.confidence, self.empty_bins, type(self).__name__
-        )
+        self.mass_table_ = _counts_table(k, n, self.model, self.level, self.empty_bins, type(self).__name__)
 
     def bin_index(self, scores: ArrayLike) -> np.ndarray:
         """Index of the bin of each score (0 .. n_bins - 1).

@@ -86,7 +86,7 @@ class IsotonicCalibrator(_TableCalibrator):
     envelope : bool, default True
         Replace the per-block Bel({1}) and Pl({1}) by their isotonic envelopes
         (Section 4.2) so that both are non-decreasing in the score.
-    confidence : float, default 0.95
+    level : float, default 0.95
         Clopper-Pearson level for ``model="confidence_interval"``.
 
     Attributes
@@ -144,10 +144,10 @@ class IsotonicCalibrator(_TableCalibrator):
            [0.    , 0.    , 0.75  , 0.25  ]])
     """
 
-    def __init__(self, *, model: str = "likelihood", envelope: bool = True, confidence: float = 0.95) -> None:
+    def __init__(self, *, model: str = "likelihood", envelope: bool = True, level: float = 0.95) -> None:
         self.model = model
         self.envelope = envelope
-        self.confidence = confidence
+        self.level = level
 
     def _fit(self, scores, y01):
         check_model(self.model, BINARY_COUNT_MODELS, type(self).__name__)
@@ -155,7 +155,7 @@ class IsotonicCalibrator(_TableCalibrator):
         self.block_scores_ = np.column_stack([lower, upper])
         self.block_counts_ = np.column_stack([positives, totals])
         self.thresholds_ = np.ascontiguousarray(0.5 * (upper[:-1] + lower[1:]))
-        table = _counts_table(positives, totals, self.model, self.confidence, "raise", type(self).__name__)
+        table = _counts_table(positives, totals, self.model, self.level, "raise", type(self).__name__)
         if self.envelope:
             belief = table[:, 2]
             plausibility = table[:, 2] + table[:, 3]

@@ -47,7 +47,7 @@ class LogisticCalibrator(BinaryCalibrator):
         and t- = 1/(n- + 2) (Eq. 4) in the likelihood (as Platt and
         scikit-learn's sigmoid calibration do), which keeps the MLE finite even
         for separable scores; ``"labels"`` uses the raw 0/1 labels (Eq. 3).
-    confidence : float, default 0.95
+    level : float, default 0.95
         Level 1 - alpha of the normal-approximation interval.
     interpolation : {"chebyshev", None}, default "chebyshev"
         For ``model="likelihood"``: ``"chebyshev"`` computes the masses exactly
@@ -140,13 +140,13 @@ class LogisticCalibrator(BinaryCalibrator):
         *,
         model: str = "likelihood",
         targets: str = "smoothed",
-        confidence: float = 0.95,
+        level: float = 0.95,
         interpolation: str | None = "chebyshev",
         verbose: int = 0,
     ) -> None:
         self.model = model
         self.targets = targets
-        self.confidence = confidence
+        self.level = level
         self.interpolation = interpolation
         self.verbose = verbose
 
@@ -162,9 +162,9 @@ class LogisticCalibrator(BinaryCalibrator):
             )
         if self.interpolation not in ("chebyshev", None):
             raise ValueError(f"Unknown interpolation={self.interpolation!r}; choose 'chebyshev' or None.")
-        confidence = float(self.confidence)
-        if not 0.0 < confidence < 1.0:
-            raise ValueError(f"`confidence` must lie in (0, 1); got {self.confidence!r}.")
+        level = float(self.level)
+        if not 0.0 < level < 1.0:
+            raise ValueError(f"`level` must lie in (0, 1); got {self.level!r}.")
         if np.ptp(scores) == 0.0:
             raise ValueError(
                 "All calibration scores are equal: the slope of the sigmoid cannot be estimated. "
@@ -242,17 +242,17 @@ class LogisticCalibrator(BinaryCalibrator):
             out[:, 3] = 1.0 - out[:, 1] - out[:, 2]
             return out
         if model == "confidence_interval":
-            confidence = float(self.confidence)
+            level = float(self.level)
             # on the standardised scores z: eta = alpha_0 + alpha_1 z, var = (1, z) C (1, z)'
             z = self._logistic.standardize(scores)
             alpha, c = self._logistic.alpha, self._logistic.alpha_covariance
             eta = alpha[0] + alpha[1] * z
             sigma = np.sqrt(np.maximum(c[0, 0] + 2.0 * z * c[0, 1] + z**2 * c[1, 1], 0.0))
-            quantile = special.ndtri(0.5 + 0.5 * confidence)
+            quantile = special.ndtri(0.5 + 0.5 * level)
             lower = special.expit(-(eta + quantile * sigma))
             upper = special.expit(-(eta - quantile * sigma))
-            out[:, 2] = confidence * lower
-            out[:, 1] = confidence * (1.0 - upper)
+            out[:, 2] = level * lower
+            out[:, 1] = level * (1.0 - upper)
             out[:, 3] = 1.0 - out[:, 1] - out[:, 2]
             return out
         if self.interpolation_degree_ is None:

@@ -30,10 +30,9 @@ def check_dense_size(n, batch_size=1, what="a dense mass function"):
         raise FrameTooLargeError(
             f"{what} on a frame of {n} labels needs 2**{n} values per mass function "
             f"({nbytes / 2**30:.1f} GiB for a batch of {batch_size}), above the limit of "
-            f"{MAX_DENSE_BYTES / 2**30:.0f} GiB. Process the batch in smaller chunks, or use the "
-            "focal-set form (a mapping with few focal "
-            "sets, or MassFunction.from_focal_sets), which dstk uses automatically for frames of "
-            f"more than {DENSE_MAX_LABELS} labels."
+            f"{MAX_DENSE_BYTES / 2**30:.0f} GiB. Process the batch in smaller chunks (mass functions on "
+            f"frames of up to {DENSE_MAX_LABELS} labels are always stored densely; larger frames use "
+            "the focal-set form, which stores only the focal sets)."
         )
 
 

@@ -26,6 +26,7 @@ from dstk._estimator import (
     ClassifierMixin,
     check_is_fitted,
     frequency_weights,
+    singleton_interval,
     validate_features,
 )
 from dstk._kernels import leaf_tables as _tables
@@ -1106,7 +1107,14 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
         return self.classes_[np.argmax(scores, axis=1)]
 
     def predict_mass(self, X: ArrayLike, *, normalize: bool = True) -> MassFunction:
-        """Combined mass functions (evidential combiners only).
+        """Combined mass functions, one per sample, on ``Frame(classes_)``.
+
+        The evidential combiners (``"plausibility"`` averaging, ``"dempster"``
+        and ``"cautious"``) combine one mass function per leaf.  The other
+        combiners score the leaves without a mass function of their own; for
+        them the result is the Bayesian mass function of :meth:`predict_proba`
+        (all mass on singletons, so belief equals plausibility and the
+        interval of :meth:`predict_interval` has width zero).
 
         Parameters
         ----------
@@ -1114,22 +1122,44 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
             Samples with the columns used in ``fit``.
         normalize : bool, default True
             Divide by ``1 - m(empty)`` (Dempster's normalisation); False keeps
-            the unnormalised result with its mass on the empty set.
+            the unnormalised result with its mass on the empty set.  Ignored by
+            the combiners without a mass function (their result has no
+            conflict).
 
         Returns
         -------
         MassFunction
             Batch shape (n_samples,) on ``Frame(classes_)`` (the labels seen
             in ``fit``).
-
-        Raises
-        ------
-        ValueError
-            If the combiner has no mass function (only ``"plausibility"``
-            averaging, ``"dempster"`` and ``"cautious"`` have one).
         """
-        array = self._combined_by(X, _combine_leaves_to_mass_array, normalize=normalize)
         from dstk.core._frame import Frame
         from dstk.core._mass import MassFunction
 
-        return MassFunction.from_array(array, Frame(tuple(self.classes_.tolist())), validate=False)
+        frame = Frame(tuple(self.classes_.tolist()))
+        method, _ = parse_combiner(self.combiner)
+        if method not in ("dempster", "cautious", "plausibility"):
+            probabilities = np.asarray(self.predict_proba(X), dtype=np.float64)
+            singletons = [1 << k for k in range(self.classes_.size)]
+            return MassFunction.from_focal_sets(singletons, probabilities, frame, validate=False)
+        array = self._combined_by(X, _combine_leaves_to_mass_array, normalize=normalize)
+        return MassFunction.from_array(array, frame, validate=False)
+
+    def predict_interval(self, X: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
+        """Belief and plausibility of the classes, from :meth:`predict_mass`.
+
+        Parameters
+        ----------
+        X : array_like (n_samples, n_features)
+            Samples with the columns used in ``fit``.
+
+        Returns
+        -------
+        bel, pl : ndarray
+            For two classes, of shape (n_samples,) for class ``classes_[1]``;
+            otherwise of shape (n_samples, n_classes): ``Bel({c}) = m({c})``
+            and ``Pl({c})`` the total mass of the focal sets containing ``c``
+            (Shafer 1976, ch. 2), with ``Bel({c}) <= Pl({c}) <= 1``.  Equal
+            bounds for the combiners without a mass function of their own
+            (see :meth:`predict_mass`).
+        """
+        return singleton_interval(self.predict_mass(X))

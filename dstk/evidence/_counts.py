@@ -14,7 +14,7 @@ from_counts(counts, *, model=..., classes=None, **options)
     ``Frame(range(n_classes))``).
 plausibility_degrees(counts)
     Shaker & Huellermeier's degrees of support ``(pi_plus, pi_minus)``.
-clopper_pearson_interval(counts, *, confidence=0.95)
+clopper_pearson_interval(counts, *, level=0.95)
     The exact binomial interval of the positive-class probability.
 
 The private ``_binary_mass_array(k, n, model)`` is the array fast path used by
@@ -32,7 +32,7 @@ Models for binary counts (``model=``)
     Dempster's model, Xu et al. (2016) Eq. 24: m({1}) = k/(n+1),
     m({0}) = (n-k)/(n+1), m(frame) = 1/(n+1).
 ``"confidence_interval"``
-    Clopper-Pearson interval [L, U] at level ``confidence`` = 1 - alpha used
+    Clopper-Pearson interval [L, U] at level ``level`` = 1 - alpha used
     as the contour 1 on [L, U] and alpha outside (Eq. 25): m({1}) = (1-alpha) L,
     m({0}) = (1-alpha)(1-U) (Eqs. 26c, 27c), L and U from Eq. 28.
 ``"likelihood"``
@@ -113,15 +113,15 @@ def _check_counts(k, n, allow_fractional=False):
     return k_arr, n_arr
 
 
-def _check_confidence(confidence):
+def _check_level(level):
     try:
-        value = float(confidence)
+        value = float(level)
     except (TypeError, ValueError):
-        raise ValueError(f"`confidence` must be a number in (0, 1); got {confidence!r}.") from None
+        raise ValueError(f"`level` must be a number in (0, 1); got {level!r}.") from None
     if not 0.0 < value < 1.0:
         raise ValueError(
-            f"`confidence` (the level 1 - alpha of the Clopper-Pearson interval) must lie in (0, 1); "
-            f"got {confidence!r}. For a 95% interval pass confidence=0.95."
+            f"`level` (1 - alpha of the Clopper-Pearson interval) must lie in (0, 1); "
+            f"got {level!r}. For a 95% interval pass level=0.95."
         )
     return value
 
@@ -170,7 +170,7 @@ def _dempster(k, n):
 
 
 def clopper_pearson_interval(
-    counts: ArrayLike, *, confidence: float = 0.95, allow_fractional: bool = False
+    counts: ArrayLike, *, level: float = 0.95, allow_fractional: bool = False
 ) -> tuple[np.ndarray, np.ndarray]:
     """Clopper-Pearson (exact) confidence interval for the probability of the positive class.
 
@@ -178,7 +178,7 @@ def clopper_pearson_interval(
     ----------
     counts : array_like, shape (..., 2)
         Binary counts ``[n_negative, n_positive]`` on the last axis.
-    confidence : float, default 0.95
+    level : float, default 0.95
         Confidence level 1 - alpha, in (0, 1).
     allow_fractional : bool, default False
         Accept real-valued (weighted) counts.
@@ -193,7 +193,7 @@ def clopper_pearson_interval(
     ------
     ValueError
         Invalid counts (not ``(..., 2)``, negative, non-finite, or non-integer
-        unless ``allow_fractional``) or a confidence level outside (0, 1).
+        unless ``allow_fractional``) or a ``level`` outside (0, 1).
 
     Notes
     -----
@@ -212,12 +212,12 @@ def clopper_pearson_interval(
     >>> print(f"{float(lower):.4f} {float(upper):.4f}")
     0.3475 0.9333
     """
-    confidence = _check_confidence(confidence)
+    level = _check_level(level)
     k, n = _binary_counts(counts, allow_fractional)
-    return _clopper_pearson(k, n, confidence)
+    return _clopper_pearson(k, n, level)
 
 
-def _clopper_pearson(k, n, confidence):
+def _clopper_pearson(k, n, level):
     # betaincinv costs ~1 us per call: evaluate it once per distinct (k, n) pair (leaf and bin
     # counts repeat heavily), then scatter back
     if k.size > 64:
@@ -238,10 +238,10 @@ def _clopper_pearson(k, n, confidence):
                 lower, upper = _clopper_pearson(
                     (unique // (int(largest) + 1)).astype(np.float64),
                     (unique % (int(largest) + 1)).astype(np.float64),
-                    confidence,
+                    level,
                 )
                 return lower[inverse].reshape(np.shape(k)), upper[inverse].reshape(np.shape(k))
-    alpha = 1.0 - confidence
+    alpha = 1.0 - level
     with np.errstate(invalid="ignore", divide="ignore"):
         lower = np.where(k > 0, special.betaincinv(np.where(k > 0, k, 1.0), n - k + 1.0, alpha / 2.0), 0.0)
         upper = np.where(
@@ -250,11 +250,11 @@ def _clopper_pearson(k, n, confidence):
     return lower, upper
 
 
-def _confidence_interval(k, n, confidence):
-    lower, upper = _clopper_pearson(k, n, confidence)
+def _confidence_interval(k, n, level):
+    lower, upper = _clopper_pearson(k, n, level)
     out = np.zeros(k.shape + (4,))
-    out[:, 2] = confidence * lower
-    out[:, 1] = confidence * (1.0 - upper)
+    out[:, 2] = level * lower
+    out[:, 1] = level * (1.0 - upper)
     out[:, 3] = 1.0 - out[:, 1] - out[:, 2]
     return out
 
@@ -358,7 +358,7 @@ def _binary_mass_array(
     n: ArrayLike,
     model: str = "likelihood",
     *,
-    confidence: float = 0.95,
+    level: float = 0.95,
     allow_fractional: bool = False,
 ) -> np.ndarray:
     """Dense binary mass arrays ``(..., 4)`` from (class-1 count, total), the fast path.
@@ -369,7 +369,7 @@ def _binary_mass_array(
     """
     _check_model(model, _BINARY_MODELS)
     if model == "confidence_interval":
-        confidence = _check_confidence(confidence)
+        level = _check_level(level)
     k_arr, n_arr = _check_counts(k, n, allow_fractional)
     shape = k_arr.shape
     k_flat = np.ascontiguousarray(k_arr).reshape(-1)
@@ -381,7 +381,7 @@ def _binary_mass_array(
     elif model == "dempster":
         out = _dempster(k_flat, n_flat)
     elif model == "confidence_interval":
-        out = _confidence_interval(k_flat, n_flat, confidence)
+        out = _confidence_interval(k_flat, n_flat, level)
     elif model == "likelihood":
         out = _likelihood(k_flat, n_flat)
     else:
@@ -446,7 +446,7 @@ def _class_mass_array(counts, model="dempster", *, prior_strength=1.0, allow_fra
     return out
 
 
-def _counts_mass_array(counts, model, *, confidence, prior_strength, allow_fractional):
+def _counts_mass_array(counts, model, *, level, prior_strength, allow_fractional):
     """Dense masses from counts ``(..., n_classes)``: the one dispatch behind :func:`from_counts`."""
     _check_model(model, COUNT_MODELS)
     if model in _CLASS_COUNT_MODELS:
@@ -461,7 +461,7 @@ def _counts_mass_array(counts, model, *, confidence, prior_strength, allow_fract
             "model='imprecise_dirichlet'."
         )
     return _binary_mass_array(
-        arr[..., 1], arr.sum(axis=-1), model, confidence=confidence, allow_fractional=allow_fractional
+        arr[..., 1], arr.sum(axis=-1), model, level=level, allow_fractional=allow_fractional
     )
 
 
@@ -470,7 +470,7 @@ def from_counts(
     *,
     model: str = "likelihood",
     classes: Iterable[Any] | None = None,
-    confidence: float = 0.95,
+    level: float = 0.95,
     prior_strength: float = 1.0,
     allow_fractional: bool = False,
 ) -> MassFunction:
@@ -506,7 +506,7 @@ def from_counts(
         The labels of the classes, in the order of the last axis of ``counts``;
         the result lives on ``Frame(classes)``.  Default ``range(n_classes)``,
         so binary counts give ``Frame((0, 1))`` with m({1}) at dense index 2.
-    confidence : float, default 0.95
+    level : float, default 0.95
         Level 1 - alpha of the Clopper-Pearson interval (``"confidence_interval"``).
     prior_strength : float, default 1.0
         The s > 0 of the imprecise Dirichlet model.
@@ -523,8 +523,8 @@ def from_counts(
     ValueError
         Counts without a class axis, negative, non-finite or (unless
         ``allow_fractional``) non-integer; an unknown model or a binary-only model
-        with more than two classes; ``confidence`` outside (0, 1); a non-positive
-        ``prior_strength``; ``confidence`` or ``prior_strength`` given to a model
+        with more than two classes; ``level`` outside (0, 1); a non-positive
+        ``prior_strength``; ``level`` or ``prior_strength`` given to a model
         that does not use them; n = 0 with ``model="bayes"``; ``classes`` of the wrong
         length.
 
@@ -567,10 +567,10 @@ def from_counts(
     0.4
     """
     # an option the chosen model does not use is an error, not silently ignored
-    if model != "confidence_interval" and confidence != 0.95:
+    if model != "confidence_interval" and level != 0.95:
         raise ValueError(
-            f"`confidence` is used by model='confidence_interval' only; model={model!r} does not use it. "
-            "Drop `confidence`, or choose model='confidence_interval'."
+            f"`level` is used by model='confidence_interval' only; model={model!r} does not use it. "
+            "Drop `level`, or choose model='confidence_interval'."
         )
     if model != "imprecise_dirichlet" and prior_strength != 1.0:
         raise ValueError(
@@ -580,7 +580,7 @@ def from_counts(
     values = _counts_mass_array(
         counts,
         model,
-        confidence=confidence,
+        level=level,
         prior_strength=prior_strength,
         allow_fractional=allow_fractional,
     )

@@ -17,7 +17,7 @@ def figure4_data(
     *,
     max_sample_size: int = 300,
     sample_size: int = 10,
-    confidence: float = 0.95,
+    level: float = 0.95,
     models: Sequence[str] = _BINARY_MODELS,
 ) -> dict[str, Any]:
     """Belief and plausibility of success against sample size and against the proportion (Xu et al. Fig. 4).
@@ -31,7 +31,7 @@ def figure4_data(
         Largest sample size of panel (a).
     sample_size : int, default 10
         The fixed n of panel (b); k runs over 0..n.
-    confidence : float, default 0.95
+    level : float, default 0.95
         Level of the Clopper-Pearson interval (the paper uses 95%).
     models : sequence of str
         Count models (see :func:`dstk.evidence._counts.from_counts`).
@@ -89,7 +89,7 @@ def figure4_data(
     for name, k, n, x in (("by_sample_size", k_a, n_a, n_a), ("by_proportion", k_b, n_b, k_b / n_b)):
         belief, plausibility = {}, {}
         for model in models:
-            masses = _binary_mass_array(k, n, model, confidence=confidence)
+            masses = _binary_mass_array(k, n, model, level=level)
             belief[model] = masses[:, 2]
             plausibility[model] = masses[:, 2] + masses[:, 3]
         panels[name] = {"k": k, "n": n, "x": x, "belief": belief, "plausibility": plausibility}

@@ -577,8 +577,10 @@ def reliability_bands(
         np.minimum.at(lower, index, p)
         np.maximum.at(upper, index, p)
         counts = np.column_stack([count - positives, positives])  # [n_negative, n_positive]
-        options = {"confidence": float(level)} if model == "confidence_interval" else {}
-        masses = from_counts(np.round(counts), model=model, **options).to_array()
+        if model == "confidence_interval":
+            masses = from_counts(np.round(counts), model=model, level=float(level)).to_array()
+        else:
+            masses = from_counts(np.round(counts), model=model).to_array()
         belief = masses[..., 2]  # m({1})
         plausibility = 1.0 - masses[..., 1]  # 1 - m({0})
         out.append(

@@ -36,7 +36,7 @@ def plot_count_models(
     proportion: tuple[int, int] = (2, 3),
     max_sample_size: int = 300,
     sample_size: int = 10,
-    confidence: float = 0.95,
+    level: float = 0.95,
     title: str | None = None,
 ) -> Axes:
     """Belief and plausibility of success against sample size or proportion, one colour per count model.
@@ -64,7 +64,7 @@ def plot_count_models(
         Largest sample size of panel (a).
     sample_size : int, default 10
         The fixed ``n`` of panel (b).
-    confidence : float, default 0.95
+    level : float, default 0.95
         Level of the Clopper-Pearson interval.
     title : str, optional
 
@@ -115,7 +115,7 @@ def plot_count_models(
         proportion=proportion,
         max_sample_size=max_sample_size,
         sample_size=sample_size,
-        confidence=confidence,
+        level=level,
         models=models,
     )
     panel = data[_PANELS[by]]
@@ -130,7 +130,7 @@ def plot_count_models(
         plausibility = panel["plausibility"][name]
         label = MODEL_NAMES.get(name, name)
         if name == "confidence_interval":
-            label = f"{label} ({confidence:.0%})"
+            label = f"{label} ({level:.0%})"
         same = np.allclose(belief, plausibility, atol=1e-12)
         ax.plot(x, belief, color=color, linestyle="-", linewidth=1.6, marker=marker, markersize=3.5)
         if not same:

@@ -86,8 +86,8 @@ def test_unknown_models_and_options():
         BinningCalibrator(bins=0).fit(SCORES, Y)
     with pytest.raises(ValueError, match="Unknown empty_bins"):
         BinningCalibrator(empty_bins="drop").fit(SCORES, Y)
-    with pytest.raises(ValueError, match="confidence"):
-        LogisticCalibrator(model="confidence_interval", confidence=1.5).fit(SCORES, Y)
+    with pytest.raises(ValueError, match="level"):
+        LogisticCalibrator(model="confidence_interval", level=1.5).fit(SCORES, Y)
     with pytest.raises(ValueError, match="All calibration scores are equal"):
         LogisticCalibrator().fit(np.zeros(6), Y)
     with pytest.raises(ValueError, match="strictly increasing"):

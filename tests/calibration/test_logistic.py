@@ -95,7 +95,7 @@ def test_contour_matches_the_brute_force_profile():
 
 def test_confidence_interval_model_uses_the_normal_approximation():
     scores, y = _data(60, seed=5)
-    cal = LogisticCalibrator(model="confidence_interval", targets="labels", confidence=0.9).fit(scores, y)
+    cal = LogisticCalibrator(model="confidence_interval", targets="labels", level=0.9).fit(scores, y)
 
     # observed information by finite differences of the log-likelihood (independent of the fit's formula)
     def f(t):

@@ -26,7 +26,9 @@ def test_the_task_gets_the_chunk_itself_not_a_copy():
     array = da.map_blocks(make, chunks=((2, 2, 2), (3,), (4,)), dtype=np.float64, meta=np.empty((0, 0, 0)))
     out = blockwise_whole(record, (0,), array, (0, 1, 2), dtype=np.float64)
     np.testing.assert_allclose(out.compute(scheduler="synchronous"), np.repeat([0.0, 12.0, 24.0], 2))
-    assert len(seen) == 3 and set(seen) <= set(made)  # map_blocks(drop_axis=...) hands over a concatenated copy
+    assert len(seen) == 3 and set(seen) <= set(
+        made
+    )  # map_blocks(drop_axis=...) hands over a concatenated copy
 
 
 def test_kernels_run_serially_inside_a_task_and_the_setting_is_restored():

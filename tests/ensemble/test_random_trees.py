@@ -1,5 +1,7 @@
 """Construction invariants, routing, empty-leaf policies and bad input of the random decision trees."""
 
+import warnings
+
 import numpy as np
 import pytest
 from sklearn.datasets import load_breast_cancer
@@ -222,11 +224,24 @@ def test_string_labels_and_predict_mass(breast_cancer):
         uncalibrated,
         combine_leaves_proba(model.leaf_counts(X[:5]), combiner="eva", class_prior=model.class_prior_),
     )
-    with pytest.raises(ValueError, match="Combiner 'eva' has no mass function"):
-        model.predict_mass(X[:5])
-    model.set_params(combiner="average")  # the message names the combiner as the user wrote it
-    with pytest.raises(ValueError, match="Combiner 'average' has no mass function"):
-        model.predict_mass(X[:5])
+    # combiners without a mass function: the Bayesian mass function of predict_proba
+    for combiner in ("eva", "average", "vote", "laplace", "confidence_bounds", "pooling"):
+        model.set_params(combiner=combiner)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)  # eva's calibration was fitted for dempster
+            proba = model.predict_proba(X[:5])
+            mass = model.predict_mass(X[:5])
+            bel, pl = model.predict_interval(X[:5])
+        assert mass.frame.labels == ("benign", "malignant")
+        expected = np.zeros((5, 4))
+        expected[:, 1], expected[:, 2] = proba[:, 0], proba[:, 1]
+        assert np.array_equal(mass.to_array("m"), expected), combiner
+        assert np.array_equal(bel, proba[:, 1]) and np.array_equal(pl, proba[:, 1])
+    model.set_params(combiner="dempster")
+    bel, pl = model.predict_interval(X[:5])
+    mass = model.predict_mass(X[:5]).to_array("m")
+    assert np.allclose(bel, mass[:, 2]) and np.allclose(pl, mass[:, 2] + mass[:, 3])
+    assert np.all(bel <= pl)
     model.set_params(combiner="eva")
     score = model.decision_function(X[:5])
     assert np.allclose(

@@ -26,8 +26,8 @@ def degrees(k, n, allow_fractional=False):
     return _plausibility_degrees(*_check_counts(k, n, allow_fractional))
 
 
-def clopper_pearson(k, n, confidence=0.95):
-    return _clopper_pearson(*_check_counts(k, n), confidence)
+def clopper_pearson(k, n, level=0.95):
+    return _clopper_pearson(*_check_counts(k, n), level)
 
 
 # ---------------------------------------------------------------------------
@@ -84,7 +84,7 @@ def test_note_table_likelihood_dempster_clopper_pearson(pair):
     likelihood, dempster, clopper = NOTE_TABLE[pair]
     np.testing.assert_allclose(_m(counts_to_mass_array(k, n, "likelihood")), likelihood, atol=6e-5)
     np.testing.assert_allclose(_m(counts_to_mass_array(k, n, "dempster")), dempster, atol=6e-5)
-    m1, m0, _ = _m(counts_to_mass_array(k, n, "confidence_interval", confidence=0.95))
+    m1, m0, _ = _m(counts_to_mass_array(k, n, "confidence_interval", level=0.95))
     # the paper's model multiplies the note's singleton masses by (1 - alpha)
     assert m1 == pytest.approx(0.95 * clopper[0], abs=6e-5)
     assert m0 == pytest.approx(0.95 * clopper[1], abs=6e-5)
@@ -301,27 +301,27 @@ def test_regularized_incomplete_beta_against_scipy():
     assert regularized_incomplete_beta(2.0, 3.0, 1.0) == 1.0
 
 
-@pytest.mark.parametrize("confidence", [0.5, 0.9, 0.95, 0.99])
-def test_clopper_pearson_against_scipy_binomtest(confidence):
+@pytest.mark.parametrize("level", [0.5, 0.9, 0.95, 0.99])
+def test_clopper_pearson_against_scipy_binomtest(level):
     for n in [1, 2, 5, 13, 100]:
         for k in range(n + 1):
-            lower, upper = clopper_pearson(k, n, confidence)
-            ci = stats.binomtest(k, n).proportion_ci(confidence_level=confidence, method="exact")
+            lower, upper = clopper_pearson(k, n, level)
+            ci = stats.binomtest(k, n).proportion_ci(confidence_level=level, method="exact")
             assert lower == pytest.approx(ci.low, abs=1e-12)
             assert upper == pytest.approx(ci.high, abs=1e-12)
-            masses = counts_to_mass_array(k, n, "confidence_interval", confidence=confidence)
-            assert masses[2] == pytest.approx(confidence * ci.low, abs=1e-12)
-            assert masses[1] == pytest.approx(confidence * (1 - ci.high), abs=1e-12)
+            masses = counts_to_mass_array(k, n, "confidence_interval", level=level)
+            assert masses[2] == pytest.approx(level * ci.low, abs=1e-12)
+            assert masses[1] == pytest.approx(level * (1 - ci.high), abs=1e-12)
 
 
 def test_confidence_interval_model_is_eqs_22_23_of_the_step_contour():
     # contour 1 on [L, U], alpha outside (Eq. 25), integrated as in Eqs. 22c/23c
-    k, n, confidence = 7, 10, 0.9
-    lower, upper = clopper_pearson(k, n, confidence)
-    alpha = 1 - confidence
+    k, n, level = 7, 10, 0.9
+    lower, upper = clopper_pearson(k, n, level)
+    alpha = 1 - level
     belief_one = lower - alpha * lower  # int_0^L alpha
     plausibility_one = upper + alpha * (1 - upper)
-    masses = counts_to_mass_array(k, n, "confidence_interval", confidence=confidence)
+    masses = counts_to_mass_array(k, n, "confidence_interval", level=level)
     assert masses[2] == pytest.approx(belief_one, abs=1e-14)
     assert masses[1] == pytest.approx(1 - plausibility_one, abs=1e-14)
 
@@ -450,16 +450,16 @@ def test_bad_counts(k, n, match):
         degrees(k, n)
 
 
-def test_bad_shapes_model_and_confidence():
+def test_bad_shapes_model_and_level():
     with pytest.raises(ValueError, match="broadcastable"):
         counts_to_mass_array([1, 2], [3, 4, 5])
     with pytest.raises(ValueError, match="Unknown model"):
         counts_to_mass_array(1, 2, "laplace")
-    for confidence in [0, 1, 1.5, -0.1, "x", np.nan]:
-        with pytest.raises(ValueError, match="confidence"):
-            counts_to_mass_array(1, 2, "confidence_interval", confidence=confidence)
-        with pytest.raises(ValueError, match="confidence"):
-            clopper_pearson_interval([1, 1], confidence=confidence)
+    for level in [0, 1, 1.5, -0.1, "x", np.nan]:
+        with pytest.raises(ValueError, match="level"):
+            counts_to_mass_array(1, 2, "confidence_interval", level=level)
+        with pytest.raises(ValueError, match="level"):
+            clopper_pearson_interval([1, 1], level=level)
 
 
 # ---------------------------------------------------------------------------
@@ -555,11 +555,11 @@ def test_public_degrees_and_interval_take_binary_counts():
 
 
 @pytest.mark.parametrize("model", ["likelihood", "bayes", "dempster", "plausibility", "imprecise_dirichlet"])
-def test_confidence_given_to_a_model_that_does_not_use_it_raises(model):
+def test_level_given_to_a_model_that_does_not_use_it_raises(model):
     # as combine(weights=...) with a rule that does not weight: an ignored option is an error
-    with pytest.raises(ValueError, match="`confidence` is used by model='confidence_interval' only"):
-        from_counts([[1, 2]], model=model, confidence=0.5)
-    from_counts([[1, 2]], model="confidence_interval", confidence=0.5)
+    with pytest.raises(ValueError, match="`level` is used by model='confidence_interval' only"):
+        from_counts([[1, 2]], model=model, level=0.5)
+    from_counts([[1, 2]], model="confidence_interval", level=0.5)
 
 
 @pytest.mark.parametrize("model", ["likelihood", "bayes", "dempster", "confidence_interval", "plausibility"])

@@ -47,5 +47,5 @@ def test_figure4_bad_input():
         figure4_data(proportion=(4, 3))
     with pytest.raises(ValueError, match="max_sample_size"):
         figure4_data(max_sample_size=2)
-    with pytest.raises(ValueError, match="confidence"):
-        figure4_data(confidence=1.5)
+    with pytest.raises(ValueError, match="level"):
+        figure4_data(level=1.5)

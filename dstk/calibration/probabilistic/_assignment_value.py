@@ -87,7 +87,7 @@ class AssignmentValueCalibrator(BinaryProbabilisticCalibrator):
         Upper bound on the number of dispersion values ``N`` tried per
         partition; when the integer range is larger, a geometric grid of
         integers (including both ends) is used instead.
-    credibility : float, default=0.95
+    level : float, default=0.95
         Level of the local-correctness interval used by
         :meth:`predict_interval` and :meth:`predict_mass`.
 
@@ -147,12 +147,10 @@ class AssignmentValueCalibrator(BinaryProbabilisticCalibrator):
 
     scale_: float | None
 
-    def __init__(
-        self, input_kind: str = "probability", *, max_candidates: int = 2000, credibility: float = 0.95
-    ):
+    def __init__(self, input_kind: str = "probability", *, max_candidates: int = 2000, level: float = 0.95):
         self.input_kind = input_kind
         self.max_candidates = max_candidates
-        self.credibility = credibility
+        self.level = level
 
     # -- helpers -----------------------------------------------------------------------------
     def _to_probability(self, s, fitting=False):
@@ -193,7 +191,7 @@ class AssignmentValueCalibrator(BinaryProbabilisticCalibrator):
 
     # -- fitting -------------------------------------------------------------------------------
     def _fit(self, s, y):
-        check_level(self.credibility)
+        check_level(self.level)
         if int(self.max_candidates) < 2:
             raise ValueError(f"`max_candidates` must be an integer >= 2; got {self.max_candidates!r}.")
         self.scale_ = None
@@ -274,7 +272,7 @@ class AssignmentValueCalibrator(BinaryProbabilisticCalibrator):
         dstk's own extension: Garczarek attaches a correctness probability
         ``phi_k ~ B(p_T, N_T)`` to each partition (Gebel 2009, Sec. 4.4.3).
         Here ``p_T`` is replaced by the ends of the equal-tailed
-        ``credibility`` interval of the Jeffreys posterior
+        ``level`` credible interval of the Jeffreys posterior
         ``Beta(n_correct + 1/2, n_wrong + 1/2)``; the map (4.11) is increasing
         in ``p_T``, so the assigned-class probability gets the interval
         between the two mapped values.  Constant partitions use the same
@@ -283,7 +281,7 @@ class AssignmentValueCalibrator(BinaryProbabilisticCalibrator):
         """
         check_is_fitted(self, "partitions_")
         s = self._check_input(scores)
-        level = check_level(self.credibility)
+        level = check_level(self.level)
         p_pos, assigned, a = self._assigned(s)
         lower, upper = p_pos.copy(), p_pos.copy()
         for k in (0, 1):

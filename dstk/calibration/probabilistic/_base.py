@@ -182,6 +182,6 @@ class BinaryProbabilisticCalibrator(ClassifierMixin, BaseEstimator):
         return self.classes_[(p > 0.5).astype(np.intp)]
 
 
-def check_level(value: float, name: str = "credibility") -> float:
-    """A credibility level in (0, 1)."""
+def check_level(value: float, name: str = "level") -> float:
+    """A credible-interval level in (0, 1)."""
     return check_probability(value, name)

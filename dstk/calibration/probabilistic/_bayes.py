@@ -73,7 +73,7 @@ class _BayesCalibrator(BinaryProbabilisticCalibrator):
     _fitted_attribute = "prior_positive_"
     input_kind: str
     clip: float
-    credibility: float
+    level: float
 
     def _fit_densities(self, negative: np.ndarray, positive: np.ndarray) -> None:
         raise NotImplementedError
@@ -93,7 +93,7 @@ class _BayesCalibrator(BinaryProbabilisticCalibrator):
 
     def _fit(self, s, y):
         check_in_range(self.clip, "clip", low=0.0, high=0.5, low_inclusive=False, high_inclusive=False)
-        check_level(self.credibility)
+        check_level(self.level)
         x = self._transform(s)
         n_pos = int(y.sum())
         n_neg = y.size - n_pos
@@ -120,7 +120,7 @@ class _BayesCalibrator(BinaryProbabilisticCalibrator):
         -------
         lower, upper : ndarray of shape (N,)
             The posterior ``P(+ | s)`` evaluated at the ends of the
-            equal-tailed ``credibility`` interval of the positive-class prior
+            equal-tailed ``level`` credible interval of the positive-class prior
             under the ``Beta(N+ + 1, N- + 1)`` posterior of a uniform prior.
 
         Notes
@@ -133,7 +133,7 @@ class _BayesCalibrator(BinaryProbabilisticCalibrator):
         """
         check_is_fitted(self, self._fitted_attribute)
         s = self._check_input(scores)
-        level = check_level(self.credibility)
+        level = check_level(self.level)
         a, b = self.n_positive_ + 1.0, self.n_negative_ + 1.0
         lo_prior = betaincinv(a, b, (1.0 - level) / 2.0)
         hi_prior = betaincinv(a, b, (1.0 + level) / 2.0)
@@ -163,7 +163,7 @@ class GaussianBayesCalibrator(_BayesCalibrator):
         ``[clip, 1 - clip]``.
     clip : float, default=1e-12
         Clipping used for probability inputs.
-    credibility : float, default=0.95
+    level : float, default=0.95
         Level of the prior interval used by :meth:`predict_interval` and
         :meth:`predict_mass`.
 
@@ -200,10 +200,10 @@ class GaussianBayesCalibrator(_BayesCalibrator):
     0.5
     """
 
-    def __init__(self, input_kind: str = "score", *, clip: float = 1e-12, credibility: float = 0.95):
+    def __init__(self, input_kind: str = "score", *, clip: float = 1e-12, level: float = 0.95):
         self.input_kind = input_kind
         self.clip = clip
-        self.credibility = credibility
+        self.level = level
 
     def _prior(self, n_pos, n_neg):
         return n_pos / (n_pos + n_neg)
@@ -243,7 +243,7 @@ class AsymmetricLaplaceBayesCalibrator(_BayesCalibrator):
         As in :class:`GaussianBayesCalibrator`.
     clip : float, default=1e-12
         Clipping used for probability inputs.
-    credibility : float, default=0.95
+    level : float, default=0.95
         Level of the prior interval used by :meth:`predict_interval` and
         :meth:`predict_mass`.
 
@@ -288,10 +288,10 @@ class AsymmetricLaplaceBayesCalibrator(_BayesCalibrator):
     True
     """
 
-    def __init__(self, input_kind: str = "score", *, clip: float = 1e-12, credibility: float = 0.95):
+    def __init__(self, input_kind: str = "score", *, clip: float = 1e-12, level: float = 0.95):
         self.input_kind = input_kind
         self.clip = clip
-        self.credibility = credibility
+        self.level = level
 
     def _prior(self, n_pos, n_neg):
         return (n_pos + 1.0) / (n_pos + n_neg + 2.0)
