@@ -17,7 +17,7 @@ import math
 
 import numpy as np
 
-from dstk._kernels._jit import njit
+from dstk._kernels._jit import call_kernel, njit
 
 __all__ = [
     "pool_adjacent_violators",
@@ -28,6 +28,7 @@ __all__ = [
     "chebyshev_clenshaw",
     "gauss_compress",
     "lookup_masses",
+    "table_lookup",
     "INTERPRETED_MAX_WORK",
     "GAUSS_LEGENDRE_NODES",
     "GAUSS_LEGENDRE_WEIGHTS",
@@ -684,3 +685,20 @@ def lookup_masses(scores, thresholds, table):
         for c in range(k):
             out[i, c] = table[low, c]
     return out
+
+
+def table_lookup(scores, thresholds, table):
+    """:func:`lookup_masses`, run interpreted for small inputs (no compilation on a cold start).
+
+    Bit-identical to ``lookup_masses(scores, thresholds, table)``; see
+    :func:`dstk._kernels._jit.call_kernel` and ``INTERPRETED_MAX_WORK["lookup_masses"]``.
+    """
+    work = scores.shape[0] * (min(thresholds.shape[0], 256) + table.shape[1])
+    return call_kernel(
+        lookup_masses,
+        scores,
+        thresholds,
+        table,
+        work=work,
+        interpreted_max_work=INTERPRETED_MAX_WORK["lookup_masses"],
+    )

@@ -8,8 +8,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .._estimator import check_is_fitted
-from .._kernels._jit import call_kernel
-from .._kernels.calibration import INTERPRETED_MAX_WORK, lookup_masses
+from .._kernels.calibration import table_lookup
 from .._validation import check_scores
 from ._base import BINARY_COUNT_MODELS, BinaryCalibrator, check_model
 
@@ -59,19 +58,6 @@ def _counts_table(k, n, model, level, empty_bins, owner):
     return table
 
 
-def _lookup(scores, thresholds, table):
-    """:func:`~dstk._kernels.calibration.lookup_masses`, interpreted for small inputs (no compilation)."""
-    work = scores.shape[0] * (min(thresholds.shape[0], 256) + table.shape[1])
-    return call_kernel(
-        lookup_masses,
-        scores,
-        thresholds,
-        table,
-        work=work,
-        interpreted_max_work=INTERPRETED_MAX_WORK["lookup_masses"],
-    )
-
-
 class _TableCalibrator(BinaryCalibrator):
     """A calibrator whose output is a function of the score's bin: every output is one table lookup.
 
@@ -85,7 +71,7 @@ class _TableCalibrator(BinaryCalibrator):
         raise NotImplementedError
 
     def _mass_array(self, scores):
-        return _lookup(scores, self._lookup_thresholds(), self.mass_table_)
+        return table_lookup(scores, self._lookup_thresholds(), self.mass_table_)
 
     def _lookup(self, scores, columns):
         check_is_fitted(self, "classes_")
@@ -97,7 +83,7 @@ class _TableCalibrator(BinaryCalibrator):
             ),
             "interval": lambda: np.column_stack([table[:, 2], table[:, 2] + table[:, 3]]),
         }[columns]()
-        return _lookup(scores, self._lookup_thresholds(), np.ascontiguousarray(derived))
+        return table_lookup(scores, self._lookup_thresholds(), np.ascontiguousarray(derived))
 
     def predict_proba(self, scores: ArrayLike) -> np.ndarray:
         """Pignistic probabilities ``[BetP(0), BetP(1)]``, shape (n_samples, 2) (one table lookup)."""

@@ -7,7 +7,7 @@ from numpy.typing import ArrayLike
 
 from ..._estimator import check_is_fitted
 from ..._kernels._jit import call_kernel
-from ..._kernels.calibration import INTERPRETED_MAX_WORK, lookup_masses, pool_adjacent_violators
+from ..._kernels.calibration import INTERPRETED_MAX_WORK, pool_adjacent_violators, table_lookup
 from ..._validation import check_scores
 from ._base import BinaryProbabilisticCalibrator
 
@@ -192,7 +192,7 @@ class IsotonicRegressionCalibrator(BinaryProbabilisticCalibrator):
 
     def _positive_probability(self, s):
         if self.interpolation == "step":
-            return lookup_masses(s, self._step_edges, self._step_table)[:, 1]
+            return table_lookup(s, self._step_edges, self._step_table)[:, 1]
         return np.interp(s, self._linear_x, self._linear_y)
 
     def predict_proba(self, scores: ArrayLike) -> np.ndarray:
@@ -212,4 +212,4 @@ class IsotonicRegressionCalibrator(BinaryProbabilisticCalibrator):
         if self.interpolation != "step":
             return super().predict_proba(scores)
         check_is_fitted(self, self._fitted_attribute)
-        return lookup_masses(self._check_input(scores), self._step_edges, self._step_table)
+        return table_lookup(self._check_input(scores), self._step_edges, self._step_table)
