@@ -51,6 +51,7 @@ import tempfile
 import warnings
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import numba
 from numba.core import config as _numba_config
@@ -211,7 +212,7 @@ def njit(signature_or_function=None, **options):
     return lambda function: _decorate(function, signature_or_function, options)
 
 
-def call_kernel(kernel, *args, work: int, interpreted_max_work: int):
+def call_kernel(kernel: Any, *args: Any, work: int, interpreted_max_work: int) -> Any:
     """Call a kernel, run by the Python interpreter when its work is small.
 
     Compiling a kernel costs 0.1-2 s of CPU once per cache (and per process
