@@ -777,29 +777,30 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
             of features than in ``fit``.
         """
         X = self._check_X_predict(X)
-        forest = self._forest
-        n_trees = forest["offsets"].size - 1
+        n_trees = self._forest["offsets"].size - 1
         out = np.zeros((X.shape[0], n_trees, self.n_classes_), dtype=np.int64)
-        policy = _EMPTY_LEAF_POLICIES[self.empty_leaf]
-        node_total = forest["counts"].sum(axis=1, dtype=np.int64)
+        node_total = self._forest["counts"].sum(axis=1, dtype=np.int64)
+        return self._run_chunks(
+            lambda X_part, out_part: self._fill_leaf_counts(X_part, out_part, node_total), X, out
+        )
 
-        def kernel(X_part, out_part):
-            _trees.leaf_counts_kernel(
-                X_part,
-                forest["offsets"],
-                forest["feature"],
-                forest["operator"],
-                forest["nominal"],
-                forest["threshold"],
-                forest["child_start"],
-                forest["n_children"],
-                forest["counts"],
-                node_total,
-                policy,
-                out_part,
-            )
-
-        return self._run_chunks(kernel, X, out)
+    def _fill_leaf_counts(self, X, out, node_total):
+        """Class counts of the leaves of the checked samples ``X`` into ``out`` (the ``empty_leaf`` policy applied)."""
+        forest = self._forest
+        _trees.leaf_counts_kernel(
+            X,
+            forest["offsets"],
+            forest["feature"],
+            forest["operator"],
+            forest["nominal"],
+            forest["threshold"],
+            forest["child_start"],
+            forest["n_children"],
+            forest["counts"],
+            node_total,
+            _EMPTY_LEAF_POLICIES[self.empty_leaf],
+            out,
+        )
 
     def apply(self, X: ArrayLike) -> np.ndarray:
         """Index (local to each tree) of the leaf reached by every sample.
@@ -940,20 +941,8 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
             # siblings policy: the summed counts of the leaves below the empty child's parent
             samples, position = np.unique(missing[:, 0], return_inverse=True)
             counts = np.zeros((samples.size, n_trees, self.n_classes_), dtype=np.int64)
-            _trees.leaf_counts_kernel(
-                np.ascontiguousarray(X[samples]),
-                forest["offsets"],
-                forest["feature"],
-                forest["operator"],
-                forest["nominal"],
-                forest["threshold"],
-                forest["child_start"],
-                forest["n_children"],
-                forest["counts"],
-                forest["counts"].sum(axis=1, dtype=np.int64),
-                policy,
-                counts,
-            )
+            node_total = forest["counts"].sum(axis=1, dtype=np.int64)
+            self._fill_leaf_counts(np.ascontiguousarray(X[samples]), counts, node_total)
             extra = counts[position.ravel(), missing[:, 1]]
             extra_keys, first = _tables.distinct_rows(np.ascontiguousarray(extra))
             keys[missing[:, 0], missing[:, 1]] = n_base + extra_keys
