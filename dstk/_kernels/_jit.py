@@ -48,17 +48,23 @@ import re
 import stat
 import sys
 import tempfile
+import types
 import warnings
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import numba
+import numpy as np
 from numba.core import config as _numba_config
+from numba.core.dispatcher import Dispatcher
 
 __all__ = [
     "njit",
     "call_kernel",
+    "interpreted",
+    "INTERPRETED_BUDGET",
+    "read_only",
     "KernelCacheWarning",
     "StaleKernelCacheWarning",
     "source_hash",
@@ -212,18 +218,102 @@ def njit(signature_or_function=None, **options):
     return lambda function: _decorate(function, signature_or_function, options)
 
 
-def call_kernel(kernel: Any, *args: Any, work: int, interpreted_max_work: int) -> Any:
+_interpreted: dict[Any, Any] = {}
+
+
+def interpreted(kernel: Any) -> Any:
+    """The Python function of a kernel, with the kernels it calls interpreted too.
+
+    A kernel's ``py_func`` looks up the kernels it calls in its module's
+    globals, where they are numba dispatchers: calling them from Python would
+    compile them.  This returns a function with the same code object whose
+    globals map every called kernel (recursively) to its own interpreted
+    version, so that nothing is compiled -- except kernels compiled with
+    ``fastmath``, which stay compiled (their reassociated sums are not those of
+    the interpreter).  The globals are a snapshot taken at the first call, as
+    numba freezes a kernel's globals when it compiles it.
+
+    Parameters
+    ----------
+    kernel : numba dispatcher or function
+        A kernel decorated with :func:`njit` (returned unchanged when it has no
+        ``py_func``, e.g. with numba's JIT disabled).
+
+    Returns
+    -------
+    function
+        The interpreted kernel (cached per kernel).
+    """
+    function = getattr(kernel, "py_func", None)
+    if function is None or getattr(kernel, "targetoptions", {}).get("fastmath"):
+        # fast-math code may reassociate (e.g. vectorise a sum): only the compiled
+        # kernel gives its bits, so it stays compiled
+        return kernel
+    found = _interpreted.get(kernel)
+    if found is not None:
+        return found
+    namespace = dict(function.__globals__)
+    result = types.FunctionType(
+        function.__code__, namespace, function.__name__, function.__defaults__, function.__closure__
+    )
+    result.__doc__ = function.__doc__
+    _interpreted[kernel] = result  # before the recursion: a kernel may call itself
+    for name in _global_names(function.__code__):
+        value = namespace.get(name)
+        if isinstance(value, Dispatcher):
+            namespace[name] = interpreted(value)
+    return result
+
+
+def _global_names(code: types.CodeType) -> set[str]:
+    """Names a code object (and the code objects nested in it) may look up in its globals."""
+    names = set(code.co_names)
+    for constant in code.co_consts:
+        if isinstance(constant, types.CodeType):
+            names |= _global_names(constant)
+    return names
+
+
+def read_only(array: Any) -> Any:
+    """A read-only view of ``array`` (no copy), the one layout in which kernels read their inputs.
+
+    numba compiles a kernel once per argument type, and a read-only array
+    (a mass function's stored values, a broadcast view) is another type than a
+    writable one: handing every input array read-only compiles one
+    specialisation where a mix would compile two.
+    """
+    view = array.view()
+    view.flags.writeable = False
+    return view
+
+
+INTERPRETED_BUDGET = 50
+"""A process runs a kernel interpreted until its interpreted calls add up to this many
+times the kernel's ``interpreted_max_work`` (about one compile time: the limits are
+chosen for calls of ~20 ms), then calls the compiled kernel: a program that keeps
+calling a kernel pays at most about one compile time more than compiling at once."""
+
+_interpreted_work: dict[Any, int] = {}
+
+
+def call_kernel(
+    kernel: Any, *args: Any, work: int, interpreted_max_work: int, compiled_callees: bool = False
+) -> Any:
     """Call a kernel, run by the Python interpreter when its work is small.
 
     Compiling a kernel costs 0.1-2 s of CPU once per cache (and per process
     with an empty or unwritable cache), while a small call runs in
-    milliseconds uninterpreted.  When ``work`` (the caller's count of the
-    kernel's inner-loop steps) is at most ``interpreted_max_work``, the
-    kernel's own Python source (``kernel.py_func``) runs instead of its
-    compiled version: the same code, so the same IEEE-754 operations in the
-    same order and bit-identical results (numba compiles without fast-math,
-    so it neither reorders nor fuses floating-point operations).  Only for
-    kernels that call no other kernel and use no numba-only feature.
+    milliseconds interpreted.  When ``work`` (the caller's count of the
+    kernel's inner-loop steps) is at most ``interpreted_max_work`` and the
+    process has not yet spent its :data:`INTERPRETED_BUDGET` on the kernel, the
+    kernel's own Python source (:func:`interpreted`: ``kernel.py_func``, with
+    the kernels it calls interpreted too) runs instead of its compiled
+    version: the same code, so the same IEEE-754 operations in the same order
+    and bit-identical results (numba compiles without fast-math, so it
+    neither reorders nor fuses floating-point operations).  Only for kernels
+    (and callees) compiled without ``fastmath`` and using no numba-only
+    feature; a test compares each such kernel's interpreted and compiled
+    outputs bit for bit.
 
     Parameters
     ----------
@@ -237,6 +327,11 @@ def call_kernel(kernel: Any, *args: Any, work: int, interpreted_max_work: int) -
     interpreted_max_work : int
         Largest ``work`` run by the interpreter, chosen per kernel so that the
         interpreted call stays well below the kernel's compile time.
+    compiled_callees : bool, default False
+        Interpret only the kernel's own loop (``kernel.py_func``) and let it
+        call the compiled versions of the kernels it calls (for a loop around
+        an expensive per-item kernel, or a callee whose interpreted arithmetic
+        would differ, e.g. one compiled with ``fastmath``).
 
     Returns
     -------
@@ -244,7 +339,12 @@ def call_kernel(kernel: Any, *args: Any, work: int, interpreted_max_work: int) -
         What the kernel returns.
     """
     if work <= interpreted_max_work:
-        return getattr(kernel, "py_func", kernel)(*args)
+        spent = _interpreted_work.get(kernel, 0) + work
+        if spent <= INTERPRETED_BUDGET * interpreted_max_work:
+            _interpreted_work[kernel] = spent
+            function = getattr(kernel, "py_func", kernel) if compiled_callees else interpreted(kernel)
+            with np.errstate(all="ignore"):  # as compiled: overflow to inf, no warning
+                return function(*args)
     return kernel(*args)
 
 

@@ -260,7 +260,7 @@ def venn_abers_table(sums, weights):
 # ---------------------------------------------------------------------------
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _logistic_weight(eta):
     """tau (1 - tau) = expit(eta) expit(-eta), accurate for every eta (no 1 - tau cancellation)."""
     e = math.exp(-abs(eta))
@@ -341,7 +341,7 @@ def _profile_at(eta_test, slope, centred, targets, weights):
     return loglik, slope, d_eta, derivative_slope
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _expit(x):
     if x >= 0.0:
         return 1.0 / (1.0 + math.exp(-x))

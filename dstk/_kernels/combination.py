@@ -13,7 +13,7 @@ import numba
 import numpy as np
 from numba import prange
 
-from dstk._kernels._jit import njit
+from dstk._kernels._jit import call_kernel, njit, read_only
 from dstk._kernels.moebius import subset_pass, sum_from, superset_pass
 
 # Source hashes of the kernel modules called here (see dstk._kernels._jit).
@@ -98,6 +98,23 @@ _LARGE = 1e280
 #: its input at about the speed of ``np.sum``.
 PARALLEL_MIN_VALUES = 1 << 24
 
+#: Largest input (values read: rows x sources x subsets) of a serial fold that
+#: :func:`dstk._kernels._jit.call_kernel` runs interpreted instead of compiling
+#: the kernel, per kernel: about 20 ms interpreted (0.3 us per value for the
+#: binary and two-source kernels, 0.45 us ternary, 1.2 us for
+#: :func:`dempster_extended`), where compiling the binary fold with its callees
+#: takes about 2 s of a cold start (measured 2026-11-24).  The fold of larger
+#: frames is always compiled: it sums with :func:`dstk._kernels.moebius.sum_from`,
+#: whose fast-math (reassociated) sum the interpreter does not reproduce; so is
+#: :func:`dempster_extended` beyond binary frames (a sum of three terms has one
+#: order whatever the reassociation).
+INTERPRETED_MAX_WORK = {
+    "_binary_rows": 65_536,
+    "_binary_pair_rows": 65_536,
+    "_ternary_rows": 40_000,
+    "dempster_extended": 16_384,
+}
+
 
 @njit(cache=True)
 def _lost(product, x, y):
@@ -150,7 +167,7 @@ def dempster_extended(m, rows, out, kappa, total_conflict):
         acc[0] = 0.0
         if found:
             for x in range(1, size):
-                acc[x] = math.ldexp(acc[x], expo[x] - top) if acc[x] != 0.0 else 0.0
+                acc[x] = math.ldexp(acc[x], int(expo[x] - top)) if acc[x] != 0.0 else 0.0
             superset_pass(acc, -1.0)
             acc[0] = 0.0
         total = sum_from(acc, 1) if found else 0.0
@@ -757,6 +774,7 @@ def _use_threads(parallel, n_values, rows):
 
 
 def _fold(m, normalize, parallel, tolerance):
+    m = read_only(m)  # one compiled specialisation for read-only and writable inputs
     rows, _, size = m.shape
     out = np.empty((rows, size))
     kappa = np.empty(rows)
@@ -765,22 +783,53 @@ def _fold(m, normalize, parallel, tolerance):
     normalize = bool(normalize)
     threaded, threads = _use_threads(parallel, m.size, rows)
     if size == 4:
-        serial, parallel_kernel = _binary_rows, _binary_parallel
+        serial, parallel_kernel, limit = _binary_rows, _binary_parallel, INTERPRETED_MAX_WORK["_binary_rows"]
     elif size == 8:
-        serial, parallel_kernel = _ternary_rows, _ternary_parallel
+        serial, parallel_kernel, limit = (
+            _ternary_rows,
+            _ternary_parallel,
+            INTERPRETED_MAX_WORK["_ternary_rows"],
+        )
     else:
-        serial, parallel_kernel = _general_rows, _general_parallel
+        serial, parallel_kernel, limit = _general_rows, _general_parallel, -1
     if threaded:
         status_of_tasks = np.zeros(min(rows, 8 * threads), dtype=np.int64)
         parallel_kernel(m, normalize, out, kappa, total_conflict, lost, tolerance, status_of_tasks)
         status = int(np.bitwise_or.reduce(status_of_tasks))
     else:
-        status = serial(m, normalize, out, kappa, total_conflict, lost, 0, rows, tolerance)
+        status = call_kernel(
+            serial,
+            m,
+            normalize,
+            out,
+            kappa,
+            total_conflict,
+            lost,
+            0,
+            rows,
+            tolerance,
+            work=m.size,
+            interpreted_max_work=limit,
+        )
     if status & INVALID:
         return out, kappa, total_conflict, status
     if normalize and lost.any():
-        dempster_extended(m, np.flatnonzero(lost), out, kappa, total_conflict)
+        _extended_rows(m, np.flatnonzero(lost), out, kappa, total_conflict)
     return out, kappa, total_conflict, status
+
+
+def _extended_rows(m, rows, out, kappa, total_conflict):
+    """:func:`dempster_extended` of the rows ``rows``, interpreted when few rows of a binary frame."""
+    call_kernel(
+        dempster_extended,
+        m,
+        rows,
+        out,
+        kappa,
+        total_conflict,
+        work=rows.size * m.shape[1] * m.shape[2],
+        interpreted_max_work=INTERPRETED_MAX_WORK["dempster_extended"] if m.shape[2] == 4 else -1,
+    )
 
 
 def conjunctive(m, normalize, *, parallel=None):
@@ -836,6 +885,7 @@ def conjunctive_pair(m1, m2, normalize, *, parallel=None):
     rows, size = m1.shape
     if size != 4:
         return conjunctive(np.stack([m1, m2], axis=1), normalize, parallel=parallel)
+    m1, m2 = read_only(m1), read_only(m2)
     out = np.empty((rows, size))
     kappa = np.empty(rows)
     total_conflict = np.zeros(rows, dtype=np.bool_)
@@ -845,11 +895,24 @@ def conjunctive_pair(m1, m2, normalize, *, parallel=None):
     if threaded:
         _binary_pair_parallel(m1, m2, normalize, out, kappa, total_conflict, lost, min(rows, 8 * threads))
     else:
-        _binary_pair_rows(m1, m2, normalize, out, kappa, total_conflict, lost, 0, rows)
+        call_kernel(
+            _binary_pair_rows,
+            m1,
+            m2,
+            normalize,
+            out,
+            kappa,
+            total_conflict,
+            lost,
+            0,
+            rows,
+            work=2 * m1.size,
+            interpreted_max_work=INTERPRETED_MAX_WORK["_binary_pair_rows"],
+        )
     if normalize and lost.any():
         bad = np.flatnonzero(lost)
         out_bad, kappa_bad, total_bad = out[bad], kappa[bad], total_conflict[bad]
-        dempster_extended(
+        _extended_rows(
             np.stack([m1[bad], m2[bad]], axis=1), np.arange(bad.size), out_bad, kappa_bad, total_bad
         )
         out[bad], kappa[bad], total_conflict[bad] = out_bad, kappa_bad, total_bad

@@ -271,6 +271,7 @@ def _likelihood(k, n):
         np.ascontiguousarray(n),
         work=k.shape[0],
         interpreted_max_work=_LIKELIHOOD_INTERPRETED_MAX_ROWS,
+        compiled_callees=True,
     )
 
 

@@ -14,6 +14,7 @@ import pytest
 
 import dstk.calibration as calibration
 from dstk._kernels import calibration as kernels
+from dstk._kernels import combination as combination_kernels
 from dstk._kernels import counts as count_kernels
 from dstk._kernels._jit import call_kernel
 
@@ -119,3 +120,120 @@ def test_calibrators_give_the_same_bits_interpreted_and_compiled(name, options, 
     monkeypatch.setattr("dstk.evidence._counts._LIKELIHOOD_INTERPRETED_MAX_ROWS", -1)
     compiled = fit_predict(name, options, scores, y, test)
     assert same_bits(interpreted, compiled)
+
+
+# ---------------------------------------------------------------- combination kernels
+
+
+def fold_inputs(seed, size):
+    """Source stacks (rows, K, size) reaching every branch of the fold kernels."""
+    rng = np.random.default_rng(seed)
+    k = int(rng.choice([1, 2, 5, 16, 17, 40]))
+    rows = int(rng.integers(1, 23))
+    m = rng.dirichlet(np.full(size, 0.3), size=(rows, k))
+    if rows > 2:
+        # near-dogmatic sources whose commonality products leave the normal range
+        m[1] = 0.0
+        m[1, :, 1] = 1.0
+        m[1, :, size - 1] = 1e-200
+        m[1, 0, size - 2] = 1e-250
+    if rows > 3:
+        m[2] = 0.0  # total conflict between two categorical sources
+        m[2, :, 1] = 1.0
+        m[2, 0, 1] = 0.0
+        m[2, 0, 2] = 1.0
+    if rows > 5 and seed % 2:
+        m[4, 0, 0] -= 1e-12  # rounding noise below zero
+        m[4, 0, 1] += 1e-12
+    if rows > 6 and seed % 3 == 0:
+        m[5, 0, 1] += 0.5  # invalid row
+    return np.ascontiguousarray(m)
+
+
+def run_fold(kernel, m, normalize, tolerance, interpreted):
+    rows, _, size = m.shape
+    out = np.zeros((rows, size))
+    kappa = np.zeros(rows)
+    total = np.zeros(rows, dtype=np.bool_)
+    lost = np.zeros(rows, dtype=np.bool_)
+    args = (m, normalize, out, kappa, total, lost, 0, rows, tolerance)
+    status = call_kernel(kernel, *args, work=0 if interpreted else 1, interpreted_max_work=0)
+    return out, kappa, total, lost, np.int64(status)
+
+
+@pytest.mark.parametrize("seed", range(8))
+@pytest.mark.parametrize(("name", "size"), [("_binary_rows", 4), ("_ternary_rows", 8)])
+def test_interpreted_fold_kernels_match_the_compiled_ones_bit_for_bit(seed, name, size):
+    kernel = getattr(combination_kernels, name)
+    m = fold_inputs(seed, size)
+    for normalize in (True, False):
+        for tolerance in (-1.0, 1e-9):
+            compiled = run_fold(kernel, m, normalize, tolerance, interpreted=False)
+            interpreted = run_fold(kernel, m, normalize, tolerance, interpreted=True)
+            assert same_bits(compiled, interpreted), (normalize, tolerance)
+    if m.shape[0] > 2 and m.shape[1] > 1:
+        assert run_fold(kernel, m, True, -1.0, interpreted=False)[3][1]  # reached dempster_extended
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_interpreted_extended_and_pair_kernels_match_the_compiled_ones(seed):
+    m = fold_inputs(seed, 4)  # dempster_extended runs interpreted on binary frames only
+    n = m.shape[0]
+    extended, pair = [], []
+    for interpreted in (False, True):
+        work = 0 if interpreted else 1
+        out, kappa, total = np.zeros((n, 4)), np.zeros(n), np.zeros(n, np.bool_)
+        rows = np.arange(n, dtype=np.int64)
+        call_kernel(
+            combination_kernels.dempster_extended,
+            m,
+            rows,
+            out,
+            kappa,
+            total,
+            work=work,
+            interpreted_max_work=0,
+        )
+        extended.append((out, kappa, total))
+        arrays = (np.zeros((n, 4)), np.zeros(n), np.zeros(n, np.bool_), np.zeros(n, np.bool_))
+        a, b = np.ascontiguousarray(m[:, 0]), np.ascontiguousarray(m[:, -1])
+        kernel = combination_kernels._binary_pair_rows
+        call_kernel(kernel, a, b, True, *arrays, 0, n, work=work, interpreted_max_work=0)
+        pair.append(arrays)
+    assert same_bits(*extended)
+    assert same_bits(*pair)
+
+
+def test_combine_gives_the_same_bits_interpreted_and_compiled(monkeypatch):
+    from dstk import Frame, MassFunction, combine_with_conflict
+    from dstk.exceptions import ConflictWarning
+
+    rng = np.random.default_rng(5)
+    limits = combination_kernels.INTERPRETED_MAX_WORK
+    for size, frame in ((4, Frame("ab")), (8, Frame("abc"))):
+        m = rng.dirichlet(np.full(size, 0.3), size=(30, 20))
+        m[1] = 0.0  # near-dogmatic sources: products below the normal range (dempster_extended)
+        m[1, :, 1] = 1.0
+        m[1, :, size - 1] = 1e-200
+        m[2] = 0.0  # total conflict
+        m[2, :, 1] = 1.0
+        m[2, 0, 1] = 0.0
+        m[2, 0, 2] = 1.0
+        sources = MassFunction.from_array(m, frame)
+        pairs = [MassFunction.from_array(m[:, 0], frame), MassFunction.from_array(m[:, 1], frame)]
+        results = []
+        for limit in (10**12, -1):
+            for key in limits:
+                monkeypatch.setitem(limits, key, limit)
+            with pytest.warns(ConflictWarning):
+                batch = combine_with_conflict(sources, axis=1, rule="dempster", on_conflict="nan")
+            pair = combine_with_conflict(pairs, rule="dempster", on_conflict="nan")
+            results.append(
+                tuple(np.asarray(x.to_array() if hasattr(x, "to_array") else x) for x in batch + pair)
+            )
+        assert same_bits(*results)
+
+
+def test_every_thresholded_combination_kernel_is_a_kernel_of_the_module():
+    for name, limit in combination_kernels.INTERPRETED_MAX_WORK.items():
+        assert hasattr(getattr(combination_kernels, name), "py_func") and limit > 0

@@ -218,12 +218,12 @@ _READ_ONLY_USE = """
         combined = combine([m1, m2], rule="dempster")
         betp = combined.pignistic()
         q = combined.to_array("q")
-    from dstk._kernels import combination
+    from dstk._kernels import transforms  # small combinations run interpreted; BetP is compiled
     assert dstk.__file__.startswith({root!r}), dstk.__file__
     print(json.dumps({{
         "dempster": np.asarray(combined.to_array()).ravel().tolist(),
         "betp": np.asarray(betp).ravel().tolist(),
-        "hits": sum(combination._ternary_rows.stats.cache_hits.values()),
+        "hits": sum(transforms.pignistic.stats.cache_hits.values()),
         "warnings": [f"{{w.category.__name__}}: {{w.message}}" for w in caught],
     }}))
 """
