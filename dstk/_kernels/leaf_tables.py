@@ -19,11 +19,23 @@ mean_rows(keys, table)
 mean_rows_exact(keys, table, scale)
     The same mean accumulated in fixed point (``round(value * scale)`` as
     int64), so that equal multisets of leaves give bit-equal means.
+
+``distinct_row_keys`` and ``exact_mean_rows`` call ``distinct_rows`` and
+``mean_rows_exact``, interpreted (not compiled) for small inputs.
 """
 
 import numpy as np
 
-from dstk._kernels._jit import njit
+from dstk._kernels._jit import call_kernel, njit
+
+#: Largest work (values of the input) of a call run interpreted rather than compiled
+#: (:func:`dstk._kernels._jit.call_kernel`): about 20 ms interpreted (2.5 us per value of
+#: ``distinct_rows``, 1 us per sample x tree x column of ``mean_rows_exact``) against
+#: 0.6-0.7 s to compile either kernel on a cold start (measured 2026-11-24).
+INTERPRETED_MAX_WORK = {
+    "distinct_rows": 8_192,
+    "mean_rows_exact": 20_000,
+}
 
 _HASH_MULTIPLIER = np.uint64(0x9E3779B97F4A7C15)
 _HASH_MIX = np.uint64(0xBF58476D1CE4E5B9)
@@ -82,7 +94,8 @@ def distinct_rows(bits):
             continue
         if n_distinct == first.shape[0]:
             enlarged = np.empty(2 * first.shape[0], dtype=np.int64)
-            enlarged[:n_distinct] = first[:n_distinct]
+            for d in range(n_distinct):  # not a slice assignment (see mean_rows_exact)
+                enlarged[d] = first[d]
             first = enlarged
         first[n_distinct] = i
         slots[position] = n_distinct
@@ -100,6 +113,26 @@ def distinct_rows(bits):
     return keys, first[:n_distinct].copy()
 
 
+def distinct_row_keys(bits):
+    """:func:`distinct_rows` of ``bits``, run interpreted for small inputs (same bits)."""
+    return call_kernel(
+        distinct_rows, bits, work=bits.size, interpreted_max_work=INTERPRETED_MAX_WORK["distinct_rows"]
+    )
+
+
+def exact_mean_rows(keys, table, scale):
+    """:func:`mean_rows_exact`, run interpreted for small inputs (same bits)."""
+    table = np.ascontiguousarray(table)
+    return call_kernel(
+        mean_rows_exact,
+        keys,
+        table,
+        scale,
+        work=keys.size * table.shape[1] + table.size,
+        interpreted_max_work=INTERPRETED_MAX_WORK["mean_rows_exact"],
+    )
+
+
 @njit(cache=True, nogil=True)
 def mean_rows_exact(keys, table, scale):
     """``out[i] = mean_t table[keys[i, t]]`` summed exactly in fixed point.
@@ -114,7 +147,9 @@ def mean_rows_exact(keys, table, scale):
     fixed = np.empty((n_rows, width), dtype=np.int64)
     for r in range(n_rows):
         for j in range(width):
-            fixed[r, j] = np.int64(np.round(table[r, j] * scale))
+            # np.rint: round half to even, as np.round (whose compiled version,
+            # numba's round_ndigits, takes 0.5 s to compile)
+            fixed[r, j] = np.int64(np.rint(table[r, j] * scale))
     out = np.zeros((n_samples, width))
     total = np.zeros(width, dtype=np.int64)
     for i in range(n_samples):

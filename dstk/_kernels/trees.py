@@ -193,14 +193,20 @@ def _grow(table, thresholds, counts, dead, needed):
     if needed <= capacity:
         return table, thresholds, counts, dead
     new_capacity = max(2 * capacity, needed + 16)
+    # element loops, not slice assignments: a slice assignment compiles numba's
+    # shape-mismatch error message (string formatting, about 3 s of a cold start)
     new_table = np.zeros((new_capacity, table.shape[1]), dtype=np.int64)
-    new_table[:capacity] = table
     new_thresholds = np.zeros(new_capacity)
-    new_thresholds[:capacity] = thresholds
     new_counts = np.zeros((new_capacity, counts.shape[1]), dtype=np.int32)
-    new_counts[:capacity] = counts
     new_dead = np.zeros((new_capacity, dead.shape[1]), dtype=np.uint64)
-    new_dead[:capacity] = dead
+    for i in range(capacity):
+        for j in range(table.shape[1]):
+            new_table[i, j] = table[i, j]
+        new_thresholds[i] = thresholds[i]
+        for j in range(counts.shape[1]):
+            new_counts[i, j] = counts[i, j]
+        for j in range(dead.shape[1]):
+            new_dead[i, j] = dead[i, j]
     return new_table, new_thresholds, new_counts, new_dead
 
 

@@ -372,7 +372,7 @@ def _count_rows(counts):
         bits = (flat.astype(np.float64) + 0.0).view(np.int64)
     else:
         bits = flat.astype(np.int64, copy=False)
-    keys, first = _tables.distinct_rows(np.ascontiguousarray(bits))
+    keys, first = _tables.distinct_row_keys(np.ascontiguousarray(bits))
     return _LeafRows(keys.reshape(n_samples, n_trees), flat[first].astype(np.float64), counts.shape)
 
 
@@ -406,7 +406,7 @@ def _mean_over_trees(keys, table, exact):
     # largest |sum| below 2**62: scale = 2**(62 - ceil(log2(n_trees * largest + 1)))
     bound = keys.shape[1] * largest + 1.0
     scale = 2.0 ** (62 - int(np.ceil(np.log2(bound))))
-    return _tables.mean_rows_exact(keys, table, scale)
+    return _tables.exact_mean_rows(keys, table, scale)
 
 
 def _distribution_rows(c, method):

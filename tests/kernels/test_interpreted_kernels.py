@@ -236,3 +236,33 @@ def test_combine_gives_the_same_bits_interpreted_and_compiled(monkeypatch):
 def test_every_thresholded_combination_kernel_is_a_kernel_of_the_module():
     for name, limit in combination_kernels.INTERPRETED_MAX_WORK.items():
         assert hasattr(getattr(combination_kernels, name), "py_func") and limit > 0
+
+
+# ---------------------------------------------------------------- tree and leaf-table kernels
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_interpreted_tree_and_leaf_table_kernels_match_the_compiled_ones(seed):
+    from dstk._kernels import leaf_tables, trees
+    from dstk._kernels._jit import interpreted
+
+    rng = np.random.default_rng(seed)
+    columns = np.ascontiguousarray(rng.normal(size=(6, 200)))
+    columns[1] = np.where(columns[1] > 0.3, 2.5, -1.0)  # binary features (marked rows)
+    columns[2] = np.where(columns[2] > -0.5, 1.0, 0.0)
+    columns[3, :20] = -0.0  # hashed as 0.0
+    columns[3, 20:40] = 0.0
+    nominal = np.array([False, False, False, False, True, False])
+    bits = rng.integers(0, 4, size=(3000, 3)).astype(np.int64)  # many repeated rows: slot table grows
+    keys = rng.integers(0, 40, size=(60, 9)).astype(np.int64)
+    table = rng.normal(size=(40, 3)) * 10.0 ** rng.integers(-3, 3)
+    calls = [
+        (trees.row_hashes, (columns.view(np.uint64), np.uint64(0x8000000000000000))),
+        (trees.marked_rows, (columns, nominal, columns.min(axis=1), columns.max(axis=1))),
+        (leaf_tables.distinct_rows, (bits,)),
+        (leaf_tables.mean_rows_exact, (keys, table, 2.0**40)),
+    ]
+    for kernel, args in calls:
+        with np.errstate(all="ignore"):
+            by_interpreter = interpreted(kernel)(*args)
+        assert same_bits(kernel(*args), by_interpreter), kernel.__name__
