@@ -218,10 +218,10 @@ def njit(signature_or_function=None, **options):
     return lambda function: _decorate(function, signature_or_function, options)
 
 
-_interpreted: dict[Any, Any] = {}
+_interpreted: dict[tuple[Any, bool], Any] = {}
 
 
-def interpreted(kernel: Any) -> Any:
+def interpreted(kernel: Any, *, fastmath: bool = False) -> Any:
     """The Python function of a kernel, with the kernels it calls interpreted too.
 
     A kernel's ``py_func`` looks up the kernels it calls in its module's
@@ -238,6 +238,10 @@ def interpreted(kernel: Any) -> Any:
     kernel : numba dispatcher or function
         A kernel decorated with :func:`njit` (returned unchanged when it has no
         ``py_func``, e.g. with numba's JIT disabled).
+    fastmath : bool, default False
+        Interpret the kernels compiled with ``fastmath`` too: only for inputs on
+        which their reassociated sums have a single order (sums of at most three
+        terms, e.g. the rows of a binary frame).
 
     Returns
     -------
@@ -245,11 +249,11 @@ def interpreted(kernel: Any) -> Any:
         The interpreted kernel (cached per kernel).
     """
     function = getattr(kernel, "py_func", None)
-    if function is None or getattr(kernel, "targetoptions", {}).get("fastmath"):
+    if function is None or (not fastmath and getattr(kernel, "targetoptions", {}).get("fastmath")):
         # fast-math code may reassociate (e.g. vectorise a sum): only the compiled
         # kernel gives its bits, so it stays compiled
         return kernel
-    found = _interpreted.get(kernel)
+    found = _interpreted.get((kernel, fastmath))
     if found is not None:
         return found
     namespace = dict(function.__globals__)
@@ -257,11 +261,11 @@ def interpreted(kernel: Any) -> Any:
         function.__code__, namespace, function.__name__, function.__defaults__, function.__closure__
     )
     result.__doc__ = function.__doc__
-    _interpreted[kernel] = result  # before the recursion: a kernel may call itself
+    _interpreted[(kernel, fastmath)] = result  # before the recursion: a kernel may call itself
     for name in _global_names(function.__code__):
         value = namespace.get(name)
         if isinstance(value, Dispatcher):
-            namespace[name] = interpreted(value)
+            namespace[name] = interpreted(value, fastmath=fastmath)
     return result
 
 
@@ -297,7 +301,12 @@ _interpreted_work: dict[Any, int] = {}
 
 
 def call_kernel(
-    kernel: Any, *args: Any, work: int, interpreted_max_work: int, compiled_callees: bool = False
+    kernel: Any,
+    *args: Any,
+    work: int,
+    interpreted_max_work: int,
+    compiled_callees: bool = False,
+    fastmath: bool = False,
 ) -> Any:
     """Call a kernel, run by the Python interpreter when its work is small.
 
@@ -332,6 +341,10 @@ def call_kernel(
         call the compiled versions of the kernels it calls (for a loop around
         an expensive per-item kernel, or a callee whose interpreted arithmetic
         would differ, e.g. one compiled with ``fastmath``).
+    fastmath : bool, default False
+        Interpret the callees compiled with ``fastmath`` too (see
+        :func:`interpreted`): the caller guarantees that their sums have a single
+        order on this input.
 
     Returns
     -------
@@ -342,7 +355,10 @@ def call_kernel(
         spent = _interpreted_work.get(kernel, 0) + work
         if spent <= INTERPRETED_BUDGET * interpreted_max_work:
             _interpreted_work[kernel] = spent
-            function = getattr(kernel, "py_func", kernel) if compiled_callees else interpreted(kernel)
+            if compiled_callees:
+                function = getattr(kernel, "py_func", kernel)
+            else:
+                function = interpreted(kernel, fastmath=fastmath)
             with np.errstate(all="ignore"):  # as compiled: overflow to inf, no warning
                 return function(*args)
     return kernel(*args)

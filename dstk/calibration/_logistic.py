@@ -262,6 +262,7 @@ class LogisticCalibrator(BinaryCalibrator):
             chebyshev_clenshaw,
             t,
             self._chebyshev_coefficients,
+            np.empty((t.size, self._chebyshev_coefficients.shape[1])),
             work=t.size * self._chebyshev_coefficients.size,
             interpreted_max_work=INTERPRETED_MAX_WORK["chebyshev_clenshaw"],
         )

@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 
 from .._kernels import transforms as _t
+from .._kernels._jit import call_kernel
 from ..exceptions import TotalConflictError
 from . import _dense, _sparse
 
@@ -295,7 +296,15 @@ class DenseStorage(Storage):
         denom_ok = rows[:, 1:].sum(axis=1) > 0
         out = None
         if np.all(denom_ok):
-            out = _t.pignistic(rows, n, _dense.inverse_cardinalities(1 << n))
+            out = call_kernel(
+                _t.pignistic,
+                rows,
+                n,
+                _dense.inverse_cardinalities(1 << n),
+                work=rows.size,
+                interpreted_max_work=_t.PIGNISTIC_INTERPRETED_MAX_VALUES if n <= 2 else -1,
+                fastmath=True,
+            )
             out = out.reshape(self.batch_shape + (n,))
         return out, denom_ok
 

@@ -9,6 +9,8 @@ the same numbers whichever way its kernels run.
 
 from __future__ import annotations
 
+import copy
+
 import numpy as np
 import pytest
 
@@ -46,7 +48,7 @@ def kernel_inputs(seed):
         "pool_adjacent_violators": (sums, sums + rng.integers(1, 4, size=n)),
         "isotonic_envelope": (belief, plausibility),
         "lookup_masses": (scores, thresholds, table),
-        "chebyshev_clenshaw": (np.clip(rng.normal(size=200) / 2, -1, 1), coefficients),
+        "chebyshev_clenshaw": (np.clip(rng.normal(size=200) / 2, -1, 1), coefficients, np.empty((200, 3))),
     }
 
 
@@ -54,8 +56,8 @@ def kernel_inputs(seed):
 def test_interpreted_kernels_match_the_compiled_ones_bit_for_bit(seed):
     for name, args in kernel_inputs(seed).items():
         kernel = getattr(kernels, name)
-        compiled = kernel(*args)
-        interpreted = call_kernel(kernel, *args, work=0, interpreted_max_work=0)
+        compiled = kernel(*copy.deepcopy(args))  # fresh output buffers for each run
+        interpreted = call_kernel(kernel, *copy.deepcopy(args), work=0, interpreted_max_work=0)
         assert same_bits(compiled, interpreted), name
 
 
@@ -193,6 +195,7 @@ def test_interpreted_extended_and_pair_kernels_match_the_compiled_ones(seed):
             total,
             work=work,
             interpreted_max_work=0,
+            fastmath=True,  # as combination._extended_rows on binary frames
         )
         extended.append((out, kappa, total))
         arrays = (np.zeros((n, 4)), np.zeros(n), np.zeros(n, np.bool_), np.zeros(n, np.bool_))
@@ -266,3 +269,20 @@ def test_interpreted_tree_and_leaf_table_kernels_match_the_compiled_ones(seed):
         with np.errstate(all="ignore"):
             by_interpreter = interpreted(kernel)(*args)
         assert same_bits(kernel(*args), by_interpreter), kernel.__name__
+
+
+@pytest.mark.parametrize("n", [1, 2])
+def test_interpreted_pignistic_of_small_frames_matches_the_compiled_one(n):
+    from dstk._kernels import transforms
+    from dstk._kernels._jit import interpreted
+
+    rng = np.random.default_rng(n)
+    size = 1 << n
+    m = rng.dirichlet(np.full(size, 0.4), size=500) * rng.choice([1.0, 1e-300, 0.5], size=(500, 1))
+    m[:20, 0] = 0.3  # subnormal mass functions (m(empty) > 0)
+    m[20:40, 1:] = rng.integers(0, 2, size=(20, size - 1)) * 0.25 + 0.1
+    m[40:60] = -0.0
+    m[40:60, -1] = 1.0
+    inverse = transforms.inverse_cardinalities(size)
+    compiled = transforms.pignistic(m, n, inverse)
+    assert same_bits(compiled, interpreted(transforms.pignistic, fastmath=True)(m, n, inverse))
