@@ -5,7 +5,8 @@ an empty ``NUMBA_CACHE_DIR`` and that tree first on ``PYTHONPATH``; it times one
 first call of ``benchmarks/bench_core.py``'s ``COLD_CALL`` script (wall time of
 the call, process CPU time since the script started, imports included), or for
 ``demo`` the whole ``python -m dstk demo`` cold and then warm (wall and CPU time
-of the child process).  Prints one line per run and a table of medians (range).
+of the child process, from ``os.wait4``) and their ratios per run.  Prints one
+line per run and a table of medians (range).
 
 Usage::
 
@@ -18,7 +19,6 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import os
-import resource
 import statistics
 import subprocess
 import sys
@@ -37,16 +37,22 @@ def cold_call_script() -> str:
 
 
 def child(args: list[str], env: dict[str, str]) -> tuple[str, float, float]:
-    """Run ``python *args``; return (stdout, wall time, CPU time of the child)."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    """Run ``python *args``; return (stdout, wall time, CPU time of the child).
+
+    The CPU time is the child's own resource usage (``os.wait4``), user plus system.
+    """
     start = time.perf_counter()
-    result = subprocess.run([sys.executable, *args], env=env, capture_output=True, text=True)
-    wall = time.perf_counter() - start
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if result.returncode:
-        raise RuntimeError(result.stderr[-2000:])
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return result.stdout, wall, cpu
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        process = subprocess.Popen([sys.executable, *args], env=env, stdout=out, stderr=err)
+        _, status, usage = os.wait4(process.pid, 0)
+        wall = time.perf_counter() - start
+        process.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        err.seek(0)
+        stdout, stderr = out.read().decode(), err.read().decode()
+    if process.returncode:
+        raise RuntimeError(stderr[-2000:])
+    return stdout, wall, usage.ru_utime + usage.ru_stime
 
 
 def main() -> None:
@@ -69,7 +75,7 @@ def main() -> None:
                     if what == "demo":
                         _, wall, cpu = child(["-m", "dstk", "demo"], env)
                         _, warm_wall, warm_cpu = child(["-m", "dstk", "demo"], env)
-                        row = (wall, cpu, warm_wall, warm_cpu)
+                        row = (wall, cpu, warm_wall, warm_cpu, wall / warm_wall, cpu / warm_cpu)
                     else:
                         out, _, _ = child(["-c", script, what], env)
                         _imports, first_call, process_cpu = (float(v) for v in out.split())
@@ -83,10 +89,17 @@ def main() -> None:
                     flush=True,
                 )
     print("load average at end", os.getloadavg())
-    print("| call | tree | first call wall (cold) | process CPU (cold) | demo warm wall | demo warm CPU |")
-    print("|---|---|---|---|---|---|")
+    print(
+        "| call | tree | first call wall (cold) | process CPU (cold) | demo warm wall | demo warm CPU "
+        "| demo cold / warm, wall | demo cold / warm, CPU |"
+    )
+    print("|---|---|---|---|---|---|---|---|")
     for (what, name), rows in results.items():
-        cells = [f"{statistics.median(c):.2f} s ({min(c):.2f}-{max(c):.2f})" for c in zip(*rows)]
+        units = ["s", "s", "s", "s", "x", "x"]
+        cells = [
+            f"{statistics.median(c):.2f} {unit} ({min(c):.2f}-{max(c):.2f})"
+            for c, unit in zip(zip(*rows), units)
+        ]
         print(f"| {what} | {name} | " + " | ".join(cells) + " |")
 
 
