@@ -43,7 +43,12 @@ def child(args: list[str], env: dict[str, str]) -> tuple[str, float, float]:
     """
     start = time.perf_counter()
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
-        process = subprocess.Popen([sys.executable, *args], env=env, stdout=out, stderr=err)
+        # run from an empty directory: ``python -m`` and ``-c`` put the working directory
+        # first on sys.path, which would import the dstk of the directory the benchmark
+        # was started from instead of the tree on PYTHONPATH
+        process = subprocess.Popen(
+            [sys.executable, *args], env=env, stdout=out, stderr=err, cwd=env["NUMBA_CACHE_DIR"]
+        )
         _, status, usage = os.wait4(process.pid, 0)
         wall = time.perf_counter() - start
         process.returncode = os.waitstatus_to_exitcode(status)
