@@ -42,6 +42,7 @@ INTERPRETED_MAX_WORK = {
     "lookup_masses": 100_000,  # scores x (min(thresholds, 256) + columns); ~20 ms, 0.25 s to compile
     "chebyshev_clenshaw": 50_000,  # points x terms x series; ~25 ms interpreted, 0.3 s to compile
     "gauss_compress": 1_500,  # points; ~50 ms interpreted, 1.6 s to compile (with eigh)
+    "venn_abers_table": 1_000,  # unique scores; ~35 ms interpreted, 0.75 s to compile
 }
 """Largest work (the caller's count of inner-loop steps, see each key) of a call that
 :func:`dstk._kernels._jit.call_kernel` runs interpreted rather than compiled: the

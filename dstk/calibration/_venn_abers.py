@@ -6,7 +6,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .._kernels.calibration import venn_abers_table
+from .._kernels._jit import call_kernel
+from .._kernels.calibration import INTERPRETED_MAX_WORK, venn_abers_table
 from ._base import BinaryCalibrator
 
 if TYPE_CHECKING:
@@ -88,7 +89,13 @@ class VennAbersCalibrator(BinaryCalibrator):
         unique, inverse = np.unique(scores, return_inverse=True)
         sums = np.bincount(inverse, weights=y01, minlength=unique.size)
         weights = np.bincount(inverse, minlength=unique.size).astype(np.float64)
-        gap_p0, gap_p1, tie_p0, tie_p1 = venn_abers_table(sums, weights)
+        gap_p0, gap_p1, tie_p0, tie_p1 = call_kernel(
+            venn_abers_table,
+            sums,
+            weights,
+            work=sums.size,
+            interpreted_max_work=INTERPRETED_MAX_WORK["venn_abers_table"],
+        )
         self.unique_scores_ = unique
         self.gap_table_ = np.column_stack([gap_p0, gap_p1])
         self.tie_table_ = np.column_stack([tie_p0, tie_p1])

@@ -46,6 +46,7 @@ def kernel_inputs(seed):
     return {
         "gauss_compress": (points, point_weights, starts, 8),
         "pool_adjacent_violators": (sums, sums + rng.integers(1, 4, size=n)),
+        "venn_abers_table": (sums, sums + rng.integers(1, 4, size=n)),
         "isotonic_envelope": (belief, plausibility),
         "lookup_masses": (scores, thresholds, table),
         "chebyshev_clenshaw": (np.clip(rng.normal(size=200) / 2, -1, 1), coefficients, np.empty((200, 3))),
@@ -93,6 +94,7 @@ CALIBRATORS = [
     ("BinningCalibrator", {}),
     ("BinningCalibrator", {"model": "bayes"}),
     ("IsotonicRegressionCalibrator", {}),
+    ("VennAbersCalibrator", {}),
 ]
 
 
