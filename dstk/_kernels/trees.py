@@ -505,6 +505,10 @@ def build_tree(
         table[node, _FEATURE] = -1
         if size < min_samples_split or size == 0 or (max_depth >= 0 and table[node, _DEPTH] >= max_depth):
             continue
+        if not breadth_first and size < 2 * min_samples_leaf:
+            # no split can give two children min_samples_leaf samples each: every try fails (and a
+            # node's own stream owes no draw to a later node)
+            continue
         if not breadth_first and _identical_rows(
             columns, row_hash, sample_index, start, end, binary_index, current_marked, use_marked
         ):
@@ -620,7 +624,15 @@ def build_tree(
                     high = value
                     n_low = 0
                     n_high = 0
+                    valid_early = False
                     for i in range(start, end):
+                        if (i - start) & 63 == 63:
+                            # both children already hold min_samples_leaf samples: the try succeeds
+                            # (the scan's minimum and maximum are needed only after a failed try)
+                            n_left_seen = n_less if operator == 0 else n_less + n_equal
+                            if n_left_seen >= min_samples_leaf and i - start - n_left_seen >= min_samples_leaf:
+                                valid_early = True
+                                break
                         x = column[sample_index[i]]
                         if x < value:
                             n_less += 1
@@ -637,6 +649,11 @@ def build_tree(
                                 n_high = 1
                             elif x == high:
                                 n_high += 1
+                    if valid_early:
+                        split_feature = f
+                        split_operator = operator
+                        split_threshold = value
+                        break
                     if n_low == 0:
                         n_low = n_equal  # the value itself is the minimum
                     if n_high == 0:
