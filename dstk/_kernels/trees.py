@@ -426,6 +426,9 @@ def build_tree(
     state[0] = seed
     sample_index = np.arange(n_samples).astype(np.int32)
     scratch = np.empty(n_samples, dtype=np.int32)
+    # the class of every sample in node order (moved with sample_index, so partitions read it in order)
+    labels = y.astype(np.int32)
+    label_scratch = np.empty(n_samples, dtype=np.int32)
     max_categories = 1
     any_nominal = False
     for f in range(n_features):
@@ -625,6 +628,8 @@ def build_tree(
                     n_low = 0
                     n_high = 0
                     valid_early = False
+                    # branch-free counts (the comparisons are data-dependent); the minimum and maximum
+                    # change rarely, so their branches are predicted
                     for i in range(start, end):
                         if (i - start) & 63 == 63:
                             # both children already hold min_samples_leaf samples: the try succeeds
@@ -634,30 +639,21 @@ def build_tree(
                                 valid_early = True
                                 break
                         x = column[sample_index[i]]
-                        if x < value:
-                            n_less += 1
-                            if x < low:
-                                low = x
-                                n_low = 1
-                            elif x == low:
-                                n_low += 1
-                        elif x == value:
-                            n_equal += 1
-                        else:
-                            if x > high:
-                                high = x
-                                n_high = 1
-                            elif x == high:
-                                n_high += 1
+                        n_less += x < value
+                        n_equal += x == value
+                        if x < low:
+                            low = x
+                            n_low = 0
+                        n_low += x == low
+                        if x > high:
+                            high = x
+                            n_high = 0
+                        n_high += x == high
                     if valid_early:
                         split_feature = f
                         split_operator = operator
                         split_threshold = value
                         break
-                    if n_low == 0:
-                        n_low = n_equal  # the value itself is the minimum
-                    if n_high == 0:
-                        n_high = n_equal
                     if scan_stamp[f] != node:
                         scan_stamp[f] = node
                         scan_min[f] = low
@@ -701,10 +697,9 @@ def build_tree(
                 for j in range(n_classes):
                     category_counts[c, j] = 0
             for i in range(start, end):
-                s = sample_index[i]
-                c = np.int64(column[s])
+                c = np.int64(column[sample_index[i]])
                 category_size[c] += 1
-                category_counts[c, y[s]] += 1
+                category_counts[c, labels[i]] += 1
             offset = start
             for c in range(k):
                 category_fill[c] = offset
@@ -717,28 +712,34 @@ def build_tree(
             for i in range(start, end):
                 c = np.int64(column[sample_index[i]])
                 scratch[category_fill[c]] = sample_index[i]
+                label_scratch[category_fill[c]] = labels[i]
                 category_fill[c] += 1
             for i in range(start, end):
                 sample_index[i] = scratch[i]
+                labels[i] = label_scratch[i]
         else:
             # stable two-way partition: first child (left) then second child
             for j in range(n_classes):
                 left_counts[j] = 0
             left = start
             right_fill = 0
+            # branch-free: each sample is written to both places, and the fill position of its side
+            # advances
             for i in range(start, end):
                 s = sample_index[i]
+                label = labels[i]
                 x = column[s]
-                goes_left = x < split_threshold if split_operator == 0 else x <= split_threshold
-                if goes_left:
-                    sample_index[left] = s
-                    left += 1
-                    left_counts[y[s]] += 1
-                else:
-                    scratch[right_fill] = s
-                    right_fill += 1
+                goes_left = np.int64((x < split_threshold) | ((split_operator == 1) & (x == split_threshold)))
+                sample_index[left] = s
+                labels[left] = label
+                scratch[right_fill] = s
+                label_scratch[right_fill] = label
+                left += goes_left
+                right_fill += 1 - goes_left
+                left_counts[label] += goes_left
             for j in range(right_fill):
                 sample_index[left + j] = scratch[j]
+                labels[left + j] = label_scratch[j]
             table[first_child, _START] = start
             table[first_child, _END] = left
             table[first_child + 1, _START] = left
