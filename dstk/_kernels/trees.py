@@ -730,11 +730,13 @@ def build_tree(
             # times slower (its stores wait on the gathered loads)
             for i in range(start, end):
                 value_buffer[i - start] = column[sample_index[i]]
+            # x <= t is x < (the next float64 above t): one comparison, which compiles without a branch
+            bound = split_threshold if split_operator == 0 else np.nextafter(split_threshold, np.inf)
             for i in range(start, end):
                 s = sample_index[i]
                 label = labels[i]
                 x = value_buffer[i - start]
-                goes_left = np.int64((x < split_threshold) | ((split_operator == 1) & (x == split_threshold)))
+                goes_left = np.int64(x < bound)
                 sample_index[left] = s
                 labels[left] = label
                 scratch[right_fill] = s
