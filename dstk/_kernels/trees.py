@@ -424,11 +424,14 @@ def build_tree(
     n_features, n_samples = columns.shape
     state = np.empty(1, dtype=np.uint64)
     state[0] = seed
-    sample_index = np.arange(n_samples).astype(np.int32)
-    scratch = np.empty(n_samples, dtype=np.int32)
-    # the class of every sample in node order (moved with sample_index, so partitions read it in order)
-    labels = y.astype(np.int32)
-    label_scratch = np.empty(n_samples, dtype=np.int32)
+    # the samples of a node at depth d, and their classes, are order[d % 2, start:end] and
+    # classes[d % 2, start:end] (training order): a split writes its children's samples into the other
+    # row, where no pending node keeps samples in that range (ranges of pending nodes are disjoint)
+    order = np.empty((2, n_samples), dtype=np.int32)
+    classes = np.empty((2, n_samples), dtype=np.int32)
+    for i in range(n_samples):
+        order[0, i] = i
+        classes[0, i] = y[i]
     value_buffer = np.empty(n_samples, dtype=columns.dtype)
     max_categories = 1
     any_nominal = False
@@ -465,7 +468,7 @@ def build_tree(
     marked_pool = np.zeros((64, n_binary if use_marked else 0), dtype=np.int32)
     current_marked = np.zeros(n_binary, dtype=np.int32)
     if use_marked:
-        _count_marked(marked_pool, 0, sample_index, 0, n_samples, marked_start, marked_binary)
+        _count_marked(marked_pool, 0, order[0], 0, n_samples, marked_start, marked_binary)
 
     capacity = 64
     table = np.zeros((capacity, _N_COLUMNS), dtype=np.int64)
@@ -506,6 +509,8 @@ def build_tree(
         start = table[node, _START]
         end = table[node, _END]
         size = end - start
+        parity = table[node, _DEPTH] & 1
+        sample_index = order[parity]
         table[node, _FEATURE] = -1
         if size < min_samples_split or size == 0 or (max_depth >= 0 and table[node, _DEPTH] >= max_depth):
             continue
@@ -697,6 +702,7 @@ def build_tree(
                 category_size[c] = 0
                 for j in range(n_classes):
                     category_counts[c, j] = 0
+            labels = classes[parity]
             for i in range(start, end):
                 c = np.int64(column[sample_index[i]])
                 category_size[c] += 1
@@ -710,43 +716,40 @@ def build_tree(
                 offset += category_size[c]
                 for j in range(n_classes):
                     counts[child, j] = category_counts[c, j]
+            child_samples = order[1 - parity]
+            child_labels = classes[1 - parity]
             for i in range(start, end):
                 c = np.int64(column[sample_index[i]])
-                scratch[category_fill[c]] = sample_index[i]
-                label_scratch[category_fill[c]] = labels[i]
+                child_samples[category_fill[c]] = sample_index[i]
+                child_labels[category_fill[c]] = labels[i]
                 category_fill[c] += 1
-            for i in range(start, end):
-                sample_index[i] = scratch[i]
-                labels[i] = label_scratch[i]
         else:
-            # stable two-way partition: first child (left) then second child
+            # stable two-way partition into the other row: first child (left) then second child
+            labels = classes[parity]
+            child_samples = order[1 - parity]
+            child_labels = classes[1 - parity]
             for j in range(n_classes):
                 left_counts[j] = 0
-            left = start
-            right_fill = 0
-            # branch-free: each sample is written to both places, and the fill position of its side
-            # advances
-            # the node's values are gathered first: a partition that reads them in place is several
-            # times slower (its stores wait on the gathered loads)
-            for i in range(start, end):
-                value_buffer[i - start] = column[sample_index[i]]
             # x <= t is x < (the next float64 above t): one comparison, which compiles without a branch
             bound = split_threshold if split_operator == 0 else np.nextafter(split_threshold, np.inf)
+            # the node's values are gathered first: a partition whose stores wait on the gathered loads
+            # is several times slower
+            n_left = 0
             for i in range(start, end):
-                s = sample_index[i]
+                x = column[sample_index[i]]
+                value_buffer[i - start] = x
+                n_left += np.int64(x < bound)
+            left = start
+            right = start + n_left
+            for i in range(start, end):
+                goes_left = np.int64(value_buffer[i - start] < bound)
+                position = right + goes_left * (left - right)
                 label = labels[i]
-                x = value_buffer[i - start]
-                goes_left = np.int64(x < bound)
-                sample_index[left] = s
-                labels[left] = label
-                scratch[right_fill] = s
-                label_scratch[right_fill] = label
+                child_samples[position] = sample_index[i]
+                child_labels[position] = label
                 left += goes_left
-                right_fill += 1 - goes_left
+                right += 1 - goes_left
                 left_counts[label] += goes_left
-            for j in range(right_fill):
-                sample_index[left + j] = scratch[j]
-                labels[left + j] = label_scratch[j]
             table[first_child, _START] = start
             table[first_child, _END] = left
             table[first_child + 1, _START] = left
@@ -783,7 +786,7 @@ def build_tree(
                         _count_marked(
                             marked_pool,
                             small_slot,
-                            sample_index,
+                            order[1 - parity],
                             table[first_child + small, _START],
                             table[first_child + small, _END],
                             marked_start,
@@ -798,7 +801,7 @@ def build_tree(
                                 _count_marked(
                                     marked_pool,
                                     n_stack + k - 1 - c,
-                                    sample_index,
+                                    order[1 - parity],
                                     table[child, _START],
                                     table[child, _END],
                                     marked_start,
