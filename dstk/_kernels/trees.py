@@ -749,7 +749,16 @@ def build_tree(
                 child_labels[position] = label
                 left += goes_left
                 right += 1 - goes_left
-                left_counts[label] += goes_left
+            # class counts of the first child, from its samples' classes (contiguous now)
+            if n_classes == 2:
+                n_second_class = 0
+                for i in range(start, left):
+                    n_second_class += child_labels[i]
+                left_counts[0] = left - start - n_second_class
+                left_counts[1] = n_second_class
+            else:
+                for i in range(start, left):
+                    left_counts[child_labels[i]] += 1
             table[first_child, _START] = start
             table[first_child, _END] = left
             table[first_child + 1, _START] = left
