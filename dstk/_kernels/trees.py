@@ -288,6 +288,32 @@ def marked_rows(columns, is_nominal, feature_min, feature_max):
     return binary_index, marked_is_low, marked_start, marked_binary
 
 
+@njit(cache=True, nogil=True)
+def _partition_numeric(column, sample_index, labels, child_samples, child_labels, value_buffer, start, end, bound):
+    """Stable partition of ``sample_index[start:end]`` (and their ``labels``) into the children's rows.
+
+    Samples with ``column[s] < bound`` go to ``child_samples[start:left]``, the others to
+    ``child_samples[left:end]``, each side in the parent's order; returns ``left``.  The values
+    are gathered into ``value_buffer`` first (a partition whose stores wait on the gathered
+    loads is several times slower), and the loop has no data-dependent branch.
+    """
+    n_left = 0
+    for i in range(start, end):
+        x = column[sample_index[i]]
+        value_buffer[i - start] = x
+        n_left += np.int64(x < bound)
+    left = start
+    right = start + n_left
+    for i in range(start, end):
+        goes_left = np.int64(value_buffer[i - start] < bound)
+        position = right + goes_left * (left - right)
+        child_samples[position] = sample_index[i]
+        child_labels[position] = labels[i]
+        left += goes_left
+        right += 1 - goes_left
+    return left
+
+
 @njit(cache=True, nogil=True, inline="always")
 def _is_dead(dead, node, f):
     return (dead[node, f >> 6] >> np.uint64(f & 63)) & np.uint64(1)
@@ -732,23 +758,9 @@ def build_tree(
                 left_counts[j] = 0
             # x <= t is x < (the next float64 above t): one comparison, which compiles without a branch
             bound = split_threshold if split_operator == 0 else np.nextafter(split_threshold, np.inf)
-            # the node's values are gathered first: a partition whose stores wait on the gathered loads
-            # is several times slower
-            n_left = 0
-            for i in range(start, end):
-                x = column[sample_index[i]]
-                value_buffer[i - start] = x
-                n_left += np.int64(x < bound)
-            left = start
-            right = start + n_left
-            for i in range(start, end):
-                goes_left = np.int64(value_buffer[i - start] < bound)
-                position = right + goes_left * (left - right)
-                label = labels[i]
-                child_samples[position] = sample_index[i]
-                child_labels[position] = label
-                left += goes_left
-                right += 1 - goes_left
+            left = _partition_numeric(
+                columns[f], sample_index, labels, child_samples, child_labels, value_buffer, start, end, bound
+            )
             # class counts of the first child, from its samples' classes (contiguous now)
             if n_classes == 2:
                 n_second_class = 0
