@@ -289,7 +289,9 @@ def marked_rows(columns, is_nominal, feature_min, feature_max):
 
 
 @njit(cache=True, nogil=True)
-def _partition_numeric(column, sample_index, labels, child_samples, child_labels, value_buffer, start, end, bound):
+def _partition_numeric(
+    column, sample_index, labels, child_samples, child_labels, value_buffer, start, end, bound
+):
     """Stable partition of ``sample_index[start:end]`` (and their ``labels``) into the children's rows.
 
     Samples with ``column[s] < bound`` go to ``child_samples[start:left]``, the others to
@@ -446,6 +448,14 @@ def build_tree(
     feature advances the splitmix64 stream past its two draws by one
     addition.  The columns may be float32 when every training value is a
     float32 number (the comparisons are the same).
+
+    Also without changing a draw or an outcome, with per-node streams: a
+    node of fewer than ``2 * min_samples_leaf`` samples is a leaf without
+    tries (no split can be valid), and a numeric try's scan stops as soon
+    as both children are known to hold ``min_samples_leaf`` samples.  The
+    samples of the nodes at depth ``d`` live in row ``d % 2`` of two index
+    arrays, with their classes beside them, and a split writes its
+    children into the other row (stable, one write per sample).
     """
     n_features, n_samples = columns.shape
     state = np.empty(1, dtype=np.uint64)
@@ -667,7 +677,10 @@ def build_tree(
                             # both children already hold min_samples_leaf samples: the try succeeds
                             # (the scan's minimum and maximum are needed only after a failed try)
                             n_left_seen = n_less if operator == 0 else n_less + n_equal
-                            if n_left_seen >= min_samples_leaf and i - start - n_left_seen >= min_samples_leaf:
+                            if (
+                                n_left_seen >= min_samples_leaf
+                                and i - start - n_left_seen >= min_samples_leaf
+                            ):
                                 valid_early = True
                                 break
                         x = column[sample_index[i]]
