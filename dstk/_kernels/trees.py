@@ -322,6 +322,15 @@ def _is_dead(dead, node, f):
 
 
 @njit(cache=True, nogil=True, inline="always")
+def _bit_count(word):
+    """Number of set bits of a uint64 word (SWAR population count)."""
+    word = word - ((word >> np.uint64(1)) & np.uint64(0x5555555555555555))
+    word = (word & np.uint64(0x3333333333333333)) + ((word >> np.uint64(2)) & np.uint64(0x3333333333333333))
+    word = (word + (word >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
+    return np.int64((word * np.uint64(0x0101010101010101)) >> np.uint64(56))
+
+
+@njit(cache=True, nogil=True, inline="always")
 def _mark_dead(dead, node, f):
     dead[node, f >> 6] |= np.uint64(1) << np.uint64(f & 63)
 
@@ -491,6 +500,9 @@ def build_tree(
     tried = np.empty(16, dtype=np.int64)
     n_tried_total = 0
     n_words = (n_features + 63) // 64
+    if not any_nominal:
+        for f in range(n_features):
+            candidates[f] = f
 
     # binary features (two training values) with per-node counts of their marked value (depth-first
     # growth only): the outcome of every try on them is known without a scan
@@ -574,9 +586,7 @@ def build_tree(
                 tried = enlarged
             table[node, _TRIED_START] = n_tried_total
         else:
-            for f in range(n_features):
-                candidates[f] = f
-            n_candidates = n_features
+            n_candidates = n_features  # candidates = 0 .. n_features - 1, filled once
         if use_marked:
             # a binary feature whose rarer value at the node is held by fewer than min_samples_leaf samples
             for b in range(n_binary):
@@ -585,10 +595,14 @@ def build_tree(
                     _mark_dead(dead, node, binary_feature[b])
         # candidates known to fail (numeric features marked dead here or at an ancestor)
         n_dead = 0
-        for j in range(n_candidates):
-            f = candidates[j]
-            if not is_nominal[f] and _is_dead(dead, node, f):
-                n_dead += 1
+        if any_nominal:
+            for j in range(n_candidates):
+                f = candidates[j]
+                if not is_nominal[f] and _is_dead(dead, node, f):
+                    n_dead += 1
+        else:
+            for w in range(n_words):
+                n_dead += _bit_count(dead[node, w])
 
         split_feature = -1
         split_operator = 0
