@@ -355,6 +355,7 @@ def build_tree(
     min_samples_leaf,
     min_samples_split,
     max_depth,
+    stop_at_pure_nodes,
     seed,
     stream,
     mersenne_state,
@@ -385,6 +386,9 @@ def build_tree(
     min_samples_leaf, min_samples_split : int
     max_depth : int
         Negative for no depth limit.
+    stop_at_pure_nodes : bool
+        A node whose samples all have one class is a leaf (no draw is made
+        there).  False in Busch et al.'s trees.
     seed : uint64
         Seed of the tree's splitmix64 stream (``stream = STREAM_SPLITMIX``).
     stream : int
@@ -583,6 +587,12 @@ def build_tree(
         table[node, _FEATURE] = -1
         if size < min_samples_split or size == 0 or (max_depth >= 0 and table[node, _DEPTH] >= max_depth):
             continue
+        if stop_at_pure_nodes:
+            n_classes_present = 0
+            for j in range(n_classes):
+                n_classes_present += counts[node, j] > 0
+            if n_classes_present <= 1:
+                continue
         if not breadth_first and size < 2 * min_samples_leaf:
             # no split can give two children min_samples_leaf samples each: every try fails (and a
             # node's own stream owes no draw to a later node)
