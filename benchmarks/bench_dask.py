@@ -214,6 +214,9 @@ MALLOC = {
 }
 
 
+NOTES = "## Reading the numbers"
+
+
 def side_name(side):
     malloc, workers = side
     return f"{workers} worker{'s' if workers > 1 else ''}, {malloc} malloc"
@@ -351,8 +354,14 @@ def write_markdown(args, workloads, sides, results, idle, load_before, load_afte
                     f"malloc | | {np.median(speedups):.2f} [{speedups.min():.2f}-{speedups.max():.2f}] | | | |"
                 )
     os.makedirs(os.path.dirname(args.out), exist_ok=True)
+    notes = ""  # the hand-written reading of a previous run is kept (check it against the new table)
+    if os.path.exists(args.out):
+        with open(args.out) as f:
+            previous = f.read()
+        if NOTES in previous:
+            notes = "\n" + previous[previous.index(NOTES) :]
     with open(args.out, "w") as f:
-        f.write("\n".join(lines) + "\n")
+        f.write("\n".join(lines) + "\n" + notes)
     print(f"wrote {args.out}")
 
 

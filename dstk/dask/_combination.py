@@ -61,7 +61,7 @@ def _raise_total_conflict_in_chunk(flags):
 def _combine_block(block, frame, ax, rule, weights, normalize, with_conflict):
     mf = MassFunction.from_array(block, frame, validate=False)
     out, kappa = _combine_in_memory(mf, rule=rule, axis=ax, weights=weights, normalize=normalize)
-    values = out.to_array("m")
+    values = out._dense_m()  # the result's own masses: no copy (to_array copies)
     if with_conflict:
         return np.concatenate([values, np.asarray(kappa, dtype=np.float64)[..., None]], axis=-1)
     return values

@@ -56,7 +56,7 @@ def check_sample_chunks(X: Any, name: str = "X", rechunk: bool = False) -> da.Ar
 
 def _to_array(result):
     if isinstance(result, MassFunction):
-        return result.to_array("m")
+        return result._dense_m()  # the masses themselves: no copy (to_array copies)
     if isinstance(result, tuple):
         return np.stack([np.asarray(part) for part in result], axis=-1)
     return np.asarray(result)
