@@ -141,3 +141,20 @@ def test_interval_outputs_fuse_with_the_prediction():
     assert len(_work_tasks(width)) == 4
     expected_bel, expected_pl = calibrator.predict_interval(scores)
     np.testing.assert_array_equal(width.compute(scheduler="synchronous"), expected_pl - expected_bel)
+
+
+def test_estimator_tasks_return_the_predicted_masses_without_a_copy():
+    from dstk import Frame, MassFunction
+    from dstk.dask._estimators import _call_block
+
+    made = []
+
+    class Fixed:
+        def predict_mass(self, scores):
+            values = np.tile([0.0, 0.5, 0.25, 0.25], (len(scores), 1))
+            made.append(values)
+            return MassFunction.from_array(values, Frame((0, 1)))
+
+    out = _call_block(np.zeros(3), Fixed(), "predict_mass", {}, (4,), np.dtype(np.float64))
+    assert np.shares_memory(out, made[0])  # to_array would copy every chunk
+    np.testing.assert_array_equal(out, made[0])
