@@ -167,6 +167,54 @@ def _feature_major(X: np.ndarray) -> np.ndarray:
     return narrow
 
 
+def _number_rows(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Number the distinct count rows of ``counts`` (n, K) in order of first appearance: ``(keys, first)``."""
+    counts = np.ascontiguousarray(counts)
+    if counts.dtype == np.int32 and counts.shape[1] % 2 == 0:
+        bits = counts.view(np.int64)  # int32 pairs viewed as int64: hashed without a copy
+    elif counts.dtype.kind == "f":
+        bits = counts.astype(np.int64)
+    else:
+        bits = counts.astype(np.int64, copy=False)
+    return _tables.distinct_rows(bits)
+
+
+def _assemble_forest(grown: list) -> dict[str, np.ndarray]:
+    """The fitted state of a forest from the ``(nodes, counts, max_depth, n_leaves)`` of its trees.
+
+    ``nodes`` (int64, (n_nodes, 2)): the packed records of every node, trees
+    one after the other (:func:`dstk._kernels.trees.pack_tree`; also the
+    routing table); ``rows`` (float64, (n_rows, n_classes)): the distinct
+    class-count vectors of the nodes in order of first appearance (the
+    records of leaves and nominal splits hold their row's number);
+    ``offsets``: tree ``t`` owns the nodes ``offsets[t]:offsets[t + 1]``.
+    16 bytes per node plus the distinct rows.
+    """
+    n_trees = len(grown)
+    sizes = np.array([g[0].shape[0] for g in grown], dtype=np.int64)
+    offsets = np.zeros(n_trees + 1, dtype=np.int64)
+    np.cumsum(sizes, out=offsets[1:])
+    if offsets[-1] >= _trees.ROUTE_MAX_NODES:
+        raise ValueError(
+            f"The forest has {offsets[-1]} nodes; at most {_trees.ROUTE_MAX_NODES - 1} fit its node table. "
+            "Grow fewer or smaller trees (larger min_samples_leaf), or fit parts and combine their predictions."
+        )
+    max_depth = np.array([g[2] for g in grown], dtype=np.int64)
+    n_leaves = np.array([g[3] for g in grown], dtype=np.int64)
+    grown = [list(g) for g in grown]
+    counts = np.concatenate([g[1] for g in grown])
+    for g in grown:
+        g[1] = None
+    keys, first = _number_rows(counts)
+    rows = counts[first].astype(np.float64)
+    del counts, first
+    nodes = np.concatenate([g[0] for g in grown])
+    for g in grown:
+        g[0] = None
+    _trees.finish_nodes(nodes, offsets, keys, rows)
+    return {"nodes": nodes, "rows": rows, "offsets": offsets, "max_depth": max_depth, "n_leaves": n_leaves}
+
+
 class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
     """Ensemble of random decision trees whose leaves keep class counts.
 
@@ -458,6 +506,11 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
         validate_features(self, names_source, reset=True, n_features=X.shape[1])
         n_features = X.shape[1]
         n_estimators, min_samples_leaf, min_samples_split, max_depth, mask = self._check_params(n_features)
+        if n_features > _trees.ROUTE_FEATURE_MASK:
+            raise ValueError(
+                f"`X` has {n_features} features; the node records hold feature indices below "
+                f"{_trees.ROUTE_FEATURE_MASK + 1}. Reduce the features (e.g. select or hash them) before fitting."
+            )
 
         self.classes_ = classes
         self.n_classes_ = int(classes.size)
@@ -485,7 +538,7 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
         unused_mersenne_state = np.zeros(1, dtype=np.uint32)  # the splitmix64 streams do not read it
 
         def grow(seed, stream=_trees.STREAM_SPLITMIX, mersenne_state=unused_mersenne_state):
-            return _trees.build_tree(
+            feature, operator, nominal, threshold, child_start, n_children, counts, depth = _trees.build_tree(
                 columns,
                 feature_min,
                 feature_max,
@@ -505,6 +558,9 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
                 marked_start,
                 marked_binary,
             )
+            # the tree is kept as its packed records and counts only (the other arrays are freed here)
+            nodes = _trees.pack_tree(feature, operator, nominal, threshold, child_start, n_children)
+            return nodes, counts, int(depth.max()), int(np.count_nonzero(feature < 0))
 
         if self.compatibility == "busch2021":
             mersenne_state = _mersenne.state_from_random_state(rng)
@@ -543,31 +599,14 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
                 )
             grown = [first] + rest
 
-        sizes = np.array([g[0].shape[0] for g in grown], dtype=np.int64)
-        offsets = np.zeros(n_estimators + 1, dtype=np.int64)
-        np.cumsum(sizes, out=offsets[1:])
-        names = (
-            "feature",
-            "operator",
-            "nominal",
-            "threshold",
-            "child_start",
-            "n_children",
-            "counts",
-            "depth",
-        )
-        grown = [list(g) for g in grown]
-        self._forest = {}
-        for i, name in enumerate(names):
-            # one field at a time, freeing the per-tree arrays: the peak is the forest plus one field
-            self._forest[name] = np.concatenate([g[i] for g in grown])
-            for g in grown:
-                g[i] = None
-        self._forest["offsets"] = offsets
-        self.node_count_ = sizes
-        is_leaf = self._forest["feature"] < 0
-        self.n_leaves_ = np.add.reduceat(is_leaf.astype(np.int64), offsets[:-1])
-        self.max_depth_ = np.maximum.reduceat(self._forest["depth"], offsets[:-1]).astype(np.int64)
+        feature_min = feature_max = row_hash = binary_index = marked_is_low = marked_start = marked_binary = None
+        if parse_combiner(self.combiner)[0] not in _CALIBRATED_METHODS or self.n_classes_ != 2:
+            columns = None  # no score calibration: the training copy is freed before the forest is assembled
+        self._forest = _assemble_forest(grown)
+        del grown
+        self.node_count_ = np.diff(self._forest["offsets"])
+        self.n_leaves_ = self._forest.pop("n_leaves")
+        self.max_depth_ = self._forest.pop("max_depth")
         self.score_calibration_ = self._fit_score_calibration(columns, y64)
         self._calibrated_for = self._calibration_key()
         return self
@@ -585,8 +624,7 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
         method, _aggregate = parse_combiner(self.combiner)
         if self.n_classes_ != 2 or method not in _CALIBRATED_METHODS:
             return None
-        routing = self._routing()
-        rows = routing["rows"]
+        rows = self._routing()["rows"]
         n_rows, n_classes = rows.shape
         # the row of the leaf's counts without the sample itself: c - e_y for every row and class
         shifted = [rows - np.eye(n_classes)[k] for k in range(n_classes)]
@@ -596,7 +634,7 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
         all_rows = np.maximum(candidates, 0)[first].astype(np.float64)
         options = self._options()
         n_samples = columns.shape[1]
-        n_trees = routing["roots"].size
+        n_trees = self.node_count_.size
         batch = max(256, (1 << 20) // n_trees)
         scores = np.empty(n_samples)
         tables: dict[Any, Any] = {}
@@ -724,14 +762,27 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
         sizes = np.concatenate([part.node_count_ for part in parts])
         offsets = np.zeros(sizes.size + 1, dtype=np.int64)
         np.cumsum(sizes, out=offsets[1:])
-        forest = {
-            name: np.concatenate([part._forest[name] for part in parts])
-            for name in first._forest
-            if name != "offsets"
-        }
-        forest["offsets"] = offsets
-        merged._forest = forest
-        root_counts = forest["counts"][offsets[:-1]].sum(axis=0, dtype=np.float64)
+        if offsets[-1] >= _trees.ROUTE_MAX_NODES:
+            raise ValueError(
+                f"The concatenated forest would have {offsets[-1]} nodes; at most "
+                f"{_trees.ROUTE_MAX_NODES - 1} fit its node table. Concatenate fewer ensembles."
+            )
+        # the parts' distinct count rows numbered again over the whole forest (in order of first appearance)
+        part_rows = [part._forest["rows"] for part in parts]
+        keys, first = _number_rows(np.concatenate(part_rows))
+        rows = np.concatenate(part_rows)[first]
+        row_starts = np.cumsum([0] + [r.shape[0] for r in part_rows])
+        node_starts = np.cumsum([0] + [part._forest["nodes"].shape[0] for part in parts])
+        nodes = np.concatenate(
+            [
+                _trees.shift_nodes(part._forest["nodes"], node_starts[k], keys[row_starts[k] : row_starts[k + 1]])
+                for k, part in enumerate(parts)
+            ]
+        )
+        merged._forest = {"nodes": nodes, "rows": rows, "offsets": offsets}
+        leaves = (nodes[:, 0] & _trees.ROUTE_LEAF) != 0
+        # every training sample of a tree reaches one of its leaves: the leaves' counts sum to the roots'
+        root_counts = rows[_trees.node_rows(nodes)[leaves]].sum(axis=0)
         merged.class_prior_ = root_counts / root_counts.sum()
         merged.node_count_ = sizes
         merged.n_leaves_ = np.concatenate([part.n_leaves_ for part in parts])
@@ -778,29 +829,17 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
         """
         X = self._check_X_predict(X)
         n_trees = self._forest["offsets"].size - 1
-        out = np.zeros((X.shape[0], n_trees, self.n_classes_), dtype=np.int64)
-        node_total = self._forest["counts"].sum(axis=1, dtype=np.int64)
-        return self._run_chunks(
-            lambda X_part, out_part: self._fill_leaf_counts(X_part, out_part, node_total), X, out
-        )
+        out = np.empty((X.shape[0], n_trees, self.n_classes_), dtype=np.int64)
+        rows = self._routing()["rows"].astype(np.int64)
 
-    def _fill_leaf_counts(self, X, out, node_total):
-        """Class counts of the leaves of the checked samples ``X`` into ``out`` (the ``empty_leaf`` policy applied)."""
-        forest = self._forest
-        _trees.leaf_counts_kernel(
-            X,
-            forest["offsets"],
-            forest["feature"],
-            forest["operator"],
-            forest["nominal"],
-            forest["threshold"],
-            forest["child_start"],
-            forest["n_children"],
-            forest["counts"],
-            node_total,
-            _EMPTY_LEAF_POLICIES[self.empty_leaf],
-            out,
-        )
+        def kernel(X_part, out_part):
+            keys = self._route(X_part)
+            missing = np.argwhere(keys < 0)
+            np.take(rows, keys, axis=0, out=out_part, mode="clip")
+            if missing.size:
+                out_part[missing[:, 0], missing[:, 1]] = self._sibling_counts(X_part, missing[:, 0], missing[:, 1])
+
+        return self._run_chunks(kernel, X, out)
 
     def apply(self, X: ArrayLike) -> np.ndarray:
         """Index (local to each tree) of the leaf reached by every sample.
@@ -816,26 +855,26 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
             -1 where the sample reached an empty or unseen nominal child.
         """
         X = self._check_X_predict(X)
-        forest = self._forest
-        n_trees = forest["offsets"].size - 1
-        out = np.empty((X.shape[0], n_trees), dtype=np.int64)
-        node_total = forest["counts"].sum(axis=1, dtype=np.int64)
+        out = np.empty((X.shape[0], self._forest["offsets"].size - 1), dtype=np.int64)
 
         def kernel(X_part, out_part):
-            _trees.leaf_ids_kernel(
-                X_part,
-                forest["offsets"],
-                forest["feature"],
-                forest["operator"],
-                forest["nominal"],
-                forest["threshold"],
-                forest["child_start"],
-                forest["n_children"],
-                node_total,
-                out_part,
-            )
+            out_part[:] = self._route(X_part, leaf_ids=True)
 
         return self._run_chunks(kernel, X, out)
+
+    def _node_arrays(self) -> dict[str, np.ndarray]:
+        """The node arrays of every tree as grown (local child ids), rebuilt exactly from the packed records.
+
+        Keys ``feature``, ``operator``, ``nominal``, ``threshold``,
+        ``child_start``, ``n_children``, ``counts``, ``depth`` (one entry per
+        node, trees one after the other) and ``offsets``; for inspection and
+        tests (the fitted state holds only the packed records).
+        """
+        check_is_fitted(self, "classes_")
+        forest = self._forest
+        names = ("feature", "operator", "nominal", "threshold", "child_start", "n_children", "counts", "depth")
+        arrays = _trees.unpack_nodes(forest["nodes"], forest["offsets"], forest["rows"])
+        return {**dict(zip(names, arrays)), "offsets": forest["offsets"]}
 
     def _options(self, *, fitted=True):
         """Options of the combiner: ``combiner_options``, ``compatibility``, EVA's prior defaulting to ``class_prior_``."""
@@ -854,32 +893,13 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
 
     # ---------------------------------------------------- combination by node
     def _routing(self):
-        """Packed routing words, node totals and the distinct count rows of the nodes (cached)."""
+        """The count rows with a row of zero counts, the roots, and the float32 thresholds once needed (cached)."""
         forest = self._forest
         # kept outside the estimator (predict leaves its __dict__ unchanged; not saved with it)
         cache = _ROUTING_CACHE.get(self)
         if cache is not None and cache["forest"] is forest:
             return cache
-        offsets = forest["offsets"]
-        counts = forest["counts"]
-        nodes, node_total = _trees.pack_routes(
-            offsets,
-            forest["feature"],
-            forest["operator"],
-            forest["nominal"],
-            forest["threshold"],
-            forest["child_start"],
-            counts,
-        )
-        del node_total  # recomputed where needed (leaf_counts, apply): the cache stays small
-        # distinct count vectors of the nodes, hashed without a copy (int32 pairs viewed as int64)
-        counts = np.ascontiguousarray(counts)
-        if counts.dtype == np.int32 and counts.shape[1] % 2 == 0:
-            bits = counts.view(np.int64)
-        else:
-            bits = counts.astype(np.int64)
-        keys, first = _tables.distinct_rows(bits)
-        rows = counts[first].astype(np.float64)
+        rows = forest["rows"]
         zero = np.flatnonzero(~rows.any(axis=1))
         if zero.size:
             zero_row = int(zero[0])
@@ -888,66 +908,76 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
             rows = np.concatenate([rows, np.zeros((1, rows.shape[1]))])
         cache = {
             "forest": forest,
-            "nodes": nodes,
-            "node_row": keys.astype(np.int32),
             "zero_row": zero_row,
             "rows": rows,
-            "roots": np.ascontiguousarray(offsets[:-1], dtype=np.int64),
+            "roots": np.ascontiguousarray(forest["offsets"][:-1], dtype=np.int64),
         }
         _ROUTING_CACHE[self] = cache
         return cache
 
-    def _thresholds_32(self, routing):
-        """The ``<=`` thresholds rounded down to float32 (built once, for float32 samples).
+    def _thresholds(self, routing, narrow):
+        """The ``<=`` thresholds of the nodes (NaN at the leaves) for float64 or float32 samples.
 
-        For a float32 ``x``, ``x <= t`` exactly when ``x`` is at most the
-        largest float32 not above ``t``.
+        float64: a view of the node records.  float32 (built once): each
+        threshold rounded down to a float32; for a float32 ``x``, ``x <= t``
+        exactly when ``x`` is at most the largest float32 not above ``t``.
         """
+        thresholds = self._forest["nodes"].view(np.float64)[:, 1]
+        if not narrow:
+            return thresholds
         if "thresholds_32" not in routing:
-            thresholds = routing["nodes"].view(np.float64)[:, 1]
-            with np.errstate(over="ignore"):
-                narrow = thresholds.astype(np.float32)
-            above = narrow.astype(np.float64) > thresholds
-            narrow[above] = np.nextafter(narrow[above], np.float32(-np.inf))
-            thresholds_32 = np.zeros((thresholds.size, 2), dtype=np.float32)
-            thresholds_32[:, 1] = narrow
-            routing["thresholds_32"] = thresholds_32
+            with np.errstate(over="ignore", invalid="ignore"):
+                rounded = thresholds.astype(np.float32)
+                above = rounded.astype(np.float64) > thresholds
+            rounded[above] = np.nextafter(rounded[above], np.float32(-np.inf))
+            routing["thresholds_32"] = rounded
         return routing["thresholds_32"]
 
-    def _leaf_rows(self, X, tables):
-        """The leaves of ``X`` (encoded) as keys into the node count rows, for the combiners."""
+    def _route(self, X, *, leaf_ids=False):
+        """Count row (or local leaf id) of the leaf of every checked sample of ``X`` in every tree.
+
+        (n_samples, n_trees) int64; -1 where the ``siblings`` policy applies
+        (or, for leaf ids, where the sample met an empty or unseen child).
+        """
         routing = self._routing()
-        forest = self._forest
-        n_trees = routing["roots"].size
-        keys = np.empty((X.shape[0], n_trees), dtype=np.int64)
-        policy = _EMPTY_LEAF_POLICIES[self.empty_leaf]
+        out = np.empty((X.shape[0], routing["roots"].size), dtype=np.int64)
         # float32 samples (half the memory traffic) when that is exact
         narrow = _exact_float32(X)
         _trees.route_rows_kernel(
             narrow if narrow is not None else X,
             routing["roots"],
-            routing["nodes"],
-            self._thresholds_32(routing) if narrow is not None else routing["nodes"].view(np.float64),
-            forest["n_children"],
-            routing["node_row"],
+            self._forest["nodes"],
+            self._thresholds(routing, narrow is not None),
             routing["zero_row"],
-            policy,
-            keys,
+            _EMPTY_LEAF_POLICIES[self.empty_leaf],
+            leaf_ids,
+            out,
         )
+        return out
+
+    def _sibling_counts(self, X, samples, trees):
+        """Counts of the ``siblings`` policy for the (sample, tree) pairs where a sample met an empty child."""
+        forest = self._forest
+        out = np.empty((samples.size, self.n_classes_), dtype=np.int64)
+        _trees.sibling_counts_kernel(
+            X, self._routing()["roots"], forest["nodes"], forest["rows"], samples, trees, out
+        )
+        return out
+
+    def _leaf_rows(self, X, tables):
+        """The leaves of ``X`` (encoded) as keys into the node count rows, for the combiners."""
+        routing = self._routing()
+        keys = self._route(X)
         rows = routing["rows"]
         n_base = rows.shape[0]
         missing = np.argwhere(keys < 0)
         if missing.size:
             # siblings policy: the summed counts of the leaves below the empty child's parent
-            samples, position = np.unique(missing[:, 0], return_inverse=True)
-            counts = np.zeros((samples.size, n_trees, self.n_classes_), dtype=np.int64)
-            node_total = forest["counts"].sum(axis=1, dtype=np.int64)
-            self._fill_leaf_counts(np.ascontiguousarray(X[samples]), counts, node_total)
-            extra = counts[position.ravel(), missing[:, 1]]
+            extra = self._sibling_counts(X, missing[:, 0], missing[:, 1])
             extra_keys, first = _tables.distinct_rows(np.ascontiguousarray(extra))
             keys[missing[:, 0], missing[:, 1]] = n_base + extra_keys
             rows = np.concatenate([rows, extra[first].astype(np.float64)])
-        leaves = _LeafRows(keys, rows, (X.shape[0], n_trees, self.n_classes_), tables)
+        leaves = _LeafRows(keys, rows, (X.shape[0], keys.shape[1], self.n_classes_), tables)
         leaves.n_cached_rows = n_base
         return leaves
 

@@ -67,13 +67,14 @@ def _test_samples(X, seed):
 
 def _outputs(model, X_test, combiners):
     """Every output reading the trees, as a list of arrays."""
-    warnings.simplefilter("ignore", UserWarning)  # predict_mass of EVA: the uncalibrated probabilities
     arrays = [model.apply(X_test), model.leaf_counts(X_test)]
-    for combiner in combiners:
-        model.set_params(combiner=combiner)
-        arrays.append(model.decision_function(X_test))
-        arrays.append(model.predict_mass(X_test).to_array())
-        arrays.append(model.predict_mass(X_test, normalize=False).to_array())
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # predict_mass of EVA: the uncalibrated probabilities
+        for combiner in combiners:
+            model.set_params(combiner=combiner)
+            arrays.append(model.decision_function(X_test))
+            arrays.append(model.predict_mass(X_test).to_array())
+            arrays.append(model.predict_mass(X_test, normalize=False).to_array())
     return arrays
 
 
