@@ -818,7 +818,7 @@ ROUTE_TARGET_SHIFT = 32
 ROUTE_MAX_NODES = 1 << 31
 _LEAF_NAN = np.int64(0x7FF8000000000000)
 _LOW_32 = np.int64(0xFFFFFFFF)
-_GROUP = 32  # samples walked down a tree together (their node loads overlap)
+_GROUP = 16  # samples walked down a tree together (their node loads overlap)
 
 
 @njit(cache=True, nogil=True)
@@ -854,31 +854,86 @@ def pack_tree(feature, operator, nominal, threshold, child_start, n_children):
 
 
 @njit(cache=True, nogil=True)
-def finish_nodes(nodes, offsets, node_row, rows):
-    """Make the node ids of the concatenated trees global and write the count rows (in place).
+def finish_tree(nodes, base, node_row, counts):
+    """Make the node ids of one tree global (its root is node ``base``) and write its count rows (in place).
 
     ``node_row[g]`` is the number of node ``g``'s count row in the forest's
-    table of distinct count rows ``rows`` (n_rows, n_classes); a node of zero
-    counts is marked ``ROUTE_EMPTY``.
+    table of distinct count rows; a node of zero ``counts`` is marked
+    ``ROUTE_EMPTY``.
     """
-    empty = np.empty(rows.shape[0], dtype=np.bool_)
-    for r in range(rows.shape[0]):
-        empty[r] = True
-        for c in range(rows.shape[1]):
-            if rows[r, c] != 0:
-                empty[r] = False
-    for t in range(offsets.shape[0] - 1):
-        base = offsets[t]
-        for g in range(offsets[t], offsets[t + 1]):
-            word = nodes[g, 0] + (base << ROUTE_TARGET_SHIFT)
-            if empty[node_row[g]]:
-                word |= ROUTE_EMPTY
-            nodes[g, 0] = word
-            if word & ROUTE_LEAF:
-                nodes[g, 1] = _LEAF_NAN | node_row[g]
-            elif word & ROUTE_NOMINAL:
-                nodes[g, 1] = (nodes[g, 1] & _LOW_32) | (np.int64(node_row[g]) << ROUTE_TARGET_SHIFT)
+    for g in range(nodes.shape[0]):
+        word = nodes[g, 0] + (np.int64(base) << ROUTE_TARGET_SHIFT)
+        total = 0
+        for c in range(counts.shape[1]):
+            total += counts[g, c]
+        if total == 0:
+            word |= ROUTE_EMPTY
+        nodes[g, 0] = word
+        if word & ROUTE_LEAF:
+            nodes[g, 1] = _LEAF_NAN | node_row[g]
+        elif word & ROUTE_NOMINAL:
+            nodes[g, 1] = (nodes[g, 1] & _LOW_32) | (np.int64(node_row[g]) << ROUTE_TARGET_SHIFT)
     return nodes
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _count_row_hash(rows, i):
+    h = np.uint64(0x243F6A8885A308D3)
+    for k in range(rows.shape[1]):
+        h = (h ^ np.uint64(rows[i, k])) * _GOLDEN
+        h ^= h >> np.uint64(29)
+    h *= np.uint64(0xBF58476D1CE4E5B9)
+    return h ^ (h >> np.uint64(32))
+
+
+@njit(cache=True, nogil=True)
+def number_count_rows(counts, table, n_rows, slots):
+    """Number the count rows of one tree in a forest's table of distinct count rows (in order of first appearance).
+
+    ``table[:n_rows]`` (int64, (capacity, n_classes)) holds the distinct rows
+    numbered so far and ``slots`` (int64, power-of-two size, -1 free) their
+    open-addressing hash slots (linear probing, kept at most half full).
+    Returns ``keys`` (the number of every row of ``counts``) and the updated
+    ``table``, ``n_rows`` and ``slots`` (enlarged when full).
+    """
+    n, width = counts.shape
+    keys = np.empty(n, dtype=np.int64)
+    for i in range(n):
+        capacity = slots.shape[0]
+        position = np.int64(_count_row_hash(counts, i) & np.uint64(capacity - 1))
+        while True:
+            slot = slots[position]
+            if slot < 0:
+                break
+            equal = True
+            for k in range(width):
+                if table[slot, k] != counts[i, k]:
+                    equal = False
+                    break
+            if equal:
+                break
+            position = (position + 1) & (capacity - 1)
+        if slot >= 0:
+            keys[i] = slot
+            continue
+        if n_rows == table.shape[0]:
+            enlarged = np.empty((2 * table.shape[0], width), dtype=np.int64)
+            enlarged[:n_rows] = table[:n_rows]
+            table = enlarged
+        for k in range(width):
+            table[n_rows, k] = counts[i, k]
+        slots[position] = n_rows
+        keys[i] = n_rows
+        n_rows += 1
+        if 2 * n_rows > capacity:
+            capacity *= 2
+            slots = np.full(capacity, -1, dtype=np.int64)
+            for d in range(n_rows):
+                position = np.int64(_count_row_hash(table, d) & np.uint64(capacity - 1))
+                while slots[position] >= 0:
+                    position = (position + 1) & (capacity - 1)
+                slots[position] = d
+    return keys, table, n_rows, slots
 
 
 @njit(cache=True, nogil=True)
@@ -999,7 +1054,7 @@ def route_rows_kernel(X, roots, nodes, thresholds, zero_row, empty_leaf, leaf_id
     the ``<=`` form of the threshold; the same test for every finite ``x``),
     so the next node is ``first + (x > t)`` without a branch; a leaf's NaN
     threshold keeps a sample in it.  The samples walk down a tree in groups
-    of 32, one level per pass over the group, so that the loads of their
+    of 16, one level per pass over the group, so that the loads of their
     nodes overlap (the walk of one sample is a chain of dependent loads);
     trees are in the outer loop so that a tree stays in cache while every
     sample walks it.

@@ -179,40 +179,59 @@ def _number_rows(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return _tables.distinct_rows(bits)
 
 
-def _assemble_forest(grown: list) -> dict[str, np.ndarray]:
-    """The fitted state of a forest from the ``(nodes, counts, max_depth, n_leaves)`` of its trees.
+class _ForestBuilder:
+    """The fitted state of a forest, assembled from its trees in order as they are grown.
 
-    ``nodes`` (int64, (n_nodes, 2)): the packed records of every node, trees
-    one after the other (:func:`dstk._kernels.trees.pack_tree`; also the
-    routing table); ``rows`` (float64, (n_rows, n_classes)): the distinct
-    class-count vectors of the nodes in order of first appearance (the
-    records of leaves and nominal splits hold their row's number);
-    ``offsets``: tree ``t`` owns the nodes ``offsets[t]:offsets[t + 1]``.
+    Each tree comes as ``(nodes, counts, max_depth, n_leaves)`` (its packed
+    records, :func:`dstk._kernels.trees.pack_tree`, and its node counts); its
+    count rows are numbered at once in the forest's table of distinct count
+    rows (in order of first appearance over the trees) and its counts freed.
+    :meth:`finish` returns ``nodes`` (int64, (n_nodes, 2): the records of
+    every node, trees one after the other; also the routing table), ``rows``
+    (float64, (n_rows, n_classes): the distinct class-count vectors; the
+    records of leaves and nominal splits hold their row's number) and
+    ``offsets`` (tree ``t`` owns the nodes ``offsets[t]:offsets[t + 1]``):
     16 bytes per node plus the distinct rows.
     """
-    n_trees = len(grown)
-    sizes = np.array([g[0].shape[0] for g in grown], dtype=np.int64)
-    offsets = np.zeros(n_trees + 1, dtype=np.int64)
-    np.cumsum(sizes, out=offsets[1:])
-    if offsets[-1] >= _trees.ROUTE_MAX_NODES:
-        raise ValueError(
-            f"The forest has {offsets[-1]} nodes; at most {_trees.ROUTE_MAX_NODES - 1} fit its node table. "
-            "Grow fewer or smaller trees (larger min_samples_leaf), or fit parts and combine their predictions."
+
+    def __init__(self, n_classes: int) -> None:
+        self.table = np.empty((64, n_classes), dtype=np.int64)
+        self.slots = np.full(1024, -1, dtype=np.int64)
+        self.n_rows = 0
+        self.pieces: list[np.ndarray] = []
+        self.n_nodes = 0
+        self.max_depth: list[int] = []
+        self.n_leaves: list[int] = []
+
+    def add(self, grown: tuple) -> None:
+        nodes, counts, max_depth, n_leaves = grown
+        if self.n_nodes + nodes.shape[0] >= _trees.ROUTE_MAX_NODES:
+            raise ValueError(
+                f"The forest has more than {_trees.ROUTE_MAX_NODES - 1} nodes, more than its node table holds. "
+                "Grow fewer or smaller trees (larger min_samples_leaf), or fit parts and combine their predictions."
+            )
+        keys, self.table, self.n_rows, self.slots = _trees.number_count_rows(
+            counts, self.table, self.n_rows, self.slots
         )
-    max_depth = np.array([g[2] for g in grown], dtype=np.int64)
-    n_leaves = np.array([g[3] for g in grown], dtype=np.int64)
-    grown = [list(g) for g in grown]
-    counts = np.concatenate([g[1] for g in grown])
-    for g in grown:
-        g[1] = None
-    keys, first = _number_rows(counts)
-    rows = counts[first].astype(np.float64)
-    del counts, first
-    nodes = np.concatenate([g[0] for g in grown])
-    for g in grown:
-        g[0] = None
-    _trees.finish_nodes(nodes, offsets, keys, rows)
-    return {"nodes": nodes, "rows": rows, "offsets": offsets, "max_depth": max_depth, "n_leaves": n_leaves}
+        _trees.finish_tree(nodes, self.n_nodes, keys, counts)
+        self.pieces.append(nodes)
+        self.n_nodes += nodes.shape[0]
+        self.max_depth.append(max_depth)
+        self.n_leaves.append(n_leaves)
+
+    def finish(self) -> dict[str, np.ndarray]:
+        sizes = np.array([piece.shape[0] for piece in self.pieces], dtype=np.int64)
+        offsets = np.zeros(sizes.size + 1, dtype=np.int64)
+        np.cumsum(sizes, out=offsets[1:])
+        nodes = np.concatenate(self.pieces)
+        self.pieces = []
+        return {
+            "nodes": nodes,
+            "rows": self.table[: self.n_rows].astype(np.float64),
+            "offsets": offsets,
+            "max_depth": np.array(self.max_depth, dtype=np.int64),
+            "n_leaves": np.array(self.n_leaves, dtype=np.int64),
+        }
 
 
 class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
@@ -562,48 +581,41 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
             nodes = _trees.pack_tree(feature, operator, nominal, threshold, child_start, n_children)
             return nodes, counts, int(depth.max()), int(np.count_nonzero(feature < 0))
 
+        builder = _ForestBuilder(self.n_classes_)
         if self.compatibility == "busch2021":
             mersenne_state = _mersenne.state_from_random_state(rng)
-            grown = list(
-                progress(
-                    (grow(0, _trees.STREAM_MERSENNE, mersenne_state) for _ in range(n_estimators)),
-                    total=n_estimators,
-                    verbose=self.verbose,
-                    description="trees grown",
-                )
-            )
+            for grown in progress(
+                (grow(0, _trees.STREAM_MERSENNE, mersenne_state) for _ in range(n_estimators)),
+                total=n_estimators,
+                verbose=self.verbose,
+                description="trees grown",
+            ):
+                builder.add(grown)
             _mersenne.restore_random_state(rng, mersenne_state)
         else:
             seeds = rng.randint(0, np.iinfo(np.int32).max, size=(n_estimators, 2)).astype(np.uint64)
             seeds = (seeds[:, 0] << np.uint64(31)) ^ seeds[:, 1]
-            first = grow(seeds[0])  # compiles (once) in this thread
+            builder.add(grow(seeds[0]))  # compiles (once) in this thread
             threads = min(_n_threads(self.n_jobs), n_estimators)
+            description = "trees grown"
             if threads > 1 and n_estimators > 1:
                 with ThreadPoolExecutor(max_workers=threads) as pool:
-                    rest = list(
-                        progress(
-                            pool.map(grow, seeds[1:]),
-                            total=n_estimators - 1,
-                            verbose=self.verbose,
-                            description="trees grown",
-                        )
-                    )
+                    # the trees are taken in order as they come (each tree's counts are freed once numbered)
+                    for grown in progress(
+                        pool.map(grow, seeds[1:]), total=n_estimators - 1, verbose=self.verbose, description=description
+                    ):
+                        builder.add(grown)
             else:
-                rest = list(
-                    progress(
-                        (grow(s) for s in seeds[1:]),
-                        total=n_estimators - 1,
-                        verbose=self.verbose,
-                        description="trees grown",
-                    )
-                )
-            grown = [first] + rest
-
+                for grown in progress(
+                    (grow(s) for s in seeds[1:]), total=n_estimators - 1, verbose=self.verbose, description=description
+                ):
+                    builder.add(grown)
+        grown = None
         feature_min = feature_max = row_hash = binary_index = marked_is_low = marked_start = marked_binary = None
         if parse_combiner(self.combiner)[0] not in _CALIBRATED_METHODS or self.n_classes_ != 2:
             columns = None  # no score calibration: the training copy is freed before the forest is assembled
-        self._forest = _assemble_forest(grown)
-        del grown
+        self._forest = builder.finish()
+        del builder
         self.node_count_ = np.diff(self._forest["offsets"])
         self.n_leaves_ = self._forest.pop("n_leaves")
         self.max_depth_ = self._forest.pop("max_depth")
