@@ -5,8 +5,8 @@ Plain arrays in, plain arrays out; no validation here (the public layer
 compiled at import time.  Every kernel is ``nogil`` so that several trees (or
 several chunks of samples) can run in parallel threads.
 
-Tree layout (one tree = parallel flat arrays indexed by node id, root = 0,
-nodes numbered breadth first):
+Tree layout as grown (:func:`build_tree` returns one tree as parallel flat
+arrays indexed by node id, root = 0, nodes numbered breadth first):
 
 ``feature[node]``
     Split feature, or -1 for a leaf.
@@ -24,14 +24,25 @@ nodes numbered breadth first):
 ``depth[node]``
     Depth of the node (root = 0).
 
+Fitted state (:func:`pack_tree`, :func:`finish_tree`): one 16-byte record
+per node, the trees one after the other, that is also the routing table
+(see the comment above :func:`pack_tree`), and the table of the distinct
+count vectors of the nodes; :func:`unpack_nodes` rebuilds the arrays above
+exactly.
+
 Kernels
 -------
 build_tree(X, y, ...)
     Grow one tree (Busch et al. 2021, section 2.1.1; construction details of
     the authors' ``random_tree.py``, github.com/olfub/RDT-Uncertainty).
-leaf_counts_kernel(X, ..., out)
-    Class counts of the leaf reached by every sample in every tree, with the
-    empty-leaf policies ``0 = parent``, ``1 = zero``, ``2 = siblings``.
+pack_tree, number_count_rows, finish_tree, shift_nodes, node_rows, unpack_nodes
+    Pack a grown tree into node records, number its count rows in the
+    forest's table, make its ids global; move records (concatenation); read
+    them back.
+route_rows_kernel(X, ...)
+    Count row (or leaf id) of the leaf reached by every sample in every
+    tree, with the empty-leaf policies ``0 = parent``, ``1 = zero``,
+    ``2 = siblings`` (left to :func:`sibling_counts_kernel`).
 """
 
 import numpy as np
@@ -1137,7 +1148,12 @@ def sibling_counts_kernel(X, roots, nodes, rows, samples, trees, out):
             if word & ROUTE_NOMINAL:
                 n_children = nodes[g, 1] & _LOW_32
                 code = np.int64(x) if x >= 0.0 else -1
-                if code >= 0 and code < n_children and code == x and (nodes[first + code, 0] & ROUTE_EMPTY) == 0:
+                if (
+                    code >= 0
+                    and code < n_children
+                    and code == x
+                    and (nodes[first + code, 0] & ROUTE_EMPTY) == 0
+                ):
                     next_node = first + code
                 else:  # every non-empty child
                     n_next = 0

@@ -61,6 +61,9 @@ _CALIBRATED_METHODS = ("eva", "dempster", "cautious")
 # fitted ensemble -> its routing arrays (derived from ``_forest``, built at the first prediction)
 _ROUTING_CACHE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
+# (sample, tree) pairs routed per batch of a prediction: the batch's leaf keys take 2 MiB
+_BATCH_LEAVES = 1 << 18
+
 _EMPTY_LEAF_POLICIES = {
     "parent": _trees.EMPTY_LEAF_PARENT,
     "zero": _trees.EMPTY_LEAF_ZERO,
@@ -602,18 +605,26 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
                 with ThreadPoolExecutor(max_workers=threads) as pool:
                     # the trees are taken in order as they come (each tree's counts are freed once numbered)
                     for grown in progress(
-                        pool.map(grow, seeds[1:]), total=n_estimators - 1, verbose=self.verbose, description=description
+                        pool.map(grow, seeds[1:]),
+                        total=n_estimators - 1,
+                        verbose=self.verbose,
+                        description=description,
                     ):
                         builder.add(grown)
             else:
                 for grown in progress(
-                    (grow(s) for s in seeds[1:]), total=n_estimators - 1, verbose=self.verbose, description=description
+                    (grow(s) for s in seeds[1:]),
+                    total=n_estimators - 1,
+                    verbose=self.verbose,
+                    description=description,
                 ):
                     builder.add(grown)
         grown = None
-        feature_min = feature_max = row_hash = binary_index = marked_is_low = marked_start = marked_binary = None
+        # the growing state is freed before the forest is assembled
+        feature_min = feature_max = row_hash = None
+        binary_index = marked_is_low = marked_start = marked_binary = None
         if parse_combiner(self.combiner)[0] not in _CALIBRATED_METHODS or self.n_classes_ != 2:
-            columns = None  # no score calibration: the training copy is freed before the forest is assembled
+            columns = None  # type: ignore[assignment]  # no score calibration: the training copy is freed before the forest is assembled
         self._forest = builder.finish()
         del builder
         self.node_count_ = np.diff(self._forest["offsets"])
@@ -647,7 +658,7 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
         options = self._options()
         n_samples = columns.shape[1]
         n_trees = self.node_count_.size
-        batch = max(256, (1 << 20) // n_trees)
+        batch = max(256, _BATCH_LEAVES // n_trees)
         scores = np.empty(n_samples)
         tables: dict[Any, Any] = {}
         for a in range(0, n_samples, batch):
@@ -781,13 +792,15 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
             )
         # the parts' distinct count rows numbered again over the whole forest (in order of first appearance)
         part_rows = [part._forest["rows"] for part in parts]
-        keys, first = _number_rows(np.concatenate(part_rows))
-        rows = np.concatenate(part_rows)[first]
+        keys, first_rows = _number_rows(np.concatenate(part_rows))
+        rows = np.concatenate(part_rows)[first_rows]
         row_starts = np.cumsum([0] + [r.shape[0] for r in part_rows])
         node_starts = np.cumsum([0] + [part._forest["nodes"].shape[0] for part in parts])
         nodes = np.concatenate(
             [
-                _trees.shift_nodes(part._forest["nodes"], node_starts[k], keys[row_starts[k] : row_starts[k + 1]])
+                _trees.shift_nodes(
+                    part._forest["nodes"], node_starts[k], keys[row_starts[k] : row_starts[k + 1]]
+                )
                 for k, part in enumerate(parts)
             ]
         )
@@ -849,7 +862,9 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
             missing = np.argwhere(keys < 0)
             np.take(rows, keys, axis=0, out=out_part, mode="clip")
             if missing.size:
-                out_part[missing[:, 0], missing[:, 1]] = self._sibling_counts(X_part, missing[:, 0], missing[:, 1])
+                out_part[missing[:, 0], missing[:, 1]] = self._sibling_counts(
+                    X_part, missing[:, 0], missing[:, 1]
+                )
 
         return self._run_chunks(kernel, X, out)
 
@@ -884,7 +899,16 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
         """
         check_is_fitted(self, "classes_")
         forest = self._forest
-        names = ("feature", "operator", "nominal", "threshold", "child_start", "n_children", "counts", "depth")
+        names = (
+            "feature",
+            "operator",
+            "nominal",
+            "threshold",
+            "child_start",
+            "n_children",
+            "counts",
+            "depth",
+        )
         arrays = _trees.unpack_nodes(forest["nodes"], forest["offsets"], forest["rows"])
         return {**dict(zip(names, arrays)), "offsets": forest["offsets"]}
 
@@ -998,7 +1022,7 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
         X = self._check_X_predict(X)
         n = X.shape[0]
         n_trees = self._forest["offsets"].size - 1
-        batch = max(256, (1 << 20) // n_trees)
+        batch = max(256, _BATCH_LEAVES // n_trees)
         tables: dict[Any, Any] = {}  # per-leaf tables evaluated once per call, shared by the batches
         threads = _n_threads(self.n_jobs)
         # a small first batch compiles and fills the tables alone; the rest is cut into batches of at
@@ -1010,21 +1034,24 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
             n_pieces = -(-max(n_pieces, threads) // threads) * threads
         bounds = [0] + [first + (rest * k) // max(n_pieces, 1) for k in range(n_pieces + 1)]
         bounds = sorted(set(bounds))
-        pieces: list[Any] = [None] * (len(bounds) - 1)
+        n_pieces = len(bounds) - 1
+        # the first batch's result gives the output's shape and type; the other batches write into it
+        head = np.asarray(function(self._leaf_rows(X[: bounds[1]], tables)))  # compiles, fills the tables
+        out = np.empty((n,) + head.shape[1:], dtype=head.dtype)
+        out[: bounds[1]] = head
 
         def run(j):
             a, b = bounds[j], bounds[j + 1]
-            pieces[j] = function(self._leaf_rows(X[a:b], tables))
+            out[a:b] = function(self._leaf_rows(X[a:b], tables))
 
-        run(0)  # compiles, fills the tables
-        threads = min(threads, len(pieces) - 1)
+        threads = min(threads, n_pieces - 1)
         if threads > 1:
             with ThreadPoolExecutor(max_workers=threads) as pool:
-                list(pool.map(run, range(1, len(pieces))))
+                list(pool.map(run, range(1, n_pieces)))
         else:
-            for j in range(1, len(pieces)):
+            for j in range(1, n_pieces):
                 run(j)
-        return np.concatenate(pieces, axis=0)
+        return out
 
     def decision_function(self, X: ArrayLike) -> np.ndarray:
         """The combiner's score (see :func:`dstk.ensemble.combine_leaves`), centred at its threshold.

@@ -108,7 +108,11 @@ def _case(name):
 _CASES = {
     "gaussian_leaf1": ("gaussian", 0, {"random_state": 0}),
     "gaussian_leaf4": ("gaussian", 1, {"min_samples_leaf": 4, "min_samples_split": 8, "random_state": 1}),
-    "gaussian_busch": ("gaussian", 2, {"min_samples_leaf": 2, "random_state": 2, "compatibility": "busch2021"}),
+    "gaussian_busch": (
+        "gaussian",
+        2,
+        {"min_samples_leaf": 2, "random_state": 2, "compatibility": "busch2021"},
+    ),
     "float32_leaf2": ("float32", 3, {"min_samples_leaf": 2, "random_state": 3}),
     "integers_3_classes": ("integers", 4, {"min_samples_leaf": 3, "random_state": 4}),
     "nominal_siblings": ("nominal", 5, {"min_samples_leaf": 2, "random_state": 5}),
@@ -178,4 +182,6 @@ if __name__ == "__main__":  # prints the digests (run on the code whose outputs 
         RandomDecisionTreesClassifier(5, n_jobs=2, **{**params, "random_state": seed}).fit(X, y)
         for seed in (0, 1)
     ]
-    print(f"    'concatenated': {_digest(_outputs(RandomDecisionTreesClassifier.concatenate(parts), X_test, _COMBINERS))!r},")
+    print(
+        f"    'concatenated': {_digest(_outputs(RandomDecisionTreesClassifier.concatenate(parts), X_test, _COMBINERS))!r},"
+    )
