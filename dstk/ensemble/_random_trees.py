@@ -160,7 +160,7 @@ def _feature_major(X: np.ndarray) -> np.ndarray:
     """
     n_samples, n_features = X.shape
     narrow = np.empty((n_features, n_samples), dtype=np.float32)
-    block = max(1, (1 << 22) // max(1, n_features))
+    block = max(1, (1 << 20) // max(1, n_features))  # 4 MiB of float32 temporaries per block
     for a in range(0, n_samples, block):
         part = _exact_float32(X[a : a + block])
         if part is None:
@@ -197,18 +197,22 @@ class _ForestBuilder:
     16 bytes per node plus the distinct rows.
     """
 
-    def __init__(self, n_classes: int) -> None:
+    def __init__(self, n_classes: int, n_trees: int) -> None:
         self.table = np.empty((64, n_classes), dtype=np.int64)
         self.slots = np.full(1024, -1, dtype=np.int64)
         self.n_rows = 0
-        self.pieces: list[np.ndarray] = []
+        self.n_trees = n_trees
+        # the records of all trees, in one buffer enlarged in place (realloc) as trees come: no second copy
+        self.nodes = np.empty((0, 2), dtype=np.int64)
+        self.sizes: list[int] = []
         self.n_nodes = 0
         self.max_depth: list[int] = []
         self.n_leaves: list[int] = []
 
     def add(self, grown: tuple) -> None:
         nodes, counts, max_depth, n_leaves = grown
-        if self.n_nodes + nodes.shape[0] >= _trees.ROUTE_MAX_NODES:
+        size = nodes.shape[0]
+        if self.n_nodes + size >= _trees.ROUTE_MAX_NODES:
             raise ValueError(
                 f"The forest has more than {_trees.ROUTE_MAX_NODES - 1} nodes, more than its node table holds. "
                 "Grow fewer or smaller trees (larger min_samples_leaf), or fit parts and combine their predictions."
@@ -217,17 +221,24 @@ class _ForestBuilder:
             counts, self.table, self.n_rows, self.slots
         )
         _trees.finish_tree(nodes, self.n_nodes, keys, counts)
-        self.pieces.append(nodes)
-        self.n_nodes += nodes.shape[0]
+        needed = self.n_nodes + size
+        if needed > self.nodes.shape[0]:
+            # room for the remaining trees at the mean size so far, plus an eighth
+            remaining = self.n_trees - len(self.sizes) - 1
+            estimate = needed + (needed // (len(self.sizes) + 1)) * remaining
+            self.nodes.resize((max(needed, estimate + estimate // 8), 2), refcheck=False)
+        self.nodes[self.n_nodes : needed] = nodes
+        self.sizes.append(size)
+        self.n_nodes = needed
         self.max_depth.append(max_depth)
         self.n_leaves.append(n_leaves)
 
     def finish(self) -> dict[str, np.ndarray]:
-        sizes = np.array([piece.shape[0] for piece in self.pieces], dtype=np.int64)
-        offsets = np.zeros(sizes.size + 1, dtype=np.int64)
-        np.cumsum(sizes, out=offsets[1:])
-        nodes = np.concatenate(self.pieces)
-        self.pieces = []
+        offsets = np.zeros(len(self.sizes) + 1, dtype=np.int64)
+        np.cumsum(self.sizes, out=offsets[1:])
+        nodes = self.nodes
+        self.nodes = np.empty((0, 2), dtype=np.int64)
+        nodes.resize((self.n_nodes, 2), refcheck=False)  # shrinks in place
         return {
             "nodes": nodes,
             "rows": self.table[: self.n_rows].astype(np.float64),
@@ -584,7 +595,7 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
             nodes = _trees.pack_tree(feature, operator, nominal, threshold, child_start, n_children)
             return nodes, counts, int(depth.max()), int(np.count_nonzero(feature < 0))
 
-        builder = _ForestBuilder(self.n_classes_)
+        builder = _ForestBuilder(self.n_classes_, n_estimators)
         if self.compatibility == "busch2021":
             mersenne_state = _mersenne.state_from_random_state(rng)
             for grown in progress(
