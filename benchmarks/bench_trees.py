@@ -8,7 +8,7 @@
    fresh processes (target: at most 1.5x).
    ``--part thousand``: 1,000 trees on 10^5 synthetic rows x 20 features.
    ``--part predict``: ``predict_proba`` alone on synthetic 10^6 x 20 (half
-   trains), 5 and 100 trees, ``n_jobs`` 1 and 2.
+   trains), 5 and 20 trees, ``n_jobs`` 1 and 2.
 2. Every combiner of :func:`dstk.ensemble.combine_leaves` on leaf counts of
    10^5 samples x 100 trees (target: well under a second each).
 3. The whole Busch et al. protocol on breast-cancer (5 splits x 100 trees x 9
@@ -390,7 +390,7 @@ def main(argv=None):
         bench_memory(["adult", "w8a"], [1, 32], 100, args.n_jobs, args.data)
         bench_memory(["synthetic_5e5", "synthetic_1e6"], [32], 100, args.n_jobs, args.data)
     if args.part in ("predict", "all"):
-        bench_predict([5, 100], [1, 2], max(5, repeats))
+        bench_predict([5, 20], [1, 2], max(5, repeats))
     if args.part in ("combiners", "all"):
         bench_combiners(10_000 if args.quick else 100_000, 100, repeats)
     if args.part in ("protocol", "all") and os.path.exists(os.path.join(args.data, "load.py")):

@@ -61,8 +61,8 @@ _CALIBRATED_METHODS = ("eva", "dempster", "cautious")
 # fitted ensemble -> its routing arrays (derived from ``_forest``, built at the first prediction)
 _ROUTING_CACHE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
-# (sample, tree) pairs routed per batch of a prediction: the batch's leaf keys take 2 MiB
-_BATCH_LEAVES = 1 << 18
+# (sample, tree) pairs routed per batch of a prediction: the batch's leaf keys take 1 MiB
+_BATCH_LEAVES = 1 << 17
 
 _EMPTY_LEAF_POLICIES = {
     "parent": _trees.EMPTY_LEAF_PARENT,

@@ -185,3 +185,47 @@ if __name__ == "__main__":  # prints the digests (run on the code whose outputs 
     print(
         f"    'concatenated': {_digest(_outputs(RandomDecisionTreesClassifier.concatenate(parts), X_test, _COMBINERS))!r},"
     )
+
+
+def _brute_force_leaf_counts(arrays, x, tree, policy):
+    """Counts of the leaf of ``x`` in ``tree`` walked on the grown node arrays (the definition, node by node)."""
+    a = arrays["offsets"][tree]
+
+    def walk(node):
+        g = a + node
+        if arrays["feature"][g] < 0:
+            return arrays["counts"][g].astype(np.int64)
+        value = x[arrays["feature"][g]]
+        start, n_children = arrays["child_start"][g], arrays["n_children"][g]
+        if arrays["nominal"][g]:
+            child = int(value) if value >= 0 and value == int(value) and value < n_children else -1
+            if child >= 0 and arrays["counts"][a + start + child].sum() > 0:
+                return walk(start + child)
+            if policy == "parent":
+                return arrays["counts"][g].astype(np.int64)
+            if policy == "zero":
+                return np.zeros(arrays["counts"].shape[1], dtype=np.int64)
+            children = [start + c for c in range(n_children) if arrays["counts"][a + start + c].sum() > 0]
+            return sum(walk(c) for c in children)
+        threshold = arrays["threshold"][g]
+        first = value < threshold if arrays["operator"][g] == 0 else value <= threshold
+        return walk(start if first else start + 1)
+
+    return walk(0)
+
+
+@pytest.mark.parametrize("policy", ["siblings", "parent", "zero"])
+@pytest.mark.parametrize("seed", [0, 1])
+def test_leaf_counts_equal_the_walk_of_the_grown_arrays(policy, seed):
+    X, y = _nominal(seed, n=120)
+    model = RandomDecisionTreesClassifier(
+        4, nominal_features=[1, 3], empty_leaf=policy, random_state=seed
+    ).fit(X, y)
+    X_test = _test_samples(X, seed)[:60]
+    X_test[:10, 1] = 9.0  # unseen codes
+    X_test[10:20, 3] = -1.0
+    arrays = model._node_arrays()
+    expected = np.array(
+        [[_brute_force_leaf_counts(arrays, x, t, policy) for t in range(4)] for x in model._encode(X_test)]
+    )
+    np.testing.assert_array_equal(model.leaf_counts(X_test), expected)
