@@ -28,7 +28,7 @@ from dstk._kernels.moebius import subset_pass
 
 # Source hashes of the kernel modules called here (see dstk._kernels._jit).
 CALLED_KERNEL_SOURCES = {
-    "dstk._kernels.combination": "0778702deb0b0c6d",
+    "dstk._kernels.combination": "7e56b5d623e68aee",
     "dstk._kernels.moebius": "c6be9c7a6d9ad709",
 }
 

@@ -299,6 +299,34 @@ def marked_rows(columns, is_nominal, feature_min, feature_max):
     return binary_index, marked_is_low, marked_start, marked_binary
 
 
+@njit(cache=True, nogil=True)
+def _partition_numeric(
+    column, sample_index, labels, child_samples, child_labels, value_buffer, start, end, bound
+):
+    """Stable partition of ``sample_index[start:end]`` (and their ``labels``) into the children's rows.
+
+    Samples with ``column[s] < bound`` go to ``child_samples[start:left]``, the others to
+    ``child_samples[left:end]``, each side in the parent's order; returns ``left``.  The values
+    are gathered into ``value_buffer`` first (a partition whose stores wait on the gathered
+    loads is several times slower), and the loop has no data-dependent branch.
+    """
+    n_left = 0
+    for i in range(start, end):
+        x = column[sample_index[i]]
+        value_buffer[i - start] = x
+        n_left += np.int64(x < bound)
+    left = start
+    right = start + n_left
+    for i in range(start, end):
+        goes_left = np.int64(value_buffer[i - start] < bound)
+        position = right + goes_left * (left - right)
+        child_samples[position] = sample_index[i]
+        child_labels[position] = labels[i]
+        left += goes_left
+        right += 1 - goes_left
+    return left
+
+
 @njit(cache=True, nogil=True, inline="always")
 def _is_dead(dead, node, f):
     return (dead[node, f >> 6] >> np.uint64(f & 63)) & np.uint64(1)
@@ -431,12 +459,27 @@ def build_tree(
     feature advances the splitmix64 stream past its two draws by one
     addition.  The columns may be float32 when every training value is a
     float32 number (the comparisons are the same).
+
+    Also without changing a draw or an outcome, with per-node streams: a
+    node of fewer than ``2 * min_samples_leaf`` samples is a leaf without
+    tries (no split can be valid), and a numeric try's scan stops as soon
+    as both children are known to hold ``min_samples_leaf`` samples.  The
+    samples of the nodes at depth ``d`` live in row ``d % 2`` of two index
+    arrays, with their classes beside them, and a split writes its
+    children into the other row (stable, one write per sample).
     """
     n_features, n_samples = columns.shape
     state = np.empty(1, dtype=np.uint64)
     state[0] = seed
-    sample_index = np.arange(n_samples).astype(np.int32)
-    scratch = np.empty(n_samples, dtype=np.int32)
+    # the samples of a node at depth d, and their classes, are order[d % 2, start:end] and
+    # classes[d % 2, start:end] (training order): a split writes its children's samples into the other
+    # row, where no pending node keeps samples in that range (ranges of pending nodes are disjoint)
+    order = np.empty((2, n_samples), dtype=np.int32)
+    classes = np.empty((2, n_samples), dtype=np.int32)
+    for i in range(n_samples):
+        order[0, i] = i
+        classes[0, i] = y[i]
+    value_buffer = np.empty(n_samples, dtype=columns.dtype)
     max_categories = 1
     any_nominal = False
     for f in range(n_features):
@@ -472,7 +515,7 @@ def build_tree(
     marked_pool = np.zeros((64, n_binary if use_marked else 0), dtype=np.int32)
     current_marked = np.zeros(n_binary, dtype=np.int32)
     if use_marked:
-        _count_marked(marked_pool, 0, sample_index, 0, n_samples, marked_start, marked_binary)
+        _count_marked(marked_pool, 0, order[0], 0, n_samples, marked_start, marked_binary)
 
     capacity = 64
     table = np.zeros((capacity, _N_COLUMNS), dtype=np.int64)
@@ -513,8 +556,14 @@ def build_tree(
         start = table[node, _START]
         end = table[node, _END]
         size = end - start
+        parity = table[node, _DEPTH] & 1
+        sample_index = order[parity]
         table[node, _FEATURE] = -1
         if size < min_samples_split or size == 0 or (max_depth >= 0 and table[node, _DEPTH] >= max_depth):
+            continue
+        if not breadth_first and size < 2 * min_samples_leaf:
+            # no split can give two children min_samples_leaf samples each: every try fails (and a
+            # node's own stream owes no draw to a later node)
             continue
         if not breadth_first and _identical_rows(
             columns, row_hash, sample_index, start, end, binary_index, current_marked, use_marked
@@ -631,27 +680,36 @@ def build_tree(
                     high = value
                     n_low = 0
                     n_high = 0
+                    valid_early = False
+                    # branch-free counts (the comparisons are data-dependent); the minimum and maximum
+                    # change rarely, so their branches are predicted
                     for i in range(start, end):
+                        if (i - start) & 63 == 63:
+                            # both children already hold min_samples_leaf samples: the try succeeds
+                            # (the scan's minimum and maximum are needed only after a failed try)
+                            n_left_seen = n_less if operator == 0 else n_less + n_equal
+                            if (
+                                n_left_seen >= min_samples_leaf
+                                and i - start - n_left_seen >= min_samples_leaf
+                            ):
+                                valid_early = True
+                                break
                         x = column[sample_index[i]]
-                        if x < value:
-                            n_less += 1
-                            if x < low:
-                                low = x
-                                n_low = 1
-                            elif x == low:
-                                n_low += 1
-                        elif x == value:
-                            n_equal += 1
-                        else:
-                            if x > high:
-                                high = x
-                                n_high = 1
-                            elif x == high:
-                                n_high += 1
-                    if n_low == 0:
-                        n_low = n_equal  # the value itself is the minimum
-                    if n_high == 0:
-                        n_high = n_equal
+                        n_less += x < value
+                        n_equal += x == value
+                        if x < low:
+                            low = x
+                            n_low = 0
+                        n_low += x == low
+                        if x > high:
+                            high = x
+                            n_high = 0
+                        n_high += x == high
+                    if valid_early:
+                        split_feature = f
+                        split_operator = operator
+                        split_threshold = value
+                        break
                     if scan_stamp[f] != node:
                         scan_stamp[f] = node
                         scan_min[f] = low
@@ -694,11 +752,11 @@ def build_tree(
                 category_size[c] = 0
                 for j in range(n_classes):
                     category_counts[c, j] = 0
+            labels = classes[parity]
             for i in range(start, end):
-                s = sample_index[i]
-                c = np.int64(column[s])
+                c = np.int64(column[sample_index[i]])
                 category_size[c] += 1
-                category_counts[c, y[s]] += 1
+                category_counts[c, labels[i]] += 1
             offset = start
             for c in range(k):
                 category_fill[c] = offset
@@ -708,31 +766,35 @@ def build_tree(
                 offset += category_size[c]
                 for j in range(n_classes):
                     counts[child, j] = category_counts[c, j]
+            child_samples = order[1 - parity]
+            child_labels = classes[1 - parity]
             for i in range(start, end):
                 c = np.int64(column[sample_index[i]])
-                scratch[category_fill[c]] = sample_index[i]
+                child_samples[category_fill[c]] = sample_index[i]
+                child_labels[category_fill[c]] = labels[i]
                 category_fill[c] += 1
-            for i in range(start, end):
-                sample_index[i] = scratch[i]
         else:
-            # stable two-way partition: first child (left) then second child
+            # stable two-way partition into the other row: first child (left) then second child
+            labels = classes[parity]
+            child_samples = order[1 - parity]
+            child_labels = classes[1 - parity]
             for j in range(n_classes):
                 left_counts[j] = 0
-            left = start
-            right_fill = 0
-            for i in range(start, end):
-                s = sample_index[i]
-                x = column[s]
-                goes_left = x < split_threshold if split_operator == 0 else x <= split_threshold
-                if goes_left:
-                    sample_index[left] = s
-                    left += 1
-                    left_counts[y[s]] += 1
-                else:
-                    scratch[right_fill] = s
-                    right_fill += 1
-            for j in range(right_fill):
-                sample_index[left + j] = scratch[j]
+            # x <= t is x < (the next float64 above t): one comparison, which compiles without a branch
+            bound = split_threshold if split_operator == 0 else np.nextafter(split_threshold, np.inf)
+            left = _partition_numeric(
+                columns[f], sample_index, labels, child_samples, child_labels, value_buffer, start, end, bound
+            )
+            # class counts of the first child, from its samples' classes (contiguous now)
+            if n_classes == 2:
+                n_second_class = 0
+                for i in range(start, left):
+                    n_second_class += child_labels[i]
+                left_counts[0] = left - start - n_second_class
+                left_counts[1] = n_second_class
+            else:
+                for i in range(start, left):
+                    left_counts[child_labels[i]] += 1
             table[first_child, _START] = start
             table[first_child, _END] = left
             table[first_child + 1, _START] = left
@@ -769,7 +831,7 @@ def build_tree(
                         _count_marked(
                             marked_pool,
                             small_slot,
-                            sample_index,
+                            order[1 - parity],
                             table[first_child + small, _START],
                             table[first_child + small, _END],
                             marked_start,
@@ -784,7 +846,7 @@ def build_tree(
                                 _count_marked(
                                     marked_pool,
                                     n_stack + k - 1 - c,
-                                    sample_index,
+                                    order[1 - parity],
                                     table[child, _START],
                                     table[child, _END],
                                     marked_start,
