@@ -1091,7 +1091,7 @@ def unpack_nodes(nodes, offsets, rows):
 
 
 @njit(cache=True, nogil=True)
-def route_rows_kernel(X, roots, nodes, thresholds, zero_row, empty_leaf, leaf_ids, out):
+def route_rows_kernel(X, roots, nodes, thresholds, has_nominal, zero_row, empty_leaf, leaf_ids, out):
     """Fill ``out[i, t]`` with the count row (or the local leaf id) reached by sample ``i`` in tree ``t``.
 
     Parameters
@@ -1109,6 +1109,8 @@ def route_rows_kernel(X, roots, nodes, thresholds, zero_row, empty_leaf, leaf_id
         share a cache line); for float32 samples each threshold rounded down
         to a float32 (for a float32 ``x``, ``x <= t`` exactly when ``x`` is at
         most the largest float32 not above ``t``).
+    has_nominal : bool
+        Whether any node is a nominal split (False: a loop without their test).
     zero_row : int
         Count row of zero counts (``empty_leaf = EMPTY_LEAF_ZERO``).
     empty_leaf : int
@@ -1144,6 +1146,14 @@ def route_rows_kernel(X, roots, nodes, thresholds, zero_row, empty_leaf, leaf_id
                 current[k] = root
                 stopped[k] = -2
             active = m
+            while active > 0 and not has_nominal:  # numeric splits only: the loop without the nominal test
+                active = 0
+                for k in range(m):
+                    g = current[k]
+                    word = nodes[g, 0]
+                    x = X[a + k, (word >> ROUTE_FEATURE_SHIFT) & ROUTE_FEATURE_MASK]
+                    current[k] = (word >> ROUTE_TARGET_SHIFT) + (x > thresholds[g])
+                    active += (word & ROUTE_LEAF) == 0
             while active > 0:
                 active = 0
                 for k in range(m):
