@@ -891,7 +891,7 @@ ROUTE_TARGET_SHIFT = 32
 ROUTE_MAX_NODES = 1 << 31
 _LEAF_NAN = np.int64(0x7FF8000000000000)
 _LOW_32 = np.int64(0xFFFFFFFF)
-_GROUP = 16  # samples walked down a tree together (their node loads overlap)
+_GROUP = 16  # lanes of samples walking down a tree together (their node loads overlap)
 
 
 @njit(cache=True, nogil=True)
@@ -1091,7 +1091,7 @@ def unpack_nodes(nodes, offsets, rows):
 
 
 @njit(cache=True, nogil=True)
-def route_rows_kernel(X, roots, nodes, thresholds, has_nominal, zero_row, empty_leaf, leaf_ids, out):
+def route_rows_kernel(X, roots, nodes, thresholds, zero_row, empty_leaf, leaf_ids, out):
     """Fill ``out[i, t]`` with the count row (or the local leaf id) reached by sample ``i`` in tree ``t``.
 
     Parameters
@@ -1109,8 +1109,6 @@ def route_rows_kernel(X, roots, nodes, thresholds, has_nominal, zero_row, empty_
         share a cache line); for float32 samples each threshold rounded down
         to a float32 (for a float32 ``x``, ``x <= t`` exactly when ``x`` is at
         most the largest float32 not above ``t``).
-    has_nominal : bool
-        Whether any node is a nominal split (False: a loop without their test).
     zero_row : int
         Count row of zero counts (``empty_leaf = EMPTY_LEAF_ZERO``).
     empty_leaf : int
@@ -1127,65 +1125,60 @@ def route_rows_kernel(X, roots, nodes, thresholds, has_nominal, zero_row, empty_
     -----
     A numeric split sends ``x`` to its second child when ``x > t`` (``t``
     the ``<=`` form of the threshold; the same test for every finite ``x``),
-    so the next node is ``first + (x > t)`` without a branch; a leaf's NaN
-    threshold keeps a sample in it.  The samples walk down a tree in groups
-    of 16, one level per pass over the group, so that the loads of their
-    nodes overlap (the walk of one sample is a chain of dependent loads);
-    trees are in the outer loop so that a tree stays in cache while every
-    sample walks it.
+    so the next node is ``first + (x > t)`` without a branch.  The samples
+    walk a tree 16 at a time, one level per pass over the 16 lanes, so that
+    the loads of their nodes overlap (the walk of one sample is a chain of
+    dependent loads); a lane whose sample reaches its leaf takes the next
+    sample at once (no lane idles while the others walk deeper).  Trees are
+    in the outer loop so that a tree stays in cache while every sample
+    walks it.
     """
     n_samples = X.shape[0]
     n_trees = roots.shape[0]
-    current = np.empty(_GROUP, dtype=np.int64)
-    stopped = np.empty(_GROUP, dtype=np.int64)
+    lane = np.empty(_GROUP, dtype=np.int64)  # the sample walking in each lane (-1: lane closed)
+    current = np.empty(_GROUP, dtype=np.int64)  # its node
     for t in range(n_trees):
         root = roots[t]
-        for a in range(0, n_samples, _GROUP):
-            m = min(_GROUP, n_samples - a)
-            for k in range(m):
-                current[k] = root
-                stopped[k] = -2
-            active = m
-            while active > 0 and not has_nominal:  # numeric splits only: the loop without the nominal test
-                active = 0
-                for k in range(m):
-                    g = current[k]
-                    word = nodes[g, 0]
-                    x = X[a + k, (word >> ROUTE_FEATURE_SHIFT) & ROUTE_FEATURE_MASK]
-                    current[k] = (word >> ROUTE_TARGET_SHIFT) + (x > thresholds[g])
-                    active += (word & ROUTE_LEAF) == 0
-            while active > 0:
-                active = 0
-                for k in range(m):
-                    g = current[k]
-                    word = nodes[g, 0]
-                    x = X[a + k, (word >> ROUTE_FEATURE_SHIFT) & ROUTE_FEATURE_MASK]
-                    first = word >> ROUTE_TARGET_SHIFT
-                    if word & ROUTE_NOMINAL:
-                        if stopped[k] != -2:
-                            continue
-                        code = np.int64(x) if x >= 0.0 else -1
-                        if code >= 0 and code < (nodes[g, 1] & _LOW_32) and code == x:
-                            if (nodes[first + code, 0] & ROUTE_EMPTY) == 0:
-                                current[k] = first + code
-                                active += 1
-                                continue
-                        if leaf_ids or empty_leaf == EMPTY_LEAF_SIBLINGS:
-                            stopped[k] = -1
-                        elif empty_leaf == EMPTY_LEAF_PARENT:
-                            stopped[k] = (nodes[g, 1] >> ROUTE_TARGET_SHIFT) & _LOW_32
-                        else:
-                            stopped[k] = zero_row
-                        continue
-                    current[k] = first + (x > thresholds[g])
-                    active += (word & ROUTE_LEAF) == 0
-            for k in range(m):
-                if stopped[k] != -2:
-                    out[a + k, t] = stopped[k]
-                elif leaf_ids:
-                    out[a + k, t] = current[k] - root
+        n_lanes = min(_GROUP, n_samples)
+        for k in range(n_lanes):
+            lane[k] = k
+            current[k] = root
+        next_sample = n_lanes
+        n_open = n_lanes
+        while n_open > 0:
+            for k in range(n_lanes):
+                i = lane[k]
+                if i < 0:
+                    continue
+                g = current[k]
+                word = nodes[g, 0]
+                if word & ROUTE_LEAF:
+                    out[i, t] = g - root if leaf_ids else nodes[g, 1] & _LOW_32
                 else:
-                    out[a + k, t] = nodes[current[k], 1] & _LOW_32
+                    x = X[i, (word >> ROUTE_FEATURE_SHIFT) & ROUTE_FEATURE_MASK]
+                    first = word >> ROUTE_TARGET_SHIFT
+                    if (word & ROUTE_NOMINAL) == 0:
+                        current[k] = first + (x > thresholds[g])
+                        continue
+                    code = np.int64(x) if x >= 0.0 else -1
+                    if code >= 0 and code < (nodes[g, 1] & _LOW_32) and code == x:
+                        if (nodes[first + code, 0] & ROUTE_EMPTY) == 0:
+                            current[k] = first + code
+                            continue
+                    if leaf_ids or empty_leaf == EMPTY_LEAF_SIBLINGS:
+                        out[i, t] = -1
+                    elif empty_leaf == EMPTY_LEAF_PARENT:
+                        out[i, t] = (nodes[g, 1] >> ROUTE_TARGET_SHIFT) & _LOW_32
+                    else:
+                        out[i, t] = zero_row
+                # the sample is done in this tree: the lane takes the next one
+                if next_sample < n_samples:
+                    lane[k] = next_sample
+                    current[k] = root
+                    next_sample += 1
+                else:
+                    lane[k] = -1
+                    n_open -= 1
     return out
 
 

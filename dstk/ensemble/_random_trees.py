@@ -958,7 +958,6 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
             "zero_row": zero_row,
             "rows": rows,
             "roots": np.ascontiguousarray(forest["offsets"][:-1], dtype=np.int64),
-            "has_nominal": bool(np.any(forest["nodes"][:, 0] & _trees.ROUTE_NOMINAL)),
         }
         _ROUTING_CACHE[self] = cache
         return cache
@@ -996,7 +995,6 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
             routing["roots"],
             self._forest["nodes"],
             self._thresholds(routing, narrow is not None),
-            routing["has_nominal"],
             routing["zero_row"],
             _EMPTY_LEAF_POLICIES[self.empty_leaf],
             leaf_ids,
