@@ -169,12 +169,15 @@ def row_hashes(bits, negative_zero):
 
 
 @njit(cache=True, nogil=True)
-def _identical_rows(columns, row_hash, sample_index, start, end, binary_index, current_marked, use_marked):
+def _identical_rows(
+    columns, row_hash, sample_index, start, end, binary_index, current_marked, use_marked, dead, node
+):
     """True when the samples ``sample_index[start:end]`` have equal feature values.
 
     Equal row hashes first; then every feature is checked, a binary feature
-    from its marked count at the node (constant when it is 0 or the node's
-    size) when ``use_marked``, any other feature value by value.
+    that is not dead at ``node`` from its marked count at the node (constant
+    when it is 0 or the node's size) when ``use_marked``, any other feature
+    value by value.
     """
     first = sample_index[start]
     h = row_hash[first]
@@ -184,7 +187,7 @@ def _identical_rows(columns, row_hash, sample_index, start, end, binary_index, c
     n_features = columns.shape[0]
     size = end - start
     for f in range(n_features):
-        if use_marked and binary_index[f] >= 0:
+        if use_marked and binary_index[f] >= 0 and not _is_dead(dead, node, f):
             n_marked = current_marked[binary_index[f]]
             if n_marked != 0 and n_marked != size:
                 return False
@@ -216,10 +219,14 @@ def _grow(table, thresholds, counts, dead, needed):
 
 
 @njit(cache=True, nogil=True)
-def _count_marked(pool, slot, sample_index, start, end, marked_start, marked_binary):
-    """``pool[slot, b]`` = number of the samples ``sample_index[start:end]`` holding binary feature b's marked value."""
-    for b in range(pool.shape[1]):
-        pool[slot, b] = 0
+def _count_marked(pool, slot, sample_index, start, end, marked_start, marked_binary, alive, n_alive):
+    """``pool[slot, b]`` = number of the samples ``sample_index[start:end]`` holding binary feature b's marked value.
+
+    Exact for the binary features ``alive[:n_alive]``; the other entries of the slot are not
+    reset (they are never read).
+    """
+    for j in range(n_alive):
+        pool[slot, alive[j]] = 0
     for i in range(start, end):
         s = sample_index[i]
         for j in range(marked_start[s], marked_start[s + 1]):
@@ -333,6 +340,15 @@ def _is_dead(dead, node, f):
 
 
 @njit(cache=True, nogil=True, inline="always")
+def _bit_count(word):
+    """Number of set bits of a uint64 word (SWAR population count)."""
+    word = word - ((word >> np.uint64(1)) & np.uint64(0x5555555555555555))
+    word = (word & np.uint64(0x3333333333333333)) + ((word >> np.uint64(2)) & np.uint64(0x3333333333333333))
+    word = (word + (word >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
+    return np.int64((word * np.uint64(0x0101010101010101)) >> np.uint64(56))
+
+
+@njit(cache=True, nogil=True, inline="always")
 def _mark_dead(dead, node, f):
     dead[node, f >> 6] |= np.uint64(1) << np.uint64(f & 63)
 
@@ -350,6 +366,7 @@ def build_tree(
     min_samples_leaf,
     min_samples_split,
     max_depth,
+    stop_at_pure_nodes,
     seed,
     stream,
     mersenne_state,
@@ -380,6 +397,9 @@ def build_tree(
     min_samples_leaf, min_samples_split : int
     max_depth : int
         Negative for no depth limit.
+    stop_at_pure_nodes : bool
+        A node whose samples all have one class is a leaf (no draw is made
+        there).  False in Busch et al.'s trees.
     seed : uint64
         Seed of the tree's splitmix64 stream (``stream = STREAM_SPLITMIX``).
     stream : int
@@ -502,6 +522,9 @@ def build_tree(
     tried = np.empty(16, dtype=np.int64)
     n_tried_total = 0
     n_words = (n_features + 63) // 64
+    if not any_nominal:
+        for f in range(n_features):
+            candidates[f] = f
 
     # binary features (two training values) with per-node counts of their marked value (depth-first
     # growth only): the outcome of every try on them is known without a scan
@@ -514,8 +537,19 @@ def build_tree(
             binary_feature[binary_index[f]] = f
     marked_pool = np.zeros((64, n_binary if use_marked else 0), dtype=np.int32)
     current_marked = np.zeros(n_binary, dtype=np.int32)
+    # the binary features not dead at a node (the only ones whose counts are kept): per stack slot,
+    # and for the current node
+    alive_pool = np.empty((64, n_binary if use_marked else 0), dtype=np.int32)
+    n_alive_pool = np.zeros(64, dtype=np.int64)
+    current_alive = np.empty(n_binary, dtype=np.int32)
+    n_alive = 0
     if use_marked:
-        _count_marked(marked_pool, 0, order[0], 0, n_samples, marked_start, marked_binary)
+        for b in range(n_binary):
+            alive_pool[0, b] = b
+        n_alive_pool[0] = n_binary
+        _count_marked(
+            marked_pool, 0, order[0], 0, n_samples, marked_start, marked_binary, alive_pool[0], n_binary
+        )
 
     capacity = 64
     table = np.zeros((capacity, _N_COLUMNS), dtype=np.int64)
@@ -551,7 +585,10 @@ def build_tree(
             node = stack[n_stack]
             state[0] = _node_seed(seed, node)
             if use_marked:
-                for b in range(n_binary):
+                n_alive = n_alive_pool[n_stack]
+                for j in range(n_alive):
+                    b = alive_pool[n_stack, j]
+                    current_alive[j] = b
                     current_marked[b] = marked_pool[n_stack, b]
         start = table[node, _START]
         end = table[node, _END]
@@ -561,12 +598,18 @@ def build_tree(
         table[node, _FEATURE] = -1
         if size < min_samples_split or size == 0 or (max_depth >= 0 and table[node, _DEPTH] >= max_depth):
             continue
+        if stop_at_pure_nodes:
+            n_classes_present = 0
+            for j in range(n_classes):
+                n_classes_present += counts[node, j] > 0
+            if n_classes_present <= 1:
+                continue
         if not breadth_first and size < 2 * min_samples_leaf:
             # no split can give two children min_samples_leaf samples each: every try fails (and a
             # node's own stream owes no draw to a later node)
             continue
         if not breadth_first and _identical_rows(
-            columns, row_hash, sample_index, start, end, binary_index, current_marked, use_marked
+            columns, row_hash, sample_index, start, end, binary_index, current_marked, use_marked, dead, node
         ):
             # every try fails on identical samples (and no draw is owed to a later node)
             continue
@@ -585,21 +628,30 @@ def build_tree(
                 tried = enlarged
             table[node, _TRIED_START] = n_tried_total
         else:
-            for f in range(n_features):
-                candidates[f] = f
-            n_candidates = n_features
+            n_candidates = n_features  # candidates = 0 .. n_features - 1, filled once
         if use_marked:
             # a binary feature whose rarer value at the node is held by fewer than min_samples_leaf samples
-            for b in range(n_binary):
+            # (marked dead here, and dropped from the list of alive binary features)
+            n_kept = 0
+            for j in range(n_alive):
+                b = current_alive[j]
                 n_marked = current_marked[b]
                 if n_marked < min_samples_leaf or size - n_marked < min_samples_leaf:
                     _mark_dead(dead, node, binary_feature[b])
+                else:
+                    current_alive[n_kept] = b
+                    n_kept += 1
+            n_alive = n_kept
         # candidates known to fail (numeric features marked dead here or at an ancestor)
         n_dead = 0
-        for j in range(n_candidates):
-            f = candidates[j]
-            if not is_nominal[f] and _is_dead(dead, node, f):
-                n_dead += 1
+        if any_nominal:
+            for j in range(n_candidates):
+                f = candidates[j]
+                if not is_nominal[f] and _is_dead(dead, node, f):
+                    n_dead += 1
+        else:
+            for w in range(n_words):
+                n_dead += _bit_count(dead[node, w])
 
         split_feature = -1
         split_operator = 0
@@ -819,6 +871,12 @@ def build_tree(
                 enlarged_pool = np.zeros((2 * marked_pool.shape[0] + k, n_binary), dtype=np.int32)
                 enlarged_pool[:n_stack] = marked_pool[:n_stack]
                 marked_pool = enlarged_pool
+                enlarged_alive = np.empty((2 * alive_pool.shape[0] + k, n_binary), dtype=np.int32)
+                enlarged_alive[:n_stack] = alive_pool[:n_stack]
+                alive_pool = enlarged_alive
+                enlarged_n_alive = np.zeros(2 * n_alive_pool.shape[0] + k, dtype=np.int64)
+                enlarged_n_alive[:n_stack] = n_alive_pool[:n_stack]
+                n_alive_pool = enlarged_n_alive
             if use_marked:
                 # marked counts of the children that may split (child c goes to slot n_stack + k - 1 - c)
                 child_depth = table[node, _DEPTH] + 1
@@ -836,9 +894,16 @@ def build_tree(
                             table[first_child + small, _END],
                             marked_start,
                             marked_binary,
+                            current_alive,
+                            n_alive,
                         )
-                        for b in range(n_binary):
+                        for j in range(n_alive):
+                            b = current_alive[j]
                             marked_pool[other_slot, b] = current_marked[b] - marked_pool[small_slot, b]
+                            alive_pool[small_slot, j] = b
+                            alive_pool[other_slot, j] = b
+                        n_alive_pool[small_slot] = n_alive
+                        n_alive_pool[other_slot] = n_alive
                     else:
                         for c in range(k):
                             child = first_child + c
@@ -851,7 +916,12 @@ def build_tree(
                                     table[child, _END],
                                     marked_start,
                                     marked_binary,
+                                    current_alive,
+                                    n_alive,
                                 )
+                                for j in range(n_alive):
+                                    alive_pool[n_stack + k - 1 - c, j] = current_alive[j]
+                                n_alive_pool[n_stack + k - 1 - c] = n_alive
             for c in range(k - 1, -1, -1):  # the first child is grown first
                 stack[n_stack] = first_child + c
                 n_stack += 1

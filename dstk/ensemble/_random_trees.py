@@ -268,6 +268,14 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
         ``2 * min_samples_leaf``.
     max_depth : int or None, default None
         Depth limit (None: grow until the size rules stop).
+    stop_at_pure_nodes : bool, default False
+        False (Busch et al.'s trees): a node whose samples all have one class
+        is split like any other.  True: such a node is a leaf, as in
+        scikit-learn's trees; on large data with pure regions the trees are
+        much smaller and faster to grow, and a pure leaf keeps the count of
+        all its samples (one large leaf instead of many small ones of the same
+        class), which changes the predictions of the count-based combiners.
+        Not available with ``compatibility="busch2021"``.
     nominal_features : None, array of int or array of bool, default None
         Indices (or a boolean mask) of nominal features.  Their values can be
         any numbers (codes); a nominal split has one child per value seen in
@@ -382,6 +390,7 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
         min_samples_leaf: int = 1,
         min_samples_split: int = 2,
         max_depth: int | None = None,
+        stop_at_pure_nodes: bool = False,
         nominal_features: ArrayLike | None = None,
         empty_leaf: str = "siblings",
         combiner: str = "average",
@@ -395,6 +404,7 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
         self.min_samples_leaf = min_samples_leaf
         self.min_samples_split = min_samples_split
         self.max_depth = max_depth
+        self.stop_at_pure_nodes = stop_at_pure_nodes
         self.nominal_features = nominal_features
         self.empty_leaf = empty_leaf
         self.combiner = combiner
@@ -429,6 +439,14 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
             raise ValueError(
                 f"`compatibility` must be None or 'busch2021' (grow the trees of Busch et al.'s code and "
                 f"combine with its arithmetic); got {self.compatibility!r}."
+            )
+        if not isinstance(self.stop_at_pure_nodes, (bool, np.bool_)):
+            raise ValueError(f"`stop_at_pure_nodes` must be True or False; got {self.stop_at_pure_nodes!r}.")
+        if self.stop_at_pure_nodes and self.compatibility == "busch2021":
+            raise ValueError(
+                "`stop_at_pure_nodes=True` with compatibility='busch2021': Busch et al.'s code splits pure "
+                "nodes too; use stop_at_pure_nodes=True with compatibility=None, or keep "
+                "stop_at_pure_nodes=False to reproduce their trees."
             )
         if self.combiner_options is not None:
             if not isinstance(self.combiner_options, dict):
@@ -583,6 +601,7 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
                 min_samples_leaf,
                 min_samples_split,
                 max_depth,
+                bool(self.stop_at_pure_nodes),
                 np.uint64(seed),
                 stream,
                 mersenne_state,
