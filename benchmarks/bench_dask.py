@@ -18,18 +18,20 @@ calibration       ``--scores`` scores turned into mass functions by a fitted
 
 Each workload ends in three scalars (sum of BetP({1}), sum of the conflict or
 of m(empty), number of rows deciding {1}), checked equal on both sides; the
-dask side sums them per chunk (one task per chunk, where the chunk is), as the
-anchor does.
+dask side computes them per chunk with one blockwise map (as a user's
+``map_blocks`` would, so ``compute`` fuses it with the tasks that make the
+chunk) and adds the per-chunk rows on the client, as the anchor does.
 
 The anchor ("in memory") runs the same chunk generator and the same in-memory
 dstk call (``dstk.combine_with_conflict`` on one row chunk with all its
 sources, ``calibrator.predict_mass``) in a loop in this process, with numba's
 default threads; its CPU time (all threads) is the in-memory cost.  The dask
 side runs on a LocalCluster of 1 and of 2 worker processes (1 thread each,
-the worker's sampling profiler off); its cost is the CPU time of the workers
-during the computation.  The ratio in-memory CPU / worker CPU is the
+the worker's sampling profiler off), with distributed's default malloc
+settings and with tuned ones (``--malloc``, see ``MALLOC``); its cost is the
+CPU time of the workers during the computation.  The ratio in-memory CPU / worker CPU is the
 per-worker-CPU-second throughput relative to memory (1 = no overhead).
-Runs are interleaved (memory, 1 worker, 2 workers, memory, ...) and repeated;
+Runs are interleaved (memory, each cluster, memory, ...) and repeated;
 the table gives medians and the min-max of the ratios.
 """
 
@@ -97,17 +99,26 @@ def summaries(values, conflict):
     return np.array([p1.sum(), conflict.sum(), (p1 > 0.5).sum()])
 
 
-def _add(parts):
-    return np.sum(parts, axis=0)
+def _summaries_block(values, conflict=None):
+    """:func:`summaries` of one chunk as a (1, 3) block; the conflict defaults to m(empty)."""
+    return summaries(values, values[:, 0] if conflict is None else conflict)[None]
 
 
-def dask_summaries(values, conflict):
-    """:func:`summaries` of every chunk (one task each, where the chunk is), then added: one lazy result."""
-    # optimize_graph=False: the two arrays share their upstream tasks (optimising them apart would duplicate them)
-    blocks = zip(
-        values.to_delayed(optimize_graph=False).ravel(), conflict.to_delayed(optimize_graph=False).ravel()
+def dask_summaries(values, conflict=None):
+    """:func:`summaries` of every chunk: a lazy (number of chunks, 3) dask array, added on the client.
+
+    One blockwise map that keeps the indices of ``values`` (the last axis becomes the 3 summaries), as
+    a user's ``map_blocks`` would: ``compute`` fuses it with the blockwise steps that make the chunk.
+    """
+    inputs = [values, "ik"] + ([] if conflict is None else [conflict, "i"])
+    return da.blockwise(
+        _summaries_block,
+        "ik",
+        *inputs,
+        adjust_chunks={"i": 1, "k": 3},
+        dtype=np.float64,
+        meta=np.empty((0, 0)),
     )
-    return dask.delayed(_add)([dask.delayed(summaries)(v, c) for v, c in blocks])
 
 
 # -- the two sides ------------------------------------------------------------------
@@ -142,8 +153,7 @@ def calibration_in_memory(calibrator, n, chunk_size, seed=7):
 def calibration_dask(calibrator, n, chunk_size, seed=7):
     chunks = (da.core.normalize_chunks(chunk_size, (n,))[0],)
     scores = da.map_blocks(scores_block, seed, chunks=chunks, dtype=np.float64, meta=np.empty((0,)))
-    masses = predict_mass(calibrator, scores)
-    return dask_summaries(masses.array, masses.array[:, 0])
+    return dask_summaries(predict_mass(calibrator, scores).array)
 
 
 def fit_calibrator():
@@ -180,7 +190,7 @@ def timed_dask(client, build):
     outputs = build()
     before = sum(client.run(cpu_seconds).values())
     start = time.perf_counter()
-    values = client.compute(outputs, sync=True)
+    values = np.sum(client.compute(outputs, sync=True), axis=0)
     seconds = time.perf_counter() - start
     cpu = sum(client.run(cpu_seconds).values()) - before
     return np.asarray(values, dtype=float), cpu, seconds
@@ -192,6 +202,24 @@ def idle_rate(client, seconds=3.0):
     start = time.perf_counter()
     time.sleep(seconds)
     return (sum(client.run(cpu_seconds).values()) - before) / (time.perf_counter() - start)
+
+
+#: glibc malloc settings of the worker processes.  "dask": distributed's default (MALLOC_TRIM_THRESHOLD_ =
+#: 64 KiB, which also pins the mmap threshold at 128 KiB: every array above 128 KiB is a fresh mapping whose
+#: pages fault on first touch).  "tuned": freed arrays up to 32 MiB are reused from the heap, as in a plain
+#: Python process (the in-memory side), and up to 256 MiB of free heap is kept before trimming.
+MALLOC = {
+    "dask": {},
+    "tuned": {"MALLOC_TRIM_THRESHOLD_": 256 * 2**20, "MALLOC_MMAP_THRESHOLD_": 32 * 2**20},
+}
+
+
+NOTES = "## Reading the numbers"
+
+
+def side_name(side):
+    malloc, workers = side
+    return f"{workers} worker{'s' if workers > 1 else ''}, {malloc} malloc"
 
 
 def main():
@@ -206,6 +234,7 @@ def main():
     parser.add_argument("--score-chunk", type=int, default=500_000)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--workers", type=int, nargs="+", default=[1, 2])
+    parser.add_argument("--malloc", nargs="+", choices=sorted(MALLOC), default=["dask", "tuned"])
     parser.add_argument(
         "--out", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "results", "dask.md")
     )
@@ -233,11 +262,16 @@ def main():
             "scores",
         ),
     }
-    results = {(name, side): [] for name in workloads for side in ["memory"] + args.workers}
+    sides = [(malloc, w) for malloc in args.malloc for w in args.workers]
+    results = {(name, side): [] for name in workloads for side in ["memory"] + sides}
     load_before = os.getloadavg()[0]
-    with dask.config.set({"distributed.worker.profile.enabled": False}):
-        clusters = {
-            w: distributed.LocalCluster(
+    clusters = {}
+    for malloc, w in sides:
+        environ = {
+            f"distributed.nanny.pre-spawn-environ.{key}": value for key, value in MALLOC[malloc].items()
+        }
+        with dask.config.set({"distributed.worker.profile.enabled": False, **environ}):
+            clusters[(malloc, w)] = distributed.LocalCluster(
                 n_workers=w,
                 threads_per_worker=1,
                 processes=True,
@@ -246,40 +280,39 @@ def main():
                 worker_dashboard_address=None,
                 memory_limit="4GiB",
             )
-            for w in args.workers
-        }
-    clients = {w: distributed.Client(cluster) for w, cluster in clusters.items()}
+    clients = {side: distributed.Client(cluster) for side, cluster in clusters.items()}
     try:
         for client in clients.values():
             client.run(warm_up)
-        idle = {w: idle_rate(client) for w, client in clients.items()}
+        idle = {side: idle_rate(client) for side, client in clients.items()}
         print("idle worker CPU-s per wall second:", idle, flush=True)
         for repeat in range(args.repeats):
             for name, (in_memory, build, _, _) in workloads.items():
                 reference, cpu, wall = timed_in_memory(in_memory)
                 results[(name, "memory")].append((cpu, wall))
-                line = f"[{repeat}] {name:17s} memory {cpu:6.2f} CPU-s {wall:6.2f} s"
-                for w, client in clients.items():
+                line = f"[{repeat}] {name:17s} memory {cpu:5.2f} CPU-s {wall:5.2f} s"
+                for side, client in clients.items():
                     values, cpu_w, wall_w = timed_dask(client, build)
                     np.testing.assert_allclose(values, reference, rtol=1e-9)
-                    results[(name, w)].append((cpu_w, wall_w))
-                    line += f" | {w} worker(s) {cpu_w:6.2f} CPU-s {wall_w:6.2f} s ratio {cpu / cpu_w:.2f}"
+                    results[(name, side)].append((cpu_w, wall_w))
+                    line += f" | {side_name(side)} {cpu_w:5.2f} CPU-s {wall_w:5.2f} s ratio {cpu / cpu_w:.2f}"
                 print(line, flush=True)
     finally:
         for client in clients.values():
             client.close()
         for cluster in clusters.values():
             cluster.close()
-    write_markdown(args, workloads, results, idle, load_before, os.getloadavg()[0])
+    write_markdown(args, workloads, sides, results, idle, load_before, os.getloadavg()[0])
 
 
-def write_markdown(args, workloads, results, idle, load_before, load_after):
+def write_markdown(args, workloads, sides, results, idle, load_before, load_after):
     lines = [
         "# dstk.dask against the same work in memory",
         "",
         f"`python benchmarks/bench_dask.py --samples {args.samples} --sources {args.sources} "
         f"--row-chunk {args.row_chunk} --source-chunk {args.source_chunk} --scores {args.scores} "
-        f"--score-chunk {args.score_chunk} --repeats {args.repeats} --workers {' '.join(map(str, args.workers))}`",
+        f"--score-chunk {args.score_chunk} --repeats {args.repeats} --workers {' '.join(map(str, args.workers))} "
+        f"--malloc {' '.join(args.malloc)}`",
         "",
         f"Run {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}. Machine: {os.cpu_count()} cores, "
         f"Python {platform.python_version()}, dask {dask.__version__}, numpy {np.__version__}. "
@@ -290,34 +323,45 @@ def write_markdown(args, workloads, results, idle, load_before, load_after):
         "'ratio' = in-memory CPU / dask worker CPU for the same work (median over the repeats, min-max in "
         "brackets); >= 1 means no per-worker overhead. 'net' subtracts what idle workers burn in the same "
         "wall time (heartbeats, monitors; measured before the runs: "
-        + ", ".join(f"{w} worker(s) {rate:.3f} CPU-s per s" for w, rate in idle.items())
-        + "). Wall speed-up = wall with 1 worker / wall with 2.",
+        + ", ".join(f"{side_name(side)} {rate:.3f} CPU-s per s" for side, rate in idle.items())
+        + "). Wall speed-up = wall with 1 worker / wall with 2. 'dask malloc': distributed's default worker "
+        "environment (MALLOC_TRIM_THRESHOLD_=65536); 'tuned malloc': "
+        + ", ".join(f"{key}={value}" for key, value in MALLOC["tuned"].items())
+        + " (see benchmarks/bench_dask.py).",
         "",
         "| workload | work | in memory: CPU s | workers | dask worker CPU s | ratio | net ratio | wall s | per worker CPU-second |",
-        "| --- | ---: | ---: | ---: | ---: | --- | --- | ---: | --- |",
+        "| --- | ---: | ---: | --- | ---: | --- | --- | ---: | --- |",
     ]
     for name, (_, _, work, unit) in workloads.items():
         memory = np.array(results[(name, "memory")])
-        for w in args.workers:
-            runs = np.array(results[(name, w)])
+        for side in sides:
+            runs = np.array(results[(name, side)])
             ratios = memory[:, 0] / runs[:, 0]
-            net = memory[:, 0] / np.maximum(runs[:, 0] - idle[w] * runs[:, 1], 1e-9)
+            net = memory[:, 0] / np.maximum(runs[:, 0] - idle[side] * runs[:, 1], 1e-9)
             lines.append(
-                f"| {name} | {work:.3g} {unit} | {np.median(memory[:, 0]):.2f} | {w} | {np.median(runs[:, 0]):.2f} | "
+                f"| {name} | {work:.3g} {unit} | {np.median(memory[:, 0]):.2f} | {side_name(side)} | "
+                f"{np.median(runs[:, 0]):.2f} | "
                 f"{np.median(ratios):.2f} [{ratios.min():.2f}-{ratios.max():.2f}] | "
                 f"{np.median(net):.2f} [{net.min():.2f}-{net.max():.2f}] | {np.median(runs[:, 1]):.2f} | "
                 f"{work / np.median(runs[:, 0]) / 1e6:.1f} M {unit} (memory {work / np.median(memory[:, 0]) / 1e6:.1f} M) |"
             )
         if len(args.workers) == 2:
-            w1, w2 = (np.array(results[(name, w)])[:, 1] for w in args.workers)
-            speedups = w1 / w2
-            lines.append(
-                f"| {name} | | | wall speed-up {args.workers[0]} -> {args.workers[1]} workers | | "
-                f"{np.median(speedups):.2f} [{speedups.min():.2f}-{speedups.max():.2f}] | | | |"
-            )
+            for malloc in args.malloc:
+                w1, w2 = (np.array(results[(name, (malloc, w))])[:, 1] for w in args.workers)
+                speedups = w1 / w2
+                lines.append(
+                    f"| {name} | | | wall speed-up {args.workers[0]} -> {args.workers[1]} workers, {malloc} "
+                    f"malloc | | {np.median(speedups):.2f} [{speedups.min():.2f}-{speedups.max():.2f}] | | | |"
+                )
     os.makedirs(os.path.dirname(args.out), exist_ok=True)
+    notes = ""  # the hand-written reading of a previous run is kept (check it against the new table)
+    if os.path.exists(args.out):
+        with open(args.out) as f:
+            previous = f.read()
+        if NOTES in previous:
+            notes = "\n" + previous[previous.index(NOTES) :]
     with open(args.out, "w") as f:
-        f.write("\n".join(lines) + "\n")
+        f.write("\n".join(lines) + "\n" + notes)
     print(f"wrote {args.out}")
 
 

@@ -7,6 +7,8 @@
    grow many more of them: no purity stop), and the peak memory of both in
    fresh processes (target: at most 1.5x).
    ``--part thousand``: 1,000 trees on 10^5 synthetic rows x 20 features.
+   ``--part predict``: ``predict_proba`` alone on synthetic 10^6 x 20 (half
+   trains), 5 and 20 trees, ``n_jobs`` 1 and 2.
 2. Every combiner of :func:`dstk.ensemble.combine_leaves` on leaf counts of
    10^5 samples x 100 trees (target: well under a second each).
 3. The whole Busch et al. protocol on breast-cancer (5 splits x 100 trees x 9
@@ -219,6 +221,54 @@ def bench_memory(names, leaves, n_trees, n_jobs, folder):
             )
 
 
+def bench_predict(n_trees_list, n_jobs_list, repeats, n_rows=1_000_000, leaf=32):
+    """predict_proba alone (fitted once), dstk and ExtraTrees interleaved: medians and the ratio's spread."""
+    from sklearn.ensemble import ExtraTreesClassifier
+
+    X, y = dataset(f"synthetic_{n_rows:.0e}".replace("+0", "").replace("+", ""))
+    half = y.size // 2
+    X_train, y_train, X_test = X[:half], y[:half], X[half:]
+    print(
+        f"\n## predict_proba of {y.size - half} rows, synthetic {n_rows} x 20, leaf {leaf}, {repeats} interleaved runs"
+    )
+    print(
+        "| trees | n_jobs | dstk s (median) | ExtraTrees s (median) | ratio median (min-max) | dstk nodes/tree | ET nodes/tree |"
+    )
+    print("|---|---|---|---|---|---|---|")
+    for n_trees in n_trees_list:
+        rdt = RandomDecisionTreesClassifier(
+            n_trees, min_samples_leaf=leaf, min_samples_split=2 * leaf, random_state=0, n_jobs=2
+        ).fit(X_train, y_train)
+        et = ExtraTreesClassifier(
+            n_trees,
+            max_features=1,
+            min_samples_leaf=leaf,
+            min_samples_split=2 * leaf,
+            random_state=0,
+            n_jobs=2,
+        ).fit(X_train, y_train)
+        for n_jobs in n_jobs_list:
+            rdt.set_params(n_jobs=n_jobs)
+            et.set_params(n_jobs=n_jobs)
+            rdt.predict_proba(X_test[:10])  # compile
+            times_rdt, times_et = [], []
+            for _ in range(repeats):
+                start = time.perf_counter()
+                rdt.predict_proba(X_test)
+                times_rdt.append(time.perf_counter() - start)
+                start = time.perf_counter()
+                et.predict_proba(X_test)
+                times_et.append(time.perf_counter() - start)
+            ratios = np.array(times_rdt) / np.array(times_et)
+            et_nodes = np.mean([e.tree_.node_count for e in et.estimators_])
+            print(
+                f"| {n_trees} | {n_jobs} | {np.median(times_rdt):.3f} | {np.median(times_et):.3f} | "
+                f"{np.median(ratios):.2f} ({ratios.min():.2f}-{ratios.max():.2f}) | {rdt.node_count_.mean():.0f} | "
+                f"{et_nodes:.0f} |",
+                flush=True,
+            )
+
+
 def bench_combiners(n_samples, n_trees, repeats):
     print(f"\n## combiners on counts of {n_samples} samples x {n_trees} trees (leaf sizes 1-40)")
     rng = np.random.default_rng(0)
@@ -291,7 +341,17 @@ def main(argv=None):
     parser.add_argument("--n-jobs", type=int, default=2)
     parser.add_argument(
         "--part",
-        choices=["small", "large", "synthetic", "thousand", "memory", "combiners", "protocol", "all"],
+        choices=[
+            "small",
+            "large",
+            "synthetic",
+            "thousand",
+            "memory",
+            "predict",
+            "combiners",
+            "protocol",
+            "all",
+        ],
         default="all",
     )
     parser.add_argument("--memory", action="store_true", help="also peak memory (fresh processes)")
@@ -329,6 +389,8 @@ def main(argv=None):
         bench_memory(["breast_cancer", "spambase", "banknote"], [1], 100, args.n_jobs, args.data)
         bench_memory(["adult", "w8a"], [1, 32], 100, args.n_jobs, args.data)
         bench_memory(["synthetic_5e5", "synthetic_1e6"], [32], 100, args.n_jobs, args.data)
+    if args.part in ("predict", "all"):
+        bench_predict([5, 20], [1, 2], max(5, repeats))
     if args.part in ("combiners", "all"):
         bench_combiners(10_000 if args.quick else 100_000, 100, repeats)
     if args.part in ("protocol", "all") and os.path.exists(os.path.join(args.data, "load.py")):

@@ -91,12 +91,12 @@ _NORMAL_MIN = 2.2250738585072014e-308
 _LARGE = 1e280
 
 #: Least number of input values for which :func:`conjunctive` spreads its
-#: rows over numba's threads (``parallel=None``): 2**24 values (128 MiB).
-#: On a shared two-core machine, two threads were slower than one at every
-#: size measured up to 3.2 million values (``benchmarks/bench_core.py``,
-#: table f3): starting the threads costs more than the fold, which reads
-#: its input at about the speed of ``np.sum``.
-PARALLEL_MIN_VALUES = 1 << 24
+#: rows over numba's threads (``parallel=None``): 2**22 values (32 MiB).
+#: On an idle two-core machine two threads took 0.78x the time of one at
+#: 10**6 values, 0.71x at 4 * 10**6 and 0.69x at 1.6 * 10**7
+#: (``benchmarks/bench_core.py``, table f3); on a machine whose cores are
+#: busy with other work, starting the threads can cost more than the fold.
+PARALLEL_MIN_VALUES = 1 << 22
 
 #: Largest input (values read: rows x sources x subsets) of a serial fold that
 #: :func:`dstk._kernels._jit.call_kernel` runs interpreted instead of compiling

@@ -5,8 +5,8 @@ Plain arrays in, plain arrays out; no validation here (the public layer
 compiled at import time.  Every kernel is ``nogil`` so that several trees (or
 several chunks of samples) can run in parallel threads.
 
-Tree layout (one tree = parallel flat arrays indexed by node id, root = 0,
-nodes numbered breadth first):
+Tree layout as grown (:func:`build_tree` returns one tree as parallel flat
+arrays indexed by node id, root = 0, nodes numbered breadth first):
 
 ``feature[node]``
     Split feature, or -1 for a leaf.
@@ -24,14 +24,25 @@ nodes numbered breadth first):
 ``depth[node]``
     Depth of the node (root = 0).
 
+Fitted state (:func:`pack_tree`, :func:`finish_tree`): one 16-byte record
+per node, the trees one after the other, that is also the routing table
+(see the comment above :func:`pack_tree`), and the table of the distinct
+count vectors of the nodes; :func:`unpack_nodes` rebuilds the arrays above
+exactly.
+
 Kernels
 -------
 build_tree(X, y, ...)
     Grow one tree (Busch et al. 2021, section 2.1.1; construction details of
     the authors' ``random_tree.py``, github.com/olfub/RDT-Uncertainty).
-leaf_counts_kernel(X, ..., out)
-    Class counts of the leaf reached by every sample in every tree, with the
-    empty-leaf policies ``0 = parent``, ``1 = zero``, ``2 = siblings``.
+pack_tree, number_count_rows, finish_tree, shift_nodes, node_rows, unpack_nodes
+    Pack a grown tree into node records, number its count rows in the
+    forest's table, make its ids global; move records (concatenation); read
+    them back.
+route_rows_kernel(X, ...)
+    Count row (or leaf id) of the leaf reached by every sample in every
+    tree, with the empty-leaf policies ``0 = parent``, ``1 = zero``,
+    ``2 = siblings`` (left to :func:`sibling_counts_kernel`).
 """
 
 import numpy as np
@@ -158,12 +169,15 @@ def row_hashes(bits, negative_zero):
 
 
 @njit(cache=True, nogil=True)
-def _identical_rows(columns, row_hash, sample_index, start, end, binary_index, current_marked, use_marked):
+def _identical_rows(
+    columns, row_hash, sample_index, start, end, binary_index, current_marked, use_marked, dead, node
+):
     """True when the samples ``sample_index[start:end]`` have equal feature values.
 
     Equal row hashes first; then every feature is checked, a binary feature
-    from its marked count at the node (constant when it is 0 or the node's
-    size) when ``use_marked``, any other feature value by value.
+    that is not dead at ``node`` from its marked count at the node (constant
+    when it is 0 or the node's size) when ``use_marked``, any other feature
+    value by value.
     """
     first = sample_index[start]
     h = row_hash[first]
@@ -173,7 +187,7 @@ def _identical_rows(columns, row_hash, sample_index, start, end, binary_index, c
     n_features = columns.shape[0]
     size = end - start
     for f in range(n_features):
-        if use_marked and binary_index[f] >= 0:
+        if use_marked and binary_index[f] >= 0 and not _is_dead(dead, node, f):
             n_marked = current_marked[binary_index[f]]
             if n_marked != 0 and n_marked != size:
                 return False
@@ -211,10 +225,14 @@ def _grow(table, thresholds, counts, dead, needed):
 
 
 @njit(cache=True, nogil=True)
-def _count_marked(pool, slot, sample_index, start, end, marked_start, marked_binary):
-    """``pool[slot, b]`` = number of the samples ``sample_index[start:end]`` holding binary feature b's marked value."""
-    for b in range(pool.shape[1]):
-        pool[slot, b] = 0
+def _count_marked(pool, slot, sample_index, start, end, marked_start, marked_binary, alive, n_alive):
+    """``pool[slot, b]`` = number of the samples ``sample_index[start:end]`` holding binary feature b's marked value.
+
+    Exact for the binary features ``alive[:n_alive]``; the other entries of the slot are not
+    reset (they are never read).
+    """
+    for j in range(n_alive):
+        pool[slot, alive[j]] = 0
     for i in range(start, end):
         s = sample_index[i]
         for j in range(marked_start[s], marked_start[s + 1]):
@@ -294,9 +312,46 @@ def marked_rows(columns, is_nominal, feature_min, feature_max):
     return binary_index, marked_is_low, marked_start, marked_binary
 
 
+@njit(cache=True, nogil=True)
+def _partition_numeric(
+    column, sample_index, labels, child_samples, child_labels, value_buffer, start, end, bound
+):
+    """Stable partition of ``sample_index[start:end]`` (and their ``labels``) into the children's rows.
+
+    Samples with ``column[s] < bound`` go to ``child_samples[start:left]``, the others to
+    ``child_samples[left:end]``, each side in the parent's order; returns ``left``.  The values
+    are gathered into ``value_buffer`` first (a partition whose stores wait on the gathered
+    loads is several times slower), and the loop has no data-dependent branch.
+    """
+    n_left = 0
+    for i in range(start, end):
+        x = column[sample_index[i]]
+        value_buffer[i - start] = x
+        n_left += np.int64(x < bound)
+    left = start
+    right = start + n_left
+    for i in range(start, end):
+        goes_left = np.int64(value_buffer[i - start] < bound)
+        position = right + goes_left * (left - right)
+        child_samples[position] = sample_index[i]
+        child_labels[position] = labels[i]
+        left += goes_left
+        right += 1 - goes_left
+    return left
+
+
 @njit(cache=True, nogil=True, inline="always")
 def _is_dead(dead, node, f):
     return (dead[node, f >> 6] >> np.uint64(f & 63)) & np.uint64(1)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _bit_count(word):
+    """Number of set bits of a uint64 word (SWAR population count)."""
+    word = word - ((word >> np.uint64(1)) & np.uint64(0x5555555555555555))
+    word = (word & np.uint64(0x3333333333333333)) + ((word >> np.uint64(2)) & np.uint64(0x3333333333333333))
+    word = (word + (word >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
+    return np.int64((word * np.uint64(0x0101010101010101)) >> np.uint64(56))
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -317,6 +372,7 @@ def build_tree(
     min_samples_leaf,
     min_samples_split,
     max_depth,
+    stop_at_pure_nodes,
     seed,
     stream,
     mersenne_state,
@@ -347,6 +403,9 @@ def build_tree(
     min_samples_leaf, min_samples_split : int
     max_depth : int
         Negative for no depth limit.
+    stop_at_pure_nodes : bool
+        A node whose samples all have one class is a leaf (no draw is made
+        there).  False in Busch et al.'s trees.
     seed : uint64
         Seed of the tree's splitmix64 stream (``stream = STREAM_SPLITMIX``).
     stream : int
@@ -426,12 +485,27 @@ def build_tree(
     feature advances the splitmix64 stream past its two draws by one
     addition.  The columns may be float32 when every training value is a
     float32 number (the comparisons are the same).
+
+    Also without changing a draw or an outcome, with per-node streams: a
+    node of fewer than ``2 * min_samples_leaf`` samples is a leaf without
+    tries (no split can be valid), and a numeric try's scan stops as soon
+    as both children are known to hold ``min_samples_leaf`` samples.  The
+    samples of the nodes at depth ``d`` live in row ``d % 2`` of two index
+    arrays, with their classes beside them, and a split writes its
+    children into the other row (stable, one write per sample).
     """
     n_features, n_samples = columns.shape
     state = np.empty(1, dtype=np.uint64)
     state[0] = seed
-    sample_index = np.arange(n_samples).astype(np.int32)
-    scratch = np.empty(n_samples, dtype=np.int32)
+    # the samples of a node at depth d, and their classes, are order[d % 2, start:end] and
+    # classes[d % 2, start:end] (training order): a split writes its children's samples into the other
+    # row, where no pending node keeps samples in that range (ranges of pending nodes are disjoint)
+    order = np.empty((2, n_samples), dtype=np.int32)
+    classes = np.empty((2, n_samples), dtype=np.int32)
+    for i in range(n_samples):
+        order[0, i] = i
+        classes[0, i] = y[i]
+    value_buffer = np.empty(n_samples, dtype=columns.dtype)
     max_categories = 1
     any_nominal = False
     for f in range(n_features):
@@ -454,6 +528,9 @@ def build_tree(
     tried = np.empty(16, dtype=np.int64)
     n_tried_total = 0
     n_words = (n_features + 63) // 64
+    if not any_nominal:
+        for f in range(n_features):
+            candidates[f] = f
 
     # binary features (two training values) with per-node counts of their marked value (depth-first
     # growth only): the outcome of every try on them is known without a scan
@@ -466,8 +543,19 @@ def build_tree(
             binary_feature[binary_index[f]] = f
     marked_pool = np.zeros((64, n_binary if use_marked else 0), dtype=np.int32)
     current_marked = np.zeros(n_binary, dtype=np.int32)
+    # the binary features not dead at a node (the only ones whose counts are kept): per stack slot,
+    # and for the current node
+    alive_pool = np.empty((64, n_binary if use_marked else 0), dtype=np.int32)
+    n_alive_pool = np.zeros(64, dtype=np.int64)
+    current_alive = np.empty(n_binary, dtype=np.int32)
+    n_alive = 0
     if use_marked:
-        _count_marked(marked_pool, 0, sample_index, 0, n_samples, marked_start, marked_binary)
+        for b in range(n_binary):
+            alive_pool[0, b] = b
+        n_alive_pool[0] = n_binary
+        _count_marked(
+            marked_pool, 0, order[0], 0, n_samples, marked_start, marked_binary, alive_pool[0], n_binary
+        )
 
     capacity = 64
     table = np.zeros((capacity, _N_COLUMNS), dtype=np.int64)
@@ -503,16 +591,31 @@ def build_tree(
             node = stack[n_stack]
             state[0] = _node_seed(seed, node)
             if use_marked:
-                for b in range(n_binary):
+                n_alive = n_alive_pool[n_stack]
+                for j in range(n_alive):
+                    b = alive_pool[n_stack, j]
+                    current_alive[j] = b
                     current_marked[b] = marked_pool[n_stack, b]
         start = table[node, _START]
         end = table[node, _END]
         size = end - start
+        parity = table[node, _DEPTH] & 1
+        sample_index = order[parity]
         table[node, _FEATURE] = -1
         if size < min_samples_split or size == 0 or (max_depth >= 0 and table[node, _DEPTH] >= max_depth):
             continue
+        if stop_at_pure_nodes:
+            n_classes_present = 0
+            for j in range(n_classes):
+                n_classes_present += counts[node, j] > 0
+            if n_classes_present <= 1:
+                continue
+        if not breadth_first and size < 2 * min_samples_leaf:
+            # no split can give two children min_samples_leaf samples each: every try fails (and a
+            # node's own stream owes no draw to a later node)
+            continue
         if not breadth_first and _identical_rows(
-            columns, row_hash, sample_index, start, end, binary_index, current_marked, use_marked
+            columns, row_hash, sample_index, start, end, binary_index, current_marked, use_marked, dead, node
         ):
             # every try fails on identical samples (and no draw is owed to a later node)
             continue
@@ -531,21 +634,30 @@ def build_tree(
                 tried = enlarged
             table[node, _TRIED_START] = n_tried_total
         else:
-            for f in range(n_features):
-                candidates[f] = f
-            n_candidates = n_features
+            n_candidates = n_features  # candidates = 0 .. n_features - 1, filled once
         if use_marked:
             # a binary feature whose rarer value at the node is held by fewer than min_samples_leaf samples
-            for b in range(n_binary):
+            # (marked dead here, and dropped from the list of alive binary features)
+            n_kept = 0
+            for j in range(n_alive):
+                b = current_alive[j]
                 n_marked = current_marked[b]
                 if n_marked < min_samples_leaf or size - n_marked < min_samples_leaf:
                     _mark_dead(dead, node, binary_feature[b])
+                else:
+                    current_alive[n_kept] = b
+                    n_kept += 1
+            n_alive = n_kept
         # candidates known to fail (numeric features marked dead here or at an ancestor)
         n_dead = 0
-        for j in range(n_candidates):
-            f = candidates[j]
-            if not is_nominal[f] and _is_dead(dead, node, f):
-                n_dead += 1
+        if any_nominal:
+            for j in range(n_candidates):
+                f = candidates[j]
+                if not is_nominal[f] and _is_dead(dead, node, f):
+                    n_dead += 1
+        else:
+            for w in range(n_words):
+                n_dead += _bit_count(dead[node, w])
 
         split_feature = -1
         split_operator = 0
@@ -626,27 +738,36 @@ def build_tree(
                     high = value
                     n_low = 0
                     n_high = 0
+                    valid_early = False
+                    # branch-free counts (the comparisons are data-dependent); the minimum and maximum
+                    # change rarely, so their branches are predicted
                     for i in range(start, end):
+                        if (i - start) & 63 == 63:
+                            # both children already hold min_samples_leaf samples: the try succeeds
+                            # (the scan's minimum and maximum are needed only after a failed try)
+                            n_left_seen = n_less if operator == 0 else n_less + n_equal
+                            if (
+                                n_left_seen >= min_samples_leaf
+                                and i - start - n_left_seen >= min_samples_leaf
+                            ):
+                                valid_early = True
+                                break
                         x = column[sample_index[i]]
-                        if x < value:
-                            n_less += 1
-                            if x < low:
-                                low = x
-                                n_low = 1
-                            elif x == low:
-                                n_low += 1
-                        elif x == value:
-                            n_equal += 1
-                        else:
-                            if x > high:
-                                high = x
-                                n_high = 1
-                            elif x == high:
-                                n_high += 1
-                    if n_low == 0:
-                        n_low = n_equal  # the value itself is the minimum
-                    if n_high == 0:
-                        n_high = n_equal
+                        n_less += x < value
+                        n_equal += x == value
+                        if x < low:
+                            low = x
+                            n_low = 0
+                        n_low += x == low
+                        if x > high:
+                            high = x
+                            n_high = 0
+                        n_high += x == high
+                    if valid_early:
+                        split_feature = f
+                        split_operator = operator
+                        split_threshold = value
+                        break
                     if scan_stamp[f] != node:
                         scan_stamp[f] = node
                         scan_min[f] = low
@@ -689,11 +810,11 @@ def build_tree(
                 category_size[c] = 0
                 for j in range(n_classes):
                     category_counts[c, j] = 0
+            labels = classes[parity]
             for i in range(start, end):
-                s = sample_index[i]
-                c = np.int64(column[s])
+                c = np.int64(column[sample_index[i]])
                 category_size[c] += 1
-                category_counts[c, y[s]] += 1
+                category_counts[c, labels[i]] += 1
             offset = start
             for c in range(k):
                 category_fill[c] = offset
@@ -703,31 +824,35 @@ def build_tree(
                 offset += category_size[c]
                 for j in range(n_classes):
                     counts[child, j] = category_counts[c, j]
+            child_samples = order[1 - parity]
+            child_labels = classes[1 - parity]
             for i in range(start, end):
                 c = np.int64(column[sample_index[i]])
-                scratch[category_fill[c]] = sample_index[i]
+                child_samples[category_fill[c]] = sample_index[i]
+                child_labels[category_fill[c]] = labels[i]
                 category_fill[c] += 1
-            for i in range(start, end):
-                sample_index[i] = scratch[i]
         else:
-            # stable two-way partition: first child (left) then second child
+            # stable two-way partition into the other row: first child (left) then second child
+            labels = classes[parity]
+            child_samples = order[1 - parity]
+            child_labels = classes[1 - parity]
             for j in range(n_classes):
                 left_counts[j] = 0
-            left = start
-            right_fill = 0
-            for i in range(start, end):
-                s = sample_index[i]
-                x = column[s]
-                goes_left = x < split_threshold if split_operator == 0 else x <= split_threshold
-                if goes_left:
-                    sample_index[left] = s
-                    left += 1
-                    left_counts[y[s]] += 1
-                else:
-                    scratch[right_fill] = s
-                    right_fill += 1
-            for j in range(right_fill):
-                sample_index[left + j] = scratch[j]
+            # x <= t is x < (the next float64 above t): one comparison, which compiles without a branch
+            bound = split_threshold if split_operator == 0 else np.nextafter(split_threshold, np.inf)
+            left = _partition_numeric(
+                columns[f], sample_index, labels, child_samples, child_labels, value_buffer, start, end, bound
+            )
+            # class counts of the first child, from its samples' classes (contiguous now)
+            if n_classes == 2:
+                n_second_class = 0
+                for i in range(start, left):
+                    n_second_class += child_labels[i]
+                left_counts[0] = left - start - n_second_class
+                left_counts[1] = n_second_class
+            else:
+                for i in range(start, left):
+                    left_counts[child_labels[i]] += 1
             table[first_child, _START] = start
             table[first_child, _END] = left
             table[first_child + 1, _START] = left
@@ -752,6 +877,12 @@ def build_tree(
                 enlarged_pool = np.zeros((2 * marked_pool.shape[0] + k, n_binary), dtype=np.int32)
                 enlarged_pool[:n_stack] = marked_pool[:n_stack]
                 marked_pool = enlarged_pool
+                enlarged_alive = np.empty((2 * alive_pool.shape[0] + k, n_binary), dtype=np.int32)
+                enlarged_alive[:n_stack] = alive_pool[:n_stack]
+                alive_pool = enlarged_alive
+                enlarged_n_alive = np.zeros(2 * n_alive_pool.shape[0] + k, dtype=np.int64)
+                enlarged_n_alive[:n_stack] = n_alive_pool[:n_stack]
+                n_alive_pool = enlarged_n_alive
             if use_marked:
                 # marked counts of the children that may split (child c goes to slot n_stack + k - 1 - c)
                 child_depth = table[node, _DEPTH] + 1
@@ -764,14 +895,21 @@ def build_tree(
                         _count_marked(
                             marked_pool,
                             small_slot,
-                            sample_index,
+                            order[1 - parity],
                             table[first_child + small, _START],
                             table[first_child + small, _END],
                             marked_start,
                             marked_binary,
+                            current_alive,
+                            n_alive,
                         )
-                        for b in range(n_binary):
+                        for j in range(n_alive):
+                            b = current_alive[j]
                             marked_pool[other_slot, b] = current_marked[b] - marked_pool[small_slot, b]
+                            alive_pool[small_slot, j] = b
+                            alive_pool[other_slot, j] = b
+                        n_alive_pool[small_slot] = n_alive
+                        n_alive_pool[other_slot] = n_alive
                     else:
                         for c in range(k):
                             child = first_child + c
@@ -779,12 +917,17 @@ def build_tree(
                                 _count_marked(
                                     marked_pool,
                                     n_stack + k - 1 - c,
-                                    sample_index,
+                                    order[1 - parity],
                                     table[child, _START],
                                     table[child, _END],
                                     marked_start,
                                     marked_binary,
+                                    current_alive,
+                                    n_alive,
                                 )
+                                for j in range(n_alive):
+                                    alive_pool[n_stack + k - 1 - c, j] = current_alive[j]
+                                n_alive_pool[n_stack + k - 1 - c] = n_alive
             for c in range(k - 1, -1, -1):  # the first child is grown first
                 stack[n_stack] = first_child + c
                 n_stack += 1
@@ -807,264 +950,368 @@ def build_tree(
     )
 
 
-@njit(cache=True, nogil=True)
-def leaf_counts_kernel(
-    X,
-    tree_offsets,
-    feature,
-    operator,
-    nominal,
-    threshold,
-    child_start,
-    n_children,
-    counts,
-    node_total,
-    empty_leaf,
-    out,
-):
-    """Fill ``out[i, t, :]`` with the class counts of the leaf of sample ``i`` in tree ``t``.
-
-    Parameters
-    ----------
-    X : float64 array (n_samples, n_features)
-        Encoded like the training data; a nominal value unseen in training is
-        any code outside ``0 .. n_children - 1`` (the encoder uses -1).
-    tree_offsets : int64 array (n_trees + 1,)
-        Tree ``t`` owns the global node ids ``tree_offsets[t] .. tree_offsets[t+1] - 1``;
-        its child ids are local to the tree.
-    feature, operator, nominal, threshold, child_start, n_children, counts
-        The concatenated node arrays of all trees.
-    node_total : int64 array
-        Row sums of ``counts``.
-    empty_leaf : int
-        0 parent, 1 zero, 2 siblings (see the module doc).
-    out : int64 array (n_samples, n_trees, n_classes)
-        Overwritten.
-
-    Notes
-    -----
-    A sample that arrives at an empty child (a nominal category without
-    training samples, or an unseen category) at node ``v``: ``parent`` uses
-    the counts of ``v``; ``zero`` uses zero counts; ``siblings`` routes the
-    sample down every non-empty child of ``v`` and sums the counts of the
-    leaves reached (recursively, with a stack).
-    """
-    n_samples = X.shape[0]
-    n_trees = tree_offsets.shape[0] - 1
-    n_classes = counts.shape[1]
-    max_nodes = 1
-    for t in range(n_trees):
-        if tree_offsets[t + 1] - tree_offsets[t] > max_nodes:
-            max_nodes = tree_offsets[t + 1] - tree_offsets[t]
-    stack = np.empty(max_nodes + 1, dtype=np.int64)
-    # tree-major order: one tree's nodes stay in cache while every sample walks it
-    for t in range(n_trees):
-        base = tree_offsets[t]
-        for i in range(n_samples):
-            for c in range(n_classes):
-                out[i, t, c] = 0
-            top = 0
-            stack[0] = 0
-            top = 1
-            while top > 0:
-                top -= 1
-                node = stack[top]
-                g = base + node
-                f = feature[g]
-                if f < 0:
-                    for c in range(n_classes):
-                        out[i, t, c] += counts[g, c]
-                    continue
-                x = X[i, f]
-                if nominal[g] == 1:
-                    code = np.int64(x) if x >= 0.0 else -1
-                    if code >= 0 and code < n_children[g] and code == x:
-                        child = child_start[g] + code
-                    else:
-                        child = -1
-                else:
-                    if operator[g] == 0:
-                        goes_first = x < threshold[g]
-                    else:
-                        goes_first = x <= threshold[g]
-                    child = child_start[g] if goes_first else child_start[g] + 1
-                if child >= 0 and node_total[base + child] > 0:
-                    stack[top] = child
-                    top += 1
-                elif empty_leaf == EMPTY_LEAF_PARENT:
-                    for c in range(n_classes):
-                        out[i, t, c] += counts[g, c]
-                elif empty_leaf == EMPTY_LEAF_SIBLINGS:
-                    for j in range(n_children[g]):
-                        sibling = child_start[g] + j
-                        if node_total[base + sibling] > 0:
-                            stack[top] = sibling
-                            top += 1
-    return out
-
-
-@njit(cache=True, nogil=True)
-def leaf_ids_kernel(
-    X, tree_offsets, feature, operator, nominal, threshold, child_start, n_children, node_total, out
-):
-    """Local node id of the leaf reached by every sample in every tree (-1 for an empty child).
-
-    ``out`` has shape (n_samples, n_trees), int64.  A sample whose route ends
-    in an empty or unseen nominal child gets -1 (no single leaf).
-    """
-    n_samples = X.shape[0]
-    n_trees = tree_offsets.shape[0] - 1
-    for t in range(n_trees):
-        base = tree_offsets[t]
-        for i in range(n_samples):
-            node = 0
-            while True:
-                g = base + node
-                f = feature[g]
-                if f < 0:
-                    out[i, t] = node
-                    break
-                x = X[i, f]
-                if nominal[g] == 1:
-                    code = np.int64(x) if x >= 0.0 else -1
-                    if code >= 0 and code < n_children[g] and code == x:
-                        child = child_start[g] + code
-                    else:
-                        child = -1
-                else:
-                    if operator[g] == 0:
-                        goes_first = x < threshold[g]
-                    else:
-                        goes_first = x <= threshold[g]
-                    child = child_start[g] if goes_first else child_start[g] + 1
-                if child < 0 or node_total[base + child] == 0:
-                    out[i, t] = -1
-                    break
-                node = child
-    return out
-
-
-# bits of the packed routing word of a node (see route_rows_kernel)
+# The packed node table (the fitted state of a forest and its routing table; one 16-byte record per node):
+# ``nodes[g, 0]``: bits 0-7 the flags below, bits 8-31 the split feature, bits 32-62 a global node id (the
+# first child of a split; the node itself for a leaf); ``nodes[g, 1]``: for a numeric split, the bits of the
+# float64 threshold in ``<=`` form (``x < t`` stored as ``x <= nextafter(t, -inf)``); for a leaf, a quiet NaN
+# whose payload is the leaf's count row (so that ``x > threshold`` is false and a leaf is its own child);
+# for a nominal split, ``count row << 32 | n_children``.
 ROUTE_NOMINAL = 2
 ROUTE_LEAF = 4
 ROUTE_EMPTY = 8
-ROUTE_FEATURE_SHIFT = 4
+ROUTE_LESS = 16  # numeric split with operator ``<`` (the stored threshold is the previous float)
+ROUTE_NEGATIVE_ZERO = 32  # operator ``<`` at threshold -0.0 (not +0.0; both have the same previous float)
+ROUTE_FEATURE_SHIFT = 8
+ROUTE_FEATURE_MASK = (1 << 24) - 1
 ROUTE_TARGET_SHIFT = 32
+ROUTE_MAX_NODES = 1 << 31
+_LEAF_NAN = np.int64(0x7FF8000000000000)
+_LOW_32 = np.int64(0xFFFFFFFF)
+_GROUP = 16  # lanes of samples walking down a tree together (their node loads overlap)
 
 
 @njit(cache=True, nogil=True)
-def route_rows_kernel(X, roots, nodes, node_thresholds, n_children, node_row, zero_row, empty_leaf, out):
-    """Fill ``out[i, t]`` with the table row of the leaf of sample ``i`` in tree ``t``.
+def pack_tree(feature, operator, nominal, threshold, child_start, n_children):
+    """The packed node records of one tree (see the comment above), with local node ids and no count rows.
+
+    :func:`finish_nodes` makes the ids global and writes the count rows once
+    the count rows of the whole forest are numbered.
+    """
+    n_nodes = feature.shape[0]
+    nodes = np.zeros((n_nodes, 2), dtype=np.int64)
+    thresholds = nodes.view(np.float64)
+    for g in range(n_nodes):
+        f = feature[g]
+        if f < 0:
+            nodes[g, 0] = ROUTE_LEAF | (np.int64(g) << ROUTE_TARGET_SHIFT)
+            nodes[g, 1] = _LEAF_NAN
+            continue
+        word = (np.int64(f) << ROUTE_FEATURE_SHIFT) | (np.int64(child_start[g]) << ROUTE_TARGET_SHIFT)
+        if nominal[g] == 1:
+            nodes[g, 0] = word | ROUTE_NOMINAL
+            nodes[g, 1] = n_children[g]
+            continue
+        t = threshold[g]
+        if operator[g] == 0:
+            word |= ROUTE_LESS
+            if t == 0.0 and np.signbit(t):
+                word |= ROUTE_NEGATIVE_ZERO
+            t = np.nextafter(t, -np.inf)  # x < t  <=>  x <= previous float
+        nodes[g, 0] = word
+        thresholds[g, 1] = t
+    return nodes
+
+
+@njit(cache=True, nogil=True)
+def finish_tree(nodes, base, node_row, counts):
+    """Make the node ids of one tree global (its root is node ``base``) and write its count rows (in place).
+
+    ``node_row[g]`` is the number of node ``g``'s count row in the forest's
+    table of distinct count rows; a node of zero ``counts`` is marked
+    ``ROUTE_EMPTY``.
+    """
+    for g in range(nodes.shape[0]):
+        word = nodes[g, 0] + (np.int64(base) << ROUTE_TARGET_SHIFT)
+        total = 0
+        for c in range(counts.shape[1]):
+            total += counts[g, c]
+        if total == 0:
+            word |= ROUTE_EMPTY
+        nodes[g, 0] = word
+        if word & ROUTE_LEAF:
+            nodes[g, 1] = _LEAF_NAN | node_row[g]
+        elif word & ROUTE_NOMINAL:
+            nodes[g, 1] = (nodes[g, 1] & _LOW_32) | (np.int64(node_row[g]) << ROUTE_TARGET_SHIFT)
+    return nodes
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _count_row_hash(rows, i):
+    h = np.uint64(0x243F6A8885A308D3)
+    for k in range(rows.shape[1]):
+        h = (h ^ np.uint64(rows[i, k])) * _GOLDEN
+        h ^= h >> np.uint64(29)
+    h *= np.uint64(0xBF58476D1CE4E5B9)
+    return h ^ (h >> np.uint64(32))
+
+
+@njit(cache=True, nogil=True)
+def number_count_rows(counts, table, n_rows, slots):
+    """Number the count rows of one tree in a forest's table of distinct count rows (in order of first appearance).
+
+    ``table[:n_rows]`` (int64, (capacity, n_classes)) holds the distinct rows
+    numbered so far and ``slots`` (int64, power-of-two size, -1 free) their
+    open-addressing hash slots (linear probing, kept at most half full).
+    Returns ``keys`` (the number of every row of ``counts``) and the updated
+    ``table``, ``n_rows`` and ``slots`` (enlarged when full).
+    """
+    n, width = counts.shape
+    keys = np.empty(n, dtype=np.int64)
+    for i in range(n):
+        capacity = slots.shape[0]
+        position = np.int64(_count_row_hash(counts, i) & np.uint64(capacity - 1))
+        while True:
+            slot = slots[position]
+            if slot < 0:
+                break
+            equal = True
+            for k in range(width):
+                if table[slot, k] != counts[i, k]:
+                    equal = False
+                    break
+            if equal:
+                break
+            position = (position + 1) & (capacity - 1)
+        if slot >= 0:
+            keys[i] = slot
+            continue
+        if n_rows == table.shape[0]:
+            enlarged = np.empty((2 * table.shape[0], width), dtype=np.int64)
+            enlarged[:n_rows] = table[:n_rows]
+            table = enlarged
+        for k in range(width):
+            table[n_rows, k] = counts[i, k]
+        slots[position] = n_rows
+        keys[i] = n_rows
+        n_rows += 1
+        if 2 * n_rows > capacity:
+            capacity *= 2
+            slots = np.full(capacity, -1, dtype=np.int64)
+            for d in range(n_rows):
+                position = np.int64(_count_row_hash(table, d) & np.uint64(capacity - 1))
+                while slots[position] >= 0:
+                    position = (position + 1) & (capacity - 1)
+                slots[position] = d
+    return keys, table, n_rows, slots
+
+
+@njit(cache=True, nogil=True)
+def shift_nodes(nodes, node_shift, row_of):
+    """The records of ``nodes`` moved by ``node_shift`` global ids, count row ``r`` renumbered ``row_of[r]``."""
+    out = nodes.copy()
+    for g in range(nodes.shape[0]):
+        word = nodes[g, 0] + (node_shift << ROUTE_TARGET_SHIFT)
+        out[g, 0] = word
+        if word & ROUTE_LEAF:
+            out[g, 1] = _LEAF_NAN | row_of[nodes[g, 1] & _LOW_32]
+        elif word & ROUTE_NOMINAL:
+            row = (nodes[g, 1] >> ROUTE_TARGET_SHIFT) & _LOW_32
+            out[g, 1] = (nodes[g, 1] & _LOW_32) | (np.int64(row_of[row]) << ROUTE_TARGET_SHIFT)
+    return out
+
+
+@njit(cache=True, nogil=True)
+def node_rows(nodes):
+    """Count row of every leaf and nominal split, -1 for a numeric split."""
+    out = np.full(nodes.shape[0], -1, dtype=np.int64)
+    for g in range(nodes.shape[0]):
+        word = nodes[g, 0]
+        if word & ROUTE_LEAF:
+            out[g] = nodes[g, 1] & _LOW_32
+        elif word & ROUTE_NOMINAL:
+            out[g] = (nodes[g, 1] >> ROUTE_TARGET_SHIFT) & _LOW_32
+    return out
+
+
+@njit(cache=True, nogil=True)
+def unpack_nodes(nodes, offsets, rows):
+    """The node arrays of :func:`build_tree` (local child ids) rebuilt exactly from the packed records.
+
+    Returns ``feature, operator, nominal, threshold, child_start, n_children,
+    counts, depth``; the counts of a numeric split are the sums of its
+    children's (every training sample of a node reaches exactly one child).
+    """
+    n_nodes = nodes.shape[0]
+    n_classes = rows.shape[1]
+    thresholds = nodes.view(np.float64)
+    feature = np.full(n_nodes, -1, dtype=np.int32)
+    operator = np.zeros(n_nodes, dtype=np.int8)
+    nominal = np.zeros(n_nodes, dtype=np.int8)
+    threshold = np.zeros(n_nodes)
+    child_start = np.zeros(n_nodes, dtype=np.int32)
+    n_children = np.zeros(n_nodes, dtype=np.int32)
+    counts = np.zeros((n_nodes, n_classes), dtype=np.int32)
+    depth = np.zeros(n_nodes, dtype=np.int32)
+    for t in range(offsets.shape[0] - 1):
+        base = offsets[t]
+        for g in range(offsets[t], offsets[t + 1]):
+            word = nodes[g, 0]
+            if word & ROUTE_LEAF:
+                row = nodes[g, 1] & _LOW_32
+                for c in range(n_classes):
+                    counts[g, c] = np.int32(rows[row, c])
+                continue
+            feature[g] = (word >> ROUTE_FEATURE_SHIFT) & ROUTE_FEATURE_MASK
+            first = word >> ROUTE_TARGET_SHIFT
+            child_start[g] = first - base
+            if word & ROUTE_NOMINAL:
+                nominal[g] = 1
+                n_children[g] = nodes[g, 1] & _LOW_32
+            else:
+                n_children[g] = 2
+                t_le = thresholds[g, 1]
+                if word & ROUTE_LESS:
+                    threshold[g] = -0.0 if word & ROUTE_NEGATIVE_ZERO else np.nextafter(t_le, np.inf)
+                else:
+                    operator[g] = 1
+                    threshold[g] = t_le
+            for j in range(n_children[g]):
+                depth[first + j] = depth[g] + 1
+        for g in range(offsets[t + 1] - 1, offsets[t] - 1, -1):  # children after their parent
+            if feature[g] >= 0:
+                first = base + child_start[g]
+                for j in range(n_children[g]):
+                    for c in range(n_classes):
+                        counts[g, c] += counts[first + j, c]
+    return feature, operator, nominal, threshold, child_start, n_children, counts, depth
+
+
+@njit(cache=True, nogil=True)
+def route_rows_kernel(X, roots, nodes, thresholds, zero_row, empty_leaf, leaf_ids, out):
+    """Fill ``out[i, t]`` with the count row (or the local leaf id) reached by sample ``i`` in tree ``t``.
 
     Parameters
     ----------
     X : float64 or float32 array (n_samples, n_features)
         Encoded like the training data (unseen nominal values: -1); float32
-        with float32 ``node_thresholds``.
+        with float32 ``thresholds``.
     roots : int64 array (n_trees,)
         Global id of each tree's root.
     nodes : int64 array (n_nodes, 2)
-        Column 0: one packed word per node (global ids): bits 0-3 the flags
-        ``ROUTE_NOMINAL``, ``ROUTE_LEAF`` and ``ROUTE_EMPTY`` (no training
-        sample), bits 4-31 the split feature, bits 32-63 the global id of the
-        first child (of the node itself for a leaf).  Column 1: the bits of
-        the node's threshold in ``<=`` form (see :func:`pack_routes`).
-    node_thresholds : float64 or float32 array (n_nodes, 2)
-        Column 1: the ``<=`` threshold.  For float64 samples, ``nodes``
-        viewed as float64 (the packed word and the threshold of a node share
-        a cache line); for float32 samples, each threshold rounded down to a
-        float32 (for a float32 ``x``, ``x <= t`` exactly when ``x`` is at most
-        the largest float32 not above ``t``).
-    n_children : int32 array (n_nodes,)
-    node_row : int32 array (n_nodes,)
-        Table row of every node's class counts.
+        The packed node records (see the comment above :func:`pack_tree`).
+    thresholds : float64 or float32 array (n_nodes,)
+        The ``<=`` thresholds, NaN at the leaves: for float64 samples
+        ``nodes.view(np.float64)[:, 1]`` (a view: the record and its threshold
+        share a cache line); for float32 samples each threshold rounded down
+        to a float32 (for a float32 ``x``, ``x <= t`` exactly when ``x`` is at
+        most the largest float32 not above ``t``).
     zero_row : int
-        Table row of zero counts (``empty_leaf = EMPTY_LEAF_ZERO``).
+        Count row of zero counts (``empty_leaf = EMPTY_LEAF_ZERO``).
     empty_leaf : int
-        Policy for a sample reaching an empty or unseen child at node v (only
-        nominal splits have empty children): parent (the row of v), zero
-        (``zero_row``) or siblings (-1: the caller sums the leaves of v's
-        non-empty children for those entries).
+        Policy for a sample reaching an empty or unseen child of a nominal
+        split v (only nominal splits have empty children): parent (the row
+        of v), zero (``zero_row``) or siblings (-1: the caller sums the leaves
+        of v's non-empty children for those entries).
+    leaf_ids : bool
+        Write the local id of the leaf reached (-1 for an empty or unseen
+        child, whatever ``empty_leaf``) instead of its count row.
     out : int64 array (n_samples, n_trees)
 
     Notes
     -----
-    A numeric split sends ``x`` to the first child when ``x <= t``, with
-    ``t`` the threshold for the operator ``<=`` and the next float below the
-    threshold for ``<`` (the same test for every finite ``x``), so the child
-    is found without a branch on the operator.  Trees are in
-    the outer loop so that a tree stays in cache while every sample walks it.
+    A numeric split sends ``x`` to its second child when ``x > t`` (``t``
+    the ``<=`` form of the threshold; the same test for every finite ``x``),
+    so the next node is ``first + (x > t)`` without a branch.  The samples
+    walk a tree 16 at a time, one level per pass over the 16 lanes, so that
+    the loads of their nodes overlap (the walk of one sample is a chain of
+    dependent loads); a lane whose sample reaches its leaf takes the next
+    sample at once (no lane idles while the others walk deeper).  Trees are
+    in the outer loop so that a tree stays in cache while every sample
+    walks it.
     """
     n_samples = X.shape[0]
     n_trees = roots.shape[0]
+    lane = np.empty(_GROUP, dtype=np.int64)  # the sample walking in each lane (-1: lane closed)
+    current = np.empty(_GROUP, dtype=np.int64)  # its node
     for t in range(n_trees):
         root = roots[t]
-        for i in range(n_samples):
-            g = root
-            while True:
+        n_lanes = min(_GROUP, n_samples)
+        for k in range(n_lanes):
+            lane[k] = k
+            current[k] = root
+        next_sample = n_lanes
+        n_open = n_lanes
+        while n_open > 0:
+            for k in range(n_lanes):
+                i = lane[k]
+                if i < 0:
+                    continue
+                g = current[k]
                 word = nodes[g, 0]
                 if word & ROUTE_LEAF:
-                    out[i, t] = node_row[g]
-                    break
-                f = (word >> ROUTE_FEATURE_SHIFT) & 0xFFFFFFF
-                first = word >> ROUTE_TARGET_SHIFT
-                x = X[i, f]
-                if (word & ROUTE_NOMINAL) == 0:
-                    if x <= node_thresholds[g, 1]:
-                        g = first
-                    else:
-                        g = first + 1
-                    continue
-                code = np.int64(x) if x >= 0.0 else -1
-                if (
-                    code >= 0
-                    and code < n_children[g]
-                    and code == x
-                    and (nodes[first + code, 0] & ROUTE_EMPTY) == 0
-                ):
-                    g = first + code
-                    continue
-                if empty_leaf == EMPTY_LEAF_PARENT:
-                    out[i, t] = node_row[g]
-                elif empty_leaf == EMPTY_LEAF_ZERO:
-                    out[i, t] = zero_row
+                    out[i, t] = g - root if leaf_ids else nodes[g, 1] & _LOW_32
                 else:
-                    out[i, t] = -1
-                break
+                    x = X[i, (word >> ROUTE_FEATURE_SHIFT) & ROUTE_FEATURE_MASK]
+                    first = word >> ROUTE_TARGET_SHIFT
+                    if (word & ROUTE_NOMINAL) == 0:
+                        current[k] = first + (x > thresholds[g])
+                        continue
+                    code = np.int64(x) if x >= 0.0 else -1
+                    if code >= 0 and code < (nodes[g, 1] & _LOW_32) and code == x:
+                        if (nodes[first + code, 0] & ROUTE_EMPTY) == 0:
+                            current[k] = first + code
+                            continue
+                    if leaf_ids or empty_leaf == EMPTY_LEAF_SIBLINGS:
+                        out[i, t] = -1
+                    elif empty_leaf == EMPTY_LEAF_PARENT:
+                        out[i, t] = (nodes[g, 1] >> ROUTE_TARGET_SHIFT) & _LOW_32
+                    else:
+                        out[i, t] = zero_row
+                # the sample is done in this tree: the lane takes the next one
+                if next_sample < n_samples:
+                    lane[k] = next_sample
+                    current[k] = root
+                    next_sample += 1
+                else:
+                    lane[k] = -1
+                    n_open -= 1
     return out
 
 
 @njit(cache=True, nogil=True)
-def pack_routes(offsets, feature, operator, nominal, threshold, child_start, counts):
-    """Packed node table of :func:`route_rows_kernel` and the class totals of every node.
+def sibling_counts_kernel(X, roots, nodes, rows, samples, trees, out):
+    """Counts of the ``siblings`` policy: ``out[j]`` = the summed counts of the leaves below the nominal
+    split where sample ``samples[j]`` met an empty or unseen child in tree ``trees[j]``, reached through its
+    non-empty children (recursively, the same policy further down).
 
-    Returns ``nodes`` (int64, (n_nodes, 2): packed word, bits of the ``<=``
-    threshold) and ``node_total`` (int64, (n_nodes,)).
+    ``rows`` (n_rows, n_classes) are the forest's count rows; ``out`` (n, n_classes) int64 is overwritten.
     """
-    n_nodes = feature.shape[0]
-    n_classes = counts.shape[1]
-    nodes = np.empty((n_nodes, 2), dtype=np.int64)
-    node_thresholds = nodes.view(np.float64)
-    node_total = np.empty(n_nodes, dtype=np.int64)
-    for t in range(offsets.shape[0] - 1):
-        base = offsets[t]
-        for g in range(offsets[t], offsets[t + 1]):
-            total = 0
-            for c in range(n_classes):
-                total += counts[g, c]
-            node_total[g] = total
-            word = ROUTE_EMPTY if total == 0 else 0
-            if feature[g] < 0:
-                word |= ROUTE_LEAF | (np.int64(g) << ROUTE_TARGET_SHIFT)
+    n_classes = rows.shape[1]
+    stack = np.empty(64, dtype=np.int64)
+    for j in range(samples.shape[0]):
+        i = samples[j]
+        for c in range(n_classes):
+            out[j, c] = 0
+        stack[0] = roots[trees[j]]
+        top = 1
+        while top > 0:
+            top -= 1
+            g = stack[top]
+            word = nodes[g, 0]
+            if word & ROUTE_LEAF:
+                row = nodes[g, 1] & _LOW_32
+                for c in range(n_classes):
+                    out[j, c] += np.int64(rows[row, c])
+                continue
+            x = X[i, (word >> ROUTE_FEATURE_SHIFT) & ROUTE_FEATURE_MASK]
+            first = word >> ROUTE_TARGET_SHIFT
+            n_next = 1
+            if word & ROUTE_NOMINAL:
+                n_children = nodes[g, 1] & _LOW_32
+                code = np.int64(x) if x >= 0.0 else -1
+                if (
+                    code >= 0
+                    and code < n_children
+                    and code == x
+                    and (nodes[first + code, 0] & ROUTE_EMPTY) == 0
+                ):
+                    next_node = first + code
+                else:  # every non-empty child
+                    n_next = 0
+                    for c in range(n_children):
+                        if (nodes[first + c, 0] & ROUTE_EMPTY) == 0:
+                            n_next += 1
+                    if top + n_next > stack.shape[0]:
+                        stack = np.concatenate((stack, np.empty(stack.shape[0] + n_next, dtype=np.int64)))
+                    for c in range(n_children):
+                        if (nodes[first + c, 0] & ROUTE_EMPTY) == 0:
+                            stack[top] = first + c
+                            top += 1
+                    continue
             else:
-                word |= (np.int64(feature[g]) << ROUTE_FEATURE_SHIFT) | (
-                    (base + np.int64(child_start[g])) << ROUTE_TARGET_SHIFT
-                )
-                if nominal[g] == 1:
-                    word |= ROUTE_NOMINAL
-            nodes[g, 0] = word
-            if operator[g] == 0 and feature[g] >= 0 and nominal[g] == 0:
-                node_thresholds[g, 1] = np.nextafter(threshold[g], -np.inf)  # x < t  <=>  x <= previous float
-            else:
-                node_thresholds[g, 1] = threshold[g]
-    return nodes, node_total
+                next_node = first + (x > nodes.view(np.float64)[g, 1])
+            if top + 1 > stack.shape[0]:
+                stack = np.concatenate((stack, np.empty(stack.shape[0], dtype=np.int64)))
+            stack[top] = next_node
+            top += n_next
+    return out

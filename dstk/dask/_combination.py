@@ -16,7 +16,7 @@ from ..core._combination import _check_combine_options, _common_batch_shape, _so
 from ..core._combination import combine_with_conflict as _combine_in_memory
 from ..core._mass import MassFunction
 from ..exceptions import DataTypeError, DogmaticError, TotalConflictError
-from ._blocks import blockwise_whole, serial_kernels
+from ._blocks import blockwise_whole, serial_kernels, split_last_slot
 from ._mass import DaskMassFunction, as_dask_mass
 
 if TYPE_CHECKING:
@@ -61,10 +61,15 @@ def _raise_total_conflict_in_chunk(flags):
 def _combine_block(block, frame, ax, rule, weights, normalize, with_conflict):
     mf = MassFunction.from_array(block, frame, validate=False)
     out, kappa = _combine_in_memory(mf, rule=rule, axis=ax, weights=weights, normalize=normalize)
-    values = out.to_array("m")
+    values = out._dense_m()  # the result's own masses: no copy (to_array copies)
     if with_conflict:
         return np.concatenate([values, np.asarray(kappa, dtype=np.float64)[..., None]], axis=-1)
     return values
+
+
+def _append_empty_mass(values):
+    """The averaged masses then their m(empty), the conflict of the average rule (one packed block)."""
+    return np.concatenate([values, values[..., :1]], axis=-1)
 
 
 # -- tree reduction: partial states ---------------------------------------
@@ -136,9 +141,10 @@ def _merge_states(parts, axis, keepdims, rule):
     return np.expand_dims(state, ax) if keepdims else state
 
 
-def _finish_state_serial(*args, **kwargs):
+def _merge_and_finish_serial(parts, axis, keepdims, rule, normalize, with_conflict):
+    """The last step of the tree: merge the partial states and turn the product into masses, in one task."""
     with serial_kernels():
-        return _finish_state(*args, **kwargs)
+        return _finish_state(_merge_states(parts, axis, keepdims, rule), rule, normalize, with_conflict)
 
 
 def _finish_state(state, rule, normalize, with_conflict):
@@ -430,12 +436,19 @@ def _combine(masses, rule, axis, weights, normalize, frame, reduction, split_eve
         shape = [1] * array.ndim
         shape[ax] = k
         values = (array * w.reshape(shape)).sum(axis=ax, split_every=split_every)
-        packed = da.concatenate([values, values[..., :1]], axis=-1) if return_conflict else values
+        packed = (
+            values.map_blocks(_append_empty_mass, chunks=values.chunks[:-1] + ((packed_size,),))
+            if return_conflict
+            else values
+        )
     else:
+        # the last merge and the finish in one task per output chunk (one task fewer per chunk)
         state = da.reduction(
             array,
             functools.partial(_chunk_state_serial, rule=rule),
-            functools.partial(_merge_states_serial, rule=rule),
+            functools.partial(
+                _merge_and_finish_serial, rule=rule, normalize=normalize, with_conflict=return_conflict
+            ),
             combine=functools.partial(_merge_states_serial, rule=rule),
             axis=ax,
             keepdims=False,
@@ -445,14 +458,14 @@ def _combine(masses, rule, axis, weights, normalize, frame, reduction, split_eve
             meta=np.empty((0,) * (array.ndim - 1), dtype=np.float64),
             name=f"dstk-{rule}-state",
         )
-        packed = state.map_blocks(
-            _finish_state_serial,
-            rule,
-            normalize,
-            return_conflict,
+        # the finished blocks hold packed_size entries (masses, then the conflict) on the last axis
+        packed = da.Array(
+            state.dask,
+            state.name,
             chunks=state.chunks[:-1] + ((packed_size,),),
-            dtype=np.float64,
+            meta=np.empty((0,) * state.ndim, dtype=np.float64),
         )
     if not return_conflict:
         return DaskMassFunction._trusted(packed, frame)
-    return DaskMassFunction._trusted(packed[..., :size], frame), packed[..., size]
+    values, conflict = split_last_slot(packed, size)
+    return DaskMassFunction._trusted(values, frame), conflict

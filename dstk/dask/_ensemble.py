@@ -235,7 +235,7 @@ def _call_combiner(block, function_name, options, tail):
         return np.empty((0,) + tail)
     result = getattr(ensemble, function_name)(block, **options)
     if function_name == "combine_leaves_to_mass":
-        result = result.to_array()
+        result = result._dense_m()  # the masses themselves: no copy (to_array copies)
     return np.asarray(result, dtype=np.float64)
 
 

@@ -12,7 +12,7 @@ from .._validation import as_array
 from ..core._frame import Frame
 from ..core._mass import MassFunction
 from ..exceptions import DataTypeError
-from ._blocks import blockwise_whole
+from ._blocks import blockwise_whole, last_axis_entry
 from ._mass import DaskMassFunction
 
 __all__ = ["predict_mass", "predict_interval", "predict_proba", "map_samples", "check_sample_chunks"]
@@ -56,7 +56,7 @@ def check_sample_chunks(X: Any, name: str = "X", rechunk: bool = False) -> da.Ar
 
 def _to_array(result):
     if isinstance(result, MassFunction):
-        return result.to_array("m")
+        return result._dense_m()  # the masses themselves: no copy (to_array copies)
     if isinstance(result, tuple):
         return np.stack([np.asarray(part) for part in result], axis=-1)
     return np.asarray(result)
@@ -319,7 +319,7 @@ def predict_interval(
     probe = _probe(estimator, "predict_interval", X, kwargs)
     stacked = _map(estimator, "predict_interval", X, kwargs, probe)
     if isinstance(probe, tuple):
-        return tuple(stacked[..., i] for i in range(len(probe)))
+        return tuple(last_axis_entry(stacked, i) for i in range(len(probe)))
     return stacked
 
 

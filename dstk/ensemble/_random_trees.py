@@ -68,6 +68,9 @@ _INTERPRETED_MAX_WORK = {"row_hashes": 30_000, "marked_rows": 40_000}
 # fitted ensemble -> its routing arrays (derived from ``_forest``, built at the first prediction)
 _ROUTING_CACHE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
+# (sample, tree) pairs routed per batch of a prediction: the batch's leaf keys take 1 MiB
+_BATCH_LEAVES = 1 << 17
+
 _EMPTY_LEAF_POLICIES = {
     "parent": _trees.EMPTY_LEAF_PARENT,
     "zero": _trees.EMPTY_LEAF_ZERO,
@@ -164,7 +167,7 @@ def _feature_major(X: np.ndarray) -> np.ndarray:
     """
     n_samples, n_features = X.shape
     narrow = np.empty((n_features, n_samples), dtype=np.float32)
-    block = max(1, (1 << 22) // max(1, n_features))
+    block = max(1, (1 << 20) // max(1, n_features))  # 4 MiB of float32 temporaries per block
     for a in range(0, n_samples, block):
         part = _exact_float32(X[a : a + block])
         if part is None:
@@ -172,6 +175,84 @@ def _feature_major(X: np.ndarray) -> np.ndarray:
             return np.ascontiguousarray(X.T)
         narrow[:, a : a + block] = part.T
     return narrow
+
+
+def _number_rows(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Number the distinct count rows of ``counts`` (n, K) in order of first appearance: ``(keys, first)``."""
+    counts = np.ascontiguousarray(counts)
+    if counts.dtype == np.int32 and counts.shape[1] % 2 == 0:
+        bits = counts.view(np.int64)  # int32 pairs viewed as int64: hashed without a copy
+    elif counts.dtype.kind == "f":
+        bits = counts.astype(np.int64)
+    else:
+        bits = counts.astype(np.int64, copy=False)
+    return _tables.distinct_row_keys(bits)
+
+
+class _ForestBuilder:
+    """The fitted state of a forest, assembled from its trees in order as they are grown.
+
+    Each tree comes as ``(nodes, counts, max_depth, n_leaves)`` (its packed
+    records, :func:`dstk._kernels.trees.pack_tree`, and its node counts); its
+    count rows are numbered at once in the forest's table of distinct count
+    rows (in order of first appearance over the trees) and its counts freed.
+    :meth:`finish` returns ``nodes`` (int64, (n_nodes, 2): the records of
+    every node, trees one after the other; also the routing table), ``rows``
+    (float64, (n_rows, n_classes): the distinct class-count vectors; the
+    records of leaves and nominal splits hold their row's number) and
+    ``offsets`` (tree ``t`` owns the nodes ``offsets[t]:offsets[t + 1]``):
+    16 bytes per node plus the distinct rows.
+    """
+
+    def __init__(self, n_classes: int, n_trees: int) -> None:
+        self.table = np.empty((64, n_classes), dtype=np.int64)
+        self.slots = np.full(1024, -1, dtype=np.int64)
+        self.n_rows = 0
+        self.n_trees = n_trees
+        # the records of all trees, in one buffer enlarged in place (realloc) as trees come: no second copy
+        self.nodes = np.empty((0, 2), dtype=np.int64)
+        self.sizes: list[int] = []
+        self.n_nodes = 0
+        self.max_depth: list[int] = []
+        self.n_leaves: list[int] = []
+
+    def add(self, grown: tuple) -> None:
+        nodes, counts, max_depth, n_leaves = grown
+        size = nodes.shape[0]
+        if self.n_nodes + size >= _trees.ROUTE_MAX_NODES:
+            raise ValueError(
+                f"The forest has more than {_trees.ROUTE_MAX_NODES - 1} nodes, more than its node table holds. "
+                "Grow fewer or smaller trees (larger min_samples_leaf), or fit parts and combine their predictions."
+            )
+        keys, self.table, self.n_rows, self.slots = _trees.number_count_rows(
+            counts, self.table, self.n_rows, self.slots
+        )
+        _trees.finish_tree(nodes, self.n_nodes, keys, counts)
+        needed = self.n_nodes + size
+        if needed > self.nodes.shape[0]:
+            # room for the remaining trees at the mean size so far, plus an eighth
+            remaining = self.n_trees - len(self.sizes) - 1
+            estimate = needed + (needed // (len(self.sizes) + 1)) * remaining
+            self.nodes.resize((max(needed, estimate + estimate // 8), 2), refcheck=False)
+        self.nodes[self.n_nodes : needed] = nodes
+        self.sizes.append(size)
+        self.n_nodes = needed
+        self.max_depth.append(max_depth)
+        self.n_leaves.append(n_leaves)
+
+    def finish(self) -> dict[str, np.ndarray]:
+        offsets = np.zeros(len(self.sizes) + 1, dtype=np.int64)
+        np.cumsum(self.sizes, out=offsets[1:])
+        nodes = self.nodes
+        self.nodes = np.empty((0, 2), dtype=np.int64)
+        nodes.resize((self.n_nodes, 2), refcheck=False)  # shrinks in place
+        return {
+            "nodes": nodes,
+            "rows": self.table[: self.n_rows].astype(np.float64),
+            "offsets": offsets,
+            "max_depth": np.array(self.max_depth, dtype=np.int64),
+            "n_leaves": np.array(self.n_leaves, dtype=np.int64),
+        }
 
 
 class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
@@ -194,6 +275,14 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
         ``2 * min_samples_leaf``.
     max_depth : int or None, default None
         Depth limit (None: grow until the size rules stop).
+    stop_at_pure_nodes : bool, default False
+        False (Busch et al.'s trees): a node whose samples all have one class
+        is split like any other.  True: such a node is a leaf, as in
+        scikit-learn's trees; on large data with pure regions the trees are
+        much smaller and faster to grow, and a pure leaf keeps the count of
+        all its samples (one large leaf instead of many small ones of the same
+        class), which changes the predictions of the count-based combiners.
+        Not available with ``compatibility="busch2021"``.
     nominal_features : None, array of int or array of bool, default None
         Indices (or a boolean mask) of nominal features.  Their values can be
         any numbers (codes); a nominal split has one child per value seen in
@@ -308,6 +397,7 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
         min_samples_leaf: int = 1,
         min_samples_split: int = 2,
         max_depth: int | None = None,
+        stop_at_pure_nodes: bool = False,
         nominal_features: ArrayLike | None = None,
         empty_leaf: str = "siblings",
         combiner: str = "average",
@@ -321,6 +411,7 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
         self.min_samples_leaf = min_samples_leaf
         self.min_samples_split = min_samples_split
         self.max_depth = max_depth
+        self.stop_at_pure_nodes = stop_at_pure_nodes
         self.nominal_features = nominal_features
         self.empty_leaf = empty_leaf
         self.combiner = combiner
@@ -355,6 +446,14 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
             raise ValueError(
                 f"`compatibility` must be None or 'busch2021' (grow the trees of Busch et al.'s code and "
                 f"combine with its arithmetic); got {self.compatibility!r}."
+            )
+        if not isinstance(self.stop_at_pure_nodes, (bool, np.bool_)):
+            raise ValueError(f"`stop_at_pure_nodes` must be True or False; got {self.stop_at_pure_nodes!r}.")
+        if self.stop_at_pure_nodes and self.compatibility == "busch2021":
+            raise ValueError(
+                "`stop_at_pure_nodes=True` with compatibility='busch2021': Busch et al.'s code splits pure "
+                "nodes too; use stop_at_pure_nodes=True with compatibility=None, or keep "
+                "stop_at_pure_nodes=False to reproduce their trees."
             )
         if self.combiner_options is not None:
             if not isinstance(self.combiner_options, dict):
@@ -465,6 +564,11 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
         validate_features(self, names_source, reset=True, n_features=X.shape[1])
         n_features = X.shape[1]
         n_estimators, min_samples_leaf, min_samples_split, max_depth, mask = self._check_params(n_features)
+        if n_features > _trees.ROUTE_FEATURE_MASK:
+            raise ValueError(
+                f"`X` has {n_features} features; the node records hold feature indices below "
+                f"{_trees.ROUTE_FEATURE_MASK + 1}. Reduce the features (e.g. select or hash them) before fitting."
+            )
 
         self.classes_ = classes
         self.n_classes_ = int(classes.size)
@@ -506,7 +610,7 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
         unused_mersenne_state = np.zeros(1, dtype=np.uint32)  # the splitmix64 streams do not read it
 
         def grow(seed, stream=_trees.STREAM_SPLITMIX, mersenne_state=unused_mersenne_state):
-            return _trees.build_tree(
+            feature, operator, nominal, threshold, child_start, n_children, counts, depth = _trees.build_tree(
                 columns,
                 feature_min,
                 feature_max,
@@ -518,6 +622,7 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
                 min_samples_leaf,
                 min_samples_split,
                 max_depth,
+                bool(self.stop_at_pure_nodes),
                 np.uint64(seed),
                 stream,
                 mersenne_state,
@@ -526,69 +631,56 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
                 marked_start,
                 marked_binary,
             )
+            # the tree is kept as its packed records and counts only (the other arrays are freed here)
+            nodes = _trees.pack_tree(feature, operator, nominal, threshold, child_start, n_children)
+            return nodes, counts, int(depth.max()), int(np.count_nonzero(feature < 0))
 
+        builder = _ForestBuilder(self.n_classes_, n_estimators)
         if self.compatibility == "busch2021":
             mersenne_state = _mersenne.state_from_random_state(rng)
-            grown = list(
-                progress(
-                    (grow(0, _trees.STREAM_MERSENNE, mersenne_state) for _ in range(n_estimators)),
-                    total=n_estimators,
-                    verbose=self.verbose,
-                    description="trees grown",
-                )
-            )
+            for grown in progress(
+                (grow(0, _trees.STREAM_MERSENNE, mersenne_state) for _ in range(n_estimators)),
+                total=n_estimators,
+                verbose=self.verbose,
+                description="trees grown",
+            ):
+                builder.add(grown)
             _mersenne.restore_random_state(rng, mersenne_state)
         else:
             seeds = rng.randint(0, np.iinfo(np.int32).max, size=(n_estimators, 2)).astype(np.uint64)
             seeds = (seeds[:, 0] << np.uint64(31)) ^ seeds[:, 1]
-            first = grow(seeds[0])  # compiles (once) in this thread
+            builder.add(grow(seeds[0]))  # compiles (once) in this thread
             threads = min(_n_threads(self.n_jobs), n_estimators)
+            description = "trees grown"
             if threads > 1 and n_estimators > 1:
                 with ThreadPoolExecutor(max_workers=threads) as pool:
-                    rest = list(
-                        progress(
-                            pool.map(grow, seeds[1:]),
-                            total=n_estimators - 1,
-                            verbose=self.verbose,
-                            description="trees grown",
-                        )
-                    )
-            else:
-                rest = list(
-                    progress(
-                        (grow(s) for s in seeds[1:]),
+                    # the trees are taken in order as they come (each tree's counts are freed once numbered)
+                    for grown in progress(
+                        pool.map(grow, seeds[1:]),
                         total=n_estimators - 1,
                         verbose=self.verbose,
-                        description="trees grown",
-                    )
-                )
-            grown = [first] + rest
-
-        sizes = np.array([g[0].shape[0] for g in grown], dtype=np.int64)
-        offsets = np.zeros(n_estimators + 1, dtype=np.int64)
-        np.cumsum(sizes, out=offsets[1:])
-        names = (
-            "feature",
-            "operator",
-            "nominal",
-            "threshold",
-            "child_start",
-            "n_children",
-            "counts",
-            "depth",
-        )
-        grown = [list(g) for g in grown]
-        self._forest = {}
-        for i, name in enumerate(names):
-            # one field at a time, freeing the per-tree arrays: the peak is the forest plus one field
-            self._forest[name] = np.concatenate([g[i] for g in grown])
-            for g in grown:
-                g[i] = None
-        self._forest["offsets"] = offsets
-        self.node_count_ = sizes
-        is_leaf = self._forest["feature"] < 0
-        self.n_leaves_ = np.add.reduceat(is_leaf.astype(np.int64), offsets[:-1])
-        self.max_depth_ = np.maximum.reduceat(self._forest["depth"], offsets[:-1]).astype(np.int64)
+                        description=description,
+                    ):
+                        builder.add(grown)
+            else:
+                for grown in progress(
+                    (grow(s) for s in seeds[1:]),
+                    total=n_estimators - 1,
+                    verbose=self.verbose,
+                    description=description,
+                ):
+                    builder.add(grown)
+        grown = None
+        # the growing state is freed before the forest is assembled
+        feature_min = feature_max = row_hash = None
+        binary_index = marked_is_low = marked_start = marked_binary = None
+        if parse_combiner(self.combiner)[0] not in _CALIBRATED_METHODS or self.n_classes_ != 2:
+            columns = None  # type: ignore[assignment]  # no score calibration: the training copy is freed before the forest is assembled
+        self._forest = builder.finish()
+        del builder
+        self.node_count_ = np.diff(self._forest["offsets"])
+        self.n_leaves_ = self._forest.pop("n_leaves")
+        self.max_depth_ = self._forest.pop("max_depth")
         self.score_calibration_ = self._fit_score_calibration(columns, y64)
         self._calibrated_for = self._calibration_key()
         return self
@@ -606,8 +698,7 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
         method, _aggregate = parse_combiner(self.combiner)
         if self.n_classes_ != 2 or method not in _CALIBRATED_METHODS:
             return None
-        routing = self._routing()
-        rows = routing["rows"]
+        rows = self._routing()["rows"]
         n_rows, n_classes = rows.shape
         # the row of the leaf's counts without the sample itself: c - e_y for every row and class
         shifted = [rows - np.eye(n_classes)[k] for k in range(n_classes)]
@@ -617,8 +708,8 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
         all_rows = np.maximum(candidates, 0)[first].astype(np.float64)
         options = self._options()
         n_samples = columns.shape[1]
-        n_trees = routing["roots"].size
-        batch = max(256, (1 << 20) // n_trees)
+        n_trees = self.node_count_.size
+        batch = max(256, _BATCH_LEAVES // n_trees)
         scores = np.empty(n_samples)
         tables: dict[Any, Any] = {}
         for a in range(0, n_samples, batch):
@@ -745,14 +836,29 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
         sizes = np.concatenate([part.node_count_ for part in parts])
         offsets = np.zeros(sizes.size + 1, dtype=np.int64)
         np.cumsum(sizes, out=offsets[1:])
-        forest = {
-            name: np.concatenate([part._forest[name] for part in parts])
-            for name in first._forest
-            if name != "offsets"
-        }
-        forest["offsets"] = offsets
-        merged._forest = forest
-        root_counts = forest["counts"][offsets[:-1]].sum(axis=0, dtype=np.float64)
+        if offsets[-1] >= _trees.ROUTE_MAX_NODES:
+            raise ValueError(
+                f"The concatenated forest would have {offsets[-1]} nodes; at most "
+                f"{_trees.ROUTE_MAX_NODES - 1} fit its node table. Concatenate fewer ensembles."
+            )
+        # the parts' distinct count rows numbered again over the whole forest (in order of first appearance)
+        part_rows = [part._forest["rows"] for part in parts]
+        keys, first_rows = _number_rows(np.concatenate(part_rows))
+        rows = np.concatenate(part_rows)[first_rows]
+        row_starts = np.cumsum([0] + [r.shape[0] for r in part_rows])
+        node_starts = np.cumsum([0] + [part._forest["nodes"].shape[0] for part in parts])
+        nodes = np.concatenate(
+            [
+                _trees.shift_nodes(
+                    part._forest["nodes"], node_starts[k], keys[row_starts[k] : row_starts[k + 1]]
+                )
+                for k, part in enumerate(parts)
+            ]
+        )
+        merged._forest = {"nodes": nodes, "rows": rows, "offsets": offsets}
+        leaves = (nodes[:, 0] & _trees.ROUTE_LEAF) != 0
+        # every training sample of a tree reaches one of its leaves: the leaves' counts sum to the roots'
+        root_counts = rows[_trees.node_rows(nodes)[leaves]].sum(axis=0)
         merged.class_prior_ = root_counts / root_counts.sum()
         merged.node_count_ = sizes
         merged.n_leaves_ = np.concatenate([part.n_leaves_ for part in parts])
@@ -799,29 +905,19 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
         """
         X = self._check_X_predict(X)
         n_trees = self._forest["offsets"].size - 1
-        out = np.zeros((X.shape[0], n_trees, self.n_classes_), dtype=np.int64)
-        node_total = self._forest["counts"].sum(axis=1, dtype=np.int64)
-        return self._run_chunks(
-            lambda X_part, out_part: self._fill_leaf_counts(X_part, out_part, node_total), X, out
-        )
+        out = np.empty((X.shape[0], n_trees, self.n_classes_), dtype=np.int64)
+        rows = self._routing()["rows"].astype(np.int64)
 
-    def _fill_leaf_counts(self, X, out, node_total):
-        """Class counts of the leaves of the checked samples ``X`` into ``out`` (the ``empty_leaf`` policy applied)."""
-        forest = self._forest
-        _trees.leaf_counts_kernel(
-            X,
-            forest["offsets"],
-            forest["feature"],
-            forest["operator"],
-            forest["nominal"],
-            forest["threshold"],
-            forest["child_start"],
-            forest["n_children"],
-            forest["counts"],
-            node_total,
-            _EMPTY_LEAF_POLICIES[self.empty_leaf],
-            out,
-        )
+        def kernel(X_part, out_part):
+            keys = self._route(X_part)
+            missing = np.argwhere(keys < 0)
+            np.take(rows, keys, axis=0, out=out_part, mode="clip")
+            if missing.size:
+                out_part[missing[:, 0], missing[:, 1]] = self._sibling_counts(
+                    X_part, missing[:, 0], missing[:, 1]
+                )
+
+        return self._run_chunks(kernel, X, out)
 
     def apply(self, X: ArrayLike) -> np.ndarray:
         """Index (local to each tree) of the leaf reached by every sample.
@@ -837,26 +933,35 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
             -1 where the sample reached an empty or unseen nominal child.
         """
         X = self._check_X_predict(X)
-        forest = self._forest
-        n_trees = forest["offsets"].size - 1
-        out = np.empty((X.shape[0], n_trees), dtype=np.int64)
-        node_total = forest["counts"].sum(axis=1, dtype=np.int64)
+        out = np.empty((X.shape[0], self._forest["offsets"].size - 1), dtype=np.int64)
 
         def kernel(X_part, out_part):
-            _trees.leaf_ids_kernel(
-                X_part,
-                forest["offsets"],
-                forest["feature"],
-                forest["operator"],
-                forest["nominal"],
-                forest["threshold"],
-                forest["child_start"],
-                forest["n_children"],
-                node_total,
-                out_part,
-            )
+            out_part[:] = self._route(X_part, leaf_ids=True)
 
         return self._run_chunks(kernel, X, out)
+
+    def _node_arrays(self) -> dict[str, np.ndarray]:
+        """The node arrays of every tree as grown (local child ids), rebuilt exactly from the packed records.
+
+        Keys ``feature``, ``operator``, ``nominal``, ``threshold``,
+        ``child_start``, ``n_children``, ``counts``, ``depth`` (one entry per
+        node, trees one after the other) and ``offsets``; for inspection and
+        tests (the fitted state holds only the packed records).
+        """
+        check_is_fitted(self, "classes_")
+        forest = self._forest
+        names = (
+            "feature",
+            "operator",
+            "nominal",
+            "threshold",
+            "child_start",
+            "n_children",
+            "counts",
+            "depth",
+        )
+        arrays = _trees.unpack_nodes(forest["nodes"], forest["offsets"], forest["rows"])
+        return {**dict(zip(names, arrays)), "offsets": forest["offsets"]}
 
     def _options(self, *, fitted=True):
         """Options of the combiner: ``combiner_options``, ``compatibility``, EVA's prior defaulting to ``class_prior_``."""
@@ -875,32 +980,13 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
 
     # ---------------------------------------------------- combination by node
     def _routing(self):
-        """Packed routing words, node totals and the distinct count rows of the nodes (cached)."""
+        """The count rows with a row of zero counts, the roots, and the float32 thresholds once needed (cached)."""
         forest = self._forest
         # kept outside the estimator (predict leaves its __dict__ unchanged; not saved with it)
         cache = _ROUTING_CACHE.get(self)
         if cache is not None and cache["forest"] is forest:
             return cache
-        offsets = forest["offsets"]
-        counts = forest["counts"]
-        nodes, node_total = _trees.pack_routes(
-            offsets,
-            forest["feature"],
-            forest["operator"],
-            forest["nominal"],
-            forest["threshold"],
-            forest["child_start"],
-            counts,
-        )
-        del node_total  # recomputed where needed (leaf_counts, apply): the cache stays small
-        # distinct count vectors of the nodes, hashed without a copy (int32 pairs viewed as int64)
-        counts = np.ascontiguousarray(counts)
-        if counts.dtype == np.int32 and counts.shape[1] % 2 == 0:
-            bits = counts.view(np.int64)
-        else:
-            bits = counts.astype(np.int64)
-        keys, first = _tables.distinct_row_keys(bits)
-        rows = counts[first].astype(np.float64)
+        rows = forest["rows"]
         zero = np.flatnonzero(~rows.any(axis=1))
         if zero.size:
             zero_row = int(zero[0])
@@ -909,66 +995,76 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
             rows = np.concatenate([rows, np.zeros((1, rows.shape[1]))])
         cache = {
             "forest": forest,
-            "nodes": nodes,
-            "node_row": keys.astype(np.int32),
             "zero_row": zero_row,
             "rows": rows,
-            "roots": np.ascontiguousarray(offsets[:-1], dtype=np.int64),
+            "roots": np.ascontiguousarray(forest["offsets"][:-1], dtype=np.int64),
         }
         _ROUTING_CACHE[self] = cache
         return cache
 
-    def _thresholds_32(self, routing):
-        """The ``<=`` thresholds rounded down to float32 (built once, for float32 samples).
+    def _thresholds(self, routing, narrow):
+        """The ``<=`` thresholds of the nodes (NaN at the leaves) for float64 or float32 samples.
 
-        For a float32 ``x``, ``x <= t`` exactly when ``x`` is at most the
-        largest float32 not above ``t``.
+        float64: a view of the node records.  float32 (built once): each
+        threshold rounded down to a float32; for a float32 ``x``, ``x <= t``
+        exactly when ``x`` is at most the largest float32 not above ``t``.
         """
+        thresholds = self._forest["nodes"].view(np.float64)[:, 1]
+        if not narrow:
+            return thresholds
         if "thresholds_32" not in routing:
-            thresholds = routing["nodes"].view(np.float64)[:, 1]
-            with np.errstate(over="ignore"):
-                narrow = thresholds.astype(np.float32)
-            above = narrow.astype(np.float64) > thresholds
-            narrow[above] = np.nextafter(narrow[above], np.float32(-np.inf))
-            thresholds_32 = np.zeros((thresholds.size, 2), dtype=np.float32)
-            thresholds_32[:, 1] = narrow
-            routing["thresholds_32"] = thresholds_32
+            with np.errstate(over="ignore", invalid="ignore"):
+                rounded = thresholds.astype(np.float32)
+                above = rounded.astype(np.float64) > thresholds
+            rounded[above] = np.nextafter(rounded[above], np.float32(-np.inf))
+            routing["thresholds_32"] = rounded
         return routing["thresholds_32"]
 
-    def _leaf_rows(self, X, tables):
-        """The leaves of ``X`` (encoded) as keys into the node count rows, for the combiners."""
+    def _route(self, X, *, leaf_ids=False):
+        """Count row (or local leaf id) of the leaf of every checked sample of ``X`` in every tree.
+
+        (n_samples, n_trees) int64; -1 where the ``siblings`` policy applies
+        (or, for leaf ids, where the sample met an empty or unseen child).
+        """
         routing = self._routing()
-        forest = self._forest
-        n_trees = routing["roots"].size
-        keys = np.empty((X.shape[0], n_trees), dtype=np.int64)
-        policy = _EMPTY_LEAF_POLICIES[self.empty_leaf]
+        out = np.empty((X.shape[0], routing["roots"].size), dtype=np.int64)
         # float32 samples (half the memory traffic) when that is exact
         narrow = _exact_float32(X)
         _trees.route_rows_kernel(
             narrow if narrow is not None else X,
             routing["roots"],
-            routing["nodes"],
-            self._thresholds_32(routing) if narrow is not None else routing["nodes"].view(np.float64),
-            forest["n_children"],
-            routing["node_row"],
+            self._forest["nodes"],
+            self._thresholds(routing, narrow is not None),
             routing["zero_row"],
-            policy,
-            keys,
+            _EMPTY_LEAF_POLICIES[self.empty_leaf],
+            leaf_ids,
+            out,
         )
+        return out
+
+    def _sibling_counts(self, X, samples, trees):
+        """Counts of the ``siblings`` policy for the (sample, tree) pairs where a sample met an empty child."""
+        forest = self._forest
+        out = np.empty((samples.size, self.n_classes_), dtype=np.int64)
+        _trees.sibling_counts_kernel(
+            X, self._routing()["roots"], forest["nodes"], forest["rows"], samples, trees, out
+        )
+        return out
+
+    def _leaf_rows(self, X, tables):
+        """The leaves of ``X`` (encoded) as keys into the node count rows, for the combiners."""
+        routing = self._routing()
+        keys = self._route(X)
         rows = routing["rows"]
         n_base = rows.shape[0]
         missing = np.argwhere(keys < 0)
         if missing.size:
             # siblings policy: the summed counts of the leaves below the empty child's parent
-            samples, position = np.unique(missing[:, 0], return_inverse=True)
-            counts = np.zeros((samples.size, n_trees, self.n_classes_), dtype=np.int64)
-            node_total = forest["counts"].sum(axis=1, dtype=np.int64)
-            self._fill_leaf_counts(np.ascontiguousarray(X[samples]), counts, node_total)
-            extra = counts[position.ravel(), missing[:, 1]]
+            extra = self._sibling_counts(X, missing[:, 0], missing[:, 1])
             extra_keys, first = _tables.distinct_row_keys(np.ascontiguousarray(extra))
             keys[missing[:, 0], missing[:, 1]] = n_base + extra_keys
             rows = np.concatenate([rows, extra[first].astype(np.float64)])
-        leaves = _LeafRows(keys, rows, (X.shape[0], n_trees, self.n_classes_), tables)
+        leaves = _LeafRows(keys, rows, (X.shape[0], keys.shape[1], self.n_classes_), tables)
         leaves.n_cached_rows = n_base
         return leaves
 
@@ -977,7 +1073,7 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
         X = self._check_X_predict(X)
         n = X.shape[0]
         n_trees = self._forest["offsets"].size - 1
-        batch = max(256, (1 << 20) // n_trees)
+        batch = max(256, _BATCH_LEAVES // n_trees)
         tables: dict[Any, Any] = {}  # per-leaf tables evaluated once per call, shared by the batches
         threads = _n_threads(self.n_jobs)
         # a small first batch compiles and fills the tables alone; the rest is cut into batches of at
@@ -989,21 +1085,24 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
             n_pieces = -(-max(n_pieces, threads) // threads) * threads
         bounds = [0] + [first + (rest * k) // max(n_pieces, 1) for k in range(n_pieces + 1)]
         bounds = sorted(set(bounds))
-        pieces: list[Any] = [None] * (len(bounds) - 1)
+        n_pieces = len(bounds) - 1
+        # the first batch's result gives the output's shape and type; the other batches write into it
+        head = np.asarray(function(self._leaf_rows(X[: bounds[1]], tables)))  # compiles, fills the tables
+        out = np.empty((n,) + head.shape[1:], dtype=head.dtype)
+        out[: bounds[1]] = head
 
         def run(j):
             a, b = bounds[j], bounds[j + 1]
-            pieces[j] = function(self._leaf_rows(X[a:b], tables))
+            out[a:b] = function(self._leaf_rows(X[a:b], tables))
 
-        run(0)  # compiles, fills the tables
-        threads = min(threads, len(pieces) - 1)
+        threads = min(threads, n_pieces - 1)
         if threads > 1:
             with ThreadPoolExecutor(max_workers=threads) as pool:
-                list(pool.map(run, range(1, len(pieces))))
+                list(pool.map(run, range(1, n_pieces)))
         else:
-            for j in range(1, len(pieces)):
+            for j in range(1, n_pieces):
                 run(j)
-        return np.concatenate(pieces, axis=0)
+        return out
 
     def decision_function(self, X: ArrayLike) -> np.ndarray:
         """The combiner's score (see :func:`dstk.ensemble.combine_leaves`), centred at its threshold.

@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 da = pytest.importorskip("dask.array")
+import dask  # noqa: E402
 
 from dstk._kernels import partial_combination  # noqa: E402
 from dstk.dask._blocks import blockwise_whole, serial_kernels  # noqa: E402
@@ -65,3 +66,95 @@ def test_binary_state_is_bit_identical_to_the_general_commonality_product(k_sour
     # a strided chunk of a larger array (the source axis split) gives the same floats
     wide = np.concatenate([m, m], axis=1)[:, :k_sources]
     np.testing.assert_array_equal(partial_combination.binary_commonality_product(wide, normalize), general)
+
+
+# -- fewer tasks: dstk's layers fuse with the blockwise steps around them -------------------
+def _work_tasks(collection):
+    """Tasks left after dask's optimisation (aliases and literal data nodes do no work)."""
+    (optimized,) = dask.optimize(collection)
+    return [key for key, node in dict(optimized.__dask_graph__()).items() if type(node).__name__ == "Task"]
+
+
+def _generated_masses(rows, row_chunk, sources, source_chunk):
+    def make(block_info=None):
+        (r0, r1), (s0, s1), _ = block_info[None]["array-location"]
+        u = np.add.outer(np.arange(r0, r1), np.arange(s0, s1)) % 7 / 7.0
+        return np.stack([0.0 * u, 0.5 * u, 0.4 * (1.0 - u), 1.0 - 0.5 * u - 0.4 * (1.0 - u)], axis=-1)
+
+    chunks = (
+        da.core.normalize_chunks(row_chunk, (rows,))[0],
+        da.core.normalize_chunks(source_chunk, (sources,))[0],
+        (4,),
+    )
+    return da.map_blocks(make, chunks=chunks, dtype=np.float64, meta=np.empty((0, 0, 0)))
+
+
+def _consume(values, conflict):
+    def per_chunk(v, c):
+        return np.stack([v.sum(axis=0), np.full(4, c.sum())])[:1]
+
+    return da.blockwise(
+        per_chunk, "ik", values, "ik", conflict, "i", adjust_chunks={"i": 1}, dtype=np.float64
+    )
+
+
+@pytest.mark.parametrize("source_chunk, per_row_chunk", [(12, 1), (4, 3 + 1)])
+def test_combination_and_its_consumer_fuse_into_one_task_per_chunk(source_chunk, per_row_chunk):
+    """Blockwise: input, validation, combination, both slices and the consumer in one task per row chunk.
+
+    Tree: one task per input chunk (input, validation, partial state), then one per row chunk (last
+    merge, finish, slices, consumer): no separate finishing or slicing task.
+    """
+    from dstk import Frame, MassFunction, combine_with_conflict
+    from dstk.dask import DaskMassFunction
+    from dstk.dask import combine_with_conflict as dask_combine_with_conflict
+
+    array = _generated_masses(20, 5, 12, source_chunk)
+    fused, conflict = dask_combine_with_conflict(
+        DaskMassFunction(array, Frame((0, 1))), axis=1, split_every=4
+    )
+    out = _consume(fused.array, conflict)
+    assert len(_work_tasks(out)) == 4 * per_row_chunk
+    expected_m, expected_k = combine_with_conflict(
+        MassFunction.from_array(array.compute(scheduler="synchronous"), (0, 1)), axis=1
+    )
+    values, kappa = dask.compute(fused.array, conflict, scheduler="synchronous")
+    np.testing.assert_allclose(values, expected_m.to_array(), rtol=0, atol=1e-12)
+    np.testing.assert_allclose(kappa, expected_k, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(
+        out.compute(scheduler="synchronous"),
+        _consume(da.from_array(values, chunks=(5, 4)), da.from_array(kappa, chunks=5)).compute(
+            scheduler="synchronous"
+        ),
+    )
+
+
+def test_interval_outputs_fuse_with_the_prediction():
+    from dstk.calibration import BinningCalibrator
+    from dstk.dask import predict_interval
+
+    rng = np.random.default_rng(0)
+    scores = rng.normal(size=200)
+    calibrator = BinningCalibrator(bins=5, model="likelihood").fit(scores, (scores > 0).astype(int))
+    bel, pl = predict_interval(calibrator, da.from_array(scores, chunks=50))
+    width = pl - bel  # element-wise: fuses with both slices and the prediction
+    assert len(_work_tasks(width)) == 4
+    expected_bel, expected_pl = calibrator.predict_interval(scores)
+    np.testing.assert_array_equal(width.compute(scheduler="synchronous"), expected_pl - expected_bel)
+
+
+def test_estimator_tasks_return_the_predicted_masses_without_a_copy():
+    from dstk import Frame, MassFunction
+    from dstk.dask._estimators import _call_block
+
+    made = []
+
+    class Fixed:
+        def predict_mass(self, scores):
+            values = np.tile([0.0, 0.5, 0.25, 0.25], (len(scores), 1))
+            made.append(values)
+            return MassFunction.from_array(values, Frame((0, 1)))
+
+    out = _call_block(np.zeros(3), Fixed(), "predict_mass", {}, (4,), np.dtype(np.float64))
+    assert np.shares_memory(out, made[0])  # to_array would copy every chunk
+    np.testing.assert_array_equal(out, made[0])

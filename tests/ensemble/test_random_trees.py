@@ -18,7 +18,7 @@ def breast_cancer():
 
 def _training_leaf_sizes(model, X):
     """Sizes of non-empty leaves from the stored counts, per tree."""
-    forest = model._forest
+    forest = model._node_arrays()
     out = []
     for t in range(model.n_estimators):
         a, b = forest["offsets"][t], forest["offsets"][t + 1]
@@ -103,7 +103,7 @@ def _nominal_data():
 def test_nominal_splits_once_per_path_and_multiway():
     X, y = _nominal_data()
     model = RandomDecisionTreesClassifier(10, nominal_features=[0], random_state=0).fit(X, y)
-    forest = model._forest
+    forest = model._node_arrays()
     assert np.array_equal(model.categories_[0], [10, 20, 30, 40])
     for t in range(10):
         a, b = forest["offsets"][t], forest["offsets"][t + 1]
@@ -144,7 +144,7 @@ def test_unseen_nominal_value_policies(policy):
     routed_away = ids == -1
     # trees that never split on the nominal feature route the sample normally
     assert np.array_equal(counts[~routed_away] > -1, np.ones_like(counts[~routed_away], bool))
-    forest = model._forest
+    forest = model._node_arrays()
     for t in np.flatnonzero(routed_away):
         # walk to the nominal node where the sample got stuck, by brute force on the flat arrays
         a = forest["offsets"][t]

@@ -30,7 +30,7 @@ def _digest(model):
     """SHA-256 of the forest's node arrays in canonical dtypes (int64, float64)."""
     h = hashlib.sha256()
     for name in _FIELDS:
-        array = np.asarray(model._forest[name])
+        array = np.asarray(model._node_arrays()[name])
         canonical = array.astype(np.float64 if name == "threshold" else np.int64)
         h.update(name.encode())
         h.update(np.ascontiguousarray(canonical).tobytes())
@@ -150,7 +150,8 @@ def test_float32_routing_equals_float64_routing():
 
     X, y = _gaussian()
     model = RandomDecisionTreesClassifier(8, random_state=0, n_jobs=1).fit(X, y)
-    thresholds = model._forest["threshold"][model._forest["feature"] >= 0]
+    arrays = model._node_arrays()
+    thresholds = arrays["threshold"][arrays["feature"] >= 0]
     near = thresholds.astype(np.float32)
     values = np.concatenate(
         [near, np.nextafter(near, np.float32(np.inf)), np.nextafter(near, np.float32(-np.inf))]
