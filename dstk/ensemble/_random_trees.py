@@ -59,11 +59,13 @@ _REPRODUCTION_OPTIONS = ("floor", "reference_arithmetic", "prior", "rescale_abov
 # combiners whose scores are not probabilities: predict_proba maps their score through a fitted monotone map
 _CALIBRATED_METHODS = ("eva", "dempster", "cautious")
 
-#: Largest data (features x samples) whose row hashes and binary-feature rows are
-#: computed interpreted rather than compiled (:func:`dstk._kernels._jit.call_kernel`):
-#: about 20 ms interpreted (0.7 and 0.5 us per value) against 0.5 and 1.4 s to compile
-#: ``row_hashes`` and ``marked_rows`` on a cold start (measured 2026-11-24).
-_INTERPRETED_MAX_WORK = {"row_hashes": 30_000, "marked_rows": 40_000}
+#: Largest work of a call run interpreted rather than compiled
+#: (:func:`dstk._kernels._jit.call_kernel`): data values (features x samples) for the
+#: row hashes and binary-feature rows, about 20 ms interpreted (0.7 and 0.5 us per
+#: value) against 0.5 and 1.4 s to compile ``row_hashes`` and ``marked_rows`` on a cold
+#: start; count values (nodes x classes) of one tree for ``number_count_rows``, about
+#: 20 ms (2.5 us per value) against 1.2 s to compile (measured 2026-11-24).
+_INTERPRETED_MAX_WORK = {"row_hashes": 30_000, "marked_rows": 40_000, "number_count_rows": 8_192}
 
 # fitted ensemble -> its routing arrays (derived from ``_forest``, built at the first prediction)
 _ROUTING_CACHE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
@@ -224,9 +226,16 @@ class _ForestBuilder:
                 f"The forest has more than {_trees.ROUTE_MAX_NODES - 1} nodes, more than its node table holds. "
                 "Grow fewer or smaller trees (larger min_samples_leaf), or fit parts and combine their predictions."
             )
-        keys, self.table, self.n_rows, self.slots = _trees.number_count_rows(
-            counts, self.table, self.n_rows, self.slots
+        keys, self.table, n_rows, self.slots = call_kernel(
+            _trees.number_count_rows,
+            counts,
+            self.table,
+            self.n_rows,
+            self.slots,
+            work=counts.size,
+            interpreted_max_work=_INTERPRETED_MAX_WORK["number_count_rows"],
         )
+        self.n_rows = int(n_rows)
         _trees.finish_tree(nodes, self.n_nodes, keys, counts)
         needed = self.n_nodes + size
         if needed > self.nodes.shape[0]:

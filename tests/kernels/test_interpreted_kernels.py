@@ -288,3 +288,22 @@ def test_interpreted_pignistic_of_small_frames_matches_the_compiled_one(n):
     inverse = transforms.inverse_cardinalities(size)
     compiled = transforms.pignistic(m, n, inverse)
     assert same_bits(compiled, interpreted(transforms.pignistic, fastmath=True)(m, n, inverse))
+
+
+def test_interpreted_count_row_numbering_matches_the_compiled_one():
+    from dstk._kernels import trees
+    from dstk._kernels._jit import interpreted
+
+    rng = np.random.default_rng(7)
+    runs = []
+    for kernel in (trees.number_count_rows, interpreted(trees.number_count_rows)):
+        table, n_rows, slots = np.zeros((4, 3), dtype=np.int64), 0, np.full(8, -1, dtype=np.int64)
+        keys = []
+        for _ in range(5):  # one forest's trees in turn: the table and the slots grow
+            counts = rng.integers(0, 6, size=(300, 3)).astype(np.int32)
+            with np.errstate(all="ignore"):
+                k, table, n_rows, slots = kernel(counts, table, n_rows, slots)
+            keys.append(k)
+        runs.append((np.concatenate(keys), table[: int(n_rows)], np.int64(n_rows), slots))
+        rng = np.random.default_rng(7)
+    assert same_bits(*runs)
