@@ -244,7 +244,8 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
     """Ensemble of random decision trees whose leaves keep class counts.
 
     The trees are grown without looking at the labels (random feature, random
-    threshold); the labels only fill the class counts of the nodes.  Several
+    threshold); the labels only fill the class counts of the nodes (and, with
+    ``stop_at_pure_nodes=True``, make a node of one class a leaf).  Several
     combiners turn the counts of the leaves reached by a sample into a
     prediction (:func:`dstk.ensemble.combine_leaves`).
 
