@@ -71,8 +71,11 @@ def _peak_rss_child(code):
     return int(out.stdout.strip().splitlines()[-1]) / 1024.0
 
 
-def bench_fit_predict(datasets, leaves, n_trees, repeats, n_jobs, memory=False):
-    """fit + predict_proba of dstk and ExtraTrees interleaved (A, B, A, B, ...): medians and ratio spread."""
+def bench_fit_predict(datasets, leaves, n_trees, repeats, n_jobs, memory=False, pure=False):
+    """fit + predict_proba of dstk and ExtraTrees interleaved (A, B, A, B, ...): medians and ratio spread.
+
+    ``pure``: dstk's trees with ``stop_at_pure_nodes=True`` (the "leaf" column says "1 pure").
+    """
     from sklearn.ensemble import ExtraTreesClassifier
 
     print(
@@ -92,7 +95,12 @@ def bench_fit_predict(datasets, leaves, n_trees, repeats, n_jobs, memory=False):
         X_train, y_train, X_test = X[train], y[train], X[test]
         for leaf in leaves:
             rdt = RandomDecisionTreesClassifier(
-                n_trees, min_samples_leaf=leaf, min_samples_split=2 * leaf, random_state=0, n_jobs=n_jobs
+                n_trees,
+                min_samples_leaf=leaf,
+                min_samples_split=2 * leaf,
+                stop_at_pure_nodes=pure,
+                random_state=0,
+                n_jobs=n_jobs,
             )
             et = ExtraTreesClassifier(
                 n_trees,
@@ -114,7 +122,7 @@ def bench_fit_predict(datasets, leaves, n_trees, repeats, n_jobs, memory=False):
             ratios = np.array(times_rdt) / np.array(times_et)
             et_leaves = np.mean([e.tree_.n_leaves for e in et.estimators_])
             row = (
-                f"| {name} | {half} x {X.shape[1]} | {leaf} | {np.median(times_rdt):.3f} | {np.median(times_et):.3f} | "
+                f"| {name} | {half} x {X.shape[1]} | {leaf}{' pure' if pure else ''} | {np.median(times_rdt):.3f} | {np.median(times_et):.3f} | "
                 f"{np.median(ratios):.2f} ({ratios.min():.2f}-{ratios.max():.2f}) | {rdt.n_leaves_.mean():.0f} | {et_leaves:.0f} |"
             )
             if memory:
@@ -125,7 +133,8 @@ def bench_fit_predict(datasets, leaves, n_trees, repeats, n_jobs, memory=False):
                 )
                 fit_rdt = (
                     "from dstk.ensemble import RandomDecisionTreesClassifier as C; "
-                    f"C({n_trees}, min_samples_leaf={leaf}, min_samples_split={2 * leaf}, random_state=0, n_jobs={n_jobs})"
+                    f"C({n_trees}, min_samples_leaf={leaf}, min_samples_split={2 * leaf}, "
+                    f"stop_at_pure_nodes={pure}, random_state=0, n_jobs={n_jobs})"
                     ".fit(X[tr], y[tr]).predict_proba(X[te])"
                 )
                 fit_et = (
@@ -356,6 +365,9 @@ def main(argv=None):
     )
     parser.add_argument("--memory", action="store_true", help="also peak memory (fresh processes)")
     parser.add_argument(
+        "--pure", action="store_true", help="dstk's trees with stop_at_pure_nodes=True (fit + predict parts)"
+    )
+    parser.add_argument(
         "--repeats", type=int, default=None, help="interleaved runs per row (default 3, --quick 1)"
     )
     args = parser.parse_args(argv)
@@ -370,7 +382,7 @@ def main(argv=None):
                 datasets[name] = dataset(name, args.data)
             except Exception as exc:  # pragma: no cover - data folder optional
                 print(f"(skipping {name}: {exc})")
-        bench_fit_predict(datasets, [1, 4, 32], 100, repeats, args.n_jobs, memory=args.memory)
+        bench_fit_predict(datasets, [1, 4, 32], 100, repeats, args.n_jobs, memory=args.memory, pure=args.pure)
     if args.part in ("large", "all"):
         datasets = {}
         for name in ("adult", "w8a"):
@@ -378,13 +390,17 @@ def main(argv=None):
                 datasets[name] = dataset(name, args.data)
             except Exception as exc:  # pragma: no cover
                 print(f"(skipping {name}: {exc})")
-        bench_fit_predict(datasets, [1, 32], 100, repeats, args.n_jobs, memory=args.memory)
+        bench_fit_predict(datasets, [1, 32], 100, repeats, args.n_jobs, memory=args.memory, pure=args.pure)
     if args.part in ("synthetic", "all"):
         synthetic = {name: dataset(name) for name in ("synthetic_5e5", "synthetic_1e6")}
-        bench_fit_predict(synthetic, [32], 100, max(2, repeats - 1), args.n_jobs, memory=args.memory)
+        bench_fit_predict(
+            synthetic, [32], 100, max(2, repeats - 1), args.n_jobs, memory=args.memory, pure=args.pure
+        )
     if args.part in ("thousand", "all"):
         # leaf 32: at leaf 1 the 1,000 trees alone take ~7 GB (dstk) and ~11 GB (ExtraTrees)
-        bench_fit_predict({"synthetic_2e5": dataset("synthetic_2e5")}, [32], 1000, 1, args.n_jobs)
+        bench_fit_predict(
+            {"synthetic_2e5": dataset("synthetic_2e5")}, [32], 1000, 1, args.n_jobs, pure=args.pure
+        )
     if args.part in ("memory", "all"):
         bench_memory(["breast_cancer", "spambase", "banknote"], [1], 100, args.n_jobs, args.data)
         bench_memory(["adult", "w8a"], [1, 32], 100, args.n_jobs, args.data)

@@ -386,9 +386,10 @@ def build_tree(
     Parameters
     ----------
     columns : float64 or float32 array (n_features, n_samples)
-        The training data feature by feature (float32 only when that is
-        exact; thresholds are returned as float64) (``X.T``, C-contiguous): numeric
-        features as they are; nominal features as codes
+        The training data feature by feature, any memory layout (the
+        estimator passes ``X.T``, a view of its C-contiguous float64 ``X``;
+        float32 only when that is exact; thresholds are returned as
+        float64): numeric features as they are; nominal features as codes
         ``0 .. n_categories[f] - 1`` (stored as floats).
     feature_min, feature_max : float64 array (n_features,)
         Minimum and maximum of each feature over the training samples.

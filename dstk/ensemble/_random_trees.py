@@ -160,23 +160,15 @@ def _exact_float32(X: np.ndarray) -> np.ndarray | None:
 
 
 def _feature_major(X: np.ndarray) -> np.ndarray:
-    """The feature-major copy ``X.T`` (C-contiguous) the trees grow on.
+    """The training data feature by feature, ``X.T``, without a copy.
 
-    float32 when every value converts to float32 exactly (binary, integer
-    and float32 data: half the memory and memory traffic, the same
-    comparisons), float64 otherwise; converted by blocks of rows (bounded
-    temporary memory).
+    ``X`` is the C-contiguous float64 training matrix, so ``X.T`` is a
+    Fortran-ordered view: the trees read one feature of a node's samples
+    as a strided gather, which costs a cache line per sample like a gather
+    from a feature-major copy once a node's samples are spread over the data,
+    and needs no second copy of the data in memory.
     """
-    n_samples, n_features = X.shape
-    narrow = np.empty((n_features, n_samples), dtype=np.float32)
-    block = max(1, (1 << 20) // max(1, n_features))  # 4 MiB of float32 temporaries per block
-    for a in range(0, n_samples, block):
-        part = _exact_float32(X[a : a + block])
-        if part is None:
-            del narrow
-            return np.ascontiguousarray(X.T)
-        narrow[:, a : a + block] = part.T
-    return narrow
+    return np.ascontiguousarray(X, dtype=np.float64).T
 
 
 def _number_rows(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -268,7 +260,8 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
     """Ensemble of random decision trees whose leaves keep class counts.
 
     The trees are grown without looking at the labels (random feature, random
-    threshold); the labels only fill the class counts of the nodes.  Several
+    threshold); the labels only fill the class counts of the nodes (and, with
+    ``stop_at_pure_nodes=True``, make a node of one class a leaf).  Several
     combiners turn the counts of the leaves reached by a sample into a
     prediction (:func:`dstk.ensemble.combine_leaves`).
 
@@ -586,20 +579,16 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
         self.nominal_mask_ = mask
         self.categories_ = [np.unique(X[:, f]) if mask[f] else None for f in range(n_features)]
         n_categories = np.array([c.size if c is not None else 0 for c in self.categories_], dtype=np.int64)
-        # feature-major copy: a scan of one feature at a node reads one contiguous column
+        # the data feature by feature, X.T (a view, no copy)
         columns = _feature_major(self._encode(X))
         del X
         feature_min = columns.min(axis=1).astype(np.float64)
         feature_max = columns.max(axis=1).astype(np.float64)
-        if columns.dtype == np.float32:
-            bits, negative_zero = columns.view(np.uint32), np.uint32(0x80000000)
-        else:
-            bits, negative_zero = columns.view(np.uint64), np.uint64(0x8000000000000000)
         # small data: both kernels run interpreted (same bits), not compiled
         row_hash = call_kernel(
             _trees.row_hashes,
-            bits,
-            negative_zero,
+            columns.view(np.uint64),
+            np.uint64(0x8000000000000000),
             work=columns.size,
             interpreted_max_work=_INTERPRETED_MAX_WORK["row_hashes"],
         )
@@ -684,7 +673,7 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
         feature_min = feature_max = row_hash = None
         binary_index = marked_is_low = marked_start = marked_binary = None
         if parse_combiner(self.combiner)[0] not in _CALIBRATED_METHODS or self.n_classes_ != 2:
-            columns = None  # type: ignore[assignment]  # no score calibration: the training copy is freed before the forest is assembled
+            columns = None  # type: ignore[assignment]  # no score calibration: the training data is released before the forest is assembled
         self._forest = builder.finish()
         del builder
         self.node_count_ = np.diff(self._forest["offsets"])
