@@ -631,7 +631,8 @@ def build_tree(
             _mark_tried_on_path(table, tried, blocked, table[node, _PARENT], False)
             if tried.shape[0] < n_tried_total + n_features:
                 enlarged = np.empty(2 * tried.shape[0] + n_features, dtype=np.int64)
-                enlarged[:n_tried_total] = tried[:n_tried_total]
+                for j in range(n_tried_total):  # element loops: a slice copy compiles an error message
+                    enlarged[j] = tried[j]
                 tried = enlarged
             table[node, _TRIED_START] = n_tried_total
         else:
@@ -872,17 +873,23 @@ def build_tree(
         if not breadth_first:
             if stack.shape[0] < n_stack + k:
                 enlarged_stack = np.empty(2 * stack.shape[0] + k, dtype=np.int64)
-                enlarged_stack[:n_stack] = stack[:n_stack]
+                for j in range(n_stack):
+                    enlarged_stack[j] = stack[j]
                 stack = enlarged_stack
             if use_marked and marked_pool.shape[0] < n_stack + k:
                 enlarged_pool = np.zeros((2 * marked_pool.shape[0] + k, n_binary), dtype=np.int32)
-                enlarged_pool[:n_stack] = marked_pool[:n_stack]
+                for j in range(n_stack):
+                    for b in range(n_binary):
+                        enlarged_pool[j, b] = marked_pool[j, b]
                 marked_pool = enlarged_pool
                 enlarged_alive = np.empty((2 * alive_pool.shape[0] + k, n_binary), dtype=np.int32)
-                enlarged_alive[:n_stack] = alive_pool[:n_stack]
+                for j in range(n_stack):
+                    for b in range(n_binary):
+                        enlarged_alive[j, b] = alive_pool[j, b]
                 alive_pool = enlarged_alive
                 enlarged_n_alive = np.zeros(2 * n_alive_pool.shape[0] + k, dtype=np.int64)
-                enlarged_n_alive[:n_stack] = n_alive_pool[:n_stack]
+                for j in range(n_stack):
+                    enlarged_n_alive[j] = n_alive_pool[j]
                 n_alive_pool = enlarged_n_alive
             if use_marked:
                 # marked counts of the children that may split (child c goes to slot n_stack + k - 1 - c)
@@ -1068,7 +1075,9 @@ def number_count_rows(counts, table, n_rows, slots):
             continue
         if n_rows == table.shape[0]:
             enlarged = np.empty((2 * table.shape[0], width), dtype=np.int64)
-            enlarged[:n_rows] = table[:n_rows]
+            for r in range(n_rows):  # element loops: a slice copy compiles an error message
+                for j in range(table.shape[1]):
+                    enlarged[r, j] = table[r, j]
             table = enlarged
         for k in range(width):
             table[n_rows, k] = counts[i, k]
