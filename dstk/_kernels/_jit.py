@@ -299,6 +299,20 @@ calling a kernel pays at most about one compile time more than compiling at once
 
 _interpreted_work: dict[Any, int] = {}
 
+USE_COMPILED_WHEN_AVAILABLE = True
+"""Call the compiled kernel, whatever the work, when it is compiled in this process or its
+cache holds it (loading it costs milliseconds): only a cold start runs kernels interpreted.
+Tests that compare interpreted and compiled results set it to False."""
+
+
+def _compiled_or_cached(kernel: Any) -> bool:
+    """Whether ``kernel`` is compiled in this process or has an entry in its on-disk cache."""
+    if getattr(kernel, "signatures", None):
+        return True
+    cache_file = getattr(getattr(kernel, "_cache", None), "_cache_file", None)
+    index = getattr(cache_file, "_index_path", None)
+    return index is not None and os.path.exists(index)
+
 
 def call_kernel(
     kernel: Any,
@@ -317,9 +331,11 @@ def call_kernel(
     process has not yet spent its :data:`INTERPRETED_BUDGET` on the kernel, the
     kernel's own Python source (:func:`interpreted`: ``kernel.py_func``, with
     the kernels it calls interpreted too) runs instead of its compiled
-    version: the same code, so the same IEEE-754 operations in the same order
-    and bit-identical results (numba compiles without fast-math, so it
-    neither reorders nor fuses floating-point operations).  Only for kernels
+    version, unless the compiled kernel is at hand (compiled in this process or
+    in its cache, see :data:`USE_COMPILED_WHEN_AVAILABLE`).  It is the same
+    code, so the same IEEE-754 operations in the same order and bit-identical
+    results (numba compiles without fast-math, so it neither reorders nor fuses
+    floating-point operations).  Only for kernels
     (and callees) compiled without ``fastmath`` and using no numba-only
     feature; a test compares each such kernel's interpreted and compiled
     outputs bit for bit.
@@ -351,7 +367,7 @@ def call_kernel(
     object
         What the kernel returns.
     """
-    if work <= interpreted_max_work:
+    if work <= interpreted_max_work and not (USE_COMPILED_WHEN_AVAILABLE and _compiled_or_cached(kernel)):
         spent = _interpreted_work.get(kernel, 0) + work
         if spent <= INTERPRETED_BUDGET * interpreted_max_work:
             _interpreted_work[kernel] = spent

@@ -64,8 +64,21 @@ _CALIBRATED_METHODS = ("eva", "dempster", "cautious")
 #: row hashes and binary-feature rows, about 20 ms interpreted (0.7 and 0.5 us per
 #: value) against 0.5 and 1.4 s to compile ``row_hashes`` and ``marked_rows`` on a cold
 #: start; count values (nodes x classes) of one tree for ``number_count_rows``, about
-#: 20 ms (2.5 us per value) against 1.2 s to compile (measured 2026-11-24).
-_INTERPRETED_MAX_WORK = {"row_hashes": 30_000, "marked_rows": 40_000, "number_count_rows": 8_192}
+#: 20 ms (2.5 us per value) against 1.2 s to compile (measured 2026-11-24); for
+#: ``build_tree``, samples x (features + bits of the sample count) of one tree, about
+#: 100 ms (5 us per unit: 10 trees of 300 samples x 5 features in 0.21 s) against 6-8 s
+#: to compile it; nodes of one tree for ``pack_tree`` and ``finish_tree`` (about 3 us per
+#: node against 0.6 and 0.2 s to compile), and samples x trees x (bits of the largest
+#: tree's node count) for ``route_rows_kernel`` (against 0.5 s).
+_INTERPRETED_MAX_WORK = {
+    "row_hashes": 30_000,
+    "marked_rows": 40_000,
+    "number_count_rows": 8_192,
+    "build_tree": 20_000,
+    "pack_tree": 20_000,
+    "finish_tree": 20_000,
+    "route_rows_kernel": 20_000,
+}
 
 # fitted ensemble -> its routing arrays (derived from ``_forest``, built at the first prediction)
 _ROUTING_CACHE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
@@ -228,7 +241,15 @@ class _ForestBuilder:
             interpreted_max_work=_INTERPRETED_MAX_WORK["number_count_rows"],
         )
         self.n_rows = int(n_rows)
-        _trees.finish_tree(nodes, self.n_nodes, keys, counts)
+        call_kernel(
+            _trees.finish_tree,
+            nodes,
+            self.n_nodes,
+            keys,
+            counts,
+            work=size,
+            interpreted_max_work=_INTERPRETED_MAX_WORK["finish_tree"],
+        )
         needed = self.n_nodes + size
         if needed > self.nodes.shape[0]:
             # room for the remaining trees at the mean size so far, plus an eighth
@@ -607,8 +628,12 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
 
         unused_mersenne_state = np.zeros(1, dtype=np.uint32)  # the splitmix64 streams do not read it
 
+        n_train = columns.shape[1]
+        tree_work = n_train * (n_features + n_train.bit_length())
+
         def grow(seed, stream=_trees.STREAM_SPLITMIX, mersenne_state=unused_mersenne_state):
-            feature, operator, nominal, threshold, child_start, n_children, counts, depth = _trees.build_tree(
+            feature, operator, nominal, threshold, child_start, n_children, counts, depth = call_kernel(
+                _trees.build_tree,
                 columns,
                 feature_min,
                 feature_max,
@@ -628,9 +653,21 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
                 marked_is_low,
                 marked_start,
                 marked_binary,
+                work=tree_work,
+                interpreted_max_work=_INTERPRETED_MAX_WORK["build_tree"],
             )
             # the tree is kept as its packed records and counts only (the other arrays are freed here)
-            nodes = _trees.pack_tree(feature, operator, nominal, threshold, child_start, n_children)
+            nodes = call_kernel(
+                _trees.pack_tree,
+                feature,
+                operator,
+                nominal,
+                threshold,
+                child_start,
+                n_children,
+                work=feature.shape[0],
+                interpreted_max_work=_INTERPRETED_MAX_WORK["pack_tree"],
+            )
             return nodes, counts, int(depth.max()), int(np.count_nonzero(feature < 0))
 
         builder = _ForestBuilder(self.n_classes_, n_estimators)
@@ -1028,7 +1065,9 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
         out = np.empty((X.shape[0], routing["roots"].size), dtype=np.int64)
         # float32 samples (half the memory traffic) when that is exact
         narrow = _exact_float32(X)
-        _trees.route_rows_kernel(
+        n_trees = routing["roots"].size
+        call_kernel(
+            _trees.route_rows_kernel,
             narrow if narrow is not None else X,
             routing["roots"],
             self._forest["nodes"],
@@ -1037,6 +1076,8 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
             _EMPTY_LEAF_POLICIES[self.empty_leaf],
             leaf_ids,
             out,
+            work=X.shape[0] * n_trees * (self._forest["nodes"].shape[0] // max(1, n_trees)).bit_length(),
+            interpreted_max_work=_INTERPRETED_MAX_WORK["route_rows_kernel"],
         )
         return out
 

@@ -15,10 +15,17 @@ import numpy as np
 import pytest
 
 import dstk.calibration as calibration
+from dstk._kernels import _jit as jit
 from dstk._kernels import calibration as kernels
 from dstk._kernels import combination as combination_kernels
 from dstk._kernels import counts as count_kernels
 from dstk._kernels._jit import call_kernel
+
+
+@pytest.fixture(autouse=True)
+def interpret_even_when_compiled(monkeypatch):
+    """call_kernel would call a kernel compiled or cached already: these tests need the interpreter."""
+    monkeypatch.setattr(jit, "USE_COMPILED_WHEN_AVAILABLE", False)
 
 
 def same_bits(a, b):
@@ -307,3 +314,75 @@ def test_interpreted_count_row_numbering_matches_the_compiled_one():
         runs.append((np.concatenate(keys), table[: int(n_rows)], np.int64(n_rows), slots))
         rng = np.random.default_rng(7)
     assert same_bits(*runs)
+
+
+TREE_CASES = [
+    {},
+    {"min_samples_leaf": 3, "stop_at_pure_nodes": True},
+    {"min_samples_leaf": 2, "nominal_features": [4], "empty_leaf": "siblings"},
+    {"nominal_features": [4], "empty_leaf": "parent", "max_depth": 4},
+    {"nominal_features": [4], "empty_leaf": "zero", "combiner": "dempster"},
+    {"compatibility": "busch2021", "min_samples_leaf": 2},
+    {"combiner": "eva", "min_samples_leaf": 4},
+]
+
+
+def grow_and_route(options, X, y, test):
+    from dstk.ensemble import RandomDecisionTreesClassifier
+
+    model = RandomDecisionTreesClassifier(6, random_state=3, n_jobs=2, **options).fit(X, y)
+    return (
+        *model._node_arrays(),
+        model._forest["rows"],
+        model.predict_proba(test),
+        model.apply(test),
+        model.leaf_counts(test),
+        model.predict_mass(test).to_array(),
+    )
+
+
+@pytest.mark.parametrize("options", TREE_CASES)
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_trees_grow_and_route_the_same_bits_interpreted_and_compiled(options, n_classes, monkeypatch):
+    from dstk.ensemble import _random_trees
+
+    rng = np.random.default_rng(n_classes)
+    X = rng.normal(size=(150, 6))
+    X[:, 1] = np.where(X[:, 1] > 0.3, 2.5, -1.0)  # binary (marked rows)
+    X[:, 2] = np.round(X[:, 2], 1)  # ties
+    X[:20, 3] = -0.0
+    X[:, 4] = rng.integers(0, 4, 150)  # nominal codes when listed
+    y = np.digitize(X[:, 0] + 0.5 * rng.normal(size=150), np.linspace(-0.5, 0.5, n_classes - 1))
+    test = rng.normal(size=(40, 6))
+    test[:, 1] = X[:40, 1]
+    test[:, 4] = rng.integers(0, 6, 40)  # unseen nominal codes 4, 5
+    limits = _random_trees._INTERPRETED_MAX_WORK
+    for key in limits:
+        monkeypatch.setitem(limits, key, 10**12)
+    interpreted_result = grow_and_route(options, X, y, test)
+    for key in limits:
+        monkeypatch.setitem(limits, key, -1)
+    compiled_result = grow_and_route(options, X, y, test)
+    assert same_bits(interpreted_result, compiled_result)
+
+
+def test_call_kernel_uses_the_compiled_kernel_when_it_is_at_hand(monkeypatch):
+    from dstk._kernels import trees
+
+    monkeypatch.setattr(jit, "USE_COMPILED_WHEN_AVAILABLE", True)
+    columns = np.random.default_rng(0).normal(size=(3, 50))
+    expected = trees.row_hashes(columns.view(np.uint64), np.uint64(0x8000000000000000))  # compiles
+    assert jit._compiled_or_cached(trees.row_hashes)
+
+    def fail(*args, **options):
+        raise AssertionError("interpreted although compiled")
+
+    monkeypatch.setattr(jit, "interpreted", fail)
+    hashes = call_kernel(
+        trees.row_hashes,
+        columns.view(np.uint64),
+        np.uint64(0x8000000000000000),
+        work=0,
+        interpreted_max_work=10,
+    )
+    assert same_bits(hashes, expected)
