@@ -64,20 +64,21 @@ _CALIBRATED_METHODS = ("eva", "dempster", "cautious")
 #: row hashes and binary-feature rows, about 20 ms interpreted (0.7 and 0.5 us per
 #: value) against 0.5 and 1.4 s to compile ``row_hashes`` and ``marked_rows`` on a cold
 #: start; count values (nodes x classes) of one tree for ``number_count_rows``, about
-#: 20 ms (2.5 us per value) against 1.2 s to compile (measured 2026-11-24); for
-#: ``build_tree``, samples x (features + bits of the sample count) of one tree, about
-#: 100 ms (5 us per unit: 10 trees of 300 samples x 5 features in 0.21 s) against 6-8 s
-#: to compile it; nodes of one tree for ``pack_tree`` and ``finish_tree`` (about 3 us per
-#: node against 0.6 and 0.2 s to compile), and samples x trees x (bits of the largest
-#: tree's node count) for ``route_rows_kernel`` (against 0.5 s).
+#: 20 ms (2.5 us per value) against 1.2 s to compile; for ``build_tree``, samples x
+#: (features + bits of the sample count) of one tree (5.7 us per unit: about 110 ms
+#: against 6-8 s to compile it); nodes of one tree for ``pack_tree`` and ``finish_tree``
+#: (1.9 and 1.6 us per node, 11 and 4 ms, against 0.6 and 0.2 s); samples x trees x bits
+#: of the mean tree's node count for ``route_rows_kernel`` (1.3 us per unit, 10 ms, against
+#: 0.5 s). Each limit is about a fiftieth of the compile time (``INTERPRETED_BUDGET``),
+#: measured 2026-11-24.
 _INTERPRETED_MAX_WORK = {
     "row_hashes": 30_000,
     "marked_rows": 40_000,
     "number_count_rows": 8_192,
     "build_tree": 20_000,
-    "pack_tree": 20_000,
-    "finish_tree": 20_000,
-    "route_rows_kernel": 20_000,
+    "pack_tree": 6_000,
+    "finish_tree": 2_500,
+    "route_rows_kernel": 8_000,
 }
 
 # fitted ensemble -> its routing arrays (derived from ``_forest``, built at the first prediction)
