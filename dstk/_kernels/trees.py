@@ -6,7 +6,8 @@ compiled at import time.  Every kernel is ``nogil`` so that several trees (or
 several chunks of samples) can run in parallel threads.
 
 Tree layout as grown (:func:`build_tree` returns one tree as parallel flat
-arrays indexed by node id, root = 0, nodes numbered breadth first):
+arrays indexed by node id, root = 0; the children of a node get consecutive ids
+when it splits):
 
 ``feature[node]``
     Split feature, or -1 for a leaf.
@@ -385,12 +386,12 @@ def build_tree(
 
     Parameters
     ----------
-    columns : float64 or float32 array (n_features, n_samples)
+    columns : float array (n_features, n_samples)
         The training data feature by feature, any memory layout (the
         estimator passes ``X.T``, a view of its C-contiguous float64 ``X``;
-        float32 only when that is exact; thresholds are returned as
-        float64): numeric features as they are; nominal features as codes
-        ``0 .. n_categories[f] - 1`` (stored as floats).
+        thresholds are returned as float64): numeric features as they are;
+        nominal features as codes ``0 .. n_categories[f] - 1`` (stored as
+        floats).
     feature_min, feature_max : float64 array (n_features,)
         Minimum and maximum of each feature over the training samples.
     row_hash : uint64 array (n_samples,)
