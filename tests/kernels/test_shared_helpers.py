@@ -84,3 +84,16 @@ def test_combine_source_checks_shared_by_memory_and_dask():
         _common_batch_shape([b, dstk.MassFunction.vacuous("ab", batch_shape=(4,))])
     with pytest.raises(ValueError, match="at least one"):
         _common_batch_shape([])
+
+
+def test_tree_bit_count_matches_python_on_random_words():
+    import numba
+
+    from dstk._kernels.trees import _bit_count
+
+    count = numba.njit(lambda word: _bit_count(word))
+    rng = np.random.default_rng(0)
+    words = [int(w) for w in rng.integers(0, 2**63, size=500, dtype=np.uint64)]
+    words += [0, 1, 2**63, 2**64 - 1, 0x5555555555555555, 0xAAAAAAAAAAAAAAAA]
+    for word in words:
+        assert count(np.uint64(word)) == word.bit_count()
