@@ -77,6 +77,16 @@ def _trees():
     return RandomDecisionTreesClassifier(n_estimators=3, random_state=0).fit(X3, LABELS)
 
 
+class _FakeClient:
+    """Stands for a distributed.Client whose one worker applies the malloc settings (no cluster needed)."""
+
+    def register_plugin(self, plugin, name=None):
+        return {"tcp://worker": {"status": "OK"}}
+
+    def run(self, function):
+        return {"tcp://worker": (True, "glibc: set")}
+
+
 def _recipes():
     calibrator, trees = _calibrator(), _trees()
     mass_kinds = ARRAY_KINDS + DASK_KINDS
@@ -134,6 +144,11 @@ def _recipes():
             dstk.dask.combine_leaves_to_mass,
             {"counts": COUNTS},
             {"counts": sample_kinds},
+        ),
+        "tune_worker_malloc": (  # a `client` that is not a client: tests/dask/test_workers.py
+            dstk.dask.tune_worker_malloc,
+            {"client": _FakeClient(), "mmap_threshold": 2**20},
+            {"mmap_threshold": ["none", "scalar", "nan", "strings"]},
         ),
     }
 

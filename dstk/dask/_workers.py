@@ -1,0 +1,181 @@
+"""Opt-in tuning of the worker processes of a dask.distributed cluster: glibc's malloc thresholds.
+
+``distributed``'s nanny starts every worker process with
+``MALLOC_TRIM_THRESHOLD_=65536`` (to return freed memory to the operating
+system at once).  Setting any malloc tunable also switches off glibc's
+dynamic mmap threshold, which stays at 128 KiB: every array larger than that
+is then a fresh ``mmap`` whose pages fault (and are zeroed by the kernel) on
+first touch, and is unmapped when freed.  A plain Python process instead
+raises its mmap threshold to the size of the largest freed block (up to
+32 MiB) and reuses freed arrays from its heap.  :func:`tune_worker_malloc`
+gives the workers that behaviour back, explicitly and only when called.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import numbers
+import platform
+import warnings
+from typing import Any
+
+try:  # distributed is part of the dask extra, but dstk.dask imports without it
+    from distributed.diagnostics.plugin import WorkerPlugin as _WorkerPlugin
+except ImportError:  # pragma: no cover - exercised without distributed only
+    _WorkerPlugin = object  # type: ignore[assignment,misc]
+
+__all__ = ["tune_worker_malloc", "MAX_MMAP_THRESHOLD"]
+
+#: glibc's ceiling for ``M_MMAP_THRESHOLD`` on 64-bit systems (``DEFAULT_MMAP_THRESHOLD_MAX``,
+#: 4 MiB x sizeof(long)); ``mallopt`` refuses larger values.
+MAX_MMAP_THRESHOLD = 32 * 2**20
+
+_M_TRIM_THRESHOLD = -1  # mallopt parameter numbers of glibc's <malloc.h>
+_M_MMAP_THRESHOLD = -3
+_PLUGIN_NAME = "dstk-worker-malloc"
+
+# what the last call of _set_malloc did in this process: None (never called) or (applied, reason)
+_STATE: dict[str, Any] = {"applied": None, "reason": "tune_worker_malloc was not called in this process"}
+
+
+def _set_malloc(mmap_threshold: int, trim_threshold: int) -> tuple[bool, str]:
+    """``mallopt(M_MMAP_THRESHOLD)`` and ``mallopt(M_TRIM_THRESHOLD)`` in this process (glibc only)."""
+    library, version = platform.libc_ver()
+    if library != "glibc":
+        result = (False, f"not glibc (C library {library or 'unknown'!r}); nothing changed")
+    else:
+        try:
+            mallopt = ctypes.CDLL("libc.so.6").mallopt
+        except (OSError, AttributeError) as error:
+            result = (False, f"glibc {version}: mallopt not found ({error}); nothing changed")
+        else:
+            mallopt.argtypes = [ctypes.c_int, ctypes.c_int]
+            mallopt.restype = ctypes.c_int
+            mmap_ok = mallopt(_M_MMAP_THRESHOLD, mmap_threshold) == 1
+            trim_ok = mallopt(_M_TRIM_THRESHOLD, trim_threshold) == 1
+            if mmap_ok and trim_ok:
+                result = (
+                    True,
+                    f"glibc {version}: mmap threshold {mmap_threshold}, trim threshold {trim_threshold}",
+                )
+            else:
+                result = (False, f"glibc {version}: mallopt refused (mmap {mmap_ok}, trim {trim_ok})")
+    _STATE["applied"], _STATE["reason"] = result
+    return result
+
+
+def _malloc_state() -> tuple[bool | None, str]:
+    return _STATE["applied"], _STATE["reason"]
+
+
+class _MallocPlugin(_WorkerPlugin):  # type: ignore[misc,valid-type]
+    """Worker plugin: set the malloc thresholds in every worker, present and future (restarts, scaling)."""
+
+    idempotent = False
+
+    def __init__(self, mmap_threshold: int, trim_threshold: int) -> None:
+        self.mmap_threshold = mmap_threshold
+        self.trim_threshold = trim_threshold
+
+    def setup(self, worker: Any) -> None:
+        _set_malloc(self.mmap_threshold, self.trim_threshold)
+
+
+def _check_threshold(value: Any, name: str, high: int | None) -> int:
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"`{name}` must be a whole number of bytes; got {type(value).__name__} {value!r}.")
+    if value < 0 or (high is not None and value > high):
+        bound = f"between 0 and {high} (glibc's ceiling, 32 MiB)" if high is not None else ">= 0"
+        raise ValueError(f"`{name}` must be {bound} bytes; got {value!r}.")
+    return int(value)
+
+
+def tune_worker_malloc(
+    client: Any, *, mmap_threshold: int = MAX_MMAP_THRESHOLD, trim_threshold: int = 256 * 2**20
+) -> dict[str, bool]:
+    """Let every worker of ``client``'s cluster reuse freed arrays from its heap (glibc ``mallopt``).
+
+    An explicit opt-in: nothing in :mod:`dstk.dask` changes a cluster
+    unless this function is called.  It registers a worker plugin that calls
+    ``mallopt(M_MMAP_THRESHOLD, mmap_threshold)`` and
+    ``mallopt(M_TRIM_THRESHOLD, trim_threshold)`` in each worker process, now
+    and in workers that join or restart later.
+
+    Parameters
+    ----------
+    client : distributed.Client
+        A (synchronous) client of the cluster.
+    mmap_threshold : int, default 32 MiB
+        Allocations of at least this many bytes get their own ``mmap``
+        (fresh pages, faulted and zeroed on first touch); smaller ones come
+        from the heap and reuse freed memory.  At most 32 MiB (glibc's
+        ceiling on 64-bit systems).
+    trim_threshold : int, default 256 MiB
+        Free memory at the top of the heap above this many bytes is returned
+        to the operating system; each worker keeps up to this much freed
+        memory for reuse.
+
+    Returns
+    -------
+    dict of str to bool
+        For every worker address, whether the thresholds are set.
+
+    Warns
+    -----
+    RuntimeWarning
+        Workers where nothing was changed (not glibc, e.g. macOS, Windows or
+        musl; or ``mallopt`` refused), named with the reason.
+
+    Raises
+    ------
+    TypeError
+        ``client`` is not a distributed client, or a threshold is not a
+        whole number.
+    ValueError
+        A threshold below 0, or ``mmap_threshold`` above 32 MiB.
+
+    Notes
+    -----
+    ``distributed``'s nanny starts workers with ``MALLOC_TRIM_THRESHOLD_=65536``;
+    setting any malloc tunable freezes glibc's mmap threshold at its initial
+    128 KiB, so every array above 128 KiB is mapped, page-faulted and unmapped
+    per task instead of being reused as in a plain Python process (whose
+    threshold follows the largest freed block up to 32 MiB).  The settings
+    are per process and last until the worker exits; the plugin applies them
+    again to restarted workers.  Same effect as starting the workers with
+    ``MALLOC_MMAP_THRESHOLD_`` and ``MALLOC_TRIM_THRESHOLD_`` in
+    ``distributed.nanny.pre-spawn-environ`` (see the guide "Scale-out on
+    Dask").  The cost: each worker may keep up to ``trim_threshold`` bytes
+    of freed memory that other processes cannot use.
+
+    References
+    ----------
+    The GNU C Library manual, "Malloc Tunable Parameters" (``mallopt``,
+    ``M_MMAP_THRESHOLD``, ``M_TRIM_THRESHOLD``).
+
+    Examples
+    --------
+    >>> import distributed                                  # doctest: +SKIP
+    >>> from dstk.dask import tune_worker_malloc            # doctest: +SKIP
+    >>> client = distributed.Client(distributed.LocalCluster(n_workers=2))  # doctest: +SKIP
+    >>> tune_worker_malloc(client)                          # doctest: +SKIP
+    {'tcp://127.0.0.1:40133': True, 'tcp://127.0.0.1:41621': True}
+    """
+    if not (callable(getattr(client, "run", None)) and callable(getattr(client, "register_plugin", None))):
+        raise TypeError(
+            f"`client` must be a distributed.Client of the cluster to tune; got {type(client).__name__} "
+            f"{client!r:.60}. Create one with distributed.Client(cluster)."
+        )
+    mmap_threshold = _check_threshold(mmap_threshold, "mmap_threshold", MAX_MMAP_THRESHOLD)
+    trim_threshold = _check_threshold(trim_threshold, "trim_threshold", None)
+    client.register_plugin(_MallocPlugin(mmap_threshold, trim_threshold), name=_PLUGIN_NAME)
+    states = client.run(_malloc_state)
+    failed = {address: reason for address, (applied, reason) in states.items() if not applied}
+    if failed:
+        warnings.warn(
+            f"tune_worker_malloc: the malloc thresholds were not set on {len(failed)} of {len(states)} "
+            "worker(s): " + "; ".join(f"{address}: {reason}" for address, reason in sorted(failed.items())),
+            RuntimeWarning,
+            stacklevel=2,
+        )
+    return {address: bool(applied) for address, (applied, _) in states.items()}
