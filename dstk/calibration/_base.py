@@ -138,8 +138,12 @@ class BinaryCalibrator(ClassifierMixin, BaseEstimator):
         calibrator's own output.
         """
         masses = self._checked_masses(scores)
-        positive = masses[:, 2] + 0.5 * masses[:, 3]
-        return np.column_stack([1.0 - positive, positive])
+        proba = np.empty((masses.shape[0], 2))  # written in place: no temporary column
+        positive = proba[:, 1]
+        np.multiply(masses[:, 3], 0.5, out=positive)
+        positive += masses[:, 2]
+        np.subtract(1.0, positive, out=proba[:, 0])
+        return proba
 
     def predict(self, scores: ArrayLike) -> np.ndarray:
         """Class of larger pignistic probability (ties go to ``classes_[0]``)."""

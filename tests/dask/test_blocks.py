@@ -158,3 +158,40 @@ def test_estimator_tasks_return_the_predicted_masses_without_a_copy():
     out = _call_block(np.zeros(3), Fixed(), "predict_mass", {}, (4,), np.dtype(np.float64))
     assert np.shares_memory(out, made[0])  # to_array would copy every chunk
     np.testing.assert_array_equal(out, made[0])
+
+
+@pytest.mark.parametrize("split_every, merges_per_row_chunk", [(None, 1), (4, 2 + 1), (2, 4 + 2 + 1)])
+def test_default_fan_in_merges_up_to_16_partial_states_in_one_task(split_every, merges_per_row_chunk):
+    """8 source chunks: one merge task per row chunk by default (dask's fan-in 4 would need 3)."""
+    from dstk import Frame, MassFunction, combine
+    from dstk.dask import DaskMassFunction
+    from dstk.dask import combine as dask_combine
+
+    array = _generated_masses(20, 10, 16, 2)
+    fused = dask_combine(DaskMassFunction(array, Frame((0, 1))), axis=1, split_every=split_every)
+    assert len(_work_tasks(fused.array)) == 2 * (8 + merges_per_row_chunk)
+    expected = combine(MassFunction.from_array(array.compute(scheduler="synchronous"), (0, 1)), axis=1)
+    np.testing.assert_allclose(
+        fused.array.compute(scheduler="synchronous"), expected.to_array(), rtol=0, atol=1e-12
+    )
+
+
+@pytest.mark.parametrize("wrap", ["array", "mass_function"])
+def test_in_memory_masses_are_chunked_with_all_sources_of_a_sample_together(wrap):
+    """Where dstk chooses the chunks (numpy input), the source axis is one chunk: blockwise, same floats."""
+    from dstk import MassFunction, combine_with_conflict
+    from dstk.dask import combine_with_conflict as dask_combine_with_conflict
+
+    rng = np.random.default_rng(3)
+    values = rng.dirichlet(np.ones(3), size=(60, 200))
+    values = np.concatenate([np.zeros((60, 200, 1)), values], axis=-1)
+    masses = MassFunction.from_array(values, (0, 1))
+    with dask.config.set({"array.chunk-size": "32KiB"}):  # "auto" alone would split both batch axes
+        assert len(da.from_array(values, chunks=("auto", "auto", -1)).chunks[1]) > 1
+        fused, kappa = dask_combine_with_conflict(values if wrap == "array" else masses, frame=(0, 1), axis=1)
+    assert len(fused.chunks[0]) > 1  # still chunked along the samples
+    assert len(_work_tasks(fused.array)) == len(fused.chunks[0])  # one blockwise task per chunk, no tree
+    expected_m, expected_k = combine_with_conflict(masses, axis=1)
+    got_m, got_k = dask.compute(fused.array, kappa, scheduler="synchronous")
+    np.testing.assert_array_equal(got_m, expected_m.to_array())  # blockwise: the in-memory floats
+    np.testing.assert_array_equal(got_k, expected_k)
