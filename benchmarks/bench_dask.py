@@ -28,7 +28,9 @@ sources, ``calibrator.predict_mass``) in a loop in this process, with numba's
 default threads; its CPU time (all threads) is the in-memory cost.  The dask
 side runs on a LocalCluster of 1 and of 2 worker processes (1 thread each,
 the worker's sampling profiler off), with distributed's default malloc
-settings and with tuned ones (``--malloc``, see ``MALLOC``); its cost is the
+settings ("dask"), the same followed by ``dstk.dask.tune_worker_malloc(client)``
+("helper"), and workers started with tuned malloc environment variables
+("tuned") (``--malloc``, see ``MALLOC``); its cost is the
 CPU time of the workers during the computation.  The ratio in-memory CPU / worker CPU is the
 per-worker-CPU-second throughput relative to memory (1 = no overhead).
 Runs are interleaved (memory, each cluster, memory, ...) and repeated;
@@ -51,12 +53,18 @@ import dask.array as da
 import distributed
 
 import dstk
-from dstk.dask import DaskMassFunction, combine_with_conflict, predict_mass
+from dstk.dask import DaskMassFunction, combine_with_conflict, predict_mass, tune_worker_malloc
 
 
 def cpu_seconds():
     usage = resource.getrusage(resource.RUSAGE_SELF)
     return usage.ru_utime + usage.ru_stime
+
+
+def usage():
+    """(CPU seconds, system CPU seconds, minor page faults) of this process so far."""
+    ru = resource.getrusage(resource.RUSAGE_SELF)
+    return np.array([ru.ru_utime + ru.ru_stime, ru.ru_stime, ru.ru_minflt])
 
 
 # -- generated inputs (the same numbers whatever the chunking of the sources) ---------
@@ -181,19 +189,21 @@ def warm_up():
 
 
 def timed_in_memory(function):
-    start_cpu, start = cpu_seconds(), time.perf_counter()
+    before, start = usage(), time.perf_counter()
     values = function()
-    return np.asarray(values, dtype=float), cpu_seconds() - start_cpu, time.perf_counter() - start
+    seconds = time.perf_counter() - start
+    cpu, system, faults = usage() - before
+    return np.asarray(values, dtype=float), (cpu, seconds, system, faults)
 
 
 def timed_dask(client, build):
     outputs = build()
-    before = sum(client.run(cpu_seconds).values())
+    before = sum(client.run(usage).values())
     start = time.perf_counter()
     values = np.sum(client.compute(outputs, sync=True), axis=0)
     seconds = time.perf_counter() - start
-    cpu = sum(client.run(cpu_seconds).values()) - before
-    return np.asarray(values, dtype=float), cpu, seconds
+    cpu, system, faults = sum(client.run(usage).values()) - before
+    return np.asarray(values, dtype=float), (cpu, seconds, system, faults)
 
 
 def idle_rate(client, seconds=3.0):
@@ -210,11 +220,9 @@ def idle_rate(client, seconds=3.0):
 #: Python process (the in-memory side), and up to 256 MiB of free heap is kept before trimming.
 MALLOC = {
     "dask": {},
+    "helper": {},  # distributed's default environment, then dstk.dask.tune_worker_malloc(client)
     "tuned": {"MALLOC_TRIM_THRESHOLD_": 256 * 2**20, "MALLOC_MMAP_THRESHOLD_": 32 * 2**20},
 }
-
-
-NOTES = "## Reading the numbers"
 
 
 def side_name(side):
@@ -234,7 +242,7 @@ def main():
     parser.add_argument("--score-chunk", type=int, default=500_000)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--workers", type=int, nargs="+", default=[1, 2])
-    parser.add_argument("--malloc", nargs="+", choices=sorted(MALLOC), default=["dask", "tuned"])
+    parser.add_argument("--malloc", nargs="+", choices=sorted(MALLOC), default=["dask", "helper", "tuned"])
     parser.add_argument(
         "--out", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "results", "dask.md")
     )
@@ -265,6 +273,7 @@ def main():
     sides = [(malloc, w) for malloc in args.malloc for w in args.workers]
     results = {(name, side): [] for name in workloads for side in ["memory"] + sides}
     load_before = os.getloadavg()[0]
+    loads = []
     clusters = {}
     for malloc, w in sides:
         environ = {
@@ -282,19 +291,43 @@ def main():
             )
     clients = {side: distributed.Client(cluster) for side, cluster in clusters.items()}
     try:
-        for client in clients.values():
+        for (malloc, _), client in clients.items():
+            if malloc == "helper":
+                assert all(tune_worker_malloc(client).values())
             client.run(warm_up)
+        # one untimed pass of one chunk per workload on every side: numba's compiled kernels for these
+        # sizes are loaded before any timing (in memory, the combination of a whole row chunk takes
+        # paths that the small warm-up above does not)
+        small = {
+            "fusion": (
+                lambda: fusion_in_memory(args.row_chunk, k, args.row_chunk),
+                lambda: fusion_dask(args.row_chunk, k, args.row_chunk, args.source_chunk),
+            ),
+            "calibration": (
+                lambda: calibration_in_memory(calibrator, args.score_chunk, args.score_chunk),
+                lambda: calibration_dask(calibrator, args.score_chunk, args.score_chunk),
+            ),
+        }
+        for in_memory, build in small.values():
+            timed_in_memory(in_memory)
+            for client in clients.values():
+                timed_dask(client, build)
         idle = {side: idle_rate(client) for side, client in clients.items()}
         print("idle worker CPU-s per wall second:", idle, flush=True)
         for repeat in range(args.repeats):
+            loads.append(os.getloadavg()[0])
             for name, (in_memory, build, _, _) in workloads.items():
-                reference, cpu, wall = timed_in_memory(in_memory)
-                results[(name, "memory")].append((cpu, wall))
-                line = f"[{repeat}] {name:17s} memory {cpu:5.2f} CPU-s {wall:5.2f} s"
-                for side, client in clients.items():
-                    values, cpu_w, wall_w = timed_dask(client, build)
+                reference, measured = timed_in_memory(in_memory)
+                results[(name, "memory")].append(measured)
+                cpu, wall = measured[:2]
+                line = f"[{repeat}] load {loads[-1]:.1f} {name:17s} memory {cpu:5.2f} CPU-s {wall:5.2f} s"
+                # the sides in a rotated order each repeat, so no side always runs first or last
+                order = list(clients)[repeat % len(clients) :] + list(clients)[: repeat % len(clients)]
+                for side in order:
+                    values, measured = timed_dask(clients[side], build)
                     np.testing.assert_allclose(values, reference, rtol=1e-9)
-                    results[(name, side)].append((cpu_w, wall_w))
+                    results[(name, side)].append(measured)
+                    cpu_w, wall_w = measured[:2]
                     line += f" | {side_name(side)} {cpu_w:5.2f} CPU-s {wall_w:5.2f} s ratio {cpu / cpu_w:.2f}"
                 print(line, flush=True)
     finally:
@@ -302,35 +335,50 @@ def main():
             client.close()
         for cluster in clusters.values():
             cluster.close()
-    write_markdown(args, workloads, sides, results, idle, load_before, os.getloadavg()[0])
+    write_markdown(args, workloads, sides, results, idle, load_before, os.getloadavg()[0], loads)
 
 
-def write_markdown(args, workloads, sides, results, idle, load_before, load_after):
+TITLE = "# dstk.dask against the same work in memory"
+
+
+def write_markdown(args, workloads, sides, results, idle, load_before, load_after, loads):
+    """Write this run as a new dated section at the top of ``args.out``; earlier sections are kept below."""
+    malloc_help = {
+        "dask": "distributed's default worker environment (the nanny sets MALLOC_TRIM_THRESHOLD_=65536)",
+        "helper": "the same default environment, then `dstk.dask.tune_worker_malloc(client)` (defaults: mmap "
+        "threshold 32 MiB, trim threshold 256 MiB, set by mallopt in every worker)",
+        "tuned": "workers started with "
+        + ", ".join(f"{key}={value}" for key, value in MALLOC["tuned"].items())
+        + " (distributed.nanny.pre-spawn-environ)",
+    }
     lines = [
-        "# dstk.dask against the same work in memory",
+        f"## Run {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}",
         "",
         f"`python benchmarks/bench_dask.py --samples {args.samples} --sources {args.sources} "
         f"--row-chunk {args.row_chunk} --source-chunk {args.source_chunk} --scores {args.scores} "
         f"--score-chunk {args.score_chunk} --repeats {args.repeats} --workers {' '.join(map(str, args.workers))} "
         f"--malloc {' '.join(args.malloc)}`",
         "",
-        f"Run {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}. Machine: {os.cpu_count()} cores, "
-        f"Python {platform.python_version()}, dask {dask.__version__}, numpy {np.__version__}. "
-        f"Load average (1 min) {load_before:.1f} at the start and {load_after:.1f} at the end: other jobs "
-        "share these cores, so wall times measure contention; CPU seconds are the stable figure.",
+        f"Machine: {os.cpu_count()} cores, Python {platform.python_version()}, dask {dask.__version__}, "
+        f"distributed {distributed.__version__}, numpy {np.__version__}. Load average (1 min) "
+        f"{load_before:.1f} at the start, {load_after:.1f} at the end, "
+        f"{' / '.join(f'{x:.1f}' for x in loads)} at the start of each repeat: other jobs share these cores, "
+        "so wall times measure contention; CPU seconds are the stable figure.",
         "",
         "Both sides generate the same chunks and end in the same three summaries (checked equal, rtol 1e-9). "
         "'ratio' = in-memory CPU / dask worker CPU for the same work (median over the repeats, min-max in "
         "brackets); >= 1 means no per-worker overhead. 'net' subtracts what idle workers burn in the same "
         "wall time (heartbeats, monitors; measured before the runs: "
         + ", ".join(f"{side_name(side)} {rate:.3f} CPU-s per s" for side, rate in idle.items())
-        + "). Wall speed-up = wall with 1 worker / wall with 2. 'dask malloc': distributed's default worker "
-        "environment (MALLOC_TRIM_THRESHOLD_=65536); 'tuned malloc': "
-        + ", ".join(f"{key}={value}" for key, value in MALLOC["tuned"].items())
-        + " (see benchmarks/bench_dask.py).",
+        + "). 'system s' and 'faults' = system CPU and minor page faults of the process(es) during the run "
+        "(medians). 'busy' = worker CPU / (wall x workers), the share of the wall time the workers computed "
+        "(below 1: waiting for tasks, transfers or the client, or for cores taken by other jobs). Wall speed-up = wall with 1 worker / wall with 2, per repeat (median, min-max). "
+        + "; ".join(f"'{malloc} malloc': {malloc_help[malloc]}" for malloc in args.malloc)
+        + ". The sides run in a rotated order each repeat.",
         "",
-        "| workload | work | in memory: CPU s | workers | dask worker CPU s | ratio | net ratio | wall s | per worker CPU-second |",
-        "| --- | ---: | ---: | --- | ---: | --- | --- | ---: | --- |",
+        "| workload | work | in memory: CPU s (system s, faults) | workers | dask worker CPU s | system s | faults "
+        "| ratio | net ratio | wall s | busy | per worker CPU-second |",
+        "| --- | ---: | ---: | --- | ---: | ---: | ---: | --- | --- | ---: | ---: | --- |",
     ]
     for name, (_, _, work, unit) in workloads.items():
         memory = np.array(results[(name, "memory")])
@@ -339,10 +387,12 @@ def write_markdown(args, workloads, sides, results, idle, load_before, load_afte
             ratios = memory[:, 0] / runs[:, 0]
             net = memory[:, 0] / np.maximum(runs[:, 0] - idle[side] * runs[:, 1], 1e-9)
             lines.append(
-                f"| {name} | {work:.3g} {unit} | {np.median(memory[:, 0]):.2f} | {side_name(side)} | "
-                f"{np.median(runs[:, 0]):.2f} | "
+                f"| {name} | {work:.3g} {unit} | {np.median(memory[:, 0]):.2f} ({np.median(memory[:, 2]):.2f}, "
+                f"{np.median(memory[:, 3]):.0f}) | {side_name(side)} | {np.median(runs[:, 0]):.2f} | "
+                f"{np.median(runs[:, 2]):.2f} | {np.median(runs[:, 3]):.0f} | "
                 f"{np.median(ratios):.2f} [{ratios.min():.2f}-{ratios.max():.2f}] | "
                 f"{np.median(net):.2f} [{net.min():.2f}-{net.max():.2f}] | {np.median(runs[:, 1]):.2f} | "
+                f"{np.median(runs[:, 0] / (runs[:, 1] * side[1])):.2f} | "
                 f"{work / np.median(runs[:, 0]) / 1e6:.1f} M {unit} (memory {work / np.median(memory[:, 0]) / 1e6:.1f} M) |"
             )
         if len(args.workers) == 2:
@@ -351,17 +401,17 @@ def write_markdown(args, workloads, sides, results, idle, load_before, load_afte
                 speedups = w1 / w2
                 lines.append(
                     f"| {name} | | | wall speed-up {args.workers[0]} -> {args.workers[1]} workers, {malloc} "
-                    f"malloc | | {np.median(speedups):.2f} [{speedups.min():.2f}-{speedups.max():.2f}] | | | |"
+                    f"malloc | | | | {np.median(speedups):.2f} [{speedups.min():.2f}-{speedups.max():.2f}] | | | | |"
                 )
     os.makedirs(os.path.dirname(args.out), exist_ok=True)
-    notes = ""  # the hand-written reading of a previous run is kept (check it against the new table)
+    previous = ""
     if os.path.exists(args.out):
         with open(args.out) as f:
             previous = f.read()
-        if NOTES in previous:
-            notes = "\n" + previous[previous.index(NOTES) :]
+        if previous.startswith(TITLE):
+            previous = previous[len(TITLE) :].lstrip("\n")
     with open(args.out, "w") as f:
-        f.write("\n".join(lines) + "\n" + notes)
+        f.write(TITLE + "\n\n" + "\n".join(lines) + "\n\n" + previous)
     print(f"wrote {args.out}")
 
 
