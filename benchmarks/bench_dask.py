@@ -206,6 +206,16 @@ def timed_dask(client, build):
     return np.asarray(values, dtype=float), (cpu, seconds, system, faults)
 
 
+def compute_latency(client, repeats=7):
+    """Median wall seconds of a compute of one tiny task: the fixed cost of a round trip (client, scheduler)."""
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        client.compute(da.ones(1, chunks=1).sum(), sync=True)
+        times.append(time.perf_counter() - start)
+    return float(np.median(times))
+
+
 def idle_rate(client, seconds=3.0):
     """CPU seconds per wall second that the cluster's workers spend with no task (heartbeats, monitors)."""
     before = sum(client.run(cpu_seconds).values())
@@ -314,6 +324,8 @@ def main():
                 timed_dask(client, build)
         idle = {side: idle_rate(client) for side, client in clients.items()}
         print("idle worker CPU-s per wall second:", idle, flush=True)
+        latency = {side: compute_latency(client) for side, client in clients.items()}
+        print("latency of a one-task compute, s:", latency, flush=True)
         for repeat in range(args.repeats):
             loads.append(os.getloadavg()[0])
             for name, (in_memory, build, _, _) in workloads.items():
@@ -335,13 +347,13 @@ def main():
             client.close()
         for cluster in clusters.values():
             cluster.close()
-    write_markdown(args, workloads, sides, results, idle, load_before, os.getloadavg()[0], loads)
+    write_markdown(args, workloads, sides, results, idle, latency, load_before, os.getloadavg()[0], loads)
 
 
 TITLE = "# dstk.dask against the same work in memory"
 
 
-def write_markdown(args, workloads, sides, results, idle, load_before, load_after, loads):
+def write_markdown(args, workloads, sides, results, idle, latency, load_before, load_after, loads):
     """Write this run as a new dated section at the top of ``args.out``; earlier sections are kept below."""
     malloc_help = {
         "dask": "distributed's default worker environment (the nanny sets MALLOC_TRIM_THRESHOLD_=65536)",
@@ -371,7 +383,10 @@ def write_markdown(args, workloads, sides, results, idle, load_before, load_afte
         "wall time (heartbeats, monitors; measured before the runs: "
         + ", ".join(f"{side_name(side)} {rate:.3f} CPU-s per s" for side, rate in idle.items())
         + "). 'system s' and 'faults' = system CPU and minor page faults of the process(es) during the run "
-        "(medians). 'busy' = worker CPU / (wall x workers), the share of the wall time the workers computed "
+        "(medians). Wall time of a compute of one tiny task (the fixed round trip through client and scheduler, "
+        "included in every wall time below; median of 7): "
+        + ", ".join(f"{side_name(side)} {seconds * 1e3:.0f} ms" for side, seconds in latency.items())
+        + ". 'busy' = worker CPU / (wall x workers), the share of the wall time the workers computed "
         "(below 1: waiting for tasks, transfers or the client, or for cores taken by other jobs). Wall speed-up = wall with 1 worker / wall with 2, per repeat (median, min-max). "
         + "; ".join(f"'{malloc} malloc': {malloc_help[malloc]}" for malloc in args.malloc)
         + ". The sides run in a rotated order each repeat.",
