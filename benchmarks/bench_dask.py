@@ -38,6 +38,9 @@ the table gives medians and the min-max of the ratios.
 """
 
 import argparse
+import concurrent.futures
+import functools
+import multiprocessing
 import os
 import platform
 import resource
@@ -130,9 +133,12 @@ def dask_summaries(values, conflict=None):
 
 
 # -- the two sides ------------------------------------------------------------------
-def fusion_in_memory(n, k, row_chunk, seed=0):
+def fusion_in_memory(n, k, row_chunk, seed=0, part=(0, 1)):
+    """The in-memory loop over the row chunks (only those ``chunk % part[1] == part[0]``)."""
     totals = np.zeros(3)
     for chunk, r0 in enumerate(range(0, n, row_chunk)):
+        if chunk % part[1] != part[0]:
+            continue
         block = masses_rows(seed, chunk, min(row_chunk, n - r0), 0, k)
         fused, kappa = dstk.combine_with_conflict(dstk.MassFunction.from_array(block, (0, 1)), axis=1)
         totals += summaries(fused.to_array(), kappa)
@@ -150,9 +156,11 @@ def fusion_dask(n, k, row_chunk, source_chunk, seed=0):
     return dask_summaries(fused.array, kappa)
 
 
-def calibration_in_memory(calibrator, n, chunk_size, seed=7):
+def calibration_in_memory(calibrator, n, chunk_size, seed=7, part=(0, 1)):
     totals = np.zeros(3)
     for chunk, r0 in enumerate(range(0, n, chunk_size)):
+        if chunk % part[1] != part[0]:
+            continue
         masses = calibrator.predict_mass(scores_rows(seed, chunk, min(chunk_size, n - r0))).to_array()
         totals += summaries(masses, masses[:, 0])
     return totals
@@ -206,6 +214,35 @@ def timed_dask(client, build):
     return np.asarray(values, dtype=float), (cpu, seconds, system, faults)
 
 
+# -- the machine's own speed-up: the same in-memory loop in 1 and in 2 plain processes ----------
+def _plain_process_init():
+    import numba
+
+    numba.set_num_threads(1)  # as in a dask task (serial kernels): the parallelism is the processes'
+    warm_up()
+
+
+def _timed_part(function):
+    before = usage()
+    values = function()
+    return values, usage() - before
+
+
+def timed_plain_processes(pool, make_part, processes):
+    """The in-memory loop split over ``processes`` plain processes (chunk i to process i % processes).
+
+    What the machine gives to that many processes at that moment, without dask: the reference for
+    the 1 -> 2 worker wall speed-up.
+    """
+    start = time.perf_counter()
+    futures = [pool.submit(_timed_part, make_part(i, processes)) for i in range(processes)]
+    done = [future.result() for future in futures]
+    seconds = time.perf_counter() - start
+    values = np.sum([values for values, _ in done], axis=0)
+    cpu, system, faults = np.sum([used for _, used in done], axis=0)
+    return np.asarray(values, dtype=float), (cpu, seconds, system, faults)
+
+
 def compute_latency(client, repeats=7):
     """Median wall seconds of a compute of one tiny task: the fixed cost of a round trip (client, scheduler)."""
     times = []
@@ -237,6 +274,8 @@ MALLOC = {
 
 def side_name(side):
     malloc, workers = side
+    if malloc == "plain":
+        return f"{workers} plain process{'es' if workers > 1 else ''} (no dask)"
     return f"{workers} worker{'s' if workers > 1 else ''}, {malloc} malloc"
 
 
@@ -253,6 +292,12 @@ def main():
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--workers", type=int, nargs="+", default=[1, 2])
     parser.add_argument("--malloc", nargs="+", choices=sorted(MALLOC), default=["dask", "helper", "tuned"])
+    parser.add_argument(
+        "--plain",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="also run the in-memory loops split over 1 and 2 plain processes (the machine's own speed-up)",
+    )
     parser.add_argument(
         "--out", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "results", "dask.md")
     )
@@ -280,8 +325,31 @@ def main():
             "scores",
         ),
     }
+    # the same in-memory loops split over plain processes (picklable parts)
+    plain_parts = {
+        "fusion blockwise": lambda i, p: functools.partial(
+            fusion_in_memory, n, k, args.row_chunk, part=(i, p)
+        ),
+        "calibration": lambda i, p: functools.partial(
+            calibration_in_memory, calibrator, args.scores, args.score_chunk, part=(i, p)
+        ),
+    }
+    plain_parts["fusion tree"] = plain_parts["fusion blockwise"]
     sides = [(malloc, w) for malloc in args.malloc for w in args.workers]
-    results = {(name, side): [] for name in workloads for side in ["memory"] + sides}
+    plain = [("plain", w) for w in args.workers] if args.plain else []
+    results = {(name, side): [] for name in workloads for side in ["memory"] + sides + plain}
+    context = multiprocessing.get_context("spawn")  # no fork of a process with threads
+    pools = {
+        side: concurrent.futures.ProcessPoolExecutor(
+            side[1], mp_context=context, initializer=_plain_process_init
+        )
+        for side in plain
+    }
+    for side, pool in pools.items():  # start and warm the processes
+        for name in ("calibration", "fusion blockwise"):  # one chunk per process: kernels compiled or loaded
+            parts = [pool.submit(_timed_part, plain_parts[name](i, side[1] * 12)) for i in range(side[1])]
+            for future in parts:
+                future.result()
     load_before = os.getloadavg()[0]
     loads = []
     clusters = {}
@@ -335,19 +403,26 @@ def main():
                 line = f"[{repeat}] load {loads[-1]:.1f} {name:17s} memory {cpu:5.2f} CPU-s {wall:5.2f} s"
                 # the sides in a rotated order each repeat, so no side always runs first or last
                 order = list(clients)[repeat % len(clients) :] + list(clients)[: repeat % len(clients)]
-                for side in order:
-                    values, measured = timed_dask(clients[side], build)
+                for side in order + list(pools):
+                    if side in pools:
+                        values, measured = timed_plain_processes(pools[side], plain_parts[name], side[1])
+                    else:
+                        values, measured = timed_dask(clients[side], build)
                     np.testing.assert_allclose(values, reference, rtol=1e-9)
                     results[(name, side)].append(measured)
                     cpu_w, wall_w = measured[:2]
                     line += f" | {side_name(side)} {cpu_w:5.2f} CPU-s {wall_w:5.2f} s ratio {cpu / cpu_w:.2f}"
                 print(line, flush=True)
     finally:
+        for pool in pools.values():
+            pool.shutdown()
         for client in clients.values():
             client.close()
         for cluster in clusters.values():
             cluster.close()
-    write_markdown(args, workloads, sides, results, idle, latency, load_before, os.getloadavg()[0], loads)
+    write_markdown(
+        args, workloads, sides + plain, results, idle, latency, load_before, os.getloadavg()[0], loads
+    )
 
 
 TITLE = "# dstk.dask against the same work in memory"
@@ -389,7 +464,10 @@ def write_markdown(args, workloads, sides, results, idle, latency, load_before, 
         + ". 'busy' = worker CPU / (wall x workers), the share of the wall time the workers computed "
         "(below 1: waiting for tasks, transfers or the client, or for cores taken by other jobs). Wall speed-up = wall with 1 worker / wall with 2, per repeat (median, min-max). "
         + "; ".join(f"'{malloc} malloc': {malloc_help[malloc]}" for malloc in args.malloc)
-        + ". The sides run in a rotated order each repeat.",
+        + ". The sides run in a rotated order each repeat. 'plain process(es)': the in-memory loop with numba on "
+        "one thread, split over 1 and 2 spawned Python processes (chunk i to process i mod 2), timed right after "
+        "the dask sides in each repeat: what the machine gives to 1 and 2 processes at that moment, the "
+        "reference for the 1 -> 2 worker wall speed-up ('dask speed-up / plain processes' speed-up', per repeat).",
         "",
         "| workload | work | in memory: CPU s (system s, faults) | workers | dask worker CPU s | system s | faults "
         "| ratio | net ratio | wall s | busy | per worker CPU-second |",
@@ -400,7 +478,7 @@ def write_markdown(args, workloads, sides, results, idle, latency, load_before, 
         for side in sides:
             runs = np.array(results[(name, side)])
             ratios = memory[:, 0] / runs[:, 0]
-            net = memory[:, 0] / np.maximum(runs[:, 0] - idle[side] * runs[:, 1], 1e-9)
+            net = memory[:, 0] / np.maximum(runs[:, 0] - idle.get(side, 0.0) * runs[:, 1], 1e-9)
             lines.append(
                 f"| {name} | {work:.3g} {unit} | {np.median(memory[:, 0]):.2f} ({np.median(memory[:, 2]):.2f}, "
                 f"{np.median(memory[:, 3]):.0f}) | {side_name(side)} | {np.median(runs[:, 0]):.2f} | "
@@ -411,13 +489,23 @@ def write_markdown(args, workloads, sides, results, idle, latency, load_before, 
                 f"{work / np.median(runs[:, 0]) / 1e6:.1f} M {unit} (memory {work / np.median(memory[:, 0]) / 1e6:.1f} M) |"
             )
         if len(args.workers) == 2:
-            for malloc in args.malloc:
+            speedups = {}
+            for malloc in sorted({malloc for malloc, _ in sides}, key=lambda m: m == "plain"):
                 w1, w2 = (np.array(results[(name, (malloc, w))])[:, 1] for w in args.workers)
-                speedups = w1 / w2
+                speedups[malloc] = w1 / w2
+                what = "plain processes (no dask)" if malloc == "plain" else f"workers, {malloc} malloc"
                 lines.append(
-                    f"| {name} | | | wall speed-up {args.workers[0]} -> {args.workers[1]} workers, {malloc} "
-                    f"malloc | | | | {np.median(speedups):.2f} [{speedups.min():.2f}-{speedups.max():.2f}] | | | | |"
+                    f"| {name} | | | wall speed-up {args.workers[0]} -> {args.workers[1]} {what} | | | | "
+                    f"{np.median(speedups[malloc]):.2f} [{speedups[malloc].min():.2f}-{speedups[malloc].max():.2f}] "
+                    "| | | | |"
                 )
+            if "plain" in speedups:
+                for malloc in [m for m in speedups if m != "plain"]:
+                    relative = speedups[malloc] / speedups["plain"]
+                    lines.append(
+                        f"| {name} | | | dask speed-up / plain processes' speed-up, {malloc} malloc | | | | "
+                        f"{np.median(relative):.2f} [{relative.min():.2f}-{relative.max():.2f}] | | | | |"
+                    )
     os.makedirs(os.path.dirname(args.out), exist_ok=True)
     previous = ""
     if os.path.exists(args.out):
