@@ -84,10 +84,11 @@ class _MallocPlugin(_WorkerPlugin):  # type: ignore[misc,valid-type]
 def _check_threshold(value: Any, name: str, high: int | None) -> int:
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         raise TypeError(f"`{name}` must be a whole number of bytes; got {type(value).__name__} {value!r}.")
-    if value < 0 or (high is not None and value > high):
+    number = int(value)
+    if number < 0 or (high is not None and number > high):
         bound = f"between 0 and {high} (glibc's ceiling, 32 MiB)" if high is not None else ">= 0"
         raise ValueError(f"`{name}` must be {bound} bytes; got {value!r}.")
-    return int(value)
+    return number
 
 
 def tune_worker_malloc(
