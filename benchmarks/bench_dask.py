@@ -264,11 +264,16 @@ def idle_rate(client, seconds=3.0):
 #: glibc malloc settings of the worker processes.  "dask": distributed's default (MALLOC_TRIM_THRESHOLD_ =
 #: 64 KiB, which also pins the mmap threshold at 128 KiB: every array above 128 KiB is a fresh mapping whose
 #: pages fault on first touch).  "tuned": freed arrays up to 32 MiB are reused from the heap, as in a plain
-#: Python process (the in-memory side), and up to 256 MiB of free heap is kept before trimming.
+#: Python process (the in-memory side), up to 256 MiB of free heap is kept before trimming, and the top pad
+#: keeps the worker thread's heaps (see dstk.dask.tune_worker_malloc, which sets the same values).
 MALLOC = {
     "dask": {},
     "helper": {},  # distributed's default environment, then dstk.dask.tune_worker_malloc(client)
-    "tuned": {"MALLOC_TRIM_THRESHOLD_": 256 * 2**20, "MALLOC_MMAP_THRESHOLD_": 32 * 2**20},
+    "tuned": {
+        "MALLOC_TRIM_THRESHOLD_": 256 * 2**20,
+        "MALLOC_MMAP_THRESHOLD_": 32 * 2**20,
+        "MALLOC_TOP_PAD_": 32 * 2**20,
+    },
 }
 
 
@@ -433,7 +438,7 @@ def write_markdown(args, workloads, sides, results, idle, latency, load_before, 
     malloc_help = {
         "dask": "distributed's default worker environment (the nanny sets MALLOC_TRIM_THRESHOLD_=65536)",
         "helper": "the same default environment, then `dstk.dask.tune_worker_malloc(client)` (defaults: mmap "
-        "threshold 32 MiB, trim threshold 256 MiB, set by mallopt in every worker)",
+        "threshold 32 MiB, trim threshold 256 MiB, top pad 32 MiB, set by mallopt in every worker)",
         "tuned": "workers started with "
         + ", ".join(f"{key}={value}" for key, value in MALLOC["tuned"].items())
         + " (distributed.nanny.pre-spawn-environ)",

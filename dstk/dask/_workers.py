@@ -31,6 +31,7 @@ __all__ = ["tune_worker_malloc", "MAX_MMAP_THRESHOLD"]
 MAX_MMAP_THRESHOLD = 32 * 2**20
 
 _M_TRIM_THRESHOLD = -1  # mallopt parameter numbers of glibc's <malloc.h>
+_M_TOP_PAD = -2
 _M_MMAP_THRESHOLD = -3
 _PLUGIN_NAME = "dstk-worker-malloc"
 
@@ -53,13 +54,21 @@ def _set_malloc(mmap_threshold: int, trim_threshold: int) -> tuple[bool, str]:
             mallopt.restype = ctypes.c_int
             mmap_ok = mallopt(_M_MMAP_THRESHOLD, mmap_threshold) == 1
             trim_ok = mallopt(_M_TRIM_THRESHOLD, trim_threshold) == 1
-            if mmap_ok and trim_ok:
+            # a worker thread's arena grows in heaps of at most 64 MiB that glibc unmaps as soon as one
+            # is free, whatever the trim threshold; a top pad as large as the largest heap allocation
+            # keeps them (glibc's heap_trim), so the task thread reuses its heap as the main thread does
+            pad_ok = mallopt(_M_TOP_PAD, mmap_threshold) == 1
+            if mmap_ok and trim_ok and pad_ok:
                 result = (
                     True,
-                    f"glibc {version}: mmap threshold {mmap_threshold}, trim threshold {trim_threshold}",
+                    f"glibc {version}: mmap threshold {mmap_threshold}, trim threshold {trim_threshold}, "
+                    f"top pad {mmap_threshold}",
                 )
             else:
-                result = (False, f"glibc {version}: mallopt refused (mmap {mmap_ok}, trim {trim_ok})")
+                result = (
+                    False,
+                    f"glibc {version}: mallopt refused (mmap {mmap_ok}, trim {trim_ok}, top pad {pad_ok})",
+                )
     _STATE["applied"], _STATE["reason"] = result
     return result
 
@@ -98,9 +107,10 @@ def tune_worker_malloc(
 
     An explicit opt-in: nothing in :mod:`dstk.dask` changes a cluster
     unless this function is called.  It registers a worker plugin that calls
-    ``mallopt(M_MMAP_THRESHOLD, mmap_threshold)`` and
-    ``mallopt(M_TRIM_THRESHOLD, trim_threshold)`` in each worker process, now
-    and in workers that join or restart later.
+    ``mallopt(M_MMAP_THRESHOLD, mmap_threshold)``,
+    ``mallopt(M_TRIM_THRESHOLD, trim_threshold)`` and
+    ``mallopt(M_TOP_PAD, mmap_threshold)`` in each worker process, now and in
+    workers that join or restart later.
 
     Parameters
     ----------
@@ -141,10 +151,15 @@ def tune_worker_malloc(
     setting any malloc tunable freezes glibc's mmap threshold at its initial
     128 KiB, so every array above 128 KiB is mapped, page-faulted and unmapped
     per task instead of being reused as in a plain Python process (whose
-    threshold follows the largest freed block up to 32 MiB).  The settings
-    are per process and last until the worker exits; the plugin applies them
-    again to restarted workers.  Same effect as starting the workers with
-    ``MALLOC_MMAP_THRESHOLD_`` and ``MALLOC_TRIM_THRESHOLD_`` in
+    threshold follows the largest freed block up to 32 MiB).  Tasks run on
+    worker threads, whose glibc arenas grow in heaps of at most 64 MiB that
+    are unmapped as soon as they are free, whatever the trim threshold; the
+    top pad (extra memory requested with each heap extension and kept when a
+    heap is trimmed) keeps them, so that large chunks reuse the same pages
+    task after task.  The settings are per process and last until the worker
+    exits; the plugin applies them again to restarted workers.  Same effect
+    as starting the workers with ``MALLOC_MMAP_THRESHOLD_``,
+    ``MALLOC_TRIM_THRESHOLD_`` and ``MALLOC_TOP_PAD_`` in
     ``distributed.nanny.pre-spawn-environ`` (see the guide "Scale-out on
     Dask").  The cost: each worker may keep up to ``trim_threshold`` bytes
     of freed memory that other processes cannot use.

@@ -30,16 +30,36 @@ def _page_faults_of_fresh_arrays(repeats=20, size=2**17):
     return resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before
 
 
+def _page_faults_of_chunk_tasks(repeats=24, rows=25_000):
+    """Minor page faults of a task that, like a chunk generator, allocates 5 MB and 20 MB arrays and frees them."""
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+    for _ in range(repeats):
+        u = np.ones((25, rows))
+        out = np.empty((rows, 25, 4))
+        out[..., 0] = 0.0
+        np.multiply(u.T, 0.5, out=out[..., 1])
+        np.multiply(1.0 - u.T, 0.4, out=out[..., 2])
+        np.subtract(1.0 - out[..., 1], out[..., 2], out=out[..., 3])
+        state = out.sum(axis=1)
+        del u, out, state
+    return resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before
+
+
 @pytest.mark.skipif(not GLIBC, reason="mallopt thresholds are a glibc feature")
 def test_workers_reuse_freed_arrays_after_the_call(client):
     client.run(_page_faults_of_fresh_arrays)  # warm up
     before = client.run(_page_faults_of_fresh_arrays)
     # distributed's default worker environment: every 1 MiB array is a fresh mapping (256 pages each)
     assert all(faults >= 20 * 200 for faults in before.values()), before
+    in_task = [client.submit(_page_faults_of_chunk_tasks, pure=False) for _ in range(2)][-1].result()
     applied = dstk.dask.tune_worker_malloc(client)
     assert applied == dict.fromkeys(before, True)
     after = client.run(_page_faults_of_fresh_arrays)
     assert all(after[address] * 4 < before[address] for address in before), (before, after)
+    # in a task thread too (its own glibc arena, whose heaps the top pad keeps)
+    client.submit(_page_faults_of_chunk_tasks, pure=False).result()
+    in_task_after = client.submit(_page_faults_of_chunk_tasks, pure=False).result()
+    assert in_task_after * 4 < in_task, (in_task, in_task_after)
     assert all(client.run(_workers._malloc_state)[address][0] for address in before)
     # workers that join later (scaling, restarts) get the settings from the plugin
     cluster = client.cluster
@@ -85,7 +105,7 @@ def test_thresholds_reach_mallopt(monkeypatch):
         warnings.simplefilter("error")
         applied, _ = _workers._set_malloc(2**21, 2**27)
     assert applied
-    assert calls == [(-3, 2**21), (-1, 2**27)]  # M_MMAP_THRESHOLD, M_TRIM_THRESHOLD of <malloc.h>
+    assert calls == [(-3, 2**21), (-1, 2**27), (-2, 2**21)]  # M_MMAP_THRESHOLD, M_TRIM_THRESHOLD, M_TOP_PAD
 
 
 @pytest.mark.parametrize(
@@ -113,3 +133,4 @@ def test_bad_thresholds(options, error, match):
 def test_something_that_is_not_a_client(client):
     with pytest.raises(TypeError, match=r"`client` must be a distributed\.Client"):
         dstk.dask.tune_worker_malloc(client)
+
