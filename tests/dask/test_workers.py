@@ -133,4 +133,3 @@ def test_bad_thresholds(options, error, match):
 def test_something_that_is_not_a_client(client):
     with pytest.raises(TypeError, match=r"`client` must be a distributed\.Client"):
         dstk.dask.tune_worker_malloc(client)
-
