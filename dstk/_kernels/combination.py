@@ -440,12 +440,13 @@ def _binary_rows(m, normalize, out, kappa, total_conflict, lost, r0, r1, toleran
 
     q({0}) = m({0}) + m(frame), q({1}) = m({1}) + m(frame), q(frame) =
     m(frame) (q(empty) plays no role: m(empty) is recomputed).  Four rows
-    are folded together (twelve independent products, so that the
-    multiplications overlap instead of waiting on each other), after one
-    contiguous read of their sources (:func:`_check_binary_block`: the check
-    when ``tolerance >= 0``, and a prefetch that makes the fold about 1.5
-    times faster than reading four rows at once).  For Dempster's rule, every
-    16 sources the commonalities are multiplied by the inverse of their
+    are folded together (four independent vector products, one per row, so
+    that the multiplications overlap instead of waiting on each other;
+    :func:`_fold_binary_sources`), after one contiguous read of their
+    sources (:func:`_check_binary_block`: the check when ``tolerance >= 0``,
+    and a prefetch that makes the fold about 1.5 times faster than reading
+    four rows at once).  For Dempster's rule, every 16 sources the
+    commonalities are multiplied by the inverse of their
     largest value (the product of these factors is kept, its log taken once
     it exceeds 1e280 and at the end), and four rows holding a commonality
     below twice the smallest normal float64 are redone one by one with every
