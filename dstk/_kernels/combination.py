@@ -854,6 +854,8 @@ def _binary_pair_parallel(m1, m2, normalize, out, kappa, total_conflict, lost, n
 
 def _use_threads(parallel, n_values, rows):
     """Whether to spread ``rows`` over numba's threads (``parallel=None``: large inputs only)."""
+    if parallel is None and n_values < PARALLEL_MIN_VALUES or parallel is False or rows <= 1:
+        return False, 1  # (numba.get_num_threads costs microseconds: not asked for small inputs)
     threads = numba.get_num_threads()
     if parallel is None:
         parallel = threads > 1 and n_values >= PARALLEL_MIN_VALUES and rows >= 2 * threads
