@@ -481,11 +481,10 @@ def _binary_rows(m, normalize, out, kappa, total_conflict, lost, r0, r1, toleran
             if not normalize:
                 continue
             a1, a2, a3, b1, b2, b3, c1, c2, c3, d1, d2, d3 = q
-            if (
-                (a1 < tiny) | (b1 < tiny) | (c1 < tiny) | (d1 < tiny)
-                | (a2 < tiny) | (b2 < tiny) | (c2 < tiny) | (d2 < tiny)
-                | (a3 < tiny) | (b3 < tiny) | (c3 < tiny) | (d3 < tiny)
-            ):
+            low = (a1 < tiny) | (b1 < tiny) | (c1 < tiny) | (d1 < tiny)
+            low |= (a2 < tiny) | (b2 < tiny) | (c2 < tiny) | (d2 < tiny)
+            low |= (a3 < tiny) | (b3 < tiny) | (c3 < tiny) | (d3 < tiny)
+            if low:
                 suspect = True
                 break
             if k1 % 16 == 0:
@@ -854,7 +853,7 @@ def _binary_pair_parallel(m1, m2, normalize, out, kappa, total_conflict, lost, n
 
 def _use_threads(parallel, n_values, rows):
     """Whether to spread ``rows`` over numba's threads (``parallel=None``: large inputs only)."""
-    if parallel is None and n_values < PARALLEL_MIN_VALUES or parallel is False or rows <= 1:
+    if (parallel is None and n_values < PARALLEL_MIN_VALUES) or parallel is False or rows <= 1:
         return False, 1  # (numba.get_num_threads costs microseconds: not asked for small inputs)
     threads = numba.get_num_threads()
     if parallel is None:
