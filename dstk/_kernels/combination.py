@@ -385,10 +385,10 @@ def _fold_binary_simd(typingctx, flat, start, row_stride, k0, k1, q):
     return sig, codegen
 
 
-@overload(_fold_binary_sources, jit_options={"cache": True})
+@overload(_fold_binary_sources)
 def _fold_binary_sources_compiled(flat, start, row_stride, k0, k1, q):
     def fold(flat, start, row_stride, k0, k1, q):
-        return _fold_binary_simd(flat, start, row_stride, k0, k1, q)
+        return _fold_binary_simd(flat, start, row_stride, k0, k1, q)  # type: ignore[call-arg]
 
     return fold
 
