@@ -140,8 +140,8 @@ def tune_worker_malloc(
     Raises
     ------
     TypeError
-        ``client`` is not a distributed client, or a threshold is not a
-        whole number.
+        ``client`` is not a distributed client or is an asynchronous one, or
+        a threshold is not a whole number.
     ValueError
         A threshold below 0, or ``mmap_threshold`` above 32 MiB.
 
@@ -181,6 +181,11 @@ def tune_worker_malloc(
         raise TypeError(
             f"`client` must be a distributed.Client of the cluster to tune; got {type(client).__name__} "
             f"{client!r:.60}. Create one with distributed.Client(cluster)."
+        )
+    if getattr(client, "asynchronous", False) is True:
+        raise TypeError(
+            "`client` is an asynchronous distributed.Client; tune_worker_malloc waits for the workers, so "
+            "pass a synchronous client (distributed.Client(cluster)) of the same cluster."
         )
     mmap_threshold = _check_threshold(mmap_threshold, "mmap_threshold", MAX_MMAP_THRESHOLD)
     trim_threshold = _check_threshold(trim_threshold, "trim_threshold", None)

@@ -133,3 +133,16 @@ def test_bad_thresholds(options, error, match):
 def test_something_that_is_not_a_client(client):
     with pytest.raises(TypeError, match=r"`client` must be a distributed\.Client"):
         dstk.dask.tune_worker_malloc(client)
+
+
+def test_an_asynchronous_client_is_refused():
+    class AsyncClient:
+        asynchronous = True
+
+        def register_plugin(self, plugin, name=None):
+            raise AssertionError("never reached")
+
+        run = register_plugin
+
+    with pytest.raises(TypeError, match="asynchronous"):
+        dstk.dask.tune_worker_malloc(AsyncClient())
