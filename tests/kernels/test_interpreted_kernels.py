@@ -55,7 +55,7 @@ def kernel_inputs(seed):
         "pool_adjacent_violators": (sums, sums + rng.integers(1, 4, size=n)),
         "venn_abers_table": (sums, sums + rng.integers(1, 4, size=n)),
         "isotonic_envelope": (belief, plausibility),
-        "lookup_masses": (scores, thresholds, table),
+        "lookup_masses": (scores, thresholds, table, np.empty((scores.size, 4))),
         "chebyshev_clenshaw": (np.clip(rng.normal(size=200) / 2, -1, 1), coefficients, np.empty((200, 3))),
     }
 
