@@ -2,11 +2,19 @@
 
 Each round runs, for each tree in turn (interleaved), a fresh Python process with
 an empty ``NUMBA_CACHE_DIR`` and that tree first on ``PYTHONPATH``; it times one
-first call of ``benchmarks/bench_core.py``'s ``COLD_CALL`` script (wall time of
-the call, process CPU time since the script started, imports included), or for
-``demo`` the whole ``python -m dstk demo`` cold and then warm (wall and CPU time
-of the child process, from ``os.wait4``) and their ratios per run.  Prints one
-line per run and a table of medians (range).
+first call (wall time of the call, process CPU time since the script started,
+imports included), then the same call in a second process with the cache the
+first one wrote (warm), or for ``demo`` the whole ``python -m dstk demo`` cold and
+then warm (wall and CPU time of the child process, from ``os.wait4``) and their
+ratios per run.  Prints one line per run and a table of medians (range).
+
+The calls are those of ``benchmarks/bench_core.py``'s ``COLD_CALL`` script
+(``combine``, ``from_counts``, the calibrators with their default options but
+``LogisticCalibrator(model="likelihood")``, the trees) and those of
+:data:`EXTRA_CALL` below: ``<Calibrator>:<model>`` (a binary calibrator with that
+model), ``EvidentialCalibratedClassifier`` (one-vs-rest calibration of a logistic
+regression on three classes, the default calibrator), ``EvidentialKNNClassifier``,
+``EvidentialNeuralNetworkClassifier``.
 
 Usage::
 
@@ -29,11 +37,48 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 
 
-def cold_call_script() -> str:
+def cold_call_script() -> tuple[str, tuple[str, ...]]:
+    """``COLD_CALL`` of ``bench_core.py`` and the names it knows."""
     spec = importlib.util.spec_from_file_location("bench_core", HERE / "bench_core.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    return module.COLD_CALL
+    return module.COLD_CALL, tuple(module.COLD_CALLS_ALL)
+
+
+EXTRA_CALL = r"""
+import sys, time, warnings
+t0 = time.perf_counter(); c0 = time.process_time()
+import numpy as np
+import dstk
+what = sys.argv[1]
+t1 = time.perf_counter()
+warnings.simplefilter("ignore")
+rng = np.random.default_rng(0)
+if ":" in what:  # a binary calibrator with a model: 400 calibration scores, 50 test scores
+    import dstk.calibration
+    name, model = what.split(":")
+    scores = rng.normal(size=400)
+    y = (rng.random(400) < 1 / (1 + np.exp(-2 * scores))).astype(int)
+    calibrator = getattr(dstk.calibration, name)(model=model).fit(scores, y)
+    calibrator.predict_proba(scores[:50])
+    calibrator.predict_mass(scores[:50])
+else:  # three classes, 300 x 4 features
+    X = rng.normal(size=(300, 4))
+    y = (X[:, 0] + X[:, 1] > 0).astype(int) + (X[:, 2] > 0.5)
+    if what == "EvidentialCalibratedClassifier":
+        from sklearn.linear_model import LogisticRegression
+        import dstk.calibration
+        estimator = dstk.calibration.EvidentialCalibratedClassifier(LogisticRegression())
+    else:
+        import dstk.classifiers
+        estimator = getattr(dstk.classifiers, what)()
+    estimator.fit(X, y)
+    estimator.predict_proba(X[:50])
+    estimator.predict_mass(X[:50])
+t2 = time.perf_counter(); c2 = time.process_time()
+print(t1 - t0, t2 - t1, c2 - c0)
+"""
+"""First calls not in ``COLD_CALL``; prints (imports wall, first call wall, process CPU)."""
 
 
 def child(args: list[str], env: dict[str, str]) -> tuple[str, float, float]:
@@ -68,7 +113,7 @@ def main() -> None:
     parser.add_argument("--calls", default="LogisticCalibrator,IsotonicCalibrator,BinningCalibrator,demo")
     parser.add_argument("--runs", type=int, default=3)
     args = parser.parse_args()
-    script = cold_call_script()
+    script, known = cold_call_script()
     trees = {"baseline": str(Path(args.baseline).resolve()), "this tree": str(HERE.parent)}
     results: dict[tuple[str, str], list[tuple[float, ...]]] = {}
     print("load average at start", os.getloadavg())
@@ -80,11 +125,13 @@ def main() -> None:
                     if what == "demo":
                         _, wall, cpu = child(["-m", "dstk", "demo"], env)
                         _, warm_wall, warm_cpu = child(["-m", "dstk", "demo"], env)
-                        row = (wall, cpu, warm_wall, warm_cpu, wall / warm_wall, cpu / warm_cpu)
                     else:
-                        out, _, _ = child(["-c", script, what], env)
-                        _imports, first_call, process_cpu = (float(v) for v in out.split())
-                        row = (first_call, process_cpu)
+                        code = script if what in known else EXTRA_CALL
+                        out, _, _ = child(["-c", code, what], env)
+                        _imports, wall, cpu = (float(v) for v in out.split())
+                        out, _, _ = child(["-c", code, what], env)
+                        _imports, warm_wall, warm_cpu = (float(v) for v in out.split())
+                    row = (wall, cpu, warm_wall, warm_cpu, wall / warm_wall, cpu / warm_cpu)
                 results.setdefault((what, name), []).append(row)
                 print(
                     what,
@@ -95,8 +142,11 @@ def main() -> None:
                 )
     print("load average at end", os.getloadavg())
     print(
-        "| call | tree | first call wall (cold) | process CPU (cold) | demo warm wall | demo warm CPU "
-        "| demo cold / warm, wall | demo cold / warm, CPU |"
+        "For a call: wall = the call's wall time, CPU = the process's CPU time (imports "
+        "included); for demo: the whole process."
+    )
+    print(
+        "| call | tree | cold wall | cold CPU | warm wall | warm CPU | cold / warm, wall | cold / warm, CPU |"
     )
     print("|---|---|---|---|---|---|---|---|")
     for (what, name), rows in results.items():
