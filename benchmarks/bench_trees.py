@@ -174,58 +174,73 @@ def dataset(name, folder=None):
     return np.asarray(X, dtype=float), np.asarray(y)
 
 
-def bench_memory(names, leaves, n_trees, n_jobs, folder):
-    """Peak resident memory added by fit + predict_proba, each in a fresh process (VmHWM - VmRSS after loading)."""
+def bench_memory(names, leaves, n_trees, n_jobs, folder, runs=3):
+    """Peak resident memory added by fit + predict_proba, each in a fresh process.
+
+    In each process: load the data, warm up with a small fit + predict of the same estimator (so that
+    code loading and numba's cache reads are not counted), delete that model, reset the peak
+    (``/proc/self/clear_refs``), then fit on the training half and predict the other half; the
+    figure is the peak resident size during that minus the resident size before it.  Median of
+    ``runs`` processes per cell, dstk and ExtraTrees alternating.
+    """
     import subprocess
     import tempfile
 
-    print(f"\n## peak memory of fit + predict_proba, {n_trees} trees, n_jobs={n_jobs} (fresh process each)")
-    print("| data | leaf | dstk MB | ExtraTrees MB | ratio dstk / ET |")
+    print(
+        f"\n## peak memory of fit + predict_proba, {n_trees} trees, n_jobs={n_jobs} "
+        f"(fresh process each, median of {runs})"
+    )
+    print("| data | leaf | dstk MB (min-max) | ExtraTrees MB (min-max) | ratio dstk / ET (min-max) |")
     print("|---|---|---|---|---|")
     for name in names:
         X, y = dataset(name, folder)
         path = os.path.join(tempfile.gettempdir(), f"bench_trees_{name}.npz")
         np.savez(path, X=X, y=y)
         for leaf in leaves:
-            results = []
-            for estimator in ("dstk", "et"):
-                if estimator == "dstk":
-                    make = (
-                        "from dstk.ensemble import RandomDecisionTreesClassifier as C; "
-                        f"m = C({n_trees}, min_samples_leaf={leaf}, min_samples_split={2 * leaf}, "
-                        f"random_state=0, n_jobs={n_jobs})"
+            results = {"dstk": [], "et": []}
+            for _ in range(runs):
+                for estimator in ("dstk", "et"):
+                    if estimator == "dstk":
+                        make = (
+                            "from dstk.ensemble import RandomDecisionTreesClassifier as C\n"
+                            f"make = lambda: C({n_trees}, min_samples_leaf={leaf}, min_samples_split={2 * leaf}, "
+                            f"random_state=0, n_jobs={n_jobs})"
+                        )
+                    else:
+                        make = (
+                            "from sklearn.ensemble import ExtraTreesClassifier as C\n"
+                            f"make = lambda: C({n_trees}, max_features=1, min_samples_leaf={leaf}, "
+                            f"min_samples_split={2 * leaf}, random_state=0, n_jobs={n_jobs})"
+                        )
+                    code = (
+                        "import gc\nimport numpy as np\n"
+                        f"d = np.load({path!r}); X, y = d['X'], d['y']\n"
+                        "o = np.random.default_rng(0).permutation(y.size); h = y.size // 2\n"
+                        "Xtr, ytr, Xte = X[o[:h]], y[o[:h]], X[o[h:]]\n"
+                        f"{make}\n"
+                        "m = make().fit(Xtr[:200], ytr[:200]); m.predict_proba(Xte[:10]); del m; gc.collect()\n"
+                        "status = lambda: dict(l.split(':', 1) for l in open('/proc/self/status').read().splitlines() if ':' in l)\n"
+                        "open('/proc/self/clear_refs', 'w').write('5')  # reset the peak to the current size\n"
+                        "base = int(status()['VmRSS'].split()[0])\n"
+                        "m = make().fit(Xtr, ytr); p = m.predict_proba(Xte)\n"
+                        "print((int(status()['VmHWM'].split()[0]) - base) / 1024)\n"
                     )
-                else:
-                    make = (
-                        "from sklearn.ensemble import ExtraTreesClassifier as C; "
-                        f"m = C({n_trees}, max_features=1, min_samples_leaf={leaf}, min_samples_split={2 * leaf}, "
-                        f"random_state=0, n_jobs={n_jobs})"
+                    out = subprocess.run(
+                        [sys.executable, "-c", code],
+                        capture_output=True,
+                        text=True,
+                        cwd=REPO,
+                        env={**os.environ, "PYTHONPATH": REPO},
                     )
-                code = (
-                    "import numpy as np\n"
-                    f"d = np.load({path!r}); X, y = d['X'], d['y']\n"
-                    "o = np.random.default_rng(0).permutation(y.size); h = y.size // 2\n"
-                    "Xtr, ytr, Xte = X[o[:h]], y[o[:h]], X[o[h:]]\n"
-                    f"{make}\n"
-                    "m.fit(Xtr[:300], ytr[:300]).predict_proba(Xte[:10])\n"
-                    "status = dict(l.split(':', 1) for l in open('/proc/self/status').read().splitlines() if ':' in l)\n"
-                    "base = int(status['VmRSS'].split()[0])\n"
-                    "m.fit(Xtr, ytr).predict_proba(Xte)\n"
-                    "status = dict(l.split(':', 1) for l in open('/proc/self/status').read().splitlines() if ':' in l)\n"
-                    "print((int(status['VmHWM'].split()[0]) - base) / 1024)\n"
-                )
-                out = subprocess.run(
-                    [sys.executable, "-c", code],
-                    capture_output=True,
-                    text=True,
-                    cwd=REPO,
-                    env={**os.environ, "PYTHONPATH": REPO},
-                )
-                results.append(
-                    float(out.stdout.strip().splitlines()[-1]) if out.returncode == 0 else float("nan")
-                )
+                    results[estimator].append(
+                        float(out.stdout.strip().splitlines()[-1]) if out.returncode == 0 else float("nan")
+                    )
+            mine, theirs = np.array(results["dstk"]), np.array(results["et"])
+            ratios = mine / theirs
             print(
-                f"| {name} | {leaf} | {results[0]:.0f} | {results[1]:.0f} | {results[0] / results[1]:.2f} |",
+                f"| {name} | {leaf} | {np.median(mine):.1f} ({mine.min():.1f}-{mine.max():.1f}) "
+                f"| {np.median(theirs):.1f} ({theirs.min():.1f}-{theirs.max():.1f}) "
+                f"| {np.median(ratios):.2f} ({ratios.min():.2f}-{ratios.max():.2f}) |",
                 flush=True,
             )
 

@@ -49,10 +49,12 @@ route_rows_kernel(X, ...)
 import numpy as np
 
 from dstk._kernels._jit import njit
+from dstk._kernels.leaf_tables import _row_hash
 from dstk._kernels.mersenne_twister import random_below as _mersenne_below
 
 # Source hashes of the kernel modules called here (see dstk._kernels._jit).
 CALLED_KERNEL_SOURCES = {
+    "dstk._kernels.leaf_tables": "0a3025e8a074fe39",
     "dstk._kernels.mersenne_twister": "33f31df0d49455d5",
 }
 
@@ -1034,23 +1036,14 @@ def finish_tree(nodes, base, node_row, counts):
     return nodes
 
 
-@njit(cache=True, nogil=True, inline="always")
-def _count_row_hash(rows, i):
-    h = np.uint64(0x243F6A8885A308D3)
-    for k in range(rows.shape[1]):
-        h = (h ^ np.uint64(rows[i, k])) * _GOLDEN
-        h ^= h >> np.uint64(29)
-    h *= np.uint64(0xBF58476D1CE4E5B9)
-    return h ^ (h >> np.uint64(32))
-
-
 @njit(cache=True, nogil=True)
 def number_count_rows(counts, table, n_rows, slots):
     """Number the count rows of one tree in a forest's table of distinct count rows (in order of first appearance).
 
     ``table[:n_rows]`` (int64, (capacity, n_classes)) holds the distinct rows
     numbered so far and ``slots`` (int64, power-of-two size, -1 free) their
-    open-addressing hash slots (linear probing, kept at most half full).
+    open-addressing hash slots (linear probing, kept at most half full; the row hash of
+    :func:`dstk._kernels.leaf_tables.distinct_rows`).
     Returns ``keys`` (the number of every row of ``counts``) and the updated
     ``table``, ``n_rows`` and ``slots`` (enlarged when full).
     """
@@ -1058,7 +1051,7 @@ def number_count_rows(counts, table, n_rows, slots):
     keys = np.empty(n, dtype=np.int64)
     for i in range(n):
         capacity = slots.shape[0]
-        position = np.int64(_count_row_hash(counts, i) & np.uint64(capacity - 1))
+        position = np.int64(_row_hash(counts, i) & np.uint64(capacity - 1))
         while True:
             slot = slots[position]
             if slot < 0:
@@ -1089,7 +1082,7 @@ def number_count_rows(counts, table, n_rows, slots):
             capacity *= 2
             slots = np.full(capacity, -1, dtype=np.int64)
             for d in range(n_rows):
-                position = np.int64(_count_row_hash(table, d) & np.uint64(capacity - 1))
+                position = np.int64(_row_hash(table, d) & np.uint64(capacity - 1))
                 while slots[position] >= 0:
                     position = (position + 1) & (capacity - 1)
                 slots[position] = d
