@@ -27,6 +27,7 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -80,6 +81,44 @@ print(t1 - t0, t2 - t1, c2 - c0)
 """
 """First calls not in ``COLD_CALL``; prints (imports wall, first call wall, process CPU)."""
 
+WARM_PATH = r"""
+import json, time
+import numpy as np
+import dstk.calibration
+from dstk.evidence import from_counts
+from dstk._kernels.calibration import logistic_profile_masses
+rng = np.random.default_rng(0)
+scores = rng.normal(size=2_000)
+y = (rng.random(2_000) < 1 / (1 + np.exp(-2 * scores))).astype(int)
+n = rng.integers(1, 30, 100_000)
+k = rng.binomial(n, 0.3)
+counts = np.column_stack([n - k, k]).astype(np.float64)
+def exact():
+    fit = dstk.calibration.LogisticCalibrator(model="bayes").fit(scores, y)._logistic
+    z = fit.standardize(np.linspace(-4.0, 4.0, 40))
+    logistic_profile_masses(z, fit._z, fit._targets, fit._weight, fit.alpha, fit.alpha_covariance,
+                            fit.max_log_likelihood, np.zeros((z.size, 4)), np.empty(fit._z.size))
+parts = {
+    "logistic_profile_masses, 2,000 points x 40 test scores": exact,
+    "LogisticCalibrator(model='likelihood').fit, 2,000 scores": lambda: dstk.calibration.LogisticCalibrator(
+        model="likelihood").fit(scores, y),
+    "from_counts(model='likelihood'), 100,000 rows": lambda: from_counts(counts, model="likelihood"),
+    "from_counts(model='plausibility'), 100,000 rows": lambda: from_counts(counts, model="plausibility"),
+    "BinningCalibrator().fit + predict_mass, 2,000 scores": lambda: dstk.calibration.BinningCalibrator().fit(
+        scores, y).predict_mass(scores),
+}
+out = {}
+for name, run in parts.items():
+    run()  # compile or load from the cache
+    times = []
+    for _ in range(5):
+        start = time.process_time(); run(); times.append(time.process_time() - start)
+    out[name] = sorted(times)[2]
+print(json.dumps(out))
+"""
+"""Warm-path timings (process CPU time; kernels compiled or cached; medians of 5 calls) of the kernels this
+benchmark's changes touch, at sizes where the compiled kernels run."""
+
 
 def child(args: list[str], env: dict[str, str]) -> tuple[str, float, float]:
     """Run ``python *args``; return (stdout, wall time, CPU time of the child).
@@ -105,6 +144,42 @@ def child(args: list[str], env: dict[str, str]) -> tuple[str, float, float]:
     return stdout, wall, usage.ru_utime + usage.ru_stime
 
 
+def warm_path(trees: dict[str, str], runs: int) -> None:
+    """Time WARM_PATH in alternating processes of the two trees; table of medians and ratios."""
+    import json
+
+    print("load average at start", os.getloadavg())
+    caches = {name: tempfile.mkdtemp() for name in trees}
+    timings: dict[str, dict[str, list[float]]] = {name: {} for name in trees}
+    ratios: dict[str, list[float]] = {}
+    try:
+        for _ in range(runs):
+            round_times = {}
+            for name, root in trees.items():
+                env = dict(os.environ, NUMBA_CACHE_DIR=caches[name], PYTHONPATH=root)
+                out, _, _ = child(["-c", WARM_PATH], env)
+                round_times[name] = json.loads(out)
+                for part, value in round_times[name].items():
+                    timings[name].setdefault(part, []).append(value)
+            for part in round_times["this tree"]:
+                ratios.setdefault(part, []).append(
+                    round_times["this tree"][part] / round_times["baseline"][part]
+                )
+            print(round_times, f"load {os.getloadavg()[0]:.1f}", flush=True)
+    finally:
+        for cache in caches.values():
+            shutil.rmtree(cache, ignore_errors=True)
+    print("load average at end", os.getloadavg())
+    print("| warm call | baseline | this tree | this tree / baseline |")
+    print("|---|---|---|---|")
+    for part, values in ratios.items():
+        base, this = timings["baseline"][part], timings["this tree"][part]
+        print(
+            f"| {part} | {statistics.median(base) * 1e3:.1f} ms | {statistics.median(this) * 1e3:.1f} ms "
+            f"| {statistics.median(values):.3f}x ({min(values):.3f}-{max(values):.3f}) |"
+        )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
@@ -112,9 +187,17 @@ def main() -> None:
     )
     parser.add_argument("--calls", default="LogisticCalibrator,IsotonicCalibrator,BinningCalibrator,demo")
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument(
+        "--warm-path",
+        action="store_true",
+        help="instead of first calls: time the warm path (WARM_PATH) of both trees, alternating processes",
+    )
     args = parser.parse_args()
     script, known = cold_call_script()
     trees = {"baseline": str(Path(args.baseline).resolve()), "this tree": str(HERE.parent)}
+    if args.warm_path:
+        warm_path(trees, args.runs)
+        return
     results: dict[tuple[str, str], list[tuple[float, ...]]] = {}
     print("load average at start", os.getloadavg())
     for what in args.calls.split(","):
