@@ -93,6 +93,8 @@ y = (rng.random(2_000) < 1 / (1 + np.exp(-2 * scores))).astype(int)
 n = rng.integers(1, 30, 100_000)
 k = rng.binomial(n, 0.3)
 counts = np.column_stack([n - k, k]).astype(np.float64)
+likelihood = dstk.calibration.LogisticCalibrator(model="likelihood").fit(scores, y)
+many = rng.normal(size=1_000_000)
 def exact():
     fit = dstk.calibration.LogisticCalibrator(model="bayes").fit(scores, y)._logistic
     z = fit.standardize(np.linspace(-4.0, 4.0, 40))
@@ -102,6 +104,7 @@ parts = {
     "logistic_profile_masses, 2,000 points x 40 test scores": exact,
     "LogisticCalibrator(model='likelihood').fit, 2,000 scores": lambda: dstk.calibration.LogisticCalibrator(
         model="likelihood").fit(scores, y),
+    "LogisticCalibrator(model='likelihood').predict_mass, 10^6 scores": lambda: likelihood.predict_mass(many),
     "from_counts(model='likelihood'), 100,000 rows": lambda: from_counts(counts, model="likelihood"),
     "from_counts(model='plausibility'), 100,000 rows": lambda: from_counts(counts, model="plausibility"),
     "BinningCalibrator().fit + predict_mass, 2,000 scores": lambda: dstk.calibration.BinningCalibrator().fit(
