@@ -12,7 +12,7 @@ The calls are those of ``benchmarks/bench_core.py``'s ``COLD_CALL`` script
 (``combine``, ``from_counts``, the calibrators with their default options but
 ``LogisticCalibrator(model="likelihood")``, the trees) and those of
 :data:`EXTRA_CALL` below: ``<Calibrator>:<model>`` (a binary calibrator with that
-model), ``EvidentialCalibratedClassifier`` (one-vs-rest calibration of a logistic
+model; or a binary calibrator not in ``COLD_CALL``, e.g. ``VennMachineCalibrator``), ``EvidentialCalibratedClassifier`` (one-vs-rest calibration of a logistic
 regression on three classes, the default calibrator), ``EvidentialKNNClassifier``,
 ``EvidentialNeuralNetworkClassifier``.
 
@@ -55,12 +55,13 @@ what = sys.argv[1]
 t1 = time.perf_counter()
 warnings.simplefilter("ignore")
 rng = np.random.default_rng(0)
-if ":" in what:  # a binary calibrator with a model: 400 calibration scores, 50 test scores
+if what.split(":")[0].endswith("Calibrator"):  # binary: 400 calibration scores, 50 test scores
     import dstk.calibration
-    name, model = what.split(":")
+    name, _, model = what.partition(":")
     scores = rng.normal(size=400)
     y = (rng.random(400) < 1 / (1 + np.exp(-2 * scores))).astype(int)
-    calibrator = getattr(dstk.calibration, name)(model=model).fit(scores, y)
+    options = {"model": model} if model else {}
+    calibrator = getattr(dstk.calibration, name)(**options).fit(scores, y)
     calibrator.predict_proba(scores[:50])
     calibrator.predict_mass(scores[:50])
 else:  # three classes, 300 x 4 features
