@@ -26,7 +26,6 @@ __all__ = [
     "logistic_profile_masses",
     "logistic_profile_log_contour",
     "chebyshev_clenshaw",
-    "CLENSHAW_BLOCK",
     "gauss_compress",
     "lookup_masses",
     "table_lookup",
@@ -590,32 +589,27 @@ def gauss_compress(sorted_points, point_weights, starts, order):
     return out_nodes[:count].copy(), out_weights[:count].copy()
 
 
-CLENSHAW_BLOCK = 128
-"""Points per block of :func:`chebyshev_clenshaw` (its work buffer has shape (4, CLENSHAW_BLOCK))."""
-
-
 @njit(cache=True)
-def chebyshev_clenshaw(t, coefficients, out, work):
+def chebyshev_clenshaw(t, coefficients, out):
     """Sum of Chebyshev series sum_k c_k T_k(t) at each t by Clenshaw's recurrence.
 
     ``coefficients`` has shape (K, C) (C series at once); the sums are written
-    to ``out``, shape (len(t), C), and returned.  ``work`` is a buffer of shape
-    (4, CLENSHAW_BLOCK).  Both are allocated by the caller: numba's array
-    constructors compiled with the kernel would add about 0.15 s to a cold
-    start.  The recurrence runs on blocks of CLENSHAW_BLOCK points at a time
-    (innermost loop over the points, which vectorises; the block stays in the
-    L1 cache).
+    to ``out``, shape (len(t), C), and returned (allocated by the caller: a
+    two-dimensional ``np.empty`` here would compile numba's constructor with
+    the kernel, 0.2 s more of a cold start).  The recurrence runs on blocks of
+    128 points at a time (innermost loop over the points, which vectorises;
+    the block stays in the L1 cache).
     """
     degree = coefficients.shape[0]
     columns = coefficients.shape[1]
     n = t.shape[0]
-    block = work.shape[1]
-    b0 = work[0]
-    b1 = work[1]
-    b2 = work[2]
-    twice = work[3]
+    block = 128
+    b0 = np.empty(block)
+    b1 = np.empty(block)
+    b2 = np.empty(block)
+    twice = np.empty(block)
     for first in range(0, n, block):
-        size = n - first if n - first < block else block
+        size = min(block, n - first)
         for i in range(size):
             twice[i] = 2.0 * t[first + i]
         for c in range(columns):

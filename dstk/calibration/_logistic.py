@@ -10,7 +10,7 @@ from scipy import fft, special
 
 from .._estimator import check_is_fitted
 from .._kernels._jit import call_kernel
-from .._kernels.calibration import CLENSHAW_BLOCK, INTERPRETED_MAX_WORK, chebyshev_clenshaw
+from .._kernels.calibration import INTERPRETED_MAX_WORK, chebyshev_clenshaw
 from .._progress import progress
 from .._validation import check_scores
 from ..evidence._logistic import ScoreLogistic
@@ -263,7 +263,6 @@ class LogisticCalibrator(BinaryCalibrator):
             t,
             self._chebyshev_coefficients,
             np.empty((t.size, self._chebyshev_coefficients.shape[1])),
-            np.empty((4, CLENSHAW_BLOCK)),
             work=t.size * self._chebyshev_coefficients.size,
             interpreted_max_work=INTERPRETED_MAX_WORK["chebyshev_clenshaw"],
         )
