@@ -118,6 +118,28 @@ def test_zadrozny_pairwise_is_hastie_tibshirani_optimum(seed):
         np.testing.assert_allclose(z.probabilities[i], p_ref, atol=2e-4)
 
 
+@pytest.mark.parametrize("seed", [0, 1])
+def test_pairwise_code_with_flipped_columns_and_reordered_tasks(seed):
+    # a pairwise code is coupled in the one-division form of Hastie & Tibshirani's update, with each
+    # task's positive class first: a column whose sign is flipped (rate 1 - r) and a permutation of
+    # the tasks describe the same problem, and the result is the KL optimum of the independent optimiser
+    code = all_pairs_code(5)
+    rng = np.random.RandomState(seed)
+    r = rng.uniform(0.05, 0.95, size=(4, code.shape[1]))
+    w = rng.randint(20, 60, size=code.shape[1]).astype(float)
+    flip = rng.rand(code.shape[1]) < 0.5
+    order = rng.permutation(code.shape[1])
+    code2 = (code * np.where(flip, -1, 1))[:, order]
+    r2 = np.where(flip, 1.0 - r, r)[:, order]
+    base = couple_probabilities(r, code, task_weights=w)
+    moved = couple_probabilities(r2, code2, task_weights=w[order])
+    assert base.all_converged and moved.all_converged
+    np.testing.assert_allclose(moved.probabilities, base.probabilities, atol=1e-9)
+    for i in range(r.shape[0]):
+        p_ref, _ = reference_optimum(r[i], code, w)
+        np.testing.assert_allclose(base.probabilities[i], p_ref, atol=2e-4)
+
+
 def test_zadrozny_general_code_reaches_its_fixed_point():
     code = complete_code(4)
     rng = np.random.RandomState(3)
