@@ -417,18 +417,25 @@ def _fold_deferred(masses, axis, rule):
         masses._check_deferred()  # raises the usual error for invalid masses
         return None
     _mark_checked(masses)
-    out, kappa = _conjunctive_result(out, kappa, total, rule)
+    # checked binary sources (no entry below 0) give no negative mass: m({a}) =
+    # q({a}) - q(frame), each commonality factor m({a}) + m(frame) being at
+    # least m(frame), and rounding is monotonic; no clipping pass needed
+    out, kappa = _conjunctive_result(out, kappa, total, rule, clip=frame.n_subsets != 4)
     return MassFunction._dense(out.reshape(batch + (frame.n_subsets,)), frame), kappa.reshape(batch)
 
 
-def _conjunctive_result(out, kappa, total, rule):
-    """Finish the conjunctive-kernel output of the conjunctive, Dempster or Yager rule (in place)."""
+def _conjunctive_result(out, kappa, total, rule, *, clip=True):
+    """Finish the conjunctive-kernel output of the conjunctive, Dempster or Yager rule (in place).
+
+    ``clip`` sets the rounding noise below 0 of the inverse transforms to 0.
+    """
     if rule == "dempster" and np.any(total):
         _raise_total_conflict(total)
     if rule == "yager":
         out[:, -1] += out[:, 0]
         out[:, 0] = 0.0
-    np.maximum(out, 0.0, out=out)
+    if clip:
+        np.maximum(out, 0.0, out=out)
     return out, kappa
 
 
