@@ -2,11 +2,19 @@
 
 Each round runs, for each tree in turn (interleaved), a fresh Python process with
 an empty ``NUMBA_CACHE_DIR`` and that tree first on ``PYTHONPATH``; it times one
-first call of ``benchmarks/bench_core.py``'s ``COLD_CALL`` script (wall time of
-the call, process CPU time since the script started, imports included), or for
-``demo`` the whole ``python -m dstk demo`` cold and then warm (wall and CPU time
-of the child process, from ``os.wait4``) and their ratios per run.  Prints one
-line per run and a table of medians (range).
+first call (wall time of the call, process CPU time since the script started,
+imports included), then the same call in a second process with the cache the
+first one wrote (warm), or for ``demo`` the whole ``python -m dstk demo`` cold and
+then warm (wall and CPU time of the child process, from ``os.wait4``) and their
+ratios per run.  Prints one line per run and a table of medians (range).
+
+The calls are those of ``benchmarks/bench_core.py``'s ``COLD_CALL`` script
+(``combine``, ``from_counts``, the calibrators with their default options but
+``LogisticCalibrator(model="likelihood")``, the trees) and those of
+:data:`EXTRA_CALL` below: ``<Calibrator>:<model>`` (a binary calibrator with that
+model; or a binary calibrator not in ``COLD_CALL``, e.g. ``VennMachineCalibrator``), ``EvidentialCalibratedClassifier`` (one-vs-rest calibration of a logistic
+regression on three classes, the default calibrator), ``EvidentialKNNClassifier``,
+``EvidentialNeuralNetworkClassifier``.
 
 Usage::
 
@@ -19,6 +27,7 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -29,11 +38,90 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 
 
-def cold_call_script() -> str:
+def cold_call_script() -> tuple[str, tuple[str, ...]]:
+    """``COLD_CALL`` of ``bench_core.py`` and the names it knows."""
     spec = importlib.util.spec_from_file_location("bench_core", HERE / "bench_core.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    return module.COLD_CALL
+    return module.COLD_CALL, tuple(module.COLD_CALLS_ALL)
+
+
+EXTRA_CALL = r"""
+import sys, time, warnings
+t0 = time.perf_counter(); c0 = time.process_time()
+import numpy as np
+import dstk
+what = sys.argv[1]
+t1 = time.perf_counter()
+warnings.simplefilter("ignore")
+rng = np.random.default_rng(0)
+if what.split(":")[0].endswith("Calibrator"):  # binary: 400 calibration scores, 50 test scores
+    import dstk.calibration
+    name, _, model = what.partition(":")
+    scores = rng.normal(size=400)
+    y = (rng.random(400) < 1 / (1 + np.exp(-2 * scores))).astype(int)
+    options = {"model": model} if model else {}
+    calibrator = getattr(dstk.calibration, name)(**options).fit(scores, y)
+    calibrator.predict_proba(scores[:50])
+    calibrator.predict_mass(scores[:50])
+else:  # three classes, 300 x 4 features
+    X = rng.normal(size=(300, 4))
+    y = (X[:, 0] + X[:, 1] > 0).astype(int) + (X[:, 2] > 0.5)
+    if what == "EvidentialCalibratedClassifier":
+        from sklearn.linear_model import LogisticRegression
+        import dstk.calibration
+        estimator = dstk.calibration.EvidentialCalibratedClassifier(LogisticRegression())
+    else:
+        import dstk.classifiers
+        estimator = getattr(dstk.classifiers, what)()
+    estimator.fit(X, y)
+    estimator.predict_proba(X[:50])
+    estimator.predict_mass(X[:50])
+t2 = time.perf_counter(); c2 = time.process_time()
+print(t1 - t0, t2 - t1, c2 - c0)
+"""
+"""First calls not in ``COLD_CALL``; prints (imports wall, first call wall, process CPU)."""
+
+WARM_PATH = r"""
+import json, time
+import numpy as np
+import dstk.calibration
+from dstk.evidence import from_counts
+from dstk._kernels.calibration import logistic_profile_masses
+rng = np.random.default_rng(0)
+scores = rng.normal(size=2_000)
+y = (rng.random(2_000) < 1 / (1 + np.exp(-2 * scores))).astype(int)
+n = rng.integers(1, 30, 100_000)
+k = rng.binomial(n, 0.3)
+counts = np.column_stack([n - k, k]).astype(np.float64)
+likelihood = dstk.calibration.LogisticCalibrator(model="likelihood").fit(scores, y)
+many = rng.normal(size=1_000_000)
+def exact():
+    fit = dstk.calibration.LogisticCalibrator(model="bayes").fit(scores, y)._logistic
+    z = fit.standardize(np.linspace(-4.0, 4.0, 40))
+    logistic_profile_masses(z, fit._z, fit._targets, fit._weight, fit.alpha, fit.alpha_covariance,
+                            fit.max_log_likelihood, np.zeros((z.size, 4)), np.empty(fit._z.size))
+parts = {
+    "logistic_profile_masses, 2,000 points x 40 test scores": exact,
+    "LogisticCalibrator(model='likelihood').fit, 2,000 scores": lambda: dstk.calibration.LogisticCalibrator(
+        model="likelihood").fit(scores, y),
+    "LogisticCalibrator(model='likelihood').predict_mass, 10^6 scores": lambda: likelihood.predict_mass(many),
+    "from_counts(model='likelihood'), 100,000 rows": lambda: from_counts(counts, model="likelihood"),
+    "from_counts(model='plausibility'), 100,000 rows": lambda: from_counts(counts, model="plausibility"),
+    "BinningCalibrator().fit + predict_mass, 2,000 scores": lambda: dstk.calibration.BinningCalibrator().fit(
+        scores, y).predict_mass(scores),
+}
+out = {}
+for name, run in parts.items():
+    run()  # compile or load from the cache
+    times = []
+    for _ in range(5):
+        start = time.process_time(); run(); times.append(time.process_time() - start)
+    out[name] = sorted(times)[2]
+print(json.dumps(out))
+"""
+"""Warm-path timings (process CPU time; kernels compiled or cached; medians of 5 calls) of the kernels this
+benchmark's changes touch, at sizes where the compiled kernels run."""
 
 
 def child(args: list[str], env: dict[str, str]) -> tuple[str, float, float]:
@@ -60,6 +148,42 @@ def child(args: list[str], env: dict[str, str]) -> tuple[str, float, float]:
     return stdout, wall, usage.ru_utime + usage.ru_stime
 
 
+def warm_path(trees: dict[str, str], runs: int) -> None:
+    """Time WARM_PATH in alternating processes of the two trees; table of medians and ratios."""
+    import json
+
+    print("load average at start", os.getloadavg())
+    caches = {name: tempfile.mkdtemp() for name in trees}
+    timings: dict[str, dict[str, list[float]]] = {name: {} for name in trees}
+    ratios: dict[str, list[float]] = {}
+    try:
+        for _ in range(runs):
+            round_times = {}
+            for name, root in trees.items():
+                env = dict(os.environ, NUMBA_CACHE_DIR=caches[name], PYTHONPATH=root)
+                out, _, _ = child(["-c", WARM_PATH], env)
+                round_times[name] = json.loads(out)
+                for part, value in round_times[name].items():
+                    timings[name].setdefault(part, []).append(value)
+            for part in round_times["this tree"]:
+                ratios.setdefault(part, []).append(
+                    round_times["this tree"][part] / round_times["baseline"][part]
+                )
+            print(round_times, f"load {os.getloadavg()[0]:.1f}", flush=True)
+    finally:
+        for cache in caches.values():
+            shutil.rmtree(cache, ignore_errors=True)
+    print("load average at end", os.getloadavg())
+    print("| warm call | baseline | this tree | this tree / baseline |")
+    print("|---|---|---|---|")
+    for part, values in ratios.items():
+        base, this = timings["baseline"][part], timings["this tree"][part]
+        print(
+            f"| {part} | {statistics.median(base) * 1e3:.1f} ms | {statistics.median(this) * 1e3:.1f} ms "
+            f"| {statistics.median(values):.3f}x ({min(values):.3f}-{max(values):.3f}) |"
+        )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
@@ -67,9 +191,17 @@ def main() -> None:
     )
     parser.add_argument("--calls", default="LogisticCalibrator,IsotonicCalibrator,BinningCalibrator,demo")
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument(
+        "--warm-path",
+        action="store_true",
+        help="instead of first calls: time the warm path (WARM_PATH) of both trees, alternating processes",
+    )
     args = parser.parse_args()
-    script = cold_call_script()
+    script, known = cold_call_script()
     trees = {"baseline": str(Path(args.baseline).resolve()), "this tree": str(HERE.parent)}
+    if args.warm_path:
+        warm_path(trees, args.runs)
+        return
     results: dict[tuple[str, str], list[tuple[float, ...]]] = {}
     print("load average at start", os.getloadavg())
     for what in args.calls.split(","):
@@ -80,11 +212,13 @@ def main() -> None:
                     if what == "demo":
                         _, wall, cpu = child(["-m", "dstk", "demo"], env)
                         _, warm_wall, warm_cpu = child(["-m", "dstk", "demo"], env)
-                        row = (wall, cpu, warm_wall, warm_cpu, wall / warm_wall, cpu / warm_cpu)
                     else:
-                        out, _, _ = child(["-c", script, what], env)
-                        _imports, first_call, process_cpu = (float(v) for v in out.split())
-                        row = (first_call, process_cpu)
+                        code = script if what in known else EXTRA_CALL
+                        out, _, _ = child(["-c", code, what], env)
+                        _imports, wall, cpu = (float(v) for v in out.split())
+                        out, _, _ = child(["-c", code, what], env)
+                        _imports, warm_wall, warm_cpu = (float(v) for v in out.split())
+                    row = (wall, cpu, warm_wall, warm_cpu, wall / warm_wall, cpu / warm_cpu)
                 results.setdefault((what, name), []).append(row)
                 print(
                     what,
@@ -95,8 +229,11 @@ def main() -> None:
                 )
     print("load average at end", os.getloadavg())
     print(
-        "| call | tree | first call wall (cold) | process CPU (cold) | demo warm wall | demo warm CPU "
-        "| demo cold / warm, wall | demo cold / warm, CPU |"
+        "For a call: wall = the call's wall time, CPU = the process's CPU time (imports "
+        "included); for demo: the whole process."
+    )
+    print(
+        "| call | tree | cold wall | cold CPU | warm wall | warm CPU | cold / warm, wall | cold / warm, CPU |"
     )
     print("|---|---|---|---|---|---|---|---|")
     for (what, name), rows in results.items():

@@ -40,9 +40,11 @@ A cache wherever dstk is installed
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import functools
 import hashlib
 import inspect
+import math
 import os
 import re
 import stat
@@ -220,6 +222,43 @@ def njit(signature_or_function=None, **options):
 
 _interpreted: dict[tuple[Any, bool], Any] = {}
 
+_C_LIBRARY_MATH = ("lgamma",)
+"""``math`` functions that CPython computes with its own code but numba with the C library's:
+an interpreted kernel calls the C library's function (through ctypes), which gives the
+compiled kernel's bits (CPython's ``math.lgamma`` differs from the C library's in the last
+bits of most arguments)."""
+
+_UNMATCHED_MATH = ("gamma", "erf", "erfc", "pow")
+"""``math`` functions whose interpreted results are not known to match numba's: a kernel
+using one of them stays compiled."""
+
+_numba_math: list[Any] = []  # [the namespace standing for ``math`` in interpreted kernels, or None]
+
+
+def _math_as_compiled() -> Any:
+    """A stand-in for the ``math`` module whose functions give numba's bits, or None.
+
+    numba compiles ``math.lgamma`` to a call of the C library's ``lgamma`` (resolved
+    in the process, as ``dlsym`` does); ``ctypes.CDLL(None)`` finds the same symbol.
+    None where the C library cannot be reached this way (e.g. Windows): kernels that
+    use these functions then stay compiled.
+    """
+    if not _numba_math:
+        shim = None
+        try:
+            library = ctypes.CDLL(None)
+            functions = {}
+            for name in _C_LIBRARY_MATH:
+                function = getattr(library, name)
+                function.restype = ctypes.c_double
+                function.argtypes = [ctypes.c_double]
+                functions[name] = function
+            shim = types.SimpleNamespace(**{**vars(math), **functions})
+        except (OSError, AttributeError, TypeError):
+            shim = None
+        _numba_math.append(shim)
+    return _numba_math[0]
+
 
 def interpreted(kernel: Any, *, fastmath: bool = False) -> Any:
     """The Python function of a kernel, with the kernels it calls interpreted too.
@@ -230,8 +269,11 @@ def interpreted(kernel: Any, *, fastmath: bool = False) -> Any:
     globals map every called kernel (recursively) to its own interpreted
     version, so that nothing is compiled -- except kernels compiled with
     ``fastmath``, which stay compiled (their reassociated sums are not those of
-    the interpreter).  The globals are a snapshot taken at the first call, as
-    numba freezes a kernel's globals when it compiles it.
+    the interpreter).  ``math.lgamma`` is the C library's function, as in
+    compiled code (CPython computes its own); a kernel using a ``math``
+    function not known to give numba's bits (``gamma``, ``erf``, ``erfc``,
+    ``pow``) stays compiled.  The globals are a snapshot taken at the first
+    call, as numba freezes a kernel's globals when it compiles it.
 
     Parameters
     ----------
@@ -257,12 +299,28 @@ def interpreted(kernel: Any, *, fastmath: bool = False) -> Any:
     if found is not None:
         return found
     namespace = dict(function.__globals__)
+    names = _global_names(function.__code__)
+    if any(namespace.get(name) is getattr(math, name) for name in _UNMATCHED_MATH):
+        return kernel  # e.g. ``from math import gamma``
+    if namespace.get("math") is math and not names.isdisjoint(_UNMATCHED_MATH):
+        return kernel
+    if namespace.get("math") is math and not names.isdisjoint(_C_LIBRARY_MATH):
+        stand_in = _math_as_compiled()
+        if stand_in is None:
+            return kernel
+        namespace["math"] = stand_in
+    for name in _C_LIBRARY_MATH:
+        if namespace.get(name) is getattr(math, name):  # ``from math import lgamma``
+            stand_in = _math_as_compiled()
+            if stand_in is None:
+                return kernel
+            namespace[name] = getattr(stand_in, name)
     result = types.FunctionType(
         function.__code__, namespace, function.__name__, function.__defaults__, function.__closure__
     )
     result.__doc__ = function.__doc__
     _interpreted[(kernel, fastmath)] = result  # before the recursion: a kernel may call itself
-    for name in _global_names(function.__code__):
+    for name in names:
         value = namespace.get(name)
         if isinstance(value, Dispatcher):
             namespace[name] = interpreted(value, fastmath=fastmath)

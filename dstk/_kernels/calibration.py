@@ -268,7 +268,7 @@ def _logistic_weight(eta):
     return e / ((1.0 + e) * (1.0 + e))
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy", no_cpython_wrapper=True)
 def _line_pass(eta_test, slope, centred, targets, weights):
     """Log-likelihood and derivatives along theta_0 = eta_test - slope * s.
 
@@ -305,7 +305,7 @@ def _line_pass(eta_test, slope, centred, targets, weights):
     return loglik, gradient, curvature, cross, d_eta
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy", no_cpython_wrapper=True)
 def _profile_at(eta_test, slope, centred, targets, weights):
     """Maximise the log-likelihood over the slope on the line (Newton, step halving).
 
@@ -350,86 +350,7 @@ def _expit(x):
     return e / (1.0 + e)
 
 
-@njit(cache=True)
-def _side_integral(
-    eta_hat,
-    sigma,
-    direction,
-    slope_hat,
-    slope_per_eta,
-    centred,
-    targets,
-    weights,
-    max_loglik,
-    nodes,
-    qweights,
-):
-    """(int pl w, int (1 - pl) w) d eta from eta_hat toward direction * infinity, w = tau (1 - tau).
-
-    Adaptive panels of Gauss-Legendre nodes: the first panel is sigma wide, each
-    next one at most twice as wide and at most _PANEL_DROP / |d log pl / d eta|
-    wide (log pl is concave in eta, so it drops by at least that much), at most
-    4 wide (w varies on a unit scale).  The panels stop once log pl < -32 at a
-    panel end, or once the end is beyond |eta| = 40 and 40 beyond eta_hat (w
-    there is below exp(-40) times its value at eta_hat); the rest of
-    int (1 - pl) w is the closed form int w = expit(-direction * end).  A start
-    beyond -40 on the other side of eta = 0 is moved to -40 (the skipped part
-    integrates to less than exp(-40) in absolute terms).  Integrating 1 - pl
-    itself (not tau_hat minus int pl) keeps tiny masses accurate in relative terms.
-    """
-    plausible = 0.0
-    implausible = 0.0
-    start = eta_hat
-    slope_start = slope_hat
-    if direction * start < -_ETA_LIMIT:
-        start = -direction * _ETA_LIMIT
-        # start Newton at the maximiser of the quadratic (normal) approximation on the line
-        guess = slope_hat + slope_per_eta * (start - eta_hat)
-        loglik, slope_start, d_eta, derivative_slope = _profile_at(start, guess, centred, targets, weights)
-    width = sigma
-    if width > _MAX_WIDTH:
-        width = _MAX_WIDTH
-    order = nodes.shape[0]
-    end = start
-    for _ in range(400):
-        end = start + direction * width
-        slope = slope_start
-        previous = start
-        derivative_slope = 0.0
-        for q in range(order):
-            eta = start + direction * width * nodes[q]
-            slope = slope + derivative_slope * (eta - previous)
-            loglik, slope, d_eta, derivative_slope = _profile_at(eta, slope, centred, targets, weights)
-            previous = eta
-            log_pl = loglik - max_loglik
-            if log_pl > 0.0:
-                log_pl = 0.0
-            factor = width * qweights[q] * _logistic_weight(eta)
-            plausible += factor * math.exp(log_pl)
-            implausible -= factor * math.expm1(log_pl)
-        slope = slope + derivative_slope * (end - previous)
-        loglik, slope, d_eta, derivative_slope = _profile_at(end, slope, centred, targets, weights)
-        log_pl = loglik - max_loglik
-        if log_pl < -32.0:
-            break
-        if direction * end > _ETA_LIMIT and direction * (end - eta_hat) > _ETA_LIMIT:
-            break
-        gradient = abs(d_eta)
-        new_width = 2.0 * width
-        if gradient > 0.0 and _PANEL_DROP / gradient < new_width:
-            new_width = _PANEL_DROP / gradient
-        if new_width < 0.25 * sigma:
-            new_width = 0.25 * sigma
-        if new_width > _MAX_WIDTH:  # resolve tau (1 - tau), which varies on a unit scale
-            new_width = _MAX_WIDTH
-        width = new_width
-        start = end
-        slope_start = slope
-    implausible += _expit(-direction * end)
-    return plausible, implausible
-
-
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def logistic_profile_masses(
     test_scores, calibration_scores, targets, weights, theta, covariance, max_loglik, out, centred
 ):
@@ -449,14 +370,30 @@ def logistic_profile_masses(
     (Xu et al. 2016, after the change of variable tau = 1 / (1 + e^eta)); the
     three integrals are normalised by their sum (int w = 1 up to 1e-14).
 
+    Each side, from eta_hat toward direction * infinity (direction = +1 for
+    m({1}), -1 for m({0})), integrates pl w and (1 - pl) w over adaptive panels
+    of Gauss-Legendre nodes: the first panel is sigma wide, each next one at
+    most twice as wide and at most _PANEL_DROP / |d log pl / d eta| wide (log pl
+    is concave in eta, so it drops by at least that much), at most 4 wide (w
+    varies on a unit scale).  The panels stop once log pl < -32 at a panel end,
+    or once the end is beyond |eta| = 40 and 40 beyond eta_hat (w there is below
+    exp(-40) times its value at eta_hat); the rest of int (1 - pl) w is the
+    closed form int w = expit(-direction * end).  A start beyond -40 on the
+    other side of eta = 0 is moved to -40 (the skipped part integrates to less
+    than exp(-40) in absolute terms).  Integrating 1 - pl itself (not tau_hat
+    minus int pl) keeps tiny masses accurate in relative terms.
+
     ``out`` (zeros, shape (N, 4)) receives the masses and is returned;
     ``centred`` (length of ``calibration_scores``) is a work buffer.  Both are
     allocated by the caller: allocating them here would compile numba's array
-    constructors with the kernel, about 0.2 s more of a cold start.
+    constructors with the kernel, about 0.2 s more of a cold start.  The two
+    sides run in one loop of this function (not a function called twice):
+    one function less to compile on a cold start.
     """
     n_test = test_scores.shape[0]
     nodes = _NODES01
     qweights = _WEIGHTS01
+    order = nodes.shape[0]
     for j in range(n_test):
         s = test_scores[j]
         for i in range(calibration_scores.shape[0]):
@@ -469,33 +406,72 @@ def logistic_profile_masses(
         slope_per_eta = (covariance[1, 0] + s * covariance[1, 1]) / variance if variance > 1e-30 else 0.0
         if sigma < 1e-6:
             sigma = 1e-6
-        # tau in [0, tau_hat] <-> eta in [eta_hat, +inf)
-        plausible_one, mass_one = _side_integral(
-            eta_hat,
-            sigma,
-            1.0,
-            theta[1],
-            slope_per_eta,
-            centred,
-            targets,
-            weights,
-            max_loglik,
-            nodes,
-            qweights,
-        )
-        plausible_zero, mass_zero = _side_integral(
-            eta_hat,
-            sigma,
-            -1.0,
-            theta[1],
-            slope_per_eta,
-            centred,
-            targets,
-            weights,
-            max_loglik,
-            nodes,
-            qweights,
-        )
+        slope_hat = theta[1]
+        plausible_one = 0.0
+        mass_one = 0.0
+        plausible_zero = 0.0
+        mass_zero = 0.0
+        # side 0: tau in [0, tau_hat] <-> eta in [eta_hat, +inf); side 1: the other
+        for side in range(2):
+            direction = 1.0 if side == 0 else -1.0
+            plausible = 0.0
+            implausible = 0.0
+            start = eta_hat
+            slope_start = slope_hat
+            if direction * start < -_ETA_LIMIT:
+                start = -direction * _ETA_LIMIT
+                # start Newton at the maximiser of the quadratic (normal) approximation on the line
+                guess = slope_hat + slope_per_eta * (start - eta_hat)
+                loglik, slope_start, d_eta, derivative_slope = _profile_at(
+                    start, guess, centred, targets, weights
+                )
+            width = sigma
+            if width > _MAX_WIDTH:
+                width = _MAX_WIDTH
+            end = start
+            for _ in range(400):
+                end = start + direction * width
+                slope = slope_start
+                previous = start
+                derivative_slope = 0.0
+                log_pl = 0.0
+                d_eta = 0.0
+                for q in range(order + 1):  # the panel's Gauss nodes, then its end
+                    eta = start + direction * width * nodes[q] if q < order else end
+                    slope = slope + derivative_slope * (eta - previous)
+                    loglik, slope, d_eta, derivative_slope = _profile_at(
+                        eta, slope, centred, targets, weights
+                    )
+                    previous = eta
+                    log_pl = loglik - max_loglik
+                    if q < order:
+                        if log_pl > 0.0:
+                            log_pl = 0.0
+                        factor = width * qweights[q] * _logistic_weight(eta)
+                        plausible += factor * math.exp(log_pl)
+                        implausible -= factor * math.expm1(log_pl)
+                if log_pl < -32.0:
+                    break
+                if direction * end > _ETA_LIMIT and direction * (end - eta_hat) > _ETA_LIMIT:
+                    break
+                gradient = abs(d_eta)
+                new_width = 2.0 * width
+                if gradient > 0.0 and _PANEL_DROP / gradient < new_width:
+                    new_width = _PANEL_DROP / gradient
+                if new_width < 0.25 * sigma:
+                    new_width = 0.25 * sigma
+                if new_width > _MAX_WIDTH:  # resolve tau (1 - tau), which varies on a unit scale
+                    new_width = _MAX_WIDTH
+                width = new_width
+                start = end
+                slope_start = slope
+            implausible += _expit(-direction * end)
+            if side == 0:
+                plausible_one = plausible
+                mass_one = implausible
+            else:
+                plausible_zero = plausible
+                mass_zero = implausible
         mass_frame = plausible_one + plausible_zero
         total = mass_zero + mass_one + mass_frame
         out[j, 1] = mass_zero / total
