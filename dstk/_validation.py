@@ -436,6 +436,31 @@ def check_probability(value: float, name: str, open_interval: bool = True) -> fl
     return v
 
 
+def check_level(
+    value: Any, name: str = "level", *, meaning: str = "a confidence level", upper_inclusive: bool = False
+) -> float:
+    """A level in (0, 1), or (0, 1] with ``upper_inclusive``: the one check of every ``level`` argument.
+
+    ``meaning`` names what the level is (a confidence or credible level, a
+    plausibility threshold) in the message.  Booleans and strings are
+    refused (``float(True)`` and ``float("0.9")`` would pass otherwise); a
+    value between 1 and 100 gets the hint that levels are fractions.
+    """
+    interval = "(0, 1]" if upper_inclusive else "(0, 1)"
+    number = None
+    if not isinstance(value, (bool, np.bool_, str, bytes)):
+        try:
+            number = float(value)
+        except (TypeError, ValueError):
+            number = None
+    if number is not None and (0.0 < number < 1.0 or (upper_inclusive and number == 1.0)):
+        return number
+    hint = ""
+    if number is not None and 1.0 < number <= 100.0:
+        hint = f" Levels are fractions, not percentages: for {number:g}% pass {name}={number / 100:g}."
+    raise ValueError(f"`{name}` ({meaning}) must be a number in {interval}; got {value!r}.{hint}")
+
+
 def check_random_state(seed: Any) -> np.random.RandomState:
     """Turn ``seed`` into a :class:`numpy.random.RandomState` (scikit-learn semantics)."""
     if seed is None or seed is np.random:

@@ -12,7 +12,7 @@ from .._estimator import check_is_fitted
 from .._kernels._jit import call_kernel
 from .._kernels.calibration import INTERPRETED_MAX_WORK, chebyshev_clenshaw
 from .._progress import progress
-from .._validation import check_scores
+from .._validation import check_level, check_scores
 from ..evidence._logistic import ScoreLogistic
 from ._base import BinaryCalibrator, check_model
 
@@ -162,9 +162,7 @@ class LogisticCalibrator(BinaryCalibrator):
             )
         if self.interpolation not in ("chebyshev", None):
             raise ValueError(f"Unknown interpolation={self.interpolation!r}; choose 'chebyshev' or None.")
-        level = float(self.level)
-        if not 0.0 < level < 1.0:
-            raise ValueError(f"`level` must lie in (0, 1); got {self.level!r}.")
+        check_level(self.level)
         if np.ptp(scores) == 0.0:
             raise ValueError(
                 "All calibration scores are equal: the slope of the sigmoid cannot be estimated. "

@@ -60,7 +60,7 @@ from dstk._kernels.counts import (
     plausibility_degrees_kernel,
     plausibility_mass_kernel,
 )
-from dstk._validation import check_counts
+from dstk._validation import check_counts, check_level
 from dstk.core._frame import Frame
 from dstk.core._mass import MassFunction
 
@@ -111,19 +111,6 @@ def _check_counts(k, n, allow_fractional=False):
             "k counts the class-1 examples among the n examples, so 0 <= k <= n."
         )
     return k_arr, n_arr
-
-
-def _check_level(level):
-    try:
-        value = float(level)
-    except (TypeError, ValueError):
-        raise ValueError(f"`level` must be a number in (0, 1); got {level!r}.") from None
-    if not 0.0 < value < 1.0:
-        raise ValueError(
-            f"`level` (1 - alpha of the Clopper-Pearson interval) must lie in (0, 1); "
-            f"got {level!r}. For a 95% interval pass level=0.95."
-        )
-    return value
 
 
 def _check_model(model, allowed):
@@ -212,7 +199,7 @@ def clopper_pearson_interval(
     >>> print(f"{float(lower):.4f} {float(upper):.4f}")
     0.3475 0.9333
     """
-    level = _check_level(level)
+    level = check_level(level, meaning="1 - alpha of the Clopper-Pearson interval")
     k, n = _binary_counts(counts, allow_fractional)
     return _clopper_pearson(k, n, level)
 
@@ -402,7 +389,7 @@ def _binary_mass_array(
     """
     _check_model(model, _BINARY_MODELS)
     if model == "confidence_interval":
-        level = _check_level(level)
+        level = check_level(level, meaning="1 - alpha of the Clopper-Pearson interval")
     k_arr, n_arr = _check_counts(k, n, allow_fractional)
     shape = k_arr.shape
     k_flat = np.ascontiguousarray(k_arr).reshape(-1)

@@ -34,6 +34,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy import optimize, special
 
+from dstk._validation import check_level
 from dstk.core._mass import MassFunction
 from dstk.evidence._counts import _binary_mass_array, _check_counts
 from dstk.evidence._logistic import ScoreLogistic
@@ -45,16 +46,6 @@ __all__ = [
     "MultinomialLikelihood",
     "LogisticLikelihood",
 ]
-
-
-def _check_level(level):
-    try:
-        value = float(level)
-    except (TypeError, ValueError):
-        raise ValueError(f"`level` must be a number in (0, 1]; got {level!r}.") from None
-    if not 0.0 < value <= 1.0:
-        raise ValueError(f"`level` (a plausibility threshold gamma) must lie in (0, 1]; got {level!r}.")
-    return value
 
 
 class LikelihoodBeliefFunction:
@@ -385,7 +376,7 @@ class LikelihoodBeliefFunction:
         """
         if self.dimension != 1:
             raise ValueError("focal_set is defined here for a scalar parameter; use pl/bel for boxes.")
-        level = _check_level(level)
+        level = check_level(level, meaning="a plausibility threshold gamma", upper_inclusive=True)
         target = math.log(level)
         mle = float(self.mle_[0])
         if level == 1.0:

@@ -82,14 +82,14 @@ class MonteCarloEstimate(NamedTuple):
         ``[0, m({0}), m({1}), m({0, 1})]``, the frequencies of the three
         focal sets of the simulated random set (Xu et al. 2016, Eqs. 20-21).
     standard_error : ndarray of shape (2,)
-        Binomial standard errors sqrt(p (1 - p) / n_samples) of the
+        Binomial standard errors sqrt(p (1 - p) / n_draws) of the
         estimates of m({0}) and m({1}).
 
     Examples
     --------
     >>> from dstk.evidence import predictive_mass_monte_carlo
     >>> contour = lambda t: 1 - abs(t - 0.5) / 0.5
-    >>> mass, standard_error = predictive_mass_monte_carlo(contour, 0.5, n_samples=40000, random_state=0)
+    >>> mass, standard_error = predictive_mass_monte_carlo(contour, 0.5, n_draws=40000, random_state=0)
     >>> bool(abs(mass.to_array()[1] - 0.25) < 4 * standard_error[0])
     True
     """
@@ -432,7 +432,7 @@ def predictive_mass_monte_carlo(
     contour: Callable[[Any], Any],
     tau_hat: float | None = None,
     *,
-    n_samples: int = 100_000,
+    n_draws: int = 100_000,
     random_state: int | np.random.RandomState | np.random.Generator | None = None,
     check: bool = True,
 ) -> MonteCarloEstimate:
@@ -445,7 +445,7 @@ def predictive_mass_monte_carlo(
         float64 arrays when it supports them (much faster), else pointwise.
     tau_hat : float, optional
         The mode; found by :func:`find_mode` when omitted.
-    n_samples : int, default 100000
+    n_draws : int, default 100000
         Number of draws of (gamma, Z).
     random_state : int, RandomState, Generator or None
         Seed; results are deterministic given it.
@@ -462,7 +462,7 @@ def predictive_mass_monte_carlo(
     Raises
     ------
     ValueError
-        ``tau_hat`` outside [0, 1], ``n_samples < 1``, or (with ``check``) a
+        ``tau_hat`` outside [0, 1], ``n_draws`` not a whole number of at least 1, or (with ``check``) a
         contour that is not normalised and unimodal.
 
     Notes
@@ -483,7 +483,7 @@ def predictive_mass_monte_carlo(
     Examples
     --------
     >>> contour = lambda t: np.exp(-20 * (t - 0.6) ** 2)
-    >>> estimate = predictive_mass_monte_carlo(contour, 0.6, n_samples=20000, random_state=0)
+    >>> estimate = predictive_mass_monte_carlo(contour, 0.6, n_draws=20000, random_state=0)
     >>> bool(abs(estimate.mass.to_array().sum() - 1) < 1e-12), bool(estimate.standard_error.max() < 0.004)
     (True, True)
     """
@@ -492,19 +492,21 @@ def predictive_mass_monte_carlo(
     tau_hat = float(tau_hat)
     if not 0.0 <= tau_hat <= 1.0:
         raise ValueError(f"`tau_hat` must lie in [0, 1]; got {tau_hat!r}.")
-    n_samples = int(n_samples)
-    if n_samples < 1:
-        raise ValueError(f"`n_samples` must be at least 1; got {n_samples}.")
+    if isinstance(n_draws, (bool, np.bool_)) or not isinstance(n_draws, (int, np.integer)) or n_draws < 1:
+        raise ValueError(
+            f"`n_draws` must be a whole number of Monte Carlo draws, at least 1; got {n_draws!r}."
+        )
+    n_draws = int(n_draws)
     if check:
         check_unimodal(contour, tau_hat)
     rng = check_random_state(random_state)
-    levels = rng.uniform(0.0, 1.0, n_samples)
-    outcome_draws = rng.uniform(0.0, 1.0, n_samples)
+    levels = rng.uniform(0.0, 1.0, n_draws)
+    outcome_draws = rng.uniform(0.0, 1.0, n_draws)
     evaluate = _vectorised(contour)
     lower_bound, upper_bound = _level_set_bounds(evaluate, tau_hat, levels)
     one = outcome_draws <= lower_bound
     zero = outcome_draws > upper_bound
     mass_one = one.mean()
     mass_zero = zero.mean()
-    standard_error = np.sqrt(np.array([mass_zero * (1 - mass_zero), mass_one * (1 - mass_one)]) / n_samples)
+    standard_error = np.sqrt(np.array([mass_zero * (1 - mass_zero), mass_one * (1 - mass_one)]) / n_draws)
     return MonteCarloEstimate(_binary_mass(mass_zero, mass_one), standard_error)

@@ -27,7 +27,7 @@ from scipy.optimize import isotonic_regression
 from scipy.special import ndtr
 
 from .._metric_checks import check_labels_and_probabilities
-from .._validation import as_float_array
+from .._validation import as_float_array, check_level
 
 __all__ = [
     "expected_calibration_error",
@@ -555,8 +555,7 @@ def reliability_bands(
     else:
         bins = _check_bins(bins)
         _check_choice(strategy, "strategy", BINNING_STRATEGIES)
-    if not (isinstance(level, (float, int, np.floating)) and 0.0 < float(level) < 1.0):
-        raise ValueError(f"`level` must be a confidence level in (0, 1); got {level!r}.")
+    level = check_level(level)
     problems = _binary_problems(y_true, probabilities, multiclass)
     out = []
     for label, p, outcome in problems:

@@ -70,7 +70,7 @@ def test_predictive_mass_step_contour_is_confidence_interval_model():
 
 def test_monte_carlo_agrees_with_quadrature_and_closed_form():
     contour, tau_hat = _binomial_contour(7, 10)
-    estimate = predictive_mass_monte_carlo(contour, tau_hat=tau_hat, n_samples=200_000, random_state=0)
+    estimate = predictive_mass_monte_carlo(contour, tau_hat=tau_hat, n_draws=200_000, random_state=0)
     assert isinstance(estimate, MonteCarloEstimate) and estimate.standard_error.shape == (2,)
     masses, standard_error = estimate
     masses = masses.to_array()
@@ -79,11 +79,11 @@ def test_monte_carlo_agrees_with_quadrature_and_closed_form():
     assert np.all(np.abs(masses[1:3] - exact[1:3]) < 5 * standard_error)
     assert np.all(np.abs(masses[1:3] - quadrature[1:3]) < 5 * standard_error)
     again = predictive_mass_monte_carlo(
-        contour, tau_hat=tau_hat, n_samples=1000, random_state=3
+        contour, tau_hat=tau_hat, n_draws=1000, random_state=3
     ).mass.to_array()
     np.testing.assert_array_equal(
         again,
-        predictive_mass_monte_carlo(contour, tau_hat=tau_hat, n_samples=1000, random_state=3).mass.to_array(),
+        predictive_mass_monte_carlo(contour, tau_hat=tau_hat, n_draws=1000, random_state=3).mass.to_array(),
     )
 
 
@@ -107,8 +107,8 @@ def test_predictive_mass_bad_contours():
         predictive_mass(lambda t: np.ones_like(np.asarray(t, float)), 1.5)
     with pytest.raises(ValueError, match="NaN"):
         check_unimodal(lambda t: np.full_like(np.asarray(t, float), np.nan), 0.5)
-    with pytest.raises(ValueError, match="n_samples"):
-        predictive_mass_monte_carlo(lambda t: np.ones_like(np.asarray(t, float)), tau_hat=0.5, n_samples=0)
+    with pytest.raises(ValueError, match="n_draws"):
+        predictive_mass_monte_carlo(lambda t: np.ones_like(np.asarray(t, float)), tau_hat=0.5, n_draws=0)
 
 
 def test_predictive_mass_returns_mass_function():
@@ -251,7 +251,7 @@ def test_logistic_predictive_mass_quadrature_vs_monte_carlo():
     simulated, standard_error = predictive_mass_monte_carlo(
         lambda t: belief.profile_contour_tau(score, t),
         tau_hat=tau_hat,
-        n_samples=1500,
+        n_draws=1500,
         random_state=0,
     )
     simulated = simulated.to_array()

@@ -9,7 +9,8 @@ from numpy.typing import ArrayLike
 from scipy.special import betainc, betaincinv
 
 from ..._estimator import check_is_fitted
-from ._base import BinaryProbabilisticCalibrator, check_level, interval_to_mass
+from ..._validation import check_level
+from ._base import BinaryProbabilisticCalibrator, interval_to_mass
 from ._normalization import simple_normalization
 
 if TYPE_CHECKING:
@@ -191,7 +192,7 @@ class AssignmentValueCalibrator(BinaryProbabilisticCalibrator):
 
     # -- fitting -------------------------------------------------------------------------------
     def _fit(self, s, y):
-        check_level(self.level)
+        check_level(self.level, meaning="a credible level")
         if int(self.max_candidates) < 2:
             raise ValueError(f"`max_candidates` must be an integer >= 2; got {self.max_candidates!r}.")
         self.scale_ = None
@@ -281,7 +282,7 @@ class AssignmentValueCalibrator(BinaryProbabilisticCalibrator):
         """
         check_is_fitted(self, "partitions_")
         s = self._check_input(scores)
-        level = check_level(self.level)
+        level = check_level(self.level, meaning="a credible level")
         p_pos, assigned, a = self._assigned(s)
         lower, upper = p_pos.copy(), p_pos.copy()
         for k in (0, 1):

@@ -8,7 +8,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ..._estimator import BaseEstimator, ClassifierMixin, check_is_fitted, frequency_weights
-from ..._validation import check_binary_labels, check_consistent_length, check_probability, check_scores
+from ..._validation import check_binary_labels, check_consistent_length, check_scores
 
 if TYPE_CHECKING:
     from typing_extensions import Self
@@ -180,8 +180,3 @@ class BinaryProbabilisticCalibrator(ClassifierMixin, BaseEstimator):
         """Most probable class (the negative class on a tie at 0.5), shape ``(N,)``."""
         p = self.predict_positive(scores)
         return self.classes_[(p > 0.5).astype(np.intp)]
-
-
-def check_level(value: float, name: str = "level") -> float:
-    """A credible-interval level in (0, 1)."""
-    return check_probability(value, name)

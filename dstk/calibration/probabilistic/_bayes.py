@@ -10,9 +10,9 @@ from scipy.special import betaincinv
 
 from ..._estimator import check_is_fitted
 from ..._kernels.probabilistic_calibration import asymmetric_laplace_fit
-from ..._validation import check_in_range
+from ..._validation import check_in_range, check_level
 from ...evidence._logistic import sigmoid
-from ._base import BinaryProbabilisticCalibrator, check_level, interval_to_mass, log_odds
+from ._base import BinaryProbabilisticCalibrator, interval_to_mass, log_odds
 
 if TYPE_CHECKING:
     from ...core._mass import MassFunction
@@ -93,7 +93,7 @@ class _BayesCalibrator(BinaryProbabilisticCalibrator):
 
     def _fit(self, s, y):
         check_in_range(self.clip, "clip", low=0.0, high=0.5, low_inclusive=False, high_inclusive=False)
-        check_level(self.level)
+        check_level(self.level, meaning="a credible level")
         x = self._transform(s)
         n_pos = int(y.sum())
         n_neg = y.size - n_pos
@@ -133,7 +133,7 @@ class _BayesCalibrator(BinaryProbabilisticCalibrator):
         """
         check_is_fitted(self, self._fitted_attribute)
         s = self._check_input(scores)
-        level = check_level(self.level)
+        level = check_level(self.level, meaning="a credible level")
         a, b = self.n_positive_ + 1.0, self.n_negative_ + 1.0
         lo_prior = betaincinv(a, b, (1.0 - level) / 2.0)
         hi_prior = betaincinv(a, b, (1.0 + level) / 2.0)
