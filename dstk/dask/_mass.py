@@ -141,7 +141,7 @@ class DaskMassFunction:
     >>> values = np.tile([0.0, 0.5, 0.2, 0.3], (6, 1))
     >>> masses = DaskMassFunction(da.from_array(values, chunks=(2, 4)), frame=(0, 1))
     >>> masses
-    DaskMassFunction(frame=Frame([0, 1]), batch_shape=(6,), chunks=((2, 2, 2),))
+    DaskMassFunction(batch_shape=(6,), frame=Frame([0, 1]), chunksize=(2,), n_chunks=3)
     >>> masses.bel({1}).compute(scheduler="synchronous").round(3).tolist()
     [0.2, 0.2, 0.2, 0.2, 0.2, 0.2]
     >>> masses.compute(scheduler="synchronous").batch_shape
@@ -199,8 +199,13 @@ class DaskMassFunction:
         return self._array.chunks[:-1]
 
     def __repr__(self):
+        # like MassFunction's repr, then dask's summary of the chunks (the largest chunk and their
+        # number: the full chunk tuples grow with the data)
+        chunksize = tuple(max(sizes) if sizes else 0 for sizes in self.chunks)
+        n_chunks = int(np.prod([len(sizes) for sizes in self.chunks], dtype=np.int64))
         return (
-            f"DaskMassFunction(frame={self._frame!r}, batch_shape={self.batch_shape}, chunks={self.chunks})"
+            f"DaskMassFunction(batch_shape={self.batch_shape}, frame={self._frame!r}, "
+            f"chunksize={chunksize}, n_chunks={n_chunks})"
         )
 
     # -- conversions -----------------------------------------------------

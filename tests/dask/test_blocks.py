@@ -195,3 +195,16 @@ def test_in_memory_masses_are_chunked_with_all_sources_of_a_sample_together(wrap
     got_m, got_k = dask.compute(fused.array, kappa, scheduler="synchronous")
     np.testing.assert_array_equal(got_m, expected_m.to_array())  # blockwise: the in-memory floats
     np.testing.assert_array_equal(got_k, expected_k)
+
+
+def test_repr_summarises_the_chunks():
+    # the chunk tuples grow with the data; the repr shows the largest chunk and their number, as dask does
+    from dstk.dask import DaskMassFunction
+
+    array = da.from_array(np.tile([0.0, 0.2, 0.3, 0.5], (1000, 10, 1)), chunks=(100, 5, 4))
+    text = repr(DaskMassFunction(array, (0, 1)))
+    assert (
+        text
+        == "DaskMassFunction(batch_shape=(1000, 10), frame=Frame([0, 1]), chunksize=(100, 5), n_chunks=20)"
+    )
+    assert len(text) < 100
