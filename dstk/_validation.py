@@ -273,7 +273,9 @@ def check_scores(scores: ArrayLike, name: str = "scores", allow_2d_column: bool 
         raise ValueError(f"`{name}` is empty; at least one sample is needed.")
     # one pass and no temporary array: a NaN or an infinity makes the sum non-finite (a finite sum
     # proves every score finite; an overflowing sum of finite scores is sorted out below)
-    if np.isfinite(np.add.reduce(arr)):
+    with np.errstate(over="ignore", invalid="ignore"):  # no warning for huge finite scores or inf - inf
+        total = np.add.reduce(arr)
+    if np.isfinite(total):
         return arr
     bad = ~np.isfinite(arr)
     if bad.any():
