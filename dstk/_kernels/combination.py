@@ -527,29 +527,32 @@ def _binary_rows(m, normalize, out, kappa, total_conflict, lost, r0, r1, toleran
 
 
 @njit(cache=True)
-def _binary_pair_rows(m1, m2, normalize, out, kappa, total_conflict, lost, r0, r1):
+def _binary_pair_rows(m1, step1, m2, step2, normalize, out, kappa, total_conflict, lost, r0, r1):
     """Rows ``r0:r1`` of :func:`conjunctive_pair` on a binary frame (two sources, no stacking).
 
     The two-source case of :func:`_binary_rows`: q(A) = q1(A) q2(A) for the
     three non-empty subsets, each product checked for leaving the normal
     float64 range; no rescaling is needed for two factors of at most 1.
+    Source ``k``'s row ``r`` is ``mk[r * stepk : r * stepk + 4]`` of a flat
+    array (``stepk`` = 4 for C-contiguous rows; other steps read rows spaced
+    in a larger array, e.g. one source of a stack, without a copy).
     """
     # slices indexed from 0: indices known to be non-negative (no wraparound test)
-    a = m1[r0:r1]
-    b = m2[r0:r1]
     o = out[r0:r1]
     kp = kappa[r0:r1]
     tc = total_conflict[r0:r1]
     flags = lost[r0:r1]
     for r in range(r1 - r0):
-        s = a[r]
-        t = b[r]
-        f1 = s[1] + s[3]
-        f2 = s[2] + s[3]
+        i = (r0 + r) * step1
+        j = (r0 + r) * step2
+        s = m1[i : i + 4]
+        t = m2[j : j + 4]
         f3 = s[3]
-        g1 = t[1] + t[3]
-        g2 = t[2] + t[3]
+        f1 = s[1] + f3
+        f2 = s[2] + f3
         g3 = t[3]
+        g1 = t[1] + g3
+        g2 = t[2] + g3
         q1 = f1 * g1
         q2 = f2 * g2
         q3 = f3 * g3
@@ -835,12 +838,14 @@ def _general_parallel(m, normalize, out, kappa, total_conflict, lost, tolerance,
 
 
 @njit(cache=True, parallel=True)
-def _binary_pair_parallel(m1, m2, normalize, out, kappa, total_conflict, lost, n_tasks):
-    rows = m1.shape[0]
+def _binary_pair_parallel(m1, step1, m2, step2, normalize, out, kappa, total_conflict, lost, n_tasks):
+    rows = out.shape[0]
     for t in prange(n_tasks):
         _binary_pair_rows(
             m1,
+            step1,
             m2,
+            step2,
             normalize,
             out,
             kappa,
@@ -965,16 +970,33 @@ def conjunctive_checked(m, normalize, tolerance, *, parallel=None):
     return _fold(m, normalize, parallel, float(tolerance))
 
 
-def conjunctive_pair(m1, m2, normalize, *, parallel=None):
-    """:func:`conjunctive` of two sources given as separate C-contiguous (rows, size) arrays.
+def _spaced_rows(m):
+    """``(flat, step)``: the (rows, 4) float64 array ``m`` as a flat read-only array whose row ``r`` is
+    ``flat[r * step : r * step + 4]``, a view when its rows are evenly spaced in one buffer (C-contiguous,
+    or one source of a stack), else a C-contiguous copy."""
+    rows = m.shape[0]
+    if m.dtype == np.float64 and m.flags.c_contiguous:
+        return read_only(m.reshape(-1)), 4
+    if m.dtype == np.float64 and m.strides[1] == 8 and m.strides[0] >= 0 and m.strides[0] % 8 == 0 and rows:
+        step = m.strides[0] // 8
+        flat = np.lib.stride_tricks.as_strided(
+            m, shape=((rows - 1) * step + 4,), strides=(8,), writeable=False
+        )
+        return flat, step
+    return read_only(np.ascontiguousarray(m, dtype=np.float64).reshape(-1)), 4
 
-    Binary frames have their own kernel (no stacking of the two inputs);
+
+def conjunctive_pair(m1, m2, normalize, *, parallel=None):
+    """:func:`conjunctive` of two sources given as separate (rows, size) float64 arrays.
+
+    Binary frames have their own kernel (no stacking of the two inputs, and
+    no copy of rows evenly spaced in memory, e.g. two sources of one stack);
     other frames stack them and call :func:`conjunctive`.
     """
     rows, size = m1.shape
     if size != 4:
         return conjunctive(np.stack([m1, m2], axis=1), normalize, parallel=parallel)
-    m1, m2 = read_only(m1), read_only(m2)
+    (flat1, step1), (flat2, step2) = _spaced_rows(m1), _spaced_rows(m2)
     out = np.empty((rows, size))
     kappa = np.empty(rows)
     total_conflict = np.zeros(rows, dtype=np.bool_)
@@ -982,12 +1004,16 @@ def conjunctive_pair(m1, m2, normalize, *, parallel=None):
     normalize = bool(normalize)
     threaded, threads = _use_threads(parallel, 2 * m1.size, rows)
     if threaded:
-        _binary_pair_parallel(m1, m2, normalize, out, kappa, total_conflict, lost, min(rows, 8 * threads))
+        _binary_pair_parallel(
+            flat1, step1, flat2, step2, normalize, out, kappa, total_conflict, lost, min(rows, 8 * threads)
+        )
     else:
         call_kernel(
             _binary_pair_rows,
-            m1,
-            m2,
+            flat1,
+            step1,
+            flat2,
+            step2,
             normalize,
             out,
             kappa,

@@ -453,9 +453,13 @@ def _two_dense_sources(masses, axis, rule):
     frame = a.frame
     if not (a.is_dense and b.is_dense) or a.batch_shape != b.batch_shape:
         return None
-    out, kappa, total = _c.conjunctive_pair(
-        _dense.as_rows(a._storage.masses), _dense.as_rows(b._storage.masses), rule == "dempster"
-    )
+    size = frame.n_subsets
+    if size == 4:
+        # binary rows are read where they are (one source of a stack included): no copy
+        rows_a, rows_b = a._storage.masses.reshape(-1, size), b._storage.masses.reshape(-1, size)
+    else:
+        rows_a, rows_b = _dense.as_rows(a._storage.masses), _dense.as_rows(b._storage.masses)
+    out, kappa, total = _c.conjunctive_pair(rows_a, rows_b, rule == "dempster")
     out, kappa = _conjunctive_result(out, kappa, total, rule)
     shape = a.batch_shape
     return MassFunction._dense(out.reshape(shape + (frame.n_subsets,)), frame), kappa.reshape(shape)

@@ -264,9 +264,9 @@ def test_interpreted_extended_and_pair_kernels_match_the_compiled_ones(seed):
         )
         extended.append((out, kappa, total))
         arrays = (np.zeros((n, 4)), np.zeros(n), np.zeros(n, np.bool_), np.zeros(n, np.bool_))
-        a, b = np.ascontiguousarray(m[:, 0]), np.ascontiguousarray(m[:, -1])
+        a, b = np.ascontiguousarray(m[:, 0]).ravel(), np.ascontiguousarray(m[:, -1]).ravel()
         kernel = combination_kernels._binary_pair_rows
-        call_kernel(kernel, a, b, True, *arrays, 0, n, work=work, interpreted_max_work=0)
+        call_kernel(kernel, a, 4, b, 4, True, *arrays, 0, n, work=work, interpreted_max_work=0)
         pair.append(arrays)
     assert same_bits(*extended)
     assert same_bits(*pair)
