@@ -71,12 +71,25 @@ def _peak_rss_child(code):
     return int(out.stdout.strip().splitlines()[-1]) / 1024.0
 
 
+def extra_trees(n_trees, leaf, n_jobs):
+    """The anchor: scikit-learn's ExtraTreesClassifier with one feature per split and the same leaf sizes."""
+    from sklearn.ensemble import ExtraTreesClassifier
+
+    return ExtraTreesClassifier(
+        n_trees,
+        max_features=1,
+        min_samples_leaf=leaf,
+        min_samples_split=2 * leaf,
+        random_state=0,
+        n_jobs=n_jobs,
+    )
+
+
 def bench_fit_predict(datasets, leaves, n_trees, repeats, n_jobs, memory=False, pure=False):
     """fit + predict_proba of dstk and ExtraTrees interleaved (A, B, A, B, ...): medians and ratio spread.
 
     ``pure``: dstk's trees with ``stop_at_pure_nodes=True`` (the "leaf" column says "1 pure").
     """
-    from sklearn.ensemble import ExtraTreesClassifier
 
     print(
         f"\n## fit + predict_proba, {n_trees} trees, n_jobs={n_jobs} (half split train/test), {repeats} interleaved runs"
@@ -102,14 +115,7 @@ def bench_fit_predict(datasets, leaves, n_trees, repeats, n_jobs, memory=False, 
                 random_state=0,
                 n_jobs=n_jobs,
             )
-            et = ExtraTreesClassifier(
-                n_trees,
-                max_features=1,
-                min_samples_leaf=leaf,
-                min_samples_split=2 * leaf,
-                random_state=0,
-                n_jobs=n_jobs,
-            )
+            et = extra_trees(n_trees, leaf, n_jobs)
             rdt.fit(X_train[:500], y_train[:500]).predict_proba(X_test[:10])  # compile
             times_rdt, times_et = [], []
             for _ in range(repeats):
@@ -247,7 +253,6 @@ def bench_memory(names, leaves, n_trees, n_jobs, folder, runs=3):
 
 def bench_predict(n_trees_list, n_jobs_list, repeats, n_rows=1_000_000, leaf=32):
     """predict_proba alone (fitted once), dstk and ExtraTrees interleaved: medians and the ratio's spread."""
-    from sklearn.ensemble import ExtraTreesClassifier
 
     X, y = dataset(f"synthetic_{n_rows:.0e}".replace("+0", "").replace("+", ""))
     half = y.size // 2
@@ -263,14 +268,7 @@ def bench_predict(n_trees_list, n_jobs_list, repeats, n_rows=1_000_000, leaf=32)
         rdt = RandomDecisionTreesClassifier(
             n_trees, min_samples_leaf=leaf, min_samples_split=2 * leaf, random_state=0, n_jobs=2
         ).fit(X_train, y_train)
-        et = ExtraTreesClassifier(
-            n_trees,
-            max_features=1,
-            min_samples_leaf=leaf,
-            min_samples_split=2 * leaf,
-            random_state=0,
-            n_jobs=2,
-        ).fit(X_train, y_train)
+        et = extra_trees(n_trees, leaf, 2).fit(X_train, y_train)
         for n_jobs in n_jobs_list:
             rdt.set_params(n_jobs=n_jobs)
             et.set_params(n_jobs=n_jobs)

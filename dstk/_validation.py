@@ -438,6 +438,13 @@ def check_probability(value: float, name: str, open_interval: bool = True) -> fl
     return v
 
 
+def check_positive_int(value: Any, name: str, minimum: int = 1) -> int:
+    """A whole number (not a boolean) of at least ``minimum``, as an ``int``."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value < minimum:
+        raise ValueError(f"`{name}` must be an integer >= {minimum}; got {value!r}.")
+    return int(value)
+
+
 def check_level(
     value: Any, name: str = "level", *, meaning: str = "a confidence level", upper_inclusive: bool = False
 ) -> float:

@@ -302,30 +302,18 @@ def _fold_binary_sources(flat, start, row_stride, k0, k1, q):
     the same operations in the same order, so the same bits); this Python
     version runs when the kernels run interpreted.
     """
-    a1, a2, a3, b1, b2, b3, c1, c2, c3, d1, d2, d3 = q
-    s = start
-    t = start + row_stride
-    u = start + 2 * row_stride
-    v = start + 3 * row_stride
-    for k in range(k0, k1):
-        j = 4 * k
-        x = flat[s + j + 3]
-        a1 *= flat[s + j + 1] + x
-        a2 *= flat[s + j + 2] + x
-        a3 *= x
-        x = flat[t + j + 3]
-        b1 *= flat[t + j + 1] + x
-        b2 *= flat[t + j + 2] + x
-        b3 *= x
-        x = flat[u + j + 3]
-        c1 *= flat[u + j + 1] + x
-        c2 *= flat[u + j + 2] + x
-        c3 *= x
-        x = flat[v + j + 3]
-        d1 *= flat[v + j + 1] + x
-        d2 *= flat[v + j + 2] + x
-        d3 *= x
-    return a1, a2, a3, b1, b2, b3, c1, c2, c3, d1, d2, d3
+    q = list(q)
+    for row in range(4):
+        base = start + row * row_stride
+        q0, q1, q2 = q[3 * row : 3 * row + 3]
+        for k in range(k0, k1):
+            j = base + 4 * k
+            x = flat[j + 3]
+            q0 *= flat[j + 1] + x
+            q1 *= flat[j + 2] + x
+            q2 *= x
+        q[3 * row : 3 * row + 3] = q0, q1, q2
+    return tuple(q)
 
 
 _F64 = ir.DoubleType()

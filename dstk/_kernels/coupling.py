@@ -77,50 +77,42 @@ def _update(p, out, numerator, denominator, mu, start, members, signs, weights, 
             d = weights[b] / (p[i] + p[j])
             denominator[i] += d
             denominator[j] += d
-        total = 0.0
-        for k in range(K):
-            out[k] = numerator[k] / denominator[k]
-            total += out[k]
-        change = 0.0
-        for k in range(K):
-            out[k] /= total
-            d = abs(out[k] - p[k])
-            if d > change:
-                change = d
-        return change
-    for b in range(B):
-        sp = 0.0
-        st = 0.0
-        for j in range(start[b], start[b + 1]):
-            v = p[members[j]]
-            st += v
-            if signs[j] > 0:
-                sp += v
-        w = weights[b]
-        if method == 0:
-            m = sp / st
-            mu[b] = m
+    else:
+        for b in range(B):
+            sp = 0.0
+            st = 0.0
             for j in range(start[b], start[b + 1]):
+                v = p[members[j]]
+                st += v
                 if signs[j] > 0:
-                    denominator[members[j]] += w * m
-                else:
-                    denominator[members[j]] += w * (1.0 - m)
-        else:
-            r = rates_row[b]
-            sn = st - sp
-            a_pos = w * r / sp if sp > 0.0 else 0.0
-            a_neg = w * (1.0 - r) / sn if sn > 0.0 else 0.0
-            d = w / st
-            for j in range(start[b], start[b + 1]):
-                k = members[j]
-                denominator[k] += d
-                if signs[j] > 0:
-                    numerator[k] += a_pos
-                else:
-                    numerator[k] += a_neg
+                    sp += v
+            w = weights[b]
+            if method == 0:
+                m = sp / st
+                mu[b] = m
+                for j in range(start[b], start[b + 1]):
+                    if signs[j] > 0:
+                        denominator[members[j]] += w * m
+                    else:
+                        denominator[members[j]] += w * (1.0 - m)
+            else:
+                r = rates_row[b]
+                sn = st - sp
+                a_pos = w * r / sp if sp > 0.0 else 0.0
+                a_neg = w * (1.0 - r) / sn if sn > 0.0 else 0.0
+                d = w / st
+                for j in range(start[b], start[b + 1]):
+                    k = members[j]
+                    denominator[k] += d
+                    if signs[j] > 0:
+                        numerator[k] += a_pos
+                    else:
+                        numerator[k] += a_neg
     total = 0.0
     for k in range(K):
-        if denominator[k] > 0.0:
+        if method == 2:
+            out[k] = numerator[k] / denominator[k]
+        elif denominator[k] > 0.0:
             out[k] = p[k] * numerator[k] / denominator[k]
         else:
             out[k] = p[k]

@@ -28,7 +28,7 @@ from dstk._kernels.moebius import subset_pass
 
 # Source hashes of the kernel modules called here (see dstk._kernels._jit).
 CALLED_KERNEL_SOURCES = {
-    "dstk._kernels.combination": "23250944a5dd6265",
+    "dstk._kernels.combination": "1ce970d2f24bfb30",
     "dstk._kernels.moebius": "c6be9c7a6d9ad709",
 }
 

@@ -24,7 +24,7 @@ from typing import Any, NamedTuple
 import numpy as np
 from scipy import integrate, optimize
 
-from dstk._validation import check_random_state
+from dstk._validation import check_positive_int, check_random_state
 from dstk.core._frame import Frame
 from dstk.core._mass import MassFunction
 
@@ -492,11 +492,7 @@ def predictive_mass_monte_carlo(
     tau_hat = float(tau_hat)
     if not 0.0 <= tau_hat <= 1.0:
         raise ValueError(f"`tau_hat` must lie in [0, 1]; got {tau_hat!r}.")
-    if isinstance(n_draws, (bool, np.bool_)) or not isinstance(n_draws, (int, np.integer)) or n_draws < 1:
-        raise ValueError(
-            f"`n_draws` must be a whole number of Monte Carlo draws, at least 1; got {n_draws!r}."
-        )
-    n_draws = int(n_draws)
+    n_draws = check_positive_int(n_draws, "n_draws")
     if check:
         check_unimodal(contour, tau_hat)
     rng = check_random_state(random_state)

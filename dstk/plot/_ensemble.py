@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from .._validation import check_positive_int
 from ._base import get_axes, legend_below
 
 if TYPE_CHECKING:
@@ -26,12 +27,6 @@ TRIAL_COLOR = "#17becf"
 MEAN_COLOR = "#d62728"
 OUTER_QUANTILE_COLOR = "#2ca02c"
 INNER_QUANTILE_COLOR = "#9467bd"
-
-
-def _positive_int(value, name, minimum=1):
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
-        raise ValueError(f"`{name}` must be an integer >= {minimum}; got {value!r}.")
-    return int(value)
 
 
 def simulate_growing_leaves(
@@ -73,8 +68,8 @@ def simulate_growing_leaves(
     >>> simulate_growing_leaves((2,), max_leaf_size=4, positive_rate=1.0).tolist()
     [[1, 2, 3, 4], [1, 2, 3, 4]]
     """
-    shape = tuple(_positive_int(s, "shape entries") for s in np.atleast_1d(shape).tolist())
-    max_leaf_size = _positive_int(max_leaf_size, "max_leaf_size")
+    shape = tuple(check_positive_int(s, "shape entries") for s in np.atleast_1d(shape).tolist())
+    max_leaf_size = check_positive_int(max_leaf_size, "max_leaf_size")
     rate = float(positive_rate)
     if not 0.0 <= rate <= 1.0:
         raise ValueError(f"`positive_rate` must lie in [0, 1]; got {positive_rate!r}.")
@@ -179,7 +174,7 @@ def plot_leaf_score_evolution(
         raise ValueError(
             f"Unknown leaf score {score!r}; choose one of {sorted(LEAF_SCORES)} or pass a callable."
         )
-    n_trials = _positive_int(n_trials, "n_trials")
+    n_trials = check_positive_int(n_trials, "n_trials")
     positives = simulate_growing_leaves((n_trials,), max_leaf_size, positive_rate, random_state)
     sizes = np.arange(1, positives.shape[-1] + 1)
     negatives = sizes[None, :] - positives
@@ -280,8 +275,8 @@ def plot_combiner_score_evolution(
                 counts, combiner=method if aggregate is None else f"{method}:{aggregate}", **options
             )
 
-    n_leaves = _positive_int(n_leaves, "n_leaves")
-    n_ensembles = _positive_int(n_ensembles, "n_ensembles")
+    n_leaves = check_positive_int(n_leaves, "n_leaves")
+    n_ensembles = check_positive_int(n_ensembles, "n_ensembles")
     positives = simulate_growing_leaves((n_ensembles, n_leaves), max_leaf_size, positive_rate, random_state)
     sizes = np.arange(1, positives.shape[-1] + 1)
     scores = np.empty((n_ensembles, sizes.size))
