@@ -2,8 +2,9 @@
 
 Each round runs, for each tree in turn (interleaved), a fresh Python process with
 an empty ``NUMBA_CACHE_DIR`` and that tree first on ``PYTHONPATH``; it times one
-first call (wall time of the call, process CPU time since the script started,
-imports included), then the same call in a second process with the cache the
+first call (the call's wall and CPU time, the modules it needs imported before
+it, e.g. ``dstk.calibration`` and scikit-learn's ``LogisticRegression``, and the
+process CPU time since the script started, imports included), then the same call in a second process with the cache the
 first one wrote (warm), or for ``demo`` the whole ``python -m dstk demo`` cold and
 then warm (wall and CPU time of the child process, from ``os.wait4``) and their
 ratios per run.  Prints one line per run and a table of medians (range).
@@ -52,11 +53,16 @@ t0 = time.perf_counter(); c0 = time.process_time()
 import numpy as np
 import dstk
 what = sys.argv[1]
-t1 = time.perf_counter()
+if what.split(":")[0].endswith("Calibrator") or what == "EvidentialCalibratedClassifier":
+    import dstk.calibration
+if what == "EvidentialCalibratedClassifier":
+    from sklearn.linear_model import LogisticRegression
+elif not what.split(":")[0].endswith("Calibrator"):
+    import dstk.classifiers
+t1 = time.perf_counter(); c1 = time.process_time()
 warnings.simplefilter("ignore")
 rng = np.random.default_rng(0)
 if what.split(":")[0].endswith("Calibrator"):  # binary: 400 calibration scores, 50 test scores
-    import dstk.calibration
     name, _, model = what.partition(":")
     scores = rng.normal(size=400)
     y = (rng.random(400) < 1 / (1 + np.exp(-2 * scores))).astype(int)
@@ -68,17 +74,14 @@ else:  # three classes, 300 x 4 features
     X = rng.normal(size=(300, 4))
     y = (X[:, 0] + X[:, 1] > 0).astype(int) + (X[:, 2] > 0.5)
     if what == "EvidentialCalibratedClassifier":
-        from sklearn.linear_model import LogisticRegression
-        import dstk.calibration
         estimator = dstk.calibration.EvidentialCalibratedClassifier(LogisticRegression())
     else:
-        import dstk.classifiers
         estimator = getattr(dstk.classifiers, what)()
     estimator.fit(X, y)
     estimator.predict_proba(X[:50])
     estimator.predict_mass(X[:50])
 t2 = time.perf_counter(); c2 = time.process_time()
-print(t1 - t0, t2 - t1, c2 - c0)
+print(t1 - t0, t2 - t1, c2 - c0, c2 - c1)
 """
 """First calls not in ``COLD_CALL``; prints (imports wall, first call wall, process CPU)."""
 
@@ -215,10 +218,21 @@ def main() -> None:
                     else:
                         code = script if what in known else EXTRA_CALL
                         out, _, _ = child(["-c", code, what], env)
-                        _imports, wall, cpu = (float(v) for v in out.split())
+                        _imports, wall, cpu, call_cpu = (float(v) for v in out.split())
                         out, _, _ = child(["-c", code, what], env)
-                        _imports, warm_wall, warm_cpu = (float(v) for v in out.split())
-                    row = (wall, cpu, warm_wall, warm_cpu, wall / warm_wall, cpu / warm_cpu)
+                        _imports, warm_wall, warm_cpu, warm_call_cpu = (float(v) for v in out.split())
+                    if what == "demo":
+                        call_cpu, warm_call_cpu = cpu, warm_cpu
+                    row = (
+                        wall,
+                        call_cpu,
+                        cpu,
+                        warm_wall,
+                        warm_call_cpu,
+                        warm_cpu,
+                        wall / warm_wall,
+                        cpu / warm_cpu,
+                    )
                 results.setdefault((what, name), []).append(row)
                 print(
                     what,
@@ -229,15 +243,17 @@ def main() -> None:
                 )
     print("load average at end", os.getloadavg())
     print(
-        "For a call: wall = the call's wall time, CPU = the process's CPU time (imports "
+        "For a call: call wall / call CPU = the call's own wall and CPU time (the modules it "
+        "needs imported before it), process CPU = the whole process's CPU time (imports "
         "included); for demo: the whole process."
     )
     print(
-        "| call | tree | cold wall | cold CPU | warm wall | warm CPU | cold / warm, wall | cold / warm, CPU |"
+        "| call | tree | cold call wall | cold call CPU | cold process CPU | warm call wall | warm call CPU "
+        "| warm process CPU | cold / warm, wall | cold / warm, process CPU |"
     )
-    print("|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for (what, name), rows in results.items():
-        units = ["s", "s", "s", "s", "x", "x"]
+        units = ["s", "s", "s", "s", "s", "s", "x", "x"]
         cells = [
             f"{statistics.median(c):.2f} {unit} ({min(c):.2f}-{max(c):.2f})"
             for c, unit in zip(zip(*rows), units)

@@ -5,8 +5,10 @@ Usage:
     python benchmarks/bench_dask.py --samples 200000 --scores 2000000 --repeats 2   # quick check
 
 Three workloads, each built from chunks generated inside the tasks from
-(seed, chunk index), so that the data never travel and both sides do exactly
-the same work:
+(seed, position), so that the data never travel and both sides do exactly
+the same work (the in-memory loop may use other chunk sizes,
+``--memory-row-chunk`` and ``--memory-score-chunk``: the numbers drawn do not
+depend on the chunking):
 
 fusion blockwise  ``--samples`` x ``--sources`` binary mass functions, all
                   sources of a row in one chunk, combined by Dempster's rule
@@ -71,14 +73,23 @@ def usage():
 
 
 # -- generated inputs (the same numbers whatever the chunking of the sources) ---------
-def masses_rows(seed, row_chunk, rows, s0, s1):
-    """Binary masses m({0}) = 0.5 u, m({1}) = 0.4 (1 - u), m(frame) = rest, u ~ U(0, 1), sources s0:s1.
+#: The data are drawn in units of these many rows (masses) and scores, one random stream per unit
+#: (and source): the same numbers whatever the chunking, as long as the chunks are whole units.
+ROW_UNIT = 25_000
+SCORE_UNIT = 500_000
 
-    One random stream per (row chunk, source): the same numbers whatever the chunking of the sources.
+
+def masses_rows(seed, r0, rows, s0, s1):
+    """Binary masses m({0}) = 0.5 u, m({1}) = 0.4 (1 - u), m(frame) = rest, u ~ U(0, 1), rows r0:r0+rows, sources s0:s1.
+
+    One random stream per (unit of ``ROW_UNIT`` rows, source): the same numbers whatever the chunking
+    of the rows (in whole units) and of the sources.
     """
     u = np.empty((s1 - s0, rows))
     for i, source in enumerate(range(s0, s1)):
-        np.random.default_rng([seed, row_chunk, source]).random(out=u[i])
+        for a in range(0, rows, ROW_UNIT):
+            unit = (r0 + a) // ROW_UNIT
+            np.random.default_rng([seed, unit, source]).random(out=u[i, a : min(a + ROW_UNIT, rows)])
     u = u.T
     out = np.empty(u.shape + (4,))
     out[..., 0] = 0.0
@@ -91,17 +102,22 @@ def masses_rows(seed, row_chunk, rows, s0, s1):
 def masses_block(seed, block_info=None):
     info = block_info[None]
     (r0, r1), (s0, s1), _ = info["array-location"]
-    return masses_rows(seed, info["chunk-location"][0], r1 - r0, s0, s1)
+    return masses_rows(seed, r0, r1 - r0, s0, s1)
 
 
-def scores_rows(seed, chunk, rows):
-    return np.random.default_rng([seed, chunk]).normal(size=rows)
+def scores_rows(seed, start, rows):
+    """Standard normal scores start:start+rows, one random stream per unit of ``SCORE_UNIT`` scores."""
+    out = np.empty(rows)
+    for a in range(0, rows, SCORE_UNIT):
+        unit = (start + a) // SCORE_UNIT
+        np.random.default_rng([seed, unit]).standard_normal(out=out[a : min(a + SCORE_UNIT, rows)])
+    return out
 
 
 def scores_block(seed, block_info=None):
     info = block_info[None]
     ((r0, r1),) = info["array-location"]
-    return scores_rows(seed, info["chunk-location"][0], r1 - r0)
+    return scores_rows(seed, r0, r1 - r0)
 
 
 def summaries(values, conflict):
@@ -133,42 +149,53 @@ def dask_summaries(values, conflict=None):
 
 
 # -- the two sides ------------------------------------------------------------------
-def fusion_in_memory(n, k, row_chunk, seed=0, part=(0, 1)):
-    """The in-memory loop over the row chunks (only those ``chunk % part[1] == part[0]``)."""
+def fusion_in_memory(n, k, row_chunk, seed=0, part=(0, 1), blocks=None):
+    """The in-memory loop over the row chunks (only those ``chunk % part[1] == part[0]``).
+
+    ``blocks``: the row chunks generated beforehand (``--inputs persisted``), else each is generated in the loop.
+    """
     totals = np.zeros(3)
     for chunk, r0 in enumerate(range(0, n, row_chunk)):
         if chunk % part[1] != part[0]:
             continue
-        block = masses_rows(seed, chunk, min(row_chunk, n - r0), 0, k)
+        block = masses_rows(seed, r0, min(row_chunk, n - r0), 0, k) if blocks is None else blocks[chunk]
         fused, kappa = dstk.combine_with_conflict(dstk.MassFunction.from_array(block, (0, 1)), axis=1)
         totals += summaries(fused.to_array(), kappa)
     return totals
 
 
-def fusion_dask(n, k, row_chunk, source_chunk, seed=0):
+def fusion_dask(n, k, row_chunk, source_chunk, seed=0, client=None):
+    """The dask graph; with ``client`` (``--inputs persisted``), the masses are first generated and kept in the workers."""
     chunks = (
         da.core.normalize_chunks(row_chunk, (n,))[0],
         da.core.normalize_chunks(source_chunk, (k,))[0],
         (4,),
     )
     array = da.map_blocks(masses_block, seed, chunks=chunks, dtype=np.float64, meta=np.empty((0, 0, 0)))
+    if client is not None:
+        array = client.persist(array)
+        distributed.wait(array)
     fused, kappa = combine_with_conflict(DaskMassFunction(array, (0, 1)), axis=1, split_every=4)
     return dask_summaries(fused.array, kappa)
 
 
-def calibration_in_memory(calibrator, n, chunk_size, seed=7, part=(0, 1)):
+def calibration_in_memory(calibrator, n, chunk_size, seed=7, part=(0, 1), chunks=None):
     totals = np.zeros(3)
     for chunk, r0 in enumerate(range(0, n, chunk_size)):
         if chunk % part[1] != part[0]:
             continue
-        masses = calibrator.predict_mass(scores_rows(seed, chunk, min(chunk_size, n - r0))).to_array()
+        scores = scores_rows(seed, r0, min(chunk_size, n - r0)) if chunks is None else chunks[chunk]
+        masses = calibrator.predict_mass(scores).to_array()
         totals += summaries(masses, masses[:, 0])
     return totals
 
 
-def calibration_dask(calibrator, n, chunk_size, seed=7):
+def calibration_dask(calibrator, n, chunk_size, seed=7, client=None):
     chunks = (da.core.normalize_chunks(chunk_size, (n,))[0],)
     scores = da.map_blocks(scores_block, seed, chunks=chunks, dtype=np.float64, meta=np.empty((0,)))
+    if client is not None:
+        scores = client.persist(scores)
+        distributed.wait(scores)
     return dask_summaries(predict_mass(calibrator, scores).array)
 
 
@@ -205,7 +232,8 @@ def timed_in_memory(function):
 
 
 def timed_dask(client, build):
-    outputs = build()
+    with client.as_current():  # the probe of predict_mass computes on this client (persisted inputs live there)
+        outputs = build(client)
     before = sum(client.run(usage).values())
     start = time.perf_counter()
     values = np.sum(client.compute(outputs, sync=True), axis=0)
@@ -220,6 +248,10 @@ def _plain_process_init():
 
     numba.set_num_threads(1)  # as in a dask task (serial kernels): the parallelism is the processes'
     warm_up()
+
+
+def _trim_setting():
+    return os.environ.get("MALLOC_TRIM_THRESHOLD_")
 
 
 def _timed_part(function):
@@ -281,6 +313,8 @@ def side_name(side):
     malloc, workers = side
     if malloc == "plain":
         return f"{workers} plain process{'es' if workers > 1 else ''} (no dask)"
+    if malloc == "plain-dask":
+        return f"{workers} plain process{'es' if workers > 1 else ''} (no dask), dask malloc"
     return f"{workers} worker{'s' if workers > 1 else ''}, {malloc} malloc"
 
 
@@ -294,6 +328,18 @@ def main():
     parser.add_argument("--source-chunk", type=int, default=25)
     parser.add_argument("--scores", type=int, default=6_000_000)
     parser.add_argument("--score-chunk", type=int, default=500_000)
+    parser.add_argument(
+        "--memory-row-chunk",
+        type=int,
+        default=None,
+        help="rows per chunk of the in-memory loop (default: --row-chunk); whole units of ROW_UNIT",
+    )
+    parser.add_argument(
+        "--memory-score-chunk",
+        type=int,
+        default=None,
+        help="scores per chunk of the in-memory loop (default: --score-chunk); whole units of SCORE_UNIT",
+    )
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--workers", type=int, nargs="+", default=[1, 2])
     parser.add_argument("--malloc", nargs="+", choices=sorted(MALLOC), default=["dask", "helper", "tuned"])
@@ -304,28 +350,64 @@ def main():
         help="also run the in-memory loops split over 1 and 2 plain processes (the machine's own speed-up)",
     )
     parser.add_argument(
+        "--inputs",
+        choices=["generated", "persisted"],
+        default="generated",
+        help="generated: each chunk is drawn inside the timed work, on both sides; persisted: the inputs are "
+        "drawn before the timing and kept in memory (in the workers: client.persist), so that only dstk's "
+        "work and the summaries are timed (needs --no-plain)",
+    )
+    parser.add_argument(
         "--out", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "results", "dask.md")
     )
     args = parser.parse_args()
     n, k = args.samples, args.sources
+    if args.memory_row_chunk is None:
+        args.memory_row_chunk = args.row_chunk
+    if args.memory_score_chunk is None:
+        args.memory_score_chunk = args.score_chunk
+    for name, unit in (
+        ("row_chunk", ROW_UNIT),
+        ("memory_row_chunk", ROW_UNIT),
+        ("score_chunk", SCORE_UNIT),
+        ("memory_score_chunk", SCORE_UNIT),
+    ):
+        if getattr(args, name) % unit:
+            parser.error(
+                f"--{name.replace('_', '-')} must be a multiple of {unit} (the data are drawn in such units)"
+            )
+    persisted = args.inputs == "persisted"
+    if persisted and args.plain:
+        parser.error("--inputs persisted runs without the plain processes: add --no-plain")
     calibrator = fit_calibrator()
     warm_up()
+    blocks = score_chunks = None
+    if persisted:  # the in-memory inputs, drawn once before any timing
+        rc, sc = args.memory_row_chunk, args.memory_score_chunk
+        blocks = [masses_rows(0, r0, min(rc, n - r0), 0, k) for r0 in range(0, n, rc)]
+        score_chunks = [scores_rows(7, r0, min(sc, args.scores - r0)) for r0 in range(0, args.scores, sc)]
+
+    def on(client):
+        return client if persisted else None
+
     workloads = {
         "fusion blockwise": (
-            lambda: fusion_in_memory(n, k, args.row_chunk),
-            lambda: fusion_dask(n, k, args.row_chunk, k),
+            lambda: fusion_in_memory(n, k, args.memory_row_chunk, blocks=blocks),
+            lambda client: fusion_dask(n, k, args.row_chunk, k, client=on(client)),
             n * k,
             "source masses",
         ),
         "fusion tree": (
-            lambda: fusion_in_memory(n, k, args.row_chunk),
-            lambda: fusion_dask(n, k, args.row_chunk, args.source_chunk),
+            lambda: fusion_in_memory(n, k, args.memory_row_chunk, blocks=blocks),
+            lambda client: fusion_dask(n, k, args.row_chunk, args.source_chunk, client=on(client)),
             n * k,
             "source masses",
         ),
         "calibration": (
-            lambda: calibration_in_memory(calibrator, args.scores, args.score_chunk),
-            lambda: calibration_dask(calibrator, args.scores, args.score_chunk),
+            lambda: calibration_in_memory(
+                calibrator, args.scores, args.memory_score_chunk, chunks=score_chunks
+            ),
+            lambda client: calibration_dask(calibrator, args.scores, args.score_chunk, client=on(client)),
             args.scores,
             "scores",
         ),
@@ -333,28 +415,46 @@ def main():
     # the same in-memory loops split over plain processes (picklable parts)
     plain_parts = {
         "fusion blockwise": lambda i, p: functools.partial(
-            fusion_in_memory, n, k, args.row_chunk, part=(i, p)
+            fusion_in_memory, n, k, args.memory_row_chunk, part=(i, p)
         ),
         "calibration": lambda i, p: functools.partial(
-            calibration_in_memory, calibrator, args.scores, args.score_chunk, part=(i, p)
+            calibration_in_memory, calibrator, args.scores, args.memory_score_chunk, part=(i, p)
         ),
     }
     plain_parts["fusion tree"] = plain_parts["fusion blockwise"]
     sides = [(malloc, w) for malloc in args.malloc for w in args.workers]
     plain = [("plain", w) for w in args.workers] if args.plain else []
+    if args.plain and "dask" in args.malloc:
+        # the same plain processes started with distributed's worker malloc setting: what that
+        # environment costs any in-memory numpy work, without dask
+        plain += [("plain-dask", w) for w in args.workers]
     results = {(name, side): [] for name in workloads for side in ["memory"] + sides + plain}
     context = multiprocessing.get_context("spawn")  # no fork of a process with threads
-    pools = {
-        side: concurrent.futures.ProcessPoolExecutor(
-            side[1], mp_context=context, initializer=_plain_process_init
-        )
-        for side in plain
-    }
-    for side, pool in pools.items():  # start and warm the processes
-        for name in ("calibration", "fusion blockwise"):  # one chunk per process: kernels compiled or loaded
-            parts = [pool.submit(_timed_part, plain_parts[name](i, side[1] * 12)) for i in range(side[1])]
-            for future in parts:
-                future.result()
+    pools = {}
+    for side in plain:  # start and warm the processes
+        saved = os.environ.get("MALLOC_TRIM_THRESHOLD_")
+        if side[0] == "plain-dask":
+            os.environ["MALLOC_TRIM_THRESHOLD_"] = "65536"  # what distributed's nanny gives its workers
+        else:
+            os.environ.pop("MALLOC_TRIM_THRESHOLD_", None)
+        try:
+            pool = pools[side] = concurrent.futures.ProcessPoolExecutor(
+                side[1], mp_context=context, initializer=_plain_process_init
+            )
+            for name in (
+                "calibration",
+                "fusion blockwise",
+            ):  # one chunk per process: kernels compiled or loaded
+                parts = [pool.submit(_timed_part, plain_parts[name](i, side[1] * 12)) for i in range(side[1])]
+                for future in parts:
+                    future.result()
+            trims = {pool.submit(_trim_setting).result() for _ in range(4 * side[1])}
+            assert len(pool._processes) == side[1] and trims == {os.environ.get("MALLOC_TRIM_THRESHOLD_")}
+        finally:
+            if saved is None:
+                os.environ.pop("MALLOC_TRIM_THRESHOLD_", None)
+            else:
+                os.environ["MALLOC_TRIM_THRESHOLD_"] = saved
     load_before = os.getloadavg()[0]
     loads = []
     clusters = {}
@@ -383,12 +483,16 @@ def main():
         # paths that the small warm-up above does not)
         small = {
             "fusion": (
-                lambda: fusion_in_memory(args.row_chunk, k, args.row_chunk),
-                lambda: fusion_dask(args.row_chunk, k, args.row_chunk, args.source_chunk),
+                lambda: fusion_in_memory(args.memory_row_chunk, k, args.memory_row_chunk),
+                lambda client: fusion_dask(
+                    args.row_chunk, k, args.row_chunk, args.source_chunk, client=on(client)
+                ),
             ),
             "calibration": (
-                lambda: calibration_in_memory(calibrator, args.score_chunk, args.score_chunk),
-                lambda: calibration_dask(calibrator, args.score_chunk, args.score_chunk),
+                lambda: calibration_in_memory(calibrator, args.memory_score_chunk, args.memory_score_chunk),
+                lambda client: calibration_dask(
+                    calibrator, args.score_chunk, args.score_chunk, client=on(client)
+                ),
             ),
         }
         for in_memory, build in small.values():
@@ -448,8 +552,9 @@ def write_markdown(args, workloads, sides, results, idle, latency, load_before, 
         "",
         f"`python benchmarks/bench_dask.py --samples {args.samples} --sources {args.sources} "
         f"--row-chunk {args.row_chunk} --source-chunk {args.source_chunk} --scores {args.scores} "
-        f"--score-chunk {args.score_chunk} --repeats {args.repeats} --workers {' '.join(map(str, args.workers))} "
-        f"--malloc {' '.join(args.malloc)}`",
+        f"--score-chunk {args.score_chunk} --memory-row-chunk {args.memory_row_chunk} "
+        f"--memory-score-chunk {args.memory_score_chunk} --inputs {args.inputs} --repeats {args.repeats} --workers {' '.join(map(str, args.workers))} "
+        f"--malloc {' '.join(args.malloc)}{'' if args.plain else ' --no-plain'}`",
         "",
         f"Machine: {os.cpu_count()} cores, Python {platform.python_version()}, dask {dask.__version__}, "
         f"distributed {distributed.__version__}, numpy {np.__version__}. Load average (1 min) "
@@ -457,7 +562,18 @@ def write_markdown(args, workloads, sides, results, idle, latency, load_before, 
         f"{' / '.join(f'{x:.1f}' for x in loads)} at the start of each repeat: other jobs share these cores, "
         "so wall times measure contention; CPU seconds are the stable figure.",
         "",
-        "Both sides generate the same chunks and end in the same three summaries (checked equal, rtol 1e-9). "
+        f"Chunks: dask {args.row_chunk:,} rows x {args.source_chunk} sources (tree) or all sources (blockwise), "
+        f"{args.score_chunk:,} scores; the in-memory loop (and the plain processes) {args.memory_row_chunk:,} "
+        f"rows, {args.memory_score_chunk:,} scores. "
+        + (
+            "Inputs persisted: every chunk is drawn before the timing and kept in memory (in the workers by "
+            "`client.persist`), so that only dstk's work and the summaries are timed. "
+            if args.inputs == "persisted"
+            else "Inputs generated: every chunk is drawn inside the timed work, on both sides. "
+        )
+        + "Both sides draw the same numbers (one random stream per unit of "
+        f"{ROW_UNIT:,} rows and source, or {SCORE_UNIT:,} scores, whatever the chunking) "
+        "and end in the same three summaries (checked equal, rtol 1e-9). "
         "'ratio' = in-memory CPU / dask worker CPU for the same work (median over the repeats, min-max in "
         "brackets); >= 1 means no per-worker overhead. 'net' subtracts what idle workers burn in the same "
         "wall time (heartbeats, monitors; measured before the runs: "
@@ -472,7 +588,9 @@ def write_markdown(args, workloads, sides, results, idle, latency, load_before, 
         + ". The sides run in a rotated order each repeat. 'plain process(es)': the in-memory loop with numba on "
         "one thread, split over 1 and 2 spawned Python processes (chunk i to process i mod 2), timed right after "
         "the dask sides in each repeat: what the machine gives to 1 and 2 processes at that moment, the "
-        "reference for the 1 -> 2 worker wall speed-up ('dask speed-up / plain processes' speed-up', per repeat).",
+        "reference for the 1 -> 2 worker wall speed-up ('dask speed-up / plain processes' speed-up', per repeat). "
+        "'plain process(es) (no dask), dask malloc': the same processes started with MALLOC_TRIM_THRESHOLD_=65536, "
+        "as distributed's nanny starts its workers: what that environment costs the same in-memory work without dask.",
         "",
         "| workload | work | in memory: CPU s (system s, faults) | workers | dask worker CPU s | system s | faults "
         "| ratio | net ratio | wall s | busy | per worker CPU-second |",
@@ -495,7 +613,9 @@ def write_markdown(args, workloads, sides, results, idle, latency, load_before, 
             )
         if len(args.workers) == 2:
             speedups = {}
-            for malloc in sorted({malloc for malloc, _ in sides}, key=lambda m: m == "plain"):
+            for malloc in sorted(
+                {malloc for malloc, _ in sides if malloc != "plain-dask"}, key=lambda m: m == "plain"
+            ):
                 w1, w2 = (np.array(results[(name, (malloc, w))])[:, 1] for w in args.workers)
                 speedups[malloc] = w1 / w2
                 what = "plain processes (no dask)" if malloc == "plain" else f"workers, {malloc} malloc"
