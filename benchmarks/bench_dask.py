@@ -232,7 +232,9 @@ def timed_in_memory(function):
 
 
 def timed_dask(client, build):
-    with client.as_current():  # the probe of predict_mass computes on this client (persisted inputs live there)
+    with (
+        client.as_current()
+    ):  # the probe of predict_mass computes on this client (persisted inputs live there)
         outputs = build(client)
     before = sum(client.run(usage).values())
     start = time.perf_counter()
@@ -350,6 +352,13 @@ def main():
         help="also run the in-memory loops split over 1 and 2 plain processes (the machine's own speed-up)",
     )
     parser.add_argument(
+        "--memory-threads",
+        type=int,
+        default=None,
+        help="numba threads of the in-memory loop (default: numba's default); 1 times the work without "
+        "the cost of keeping a second thread busy",
+    )
+    parser.add_argument(
         "--inputs",
         choices=["generated", "persisted"],
         default="generated",
@@ -379,6 +388,10 @@ def main():
     persisted = args.inputs == "persisted"
     if persisted and args.plain:
         parser.error("--inputs persisted runs without the plain processes: add --no-plain")
+    if args.memory_threads is not None:
+        import numba
+
+        numba.set_num_threads(args.memory_threads)
     calibrator = fit_calibrator()
     warm_up()
     blocks = score_chunks = None
@@ -553,7 +566,8 @@ def write_markdown(args, workloads, sides, results, idle, latency, load_before, 
         f"`python benchmarks/bench_dask.py --samples {args.samples} --sources {args.sources} "
         f"--row-chunk {args.row_chunk} --source-chunk {args.source_chunk} --scores {args.scores} "
         f"--score-chunk {args.score_chunk} --memory-row-chunk {args.memory_row_chunk} "
-        f"--memory-score-chunk {args.memory_score_chunk} --inputs {args.inputs} --repeats {args.repeats} --workers {' '.join(map(str, args.workers))} "
+        f"--memory-score-chunk {args.memory_score_chunk} --inputs {args.inputs}"
+        f"{'' if args.memory_threads is None else f' --memory-threads {args.memory_threads}'} --repeats {args.repeats} --workers {' '.join(map(str, args.workers))} "
         f"--malloc {' '.join(args.malloc)}{'' if args.plain else ' --no-plain'}`",
         "",
         f"Machine: {os.cpu_count()} cores, Python {platform.python_version()}, dask {dask.__version__}, "

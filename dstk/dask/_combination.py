@@ -11,13 +11,14 @@ import numpy as np
 
 from .._kernels import combination as _c
 from .._kernels import partial_combination as _k
-from .._validation import check_option
+from .._validation import check_option, naming_argument
+from ..core import _dense
 from ..core._combination import _check_combine_options, _common_batch_shape, _source_axis
 from ..core._combination import combine_with_conflict as _combine_in_memory
 from ..core._mass import MassFunction
 from ..exceptions import DataTypeError, DogmaticError, TotalConflictError
 from ._blocks import blockwise_whole, serial_kernels, split_last_slot
-from ._mass import DaskMassFunction, as_dask_mass
+from ._mass import DaskMassFunction, _checked, _validate_block, as_dask_mass
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
@@ -29,9 +30,10 @@ __all__ = ["combine", "combine_with_conflict", "TREE_RULES", "TREE_TOLERANCE"]
 #: Rules that :func:`combine` can reduce across chunks of the source axis by a
 #: tree of partial states (partial state -> how two states merge).
 TREE_RULES = {
-    "conjunctive": "product of commonality functions",
-    "dempster": "product of commonality functions, rescaled to max 1 with the log scale carried along",
-    "yager": "conjunctive product, m(empty) moved to the frame at the end",
+    "conjunctive": "product of commonality functions (binary frames: the chunk's combination, merged by the same rule)",
+    "dempster": "product of commonality functions, rescaled to max 1 with the log scale carried along (binary "
+    "frames: the chunk's combination with log(1 - K) carried along)",
+    "yager": "conjunctive product (binary frames: combination), m(empty) moved to the frame at the end",
     "disjunctive": "product of implicability functions",
     "cautious": "minimum of the log conjunctive weights (exact: min is associative)",
     "bold": "minimum of the log disjunctive weights (exact: min is associative)",
@@ -61,9 +63,19 @@ def _raise_total_conflict_in_chunk(flags):
 
 
 # -- blockwise: all sources of a sample chunk in one block -----------------
-def _combine_block(block, frame, ax, rule, weights, normalize, with_conflict):
-    mf = MassFunction.from_array(block, frame, validate=False)
-    out, kappa = _combine_in_memory(mf, rule=rule, axis=ax, weights=weights, normalize=normalize)
+def _combine_block(block, frame, ax, rule, weights, normalize, with_conflict, check=None):
+    """One chunk holding all the sources; ``check``: the argument name when the chunk is still unchecked.
+
+    An unchecked chunk is checked by the in-memory combination itself (its fold checks each source row
+    as it reads it), so that the chunk is read once.
+    """
+    if check is None:
+        mf = MassFunction.from_array(block, frame, validate=False)
+        out, kappa = _combine_in_memory(mf, rule=rule, axis=ax, weights=weights, normalize=normalize)
+    else:
+        with naming_argument(check):
+            mf = MassFunction.from_array(block, frame, validate=True)
+            out, kappa = _combine_in_memory(mf, rule=rule, axis=ax, weights=weights, normalize=normalize)
     values = out._dense_m()  # the result's own masses: no copy (to_array copies)
     if with_conflict:
         return np.concatenate([values, np.asarray(kappa, dtype=np.float64)[..., None]], axis=-1)
@@ -98,19 +110,63 @@ def _check_sources(stack, rule):
         raise DogmaticError("The bold rule needs subnormal mass functions (m(empty) > 0) for every source.")
 
 
+def _binary_fold_state(stack, normalize, log_normalizers=None, tolerance=-1.0):
+    """Partial state of binary sources ``stack`` (rows, K, 4): their combination by the in-memory fold.
+
+    The conjunctive rule is associative on subnormal mass functions, and so
+    is Dempster's rule where the conflict stays below 1, so a chunk's
+    combination is itself a state, and states merge by the same fold
+    (:func:`dstk._kernels.combination.conjunctive`: four rows a vector
+    product at a time, near-dogmatic rows recomputed in extended range).
+    For Dempster's rule slot 0 (m(empty) = 0 after normalisation) carries
+    log(1 - K) summed over the merged states, since 1 - K of the whole
+    combination is the product of those of its parts; ``log_normalizers``
+    (rows,) are the parts' sums to add.  With ``tolerance >= 0`` the fold
+    also checks each source row as it reads it
+    (:func:`dstk._kernels.combination.conjunctive_checked`) and returns None
+    when some row fails or holds rounding noise below zero.
+    """
+    stack = np.ascontiguousarray(stack, dtype=np.float64)
+    if tolerance >= 0.0:
+        out, kappa, total, status = _c.conjunctive_checked(stack, normalize, tolerance, parallel=False)
+        if status:
+            return None
+    else:
+        out, kappa, total = _c.conjunctive(stack, normalize, parallel=False)
+    if normalize:
+        if np.any(total):
+            _raise_total_conflict_in_chunk(total)
+        with np.errstate(divide="ignore"):  # K rounded to 1 (1 - K below 1e-16): log(1 - K) = -inf, K stays 1
+            out[:, 0] = np.log1p(-kappa)
+        if log_normalizers is not None:
+            out[:, 0] += log_normalizers
+    return out
+
+
 def _chunk_state_serial(*args, **kwargs):
     with serial_kernels():
         return _chunk_state(*args, **kwargs)
 
 
-def _chunk_state(block, axis, keepdims, rule):
+def _chunk_state(block, axis, keepdims, rule, frame=None, check=None):
+    """Partial state of one chunk of sources; ``check``: the argument name when the chunk is still unchecked."""
     (ax,) = axis
+    binary_fold = rule in ("conjunctive", "yager", "dempster") and block.shape[-1] == 4
+    if check is not None and not binary_fold:
+        block = _validate_block(block, frame, check)
     stack, batch = _rows(block, ax)
     rows, k, size = stack.shape
     _check_sources(stack, rule)
-    if rule in ("conjunctive", "yager", "dempster"):
-        product = _k.binary_commonality_product if size == 4 else _k.commonality_product
-        state = product(stack, rule == "dempster")
+    if binary_fold:
+        state = None
+        if check is not None:  # checked in the fold's own pass
+            state = _binary_fold_state(stack, rule == "dempster", tolerance=_dense.MASS_TOLERANCE)
+            if state is None:  # some row failed or holds rounding noise: the usual check raises or cleans
+                stack, batch = _rows(_validate_block(block, frame, check), ax)
+        if state is None:
+            state = _binary_fold_state(stack, rule == "dempster")
+    elif rule in ("conjunctive", "yager", "dempster"):
+        state = _k.commonality_product(stack, rule == "dempster")
     elif rule == "disjunctive":
         state = _k.implicability_product(stack)
     elif rule == "cautious":
@@ -134,7 +190,13 @@ def _merge_states(parts, axis, keepdims, rule):
     (ax,) = axis
     stack, batch = _rows(parts, ax)
     size = stack.shape[-1]
-    if rule in ("conjunctive", "yager", "disjunctive"):
+    if size == 4 and rule in ("conjunctive", "yager"):
+        state = _binary_fold_state(stack, False)
+    elif size == 4 and rule == "dempster":
+        masses = stack.copy()
+        masses[:, :, 0] = 0.0
+        state = _binary_fold_state(masses, True, stack[:, :, 0].sum(axis=1))
+    elif rule in ("conjunctive", "yager", "disjunctive"):
         state = _k.merge_products(stack)
     elif rule == "dempster":
         state = _k.merge_commonality_products(stack, True)
@@ -154,7 +216,17 @@ def _finish_state(state, rule, normalize, with_conflict):
     shape = state.shape
     rows = np.ascontiguousarray(state, dtype=np.float64).reshape(-1, shape[-1])
     size = rows.shape[1]
-    if rule in ("conjunctive", "dempster", "yager"):
+    if rule in ("conjunctive", "dempster", "yager") and size == 4:  # states are masses (_binary_fold_state)
+        out = rows.copy()
+        if rule == "dempster":
+            kappa = -np.expm1(out[:, 0])
+            out[:, 0] = 0.0
+        else:
+            kappa = out[:, 0].copy()
+            if rule == "yager":
+                out[:, 3] += out[:, 0]
+                out[:, 0] = 0.0
+    elif rule in ("conjunctive", "dempster", "yager"):
         out, kappa, total = _k.finish_commonality_product(rows, rule == "dempster")
         if rule == "dempster" and np.any(total):
             _raise_total_conflict_in_chunk(total)
@@ -191,8 +263,13 @@ def _finish_state(state, rule, normalize, with_conflict):
 # -- public ------------------------------------------------------------------
 def _gather(
     masses: Any, axis: int | None, frame: Frame | Iterable[Any] | None
-) -> tuple[da.Array, Frame, int]:
-    """Return (dask array with the sources on batch axis ``ax``, frame, ax)."""
+) -> tuple[da.Array, Frame, int, str | None]:
+    """Return (dask array with the sources on batch axis ``ax``, frame, ax, check).
+
+    ``check`` is the argument name for error messages when the array's chunks are still to be
+    checked (one batched input: :func:`_combine` checks each chunk in its combination's own pass),
+    else None.
+    """
     if isinstance(masses, (DaskMassFunction, MassFunction, da.Array, np.ndarray)):
         dm = as_dask_mass(masses, frame=frame)
         ax = _source_axis(axis, dm.batch_shape, "DaskMassFunction")
@@ -207,7 +284,10 @@ def _gather(
                 frame=dm.frame,
                 validate=not isinstance(masses, MassFunction),
             )
-        return dm.array, dm.frame, ax
+        if dm._unchecked is not None:
+            unchecked, name = dm._unchecked
+            return unchecked, dm.frame, ax, name
+        return dm.array, dm.frame, ax, None
     if isinstance(masses, (str, bytes, Mapping)) or not isinstance(masses, Iterable):
         raise DataTypeError(
             "`masses` must be a DaskMassFunction, a MassFunction, a dask or numpy array of dense masses "
@@ -222,7 +302,7 @@ def _gather(
         x.array if x.batch_shape == shape else da.broadcast_to(x.array, shape + (first.n_subsets,))
         for x in masses
     ]
-    return da.stack(arrays, axis=len(shape)), first, len(shape)
+    return da.stack(arrays, axis=len(shape)), first, len(shape), None
 
 
 def combine(
@@ -408,7 +488,7 @@ def _combine(masses, rule, axis, weights, normalize, frame, reduction, split_eve
             f"{split_every!r}."
         )
     separate_sources = not isinstance(masses, (DaskMassFunction, MassFunction, da.Array, np.ndarray))
-    array, frame, ax = _gather(masses, axis, frame)
+    array, frame, ax, check = _gather(masses, axis, frame)
     n_source_chunks = len(array.chunks[ax])
     if reduction == "auto":
         if n_source_chunks == 1:
@@ -427,6 +507,8 @@ def _combine(masses, rule, axis, weights, normalize, frame, reduction, split_eve
             f"reduction='blockwise' needs the sources (axis {ax}) in one chunk; they are in chunks "
             f"{array.chunks[ax]}. Use reduction='rechunk' or 'tree', or rechunk the array."
         )
+    if check is not None and reduction != "blockwise" and rule == "average":
+        array, check = _checked(array, frame, check), None  # a plain dask sum: checked chunks in
     if rule == "average" and weights is not None:
         from ..core._combination import _check_weights
 
@@ -450,6 +532,7 @@ def _combine(masses, rule, axis, weights, normalize, frame, reduction, split_eve
             weights,
             normalize,
             return_conflict,
+            check,
             dtype=np.float64,
             adjust_chunks={array.ndim - 1: packed_size},
         )
@@ -470,7 +553,7 @@ def _combine(masses, rule, axis, weights, normalize, frame, reduction, split_eve
         # the last merge and the finish in one task per output chunk (one task fewer per chunk)
         state = da.reduction(
             array,
-            functools.partial(_chunk_state_serial, rule=rule),
+            functools.partial(_chunk_state_serial, rule=rule, frame=frame, check=check),
             functools.partial(
                 _merge_and_finish_serial, rule=rule, normalize=normalize, with_conflict=return_conflict
             ),

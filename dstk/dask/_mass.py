@@ -64,9 +64,12 @@ def _check_mass_array(array, frame, name, *, validate, rechunk):
         masses = masses.rechunk({masses.ndim - 1: -1})
     if masses.dtype != np.float64:
         masses = masses.astype(np.float64)
-    if validate:
-        masses = da.map_blocks(_validate_block, masses, frame, name, dtype=np.float64)
-    return masses
+    return _checked(masses, frame, name) if validate else masses
+
+
+def _checked(masses, frame, name):
+    """``masses`` with every chunk checked (:func:`_validate_block`) when it is computed."""
+    return da.map_blocks(_validate_block, masses, frame, name, dtype=np.float64)
 
 
 def _block_to_mass(block, frame):
@@ -148,7 +151,9 @@ class DaskMassFunction:
     (6,)
     """
 
-    __slots__ = ("_array", "_frame")
+    # _unchecked: (the masses before the per-chunk check, the argument name its errors use) while that
+    # check is pending, for consumers that check each chunk in their own pass (dstk.dask.combine); else None
+    __slots__ = ("_array", "_frame", "_unchecked")
 
     def __init__(
         self,
@@ -159,14 +164,15 @@ class DaskMassFunction:
         rechunk: bool = False,
     ) -> None:
         checked_frame = _as_frame(frame)
-        masses = _check_mass_array(array, checked_frame, "array", validate=validate, rechunk=rechunk)
-        self._array: da.Array = masses
+        unchecked = _check_mass_array(array, checked_frame, "array", validate=False, rechunk=rechunk)
+        self._array: da.Array = _checked(unchecked, checked_frame, "array") if validate else unchecked
         self._frame: Frame = checked_frame
+        self._unchecked: tuple[da.Array, str] | None = (unchecked, "array") if validate else None
 
     @classmethod
-    def _trusted(cls, array, frame):
+    def _trusted(cls, array, frame, unchecked=None):
         obj = cls.__new__(cls)
-        obj._array, obj._frame = array, frame
+        obj._array, obj._frame, obj._unchecked = array, frame, unchecked
         return obj
 
     def __reduce__(self):
@@ -468,5 +474,9 @@ def as_dask_mass(
             "A plain array of `masses` needs `frame=`; or wrap it first with DaskMassFunction(array, frame)."
         )
     checked_frame = _as_frame(frame)
-    array = _check_mass_array(masses, checked_frame, "masses", validate=validate, rechunk=rechunk)
-    return DaskMassFunction._trusted(array, checked_frame)
+    unchecked = _check_mass_array(masses, checked_frame, "masses", validate=False, rechunk=rechunk)
+    if not validate:
+        return DaskMassFunction._trusted(unchecked, checked_frame)
+    return DaskMassFunction._trusted(
+        _checked(unchecked, checked_frame, "masses"), checked_frame, (unchecked, "masses")
+    )
