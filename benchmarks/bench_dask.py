@@ -351,6 +351,7 @@ def main():
         default=True,
         help="also run the in-memory loops split over 1 and 2 plain processes (the machine's own speed-up)",
     )
+    parser.add_argument("--worker-memory", default="4GiB", help="memory limit of each dask worker")
     parser.add_argument(
         "--memory-threads",
         type=int,
@@ -483,7 +484,7 @@ def main():
                 host="127.0.0.1",
                 dashboard_address=":0",
                 worker_dashboard_address=None,
-                memory_limit="4GiB",
+                memory_limit=args.worker_memory,
             )
     clients = {side: distributed.Client(cluster) for side, cluster in clusters.items()}
     try:
@@ -567,7 +568,8 @@ def write_markdown(args, workloads, sides, results, idle, latency, load_before, 
         f"--row-chunk {args.row_chunk} --source-chunk {args.source_chunk} --scores {args.scores} "
         f"--score-chunk {args.score_chunk} --memory-row-chunk {args.memory_row_chunk} "
         f"--memory-score-chunk {args.memory_score_chunk} --inputs {args.inputs}"
-        f"{'' if args.memory_threads is None else f' --memory-threads {args.memory_threads}'} --repeats {args.repeats} --workers {' '.join(map(str, args.workers))} "
+        f"{'' if args.memory_threads is None else f' --memory-threads {args.memory_threads}'}"
+        f" --worker-memory {args.worker_memory} --repeats {args.repeats} --workers {' '.join(map(str, args.workers))} "
         f"--malloc {' '.join(args.malloc)}{'' if args.plain else ' --no-plain'}`",
         "",
         f"Machine: {os.cpu_count()} cores, Python {platform.python_version()}, dask {dask.__version__}, "

@@ -32,7 +32,7 @@ __all__ = ["combine", "combine_with_conflict", "TREE_RULES", "TREE_TOLERANCE"]
 TREE_RULES = {
     "conjunctive": "product of commonality functions (binary frames: the chunk's combination, merged by the same rule)",
     "dempster": "product of commonality functions, rescaled to max 1 with the log scale carried along (binary "
-    "frames: the chunk's combination with log(1 - K) carried along)",
+    "frames: the chunk's combination with 1 - K carried along)",
     "yager": "conjunctive product (binary frames: combination), m(empty) moved to the frame at the end",
     "disjunctive": "product of implicability functions",
     "cautious": "minimum of the log conjunctive weights (exact: min is associative)",
@@ -110,7 +110,7 @@ def _check_sources(stack, rule):
         raise DogmaticError("The bold rule needs subnormal mass functions (m(empty) > 0) for every source.")
 
 
-def _binary_fold_state(stack, normalize, log_normalizers=None, tolerance=-1.0):
+def _binary_fold_state(stack, normalize, normalizers=None, tolerance=-1.0):
     """Partial state of binary sources ``stack`` (rows, K, 4): their combination by the in-memory fold.
 
     The conjunctive rule is associative on subnormal mass functions, and so
@@ -119,9 +119,11 @@ def _binary_fold_state(stack, normalize, log_normalizers=None, tolerance=-1.0):
     (:func:`dstk._kernels.combination.conjunctive`: four rows a vector
     product at a time, near-dogmatic rows recomputed in extended range).
     For Dempster's rule slot 0 (m(empty) = 0 after normalisation) carries
-    log(1 - K) summed over the merged states, since 1 - K of the whole
-    combination is the product of those of its parts; ``log_normalizers``
-    (rows,) are the parts' sums to add.  With ``tolerance >= 0`` the fold
+    1 - K, multiplied over the merged states, since 1 - K of the whole
+    combination is the product of those of its parts; ``normalizers``
+    (rows,) is the parts' product to multiply in.  (A product below the
+    smallest float64 gives K = 1, as K = 1 - that product rounds in
+    float64 anyway.)  With ``tolerance >= 0`` the fold
     also checks each source row as it reads it
     (:func:`dstk._kernels.combination.conjunctive_checked`) and returns None
     when some row fails or holds rounding noise below zero.
@@ -136,10 +138,9 @@ def _binary_fold_state(stack, normalize, log_normalizers=None, tolerance=-1.0):
     if normalize:
         if np.any(total):
             _raise_total_conflict_in_chunk(total)
-        with np.errstate(divide="ignore"):  # K rounded to 1 (1 - K below 1e-16): log(1 - K) = -inf, K stays 1
-            out[:, 0] = np.log1p(-kappa)
-        if log_normalizers is not None:
-            out[:, 0] += log_normalizers
+        np.subtract(1.0, kappa, out=out[:, 0])
+        if normalizers is not None:
+            out[:, 0] *= normalizers
     return out
 
 
@@ -195,7 +196,7 @@ def _merge_states(parts, axis, keepdims, rule):
     elif size == 4 and rule == "dempster":
         masses = stack.copy()
         masses[:, :, 0] = 0.0
-        state = _binary_fold_state(masses, True, stack[:, :, 0].sum(axis=1))
+        state = _binary_fold_state(masses, True, np.prod(stack[:, :, 0], axis=1))
     elif rule in ("conjunctive", "yager", "disjunctive"):
         state = _k.merge_products(stack)
     elif rule == "dempster":
@@ -219,7 +220,7 @@ def _finish_state(state, rule, normalize, with_conflict):
     if rule in ("conjunctive", "dempster", "yager") and size == 4:  # states are masses (_binary_fold_state)
         out = rows.copy()
         if rule == "dempster":
-            kappa = -np.expm1(out[:, 0])
+            kappa = 1.0 - out[:, 0]
             out[:, 0] = 0.0
         else:
             kappa = out[:, 0].copy()
