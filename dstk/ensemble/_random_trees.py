@@ -94,6 +94,17 @@ _EMPTY_LEAF_POLICIES = {
 }
 
 
+#: Fits and predictions of fewer (sample, tree) pairs run on one thread whatever ``n_jobs``: a second
+#: thread would save a few milliseconds there and cost its own heap and stack.
+_PARALLEL_MIN_SAMPLE_TREES = 100_000
+
+
+def _threads_for(n_jobs, sample_trees):
+    """Threads for a fit or prediction of ``sample_trees`` (sample, tree) pairs (see ``_PARALLEL_MIN_SAMPLE_TREES``)."""
+    threads = _n_threads(n_jobs)
+    return 1 if sample_trees < _PARALLEL_MIN_SAMPLE_TREES else threads
+
+
 def _n_threads(n_jobs):
     """Number of worker threads for ``n_jobs`` (scikit-learn semantics)."""
     if n_jobs is None:
@@ -327,7 +338,9 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
         Seeds the trees; the result does not depend on ``n_jobs``.
     n_jobs : int or None, default None
         Number of threads for growing trees and routing samples (None: 1,
-        -1: all cores).
+        -1: all cores).  Fits and predictions of fewer than 100,000
+        (sample, tree) pairs run on one thread: a second thread would save
+        a few milliseconds there and cost its own heap.
     combiner_options : dict or None, default None
         Keyword options of the combiner, passed to
         :func:`dstk.ensemble.combine_leaves` (and its ``_proba`` / ``_to_mass``
@@ -686,7 +699,7 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
             seeds = rng.randint(0, np.iinfo(np.int32).max, size=(n_estimators, 2)).astype(np.uint64)
             seeds = (seeds[:, 0] << np.uint64(31)) ^ seeds[:, 1]
             builder.add(grow(seeds[0]))  # compiles (once) in this thread
-            threads = min(_n_threads(self.n_jobs), n_estimators)
+            threads = min(_threads_for(self.n_jobs, n_train * n_estimators), n_estimators)
             description = "trees grown"
             if threads > 1 and n_estimators > 1:
                 with ThreadPoolExecutor(max_workers=threads) as pool:
@@ -903,8 +916,8 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
 
     # ---------------------------------------------------------------- predict
     def _run_chunks(self, kernel, X, out):
-        threads = _n_threads(self.n_jobs)
         n = X.shape[0]
+        threads = _threads_for(self.n_jobs, n * (self._forest["offsets"].size - 1))
         if threads <= 1 or n < 2 * threads:
             kernel(X, out)
             return out
@@ -1115,7 +1128,7 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
         n_trees = self._forest["offsets"].size - 1
         batch = max(256, _BATCH_LEAVES // n_trees)
         tables: dict[Any, Any] = {}  # per-leaf tables evaluated once per call, shared by the batches
-        threads = _n_threads(self.n_jobs)
+        threads = _threads_for(self.n_jobs, n * n_trees)
         # a small first batch compiles and fills the tables alone; the rest is cut into batches of at
         # most `batch` samples, as many as a multiple of the threads (both cores busy to the end)
         first = min(n, 256 if threads > 1 else batch)

@@ -7,7 +7,7 @@ import pytest
 from sklearn.datasets import load_breast_cancer
 from sklearn.metrics import roc_auc_score
 
-from dstk.ensemble import RandomDecisionTreesClassifier, combine_leaves, combine_leaves_proba
+from dstk.ensemble import RandomDecisionTreesClassifier, _random_trees, combine_leaves, combine_leaves_proba
 from dstk.exceptions import NotFittedError
 
 
@@ -67,8 +67,9 @@ def test_min_samples_split_and_max_depth(breast_cancer):
     assert np.allclose(model.predict_proba(X[:3]), model.class_prior_)
 
 
-def test_determinism_and_n_jobs(breast_cancer):
+def test_determinism_and_n_jobs(breast_cancer, monkeypatch):
     X, y = breast_cancer
+    monkeypatch.setattr(_random_trees, "_PARALLEL_MIN_SAMPLE_TREES", 0)  # threads even for this small set
     a = RandomDecisionTreesClassifier(12, min_samples_leaf=2, random_state=7).fit(X, y)
     b = RandomDecisionTreesClassifier(12, min_samples_leaf=2, random_state=7, n_jobs=2).fit(X, y)
     c = RandomDecisionTreesClassifier(12, min_samples_leaf=2, random_state=8).fit(X, y)
@@ -529,3 +530,26 @@ def test_concatenate_keeps_and_checks_feature_names():
     other = RandomDecisionTreesClassifier(n_estimators=3, random_state=3).fit(X.rename(columns={"a": "z"}), y)
     with pytest.raises(ValueError, match="other feature names"):
         RandomDecisionTreesClassifier.concatenate([parts[0], other])
+
+
+def test_threads_only_for_work_that_pays_for_them(breast_cancer, monkeypatch):
+    """Below _PARALLEL_MIN_SAMPLE_TREES (sample, tree) pairs fit and predict stay on one thread."""
+    X, y = breast_cancer
+    pools = []
+
+    class CountingPool(_random_trees.ThreadPoolExecutor):
+        def __init__(self, *args, **kwargs):
+            pools.append(kwargs.get("max_workers"))
+            super().__init__(*args, **kwargs)
+
+    monkeypatch.setattr(_random_trees, "ThreadPoolExecutor", CountingPool)
+    small = RandomDecisionTreesClassifier(5, random_state=0, n_jobs=2).fit(X, y)
+    proba, counts = small.predict_proba(X), small.leaf_counts(X)
+    assert pools == []
+    monkeypatch.setattr(_random_trees, "_PARALLEL_MIN_SAMPLE_TREES", 5 * X.shape[0])
+    threaded = RandomDecisionTreesClassifier(5, random_state=0, n_jobs=2).fit(X, y)
+    assert pools == [2]
+    np.testing.assert_array_equal(threaded.predict_proba(X), proba)
+    assert pools == [2, 2]
+    np.testing.assert_array_equal(threaded.leaf_counts(X), counts)
+    assert pools == [2, 2, 2]

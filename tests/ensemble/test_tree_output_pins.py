@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 from sklearn.base import clone
 
-from dstk.ensemble import RandomDecisionTreesClassifier
+from dstk.ensemble import RandomDecisionTreesClassifier, _random_trees
 
 _COMBINERS = (
     "average",
@@ -154,7 +154,8 @@ def test_outputs_pinned(name):
     assert _digest(_fitted_outputs(name)) == PINNED[name]
 
 
-def test_outputs_pinned_two_threads_and_concatenated():
+def test_outputs_pinned_two_threads_and_concatenated(monkeypatch):
+    monkeypatch.setattr(_random_trees, "_PARALLEL_MIN_SAMPLE_TREES", 0)  # threads on this small set
     X, y, X_test, params = _case("nominal_siblings")
     parts = [
         RandomDecisionTreesClassifier(5, n_jobs=2, **{**params, "random_state": seed}).fit(X, y)

@@ -11,7 +11,7 @@ import hashlib
 import numpy as np
 import pytest
 
-from dstk.ensemble import RandomDecisionTreesClassifier
+from dstk.ensemble import RandomDecisionTreesClassifier, _random_trees
 
 _FIELDS = (
     "feature",
@@ -125,7 +125,10 @@ PINNED = {
 
 @pytest.mark.parametrize("case", sorted(_CASES))
 @pytest.mark.parametrize("n_jobs", [1, 2])
-def test_same_trees_for_the_same_seeds(case, n_jobs):
+def test_same_trees_for_the_same_seeds(case, n_jobs, monkeypatch):
+    monkeypatch.setattr(
+        _random_trees, "_PARALLEL_MIN_SAMPLE_TREES", 0
+    )  # n_jobs=2: threads on these small sets
     data, params = _CASES[case]
     X, y = _DATA[data]()
     model = RandomDecisionTreesClassifier(12, n_jobs=n_jobs, **params).fit(X, y)
