@@ -194,9 +194,8 @@ def _merge_states(parts, axis, keepdims, rule):
     if size == 4 and rule in ("conjunctive", "yager"):
         state = _binary_fold_state(stack, False)
     elif size == 4 and rule == "dempster":
-        masses = stack.copy()
-        masses[:, :, 0] = 0.0
-        state = _binary_fold_state(masses, True, np.prod(stack[:, :, 0], axis=1))
+        # the parts' slot 0 (their 1 - K) is read as m(empty), which Dempster's fold never reads
+        state = _binary_fold_state(stack, True, np.prod(stack[:, :, 0], axis=1))
     elif rule in ("conjunctive", "yager", "disjunctive"):
         state = _k.merge_products(stack)
     elif rule == "dempster":
@@ -218,16 +217,22 @@ def _finish_state(state, rule, normalize, with_conflict):
     rows = np.ascontiguousarray(state, dtype=np.float64).reshape(-1, shape[-1])
     size = rows.shape[1]
     if rule in ("conjunctive", "dempster", "yager") and size == 4:  # states are masses (_binary_fold_state)
-        out = rows.copy()
+        # written straight into the output block (masses, then the conflict)
+        packed = np.empty(shape[:-1] + (size + 1 if with_conflict else size,))
+        flat = packed.reshape(-1, packed.shape[-1])
+        np.maximum(rows, 0.0, out=flat[:, :size])
         if rule == "dempster":
-            kappa = 1.0 - out[:, 0]
-            out[:, 0] = 0.0
+            kappa = 1.0 - rows[:, 0]
+            flat[:, 0] = 0.0
         else:
-            kappa = out[:, 0].copy()
+            kappa = flat[:, 0].copy()
             if rule == "yager":
-                out[:, 3] += out[:, 0]
-                out[:, 0] = 0.0
-    elif rule in ("conjunctive", "dempster", "yager"):
+                flat[:, 3] += flat[:, 0]
+                flat[:, 0] = 0.0
+        if with_conflict:
+            flat[:, size] = kappa
+        return packed
+    if rule in ("conjunctive", "dempster", "yager"):
         out, kappa, total = _k.finish_commonality_product(rows, rule == "dempster")
         if rule == "dempster" and np.any(total):
             _raise_total_conflict_in_chunk(total)
