@@ -18,12 +18,17 @@ import numpy as np
 from dstk._kernels._jit import njit
 from dstk._kernels.moebius import subset_pass, sum_from, superset_pass
 
-#: Largest input (values) of a :func:`pignistic` call on a binary frame that
-#: :func:`dstk._kernels._jit.call_kernel` runs interpreted: about 20 ms (0.85 us per
-#: value) against 0.5 s to compile the kernel with its callees on a cold start
-#: (measured 2026-11-24).  Binary frames only: their fast-math sums have at most
-#: three terms, hence one order, so the interpreter gives the compiled bits.
+#: Largest input (values) of a :func:`pignistic` call on a frame of at most
+#: :data:`PIGNISTIC_PLAIN_MAX_LABELS` labels that :func:`dstk._kernels._jit.call_kernel`
+#: runs interpreted: about 20 ms (0.85 us per value) against 0.45-0.5 s to compile the
+#: kernel with its callees on a cold start (measured 2026-11-24).
 PIGNISTIC_INTERPRETED_MAX_VALUES = 24_000
+
+#: Largest frame (labels) whose :func:`pignistic` sums run in plain order (no fast-math
+#: reassociation, the same bits interpreted and compiled, so small batches need no
+#: compilation); larger frames use the vectorised fast-math folds.  On frames this
+#: small the plain loops are as fast compiled (their halves have at most 8 terms).
+PIGNISTIC_PLAIN_MAX_LABELS = 4
 
 # Source hashes of the kernel modules called here (see dstk._kernels._jit).
 CALLED_KERNEL_SOURCES = {
@@ -112,11 +117,14 @@ def pignistic(m, n, inv_card):
     contain i.  For the highest element that is the sum of the top half of
     v; folding the top half onto the bottom half then leaves the same problem
     on n - 1 elements, so the whole row costs about 2 * 2**n additions
-    instead of n * 2**(n-1).
+    instead of n * 2**(n-1).  Frames of at most ``PIGNISTIC_PLAIN_MAX_LABELS``
+    labels sum in index order without fast-math, so the kernel interpreted
+    (:func:`dstk._kernels._jit.call_kernel`) gives the compiled bits.
     """
     rows, size = m.shape
     out = np.empty((rows, n))
     v = np.empty(size)
+    plain = n <= PIGNISTIC_PLAIN_MAX_LABELS
     for r in range(rows):
         src = m[r]
         for a in range(size):
@@ -124,9 +132,22 @@ def pignistic(m, n, inv_card):
         length = size
         for i in range(n - 1, -1, -1):
             half = length >> 1
-            out[r, i] = _fold_top_half(v, half)
+            if plain:  # the sums in index order: the interpreter's bits
+                total = 0.0
+                for j in range(half):
+                    x = v[half + j]
+                    total += x
+                    v[j] += x
+                out[r, i] = total
+            else:
+                out[r, i] = _fold_top_half(v, half)
             length = half
-        denom = sum_from(src, 1)
+        if plain:
+            denom = 0.0
+            for a in range(1, size):
+                denom += src[a]
+        else:
+            denom = sum_from(src, 1)
         for i in range(n):
             out[r, i] /= denom
     return out

@@ -13,7 +13,7 @@ from .._kernels._jit import call_kernel
 from .._kernels.calibration import INTERPRETED_MAX_WORK, chebyshev_clenshaw
 from .._progress import progress
 from .._validation import check_level, check_scores
-from ..evidence._logistic import ScoreLogistic
+from ..evidence._logistic import _Z_LIMIT, ScoreLogistic
 from ._base import BinaryCalibrator, check_model
 
 if TYPE_CHECKING:
@@ -24,7 +24,7 @@ __all__ = ["LogisticCalibrator", "LOGISTIC_MODELS"]
 LOGISTIC_MODELS = ("bayes", "inverse_pignistic", "confidence_interval", "likelihood")
 _TARGETS = ("smoothed", "labels")
 _INTERPOLATION_TOLERANCE = 1e-8
-_MIN_DEGREE = 128
+_MIN_DEGREE = 32
 _MAX_DEGREE = 1024
 
 
@@ -51,11 +51,13 @@ class LogisticCalibrator(BinaryCalibrator):
         Level 1 - alpha of the normal-approximation interval.
     interpolation : {"chebyshev", None}, default "chebyshev"
         For ``model="likelihood"``: ``"chebyshev"`` computes the masses exactly
-        at Chebyshev nodes of t = (2/pi) arctan((s - c)/h) (c, h: mean and
-        standard deviation of the calibration scores) during ``fit``, doubling
-        the number of nodes (128 .. 1024) until the last quarter of the
-        Chebyshev coefficients sums to less than 5e-9 (the interpolant is then
-        within about 1e-8 of the exact masses); the series, truncated where
+        at the Chebyshev-Lobatto points cos(pi j / d), j = 0, ..., d, of
+        t = (2/pi) arctan((s - c)/h) (c, h: mean and standard deviation of the
+        calibration scores) during ``fit``, doubling the degree d (32 .. 1024;
+        the points are nested, so a doubling computes only the d / 2 new ones)
+        until the last quarter of the Chebyshev coefficients sums to less than
+        5e-9 (the interpolant is then within about 1e-8 of the exact masses;
+        Trefethen 2013, Chapters 3 and 8); the series, truncated where
         its tail is below 5e-9, is summed by Clenshaw's recurrence at
         prediction (fast for many scores).  If it does not converge, or with
         ``None``, every score is computed exactly.
@@ -74,7 +76,8 @@ class LogisticCalibrator(BinaryCalibrator):
         Inverse Fisher information at ``theta_``.
     max_log_likelihood_ : float
     interpolation_degree_ : int or None
-        Number of Chebyshev nodes used (``model="likelihood"``), None when exact.
+        Degree d of the Chebyshev interpolant (``model="likelihood"``; d + 1
+        Chebyshev-Lobatto points), None when exact.
     classes_ : ndarray of shape (2,)
 
     Raises
@@ -120,6 +123,7 @@ class LogisticCalibrator(BinaryCalibrator):
     probabilistic outputs for support vector machines. Machine Learning 68.
     Xu, P., Davoine, F., Zha, H. and Denoeux, T. (2016). Evidential calibration
     of binary SVM classifiers. IJAR 72, 55-70.
+    Trefethen, L. N. (2013). Approximation Theory and Approximation Practice. SIAM.
 
     Examples
     --------
@@ -196,22 +200,35 @@ class LogisticCalibrator(BinaryCalibrator):
         return self._logistic.predictive_masses(self._logistic.standardize(scores))
 
     def _build_interpolant(self):
-        # Chebyshev points of the first kind in t = (2 / pi) arctan(z), z the standardised score;
-        # the degree doubles until the last quarter of the Chebyshev coefficients sums to less
-        # than half the tolerance (for a function analytic near [-1, 1] the coefficients decay
-        # geometrically and the neglected ones are smaller still), then the series is truncated
-        # where its tail sums to less than half the tolerance
+        # Chebyshev-Lobatto points cos(pi j / degree), j = 0 .. degree, in t = (2 / pi) arctan(z),
+        # z the standardised score; they are nested, so each doubling of the degree evaluates only
+        # the new (odd) points.  The degree doubles until the last quarter of the Chebyshev
+        # coefficients sums to less than half the tolerance (for a function analytic near [-1, 1]
+        # the coefficients decay geometrically and the neglected ones are smaller still), then the
+        # series is truncated where its tail sums to less than half the tolerance.  The end points
+        # t = +-1 (z = +-inf) take the masses at z = +-_Z_LIMIT, where ``standardize`` clips every
+        # score.
         fit = self._logistic
         degrees = []
         degree = _MIN_DEGREE
         while degree <= _MAX_DEGREE:
             degrees.append(degree)
             degree *= 2
+        values = None
         for degree in progress(degrees, verbose=self.verbose, description="Chebyshev interpolation degrees"):
-            nodes = np.cos((2.0 * np.arange(degree) + 1.0) * np.pi / (2.0 * degree))
-            values = fit.predictive_masses(np.tan(0.5 * np.pi * nodes))[:, 1:3]
-            coefficients = fft.dct(values, type=2, axis=0) / degree
+            if values is None:
+                nodes = np.cos(np.pi * np.arange(degree + 1) / degree)
+                z = np.clip(np.tan(0.5 * np.pi * nodes), -_Z_LIMIT, _Z_LIMIT)
+                values = fit.predictive_masses(z)[:, 1:3]
+            else:  # the even points are those of the previous degree
+                new_nodes = np.cos(np.pi * np.arange(1, degree, 2) / degree)
+                nested = np.empty((degree + 1, 2))
+                nested[::2] = values
+                nested[1::2] = fit.predictive_masses(np.tan(0.5 * np.pi * new_nodes))[:, 1:3]
+                values = nested
+            coefficients = fft.dct(values, type=1, axis=0) / degree
             coefficients[0] *= 0.5
+            coefficients[-1] *= 0.5
             tail = np.cumsum(np.max(np.abs(coefficients), axis=1)[::-1])[::-1]  # tail[k] = sum_{j >= k}
             if tail[(3 * degree) // 4] <= 0.5 * _INTERPOLATION_TOLERANCE:
                 kept = int(np.argmax(tail <= 0.5 * _INTERPOLATION_TOLERANCE))

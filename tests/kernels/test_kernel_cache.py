@@ -212,13 +212,13 @@ _READ_ONLY_USE = """
         warnings.simplefilter("always")
         import dstk
         from dstk import MassFunction, Frame, combine
-        frame = Frame(["a", "b", "c"])
-        m1 = MassFunction({{("a",): 0.6, ("a", "b", "c"): 0.4}}, frame=frame)
-        m2 = MassFunction({{("b",): 0.3, ("a", "b"): 0.5, ("a", "b", "c"): 0.2}}, frame=frame)
+        frame = Frame(["a", "b", "c", "d", "e"])  # BetP of more than 4 labels is compiled
+        m1 = MassFunction({{("a",): 0.6, ("a", "b", "c", "d", "e"): 0.4}}, frame=frame)
+        m2 = MassFunction({{("b",): 0.3, ("a", "b"): 0.5, ("a", "b", "c", "d", "e"): 0.2}}, frame=frame)
         combined = combine([m1, m2], rule="dempster")
         betp = combined.pignistic()
         q = combined.to_array("q")
-    from dstk._kernels import transforms  # small combinations run interpreted; BetP is compiled
+    from dstk._kernels import transforms  # small combinations run interpreted; BetP (5 labels) is compiled
     assert dstk.__file__.startswith({root!r}), dstk.__file__
     print(json.dumps({{
         "dempster": np.asarray(combined.to_array()).ravel().tolist(),
@@ -304,7 +304,7 @@ def test_read_only_install_with_no_writable_place_compiles_in_memory_with_one_wa
         # Dempster's rule of the two sources, by hand: K = 0.6 * 0.3 = 0.18
         k = 0.18
         expected = {1: (0.6 * 0.5 + 0.6 * 0.2) / (1 - k), 2: (0.4 * 0.3) / (1 - k), 3: 0.4 * 0.5 / (1 - k)}
-        expected[7] = 0.4 * 0.2 / (1 - k)
+        expected[31] = 0.4 * 0.2 / (1 - k)  # the frame {a, b, c, d, e}
         for index, value in expected.items():
             assert out["dempster"][index] == pytest.approx(value, abs=1e-12)
     finally:
