@@ -91,6 +91,21 @@ def test_chebyshev_lobatto_interpolant_is_within_its_tolerance_of_the_exact_mass
     assert np.max(np.abs(interpolated - exact)) <= 1e-8
 
 
+@pytest.mark.parametrize(
+    ("targets", "seed", "spread"), [("smoothed", 20, 0.3), ("labels", 21, 1.0), ("smoothed", 22, 2.0)]
+)
+def test_limit_masses_are_the_limits_of_the_exact_masses(targets, seed, spread):
+    # the closed form (intercept-only likelihood ratio) against the kernel's masses at large |z|,
+    # extrapolated from z and 10 z assuming an O(1/z) approach (Richardson)
+    scores, y = _data(60, seed=seed, spread=spread)
+    fit = LogisticCalibrator(targets=targets, interpolation=None).fit(scores, y)._logistic
+    limits = fit.limit_masses()
+    for row, sign in ((0, 1.0), (1, -1.0)):
+        near, far = fit.predictive_masses(sign * np.array([1e6, 1e7]))
+        np.testing.assert_allclose((10.0 * far - near) / 9.0, limits[row], atol=1e-11)
+    np.testing.assert_allclose(limits.sum(axis=1), 1.0, rtol=0, atol=1e-15)
+
+
 def test_contour_matches_the_brute_force_profile():
     scores, y = _data(40, seed=4)
     cal = LogisticCalibrator(targets="labels").fit(scores, y)
