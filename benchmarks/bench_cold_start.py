@@ -99,6 +99,10 @@ k = rng.binomial(n, 0.3)
 counts = np.column_stack([n - k, k]).astype(np.float64)
 likelihood = dstk.calibration.LogisticCalibrator(model="likelihood").fit(scores, y)
 many = rng.normal(size=1_000_000)
+from dstk._kernels import transforms
+frames = {n: rng.dirichlet(np.ones(2**n), size=rows) for n, rows in ((3, 1_000_000), (4, 500_000), (5, 250_000))}
+def betp(n):
+    return lambda: transforms.pignistic(frames[n], n, transforms.inverse_cardinalities(2**n))
 def exact():
     fit = dstk.calibration.LogisticCalibrator(model="bayes").fit(scores, y)._logistic
     z = fit.standardize(np.linspace(-4.0, 4.0, 40))
@@ -113,6 +117,9 @@ parts = {
     "from_counts(model='plausibility'), 100,000 rows": lambda: from_counts(counts, model="plausibility"),
     "BinningCalibrator().fit + predict_mass, 2,000 scores": lambda: dstk.calibration.BinningCalibrator().fit(
         scores, y).predict_mass(scores),
+    "pignistic kernel, 3 labels, 10^6 rows": betp(3),
+    "pignistic kernel, 4 labels, 500,000 rows": betp(4),
+    "pignistic kernel, 5 labels, 250,000 rows": betp(5),
 }
 out = {}
 for name, run in parts.items():
