@@ -13,7 +13,7 @@ from .._validation import as_float_array, check_numeric_dtype, check_option, nam
 from ..core._dense import KINDS
 from ..core._frame import Frame
 from ..core._mass import MassFunction
-from ..exceptions import DataTypeError, FrameMismatchError
+from ..exceptions import DataTypeError, FrameMismatchError, InvalidMassError
 from ._blocks import blockwise_whole, serial_kernels
 
 if TYPE_CHECKING:
@@ -26,11 +26,35 @@ def _as_frame(frame: Frame | Iterable[Any]) -> Frame:
     return frame if isinstance(frame, Frame) else Frame(frame)
 
 
-def _validate_block(block, frame, name):
+def _validate_block(block, frame, name, block_info=None):
     # raises InvalidMassError on the worker; the error surfaces at compute time
-    with naming_argument(name), serial_kernels():
+    with in_chunk(block_info), naming_argument(name), serial_kernels():
         # the validated masses themselves (a read-only view of the chunk when it needed no cleaning), not a copy
         return MassFunction.from_array(block, frame, validate=True)._dense_m()
+
+
+class in_chunk:
+    """Context that adds to an :class:`~dstk.exceptions.InvalidMassError` raised inside it where its chunk lies.
+
+    The check of a chunk reports indices within that chunk; ``block_info`` (dask's, when
+    known) gives the chunk's first batch index.
+    """
+
+    def __init__(self, block_info=None):
+        self.block_info = block_info
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, kind, error, traceback):
+        if kind is None or not issubclass(kind, InvalidMassError):
+            return False
+        where = ""
+        info = (self.block_info or {}).get(0)
+        if info is not None:
+            start = tuple(int(a) for a, _ in info["array-location"][:-1])
+            where = f" that starts at batch index {start}"
+        raise InvalidMassError(f"{error} (The indices are within the dask chunk{where}.)") from None
 
 
 def _check_mass_array(array, frame, name, *, validate, rechunk):

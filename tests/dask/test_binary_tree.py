@@ -145,3 +145,15 @@ def test_float32_masses_are_checked_in_their_own_precision(as_dask):
     bad[1, 2] = [0.0, 0.5, 0.5, 0.5]
     with pytest.raises(InvalidMassError, match="sum to"):
         DaskMassFunction(da.from_array(bad, chunks=(4, 4, 4)), FRAME).array.compute(**SYNC)
+
+
+def test_invalid_chunk_error_says_where_the_chunk_lies():
+    values = np.tile([0.0, 0.5, 0.2, 0.3], (8, 12, 1))
+    values[3, 7, 2] = np.nan
+    lazy = DaskMassFunction(da.from_array(values, chunks=(4, 4, 4)), FRAME)
+    with pytest.raises(
+        InvalidMassError, match=r"\(3, 3, 2\).*within the dask chunk that starts at batch index \(0, 4\)"
+    ):
+        lazy.array.compute(**SYNC)
+    with pytest.raises(InvalidMassError, match="within the dask chunk"):
+        combine(lazy, axis=1, split_every=2).array.compute(**SYNC)
