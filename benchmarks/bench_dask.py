@@ -601,12 +601,23 @@ def write_markdown(args, workloads, sides, results, idle, latency, load_before, 
         + ". 'busy' = worker CPU / (wall x workers), the share of the wall time the workers computed "
         "(below 1: waiting for tasks, transfers or the client, or for cores taken by other jobs). Wall speed-up = wall with 1 worker / wall with 2, per repeat (median, min-max). "
         + "; ".join(f"'{malloc} malloc': {malloc_help[malloc]}" for malloc in args.malloc)
-        + ". The sides run in a rotated order each repeat. 'plain process(es)': the in-memory loop with numba on "
-        "one thread, split over 1 and 2 spawned Python processes (chunk i to process i mod 2), timed right after "
-        "the dask sides in each repeat: what the machine gives to 1 and 2 processes at that moment, the "
-        "reference for the 1 -> 2 worker wall speed-up ('dask speed-up / plain processes' speed-up', per repeat). "
-        "'plain process(es) (no dask), dask malloc': the same processes started with MALLOC_TRIM_THRESHOLD_=65536, "
-        "as distributed's nanny starts its workers: what that environment costs the same in-memory work without dask.",
+        + ". The sides run in a rotated order each repeat."
+        + (
+            " 'plain process(es)': the in-memory loop with numba on "
+            "one thread, split over 1 and 2 spawned Python processes (chunk i to process i mod 2), timed right after "
+            "the dask sides in each repeat: what the machine gives to 1 and 2 processes at that moment, the "
+            "reference for the 1 -> 2 worker wall speed-up ('dask speed-up / plain processes' speed-up', per repeat). "
+            "'plain process(es) (no dask), dask malloc': the same processes started with MALLOC_TRIM_THRESHOLD_=65536, "
+            "as distributed's nanny starts its workers: what that environment costs the same in-memory work without "
+            "dask."
+            if args.plain
+            else ""
+        )
+        + (
+            f" In-memory loop on {args.memory_threads} numba thread(s)."
+            if args.memory_threads is not None
+            else " In-memory loop on numba's default threads (its CPU time counts them all)."
+        ),
         "",
         "| workload | work | in memory: CPU s (system s, faults) | workers | dask worker CPU s | system s | faults "
         "| ratio | net ratio | wall s | busy | per worker CPU-second |",

@@ -18,7 +18,7 @@ from ..core._combination import combine_with_conflict as _combine_in_memory
 from ..core._mass import MassFunction
 from ..exceptions import DataTypeError, DogmaticError, TotalConflictError
 from ._blocks import blockwise_whole, serial_kernels, split_last_slot
-from ._mass import DaskMassFunction, _checked, _validate_block, as_dask_mass
+from ._mass import DaskMassFunction, _checked, _validate_block, as_dask_mass, in_chunk
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
@@ -73,7 +73,7 @@ def _combine_block(block, frame, ax, rule, weights, normalize, with_conflict, ch
         mf = MassFunction.from_array(block, frame, validate=False)
         out, kappa = _combine_in_memory(mf, rule=rule, axis=ax, weights=weights, normalize=normalize)
     else:
-        with naming_argument(check):
+        with in_chunk(), naming_argument(check):
             mf = MassFunction.from_array(block, frame, validate=True)
             out, kappa = _combine_in_memory(mf, rule=rule, axis=ax, weights=weights, normalize=normalize)
     values = out._dense_m()  # the result's own masses: no copy (to_array copies)

@@ -13,7 +13,7 @@ from .._validation import as_float_array, check_numeric_dtype, check_option, nam
 from ..core._dense import KINDS
 from ..core._frame import Frame
 from ..core._mass import MassFunction
-from ..exceptions import DataTypeError, FrameMismatchError
+from ..exceptions import DataTypeError, FrameMismatchError, InvalidMassError
 from ._blocks import blockwise_whole, serial_kernels
 
 if TYPE_CHECKING:
@@ -26,24 +26,68 @@ def _as_frame(frame: Frame | Iterable[Any]) -> Frame:
     return frame if isinstance(frame, Frame) else Frame(frame)
 
 
-def _validate_block(block, frame, name):
+def _validate_block(block, frame, name, block_info=None):
     # raises InvalidMassError on the worker; the error surfaces at compute time
-    with naming_argument(name), serial_kernels():
+    with in_chunk(block_info), naming_argument(name), serial_kernels():
         # the validated masses themselves (a read-only view of the chunk when it needed no cleaning), not a copy
         return MassFunction.from_array(block, frame, validate=True)._dense_m()
+
+
+class in_chunk:
+    """Context that adds to an :class:`~dstk.exceptions.InvalidMassError` raised inside it where its chunk lies.
+
+    The check of a chunk reports indices within that chunk; ``block_info`` (dask's, when
+    known) gives the chunk's first batch index.
+    """
+
+    def __init__(self, block_info=None):
+        self.block_info = block_info
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, kind, error, traceback):
+        if kind is None or not issubclass(kind, InvalidMassError):
+            return False
+        where = ""
+        info = (self.block_info or {}).get(0)
+        if info is not None:
+            start = tuple(int(a) for a, _ in info["array-location"][:-1])
+            where = f" that starts at batch index {start}"
+        raise InvalidMassError(f"{error} (The indices are within the dask chunk{where}.)") from None
 
 
 def _check_mass_array(array, frame, name, *, validate, rechunk):
     """``array`` as a float64 dask array of dense masses on ``frame``, chunked along its batch axes only.
 
     Structure and dtype are checked at once (errors name ``name``); with
-    ``validate`` the values of every chunk are checked when it is computed.
+    ``validate`` the values of every chunk are checked when it is computed,
+    in the dtype they were given in (float32 masses with the tolerance of
+    their own precision, as in memory).
     """
+    masses, _ = _with_pending_check(_mass_array(array, frame, name, rechunk=rechunk), frame, name, validate)
+    return masses
+
+
+def _with_pending_check(raw, frame, name, validate):
+    """(masses, unchecked): the float64 masses of the array ``raw``, checked chunk by chunk with ``validate``,
+    and, while that check is pending on float64 input, (``raw``, ``name``) for the consumers that check
+    each chunk in their own pass (:func:`dstk.dask.combine`), else None."""
+    if not validate:
+        return (raw if raw.dtype == np.float64 else raw.astype(np.float64)), None
+    return _checked(raw, frame, name), ((raw, name) if raw.dtype == np.float64 else None)
+
+
+def _mass_array(array, frame, name, *, rechunk):
+    """:func:`_check_mass_array` in the dtype given (float32 and float16 arrays stay so), unchecked."""
     if isinstance(array, da.Array):
         check_numeric_dtype(array, name)
         masses = array
     else:
-        values = as_float_array(array, name)
+        if isinstance(array, np.ndarray) and array.dtype in (np.float32, np.float16):
+            values = array  # checked with the tolerance of its precision, then stored in float64
+        else:
+            values = as_float_array(array, name)
         if values.ndim == 0:
             raise ValueError(
                 f"`{name}` must be an array of dense masses of shape (..., 2**n); got the scalar {values!r}."
@@ -62,9 +106,7 @@ def _check_mass_array(array, frame, name, *, validate, rechunk):
                 f"{name}.rechunk({{-1: -1}}) or pass rechunk=True."
             )
         masses = masses.rechunk({masses.ndim - 1: -1})
-    if masses.dtype != np.float64:
-        masses = masses.astype(np.float64)
-    return _checked(masses, frame, name) if validate else masses
+    return masses
 
 
 def _checked(masses, frame, name):
@@ -164,10 +206,11 @@ class DaskMassFunction:
         rechunk: bool = False,
     ) -> None:
         checked_frame = _as_frame(frame)
-        unchecked = _check_mass_array(array, checked_frame, "array", validate=False, rechunk=rechunk)
-        self._array: da.Array = _checked(unchecked, checked_frame, "array") if validate else unchecked
+        raw = _mass_array(array, checked_frame, "array", rechunk=rechunk)
+        masses, unchecked = _with_pending_check(raw, checked_frame, "array", validate)
+        self._array: da.Array = masses
         self._frame: Frame = checked_frame
-        self._unchecked: tuple[da.Array, str] | None = (unchecked, "array") if validate else None
+        self._unchecked: tuple[da.Array, str] | None = unchecked
 
     @classmethod
     def _trusted(cls, array, frame, unchecked=None):
@@ -474,9 +517,6 @@ def as_dask_mass(
             "A plain array of `masses` needs `frame=`; or wrap it first with DaskMassFunction(array, frame)."
         )
     checked_frame = _as_frame(frame)
-    unchecked = _check_mass_array(masses, checked_frame, "masses", validate=False, rechunk=rechunk)
-    if not validate:
-        return DaskMassFunction._trusted(unchecked, checked_frame)
-    return DaskMassFunction._trusted(
-        _checked(unchecked, checked_frame, "masses"), checked_frame, (unchecked, "masses")
-    )
+    raw = _mass_array(masses, checked_frame, "masses", rechunk=rechunk)
+    array, unchecked = _with_pending_check(raw, checked_frame, "masses", validate)
+    return DaskMassFunction._trusted(array, checked_frame, unchecked)

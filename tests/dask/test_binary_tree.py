@@ -124,3 +124,36 @@ def test_total_conflict_across_chunks_raises():
     lazy = DaskMassFunction(da.from_array(values, chunks=(1, 2, 4)), FRAME)
     with pytest.raises(TotalConflictError):
         combine(lazy, axis=1, split_every=2).array.compute(**SYNC)
+
+
+@pytest.mark.parametrize("as_dask", [True, False])
+def test_float32_masses_are_checked_in_their_own_precision(as_dask):
+    """float32 masses sum to 1 only within float32 rounding: accepted as in memory, stored in float64."""
+    values = binary_sources(np.random.default_rng(3), (8, 12)).astype(np.float32)
+    values /= values.sum(axis=-1, keepdims=True)
+    assert np.abs(values.astype(np.float64).sum(axis=-1) - 1.0).max() > 1e-9  # outside float64's tolerance
+    given = da.from_array(values, chunks=(4, 4, 4)) if as_dask else values
+    lazy = DaskMassFunction(given, FRAME)
+    assert lazy.array.dtype == np.float64
+    np.testing.assert_array_equal(lazy.array.compute(**SYNC), MassFunction(values).to_array())
+    fused, kappa = combine_with_conflict(lazy, axis=1, split_every=2)
+    got, got_kappa = dask_compute(fused.array, kappa)
+    want, want_kappa = in_memory(values, "dempster")
+    np.testing.assert_allclose(got, want, rtol=0, atol=TREE_TOLERANCE)
+    np.testing.assert_allclose(got_kappa, want_kappa, rtol=0, atol=TREE_TOLERANCE)
+    bad = values.copy()
+    bad[1, 2] = [0.0, 0.5, 0.5, 0.5]
+    with pytest.raises(InvalidMassError, match="sum to"):
+        DaskMassFunction(da.from_array(bad, chunks=(4, 4, 4)), FRAME).array.compute(**SYNC)
+
+
+def test_invalid_chunk_error_says_where_the_chunk_lies():
+    values = np.tile([0.0, 0.5, 0.2, 0.3], (8, 12, 1))
+    values[3, 7, 2] = np.nan
+    lazy = DaskMassFunction(da.from_array(values, chunks=(4, 4, 4)), FRAME)
+    with pytest.raises(
+        InvalidMassError, match=r"\(3, 3, 2\).*within the dask chunk that starts at batch index \(0, 4\)"
+    ):
+        lazy.array.compute(**SYNC)
+    with pytest.raises(InvalidMassError, match="within the dask chunk"):
+        combine(lazy, axis=1, split_every=2).array.compute(**SYNC)
