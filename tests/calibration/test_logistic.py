@@ -75,13 +75,22 @@ def test_likelihood_with_platt_targets_and_interpolation():
 
 
 @pytest.mark.parametrize(
-    ("n", "seed", "spread"), [(60, 10, 0.1), (60, 11, 1.0), (60, 12, 3.0), (300, 13, 1.5), (25, 14, 0.6)]
+    ("n", "seed", "spread", "targets"),
+    [
+        (60, 10, 0.1, "smoothed"),
+        (60, 11, 1.0, "smoothed"),
+        (60, 12, 3.0, "smoothed"),
+        (300, 13, 1.5, "smoothed"),
+        (25, 14, 0.6, "smoothed"),
+        (8, 15, 0.0, "labels"),  # a nearly flat sigmoid: tau_hat = 1/2 far from the scores
+        (12, 16, 0.0, "labels"),
+    ],
 )
-def test_chebyshev_lobatto_interpolant_is_within_its_tolerance_of_the_exact_masses(n, seed, spread):
-    # the interpolant on nested Chebyshev-Lobatto points (end points at the clipped z = +-1e8):
+def test_chebyshev_lobatto_interpolant_is_within_its_tolerance_of_the_exact_masses(n, seed, spread, targets):
+    # the interpolant on nested Chebyshev-Lobatto points (end points: the limits at z = +-inf):
     # within the documented 1e-8 of the exact masses everywhere, tails and extreme scores included
     scores, y = _data(n, seed=seed, spread=spread)
-    cal = LogisticCalibrator().fit(scores, y)
+    cal = LogisticCalibrator(targets=targets).fit(scores, y)
     assert cal.interpolation_degree_ in (32, 64, 128, 256, 512, 1024)
     centre, scale = scores.mean(), scores.std()
     z = np.concatenate([np.linspace(-8.0, 8.0, 161), np.geomspace(8.0, 1e9, 25), -np.geomspace(8.0, 1e9, 25)])
