@@ -1,8 +1,9 @@
 """Benchmark of the kernel consolidation: one fast Moebius transform for every caller.
 
-1. The partial states of the dask tree reduction
-   (:func:`dstk._kernels.partial_combination.commonality_product` and
-   ``implicability_product``) now use the blocked passes of
+1. The partial states of the dask tree reduction of the disjunctive rule
+   (:func:`dstk._kernels.partial_combination.implicability_product`; the
+   conjunctive states, once commonality products, are now the chunk's
+   combination by the in-memory fold) now use the blocked passes of
    :mod:`dstk._kernels.moebius`; the anchor is the plain n-sweep version they
    replaced (reproduced below, same arithmetic as before), on the same input.
 2. :func:`dstk.core._transforms.contextual_discount`, now on the masses one
@@ -35,17 +36,6 @@ from dstk.core._transforms import contextual_discount
 
 
 @njit
-def _plain_superset_sum_row(x):
-    size = x.shape[0]
-    step = 1
-    while step < size:
-        for base in range(0, size, 2 * step):
-            for j in range(base, base + step):
-                x[j] += x[j + step]
-        step *= 2
-
-
-@njit
 def _plain_subset_sum_row(x):
     size = x.shape[0]
     step = 1
@@ -54,24 +44,6 @@ def _plain_subset_sum_row(x):
             for j in range(base, base + step):
                 x[j + step] += x[j]
         step *= 2
-
-
-@njit
-def anchor_commonality_product(m):
-    """The former dask kernel (conjunctive rule): plain sweeps, product from ones."""
-    rows, k_sources, size = m.shape
-    out = np.empty((rows, size))
-    tmp = np.empty(size)
-    for r in range(rows):
-        for a in range(size):
-            out[r, a] = 1.0
-        for k in range(k_sources):
-            for a in range(size):
-                tmp[a] = m[r, k, a]
-            _plain_superset_sum_row(tmp)
-            for a in range(size):
-                out[r, a] *= tmp[a]
-    return out
 
 
 @njit
@@ -133,11 +105,6 @@ def main(argv=None):
         m = rng.random((rows, k, 2**n))
         m /= m.sum(axis=-1, keepdims=True)
         for name, new, anchor in [
-            (
-                "commonality product",
-                lambda: partial_combination.commonality_product(m, False),
-                lambda: anchor_commonality_product(m),
-            ),
             (
                 "implicability product",
                 lambda: partial_combination.implicability_product(m),

@@ -30,10 +30,9 @@ __all__ = ["combine", "combine_with_conflict", "TREE_RULES", "TREE_TOLERANCE"]
 #: Rules that :func:`combine` can reduce across chunks of the source axis by a
 #: tree of partial states (partial state -> how two states merge).
 TREE_RULES = {
-    "conjunctive": "product of commonality functions (binary frames: the chunk's combination, merged by the same rule)",
-    "dempster": "product of commonality functions, rescaled to max 1 with the log scale carried along (binary "
-    "frames: the chunk's combination with 1 - K carried along)",
-    "yager": "conjunctive product (binary frames: combination), m(empty) moved to the frame at the end",
+    "conjunctive": "the chunk's combination (the in-memory fold), merged by the same rule",
+    "dempster": "the chunk's combination (the in-memory fold) with 1 - K carried along, merged by the same rule",
+    "yager": "the chunk's conjunctive combination, m(empty) moved to the frame at the end",
     "disjunctive": "product of implicability functions",
     "cautious": "minimum of the log conjunctive weights (exact: min is associative)",
     "bold": "minimum of the log disjunctive weights (exact: min is associative)",
@@ -110,14 +109,16 @@ def _check_sources(stack, rule):
         raise DogmaticError("The bold rule needs subnormal mass functions (m(empty) > 0) for every source.")
 
 
-def _binary_fold_state(stack, normalize, normalizers=None, tolerance=-1.0):
-    """Partial state of binary sources ``stack`` (rows, K, 4): their combination by the in-memory fold.
+def _fold_state(stack, normalize, normalizers=None, tolerance=-1.0):
+    """Partial state of the sources ``stack`` (rows, K, size): their combination by the in-memory fold.
 
     The conjunctive rule is associative on subnormal mass functions, and so
     is Dempster's rule where the conflict stays below 1, so a chunk's
     combination is itself a state, and states merge by the same fold
-    (:func:`dstk._kernels.combination.conjunctive`: four rows a vector
-    product at a time, near-dogmatic rows recomputed in extended range).
+    (:func:`dstk._kernels.combination.conjunctive`: binary rows four at a
+    time in vector products, near-dogmatic rows recomputed in extended
+    range; the parts' slot 0 is read as m(empty), which the commonalities of
+    non-empty sets, all that Dempster's rule uses, never read).
     For Dempster's rule slot 0 (m(empty) = 0 after normalisation) carries
     1 - K, multiplied over the merged states, since 1 - K of the whole
     combination is the product of those of its parts; ``normalizers``
@@ -152,22 +153,20 @@ def _chunk_state_serial(*args, **kwargs):
 def _chunk_state(block, axis, keepdims, rule, frame=None, check=None):
     """Partial state of one chunk of sources; ``check``: the argument name when the chunk is still unchecked."""
     (ax,) = axis
-    binary_fold = rule in ("conjunctive", "yager", "dempster") and block.shape[-1] == 4
-    if check is not None and not binary_fold:
+    fold = rule in ("conjunctive", "yager", "dempster")
+    if check is not None and not fold:
         block = _validate_block(block, frame, check)
     stack, batch = _rows(block, ax)
     rows, k, size = stack.shape
     _check_sources(stack, rule)
-    if binary_fold:
+    if fold:
         state = None
         if check is not None:  # checked in the fold's own pass
-            state = _binary_fold_state(stack, rule == "dempster", tolerance=_dense.MASS_TOLERANCE)
+            state = _fold_state(stack, rule == "dempster", tolerance=_dense.MASS_TOLERANCE)
             if state is None:  # some row failed or holds rounding noise: the usual check raises or cleans
                 stack, batch = _rows(_validate_block(block, frame, check), ax)
         if state is None:
-            state = _binary_fold_state(stack, rule == "dempster")
-    elif rule in ("conjunctive", "yager", "dempster"):
-        state = _k.commonality_product(stack, rule == "dempster")
+            state = _fold_state(stack, rule == "dempster")
     elif rule == "disjunctive":
         state = _k.implicability_product(stack)
     elif rule == "cautious":
@@ -191,15 +190,13 @@ def _merge_states(parts, axis, keepdims, rule):
     (ax,) = axis
     stack, batch = _rows(parts, ax)
     size = stack.shape[-1]
-    if size == 4 and rule in ("conjunctive", "yager"):
-        state = _binary_fold_state(stack, False)
-    elif size == 4 and rule == "dempster":
-        # the parts' slot 0 (their 1 - K) is read as m(empty), which Dempster's fold never reads
-        state = _binary_fold_state(stack, True, np.prod(stack[:, :, 0], axis=1))
-    elif rule in ("conjunctive", "yager", "disjunctive"):
-        state = _k.merge_products(stack)
+    if rule in ("conjunctive", "yager"):
+        state = _fold_state(stack, False)
     elif rule == "dempster":
-        state = _k.merge_commonality_products(stack, True)
+        # the parts' slot 0 (their 1 - K) is read as m(empty), which Dempster's fold never reads
+        state = _fold_state(stack, True, np.prod(stack[:, :, 0], axis=1))
+    elif rule == "disjunctive":
+        state = _k.merge_products(stack)
     else:  # cautious, bold: exact
         state = stack.min(axis=1)
     state = state.reshape(batch + (size,))
@@ -216,7 +213,7 @@ def _finish_state(state, rule, normalize, with_conflict):
     shape = state.shape
     rows = np.ascontiguousarray(state, dtype=np.float64).reshape(-1, shape[-1])
     size = rows.shape[1]
-    if rule in ("conjunctive", "dempster", "yager") and size == 4:  # states are masses (_binary_fold_state)
+    if rule in ("conjunctive", "dempster", "yager"):  # states are masses (_fold_state)
         # written straight into the output block (masses, then the conflict)
         packed = np.empty(shape[:-1] + (size + 1 if with_conflict else size,))
         flat = packed.reshape(-1, packed.shape[-1])
@@ -227,19 +224,12 @@ def _finish_state(state, rule, normalize, with_conflict):
         else:
             kappa = flat[:, 0].copy()
             if rule == "yager":
-                flat[:, 3] += flat[:, 0]
+                flat[:, size - 1] += flat[:, 0]
                 flat[:, 0] = 0.0
         if with_conflict:
             flat[:, size] = kappa
         return packed
-    if rule in ("conjunctive", "dempster", "yager"):
-        out, kappa, total = _k.finish_commonality_product(rows, rule == "dempster")
-        if rule == "dempster" and np.any(total):
-            _raise_total_conflict_in_chunk(total)
-        if rule == "yager":
-            out[:, size - 1] += out[:, 0]
-            out[:, 0] = 0.0
-    elif rule == "disjunctive":
+    if rule == "disjunctive":
         out = _k.finish_implicability_product(rows)
         kappa = np.maximum(out[:, 0], 0.0)
     elif rule in ("cautious", "bold"):

@@ -7,7 +7,6 @@ import pytest
 da = pytest.importorskip("dask.array")
 import dask  # noqa: E402
 
-from dstk._kernels import partial_combination  # noqa: E402
 from dstk.dask._blocks import blockwise_whole, serial_kernels  # noqa: E402
 
 
@@ -47,25 +46,6 @@ def test_kernels_run_serially_inside_a_task_and_the_setting_is_restored():
     with serial_kernels():
         assert numba.get_num_threads() == 1
     assert numba.get_num_threads() == before
-
-
-@pytest.mark.parametrize("k_sources", [1, 2, 15, 16, 17, 33, 50])
-@pytest.mark.parametrize("normalize", [True, False])
-def test_binary_state_is_bit_identical_to_the_general_commonality_product(k_sources, normalize):
-    rng = np.random.default_rng(k_sources)
-    m = rng.dirichlet(np.ones(4), size=(7, k_sources))
-    m[..., 0] = 0.0
-    m /= m.sum(axis=-1, keepdims=True)
-    m[0, :, 3] = 0.0  # a dogmatic row
-    m[0] /= m[0].sum(axis=-1, keepdims=True)
-    m[1, :, 1:3] = [1e-200, 0.0]  # tiny factors
-    m[1, :, 3] = 1.0 - 1e-200
-    general = partial_combination.commonality_product(m, normalize)
-    binary = partial_combination.binary_commonality_product(m, normalize)
-    np.testing.assert_array_equal(binary, general)
-    # a strided chunk of a larger array (the source axis split) gives the same floats
-    wide = np.concatenate([m, m], axis=1)[:, :k_sources]
-    np.testing.assert_array_equal(partial_combination.binary_commonality_product(wide, normalize), general)
 
 
 # -- fewer tasks: dstk's layers fuse with the blockwise steps around them -------------------

@@ -1,4 +1,5 @@
-"""Tree reduction of binary sources: chunk states are the chunk's own combination (the in-memory fold).
+"""Tree reductions of the conjunctive, Yager and Dempster rules: chunk states are the chunk's own
+combination (the in-memory fold), on binary and larger frames.
 
 Checked against the in-memory combination (within ``TREE_TOLERANCE``), against exact rationals at
 float64's edges, and for the per-chunk check that the fold does in its own pass (invalid chunks raise
@@ -157,3 +158,23 @@ def test_invalid_chunk_error_says_where_the_chunk_lies():
         lazy.array.compute(**SYNC)
     with pytest.raises(InvalidMassError, match="within the dask chunk"):
         combine(lazy, axis=1, split_every=2).array.compute(**SYNC)
+
+
+@pytest.mark.parametrize("labels", ["abc", "abcde"])
+def test_near_dogmatic_sources_on_larger_frames_match_memory(labels):
+    """Sources with m(frame) = 1e-300 in different chunks: extended range in the chunks' folds and the merge."""
+    frame = dstk.Frame(tuple(labels))
+    size, n = frame.n_subsets, len(labels)
+    eps = 1e-300
+    sources = np.zeros((n, size))
+    for i in range(n):
+        sources[i, (1 << n) - 1 - (1 << i)] = 1 - eps  # everything but label i
+        sources[i, size - 1] = eps
+    values = np.tile(sources, (3, 1, 1))
+    lazy = DaskMassFunction(da.from_array(values, chunks=(2, 1, size)), frame)
+    fused, kappa = combine_with_conflict(lazy, axis=1, split_every=2)
+    got, got_kappa = dask_compute(fused.array, kappa)
+    want, want_kappa = dstk.combine_with_conflict(dstk.MassFunction.from_array(values, frame), axis=1)
+    assert np.all(np.isfinite(got)) and np.abs(got.sum(axis=-1) - 1).max() < 1e-12
+    np.testing.assert_allclose(got, want.to_array(), rtol=1e-12, atol=1e-300)
+    np.testing.assert_allclose(got_kappa, np.asarray(want_kappa), rtol=0, atol=TREE_TOLERANCE)
