@@ -287,7 +287,9 @@ class LogisticCalibrator(BinaryCalibrator):
             return out
         if self.interpolation_degree_ is None:
             return self._exact_likelihood_masses(scores)
-        t = (2.0 / np.pi) * np.arctan(self._logistic.standardize(scores) - self._interpolation_centre)
+        t = (2.0 / np.pi) * np.arctan(
+            self._logistic.standardize(scores) - getattr(self, "_interpolation_centre", 0.0)
+        )  # 0: fitted before the centred map
         values = call_kernel(
             chebyshev_clenshaw,
             t,
