@@ -11,14 +11,13 @@ import numpy as np
 
 from .._kernels import combination as _c
 from .._kernels import partial_combination as _k
-from .._validation import check_option, naming_argument
-from ..core import _dense
+from .._validation import check_option
 from ..core._combination import _check_combine_options, _common_batch_shape, _source_axis
 from ..core._combination import combine_with_conflict as _combine_in_memory
 from ..core._mass import MassFunction
 from ..exceptions import DataTypeError, DogmaticError, TotalConflictError
 from ._blocks import blockwise_whole, serial_kernels, split_last_slot
-from ._mass import DaskMassFunction, _checked, _validate_block, as_dask_mass, in_chunk
+from ._mass import DaskMassFunction, _checked, _validate_block, as_dask_mass, checking_chunk
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
@@ -68,13 +67,9 @@ def _combine_block(block, frame, ax, rule, weights, normalize, with_conflict, ch
     An unchecked chunk is checked by the in-memory combination itself (its fold checks each source row
     as it reads it), so that the chunk is read once.
     """
-    if check is None:
-        mf = MassFunction.from_array(block, frame, validate=False)
+    with checking_chunk(check):
+        mf = MassFunction.from_array(block, frame, validate=check is not None)
         out, kappa = _combine_in_memory(mf, rule=rule, axis=ax, weights=weights, normalize=normalize)
-    else:
-        with in_chunk(), naming_argument(check):
-            mf = MassFunction.from_array(block, frame, validate=True)
-            out, kappa = _combine_in_memory(mf, rule=rule, axis=ax, weights=weights, normalize=normalize)
     values = out._dense_m()  # the result's own masses: no copy (to_array copies)
     if with_conflict:
         return np.concatenate([values, np.asarray(kappa, dtype=np.float64)[..., None]], axis=-1)
@@ -109,39 +104,27 @@ def _check_sources(stack, rule):
         raise DogmaticError("The bold rule needs subnormal mass functions (m(empty) > 0) for every source.")
 
 
-def _fold_state(stack, normalize, normalizers=None, tolerance=-1.0):
-    """Partial state of the sources ``stack`` (rows, K, size): their combination by the in-memory fold.
+def _merged_fold_states(stack, normalize):
+    """Merge the fold states ``stack`` (rows, P, size) of :func:`_chunk_state` by the in-memory fold.
 
-    The conjunctive rule is associative on subnormal mass functions, and so
-    is Dempster's rule where the conflict stays below 1, so a chunk's
-    combination is itself a state, and states merge by the same fold
-    (:func:`dstk._kernels.combination.conjunctive`: binary rows four at a
-    time in vector products, near-dogmatic rows recomputed in extended
-    range; the parts' slot 0 is read as m(empty), which the commonalities of
-    non-empty sets, all that Dempster's rule uses, never read).
-    For Dempster's rule slot 0 (m(empty) = 0 after normalisation) carries
-    1 - K, multiplied over the merged states, since 1 - K of the whole
-    combination is the product of those of its parts; ``normalizers``
-    (rows,) is the parts' product to multiply in.  (A product below the
-    smallest float64 gives K = 1, as K = 1 - that product rounds in
-    float64 anyway.)  With ``tolerance >= 0`` the fold
-    also checks each source row as it reads it
-    (:func:`dstk._kernels.combination.conjunctive_checked`) and returns None
-    when some row fails or holds rounding noise below zero.
+    The states are masses (the conjunctive rule is associative on subnormal
+    mass functions, and so is Dempster's rule where the conflict stays below
+    1), so they merge by the fold itself
+    (:func:`dstk._kernels.combination.conjunctive`, near-dogmatic rows in
+    extended range).  For Dempster's rule their slot 0 holds 1 - K, read by
+    the fold as m(empty), which the commonalities of non-empty sets, all
+    that Dempster's rule uses, never read; the merged 1 - K is the product
+    of the parts' and the merge's own.  (A product below the smallest
+    float64 gives K = 1, as K = 1 - that product rounds in float64 anyway.)
     """
-    stack = np.ascontiguousarray(stack, dtype=np.float64)
-    if tolerance >= 0.0:
-        out, kappa, total, status = _c.conjunctive_checked(stack, normalize, tolerance, parallel=False)
-        if status:
-            return None
-    else:
-        out, kappa, total = _c.conjunctive(stack, normalize, parallel=False)
+    out, kappa, total = _c.conjunctive(
+        np.ascontiguousarray(stack, dtype=np.float64), normalize, parallel=False
+    )
     if normalize:
         if np.any(total):
             _raise_total_conflict_in_chunk(total)
         np.subtract(1.0, kappa, out=out[:, 0])
-        if normalizers is not None:
-            out[:, 0] *= normalizers
+        out[:, 0] *= np.prod(stack[:, :, 0], axis=1)
     return out
 
 
@@ -153,21 +136,24 @@ def _chunk_state_serial(*args, **kwargs):
 def _chunk_state(block, axis, keepdims, rule, frame=None, check=None):
     """Partial state of one chunk of sources; ``check``: the argument name when the chunk is still unchecked."""
     (ax,) = axis
-    fold = rule in ("conjunctive", "yager", "dempster")
-    if check is not None and not fold:
+    if rule in ("conjunctive", "yager", "dempster"):
+        # the chunk's combination by the in-memory fold (which checks an unchecked chunk in its own pass);
+        # for Dempster's rule slot 0 (m(empty) = 0) holds 1 - K (see _merged_fold_states)
+        with checking_chunk(check):
+            masses = MassFunction.from_array(block, frame, validate=check is not None)
+            fused, kappa = _combine_in_memory(
+                masses, rule="dempster" if rule == "dempster" else "conjunctive", axis=ax
+            )
+        state = fused._dense_m()  # the result's own array
+        if rule == "dempster":
+            np.subtract(1.0, kappa, out=state[..., 0])
+        return np.expand_dims(state, ax) if keepdims else state
+    if check is not None:
         block = _validate_block(block, frame, check)
     stack, batch = _rows(block, ax)
     rows, k, size = stack.shape
     _check_sources(stack, rule)
-    if fold:
-        state = None
-        if check is not None:  # checked in the fold's own pass
-            state = _fold_state(stack, rule == "dempster", tolerance=_dense.MASS_TOLERANCE)
-            if state is None:  # some row failed or holds rounding noise: the usual check raises or cleans
-                stack, batch = _rows(_validate_block(block, frame, check), ax)
-        if state is None:
-            state = _fold_state(stack, rule == "dempster")
-    elif rule == "disjunctive":
+    if rule == "disjunctive":
         state = _k.implicability_product(stack)
     elif rule == "cautious":
         logw = _c.log_conjunctive_weights(stack.reshape(rows * k, size)).reshape(rows, k, size)
@@ -190,11 +176,8 @@ def _merge_states(parts, axis, keepdims, rule):
     (ax,) = axis
     stack, batch = _rows(parts, ax)
     size = stack.shape[-1]
-    if rule in ("conjunctive", "yager"):
-        state = _fold_state(stack, False)
-    elif rule == "dempster":
-        # the parts' slot 0 (their 1 - K) is read as m(empty), which Dempster's fold never reads
-        state = _fold_state(stack, True, np.prod(stack[:, :, 0], axis=1))
+    if rule in ("conjunctive", "yager", "dempster"):
+        state = _merged_fold_states(stack, rule == "dempster")
     elif rule == "disjunctive":
         state = _k.merge_products(stack)
     else:  # cautious, bold: exact
@@ -213,7 +196,7 @@ def _finish_state(state, rule, normalize, with_conflict):
     shape = state.shape
     rows = np.ascontiguousarray(state, dtype=np.float64).reshape(-1, shape[-1])
     size = rows.shape[1]
-    if rule in ("conjunctive", "dempster", "yager"):  # states are masses (_fold_state)
+    if rule in ("conjunctive", "dempster", "yager"):  # states are masses (_chunk_state)
         # written straight into the output block (masses, then the conflict)
         packed = np.empty(shape[:-1] + (size + 1 if with_conflict else size,))
         flat = packed.reshape(-1, packed.shape[-1])

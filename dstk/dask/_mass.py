@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 import dask
@@ -28,45 +29,30 @@ def _as_frame(frame: Frame | Iterable[Any]) -> Frame:
 
 def _validate_block(block, frame, name, block_info=None):
     # raises InvalidMassError on the worker; the error surfaces at compute time
-    with in_chunk(block_info), naming_argument(name), serial_kernels():
+    with checking_chunk(name, block_info), serial_kernels():
         # the validated masses themselves (a read-only view of the chunk when it needed no cleaning), not a copy
         return MassFunction.from_array(block, frame, validate=True)._dense_m()
 
 
-class in_chunk:
-    """Context that adds to an :class:`~dstk.exceptions.InvalidMassError` raised inside it where its chunk lies.
-
-    The check of a chunk reports indices within that chunk; ``block_info`` (dask's, when
-    known) gives the chunk's first batch index.
+@contextmanager
+def checking_chunk(name, block_info=None):
+    """Context for the check of one chunk: its :class:`~dstk.exceptions.InvalidMassError` names the
+    argument ``name`` and says that its indices are within the chunk, and where the chunk starts when
+    ``block_info`` (dask's) tells.  A ``name`` of None checks nothing: the context does nothing.
     """
-
-    def __init__(self, block_info=None):
-        self.block_info = block_info
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, kind, error, traceback):
-        if kind is None or not issubclass(kind, InvalidMassError):
-            return False
+    if name is None:
+        yield
+        return
+    try:
+        yield
+    except InvalidMassError as error:
+        message = str(error) if f"`{name}`" in str(error) else f"`{name}`: {error}"
+        info = (block_info or {}).get(0)
         where = ""
-        info = (self.block_info or {}).get(0)
         if info is not None:
             start = tuple(int(a) for a, _ in info["array-location"][:-1])
             where = f" that starts at batch index {start}"
-        raise InvalidMassError(f"{error} (The indices are within the dask chunk{where}.)") from None
-
-
-def _check_mass_array(array, frame, name, *, validate, rechunk):
-    """``array`` as a float64 dask array of dense masses on ``frame``, chunked along its batch axes only.
-
-    Structure and dtype are checked at once (errors name ``name``); with
-    ``validate`` the values of every chunk are checked when it is computed,
-    in the dtype they were given in (float32 masses with the tolerance of
-    their own precision, as in memory).
-    """
-    masses, _ = _with_pending_check(_mass_array(array, frame, name, rechunk=rechunk), frame, name, validate)
-    return masses
+        raise InvalidMassError(f"{message} (The indices are within the dask chunk{where}.)") from None
 
 
 def _with_pending_check(raw, frame, name, validate):
@@ -79,7 +65,9 @@ def _with_pending_check(raw, frame, name, validate):
 
 
 def _mass_array(array, frame, name, *, rechunk):
-    """:func:`_check_mass_array` in the dtype given (float32 and float16 arrays stay so), unchecked."""
+    """``array`` as a dask array of dense masses on ``frame``, chunked along its batch axes only, in the
+    dtype given (float32 and float16 stay so: :func:`_with_pending_check` checks them in their own
+    precision); structure and dtype are checked at once (errors name ``name``), the values later."""
     if isinstance(array, da.Array):
         check_numeric_dtype(array, name)
         masses = array
