@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Iterable, Mapping
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 import dask.array as da
@@ -50,6 +51,20 @@ _REDUCTIONS = ("auto", "blockwise", "tree", "rechunk")
 _DEFAULT_SPLIT_EVERY = 16
 
 
+@contextmanager
+def _conflict_in_chunk():
+    """An in-memory combination inside a task: its total-conflict error in dask's terms (no ``on_conflict`` here)."""
+    try:
+        yield
+    except TotalConflictError as error:
+        indices = getattr(error, "indices", None)
+        if indices is None or not len(indices):
+            raise
+        flags = np.zeros(int(np.max(indices)) + 1, dtype=bool)
+        flags[indices] = True
+        _raise_total_conflict_in_chunk(flags)
+
+
 def _raise_total_conflict_in_chunk(flags):
     bad = np.flatnonzero(np.asarray(flags).ravel())
     raise TotalConflictError(
@@ -67,7 +82,7 @@ def _combine_block(block, frame, ax, rule, weights, normalize, with_conflict, ch
     An unchecked chunk is checked by the in-memory combination itself (its fold checks each source row
     as it reads it), so that the chunk is read once.
     """
-    with checking_chunk(check):
+    with checking_chunk(check), _conflict_in_chunk():
         mf = MassFunction.from_array(block, frame, validate=check is not None)
         out, kappa = _combine_in_memory(mf, rule=rule, axis=ax, weights=weights, normalize=normalize)
     values = out._dense_m()  # the result's own masses: no copy (to_array copies)
@@ -139,7 +154,7 @@ def _chunk_state(block, axis, keepdims, rule, frame=None, check=None):
     if rule in ("conjunctive", "yager", "dempster"):
         # the chunk's combination by the in-memory fold (which checks an unchecked chunk in its own pass);
         # for Dempster's rule slot 0 (m(empty) = 0) holds 1 - K (see _merged_fold_states)
-        with checking_chunk(check):
+        with checking_chunk(check), _conflict_in_chunk():
             masses = MassFunction.from_array(block, frame, validate=check is not None)
             fused, kappa = _combine_in_memory(
                 masses, rule="dempster" if rule == "dempster" else "conjunctive", axis=ax
