@@ -125,8 +125,13 @@ def _merged_fold_states(stack, normalize):
     The states are masses (the conjunctive rule is associative on subnormal
     mass functions, and so is Dempster's rule where the conflict stays below
     1), so they merge by the fold itself
-    (:func:`dstk._kernels.combination.conjunctive`, near-dogmatic rows in
-    extended range).  For Dempster's rule their slot 0 holds 1 - K, read by
+    (:func:`dstk._kernels.combination.conjunctive`; within one fold,
+    near-dogmatic rows in extended range, as in memory).  A state holds
+    float64 masses, though: a mass of a partial combination below float64's
+    range (e.g. m(frame) = 1e-600 after two sources with m(frame) = 1e-300)
+    is lost, and a final mass that needed it comes out 0 or less accurate
+    where the in-memory fold returns it (``test_tree_fold_states.py``).  For
+    Dempster's rule their slot 0 holds 1 - K, read by
     the fold as m(empty), which the commonalities of non-empty sets, all
     that Dempster's rule uses, never read; the merged 1 - K is the product
     of the parts' and the merge's own.  (A product below the smallest

@@ -122,7 +122,12 @@ def test_total_conflict_across_chunks_raises():
     values = np.zeros((2, 4, 4))
     values[:, :2, 1] = 1.0  # {a} twice
     values[:, 2:, 2] = 1.0  # {b} twice: the chunks disagree totally
-    for chunks in [(1, 2, 4), (1, 1, 4), (1, 3, 4), (1, 4, 4)]:  # across chunks, within a tree chunk, blockwise
+    for chunks in [
+        (1, 2, 4),
+        (1, 1, 4),
+        (1, 3, 4),
+        (1, 4, 4),
+    ]:  # across chunks, within a tree chunk, blockwise
         lazy = DaskMassFunction(da.from_array(values, chunks=chunks), FRAME)
         with pytest.raises(TotalConflictError, match="of a chunk") as caught:
             combine(lazy, axis=1, split_every=2).array.compute(**SYNC)
@@ -164,7 +169,10 @@ def test_invalid_chunk_error_says_where_the_chunk_lies():
 
 @pytest.mark.parametrize("labels", ["abc", "abcde"])
 def test_near_dogmatic_sources_on_larger_frames_match_memory(labels):
-    """Sources with m(frame) = 1e-300 in different chunks: extended range in the chunks' folds and the merge."""
+    """Sources with m(frame) = 1e-300 in different chunks: the result agrees with memory and with the
+    definition in exact rationals, except masses that needed a partial state's mass below float64's range
+    (m(frame) = 1e-600 after two sources): about 3e-301 by the definition, 0 here (documented in the
+    scale-out guide; ``test_partial_states_lose_masses_below_float64`` keeps the gap in view)."""
     frame = dstk.Frame(tuple(labels))
     size, n = frame.n_subsets, len(labels)
     eps = 1e-300
@@ -178,5 +186,47 @@ def test_near_dogmatic_sources_on_larger_frames_match_memory(labels):
     got, got_kappa = dask_compute(fused.array, kappa)
     want, want_kappa = dstk.combine_with_conflict(dstk.MassFunction.from_array(values, frame), axis=1)
     assert np.all(np.isfinite(got)) and np.abs(got.sum(axis=-1) - 1).max() < 1e-12
-    np.testing.assert_allclose(got, want.to_array(), rtol=1e-12, atol=1e-300)
     np.testing.assert_allclose(got_kappa, np.asarray(want_kappa), rtol=0, atol=TREE_TOLERANCE)
+    exact = exact_dempster(sources)
+    np.testing.assert_allclose(want.to_array()[0], exact, rtol=1e-12, atol=0)  # in memory: every mass
+    large = exact > 1e-290
+    assert large.sum() == n  # the singletons, 1/n each
+    for row in got:  # the tree: the masses above the lost ones, exactly; the others below 1e-300
+        np.testing.assert_allclose(row[large], exact[large], rtol=1e-12, atol=0)
+        assert np.all(row[~large] <= exact[~large])
+        assert np.all(exact[~large] < 1e-300)
+
+
+def exact_dempster(sources):
+    """Dempster's rule by its definition, over focal sets, in exact rationals (dense float64 out)."""
+    size = sources.shape[1]
+    combined = {size - 1: Fraction(1)}
+    for row in sources:
+        product: dict[int, Fraction] = {}
+        for a, x in combined.items():
+            for c, y in enumerate(row):
+                if y:
+                    product[a & c] = product.get(a & c, Fraction(0)) + x * Fraction(float(y))
+        combined = product
+    combined.pop(0, None)
+    total = sum(combined.values())
+    exact = np.zeros(size)
+    for a, x in combined.items():
+        exact[a] = float(x / total)
+    return exact
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="partial states hold float64 masses; a mass of a partial combination "
+    "below float64's range is lost (see the scale-out guide)",
+)
+def test_partial_states_lose_masses_below_float64():
+    eps = 1e-300
+    sources = np.zeros((3, 8))
+    for i in range(3):
+        sources[i, 7 - (1 << i)] = 1 - eps
+        sources[i, 7] = eps
+    lazy = DaskMassFunction(da.from_array(sources[None], chunks=(1, 1, 8)), dstk.Frame(("a", "b", "c")))
+    got = combine(lazy, axis=1, split_every=2).array.compute(**SYNC)[0]
+    np.testing.assert_allclose(got, exact_dempster(sources), rtol=1e-12, atol=0)
