@@ -214,7 +214,7 @@ def warm_up():
     dstk.combine_with_conflict(dstk.MassFunction.from_array(block, (0, 1)), axis=1)
     from dstk.dask._combination import _chunk_state, _finish_state, _merge_states
 
-    state = _chunk_state(block[:, :4], (1,), True, "dempster")
+    state = _chunk_state(block[:, :4], (1,), True, "dempster", dstk.Frame((0, 1)))
     _finish_state(
         _merge_states(np.concatenate([state, state], axis=1), (1,), False, "dempster"),
         "dempster",

@@ -153,7 +153,7 @@ def _chunk_state_serial(*args, **kwargs):
         return _chunk_state(*args, **kwargs)
 
 
-def _chunk_state(block, axis, keepdims, rule, frame=None, check=None):
+def _chunk_state(block, axis, keepdims, rule, frame, check=None):
     """Partial state of one chunk of sources; ``check``: the argument name when the chunk is still unchecked."""
     (ax,) = axis
     if rule in ("conjunctive", "yager", "dempster"):
