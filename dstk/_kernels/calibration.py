@@ -17,6 +17,7 @@ import math
 
 import numpy as np
 
+from dstk._kernels import _buffers
 from dstk._kernels._jit import call_kernel, njit
 
 __all__ = [
@@ -681,7 +682,7 @@ def table_lookup(scores, thresholds, table):
         scores,
         thresholds,
         table,
-        np.empty((scores.shape[0], table.shape[1])),
+        _buffers.empty((scores.shape[0], table.shape[1])),
         work=work,
         interpreted_max_work=INTERPRETED_MAX_WORK["lookup_masses"],
     )

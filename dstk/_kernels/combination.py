@@ -16,6 +16,7 @@ from numba import prange
 from numba.core import cgutils, types
 from numba.extending import intrinsic, overload
 
+from dstk._kernels import _buffers
 from dstk._kernels._jit import call_kernel, njit, read_only
 from dstk._kernels.moebius import subset_pass, sum_from, superset_pass
 
@@ -857,10 +858,10 @@ def _use_threads(parallel, n_values, rows):
 def _fold(m, normalize, parallel, tolerance):
     m = read_only(m)  # one compiled specialisation for read-only and writable inputs
     rows, _, size = m.shape
-    out = np.empty((rows, size))
-    kappa = np.empty(rows)
-    total_conflict = np.zeros(rows, dtype=np.bool_)
-    lost = np.zeros(rows, dtype=np.bool_)
+    out = _buffers.empty((rows, size))
+    kappa = _buffers.empty(rows)
+    total_conflict = _buffers.zeros(rows, dtype=np.bool_)
+    lost = _buffers.zeros(rows, dtype=np.bool_)
     normalize = bool(normalize)
     threaded, threads = _use_threads(parallel, m.size, rows)
     if size == 4:
@@ -985,10 +986,10 @@ def conjunctive_pair(m1, m2, normalize, *, parallel=None):
     if size != 4:
         return conjunctive(np.stack([m1, m2], axis=1), normalize, parallel=parallel)
     (flat1, step1), (flat2, step2) = _spaced_rows(m1), _spaced_rows(m2)
-    out = np.empty((rows, size))
-    kappa = np.empty(rows)
-    total_conflict = np.zeros(rows, dtype=np.bool_)
-    lost = np.zeros(rows, dtype=np.bool_)
+    out = _buffers.empty((rows, size))
+    kappa = _buffers.empty(rows)
+    total_conflict = _buffers.zeros(rows, dtype=np.bool_)
+    lost = _buffers.zeros(rows, dtype=np.bool_)
     normalize = bool(normalize)
     threaded, threads = _use_threads(parallel, 2 * m1.size, rows)
     if threaded:

@@ -29,7 +29,7 @@ from ._ensemble import (
 )
 from ._estimators import map_samples, predict_interval, predict_mass, predict_proba
 from ._mass import DaskMassFunction, as_dask_mass
-from ._workers import tune_worker_malloc
+from ._workers import reuse_buffers, tune_worker_malloc
 
 __all__ = [
     "DaskMassFunction",
@@ -47,5 +47,6 @@ __all__ = [
     "combine_leaves",
     "combine_leaves_proba",
     "combine_leaves_to_mass",
+    "reuse_buffers",
     "tune_worker_malloc",
 ]

@@ -32,6 +32,8 @@ import dask.array as da
 import numba
 import numpy as np
 
+from .._kernels._buffers import reusing_buffers
+
 __all__ = ["blockwise_whole", "last_axis_entry", "serial_kernels", "split_last_slot"]
 
 
@@ -39,14 +41,15 @@ __all__ = ["blockwise_whole", "last_axis_entry", "serial_kernels", "split_last_s
 def serial_kernels() -> Iterator[None]:
     """Run numba's parallel kernels on the calling thread only (``numba.set_num_threads(1)``), then restore."""
     previous = numba.get_num_threads()
-    if previous == 1:
-        yield
-        return
-    numba.set_num_threads(1)  # per calling thread: other threads of the worker are not affected
-    try:
-        yield
-    finally:
-        numba.set_num_threads(previous)
+    with reusing_buffers():
+        if previous == 1:
+            yield
+            return
+        numba.set_num_threads(1)  # per calling thread: other threads of the worker are not affected
+        try:
+            yield
+        finally:
+            numba.set_num_threads(previous)
 
 
 def _call_whole(func, block, *args):

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 import dask.array as da
 import numpy as np
 
+from .._kernels import _buffers
 from .._kernels import combination as _c
 from .._kernels import partial_combination as _k
 from .._validation import check_option
@@ -144,7 +145,8 @@ def _merged_fold_states(stack, normalize):
         if np.any(total):
             _raise_total_conflict_in_chunk(total)
         np.subtract(1.0, kappa, out=out[:, 0])
-        out[:, 0] *= np.prod(stack[:, :, 0], axis=1)
+        for part in range(stack.shape[1]):  # the parts' 1 - K (a column loop: np.prod over axis 1 is slow)
+            out[:, 0] *= stack[:, part, 0]
     return out
 
 
@@ -192,9 +194,28 @@ def _merge_states_serial(*args, **kwargs):
         return _merge_states(*args, **kwargs)
 
 
+def _concatenated(parts, ax):
+    """The partial states ``parts`` (dask's nested lists, one state per chunk along ``ax``) in one array."""
+    leaves = []
+
+    def flatten(item):
+        if isinstance(item, (list, tuple)):
+            for element in item:
+                flatten(element)
+        else:
+            leaves.append(np.asarray(item, dtype=np.float64))
+
+    flatten(parts)
+    if len(leaves) == 1:
+        return leaves[0]
+    shape = list(leaves[0].shape)
+    shape[ax] = sum(leaf.shape[ax] for leaf in leaves)
+    return np.concatenate(leaves, axis=ax, out=_buffers.empty(tuple(shape)))
+
+
 def _merge_states(parts, axis, keepdims, rule):
     (ax,) = axis
-    stack, batch = _rows(parts, ax)
+    stack, batch = _rows(_concatenated(parts, ax), ax)
     size = stack.shape[-1]
     if rule in ("conjunctive", "yager", "dempster"):
         state = _merged_fold_states(stack, rule == "dempster")
@@ -218,19 +239,18 @@ def _finish_state(state, rule, normalize, with_conflict):
     size = rows.shape[1]
     if rule in ("conjunctive", "dempster", "yager"):  # states are masses (_chunk_state)
         # written straight into the output block (masses, then the conflict)
-        packed = np.empty(shape[:-1] + (size + 1 if with_conflict else size,))
+        packed = _buffers.empty(shape[:-1] + (size + 1 if with_conflict else size,))
         flat = packed.reshape(-1, packed.shape[-1])
         np.maximum(rows, 0.0, out=flat[:, :size])
-        if rule == "dempster":
-            kappa = 1.0 - rows[:, 0]
+        if with_conflict:  # the conflict, with no temporary column
+            if rule == "dempster":
+                np.subtract(1.0, rows[:, 0], out=flat[:, size])
+            else:
+                flat[:, size] = flat[:, 0]
+        if rule == "yager":
+            flat[:, size - 1] += flat[:, 0]
+        if rule in ("dempster", "yager"):
             flat[:, 0] = 0.0
-        else:
-            kappa = flat[:, 0].copy()
-            if rule == "yager":
-                flat[:, size - 1] += flat[:, 0]
-                flat[:, 0] = 0.0
-        if with_conflict:
-            flat[:, size] = kappa
         return packed
     if rule == "disjunctive":
         out = _k.finish_implicability_product(rows)
@@ -252,7 +272,7 @@ def _finish_state(state, rule, normalize, with_conflict):
     else:  # pragma: no cover
         raise AssertionError(rule)
     # clip rounding below zero, written straight into the output block (masses, then the conflict)
-    packed = np.empty(shape[:-1] + (size + 1 if with_conflict else size,))
+    packed = _buffers.empty(shape[:-1] + (size + 1 if with_conflict else size,))
     np.maximum(out.reshape(shape), 0.0, out=packed[..., :size])
     if with_conflict:
         packed[..., size] = kappa.reshape(shape[:-1])
@@ -561,7 +581,7 @@ def _combine(masses, rule, axis, weights, normalize, frame, reduction, split_eve
             keepdims=False,
             dtype=np.float64,
             split_every=_DEFAULT_SPLIT_EVERY if split_every is None else split_every,
-            concatenate=True,
+            concatenate=False,  # the merge concatenates into a reused buffer (_concatenated)
             meta=np.empty((0,) * (array.ndim - 1), dtype=np.float64),
             name=f"dstk-{rule}-state",
         )

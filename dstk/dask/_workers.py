@@ -24,7 +24,7 @@ try:  # distributed is part of the dask extra, but dstk.dask imports without it
 except ImportError:  # pragma: no cover - exercised without distributed only
     _WorkerPlugin = object  # type: ignore[assignment,misc]
 
-__all__ = ["tune_worker_malloc", "MAX_MMAP_THRESHOLD"]
+__all__ = ["tune_worker_malloc", "reuse_buffers", "MAX_MMAP_THRESHOLD"]
 
 #: glibc's ceiling for ``M_MMAP_THRESHOLD`` on 64-bit systems (``DEFAULT_MMAP_THRESHOLD_MAX``,
 #: 4 MiB x sizeof(long)); ``mallopt`` refuses larger values.
@@ -34,6 +34,7 @@ _M_TRIM_THRESHOLD = -1  # mallopt parameter numbers of glibc's <malloc.h>
 _M_TOP_PAD = -2
 _M_MMAP_THRESHOLD = -3
 _PLUGIN_NAME = "dstk-worker-malloc"
+_BUFFER_PLUGIN_NAME = "dstk-worker-buffers"
 
 # what the last call of _set_malloc did in this process: None (never called) or (applied, reason)
 _STATE: dict[str, Any] = {"applied": None, "reason": "tune_worker_malloc was not called in this process"}
@@ -98,6 +99,19 @@ def _check_threshold(value: Any, name: str, high: int | None) -> int:
         bound = f"between 0 and {high} (glibc's ceiling, 32 MiB)" if high is not None else ">= 0"
         raise ValueError(f"`{name}` must be {bound} bytes; got {value!r}.")
     return number
+
+
+def _check_client(client: Any, function: str) -> None:
+    if not (callable(getattr(client, "run", None)) and callable(getattr(client, "register_plugin", None))):
+        raise TypeError(
+            f"`client` must be a distributed.Client of the cluster to tune; got {type(client).__name__} "
+            f"{client!r:.60}. Create one with distributed.Client(cluster)."
+        )
+    if getattr(client, "asynchronous", False) is True:
+        raise TypeError(
+            f"`client` is an asynchronous distributed.Client; {function} waits for the workers, so "
+            "pass a synchronous client (distributed.Client(cluster)) of the same cluster."
+        )
 
 
 def tune_worker_malloc(
@@ -177,16 +191,7 @@ def tune_worker_malloc(
     >>> tune_worker_malloc(client)                          # doctest: +SKIP
     {'tcp://127.0.0.1:40133': True, 'tcp://127.0.0.1:41621': True}
     """
-    if not (callable(getattr(client, "run", None)) and callable(getattr(client, "register_plugin", None))):
-        raise TypeError(
-            f"`client` must be a distributed.Client of the cluster to tune; got {type(client).__name__} "
-            f"{client!r:.60}. Create one with distributed.Client(cluster)."
-        )
-    if getattr(client, "asynchronous", False) is True:
-        raise TypeError(
-            "`client` is an asynchronous distributed.Client; tune_worker_malloc waits for the workers, so "
-            "pass a synchronous client (distributed.Client(cluster)) of the same cluster."
-        )
+    _check_client(client, "tune_worker_malloc")
     mmap_threshold = _check_threshold(mmap_threshold, "mmap_threshold", MAX_MMAP_THRESHOLD)
     trim_threshold = _check_threshold(trim_threshold, "trim_threshold", None)
     client.register_plugin(_MallocPlugin(mmap_threshold, trim_threshold), name=_PLUGIN_NAME)
@@ -200,3 +205,101 @@ def tune_worker_malloc(
             stacklevel=2,
         )
     return {address: bool(applied) for address, (applied, _) in states.items()}
+
+
+def _set_buffer_pool(max_idle_bytes: int, max_idle_seconds: float) -> tuple[int, float]:
+    """Set the limits of this process's pool of reused buffers (:data:`dstk._kernels._buffers.POOL`)."""
+    from .._kernels._buffers import POOL
+
+    POOL.max_idle_bytes = max_idle_bytes
+    POOL.max_idle_seconds = max_idle_seconds
+    if max_idle_bytes == 0:
+        POOL.clear()
+    return POOL.max_idle_bytes, POOL.max_idle_seconds
+
+
+class _BufferPlugin(_WorkerPlugin):  # type: ignore[misc,valid-type]
+    """Worker plugin: the limits of the pool of reused buffers in every worker, present and future."""
+
+    idempotent = False
+
+    def __init__(self, max_idle_bytes: int, max_idle_seconds: float) -> None:
+        self.max_idle_bytes = max_idle_bytes
+        self.max_idle_seconds = max_idle_seconds
+
+    def setup(self, worker: Any) -> None:
+        _set_buffer_pool(self.max_idle_bytes, self.max_idle_seconds)
+
+
+def reuse_buffers(
+    client: Any = None, *, max_idle_bytes: int = 256 * 2**20, max_idle_seconds: float = 10.0
+) -> dict[str, tuple[int, float]] | tuple[int, float]:
+    """Set how much memory the tasks of :mod:`dstk.dask` keep for reuse (0 bytes: none).
+
+    dstk's dask tasks take their large arrays (results and temporaries of at
+    least 128 KiB) from a pool of buffers in each process: a buffer returns
+    to the pool when the last array viewing it is freed, and the next task's
+    array of the same size reuses its pages instead of a fresh mapping, whose
+    pages fault and are zeroed by the kernel on first touch (in a
+    ``distributed`` worker every array above 128 KiB is a fresh mapping; see
+    :func:`tune_worker_malloc`).  It is on by default with the values below;
+    this function changes them, in this process or in every worker of a
+    cluster.  Only dstk's own allocations inside dask tasks use the pool.
+
+    Parameters
+    ----------
+    client : distributed.Client, optional
+        A synchronous client: the limits are set in every worker, now and in
+        workers that join or restart later (a worker plugin).  Without it,
+        in this process (tasks of dask's threaded or synchronous scheduler).
+    max_idle_bytes : int, default 256 MiB
+        Idle buffers kept per process, at most; the oldest are freed first,
+        and a buffer larger than this is never kept.  0 turns reuse off and
+        frees the idle buffers.
+    max_idle_seconds : float, default 10
+        A buffer idle for longer is freed (by a timer thread, so that a
+        process that stops using dstk returns the memory).
+
+    Returns
+    -------
+    dict or tuple
+        With ``client``: for every worker address, ``(max_idle_bytes,
+        max_idle_seconds)`` as set; without it, that pair for this process.
+
+    Raises
+    ------
+    TypeError
+        ``client`` is not a synchronous distributed client, or a limit is
+        not a number.
+    ValueError
+        A limit below 0, or a non-finite number of seconds.
+
+    Notes
+    -----
+    An array from the pool is a view of its buffer (``flags.owndata`` is
+    False); every view derived from it keeps the buffer in use, so the
+    memory is never reused while any of them lives.  The idle buffers count
+    as unmanaged memory in ``distributed``'s reports.
+
+    Examples
+    --------
+    >>> import dstk.dask
+    >>> dstk.dask.reuse_buffers(max_idle_bytes=64 * 2**20)
+    (67108864, 10.0)
+    >>> dstk.dask.reuse_buffers()  # the defaults again
+    (268435456, 10.0)
+    """
+    max_idle_bytes = _check_threshold(max_idle_bytes, "max_idle_bytes", None)
+    if isinstance(max_idle_seconds, bool) or not isinstance(max_idle_seconds, numbers.Real):
+        raise TypeError(
+            f"`max_idle_seconds` must be a number of seconds; got {type(max_idle_seconds).__name__} "
+            f"{max_idle_seconds!r}."
+        )
+    seconds = float(max_idle_seconds)
+    if not (seconds >= 0 and seconds < float("inf")):
+        raise ValueError(f"`max_idle_seconds` must be a finite number >= 0; got {max_idle_seconds!r}.")
+    if client is None:
+        return _set_buffer_pool(max_idle_bytes, seconds)
+    _check_client(client, "reuse_buffers")
+    client.register_plugin(_BufferPlugin(max_idle_bytes, seconds), name=_BUFFER_PLUGIN_NAME)
+    return client.run(_set_buffer_pool, max_idle_bytes, seconds)

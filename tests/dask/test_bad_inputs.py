@@ -150,6 +150,14 @@ def _recipes():
             {"client": _FakeClient(), "mmap_threshold": 2**20},
             {"mmap_threshold": ["none", "scalar", "nan", "strings"]},
         ),
+        "reuse_buffers": (  # in this process; the defaults, so that the other tests keep them
+            dstk.dask.reuse_buffers,
+            {"max_idle_bytes": 256 * 2**20, "max_idle_seconds": 10.0},
+            {
+                "max_idle_bytes": ["none", "scalar", "nan", "strings"],
+                "max_idle_seconds": ["none", "nan", "inf", "strings"],
+            },
+        ),
     }
 
 
