@@ -9,6 +9,7 @@ import numpy as np
 from scipy import fft, special
 
 from .._estimator import check_is_fitted
+from .._kernels import _buffers
 from .._kernels._jit import call_kernel
 from .._kernels.calibration import INTERPRETED_MAX_WORK, chebyshev_clenshaw
 from .._progress import progress
@@ -258,7 +259,7 @@ class LogisticCalibrator(BinaryCalibrator):
 
     def _mass_array(self, scores):
         model = self.model
-        out = np.zeros((scores.shape[0], 4))
+        out = _buffers.zeros((scores.shape[0], 4))  # reused pages inside dask tasks (dstk.dask.reuse_buffers)
         if model == "bayes":
             tau = self._tau_hat(scores)
             out[:, 2] = tau
@@ -294,7 +295,7 @@ class LogisticCalibrator(BinaryCalibrator):
             chebyshev_clenshaw,
             t,
             self._chebyshev_coefficients,
-            np.empty((t.size, self._chebyshev_coefficients.shape[1])),
+            _buffers.empty((t.size, self._chebyshev_coefficients.shape[1])),
             work=t.size * self._chebyshev_coefficients.size,
             interpreted_max_work=INTERPRETED_MAX_WORK["chebyshev_clenshaw"],
         )

@@ -19,7 +19,8 @@ avoided here:
 * dstk's kernels spread large batches over numba's threads; inside a task,
   the scheduler's workers already provide the parallelism, and nested threads
   oversubscribe the cores.  :func:`serial_kernels` runs the task's kernels on
-  the calling thread only.
+  the calling thread only, and lets them take their large arrays from the
+  pool of reused buffers (:mod:`dstk._kernels._buffers`).
 """
 
 from __future__ import annotations
@@ -39,7 +40,11 @@ __all__ = ["blockwise_whole", "last_axis_entry", "serial_kernels", "split_last_s
 
 @contextmanager
 def serial_kernels() -> Iterator[None]:
-    """Run numba's parallel kernels on the calling thread only (``numba.set_num_threads(1)``), then restore."""
+    """The context of a dask task: numba's kernels on the calling thread only, large arrays from the pool.
+
+    ``numba.set_num_threads(1)`` (restored after), and
+    :func:`dstk._kernels._buffers.reusing_buffers` for the arrays the kernels allocate.
+    """
     previous = numba.get_num_threads()
     with reusing_buffers():
         if previous == 1:

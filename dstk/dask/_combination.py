@@ -194,8 +194,8 @@ def _merge_states_serial(*args, **kwargs):
         return _merge_states(*args, **kwargs)
 
 
-def _concatenated(parts, ax):
-    """The partial states ``parts`` (dask's nested lists, one state per chunk along ``ax``) in one array."""
+def _leaves(parts):
+    """The partial states ``parts`` (dask's nested lists, one state per chunk along the reduced axis) in order."""
     leaves = []
 
     def flatten(item):
@@ -206,6 +206,11 @@ def _concatenated(parts, ax):
             leaves.append(np.asarray(item, dtype=np.float64))
 
     flatten(parts)
+    return leaves
+
+
+def _concatenated(leaves, ax):
+    """The states ``leaves`` in one array along ``ax`` (a reused buffer)."""
     if len(leaves) == 1:
         return leaves[0]
     shape = list(leaves[0].shape)
@@ -213,9 +218,41 @@ def _concatenated(parts, ax):
     return np.concatenate(leaves, axis=ax, out=_buffers.empty(tuple(shape)))
 
 
+def _merged_binary_fold_states(leaves, ax, normalize):
+    """:func:`_merged_fold_states` of binary states given one by one, merged in turn by the pair kernel.
+
+    No concatenation: each state is read where it lies.  The states are
+    merged left to right, (s1 s2) s3 ..., as the fold of their stack would
+    (the conjunctive rule is associative; Dempster's rule on states of
+    non-total conflict too), and 1 - K is the product of each step's and
+    the parts'.
+    """
+    merged = _rows(leaves[0], ax)[0][:, 0]
+    for leaf in leaves[1:]:
+        part = _rows(leaf, ax)[0][:, 0]
+        out, kappa, total = _c.conjunctive_pair(merged, part, normalize, parallel=False)
+        if normalize:
+            if np.any(total):
+                _raise_total_conflict_in_chunk(total)
+            np.subtract(1.0, kappa, out=out[:, 0])
+            out[:, 0] *= merged[:, 0]
+            out[:, 0] *= part[:, 0]
+        merged = out
+    return merged
+
+
 def _merge_states(parts, axis, keepdims, rule):
     (ax,) = axis
-    stack, batch = _rows(_concatenated(parts, ax), ax)
+    leaves = _leaves(parts)
+    if (
+        rule in ("conjunctive", "yager", "dempster")
+        and len(leaves) > 1
+        and all(leaf.shape[ax] == 1 and leaf.shape[-1] == 4 for leaf in leaves)
+    ):  # binary states, one per chunk of sources: merged in turn, with no concatenation
+        batch = np.delete(leaves[0].shape, ax)[:-1]
+        state = _merged_binary_fold_states(leaves, ax, rule == "dempster").reshape(tuple(batch) + (4,))
+        return np.expand_dims(state, ax) if keepdims else state
+    stack, batch = _rows(_concatenated(leaves, ax), ax)
     size = stack.shape[-1]
     if rule in ("conjunctive", "yager", "dempster"):
         state = _merged_fold_states(stack, rule == "dempster")

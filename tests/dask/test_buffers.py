@@ -217,13 +217,16 @@ def test_results_kept_across_computes_are_never_overwritten(rule, scheduler):
         np.testing.assert_allclose(live, expected, rtol=1e-9, atol=1e-12)
 
 
-def test_calibrated_masses_of_a_chunked_predict_equal_memory():
-    from dstk.calibration import BinningCalibrator
+@pytest.mark.parametrize("kind", ["binning", "logistic-likelihood", "logistic-bayes"])
+def test_calibrated_masses_of_a_chunked_predict_equal_memory(kind):
+    from dstk.calibration import BinningCalibrator, LogisticCalibrator
 
     rng = np.random.default_rng(3)
     scores = rng.normal(size=400_000)
     labels = (rng.random(scores.size) < 1 / (1 + np.exp(-scores))).astype(int)
-    calibrator = BinningCalibrator(bins=8).fit(scores[:5000], labels[:5000])
+    calibrator = (
+        BinningCalibrator(bins=8) if kind == "binning" else LogisticCalibrator(model=kind.split("-")[1])
+    ).fit(scores[:2000], labels[:2000])
     lazy = dstk.dask.predict_mass(calibrator, da.from_array(scores, chunks=50_000))
     first = lazy.compute(scheduler="threads")._dense_m()
     copy = first.copy()
