@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import os
 import threading
 import time
 import weakref
@@ -59,6 +60,16 @@ class BufferPool:
         self.max_idle_seconds = float(max_idle_seconds)
         self.reused = 0  # counters, for tests and benchmarks
         self.allocated = 0
+        _POOLS.add(self)
+
+    def _after_fork(self) -> None:
+        """In a forked child: a fresh lock (another thread may have held it at the fork), no timer, no idle buffers."""
+        self._lock = threading.Lock()
+        self._local = threading.local()
+        self._pending = []
+        self._idle = {}
+        self._idle_bytes = 0
+        self._timer = None
 
     @property
     def idle_bytes(self) -> int:
@@ -171,6 +182,15 @@ class BufferPool:
             del self._idle[size]
         self._idle_bytes -= size
 
+
+def _reset_pools_after_fork() -> None:
+    for pool in list(_POOLS):
+        pool._after_fork()
+
+
+_POOLS: weakref.WeakSet[BufferPool] = weakref.WeakSet()
+if hasattr(os, "register_at_fork"):  # POSIX
+    os.register_at_fork(after_in_child=_reset_pools_after_fork)
 
 #: The pool of this process, used inside :func:`reusing_buffers`.
 POOL = BufferPool()

@@ -288,3 +288,63 @@ def test_reuse_buffers_on_the_workers_of_a_cluster(client):
         assert set(client.run(pool_limits).values()) == {(8 * MIB, 1.5)}
     finally:
         dstk.dask.reuse_buffers(client)
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "fork"), reason="fork is POSIX")
+def test_a_forked_child_starts_with_an_empty_pool_and_a_free_lock():
+    import os
+
+    pool = BufferPool()
+    values = pool.empty(MIB)
+    del values
+    assert pool.idle_bytes > 0
+    pool._lock.acquire()  # as if another thread held the lock at the fork
+    try:
+        read, write = os.pipe()
+        child = os.fork()
+        if child == 0:  # pragma: no cover - the child reports through the pipe
+            try:
+                fresh = pool.empty(MIB)
+                fresh.fill(1.0)
+                ok = pool.idle_bytes == 0 and (fresh == 1.0).all()
+                os.write(write, b"1" if ok else b"0")
+            finally:
+                os._exit(0)
+        os.close(write)
+        answer = os.read(read, 1)
+        os.waitpid(child, 0)
+    finally:
+        pool._lock.release()
+    assert answer == b"1"
+
+
+def _pool_reuse_count():
+    return _buffers.POOL.reused
+
+
+def test_on_a_cluster_results_equal_memory_and_workers_reuse_their_buffers(client):
+    """Tree and blockwise fusion and chunked calibration on 2 worker processes, twice, against memory."""
+    from dstk.calibration import BinningCalibrator
+
+    masses = _masses(5, 40_000, 12)
+    scores = np.random.default_rng(6).normal(size=300_000)
+    labels = (scores + np.random.default_rng(7).normal(size=scores.size) > 0).astype(int)
+    calibrator = BinningCalibrator(bins=6).fit(scores[:3000], labels[:3000])
+    expected_tree = dstk.combine_with_conflict(
+        dstk.MassFunction.from_array(masses, (0, 1)), rule="dempster", axis=1
+    )
+    expected_masses = calibrator.predict_mass(scores).to_array()
+    before = sum(client.run(_pool_reuse_count).values())
+    for _ in range(2):
+        lazy_masses = dstk.dask.DaskMassFunction(da.from_array(masses, chunks=(10_000, 3, 4)), (0, 1))
+        tree = dstk.dask.combine_with_conflict(lazy_masses, rule="dempster", axis=1, reduction="tree")
+        blockwise = dstk.dask.combine(lazy_masses, rule="dempster", axis=1, reduction="rechunk")
+        calibrated = dstk.dask.predict_mass(calibrator, da.from_array(scores, chunks=50_000))
+        fused, conflict, whole, predicted = client.compute(
+            [tree[0].array, tree[1], blockwise.array, calibrated.array], sync=True
+        )
+        np.testing.assert_allclose(fused, expected_tree[0].to_array(), rtol=1e-9, atol=1e-12)
+        np.testing.assert_allclose(conflict, expected_tree[1], rtol=1e-9, atol=1e-12)
+        np.testing.assert_allclose(whole, expected_tree[0].to_array(), rtol=1e-9, atol=1e-12)
+        np.testing.assert_array_equal(predicted, expected_masses)
+    assert sum(client.run(_pool_reuse_count).values()) > before
