@@ -326,8 +326,8 @@ def test_on_a_cluster_results_equal_memory_and_workers_reuse_their_buffers(clien
     """Tree and blockwise fusion and chunked calibration on 2 worker processes, twice, against memory."""
     from dstk.calibration import BinningCalibrator
 
-    masses = _masses(5, 40_000, 12)
-    scores = np.random.default_rng(6).normal(size=300_000)
+    masses = _masses(5, 20_000, 8)
+    scores = np.random.default_rng(6).normal(size=200_000)
     labels = (scores + np.random.default_rng(7).normal(size=scores.size) > 0).astype(int)
     calibrator = BinningCalibrator(bins=6).fit(scores[:3000], labels[:3000])
     expected_tree = dstk.combine_with_conflict(
@@ -336,10 +336,10 @@ def test_on_a_cluster_results_equal_memory_and_workers_reuse_their_buffers(clien
     expected_masses = calibrator.predict_mass(scores).to_array()
     before = sum(client.run(_pool_reuse_count).values())
     for _ in range(2):
-        lazy_masses = dstk.dask.DaskMassFunction(da.from_array(masses, chunks=(10_000, 3, 4)), (0, 1))
+        lazy_masses = dstk.dask.DaskMassFunction(da.from_array(masses, chunks=(5_000, 2, 4)), (0, 1))
         tree = dstk.dask.combine_with_conflict(lazy_masses, rule="dempster", axis=1, reduction="tree")
         blockwise = dstk.dask.combine(lazy_masses, rule="dempster", axis=1, reduction="rechunk")
-        calibrated = dstk.dask.predict_mass(calibrator, da.from_array(scores, chunks=50_000))
+        calibrated = dstk.dask.predict_mass(calibrator, da.from_array(scores, chunks=25_000))
         fused, conflict, whole, predicted = client.compute(
             [tree[0].array, tree[1], blockwise.array, calibrated.array], sync=True
         )
