@@ -208,17 +208,21 @@ def reusing_buffers(pool: BufferPool | None = None) -> Iterator[BufferPool]:
         _ACTIVE.reset(token)
 
 
-def empty(shape: int | tuple[int, ...], dtype: type | np.dtype = np.float64) -> np.ndarray:
-    """``np.empty``, or a pooled array inside :func:`reusing_buffers` (C order, at least 128 KiB)."""
+def _pool_for(shape: int | tuple[int, ...], dtype: type | np.dtype) -> BufferPool | None:
+    """The active pool when an array of this shape and dtype is large enough to take from it, else None."""
     pool = _ACTIVE.get()
     if pool is not None and np.prod(shape, dtype=np.int64) * np.dtype(dtype).itemsize >= MIN_POOLED_BYTES:
-        return pool.empty(shape, dtype)
-    return np.empty(shape, dtype=dtype)
+        return pool
+    return None
+
+
+def empty(shape: int | tuple[int, ...], dtype: type | np.dtype = np.float64) -> np.ndarray:
+    """``np.empty``, or a pooled array inside :func:`reusing_buffers` (C order, at least 128 KiB)."""
+    pool = _pool_for(shape, dtype)
+    return np.empty(shape, dtype=dtype) if pool is None else pool.empty(shape, dtype)
 
 
 def zeros(shape: int | tuple[int, ...], dtype: type | np.dtype = np.float64) -> np.ndarray:
     """``np.zeros``, or a zeroed pooled array inside :func:`reusing_buffers`."""
-    pool = _ACTIVE.get()
-    if pool is not None and np.prod(shape, dtype=np.int64) * np.dtype(dtype).itemsize >= MIN_POOLED_BYTES:
-        return pool.zeros(shape, dtype)
-    return np.zeros(shape, dtype=dtype)
+    pool = _pool_for(shape, dtype)
+    return np.zeros(shape, dtype=dtype) if pool is None else pool.zeros(shape, dtype)

@@ -142,12 +142,20 @@ def _merged_fold_states(stack, normalize):
         np.ascontiguousarray(stack, dtype=np.float64), normalize, parallel=False
     )
     if normalize:
-        if np.any(total):
-            _raise_total_conflict_in_chunk(total)
-        np.subtract(1.0, kappa, out=out[:, 0])
-        for part in range(stack.shape[1]):  # the parts' 1 - K (a column loop: np.prod over axis 1 is slow)
-            out[:, 0] *= stack[:, part, 0]
+        _store_one_minus_conflict(out, kappa, total, [stack[:, part, 0] for part in range(stack.shape[1])])
     return out
+
+
+def _store_one_minus_conflict(out, kappa, total, parts):
+    """Slot 0 of a merged Dempster state: 1 - K of the merge times the parts' 1 - K (``parts``: columns).
+
+    Raises the chunk's total-conflict error where the merge's conflict is total.
+    """
+    if np.any(total):
+        _raise_total_conflict_in_chunk(total)
+    np.subtract(1.0, kappa, out=out[:, 0])
+    for part in parts:  # a column at a time (np.prod over a strided axis is slow)
+        out[:, 0] *= part
 
 
 def _chunk_state_serial(*args, **kwargs):
@@ -232,11 +240,7 @@ def _merged_binary_fold_states(leaves, ax, normalize):
         part = _rows(leaf, ax)[0][:, 0]
         out, kappa, total = _c.conjunctive_pair(merged, part, normalize, parallel=False)
         if normalize:
-            if np.any(total):
-                _raise_total_conflict_in_chunk(total)
-            np.subtract(1.0, kappa, out=out[:, 0])
-            out[:, 0] *= merged[:, 0]
-            out[:, 0] *= part[:, 0]
+            _store_one_minus_conflict(out, kappa, total, [merged[:, 0], part[:, 0]])
         merged = out
     return merged
 
@@ -249,8 +253,8 @@ def _merge_states(parts, axis, keepdims, rule):
         and len(leaves) > 1
         and all(leaf.shape[ax] == 1 and leaf.shape[-1] == 4 for leaf in leaves)
     ):  # binary states, one per chunk of sources: merged in turn, with no concatenation
-        batch = np.delete(leaves[0].shape, ax)[:-1]
-        state = _merged_binary_fold_states(leaves, ax, rule == "dempster").reshape(tuple(batch) + (4,))
+        batch = _rows(leaves[0], ax)[1]
+        state = _merged_binary_fold_states(leaves, ax, rule == "dempster").reshape(batch + (4,))
         return np.expand_dims(state, ax) if keepdims else state
     stack, batch = _rows(_concatenated(leaves, ax), ax)
     size = stack.shape[-1]

@@ -78,17 +78,23 @@ def _malloc_state() -> tuple[bool | None, str]:
     return _STATE["applied"], _STATE["reason"]
 
 
-class _MallocPlugin(_WorkerPlugin):  # type: ignore[misc,valid-type]
-    """Worker plugin: set the malloc thresholds in every worker, present and future (restarts, scaling)."""
+class _SettingPlugin(_WorkerPlugin):  # type: ignore[misc,valid-type]
+    """Worker plugin: call the subclass's ``setting(*arguments)`` in every worker, present and future."""
 
     idempotent = False
+    setting: Any = None
 
-    def __init__(self, mmap_threshold: int, trim_threshold: int) -> None:
-        self.mmap_threshold = mmap_threshold
-        self.trim_threshold = trim_threshold
+    def __init__(self, *arguments: Any) -> None:
+        self.arguments = arguments
 
     def setup(self, worker: Any) -> None:
-        _set_malloc(self.mmap_threshold, self.trim_threshold)
+        type(self).setting(*self.arguments)
+
+
+class _MallocPlugin(_SettingPlugin):
+    """The malloc thresholds (:func:`_set_malloc`) in every worker, also after restarts and scaling."""
+
+    setting = staticmethod(_set_malloc)
 
 
 def _check_threshold(value: Any, name: str, high: int | None) -> int:
@@ -218,17 +224,10 @@ def _set_buffer_pool(max_idle_bytes: int, max_idle_seconds: float) -> tuple[int,
     return POOL.max_idle_bytes, POOL.max_idle_seconds
 
 
-class _BufferPlugin(_WorkerPlugin):  # type: ignore[misc,valid-type]
-    """Worker plugin: the limits of the pool of reused buffers in every worker, present and future."""
+class _BufferPlugin(_SettingPlugin):
+    """The limits of the pool of reused buffers (:func:`_set_buffer_pool`) in every worker, present and future."""
 
-    idempotent = False
-
-    def __init__(self, max_idle_bytes: int, max_idle_seconds: float) -> None:
-        self.max_idle_bytes = max_idle_bytes
-        self.max_idle_seconds = max_idle_seconds
-
-    def setup(self, worker: Any) -> None:
-        _set_buffer_pool(self.max_idle_bytes, self.max_idle_seconds)
+    setting = staticmethod(_set_buffer_pool)
 
 
 def reuse_buffers(
