@@ -11,12 +11,18 @@ Dempster states are the chunk's combination by the in-memory fold
 """
 
 import numpy as np
+from numba import carray
+from numba.core import types
+from numba.extending import intrinsic
 
+from dstk._kernels import _buffers
 from dstk._kernels._jit import njit
+from dstk._kernels.combination import _NORMAL_MIN, _binary_masses, _lost, _spaced_rows
 from dstk._kernels.moebius import subset_pass
 
 # Source hashes of the kernel modules called here (see dstk._kernels._jit).
 CALLED_KERNEL_SOURCES = {
+    "dstk._kernels.combination": "410face2badfe0fc",
     "dstk._kernels.moebius": "c6be9c7a6d9ad709",
 }
 
@@ -69,3 +75,139 @@ def finish_implicability_product(state):
             acc[a] = state[r, a]
         subset_pass(acc, -1.0)
     return out
+
+
+# -- binary frames: the fold states of the conjunctive, Dempster and Yager rules ----------------
+#: How :func:`merge_binary_states` writes a merged row: a state, or masses finished for a rule.
+FINISH = {None: 0, "conjunctive": 1, "dempster": 2, "yager": 3}
+
+
+@intrinsic
+def _float64_pointer(typingctx, address):
+    """The integer ``address`` as a pointer to float64 (the data of an array the caller keeps alive)."""
+    if not isinstance(address, types.Integer):
+        return None
+    signature = types.CPointer(types.float64)(address)
+
+    def codegen(context, builder, signature, args):
+        return builder.inttoptr(args[0], context.get_value_type(signature.return_type))
+
+    return signature, codegen
+
+
+@njit(cache=True, nogil=True)
+def _lost_in_products(addresses, steps, lengths, r):
+    """Whether some product of :func:`_merge_binary_rows` for row ``r`` of non-zero factors left the normal range."""
+    q1 = 1.0
+    q2 = 1.0
+    q3 = 1.0
+    flag = False
+    for p in range(addresses.shape[0]):
+        s = carray(_float64_pointer(addresses[p]), (lengths[p],))  # type: ignore[call-arg]
+        j = r * steps[p]
+        t3 = s[j + 3]
+        f1 = s[j + 1] + t3
+        f2 = s[j + 2] + t3
+        p1 = q1 * f1
+        p2 = q2 * f2
+        p3 = q3 * t3
+        flag |= _lost(p1, q1, f1) | _lost(p2, q2, f2) | _lost(p3, q3, t3)
+        q1 = p1
+        q2 = p2
+        q3 = p3
+    return flag
+
+
+@njit(cache=True, nogil=True)
+def _merge_binary_rows(addresses, steps, lengths, normalize, finish, out, total_conflict, lost):
+    """Rows of :func:`merge_binary_states`: state ``p`` is the flat float64 array of ``lengths[p]``
+    values at ``addresses[p]``, its row ``r`` at ``r * steps[p] : r * steps[p] + 4``.
+
+    The products run with no test; the factors are at most 1 (up to
+    rounding), so a product that left the normal range ends below it, and
+    only such rows are multiplied again with every product checked
+    (:func:`_lost_in_products`; a product with a zero factor is exact).
+    """
+    rows = out.shape[0]
+    n_parts = addresses.shape[0]
+    with_conflict = out.shape[1] == 5
+    block = 256  # rows merged together: their products stay in the cache while the states are read
+    q1 = np.empty(block)
+    q2 = np.empty(block)
+    q3 = np.empty(block)
+    carried = np.empty(block)
+    for r0 in range(0, rows, block):
+        n = min(block, rows - r0)
+        q1[:] = 1.0
+        q2[:] = 1.0
+        q3[:] = 1.0
+        carried[:] = 1.0
+        for p in range(n_parts):
+            step = steps[p]
+            # this block's rows of state p, indexed from 0 (no wraparound test)
+            state = carray(_float64_pointer(addresses[p]), (lengths[p],))  # type: ignore[call-arg]
+            s = state[r0 * step : (r0 + n - 1) * step + 4]
+            for i in range(n):
+                j = i * step
+                t3 = s[j + 3]
+                q1[i] *= s[j + 1] + t3
+                q2[i] *= s[j + 2] + t3
+                q3[i] *= t3
+                carried[i] *= s[j]  # Dempster's states: the product of the parts' 1 - K
+        for i in range(n):
+            r = r0 + i
+            low = (q1[i] < _NORMAL_MIN) | (q2[i] < _NORMAL_MIN) | (q3[i] < _NORMAL_MIN)
+            if normalize and low and _lost_in_products(addresses, steps, lengths, r):
+                lost[r] = True
+                continue
+            empty, a1, a2, a3, kappa, total = _binary_masses(q1[i], q2[i], q3[i], 1.0, 0.0, normalize)
+            if total:
+                total_conflict[r] = True
+            one_minus_conflict = (1.0 - kappa) * carried[i]
+            if finish == 0:  # a state: slot 0 holds m(empty), or 1 - K for Dempster's rule
+                out[r, 0] = one_minus_conflict if normalize else empty
+                out[r, 1] = a1
+                out[r, 2] = a2
+                out[r, 3] = a3
+                continue
+            conflict = 1.0 - one_minus_conflict if finish == 2 else empty
+            out[r, 0] = empty if finish == 1 else 0.0
+            out[r, 1] = a1
+            out[r, 2] = a2
+            out[r, 3] = a3 + empty if finish == 3 else a3
+            if with_conflict:
+                out[r, 4] = conflict
+
+
+def merge_binary_states(parts, normalize, *, finish=None, with_conflict=False):
+    """Merge the binary fold states ``parts`` by the conjunctive rule, all in one pass.
+
+    ``parts``: (rows, 4) float64 arrays, the conjunctive combinations of
+    chunks of sources (with ``normalize``, Dempster's: normalised masses with
+    1 - K in slot 0).  Their commonalities q({0}), q({1}), q(frame) multiply
+    (Shafer 1976, Theorem 3.3)
+    and, with ``normalize``, so do their 1 - K and the merge's own.  The
+    rows of a part are read where they lie when evenly spaced in memory
+    (e.g. one source of a stack).
+
+    ``finish``: None returns the merged state (rows, 4); ``"conjunctive"``,
+    ``"dempster"`` or ``"yager"`` returns the rule's masses, followed by the
+    conflict when ``with_conflict`` (rows, 5).
+
+    Returns ``(out, total, lost)``: ``total`` flags an exactly total
+    conflict under Dempster's rule (zero masses), ``lost`` the rows where a
+    product of non-zero factors left the normal float64 range under
+    Dempster's rule: their ``out`` is not written, for the caller to merge
+    them in steps that normalise in between.
+    """
+    views = [_spaced_rows(part) for part in parts]
+    rows = parts[0].shape[0]
+    addresses = np.array([flat.ctypes.data for flat, _ in views], dtype=np.int64)
+    steps = np.array([step for _, step in views], dtype=np.int64)
+    lengths = np.array([flat.shape[0] for flat, _ in views], dtype=np.int64)
+    out = _buffers.empty((rows, 5 if finish is not None and with_conflict else 4))
+    total = _buffers.zeros(rows, dtype=np.bool_)
+    lost = _buffers.zeros(rows, dtype=np.bool_)
+    _merge_binary_rows(addresses, steps, lengths, bool(normalize), FINISH[finish], out, total, lost)
+    del views  # the states' memory stays referenced until the kernel is done
+    return out, total, lost

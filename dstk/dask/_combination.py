@@ -226,35 +226,52 @@ def _concatenated(leaves, ax):
     return np.concatenate(leaves, axis=ax, out=_buffers.empty(tuple(shape)))
 
 
-def _merged_binary_fold_states(leaves, ax, normalize):
-    """:func:`_merged_fold_states` of binary states given one by one, merged in turn by the pair kernel.
+def _binary_parts(leaves, ax):
+    """The binary states ``leaves`` (one per chunk of sources, size 1 at ``ax``) as (rows, 4) views, and their batch shape."""
+    batch = _rows(leaves[0], ax)[1]
+    return [_rows(leaf, ax)[0][:, 0] for leaf in leaves], batch
 
-    No concatenation: each state is read where it lies.  The states are
-    merged left to right, (s1 s2) s3 ..., as the fold of their stack would
-    (the conjunctive rule is associative; Dempster's rule on states of
-    non-total conflict too), and 1 - K is the product of each step's and
-    the parts'.
+
+def _merged_binary_fold_states(parts, normalize, finish=None, with_conflict=False):
+    """:func:`_merged_fold_states` of binary states (rows, 4) given one by one, merged in one pass.
+
+    No concatenation: each state is read where it lies
+    (:func:`dstk._kernels.partial_combination.merge_binary_states`, which
+    also finishes the masses of the last merge when ``finish`` names the
+    rule).  Rows whose products leave the normal range under Dempster's rule
+    are merged again in turn, (s1 s2) s3 ..., by the pair kernel, which
+    normalises after each step and recomputes them in extended range.
     """
-    merged = _rows(leaves[0], ax)[0][:, 0]
-    for leaf in leaves[1:]:
-        part = _rows(leaf, ax)[0][:, 0]
-        out, kappa, total = _c.conjunctive_pair(merged, part, normalize, parallel=False)
-        if normalize:
-            _store_one_minus_conflict(out, kappa, total, [merged[:, 0], part[:, 0]])
-        merged = out
-    return merged
+    out, total, lost = _k.merge_binary_states(parts, normalize, finish=finish, with_conflict=with_conflict)
+    if np.any(lost):
+        bad = np.flatnonzero(lost)
+        merged = parts[0][bad]
+        for part in parts[1:]:
+            step, kappa, step_total = _c.conjunctive_pair(merged, part[bad], normalize, parallel=False)
+            _store_one_minus_conflict(step, kappa, step_total, [merged[:, 0], part[bad, 0]])
+            merged = step
+        out[bad] = merged if finish is None else _finish_state(merged, finish, normalize, with_conflict)
+        total[bad] = False
+    if np.any(total):
+        _raise_total_conflict_in_chunk(total)
+    return out
+
+
+def _binary_fold_leaves(leaves, ax, rule):
+    """Whether the states ``leaves`` are two or more binary fold states (merged by :func:`_merged_binary_fold_states`)."""
+    return (
+        rule in ("conjunctive", "yager", "dempster")
+        and len(leaves) > 1
+        and all(leaf.shape[ax] == 1 and leaf.shape[-1] == 4 for leaf in leaves)
+    )
 
 
 def _merge_states(parts, axis, keepdims, rule):
     (ax,) = axis
     leaves = _leaves(parts)
-    if (
-        rule in ("conjunctive", "yager", "dempster")
-        and len(leaves) > 1
-        and all(leaf.shape[ax] == 1 and leaf.shape[-1] == 4 for leaf in leaves)
-    ):  # binary states, one per chunk of sources: merged in turn, with no concatenation
-        batch = _rows(leaves[0], ax)[1]
-        state = _merged_binary_fold_states(leaves, ax, rule == "dempster").reshape(batch + (4,))
+    if _binary_fold_leaves(leaves, ax, rule):  # one per chunk of sources: merged with no concatenation
+        binary, batch = _binary_parts(leaves, ax)
+        state = _merged_binary_fold_states(binary, rule == "dempster").reshape(batch + (4,))
         return np.expand_dims(state, ax) if keepdims else state
     stack, batch = _rows(_concatenated(leaves, ax), ax)
     size = stack.shape[-1]
@@ -271,7 +288,16 @@ def _merge_states(parts, axis, keepdims, rule):
 def _merge_and_finish_serial(parts, axis, keepdims, rule, normalize, with_conflict):
     """The last step of the tree: merge the partial states and turn the product into masses, in one task."""
     with serial_kernels():
-        return _finish_state(_merge_states(parts, axis, keepdims, rule), rule, normalize, with_conflict)
+        (ax,) = axis
+        leaves = _leaves(parts)
+        if _binary_fold_leaves(leaves, ax, rule):  # merged and finished in one pass
+            binary, batch = _binary_parts(leaves, ax)
+            packed = _merged_binary_fold_states(
+                binary, rule == "dempster", finish=rule, with_conflict=with_conflict
+            )
+            packed = packed.reshape(batch + (packed.shape[-1],))
+            return np.expand_dims(packed, ax) if keepdims else packed
+        return _finish_state(_merge_states(leaves, axis, keepdims, rule), rule, normalize, with_conflict)
 
 
 def _finish_state(state, rule, normalize, with_conflict):
