@@ -45,7 +45,7 @@ def _child(repeats: int) -> dict:
     from dstk._kernels import _buffers
     from dstk.calibration import BinningCalibrator
     from dstk.dask._blocks import serial_kernels
-    from dstk.dask._combination import _chunk_state, _finish_state, _merge_states
+    from dstk.dask._combination import _chunk_state, _merge_and_finish_serial
 
     frame = dstk.Frame((0, 1))
     rng = np.random.default_rng(0)
@@ -68,11 +68,8 @@ def _child(repeats: int) -> dict:
 
     states_holder = []
 
-    def tree_merge():
-        with serial_kernels():
-            packed = _finish_state(
-                _merge_states(states_holder[0], (1,), False, "dempster"), "dempster", True, True
-            )
+    def tree_merge():  # the tree's last task: merge the four states and finish the masses
+        packed = _merge_and_finish_serial(states_holder[0], (1,), False, "dempster", True, True)
         return float(packed[0, 1])
 
     def calibration():
