@@ -10,13 +10,15 @@ Dempster states are the chunk's combination by the in-memory fold
 ``(rows, K, size)`` in and ``(rows, size)`` out.
 """
 
+import ctypes
+
 import numpy as np
 from numba import carray
 from numba.core import types
-from numba.extending import intrinsic
+from numba.extending import intrinsic, overload
 
 from dstk._kernels import _buffers
-from dstk._kernels._jit import njit
+from dstk._kernels._jit import call_kernel, njit
 from dstk._kernels.combination import _NORMAL_MIN, _binary_masses, _lost, _spaced_rows
 from dstk._kernels.moebius import subset_pass
 
@@ -81,6 +83,12 @@ def finish_implicability_product(state):
 #: How :func:`merge_binary_states` writes a merged row: a state, or masses finished for a rule.
 FINISH = {None: 0, "conjunctive": 1, "dempster": 2, "yager": 3}
 
+#: Largest merge (values read: rows x states x 4) that
+#: :func:`dstk._kernels._jit.call_kernel` runs interpreted instead of compiling
+#: the kernel, which takes about 1 s of a cold start: about 20 ms interpreted
+#: (0.3 us per value, measured 2026-11-24).
+INTERPRETED_MAX_WORK = {"_merge_binary_rows": 65_536}
+
 
 @intrinsic
 def _float64_pointer(typingctx, address):
@@ -95,6 +103,23 @@ def _float64_pointer(typingctx, address):
     return signature, codegen
 
 
+def _state_at(address, length):
+    """The float64 array of ``length`` values at ``address`` (an array the caller keeps alive).
+
+    This Python version runs when the kernels run interpreted; compiled, it
+    is a view through a pointer (:func:`_state_at_compiled`).
+    """
+    return np.ctypeslib.as_array((ctypes.c_double * int(length)).from_address(int(address)))
+
+
+@overload(_state_at)
+def _state_at_compiled(address, length):
+    def view(address, length):
+        return carray(_float64_pointer(address), (length,))  # type: ignore[call-arg]
+
+    return view
+
+
 @njit(cache=True, nogil=True)
 def _lost_in_products(addresses, steps, lengths, r):
     """Whether some product of :func:`_merge_binary_rows` for row ``r`` of non-zero factors left the normal range."""
@@ -103,7 +128,7 @@ def _lost_in_products(addresses, steps, lengths, r):
     q3 = 1.0
     flag = False
     for p in range(addresses.shape[0]):
-        s = carray(_float64_pointer(addresses[p]), (lengths[p],))  # type: ignore[call-arg]
+        s = _state_at(addresses[p], lengths[p])
         j = r * steps[p]
         t3 = s[j + 3]
         f1 = s[j + 1] + t3
@@ -145,8 +170,7 @@ def _merge_binary_rows(addresses, steps, lengths, normalize, finish, out, total_
         for p in range(n_parts):
             step = steps[p]
             # this block's rows of state p, indexed from 0 (no wraparound test)
-            state = carray(_float64_pointer(addresses[p]), (lengths[p],))  # type: ignore[call-arg]
-            s = state[r0 * step : (r0 + n - 1) * step + 4]
+            s = _state_at(addresses[p], lengths[p])[r0 * step : (r0 + n - 1) * step + 4]
             for i in range(n):
                 j = i * step
                 t3 = s[j + 3]
@@ -208,6 +232,18 @@ def merge_binary_states(parts, normalize, *, finish=None, with_conflict=False):
     out = _buffers.empty((rows, 5 if finish is not None and with_conflict else 4))
     total = _buffers.zeros(rows, dtype=np.bool_)
     lost = _buffers.zeros(rows, dtype=np.bool_)
-    _merge_binary_rows(addresses, steps, lengths, bool(normalize), FINISH[finish], out, total, lost)
+    call_kernel(
+        _merge_binary_rows,
+        addresses,
+        steps,
+        lengths,
+        bool(normalize),
+        FINISH[finish],
+        out,
+        total,
+        lost,
+        work=4 * rows * len(parts),
+        interpreted_max_work=INTERPRETED_MAX_WORK["_merge_binary_rows"],
+    )
     del views  # the states' memory stays referenced until the kernel is done
     return out, total, lost

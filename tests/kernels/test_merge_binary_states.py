@@ -120,3 +120,48 @@ def test_total_conflict_is_flagged():
     conjunctive, total, _ = merge_binary_states([a, b], False, finish="conjunctive", with_conflict=True)
     assert not total.any()
     np.testing.assert_array_equal(conjunctive[0], [1.0, 0.0, 0.0, 0.0, 1.0])  # all mass on the empty set
+
+
+def test_interpreted_merge_gives_the_compiled_bits():
+    """Small merges run interpreted on a cold start (``INTERPRETED_MAX_WORK``): the same operations, the same bits."""
+    from dstk._kernels import partial_combination
+    from dstk._kernels._jit import interpreted
+
+    rng = np.random.default_rng(11)
+    for normalize, finish in ((True, 2), (True, 0), (False, 1), (False, 3), (False, 0)):
+        stack = np.stack(fold_states(rng, 300, 5, normalize=normalize), axis=1)
+        stack[:3, :, 3] = 1e-80  # products below the normal range (Dempster: lost rows)
+        stack[5, :, 3] = 0.0  # a dogmatic row: exact zeros, nothing lost
+        stack[7, 0] = [1.0, 1.0, 0.0, 0.0]  # a total conflict
+        stack[7, 1] = [1.0, 0.0, 1.0, 0.0]
+        views = [combination._spaced_rows(stack[:, p]) for p in range(5)]
+        args = (
+            np.array([flat.ctypes.data for flat, _ in views]),
+            np.array([step for _, step in views]),
+            np.array([flat.shape[0] for flat, _ in views]),
+            normalize,
+            finish,
+        )
+        results = []
+        for kernel in (
+            partial_combination._merge_binary_rows,
+            interpreted(partial_combination._merge_binary_rows),
+        ):
+            out = np.zeros((300, 5))
+            total = np.zeros(300, dtype=bool)
+            lost = np.zeros(300, dtype=bool)
+            kernel(*args, out, total, lost)
+            results.append((out, total, lost))
+        (a, ta, la), (b, tb, lb) = results
+        np.testing.assert_array_equal(a.view(np.int64), b.view(np.int64))
+        np.testing.assert_array_equal(ta, tb)
+        np.testing.assert_array_equal(la, lb)
+        assert la[:3].all() == normalize and not la[3:].any()
+        assert ta[7] == normalize
+
+
+def test_the_interpreted_threshold_names_a_kernel_of_the_module():
+    from dstk._kernels import partial_combination
+
+    for name, limit in partial_combination.INTERPRETED_MAX_WORK.items():
+        assert hasattr(getattr(partial_combination, name), "py_func") and limit > 0
