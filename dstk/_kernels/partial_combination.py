@@ -209,10 +209,9 @@ def merge_binary_states(parts, normalize, *, finish=None, with_conflict=False):
     ``parts``: (rows, 4) float64 arrays, the conjunctive combinations of
     chunks of sources (with ``normalize``, Dempster's: normalised masses with
     1 - K in slot 0).  Their commonalities q({0}), q({1}), q(frame) multiply
-    (Shafer 1976, Theorem 3.3)
-    and, with ``normalize``, so do their 1 - K and the merge's own.  The
-    rows of a part are read where they lie when evenly spaced in memory
-    (e.g. one source of a stack).
+    (Shafer 1976, Theorem 3.3) and, with ``normalize``, so do their 1 - K
+    and the merge's own.  The rows of a part are read where they lie when
+    evenly spaced in memory (e.g. one source of a stack).
 
     ``finish``: None returns the merged state (rows, 4); ``"conjunctive"``,
     ``"dempster"`` or ``"yager"`` returns the rule's masses, followed by the
@@ -224,6 +223,8 @@ def merge_binary_states(parts, normalize, *, finish=None, with_conflict=False):
     Dempster's rule: their ``out`` is not written, for the caller to merge
     them in steps that normalise in between.
     """
+    # (flat, step) of every part: the part itself, or its contiguous copy, kept alive here while the
+    # kernel reads it through its address
     views = [_spaced_rows(part) for part in parts]
     rows = parts[0].shape[0]
     addresses = np.array([flat.ctypes.data for flat, _ in views], dtype=np.int64)
@@ -245,5 +246,4 @@ def merge_binary_states(parts, normalize, *, finish=None, with_conflict=False):
         work=4 * rows * len(parts),
         interpreted_max_work=INTERPRETED_MAX_WORK["_merge_binary_rows"],
     )
-    del views  # the states' memory stays referenced until the kernel is done
     return out, total, lost
