@@ -127,6 +127,21 @@ def _lost(product, x, y):
 
 
 @njit(cache=True)
+def _checked_binary_factors(q1, q2, q3, m1, m2, m3):
+    """Commonalities q({0}), q({1}), q(frame) times those of one binary source (m({0}), m({1}), m(frame)).
+
+    Returns the three products and whether one of them, of non-zero
+    factors, left the normal float64 range (:func:`_lost`).
+    """
+    f1 = m1 + m3
+    f2 = m2 + m3
+    p1 = q1 * f1
+    p2 = q2 * f2
+    p3 = q3 * m3
+    return p1, p2, p3, _lost(p1, q1, f1) | _lost(p2, q2, f2) | _lost(p3, q3, m3)
+
+
+@njit(cache=True)
 def dempster_extended(m, rows, out, kappa, total_conflict):
     """Dempster's rule of the K sources of the rows ``rows`` of ``m``, in extended exponent range.
 
@@ -392,16 +407,8 @@ def _binary_row(m, normalize, out, kappa, total_conflict, lost, r):
     log_inverse = 0.0
     flag = False
     for k in range(m.shape[1]):
-        t3 = m[r, k, 3]
-        f1 = m[r, k, 1] + t3
-        f2 = m[r, k, 2] + t3
-        p1 = q1 * f1
-        p2 = q2 * f2
-        p3 = q3 * t3
-        flag |= _lost(p1, q1, f1) | _lost(p2, q2, f2) | _lost(p3, q3, t3)
-        q1 = p1
-        q2 = p2
-        q3 = p3
+        q1, q2, q3, lost_now = _checked_binary_factors(q1, q2, q3, m[r, k, 1], m[r, k, 2], m[r, k, 3])
+        flag |= lost_now
         if normalize and k % 16 == 15:
             # same rescaling as the four-row path, so that every row's result
             # is the same whatever its position in the batch

@@ -19,12 +19,12 @@ from numba.extending import intrinsic, overload
 
 from dstk._kernels import _buffers
 from dstk._kernels._jit import call_kernel, njit
-from dstk._kernels.combination import _NORMAL_MIN, _binary_masses, _lost, _spaced_rows
+from dstk._kernels.combination import _NORMAL_MIN, _binary_masses, _checked_binary_factors, _spaced_rows
 from dstk._kernels.moebius import subset_pass
 
 # Source hashes of the kernel modules called here (see dstk._kernels._jit).
 CALLED_KERNEL_SOURCES = {
-    "dstk._kernels.combination": "410face2badfe0fc",
+    "dstk._kernels.combination": "c52362646565a86b",
     "dstk._kernels.moebius": "c6be9c7a6d9ad709",
 }
 
@@ -130,16 +130,8 @@ def _lost_in_products(addresses, steps, lengths, r):
     for p in range(addresses.shape[0]):
         s = _state_at(addresses[p], lengths[p])
         j = r * steps[p]
-        t3 = s[j + 3]
-        f1 = s[j + 1] + t3
-        f2 = s[j + 2] + t3
-        p1 = q1 * f1
-        p2 = q2 * f2
-        p3 = q3 * t3
-        flag |= _lost(p1, q1, f1) | _lost(p2, q2, f2) | _lost(p3, q3, t3)
-        q1 = p1
-        q2 = p2
-        q3 = p3
+        q1, q2, q3, lost_now = _checked_binary_factors(q1, q2, q3, s[j + 1], s[j + 2], s[j + 3])
+        flag |= lost_now
     return flag
 
 

@@ -251,7 +251,6 @@ def _merged_binary_fold_states(parts, normalize, finish=None, with_conflict=Fals
             _store_one_minus_conflict(step, kappa, step_total, [merged[:, 0], part[bad, 0]])
             merged = step
         out[bad] = merged if finish is None else _finish_state(merged, finish, normalize, with_conflict)
-        total[bad] = False
     if np.any(total):
         _raise_total_conflict_in_chunk(total)
     return out
