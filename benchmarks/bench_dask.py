@@ -26,22 +26,29 @@ chunk) and adds the per-chunk rows on the client, as the anchor does.
 
 The anchor ("in memory") runs the same chunk generator and the same in-memory
 dstk call (``dstk.combine_with_conflict`` on one row chunk with all its
-sources, ``calibrator.predict_mass``) in a loop in this process, with numba's
-default threads; its CPU time (all threads) is the in-memory cost.  The dask
+sources, ``calibrator.predict_mass``) in a loop in a spawned process of its
+own (this one also runs the clusters' schedulers and clients), with numba's
+default threads or ``--memory-threads``; its CPU time (all threads) is the
+in-memory cost.  The dask
 side runs on a LocalCluster of 1 and of 2 worker processes (1 thread each,
 the worker's sampling profiler off), with distributed's default malloc
 settings ("dask"), the same followed by ``dstk.dask.tune_worker_malloc(client)``
 ("helper"), and workers started with tuned malloc environment variables
 ("tuned") (``--malloc``, see ``MALLOC``); its cost is the
-CPU time of the workers during the computation.  The ratio in-memory CPU / worker CPU is the
-per-worker-CPU-second throughput relative to memory (1 = no overhead).
-Runs are interleaved (memory, each cluster, memory, ...) and repeated;
-the table gives medians and the min-max of the ratios.
+CPU time of the workers during the computation; after each compute the
+benchmark waits until the workers have freed its data.  The ratio in-memory
+CPU / worker CPU is the per-worker-CPU-second throughput relative to memory
+(1 = no overhead).  Each repeat times the in-memory loop, each cluster in a
+rotated order, the plain processes (``--plain``: the same loop split over 1
+and 2 processes, each holding its own chunks) and the in-memory loop again;
+the mean of the two in-memory runs is that repeat's reference.  The table
+gives medians and the min-max of the ratios.
 """
 
 import argparse
 import concurrent.futures
 import functools
+import gc
 import multiprocessing
 import os
 import platform
@@ -237,14 +244,6 @@ def warm_up():
     )
 
 
-def timed_in_memory(function):
-    before, start = usage(), time.perf_counter()
-    values = function()
-    seconds = time.perf_counter() - start
-    cpu, system, faults = usage() - before
-    return np.asarray(values, dtype=float), (cpu, seconds, system, faults)
-
-
 def timed_dask(client, build):
     with (
         client.as_current()
@@ -252,17 +251,48 @@ def timed_dask(client, build):
         outputs = build(client)
     before = sum(client.run(usage).values())
     start = time.perf_counter()
-    values = np.sum(client.compute(outputs, sync=True), axis=0)
+    with distributed.get_task_stream(client) as stream:
+        values = np.sum(client.compute(outputs, sync=True), axis=0)
     seconds = time.perf_counter() - start
     cpu, system, faults = sum(client.run(usage).values()) - before
-    return np.asarray(values, dtype=float), (cpu, seconds, system, faults)
+    # the workers' time inside the tasks (wall time of their compute steps, one thread per worker)
+    in_tasks = sum(
+        step["stop"] - step["start"]
+        for task in stream.data
+        for step in task["startstops"]
+        if step["action"] == "compute"
+    )
+    del outputs
+    settle(client)
+    return np.asarray(values, dtype=float), (cpu, seconds, system, faults, in_tasks)
+
+
+def _held_keys(dask_worker):
+    return len(dask_worker.data)
+
+
+def settle(client, timeout=30.0):
+    """Wait until the workers have freed the persisted inputs and every result (freeing gigabytes takes
+    the workers' CPU for a while after a compute), so that the next side is timed on a quiet machine."""
+    gc.collect()  # the graphs that hold the persisted inputs' futures
+    deadline = time.perf_counter() + timeout
+    while time.perf_counter() < deadline:
+        if not any(client.run(_held_keys).values()):
+            break
+        time.sleep(0.02)
+    else:
+        print(f"warning: the workers still hold data {timeout:.0f} s after a compute", flush=True)
+    time.sleep(0.2)
 
 
 # -- the machine's own speed-up: the same in-memory loop in 1 and in 2 plain processes ----------
-def _plain_process_init():
+def _plain_process_init(threads=1):
+    """Set numba's threads (``None``: its default) and load the kernels; 1 for the plain processes, as in a dask
+    task (serial kernels): their parallelism is the processes'."""
     import numba
 
-    numba.set_num_threads(1)  # as in a dask task (serial kernels): the parallelism is the processes'
+    if threads is not None:
+        numba.set_num_threads(threads)
     warm_up()
 
 
@@ -276,14 +306,43 @@ def _timed_part(function):
     return values, usage() - before
 
 
-def timed_plain_processes(pool, make_part, processes):
-    """The in-memory loop split over ``processes`` plain processes (chunk i to process i % processes).
+#: A plain process's own inputs under ``--inputs persisted``: its chunks, drawn once before any timing.
+_PLAIN_INPUTS: dict = {}
+
+
+def _draw_plain_inputs(n, k, row_chunk, scores, score_chunk, part):
+    """Draw the chunks of ``part`` = (i, p) (chunk c where c % p == i) into this process's :data:`_PLAIN_INPUTS`."""
+    i, p = part
+    _PLAIN_INPUTS["blocks"] = [
+        masses_rows(0, r0, min(row_chunk, n - r0), 0, k) if chunk % p == i else None
+        for chunk, r0 in enumerate(range(0, n, row_chunk))
+    ]
+    _PLAIN_INPUTS["scores"] = [
+        scores_rows(7, r0, min(score_chunk, scores - r0)) if chunk % p == i else None
+        for chunk, r0 in enumerate(range(0, scores, score_chunk))
+    ]
+
+
+def _fusion_plain(n, k, row_chunk, part):
+    """:func:`fusion_in_memory` of ``part`` in a plain process, on its drawn chunks if any."""
+    return fusion_in_memory(n, k, row_chunk, part=part, blocks=_PLAIN_INPUTS.get("blocks"))
+
+
+def _calibration_plain(calibrator, n, chunk_size, part):
+    """:func:`calibration_in_memory` of ``part`` in a plain process, on its drawn chunks if any."""
+    return calibration_in_memory(calibrator, n, chunk_size, part=part, chunks=_PLAIN_INPUTS.get("scores"))
+
+
+def timed_plain_processes(processes, make_part):
+    """The in-memory loop split over the plain ``processes`` (one single-process executor each; chunk c to
+    process c % len(processes), always the same process, which holds those chunks under ``--inputs persisted``).
 
     What the machine gives to that many processes at that moment, without dask: the reference for
-    the 1 -> 2 worker wall speed-up.
+    the 1 -> 2 worker wall speed-up, and for the worker CPU on as many busy cores.
     """
     start = time.perf_counter()
-    futures = [pool.submit(_timed_part, make_part(i, processes)) for i in range(processes)]
+    count = len(processes)
+    futures = [process.submit(_timed_part, make_part(i, count)) for i, process in enumerate(processes)]
     done = [future.result() for future in futures]
     seconds = time.perf_counter() - start
     values = np.sum([values for values, _ in done], axis=0)
@@ -379,7 +438,7 @@ def main():
         default="generated",
         help="generated: each chunk is drawn inside the timed work, on both sides; persisted: the inputs are "
         "drawn before the timing and kept in memory (in the workers: client.persist), so that only dstk's "
-        "work and the summaries are timed (needs --no-plain)",
+        "work and the summaries are timed (each plain process draws and keeps its own chunks)",
     )
     parser.add_argument(
         "--out", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "results", "dask.md")
@@ -401,83 +460,91 @@ def main():
                 f"--{name.replace('_', '-')} must be a multiple of {unit} (the data are drawn in such units)"
             )
     persisted = args.inputs == "persisted"
-    if persisted and args.plain:
-        parser.error("--inputs persisted runs without the plain processes: add --no-plain")
-    if args.memory_threads is not None:
-        import numba
-
-        numba.set_num_threads(args.memory_threads)
     calibrator = fit_calibrator()
-    warm_up()
-    blocks = score_chunks = None
-    if persisted:  # the in-memory inputs, drawn once before any timing
-        rc, sc = args.memory_row_chunk, args.memory_score_chunk
-        blocks = [masses_rows(0, r0, min(rc, n - r0), 0, k) for r0 in range(0, n, rc)]
-        score_chunks = [scores_rows(7, r0, min(sc, args.scores - r0)) for r0 in range(0, args.scores, sc)]
 
     def on(client):
         return client if persisted else None
 
+    # the in-memory loops as picklable parts (i, p): chunk c where c % p == i, run in their own processes
+    plain_parts = {
+        "fusion blockwise": lambda i, p: functools.partial(
+            _fusion_plain, n, k, args.memory_row_chunk, part=(i, p)
+        ),
+        "calibration": lambda i, p: functools.partial(
+            _calibration_plain, calibrator, args.scores, args.memory_score_chunk, part=(i, p)
+        ),
+    }
+    plain_parts["fusion tree"] = plain_parts["fusion blockwise"]
     workloads = {
         "fusion blockwise": (
-            lambda: fusion_in_memory(n, k, args.memory_row_chunk, blocks=blocks),
             lambda client: fusion_dask(n, k, args.row_chunk, k, client=on(client)),
             n * k,
             "source masses",
         ),
         "fusion tree": (
-            lambda: fusion_in_memory(n, k, args.memory_row_chunk, blocks=blocks),
             lambda client: fusion_dask(n, k, args.row_chunk, args.source_chunk, client=on(client)),
             n * k,
             "source masses",
         ),
         "calibration": (
-            lambda: calibration_in_memory(
-                calibrator, args.scores, args.memory_score_chunk, chunks=score_chunks
-            ),
             lambda client: calibration_dask(calibrator, args.scores, args.score_chunk, client=on(client)),
             args.scores,
             "scores",
         ),
     }
-    # the same in-memory loops split over plain processes (picklable parts)
-    plain_parts = {
-        "fusion blockwise": lambda i, p: functools.partial(
-            fusion_in_memory, n, k, args.memory_row_chunk, part=(i, p)
-        ),
-        "calibration": lambda i, p: functools.partial(
-            calibration_in_memory, calibrator, args.scores, args.memory_score_chunk, part=(i, p)
-        ),
-    }
-    plain_parts["fusion tree"] = plain_parts["fusion blockwise"]
     sides = [(malloc, w) for malloc in args.malloc for w in args.workers]
     plain = [("plain", w) for w in args.workers] if args.plain else []
-    if args.plain and "dask" in args.malloc:
+    if args.plain and "dask" in args.malloc and not persisted:
         # the same plain processes started with distributed's worker malloc setting: what that
-        # environment costs any in-memory numpy work, without dask
+        # environment costs any in-memory numpy work, without dask (not with persisted inputs: a
+        # third and fourth copy of the inputs would not fit in memory at the dask-sized protocol)
         plain += [("plain-dask", w) for w in args.workers]
     results = {(name, side): [] for name in workloads for side in ["memory"] + sides + plain}
     context = multiprocessing.get_context("spawn")  # no fork of a process with threads
     pools = {}
-    for side in plain:  # start and warm the processes
+    # start and warm the processes: the in-memory loop's own (a clean process: this one also runs the
+    # schedulers and clients of the clusters, about 0.1 CPU-s per s) and the plain ones
+    for side in ["memory"] + plain:
+        count, threads = (1, args.memory_threads) if side == "memory" else (side[1], 1)
         saved = os.environ.get("MALLOC_TRIM_THRESHOLD_")
         if side[0] == "plain-dask":
             os.environ["MALLOC_TRIM_THRESHOLD_"] = "65536"  # what distributed's nanny gives its workers
         else:
             os.environ.pop("MALLOC_TRIM_THRESHOLD_", None)
         try:
-            pool = pools[side] = concurrent.futures.ProcessPoolExecutor(
-                side[1], mp_context=context, initializer=_plain_process_init
-            )
+            processes = pools[side] = [
+                concurrent.futures.ProcessPoolExecutor(
+                    1, mp_context=context, initializer=_plain_process_init, initargs=(threads,)
+                )
+                for _ in range(count)
+            ]
             for name in (
                 "calibration",
                 "fusion blockwise",
             ):  # one chunk per process: kernels compiled or loaded
-                parts = [pool.submit(_timed_part, plain_parts[name](i, side[1] * 12)) for i in range(side[1])]
+                parts = [
+                    process.submit(_timed_part, plain_parts[name](i, count * 12))
+                    for i, process in enumerate(processes)
+                ]
                 for future in parts:
                     future.result()
-            trims = {pool.submit(_trim_setting).result() for _ in range(4 * side[1])}
-            assert len(pool._processes) == side[1] and trims == {os.environ.get("MALLOC_TRIM_THRESHOLD_")}
+            if persisted:  # each process draws and keeps its own chunks, before any timing
+                drawn = [
+                    process.submit(
+                        _draw_plain_inputs,
+                        n,
+                        k,
+                        args.memory_row_chunk,
+                        args.scores,
+                        args.memory_score_chunk,
+                        (i, count),
+                    )
+                    for i, process in enumerate(processes)
+                ]
+                for future in drawn:
+                    future.result()
+            trims = {process.submit(_trim_setting).result() for process in processes}
+            assert trims == {os.environ.get("MALLOC_TRIM_THRESHOLD_")}
         finally:
             if saved is None:
                 os.environ.pop("MALLOC_TRIM_THRESHOLD_", None)
@@ -509,50 +576,54 @@ def main():
         # one untimed pass of one chunk per workload on every side: numba's compiled kernels for these
         # sizes are loaded before any timing (in memory, the combination of a whole row chunk takes
         # paths that the small warm-up above does not)
-        small = {
-            "fusion": (
-                lambda: fusion_in_memory(args.memory_row_chunk, k, args.memory_row_chunk),
-                lambda client: fusion_dask(
-                    args.row_chunk, k, args.row_chunk, args.source_chunk, client=on(client)
-                ),
+        small = [
+            lambda client: fusion_dask(
+                args.row_chunk, k, args.row_chunk, args.source_chunk, client=on(client)
             ),
-            "calibration": (
-                lambda: calibration_in_memory(calibrator, args.memory_score_chunk, args.memory_score_chunk),
-                lambda client: calibration_dask(
-                    calibrator, args.score_chunk, args.score_chunk, client=on(client)
-                ),
+            lambda client: calibration_dask(
+                calibrator, args.score_chunk, args.score_chunk, client=on(client)
             ),
-        }
-        for in_memory, build in small.values():
-            timed_in_memory(in_memory)
+        ]
+        for build in small:
             for client in clients.values():
                 timed_dask(client, build)
+        for name in workloads:  # and one untimed pass of each in-memory loop, over the drawn inputs
+            for side in ["memory"] + plain:
+                timed_plain_processes(pools[side], plain_parts[name])
         idle = {side: idle_rate(client) for side, client in clients.items()}
         print("idle worker CPU-s per wall second:", idle, flush=True)
         latency = {side: compute_latency(client) for side, client in clients.items()}
         print("latency of a one-task compute, s:", latency, flush=True)
         for repeat in range(args.repeats):
             loads.append(os.getloadavg()[0])
-            for name, (in_memory, build, _, _) in workloads.items():
-                reference, measured = timed_in_memory(in_memory)
-                results[(name, "memory")].append(measured)
-                cpu, wall = measured[:2]
-                line = f"[{repeat}] load {loads[-1]:.1f} {name:17s} memory {cpu:5.2f} CPU-s {wall:5.2f} s"
-                # the sides in a rotated order each repeat, so no side always runs first or last
+            for name, (build, _, _) in workloads.items():
+                # the in-memory loop before and after the other sides (their mean is the reference: the
+                # machine's speed drifts within a repeat), the sides in a rotated order each repeat, so
+                # no side always runs first or last
+                reference, first = timed_plain_processes(pools["memory"], plain_parts[name])
                 order = list(clients)[repeat % len(clients) :] + list(clients)[: repeat % len(clients)]
-                for side in order + list(pools):
+                measured = {}
+                for side in order + plain:
                     if side in pools:
-                        values, measured = timed_plain_processes(pools[side], plain_parts[name], side[1])
+                        values, measured[side] = timed_plain_processes(pools[side], plain_parts[name])
                     else:
-                        values, measured = timed_dask(clients[side], build)
+                        values, measured[side] = timed_dask(clients[side], build)
                     np.testing.assert_allclose(values, reference, rtol=1e-9)
-                    results[(name, side)].append(measured)
-                    cpu_w, wall_w = measured[:2]
+                values, last = timed_plain_processes(pools["memory"], plain_parts[name])
+                np.testing.assert_allclose(values, reference, rtol=1e-9)
+                memory = tuple((a + b) / 2 for a, b in zip(first, last))
+                results[(name, "memory")].append(memory)
+                cpu = memory[0]
+                line = f"[{repeat}] load {loads[-1]:.1f} {name:17s} memory {first[0]:5.2f} / {last[0]:5.2f} CPU-s"
+                for side, side_measured in measured.items():
+                    results[(name, side)].append(side_measured)
+                    cpu_w, wall_w = side_measured[:2]
                     line += f" | {side_name(side)} {cpu_w:5.2f} CPU-s {wall_w:5.2f} s ratio {cpu / cpu_w:.2f}"
                 print(line, flush=True)
     finally:
-        for pool in pools.values():
-            pool.shutdown()
+        for processes in pools.values():
+            for process in processes:
+                process.shutdown()
         for client in clients.values():
             client.close()
         for cluster in clusters.values():
@@ -605,8 +676,11 @@ def write_markdown(args, workloads, sides, results, idle, latency, load_before, 
         f"{ROW_UNIT:,} rows and source, or {SCORE_UNIT:,} scores, whatever the chunking) "
         "and end in the same three summaries (checked equal, rtol 1e-9), computed in slices of "
         f"{SUMMARY_ROWS:,} rows so that their temporaries are reused memory on both sides. "
-        "'ratio' = in-memory CPU / dask worker CPU for the same work (median over the repeats, min-max in "
-        "brackets); >= 1 means no per-worker overhead. 'net' subtracts what idle workers burn in the same "
+        "'ratio' = in-memory CPU / dask worker CPU for the same work (per repeat, the in-memory CPU being the "
+        "mean of its runs before and after the other sides; median over the repeats, min-max in "
+        "brackets); >= 1 means no per-worker overhead. 'in tasks s' = the workers' time inside the tasks "
+        "(their compute steps in distributed's task stream, one thread per worker; the rest of the worker CPU "
+        "is distributed's own: messages, transfers, bookkeeping). 'net' subtracts what idle workers burn in the same "
         "wall time (heartbeats, monitors; measured before the runs: "
         + ", ".join(f"{side_name(side)} {rate:.3f} CPU-s per s" for side, rate in idle.items())
         + "). 'system s' and 'faults' = system CPU and minor page faults of the process(es) during the run "
@@ -619,9 +693,14 @@ def write_markdown(args, workloads, sides, results, idle, latency, load_before, 
         + ". The sides run in a rotated order each repeat."
         + (
             " 'plain process(es)': the in-memory loop with numba on "
-            "one thread, split over 1 and 2 spawned Python processes (chunk i to process i mod 2), timed right after "
+            "one thread, split over 1 and 2 spawned Python processes (chunk i to process i mod 2"
+            + (", which draws and keeps its chunks before any timing" if args.inputs == "persisted" else "")
+            + "), timed right after "
             "the dask sides in each repeat: what the machine gives to 1 and 2 processes at that moment, the "
-            "reference for the 1 -> 2 worker wall speed-up ('dask speed-up / plain processes' speed-up', per repeat). "
+            "reference for the 1 -> 2 worker wall speed-up ('dask speed-up / plain processes' speed-up', per repeat) "
+            "and for the worker CPU on as many busy cores ('ratio on as many cores' = CPU of as many plain processes "
+            "as workers / dask worker CPU, per repeat: two processes that run at once share the memory bandwidth "
+            "and caches of this machine, which the in-memory loop on one thread has to itself). "
             "'plain process(es) (no dask), dask malloc': the same processes started with MALLOC_TRIM_THRESHOLD_=65536, "
             "as distributed's nanny starts its workers: what that environment costs the same in-memory work without "
             "dask."
@@ -629,27 +708,33 @@ def write_markdown(args, workloads, sides, results, idle, latency, load_before, 
             else ""
         )
         + (
-            f" In-memory loop on {args.memory_threads} numba thread(s)."
+            f" In-memory loop on {args.memory_threads} numba thread(s), in a spawned process of its own."
             if args.memory_threads is not None
-            else " In-memory loop on numba's default threads (its CPU time counts them all)."
+            else " In-memory loop on numba's default threads (its CPU time counts them all), in a spawned process "
+            "of its own."
         ),
         "",
         "| workload | work | in memory: CPU s (system s, faults) | workers | dask worker CPU s | system s | faults "
-        "| ratio | net ratio | wall s | busy | per worker CPU-second |",
-        "| --- | ---: | ---: | --- | ---: | ---: | ---: | --- | --- | ---: | ---: | --- |",
+        "| ratio | net ratio | ratio on as many cores | in tasks s | wall s | busy | per worker CPU-second |",
+        "| --- | ---: | ---: | --- | ---: | ---: | ---: | --- | --- | --- | ---: | ---: | ---: | --- |",
     ]
-    for name, (_, _, work, unit) in workloads.items():
+    for name, (_, work, unit) in workloads.items():
         memory = np.array(results[(name, "memory")])
         for side in sides:
             runs = np.array(results[(name, side)])
             ratios = memory[:, 0] / runs[:, 0]
             net = memory[:, 0] / np.maximum(runs[:, 0] - idle.get(side, 0.0) * runs[:, 1], 1e-9)
+            same_cores = ""
+            if side[0] not in ("plain", "plain-dask") and ("plain", side[1]) in sides:
+                plain = np.array(results[(name, ("plain", side[1]))])[:, 0] / runs[:, 0]
+                same_cores = f"{np.median(plain):.2f} [{plain.min():.2f}-{plain.max():.2f}]"
             lines.append(
                 f"| {name} | {work:.3g} {unit} | {np.median(memory[:, 0]):.2f} ({np.median(memory[:, 2]):.2f}, "
                 f"{np.median(memory[:, 3]):.0f}) | {side_name(side)} | {np.median(runs[:, 0]):.2f} | "
                 f"{np.median(runs[:, 2]):.2f} | {np.median(runs[:, 3]):.0f} | "
                 f"{np.median(ratios):.2f} [{ratios.min():.2f}-{ratios.max():.2f}] | "
-                f"{np.median(net):.2f} [{net.min():.2f}-{net.max():.2f}] | {np.median(runs[:, 1]):.2f} | "
+                f"{np.median(net):.2f} [{net.min():.2f}-{net.max():.2f}] | {same_cores} | "
+                f"{f'{np.median(runs[:, 4]):.2f}' if runs.shape[1] > 4 else ''} | {np.median(runs[:, 1]):.2f} | "
                 f"{np.median(runs[:, 0] / (runs[:, 1] * side[1])):.2f} | "
                 f"{work / np.median(runs[:, 0]) / 1e6:.1f} M {unit} (memory {work / np.median(memory[:, 0]) / 1e6:.1f} M) |"
             )
@@ -664,14 +749,14 @@ def write_markdown(args, workloads, sides, results, idle, latency, load_before, 
                 lines.append(
                     f"| {name} | | | wall speed-up {args.workers[0]} -> {args.workers[1]} {what} | | | | "
                     f"{np.median(speedups[malloc]):.2f} [{speedups[malloc].min():.2f}-{speedups[malloc].max():.2f}] "
-                    "| | | | |"
+                    "| | | | | | |"
                 )
             if "plain" in speedups:
                 for malloc in [m for m in speedups if m != "plain"]:
                     relative = speedups[malloc] / speedups["plain"]
                     lines.append(
                         f"| {name} | | | dask speed-up / plain processes' speed-up, {malloc} malloc | | | | "
-                        f"{np.median(relative):.2f} [{relative.min():.2f}-{relative.max():.2f}] | | | | |"
+                        f"{np.median(relative):.2f} [{relative.min():.2f}-{relative.max():.2f}] | | | | | | |"
                     )
     os.makedirs(os.path.dirname(args.out), exist_ok=True)
     previous = ""
