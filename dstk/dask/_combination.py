@@ -87,14 +87,24 @@ def _combine_block(block, frame, ax, rule, weights, normalize, with_conflict, ch
         mf = MassFunction.from_array(block, frame, validate=check is not None)
         out, kappa = _combine_in_memory(mf, rule=rule, axis=ax, weights=weights, normalize=normalize)
     values = out._dense_m()  # the result's own masses: no copy (to_array copies)
-    if with_conflict:
-        return np.concatenate([values, np.asarray(kappa, dtype=np.float64)[..., None]], axis=-1)
-    return values
+    return _packed_with_conflict(values, kappa) if with_conflict else values
+
+
+def _packed_with_conflict(values, conflict):
+    """The masses ``values`` (..., size) then ``conflict`` (...) in one block of size + 1 on the last axis.
+
+    On a reused buffer inside a task (a fresh array there is a new mapping whose pages fault).
+    """
+    size = values.shape[-1]
+    packed = _buffers.empty(values.shape[:-1] + (size + 1,))
+    packed[..., :size] = values
+    packed[..., size] = conflict
+    return packed
 
 
 def _append_empty_mass(values):
     """The averaged masses then their m(empty), the conflict of the average rule (one packed block)."""
-    return np.concatenate([values, values[..., :1]], axis=-1)
+    return _packed_with_conflict(values, values[..., 0])
 
 
 # -- tree reduction: partial states ---------------------------------------

@@ -193,16 +193,19 @@ def _masses(seed, rows, sources):
 
 @pytest.mark.parametrize("rule", ["dempster", "conjunctive", "yager", "disjunctive", "cautious"])
 @pytest.mark.parametrize("scheduler", ["threads", "synchronous"])
-def test_results_kept_across_computes_are_never_overwritten(rule, scheduler):
+@pytest.mark.parametrize("reduction", ["tree", "blockwise"])
+def test_results_kept_across_computes_are_never_overwritten(rule, scheduler, reduction):
     """Results of earlier computes (pooled arrays in this process) keep their values while later ones run."""
     kept = []
     for seed in range(4):
         masses = _masses(seed, 20_000, 8)
         lazy = dstk.dask.combine_with_conflict(
-            dstk.dask.DaskMassFunction(da.from_array(masses, chunks=(10_000, 2, 4)), (0, 1)),
+            dstk.dask.DaskMassFunction(
+                da.from_array(masses, chunks=(10_000, 2 if reduction == "tree" else 8, 4)), (0, 1)
+            ),
             rule=rule,
             axis=1,
-            reduction="tree",
+            reduction=reduction,
         )
         fused = lazy[0].compute(scheduler=scheduler)
         conflict = lazy[1].compute(scheduler=scheduler)
