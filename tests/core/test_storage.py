@@ -200,7 +200,26 @@ def test_every_operation_agrees_in_both_forms(n, batch_shape, zero_fraction, emp
     dense, sparse = _both_forms(values, Frame([f"l{i}" for i in range(n)]))
     dense_ops, sparse_ops = _operations(dense), _operations(sparse)
     for name in dense_ops:
-        _assert_same(_outcome(dense_ops[name]), _outcome(sparse_ops[name]), name)
+        a, b = _outcome(dense_ops[name]), _outcome(sparse_ops[name])
+        if name == "decide pignistic" and not isinstance(a, tuple) and not isinstance(b, tuple):
+            a, b = np.asarray(a), _ties_resolved_as(np.asarray(a), np.asarray(b), dense)
+        _assert_same(a, b, name)
+
+
+def _ties_resolved_as(a, b, m):
+    """``b`` with ``a``'s label wherever the two pignistic decisions differ only within rounding.
+
+    Labels whose BetP are equal in exact arithmetic can differ by an ulp in one form (the two forms
+    sum in different orders), and argmax then picks either; elsewhere ``b`` is kept, to be compared.
+    """
+    betp = np.asarray(m.pignistic())
+    index = {label: i for i, label in enumerate(m.frame.labels)}
+    ia = np.vectorize(index.__getitem__, otypes=[int])(a)
+    ib = np.vectorize(index.__getitem__, otypes=[int])(b)
+    gap = np.abs(
+        np.take_along_axis(betp, ia[..., None], axis=-1) - np.take_along_axis(betp, ib[..., None], axis=-1)
+    )[..., 0]
+    return np.where((a != b) & (gap <= ATOL), a, b)
 
 
 @pytest.mark.parametrize("batch_shape", [(), (4,)])
