@@ -278,7 +278,7 @@ def main():
     command = "python benchmarks/bench_dask_floor.py " + " ".join(sys.argv[1:])
     tasks = args.row_chunks * (k // width) + 2 * args.row_chunks
     lines = [
-        f"## A floor for the tree reduction's ratio, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}",
+        f"## Run {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} (bench_dask_floor.py)",
         "",
         f"`{command.strip()}`",
         "",
