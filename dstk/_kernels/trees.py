@@ -1319,3 +1319,51 @@ def sibling_counts_kernel(X, roots, nodes, rows, samples, trees, out):
             stack[top] = next_node
             top += n_next
     return out
+
+
+@njit(cache=True, nogil=True)
+def parent_counts_kernel(X, roots, nodes, rows, samples, trees, out):
+    """Counts of the parent of the leaf that training sample ``samples[j]`` reaches in tree ``trees[j]``.
+
+    ``out[j]`` = the summed counts of every leaf below that parent (the
+    sample's own leaf included), or the leaf's counts when the leaf is the
+    root.  ``X`` holds training samples (encoded), which never meet an empty
+    or unseen child; ``rows`` (n_rows, n_classes) are the forest's count
+    rows; ``out`` (n, n_classes) int64 is overwritten.
+    """
+    n_classes = rows.shape[1]
+    thresholds = nodes.view(np.float64)
+    stack = np.empty(64, dtype=np.int64)
+    for j in range(samples.shape[0]):
+        i = samples[j]
+        g = roots[trees[j]]
+        parent = g
+        while (nodes[g, 0] & ROUTE_LEAF) == 0:
+            word = nodes[g, 0]
+            x = X[i, (word >> ROUTE_FEATURE_SHIFT) & ROUTE_FEATURE_MASK]
+            parent = g
+            if word & ROUTE_NOMINAL:
+                g = (word >> ROUTE_TARGET_SHIFT) + np.int64(x)
+            else:
+                g = (word >> ROUTE_TARGET_SHIFT) + (x > thresholds[g, 1])
+        for c in range(n_classes):
+            out[j, c] = 0
+        stack[0] = parent
+        top = 1
+        while top > 0:
+            top -= 1
+            g = stack[top]
+            word = nodes[g, 0]
+            if word & ROUTE_LEAF:
+                row = nodes[g, 1] & _LOW_32
+                for c in range(n_classes):
+                    out[j, c] += np.int64(rows[row, c])
+                continue
+            n_children = nodes[g, 1] & _LOW_32 if word & ROUTE_NOMINAL else 2
+            if top + n_children > stack.shape[0]:
+                stack = np.concatenate((stack, np.empty(stack.shape[0] + n_children, dtype=np.int64)))
+            first = word >> ROUTE_TARGET_SHIFT
+            for c in range(n_children):
+                stack[top] = first + c
+                top += 1
+    return out

@@ -79,6 +79,7 @@ _INTERPRETED_MAX_WORK = {
     "pack_tree": 6_000,
     "finish_tree": 2_500,
     "route_rows_kernel": 8_000,
+    "parent_counts_kernel": 8_000,
 }
 
 # fitted ensemble -> its routing arrays (derived from ``_forest``, built at the first prediction)
@@ -767,7 +768,18 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
             leaves = self._leaf_rows(X_part, tables)
             # a training sample reaches a leaf holding itself in every tree (never an empty child)
             loo_keys = without_self[y[a:b, None], leaves.keys]
-            loo = _LeafRows(loo_keys, all_rows, leaves.shape, tables)
+            batch_rows = all_rows
+            alone = np.argwhere(~all_rows[loo_keys].any(axis=-1)).T.copy()  # (2, n): contiguous rows
+            if alone.size:
+                # the sample alone in its leaf: without it the leaf would not exist, and the sample
+                # falls in the leaf's parent, whose counts without it are those of the leaf's siblings
+                samples, trees = alone
+                parent = self._parent_counts(X_part, samples, trees)
+                parent[np.arange(samples.size), y[a + samples]] -= 1
+                extra_keys, first_rows = _tables.distinct_row_keys(parent)
+                loo_keys[samples, trees] = all_rows.shape[0] + extra_keys
+                batch_rows = np.concatenate([all_rows, parent[first_rows].astype(np.float64)])
+            loo = _LeafRows(loo_keys, batch_rows, leaves.shape, tables)
             loo.n_cached_rows = all_rows.shape[0]
             scores[a:b] = combine_leaves(loo, combiner=self.combiner, **options)  # type: ignore[arg-type]
         from dstk.evidence import LogisticLikelihood
@@ -1104,6 +1116,23 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
         )
         return out
 
+    def _parent_counts(self, X, samples, trees):
+        """Counts of the parent of the leaf each training sample ``samples[j]`` reaches in tree ``trees[j]``."""
+        forest = self._forest
+        out = np.empty((samples.size, self.n_classes_), dtype=np.int64)
+        return call_kernel(
+            _trees.parent_counts_kernel,
+            X,
+            self._routing()["roots"],
+            forest["nodes"],
+            forest["rows"],
+            samples,
+            trees,
+            out,
+            work=samples.size * max(1, int(self.max_depth_.max()) if self.max_depth_.size else 1),
+            interpreted_max_work=_INTERPRETED_MAX_WORK["parent_counts_kernel"],
+        )
+
     def _leaf_rows(self, X, tables):
         """The leaves of ``X`` (encoded) as keys into the node count rows, for the combiners."""
         routing = self._routing()
@@ -1217,7 +1246,10 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
         own label removed from their counts (a leave-one-out estimate: the
         trees do not depend on the labels, so this is the score of a sample
         the leaves have not seen), with Platt's smoothed targets (Platt
-        1999, Eq. 4).  The uncalibrated probabilities remain available as
+        1999, Eq. 4).  Where a training sample is alone in its leaf (every
+        sample, nearly, with the default ``min_samples_leaf=1``), the leaf
+        would not exist without it: its leave-one-out counts are those of the
+        leaf's parent without it, the counts of the leaf's siblings.  The uncalibrated probabilities remain available as
         ``combine_leaves_proba(model.leaf_counts(X), ...)``.
         """
         check_is_fitted(self, "classes_")

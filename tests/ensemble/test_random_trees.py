@@ -517,6 +517,73 @@ def test_calibrated_predict_proba_of_evidential_combiners(breast_cancer, combine
     assert np.allclose(model.score_calibration_, fit.mle_, rtol=1e-9)
 
 
+def _loo_counts_by_walking(model, X, y):
+    """Leave-one-out leaf counts of the training samples, from the node arrays by a Python walk: the leaf's
+    counts without the sample, or, where the sample is alone in its leaf, its parent's counts without it."""
+    nodes = model._node_arrays()
+    offsets = nodes["offsets"]
+    out = np.empty((X.shape[0], offsets.size - 1, model.n_classes_), dtype=np.int64)
+    for t in range(offsets.size - 1):
+        base = offsets[t]
+        for i, x in enumerate(X):
+            g, parent = 0, 0
+            while nodes["n_children"][base + g] > 0:
+                k = base + g
+                parent = g
+                value = x[nodes["feature"][k]]
+                if nodes["nominal"][k]:
+                    g = nodes["child_start"][k] + int(value)
+                else:
+                    below = (
+                        value < nodes["threshold"][k]
+                        if nodes["operator"][k] == 0
+                        else value <= nodes["threshold"][k]
+                    )
+                    g = nodes["child_start"][k] + (0 if below else 1)
+            counts = nodes["counts"][base + g].astype(np.int64).copy()
+            counts[y[i]] -= 1
+            if not counts.any():
+                counts = nodes["counts"][base + parent].astype(np.int64).copy()
+                counts[y[i]] -= 1
+            out[i, t] = counts
+    return out
+
+
+@pytest.mark.parametrize("combiner", ["eva", "dempster", "cautious"])
+@pytest.mark.parametrize("nominal", [False, True])
+def test_calibration_of_fully_grown_trees_uses_the_parent_of_a_sample_alone_in_its_leaf(
+    breast_cancer, combiner, nominal
+):
+    """With the default min_samples_leaf=1 every training sample is alone in its leaf; its leave-one-out
+    score then takes the parent's counts without it (an empty leaf would give every sample the same score)."""
+    from sklearn.metrics import roc_auc_score
+
+    from dstk.evidence import LogisticLikelihood
+
+    X, y = breast_cancer
+    X = X[:, :8].copy()
+    if nominal:
+        X[:, 7] = np.digitize(X[:, 7], np.quantile(X[:, 7], [0.25, 0.5, 0.75]))
+    order = np.random.default_rng(1).permutation(y.size)
+    train, test = order[:200], order[200:]
+    model = RandomDecisionTreesClassifier(
+        12, combiner=combiner, random_state=0, nominal_features=[7] if nominal else None
+    ).fit(X[train], y[train])
+    assert (model.leaf_counts(X[train]).sum(axis=-1) == 1).mean() > 0.9  # nearly every sample alone
+    counts = _loo_counts_by_walking(model, X[train], y[train])
+    options = {"class_prior": model.class_prior_} if combiner == "eva" else {}
+    fit = LogisticLikelihood(
+        combine_leaves(counts, combiner=combiner, **options), y[train], targets="smoothed"
+    )
+    assert np.allclose(model.score_calibration_, fit.mle_, rtol=1e-9)
+    theta_1 = model.score_calibration_[1]
+    assert theta_1 < 0  # increasing in the score: the probabilities rank the samples as the score does
+    proba, score = model.predict_proba(X[test])[:, 1], model.decision_function(X[test])
+    assert roc_auc_score(y[test], proba) == pytest.approx(roc_auc_score(y[test], score), abs=1e-12)
+    base_rate = np.mean(y[train])
+    assert np.mean((proba - y[test]) ** 2) < np.mean((base_rate - y[test]) ** 2)
+
+
 def test_concatenate_keeps_and_checks_feature_names():
     pandas = pytest.importorskip("pandas")
     rng = np.random.default_rng(0)
