@@ -32,9 +32,11 @@ def require_sklearn(what: str) -> None:
         ) from None
 
 
-def validate_features(estimator: Any, X: Any, *, reset: bool) -> np.ndarray:
+def validate_features(estimator: Any, X: Any, *, reset: bool, numeric: bool = True) -> np.ndarray:
     """Return ``X`` as a finite float64 2-D array; record or check ``n_features_in_`` and ``feature_names_in_``.
 
+    ``numeric=False`` keeps the data type (a meta-estimator whose classifiers take ``X`` as it is, e.g.
+    a pipeline that encodes string columns): only the shape, the names and missing values are checked.
     scikit-learn's :func:`sklearn.utils.validation.validate_data` does the work, so the messages (feature
     names, feature count, NaN, sparse input, complex data) are scikit-learn's own.
     """
@@ -42,7 +44,12 @@ def validate_features(estimator: Any, X: Any, *, reset: bool) -> np.ndarray:
 
     with naming_argument("X"):
         return validate_data(
-            estimator, X, reset=reset, dtype=np.float64, accept_sparse=False, ensure_min_samples=1
+            estimator,
+            X,
+            reset=reset,
+            dtype=np.float64 if numeric else None,
+            accept_sparse=False,
+            ensure_min_samples=1,
         )
 
 

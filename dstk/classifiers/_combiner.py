@@ -230,7 +230,7 @@ class ContextualDiscountingCombiner(EvidentialClassifierBase):
 
         self._check_params()
         estimators = self._estimator_list()
-        X_checked = validate_features(self, X, reset=True)
+        X_checked = validate_features(self, X, reset=True, numeric=False)
         self.classes_, encoded = validate_targets(y, X_checked.shape[0])
         labels: np.ndarray = self.classes_[encoded]
         check_dense_size(self.classes_.size, 1, "the combined mass functions")
@@ -313,7 +313,7 @@ class ContextualDiscountingCombiner(EvidentialClassifierBase):
             Batch shape ``(n_samples,)`` on ``Frame(classes_)``.
         """
         self._check_fitted()
-        X_checked = validate_features(self, X, reset=False)
+        X_checked = validate_features(self, X, reset=False, numeric=False)
         X_input = X if hasattr(X, "iloc") else X_checked
         frame = Frame(self.classes_.tolist())
         sources = [
@@ -333,10 +333,12 @@ class ContextualDiscountingCombiner(EvidentialClassifierBase):
                     f"The discounted classifier outputs are in total conflict for samples {conflicted[:10].tolist()}; "
                     "use on_conflict='vacuous' or another rule."
                 )
+            from ..exceptions import ConflictWarning
+
             warnings.warn(
                 f"Total conflict for samples {conflicted[:10].tolist()} (of {conflicted.size}); "
                 f"their combination is {'vacuous' if self.on_conflict == 'vacuous' else 'NaN'}.",
-                RuntimeWarning,
+                ConflictWarning,
                 stacklevel=2,
             )
         out = np.zeros_like(unnormalised)

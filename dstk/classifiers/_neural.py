@@ -10,6 +10,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy import optimize
 
+from .._estimator import check_sample_weight
 from ..core._frame import Frame
 from ..core._mass import MassFunction
 from ..exceptions import ConvergenceWarning
@@ -158,12 +159,13 @@ class EvidentialNeuralNetworkClassifier(EvidentialClassifierBase):
         """
         require_sklearn("EvidentialNeuralNetworkClassifier")
         from sklearn.cluster import KMeans
-        from sklearn.utils.validation import _check_sample_weight
 
         X = validate_features(self, X, reset=True)
         self.classes_, labels = validate_targets(y, X.shape[0])
         n_prototypes = self._check_params(X.shape[0])
-        weights = _check_sample_weight(sample_weight, X, dtype=np.float64)
+        weights = check_sample_weight(sample_weight, X.shape[0])
+        if weights is None:
+            weights = np.ones(X.shape[0])
         n_classes = self.classes_.size
         self.n_classes_ = n_classes
         targets = np.eye(n_classes)[labels]

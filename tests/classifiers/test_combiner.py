@@ -17,6 +17,7 @@ from sklearn.tree import DecisionTreeClassifier
 from dstk import Frame, MassFunction, combine
 from dstk.classifiers import ContextualDiscountingCombiner, EvidentialKNNClassifier
 from dstk.classifiers._combiner import joint_contextual_rates, separate_contextual_rates
+from dstk.exceptions import ConflictWarning
 
 
 def test_separate_rates_solve_the_bounded_least_squares_problem():
@@ -130,7 +131,7 @@ def test_total_conflict_policy():
     b = DecisionTreeClassifier(random_state=0).fit(X, (y + 1) % 3)  # always disagrees with a
     c = ContextualDiscountingCombiner([a, b], prefit=True).fit(X[::50], y[::50])
     c.rates_ = np.zeros_like(c.rates_)  # no discounting: categorical, disjoint outputs
-    with pytest.warns(RuntimeWarning, match="Total conflict"):
+    with pytest.warns(ConflictWarning, match="Total conflict"):
         m = c.predict_mass(X[:4])
     np.testing.assert_allclose(m.to_array()[:, -1], 1.0)
     c.set_params(on_conflict="raise")
@@ -149,3 +150,25 @@ def test_bad_parameters_name_the_argument():
     ]:
         with pytest.raises(ValueError, match=match):
             ContextualDiscountingCombiner(**params).fit(X, y)
+
+
+def test_string_columns_reach_the_classifiers_unchanged():
+    """The classifiers take X as it is: a pipeline that encodes a string column fits through the combiner."""
+    pandas = pytest.importorskip("pandas")
+    from sklearn.compose import make_column_transformer
+    from sklearn.preprocessing import OneHotEncoder
+
+    rng = np.random.default_rng(0)
+    n = 120
+    frame = pandas.DataFrame({"number": rng.normal(size=n), "word": rng.choice(["a", "b", "c"], size=n)})
+    y = ((frame["number"] > 0) ^ (frame["word"] == "b")).astype(int).to_numpy()
+    pipe = make_pipeline(
+        make_column_transformer((OneHotEncoder(), ["word"]), remainder="passthrough"),
+        DecisionTreeClassifier(max_depth=3, random_state=0),
+    )
+    c = ContextualDiscountingCombiner([pipe, pipe], random_state=0).fit(frame, y)
+    assert list(c.feature_names_in_) == ["number", "word"]
+    assert c.predict_mass(frame).batch_shape == (n,)
+    assert c.score(frame, y) > 0.8
+    with pytest.raises(ValueError, match="NaN"):
+        c.predict_mass(frame.assign(number=np.where(np.arange(n) == 3, np.nan, frame["number"])))

@@ -94,3 +94,11 @@ def test_bad_parameters_name_the_argument():
     ]:
         with pytest.raises(ValueError, match=match):
             EvidentialNeuralNetworkClassifier(**params).fit(X, y)
+
+
+@pytest.mark.parametrize("weights", [-np.ones(40), np.r_[np.ones(20), -np.ones(20)], np.full(40, np.nan)])
+def test_negative_or_missing_sample_weights_are_refused_by_name(weights):
+    X = np.random.default_rng(0).normal(size=(40, 2))
+    y = (X[:, 0] > 0).astype(int)
+    with pytest.raises(ValueError, match="`sample_weight` must be finite and non-negative"):
+        EvidentialNeuralNetworkClassifier(random_state=0).fit(X, y, sample_weight=weights)
