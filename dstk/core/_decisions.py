@@ -153,9 +153,13 @@ def decide(
 
 
 def _label_array(labels):
-    """The frame's labels as an ndarray (their own dtype when numpy can keep it, else object)."""
+    """The frame's labels as an ndarray (their own dtype when numpy can keep it, else object).
+
+    Labels of several types (``0`` and ``"a"``, or ``1`` and ``2.5``) are kept as objects: numpy would turn
+    them into strings or floats, which are not the frame's labels.
+    """
     try:
-        array = np.asarray(labels)
+        array = np.asarray(labels) if len({type(label) for label in labels}) == 1 else None
     except (ValueError, TypeError):
         array = None
     if array is None or array.ndim != 1 or array.dtype.kind in "OV":

@@ -202,6 +202,9 @@ class Frame:
             If a label is not in the frame or the bitmask is out of range.
         """
         if isinstance(x, (bool, np.bool_)):
+            # a label of a frame of boolean labels (classes_ of [False, True]); never a bitmask or the label 0/1
+            if any(type(label) is bool and label == bool(x) for label in self._labels):
+                return 1 << self._index[bool(x)]
             raise FrameError(f"{x!r} is not a subset of {self!r}; pass labels or a bitmask.")
         if isinstance(x, (int, np.integer)):
             if self._int_labels:

@@ -608,6 +608,12 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
                 f"{_trees.ROUTE_FEATURE_MASK + 1}. Reduce the features (e.g. select or hash them) before fitting."
             )
 
+        if classes.size != 2:  # the combiners (and leaf models) defined for two classes only, told at fit
+            combine_leaves(
+                np.ones((1, 1, classes.size), dtype=np.int64),
+                combiner=self.combiner,
+                **self._options(fitted=False),
+            )
         self.classes_ = classes
         self.n_classes_ = int(classes.size)
         self.n_features_in_ = n_features

@@ -123,3 +123,15 @@ def test_extend_product_is_the_vacuous_extension():
     assert product.bel({("a", "x"), ("b", "x")}) == pytest.approx(0.0)
     with pytest.raises(Exception, match="at most 64"):
         MassFunction({"l0": 1.0}, frame=[f"l{i}" for i in range(9)]).extend_product(range(8))
+
+
+def test_decide_returns_the_frame_s_own_labels_when_they_mix_types():
+    from dstk import Frame, MassFunction
+
+    mixed = MassFunction({0: 0.7, "a": 0.3}, frame=Frame([0, "a"]))
+    assert mixed.decide() == 0 and type(mixed.decide()) is int
+    numbers = MassFunction({1: 0.7, 2.5: 0.3}, frame=Frame([1, 2.5]))
+    assert type(numbers.decide()) is int
+    batch = MassFunction.from_array([[0, 0.2, 0.8, 0], [0, 0.9, 0.1, 0]], Frame([0, "a"]))
+    assert batch.decide().tolist() == ["a", 0]
+    assert MassFunction.from_array([[0, 0.7, 0.3, 0]], Frame([3, 4])).decide().dtype.kind == "i"

@@ -59,3 +59,16 @@ def test_equality_hash_pickle():
     f = Frame(range(64))
     assert pickle.loads(pickle.dumps(f)) == f
     assert f.full == 2**64 - 1
+
+
+def test_a_boolean_label_names_itself_in_a_frame_of_boolean_labels():
+    import dstk
+
+    frame = Frame([False, True])
+    assert frame.subset(True) == 0b10 and frame.subset(np.bool_(False)) == 0b01
+    m = dstk.MassFunction.from_array([0.0, 0.3, 0.5, 0.2], frame)
+    assert m.pl(True) == pytest.approx(0.7) and m.bel(False) == pytest.approx(0.3)
+    assert dstk.MassFunction({True: 0.5, False: 0.5}).pl(True) == pytest.approx(0.5)
+    for other in (Frame([0, 1]), Frame(["a", "b"])):  # never read as the label 1 or as a bitmask
+        with pytest.raises(FrameError, match="not a subset"):
+            other.subset(True)

@@ -620,3 +620,20 @@ def test_threads_only_for_work_that_pays_for_them(breast_cancer, monkeypatch):
     assert pools == [2, 2]
     np.testing.assert_array_equal(threaded.leaf_counts(X), counts)
     assert pools == [2, 2, 2]
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"combiner": "plausibility"},
+        {"combiner": "confidence_bounds"},
+        {"combiner": "dempster", "combiner_options": {"model": "plausibility"}},
+    ],
+)
+def test_two_class_combiners_are_refused_at_fit_for_more_classes(options):
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 3))
+    y = np.arange(60) % 3
+    with pytest.raises(ValueError, match="two classes"):
+        RandomDecisionTreesClassifier(4, random_state=0, **options).fit(X, y)
+    RandomDecisionTreesClassifier(4, random_state=0, **options).fit(X, y % 2)  # two classes: fine
