@@ -192,7 +192,13 @@ class BinningCalibrator(_TableCalibrator):
                 low, high = scores.min(), scores.max()
                 if low == high:
                     low, high = low - 0.5, high + 0.5
-                return np.linspace(low, high, bins + 1)
+                with np.errstate(over="ignore"):
+                    width = high - low
+                if np.isfinite(width):
+                    return np.linspace(low, high, bins + 1)
+                # a range wider than the largest float (scores near +-1.8e308): weights of the two ends
+                t = np.linspace(0.0, 1.0, bins + 1)
+                return low * (1.0 - t) + high * t
             if self.strategy == "quantile":
                 edges = np.unique(np.quantile(scores, np.linspace(0.0, 1.0, bins + 1)))
                 if edges.size < 2:

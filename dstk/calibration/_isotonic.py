@@ -154,7 +154,11 @@ class IsotonicCalibrator(_TableCalibrator):
         lower, upper, positives, totals = isotonic_blocks(scores, y01)
         self.block_scores_ = np.column_stack([lower, upper])
         self.block_counts_ = np.column_stack([positives, totals])
-        self.thresholds_ = np.ascontiguousarray(0.5 * (upper[:-1] + lower[1:]))
+        with np.errstate(over="ignore"):
+            thresholds = 0.5 * (upper[:-1] + lower[1:])
+        wide = ~np.isfinite(thresholds)  # two blocks further apart than the largest float: halves first
+        thresholds[wide] = 0.5 * upper[:-1][wide] + 0.5 * lower[1:][wide]
+        self.thresholds_ = np.ascontiguousarray(thresholds)
         table = _counts_table(positives, totals, self.model, self.level, "raise", type(self).__name__)
         if self.envelope:
             belief = table[:, 2]

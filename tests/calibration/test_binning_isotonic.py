@@ -191,3 +191,26 @@ def test_isotonic_block_assignment_between_blocks():
     np.testing.assert_allclose(
         cal.predict_mass([1.5, 1.51]).to_array(), [[0, 2 / 3, 0, 1 / 3], [0, 0, 2 / 3, 1 / 3]]
     )
+
+
+def test_scores_near_the_largest_float_calibrate_as_the_same_scores_scaled_down():
+    """A score range wider than the largest float: the uniform bin edges and the isotonic thresholds stay finite
+    and place the scores as the same scores divided by 1e300 do (no overflow to inf or NaN)."""
+    import warnings
+
+    from dstk.calibration import BinningCalibrator, IsotonicCalibrator
+
+    cases = [
+        (BinningCalibrator(bins=2, model="dempster"), [-1e308, -5e307, 1.0e308, 1.5e308], [0, 0, 1, 1]),
+        (IsotonicCalibrator(model="dempster"), [-1e308, 0.0, 1.2e308, 1.6e308, 1.7e308], [0, 1, 0, 1, 1]),
+    ]
+    for calibrator, scores, y in cases:
+        scores, y = np.array(scores), np.array(y)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            big = calibrator.fit(scores, y).predict_mass(scores).to_array()
+            edges = getattr(calibrator, "edges_", None)
+            edges = calibrator.thresholds_ if edges is None else edges
+            assert np.all(np.isfinite(edges))
+            small = calibrator.fit(scores / 1e300, y).predict_mass(scores / 1e300).to_array()
+        np.testing.assert_allclose(big, small, rtol=1e-12)
