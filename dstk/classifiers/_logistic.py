@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
+from .._validation import naming_argument
 from ..core._dense import check_dense_size
 from ..core._frame import Frame
 from ..core._mass import MassFunction
@@ -151,16 +152,21 @@ def logistic_evidence(
     True
     """
     require_sklearn("logistic_evidence")
-    from sklearn.utils.validation import check_array
+    from sklearn.utils.validation import check_array, validate_data
 
-    X_checked: np.ndarray = check_array(X, dtype=None, input_name="X")
-    features, coef, intercept, final = _last_layer(estimator, X_checked)
+    def checked(data, name):
+        array = check_array(data, dtype=None, input_name=name)
+        # the feature count and names the model was fitted with (scikit-learn's checks and messages)
+        with naming_argument(name):
+            validate_data(estimator, data, reset=False, skip_check_array=True)
+        return data if hasattr(data, "columns") else array  # a DataFrame keeps its names for a pipeline
+
+    features, coef, intercept, final = _last_layer(estimator, checked(X, "X"))
     n_features, n_classes = coef.shape
     if reference is None:
         mu = np.zeros(n_features)
     else:
-        reference_checked: np.ndarray = check_array(reference, dtype=None, input_name="reference")
-        reference_features = _last_layer(estimator, reference_checked)[0]
+        reference_features = _last_layer(estimator, checked(reference, "reference"))[0]
         mu = reference_features.mean(axis=0)
     check_dense_size(n_classes, features.shape[0], "the latent mass functions")
     # least-committed parameters (centred over the classes)

@@ -110,3 +110,29 @@ def test_errors_name_the_problem():
         logistic_evidence(DecisionTreeClassifier().fit(X, y), X)
     with pytest.raises(ValueError, match="not fitted"):
         logistic_evidence(LogisticRegression(), X)
+
+
+def test_features_are_checked_against_the_model_and_frames_reach_a_pipeline_by_name():
+    pandas = pytest.importorskip("pandas")
+    from sklearn.compose import make_column_transformer
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import OneHotEncoder, StandardScaler
+
+    rng = np.random.default_rng(0)
+    frame = pandas.DataFrame(
+        {"size": rng.normal(size=90), "colour": rng.choice(["red", "blue", "green"], size=90)}
+    )
+    y = ((frame["size"] > 0) | (frame["colour"] == "red")).astype(int)
+    model = make_pipeline(
+        make_column_transformer((OneHotEncoder(), ["colour"]), (StandardScaler(), ["size"])),
+        LogisticRegression(),
+    ).fit(frame, y)
+    m = logistic_evidence(model, frame[:5], reference=frame)
+    np.testing.assert_allclose(m.plausibility_transform(), model.predict_proba(frame[:5]), atol=1e-9)
+    with pytest.raises(ValueError, match="feature names"):
+        logistic_evidence(model, frame[["colour", "size"]][:5])
+    numbers = LogisticRegression().fit(rng.normal(size=(40, 4)), np.arange(40) % 2)
+    with pytest.raises(ValueError, match="X has 3 features"):
+        logistic_evidence(numbers, rng.normal(size=(2, 3)))
+    with pytest.raises(ValueError, match="reference"):
+        logistic_evidence(numbers, rng.normal(size=(2, 4)), reference=rng.normal(size=(5, 2)))
