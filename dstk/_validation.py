@@ -7,6 +7,7 @@ to fix it.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Sequence
 from typing import Any
 
@@ -16,6 +17,7 @@ from numpy.typing import ArrayLike
 from .exceptions import DataTypeError
 
 __all__ = [
+    "stacklevel_outside_dstk",
     "as_array",
     "as_float_array",
     "check_numeric_dtype",
@@ -556,3 +558,17 @@ class naming_argument:
         except Exception:  # an exception type with another constructor: keep it as it is
             return
         raise renamed from error
+
+
+def stacklevel_outside_dstk() -> int:
+    """The ``stacklevel`` for :func:`warnings.warn` that points at the first caller outside dstk.
+
+    Call it in the function that calls :func:`warnings.warn`: the warning then names the user's line,
+    whichever public function of dstk (and however many private ones) lie between.
+    """
+    frame = sys._getframe(1)
+    level = 1
+    while frame is not None and frame.f_globals.get("__name__", "").partition(".")[0] == "dstk":
+        frame = frame.f_back  # type: ignore[assignment]
+        level += 1
+    return level

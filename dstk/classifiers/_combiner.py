@@ -333,13 +333,14 @@ class ContextualDiscountingCombiner(EvidentialClassifierBase):
                     f"The discounted classifier outputs are in total conflict for samples {conflicted[:10].tolist()}; "
                     "use on_conflict='vacuous' or another rule."
                 )
+            from .._validation import stacklevel_outside_dstk
             from ..exceptions import ConflictWarning
 
             warnings.warn(
                 f"Total conflict for samples {conflicted[:10].tolist()} (of {conflicted.size}); "
                 f"their combination is {'vacuous' if self.on_conflict == 'vacuous' else 'NaN'}.",
                 ConflictWarning,
-                stacklevel=2,
+                stacklevel=stacklevel_outside_dstk(),
             )
         out = np.zeros_like(unnormalised)
         ok = nonempty > 0

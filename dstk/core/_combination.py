@@ -8,7 +8,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .._kernels import combination as _c
-from .._validation import as_float_array
+from .._validation import as_float_array, stacklevel_outside_dstk
 from ..exceptions import (
     DataTypeError,
     DogmaticError,
@@ -365,7 +365,7 @@ def _combine_with_fallback(masses, rule, axis, weights, normalize, on_conflict, 
         + ("the vacuous mass function" if on_conflict == "vacuous" else "NaN masses")
         + f" (on_conflict={on_conflict!r}). Pass on_conflict='raise' to make this an error.",
         ConflictWarning,
-        stacklevel=3,
+        stacklevel=stacklevel_outside_dstk(),
     )
     return combined, (float(kappa) if kappa.ndim == 0 else kappa)
 

@@ -97,3 +97,17 @@ def test_batch_selection_through_getitem_points_to_batch():
             m[index]
     assert m.batch[np.array([True, False, True])].batch_shape == (2,)
     assert m["a"].tolist() == [0.5, 0.5, 0.5]
+
+
+def test_the_conflict_warning_names_the_caller_s_line():
+    import warnings
+
+    import dstk
+
+    a, b = dstk.MassFunction({"a": 1.0}, frame="ab"), dstk.MassFunction({"b": 1.0}, frame="ab")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        dstk.combine([a, b], on_conflict="vacuous")
+        dstk.combine_with_conflict([a, b], rule="dempster", on_conflict="nan")
+    assert [w.filename for w in caught] == [__file__, __file__]
+    assert all(issubclass(w.category, dstk.exceptions.ConflictWarning) for w in caught)
