@@ -64,6 +64,11 @@ def _source_axis(axis, batch_shape, kind="MassFunction"):
     ax = axis + nd if axis < 0 else axis
     if not 0 <= ax < nd:
         raise ValueError(f"axis {axis} is out of bounds for batch shape {batch_shape}.")
+    if batch_shape[ax] == 0:
+        raise ValueError(
+            f"combine needs at least one mass function; the source axis {axis} of batch shape {batch_shape} "
+            "has length 0."
+        )
     return ax
 
 

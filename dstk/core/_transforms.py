@@ -182,6 +182,13 @@ def discount(m: MassFunction, rate: ArrayLike) -> MassFunction:
     rate = as_float_array(rate, "rate")
     if not np.all(np.isfinite(rate)) or np.any((rate < 0) | (rate > 1)):
         raise ValueError(f"The discount rate must lie in [0, 1]; got {rate!r}.")
+    try:
+        np.broadcast_shapes(rate.shape, m.batch_shape)
+    except ValueError:
+        raise ValueError(
+            f"`rate` of shape {rate.shape} does not broadcast against the batch shape {m.batch_shape}; give one "
+            f"rate, or one per mass function (shape {m.batch_shape})."
+        ) from None
     return MassFunction._from_storage(m._storage.discount(rate, m.frame.full), m.frame)
 
 
@@ -234,7 +241,13 @@ def contextual_discount(m: MassFunction, rates: ArrayLike) -> MassFunction:
         raise ValueError("Contextual discount rates must lie in [0, 1].")
     dense = m._dense_m("contextual discounting")
     size = dense.shape[-1]
-    batch = np.broadcast_shapes(dense.shape[:-1], rates.shape[:-1])
+    try:
+        batch = np.broadcast_shapes(dense.shape[:-1], rates.shape[:-1])
+    except ValueError:
+        raise ValueError(
+            f"`rates` of shape {rates.shape} does not broadcast against the batch shape {dense.shape[:-1]}; "
+            f"give n = {frame.n} rates, or n rates per mass function (shape {dense.shape[:-1] + (frame.n,)})."
+        ) from None
     _dense.check_array_bytes(batch + (size,), "Contextual discounting of this batch")
     # fresh C-contiguous copies: the kernel works in place
     out = np.array(np.broadcast_to(dense, batch + (size,)), dtype=np.float64, order="C")

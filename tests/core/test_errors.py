@@ -111,3 +111,18 @@ def test_the_conflict_warning_names_the_caller_s_line():
         dstk.combine_with_conflict([a, b], rule="dempster", on_conflict="nan")
     assert [w.filename for w in caught] == [__file__, __file__]
     assert all(issubclass(w.category, dstk.exceptions.ConflictWarning) for w in caught)
+
+
+def test_shapes_that_do_not_fit_the_batch_name_the_argument():
+    import dstk
+    from dstk.core import contextual_discount
+
+    m = dstk.MassFunction.from_array(np.tile([0, 0.2, 0.3, 0.5], (2, 1)), "ab")
+    with pytest.raises(ValueError, match="`rate` of shape \\(3,\\) does not broadcast"):
+        m.discount([0.1, 0.2, 0.3])
+    with pytest.raises(ValueError, match="`rates` of shape \\(3, 2\\) does not broadcast"):
+        contextual_discount(m, np.zeros((3, 2)))
+    with pytest.raises(ValueError, match=r"source axis 1 .* has length 0"):
+        dstk.combine(dstk.MassFunction.from_array(np.zeros((3, 0, 4)), "ab"), axis=1)
+    assert m.discount([0.1, 0.2]).batch_shape == (2,)
+    assert contextual_discount(m, np.zeros((3, 1, 2))).batch_shape == (3, 2)
