@@ -638,6 +638,9 @@ class MassFunction:
                 f"`data` lacks the key {error.args[0]!r} of a MassFunction dictionary."
             ) from None
         masks = [frame.subset([_hashable_label(x) for x in subset]) for subset in focal_sets]
+        if 0 in batch_shape and masses.size == 0:  # an empty batch (to_dict writes no focal set): no masses
+            masks = masks or [frame.full]
+            masses = np.zeros(batch_shape + (len(masks),))
         if masses.shape != batch_shape + (len(masks),):
             raise ValueError(
                 f"`masses` has shape {masses.shape}; batch_shape {batch_shape} and {len(masks)} focal sets "

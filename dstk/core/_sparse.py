@@ -119,8 +119,12 @@ def pairwise(f1, m1, f2, m2, op, *, normalize=False, exponents=None, max_bytes=N
     # the hash table holds up to 4 rows of values a result (load <= 1/2, growth) and the result one
     max_count = max(1, max_bytes // (40 * max(rows, 1) + 16))
     capacity = 1 << max(4, int(2 * min(n_pairs, max_count, 1 << 12)).bit_length())
-    a = np.ascontiguousarray(np.broadcast_to(m1, shape + m1.shape[-1:]), dtype=np.float64).reshape(rows, -1)
-    b = np.ascontiguousarray(np.broadcast_to(m2, shape + m2.shape[-1:]), dtype=np.float64).reshape(rows, -1)
+    a = np.ascontiguousarray(np.broadcast_to(m1, shape + m1.shape[-1:]), dtype=np.float64).reshape(
+        rows, f1.size
+    )
+    b = np.ascontiguousarray(np.broadcast_to(m2, shape + m2.shape[-1:]), dtype=np.float64).reshape(
+        rows, f2.size
+    )
     union = int(np.bitwise_or.reduce(np.concatenate([f1, f2]))) if n_pairs else 0
     distinct_bound = min(n_pairs, 1 << bin(union).count("1"))
     if n_pairs * SORT_BYTES_PER_PAIR > max_bytes and distinct_bound > max_count:

@@ -410,7 +410,7 @@ def _nested(order, masses, frame, empty_mass=None):
         if empty_mass is not None:
             out[..., 0] = empty_mass
         return MassFunction._dense(out, frame)
-    if batch and np.any(sets != sets.reshape(-1, frame.n)[0]):
+    if batch and sets.size and np.any(sets != sets.reshape(-1, frame.n)[0]):
         # different orders per sample: use the union of focal sets
         uniq = np.unique(sets)
         arr = np.zeros(batch + (uniq.size,))
@@ -418,7 +418,12 @@ def _nested(order, masses, frame, empty_mass=None):
         np.put_along_axis(arr, pos, masses, axis=-1)
         focal = uniq
     else:
-        focal = sets.reshape(-1, frame.n)[0]
+        # one order for every sample (an empty batch: the chain of the labels in frame order, no mass)
+        focal = (
+            sets.reshape(-1, frame.n)[0]
+            if sets.size
+            else np.cumsum(np.uint64(1) << np.arange(frame.n, dtype=np.uint64), dtype=np.uint64)
+        )
         arr = masses
     if empty_mass is not None:
         focal = np.concatenate([[np.uint64(0)], focal]).astype(np.uint64)

@@ -102,3 +102,17 @@ def test_inverse_pignistic_per_sample_orders_in_focal_set_form():
     # the contour of the least-committed consonant mass: pl({w}) = sum_v min(p(w), p(v))
     expected = np.minimum(probabilities[:, :, None], probabilities[:, None, :]).sum(axis=-1)
     np.testing.assert_allclose(m.contour(), expected, atol=1e-12)
+
+
+def test_empty_batches_on_frames_in_focal_set_form():
+    """A size-0 batch on more than 16 labels gives an empty result for every rule and transform."""
+    import dstk
+    from dstk.core import consonant_from_contour, inverse_pignistic
+
+    frame = dstk.Frame(range(18))
+    empty = dstk.MassFunction.from_focal_sets([frame.full], np.zeros((0, 1)), frame)
+    for rule in ("conjunctive", "dempster", "yager", "disjunctive", "dubois_prade", "average"):
+        assert dstk.combine([empty, empty], rule=rule).batch_shape == (0,)
+    assert np.shape(dstk.conflict(empty, empty)) == (0,)
+    assert inverse_pignistic(np.zeros((0, 18)), frame=frame).batch_shape == (0,)
+    assert consonant_from_contour(np.zeros((0, 3, 18)), frame=frame).batch_shape == (0, 3)

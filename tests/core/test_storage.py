@@ -324,3 +324,16 @@ def test_deferred_dense_storage_checks_at_first_use():
     bad = MassFunction._from_storage(_storage.DeferredDenseStorage(np.full((3, 4), 0.5)), Frame("ab"))
     with pytest.raises(InvalidMassError, match="sum to 2"):
         bad.pignistic()
+
+
+def test_an_empty_batch_survives_the_dictionary_and_json_forms():
+    from dstk import Frame, MassFunction
+
+    for empty in (
+        MassFunction.from_array(np.zeros((0, 4)), "ab"),
+        MassFunction.from_array(np.zeros((2, 0, 8)), "abc"),
+        MassFunction.from_focal_sets([Frame(range(18)).full], np.zeros((0, 1)), Frame(range(18))),
+    ):
+        back = MassFunction.from_json(empty.to_json())
+        assert back.batch_shape == empty.batch_shape and back.frame == empty.frame
+        assert MassFunction.from_dict(empty.to_dict()).batch_shape == empty.batch_shape
