@@ -502,8 +502,13 @@ def _check_leaf_model(model, n_classes, prior_strength):
             f"The plausibility leaf model (Shaker & Huellermeier) is defined for two classes; got {n_classes}. "
             "Use model='imprecise_dirichlet' for multi-class counts."
         )
+    if model == "plausibility" and prior_strength is not None:
+        raise ValueError(
+            "`prior_strength` applies only to the imprecise Dirichlet leaf model (model='imprecise_dirichlet'); "
+            "the plausibility leaf model has no prior strength."
+        )
     try:
-        strength = float(prior_strength)
+        strength = 1.0 if prior_strength is None else float(prior_strength)
     except (TypeError, ValueError):
         raise ValueError(f"`prior_strength` must be a positive number; got {prior_strength!r}.") from None
     if not (strength > 0 and np.isfinite(strength)):
@@ -518,9 +523,9 @@ def _combine(
     combiner,
     *,
     class_prior=None,
-    smoothing=0.1,
+    smoothing=None,
     model=None,
-    prior_strength=1.0,
+    prior_strength=None,
     compatibility=None,
     arithmetic=None,
     want_mass=False,
@@ -553,6 +558,13 @@ def _combine(
         raise ValueError("`model` applies only to the 'dempster' and 'cautious' combiners.")
     if method != "eva" and class_prior is not None:
         raise ValueError("`class_prior` applies only to the 'eva' combiner.")
+    if method != "eva" and smoothing is not None:
+        raise ValueError("`smoothing` applies only to the 'eva' combiner.")
+    if method not in ("dempster", "cautious") and prior_strength is not None:
+        raise ValueError(
+            "`prior_strength` applies only to the imprecise Dirichlet leaf model of the 'dempster' and "
+            "'cautious' combiners."
+        )
     _check_arithmetic(arithmetic, method, n_classes, model)
 
     result = {}
@@ -611,7 +623,7 @@ def _combine(
     if method == "eva":
         prior_values = _check_class_prior(class_prior, n_classes)
         try:
-            s = float(smoothing)
+            s = 0.1 if smoothing is None else float(smoothing)
         except (TypeError, ValueError):
             raise ValueError(f"`smoothing` must be a positive number; got {smoothing!r}.") from None
         if not (s > 0 and np.isfinite(s)):
@@ -680,14 +692,16 @@ _OPTIONS_DOC = """
     class_prior : array_like (n_classes,), optional
         EVA only: the class prior P(y) (the classifier passes its training
         class frequencies).  Default: uniform.
-    smoothing : float, default 0.1
-        EVA only: pseudo-count added to every class count of a leaf.
+    smoothing : float, optional
+        EVA only: pseudo-count added to every class count of a leaf
+        (default 0.1, the authors' value).
     model : {"plausibility", "imprecise_dirichlet"} or None
         Dempster / cautious: the leaf mass function.  Default "plausibility"
         for two classes (Busch et al.), "imprecise_dirichlet" otherwise:
         m({k}) = c_k / (N + s), m(frame) = s / (N + s).
-    prior_strength : float, default 1.0
-        The s of the imprecise Dirichlet leaf model.
+    prior_strength : float, optional
+        The s of the imprecise Dirichlet leaf model (default 1.0); only
+        with that model.
     compatibility : {None, "busch2021"}, default None
         None: dstk's arithmetic: the rules exactly (closed forms), leaf
         models to machine precision, means over the trees accumulated in
@@ -722,9 +736,9 @@ def combine_leaves(
     *,
     combiner: str = "average",
     class_prior: ArrayLike | None = None,
-    smoothing: float = 0.1,
+    smoothing: float | None = None,
     model: str | None = None,
-    prior_strength: float = 1.0,
+    prior_strength: float | None = None,
     compatibility: str | None = None,
 ) -> np.ndarray:
     """Combine the leaf counts of a tree ensemble into one score per sample.
@@ -830,9 +844,9 @@ def combine_leaves_proba(
     *,
     combiner: str = "average",
     class_prior: ArrayLike | None = None,
-    smoothing: float = 0.1,
+    smoothing: float | None = None,
     model: str | None = None,
-    prior_strength: float = 1.0,
+    prior_strength: float | None = None,
     compatibility: str | None = None,
 ) -> np.ndarray:
     """Class probabilities from the combined leaves.
@@ -953,7 +967,7 @@ def combine_leaves_to_mass(
     normalize: bool = True,
     classes: Sequence[Any] | None = None,
     model: str | None = None,
-    prior_strength: float = 1.0,
+    prior_strength: float | None = None,
     compatibility: str | None = None,
 ) -> MassFunction:
     """Mass functions of the evidential combiners, one per sample.

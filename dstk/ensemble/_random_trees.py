@@ -1289,7 +1289,13 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
         For two classes the positive class ``classes_[1]`` is predicted when the
         combiner's score reaches its threshold (0.5 for scores in [0, 1], 0 for
         signed scores; ties go to the positive class, as in Busch et al.); for
-        more classes the class of largest score.
+        more classes the class of largest score.  For ``"eva"``, ``"dempster"``
+        and ``"cautious"`` with two classes this is the combiner's own decision,
+        not the argmax of :meth:`predict_proba`, whose calibrated probability
+        crosses 1/2 at the score ``-theta_0 / theta_1`` fitted in ``fit``: the
+        two differ for the samples between that score and the threshold.  Use
+        ``classes_[predict_proba(X).argmax(axis=1)]`` for the decision of the
+        calibrated probabilities.
 
         Parameters
         ----------

@@ -474,3 +474,36 @@ def test_equal_evidence_gives_bit_equal_scores(seed):
     for method, options in (("eva", {"class_prior": [0.3, 0.7]}), ("average", {}), ("laplace", {})):
         scores = combine_leaves(permuted, combiner=method, **options)
         assert scores[0] == scores[1] == scores[2], (method, scores)
+
+
+@pytest.mark.parametrize(
+    "options, message",
+    [
+        ({"combiner": "average", "smoothing": 5.0}, "`smoothing` applies only"),
+        ({"combiner": "dempster", "smoothing": 0.1}, "`smoothing` applies only"),
+        ({"combiner": "laplace", "prior_strength": 1.0}, "`prior_strength` applies only"),
+        ({"combiner": "dempster", "prior_strength": 2.0}, "plausibility leaf model has no prior strength"),
+    ],
+)
+def test_options_a_combiner_does_not_use_are_refused(options, message):
+    counts = np.random.default_rng(0).integers(0, 5, size=(4, 3, 2))
+    with pytest.raises(ValueError, match=message):
+        combine_leaves(counts, **options)
+    from dstk.ensemble import RandomDecisionTreesClassifier
+
+    combiner = options.pop("combiner")
+    with pytest.raises(ValueError, match=message):
+        RandomDecisionTreesClassifier(2, combiner=combiner, combiner_options=options).fit(
+            np.random.default_rng(1).normal(size=(20, 2)), np.arange(20) % 2
+        )
+
+
+def test_default_smoothing_and_prior_strength_are_the_documented_values():
+    counts = np.random.default_rng(0).integers(0, 5, size=(6, 4, 3))
+    np.testing.assert_array_equal(
+        combine_leaves(counts, combiner="eva"), combine_leaves(counts, combiner="eva", smoothing=0.1)
+    )
+    np.testing.assert_array_equal(
+        combine_leaves(counts, combiner="dempster"),
+        combine_leaves(counts, combiner="dempster", prior_strength=1.0),
+    )
