@@ -82,14 +82,48 @@ def _table_index(k, n):
 
 
 @njit(cache=True)
+def _log1p_minus(x):
+    """log(1 + x) - x for x > -1, to a few ulps also where the two terms nearly cancel (small |x|)."""
+    if abs(x) < 0.1:
+        # sum_{k >= 2} (-1)^(k + 1) x^k / k; 18 terms leave < 0.1^18 / 18 relative to x^2 / 2
+        total = 0.0
+        power = x * x
+        for k in range(2, 20):
+            total += (power / k) if k % 2 == 1 else -(power / k)
+            power *= x
+        return total
+    return math.log1p(x) - x
+
+
+@njit(cache=True)
 def _support_objective(v, positives, negatives, log_mle_likelihood):
     """h(v) = log pl(theta) - v with u = exp(v) = 2 theta - 1, its first two derivatives, and a scale.
 
-    theta = (1 + u) / 2, so log theta = log1p(u) - log 2 and
-    log(1 - theta) = log(1 - u) - log 2.  ``scale`` bounds the magnitude of
-    the summands, so that 8 eps * scale bounds the rounding error of h.
+    theta = (1 + u) / 2.  With both counts positive, log pl(theta) =
+    -n KL(p_hat || theta) is computed from d = theta - p_hat (as (u - (p - q) / n) / 2) as
+    p g(d / p_hat) + q g(-d / q_hat), g(x) = log(1 + x) - x (the first-order
+    terms cancel exactly), so that its error stays a few ulps of its own size
+    at any n (the sum of the two log-likelihoods lost n eps of it); the first
+    derivative likewise as -n d (u / 2) / (theta (1 - theta)) - 1.  ``scale``
+    bounds the magnitude of the summands, so that 8 eps * scale bounds the
+    rounding error of h.
     """
     u = math.exp(v)
+    if positives > 0.0 and negatives > 0.0:
+        one_minus_u = 1.0 - u
+        if one_minus_u <= 0.0:
+            return -np.inf, -np.inf, 0.0, abs(v) + 1.0
+        n = positives + negatives
+        p_hat = positives / n
+        q_hat = negatives / n
+        theta = 0.5 * (1.0 + u)
+        # d = theta - p_hat = (u - (p - q) / n) / 2: (p - q) / n carries one rounding of its own size,
+        # where p_hat = p / n would carry eps of p_hat, large next to d when theta is close to p_hat
+        d = 0.5 * (u - (positives - negatives) / n)
+        log_pl = positives * _log1p_minus(d / p_hat) + negatives * _log1p_minus(-d / q_hat)
+        first = -n * d * (0.5 * u) / (theta * (0.5 * one_minus_u)) - 1.0
+        second = positives * (u / (1.0 + u)) / (1.0 + u) - negatives * (u / one_minus_u) / one_minus_u
+        return log_pl - v, first, second, abs(log_pl) + abs(v) + 1.0
     log_pl = -log_mle_likelihood
     scale = abs(log_mle_likelihood) + abs(v) + 1.0
     first = -1.0

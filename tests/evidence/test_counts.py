@@ -567,3 +567,48 @@ def test_prior_strength_given_to_a_model_that_does_not_use_it_raises(model):
     with pytest.raises(ValueError, match="`prior_strength` is used by model='imprecise_dirichlet' only"):
         from_counts([[1, 2]], model=model, prior_strength=2.0)
     from_counts([[1, 2]], model="imprecise_dirichlet", prior_strength=2.0)
+
+
+def _support_by_decimal_bisection(p, q, digits=60):
+    """pi(+) = sup min(pl(theta), 2 theta - 1) by bisection on theta in 60-digit decimal arithmetic."""
+    from decimal import Decimal, localcontext
+
+    with localcontext() as context:
+        context.prec = digits
+        p, q = Decimal(p), Decimal(q)
+        n = p + q
+        p_hat = p / n
+
+        def log_pl(theta):
+            return p * (theta / p_hat).ln() + q * ((1 - theta) / (1 - p_hat)).ln()
+
+        low, high = max(p_hat, Decimal("0.5")), Decimal(1)
+        for _ in range(200):  # the crossing of the decreasing pl and the increasing 2 theta - 1
+            mid = (low + high) / 2
+            if log_pl(mid) > (2 * mid - 1).ln():
+                low = mid
+            else:
+                high = mid
+        return float(2 * low - 1)
+
+
+@pytest.mark.parametrize(
+    "positives, negatives",
+    [
+        (3, 1),
+        (10, 2),
+        (7, 5),
+        (100, 40),
+        (9562672, 7862004),
+        (5e12, 1e12),
+        (3e14, 1e14),
+        (3e15, 1e15),
+        (6e17, 2e17),
+    ],
+)
+def test_support_degrees_stay_exact_at_any_count(positives, negatives):
+    """The log-likelihood is computed in its Kullback-Leibler form: no loss of n eps at large counts (at
+    n = 4e15 the sum of the two log-likelihoods gave pi(+) = 1 for p_hat = 3/4 instead of 0.5)."""
+    pi_plus, _ = plausibility_degrees([negatives, positives], allow_fractional=True)
+    expected = _support_by_decimal_bisection(positives, negatives)
+    assert float(pi_plus) == pytest.approx(expected, rel=1e-13)
