@@ -136,9 +136,9 @@ PINNED = {
     "gaussian_leaf4": "22c2a87f0240cd5d9c9ef3c0",
     "integers_3_classes": "325930e4267149315ed8f8f2",
     "nominal_parent": "f6664d569e8e4e5d9dcd6c4d",
-    "nominal_siblings": "e4b79e0329a0a724e6c39842",
+    "nominal_siblings": "ffa38179f62a57ae209705f5",
     "nominal_zero": "4c928d949eb69f658de974f0",
-    "concatenated": "e92e66120664fc5fffda3834",
+    "concatenated": "d9039bc09967e2a8bed730df",
 }
 
 
