@@ -218,7 +218,10 @@ def contextual_discount(m: MassFunction, rates: ArrayLike) -> MassFunction:
     (the disjunctive combination with ``m_k``): m'(C) = (1 - alpha_k) m(C)
     when w_k is not in C, m'(C) = m(C) + alpha_k m(C - {w_k}) when it is; only
     products and sums of non-negative numbers, so no mass is lost to
-    cancellation, however small.
+    cancellation, however small.  A mass function in focal-set form (more
+    than 16 labels) stays in that form: it is combined with the ``m_k`` of
+    the labels whose rate is above 0, each focal set giving its unions with
+    the subsets of those labels.
 
     Raises
     ------
@@ -239,6 +242,8 @@ def contextual_discount(m: MassFunction, rates: ArrayLike) -> MassFunction:
         raise ValueError(f"`rates` must end with an axis of length n = {frame.n}; got shape {rates.shape}.")
     if not np.all(np.isfinite(rates)) or np.any((rates < 0) | (rates > 1)):
         raise ValueError("Contextual discount rates must lie in [0, 1].")
+    if not m.is_dense:
+        return _contextual_discount_focal_sets(m, rates)
     dense = m._dense_m("contextual discounting")
     size = dense.shape[-1]
     try:
@@ -254,6 +259,35 @@ def contextual_discount(m: MassFunction, rates: ArrayLike) -> MassFunction:
     rows = np.array(np.broadcast_to(rates, batch + (frame.n,)), dtype=np.float64, order="C")
     _t.contextual_discount(out.reshape(-1, size), rows.reshape(-1, frame.n))
     return MassFunction._dense(out, frame)
+
+
+def _contextual_discount_focal_sets(m, rates):
+    """:func:`contextual_discount` of a mass function in focal-set form, kept in that form.
+
+    The disjunctive combination of ``m`` with ``m_k(empty) = 1 - alpha_k``, ``m_k({w_k}) = alpha_k`` for
+    the labels with a rate above 0 somewhere in the batch (the others leave ``m`` unchanged): each focal
+    set A gives A united with every subset of those labels, so the result stays as small as ``m`` and
+    the number of such labels allow.
+    """
+    from ._combination import combine
+
+    frame = m.frame
+    try:
+        np.broadcast_shapes(m.batch_shape, rates.shape[:-1])
+    except ValueError:
+        raise ValueError(
+            f"`rates` of shape {rates.shape} does not broadcast against the batch shape {m.batch_shape}; "
+            f"give n = {frame.n} rates, or n rates per mass function (shape {m.batch_shape + (frame.n,)})."
+        ) from None
+    active = np.flatnonzero(np.any(rates > 0, axis=tuple(range(rates.ndim - 1))))
+    sources = [m]
+    for k in active if active.size else [0]:  # no rate above 0: one source that changes nothing (the batch)
+        alpha = rates[..., k]
+        masses = np.stack([1.0 - alpha, alpha], axis=-1)
+        sources.append(
+            MassFunction.from_focal_sets(np.array([0, 1 << int(k)], dtype=np.uint64), masses, frame)
+        )
+    return combine(sources, rule="disjunctive")
 
 
 def normalize(m: MassFunction) -> MassFunction:

@@ -116,3 +116,30 @@ def test_empty_batches_on_frames_in_focal_set_form():
     assert np.shape(dstk.conflict(empty, empty)) == (0,)
     assert inverse_pignistic(np.zeros((0, 18)), frame=frame).batch_shape == (0,)
     assert consonant_from_contour(np.zeros((0, 3, 18)), frame=frame).batch_shape == (0, 3)
+
+
+def test_contextual_discount_keeps_the_focal_set_form_and_agrees_with_the_dense_kernel():
+    import dstk
+    from dstk.core import contextual_discount
+
+    rng = np.random.default_rng(4)
+    frame = dstk.Frame(range(18))
+    focal = np.unique(rng.integers(1, 1 << 18, size=6).astype(np.uint64))
+    masses = rng.dirichlet(np.ones(focal.size), size=3)
+    m = dstk.MassFunction.from_focal_sets(focal, masses, frame)
+    assert not m.is_dense
+    dense = dstk.MassFunction._dense(m._dense_m(), frame)
+    for rates in (
+        np.r_[0.3, 0.0, 0.7, np.zeros(15)],  # one vector for the batch
+        np.where(rng.random((3, 18)) < 0.2, rng.random((3, 18)), 0.0),  # one per row, mostly zero
+        np.zeros(18),
+    ):
+        got = contextual_discount(m, rates)
+        assert not got.is_dense
+        expected = contextual_discount(dense, rates).to_array()
+        full = np.zeros_like(expected)
+        sets, values = got._storage.used_columns()
+        full[..., np.asarray(sets, dtype=np.int64)] = values
+        np.testing.assert_allclose(full, expected, rtol=1e-12, atol=1e-15)
+    with pytest.raises(ValueError, match="does not broadcast"):
+        contextual_discount(m, np.zeros((2, 18)))
