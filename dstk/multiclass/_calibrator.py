@@ -127,6 +127,7 @@ class MulticlassCalibrator(ClassifierMixin, BaseEstimator):
     code_ : ndarray of shape (K, B)
     calibrators_ : list of B fitted binary calibrators
     task_sizes_ : ndarray of shape (B,)
+        Training samples of each task (their summed ``sample_weight`` when given).
     n_features_in_ : int
         Number of score columns (tasks) seen in fit.
     feature_names_in_ : ndarray of str
@@ -236,7 +237,7 @@ class MulticlassCalibrator(ClassifierMixin, BaseEstimator):
             else:
                 cal.fit(s[rows, b], target, sample_weight=weights[rows])
             self.calibrators_.append(cal)
-            sizes.append(rows.size)
+            sizes.append(rows.size if weights is None else weights[rows].sum())  # frequency weights
         self.task_sizes_ = np.asarray(sizes, dtype=np.float64)
         return self
 

@@ -72,7 +72,7 @@ def _check_data(scores: ArrayLike, labels: ArrayLike | None) -> tuple[np.ndarray
     classes = np.unique(labels)
     if classes.size > 2:
         raise ValueError(f"`calibration_labels` must be binary; got classes {classes.tolist()}.")
-    positive = (labels == 1) if np.isin(classes, (0, 1)).all() else (labels == classes.max())
+    positive = (labels == 1) if np.isin(classes, (0, 1)).all() else (labels == classes[-1])  # the larger
     return scores, positive
 
 

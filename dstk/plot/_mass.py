@@ -465,6 +465,22 @@ def plot_ternary(
     if len(labels) != 3:
         raise ValueError(f"`labels` must name the three vertices; got {len(labels)} names.")
 
+    classes: list[Any] = []
+    if y_true is not None:  # checked before any figure is made
+        y_true = np.asarray(y_true).reshape(-1)
+        if y_true.size != probabilities.shape[0]:
+            raise ValueError(
+                f"`y_true` has {y_true.size} labels but there are {probabilities.shape[0]} samples."
+            )
+        classes = list(frame_labels) if frame_labels is not None else [0, 1, 2]
+        known = np.isin(y_true, np.asarray(classes, dtype=object))
+        if not known.all() and frame_labels is None and np.isin(y_true, np.asarray(labels, dtype=object)).all():
+            classes, known = list(labels), np.ones(y_true.size, dtype=bool)  # the vertex names, for arrays
+        if not known.all():
+            raise ValueError(
+                f"`y_true` holds labels that are not classes of the plot, e.g. {y_true[~known][0]!r}; give "
+                f"labels of the frame {classes} (indices 0-2 or the vertex names for probability arrays)."
+            )
     ax = get_axes(ax, figsize=(5.6, 5.2))
     vertices = np.array([[0.0, 0.0], [1.0, 0.0], [0.5, _SQRT3_HALF]])
     ax.fill(vertices[:, 0], vertices[:, 1], facecolor="white", edgecolor="black", linewidth=1.2, zorder=0)
@@ -508,10 +524,6 @@ def plot_ternary(
     if y_true is None:
         ax.scatter(points[:, 0], points[:, 1], color=PIGNISTIC_COLOR, zorder=3, **options)
     else:
-        y_true = np.asarray(y_true).reshape(-1)
-        if y_true.size != points.shape[0]:
-            raise ValueError(f"`y_true` has {y_true.size} labels but there are {points.shape[0]} samples.")
-        classes = list(frame_labels) if frame_labels is not None else [0, 1, 2]
         for index, label in enumerate(classes):
             hit = y_true == label
             if hit.any():

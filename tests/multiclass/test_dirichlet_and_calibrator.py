@@ -269,3 +269,21 @@ def test_embed_task_masses_rejects_nan_and_wrong_shapes():
     with pytest.raises(ValueError, match=r"`task_masses` must have shape \(n_samples, 3, 4\)"):
         embed_task_masses(good[:, :2], code)
     assert embed_task_masses(good, code).shape == (2, 3, 8)
+
+
+@pytest.mark.parametrize("code", ["one_vs_rest", "all_pairs"])
+def test_calibrator_sample_weights_equal_repeated_rows_in_the_coupling_too(code):
+    from dstk.calibration import PlattCalibrator
+    from dstk.multiclass import MulticlassCalibrator
+
+    rng = np.random.default_rng(0)
+    y = np.repeat([0, 1, 2], 30)
+    scores = rng.normal(0, 1, (90, 3)) + np.array([[1, 1, 0], [-1, 0, 1], [0, -1, -1]])[y]
+    weights = np.where(y == 0, 5, 1)
+    weighted = MulticlassCalibrator(PlattCalibrator(), code=code).fit(scores, y, sample_weight=weights)
+    repeated = MulticlassCalibrator(PlattCalibrator(), code=code).fit(
+        np.repeat(scores, weights, 0), np.repeat(y, weights)
+    )
+    np.testing.assert_allclose(weighted.task_sizes_, repeated.task_sizes_)
+    test = rng.normal(0, 1.5, (20, 3))
+    np.testing.assert_allclose(weighted.predict_proba(test), repeated.predict_proba(test), atol=1e-7)

@@ -105,3 +105,19 @@ def test_calibration_curves_errors():
         plot_calibration_curves(CALIBRATOR, score_range=(1, 1))
     with pytest.raises(ValueError, match="names"):
         plot_calibration_curves([CALIBRATOR], score_range=(0, 1), names=["a", "b"])
+
+
+def test_calibration_curves_take_two_string_labels_the_larger_being_class_1():
+    calibration = pytest.importorskip("dstk.calibration")
+    rng = np.random.default_rng(1)
+    y = rng.integers(0, 2, 60)
+    scores = rng.normal(2.0 * y - 1.0, 1.0)
+    calibrator = calibration.BinningCalibrator(bins=5, model="dempster").fit(scores, y)
+    numbers = plot_calibration_curves(
+        calibrator, calibration_scores=scores, calibration_labels=y, grid_size=20
+    )
+    words = plot_calibration_curves(
+        calibrator, calibration_scores=scores, calibration_labels=np.where(y == 1, "pos", "neg"), grid_size=20
+    )
+    for a, b in zip(numbers.collections, words.collections):
+        np.testing.assert_array_equal(a.get_offsets(), b.get_offsets())

@@ -168,3 +168,19 @@ def test_plot_intervals_accepts_a_boolean_mask_and_rejects_unknown_labels():
     with pytest.raises(ValueError, match="not in the frame"):
         plot_intervals(m, subset="yes", y_true=["yes", "maybe", "no"])
     plt.close("all")
+
+
+def test_ternary_refuses_unknown_classes_before_making_a_figure():
+    plt.close("all")
+    m = MassFunction.from_array(np.tile(np.eye(8)[[1]], (2, 1)), Frame(["x", "y", "z"]))
+    with pytest.raises(ValueError, match="not classes of the plot"):
+        plot_ternary(m, y_true=["x", "typo"])
+    with pytest.raises(ValueError, match="3 labels but there are 2 samples"):
+        plot_ternary(m, y_true=["x", "y", "z"])
+    assert plt.get_fignums() == []
+    # probability arrays: indices 0-2 or the vertex names
+    values = np.array([[0.2, 0.3, 0.5], [0.6, 0.2, 0.2]])
+    by_name = plot_ternary(values, labels=["a", "b", "c"], y_true=["a", "b"])
+    by_index = plot_ternary(values, labels=["a", "b", "c"], y_true=[0, 1])
+    assert len(by_name.collections) == len(by_index.collections) == 2
+    plt.close("all")
