@@ -376,9 +376,14 @@ def couple(rates, code, task_weights, max_iter, tol, method):
 
 @njit(cache=True)
 def _ovr_probability(lam, n, r):
-    # root in (0, 1) of n (p - r) + lam p (1 - p) = 0, stable for every sign of lam
+    # root in (0, 1) of n (p - r) + lam p (1 - p) = 0, i.e. (a - sqrt(D)) / (2 lam) with a = lam + n and
+    # D = a^2 - 4 lam n r, in the form with no cancellation: 2 n r / (a + sqrt(D)) for a >= 0, the
+    # quotient itself for a < 0 (then lam < -n < 0 and a - sqrt(D) is a sum of two negative terms)
     a = lam + n
-    return 2.0 * n * r / (a + np.sqrt(a * a - 4.0 * lam * n * r))
+    root = np.sqrt(a * a - 4.0 * lam * n * r)
+    if a >= 0.0:
+        return 2.0 * n * r / (a + root)
+    return (a - root) / (2.0 * lam)
 
 
 @njit(cache=True)

@@ -206,3 +206,40 @@ def test_errors(kwargs, match):
     args.update(kwargs)
     with pytest.raises(ValueError, match=match):
         couple_probabilities(**args)
+
+
+def _one_vs_rest_coupling_by_decimal(rates, digits=50):
+    """The one-vs-rest coupling (unit task weights) in 50-digit decimals: p_b(lam) the root in (0, 1) of
+    (p - r_b) + lam p (1 - p) = 0, lam by bisection so that the p_b sum to one."""
+    from decimal import Decimal, localcontext
+
+    with localcontext() as context:
+        context.prec = digits
+        r = [Decimal(float(x)) for x in rates]
+
+        def probabilities(lam):
+            if lam == 0:
+                return r
+            a = lam + 1
+            return [(a - (a * a - 4 * lam * x).sqrt()) / (2 * lam) for x in r]
+
+        low, high = Decimal(-1e12), Decimal(1e12)  # the sum decreases in lam
+        for _ in range(400):
+            mid = (low + high) / 2
+            if sum(probabilities(mid)) > 1:
+                low = mid
+            else:
+                high = mid
+        return np.array([float(p) for p in probabilities((low + high) / 2)])
+
+
+@pytest.mark.parametrize("rates", [[0.0, 0.0, 0.0], [1e-9, 2e-9, 1e-8], [1e-7, 3e-6, 2e-5, 1e-9], [0.9, 0.95, 0.99]])
+def test_one_vs_rest_coupling_of_extreme_rates_converges_to_the_exact_root(rates):
+    """Rates all near 0 put the root at lam < -n, where the quadratic's usual form cancels: the coupling then
+    ran to max_iter and warned, though its answer was right (a stable form for each sign of lam + n)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        result = couple_probabilities([rates], one_vs_rest_code(len(rates)), clip=1e-12)
+    assert result.converged.all() and result.n_iter.max() < 100
+    expected = _one_vs_rest_coupling_by_decimal(np.clip(rates, 1e-12, 1 - 1e-12))
+    np.testing.assert_allclose(result.probabilities[0], expected, rtol=1e-9, atol=1e-12)
