@@ -223,7 +223,7 @@ def _one_vs_rest_coupling_by_decimal(rates, digits=50):
             a = lam + 1
             return [(a - (a * a - 4 * lam * x).sqrt()) / (2 * lam) for x in r]
 
-        low, high = Decimal(-1e12), Decimal(1e12)  # the sum decreases in lam
+        low, high = Decimal("-1e12"), Decimal("1e12")  # the sum decreases in lam
         for _ in range(400):
             mid = (low + high) / 2
             if sum(probabilities(mid)) > 1:
