@@ -474,7 +474,11 @@ def plot_ternary(
             )
         classes = list(frame_labels) if frame_labels is not None else [0, 1, 2]
         known = np.isin(y_true, np.asarray(classes, dtype=object))
-        if not known.all() and frame_labels is None and np.isin(y_true, np.asarray(labels, dtype=object)).all():
+        if (
+            not known.all()
+            and frame_labels is None
+            and np.isin(y_true, np.asarray(labels, dtype=object)).all()
+        ):
             classes, known = list(labels), np.ones(y_true.size, dtype=bool)  # the vertex names, for arrays
         if not known.all():
             raise ValueError(

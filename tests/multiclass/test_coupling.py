@@ -233,7 +233,9 @@ def _one_vs_rest_coupling_by_decimal(rates, digits=50):
         return np.array([float(p) for p in probabilities((low + high) / 2)])
 
 
-@pytest.mark.parametrize("rates", [[0.0, 0.0, 0.0], [1e-9, 2e-9, 1e-8], [1e-7, 3e-6, 2e-5, 1e-9], [0.9, 0.95, 0.99]])
+@pytest.mark.parametrize(
+    "rates", [[0.0, 0.0, 0.0], [1e-9, 2e-9, 1e-8], [1e-7, 3e-6, 2e-5, 1e-9], [0.9, 0.95, 0.99]]
+)
 def test_one_vs_rest_coupling_of_extreme_rates_converges_to_the_exact_root(rates):
     """Rates all near 0 put the root at lam < -n, where the quadratic's usual form cancels: the coupling then
     ran to max_iter and warned, though its answer was right (a stable form for each sign of lam + n)."""
