@@ -66,13 +66,21 @@ def _conflict_in_chunk():
         _raise_total_conflict_in_chunk(flags)
 
 
-def _raise_total_conflict_in_chunk(flags):
+def _raise_total_conflict_in_chunk(flags, merge=False):
+    """The total-conflict error of a chunk; ``merge``: raised where a tree merges partial states."""
     bad = np.flatnonzero(np.asarray(flags).ravel())
+    tree = (
+        " In a tree reduction the conflict can also come from partial states: a chunk's combination keeps "
+        "float64 masses, and a mass below float64's range (about 1e-308) is lost in it; if the combination "
+        "in memory is defined, use reduction='rechunk' (all the sources of a sample in one task)."
+        if merge
+        else ""
+    )
     raise TotalConflictError(
         f"Dempster's rule is undefined: total conflict (K = 1) in {bad.size} combination(s) of a "
         f"chunk (first at flat index {bad[0]} of the chunk). The sources have no plausible hypothesis "
         "in common; use rule='conjunctive' to keep the conflict on the empty set, or 'yager' / "
-        "'dubois_prade' / 'pcr6' to redistribute it, or discount the sources."
+        "'dubois_prade' / 'pcr6' to redistribute it, or discount the sources." + tree
     )
 
 
@@ -162,7 +170,7 @@ def _store_one_minus_conflict(out, kappa, total, parts):
     Raises the chunk's total-conflict error where the merge's conflict is total.
     """
     if np.any(total):
-        _raise_total_conflict_in_chunk(total)
+        _raise_total_conflict_in_chunk(total, merge=True)
     np.subtract(1.0, kappa, out=out[:, 0])
     for part in parts:  # a column at a time (np.prod over a strided axis is slow)
         out[:, 0] *= part
@@ -262,7 +270,7 @@ def _merged_binary_fold_states(parts, normalize, finish=None, with_conflict=Fals
             merged = step
         out[bad] = merged if finish is None else _finish_state(merged, finish, normalize, with_conflict)
     if np.any(total):
-        _raise_total_conflict_in_chunk(total)
+        _raise_total_conflict_in_chunk(total, merge=True)
     return out
 
 
@@ -607,7 +615,9 @@ def _combine(masses, rule, axis, weights, normalize, frame, reduction, split_eve
     if rule == "average" and weights is not None:
         from ..core._combination import _check_weights
 
-        weights = _check_weights(weights, array.shape[ax])
+        checked = _check_weights(weights, array.shape[ax])  # errors at once; normalised for the tree's sum
+        # blockwise: the weights as given, normalised by the in-memory rule itself (the same floats)
+        weights = np.asarray(weights, dtype=np.float64) if reduction in ("blockwise", "rechunk") else checked
     if reduction == "rechunk":
         array = array.rechunk({ax: -1})
         reduction = "blockwise"

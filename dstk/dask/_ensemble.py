@@ -412,7 +412,8 @@ def combine_leaves_to_mass(
     Returns
     -------
     DaskMassFunction
-        Batch shape (n_samples,) on ``Frame(range(n_classes))``.
+        Batch shape (n_samples,) on ``Frame(classes)`` (the option
+        ``classes``; default ``range(n_classes)``).
 
     Raises
     ------
@@ -448,7 +449,10 @@ def combine_leaves_to_mass(
     """
     counts = _check_counts(counts, rechunk)
     n_classes = counts.shape[2]
-    frame = Frame(tuple(range(n_classes)))
+    classes = options.get("classes")
+    frame = Frame(tuple(range(n_classes)) if classes is None else tuple(classes))
+    if frame.n != n_classes:
+        raise ValueError(f"`classes` names {frame.n} classes but `counts` has {n_classes} on its last axis.")
     array = _map_combiner(
         counts,
         "combine_leaves_to_mass",

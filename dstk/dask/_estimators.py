@@ -84,6 +84,13 @@ def _check_method(estimator, method):
 def _probe(estimator, method, X, kwargs):
     """Run ``method`` on the first sample to learn the output's trailing shape, dtype and type."""
     _check_method(estimator, method)
+    if isinstance(X, da.Array) and np.isnan(X.shape[0]):
+        # unknown chunk sizes (e.g. after boolean filtering): the first chunk that holds a sample
+        for block in X.blocks:
+            values = np.asarray(block.compute())
+            if values.shape[0]:
+                return getattr(estimator, method)(values[:1], **kwargs)
+        raise ValueError("`X` has no samples (every chunk is empty); give at least one sample.")
     first = X[:1]
     first = np.asarray(first.compute() if isinstance(first, da.Array) else first)
     return getattr(estimator, method)(first, **kwargs)
@@ -134,7 +141,9 @@ def map_samples(estimator: Any, method: str, X: Any, *, rechunk: bool = False, *
     -----
     The trailing shape and dtype are learned by calling the method once on
     the first sample (``X[:1]`` is computed: a small part of the first
-    chunk).  This is the blocked "map" of dask (Rocklin 2015): one task per
+    chunk; with unknown chunk sizes, e.g. after boolean filtering, the first
+    chunk that holds a sample is computed).  This is the blocked "map" of
+    dask (Rocklin 2015): one task per
     chunk, valid because dstk's estimators treat samples independently.
 
     References
