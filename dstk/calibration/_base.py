@@ -57,7 +57,7 @@ class BinaryCalibrator(ClassifierMixin, BaseEstimator):
     Class 1 is the larger of the two labels seen in ``fit`` (``classes_[1]``).
     """
 
-    _estimator_type = "calibrator"
+    _estimator_type = "classifier"
 
     def fit(self, scores: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> Self:
         """Fit the calibration map on scores and their true labels.

@@ -164,7 +164,8 @@ class ImpliedPosteriorClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstima
         Weight schedule, see :func:`implied_weights`.
     weighting : {"auto", "class_weight", "sample_weight", "resample"}, default="auto"
         How weights reach the estimator (``"auto"``: ``class_weight`` if the
-        estimator has that parameter, else ``sample_weight``).  Weights are
+        estimator has that parameter, else ``sample_weight`` if its ``fit``
+        takes it, else ``"resample"``, e.g. for a Pipeline).  Weights are
         ``2 z_+`` for positives and ``2 z_-`` for negatives, multiplying any
         class weights given as a dict in the estimator.  ``"resample"`` is the
         paper's fallback for learners without weights: each model is fitted
@@ -238,7 +239,12 @@ class ImpliedPosteriorClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstima
             has = hasattr(self.estimator, "get_params") and "class_weight" in self.estimator.get_params(
                 deep=False
             )
-            return "class_weight" if has else "sample_weight"
+            if has:
+                return "class_weight"
+            from sklearn.utils.validation import has_fit_parameter
+
+            # a learner whose fit takes no sample_weight (e.g. a Pipeline): the paper's resampling
+            return "sample_weight" if has_fit_parameter(self.estimator, "sample_weight") else "resample"
         if self.weighting not in ("class_weight", "sample_weight", "resample"):
             raise ValueError(
                 f"`weighting` must be 'auto', 'class_weight', 'sample_weight' or 'resample'; got {self.weighting!r}."

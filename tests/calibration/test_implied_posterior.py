@@ -172,3 +172,18 @@ def test_errors_bad_labels_and_balanced_weights():
         implied_weights([0.0, 0.5], 5, 5)
     with pytest.raises(ValueError, match="votes"):
         vote_fraction([[2.0]])
+
+
+def test_auto_weighting_resamples_for_a_learner_whose_fit_takes_no_sample_weight():
+    from sklearn.datasets import load_breast_cancer
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    from dstk.calibration import ImpliedPosteriorClassifier
+
+    X, y = load_breast_cancer(return_X_y=True)
+    pipeline = make_pipeline(StandardScaler(), LogisticRegression())
+    model = ImpliedPosteriorClassifier(pipeline, n_models=3, random_state=0).fit(X, y)
+    assert model._weighting() == "resample" and model.score(X, y) > 0.9
+    assert ImpliedPosteriorClassifier(LogisticRegression(), n_models=3)._weighting() == "class_weight"

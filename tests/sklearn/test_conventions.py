@@ -252,3 +252,34 @@ def test_feature_names_must_be_all_strings():
         warnings.simplefilter("error")
         trees = RandomDecisionTreesClassifier(n_estimators=2).fit(X.set_axis([0, 1], axis=1), [0, 1, 0, 1])
     assert not hasattr(trees, "feature_names_in_") and trees.n_features_in_ == 2
+
+
+def test_evidential_calibrators_are_classifiers_to_scikit_learn():
+    """is_classifier: cross-validation stratifies their folds and the probability scorers take column 1."""
+    from sklearn.base import is_classifier
+    from sklearn.datasets import load_breast_cancer
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.model_selection import GridSearchCV, cross_val_score
+
+    from dstk.calibration import (
+        BinningCalibrator,
+        IsotonicCalibrator,
+        LogisticCalibrator,
+        VennAbersCalibrator,
+    )
+
+    X, y = load_breast_cancer(return_X_y=True)
+    scores = LogisticRegression(max_iter=5000).fit(X[1::2], y[1::2]).decision_function(X[::2])[:, None]
+    labels = y[::2]
+    order = np.argsort(labels, kind="stable")  # sorted labels: unstratified folds would hold one class
+    for calibrator in (
+        BinningCalibrator(),
+        IsotonicCalibrator(),
+        LogisticCalibrator(),
+        VennAbersCalibrator(),
+    ):
+        assert is_classifier(calibrator)
+        auc = cross_val_score(calibrator, scores, labels, cv=3, scoring="roc_auc")
+        assert np.all(auc > 0.9)
+        search = GridSearchCV(calibrator, {}, cv=3, scoring="neg_log_loss").fit(scores[order], labels[order])
+        assert np.isfinite(search.best_score_)
