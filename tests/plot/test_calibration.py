@@ -76,12 +76,17 @@ def test_several_calibrators_share_the_axes_with_histograms():
     check_not_blank(ax)
 
 
-def test_calibration_curves_with_real_calibrator_if_available():
+def _fitted_binning():
+    """A binning calibrator fitted on 60 scores of two classes, with its scores and 0/1 labels."""
     calibration = pytest.importorskip("dstk.calibration")
     rng = np.random.default_rng(1)
     y = rng.integers(0, 2, 60)
     scores = rng.normal(2.0 * y - 1.0, 1.0)
-    calibrator = calibration.BinningCalibrator(bins=5, model="dempster").fit(scores, y)
+    return calibration.BinningCalibrator(bins=5, model="dempster").fit(scores, y), scores, y
+
+
+def test_calibration_curves_with_real_calibrator_if_available():
+    calibrator, scores, y = _fitted_binning()
     ax = plot_calibration_curves(calibrator, calibration_scores=scores, calibration_labels=y, grid_size=50)
     belief, plausibility = ax.lines[0].get_ydata(), ax.lines[1].get_ydata()
     assert np.all(belief <= plausibility + 1e-12)
@@ -108,16 +113,18 @@ def test_calibration_curves_errors():
 
 
 def test_calibration_curves_take_two_string_labels_the_larger_being_class_1():
-    calibration = pytest.importorskip("dstk.calibration")
-    rng = np.random.default_rng(1)
-    y = rng.integers(0, 2, 60)
-    scores = rng.normal(2.0 * y - 1.0, 1.0)
-    calibrator = calibration.BinningCalibrator(bins=5, model="dempster").fit(scores, y)
-    numbers = plot_calibration_curves(
-        calibrator, calibration_scores=scores, calibration_labels=y, grid_size=20
-    )
-    words = plot_calibration_curves(
-        calibrator, calibration_scores=scores, calibration_labels=np.where(y == 1, "pos", "neg"), grid_size=20
-    )
-    for a, b in zip(numbers.collections, words.collections):
-        np.testing.assert_array_equal(a.get_offsets(), b.get_offsets())
+    calibrator, scores, y = _fitted_binning()
+
+    def drawn(labels):
+        ax = plot_calibration_curves(
+            calibrator, calibration_scores=scores, calibration_labels=labels, grid_size=20
+        )
+        return [line.get_xydata() for line in ax.lines] + [
+            np.asarray(c.get_offsets()) for c in ax.collections
+        ]
+
+    numbers = drawn(y)
+    words = drawn(np.where(y == 1, "pos", "neg"))  # "pos" > "neg": class 1
+    assert len(numbers) == len(words) and all(np.array_equal(a, b) for a, b in zip(numbers, words))
+    swapped = drawn(np.where(y == 1, "neg", "pos"))  # the other class 1 draws other data points
+    assert not all(np.array_equal(a, b) for a, b in zip(numbers, swapped))
