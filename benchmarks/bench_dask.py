@@ -352,6 +352,19 @@ def timed_plain_processes(processes, make_part):
     return np.asarray(values, dtype=float), (cpu, seconds, system, faults)
 
 
+def local_cluster(workers, memory_limit="auto"):
+    """A LocalCluster of ``workers`` processes of one thread each on loopback (no worker dashboards)."""
+    return distributed.LocalCluster(
+        n_workers=workers,
+        threads_per_worker=1,
+        processes=True,
+        host="127.0.0.1",
+        dashboard_address=":0",
+        worker_dashboard_address=None,
+        memory_limit=memory_limit,
+    )
+
+
 def compute_latency(client, repeats=7):
     """Median wall seconds of a compute of one tiny task: the fixed cost of a round trip (client, scheduler)."""
     times = []
@@ -560,15 +573,7 @@ def main():
             f"distributed.nanny.pre-spawn-environ.{key}": value for key, value in MALLOC[malloc].items()
         }
         with dask.config.set({"distributed.worker.profile.enabled": False, **environ}):
-            clusters[(malloc, w)] = distributed.LocalCluster(
-                n_workers=w,
-                threads_per_worker=1,
-                processes=True,
-                host="127.0.0.1",
-                dashboard_address=":0",
-                worker_dashboard_address=None,
-                memory_limit=args.worker_memory,
-            )
+            clusters[(malloc, w)] = local_cluster(w, memory_limit=args.worker_memory)
     clients = {side: distributed.Client(cluster) for side, cluster in clusters.items()}
     try:
         for (malloc, _), client in clients.items():

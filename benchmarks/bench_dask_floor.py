@@ -60,6 +60,7 @@ from bench_dask import (
     dask_summaries,
     fusion_in_memory,
     idle_rate,
+    local_cluster,
     masses_rows,
     settle,
     warm_up,
@@ -204,14 +205,7 @@ def main():
     with dask.config.set({"distributed.worker.profile.enabled": False}):
         for workers in (1, 2):
             with (
-                distributed.LocalCluster(
-                    n_workers=workers,
-                    threads_per_worker=1,
-                    processes=True,
-                    host="127.0.0.1",
-                    dashboard_address=":0",
-                    worker_dashboard_address=None,
-                ) as cluster,
+                local_cluster(workers) as cluster,
                 distributed.Client(cluster) as client,
             ):
                 tiny = da.map_blocks(

@@ -242,17 +242,17 @@ def contextual_discount(m: MassFunction, rates: ArrayLike) -> MassFunction:
         raise ValueError(f"`rates` must end with an axis of length n = {frame.n}; got shape {rates.shape}.")
     if not np.all(np.isfinite(rates)) or np.any((rates < 0) | (rates > 1)):
         raise ValueError("Contextual discount rates must lie in [0, 1].")
+    try:
+        batch = np.broadcast_shapes(m.batch_shape, rates.shape[:-1])
+    except ValueError:
+        raise ValueError(
+            f"`rates` of shape {rates.shape} does not broadcast against the batch shape {m.batch_shape}; "
+            f"give n = {frame.n} rates, or n rates per mass function (shape {m.batch_shape + (frame.n,)})."
+        ) from None
     if not m.is_dense:
         return _contextual_discount_focal_sets(m, rates)
     dense = m._dense_m("contextual discounting")
     size = dense.shape[-1]
-    try:
-        batch = np.broadcast_shapes(dense.shape[:-1], rates.shape[:-1])
-    except ValueError:
-        raise ValueError(
-            f"`rates` of shape {rates.shape} does not broadcast against the batch shape {dense.shape[:-1]}; "
-            f"give n = {frame.n} rates, or n rates per mass function (shape {dense.shape[:-1] + (frame.n,)})."
-        ) from None
     _dense.check_array_bytes(batch + (size,), "Contextual discounting of this batch")
     # fresh C-contiguous copies: the kernel works in place
     out = np.array(np.broadcast_to(dense, batch + (size,)), dtype=np.float64, order="C")
@@ -262,7 +262,7 @@ def contextual_discount(m: MassFunction, rates: ArrayLike) -> MassFunction:
 
 
 def _contextual_discount_focal_sets(m, rates):
-    """:func:`contextual_discount` of a mass function in focal-set form, kept in that form.
+    """:func:`contextual_discount` of a mass function in focal-set form (``rates`` checked), kept in that form.
 
     The disjunctive combination of ``m`` with ``m_k(empty) = 1 - alpha_k``, ``m_k({w_k}) = alpha_k`` for
     the labels with a rate above 0 somewhere in the batch (the others leave ``m`` unchanged): each focal
@@ -272,13 +272,6 @@ def _contextual_discount_focal_sets(m, rates):
     from ._combination import combine
 
     frame = m.frame
-    try:
-        np.broadcast_shapes(m.batch_shape, rates.shape[:-1])
-    except ValueError:
-        raise ValueError(
-            f"`rates` of shape {rates.shape} does not broadcast against the batch shape {m.batch_shape}; "
-            f"give n = {frame.n} rates, or n rates per mass function (shape {m.batch_shape + (frame.n,)})."
-        ) from None
     active = np.flatnonzero(np.any(rates > 0, axis=tuple(range(rates.ndim - 1))))
     sources = [m]
     for k in active if active.size else [0]:  # no rate above 0: one source that changes nothing (the batch)

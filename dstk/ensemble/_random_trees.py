@@ -460,7 +460,7 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
         self.compatibility = compatibility
 
     # ------------------------------------------------------------------ checks
-    def _check_params(self, n_features):
+    def _check_params(self, n_features, n_classes):
         def positive_int(value, name, minimum):
             if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
                 raise ValueError(f"`{name}` must be an integer >= {minimum}; got {value!r}.")
@@ -498,10 +498,12 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
                 raise ValueError(
                     f"`combiner_options` must be a dict of combine_leaves options or None; got {self.combiner_options!r}."
                 )
-            # unknown names and values are reported by combine_leaves itself (on a tiny count array)
+        if self.combiner_options is not None or n_classes != 2:
+            # unknown option names and values, and combiners or leaf models defined for two classes only,
+            # are reported by combine_leaves itself (on a tiny count array with y's number of classes)
             try:
                 combine_leaves(
-                    np.ones((1, 1, 2), dtype=np.int64), combiner=self.combiner, **self._options(fitted=False)
+                    np.ones((1, 1, n_classes), dtype=np.int64), combiner=self.combiner, **self._options(fitted=False)
                 )
             except TypeError as error:  # an option name combine_leaves does not know
                 reproduction = sorted(set(self.combiner_options) & set(_REPRODUCTION_OPTIONS))
@@ -601,19 +603,13 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
         check_consistent_length(X, y_encoded, names=["X", "y"])
         validate_features(self, names_source, reset=True, n_features=X.shape[1])
         n_features = X.shape[1]
-        n_estimators, min_samples_leaf, min_samples_split, max_depth, mask = self._check_params(n_features)
+        n_estimators, min_samples_leaf, min_samples_split, max_depth, mask = self._check_params(n_features, int(classes.size))
         if n_features > _trees.ROUTE_FEATURE_MASK:
             raise ValueError(
                 f"`X` has {n_features} features; the node records hold feature indices below "
                 f"{_trees.ROUTE_FEATURE_MASK + 1}. Reduce the features (e.g. select or hash them) before fitting."
             )
 
-        if classes.size != 2:  # the combiners (and leaf models) defined for two classes only, told at fit
-            combine_leaves(
-                np.ones((1, 1, classes.size), dtype=np.int64),
-                combiner=self.combiner,
-                **self._options(fitted=False),
-            )
         self.classes_ = classes
         self.n_classes_ = int(classes.size)
         self.n_features_in_ = n_features
