@@ -503,17 +503,20 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
             # are reported by combine_leaves itself (on a tiny count array with y's number of classes)
             try:
                 combine_leaves(
-                    np.ones((1, 1, n_classes), dtype=np.int64), combiner=self.combiner, **self._options(fitted=False)
+                    np.ones((1, 1, n_classes), dtype=np.int64),
+                    combiner=self.combiner,
+                    **self._options(fitted=False),
                 )
             except TypeError as error:  # an option name combine_leaves does not know
-                reproduction = sorted(set(self.combiner_options) & set(_REPRODUCTION_OPTIONS))
+                given = dict(self.combiner_options or {})
+                reproduction = sorted(set(given) & set(_REPRODUCTION_OPTIONS))
                 advice = (
                     f" {reproduction} only reproduced Busch et al.'s arithmetic: pass compatibility='busch2021'."
                     if reproduction
                     else ""
                 )
                 raise ValueError(
-                    f"`combiner_options` {sorted(self.combiner_options)} has an option that "
+                    f"`combiner_options` {sorted(given)} has an option that "
                     f"dstk.ensemble.combine_leaves does not take ({error}).{advice}"
                 ) from None
         mask = np.zeros(n_features, dtype=bool)
@@ -603,7 +606,9 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
         check_consistent_length(X, y_encoded, names=["X", "y"])
         validate_features(self, names_source, reset=True, n_features=X.shape[1])
         n_features = X.shape[1]
-        n_estimators, min_samples_leaf, min_samples_split, max_depth, mask = self._check_params(n_features, int(classes.size))
+        n_estimators, min_samples_leaf, min_samples_split, max_depth, mask = self._check_params(
+            n_features, int(classes.size)
+        )
         if n_features > _trees.ROUTE_FEATURE_MASK:
             raise ValueError(
                 f"`X` has {n_features} features; the node records hold feature indices below "
