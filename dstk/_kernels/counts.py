@@ -116,7 +116,7 @@ def _support_objective(v, positives, negatives, log_mle_likelihood):
     rounding error of h.
     """
     u = math.exp(v)
-    if positives > 0.0 and negatives > 0.0:
+    if positives > 0.0:  # (negatives > 0: see support_degree)
         one_minus_u = 1.0 - u
         if one_minus_u <= 0.0:
             return -np.inf, -np.inf, 0.0, abs(v) + 1.0
@@ -131,27 +131,19 @@ def _support_objective(v, positives, negatives, log_mle_likelihood):
         first = -n * d * (0.5 * u) / (theta * (0.5 * one_minus_u)) - 1.0
         second = positives * (u / (1.0 + u)) / (1.0 + u) - negatives * (u / one_minus_u) / one_minus_u
         return log_pl - v, first, second, abs(log_pl) + abs(v) + 1.0
+    # no positives (support_degree returns before any call without negatives): p_hat = 0, so
+    # log pl(theta) = q log(1 - theta) = q (log(1 - u) - log 2) less log_mle_likelihood (0)
     log_pl = -log_mle_likelihood
     scale = abs(log_mle_likelihood) + abs(v) + 1.0
-    first = -1.0
-    second = 0.0
-    if positives > 0.0:
-        term = positives * (math.log1p(u) - _LOG2)
-        log_pl += term
-        scale += abs(term)
-        ratio = u / (1.0 + u)
-        first += positives * ratio
-        second += positives * ratio / (1.0 + u)
-    if negatives > 0.0:
-        one_minus_u = 1.0 - u
-        if one_minus_u <= 0.0:
-            return -np.inf, -np.inf, 0.0, scale
-        term = negatives * (math.log(one_minus_u) - _LOG2)
-        log_pl += term
-        scale += abs(term)
-        ratio = u / one_minus_u
-        first -= negatives * ratio
-        second -= negatives * ratio / one_minus_u
+    one_minus_u = 1.0 - u
+    if one_minus_u <= 0.0:
+        return -np.inf, -np.inf, 0.0, scale
+    term = negatives * (math.log(one_minus_u) - _LOG2)
+    log_pl += term
+    scale += abs(term)
+    ratio = u / one_minus_u
+    first = -1.0 - negatives * ratio
+    second = 0.0 - negatives * ratio / one_minus_u
     return log_pl - v, first, second, scale
 
 
