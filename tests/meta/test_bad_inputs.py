@@ -22,6 +22,7 @@ from dstk.exceptions import NotFittedError
 SUBPACKAGES = [
     "dstk.core",
     "dstk.evidence",
+    "dstk.reasoning",
     "dstk.calibration",
     "dstk.calibration.probabilistic",
     "dstk.multiclass",

@@ -24,6 +24,7 @@ PUBLIC_PACKAGES = [
     "dstk",
     "dstk.core",
     "dstk.evidence",
+    "dstk.reasoning",
     "dstk.calibration",
     "dstk.calibration.probabilistic",
     "dstk.multiclass",
