@@ -2,7 +2,11 @@
 
 import sys
 
-USAGE = """usage: python -m dstk <command>
+USAGE = """usage: python -m dstk <command>   (or: dstk <command>)
+
+options:
+  -h, --help     print this message
+  -V, --version  print the installed version
 
 commands:
   demo      calibrate real classifier scores evidentially (scikit-learn's breast-cancer data),
@@ -29,7 +33,7 @@ def main(argv=None):
         from ._demo import main as demo_main
 
         return demo_main(rest) or 0
-    if cmd == "version":
+    if cmd in ("version", "--version", "-V"):
         from . import __version__
 
         print(__version__)

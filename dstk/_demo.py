@@ -319,7 +319,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     ...
     0
     """
-    parser = argparse.ArgumentParser(prog="python -m dstk demo", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m dstk demo", description=__doc__.splitlines()[0].replace("``", "")
+    )
     parser.add_argument("--rounds", type=int, default=20, help="random rounds (default 20)")
     parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     args = parser.parse_args(argv)

@@ -28,7 +28,7 @@ def require_sklearn(what: str) -> None:
     except ImportError:  # pragma: no cover - scikit-learn is installed in the test environment
         raise ImportError(
             f"{what} needs scikit-learn (neighbour search, k-means, input checks); install it with "
-            "`pip install dstk[sklearn]`."
+            "`pip install 'dstk-belief[sklearn]'`."
         ) from None
 
 

@@ -6,23 +6,23 @@ helpers < ``dstk.core`` < ``dstk.evidence`` < the application layers
 ``dstk.classifiers``), which do not import each other < ``dstk.metrics``,
 ``dstk.plot``, ``dstk.dask``.  Inside ``dstk.core`` and ``dstk.dask`` the
 mass-function class sits below the function modules.  Imports under
-``TYPE_CHECKING`` are not counted.  Skipped when import-linter (part of the
-``test`` extra) is not installed.
+``TYPE_CHECKING`` are not counted.  import-linter is part of the ``test``
+extra: the gate fails, never skips, when it is missing.
 """
 
+import importlib.util
 import os
 import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
-pytest.importorskip("importlinter")
-
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_import_linter_contracts_are_kept():
+    assert importlib.util.find_spec("importlinter") is not None, (
+        "import-linter is missing: install the test extra (pip install -e '.[test]'); the layer gate must run"
+    )
     environment = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     command = [
         sys.executable,
