@@ -163,3 +163,69 @@ def _copy_notebooks():
 
 _write_api_index()
 _copy_notebooks()
+
+
+# -- cross-links added to the API pages -----------------------------------------------------------
+import json
+import re
+
+_NAME = re.compile(r"\b([A-Z][A-Za-z0-9]+|[a-z][a-z0-9_]+)\b")
+
+
+def _public_names():
+    """``{name: qualified name}`` for every public name of the documented namespaces."""
+    import importlib
+
+    names = {}
+    for namespace, _ in _existing_namespaces():
+        try:
+            module = importlib.import_module(namespace)
+        except ImportError:
+            continue
+        for name in getattr(module, "__all__", []):
+            names.setdefault(name, f"{namespace}.{name}")
+    return names
+
+
+def _examples_using():
+    """``{qualified name: [notebook document, ...]}``: the example notebooks whose code uses a public name."""
+    public = _public_names()
+    found = {}
+    for path in sorted((ROOT / "notebooks").glob("*.ipynb")):
+        cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+        code = "\n".join("".join(cell["source"]) for cell in cells if cell["cell_type"] == "code")
+        used = {word for word in _NAME.findall(code) if word in public and word not in {"plot", "core"}}
+        for word in sorted(used):
+            found.setdefault(public[word], []).append(f"/examples/notebooks/{path.stem}")
+    return found
+
+
+EXAMPLES_USING = _examples_using()
+
+
+def _figure_of_plot_examples(name, lines):
+    """A ``.. plot::`` block running the ``>>>`` lines of a ``dstk.plot`` docstring's Examples section."""
+    code = [line for line in lines if line.lstrip().startswith((">>>", "..."))]
+    code = [line.strip() for line in code if "plt.close" not in line]
+    if not code:
+        return []
+    return ["", ".. rubric:: Figure", "", ".. plot::", ""] + [f"   {line}" for line in code] + [""]
+
+
+def _add_cross_links(app, what, name, obj, options, lines):
+    if what not in ("function", "class"):
+        return
+    if name.startswith("dstk.plot.") and what == "function":
+        doc = (getattr(obj, "__doc__", None) or "").splitlines()
+        if any(line.strip() == "Examples" for line in doc):
+            start = next(i for i, line in enumerate(doc) if line.strip() == "Examples")
+            lines.extend(_figure_of_plot_examples(name, doc[start + 2 :]))
+    notebooks = EXAMPLES_USING.get(name)
+    if notebooks:
+        lines.extend(["", ".. rubric:: Examples using this", ""])
+        lines.extend(f"* :doc:`{document}`" for document in notebooks)
+        lines.append("")
+
+
+def setup(app):
+    app.connect("autodoc-process-docstring", _add_cross_links, priority=900)

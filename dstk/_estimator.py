@@ -1,16 +1,19 @@
-"""A minimal estimator base compatible with scikit-learn conventions.
+"""The estimator base shared by every dstk estimator.
 
-scikit-learn is an optional dependency of dstk, so the estimators here do not
-inherit from :class:`sklearn.base.BaseEstimator`.  They implement the same
-contract (``get_params`` / ``set_params`` from the ``__init__`` signature,
-explicit keyword parameters stored unchanged, fitted attributes ending in
-``_``) so that :func:`sklearn.base.clone`, grid searches and pipelines work
-with them whenever scikit-learn is installed.
+Where scikit-learn is installed, :class:`BaseEstimator` inherits from
+:class:`sklearn.base.BaseEstimator` (tags, the HTML representation, metadata
+routing and scikit-learn's own checks come with it; this module then imports
+``sklearn.base``).  scikit-learn is an optional dependency, so without it the
+class implements the same contract itself (``get_params`` / ``set_params``
+from the ``__init__`` signature, explicit keyword parameters stored
+unchanged, fitted attributes ending in ``_``).  ``import dstk`` and the lazy
+subpackages never import this module by themselves.
 """
 
 from __future__ import annotations
 
 import copy
+import importlib.util
 import inspect
 import warnings
 from collections.abc import Sequence
@@ -40,8 +43,17 @@ __all__ = [
 ]
 
 
-class BaseEstimator:
-    """Parameter handling shared by every dstk estimator."""
+if importlib.util.find_spec("sklearn") is not None:
+    from sklearn.base import BaseEstimator as _ScikitLearnBase
+else:  # pragma: no cover - scikit-learn is installed in the test environment
+    _ScikitLearnBase = object  # type: ignore[assignment,misc]
+
+#: whether dstk's estimators inherit from :class:`sklearn.base.BaseEstimator`
+INHERITS_SCIKIT_LEARN = _ScikitLearnBase is not object
+
+
+class _OwnParameters:
+    """``get_params`` / ``set_params`` / ``repr`` without scikit-learn (its contract, its spelling)."""
 
     @classmethod
     def _get_param_names(cls):
@@ -83,7 +95,7 @@ class BaseEstimator:
             out[name] = value
         return out
 
-    def set_params(self, **params: Any) -> BaseEstimator:
+    def set_params(self, **params: Any) -> _OwnParameters:
         """Set parameters (``name=value`` or ``nested__name=value``); returns self."""
         if not params:
             return self
@@ -124,16 +136,24 @@ class BaseEstimator:
                 shown.append(f"{name}={value!r}")
         return f"{type(self).__name__}({', '.join(shown)})"
 
+
+class BaseEstimator(*((_ScikitLearnBase,) if INHERITS_SCIKIT_LEARN else (_OwnParameters,))):  # type: ignore[misc]
+    """Parameter handling shared by every dstk estimator (scikit-learn's base where installed)."""
+
     def __sklearn_tags__(self):
         """scikit-learn's estimator tags (called by scikit-learn only, so it may import it)."""
-        from sklearn.utils import ClassifierTags, Tags, TargetTags
+        from sklearn.utils import ClassifierTags, RegressorTags, Tags, TargetTags
 
-        classifier = getattr(self, "_estimator_type", None) == "classifier"
-        return Tags(
-            estimator_type="classifier" if classifier else None,
-            target_tags=TargetTags(required=True),
-            classifier_tags=ClassifierTags() if classifier else None,
-        )
+        kind = getattr(self, "_estimator_type", None)
+        if INHERITS_SCIKIT_LEARN:
+            tags = super().__sklearn_tags__()  # type: ignore[misc]
+        else:  # pragma: no cover - scikit-learn's tags need scikit-learn
+            tags = Tags(estimator_type=None, target_tags=TargetTags(required=True))
+        tags.estimator_type = kind if kind in ("classifier", "regressor") else None
+        tags.target_tags.required = True
+        tags.classifier_tags = ClassifierTags() if kind == "classifier" else None
+        tags.regressor_tags = RegressorTags() if kind == "regressor" else None
+        return tags
 
     def __sklearn_is_fitted__(self) -> bool:
         """Whether :meth:`fit` has run (any public attribute ending in ``_``)."""

@@ -26,8 +26,13 @@ class Frame:
 
     Parameters
     ----------
-    labels : iterable of hashable
-        The hypotheses, in order.  At most 64, all distinct.
+    labels : iterable of hashable, or str
+        The hypotheses, in order, all distinct.  A string follows the one
+        rule for strings of :ref:`the conventions <strings-as-subsets>`:
+        comma-separated labels (``Frame("cat,dog")`` has the labels
+        ``"cat"`` and ``"dog"``), otherwise one label per character
+        (``Frame("abc")`` has ``"a"``, ``"b"``, ``"c"``; a one-label frame
+        of a word is ``Frame(["car"])``).
 
     Raises
     ------
@@ -67,7 +72,10 @@ class Frame:
         if isinstance(labels, Frame):
             labels = labels.labels
         if isinstance(labels, str):
-            labels = tuple(labels)
+            # one rule for strings: comma-separated labels ("cat,dog"), else one label per character ("abc")
+            labels = (
+                tuple(p.strip() for p in labels.split(",") if p.strip()) if "," in labels else tuple(labels)
+            )
         try:
             labels = tuple(labels)
         except TypeError:

@@ -68,6 +68,14 @@ def _infer_frame(keys):
             add(key)
     if not labels:
         raise FrameError("Cannot infer a frame: the mapping names no label. Pass frame=...")
+    one_character = {lab for lab in labels if isinstance(lab, str) and len(lab) == 1}
+    for key in keys:
+        if isinstance(key, str) and "," not in key and len(key) > 1 and set(key) <= one_character:
+            raise FrameError(
+                f"The key {key!r} is ambiguous without a frame: it could be the label {key!r} or the set "
+                f"{{{', '.join(key)}}} of the one-character labels beside it. Write "
+                f"{','.join(key)!r} for the set, or pass frame=[...] naming the labels."
+            )
     try:
         labels = sorted(labels)
     except TypeError:
@@ -846,6 +854,17 @@ class MassFunction:
                 f"m[A] is the mass of the subset A, not a selection of the batch; got {type(subset).__name__}. "
                 "Select mass functions of a batch with m.batch[index] (integers, slices or boolean masks)."
             )
+        if (
+            self.batch_shape
+            and isinstance(subset, (int, np.integer))
+            and not isinstance(subset, (bool, np.bool_))
+        ):
+            raise TypeError(
+                f"m[{subset!r}] on a batch of {self.batch_shape} mass functions is ambiguous: an integer "
+                "could select a row of the batch or name a subset. Write m.batch[i] for the i-th mass "
+                "function, and m.mass(A) (or m[{label}], m[frozenset(...)]) for the mass of a subset in "
+                "every row."
+            )
         return self._scalar(self._storage.mass_of(self._mask(subset)))
 
     def mass(self, subset: Any) -> float | np.ndarray:
@@ -861,7 +880,7 @@ class MassFunction:
         float or ndarray
             One value per mass function of the batch (a float when unbatched).
         """
-        return self[subset]
+        return self._scalar(self._storage.mass_of(self._mask(subset)))
 
     def bel(self, subset: Any) -> float | np.ndarray:
         """Belief ``bel(A) = sum of m(B) over non-empty B included in A``.

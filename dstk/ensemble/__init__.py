@@ -14,14 +14,16 @@ sklearn_leaf_counts
     Leaf class counts of a fitted scikit-learn RandomForest / ExtraTrees.
 """
 
-from dstk.ensemble._combiners import (
-    COMBINERS,
-    combine_leaves,
-    combine_leaves_proba,
-    combine_leaves_to_mass,
-)
-from dstk.ensemble._random_trees import RandomDecisionTreesClassifier
-from dstk.ensemble._sklearn_leaves import sklearn_leaf_counts
+from dstk._lazy import lazy_exports
+
+_LAZY = {
+    "RandomDecisionTreesClassifier": "dstk.ensemble._random_trees",
+    "combine_leaves": "dstk.ensemble._combiners",
+    "combine_leaves_proba": "dstk.ensemble._combiners",
+    "combine_leaves_to_mass": "dstk.ensemble._combiners",
+    "COMBINERS": "dstk.ensemble._combiners",
+    "sklearn_leaf_counts": "dstk.ensemble._sklearn_leaves",
+}
 
 __all__ = [
     "RandomDecisionTreesClassifier",
@@ -31,3 +33,5 @@ __all__ = [
     "COMBINERS",
     "sklearn_leaf_counts",
 ]
+
+__getattr__, __dir__ = lazy_exports(__name__, _LAZY)

@@ -12,22 +12,27 @@
   combination (``predict_mass``).
 """
 
-from ._calibrator import MulticlassCalibrator
-from ._codes import (
-    all_pairs_code,
-    check_code_matrix,
-    complete_code,
-    complete_code_size,
-    make_code,
-    one_vs_rest_code,
-    sparse_code_size,
-    sparse_code_success_probability,
-    sparse_column_validity_probability,
-    sparse_random_code,
-)
-from ._coupling import CouplingResult, couple_probabilities
-from ._dirichlet import DirichletCalibrator, combine_task_probabilities
-from ._tasks import CodeMatrixClassifier, binary_tasks
+from dstk._lazy import lazy_exports
+
+_LAZY = {
+    "MulticlassCalibrator": "dstk.multiclass._calibrator",
+    "all_pairs_code": "dstk.multiclass._codes",
+    "check_code_matrix": "dstk.multiclass._codes",
+    "complete_code": "dstk.multiclass._codes",
+    "complete_code_size": "dstk.multiclass._codes",
+    "make_code": "dstk.multiclass._codes",
+    "one_vs_rest_code": "dstk.multiclass._codes",
+    "sparse_code_size": "dstk.multiclass._codes",
+    "sparse_code_success_probability": "dstk.multiclass._codes",
+    "sparse_column_validity_probability": "dstk.multiclass._codes",
+    "sparse_random_code": "dstk.multiclass._codes",
+    "CouplingResult": "dstk.multiclass._coupling",
+    "couple_probabilities": "dstk.multiclass._coupling",
+    "DirichletCalibrator": "dstk.multiclass._dirichlet",
+    "combine_task_probabilities": "dstk.multiclass._dirichlet",
+    "CodeMatrixClassifier": "dstk.multiclass._tasks",
+    "binary_tasks": "dstk.multiclass._tasks",
+}
 
 __all__ = [
     "CodeMatrixClassifier",
@@ -48,3 +53,5 @@ __all__ = [
     "sparse_column_validity_probability",
     "sparse_random_code",
 ]
+
+__getattr__, __dir__ = lazy_exports(__name__, _LAZY)

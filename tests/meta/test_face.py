@@ -146,3 +146,30 @@ def test_docs_extra_covers_what_the_docs_build_imports():
             if name in DISTRIBUTIONS and DISTRIBUTIONS[name] not in provided:
                 missing.setdefault(DISTRIBUTIONS[name], []).append(path.name)
     assert not missing, f"the docs extra lacks what the executed notebooks import: {missing}"
+
+
+def test_estimators_inherit_scikit_learns_base():
+    sklearn_base = pytest.importorskip("sklearn.base")
+    import inspect as inspect_module
+
+    import dstk.calibration
+    import dstk.calibration.probabilistic
+    import dstk.classifiers
+    import dstk.ensemble
+    import dstk.multiclass
+
+    estimators = []
+    for package in (
+        dstk.calibration,
+        dstk.calibration.probabilistic,
+        dstk.classifiers,
+        dstk.ensemble,
+        dstk.multiclass,
+    ):
+        for name in package.__all__:
+            obj = getattr(package, name)
+            if inspect_module.isclass(obj) and hasattr(obj, "fit") and hasattr(obj, "get_params"):
+                estimators.append(obj)
+    assert len(estimators) >= 9
+    outside = [cls.__name__ for cls in estimators if not issubclass(cls, sklearn_base.BaseEstimator)]
+    assert not outside, f"estimators that do not inherit sklearn.base.BaseEstimator: {outside}"

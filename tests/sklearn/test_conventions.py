@@ -49,7 +49,7 @@ def test_import_dstk_imports_no_optional_dependency():
         """
         import sys
         import dstk, dstk.calibration, dstk.multiclass, dstk.ensemble, dstk.core, dstk.evidence, dstk.exceptions
-        import dstk._progress, dstk._estimator
+        import dstk._progress
         loaded = sorted({name.split('.')[0] for name in sys.modules} & {'sklearn', 'pandas', 'tqdm', 'skops'})
         print(loaded)
         """
