@@ -39,7 +39,7 @@ extensions = [
 
 templates_path = ["_templates"]
 exclude_patterns = ["_build", "**.ipynb_checkpoints", "dev"]  # dev/: notes for maintainers, not pages
-source_suffix = {".rst": "restructuredtext", ".ipynb": "myst-nb"}
+source_suffix = {".rst": "restructuredtext", ".ipynb": "myst-nb", ".md": "myst-nb"}
 root_doc = "index"
 default_role = "literal"
 
@@ -84,6 +84,14 @@ html_theme_options = {
     "secondary_sidebar_items": ["page-toc"],
     "footer_start": ["copyright"],
     "footer_end": [],
+    "icon_links": [
+        {
+            "name": "Source on GitHub",
+            "url": "https://github.com/dstk-belief/dstk-belief",
+            "icon": "fa-brands fa-github",
+        },
+        {"name": "Package index", "url": "https://pypi.org/project/dstk-belief", "icon": "fa-solid fa-box"},
+    ],
 }
 html_sidebars = {"**": ["sidebar-nav-bs"]}
 
@@ -227,5 +235,13 @@ def _add_cross_links(app, what, name, obj, options, lines):
         lines.append("")
 
 
+def _skip_scikit_learn_members(app, what, name, obj, skip, options):
+    """Leave out what scikit-learn's base class adds (``set_fit_request`` and the other routing methods)."""
+    if str(getattr(obj, "__module__", "") or "").startswith("sklearn."):
+        return True
+    return None
+
+
 def setup(app):
     app.connect("autodoc-process-docstring", _add_cross_links, priority=900)
+    app.connect("autodoc-skip-member", _skip_scikit_learn_members)

@@ -78,8 +78,12 @@ def progress(
     previous_level = logger.level
     if logger.getEffectiveLevel() > logging.INFO:
         logger.setLevel(logging.INFO)
-    bar = tqdm(total=total, desc=description, leave=False, file=sys.stderr) if tqdm is not None else None
+    # the bar is drawn before the first step runs (it may compile kernels: the longest wait) and stays
+    bar = tqdm(total=total, desc=description, leave=True, file=sys.stderr) if tqdm is not None else None
     start = time.perf_counter()
+    logger.info(
+        "%s: 0%s (the first step may compile numba kernels)", description, f"/{total}" if total else ""
+    )
     count = 0
     try:
         for item in iterable:

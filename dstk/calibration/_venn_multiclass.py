@@ -215,9 +215,15 @@ class VennMulticlassClassifier(MetaEstimatorMixin, MassClassifierMixin, BaseEsti
 
     def _problem_scores(self, P):
         if self.decomposition == "one_vs_rest":
-            return _log_odds(P, 1.0 - P)
-        i, j = self.pairs_[:, 0], self.pairs_[:, 1]
-        return _log_odds(P[:, i], P[:, j])
+            scores = _log_odds(P, 1.0 - P)
+        else:
+            i, j = self.pairs_[:, 0], self.pairs_[:, 1]
+            scores = _log_odds(P[:, i], P[:, j])
+        # A Venn predictor jumps where a test score passes a calibration score, and the wrapped
+        # estimator's probabilities of one sample may differ by an ulp with the batch it is computed
+        # in (BLAS blocking): scores equal to 12 decimals are one score, so a prediction does not
+        # depend on the other samples of the batch.
+        return np.round(scores, 12)
 
     def __sklearn_tags__(self):
         """scikit-learn tags: sparse input when the wrapped estimator (default LogisticRegression) takes it."""

@@ -70,10 +70,10 @@ def _infer_frame(keys):
         raise FrameError("Cannot infer a frame: the mapping names no label. Pass frame=...")
     one_character = {lab for lab in labels if isinstance(lab, str) and len(lab) == 1}
     for key in keys:
-        if isinstance(key, str) and "," not in key and len(key) > 1 and set(key) <= one_character:
+        if isinstance(key, str) and "," not in key and len(key) > 1 and one_character:
             raise FrameError(
                 f"The key {key!r} is ambiguous without a frame: it could be the label {key!r} or the set "
-                f"{{{', '.join(key)}}} of the one-character labels beside it. Write "
+                f"{{{', '.join(key)}}} of one-character labels, as the keys beside it are. Write "
                 f"{','.join(key)!r} for the set, or pass frame=[...] naming the labels."
             )
     try:

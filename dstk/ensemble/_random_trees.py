@@ -706,27 +706,21 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
         else:
             seeds = rng.randint(0, np.iinfo(np.int32).max, size=(n_estimators, 2)).astype(np.uint64)
             seeds = (seeds[:, 0] << np.uint64(31)) ^ seeds[:, 1]
-            builder.add(grow(seeds[0]))  # compiles (once) in this thread
             threads = min(_threads_for(self.n_jobs, n_train * n_estimators), n_estimators)
-            description = "trees grown"
-            if threads > 1 and n_estimators > 1:
-                with ThreadPoolExecutor(max_workers=threads) as pool:
-                    # the trees are taken in order as they come (each tree's counts are freed once numbered)
-                    for grown in progress(
-                        pool.map(grow, seeds[1:]),
-                        total=n_estimators - 1,
-                        verbose=self.verbose,
-                        description=description,
-                    ):
-                        builder.add(grown)
-            else:
-                for grown in progress(
-                    (grow(s) for s in seeds[1:]),
-                    total=n_estimators - 1,
-                    verbose=self.verbose,
-                    description=description,
-                ):
-                    builder.add(grown)
+
+            def grown_trees():
+                yield grow(seeds[0])  # compiles (once, on a cold cache) in this thread
+                if threads > 1 and n_estimators > 1:
+                    with ThreadPoolExecutor(max_workers=threads) as pool:
+                        # the trees are taken in order as they come (each tree's counts are freed once numbered)
+                        yield from pool.map(grow, seeds[1:])
+                else:
+                    yield from (grow(s) for s in seeds[1:])
+
+            for grown in progress(
+                grown_trees(), total=n_estimators, verbose=self.verbose, description="trees grown"
+            ):
+                builder.add(grown)
         grown = None
         # the growing state is freed before the forest is assembled
         feature_min = feature_max = row_hash = None

@@ -71,17 +71,47 @@ def check_unit_interval(values: ArrayLike, name: str) -> np.ndarray:
     return np.clip(arr, 0.0, 1.0)
 
 
-def legend_below(ax, ncol=3, fontsize=8):
-    """Put the legend under the axes (below the x label) so that it never hides data."""
-    handles, labels = ax.get_legend_handles_labels()
+def legend_below(ax, handles=None, labels=None, *, ncol=3, fontsize=8):
+    """Put the legend in a band reserved above the data, inside the axes, so that it never hides data.
+
+    The legend takes at most ``ncol`` columns, fewer where it would be wider
+    than the axes; the upper y limit then grows by the height of its rows,
+    and the y ticks stay those of the data's range.  The legend lies inside
+    the axes, so every layout engine (``tight_layout``, constrained layout,
+    none) keeps it in the figure; a legend hung below the axes is cut or
+    overlaps the x label under ``tight_layout``.
+    """
+    if handles is None:
+        handles, labels = ax.get_legend_handles_labels()
     if not handles:
         return None
-    return ax.legend(
-        handles,
-        labels,
-        loc="upper center",
-        bbox_to_anchor=(0.5, -0.13),
-        ncol=min(ncol, len(handles)),
-        fontsize=fontsize,
-        frameon=False,
-    )
+    options = {
+        "loc": "upper center",
+        "fontsize": fontsize,
+        "frameon": False,
+        "borderaxespad": 0.2,
+        "handlelength": 1.5,
+        "columnspacing": 1.2,
+    }
+    try:
+        renderer = ax.figure.canvas.get_renderer()
+    except AttributeError:  # pragma: no cover - backends without a renderer before drawing
+        renderer = None
+    axes_box = ax.get_window_extent(renderer) if renderer is not None else None
+    legend: Any = None
+    for columns in range(min(ncol, len(handles)), 0, -1):
+        if legend is not None:
+            legend.remove()
+        legend = ax.legend(handles, labels, ncol=columns, **options)
+        if axes_box is None or legend.get_window_extent(renderer).width <= axes_box.width:
+            break
+    if axes_box is not None and axes_box.height > 0:
+        share = legend.get_window_extent(renderer).height / axes_box.height + 0.03
+    else:  # pragma: no cover
+        share = 0.025 + 0.075 * -(-len(handles) // legend._ncols) * fontsize / 8
+    share = min(share, 0.6)
+    bottom, top = ax.get_ylim()
+    ticks = [t for t in ax.get_yticks() if min(bottom, top) - 1e-12 <= t <= max(bottom, top) + 1e-12]
+    ax.set_ylim(bottom, top + (top - bottom) * share / (1.0 - share))
+    ax.set_yticks(ticks)
+    return legend

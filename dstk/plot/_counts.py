@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from matplotlib.lines import Line2D
 
-from ._base import get_axes, model_color
+from ._base import get_axes, legend_below, model_color
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -159,7 +159,5 @@ def plot_count_models(
     ax.set_ylabel("Bel({1}) and Pl({1})")
     ax.set_title(title if title is not None else default_title, fontsize=10)
     ax.grid(True, color="0.92")
-    ax.legend(
-        handles=handles, loc="upper center", bbox_to_anchor=(0.5, -0.13), ncol=3, fontsize=8, frameon=False
-    )
+    legend_below(ax, handles, [handle.get_label() for handle in handles], ncol=3)
     return ax

@@ -437,21 +437,13 @@ def plot_predictive_contour(
     )
     ax.plot(tau, values, color="black", linewidth=1.6, label=curve_name)
     ax.axvline(tau_hat, color="0.25", linestyle=":", linewidth=1)
-    ax.text(tau_hat, 1.015, rf"$\hat\tau$ = {tau_hat:.3f}", ha="center", va="bottom", fontsize=8)
+    ax.text(tau_hat, 0.015, rf" $\hat\tau$ = {tau_hat:.3f}", ha="left", va="bottom", fontsize=8, color="0.25")
     ax.set_xlim(0.0, 1.0)
     ax.set_ylim(0.0, 1.0)
     ax.set_xlabel(r"$\tau$ = probability of class 1")
     ax.set_ylabel("contour function (plausibility)")
-    ax.set_title(title if title is not None else "Predictive mass function as areas", fontsize=10, pad=16)
+    ax.set_title(title if title is not None else "Predictive mass function as areas", fontsize=10)
     handles, labels = ax.get_legend_handles_labels()
     order = [3, 1, 2, 0]
-    ax.legend(
-        [handles[i] for i in order],
-        [labels[i] for i in order],
-        loc="upper center",
-        bbox_to_anchor=(0.5, -0.13),
-        ncol=2,
-        fontsize=8,
-        frameon=False,
-    )
+    legend_below(ax, [handles[i] for i in order], [labels[i] for i in order], ncol=2)
     return ax

@@ -179,3 +179,21 @@ def test_score_and_feature_checks(wine):
     assert clf.score(X_test, y_test) == np.mean(clf.predict(X_test) == y_test)
     with pytest.raises(ValueError, match="features"):
         clf.predict_mass(X_test[:, :5])
+
+
+def test_predictions_do_not_depend_on_the_rest_of_the_batch():
+    """Test scores tied with calibration scores up to an ulp of the base estimator's BLAS: one sample's
+    prediction is the same alone and in a batch (scikit-learn's check_methods_subset_invariance data)."""
+    from sklearn.linear_model import LogisticRegression
+
+    from dstk.calibration import VennMulticlassClassifier
+
+    rng = np.random.RandomState(0)
+    X = 3 * rng.uniform(size=(20, 3))
+    y = X[:, 0].astype(int)
+    for decomposition in ("one_vs_rest", "pairwise"):
+        model = VennMulticlassClassifier(LogisticRegression(), decomposition=decomposition, random_state=1)
+        model.fit(X, y)
+        whole = model.predict_proba(X)
+        alone = np.concatenate([model.predict_proba(X[i : i + 1]) for i in range(len(X))])
+        np.testing.assert_array_equal(whole, alone)

@@ -637,3 +637,23 @@ def test_two_class_combiners_are_refused_at_fit_for_more_classes(options):
     with pytest.raises(ValueError, match="two classes"):
         RandomDecisionTreesClassifier(4, random_state=0, **options).fit(X, y)
     RandomDecisionTreesClassifier(4, random_state=0, **options).fit(X, y % 2)  # two classes: fine
+
+
+def test_verbose_counts_every_tree_from_the_first(caplog, capsys):
+    """The bar starts before the first tree (which may compile the kernels), counts n_estimators and stays."""
+    import logging
+
+    from sklearn.datasets import load_breast_cancer
+
+    from dstk.ensemble import RandomDecisionTreesClassifier
+
+    X, y = load_breast_cancer(return_X_y=True)
+    for n_jobs in (1, 2):
+        caplog.clear()
+        with caplog.at_level(logging.INFO, logger="dstk"):
+            RandomDecisionTreesClassifier(n_estimators=12, verbose=1, n_jobs=n_jobs, random_state=0).fit(X, y)
+        messages = [record.getMessage() for record in caplog.records if record.name == "dstk"]
+        assert messages[0].startswith("trees grown: 0/12"), messages[0]
+        assert [m.split(" (")[0] for m in messages[1:]] == [f"trees grown {i}/12 done" for i in range(1, 13)]
+        err = capsys.readouterr().err
+        assert "12/12" in err  # the tqdm bar is left on screen at the end

@@ -73,3 +73,26 @@ def test_sphinx_build_has_no_warnings(tmp_path):
     for name in GUIDE_PAGES_WITH_FIGURES:
         page = html / "guide" / f"{name}.html"
         assert count_images(page) >= 1, f"guide page {name} shows no figure"
+
+    # the site's front: a landing page with a figure, installation, getting started, changelog
+    assert count_images(html / "index.html") >= 1, "the landing page shows no figure"
+    for page in ("install", "changelog", "getting_started/index"):
+        assert (html / f"{page}.html").exists(), f"the docs site has no {page} page"
+    for page in (DOCS / "getting_started").glob("*.rst"):
+        if page.stem != "index":
+            assert count_images(html / "getting_started" / f"{page.stem}.html") >= 1, page.stem
+    assert "0.3.0" in (html / "changelog.html").read_text(encoding="utf-8")
+    # every plot function's API page shows its figure
+    import dstk.plot
+
+    plot_functions = list(dstk.plot.__all__)
+    assert plot_functions
+    without = [
+        name
+        for name in plot_functions
+        if count_images(html / "api" / "generated" / f"dstk.plot.{name}.html") == 0
+    ]
+    assert not without, f"dstk.plot API pages without a figure: {without}"
+    # API pages link the notebooks that use the name
+    combine_page = (html / "api" / "generated" / "dstk.core.combine.html").read_text(encoding="utf-8")
+    assert "Examples using this" in combine_page

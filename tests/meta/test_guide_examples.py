@@ -1,17 +1,22 @@
-"""The ``>>>`` examples of the user guide (docs/guide/*.rst) run as doctests."""
+"""The ``>>>`` examples of the user guide, the getting-started pages and the installation page run as doctests."""
 
 import doctest
 from pathlib import Path
 
 import pytest
 
-GUIDE = Path(__file__).resolve().parents[2] / "docs" / "guide"
-PAGES = sorted(GUIDE.glob("*.rst"))
+DOCS = Path(__file__).resolve().parents[2] / "docs"
+GUIDE = DOCS / "guide"
+PAGES = (
+    sorted(GUIDE.glob("*.rst")) + sorted((DOCS / "getting_started").glob("*.rst")) + [DOCS / "install.rst"]
+)
 NEEDS = {
     "ensembles.rst": "sklearn",
     "classifiers.rst": "sklearn",
     "sklearn.rst": "pandas",
     "persistence.rst": "skops",
+    "combining_classifiers.rst": "sklearn",
+    "exploring_belief.rst": "matplotlib",
 }
 
 
