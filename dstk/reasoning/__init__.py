@@ -1,11 +1,19 @@
 """Reasoning: belief functions over several variables and on the real line.
 
+* :class:`GaussianRandomFuzzyNumber`: Gaussian random fuzzy numbers, belief
+  functions on the real line (Denoeux 2023), and :func:`combine_grfn`, their
+  combination by the product-intersection rule.
+
 Submodules are imported lazily so that ``import dstk.reasoning`` stays cheap.
 """
 
 from dstk._lazy import lazy_exports
 
-_LAZY: dict[str, str] = {}
+_LAZY: dict[str, str] = {
+    # Gaussian random fuzzy numbers on the real line
+    "GaussianRandomFuzzyNumber": "dstk.reasoning._grfn",
+    "combine_grfn": "dstk.reasoning._grfn",
+}
 
 __all__ = sorted(_LAZY)
 

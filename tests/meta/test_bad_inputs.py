@@ -141,6 +141,13 @@ def _evidence():
     }
 
 
+def _reasoning():
+    r = importlib.import_module("dstk.reasoning")
+    number = r.GaussianRandomFuzzyNumber(0.0, 1.0, 1.0)
+    # numbers are objects, not arrays: tests/reasoning/test_grfn.py checks what is not a number
+    return {"combine_grfn": (r.combine_grfn, {"numbers": [number, number]}, {})}
+
+
 def _calibration():
     c = importlib.import_module("dstk.calibration")
     return {
@@ -284,6 +291,7 @@ def function_recipes():
     for module, build in [
         ("dstk.core", _core),
         ("dstk.evidence", _evidence),
+        ("dstk.reasoning", _reasoning),
         ("dstk.calibration", _calibration),
         ("dstk.multiclass", _multiclass),
         ("dstk.ensemble", _ensemble),
