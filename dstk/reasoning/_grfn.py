@@ -75,10 +75,8 @@ class GaussianRandomFuzzyNumber:
     std : array_like of float
         Standard deviation ``sigma >= 0`` of the random mode.
     precision : array_like of float
-        Precision ``h >= 0`` of the Gaussian fuzzy number.
-
-    The three arrays broadcast to the batch shape :attr:`shape`; every method broadcasts its arguments
-    against it.
+        Precision ``h >= 0`` of the Gaussian fuzzy number.  The three arrays broadcast to the batch
+        shape :attr:`shape`; every method broadcasts its arguments against it.
 
     Attributes
     ----------
@@ -112,7 +110,7 @@ class GaussianRandomFuzzyNumber:
     >>> from dstk.reasoning import GaussianRandomFuzzyNumber
     >>> number = GaussianRandomFuzzyNumber(2.0, 1.0, 2.0)
     >>> round(float(number.pl(1.0, 2.0)), 6), round(float(number.bel(1.0, 2.0)), 6)
-    (0.746619, 0.02701)
+    (0.746619, 0.027001)
     """
 
     def __init__(self, mean: ArrayLike, std: ArrayLike, precision: ArrayLike) -> None:
@@ -415,6 +413,17 @@ def combine_grfn(
     evreg's ``combination_GRFN`` agrees when both ``sigma_i > 0``; its branch for one ``sigma_i = 0``
     does not (it uses the reweighted variance where the prior one belongs).  Two vacuous numbers
     (``h_1 = h_2 = 0``) combine to a vacuous number with the mode of the first.
+
+    Examples
+    --------
+    >>> from dstk.reasoning import GaussianRandomFuzzyNumber, combine_grfn
+    >>> combined, conflict = combine_grfn(
+    ...     [GaussianRandomFuzzyNumber(1.0, 1.0, 2.0), GaussianRandomFuzzyNumber(2.0, 2.0, 3.0)]
+    ... )
+    >>> combined
+    GaussianRandomFuzzyNumber(mean=1.25714, std=0.956183, precision=5)
+    >>> round(float(conflict), 6)
+    0.653083
     """
     normalization = check_option(normalization, "normalization", NORMALIZATIONS)
     items = list(numbers) if not isinstance(numbers, GaussianRandomFuzzyNumber) else [numbers]
