@@ -1,0 +1,116 @@
+"""Timing that holds on a shared machine: interleaved rounds, CPU time next to wall time, threads pinned.
+
+Every comparison script of ``benchmarks/`` can use the three pieces here:
+
+* :func:`pinned_threads` limits BLAS / OpenMP (threadpoolctl), numba and torch to one thread on both
+  sides, unless a row is about threads;
+* :func:`interleaved` times the callables in turn (A, B, A, B, ...) and records, per round, the process
+  CPU time and the wall time of one call (calls shorter than 2 ms are repeated within the round);
+* :func:`ratio` summarises the per-round ratio anchor / dstk as a median with its IQR and range, for the
+  CPU time (the figure to quote: under load the wall time measures the load) and the wall time;
+* :func:`environment` gives the lines that a results file records: date, command, machine, load at the
+  start and the end, versions and the BLAS in use.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import platform
+import sys
+import time
+from collections.abc import Callable
+from datetime import datetime, timezone
+
+import numpy as np
+
+
+@contextlib.contextmanager
+def pinned_threads(n_threads: int = 1):
+    """Limit BLAS / OpenMP, numba and torch (when imported) to ``n_threads`` inside the block."""
+    from threadpoolctl import threadpool_limits
+
+    previous_numba = None
+    try:
+        import numba
+
+        previous_numba = numba.get_num_threads()
+        numba.set_num_threads(min(n_threads, numba.config.NUMBA_NUM_THREADS))
+    except ImportError:  # pragma: no cover
+        numba = None
+    torch = sys.modules.get("torch")
+    previous_torch = torch.get_num_threads() if torch is not None else None
+    if torch is not None:
+        torch.set_num_threads(n_threads)
+    try:
+        with threadpool_limits(limits=n_threads):
+            yield
+    finally:
+        if numba is not None and previous_numba is not None:
+            numba.set_num_threads(previous_numba)
+        if torch is not None and previous_torch is not None:
+            torch.set_num_threads(previous_torch)
+
+
+def interleaved(functions: dict[str, Callable[[], object]], rounds: int) -> dict[str, dict[str, np.ndarray]]:
+    """``{name: {"cpu": seconds per call, "wall": seconds per call}}``, one value per round.
+
+    One untimed call of each callable first (compiles, fills caches); then each round times every
+    callable once, in the order given (a call shorter than 2 ms is repeated to fill 2 ms).
+    """
+    repeats = {}
+    for name, function in functions.items():
+        function()
+        start = time.perf_counter()
+        function()
+        repeats[name] = max(1, int(0.002 / max(time.perf_counter() - start, 1e-7)))
+    out = {name: {"cpu": [], "wall": []} for name in functions}
+    for _ in range(rounds):
+        for name, function in functions.items():
+            number = repeats[name]
+            cpu0, wall0 = time.process_time(), time.perf_counter()
+            for _ in range(number):
+                function()
+            out[name]["cpu"].append((time.process_time() - cpu0) / number)
+            out[name]["wall"].append((time.perf_counter() - wall0) / number)
+    return {name: {kind: np.array(values) for kind, values in times.items()} for name, times in out.items()}
+
+
+def ratio(numerator: np.ndarray, denominator: np.ndarray) -> tuple[float, str]:
+    """Median of the per-round ratio with its IQR and range, as a number and as text."""
+    values = np.asarray(numerator) / np.asarray(denominator)
+    q1, median, q3 = np.percentile(values, [25, 50, 75])
+    return float(
+        median
+    ), f"{median:.2f}× (IQR {q1:.2f}–{q3:.2f}, range {values.min():.2f}–{values.max():.2f})"
+
+
+def seconds(value: float) -> str:
+    """A duration with a unit that keeps three significant digits."""
+    if value < 1e-3:
+        return f"{value * 1e6:.3g} µs"
+    if value < 1.0:
+        return f"{value * 1e3:.3g} ms"
+    return f"{value:.3g} s"
+
+
+def environment(argv: list[str] | None = None) -> list[str]:
+    """Lines describing the run: date, command, machine, load average, versions, BLAS."""
+    lines = [
+        f"- date: {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC",
+        f"- command: `python {' '.join(argv if argv is not None else sys.argv)}`",
+        f"- machine: {platform.processor() or platform.machine()}, {os.cpu_count()} logical cores",
+        f"- load average at start: {', '.join(f'{x:.2f}' for x in os.getloadavg())}",
+        f"- Python {platform.python_version()}, numpy {np.__version__}",
+    ]
+    for module in ("scipy", "numba", "sklearn", "torch", "torchbelief"):
+        if module in sys.modules:
+            lines[-1] += f", {module} {getattr(sys.modules[module], '__version__', '?')}"
+    try:
+        from threadpoolctl import threadpool_info
+
+        blas = [f"{info['internal_api']} {info.get('version')}" for info in threadpool_info()]
+        lines.append(f"- thread pools: {', '.join(blas) or 'none'}; pinned to 1 thread unless a row says")
+    except ImportError:  # pragma: no cover
+        pass
+    return lines
