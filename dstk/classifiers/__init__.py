@@ -3,7 +3,7 @@
 Public names
 ------------
 EvidentialKNNClassifier, EvidentialNeuralNetworkClassifier, logistic_evidence,
-ContextualDiscountingCombiner.
+ContextualDiscountingCombiner, EvidentialRegressor.
 
 The estimators need scikit-learn (neighbour search, k-means, input checks); ``import dstk`` does not
 import it.
@@ -13,10 +13,12 @@ from ._combiner import ContextualDiscountingCombiner
 from ._knn import EvidentialKNNClassifier
 from ._logistic import logistic_evidence
 from ._neural import EvidentialNeuralNetworkClassifier
+from ._regression import EvidentialRegressor
 
 __all__ = [
     "ContextualDiscountingCombiner",
     "EvidentialKNNClassifier",
     "EvidentialNeuralNetworkClassifier",
+    "EvidentialRegressor",
     "logistic_evidence",
 ]

@@ -540,6 +540,12 @@ def _estimators():
         "RandomDecisionTreesClassifier": _features(
             lambda: en.RandomDecisionTreesClassifier(n_estimators=3, random_state=0)
         ),
+        "EvidentialRegressor": (
+            "features",
+            lambda: cl.EvidentialRegressor(n_prototypes=2, max_iter=20, random_state=0),
+            X3,
+            Y3.astype(float),
+        ),
     }
 
 
@@ -559,6 +565,7 @@ ESTIMATOR_SKIP = {
     ("ConformalBeliefClassifier", "X", "sparse"): "sparse X is supported (passed to the base estimator)",
     ("VennMulticlassClassifier", "X", "sparse"): "sparse X is supported (passed to the base estimator)",
     ("CodeMatrixClassifier", "X", "sparse"): "sparse X is supported (passed to the base estimator)",
+    ("EvidentialRegressor", "y", "one_class"): "a constant target is a valid regression (its GRFN is fitted)",
 }
 
 
@@ -613,7 +620,12 @@ def _estimator_cases():
             )
             yield pytest.param(name, "fit", "X", kind, id=f"{name}-fit-X-{kind}", marks=marks)
         for kind in ["none", "complex", "mismatched", "one_class"]:
-            yield pytest.param(name, "fit", "y", kind, id=f"{name}-fit-y-{kind}")
+            marks = (
+                [pytest.mark.skip(reason=ESTIMATOR_SKIP[(name, "y", kind)])]
+                if (name, "y", kind) in ESTIMATOR_SKIP
+                else []
+            )
+            yield pytest.param(name, "fit", "y", kind, id=f"{name}-fit-y-{kind}", marks=marks)
         for kind in ["nan", "strings", "none", "wrong_columns"]:
             if inputs == "scores" and kind == "wrong_columns":
                 continue

@@ -18,6 +18,7 @@ def x_estimators():
         ContextualDiscountingCombiner,
         EvidentialKNNClassifier,
         EvidentialNeuralNetworkClassifier,
+        EvidentialRegressor,
     )
     from dstk.ensemble import RandomDecisionTreesClassifier
     from dstk.multiclass import CodeMatrixClassifier
@@ -30,6 +31,7 @@ def x_estimators():
         EvidentialKNNClassifier(n_neighbors=3),
         EvidentialKNNClassifier(n_neighbors=3, discounting="contextual"),
         EvidentialNeuralNetworkClassifier(n_prototypes=3, max_iter=30, random_state=0),
+        EvidentialRegressor(n_prototypes=5, max_iter=200, random_state=0),
         ContextualDiscountingCombiner([LogisticRegression(), GaussianNB()], random_state=0),
         ConformalBeliefClassifier(LogisticRegression(), random_state=0),
         VennMulticlassClassifier(LogisticRegression(), random_state=0),
@@ -47,6 +49,12 @@ EXPECTED_FAILED_CHECKS = {
         ),
     },
     "EvidentialNeuralNetworkClassifier": {
+        "check_sample_weight_equivalence_on_dense_data": (
+            "k-means++ draws its seeds from the samples, so weighted and repeated samples start the "
+            "non-convex training from different prototypes"
+        ),
+    },
+    "EvidentialRegressor": {
         "check_sample_weight_equivalence_on_dense_data": (
             "k-means++ draws its seeds from the samples, so weighted and repeated samples start the "
             "non-convex training from different prototypes"
