@@ -105,11 +105,13 @@ class EvidentialRegressor(BaseEstimator):
 
     Examples
     --------
-    >>> from sklearn.datasets import make_friedman1
+    >>> import numpy as np
     >>> from dstk.classifiers import EvidentialRegressor
-    >>> X, y = make_friedman1(n_samples=300, noise=1.0, random_state=0)
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.uniform(-3, 3, size=(300, 1))
+    >>> y = np.sin(X[:, 0]) + 0.1 * rng.normal(size=300)
     >>> model = EvidentialRegressor(n_prototypes=10, random_state=0).fit(X, y)
-    >>> bool(model.score(X, y) > 0.8)
+    >>> bool(model.score(X, y) > 0.95)
     True
     >>> lower, upper = model.predict_interval(X[:2], level=0.9)
     """
