@@ -14,6 +14,9 @@ and returns the matplotlib Axes it drew on.
 * :mod:`dstk.plot._calibration`: :func:`plot_calibration_curves` (Figs. 1, 5, 7).
 * :mod:`dstk.plot._diagnostics`: :func:`reliability_diagram` (bins with [Bel, Pl]
   bands from :func:`dstk.metrics.reliability_bands`, histograms, class-wise panels).
+* :mod:`dstk.plot._grfn`: :func:`plot_grfn_contour`, :func:`plot_grfn_intervals` (Bel/Pl of
+  ``[mu - r, mu + r]``) and :func:`plot_grfn_cumulative` (lower/upper CDFs) of a Gaussian random fuzzy
+  number (:class:`dstk.reasoning.GaussianRandomFuzzyNumber`).
 * :mod:`dstk.plot._ensemble`: :func:`plot_leaf_score_evolution` and
   :func:`plot_combiner_score_evolution` (Busch et al. 2021, Figs. 1-2).
 """
@@ -23,6 +26,7 @@ from ._calibration import plot_calibration_curves
 from ._counts import plot_count_models
 from ._diagnostics import reliability_diagram
 from ._ensemble import plot_combiner_score_evolution, plot_leaf_score_evolution, simulate_growing_leaves
+from ._grfn import plot_grfn_contour, plot_grfn_cumulative, plot_grfn_intervals
 from ._likelihood import plot_cumulative_belief, plot_logistic_contour, plot_predictive_contour
 from ._mass import plot_intervals, plot_mass, plot_ternary
 
@@ -38,4 +42,7 @@ __all__ = [
     "reliability_diagram",
     "plot_leaf_score_evolution",
     "plot_combiner_score_evolution",
+    "plot_grfn_contour",
+    "plot_grfn_intervals",
+    "plot_grfn_cumulative",
 ]
