@@ -37,6 +37,7 @@ _LAZY = {
     "plausibility_transform": "dstk.core._transforms",
     "discount": "dstk.core._transforms",
     "decide": "dstk.core._decisions",
+    "admissible_actions": "dstk.core._decisions",
     # statistical evidence
     "from_counts": "dstk.evidence._counts",
     "plausibility_degrees": "dstk.evidence._counts",

@@ -221,7 +221,8 @@ class MassClassifierMixin(ClassifierMixin):
     mixin :meth:`predict_proba` (pignistic probabilities), :meth:`predict`
     (labels by the decision criterion ``self.criterion`` when the estimator
     has that parameter, else the maximal pignistic probability),
-    :meth:`predict_interval` (belief and plausibility of the classes) and
+    :meth:`predict_interval` (belief and plausibility of the classes),
+    :meth:`predict_admissible` (the admissible classes, :func:`dstk.admissible_actions`) and
     ``score`` (mean accuracy).  Samples whose masses are NaN (the
     ``on_conflict="nan"`` policy) get NaN probabilities and bounds, and
     :meth:`predict` raises a clear error for them.
@@ -287,6 +288,63 @@ class MassClassifierMixin(ClassifierMixin):
         if missing.any():
             labels_of_largest(self.classes_, np.where(missing[:, None], np.nan, 0.0))  # raises
         return self.classes_[np.asarray(mass.decide(criterion=criterion, return_indices=True))]
+
+    def predict_admissible(
+        self,
+        X: Any,
+        *,
+        criterion: str = "interval_dominance",
+        utility: Any = None,
+        loss: Any = None,
+    ) -> np.ndarray:
+        """Set-valued predictions: the classes that a partial order leaves admissible.
+
+        Parameters
+        ----------
+        X : array_like
+            Samples, as accepted by ``predict_mass``.
+        criterion : str, default "interval_dominance"
+            One of ``dstk.core.ADMISSIBILITY_CRITERIA``: ``"interval_dominance"``,
+            ``"maximality"``, ``"e_admissibility"``, ``"strong_dominance"`` or
+            ``"weak_dominance"`` (see :func:`dstk.admissible_actions`).
+        utility, loss : array_like of shape (n_classes, n_classes), optional
+            ``utility[i, j]``: the utility of predicting ``classes_[i]`` when
+            the truth is ``classes_[j]`` (or the loss, minus the utility);
+            0-1 utility by default.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,), dtype object
+            One frozenset of labels from ``classes_`` per sample; never empty.
+
+        Raises
+        ------
+        ValueError
+            An unknown criterion, a utility or loss matrix that is not
+            ``(n_classes, n_classes)``, or samples whose masses are NaN
+            (``on_conflict="nan"``), which have no prediction.
+
+        References
+        ----------
+        M. C. M. Troffaes (2007). Decision making under uncertainty using
+        imprecise probabilities. IJAR 45, 17-29.
+        """
+        mass = self.predict_mass(X)  # type: ignore[attr-defined]
+        k = len(self.classes_)
+        for name, matrix in (("utility", utility), ("loss", loss)):
+            if matrix is not None and np.shape(matrix) != (k, k):
+                raise ValueError(
+                    f"`{name}` must be a square matrix over the classes, of shape ({k}, {k}) "
+                    f"(row: the predicted class, column: the true class); got shape {np.shape(matrix)}."
+                )
+        missing = np.isnan(mass.to_array("m")).any(axis=-1)
+        if missing.any():
+            labels_of_largest(self.classes_, np.where(missing[:, None], np.nan, 0.0))  # raises
+        masks = mass.admissible_actions(criterion, utility=utility, loss=loss)
+        out = np.empty(masks.shape[0], dtype=object)
+        for i, row in enumerate(masks):
+            out[i] = frozenset(self.classes_[row].tolist())
+        return out
 
     def predict_interval(self, X: Any) -> tuple[np.ndarray, np.ndarray]:
         """Belief and plausibility of the classes.

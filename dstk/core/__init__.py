@@ -4,14 +4,21 @@ Public names
 ------------
 Frame, MassFunction, combine, combine_with_conflict, RULES, pignistic, plausibility_transform, contour,
 discount, contextual_discount, condition, normalize, inverse_pignistic,
-consonant_from_contour, decide, lower_upper_expectations, jousselme_distance, conflict;
+consonant_from_contour, decide, admissible_actions, owa_weights, lower_upper_expectations, jousselme_distance, conflict;
 uncertainty measures: nonspecificity, aggregate_uncertainty, maximum_entropy_probability,
 jirousek_shenoy_entropy, discord, strife, shannon_entropy, uncertainty_decomposition.
 """
 
 from . import _mass
 from ._combination import RULES, combine, combine_with_conflict
-from ._decisions import decide, lower_upper_expectations
+from ._decisions import (
+    ADMISSIBILITY_CRITERIA,
+    CRITERIA,
+    admissible_actions,
+    decide,
+    lower_upper_expectations,
+    owa_weights,
+)
 from ._dense import DENSE_MAX_LABELS, MASS_TOLERANCE, MAX_DENSE_BYTES
 from ._distances import conflict, jousselme_distance
 from ._frame import Frame
@@ -51,6 +58,7 @@ _mass._OPERATIONS.update(
     condition=condition,
     normalize=normalize,
     decide=decide,
+    admissible_actions=admissible_actions,
     combine=combine,
 )
 
@@ -70,6 +78,10 @@ __all__ = [
     "inverse_pignistic",
     "consonant_from_contour",
     "decide",
+    "admissible_actions",
+    "CRITERIA",
+    "ADMISSIBILITY_CRITERIA",
+    "owa_weights",
     "lower_upper_expectations",
     "jousselme_distance",
     "conflict",

@@ -1,16 +1,47 @@
-"""Decisions from mass functions: single-valued and set-valued."""
+"""Decisions from mass functions: one chosen act (:func:`decide`) or the set of admissible acts."""
 
 from __future__ import annotations
+
+from collections.abc import Callable, Mapping
 
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._validation import as_float_array
+from .._validation import as_float_array, check_in_range, check_option
 from ._mass import MassFunction, as_mass_function
 
-__all__ = ["decide", "lower_upper_expectations", "CRITERIA"]
+__all__ = [
+    "decide",
+    "admissible_actions",
+    "lower_upper_expectations",
+    "owa_weights",
+    "CRITERIA",
+    "ADMISSIBILITY_CRITERIA",
+]
 
-CRITERIA = ("pignistic", "plausibility", "belief", "interval_dominance", "maximin", "maximax")
+#: criteria of :func:`decide` (one chosen act per mass function)
+CRITERIA = (
+    "pignistic",
+    "plausibility",
+    "belief",
+    "maximin",
+    "maximax",
+    "hurwicz",
+    "generalized_hurwicz",
+    "owa",
+)
+
+#: criteria of :func:`admissible_actions` (a set of acts per mass function)
+ADMISSIBILITY_CRITERIA = (
+    "interval_dominance",
+    "maximality",
+    "e_admissibility",
+    "strong_dominance",
+    "weak_dominance",
+)
+
+# ties: two expected utilities closer than this (times the largest |utility|, at least 1) are equal
+_TIE = 1e-9
 
 
 def _utility_matrix(n, utility, loss, required=False):
@@ -22,13 +53,39 @@ def _utility_matrix(n, utility, loss, required=False):
         return None
     name = "utility" if utility is not None else "loss"
     u = as_float_array(utility if utility is not None else loss, name)
-    if u.ndim != 2 or u.shape[1] != n:
+    if u.ndim != 2 or u.shape[1] != n or u.shape[0] == 0:
         raise ValueError(
-            f"The `{name}` matrix must have shape (n_actions, n_labels) = (?, {n}); got {u.shape}."
+            f"The `{name}` matrix must have shape (n_actions, n_labels) = (?, {n}) with at least one action; "
+            f"got {u.shape}."
         )
     if not np.all(np.isfinite(u)):
         raise ValueError(f"The `{name}` matrix contains NaN or infinite values.")
     return u if utility is not None else -u
+
+
+def _focal_sets(m):
+    """``(member (F, n) bool, masses batch_shape + (F,))`` of the normalised non-empty focal sets.
+
+    Subsets that carry no mass in any row of the batch are dropped.
+    """
+    m = m.normalize()
+    n = m.frame.n
+    focal, fm = m._storage.nonempty_focal()
+    fm = np.asarray(fm, dtype=np.float64)
+    used = np.any(fm.reshape(-1, fm.shape[-1]) != 0, axis=0) if fm.size else np.zeros(0, bool)
+    if not np.all(used):
+        focal, fm = focal[used], fm[..., used]
+    member = (
+        (np.asarray(focal, dtype=np.uint64)[:, None] >> np.arange(n, dtype=np.uint64)[None, :]) & np.uint64(1)
+    ).astype(bool)
+    return member, fm
+
+
+def _min_max(member, u):
+    """Minimum and maximum of each act's utility over each focal set: two arrays (F, n_actions)."""
+    lo = np.where(member[:, None, :], u[None, :, :], np.inf).min(axis=-1)
+    hi = np.where(member[:, None, :], u[None, :, :], -np.inf).max(axis=-1)
+    return lo, hi
 
 
 def lower_upper_expectations(m: MassFunction, utility: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
@@ -57,7 +114,9 @@ def lower_upper_expectations(m: MassFunction, utility: ArrayLike) -> tuple[np.nd
     -----
     ``E_lower(a) = sum_A m(A) min_{w in A} u(a, w)`` and
     ``E_upper(a) = sum_A m(A) max_{w in A} u(a, w)``: the Choquet integrals
-    of u(a, .) with respect to Bel and Pl (Denoeux 2019, Eqs. 13-14).
+    of u(a, .) with respect to Bel and Pl (Denoeux 2019, Eqs. 13-14), equal
+    to the minimum and maximum of the expected utility over the credal set
+    ``{p : P(A) >= Bel(A) for all A}``.
 
     References
     ----------
@@ -73,16 +132,116 @@ def lower_upper_expectations(m: MassFunction, utility: ArrayLike) -> tuple[np.nd
     ([0.6, 0.0], [1.0, 0.4])
     """
     m = as_mass_function(m, "m")
-    m = m.normalize()
-    n = m.frame.n
-    u = _utility_matrix(n, utility, None, required=True)
-    focal, fm = m._storage.nonempty_focal()
-    member = ((focal[:, None] >> np.arange(n, dtype=np.uint64)[None, :]) & np.uint64(1)).astype(bool)
-    # (F, n_actions) min/max utility over each focal set
-    big = np.where(member[:, None, :], u[None, :, :], np.inf)
-    lo = big.min(axis=-1)
-    hi = np.where(member[:, None, :], u[None, :, :], -np.inf).max(axis=-1)
+    u = _utility_matrix(m.frame.n, utility, None, required=True)
+    member, fm = _focal_sets(m)
+    lo, hi = _min_max(member, u)
     return fm @ lo, fm @ hi
+
+
+def owa_weights(cardinality: int, *, orness: float) -> np.ndarray:
+    """Maximum-entropy OWA weights of a given degree of orness (optimism).
+
+    Parameters
+    ----------
+    cardinality : int
+        Number of weights (the cardinality of a focal set).
+    orness : float in [0, 1]
+        ``sum_i (k - i) / (k - 1) w_i`` (``i = 1 .. k``, ``k = cardinality``): 1 puts all
+        weight on the best outcome (max), 0 on the worst (min), 0.5 spreads it
+        evenly (mean).
+
+    Returns
+    -------
+    ndarray of shape (cardinality,)
+        Non-negative weights summing to one, ``w[0]`` for the best outcome.
+
+    Raises
+    ------
+    ValueError
+        ``cardinality`` below 1 or ``orness`` outside [0, 1].
+
+    Notes
+    -----
+    The weights of maximal entropy ``-sum w_i log w_i`` among those with the
+    given orness (O'Hagan's problem) are geometric, ``w_i proportional to
+    x**(k - i)`` (Fuller and Majlender 2001, Eq. 2); ``x`` is found by
+    root finding.  Yager (1992) uses them, one vector per focal-set
+    cardinality, in the OWA decision criterion (Denoeux 2019, Sec. 4.1).
+
+    References
+    ----------
+    R. Fuller and P. Majlender (2001). An analytic approach for obtaining
+    maximal entropy OWA operator weights. Fuzzy Sets and Systems 124, 53-57.
+
+    R. R. Yager (1992). Decision making under Dempster-Shafer uncertainties.
+    Int. J. General Systems 20, 233-245.
+
+    Examples
+    --------
+    >>> owa_weights(2, orness=0.7).round(12).tolist()
+    [0.7, 0.3]
+    >>> owa_weights(3, orness=0.5).round(12).tolist()
+    [0.333333333333, 0.333333333333, 0.333333333333]
+    """
+    from scipy.optimize import brentq
+
+    if (
+        isinstance(cardinality, (bool, np.bool_))
+        or not isinstance(cardinality, (int, np.integer))
+        or cardinality < 1
+    ):
+        raise ValueError(f"`cardinality` must be an integer >= 1; got {cardinality!r}.")
+    beta = check_in_range(orness, "orness", low=0.0, high=1.0)
+    k = int(cardinality)
+    if k == 1:
+        return np.ones(1)
+    position = (k - 1 - np.arange(k)) / (k - 1)  # weight of the i-th best outcome in the orness
+    if beta >= 1.0 - 1e-15:
+        return np.eye(k)[0]
+    if beta <= 1e-15:
+        return np.eye(k)[-1]
+    if abs(beta - 0.5) < 1e-15:
+        return np.full(k, 1.0 / k)
+
+    def weights(log_x):
+        logits = (k - 1 - np.arange(k)) * log_x
+        w = np.exp(logits - logits.max())
+        return w / w.sum()
+
+    # orness of the geometric weights rises from 0 to 1 as log x goes from -inf to inf
+    log_x = brentq(lambda t: weights(t) @ position - beta, -800.0 / k, 800.0 / k, xtol=1e-14, rtol=1e-14)
+    return weights(log_x)
+
+
+def _owa_table(member, u, weights, orness):
+    """``sum over elements of A`` of the OWA of each act's utilities on each focal set: (F, n_actions)."""
+    sizes = member.sum(axis=1)
+    out = np.empty((member.shape[0], u.shape[0]))
+    for k in np.unique(sizes):
+        rows = np.flatnonzero(sizes == k)
+        w = _owa_vector(int(k), weights, orness)
+        elements = np.nonzero(member[rows])[1].reshape(rows.size, int(k))  # (F_k, k) label indices
+        values = -np.sort(-u[:, elements], axis=-1)  # (acts, F_k, k), best first
+        out[rows] = (values @ w).T
+    return out
+
+
+def _owa_vector(k, weights, orness):
+    if weights is None:
+        return owa_weights(k, orness=orness)
+    w = weights(k) if callable(weights) else weights.get(k) if isinstance(weights, Mapping) else None
+    if w is None:
+        raise ValueError(
+            f"`weights` has no OWA weight vector for focal sets of {k} labels; pass a mapping "
+            "{cardinality: weights} covering every cardinality, a callable k -> weights, or `orness`."
+        )
+    w = as_float_array(w, "weights")
+    if w.shape != (k,) or not np.all(np.isfinite(w)) or np.any(w < 0) or abs(w.sum() - 1.0) > 1e-9:
+        raise ValueError(
+            f"The OWA weights for focal sets of {k} labels must be {k} non-negative numbers summing to one "
+            f"(the first for the best outcome); got {w!r}."
+        )
+    return w
 
 
 def decide(
@@ -91,63 +250,115 @@ def decide(
     criterion: str = "pignistic",
     utility: ArrayLike | None = None,
     loss: ArrayLike | None = None,
+    optimism: float | None = None,
+    weights: Mapping[int, ArrayLike] | Callable[[int], ArrayLike] | None = None,
+    orness: float | None = None,
     return_indices: bool = False,
 ) -> np.ndarray:
-    """Decide from a (batched) mass function.
+    """One chosen act per mass function, by a decision criterion.
 
     Parameters
     ----------
     m : MassFunction
-    criterion : {"pignistic", "plausibility", "belief", "interval_dominance", "maximin", "maximax"}
-        * ``"pignistic"``: maximise the pignistic expected utility (default
-          utility: the identity, i.e. the most probable label under BetP);
-        * ``"plausibility"``: maximise the plausibility of the singleton
-          (with a utility matrix: the upper expected utility, "maximax");
-        * ``"belief"``: maximise the belief of the singleton (with a utility
-          matrix: the lower expected utility, "maximin");
-        * ``"interval_dominance"``: the set of non-dominated actions: ``a``
-          is dropped when some ``b`` has a lower expected utility above the
-          upper expected utility of ``a`` (for singletons: ``bel({b}) >
-          pl({a})``).
+        A mass function or a batch of them (normalised internally).
+    criterion : str, default "pignistic"
+        One of :data:`CRITERIA`; ``u(a, w)`` is the utility of act ``a``
+        under label ``w``, the focal sets ``A`` are those of the normalised
+        ``m``:
+
+        * ``"pignistic"``: the largest pignistic expected utility
+          ``sum_w BetP(w) u(a, w)``;
+        * ``"belief"`` / ``"maximin"``: the largest lower expected utility
+          ``sum_A m(A) min_{w in A} u(a, w)`` (without a utility matrix
+          ``"belief"`` picks the label of largest ``Bel({w})``);
+        * ``"plausibility"`` / ``"maximax"``: the largest upper expected
+          utility ``sum_A m(A) max_{w in A} u(a, w)`` (without a utility
+          matrix ``"plausibility"`` picks the label of largest ``Pl({w})``);
+        * ``"hurwicz"``: Hurwicz's pessimism-optimism index applied to the
+          interval of expected utilities, ``optimism * E_upper(a) +
+          (1 - optimism) * E_lower(a)`` (Strat 1990);
+        * ``"generalized_hurwicz"``: Jaffray's generalised Hurwicz criterion,
+          Hurwicz's index applied inside each focal set,
+          ``sum_A m(A) [optimism max_{w in A} u(a, w) + (1 - optimism)
+          min_{w in A} u(a, w)]`` (Denoeux 2019, Eq. 26).  Both Choquet
+          integrals are linear in ``m``, so for mass functions the two
+          criteria give the same value; ``"hurwicz"`` is the reading on
+          expectations and ``"generalized_hurwicz"`` the one on focal sets
+          that generalises to a pessimism index per focal set;
+        * ``"owa"``: Yager's OWA criterion ``sum_A m(A) OWA_w(u(a, A))``,
+          the utilities on each focal set sorted best first and weighted by
+          the OWA weights for its cardinality (Yager 1992; Denoeux 2019,
+          Sec. 4.1): ``orness=1`` is maximax, ``orness=0`` maximin,
+          ``orness=0.5`` the pignistic criterion.
     utility, loss : array_like of shape (n_actions, n), optional
-        Utility (or loss = minus utility) of each action under each label.
-        Without them the actions are the labels with 0-1 utility.
+        Utility (or loss = minus utility) of each act (rows) under each label
+        (columns).  Without them the acts are the labels with 0-1 utility.
+    optimism : float in [0, 1], optional
+        Weight of the best outcome in ``"hurwicz"`` and
+        ``"generalized_hurwicz"`` (required there, unused otherwise).
+    weights : mapping or callable, optional
+        OWA weights for ``"owa"``: ``weights[k]`` (or ``weights(k)``) is the
+        vector of ``k`` non-negative weights summing to one, the first for
+        the best outcome, applied to focal sets of ``k`` labels.
+    orness : float in [0, 1], optional
+        For ``"owa"`` instead of ``weights``: the maximum-entropy weights of
+        this degree of optimism (:func:`owa_weights`).
     return_indices : bool, default False
         Return the index of the chosen label in ``m.frame.labels`` instead of
-        the label itself.  With a utility or loss matrix the actions are its
+        the label itself.  With a utility or loss matrix the acts are its
         rows, so their indices are returned either way.
 
     Returns
     -------
-    ndarray
-        The chosen label (shape ``m.batch_shape``; the labels' own dtype), or
-        the index of the chosen label / action; for ``"interval_dominance"``
-        a boolean mask of shape ``m.batch_shape + (n_actions,)`` over the
-        labels (or actions), in ``m.frame.labels`` order.
+    ndarray of shape m.batch_shape
+        The chosen label (the labels' own dtype) or the index of the chosen
+        label / act; ties go to the smallest index.
 
     Raises
     ------
     ValueError
-        An unknown criterion, both ``utility`` and ``loss``, or a utility/loss
-        matrix of the wrong shape or with NaN/infinite values.
+        An unknown criterion (a set-valued criterion names
+        :func:`admissible_actions`), both ``utility`` and ``loss``, a utility
+        or loss matrix of the wrong shape or with NaN/infinite values, a
+        missing or invalid ``optimism``, ``weights`` or ``orness``.
+
+    See Also
+    --------
+    admissible_actions : the set of acts that a partial order leaves.
 
     Notes
     -----
     Denoeux (2019), "Decision-making with belief functions: a review", IJAR
-    109, Sections 3.1-3.3 (Eqs. 13-18).  Ties go to the smallest index.
+    109, Sections 3-4 (lower and upper expectations Eqs. 13-14, the
+    generalised Hurwicz criterion Eq. 26, the OWA criterion Sec. 4.1).
+
+    References
+    ----------
+    T. Denoeux (2019). Decision-making with belief functions: a review.
+    IJAR 109, 87-110.
+
+    J.-Y. Jaffray (1989). Linear utility theory for belief functions.
+    Operations Research Letters 8, 107-112.
+
+    T. M. Strat (1990). Decision analysis using belief functions. IJAR 4,
+    391-417.
+
+    R. R. Yager (1992). Decision making under Dempster-Shafer uncertainties.
+    Int. J. General Systems 20, 233-245.
 
     Examples
     --------
     >>> from dstk import MassFunction
     >>> m = MassFunction({"a": 0.4, "b": 0.3, "a,b,c": 0.3})
-    >>> str(m.decide("pignistic")), m.decide("interval_dominance").tolist()
-    ('a', [True, True, False])
-    >>> int(m.decide("pignistic", return_indices=True))
-    0
+    >>> str(m.decide("pignistic")), int(m.decide("pignistic", return_indices=True))
+    ('a', 0)
+    >>> u = [[1.0, 0.0, 0.0], [0.0, 1.0, 1.0]]
+    >>> int(decide(m, criterion="hurwicz", utility=u, optimism=0.9))
+    1
     """
     m = as_mass_function(m, "m")
-    chosen = _decide_indices(m, criterion, utility, loss)
-    if return_indices or utility is not None or loss is not None or chosen.dtype == bool:
+    chosen = _decide_indices(m, criterion, utility, loss, optimism, weights, orness)
+    if return_indices or utility is not None or loss is not None:
         return chosen
     return _label_array(m.frame.labels)[chosen]
 
@@ -168,34 +379,263 @@ def _label_array(labels):
     return array
 
 
-def _decide_indices(m, criterion, utility, loss):
-    if criterion not in CRITERIA:
-        raise ValueError(f"Unknown criterion {criterion!r}; choose one of {CRITERIA}.")
+def _decide_indices(m, criterion, utility, loss, optimism, weights, orness):
+    if criterion in ADMISSIBILITY_CRITERIA:
+        raise ValueError(
+            f"criterion={criterion!r} gives a set of acts, not one: use "
+            f"dstk.admissible_actions(m, criterion={criterion!r}) (a boolean mask over the acts)."
+        )
+    check_option(criterion, "criterion", CRITERIA)
+    if criterion in ("hurwicz", "generalized_hurwicz"):
+        if optimism is None:
+            raise ValueError(
+                f"criterion={criterion!r} needs `optimism`, the weight in [0, 1] of the best outcome."
+            )
+        alpha = check_in_range(optimism, "optimism", low=0.0, high=1.0)
+    if criterion == "owa":
+        if (weights is None) == (orness is None):
+            raise ValueError(
+                "criterion='owa' needs exactly one of `weights` (OWA weight vectors) or `orness`."
+            )
+        if weights is not None and not (callable(weights) or isinstance(weights, Mapping)):
+            raise ValueError(
+                "`weights` must be a mapping {cardinality: weight vector} or a callable k -> weight vector; "
+                f"got {type(weights).__name__}."
+            )
+        if orness is not None:
+            check_in_range(orness, "orness", low=0.0, high=1.0)
     n = m.frame.n
     u = _utility_matrix(n, utility, loss)
-    if u is None and criterion in ("pignistic", "plausibility", "belief", "interval_dominance"):
+    if u is None and criterion in ("pignistic", "plausibility", "belief"):
         if criterion == "pignistic":
             return np.argmax(m.pignistic(), axis=-1)
         mn = m.normalize()
-        pl = mn.contour()
         if criterion == "plausibility":
-            return np.argmax(pl, axis=-1)
-        bel = _singleton_masses(mn)
-        if criterion == "belief":
-            return np.argmax(bel, axis=-1)
-        best_bel = bel.max(axis=-1, keepdims=True)
-        return pl >= best_bel
+            return np.argmax(mn.contour(), axis=-1)
+        return np.argmax(mn._storage.singleton_masses(n), axis=-1)
     if u is None:
         u = np.eye(n)
     if criterion == "pignistic":
         return np.argmax(m.pignistic() @ u.T, axis=-1)
-    lo, hi = lower_upper_expectations(m, u)
+    member, fm = _focal_sets(m)
+    if criterion == "owa":
+        return np.argmax(fm @ _owa_table(member, u, weights, orness), axis=-1)
+    lo, hi = _min_max(member, u)
     if criterion in ("belief", "maximin"):
-        return np.argmax(lo, axis=-1)
+        return np.argmax(fm @ lo, axis=-1)
     if criterion in ("plausibility", "maximax"):
-        return np.argmax(hi, axis=-1)
-    return hi >= lo.max(axis=-1, keepdims=True)
+        return np.argmax(fm @ hi, axis=-1)
+    if criterion == "hurwicz":
+        return np.argmax(alpha * (fm @ hi) + (1.0 - alpha) * (fm @ lo), axis=-1)
+    return np.argmax(fm @ (alpha * hi + (1.0 - alpha) * lo), axis=-1)  # generalized_hurwicz
 
 
-def _singleton_masses(m):
-    return m._storage.singleton_masses(m.frame.n)
+def admissible_actions(
+    m: MassFunction,
+    *,
+    criterion: str,
+    utility: ArrayLike | None = None,
+    loss: ArrayLike | None = None,
+    return_labels: bool = False,
+) -> np.ndarray:
+    """The acts that a partial preference order leaves undominated, per mass function.
+
+    Parameters
+    ----------
+    m : MassFunction
+        A mass function or a batch of them (normalised internally).
+    criterion : str
+        One of :data:`ADMISSIBILITY_CRITERIA`.  With ``E_lower`` and
+        ``E_upper`` the lower and upper expected utilities
+        (:func:`lower_upper_expectations`) and ``P`` the credal set
+        ``{p : P(A) >= Bel(A) for all A}``, an act ``a`` is kept unless:
+
+        * ``"interval_dominance"``: some ``b`` has ``E_lower(b) >
+          E_upper(a)``;
+        * ``"strong_dominance"``: some ``b`` is strictly preferred under the
+          preorder ``b >= a iff E_lower(b) >= E_upper(a)`` (Denoeux 2019,
+          Sec. 4.2); it differs from interval dominance on ties only (an act
+          whose upper expectation equals another's lower one is dropped
+          unless the two intervals coincide in a single point);
+        * ``"weak_dominance"``: some ``b`` is strictly preferred under
+          ``b >= a iff E_lower(b) >= E_lower(a) and E_upper(b) >=
+          E_upper(a)`` (Denoeux 2019, Sec. 4.2);
+        * ``"maximality"``: some ``b`` has ``min_{p in P} E_p(u_b - u_a) >
+          0``, the minimum being the Choquet integral ``sum_A m(A)
+          min_{w in A} (u(b, w) - u(a, w))`` (Walley 1991, Sec. 3.9;
+          Troffaes 2007, Sec. 3.3);
+        * ``"e_admissibility"``: ``a`` maximises the expected utility ``E_p(u_a)`` for no ``p`` in
+          ``P`` (Levi 1974; Troffaes 2007, Sec. 3.4).  Solved exactly, one
+          linear programme per candidate act over the allocations of each
+          focal set's mass to its elements (``sum_A |A|`` variables, scipy's
+          HiGHS): the credal set of a belief function is the set of those
+          allocations.
+
+        E-admissible acts are maximal, and maximal acts are undominated by
+        interval dominance.  Expected utilities closer than ``1e-9`` times
+        the largest absolute utility (at least 1) count as equal.
+    utility, loss : array_like of shape (n_actions, n), optional
+        Utility (or loss = minus utility) of each act under each label.
+        Without them the acts are the labels with 0-1 utility.
+    return_labels : bool, default False
+        Return, per mass function, the frozenset of the admissible acts'
+        labels (the frame's labels; with a utility or loss matrix the acts'
+        row indices) instead of the boolean mask.
+
+    Returns
+    -------
+    ndarray
+        Boolean mask of shape ``m.batch_shape + (n_actions,)``, true for the
+        admissible acts (acts in the order of the labels or of the utility
+        rows); with ``return_labels=True`` an object array of shape
+        ``m.batch_shape`` of frozensets.  Rows whose masses are NaN (the
+        ``on_conflict="nan"`` policy) have no admissible act (an all-false
+        mask, an empty set).
+
+    Raises
+    ------
+    ValueError
+        An unknown criterion (a single-act criterion names :func:`decide`),
+        both ``utility`` and ``loss``, or a utility or loss matrix of the
+        wrong shape or with NaN/infinite values.
+    TotalConflictError
+        If some mass function has all its mass on the empty set.
+
+    See Also
+    --------
+    decide : one chosen act per mass function.
+
+    References
+    ----------
+    T. Denoeux (2019). Decision-making with belief functions: a review.
+    IJAR 109, 87-110.
+
+    M. C. M. Troffaes (2007). Decision making under uncertainty using
+    imprecise probabilities. IJAR 45, 17-29.
+
+    P. Walley (1991). Statistical Reasoning with Imprecise Probabilities.
+    Chapman and Hall.
+
+    I. Levi (1974). On indeterminate probabilities. J. Philosophy 71,
+    391-418.
+
+    Examples
+    --------
+    >>> from dstk import MassFunction
+    >>> vacuous = MassFunction({"x,y": 1.0})
+    >>> hedge = [[1.0, 0.0], [0.0, 1.0], [0.6, 0.6]]
+    >>> admissible_actions(vacuous, criterion="e_admissibility", utility=hedge).tolist()
+    [True, True, True]
+    >>> poor_hedge = [[1.0, 0.0], [0.0, 1.0], [0.4, 0.4]]
+    >>> admissible_actions(vacuous, criterion="e_admissibility", utility=poor_hedge).tolist()
+    [True, True, False]
+    >>> admissible_actions(vacuous, criterion="maximality", utility=poor_hedge).tolist()
+    [True, True, True]
+    >>> m = MassFunction({"a": 0.5, "b": 0.2, "a,b,c": 0.3})
+    >>> sorted(admissible_actions(m, criterion="interval_dominance", return_labels=True).item())
+    ['a', 'b']
+    """
+    m = as_mass_function(m, "m")
+    if criterion in CRITERIA:
+        raise ValueError(
+            f"criterion={criterion!r} chooses one act: use dstk.decide(m, criterion={criterion!r}); "
+            f"admissible_actions takes one of {ADMISSIBILITY_CRITERIA}."
+        )
+    check_option(criterion, "criterion", ADMISSIBILITY_CRITERIA)
+    n = m.frame.n
+    u = _utility_matrix(n, utility, loss)
+    labelled = u is None
+    if u is None:
+        u = np.eye(n)
+    masks = _admissible(m, criterion, u)
+    if not return_labels:
+        return masks
+    names = _label_array(m.frame.labels) if labelled else np.arange(u.shape[0])
+    flat = masks.reshape(-1, u.shape[0])
+    out = np.empty(flat.shape[0], dtype=object)
+    for i, row in enumerate(flat):
+        out[i] = frozenset(names[row].tolist())
+    return out.reshape(masks.shape[:-1])
+
+
+def _admissible(m, criterion, u):
+    n_actions = u.shape[0]
+    tol = _TIE * max(1.0, float(np.abs(u).max()))
+    raw = np.asarray(m._storage.nonempty_focal()[1])
+    nan_rows = np.isnan(raw).any(axis=-1) if raw.size else np.zeros(raw.shape[:-1], bool)
+    member, fm = _focal_sets(m)
+    fm = np.where(nan_rows[..., None], 0.0, fm)
+    batch = fm.shape[:-1]
+    if criterion in ("maximality", "e_admissibility"):
+        # D[b, a] = lower expectation of u_b - u_a (Choquet integral), per focal set then per row
+        diff = u[:, None, :] - u[None, :, :]  # (b, a, n)
+        lowest = np.where(member[:, None, None, :], diff[None], np.inf).min(axis=-1)  # (F, b, a)
+        lower_gain = (fm @ lowest.reshape(lowest.shape[0], -1)).reshape(batch + (n_actions, n_actions))
+        np.einsum("...ii->...i", lower_gain)[...] = -np.inf  # b = a does not count
+        masks = lower_gain.max(axis=-2) <= tol
+        if criterion == "e_admissibility":
+            masks = _e_admissible(member, fm, u, masks, tol)
+    else:
+        lo, hi = _min_max(member, u)
+        lower, upper = fm @ lo, fm @ hi  # (..., acts)
+        lb, ua = lower[..., :, None], upper[..., None, :]  # index [b, a]
+        if criterion == "interval_dominance":
+            beats = lb > ua + tol
+        elif criterion == "strong_dominance":
+            geq = lb >= ua - tol  # b >= a
+            beats = geq & ~np.swapaxes(geq, -1, -2)
+        else:  # weak_dominance
+            lower_b, lower_a = lower[..., :, None], lower[..., None, :]
+            upper_b = upper[..., :, None]
+            geq = (lower_b >= lower_a - tol) & (upper_b >= ua - tol)
+            beats = geq & ~np.swapaxes(geq, -1, -2)
+        idx = np.arange(n_actions)
+        beats[..., idx, idx] = False
+        masks = ~beats.any(axis=-2)
+    return masks & ~nan_rows[..., None]
+
+
+def _e_admissible(member, fm, u, maximal, tol):
+    """E-admissibility among the maximal acts, one linear programme per undecided act and row."""
+    from scipy.optimize import linprog
+
+    n_actions = u.shape[0]
+    flat_fm = fm.reshape(-1, fm.shape[-1])
+    flat_max = maximal.reshape(-1, n_actions)
+    out = np.zeros_like(flat_max)
+    focal_of, element_of = np.nonzero(member)  # one variable per (focal set, element) pair
+    for row in range(flat_fm.shape[0]):
+        candidates = flat_max[row]
+        if not candidates.any():
+            continue
+        masses = flat_fm[row]
+        keep = masses[focal_of] > 0
+        focal, element = focal_of[keep], element_of[keep]
+        # the act best under one distribution of the credal set (BetP) is E-admissible
+        p = np.bincount(element, weights=masses[focal] / member[focal].sum(axis=1), minlength=u.shape[1])
+        expected = u @ p
+        out[row] = candidates & (expected >= expected.max() - tol)
+        if n_actions == 1:
+            continue
+        used = np.flatnonzero(masses > 0)
+        a_eq = (focal[None, :] == used[:, None]).astype(np.float64)
+        a_eq = np.hstack([a_eq, np.zeros((used.size, 1))])
+        cost = np.zeros(focal.size + 1)
+        cost[-1] = -1.0  # maximise the margin t
+        for a in np.flatnonzero(candidates & ~out[row]):
+            others = np.delete(np.arange(n_actions), a)
+            # t - sum_s x_s (u_a - u_b)(element_s) <= 0 for every other act b
+            a_ub = np.hstack([-(u[a][None, :] - u[others])[:, element], np.ones((others.size, 1))])
+            result = linprog(
+                cost,
+                A_ub=a_ub,
+                b_ub=np.zeros(others.size),
+                A_eq=a_eq,
+                b_eq=masses[used],
+                bounds=[(0, None)] * focal.size + [(None, None)],
+                method="highs",
+            )
+            if result.status != 0:  # pragma: no cover - a feasible, bounded programme by construction
+                raise RuntimeError(f"E-admissibility linear programme failed: {result.message}")
+            out[row, a] = -result.fun >= -tol
+    return out.reshape(maximal.shape)

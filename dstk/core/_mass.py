@@ -1273,16 +1273,25 @@ class MassFunction:
         *,
         utility: ArrayLike | None = None,
         loss: ArrayLike | None = None,
+        optimism: float | None = None,
+        weights: Any = None,
+        orness: float | None = None,
         return_indices: bool = False,
     ) -> np.ndarray:
-        """Decision by a criterion; see :func:`dstk.decide`.
+        """One chosen act per mass function; see :func:`dstk.decide`.
 
         Parameters
         ----------
         criterion : str, default "pignistic"
-            One of :data:`dstk.core._decisions.CRITERIA`.
+            One of :data:`dstk.core.CRITERIA`.
         utility, loss : array_like of shape (n_actions, n), optional
             Utility (or loss) of each action under each label.
+        optimism : float in [0, 1], optional
+            Weight of the best outcome (``"hurwicz"``, ``"generalized_hurwicz"``).
+        weights : mapping or callable, optional
+            OWA weight vectors per focal-set cardinality (``"owa"``).
+        orness : float in [0, 1], optional
+            Degree of optimism of maximum-entropy OWA weights (``"owa"``).
         return_indices : bool, default False
             Indices into ``frame.labels`` instead of the labels.
 
@@ -1290,11 +1299,46 @@ class MassFunction:
         -------
         ndarray
             Chosen labels (or indices; action indices with a utility), shape
-            ``batch_shape``, or a boolean mask of shape ``batch_shape +
-            (n_actions,)`` for ``"interval_dominance"``.
+            ``batch_shape``.
         """
         return _operation("decide")(
-            self, criterion=criterion, utility=utility, loss=loss, return_indices=return_indices
+            self,
+            criterion=criterion,
+            utility=utility,
+            loss=loss,
+            optimism=optimism,
+            weights=weights,
+            orness=orness,
+            return_indices=return_indices,
+        )
+
+    def admissible_actions(
+        self,
+        criterion: str,
+        *,
+        utility: ArrayLike | None = None,
+        loss: ArrayLike | None = None,
+        return_labels: bool = False,
+    ) -> np.ndarray:
+        """The acts left admissible by a partial order; see :func:`dstk.admissible_actions`.
+
+        Parameters
+        ----------
+        criterion : str
+            One of :data:`dstk.core.ADMISSIBILITY_CRITERIA`.
+        utility, loss : array_like of shape (n_actions, n), optional
+            Utility (or loss) of each action under each label.
+        return_labels : bool, default False
+            Frozensets of the admissible acts' labels instead of the mask.
+
+        Returns
+        -------
+        ndarray
+            Boolean mask of shape ``batch_shape + (n_actions,)``, or an object
+            array of shape ``batch_shape`` of frozensets.
+        """
+        return _operation("admissible_actions")(
+            self, criterion=criterion, utility=utility, loss=loss, return_labels=return_labels
         )
 
     # -- combination ------------------------------------------------------

@@ -4,9 +4,11 @@
   binary mass function: ``Bel({1})`` and ``Pl({1})``, e.g. from an
   estimator's ``predict_interval``) and a reference value.
 * Set-valued measures take prediction sets as a boolean ``(N, K)`` matrix
-  (``sets[i, k]`` true when class ``k`` is in the set of sample ``i``) or as
+  (``sets[i, k]`` true when class ``k`` is in the set of sample ``i``), as
   integer bitmasks (bit ``k`` = class ``k``, dstk's ``Frame`` convention) with
-  ``n_classes`` given.
+  ``n_classes`` given, both against class indices ``y_true``, or as one
+  Python set (or frozenset) of labels per sample, e.g. an estimator's
+  ``predict_admissible`` output, against labels ``y_true`` of any type.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from numpy.typing import ArrayLike
 
 from .._metric_checks import check_class_indices
 from .._validation import as_float_array
+from ..exceptions import DataTypeError
 
 __all__ = [
     "interval_coverage",
@@ -222,9 +225,10 @@ def discounted_accuracy(
     Parameters
     ----------
     y_true : array_like of shape (N,)
-        True class indices ``0 .. K-1``.
-    prediction_sets : array_like of shape (N, K) bool, or (N,) int bitmasks
-        The predicted sets.
+        True class indices ``0 .. K-1`` (labels with label sets).
+    prediction_sets : array_like of shape (N, K) bool, (N,) int bitmasks, or sequence of sets
+        The predicted sets; as sets of labels (``predict_admissible`` output),
+        ``y_true`` holds labels.
     n_classes : int, optional
         Required for bitmask input.
 
@@ -250,7 +254,31 @@ def discounted_accuracy(
     return float(np.mean(_discounted(y_true, prediction_sets, n_classes)))
 
 
+def _label_sets(prediction_sets):
+    """The prediction sets as a list of label sets when they are given as Python sets, else None."""
+    if isinstance(prediction_sets, np.ndarray) and prediction_sets.dtype != object:
+        return None
+    if isinstance(prediction_sets, (set, frozenset, str, bytes)) or not hasattr(prediction_sets, "__len__"):
+        return None
+    items = list(prediction_sets)
+    if not items or not any(isinstance(item, (set, frozenset)) for item in items):
+        return None
+    if not all(isinstance(item, (set, frozenset)) for item in items):
+        i = next(i for i, item in enumerate(items) if not isinstance(item, (set, frozenset)))
+        raise ValueError(
+            f"`prediction_sets` mixes label sets with other values: item {i} is {type(items[i]).__name__}; "
+            "pass one set of labels per sample (or a boolean matrix, or bitmasks)."
+        )
+    for i, item in enumerate(items):
+        if not item:
+            raise ValueError(f"Prediction set {i} is empty; every decision must contain at least one class.")
+    return items
+
+
 def _discounted(y_true, prediction_sets, n_classes):
+    label_sets = _label_sets(prediction_sets)
+    if label_sets is not None:
+        return _discounted_labels(y_true, label_sets)
     sets, sizes = _check_sets(prediction_sets, n_classes)
     y = check_class_indices(y_true, n_classes=sets.shape[1])
     if y.shape[0] != sets.shape[0]:
@@ -262,6 +290,27 @@ def _discounted(y_true, prediction_sets, n_classes):
     return np.where(hit, 1.0 / sizes, 0.0)
 
 
+def _discounted_labels(y_true, label_sets):
+    """Discounted accuracy per sample of label sets against labels (of any hashable type)."""
+    if y_true is None:
+        raise DataTypeError("`y_true` is None; pass one label per sample.")
+    y = np.asarray(y_true, dtype=object) if not isinstance(y_true, np.ndarray) else y_true
+    if y.ndim == 2 and y.shape[1] == 1:
+        y = y[:, 0]
+    if y.ndim != 1:
+        raise ValueError(f"`y_true` must be 1-D (one label per sample); got shape {y.shape}.")
+    if y.shape[0] != len(label_sets):
+        raise ValueError(
+            f"Inputs have inconsistent numbers of samples: `y_true` has {y.shape[0]}, "
+            f"`prediction_sets` has {len(label_sets)}."
+        )
+    labels = y.tolist()
+    try:
+        return np.array([(1.0 / len(s)) if label in s else 0.0 for label, s in zip(labels, label_sets)])
+    except TypeError:
+        raise DataTypeError("`y_true` must hold hashable labels (numbers or strings).") from None
+
+
 def utility_discounted_accuracy(
     y_true: ArrayLike, prediction_sets: ArrayLike, *, utility: str = "u65", n_classes: int | None = None
 ) -> float:
@@ -270,9 +319,10 @@ def utility_discounted_accuracy(
     Parameters
     ----------
     y_true : array_like of shape (N,)
-        True class indices.
-    prediction_sets : array_like of shape (N, K) bool, or (N,) int bitmasks
-        The predicted sets.
+        True class indices (labels with label sets).
+    prediction_sets : array_like of shape (N, K) bool, (N,) int bitmasks, or sequence of sets
+        The predicted sets; as sets of labels (``predict_admissible`` output),
+        ``y_true`` holds labels.
     utility : {"u65", "u80"}, default="u65"
         ``u65(d) = 1.6 d - 0.6 d**2`` and ``u80(d) = 2.2 d - 1.2 d**2`` of the
         discounted accuracy ``d = I[y in Y] / |Y|`` of each sample.
@@ -319,9 +369,10 @@ def u65_score(y_true: ArrayLike, prediction_sets: ArrayLike, *, n_classes: int |
     Parameters
     ----------
     y_true : array_like of shape (N,)
-        True class indices.
-    prediction_sets : array_like of shape (N, K) bool, or (N,) int bitmasks
-        The predicted sets.
+        True class indices (labels with label sets).
+    prediction_sets : array_like of shape (N, K) bool, (N,) int bitmasks, or sequence of sets
+        The predicted sets; as sets of labels (``predict_admissible`` output),
+        ``y_true`` holds labels.
     n_classes : int, optional
         Required for bitmask input.
 
@@ -360,9 +411,10 @@ def u80_score(y_true: ArrayLike, prediction_sets: ArrayLike, *, n_classes: int |
     Parameters
     ----------
     y_true : array_like of shape (N,)
-        True class indices.
-    prediction_sets : array_like of shape (N, K) bool, or (N,) int bitmasks
-        The predicted sets.
+        True class indices (labels with label sets).
+    prediction_sets : array_like of shape (N, K) bool, (N,) int bitmasks, or sequence of sets
+        The predicted sets; as sets of labels (``predict_admissible`` output),
+        ``y_true`` holds labels.
     n_classes : int, optional
         Required for bitmask input.
 

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from dstk.core import _sparse
-from dstk.core._decisions import decide
+from dstk.core._decisions import admissible_actions, decide
 from dstk.core._frame import Frame
 from dstk.core._mass import MassFunction
 from dstk.core._transforms import consonant_from_contour, inverse_pignistic
@@ -62,7 +62,7 @@ def test_singleton_decisions_in_focal_set_form_against_brute_force():
         decide(m, criterion="plausibility", return_indices=True), np.argmax(pl, axis=-1)
     )
     np.testing.assert_array_equal(
-        decide(m, criterion="interval_dominance"), pl >= bel.max(axis=-1, keepdims=True)
+        admissible_actions(m, criterion="interval_dominance"), pl >= bel.max(axis=-1, keepdims=True)
     )
 
 

@@ -21,6 +21,7 @@ from dstk import Frame, MassFunction
 from dstk.core import (
     _mass,
     _storage,
+    admissible_actions,
     combine_with_conflict,
     decide,
     jousselme_distance,
@@ -155,7 +156,7 @@ def _operations(m):
         "decide belief": lambda: decide(m, "belief"),
         "decide plausibility": lambda: decide(m, "plausibility"),
         "decide maximin": lambda: decide(m, "maximin", utility=utility),
-        "decide interval dominance": lambda: decide(m, "interval_dominance", utility=utility),
+        "interval dominance": lambda: admissible_actions(m, criterion="interval_dominance", utility=utility),
         "expectations": lambda: lower_upper_expectations(m, utility),
         "jousselme": lambda: jousselme_distance(m, other),
         "uncertainty": lambda: nonspecificity(m.normalize()),

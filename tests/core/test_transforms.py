@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from dstk import Frame, MassFunction, consonant_from_contour, inverse_pignistic
+from dstk import Frame, MassFunction, admissible_actions, consonant_from_contour, inverse_pignistic
 from dstk.core import conflict, jousselme_distance
 from dstk.exceptions import InvalidMassError, TotalConflictError
 
@@ -105,7 +105,7 @@ def test_decisions():
     assert m.decide("plausibility", return_indices=True) == 0
     assert m.decide("belief", return_indices=True) == 0
     assert m.decide("pignistic") == m.frame.labels[0]
-    np.testing.assert_array_equal(m.decide("interval_dominance"), [True, True, False])
+    np.testing.assert_array_equal(admissible_actions(m, criterion="interval_dominance"), [True, True, False])
     # utility matrix: act 2 = "reject" with constant utility 0.6
     u = np.array([[1, 0, 0], [0, 1, 0], [0.6, 0.6, 0.6]])
     # lower expected utility: act0 0.4, act1 0.3, reject 0.6 -> maximin picks reject
@@ -114,7 +114,9 @@ def test_decisions():
     assert m.decide("plausibility", utility=u) == 0
     # pignistic: BetP = (.5, .4, .1): act0 .5, act1 .4, reject .6
     assert m.decide("pignistic", utility=u) == 2
-    np.testing.assert_array_equal(m.decide("interval_dominance", utility=u), [True, True, True])
+    np.testing.assert_array_equal(
+        admissible_actions(m, criterion="interval_dominance", utility=u), [True, True, True]
+    )
     assert m.decide("pignistic", loss=1 - np.eye(3)) == 0
     with pytest.raises(ValueError, match="n_actions"):
         m.decide("pignistic", utility=np.eye(2))

@@ -105,7 +105,21 @@ def _core():
             {"contour": [1.0, 0.5]},
             {"contour": ARRAY_KINDS},
         ),
-        "decide": (c.decide, {"m": m}, {}),
+        "decide": (
+            c.decide,
+            {"m": m, "utility": [[1.0, 0.0], [0.5, 0.5]]},
+            {"utility": ["nan", "inf", "empty", "wrong_shape", "complex", "strings", "ragged", "sparse"]},
+        ),
+        "admissible_actions": (
+            c.admissible_actions,
+            {"m": m, "criterion": "e_admissibility", "utility": [[1.0, 0.0], [0.5, 0.5]]},
+            {"utility": ["nan", "inf", "empty", "wrong_shape", "complex", "strings", "ragged", "sparse"]},
+        ),
+        "owa_weights": (
+            c.owa_weights,
+            {"cardinality": 3, "orness": 0.3},
+            {"orness": ["nan", "strings", "none"]},
+        ),
         "lower_upper_expectations": (
             c.lower_upper_expectations,
             {"m": m, "utility": [[1.0, 0.0]]},
