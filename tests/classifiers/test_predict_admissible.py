@@ -36,7 +36,9 @@ def test_predict_admissible_with_a_utility_and_metrics_on_labels():
     k = len(model.classes_)
     cautious = model.predict_admissible(X, criterion="maximality", utility=np.eye(k))
     np.testing.assert_array_equal(cautious, model.predict_admissible(X, criterion="maximality"))
-    np.testing.assert_array_equal(cautious, model.predict_admissible(X, criterion="maximality", loss=1 - np.eye(k)))
+    np.testing.assert_array_equal(
+        cautious, model.predict_admissible(X, criterion="maximality", loss=1 - np.eye(k))
+    )
     with pytest.raises(ValueError, match="square matrix"):
         model.predict_admissible(X, utility=np.eye(2))
     # label sets against labels = boolean matrix against indices
