@@ -100,6 +100,7 @@ html_sidebars = {"**": ["sidebar-nav-bs"]}
 API_NAMESPACES = [
     ("dstk.core", "Core: frames, mass functions, combination rules, transforms"),
     ("dstk.evidence", "Statistical evidence: belief functions from counts and likelihoods"),
+    ("dstk.reasoning", "Reasoning: several variables, valuation networks, the real line"),
     ("dstk.calibration", "Evidential calibration of classifier scores"),
     ("dstk.multiclass", "Multi-class calibration"),
     ("dstk.metrics", "Calibration and evidential metrics"),

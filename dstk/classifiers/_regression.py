@@ -49,19 +49,21 @@ class EvidentialRegressor(BaseEstimator):
 
     Parameters
     ----------
-    n_prototypes : int, default=30
+    n_prototypes : int, default=10
         Number of prototypes ``K`` (at most the number of distinct rows of ``X``).
     belief_weight : float in [0, 1], default=0.9
         ``lambda``, the weight of the belief term of the loss (the rest on plausibility).
     epsilon : float > 0, default=0.01
         Half-width of the interval around each target, in standard deviations of ``y``.
-    precision_penalty : float >= 0, default=0.0
-        ``xi``, the penalty on the mean precision ``h_k`` of the prototypes.
+    precision_penalty : float >= 0, default=0.01
+        ``xi``, the penalty on the mean precision ``h_k`` of the prototypes.  Without it the belief term
+        drives the precisions up without bound (the GRFN then tends to a normal distribution); evreg's
+        default is 0, the paper tunes it by cross-validation.
     scale_penalty : float >= 0, default=0.0
         ``rho``, the penalty on the mean ``gamma_k^2`` (a smoother model as it grows).
     max_iter : int, default=1000
         Iterations of L-BFGS-B.
-    tol : float, default=1e-8
+    tol : float, default=1e-6
         Relative tolerance on the loss (L-BFGS-B's ``ftol``).
     random_state : int, RandomState or None, default=None
         Seeds k-means (the only randomness).
@@ -120,14 +122,14 @@ class EvidentialRegressor(BaseEstimator):
 
     def __init__(
         self,
-        n_prototypes: int = 30,
+        n_prototypes: int = 10,
         *,
         belief_weight: float = 0.9,
         epsilon: float = 0.01,
-        precision_penalty: float = 0.0,
+        precision_penalty: float = 0.01,
         scale_penalty: float = 0.0,
         max_iter: int = 1000,
-        tol: float = 1e-8,
+        tol: float = 1e-6,
         random_state: Any = None,
     ) -> None:
         self.n_prototypes = n_prototypes

@@ -15,7 +15,7 @@ if TYPE_CHECKING:
 __all__ = ["plot_grfn_contour", "plot_grfn_intervals", "plot_grfn_cumulative"]
 
 
-def _single_number(number: Any):
+def _single_number(number: Any) -> Any:
     from dstk.reasoning import GaussianRandomFuzzyNumber
 
     if not isinstance(number, GaussianRandomFuzzyNumber):
@@ -41,7 +41,7 @@ def _grid(grid: Any, default: np.ndarray) -> np.ndarray:
     return np.sort(values)
 
 
-def _span(number) -> tuple[float, float]:
+def _span(number: Any) -> tuple[float, float]:
     mean, std, precision = float(number.mean), float(number.std), float(number.precision)
     fuzzy = 3.0 / np.sqrt(precision) if precision > 0 else 3.0 * max(std, 1.0)
     half = 3.0 * std + fuzzy
@@ -247,5 +247,5 @@ def plot_grfn_cumulative(
     return ax
 
 
-def _describe(number) -> str:
+def _describe(number: Any) -> str:
     return f"GRFN(mu = {float(number.mean):.3g}, sigma = {float(number.std):.3g}, h = {float(number.precision):.3g})"

@@ -66,6 +66,11 @@ REQUIREMENTS = {
         ("dstk.calibration", ["ConformalBeliefClassifier", "VennMulticlassClassifier"]),
         ("dstk.metrics", ["corp_decomposition", "reliability_bands"]),
     ],
+    "10_real_line.ipynb": [
+        ("sklearn", []),
+        ("dstk.reasoning", ["GaussianRandomFuzzyNumber", "combine_grfn"]),
+        ("dstk.classifiers", ["EvidentialRegressor"]),
+    ],
 }
 
 #: every notebook in the folder is executed (one not listed above is run with no extra requirement)
