@@ -37,6 +37,7 @@ from dstk._progress import _check_verbose, progress
 from dstk._validation import check_consistent_length, check_labels, check_random_state, naming_argument
 from dstk.ensemble._combiners import (
     COMPATIBILITY,
+    _combine,
     _combine_leaves_to_mass_array,
     _LeafRows,
     combine_leaves,
@@ -58,6 +59,44 @@ _REPRODUCTION_OPTIONS = ("floor", "reference_arithmetic", "prior", "rescale_abov
 
 # combiners whose scores are not probabilities: predict_proba maps their score through a fitted monotone map
 _CALIBRATED_METHODS = ("eva", "dempster", "cautious")
+
+
+def _log_odds(leaves, *, combiner, **options):
+    """Binary log-odds of the calibrated combiners: EVA's score, or ln BetP(1) - ln BetP(0) of Dempster / cautious.
+
+    BetP(k) = m({k}) + m(frame) / 2 of the normalised combined mass (computed
+    in the log domain by the combination kernels), floored at the smallest
+    normal float64 so that a product over many trees gives a finite
+    log-odds; a sample in total conflict gets 0 (no evidence either way).
+    """
+    method, _aggregate = parse_combiner(combiner)
+    if method == "eva":
+        return combine_leaves(leaves, combiner=combiner, **options)
+    normalized = _combine(leaves, combiner, **options)["normalized"]
+    tiny = np.finfo(np.float64).tiny
+    betp = np.maximum(normalized[:, :2] + 0.5 * normalized[:, 2:3], tiny)
+    log_odds = np.log(betp[:, 1]) - np.log(betp[:, 0])
+    return np.where(np.isnan(log_odds), 0.0, log_odds)
+
+
+def _fit_inverse_temperature(log_odds, y):
+    """Maximum-likelihood a >= 0 of P(y = 1) = expit(a z) with Platt's smoothed targets (Platt 1999, Eq. 4)."""
+    from dstk.evidence import LikelihoodBeliefFunction
+
+    n_positive = float(np.sum(y == 1))
+    n_negative = float(y.size - n_positive)
+    targets = np.where(y == 1, (n_positive + 1) / (n_positive + 2), 1 / (n_negative + 2))
+    scale = float(np.max(np.abs(log_odds))) if log_odds.size else 0.0
+    if scale == 0.0:
+        return 1.0  # every score neutral: every probability is 1/2 whatever a
+
+    def log_likelihood(a):
+        eta = (a / scale) * log_odds
+        return -float(np.sum(targets * np.logaddexp(0.0, -eta) + (1 - targets) * np.logaddexp(0.0, eta)))
+
+    belief = LikelihoodBeliefFunction(log_likelihood, initial=1.0, bounds=(0.0, None), concave=True)
+    return float(belief.mle_[0]) / scale
+
 
 #: Largest work of a call run interpreted rather than compiled
 #: (:func:`dstk._kernels._jit.call_kernel`): data values (features x samples) for the
@@ -378,6 +417,10 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
     n_leaves_ : ndarray of int (n_estimators,)
         Leaves per tree, counting empty nominal children.
     max_depth_ : ndarray of int (n_estimators,)
+    score_calibration_ : float or None
+        Inverse temperature a of the calibrated probabilities of ``"eva"``,
+        ``"dempster"`` and ``"cautious"`` with two classes (see
+        :meth:`predict_proba`); None otherwise.
 
     Raises
     ------
@@ -740,11 +783,11 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
         return (self.combiner, repr(sorted((self.combiner_options or {}).items())))
 
     def _fit_score_calibration(self, columns, y):
-        """Platt's map of the binary evidential scores, fitted on leave-one-out training scores.
+        """Inverse temperature of the binary log-odds, fitted on leave-one-out training log-odds.
 
-        Returns ``(theta_0, theta_1)`` with P(classes_[1] | score) =
-        1 / (1 + exp(theta_0 + theta_1 score)), or None for the combiners whose
-        scores are probabilities already (and for more than two classes).
+        Returns ``a`` with P(classes_[1]) = expit(a z) of the log-odds z
+        (:func:`_log_odds`), or None for the combiners whose scores are
+        probabilities already (and for more than two classes).
         """
         method, _aggregate = parse_combiner(self.combiner)
         if self.n_classes_ != 2 or method not in _CALIBRATED_METHODS:
@@ -782,12 +825,8 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
                 batch_rows = np.concatenate([all_rows, parent[first_rows].astype(np.float64)])
             loo = _LeafRows(loo_keys, batch_rows, leaves.shape, tables)
             loo.n_cached_rows = all_rows.shape[0]
-            scores[a:b] = combine_leaves(loo, combiner=self.combiner, **options)  # type: ignore[arg-type]
-        from dstk.evidence import LogisticLikelihood
-
-        finite = np.isfinite(scores)
-        fit = LogisticLikelihood(scores[finite], y[finite], targets="smoothed")
-        return tuple(float(v) for v in fit.mle_)
+            scores[a:b] = _log_odds(loo, combiner=self.combiner, **options)
+        return _fit_inverse_temperature(scores, y)
 
     @classmethod
     def concatenate(
@@ -1226,14 +1265,14 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
             ``"confidence_bounds"``, ``"pooling"`` and the votes these are the
             combined scores themselves; for ``"plausibility"`` the pignistic
             probability of the average leaf mass.  For ``"eva"``, ``"dempster"``
-            and ``"cautious"`` with two classes: P(classes_[1]) =
-            1 / (1 + exp(theta_0 + theta_1 s)) of the binary score s
-            (:meth:`decision_function` plus the threshold), with
-            ``score_calibration_ = (theta_0, theta_1)`` fitted in ``fit`` by
-            Platt's method on leave-one-out scores of the training samples (see
-            Notes); with more classes, the pignistic probabilities of the
-            normalised combined mass (Dempster, cautious) or the softmax of the
-            EVA log-posteriors.
+            and ``"cautious"`` with two classes: P(classes_[1]) = expit(a z)
+            of the log-odds z (EVA's score; ln BetP(1) - ln BetP(0) of the
+            normalised Dempster or cautious mass), with the inverse
+            temperature ``score_calibration_ = a >= 0`` fitted in ``fit`` on
+            leave-one-out log-odds of the training samples (see Notes); with
+            more classes, the pignistic probabilities of the normalised
+            combined mass (Dempster, cautious) or the softmax of the EVA
+            log-posteriors.
 
         Notes
         -----
@@ -1241,17 +1280,31 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
         and the softmax of the EVA scores are 0 or 1 to machine precision for
         most samples (a product over 100 trees), while the scores still rank
         the samples well (Busch et al. 2021 compare them by AUC).  Their
-        calibrated probability is a monotone (logistic) map of the score, so
-        it ranks the samples exactly as the score does; it is fitted on the
-        score each training sample gets from the leaves it reaches with its
-        own label removed from their counts (a leave-one-out estimate: the
-        trees do not depend on the labels, so this is the score of a sample
-        the leaves have not seen), with Platt's smoothed targets (Platt
-        1999, Eq. 4).  Where a training sample is alone in its leaf (every
-        sample, nearly, with the default ``min_samples_leaf=1``), the leaf
-        would not exist without it: its leave-one-out counts are those of the
-        leaf's parent without it, the counts of the leaf's siblings.  The uncalibrated probabilities remain available as
+        calibrated probability scales the log-odds by one fitted factor (a
+        temperature, as in Guo et al. 2017, Eq. 9, on the two-class
+        log-odds): it ranks the samples as the log-odds do and crosses 1/2
+        where they change sign, so :meth:`predict` is its argmax.  The
+        pignistic log-odds, not the difference m({1}) - m({0}), are the scale of the
+        fit: that difference is a difference of products over the trees,
+        whose magnitude spans hundreds of orders, and a logistic map of it
+        (Platt's, fitted even on the test samples themselves) loses up to
+        a fifth of the accuracy of its own sign.  The factor is fitted by
+        maximum likelihood with Platt's smoothed targets (Platt 1999, Eq. 4)
+        on the log-odds each training sample gets from the leaves it
+        reaches with its own label removed from their counts (a
+        leave-one-out estimate: the trees do not depend on the labels, so
+        this is the log-odds of a sample the leaves have not seen).  Where a
+        training sample is alone in its leaf (every sample, nearly, with the
+        default ``min_samples_leaf=1``), the leaf would not exist without
+        it: its leave-one-out counts are those of the leaf's parent without
+        it, the counts of the leaf's siblings.  The uncalibrated
+        probabilities remain available as
         ``combine_leaves_proba(model.leaf_counts(X), ...)``.
+
+        References
+        ----------
+        Guo, C., Pleiss, G., Sun, Y. and Weinberger, K. Q. (2017). On
+        calibration of modern neural networks. ICML 2017.
         """
         check_is_fitted(self, "classes_")
         method, _aggregate = parse_combiner(self.combiner)
@@ -1271,11 +1324,9 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
         else:
             calibration = None
         if calibration is not None:
-            theta_0, theta_1 = calibration
-            scores = self._combined_by(X, combine_leaves)
-            linear = theta_0 + theta_1 * scores
+            linear = float(calibration) * self._combined_by(X, _log_odds)
             # each column from its own expit: the smaller probability keeps its relative precision
-            return np.stack([special.expit(linear), special.expit(-linear)], axis=1)
+            return np.stack([special.expit(-linear), special.expit(linear)], axis=1)
         return self._combined_by(X, combine_leaves_proba)
 
     def predict(self, X: ArrayLike) -> np.ndarray:
@@ -1285,12 +1336,10 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
         combiner's score reaches its threshold (0.5 for scores in [0, 1], 0 for
         signed scores; ties go to the positive class, as in Busch et al.); for
         more classes the class of largest score.  For ``"eva"``, ``"dempster"``
-        and ``"cautious"`` with two classes this is the combiner's own decision,
-        not the argmax of :meth:`predict_proba`, whose calibrated probability
-        crosses 1/2 at the score ``-theta_0 / theta_1`` fitted in ``fit``: the
-        two differ for the samples between that score and the threshold.  Use
-        ``classes_[predict_proba(X).argmax(axis=1)]`` for the decision of the
-        calibrated probabilities.
+        and ``"cautious"`` with two classes the sign of the log-odds that
+        :meth:`predict_proba` scales (ties to the positive class): the
+        combiner's own decision, and the argmax of the calibrated
+        probabilities.
 
         Parameters
         ----------
@@ -1302,6 +1351,10 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
         ndarray of shape (n_samples,)
             Labels from ``classes_``.
         """
+        check_is_fitted(self, "classes_")
+        if self.n_classes_ == 2 and parse_combiner(self.combiner)[0] in _CALIBRATED_METHODS:
+            # the sign of the log-odds that predict_proba scales: the argmax of its probabilities
+            return self.classes_[(self._combined_by(X, _log_odds) >= 0).astype(np.intp)]
         scores = self.decision_function(X)
         if scores.ndim == 1:
             return self.classes_[(scores >= 0).astype(np.intp)]

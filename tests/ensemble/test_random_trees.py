@@ -482,8 +482,33 @@ def test_scikit_learn_estimator_checks():
     assert failed <= {"check_sample_weight_equivalence_on_dense_data"}, failed
 
 
+def _log_odds_reference(model, counts, combiner):
+    """The calibrated combiners' log-odds from the public functions: EVA's score, ln BetP(1) - ln BetP(0) of the
+    normalised combined mass."""
+    from dstk.ensemble import combine_leaves_to_mass
+
+    if combiner == "eva":
+        return combine_leaves(counts, combiner="eva", class_prior=model.class_prior_)
+    mass = combine_leaves_to_mass(counts, combiner=combiner).to_array()
+    tiny = np.finfo(np.float64).tiny
+    betp = mass[:, [1, 2]] + mass[:, [3]] / 2  # Smets' BetP of the two singletons
+    return np.log(np.maximum(betp[:, 1], tiny)) - np.log(np.maximum(betp[:, 0], tiny))
+
+
+def _inverse_temperature_by_grid(log_odds, y):
+    """Brute force: the a >= 0 maximising the smoothed-target likelihood of expit(a z), on a fine grid."""
+    n_positive, n_negative = y.sum(), y.size - y.sum()
+    targets = np.where(y == 1, (n_positive + 1) / (n_positive + 2), 1 / (n_negative + 2))
+    scale = np.abs(log_odds).max()
+    grid = np.linspace(0.0, 50.0, 200_001) / scale
+    eta = grid[:, None] * log_odds[None, :]
+    values = -(targets * np.logaddexp(0.0, -eta) + (1 - targets) * np.logaddexp(0.0, eta)).sum(axis=1)
+    return grid[np.argmax(values)], grid[1] - grid[0]
+
+
 @pytest.mark.parametrize("combiner", ["eva", "dempster", "cautious"])
 def test_calibrated_predict_proba_of_evidential_combiners(breast_cancer, combiner):
+    from scipy.special import expit
     from sklearn.metrics import log_loss, roc_auc_score
 
     X, y = breast_cancer
@@ -493,28 +518,27 @@ def test_calibrated_predict_proba_of_evidential_combiners(breast_cancer, combine
         50, min_samples_leaf=2, min_samples_split=4, combiner=combiner, random_state=0
     ).fit(X[train], y[train])
     proba = model.predict_proba(X[test])
+    log_odds = _log_odds_reference(model, model.leaf_counts(X[test]), combiner)
+    a = model.score_calibration_
+    assert a > 0
+    assert np.allclose(proba[:, 1], expit(a * log_odds), rtol=1e-12, atol=1e-15)
+    assert np.allclose(proba.sum(axis=1), 1)
+    # the log-odds change sign with the combiner's score: the same decisions
     score = model.decision_function(X[test])
-    theta_0, theta_1 = model.score_calibration_
-    threshold = 0.0
-    expected = 1.0 / (1.0 + np.exp(theta_0 + theta_1 * (score + threshold)))
-    assert np.allclose(proba[:, 1], expected, rtol=1e-12, atol=1e-15) and np.allclose(proba.sum(axis=1), 1)
-    assert theta_1 < 0  # increasing in the score: same ranking
-    assert roc_auc_score(y[test], proba[:, 1]) == pytest.approx(roc_auc_score(y[test], score), abs=1e-12)
-    raw = (
-        combine_leaves_proba(model.leaf_counts(X[test]), combiner=combiner, class_prior=model.class_prior_)
-        if (combiner == "eva")
-        else combine_leaves_proba(model.leaf_counts(X[test]), combiner=combiner)
+    assert np.array_equal(np.sign(log_odds), np.sign(score))
+    assert np.array_equal(model.predict(X[test]), model.classes_[(score >= 0).astype(int)])
+    assert roc_auc_score(y[test], proba[:, 1]) == pytest.approx(roc_auc_score(y[test], log_odds), abs=1e-12)
+    raw = combine_leaves_proba(
+        model.leaf_counts(X[test]),
+        combiner=combiner,
+        **({"class_prior": model.class_prior_} if combiner == "eva" else {}),
     )
     assert log_loss(y[test], proba[:, 1]) < log_loss(y[test], np.clip(raw[:, 1], 1e-15, 1 - 1e-15))
-    # leave-one-out scores: the calibration is the Platt fit on the training scores without each sample
-    from dstk.evidence import LogisticLikelihood
-
+    # leave-one-out log-odds (leaf counts without each sample): a is their likelihood's maximiser
     counts = model.leaf_counts(X[train])
     counts[np.arange(train.size), :, y[train]] -= 1
-    options = {"class_prior": model.class_prior_} if combiner == "eva" else {}
-    loo = combine_leaves(counts, combiner=combiner, **options)
-    fit = LogisticLikelihood(loo, y[train], targets="smoothed")
-    assert np.allclose(model.score_calibration_, fit.mle_, rtol=1e-9)
+    best, step = _inverse_temperature_by_grid(_log_odds_reference(model, counts, combiner), y[train])
+    assert abs(a - best) <= step
 
 
 def _loo_counts_by_walking(model, X, y):
@@ -558,8 +582,6 @@ def test_calibration_of_fully_grown_trees_uses_the_parent_of_a_sample_alone_in_i
     score then takes the parent's counts without it (an empty leaf would give every sample the same score)."""
     from sklearn.metrics import roc_auc_score
 
-    from dstk.evidence import LogisticLikelihood
-
     X, y = breast_cancer
     X = X[:, :8].copy()
     if nominal:
@@ -571,15 +593,12 @@ def test_calibration_of_fully_grown_trees_uses_the_parent_of_a_sample_alone_in_i
     ).fit(X[train], y[train])
     assert (model.leaf_counts(X[train]).sum(axis=-1) == 1).mean() > 0.9  # nearly every sample alone
     counts = _loo_counts_by_walking(model, X[train], y[train])
-    options = {"class_prior": model.class_prior_} if combiner == "eva" else {}
-    fit = LogisticLikelihood(
-        combine_leaves(counts, combiner=combiner, **options), y[train], targets="smoothed"
-    )
-    assert np.allclose(model.score_calibration_, fit.mle_, rtol=1e-9)
-    theta_1 = model.score_calibration_[1]
-    assert theta_1 < 0  # increasing in the score: the probabilities rank the samples as the score does
-    proba, score = model.predict_proba(X[test])[:, 1], model.decision_function(X[test])
-    assert roc_auc_score(y[test], proba) == pytest.approx(roc_auc_score(y[test], score), abs=1e-12)
+    best, step = _inverse_temperature_by_grid(_log_odds_reference(model, counts, combiner), y[train])
+    assert abs(model.score_calibration_ - best) <= step
+    assert model.score_calibration_ > 0  # the probabilities rank the samples as the score does
+    proba = model.predict_proba(X[test])[:, 1]
+    log_odds = _log_odds_reference(model, model.leaf_counts(X[test]), combiner)
+    assert roc_auc_score(y[test], proba) == pytest.approx(roc_auc_score(y[test], log_odds), abs=1e-12)
     base_rate = np.mean(y[train])
     assert np.mean((proba - y[test]) ** 2) < np.mean((base_rate - y[test]) ** 2)
 
@@ -657,3 +676,47 @@ def test_verbose_counts_every_tree_from_the_first(caplog, capsys):
         assert [m.split(" (")[0] for m in messages[1:]] == [f"trees grown {i}/12 done" for i in range(1, 13)]
         err = capsys.readouterr().err
         assert "12/12" in err  # the tqdm bar is left on screen at the end
+
+
+def _argmax_sets_hold(model, X):
+    proba = model.predict_proba(X)
+    chosen = np.searchsorted(model.classes_, model.predict(X))
+    return bool(np.all(proba[np.arange(proba.shape[0]), chosen] >= proba.max(axis=1)))
+
+
+@pytest.mark.parametrize(
+    "combiner",
+    ["average", "vote", "laplace", "laplace:vote", "plausibility", "confidence_bounds", "pooling"]
+    + ["dempster", "cautious", "eva"],
+)
+@pytest.mark.parametrize("data", ["breast_cancer", "three_classes", "integers"])
+def test_predict_is_an_argmax_of_predict_proba(breast_cancer, combiner, data):
+    rng = np.random.default_rng(3)
+    if data == "breast_cancer":
+        X, y = breast_cancer
+        X, y = X[::2], y[::2]
+    elif data == "three_classes":
+        X = rng.normal(size=(240, 4))
+        y = np.digitize(X[:, 0] + 0.5 * X[:, 1] + rng.normal(scale=0.7, size=240), [-0.6, 0.6])
+    else:
+        X = rng.integers(0, 3, size=(200, 5)).astype(float)
+        y = (X[:, 0] + X[:, 1] + rng.integers(0, 2, size=200) > 2).astype(int)
+    if np.unique(y).size > 2 and combiner.split(":")[0] in ("plausibility", "confidence_bounds"):
+        pytest.skip("binary-only combiner")
+    model = RandomDecisionTreesClassifier(20, combiner=combiner, random_state=0).fit(X[::2], y[::2])
+    assert _argmax_sets_hold(model, X[1::2])
+
+
+@pytest.mark.parametrize("combiner", ["eva", "dempster"])
+def test_calibrated_probabilities_keep_the_accuracy_of_the_decision_on_held_out_samples(combiner):
+    """On a fixed synthetic set the accuracy of predict_proba's argmax equals that of the decision threshold
+    (with the former Platt map of m({1}) - m({0}) the Dempster one fell to the majority rate)."""
+    rng = np.random.default_rng(7)
+    X = rng.normal(size=(1200, 6))
+    y = (X[:, 0] - X[:, 1] + 0.5 * X[:, 2] + rng.normal(scale=0.8, size=1200) > 0.4).astype(int)
+    model = RandomDecisionTreesClassifier(60, combiner=combiner, random_state=0).fit(X[:600], y[:600])
+    proba = model.predict_proba(X[600:])
+    by_proba = np.mean((proba[:, 1] >= 0.5) == y[600:])
+    by_decision = np.mean((model.decision_function(X[600:]) >= 0) == y[600:])
+    assert by_decision > 0.75
+    assert abs(by_proba - by_decision) <= 0.01
