@@ -51,6 +51,7 @@ _LAZY = {
     "EvidentialCalibratedClassifier": "dstk.calibration",
     "combine_classifiers": "dstk.calibration",
     "EvidentialCombination": "dstk.calibration",
+    "EvidentialFusionClassifier": "dstk.calibration",
     # multi-class calibration
     "MulticlassCalibrator": "dstk.multiclass",
     "DirichletCalibrator": "dstk.multiclass",

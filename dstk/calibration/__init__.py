@@ -39,6 +39,7 @@ _LAZY = {
     "refine_one_vs_rest": "dstk.calibration._one_vs_rest",
     "combine_classifiers": "dstk.calibration._combination",
     "EvidentialCombination": "dstk.calibration._combination",
+    "EvidentialFusionClassifier": "dstk.calibration._fusion",
     # --- probabilistic calibrators and implied posterior probability ---
     **dict.fromkeys(
         (

@@ -8,85 +8,19 @@ from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
-from scipy import optimize
 
 from ..core._combination import RULES, combine
 from ..core._dense import check_dense_size
 from ..core._frame import Frame
 from ..core._mass import MassFunction
 from ..core._transforms import contextual_discount
+from ..evidence._contextual import joint_contextual_rates, separate_contextual_rates
 from ._base import EvidentialClassifierBase, require_sklearn, validate_features, validate_targets
 
 __all__ = ["ContextualDiscountingCombiner"]
 
 _TRAININGS = ("separate", "joint")
 _CONFLICT_POLICIES = ("raise", "vacuous", "nan")
-
-
-def separate_contextual_rates(contour: np.ndarray, indicators: np.ndarray) -> np.ndarray:
-    """Discount rates minimising the plausibility error of one source, in closed form.
-
-    The contextually discounted contour is ``pl'_k = pl_k + alpha_k (1 - pl_k)`` (Mercier, Quost & Denoeux
-    2008), linear in ``alpha_k``, so the criterion ``E_pl = sum_i sum_k (pl'_ik - delta_ik)^2`` (their
-    Eq. 33) separates into one least-squares problem per class with solution
-    ``alpha_k = sum_i (1 - pl_ik)(delta_ik - pl_ik) / sum_i (1 - pl_ik)^2``, projected on [0, 1] (the
-    objective is a convex parabola in ``alpha_k``).
-
-    Parameters
-    ----------
-    contour : ndarray of shape (n, K)
-        ``pl_i({w_k})`` of the source on the validation samples.
-    indicators : ndarray of shape (n, K)
-        ``delta_ik`` = 1 if sample i is of class k.
-
-    Returns
-    -------
-    ndarray of shape (K,)
-    """
-    doubt = 1.0 - contour
-    denominator = (doubt**2).sum(axis=0)
-    numerator = (doubt * (indicators - contour)).sum(axis=0)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        rates = np.where(denominator > 0, numerator / np.where(denominator > 0, denominator, 1.0), 0.0)
-    return np.clip(rates, 0.0, 1.0)
-
-
-def joint_contextual_rates(contours: np.ndarray, indicators: np.ndarray, start: np.ndarray) -> np.ndarray:
-    """Discount rates of all sources minimising the plausibility error of their conjunctive combination.
-
-    The contour of the conjunctive combination is the product of the sources' contours, so the criterion
-    ``sum_i sum_k (prod_s pl'_sik - delta_ik)^2`` is minimised over ``alpha_sk`` in [0, 1] by L-BFGS-B
-    with its analytic gradient, from ``start``.
-
-    Parameters
-    ----------
-    contours : ndarray of shape (S, n, K)
-    indicators : ndarray of shape (n, K)
-    start : ndarray of shape (S, K)
-
-    Returns
-    -------
-    ndarray of shape (S, K)
-    """
-    n_sources, n, n_classes = contours.shape
-    doubt = 1.0 - contours
-
-    def objective(flat):
-        rates = flat.reshape(n_sources, n_classes)
-        discounted = contours + rates[:, None, :] * doubt  # (S, n, K)
-        product = discounted.prod(axis=0)
-        residual = product - indicators
-        loss = float((residual**2).sum()) / n
-        grad = np.empty_like(rates)
-        for s in range(n_sources):
-            others = np.prod(np.delete(discounted, s, axis=0), axis=0)
-            grad[s] = (2.0 * residual * others * doubt[s]).sum(axis=0) / n
-        return loss, grad.ravel()
-
-    result = optimize.minimize(
-        objective, start.ravel(), jac=True, method="L-BFGS-B", bounds=[(0.0, 1.0)] * start.size
-    )
-    return result.x.reshape(n_sources, n_classes)
 
 
 class ContextualDiscountingCombiner(EvidentialClassifierBase):

@@ -532,6 +532,9 @@ def _estimators():
         "VennAbersCalibrator": _binary(c.VennAbersCalibrator),
         "VennMachineCalibrator": _binary(c.VennMachineCalibrator, edges=3),
         "EvidentialCalibratedClassifier": _features(lambda: c.EvidentialCalibratedClassifier(_lr(), cv=2)),
+        "EvidentialFusionClassifier": _features(
+            lambda: c.EvidentialFusionClassifier([("lr", _lr()), ("lr2", _lr())], cv=2)
+        ),
         "ImpliedPosteriorClassifier": (
             "features",
             lambda: c.ImpliedPosteriorClassifier(_lr(), n_models=3),
@@ -582,6 +585,7 @@ ESTIMATOR_SKIP = {
     ("ConformalBeliefClassifier", "X", "sparse"): "sparse X is supported (passed to the base estimator)",
     ("VennMulticlassClassifier", "X", "sparse"): "sparse X is supported (passed to the base estimator)",
     ("CodeMatrixClassifier", "X", "sparse"): "sparse X is supported (passed to the base estimator)",
+    ("EvidentialFusionClassifier", "X", "sparse"): "sparse X is supported (passed to the classifiers)",
     ("EvidentialRegressor", "y", "one_class"): "a constant target is a valid regression (its GRFN is fitted)",
 }
 
@@ -590,6 +594,7 @@ ESTIMATOR_SKIP = {
 # encoders takes strings; scikit-learn's own checks reject None, NaN or ragged X with its messages).
 META_ESTIMATORS = {
     "EvidentialCalibratedClassifier",
+    "EvidentialFusionClassifier",
     "ImpliedPosteriorClassifier",
     "ConformalBeliefClassifier",
     "VennMulticlassClassifier",

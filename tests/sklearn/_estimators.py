@@ -11,6 +11,7 @@ def x_estimators():
     from dstk.calibration import (
         ConformalBeliefClassifier,
         EvidentialCalibratedClassifier,
+        EvidentialFusionClassifier,
         ImpliedPosteriorClassifier,
         VennMulticlassClassifier,
     )
@@ -33,6 +34,7 @@ def x_estimators():
         EvidentialNeuralNetworkClassifier(n_prototypes=3, max_iter=30, random_state=0),
         EvidentialRegressor(n_prototypes=5, max_iter=200, random_state=0),
         ContextualDiscountingCombiner([LogisticRegression(), GaussianNB()], random_state=0),
+        EvidentialFusionClassifier([("lr", LogisticRegression()), ("nb", GaussianNB())], cv=2),
         ConformalBeliefClassifier(LogisticRegression(), random_state=0),
         VennMulticlassClassifier(LogisticRegression(), random_state=0),
         VennMulticlassClassifier(LogisticRegression(), decomposition="pairwise", random_state=0),

@@ -1,0 +1,269 @@
+"""Classifiers combined as evidence against scikit-learn's ways of combining them, on unseen data.
+
+Three base classifiers (scaled logistic regression, Gaussian naive Bayes, a random forest); for each data
+set, repeated stratified splits (train 70 % / test 30 %); on each split every method is fitted on the same
+training part and scored on the same test part:
+
+* ``fusion``: :class:`dstk.calibration.EvidentialFusionClassifier` with its defaults;
+* ``best single``: the base classifier with the best cross-validated log-loss on the training part,
+  calibrated by ``CalibratedClassifierCV(method="sigmoid")``;
+* ``soft voting``: ``VotingClassifier(voting="soft")``;
+* ``calibrated voting``: soft voting of the three calibrated by ``CalibratedClassifierCV``;
+* ``stacking``: ``StackingClassifier`` with a logistic regression on the probabilities.
+
+Columns: accuracy, log-loss, Brier score and the selective error at 50 / 80 / 100 % coverage (each method
+abstains on the test samples where it is least decisive: for the fusion, the widest [Bel, Pl] of the
+predicted class, i.e. the smallest Bel of the predicted class; for the others, the smallest largest
+probability), means over the splits and the paired difference "method minus fusion" with its standard
+error.  Two scenarios follow, on binary sets: Xu et al. (2016), scenario (c) — the classifiers trained on
+unequal parts of the training data (2/3, 1/5, the rest), so that only the fusion knows how reliable each
+is — and a corrupted source: one classifier's test inputs are replaced by noise.
+
+Usage::
+
+    python benchmarks/bench_fusion.py [--data ../shared/datasets] [--splits 5] [--md benchmarks/results/fusion.md]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+import warnings
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))
+sys.path.insert(0, HERE)
+
+from _harness import environment, pinned_threads  # noqa: E402
+from sklearn.base import clone  # noqa: E402
+from sklearn.calibration import CalibratedClassifierCV  # noqa: E402
+from sklearn.datasets import load_breast_cancer, load_digits, load_iris, load_wine  # noqa: E402
+from sklearn.ensemble import RandomForestClassifier, StackingClassifier, VotingClassifier  # noqa: E402
+from sklearn.frozen import FrozenEstimator  # noqa: E402
+from sklearn.linear_model import LogisticRegression  # noqa: E402
+from sklearn.model_selection import StratifiedShuffleSplit, cross_val_predict  # noqa: E402
+from sklearn.naive_bayes import GaussianNB  # noqa: E402
+from sklearn.pipeline import make_pipeline  # noqa: E402
+from sklearn.preprocessing import StandardScaler  # noqa: E402
+
+from dstk.calibration import EvidentialFusionClassifier  # noqa: E402
+
+COVERAGES = (0.5, 0.8, 1.0)
+
+
+def base_estimators(seed):
+    return [
+        ("lr", make_pipeline(StandardScaler(), LogisticRegression(max_iter=2000))),
+        ("nb", GaussianNB()),
+        ("rf", RandomForestClassifier(n_estimators=100, random_state=seed, n_jobs=1)),
+    ]
+
+
+def data_sets(folder):
+    sets = {}
+    for name, loader in [
+        ("breast_cancer", load_breast_cancer),
+        ("wine", load_wine),
+        ("iris", load_iris),
+        ("digits", load_digits),
+    ]:
+        sets[name] = loader(return_X_y=True)
+    if folder and os.path.isdir(folder):
+        sys.path.insert(0, folder)
+        from load import load
+
+        for name in ("australian", "pima", "heart", "ionosphere", "sonar", "banknote", "spambase"):
+            try:
+                sets[name] = load(name)
+            except Exception as error:
+                print(f"[skip] {name}: {error}")
+    return sets
+
+
+def scores(y_true, probabilities, decisiveness, classes):
+    """accuracy, log-loss, Brier, selective errors at the coverages."""
+    index = np.searchsorted(classes, y_true)
+    p = np.clip(probabilities, 1e-15, 1.0)
+    p = p / p.sum(axis=1, keepdims=True)
+    predicted = probabilities.argmax(axis=1)
+    error = predicted != index
+    onehot = np.zeros_like(p)
+    onehot[np.arange(index.size), index] = 1.0
+    out = [
+        1.0 - error.mean(),
+        -np.log(p[np.arange(index.size), index]).mean(),
+        ((p - onehot) ** 2).sum(1).mean(),
+    ]
+    order = np.argsort(-decisiveness, kind="stable")
+    for coverage in COVERAGES:
+        kept = order[: max(1, round(coverage * index.size))]
+        out.append(error[kept].mean())
+    return np.array(out)
+
+
+def fusion_decisiveness(model, X):
+    mass = model.predict_mass(X)
+    bel = mass.to_array("m")[:, 1 << np.arange(len(model.classes_))]
+    predicted = model.predict_proba(X).argmax(axis=1)
+    return bel[np.arange(bel.shape[0]), predicted]
+
+
+def methods(seed):
+    estimators = base_estimators(seed)
+    return {
+        "fusion": EvidentialFusionClassifier(estimators),
+        "soft voting": VotingClassifier(estimators, voting="soft"),
+        "calibrated voting": VotingClassifier(
+            [(n, CalibratedClassifierCV(e, method="sigmoid", cv=5)) for n, e in estimators], voting="soft"
+        ),
+        "stacking": StackingClassifier(estimators, final_estimator=LogisticRegression(max_iter=2000), cv=5),
+    }
+
+
+def best_single(estimators, X, y):
+    best, best_loss = None, np.inf
+    classes = np.unique(y)
+    for _, estimator in estimators:
+        p = cross_val_predict(clone(estimator), X, y, cv=5, method="predict_proba")
+        loss = -np.log(np.clip(p[np.arange(y.size), np.searchsorted(classes, y)], 1e-15, 1)).mean()
+        if loss < best_loss:
+            best, best_loss = estimator, loss
+    return CalibratedClassifierCV(clone(best), method="sigmoid", cv=5)
+
+
+def run_split(X, y, train, test, seed, scenario="standard"):
+    results = {}
+    X_train, y_train, X_test, y_test = X[train], y[train], X[test], y[test]
+    classes = np.unique(y)
+    estimators = base_estimators(seed)
+    if scenario == "unequal":
+        # Xu et al. (2016) scenario (c): each classifier sees its own, unequal part of the training data
+        rng = np.random.default_rng(seed)
+        order = rng.permutation(train.size)
+        cuts = [0, int(train.size * 2 / 3), int(train.size * (2 / 3 + 1 / 5)), train.size]
+        parts = [order[cuts[i] : cuts[i + 1]] for i in range(3)]
+        frozen = []
+        for (
+            (name, estimator),
+            part,
+        ) in zip(estimators, parts):
+            half = part[: part.size // 2]
+            frozen.append((name, FrozenEstimator(clone(estimator).fit(X_train[half], y_train[half]))))
+        # each method sees the classifiers as trained and the rest of the training data to combine them
+        rest = np.concatenate([part[part.size // 2 :] for part in parts])
+        X_fit, y_fit = X_train[rest], y_train[rest]
+        candidates = {
+            "fusion": EvidentialFusionClassifier(frozen),
+            "soft voting": VotingClassifier(frozen, voting="soft"),
+            "stacking": StackingClassifier(frozen, final_estimator=LogisticRegression(max_iter=2000), cv=5),
+        }
+        single = max(frozen, key=lambda pair: pair[1].estimator.score(X_fit, y_fit))
+        candidates["best single"] = CalibratedClassifierCV(single[1], method="sigmoid", cv=5)
+    else:
+        X_fit, y_fit = X_train, y_train
+        candidates = methods(seed)
+        candidates["best single"] = best_single(estimators, X_train, y_train)
+    X_eval = X_test
+    if scenario == "corrupted":  # the random forest sees noise at test time
+        rng = np.random.default_rng(seed + 1)
+        X_eval = X_test.copy()
+    for name, model in candidates.items():
+        model.fit(X_fit, y_fit)
+        if scenario == "corrupted":
+            probabilities = corrupted_proba(model, X_eval, rng_seed=seed)
+        else:
+            probabilities = model.predict_proba(X_eval)
+        if name == "fusion" and scenario != "corrupted":
+            decisiveness = fusion_decisiveness(model, X_eval)
+        else:
+            decisiveness = probabilities.max(axis=1)
+        results[name] = scores(y_test, probabilities, decisiveness, classes)
+    return results
+
+
+def corrupted_proba(model, X, rng_seed):
+    """predict_proba with the last base classifier (the forest) given noise instead of the samples."""
+    rng = np.random.default_rng(rng_seed)
+    noise = rng.normal(size=X.shape) * X.std(axis=0) + X.mean(axis=0)
+    fitted = getattr(model, "estimators_", None)
+    if isinstance(model, CalibratedClassifierCV):
+        return model.predict_proba(X)  # one classifier: not corrupted unless it is the forest
+    forest = fitted[-1]
+    original = forest.predict_proba
+    forest.predict_proba = lambda _X: original(noise)
+    try:
+        return model.predict_proba(X)
+    finally:
+        del forest.predict_proba
+
+
+def summarise(name, per_split):
+    methods_ = list(per_split[0])
+    values = {m: np.array([split[m] for split in per_split]) for m in methods_}
+    columns = ["accuracy", "log-loss", "Brier"] + [f"sel. error {int(c * 100)}%" for c in COVERAGES]
+    lines = [
+        f"\n### {name} ({len(per_split)} splits)\n",
+        "| method | " + " | ".join(columns) + " |",
+        "|---|" + "---|" * len(columns),
+    ]
+    for method in methods_:
+        cells = []
+        for j in range(len(columns)):
+            mean = values[method][:, j].mean()
+            if method == "fusion":
+                cells.append(f"{mean:.4f}")
+            else:
+                diff = values[method][:, j] - values["fusion"][:, j]
+                se = diff.std(ddof=1) / np.sqrt(diff.size) if diff.size > 1 else float("nan")
+                cells.append(f"{mean:.4f} ({diff.mean():+.4f} ± {se:.4f})")
+        lines.append(f"| {method} | " + " | ".join(cells) + " |")
+    return "\n".join(lines), values
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", default=os.path.join(HERE, "..", "..", "shared", "datasets"))
+    parser.add_argument("--splits", type=int, default=5)
+    parser.add_argument("--sets", default=None, help="comma-separated names (default: all)")
+    parser.add_argument("--md", default=None)
+    args = parser.parse_args(argv)
+    warnings.simplefilter("ignore")
+    sets = data_sets(args.data)
+    if args.sets:
+        sets = {k: v for k, v in sets.items() if k in args.sets.split(",")}
+    lines = [
+        "# Classifiers combined as evidence: EvidentialFusionClassifier against scikit-learn",
+        "",
+        *environment(argv),
+        "- cells: mean over the splits (paired difference method minus fusion ± its standard error)",
+    ]
+    start = time.time()
+    with pinned_threads(1):
+        for scenario in ("standard", "unequal", "corrupted"):
+            lines.append(f"\n## Scenario: {scenario}")
+            for name, (X, y) in sets.items():
+                if scenario != "standard" and np.unique(y).size != 2:
+                    continue
+                X = np.asarray(X, dtype=float)
+                y = np.asarray(y)
+                splitter = StratifiedShuffleSplit(n_splits=args.splits, test_size=0.3, random_state=0)
+                per_split = [
+                    run_split(X, y, tr, te, seed, scenario)
+                    for seed, (tr, te) in enumerate(splitter.split(X, y))
+                ]
+                text, _ = summarise(name, per_split)
+                print(text, flush=True)
+                lines.append(text)
+    lines.append(f"\n- total time {time.time() - start:.0f} s; load at end {os.getloadavg()[0]:.2f}")
+    if args.md:
+        with open(args.md, "w", encoding="utf-8") as handle:
+            handle.write("\n".join(lines) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

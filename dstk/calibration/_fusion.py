@@ -1,0 +1,501 @@
+"""Classifiers combined as evidence, in the shape of scikit-learn's StackingClassifier."""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike
+from scipy import optimize
+
+from .._estimator import BaseEstimator, ClassifierMixin, check_is_fitted, check_meta_X, check_sample_weight
+from .._estimator import validate_features as record_features
+from .._validation import check_labels, check_option
+
+__all__ = ["EvidentialFusionClassifier"]
+
+_METHODS = ("temperature", None)
+_TRAININGS = ("log_loss", "plausibility_error")
+#: smallest probability a source may give a class (a 0 would let one source veto a class for ever)
+_FLOOR = 1e-12
+#: least discount rate of the sources combined by the cautious or bold rule, which need m(frame) > 0
+_MIN_RATE = 1e-6
+
+try:  # the parameter handling of heterogeneous ensembles (``estimators__lr__C``)
+    from sklearn.utils.metaestimators import _BaseComposition
+except ImportError:  # pragma: no cover - scikit-learn is needed to fit anyway
+    _BaseComposition = object  # type: ignore[assignment,misc]
+
+
+def _temperature(log_probabilities: np.ndarray, labels: np.ndarray, weights: np.ndarray) -> float:
+    """The temperature T > 0 minimising the weighted log-loss of softmax(log p / T) (Guo et al. 2017)."""
+    rows = np.arange(labels.size)
+    total = float(weights.sum())
+
+    def loss(log_t):
+        scaled = log_probabilities / np.exp(log_t)
+        top = scaled.max(axis=1, keepdims=True)
+        log_norm = top[:, 0] + np.log(np.exp(scaled - top).sum(axis=1))
+        return -float(weights @ (scaled[rows, labels] - log_norm)) / total
+
+    result = optimize.minimize_scalar(loss, bounds=(np.log(0.05), np.log(20.0)), method="bounded")
+    return float(np.exp(result.x))
+
+
+def _softmax_rows(scaled: np.ndarray) -> np.ndarray:
+    top = scaled.max(axis=1, keepdims=True)
+    values = np.exp(scaled - top)
+    return values / values.sum(axis=1, keepdims=True)
+
+
+class EvidentialFusionClassifier(ClassifierMixin, _BaseComposition, BaseEstimator):
+    """Classifiers combined as pieces of evidence, with reliabilities learned on out-of-fold outputs.
+
+    ``fit`` clones and fits every classifier on all the data and, as scikit-learn's
+    :class:`~sklearn.ensemble.StackingClassifier` does, also cross-fits them (``cv``) to obtain
+    out-of-fold class probabilities.  On those it learns, per classifier, a temperature (``method``)
+    and the contextual discount rates ``alpha_sk`` (Mercier, Quost & Denoeux 2008): the classifier's
+    unreliability when the truth is class ``k``.  A prediction discounts each classifier's calibrated
+    output contextually and combines the discounted mass functions by ``rule``.
+
+    Read more in the :doc:`User Guide </guide/calibration>`.
+
+    Parameters
+    ----------
+    estimators : list of (str, estimator)
+        The classifiers, each with ``predict_proba`` (or ``predict_mass``).  A classifier wrapped in
+        :class:`sklearn.frozen.FrozenEstimator` is used as fitted (trained elsewhere, on other data):
+        ``fit`` only calibrates it and learns its rates on the data it is given.  ``"drop"`` leaves a
+        classifier out.
+    cv : int, cross-validation generator or iterable, default=5
+        How the out-of-fold outputs are made (:func:`sklearn.model_selection.check_cv`, stratified).
+    method : {"temperature"} or None, default="temperature"
+        Calibration of each classifier's out-of-fold probabilities before the rates are learned:
+        temperature scaling of its log-probabilities; None keeps them as they are.
+    rule : str, default="dempster"
+        Combination rule of the discounted mass functions, a name in :data:`dstk.RULES` but ``"bold"``
+        (which combines subnormal mass functions; calibrated outputs are normal).  The rates are learned
+        for a conjunctive combination; with ``"disjunctive"`` (one of the classifiers is reliable, not
+        knowing which) they are 0.  The cautious rule
+        needs non-dogmatic mass functions: for it every rate is at least 1e-6, so that a calibrated
+        (Bayesian) output keeps some mass on the frame.
+    training : {"log_loss", "plausibility_error"}, default="log_loss"
+        Criterion of the rates: the log-loss of the plausibility transform of Dempster's combination of
+        the discounted outputs (:func:`dstk.evidence._contextual.log_loss_contextual_rates`), or the
+        plausibility error of Mercier, Quost & Denoeux (2008, Eq. 33), per classifier in closed form.
+    on_conflict : {"vacuous", "nan", "raise"}, default="vacuous"
+        Samples whose discounted outputs are in total conflict: the vacuous mass function (uniform
+        probabilities), NaN, or an error; the first two warn with the samples' indices.
+    n_jobs : int or None, default=None
+        Parallel fits of the cross-validation folds (joblib).
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+    estimators_ : list of fitted estimators
+        The classifiers fitted on all the data (or as given, when frozen), without the dropped ones.
+    named_estimators_ : dict
+        The same by name.
+    temperatures_ : ndarray of shape (n_estimators,)
+        The temperature of each classifier (1 when ``method`` is None).
+    rates_ : ndarray of shape (n_estimators, n_classes)
+        The contextual discount rates, in the convention of :func:`dstk.core.contextual_discount`
+        (0: fully reliable, 1: ignored).
+    n_features_in_ : int
+    feature_names_in_ : ndarray of str
+        Only when ``X`` had string column names.
+
+    Notes
+    -----
+    Classifier ``s`` gives the calibrated probabilities ``q_s`` (a Bayesian mass function), whose
+    contextual discounting with rates ``alpha_s`` has the contour ``q_sk + alpha_sk (1 - q_sk)``.
+    Dempster's combination of the discounted sources has the product of their contours as contour, so
+    its plausibility transform ``P(k) ∝ prod_s (q_sk + alpha_sk (1 - q_sk))`` needs no mass
+    function on the power set; it is :meth:`predict_proba`, the probability consistent with Dempster's
+    rule (Cobb & Shenoy 2006), and :meth:`predict` is its argmax.  :meth:`predict_mass` builds the
+    combined mass function itself.  With all rates 0 and temperature 1 this is the product of the
+    classifiers' probabilities (Bayes' rule with independent classifiers and a uniform prior); a rate
+    near 1 ignores the classifier when the truth is that class.
+
+    References
+    ----------
+    D. Mercier, B. Quost & T. Denoeux (2008). Refined modeling of sensor reliability in the belief
+    function framework using contextual discounting. Information Fusion 9(2), 246-258.
+    B. R. Cobb & P. P. Shenoy (2006). On the plausibility transformation method for translating belief
+    function models to probability models. IJAR 41(3), 314-330.
+    P. Xu, F. Davoine, H. Zha & T. Denoeux (2016). Evidential calibration of binary SVM classifiers.
+    IJAR 72, 55-70.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> from sklearn.linear_model import LogisticRegression
+    >>> from sklearn.naive_bayes import GaussianNB
+    >>> from dstk.calibration import EvidentialFusionClassifier
+    >>> X, y = load_iris(return_X_y=True)
+    >>> fusion = EvidentialFusionClassifier(
+    ...     [("lr", LogisticRegression(max_iter=1000)), ("nb", GaussianNB())]
+    ... ).fit(X, y)
+    >>> fusion.rates_.shape
+    (2, 3)
+    >>> fusion.predict_mass(X[:2]).batch_shape
+    (2,)
+    """
+
+    def __init__(
+        self,
+        estimators: Any,
+        *,
+        cv: Any = 5,
+        method: str | None = "temperature",
+        rule: str = "dempster",
+        training: str = "log_loss",
+        on_conflict: str = "vacuous",
+        n_jobs: int | None = None,
+    ) -> None:
+        self.estimators = estimators
+        self.cv = cv
+        self.method = method
+        self.rule = rule
+        self.training = training
+        self.on_conflict = on_conflict
+        self.n_jobs = n_jobs
+
+    # -- parameters (nested, as scikit-learn's ensembles) --------------------------------------
+
+    def get_params(self, deep: bool = True) -> dict[str, Any]:
+        """Parameters of the fusion and, with ``deep``, of its classifiers as ``<name>__<parameter>``.
+
+        Parameters
+        ----------
+        deep : bool, default=True
+            Also return the classifiers and their parameters.
+
+        Returns
+        -------
+        params : dict
+        """
+        return self._get_params("estimators", deep=deep)
+
+    def set_params(self, **params: Any) -> EvidentialFusionClassifier:
+        """Set parameters, including ``<name>`` (a classifier, or ``"drop"``) and ``<name>__<parameter>``.
+
+        Parameters
+        ----------
+        **params : dict
+            Parameter names and values.
+
+        Returns
+        -------
+        EvidentialFusionClassifier
+            ``self``.
+        """
+        self._set_params("estimators", **params)
+        return self
+
+    @property
+    def named_estimators(self) -> dict[str, Any]:
+        """dict: the classifiers by name (unfitted), as given in ``estimators``."""
+        return dict(self._checked_estimators())
+
+    def _checked_estimators(self):
+        estimators = self.estimators
+        if (
+            estimators is None
+            or isinstance(estimators, (str, bytes))
+            or not hasattr(estimators, "__len__")
+            or len(estimators) == 0
+        ):
+            raise ValueError(
+                f"`estimators` must be a non-empty list of (name, classifier) pairs; got {estimators!r}."
+            )
+        pairs = []
+        for item in estimators:
+            if not (isinstance(item, tuple) and len(item) == 2 and isinstance(item[0], str)):
+                raise ValueError(
+                    f"Each entry of `estimators` must be a (name, classifier) pair; got {item!r}. "
+                    "Name the classifiers, e.g. [('lr', LogisticRegression()), ('nb', GaussianNB())]."
+                )
+            pairs.append(item)
+        names = [name for name, _ in pairs]
+        if len(set(names)) != len(names):
+            raise ValueError(f"The names in `estimators` must be distinct; got {names!r}.")
+        for name in names:
+            if "__" in name:
+                raise ValueError(f"Estimator names must not contain '__'; got {name!r}.")
+        kept = [
+            (name, estimator)
+            for name, estimator in pairs
+            if not (isinstance(estimator, str) and estimator == "drop")
+        ]
+        if not kept:
+            raise ValueError("Every classifier of `estimators` is 'drop': at least one is needed.")
+        for name, estimator in kept:
+            if not (hasattr(estimator, "predict_proba") or hasattr(estimator, "predict_mass")):
+                raise ValueError(
+                    f"Classifier {name!r} ({type(estimator).__name__}) has neither predict_proba nor "
+                    "predict_mass; use a probabilistic classifier (e.g. SVC(probability=True))."
+                )
+        return kept
+
+    def _check_options(self):
+        from ..core._combination import RULES, check_on_conflict
+
+        check_option(self.method, "method", list(_METHODS))
+        check_option(self.rule, "rule", sorted(RULES))
+        if self.rule == "bold":
+            raise ValueError(
+                "rule='bold' combines subnormal mass functions (m(empty) > 0, Denoeux 2008), and calibrated "
+                "classifier outputs give no mass to the empty set; use rule='cautious', the idempotent rule "
+                "for classifiers trained on the same data, or 'dempster' for independent ones."
+            )
+        check_option(self.training, "training", list(_TRAININGS))
+        check_on_conflict(self.on_conflict)
+
+    # -- fitting ---------------------------------------------------------------------------------
+
+    def fit(self, X: Any, y: ArrayLike, sample_weight: ArrayLike | None = None) -> EvidentialFusionClassifier:
+        """Fit the classifiers, calibrate their out-of-fold outputs and learn their discount rates.
+
+        Parameters
+        ----------
+        X : array_like or data frame of shape (n_samples, n_features)
+            Training samples, in any format the classifiers accept.
+        y : array_like of shape (n_samples,)
+            Class labels.
+        sample_weight : array_like of shape (n_samples,), optional
+            Passed to the classifiers' ``fit`` (those that take it) and used as weights of the
+            calibration and of the rates' criterion.
+
+        Returns
+        -------
+        EvidentialFusionClassifier
+            ``self``, fitted.
+        """
+        from sklearn.base import clone
+        from sklearn.model_selection import check_cv, cross_val_predict
+        from sklearn.utils.validation import has_fit_parameter
+
+        from ..evidence._contextual import (
+            log_loss_contextual_rates,
+            separate_contextual_rates,
+        )
+
+        self._check_options()
+        pairs = self._checked_estimators()
+        X = check_meta_X(X)
+        classes, encoded = check_labels(y, "y")
+        n_samples = encoded.shape[0]
+        if getattr(X, "shape", (n_samples,))[0] != n_samples:
+            raise ValueError(
+                f"`X` has {X.shape[0]} samples but `y` has {n_samples}; pass one label per sample."
+            )
+        if classes.size < 2:
+            raise ValueError(
+                f"`y` has a single class ({classes.tolist()!r}); a classifier needs at least two."
+            )
+        record_features(self, X, reset=True)
+        weights = check_sample_weight(sample_weight, n_samples)
+        weight_array = np.ones(n_samples) if weights is None else weights
+        self.classes_ = classes
+        labels = classes[encoded]
+        splitter = check_cv(self.cv, labels, classifier=True)
+        estimators_, probabilities, temperatures = [], [], []
+        for name, estimator in pairs:
+            params = {}
+            if weights is not None and has_fit_parameter(estimator, "sample_weight"):
+                params["sample_weight"] = weights
+            out_of_fold = cross_val_predict(
+                clone(estimator),
+                X,
+                labels,
+                cv=splitter,
+                method="predict_proba",
+                n_jobs=self.n_jobs,
+                params=params,
+            )
+            fitted = clone(estimator).fit(X, labels, **params)
+            estimators_.append(fitted)
+            q = self._aligned(out_of_fold, classes, name)
+            log_q = np.log(np.clip(q, _FLOOR, 1.0))
+            temperature = _temperature(log_q, encoded, weight_array) if self.method == "temperature" else 1.0
+            temperatures.append(temperature)
+            probabilities.append(_softmax_rows(log_q / temperature))
+        contours = np.stack(probabilities)
+        if self.rule == "disjunctive":  # "one of them is reliable": the discounting of the others is moot
+            rates = np.zeros((len(pairs), classes.size))
+        elif self.training == "log_loss":
+            rates = log_loss_contextual_rates(contours, encoded, weights=weight_array)
+        else:
+            indicators = np.zeros((n_samples, classes.size))
+            indicators[np.arange(n_samples), encoded] = 1.0
+            rates = np.stack([separate_contextual_rates(c, indicators, weight_array) for c in contours])
+        self.estimators_ = estimators_
+        self.named_estimators_ = {name: fitted for (name, _), fitted in zip(pairs, estimators_)}
+        self.temperatures_ = np.array(temperatures)
+        self.rates_ = rates
+        return self
+
+    @staticmethod
+    def _aligned(probabilities, classes, name, source_classes=None):
+        """Columns of a classifier's probabilities in the order of ``classes`` (0 for classes it lacks)."""
+        probabilities = np.asarray(probabilities, dtype=np.float64)
+        if source_classes is None:
+            if probabilities.shape[1] != classes.size:
+                raise ValueError(
+                    f"Classifier {name!r} gives {probabilities.shape[1]} probabilities per sample for "
+                    f"{classes.size} classes."
+                )
+            return probabilities
+        index = {label: k for k, label in enumerate(classes.tolist())}
+        out = np.zeros((probabilities.shape[0], classes.size))
+        for j, label in enumerate(np.asarray(source_classes).tolist()):
+            if label not in index:
+                raise ValueError(
+                    f"Classifier {name!r} predicts the class {label!r}, which is not in the training labels "
+                    f"{classes.tolist()!r}."
+                )
+            out[:, index[label]] = probabilities[:, j]
+        return out
+
+    # -- predictions -----------------------------------------------------------------------------
+
+    def _calibrated(self, X: Any) -> np.ndarray:
+        """Calibrated probabilities of every classifier, shape (n_estimators, n_samples, n_classes)."""
+        check_is_fitted(self, "rates_")
+        X = check_meta_X(X)
+        record_features(self, X, reset=False)
+        out = []
+        for (name, estimator), temperature in zip(self.named_estimators_.items(), self.temperatures_):
+            if hasattr(estimator, "predict_proba"):
+                raw = estimator.predict_proba(X)
+                q = self._aligned(raw, self.classes_, name, getattr(estimator, "classes_", None))
+            else:
+                mass = estimator.predict_mass(X)
+                q = self._aligned(mass.pignistic(), self.classes_, name, mass.frame.labels)
+            log_q = np.log(np.clip(q, _FLOOR, 1.0))
+            out.append(_softmax_rows(log_q / temperature))
+        return np.stack(out)
+
+    def _conflict_rows(self, rows: np.ndarray, what: str) -> None:
+        if not rows.size:
+            return
+        if self.on_conflict == "raise":
+            from ..exceptions import TotalConflictError
+
+            raise TotalConflictError(
+                f"The discounted classifiers are in total conflict on samples {rows[:10].tolist()}; pass "
+                "on_conflict='vacuous' to give them the vacuous mass function."
+            )
+        from .._validation import stacklevel_outside_dstk
+        from ..exceptions import ConflictWarning
+
+        warnings.warn(
+            f"Total conflict on samples {rows[:10].tolist()} (of {rows.size}); their {what} "
+            f"{'is vacuous' if self.on_conflict == 'vacuous' else 'is NaN'}.",
+            ConflictWarning,
+            stacklevel=stacklevel_outside_dstk(),
+        )
+
+    def predict_proba(self, X: Any) -> np.ndarray:
+        """The plausibility transform of the combined mass function.
+
+        Parameters
+        ----------
+        X : array_like or data frame of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+            ``P(k) = pl({w_k}) / sum_l pl({w_l})`` of :meth:`predict_mass` (for Dempster's rule, the
+            product of the discounted contours, normalised); uniform rows for samples in total conflict
+            under ``on_conflict="vacuous"``, NaN under ``"nan"``.
+        """
+        from ..evidence._contextual import plausibility_transform_of_product
+
+        if self.rule in ("dempster", "conjunctive"):
+            probabilities, _ = plausibility_transform_of_product(self._calibrated(X), self.rates_)
+        else:
+            pl = np.asarray(self.predict_mass(X).contour(), dtype=np.float64)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                probabilities = pl / pl.sum(axis=1, keepdims=True)
+            probabilities[~(pl.sum(axis=1) > 0)] = np.nan
+        conflicted = np.flatnonzero(np.isnan(probabilities).any(axis=1))
+        self._conflict_rows(conflicted, "probabilities")
+        if conflicted.size and self.on_conflict == "vacuous":
+            probabilities[conflicted] = 1.0 / self.classes_.size
+        return probabilities
+
+    def predict(self, X: Any) -> np.ndarray:
+        """The class of largest :meth:`predict_proba` (the first in ``classes_`` on ties).
+
+        Parameters
+        ----------
+        X : array_like or data frame of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+        """
+        from .._estimator import labels_of_largest
+
+        probabilities = self.predict_proba(X)  # raises NotFittedError before classes_ is read
+        return labels_of_largest(self.classes_, probabilities)
+
+    def predict_mass(self, X: Any) -> Any:
+        """The classifiers' calibrated outputs, discounted contextually and combined by ``rule``.
+
+        Parameters
+        ----------
+        X : array_like or data frame of shape (n_samples, n_features)
+
+        Returns
+        -------
+        MassFunction
+            Batch shape ``(n_samples,)`` on ``Frame(classes_)``.
+        """
+        from ..core._combination import combine
+        from ..core._dense import check_dense_size
+        from ..core._frame import Frame
+        from ..core._mass import MassFunction
+        from ..core._transforms import contextual_discount
+
+        calibrated = self._calibrated(X)
+        n_classes = self.classes_.size
+        check_dense_size(n_classes, calibrated.shape[1], "the classifiers' combined mass functions")
+        frame = Frame(self.classes_.tolist())
+        # the cautious rule needs non-dogmatic sources (Denoeux 2008): a rate of 0 on every class
+        # would leave a Bayesian output dogmatic, so their rates are at least _MIN_RATE (m(frame) > 0)
+        all_rates = np.maximum(self.rates_, _MIN_RATE) if self.rule == "cautious" else self.rates_
+        sources = []
+        for q, rates in zip(calibrated, all_rates):
+            dense = np.zeros((q.shape[0], 1 << n_classes))
+            dense[:, 1 << np.arange(n_classes)] = q
+            sources.append(contextual_discount(MassFunction.from_array(dense, frame, validate=False), rates))
+        if len(sources) == 1:
+            return sources[0]
+        return combine(sources, rule=self.rule, on_conflict=self.on_conflict)
+
+    def predict_interval(self, X: Any) -> tuple[np.ndarray, np.ndarray]:
+        """Belief and plausibility of the classes under :meth:`predict_mass`.
+
+        Parameters
+        ----------
+        X : array_like or data frame of shape (n_samples, n_features)
+
+        Returns
+        -------
+        bel, pl : ndarray
+            For two classes, of shape (n_samples,) for class ``classes_[1]``; otherwise of shape
+            (n_samples, n_classes).
+        """
+        from .._estimator import singleton_interval
+
+        return singleton_interval(self.predict_mass(X))
+
+    def __sklearn_tags__(self):
+        """scikit-learn tags: a classifier; input checks are the classifiers' own."""
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = False
+        return tags
