@@ -38,6 +38,9 @@ _LAZY = {
     "discount": "dstk.core._transforms",
     "decide": "dstk.core._decisions",
     "admissible_actions": "dstk.core._decisions",
+    "Opinion": "dstk.core._opinions",
+    "fuse_opinions": "dstk.core._opinions",
+    "trust_discount": "dstk.core._opinions",
     # statistical evidence
     "from_counts": "dstk.evidence._counts",
     "plausibility_degrees": "dstk.evidence._counts",

@@ -6,10 +6,11 @@ Frame, MassFunction, combine, combine_with_conflict, RULES, pignistic, plausibil
 discount, contextual_discount, condition, normalize, inverse_pignistic,
 consonant_from_contour, decide, admissible_actions, owa_weights, lower_upper_expectations, jousselme_distance, conflict;
 uncertainty measures: nonspecificity, aggregate_uncertainty, maximum_entropy_probability,
-jirousek_shenoy_entropy, discord, strife, shannon_entropy, uncertainty_decomposition.
+jirousek_shenoy_entropy, discord, strife, shannon_entropy, uncertainty_decomposition;
+subjective logic: Opinion, fuse_opinions, trust_discount.
 """
 
-from . import _mass
+from . import _mass, _opinions
 from ._combination import RULES, combine, combine_with_conflict
 from ._decisions import (
     ADMISSIBILITY_CRITERIA,
@@ -23,6 +24,7 @@ from ._dense import DENSE_MAX_LABELS, MASS_TOLERANCE, MAX_DENSE_BYTES
 from ._distances import conflict, jousselme_distance
 from ._frame import Frame
 from ._mass import MassFunction
+from ._opinions import ACTIVATIONS, FUSION_OPERATORS, Opinion, fuse_opinions, trust_discount
 from ._transforms import (
     condition,
     consonant_from_contour,
@@ -59,6 +61,8 @@ _mass._OPERATIONS.update(
     normalize=normalize,
     decide=decide,
     admissible_actions=admissible_actions,
+    from_dirichlet=_opinions.mass_from_dirichlet,
+    from_evidence=_opinions.mass_from_evidence,
     combine=combine,
 )
 
@@ -82,6 +86,11 @@ __all__ = [
     "CRITERIA",
     "ADMISSIBILITY_CRITERIA",
     "owa_weights",
+    "Opinion",
+    "fuse_opinions",
+    "trust_discount",
+    "ACTIVATIONS",
+    "FUSION_OPERATORS",
     "lower_upper_expectations",
     "jousselme_distance",
     "conflict",

@@ -376,6 +376,64 @@ class MassFunction:
         return cls._dense(m, frame)
 
     @classmethod
+    def from_dirichlet(
+        cls,
+        alpha: ArrayLike,
+        *,
+        prior_weight: float | None = None,
+        frame: Frame | Iterable[Any] | None = None,
+    ) -> MassFunction:
+        """Mass functions of Dirichlet outputs: ``m({k}) = (alpha_k - 1) / S``, ``m(frame) = K / S``.
+
+        Parameters
+        ----------
+        alpha : array_like of shape (..., K)
+            Dirichlet parameters of an evidential network (``alpha_k = e_k +
+            W / K``, at least ``W / K``), ``S = sum_k alpha_k``.
+        prior_weight : float, optional
+            Prior weight ``W``, by default ``K``.
+        frame : Frame or iterable of labels, optional
+            ``K`` labels; ``0 .. K-1`` by default.
+
+        Returns
+        -------
+        MassFunction
+            Focal sets the singletons (``b_k = e_k / (sum e + W)``) and the
+            frame (``u = W / (sum e + W)``); see :class:`dstk.core.Opinion`.
+        """
+        return _operation("from_dirichlet")(cls, alpha, prior_weight=prior_weight, frame=frame)
+
+    @classmethod
+    def from_evidence(
+        cls,
+        evidence: ArrayLike,
+        *,
+        activation: str = "identity",
+        prior_weight: float | None = None,
+        frame: Frame | Iterable[Any] | None = None,
+    ) -> MassFunction:
+        """Mass functions of evidence vectors: ``m({k}) = e_k / S``, ``m(frame) = W / S``, ``S = sum e + W``.
+
+        Parameters
+        ----------
+        evidence : array_like of shape (..., K)
+            Non-negative evidence, or logits with ``activation``.
+        activation : {"identity", "relu", "exp", "softplus"}, default "identity"
+            Evidence map applied first.
+        prior_weight : float, optional
+            ``W``, by default ``K``.
+        frame : Frame or iterable of labels, optional
+            ``K`` labels; ``0 .. K-1`` by default.
+
+        Returns
+        -------
+        MassFunction
+        """
+        return _operation("from_evidence")(
+            cls, evidence, activation=activation, prior_weight=prior_weight, frame=frame
+        )
+
+    @classmethod
     def from_focal_sets(
         cls,
         focal_sets: Sequence[int] | np.ndarray,

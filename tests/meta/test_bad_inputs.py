@@ -129,6 +129,22 @@ def _core():
         "conflict": (c.conflict, {"m1": m, "m2": m}, {}),
         "shannon_entropy": (c.shannon_entropy, {"p": [0.5, 0.5]}, {"p": ARRAY_KINDS}),
         "uncertainty_decomposition": (c.uncertainty_decomposition, {"m": m}, {}),
+        "fuse_opinions": (
+            c.fuse_opinions,
+            {"opinions": [c.Opinion.from_evidence([1.0, 2.0]), c.Opinion.from_evidence([0.0, 3.0])]},
+            {},
+        ),
+        "trust_discount": (
+            c.trust_discount,
+            {"opinion": c.Opinion.from_evidence([1.0, 2.0]), "trust": 0.5},
+            {"trust": ["nan", "inf", "complex", "strings", "none"]},
+        ),
+        "Opinion.from_evidence": (
+            c.Opinion.from_evidence,
+            {"evidence": [1.0, 2.0]},
+            {"evidence": ARRAY_KINDS},
+        ),
+        "Opinion.from_dirichlet": (c.Opinion.from_dirichlet, {"alpha": [1.0, 2.0]}, {"alpha": ARRAY_KINDS}),
     }
     for name in [
         "pignistic",
@@ -361,6 +377,8 @@ SKIP = {
     ("dstk.ensemble.combine_leaves_proba", "counts", "wrong_shape"): "4-D counts are a valid batch",
     ("dstk.ensemble.combine_leaves_to_mass", "counts", "wrong_shape"): "4-D counts are a valid batch",
     ("dstk.evidence.from_counts", "counts", "wrong_shape"): "counts may have any batch shape",
+    ("dstk.core.Opinion.from_evidence", "evidence", "wrong_shape"): "evidence may have any batch shape",
+    ("dstk.core.Opinion.from_dirichlet", "alpha", "wrong_shape"): "alpha may have any batch shape",
     ("dstk.evidence.clopper_pearson_interval", "counts", "wrong_shape"): "counts may have any batch shape",
     ("dstk.evidence.plausibility_degrees", "counts", "wrong_shape"): "counts may have any batch shape",
     ("dstk.evidence.from_counts", "counts", "empty"): "zero samples is a valid (empty) batch",
