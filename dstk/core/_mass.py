@@ -623,8 +623,40 @@ class MassFunction:
     __hash__ = None  # type: ignore[assignment]  # mutable-looking container of floats: not hashable
 
     def __reduce__(self):
-        constructor, arrays = self._storage.reduce()
-        return (getattr(MassFunction, constructor), arrays + (self._frame,))
+        return (MassFunction._restore, (self._frame,) + tuple(self._storage.state().values()))
+
+    @classmethod
+    def _restore(cls, frame, m, focal=None, fm=None):
+        """Rebuild a saved mass function (pickle, skops), checked as at construction.
+
+        ``m``: dense masses ``(..., 2**n)``, or None with ``focal`` (sorted
+        distinct uint64 bitmasks ``(F,)``) and ``fm`` (``(..., F)``).  Raises
+        :class:`~dstk.exceptions.InvalidMassError` for a state that is not a
+        valid mass function on ``frame`` (tampered or corrupted file).
+        """
+        if not isinstance(frame, Frame):
+            raise InvalidMassError(f"A saved MassFunction holds a frame of type {type(frame).__name__}.")
+        if m is not None:
+            if not isinstance(m, np.ndarray) or m.dtype != np.float64 or m.ndim < 1:
+                raise InvalidMassError("A saved MassFunction holds dense masses that are not a float64 array.")
+            if m.shape[-1] != frame.n_subsets:
+                raise InvalidMassError(
+                    f"A saved MassFunction holds dense masses of length {m.shape[-1]}; its frame of "
+                    f"{frame.n} labels needs 2**{frame.n} = {frame.n_subsets}."
+                )
+            return cls._dense(_dense.validate_masses(m, what="saved masses"), frame)
+        if not isinstance(focal, np.ndarray) or focal.dtype != np.uint64 or focal.ndim != 1:
+            raise InvalidMassError("A saved MassFunction holds focal sets that are not a 1-D uint64 array.")
+        if not isinstance(fm, np.ndarray) or fm.dtype != np.float64 or fm.shape[-1:] != focal.shape:
+            raise InvalidMassError(
+                f"A saved MassFunction holds masses that are not a float64 array ending with the "
+                f"{focal.size} focal sets."
+            )
+        if focal.size and (bool(np.any(focal[1:] <= focal[:-1])) or int(focal[-1]) > frame.full):
+            raise InvalidMassError(
+                f"A saved MassFunction holds focal sets that are not sorted distinct subsets of {frame!r}."
+            )
+        return cls._sparse(focal, _dense.validate_masses(fm, what="saved masses"), frame)
 
     # -- plain-data and JSON forms ---------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
@@ -762,7 +794,9 @@ class MassFunction:
         return {"frame": self._frame, **self._storage.state()}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        self._frame, self._storage = state["frame"], _storage.from_state(state)
+        if not isinstance(state, dict) or not {"frame", "m", "focal", "fm"} <= state.keys():
+            raise InvalidMassError("A saved MassFunction state lacks its frame or masses.")
+        self._copy_from(MassFunction._restore(state["frame"], state["m"], state["focal"], state["fm"]))
 
     def _dense_m(self, what="this operation"):
         return self._storage.to_dense(self._frame.n, what)

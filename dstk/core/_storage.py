@@ -38,7 +38,6 @@ __all__ = [
     "DeferredDenseStorage",
     "FocalSetStorage",
     "stack",
-    "from_state",
     "membership",
 ]
 
@@ -143,10 +142,6 @@ class Storage:
         """The arrays of this storage, keyed as in ``MassFunction.__getstate__``."""
         raise NotImplementedError
 
-    def reduce(self) -> tuple[str, tuple[Any, ...]]:
-        """(name of the MassFunction constructor, its arguments before the frame) for pickling."""
-        raise NotImplementedError
-
     def describe(self) -> str:
         """The form, for ``repr``."""
         raise NotImplementedError
@@ -247,9 +242,6 @@ class DenseStorage(Storage):
 
     def state(self) -> dict[str, Any]:
         return {"m": self.masses, "focal": None, "fm": None}
-
-    def reduce(self) -> tuple[str, tuple[Any, ...]]:
-        return "_dense", (self.masses,)
 
     def describe(self) -> str:
         return "dense"
@@ -428,9 +420,6 @@ class FocalSetStorage(Storage):
     def state(self) -> dict[str, Any]:
         return {"m": None, "focal": self.focal, "fm": self.masses}
 
-    def reduce(self) -> tuple[str, tuple[Any, ...]]:
-        return "_sparse", (self.focal, self.masses)
-
     def describe(self) -> str:
         return f"{self.masses.shape[-1]} focal sets"
 
@@ -552,9 +541,3 @@ def stack(storages: Sequence[Storage], batch_shape: tuple[int, ...], axis: int) 
     arrays = [np.broadcast_to(f, batch_shape + (focal.size,)) for f in masses]
     return FocalSetStorage(focal, np.stack(arrays, axis=axis))
 
-
-def from_state(state: dict[str, Any]) -> Storage:
-    """The storage of a ``MassFunction.__getstate__`` dictionary (keys ``m``, ``focal``, ``fm``)."""
-    if state["m"] is not None:
-        return DenseStorage(state["m"])
-    return FocalSetStorage(state["focal"], state["fm"])

@@ -89,3 +89,74 @@ def test_mass_function_dict_errors():
     data["masses"] = [0.9, 0.9]
     with pytest.raises(ValueError):
         MassFunction.from_dict(data)
+
+
+_TAMPERED = {
+    "negative": np.array([0.0, -1.0, 2.0, 0.0]),
+    "nan": np.array([0.0, np.nan, 0.5, 0.5]),
+    "sum 3": np.array([0.0, 1.0, 1.0, 1.0]),
+    "wrong length": np.array([0.0, 0.5, 0.5]),
+}
+
+
+def _tampered_skops(values):
+    """A .skops file of a dense MassFunction whose stored .npy was replaced by ``values``."""
+    import io
+    import zipfile
+
+    data = skops_io.dumps(MassFunction({"a": 0.5, "b": 0.5}))
+    source, target = zipfile.ZipFile(io.BytesIO(data)), io.BytesIO()
+    with zipfile.ZipFile(target, "w") as out:
+        for name in source.namelist():
+            if name.endswith(".npy"):
+                buffer = io.BytesIO()
+                np.save(buffer, values)
+                out.writestr(name, buffer.getvalue())
+            else:
+                out.writestr(name, source.read(name))
+    return target.getvalue()
+
+
+@pytest.mark.parametrize("case", list(_TAMPERED))
+def test_tampered_skops_file_raises(case):
+    from dstk.exceptions import InvalidMassError
+
+    data = _tampered_skops(_TAMPERED[case])
+    with pytest.raises(InvalidMassError, match="saved"):
+        skops_io.loads(data, trusted=["dstk.core._frame.Frame", "dstk.core._mass.MassFunction"])
+
+
+@pytest.mark.parametrize("case", list(_TAMPERED))
+def test_tampered_pickle_raises(case):
+    import pickle
+
+    from dstk.exceptions import InvalidMassError
+
+    m = MassFunction({"a": 0.5, "b": 0.5})
+    constructor, arguments = m.__reduce__()
+    assert constructor(*arguments) == m
+    tampered = (arguments[0], _TAMPERED[case]) + arguments[2:]
+    with pytest.raises(InvalidMassError, match="saved"):
+        pickle.loads(pickle.dumps(_Reduced(constructor, tampered)))
+    labels = [f"c{i}" for i in range(18)]
+    sparse = MassFunction.from_focal_sets([1, 6], [0.5, 0.5], labels)
+    constructor, (frame, _, focal, fm) = sparse.__reduce__()
+    assert constructor(frame, None, focal, fm) == sparse
+    for bad_focal, bad_fm in [
+        (focal, np.array([-1.0, 2.0])),
+        (focal, np.array([0.5, 0.5, 0.0])),
+        (focal[::-1].copy(), fm),
+        (np.array([1, 1 << 20], dtype=np.uint64), fm),
+    ]:
+        with pytest.raises(InvalidMassError, match="saved"):
+            pickle.loads(pickle.dumps(_Reduced(constructor, (frame, None, bad_focal, bad_fm))))
+
+
+class _Reduced:
+    """Pickles as ``constructor(*arguments)`` (a hand-edited pickle stream)."""
+
+    def __init__(self, constructor, arguments):
+        self.constructor, self.arguments = constructor, arguments
+
+    def __reduce__(self):
+        return self.constructor, self.arguments
