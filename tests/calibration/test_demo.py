@@ -9,16 +9,18 @@ def test_demo_runs_and_is_deterministic():
     lines = []
     table = run_demo(rounds=2, seed=3, out=lines.append)
     again = run_demo(rounds=2, seed=3, out=lambda line: None)
-    assert set(table) == {"best", "average", "bayes", "evidential"}
+    assert set(table) == {"best", "average", "bayes", "evidential", "fusion"}
     for key in table:
         np.testing.assert_array_equal(table[key], again[key])
         assert table[key].shape == (2,)
         assert np.all((table[key] >= 0) & (table[key] < 0.5))
     text = "\n".join(lines)
     # the report states means with standard errors, paired differences and what they support
-    assert "s.e." in text and "d = error - evidential" in text
-    assert "What the table shows" in text and "on_conflict='vacuous'" in text
-    assert "[Bel, Pl]" in text
+    assert "s.e." in text and "error minus the Dempster row" in text
+    assert "Where combining pays" in text and "on_conflict='vacuous'" in text
+    assert "Selective decisions" in text and "EvidentialFusionClassifier" in text
+    assert "[Bel, Pl]" in text and "[0.000, 0.000]" not in text
+    assert "least decided" in text  # says how the example cases were picked
 
 
 def test_demo_uses_only_public_api():

@@ -120,7 +120,11 @@ def test_grid_search_over_nested_parameters_and_repr(iris):
     ).fit(X, y)
     assert set(search.best_params_) == {"lr__logisticregression__C", "method"}
     text = repr(search.best_estimator_)
-    assert text.startswith("EvidentialFusionClassifier(") and "('nb', GaussianNB())" in text and " at 0x" not in text
+    assert (
+        text.startswith("EvidentialFusionClassifier(")
+        and "('nb', GaussianNB())" in text
+        and " at 0x" not in text
+    )
     dropped = EvidentialFusionClassifier(sources()).set_params(nb="drop").fit(X, y)
     assert dropped.rates_.shape == (1, 3) and list(dropped.named_estimators_) == ["lr"]
 
@@ -151,7 +155,7 @@ def test_data_frames_weights_and_errors(iris):
         EvidentialFusionClassifier([("a", GaussianNB()), ("a", GaussianNB())]).fit(X, y)
     with pytest.raises(ValueError, match="rule"):
         EvidentialFusionClassifier(sources(), rule="nope").fit(X, y)
-    with pytest.raises(ValueError, match="subnormal.*cautious"):
+    with pytest.raises(ValueError, match=r"subnormal.*cautious"):
         EvidentialFusionClassifier(sources(), rule="bold").fit(X, y)
     with pytest.raises(ValueError, match="predict_proba"):
         from sklearn.svm import LinearSVC
