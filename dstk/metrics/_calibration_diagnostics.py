@@ -82,10 +82,24 @@ def _binary_problems(y_true, probabilities, multiclass):
     return [(k, P[:, k], (y == k).astype(np.float64)) for k in range(P.shape[1])]
 
 
-def _bin_edges(p, bins, strategy):
-    """Inner bin edges (the last edge, 1, is implicit)."""
+def _bin_edges(p, bins, strategy, occupied_only=False):
+    """Inner bin edges (the last edge, 1, is implicit).
+
+    ``occupied_only``: for callers that only need which samples share a bin,
+    uniform edges are reduced to those that separate the samples: the last
+    edge below each prediction, at most one per sample, so memory stays
+    ``O(N)`` for any ``bins`` (the same grouping as all ``bins - 1`` edges).
+    """
     if strategy == "uniform":
-        return np.arange(1, bins) / bins
+        if not occupied_only or bins <= p.size + 1:
+            return np.arange(1, bins) / bins
+        # k(p) = #{j in 1 .. bins-1 : j / bins < p}, from floor(p * bins) corrected
+        # by exact comparisons with the edges j / bins computed as arange does
+        k = np.clip(np.floor(p * bins), 0, bins - 1)
+        k = np.where((k >= 1) & (k / bins >= p), k - 1, k)
+        k = np.where((k + 1 <= bins - 1) & ((k + 1) / bins < p), k + 1, k)
+        used = np.unique(k[k >= 1])
+        return used / bins
     # uniform-mass bins of Kumar et al. (2019), Sec. 4: split the sorted
     # predictions into `bins` groups of (almost) equal size and cut halfway
     # between neighbouring groups.
@@ -119,7 +133,7 @@ def _folded_normal_mean(mu, sigma):
 
 
 def _binary_calibration_error(p, outcome, bins, strategy, norm, debias):
-    edges = _bin_edges(p, bins, strategy)
+    edges = _bin_edges(p, bins, strategy, occupied_only=True)
     count, sum_p, sum_y = _bin_statistics(p, outcome, edges)
     used = count > 0
     count, sum_p, sum_y = count[used], sum_p[used], sum_y[used]
@@ -554,7 +568,7 @@ def reliability_bands(
             raise ValueError(f"`bins` must be 'corp' or a positive integer; got {bins!r}.")
     else:
         bins = _check_bins(bins)
-        _check_choice(strategy, "strategy", BINNING_STRATEGIES)
+    _check_choice(strategy, "strategy", BINNING_STRATEGIES)
     level = check_level(level)
     problems = _binary_problems(y_true, probabilities, multiclass)
     out = []
@@ -562,7 +576,7 @@ def reliability_bands(
         if bins == "corp":
             index = _corp_bins(p, outcome)
         else:
-            index = _bin_index(p, _bin_edges(p, bins, strategy))
+            index = _bin_index(p, _bin_edges(p, bins, strategy, occupied_only=True))
         # renumber the occupied bins 0 .. B-1 (linear time: no sort)
         per_bin = np.bincount(index)
         renumber = np.cumsum(per_bin > 0) - 1

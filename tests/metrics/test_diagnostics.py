@@ -308,3 +308,40 @@ def test_ece_laws(data, bins, strategy):
     assert expected_calibration_error(y, P, bins=bins, strategy=strategy) == pytest.approx(
         expected_calibration_error(correct, top, bins=bins, strategy=strategy), abs=1e-12
     )
+
+
+def test_many_bins_group_as_all_edges_without_allocating_them():
+    import tracemalloc
+
+    from dstk.metrics import expected_calibration_error, reliability_bands
+
+    rng = np.random.default_rng(3)
+    p = np.concatenate([rng.uniform(size=60), [0.0, 1.0, 0.5, 0.25, 1 / 3, 2 / 3, 0.1, 0.7]])
+    y = (rng.uniform(size=p.size) < p).astype(int)
+
+    def brute(bins):  # every edge j / bins, groups from the definition
+        edges = np.arange(1, bins) / bins
+        index = np.searchsorted(edges, p, side="left")
+        total = 0.0
+        for b in np.unique(index):
+            inside = index == b
+            total += inside.sum() / p.size * abs(p[inside].mean() - y[inside].mean())
+        return total
+
+    for bins in (7, 69, 70, 1000, 3000, 10**6 + 3):
+        assert expected_calibration_error(y, p, bins=bins) == pytest.approx(brute(bins), abs=1e-15)
+    tracemalloc.start()
+    value = expected_calibration_error(y, p, bins=10**9)
+    bands = reliability_bands(y, p, bins=10**9)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert peak < 10**6
+    assert value == pytest.approx(brute(10**6 + 3), abs=1e-15)  # every sample alone in its bin
+    assert bands.counts.sum() == p.size
+
+
+def test_reliability_bands_checks_strategy_with_corp_bins():
+    from dstk.metrics import reliability_bands
+
+    with pytest.raises(ValueError, match="strategy"):
+        reliability_bands([0, 1], [0.2, 0.8], strategy="x", bins="corp")
