@@ -638,7 +638,9 @@ class MassFunction:
             raise InvalidMassError(f"A saved MassFunction holds a frame of type {type(frame).__name__}.")
         if m is not None:
             if not isinstance(m, np.ndarray) or m.dtype != np.float64 or m.ndim < 1:
-                raise InvalidMassError("A saved MassFunction holds dense masses that are not a float64 array.")
+                raise InvalidMassError(
+                    "A saved MassFunction holds dense masses that are not a float64 array."
+                )
             if m.shape[-1] != frame.n_subsets:
                 raise InvalidMassError(
                     f"A saved MassFunction holds dense masses of length {m.shape[-1]}; its frame of "
@@ -713,7 +715,12 @@ class MassFunction:
         Raises
         ------
         ValueError
-            A mapping that is not of this form, or inconsistent shapes.
+            A mapping that is not of this form, inconsistent shapes, ragged
+            masses, a focal set listed twice or a label repeated in one.
+        DataTypeError
+            Fields of the wrong type (masses that are not numbers, a
+            ``batch_shape`` that is not a list of integers, a frame or focal
+            sets that are not lists).
         InvalidMassError
             Masses that are not a valid mass function (with ``validate``).
         """
@@ -726,16 +733,21 @@ class MassFunction:
             raise ValueError(
                 f"Unsupported MassFunction dictionary version {data.get('version')!r}; expected 1."
             )
-        try:
-            frame = Frame([_hashable_label(x) for x in data["frame"]])
-            focal_sets = data["focal_sets"]
-            batch_shape = tuple(int(n) for n in data["batch_shape"])
-            masses = np.asarray(data["masses"], dtype=np.float64)
-        except KeyError as error:
-            raise ValueError(
-                f"`data` lacks the key {error.args[0]!r} of a MassFunction dictionary."
-            ) from None
-        masks = [frame.subset([_hashable_label(x) for x in subset]) for subset in focal_sets]
+        missing = [key for key in ("frame", "focal_sets", "batch_shape", "masses") if key not in data]
+        if missing:
+            raise ValueError(f"`data` lacks the key {missing[0]!r} of a MassFunction dictionary.")
+        frame, focal_sets, batch_shape, masses = _checked_dict_fields(data)
+        masks = []
+        for subset in focal_sets:
+            labels = [_hashable_label(x) for x in subset]
+            mask = frame.subset(labels)
+            if len(labels) != bin(mask).count("1"):
+                raise ValueError(f"The focal set {subset!r} of `data` repeats a label; list each label once.")
+            if mask in masks:
+                raise ValueError(
+                    f"The focal set {subset!r} appears twice in `data`; each focal set is listed once."
+                )
+            masks.append(mask)
         if 0 in batch_shape and masses.size == 0:  # an empty batch (to_dict writes no focal set): no masses
             masks = masks or [frame.full]
             masses = np.zeros(batch_shape + (len(masks),))
@@ -760,6 +772,13 @@ class MassFunction:
         -------
         str
 
+        Raises
+        ------
+        DataTypeError
+            A frame label JSON cannot write back as itself (labels must be
+            str, int, float, bool, None or tuples of these), unless
+            ``default`` or ``cls`` is given.
+
         Examples
         --------
         >>> m = MassFunction({"a": 0.25, "b": 0.75})
@@ -768,6 +787,9 @@ class MassFunction:
         """
         import json
 
+        if "default" not in kwargs and "cls" not in kwargs:
+            for label in self._frame.labels:
+                _check_json_label(label, label)
         return json.dumps(self.to_dict(), **kwargs)
 
     @classmethod
@@ -884,6 +906,12 @@ class MassFunction:
         -------
         MassFunction
             A read-only broadcast view with the new batch shape.
+
+        Raises
+        ------
+        FrameTooLargeError
+            If the broadcast batch, once materialised, would exceed the
+            memory limit (``MAX_DENSE_BYTES``), as building it would.
         """
         return MassFunction._from_storage(self._storage.broadcast_to(batch_shape), self._frame)
 
@@ -1580,6 +1608,49 @@ def _plain_label(label: Any) -> Any:
     if isinstance(label, np.generic):
         return label.item()
     return label
+
+
+def _check_json_label(part: Any, label: Any) -> None:
+    """Raise DataTypeError unless ``label`` is JSON data that reads back as itself."""
+    if isinstance(part, tuple):
+        for item in part:
+            _check_json_label(item, label)
+    elif not (part is None or isinstance(part, (str, bool, int, float, np.bool_, np.integer, np.floating))):
+        raise DataTypeError(
+            f"The frame label {label!r} holds a {type(part).__name__}, which JSON cannot store; "
+            "to_json needs labels that are str, int, float, bool, None or tuples of these (rename the "
+            "labels, e.g. Frame([str(x) for x in frame]), or pass default= to json.dumps)."
+        )
+
+
+def _checked_dict_fields(data: Mapping[str, Any]) -> tuple[Frame, list[Any], tuple[int, ...], np.ndarray]:
+    """The frame, focal sets, batch shape and masses of a :meth:`MassFunction.to_dict` form, type-checked."""
+    labels, focal_sets, shape, values = data["frame"], data["focal_sets"], data["batch_shape"], data["masses"]
+    if not isinstance(labels, (list, tuple)):
+        raise DataTypeError(f"`frame` of `data` must be a list of labels; got {type(labels).__name__}.")
+    frame = Frame([_hashable_label(x) for x in labels])
+    if not isinstance(focal_sets, (list, tuple)) or not all(isinstance(f, (list, tuple)) for f in focal_sets):
+        raise DataTypeError(
+            f"`focal_sets` of `data` must be a list of lists of labels; got {focal_sets!r:.80}."
+        )
+    if not isinstance(shape, (list, tuple)) or not all(
+        isinstance(n, (int, np.integer)) and not isinstance(n, (bool, np.bool_)) and n >= 0 for n in shape
+    ):
+        raise DataTypeError(
+            f"`batch_shape` of `data` must be a list of non-negative integers; got {shape!r:.80}."
+        )
+    try:
+        masses = np.asarray(values)
+    except ValueError:
+        raise ValueError(
+            "`masses` of `data` is ragged: nested lists of numbers of shape batch_shape + (F,) are needed."
+        ) from None
+    if masses.dtype.kind not in "iuf":
+        raise DataTypeError(
+            f"`masses` of `data` must be nested lists of numbers; got {masses.dtype} values "
+            f"({str(values)[:80]})."
+        )
+    return frame, list(focal_sets), tuple(int(n) for n in shape), masses.astype(np.float64)
 
 
 def _hashable_label(label: Any) -> Any:

@@ -102,7 +102,13 @@ class Storage:
         return self.with_masses(self.masses.reshape(batch_shape + (self.masses.shape[-1],)))
 
     def broadcast_to(self, batch_shape: tuple[int, ...]) -> Storage:
-        """A read-only broadcast view with batch shape ``batch_shape``."""
+        """A read-only broadcast view with batch shape ``batch_shape``.
+
+        Raises FrameTooLargeError when the batch, materialised (by to_array,
+        pignistic or any operation), would exceed ``MAX_DENSE_BYTES``, as
+        building such a batch does.
+        """
+        _dense.check_array_bytes(tuple(batch_shape) + self.masses.shape[-1:], "the broadcast batch")
         return self.with_masses(np.broadcast_to(self.masses, tuple(batch_shape) + self.masses.shape[-1:]))
 
     # -- queries --------------------------------------------------------------
@@ -540,4 +546,3 @@ def stack(storages: Sequence[Storage], batch_shape: tuple[int, ...], axis: int) 
     focal, masses = _sparse.align([s.focal_form() for s in storages])
     arrays = [np.broadcast_to(f, batch_shape + (focal.size,)) for f in masses]
     return FocalSetStorage(focal, np.stack(arrays, axis=axis))
-

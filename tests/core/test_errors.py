@@ -126,3 +126,82 @@ def test_shapes_that_do_not_fit_the_batch_name_the_argument():
         dstk.combine(dstk.MassFunction.from_array(np.zeros((3, 0, 4)), "ab"), axis=1)
     assert m.discount([0.1, 0.2]).batch_shape == (2,)
     assert contextual_discount(m, np.zeros((3, 1, 2))).batch_shape == (3, 2)
+
+
+_GOOD_DICT = {
+    "format": "dstk.MassFunction",
+    "version": 1,
+    "frame": ["a", "b"],
+    "batch_shape": [],
+    "focal_sets": [["a"], ["a", "b"]],
+    "masses": [0.5, 0.5],
+}
+
+
+@pytest.mark.parametrize(
+    "change, error, match",
+    [
+        ({"masses": ["0.5", "0.5"]}, "DataTypeError", "masses"),
+        ({"masses": [True, False]}, "DataTypeError", "masses"),
+        ({"masses": {"a": 1.0}}, "DataTypeError", "masses"),
+        ({"masses": [[0.5], [0.5, 0.5]], "batch_shape": [2]}, "ValueError", "ragged"),
+        ({"focal_sets": [["a"], ["a"]]}, "ValueError", "twice"),
+        ({"focal_sets": [["a"], ["a", "a", "b"]]}, "ValueError", "repeats a label"),
+        ({"batch_shape": [1.0], "masses": [[0.5, 0.5]]}, "DataTypeError", "batch_shape"),
+        ({"batch_shape": [True], "masses": [[0.5, 0.5]]}, "DataTypeError", "batch_shape"),
+        ({"frame": 3}, "DataTypeError", "frame"),
+        ({"focal_sets": None}, "DataTypeError", "focal_sets"),
+        ({"focal_sets": "ab"}, "DataTypeError", "focal_sets"),
+        ({"masses": [0.5, 0.7]}, "InvalidMassError", "sum"),
+    ],
+)
+def test_from_dict_refuses_what_to_dict_never_writes(change, error, match):
+    import json
+
+    from dstk import exceptions
+
+    assert MassFunction.from_dict(_GOOD_DICT) == MassFunction({"a": 0.5, "a,b": 0.5})
+    expected = getattr(exceptions, error, ValueError)
+    with pytest.raises(expected, match=match):
+        MassFunction.from_dict({**_GOOD_DICT, **change})
+    with pytest.raises(expected, match=match):
+        MassFunction.from_json(json.dumps({**_GOOD_DICT, **change}))
+
+
+@pytest.mark.parametrize(
+    "label",
+    [
+        b"x",
+        frozenset({1}),
+        __import__("datetime").date(2020, 1, 1),
+        __import__("fractions").Fraction(1, 2),
+        1j,
+    ],
+    ids=["bytes", "frozenset", "date", "Fraction", "complex"],
+)
+def test_to_json_names_a_label_json_cannot_store(label):
+    from dstk import Frame
+    from dstk.exceptions import DataTypeError
+
+    m = MassFunction.vacuous(Frame([label, "z"]))
+    with pytest.raises(DataTypeError, match=type(label).__name__):
+        m.to_json()
+    with pytest.raises(DataTypeError, match=type(label).__name__):
+        MassFunction.vacuous(Frame([("t", label), "z"])).to_json()
+    assert '"frame"' in m.to_json(default=str)  # the caller's own encoder is respected
+    good = MassFunction.vacuous(Frame([("t", 1), None, 2.5, True]))
+    assert MassFunction.from_json(good.to_json()) == good
+
+
+def test_materialising_a_broadcast_batch_checks_the_memory_cap():
+    from dstk import Frame
+    from dstk.exceptions import FrameTooLargeError
+
+    with pytest.raises(FrameTooLargeError, match="broadcast"):
+        MassFunction.vacuous(Frame(range(10))).broadcast_to((700_000,))
+    labels = [f"c{i}" for i in range(20)]
+    sparse = MassFunction.from_focal_sets([1, 3, (1 << 20) - 1], [0.2, 0.3, 0.5], labels)
+    with pytest.raises(FrameTooLargeError, match="broadcast"):
+        sparse.broadcast_to((200_000_000,))
+    small = MassFunction.vacuous(Frame(range(10))).broadcast_to((1000,))
+    assert small.to_array().shape == (1000, 1024) and small.pignistic().shape == (1000, 10)
