@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -20,33 +21,6 @@ from . import _dense, _sparse
 from ._mass import MassFunction, _deferred_masses, _mark_checked, as_mass_function
 
 __all__ = ["combine", "combine_with_conflict", "RULES", "ON_CONFLICT"]
-
-#: Rules accepted by :func:`combine`, with whether they are associative (an
-#: n-ary call equals any pairwise fold) and how an n-ary call is evaluated.
-RULES = {
-    "conjunctive": ("associative", "product of the K commonality functions, one inverse transform"),
-    "dempster": (
-        "associative",
-        "product of the K commonalities (rescaled every 16 sources), "
-        "normalised once by the sum of the non-empty masses",
-    ),
-    "disjunctive": ("associative", "product of the K implicability functions, one inverse transform"),
-    "cautious": (
-        "associative, commutative, idempotent",
-        "minimum of the K conjunctive weight functions (log domain); unnormalised",
-    ),
-    "bold": (
-        "associative, commutative, idempotent",
-        "minimum of the K disjunctive weight functions (log domain); needs subnormal inputs",
-    ),
-    "yager": (
-        "not associative",
-        "conjunctive combination of all K sources, then m(empty) moved to the frame",
-    ),
-    "dubois_prade": ("not associative", "left fold of the two-source rule in the order of the sources"),
-    "pcr6": ("not associative", "Martin & Osswald's K-source PCR6 by enumeration of focal-set tuples"),
-    "average": ("quasi-associative", "(weighted) arithmetic mean of the K mass functions"),
-}
 
 _PCR6_MAX_TUPLES = 2e7
 
@@ -304,22 +278,27 @@ def combine_with_conflict(
 
 
 def _check_combine_options(rule, weights, normalize, axis):
-    """Raise unless ``rule``, ``weights``, ``normalize`` and ``axis`` fit together (the options of :func:`combine`)."""
+    """Raise unless ``rule``, ``weights``, ``normalize`` and ``axis`` fit together (the options of :func:`combine`).
+
+    Returns the rule's record in :data:`RULES`.
+    """
     if not isinstance(rule, str) or rule not in RULES:
         raise ValueError(f"Unknown rule {rule!r}: `rule` must be one of {sorted(RULES)}.")
-    if weights is not None and rule != "average":
+    record = RULES[rule]
+    if weights is not None and "weights" not in record.options:
         raise ValueError(
             f"`weights` are used by rule='average' only; the {rule} rule does not weight sources."
         )
-    if normalize and rule != "cautious":
+    if normalize and "normalize" not in record.options:
         raise ValueError(
             f"`normalize=True` is used by rule='cautious' only; the {rule} rule is "
-            + ("normalised already." if rule == "dempster" else "not normalised (use rule='dempster').")
+            + ("normalised already." if record.normalized else "not normalised (use rule='dempster').")
         )
     if axis is not None and (isinstance(axis, bool) or not isinstance(axis, (int, np.integer))):
         raise TypeError(
             f"`axis` must be an integer (the batch axis holding the sources) or None; got {axis!r}."
         )
+    return record
 
 
 def _combine(masses, rule, axis, weights, normalize, on_conflict):
@@ -377,8 +356,7 @@ def _combine_with_fallback(masses, rule, axis, weights, normalize, on_conflict, 
 
 def _combine_raw(masses, rule, axis, weights, normalize):
     """``(combined, conflict)`` without the ``on_conflict`` policy (raises on total conflict)."""
-    if rule not in RULES:
-        raise ValueError(f"Unknown rule {rule!r}; choose one of {sorted(RULES)}.")
+    record = RULES[rule]
     fast = _two_dense_sources(masses, axis, rule)
     if fast is None:
         fast = _fold_deferred(masses, axis, rule)
@@ -388,15 +366,15 @@ def _combine_raw(masses, rule, axis, weights, normalize):
     mf, ax = _gather(masses, axis)
     frame = mf.frame
     nd = mf.ndim
-    if mf.is_dense or rule in ("cautious", "bold", "dubois_prade", "pcr6") or _dense_is_cheaper(mf, ax):
+    if mf.is_dense or record.focal is None or _dense_is_cheaper(mf, ax):
         arr = mf._dense_m(f"the {rule} rule")
         stack, batch = _move_sources_last(arr, ax, nd)
-        out, kappa = _combine_dense(stack, rule, weights, normalize)
+        out, kappa = record.dense(stack, rule, weights, normalize)
         out = out.reshape(batch + (frame.n_subsets,))
         kappa = kappa.reshape(batch)
         result = MassFunction._from_storage(mf._storage.like_dense(out), frame)
     else:
-        result, kappa = _combine_sparse(mf, ax, rule, weights)
+        result, kappa = record.focal(mf, ax, rule, weights)
     return result, (float(kappa) if np.ndim(kappa) == 0 else kappa)
 
 
@@ -409,7 +387,7 @@ def _fold_deferred(masses, axis, rule):
     its error, or cleaning the noise) and None is returned: the caller then
     combines the checked masses.
     """
-    if rule not in ("conjunctive", "dempster", "yager") or not isinstance(masses, MassFunction):
+    if not RULES[rule].conjunctive or not isinstance(masses, MassFunction):
         return None
     values = _deferred_masses(masses)
     if values is None:
@@ -446,7 +424,7 @@ def _conjunctive_result(out, kappa, total, rule, *, clip=True):
 
 def _two_dense_sources(masses, axis, rule):
     """Conjunctive/Dempster/Yager of two dense sources of equal batch shape, without stacking."""
-    if rule not in ("conjunctive", "dempster", "yager") or isinstance(masses, MassFunction):
+    if not RULES[rule].conjunctive or isinstance(masses, MassFunction):
         return None
     if not isinstance(masses, (list, tuple)) or len(masses) != 2:
         return None
@@ -495,61 +473,75 @@ def _raise_total_conflict(flags):
     raise error
 
 
-def _combine_dense(stack, rule, weights, normalize):
-    _, k, size = stack.shape
-    if rule in ("conjunctive", "dempster", "yager"):
-        out, kappa, total = _c.conjunctive(stack, rule == "dempster")
-        return _conjunctive_result(out, kappa, total, rule)
-    if rule == "disjunctive":
-        out = np.maximum(_c.disjunctive(stack), 0.0)
-        return out, out[:, 0].copy()
-    if rule == "cautious":
-        if np.any(stack[:, :, size - 1] <= 0):
-            raise DogmaticError(
-                "The cautious rule needs non-dogmatic mass functions (m(frame) > 0); some source "
-                "has m(frame) = 0. Discount it slightly first, e.g. m.discount(1e-6)."
-            )
-        out = np.maximum(_c.cautious(stack), 0.0)
-        _renormalize_rounding(out)
-        kappa = out[:, 0].copy()
-        if normalize:
-            s = out[:, 1:].sum(axis=1)
-            if np.any(s <= 0):
-                _raise_total_conflict(s <= 0)
-            out = out / s[:, None]
-            out[:, 0] = 0.0
-        return out, kappa
-    if rule == "bold":
-        if np.any(stack[:, :, 0] <= 0):
-            raise DogmaticError(
-                "The bold rule needs subnormal mass functions (m(empty) > 0) for every source."
-            )
-        out = np.maximum(_c.bold(stack), 0.0)
-        _renormalize_rounding(out)
-        return out, out[:, 0].copy()
-    if rule == "dubois_prade":
-        _, kappa, _ = _c.conjunctive(stack, False)
-        acc = np.ascontiguousarray(stack[:, 0, :])
-        for j in range(1, k):
-            acc = _c.dubois_prade_pair(acc, np.ascontiguousarray(stack[:, j, :]))
-        return np.maximum(acc, 0.0), kappa
-    if rule == "pcr6":
-        if np.any(stack[:, :, 0] > 0):
-            raise InvalidMassError(
-                "PCR6 is defined for normal mass functions (m(empty) = 0); normalise the sources first."
-            )
-        out, kappa, ok = _c.pcr6(stack, _PCR6_MAX_TUPLES)
-        if not np.all(ok):
-            raise ValueError(
-                f"PCR6 needs more than {_PCR6_MAX_TUPLES:.0e} tuples of focal sets for some combination "
-                "(it is exponential in the number of sources); combine fewer sources or sparser masses."
-            )
-        return out, kappa
-    if rule == "average":
-        w = _check_weights(weights, k)
-        out = np.einsum("rks,k->rs", stack, w)
-        return out, out[:, 0].copy()
-    raise AssertionError(rule)
+def _dense_conjunctive(stack, rule, weights, normalize):
+    """Conjunctive, Dempster or Yager rule of ``stack`` (rows, K, 2**n): ``(out, kappa)``."""
+    out, kappa, total = _c.conjunctive(stack, rule == "dempster")
+    return _conjunctive_result(out, kappa, total, rule)
+
+
+def _dense_disjunctive(stack, rule, weights, normalize):
+    """Disjunctive rule of ``stack`` (rows, K, 2**n): ``(out, kappa)``."""
+    out = np.maximum(_c.disjunctive(stack), 0.0)
+    return out, out[:, 0].copy()
+
+
+def _dense_cautious(stack, rule, weights, normalize):
+    """Cautious rule (``normalize``: normalised cautious) of ``stack`` (rows, K, 2**n): ``(out, kappa)``."""
+    if np.any(stack[:, :, stack.shape[2] - 1] <= 0):
+        raise DogmaticError(
+            "The cautious rule needs non-dogmatic mass functions (m(frame) > 0); some source "
+            "has m(frame) = 0. Discount it slightly first, e.g. m.discount(1e-6)."
+        )
+    out = np.maximum(_c.cautious(stack), 0.0)
+    _renormalize_rounding(out)
+    kappa = out[:, 0].copy()
+    if normalize:
+        s = out[:, 1:].sum(axis=1)
+        if np.any(s <= 0):
+            _raise_total_conflict(s <= 0)
+        out = out / s[:, None]
+        out[:, 0] = 0.0
+    return out, kappa
+
+
+def _dense_bold(stack, rule, weights, normalize):
+    """Bold rule of ``stack`` (rows, K, 2**n): ``(out, kappa)``."""
+    if np.any(stack[:, :, 0] <= 0):
+        raise DogmaticError("The bold rule needs subnormal mass functions (m(empty) > 0) for every source.")
+    out = np.maximum(_c.bold(stack), 0.0)
+    _renormalize_rounding(out)
+    return out, out[:, 0].copy()
+
+
+def _dense_dubois_prade(stack, rule, weights, normalize):
+    """Dubois-Prade rule of ``stack`` (rows, K, 2**n), folded left: ``(out, kappa)``."""
+    _, kappa, _ = _c.conjunctive(stack, False)
+    acc = np.ascontiguousarray(stack[:, 0, :])
+    for j in range(1, stack.shape[1]):
+        acc = _c.dubois_prade_pair(acc, np.ascontiguousarray(stack[:, j, :]))
+    return np.maximum(acc, 0.0), kappa
+
+
+def _dense_pcr6(stack, rule, weights, normalize):
+    """PCR6 of ``stack`` (rows, K, 2**n): ``(out, kappa)``."""
+    if np.any(stack[:, :, 0] > 0):
+        raise InvalidMassError(
+            "PCR6 is defined for normal mass functions (m(empty) = 0); normalise the sources first."
+        )
+    out, kappa, ok = _c.pcr6(stack, _PCR6_MAX_TUPLES)
+    if not np.all(ok):
+        raise ValueError(
+            f"PCR6 needs more than {_PCR6_MAX_TUPLES:.0e} tuples of focal sets for some combination "
+            "(it is exponential in the number of sources); combine fewer sources or sparser masses."
+        )
+    return out, kappa
+
+
+def _dense_average(stack, rule, weights, normalize):
+    """(Weighted) average of ``stack`` (rows, K, 2**n): ``(out, kappa)``."""
+    w = _check_weights(weights, stack.shape[1])
+    out = np.einsum("rks,k->rs", stack, w)
+    return out, out[:, 0].copy()
 
 
 def _renormalize_rounding(out):
@@ -665,3 +657,195 @@ def _finish_sparse(acc_f, acc_m, rule, frame, log_nonempty=None, total=False):
         f2, out = _sparse.prune(acc_f, out)
         return MassFunction._sparse(f2, out, frame), kappa
     raise AssertionError(rule)
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One combination rule of :func:`combine`: its algebraic laws, options and implementations.
+
+    Attributes
+    ----------
+    name : str
+        The value of ``rule`` that selects it.
+    associative, commutative, idempotent : bool
+        The laws the rule obeys on the masses it accepts (the table of the
+        User Guide, checked by ``tests/meta/test_rule_table.py``).
+    neutral : str or None
+        Its neutral element: ``"vacuous"`` (m(frame) = 1), ``"empty"``
+        (m(empty) = 1), ``"vacuous on separable"``, ``"empty on
+        u-separable"``, or None.
+    evaluation : str
+        How an n-ary call is evaluated.
+    options : frozenset of str
+        The options of :func:`combine` besides ``axis`` and ``on_conflict``
+        that the rule takes (``"weights"``, ``"normalize"``).
+    normalized : bool
+        Whether the rule divides by the mass of the non-empty sets
+        (Dempster's normalisation).
+    conjunctive : bool
+        Whether the rule is the conjunctive kernel's output finished by
+        :func:`_conjunctive_result` (its fold checks deferred inputs as it
+        reads them).
+    tree_state : str or None
+        The partial state by which a chunked source axis is reduced as a tree
+        (see :mod:`dstk.dask`), or None when the rule has none.
+    dense : callable
+        ``dense(stack, rule, weights, normalize) -> (out, kappa)`` on a dense
+        stack (rows, K, 2**n).
+    focal : callable or None
+        ``focal(mf, ax, rule, weights) -> (result, kappa)`` on focal sets;
+        None: combined densely.
+    """
+
+    name: str
+    associative: bool
+    commutative: bool
+    idempotent: bool
+    neutral: str | None
+    evaluation: str
+    options: frozenset[str]
+    normalized: bool
+    conjunctive: bool
+    tree_state: str | None
+    dense: Callable
+    focal: Callable | None
+
+    def __str__(self) -> str:
+        return self.evaluation
+
+
+def _registry(*rules: Rule) -> dict[str, Rule]:
+    return {r.name: r for r in rules}
+
+
+#: The rules accepted by :func:`combine`, by name: each a :class:`Rule`
+#: record with its algebraic laws, options and implementations.
+RULES = _registry(
+    Rule(
+        "conjunctive",
+        associative=True,
+        commutative=True,
+        idempotent=False,
+        neutral="vacuous",
+        evaluation="product of the K commonality functions, one inverse transform",
+        options=frozenset(),
+        normalized=False,
+        conjunctive=True,
+        tree_state="the chunk's combination (the in-memory fold), merged by the same rule",
+        dense=_dense_conjunctive,
+        focal=_combine_sparse,
+    ),
+    Rule(
+        "dempster",
+        associative=True,
+        commutative=True,
+        idempotent=False,
+        neutral="vacuous",
+        evaluation="product of the K commonalities (rescaled every 16 sources), "
+        "normalised once by the sum of the non-empty masses",
+        options=frozenset(),
+        normalized=True,
+        conjunctive=True,
+        tree_state="the chunk's combination (the in-memory fold) with 1 - K carried along, merged by the same rule",
+        dense=_dense_conjunctive,
+        focal=_combine_sparse,
+    ),
+    Rule(
+        "disjunctive",
+        associative=True,
+        commutative=True,
+        idempotent=False,
+        neutral="empty",
+        evaluation="product of the K implicability functions, one inverse transform",
+        options=frozenset(),
+        normalized=False,
+        conjunctive=False,
+        tree_state="product of implicability functions",
+        dense=_dense_disjunctive,
+        focal=_combine_sparse,
+    ),
+    Rule(
+        "cautious",
+        associative=True,
+        commutative=True,
+        idempotent=True,
+        neutral="vacuous on separable",
+        evaluation="minimum of the K conjunctive weight functions (log domain); unnormalised",
+        options=frozenset({"normalize"}),
+        normalized=False,
+        conjunctive=False,
+        tree_state="minimum of the log conjunctive weights (exact: min is associative)",
+        dense=_dense_cautious,
+        focal=None,
+    ),
+    Rule(
+        "bold",
+        associative=True,
+        commutative=True,
+        idempotent=True,
+        neutral="empty on u-separable",
+        evaluation="minimum of the K disjunctive weight functions (log domain); needs subnormal inputs",
+        options=frozenset(),
+        normalized=False,
+        conjunctive=False,
+        tree_state="minimum of the log disjunctive weights (exact: min is associative)",
+        dense=_dense_bold,
+        focal=None,
+    ),
+    Rule(
+        "yager",
+        associative=False,
+        commutative=True,
+        idempotent=False,
+        neutral="vacuous",
+        evaluation="conjunctive combination of all K sources, then m(empty) moved to the frame",
+        options=frozenset(),
+        normalized=False,
+        conjunctive=True,
+        tree_state="the chunk's conjunctive combination, m(empty) moved to the frame at the end",
+        dense=_dense_conjunctive,
+        focal=_combine_sparse,
+    ),
+    Rule(
+        "dubois_prade",
+        associative=False,
+        commutative=True,
+        idempotent=False,
+        neutral="vacuous",
+        evaluation="left fold of the two-source rule in the order of the sources",
+        options=frozenset(),
+        normalized=False,
+        conjunctive=False,
+        tree_state=None,
+        dense=_dense_dubois_prade,
+        focal=None,
+    ),
+    Rule(
+        "pcr6",
+        associative=False,
+        commutative=True,
+        idempotent=False,
+        neutral="vacuous",
+        evaluation="Martin & Osswald's K-source PCR6 by enumeration of focal-set tuples",
+        options=frozenset(),
+        normalized=False,
+        conjunctive=False,
+        tree_state=None,
+        dense=_dense_pcr6,
+        focal=None,
+    ),
+    Rule(
+        "average",
+        associative=False,
+        commutative=True,
+        idempotent=True,
+        neutral=None,
+        evaluation="(weighted) arithmetic mean of the K mass functions (quasi-associative)",
+        options=frozenset({"weights"}),
+        normalized=False,
+        conjunctive=False,
+        tree_state="weighted sum of the masses",
+        dense=_dense_average,
+        focal=_combine_sparse,
+    ),
+)

@@ -14,7 +14,7 @@ from .._kernels import _buffers
 from .._kernels import combination as _c
 from .._kernels import partial_combination as _k
 from .._validation import check_option
-from ..core._combination import _check_combine_options, _common_batch_shape, _source_axis
+from ..core._combination import RULES, _check_combine_options, _common_batch_shape, _source_axis
 from ..core._combination import combine_with_conflict as _combine_in_memory
 from ..core._mass import MassFunction
 from ..exceptions import DataTypeError, DogmaticError, TotalConflictError
@@ -30,15 +30,7 @@ __all__ = ["combine", "combine_with_conflict", "TREE_RULES", "TREE_TOLERANCE"]
 
 #: Rules that :func:`combine` can reduce across chunks of the source axis by a
 #: tree of partial states (partial state -> how two states merge).
-TREE_RULES = {
-    "conjunctive": "the chunk's combination (the in-memory fold), merged by the same rule",
-    "dempster": "the chunk's combination (the in-memory fold) with 1 - K carried along, merged by the same rule",
-    "yager": "the chunk's conjunctive combination, m(empty) moved to the frame at the end",
-    "disjunctive": "product of implicability functions",
-    "cautious": "minimum of the log conjunctive weights (exact: min is associative)",
-    "bold": "minimum of the log disjunctive weights (exact: min is associative)",
-    "average": "weighted sum of the masses",
-}
+TREE_RULES = {name: rule.tree_state for name, rule in RULES.items() if rule.tree_state is not None}
 
 #: Largest absolute difference, per mass, between a tree-reduced combination
 #: and the in-memory one for the product rules (the multiplications happen in

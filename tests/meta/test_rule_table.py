@@ -8,6 +8,9 @@ functions (Denoeux 2008, Sections 4-5), on which the cautious and bold
 rules have their neutral elements.
 """
 
+import re
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -18,21 +21,20 @@ FRAME = Frame("abc")
 SIZE = 8
 
 # rule: (associative, commutative, idempotent, neutral element on the masses the rule accepts)
-TABLE = {
-    "conjunctive": (True, True, False, "vacuous"),
-    "dempster": (True, True, False, "vacuous"),
-    "disjunctive": (True, True, False, "empty"),
-    "cautious": (True, True, True, "vacuous on separable"),
-    "bold": (True, True, True, "empty on u-separable"),
-    "yager": (False, True, False, "vacuous"),
-    "dubois_prade": (False, True, False, "vacuous"),
-    "pcr6": (False, True, False, "vacuous"),
-    "average": (False, True, True, None),
-}
+TABLE = {name: (r.associative, r.commutative, r.idempotent, r.neutral) for name, r in RULES.items()}
+GUIDE = Path(__file__).resolve().parents[2] / "docs" / "guide" / "choosing_a_rule.rst"
 
 
-def test_table_covers_every_rule():
-    assert set(TABLE) == set(RULES)
+def _guide_rows():
+    """The rule name and the associative/commutative/idempotent cells of each row of the guide's table."""
+    text = GUIDE.read_text()
+    rows = re.findall(r'\* - ``"(\w+)"``[^\n]*\n\s+- (\w+)[^\n]*\n\s+- (\w+)[^\n]*\n\s+- (\w+)', text)
+    return {name: tuple(cell == "yes" for cell in cells) for name, *cells in rows}
+
+
+def test_guide_table_is_the_registry():
+    """Every rule of the registry has a row in the guide, with the registry's laws."""
+    assert _guide_rows() == {name: (r.associative, r.commutative, r.idempotent) for name, r in RULES.items()}
 
 
 def _random(rng, subnormal=False):
