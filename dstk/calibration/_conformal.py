@@ -53,7 +53,8 @@ def conformal_p_values(
     Raises
     ------
     ValueError
-        On non-finite scores, mismatched shapes, or (Mondrian) a class without
+        On non-finite scores, mismatched shapes, ``calibration_labels`` that
+        are not class indices ``0 .. K-1``, or (Mondrian) a class without
         calibration samples.
 
     Notes
@@ -89,6 +90,14 @@ def conformal_p_values(
     if labels.shape != cal.shape:
         raise ValueError(
             f"`calibration_labels` must have one label per calibration score ({cal.size}); got shape {labels.shape}."
+        )
+    if labels.dtype.kind not in "iuf" or labels.dtype.kind == "b":
+        raise ValueError(f"`calibration_labels` must be class indices 0 .. K-1; got dtype {labels.dtype}.")
+    outside = ~np.isin(labels, np.arange(test.shape[1]))
+    if np.any(outside):
+        raise ValueError(
+            f"`calibration_labels` must be class indices 0 .. {test.shape[1] - 1} (one per column of "
+            f"`test_scores`); got {labels[outside][0]!r}."
         )
     out = np.empty_like(test)
     for k in range(test.shape[1]):
@@ -224,6 +233,8 @@ class ConformalBeliefClassifier(MetaEstimatorMixin, MassClassifierMixin, BaseEst
             two classes, an estimator without ``predict_proba``, or (Mondrian)
             a class absent from the calibration set.
         """
+        if not isinstance(self.mondrian, (bool, np.bool_)):
+            raise ValueError(f"`mondrian` must be True or False; got {self.mondrian!r}.")
         self.estimator_, self.classes_, X_cal, encoded = fit_on_training_part(self, X, y)
         P = class_probabilities(self.estimator_, X_cal, self.classes_.size)
         self.calibration_scores_ = 1.0 - P[np.arange(encoded.size), encoded]

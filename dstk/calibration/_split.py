@@ -87,7 +87,8 @@ def fit_on_training_part(owner: Any, X: Any, y: Any) -> tuple[Any, np.ndarray, A
         X_train, X_calibration, y_train, y_calibration = train_test_split(
             X, y, test_size=size, stratify=y, random_state=check_random_state(owner.random_state)
         )
-        fitted = clone(estimator).fit(X_train, y_train)
+        with _naming_x():
+            fitted = clone(estimator).fit(X_train, y_train)
     if not hasattr(fitted, "predict_proba"):
         raise ValueError(
             f"The estimator {type(fitted).__name__} has no predict_proba; {type(owner).__name__} needs class "
@@ -121,9 +122,24 @@ def class_probabilities(estimator: Any, X: Any, n_classes: int) -> np.ndarray:
     -------
     ndarray of shape (n_samples, n_classes)
     """
-    P = np.asarray(estimator.predict_proba(X), dtype=np.float64)
+    with _naming_x():
+        P = np.asarray(estimator.predict_proba(X), dtype=np.float64)
     if P.ndim != 2 or P.shape[1] != n_classes:
         raise ValueError(
             f"The estimator's predict_proba returned shape {P.shape}; expected one column per class ({n_classes})."
         )
     return P
+
+
+class _naming_x:
+    """Context manager: the wrapped estimator's conversion error for non-numeric samples names ``X``."""
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind: Any, error: BaseException | None, traceback: Any) -> None:
+        if isinstance(error, ValueError) and "could not convert" in str(error) and "`X`" not in str(error):
+            raise ValueError(
+                f"`X` holds values that are not numbers ({error}); convert them to numbers, or give an "
+                "estimator that takes them (e.g. a Pipeline starting with an encoder)."
+            ) from error

@@ -154,6 +154,12 @@ def logistic_evidence(
     require_sklearn("logistic_evidence")
     from sklearn.utils.validation import check_array, validate_data
 
+    if not hasattr(estimator, "predict_proba"):
+        raise TypeError(
+            "`estimator` must be a fitted LogisticRegression, MLPClassifier or Pipeline ending in one; got "
+            f"{type(estimator).__name__}."
+        )
+
     def checked(data, name):
         array = check_array(data, dtype=None, input_name=name)
         # the feature count and names the model was fitted with (scikit-learn's checks and messages)

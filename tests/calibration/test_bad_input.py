@@ -155,3 +155,50 @@ def test_label_messages_show_plain_labels():
         IsotonicCalibrator().fit([0.1, 0.2, 0.3], np.array(["lo", "mid", "hi"]))
     with pytest.raises(ValueError, match=r"a single class \(5\)"):
         IsotonicCalibrator().fit([0.1, 0.2], np.array([5, 5]))
+
+
+@pytest.mark.parametrize(
+    "labels", [[0, 1, 0.5, 1], [0, 1, np.nan, 1], [0, 1, 2, 1], [0, 1, -1, 1], [True, False, True, False]]
+)
+def test_conformal_p_values_refuses_labels_that_are_not_class_indices(labels):
+    from dstk.calibration import conformal_p_values
+
+    with pytest.raises(ValueError, match="calibration_labels"):
+        conformal_p_values([0.1, 0.2, 0.3, 0.4], [[0.2, 0.3]], calibration_labels=labels)
+    assert conformal_p_values([0.1, 0.2, 0.3, 0.4], [[0.2, 0.3]], calibration_labels=[0, 1, 0, 1]).shape == (
+        1,
+        2,
+    )
+
+
+def test_conformal_mondrian_must_be_a_bool():
+    from sklearn.datasets import load_iris
+
+    from dstk.calibration import ConformalBeliefClassifier
+
+    X, y = load_iris(return_X_y=True)
+    with pytest.raises(ValueError, match="mondrian"):
+        ConformalBeliefClassifier(mondrian="yes").fit(X, y)
+
+
+@pytest.mark.parametrize("name", ["ConformalBeliefClassifier", "VennMulticlassClassifier"])
+def test_text_in_x_is_named(name):
+    from sklearn.datasets import load_iris
+
+    from dstk import calibration
+
+    X, y = load_iris(return_X_y=True)
+    text = X.astype(object)
+    text[0, 0] = "abc"
+    with pytest.raises(ValueError, match=r"`X`.*not numbers"):
+        getattr(calibration, name)().fit(text, y)
+    fitted = getattr(calibration, name)().fit(X, y)
+    with pytest.raises(ValueError, match=r"`X`.*not numbers"):
+        fitted.predict_proba(text)
+
+
+def test_logistic_evidence_names_a_missing_estimator():
+    from dstk.classifiers import logistic_evidence
+
+    with pytest.raises(TypeError, match=r"`estimator`.*NoneType"):
+        logistic_evidence(None, np.ones((2, 3)))
