@@ -137,6 +137,7 @@ def log_loss_contextual_rates(
     weights: np.ndarray | None = None,
     start: np.ndarray | None = None,
     penalty: float = 0.0,
+    min_rate: float = 0.0,
 ) -> np.ndarray:
     """Rates minimising the log-loss of the plausibility transform of the discounted sources' combination.
 
@@ -160,6 +161,8 @@ def log_loss_contextual_rates(
         Initial rates (default 0.1).
     penalty : float, default 0.0
         Weight of the ridge term ``mean(alpha^2)``.
+    min_rate : float, default 0.0
+        Least rate: the rates are sought in ``[min_rate, 1]``.
 
     Returns
     -------
@@ -172,7 +175,11 @@ def log_loss_contextual_rates(
     indicators[np.arange(n), labels] = 1.0
     doubt = 1.0 - contours
     rows = np.arange(n)
-    x0 = np.full((n_sources, n_classes), 0.1) if start is None else np.clip(start, 0.0, 1.0)
+    x0 = (
+        np.full((n_sources, n_classes), max(0.1, min_rate))
+        if start is None
+        else np.clip(start, min_rate, 1.0)
+    )
     size = float(n_sources * n_classes)
 
     def objective(flat):
@@ -190,6 +197,6 @@ def log_loss_contextual_rates(
         return loss, grad.ravel()
 
     result = optimize.minimize(
-        objective, x0.ravel(), jac=True, method="L-BFGS-B", bounds=[(0.0, 1.0)] * x0.size
+        objective, x0.ravel(), jac=True, method="L-BFGS-B", bounds=[(min_rate, 1.0)] * x0.size
     )
     return result.x.reshape(n_sources, n_classes)
