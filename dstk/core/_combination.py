@@ -311,37 +311,48 @@ def _combine(masses, rule, axis, weights, normalize, on_conflict):
                 f"`masses` must be a MassFunction or a list of MassFunctions; got {type(masses).__name__}."
             )
         masses = [as_mass_function(x, "masses") for x in masses]
-    try:
-        return _combine_raw(masses, rule, axis, weights, normalize)
-    except TotalConflictError as error:
-        if on_conflict == "raise" or getattr(error, "indices", None) is None:
-            raise
-        bad = np.asarray(error.indices, dtype=np.intp)
-    return _combine_with_fallback(masses, rule, axis, weights, normalize, on_conflict, bad)
+    result, kappa, total = _combine_raw(masses, rule, axis, weights, normalize)
+    if total is not None and np.any(total):
+        if on_conflict == "raise":
+            _raise_total_conflict(total)
+        kappa = _apply_conflict_policy(
+            result, kappa, np.flatnonzero(np.asarray(total).ravel()), on_conflict, rule
+        )
+    return result, (float(kappa) if np.ndim(kappa) == 0 else kappa)
 
 
-def _combine_with_fallback(masses, rule, axis, weights, normalize, on_conflict, bad):
-    """The per-sample ``on_conflict`` policy: combine with vacuous sources at the conflicting samples.
+def _apply_conflict_policy(result, kappa, bad, on_conflict, rule):
+    """Give the totally conflicting samples ``bad`` (flat batch indices) the policy's masses, in place.
 
-    Every rule maps vacuous sources to the vacuous mass function without
-    conflict, so the samples listed in ``bad`` (flat indices of the result's
-    batch) are recombined from vacuous sources and then set to the policy's
-    value; the other samples are combined exactly as without the policy.
+    ``"vacuous"``: m(frame) = 1; ``"nan"``: NaN masses.  Returns ``kappa``
+    with 1 at those samples; issues one :class:`~dstk.exceptions.ConflictWarning`.
     """
     import warnings
 
     from ..exceptions import ConflictWarning
 
-    mf, ax = _gather(masses, axis)
-    storage, batch = mf._storage.with_vacuous_rows(bad, ax, mf.frame.full)
-    fixed = MassFunction._from_storage(storage, mf.frame)
-    combined, kappa = _combine_raw(fixed, rule, len(batch), weights, normalize)
+    batch = result.batch_shape
     kappa = np.array(kappa, dtype=np.float64)
     kappa.reshape(-1)[bad] = 1.0
+    if result.is_dense:
+        column = result.frame.n_subsets - 1
+    else:  # the frame gets a focal column, as if the samples had been combined from vacuous sources
+        focal, values = result._storage.focal_form()
+        full = np.uint64(result.frame.full)
+        if not np.any(focal == full):
+            zeros = np.zeros(values.shape[:-1] + (1,))
+            focal, values = _sparse.merge_duplicates(
+                np.append(focal, full), np.concatenate([values, zeros], axis=-1)
+            )
+            result._storage = MassFunction._sparse(focal, values, result.frame)._storage
+        column = int(np.flatnonzero(focal == full)[0])
+    values = result._storage.masses
+    rows = values.reshape((-1, values.shape[-1]))
     if on_conflict == "nan":
-        values = combined._storage.masses
-        values = values.reshape((-1, values.shape[-1]))
-        values[bad] = np.nan
+        rows[bad] = np.nan
+    else:
+        rows[bad] = 0.0
+        rows[bad, column] = 1.0
     shown = ", ".join(str(i) for i in bad[:20]) + (", ..." if bad.size > 20 else "")
     warnings.warn(
         f"Total conflict (K = 1) under the {rule} rule in {bad.size} of {max(int(np.prod(batch)), 1)} "
@@ -351,31 +362,28 @@ def _combine_with_fallback(masses, rule, axis, weights, normalize, on_conflict, 
         ConflictWarning,
         stacklevel=stacklevel_outside_dstk(),
     )
-    return combined, (float(kappa) if kappa.ndim == 0 else kappa)
+    return kappa
 
 
 def _combine_raw(masses, rule, axis, weights, normalize):
-    """``(combined, conflict)`` without the ``on_conflict`` policy (raises on total conflict)."""
+    """``(combined, conflict, total)``: ``total`` flags the samples of total conflict (or is None)."""
     record = RULES[rule]
     fast = _two_dense_sources(masses, axis, rule)
     if fast is None:
         fast = _fold_deferred(masses, axis, rule)
     if fast is not None:
-        result, kappa = fast
-        return result, (float(kappa) if np.ndim(kappa) == 0 else kappa)
+        return fast
     mf, ax = _gather(masses, axis)
     frame = mf.frame
     nd = mf.ndim
     if mf.is_dense or record.focal is None or _dense_is_cheaper(mf, ax):
         arr = mf._dense_m(f"the {rule} rule")
         stack, batch = _move_sources_last(arr, ax, nd)
-        out, kappa = record.dense(stack, rule, weights, normalize)
+        out, kappa, total = record.dense(stack, rule, weights, normalize)
         out = out.reshape(batch + (frame.n_subsets,))
-        kappa = kappa.reshape(batch)
         result = MassFunction._from_storage(mf._storage.like_dense(out), frame)
-    else:
-        result, kappa = record.focal(mf, ax, rule, weights)
-    return result, (float(kappa) if np.ndim(kappa) == 0 else kappa)
+        return result, kappa.reshape(batch), total
+    return record.focal(mf, ax, rule, weights)
 
 
 def _fold_deferred(masses, axis, rule):
@@ -403,8 +411,8 @@ def _fold_deferred(masses, axis, rule):
     # checked binary sources (no entry below 0) give no negative mass: m({a}) =
     # q({a}) - q(frame), each commonality factor m({a}) + m(frame) being at
     # least m(frame), and rounding is monotonic; no clipping pass needed
-    out, kappa = _conjunctive_result(out, kappa, total, rule, clip=frame.n_subsets != 4)
-    return MassFunction._dense(out.reshape(batch + (frame.n_subsets,)), frame), kappa.reshape(batch)
+    out, kappa, total = _conjunctive_result(out, kappa, total, rule, clip=frame.n_subsets != 4)
+    return MassFunction._dense(out.reshape(batch + (frame.n_subsets,)), frame), kappa.reshape(batch), total
 
 
 def _conjunctive_result(out, kappa, total, rule, *, clip=True):
@@ -412,14 +420,12 @@ def _conjunctive_result(out, kappa, total, rule, *, clip=True):
 
     ``clip`` sets the rounding noise below 0 of the inverse transforms to 0.
     """
-    if rule == "dempster" and np.any(total):
-        _raise_total_conflict(total)
     if rule == "yager":
         out[:, -1] += out[:, 0]
         out[:, 0] = 0.0
     if clip:
         np.maximum(out, 0.0, out=out)
-    return out, kappa
+    return out, kappa, (total if rule == "dempster" else None)
 
 
 def _two_dense_sources(masses, axis, rule):
@@ -443,9 +449,9 @@ def _two_dense_sources(masses, axis, rule):
     else:
         rows_a, rows_b = _dense.as_rows(a._storage.masses), _dense.as_rows(b._storage.masses)
     out, kappa, total = _c.conjunctive_pair(rows_a, rows_b, rule == "dempster")
-    out, kappa = _conjunctive_result(out, kappa, total, rule)
+    out, kappa, total = _conjunctive_result(out, kappa, total, rule)
     shape = a.batch_shape
-    return MassFunction._dense(out.reshape(shape + (frame.n_subsets,)), frame), kappa.reshape(shape)
+    return MassFunction._dense(out.reshape(shape + (frame.n_subsets,)), frame), kappa.reshape(shape), total
 
 
 def _check_weights(weights, k):
@@ -482,7 +488,7 @@ def _dense_conjunctive(stack, rule, weights, normalize):
 def _dense_disjunctive(stack, rule, weights, normalize):
     """Disjunctive rule of ``stack`` (rows, K, 2**n): ``(out, kappa)``."""
     out = np.maximum(_c.disjunctive(stack), 0.0)
-    return out, out[:, 0].copy()
+    return out, out[:, 0].copy(), None
 
 
 def _dense_cautious(stack, rule, weights, normalize):
@@ -495,13 +501,14 @@ def _dense_cautious(stack, rule, weights, normalize):
     out = np.maximum(_c.cautious(stack), 0.0)
     _renormalize_rounding(out)
     kappa = out[:, 0].copy()
-    if normalize:
-        s = out[:, 1:].sum(axis=1)
-        if np.any(s <= 0):
-            _raise_total_conflict(s <= 0)
+    if not normalize:
+        return out, kappa, None
+    s = out[:, 1:].sum(axis=1)
+    total = s <= 0
+    with np.errstate(invalid="ignore", divide="ignore"):
         out = out / s[:, None]
-        out[:, 0] = 0.0
-    return out, kappa
+    out[:, 0] = 0.0
+    return out, kappa, total
 
 
 def _dense_bold(stack, rule, weights, normalize):
@@ -510,7 +517,7 @@ def _dense_bold(stack, rule, weights, normalize):
         raise DogmaticError("The bold rule needs subnormal mass functions (m(empty) > 0) for every source.")
     out = np.maximum(_c.bold(stack), 0.0)
     _renormalize_rounding(out)
-    return out, out[:, 0].copy()
+    return out, out[:, 0].copy(), None
 
 
 def _dense_dubois_prade(stack, rule, weights, normalize):
@@ -519,7 +526,7 @@ def _dense_dubois_prade(stack, rule, weights, normalize):
     acc = np.ascontiguousarray(stack[:, 0, :])
     for j in range(1, stack.shape[1]):
         acc = _c.dubois_prade_pair(acc, np.ascontiguousarray(stack[:, j, :]))
-    return np.maximum(acc, 0.0), kappa
+    return np.maximum(acc, 0.0), kappa, None
 
 
 def _dense_pcr6(stack, rule, weights, normalize):
@@ -534,14 +541,14 @@ def _dense_pcr6(stack, rule, weights, normalize):
             f"PCR6 needs more than {_PCR6_MAX_TUPLES:.0e} tuples of focal sets for some combination "
             "(it is exponential in the number of sources); combine fewer sources or sparser masses."
         )
-    return out, kappa
+    return out, kappa, None
 
 
 def _dense_average(stack, rule, weights, normalize):
     """(Weighted) average of ``stack`` (rows, K, 2**n): ``(out, kappa)``."""
     w = _check_weights(weights, stack.shape[1])
     out = np.einsum("rks,k->rs", stack, w)
-    return out, out[:, 0].copy()
+    return out, out[:, 0].copy(), None
 
 
 def _renormalize_rounding(out):
@@ -594,7 +601,7 @@ def _combine_sparse(mf, ax, rule, weights):
         out = np.einsum("...kf,k->...f", fm, w)
         kappa = out[..., focal == np.uint64(0)].sum(axis=-1)
         f2, out = _sparse.prune(focal, out)
-        return MassFunction._sparse(f2, out, frame), kappa
+        return MassFunction._sparse(f2, out, frame), kappa, None
     op = "or" if rule == "disjunctive" else "and"
     normalize = rule == "dempster"
     acc_f, acc_m = _sparse.prune(focal, np.ascontiguousarray(fm[..., 0, :]))
@@ -627,23 +634,20 @@ def _finish_sparse(acc_f, acc_m, rule, frame, log_nonempty=None, total=False):
     empty = acc_f == np.uint64(0)
     kappa = acc_m[..., empty].sum(axis=-1)
     if rule in ("disjunctive", "conjunctive"):
-        return MassFunction._sparse(acc_f, acc_m, frame), kappa
+        return MassFunction._sparse(acc_f, acc_m, frame), kappa, None
     if rule == "dempster":
         if log_nonempty is None:
             nonempty_sum = acc_m[..., ~empty].sum(axis=-1)
             total = nonempty_sum <= 0
-            if np.any(total):
-                _raise_total_conflict(total)
-            out = acc_m / nonempty_sum[..., None]
+            with np.errstate(invalid="ignore", divide="ignore"):
+                out = acc_m / nonempty_sum[..., None]
             kappa = np.clip(kappa, 0.0, 1.0)
         else:
-            if np.any(total):
-                _raise_total_conflict(total)
             out = acc_m.copy()
             kappa = np.clip(-np.expm1(log_nonempty), 0.0, 1.0)
         out[..., empty] = 0.0
         f2, out = _sparse.prune(acc_f, out)
-        return MassFunction._sparse(f2, out, frame), kappa
+        return MassFunction._sparse(f2, out, frame), kappa, total
     if rule == "yager":
         full = np.uint64(frame.full)
         if not np.any(acc_f == full):
@@ -655,7 +659,7 @@ def _finish_sparse(acc_f, acc_m, rule, frame, log_nonempty=None, total=False):
         out[..., np.flatnonzero(acc_f == full)[0]] += kappa
         out[..., empty] = 0.0
         f2, out = _sparse.prune(acc_f, out)
-        return MassFunction._sparse(f2, out, frame), kappa
+        return MassFunction._sparse(f2, out, frame), kappa, None
     raise AssertionError(rule)
 
 

@@ -200,13 +200,6 @@ class Storage:
         """Unnormalised conditioning: the mass of each B moves to B & A (``mask`` = A)."""
         raise NotImplementedError
 
-    def with_vacuous_rows(self, bad: np.ndarray, ax: int, full: int) -> tuple[Storage, tuple[int, ...]]:
-        """Sources on batch axis ``ax`` moved last; the sources of the flat rows ``bad`` made vacuous.
-
-        Returns the storage of batch shape ``batch + (K,)`` and ``batch``.
-        """
-        raise NotImplementedError
-
     def pending(self) -> np.ndarray | None:
         """The masses awaiting a deferred check (see :class:`DeferredDenseStorage`), or None."""
         return None
@@ -336,19 +329,6 @@ class DenseStorage(Storage):
         size = self.masses.shape[-1]
         idx = np.arange(size, dtype=np.int64) & mask
         return DenseStorage(_sparse.scatter_sum(self.masses, idx, size))
-
-    def with_vacuous_rows(self, bad: np.ndarray, ax: int, full: int) -> tuple[DenseStorage, tuple[int, ...]]:
-        """Sources on batch axis ``ax`` moved last, the sources of flat rows ``bad`` made vacuous.
-
-        Returns the storage of batch shape ``batch + (K,)`` and ``batch``.
-        """
-        nd = self.masses.ndim - 1
-        arr = np.moveaxis(self.masses, ax, nd - 1)
-        batch = arr.shape[: nd - 1]
-        rows = arr.reshape((-1,) + arr.shape[nd - 1 :]).copy()  # (rows, K, 2**n)
-        rows[bad] = 0.0
-        rows[bad, :, full] = 1.0
-        return DenseStorage(rows.reshape(batch + rows.shape[1:])), batch
 
 
 class DeferredDenseStorage(DenseStorage):
@@ -511,26 +491,6 @@ class FocalSetStorage(Storage):
         """Unnormalised conditioning: the mass of each B moves to B & A (``mask`` = A)."""
         focal = self.focal & np.uint64(mask)
         return FocalSetStorage(*_sparse.merge_duplicates(focal, self.masses))
-
-    def with_vacuous_rows(
-        self, bad: np.ndarray, ax: int, full: int
-    ) -> tuple[FocalSetStorage, tuple[int, ...]]:
-        """Sources on batch axis ``ax`` moved last, the sources of flat rows ``bad`` made vacuous.
-
-        Returns the storage of batch shape ``batch + (K,)`` and ``batch``.
-        """
-        nd = self.masses.ndim - 1
-        focal, fm = self.focal, np.moveaxis(self.masses, ax, nd - 1)
-        batch = fm.shape[: nd - 1]
-        fm = fm.reshape((-1,) + fm.shape[nd - 1 :]).copy()  # (rows, K, F)
-        if not np.any(focal == np.uint64(full)):
-            focal = np.append(focal, np.uint64(full))
-            fm = np.concatenate([fm, np.zeros(fm.shape[:-1] + (1,))], axis=-1)
-        column = int(np.flatnonzero(focal == np.uint64(full))[0])
-        fm[bad] = 0.0
-        fm[bad, :, column] = 1.0
-        order = np.argsort(focal)
-        return FocalSetStorage(focal[order], fm[..., order].reshape(batch + fm.shape[1:])), batch
 
 
 def stack(storages: Sequence[Storage], batch_shape: tuple[int, ...], axis: int) -> Storage:
