@@ -13,6 +13,7 @@ PAGES = (
 NEEDS = {
     "ensembles.rst": "sklearn",
     "classifiers.rst": "sklearn",
+    "dirichlet_evidence.rst": "sklearn",
     "sklearn.rst": "pandas",
     "persistence.rst": "skops",
     "combining_classifiers.rst": "sklearn",
