@@ -174,8 +174,21 @@ def _evidence():
 def _reasoning():
     r = importlib.import_module("dstk.reasoning")
     number = r.GaussianRandomFuzzyNumber(0.0, 1.0, 1.0)
-    # numbers are objects, not arrays: tests/reasoning/test_grfn.py checks what is not a number
-    return {"combine_grfn": (r.combine_grfn, {"numbers": [number, number]}, {})}
+    x, y = r.Variable("x", ["u", "v"]), r.Variable("y", ["a", "b"])
+    return {
+        # numbers are objects, not arrays: tests/reasoning/test_grfn.py checks what is not a number
+        "combine_grfn": (r.combine_grfn, {"numbers": [number, number]}, {}),
+        "conditional_embedding": (
+            r.conditional_embedding,
+            {"conditional": MASS, "given": x, "condition": ["u"], "target": y},
+            {},
+        ),
+        "generalized_bayes": (
+            r.generalized_bayes,
+            {"conditionals": {"u": MASS, "v": MASS}, "observation": MASS, "given": x, "target": y},
+            {},
+        ),
+    }
 
 
 def _calibration():
