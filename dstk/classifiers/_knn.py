@@ -100,7 +100,9 @@ class EvidentialKNNClassifier(EvidentialClassifierBase):
     loss_ : float or None
         Mean leave-one-out training loss at ``gamma_`` (None when ``gamma`` is given).
     n_iter_ : int
-        Iterations of the optimiser (0 when ``gamma`` is given).
+        Iterations of the optimiser; 1 when ``gamma`` is given (the one pass
+        that indexes the samples: scikit-learn's ``n_iter_ >= 1`` for
+        estimators with ``max_iter``).
     nearest_neighbors_ : sklearn.neighbors.NearestNeighbors
         The fitted neighbour index.
     n_features_in_ : int
@@ -259,7 +261,7 @@ class EvidentialKNNClassifier(EvidentialClassifierBase):
         self._fit_X = X
         gamma = self._check_gamma(n_classes, self._label_masses is not None)
         self.loss_ = None
-        self.n_iter_ = 0
+        self.n_iter_ = 1
         if gamma is None:
             gamma = self._initial_gamma(X)
             k = min(self.n_neighbors, X.shape[0] - 1)

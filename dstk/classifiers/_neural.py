@@ -171,6 +171,13 @@ class EvidentialNeuralNetworkClassifier(EvidentialClassifierBase):
         targets = np.eye(n_classes)[labels]
 
         n_distinct = np.unique(X, axis=0).shape[0]
+        if self.n_prototypes > n_distinct:
+            warnings.warn(
+                f"`n_prototypes`={self.n_prototypes} exceeds the {n_distinct} distinct rows of X; "
+                f"{n_distinct} prototypes are fitted (lower n_prototypes to silence this).",
+                UserWarning,
+                stacklevel=2,
+            )
         n_prototypes = min(n_prototypes, n_distinct)
         kmeans = KMeans(n_clusters=n_prototypes, n_init=3, random_state=self.random_state)
         with warnings.catch_warnings():

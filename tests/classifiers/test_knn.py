@@ -288,3 +288,14 @@ def test_nan_input_is_refused():
     X[0, 0] = np.nan
     with pytest.raises(ValueError, match="NaN"):
         EvidentialKNNClassifier().fit(X, y)
+
+
+def test_given_gamma_reports_one_pass_for_n_iter():
+    from sklearn.datasets import load_iris
+    from sklearn.utils.estimator_checks import check_non_transformer_estimators_n_iter
+
+    from dstk.classifiers import EvidentialKNNClassifier
+
+    X, y = load_iris(return_X_y=True)
+    assert EvidentialKNNClassifier(gamma=0.5).fit(X, y).n_iter_ == 1
+    check_non_transformer_estimators_n_iter("EvidentialKNNClassifier", EvidentialKNNClassifier(gamma=0.5))

@@ -102,3 +102,14 @@ def test_negative_or_missing_sample_weights_are_refused_by_name(weights):
     y = (X[:, 0] > 0).astype(int)
     with pytest.raises(ValueError, match="`sample_weight` must be finite and non-negative"):
         EvidentialNeuralNetworkClassifier(random_state=0).fit(X, y, sample_weight=weights)
+
+
+def test_more_prototypes_than_distinct_rows_warns():
+    from sklearn.datasets import load_iris
+
+    from dstk.classifiers import EvidentialNeuralNetworkClassifier
+
+    X, y = load_iris(return_X_y=True)
+    with pytest.warns(UserWarning, match="n_prototypes.*149 distinct rows"):
+        fitted = EvidentialNeuralNetworkClassifier(n_prototypes=1000, max_iter=5, random_state=0).fit(X, y)
+    assert fitted.prototypes_.shape == (149, 4)

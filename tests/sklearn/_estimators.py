@@ -30,6 +30,7 @@ def x_estimators():
         ImpliedPosteriorClassifier(LogisticRegression(), n_models=3),
         CodeMatrixClassifier(LogisticRegression()),
         EvidentialKNNClassifier(n_neighbors=3),
+        EvidentialKNNClassifier(n_neighbors=3, gamma=0.5),
         EvidentialKNNClassifier(n_neighbors=3, discounting="contextual"),
         EvidentialNeuralNetworkClassifier(n_prototypes=3, max_iter=30, random_state=0),
         EvidentialRegressor(n_prototypes=5, max_iter=200, random_state=0),
