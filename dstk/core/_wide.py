@@ -1,0 +1,230 @@
+"""The wide focal-set form: focal sets of any width as multi-word uint64 bitsets.
+
+A focal set on a frame of ``n`` labels is a row of ``ceil(n / 64)`` uint64
+words: bit ``i % 64`` of word ``i // 64`` is set when label ``i`` belongs to
+the set (the binary order of :class:`~dstk.core.Frame`, cut into words).
+A batch of mass functions shares the focal sets ``focal`` (F, n_words),
+stored without repeats in ``np.unique`` row order, and holds masses of shape
+``batch_shape + (F,)``.
+
+The operations are written on these arrays once: the conjunctive and
+disjunctive rules and Dempster's rule enumerate the pairs of focal sets,
+O(F1 F2 n_words), and merge equal results; belief, plausibility and
+commonality of given sets, the pignistic transform, the contour function,
+discounting and conditioning are one pass over the focal sets.  Every array
+whose size grows with the pairs is checked against
+:data:`dstk.core._dense.MAX_DENSE_BYTES` before it is allocated.
+
+References
+----------
+Shafer, G. (1976). A Mathematical Theory of Evidence. Princeton, ch. 2-3.
+Smets, P., Kennes, R. (1994). The transferable belief model. Artificial
+Intelligence 66(2), 191-234 (the pignistic transform, eq. 3).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import numpy as np
+
+from ..exceptions import FrameTooLargeError, TotalConflictError
+from . import _sparse
+from ._dense import MAX_DENSE_BYTES
+
+__all__ = [
+    "n_words",
+    "pack",
+    "unpack",
+    "membership",
+    "cardinality",
+    "merge_duplicates",
+    "combine",
+    "belief",
+    "plausibility",
+    "commonality",
+    "pignistic",
+    "contour",
+    "discount",
+    "condition",
+]
+
+#: The rules :func:`combine` applies, by name.
+RULES = ("conjunctive", "dempster", "disjunctive")
+
+
+def n_words(n: int) -> int:
+    """Number of uint64 words of a subset of a frame of ``n`` labels."""
+    return max((int(n) + 63) // 64, 1)
+
+
+def pack(sets: Iterable[Iterable[int]], n: int) -> np.ndarray:
+    """Bitsets (F, n_words) of the sets of label indices ``sets`` on a frame of ``n`` labels."""
+    rows = [np.asarray(list(s), dtype=np.int64) for s in sets]
+    out = np.zeros((len(rows), n_words(n)), dtype=np.uint64)
+    for row, idx in enumerate(rows):
+        if idx.size and (idx.min() < 0 or idx.max() >= n):
+            raise ValueError(f"label indices must lie in [0, {n}); got {idx.min()}..{idx.max()}")
+        bits = np.left_shift(np.uint64(1), (idx % 64).astype(np.uint64))
+        np.bitwise_or.at(out[row], idx // 64, bits)
+    return out
+
+
+def membership(focal: np.ndarray, n: int) -> np.ndarray:
+    """(F, n) bool: does focal set f contain label i."""
+    focal = np.ascontiguousarray(focal, dtype="<u8")
+    as_bytes = focal.view(np.uint8).reshape(focal.shape[0], -1)
+    return np.unpackbits(as_bytes, axis=1, bitorder="little")[:, :n].astype(bool)
+
+
+def unpack(focal: np.ndarray, n: int) -> list[tuple[int, ...]]:
+    """The label indices of each bitset of ``focal`` (F, n_words), in increasing order."""
+    member = membership(focal, n)
+    return [tuple(np.flatnonzero(row).tolist()) for row in member]
+
+
+def cardinality(focal: np.ndarray) -> np.ndarray:
+    """``|A|`` of each bitset of ``focal`` (F, n_words), int64."""
+    return np.bitwise_count(np.asarray(focal, dtype=np.uint64)).sum(axis=-1, dtype=np.int64)
+
+
+def merge_duplicates(focal: np.ndarray, masses: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Rows of ``focal`` without repeats (``np.unique`` order), the masses of repeats summed."""
+    focal = np.ascontiguousarray(focal, dtype=np.uint64)
+    uniq, inverse = np.unique(focal, axis=0, return_inverse=True)
+    return uniq, _sparse.scatter_sum(masses, inverse.ravel(), uniq.shape[0])
+
+
+def _check_pairs(n_pairs: int, n_words_: int, rows: int) -> None:
+    """Refuse, before allocating, a pair enumeration above the memory limit."""
+    # the pairs' bitsets and their sort (3 copies), the inverse index, and the pair masses
+    need = n_pairs * (3 * 8 * n_words_ + 16 + 8 * rows)
+    if need > MAX_DENSE_BYTES:
+        raise FrameTooLargeError(
+            f"Combining these focal-set mass functions enumerates {n_pairs:,} pairs of focal sets of "
+            f"{n_words_} words for {rows:,} combination(s): about {need / 2**30:.1f} GiB, above the limit "
+            f"of {MAX_DENSE_BYTES / 2**30:.0f} GiB (dstk.core._dense.MAX_DENSE_BYTES). Combine smaller "
+            "batches, or prune focal sets of negligible mass first."
+        )
+
+
+def _normalize(focal: np.ndarray, masses: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Drop the empty set and divide by the non-empty mass (Dempster's normalisation)."""
+    nonempty = np.any(focal != 0, axis=1)
+    kept = masses[..., nonempty]
+    total = kept.sum(axis=-1, keepdims=True)
+    if np.any(total <= 0):
+        raise TotalConflictError(
+            "The mass functions are in total conflict (all the combined mass is on the empty set): "
+            "Dempster's rule is undefined. Use the unnormalised conjunctive rule, or discount the sources."
+        )
+    return focal[nonempty], kept / total
+
+
+def combine(
+    f1: np.ndarray, m1: np.ndarray, f2: np.ndarray, m2: np.ndarray, rule: str
+) -> tuple[np.ndarray, np.ndarray]:
+    """Combine two wide focal-set forms by ``rule`` (one of :data:`RULES`).
+
+    The conjunctive rule gives ``m(A) = sum_{B & C = A} m1(B) m2(C)``
+    (Smets and Kennes 1994, eq. 5), the disjunctive rule the same sum over
+    ``B | C = A``, Dempster's rule the conjunctive result without the empty
+    set, divided by its non-empty mass (Shafer 1976, eq. 3.1).  The batch
+    shapes of ``m1`` (..., F1) and ``m2`` (..., F2) broadcast.
+    """
+    if rule not in RULES:
+        raise ValueError(f"rule must be one of {RULES}; got {rule!r}")
+    f1 = np.ascontiguousarray(f1, dtype=np.uint64)
+    f2 = np.ascontiguousarray(f2, dtype=np.uint64)
+    m1 = np.asarray(m1, dtype=np.float64)
+    m2 = np.asarray(m2, dtype=np.float64)
+    batch = np.broadcast_shapes(m1.shape[:-1], m2.shape[:-1])
+    rows = 1
+    for length in batch:
+        rows *= int(length)
+    n_pairs = f1.shape[0] * f2.shape[0]
+    _check_pairs(n_pairs, f1.shape[1], rows)
+    op = np.bitwise_or if rule == "disjunctive" else np.bitwise_and
+    pairs = op(f1[:, None, :], f2[None, :, :]).reshape(n_pairs, f1.shape[1])
+    products = (m1[..., :, None] * m2[..., None, :]).reshape(batch + (n_pairs,))
+    focal, masses = merge_duplicates(pairs, products)
+    if rule == "dempster":
+        focal, masses = _normalize(focal, masses)
+    return focal, masses
+
+
+def _query(focal: np.ndarray, masses: np.ndarray, sets: np.ndarray, kind: str) -> np.ndarray:
+    focal = np.asarray(focal, dtype=np.uint64)
+    sets = np.atleast_2d(np.asarray(sets, dtype=np.uint64))
+    _check_pairs(focal.shape[0] * sets.shape[0], focal.shape[1], 0)
+    if kind == "bel":
+        # B non-empty and B subset of A: no bit of B outside A
+        select = np.all((focal[None, :, :] & ~sets[:, None, :]) == 0, axis=2)
+        select &= np.any(focal != 0, axis=1)[None, :]
+    elif kind == "pl":
+        select = np.any((focal[None, :, :] & sets[:, None, :]) != 0, axis=2)
+    else:  # q: A subset of B
+        select = np.all((sets[:, None, :] & ~focal[None, :, :]) == 0, axis=2)
+    return np.asarray(masses, dtype=np.float64) @ select.T.astype(np.float64)
+
+
+def belief(focal: np.ndarray, masses: np.ndarray, sets: np.ndarray) -> np.ndarray:
+    """``bel(A) = sum_{0 != B subset of A} m(B)`` for each bitset of ``sets`` (K, n_words): (..., K)."""
+    return _query(focal, masses, sets, "bel")
+
+
+def plausibility(focal: np.ndarray, masses: np.ndarray, sets: np.ndarray) -> np.ndarray:
+    """``pl(A) = sum_{B & A != 0} m(B)`` for each bitset of ``sets`` (K, n_words): (..., K)."""
+    return _query(focal, masses, sets, "pl")
+
+
+def commonality(focal: np.ndarray, masses: np.ndarray, sets: np.ndarray) -> np.ndarray:
+    """``q(A) = sum_{B superset of A} m(B)`` for each bitset of ``sets`` (K, n_words): (..., K)."""
+    return _query(focal, masses, sets, "q")
+
+
+def pignistic(focal: np.ndarray, masses: np.ndarray, n: int) -> np.ndarray:
+    """``BetP(i) = sum_{B contains i} m(B) / (|B| (1 - m(0)))`` (Smets and Kennes 1994, eq. 3): (..., n)."""
+    masses = np.asarray(masses, dtype=np.float64)
+    size = cardinality(focal)
+    nonempty = size > 0
+    nonempty_mass = masses[..., nonempty].sum(axis=-1, keepdims=True)
+    if np.any(nonempty_mass <= 0):
+        raise TotalConflictError(
+            "The pignistic transform is undefined for a mass function with all its mass on the empty set."
+        )
+    share = masses[..., nonempty] / size[nonempty]
+    return (share @ membership(focal[nonempty], n).astype(np.float64)) / nonempty_mass
+
+
+def contour(focal: np.ndarray, masses: np.ndarray, n: int) -> np.ndarray:
+    """The contour function ``pl({i}) = sum_{B contains i} m(B)``: (..., n)."""
+    return np.asarray(masses, dtype=np.float64) @ membership(focal, n).astype(np.float64)
+
+
+def _full(n: int) -> np.ndarray:
+    full = np.zeros((1, n_words(n)), dtype=np.uint64)
+    full[0, : n // 64] = np.iinfo(np.uint64).max
+    if n % 64:
+        full[0, n // 64] = np.uint64((1 << (n % 64)) - 1)
+    return full
+
+
+def discount(
+    focal: np.ndarray, masses: np.ndarray, rate: np.ndarray, n: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """Shafer's discounting: ``(1 - rate) m + rate m_vacuous`` (Shafer 1976, ch. 11)."""
+    masses = np.asarray(masses, dtype=np.float64)
+    rate = np.asarray(rate, dtype=np.float64)[..., None]
+    full = _full(n)
+    scaled = np.broadcast_to(
+        (1.0 - rate) * masses, np.broadcast_shapes(rate.shape[:-1], masses.shape[:-1]) + masses.shape[-1:]
+    )
+    vacuous = np.broadcast_to(rate, scaled.shape[:-1] + (1,))
+    return merge_duplicates(np.concatenate([focal, full]), np.concatenate([scaled, vacuous], axis=-1))
+
+
+def condition(focal: np.ndarray, masses: np.ndarray, subset: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Dempster's conditioning on the bitset ``subset`` (n_words,): ``m(. | A)`` (Shafer 1976, eq. 3.7)."""
+    restricted = np.asarray(focal, dtype=np.uint64) & np.asarray(subset, dtype=np.uint64)[None, :]
+    return _normalize(*merge_duplicates(restricted, masses))
