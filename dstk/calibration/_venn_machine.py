@@ -112,6 +112,10 @@ class VennMachineCalibrator(BinaryCalibrator):
     :meth:`predict_venn` returns them.  For two labels the interval of the
     predicted label is [Bel, Pl] of that label under the mass function above.
     An empty category gives the vacuous mass function (k = n = 0: interval [0, 1]).
+    The edges are fixed score values (the K_T-SVM taxonomy's are set for
+    SVM decision values), so the calibrator depends on the scale of the
+    scores: rescaled scores (e.g. ``1000 * s``) fall into other categories
+    and get other probabilities.  Give ``edges`` on the scale of your scores.
 
     References
     ----------

@@ -143,3 +143,18 @@ def test_density_and_order_calibrators_at_the_edges_of_float64(make, scale):
     """Scores near the overflow and underflow of their squares: the same outputs as at unit scale, never a
     ZeroDivisionError or NaN (the asymmetric Laplace fit multiplies two sums of deviations)."""
     _check(make, (scale, 0.0), atol=1e-7)
+
+
+def test_scale_dependent_calibrators_say_so_and_are():
+    """VennMachineCalibrator and PiecewiseLogisticCalibrator depend on the score scale, as documented."""
+    from dstk.calibration import VennMachineCalibrator
+    from dstk.calibration.probabilistic import PiecewiseLogisticCalibrator
+
+    rng = np.random.default_rng(0)
+    scores = rng.normal(size=400)
+    labels = (scores + rng.normal(size=400) > 0).astype(int)
+    for calibrator in (VennMachineCalibrator(), PiecewiseLogisticCalibrator()):
+        assert "scale of the scores" in " ".join(type(calibrator).__doc__.split())
+        plain = calibrator.fit(scores, labels).predict_proba(scores)
+        scaled = type(calibrator)().fit(1000 * scores, labels).predict_proba(1000 * scores)
+        assert np.max(np.abs(plain - scaled)) > 1e-3

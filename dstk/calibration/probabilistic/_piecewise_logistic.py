@@ -98,6 +98,9 @@ class PiecewiseLogisticCalibrator(BinaryProbabilisticCalibrator):
     are used.  Scores equal to ``theta_3`` belong to the last segment; test
     scores outside ``[theta_0, theta_3]`` are clamped to the end knots (the
     log-odds is constant there), which dstk chose over linear extrapolation.
+    The penalty on slope changes is in units of the score, so the fit
+    depends on the scale of the scores (rescaling them changes the
+    probabilities); standardise the scores, or tune ``penalty`` per scale.
 
     References
     ----------
