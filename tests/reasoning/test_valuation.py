@@ -276,3 +276,19 @@ def test_frame_too_large_is_raised_before_allocation():
     vs = [Variable(f"v{i}", list(range(10))) for i in range(10)]
     with pytest.raises(FrameTooLargeError, match="GiB"):
         Valuation.vacuous(vs[:2]).extend(vs)
+
+
+def test_captains_problem_propagation_equals_brute_force_joint():
+    """Almond's Captain's problem (R dst vignette Captain_Example.Rmd; Loading as in its code)."""
+    from tests.reasoning.captain import VIGNETTE_ORDER, A, captain_valuations
+
+    vals = captain_valuations()
+    net = ValuationNetwork(vals)
+    union = list(net.variables)
+    joint = None
+    for v in vals:
+        e = bf_extend(as_dict(v), list(v.variables), union)
+        joint = e if joint is None else bf_conjunctive(joint, e)
+    ref = bf_normalize(bf_project(joint, union, [A]))
+    assert_same(as_dict(net.marginal([A], elimination_order=VIGNETTE_ORDER)), ref)
+    assert_same(as_dict(net.marginal([A])), ref)
