@@ -201,8 +201,8 @@ def test_combination_matches_pyds(n):
     rng = np.random.default_rng(4000 + n)
     m1 = random_mass(rng, n, 40, p_member=0.97)
     m2 = random_mass(rng, n, 30, p_member=0.97)
-    p1 = pyds.MassFunction({k: v for k, v in m1.items()})
-    p2 = pyds.MassFunction({k: v for k, v in m2.items()})
+    p1 = pyds.MassFunction(dict(m1))
+    p2 = pyds.MassFunction(dict(m2))
     cases = {
         "conjunctive": p1.combine_conjunctive(p2, normalization=False),
         "dempster": p1.combine_conjunctive(p2, normalization=True),
