@@ -1,0 +1,112 @@
+"""``combine`` of two dstk checkouts side by side: CPU time per call, interleaved.
+
+Usage: ``python benchmarks/bench_combine_paths.py OLD_ROOT NEW_ROOT [--rounds R]``.  Each round
+runs every case once in a fresh subprocess per checkout (old and new alternating, order swapped
+every round), BLAS pinned to one thread; the ratio new/old of the per-call CPU time (median over
+repeats inside the subprocess) is reported as median and spread (min-max) over the rounds.
+Writes ``benchmarks/results/combine_paths.md``.
+"""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+CHILD = r"""
+import json, sys, time, warnings
+import numpy as np
+from threadpoolctl import threadpool_limits
+threadpool_limits(1)
+from dstk import MassFunction, combine, Frame
+rng = np.random.default_rng(0)
+
+def masses(shape, n):
+    v = rng.random(shape + (1 << n,)) ** 3
+    v[..., 0] = 0
+    return v / v.sum(-1, keepdims=True)
+
+F3, F2, F5 = Frame("abc"), Frame("ab"), Frame("abcde")
+a, b = (MassFunction.from_array(masses((1000,), 3), F3) for _ in range(2))
+stack8 = MassFunction.from_array(masses((1000, 8), 3), F3, validate=True)
+stack5 = MassFunction.from_array(masses((200, 6), 5), F5, validate=True)
+p, q = MassFunction({"a": 0.6, "a,b": 0.4}), MassFunction({"b": 0.7, "a,b": 0.3})
+conf = masses((1000, 2), 2)
+conf[::50] = 0
+conf[::50, 0, 1] = 1
+conf[::50, 1, 2] = 1
+cstack = MassFunction.from_array(conf, F2, validate=True)
+cases = {
+    "two unbatched, dempster": lambda: combine([p, q]),
+    "two batched (1000, 3 labels), dempster": lambda: combine([a, b]),
+    "axis fold (1000 x 8, 3 labels), dempster": lambda: combine(stack8, axis=1),
+    "axis fold (200 x 6, 5 labels), cautious": lambda: combine(stack5, axis=1, rule="cautious"),
+    "axis fold (200 x 6, 5 labels), average": lambda: combine(stack5, axis=1, rule="average"),
+    "on_conflict='vacuous' (1000 x 2, 2 labels, 2 % conflicting)": lambda: combine(
+        cstack, axis=1, on_conflict="vacuous"
+    ),
+}
+warnings.simplefilter("ignore")
+out = {}
+for name, fn in cases.items():
+    fn()
+    n = 1
+    while True:
+        t = time.process_time()
+        for _ in range(n):
+            fn()
+        if time.process_time() - t > 0.05:
+            break
+        n *= 2
+    times = []
+    for _ in range(7):
+        t = time.process_time()
+        for _ in range(n):
+            fn()
+        times.append((time.process_time() - t) / n)
+    out[name] = float(np.median(times))
+print(json.dumps(out))
+"""
+
+
+def run(root):
+    env = dict(os.environ, PYTHONPATH=str(root), OMP_NUM_THREADS="1", NUMBA_NUM_THREADS="1")
+    res = subprocess.run([sys.executable, "-c", CHILD], env=env, capture_output=True, text=True, check=True)
+    return json.loads(res.stdout.strip().splitlines()[-1])
+
+
+def main():
+    old, new = Path(sys.argv[1]), Path(sys.argv[2])
+    rounds = int(sys.argv[sys.argv.index("--rounds") + 1]) if "--rounds" in sys.argv else 5
+    ratios, olds, news = {}, {}, {}
+    for r in range(rounds):
+        pair = [(old, olds), (new, news)] if r % 2 == 0 else [(new, news), (old, olds)]
+        for root, store in pair:
+            for name, t in run(root).items():
+                store.setdefault(name, []).append(t)
+    import numpy as np
+
+    lines = [
+        "# combine paths: old vs new checkout, CPU time per call",
+        "",
+        f"`python benchmarks/bench_combine_paths.py OLD NEW --rounds {rounds}`; old = `{old}`, new = `{new}`.",
+        "One thread (BLAS and numba), subprocesses alternating, median of 7 repeats each; ratio = new / old",
+        "per round, median (min-max) over the rounds.  The machine is loaded: CPU times, not wall.",
+        "",
+        "| case | old (µs) | new (µs) | new/old median | spread |",
+        "|---|---:|---:|---:|---|",
+    ]
+    for name in olds:
+        rs = np.array(news[name]) / np.array(olds[name])
+        ratios[name] = rs
+        lines.append(
+            f"| {name} | {np.median(olds[name]) * 1e6:.1f} | {np.median(news[name]) * 1e6:.1f} | "
+            f"{np.median(rs):.3f} | {rs.min():.3f}-{rs.max():.3f} |"
+        )
+    text = "\n".join(lines) + "\n"
+    print(text)
+    (Path(__file__).parent / "results" / "combine_paths.md").write_text(text)
+
+
+if __name__ == "__main__":
+    main()
