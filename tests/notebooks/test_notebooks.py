@@ -36,6 +36,7 @@ REQUIREMENTS = {
                 "BinningCalibrator",
                 "EvidentialCalibratedClassifier",
                 "EvidentialCombination",
+                "EvidentialFusionClassifier",
                 "combine_classifiers",
             ],
         ),
