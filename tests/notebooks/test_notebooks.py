@@ -67,6 +67,9 @@ REQUIREMENTS = {
         ("dstk.calibration", ["ConformalBeliefClassifier", "VennMulticlassClassifier"]),
         ("dstk.metrics", ["corp_decomposition", "reliability_bands"]),
     ],
+    "09_reasoning.ipynb": [
+        ("dstk.reasoning", ["Valuation", "ValuationNetwork", "Variable"]),
+    ],
     "10_real_line.ipynb": [
         ("sklearn", []),
         ("dstk.reasoning", ["GaussianRandomFuzzyNumber", "combine_grfn"]),
