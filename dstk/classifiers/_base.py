@@ -53,6 +53,35 @@ def validate_features(estimator: Any, X: Any, *, reset: bool, numeric: bool = Tr
         )
 
 
+def check_distance_scale(X: np.ndarray, what: str) -> None:
+    """Refuse features whose squared distances overflow float64; warn when they underflow.
+
+    ``what`` names the computation (e.g. ``"the prototype distances"``).  The
+    largest squared distance between two samples is at most the sum over the
+    features of their squared ranges; above ``1e300`` it overflows (NaN
+    predictions); with every range below ``1e-150`` it underflows.
+    """
+    if X.size == 0:
+        return
+    span = np.max(X, axis=0) - np.min(X, axis=0)
+    with np.errstate(over="ignore", under="ignore"):
+        bound = float(np.sum(span**2))
+    if not bound <= 1e300:
+        raise ValueError(
+            f"`X` spans up to {float(np.max(span)):.3g} in a feature: {what} (squared Euclidean) overflow "
+            "float64. Standardise X first (e.g. sklearn.preprocessing.StandardScaler)."
+        )
+    if 0.0 < float(np.max(span)) < 1e-150:
+        import warnings
+
+        warnings.warn(
+            f"`X` spans at most {float(np.max(span)):.3g} in a feature: {what} (squared Euclidean) underflow "
+            "float64 and lose their precision. Standardise X first (e.g. sklearn.preprocessing.StandardScaler).",
+            UserWarning,
+            stacklevel=3,
+        )
+
+
 def validate_targets(y: Any, n_samples: int) -> tuple[np.ndarray, np.ndarray]:
     """Return ``(classes, encoded)`` for class labels ``y`` (scikit-learn's checks and messages)."""
     from sklearn.utils.multiclass import check_classification_targets

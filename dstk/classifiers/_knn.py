@@ -17,6 +17,7 @@ from ..core._transforms import contextual_discount
 from ..exceptions import ConvergenceWarning
 from ._base import (
     EvidentialClassifierBase,
+    check_distance_scale,
     require_sklearn,
     singleton_mass_function,
     validate_features,
@@ -263,6 +264,7 @@ class EvidentialKNNClassifier(EvidentialClassifierBase):
         self.loss_ = None
         self.n_iter_ = 1
         if gamma is None:
+            check_distance_scale(X, "the neighbour distances that learn gamma")
             gamma = self._initial_gamma(X)
             k = min(self.n_neighbors, X.shape[0] - 1)
             if k >= 1:

@@ -16,6 +16,7 @@ from ..core._mass import MassFunction
 from ..exceptions import ConvergenceWarning
 from ._base import (
     EvidentialClassifierBase,
+    check_distance_scale,
     require_sklearn,
     singleton_mass_function,
     validate_features,
@@ -161,6 +162,7 @@ class EvidentialNeuralNetworkClassifier(EvidentialClassifierBase):
         from sklearn.cluster import KMeans
 
         X = validate_features(self, X, reset=True)
+        check_distance_scale(X, "the distances to the prototypes")
         self.classes_, labels = validate_targets(y, X.shape[0])
         n_prototypes = self._check_params(X.shape[0])
         weights = check_sample_weight(sample_weight, X.shape[0])

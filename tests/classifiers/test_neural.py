@@ -110,6 +110,22 @@ def test_more_prototypes_than_distinct_rows_warns():
     from dstk.classifiers import EvidentialNeuralNetworkClassifier
 
     X, y = load_iris(return_X_y=True)
-    with pytest.warns(UserWarning, match="n_prototypes.*149 distinct rows"):
+    with pytest.warns(UserWarning, match=r"n_prototypes.*149 distinct rows"):
         fitted = EvidentialNeuralNetworkClassifier(n_prototypes=1000, max_iter=5, random_state=0).fit(X, y)
     assert fitted.prototypes_.shape == (149, 4)
+
+
+@pytest.mark.parametrize("name", ["EvidentialNeuralNetworkClassifier", "EvidentialKNNClassifier"])
+def test_extreme_feature_scales_raise_or_warn_instead_of_nan(name):
+    from sklearn.datasets import load_iris
+
+    from dstk import classifiers
+
+    X, y = load_iris(return_X_y=True)
+    options = {"max_iter": 5, "random_state": 0} if "Neural" in name else {}
+    with pytest.raises(ValueError, match=r"`X`.*Standardise"):
+        getattr(classifiers, name)(**options).fit(X * 1e154, y)
+    with pytest.warns(UserWarning, match="underflow"):
+        getattr(classifiers, name)(**options).fit(X * 1e-200, y)
+    fitted = getattr(classifiers, name)(**options).fit(X * 1e100, y)  # large but safe: finite probabilities
+    assert np.all(np.isfinite(fitted.predict_proba(X * 1e100)))
