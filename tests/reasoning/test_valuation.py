@@ -292,3 +292,38 @@ def test_captains_problem_propagation_equals_brute_force_joint():
     ref = bf_normalize(bf_project(joint, union, [A]))
     assert_same(as_dict(net.marginal([A], elimination_order=VIGNETTE_ORDER)), ref)
     assert_same(as_dict(net.marginal([A])), ref)
+
+
+def test_zadeh_example_as_a_network():
+    """R dst vignette Zadeh_Example.Rmd (Boivin 2021): the relation D1 u D2 -> D on D1 x D2 x D.
+
+    The vignette's text: Dempster's rule on the common frame makes the tumour certain; the network gives
+    Pl(M) = Pl(C) = 0.99 and a very weak plausibility of T (0.019...), the disjunctive rule's result
+    (Smets 1993).
+    """
+    d1, d2 = Variable("D1", ["M", "T"]), Variable("D2", ["C", "T"])
+    d = Variable("D", ["M", "T", "C"])
+    frame = ["M", "T", "C"]
+    naive = dstk.combine(
+        [
+            dstk.MassFunction({"M": 0.99, "T": 0.01}, frame=frame),
+            dstk.MassFunction({"C": 0.99, "T": 0.01}, frame=frame),
+        ]
+    )
+    assert naive.bel({"T"}) == pytest.approx(1.0)
+    r1 = Valuation.relation([d1, d2, d], [(a, b, c) for a in d1.labels for b in d2.labels for c in {a, b}])
+    e1 = Valuation([d1], [{("M",)}, {("T",)}], [0.99, 0.01])
+    e2 = Valuation([d2], [{("C",)}, {("T",)}], [0.99, 0.01])
+    post = ValuationNetwork([r1, e1, e2]).marginal([d], elimination_order=[d1, d2])
+    assert round(post.pl({("M",)}), 2) == 0.99
+    assert round(post.pl({("C",)}), 2) == 0.99
+    assert 0.019 <= post.pl({("T",)}) < 0.02
+    disjunctive = dstk.combine(
+        [
+            dstk.MassFunction({"M": 0.99, "T": 0.01}, frame=frame),
+            dstk.MassFunction({"C": 0.99, "T": 0.01}, frame=frame),
+        ],
+        rule="disjunctive",
+    )
+    for s in ["M", "T", "C", "MT", "MC", "TC"]:
+        assert post.bel({(c,) for c in s}) == pytest.approx(disjunctive.bel(set(s)))
