@@ -31,9 +31,29 @@ __all__ = ["EvidentialCalibratedClassifier", "METHODS"]
 METHODS = ("binning", "isotonic", "logistic", "sigmoid", "venn_abers", "venn_machine")
 
 
-def _fit_calibrators(method, model, classes, scores, y_encoded, sample_weight):
-    """One calibrator for two classes, else one per class (one-vs-rest), fitted on held-out scores."""
+_MULTICLASS = ("auto", "temperature", "one_vs_rest")
+
+
+def _uses_temperature(multiclass, method, model, n_classes):
+    """Whether more than two classes are calibrated by evidential temperature scaling (else one-vs-rest)."""
+    if n_classes <= 2 or multiclass == "one_vs_rest":
+        return False
+    if multiclass == "temperature":
+        return True
+    return isinstance(method, str) and method in ("logistic", "sigmoid") and model in ("likelihood", "bayes")
+
+
+def _fit_calibrators(method, model, classes, scores, y_encoded, sample_weight, temperature=None):
+    """One calibrator for two classes, else one per class (one-vs-rest), fitted on held-out scores.
+
+    ``temperature``: None for one-vs-rest, else whether the scores are
+    probabilities (one temperature calibration of all classes' logits).
+    """
     n_classes = classes.size
+    if temperature is not None:
+        from ._temperature import TemperatureCalibration, logits_of
+
+        return [TemperatureCalibration().fit(logits_of(scores, temperature), y_encoded, sample_weight)]
     if n_classes == 2:
         return [_make_calibrator(method, model).fit(scores, y_encoded, sample_weight=sample_weight)]
     calibrators = []
@@ -84,8 +104,9 @@ def _fit_fold(estimator, X, y, y_encoded, train, test, sample_weight, method, ca
             "(cv=StratifiedKFold(...)) so that every class appears in each."
         )
     scores = _scores(model, _safe_indexing(X, test), method, classes.size)
+    method_name, model_name, temperature = calibration
     calibrators = _fit_calibrators(
-        calibration[0], calibration[1], classes, scores, y_encoded[test], weights_test
+        method_name, model_name, classes, scores, y_encoded[test], weights_test, temperature
     )
     return model, calibrators
 
@@ -187,6 +208,16 @@ class EvidentialCalibratedClassifier(MetaEstimatorMixin, MassClassifierMixin, Ba
         from ``predict``), ``"nan"`` NaN outputs, ``"raise"`` a
         :class:`~dstk.exceptions.TotalConflictError`; the first two warn with
         the sample indices (see :func:`dstk.combine`).
+    multiclass : {"auto", "temperature", "one_vs_rest"}, default "auto"
+        More than two classes: ``"temperature"`` calibrates all classes at
+        once by temperature scaling of the logits z (decision values, or
+        ln(p + 1e-12) of ``predict_proba``), softmax(z / T), with a
+        likelihood-based belief function on 1 / T (see Notes); it never
+        changes the predicted class.  ``"one_vs_rest"`` calibrates each class
+        against the rest with ``method`` and combines the masses by ``rule``.
+        ``"auto"``: temperature for ``method="logistic"`` (its multinomial
+        form) with model ``"likelihood"`` or ``"bayes"``, one-vs-rest
+        otherwise.
     n_jobs : int, default None
         Folds fitted in parallel by :mod:`joblib` (None: one job, -1: all
         processors), as in scikit-learn.
@@ -220,14 +251,27 @@ class EvidentialCalibratedClassifier(MetaEstimatorMixin, MassClassifierMixin, Ba
     mass function on {classes_[0], classes_[1]} (Xu et al. 2016, Section 4:
     Eqs. 24-32 per bin or isotonic block, Eqs. 33-40 for the logistic
     model; the Venn predictors' intervals are read as Bel and Pl).  More
-    classes: one-vs-rest; the binary mass of class c is refined to the full
-    frame (m({c}), m(not c), m(frame)) and the C refined masses are combined
-    by ``rule``, Dempster's by default (:func:`~dstk.calibration.one_vs_rest_masses`).
+    classes, ``multiclass="temperature"``: p(a) = softmax(a z) with the
+    inverse temperature a = 1 / T >= 0 (Guo et al. 2017, Eq. 9); the
+    relative likelihood pl(a) = L(a) / L(a_hat) of the calibration labels is
+    a consonant belief function on a (Denoeux 2014, Eq. 11), and the
+    predictive mass generalises Xu et al.'s (Eqs. 22-23):
+    m({c}) = int_0^1 min {p_c(a) : pl(a) >= g} dg, m(frame) = 1 - sum_c m({c})
+    (for two classes exactly Xu et al.'s construction).  Model ``"bayes"``
+    gives the Bayesian mass softmax(a_hat z).  More classes,
+    ``multiclass="one_vs_rest"``: the binary mass of class c is refined to
+    the full frame (m({c}), m(not c), m(frame)) and the C refined masses are
+    combined by ``rule``, Dempster's by default
+    (:func:`~dstk.calibration.one_vs_rest_masses`).
 
     References
     ----------
     Xu, P., Davoine, F., Zha, H. and Denoeux, T. (2016). Evidential calibration
     of binary SVM classifiers. IJAR 72, 55-70.
+    Guo, C., Pleiss, G., Sun, Y. and Weinberger, K. Q. (2017). On
+    calibration of modern neural networks. ICML 2017.
+    Denoeux, T. (2014). Likelihood-based belief function: justification and
+    some extensions to low-quality data. IJAR 55(7), 1535-1547.
     Zadrozny, B. and Elkan, C. (2002). Transforming classifier scores into
     accurate multiclass probability estimates. KDD.
 
@@ -257,6 +301,7 @@ class EvidentialCalibratedClassifier(MetaEstimatorMixin, MassClassifierMixin, Ba
         ensemble: str | bool = "auto",
         rule: str = "dempster",
         on_conflict: str = "vacuous",
+        multiclass: str = "auto",
         n_jobs: int | None = None,
         verbose: int = 0,
     ) -> None:
@@ -267,6 +312,7 @@ class EvidentialCalibratedClassifier(MetaEstimatorMixin, MassClassifierMixin, Ba
         self.ensemble = ensemble
         self.rule = rule
         self.on_conflict = on_conflict
+        self.multiclass = multiclass
         self.n_jobs = n_jobs
         self.verbose = verbose
 
@@ -322,6 +368,15 @@ class EvidentialCalibratedClassifier(MetaEstimatorMixin, MassClassifierMixin, Ba
         if self.ensemble not in ("auto", True, False):
             raise ValueError(f"`ensemble` must be 'auto', True or False; got {self.ensemble!r}.")
         check_on_conflict(self.on_conflict)
+        if self.multiclass not in _MULTICLASS:
+            raise ValueError(
+                f"`multiclass` must be one of {', '.join(map(repr, _MULTICLASS))}; got {self.multiclass!r}."
+            )
+        if self.multiclass == "temperature" and self.model not in ("likelihood", "bayes"):
+            raise ValueError(
+                f"multiclass='temperature' takes model='likelihood' or 'bayes'; got model={self.model!r}. "
+                "Use multiclass='one_vs_rest' for the other mass models."
+            )
         if not isinstance(self.method, BinaryCalibrator):
             _make_calibrator(self.method, self.model)  # validates method early
         X = check_meta_X(X)
@@ -346,15 +401,22 @@ class EvidentialCalibratedClassifier(MetaEstimatorMixin, MassClassifierMixin, Ba
                 "the weights go to the calibrators only."
             )
         ensemble = (not prefit) if self.ensemble == "auto" else bool(self.ensemble)
-        calibration: tuple[Any, str] = (self.method, self.model)
-        pairs = []
         method = _score_method(estimator)
+        temperature = (
+            (method == "predict_proba")
+            if _uses_temperature(self.multiclass, self.method, self.model, n_classes)
+            else None
+        )
+        calibration: tuple[Any, str, bool | None] = (self.method, self.model, temperature)
+        pairs = []
         if prefit:
             scores = _scores(estimator, X, method, n_classes)
             pairs.append(
                 (
                     estimator,
-                    _fit_calibrators(calibration[0], calibration[1], classes, scores, y_encoded, weights),
+                    _fit_calibrators(
+                        self.method, self.model, classes, scores, y_encoded, weights, temperature
+                    ),
                 )
             )
         else:
@@ -385,13 +447,14 @@ class EvidentialCalibratedClassifier(MetaEstimatorMixin, MassClassifierMixin, Ba
                 if n_classes == 2 and scores.ndim == 2:
                     scores = scores[:, -1]
                 calibrators = _fit_calibrators(
-                    calibration[0], calibration[1], classes, scores, y_encoded, weights
+                    self.method, self.model, classes, scores, y_encoded, weights, temperature
                 )
                 model = _fit_estimator(clone(estimator), X, y, weights)
                 pairs.append((model, calibrators))
         self.classes_ = classes
         self.calibrated_classifiers_ = pairs
         self._score_method = method
+        self._temperature = temperature
         validate_features(self, X, reset=True)
         from ..core._frame import Frame
 
@@ -421,7 +484,9 @@ class EvidentialCalibratedClassifier(MetaEstimatorMixin, MassClassifierMixin, Ba
         total: np.ndarray | None = None
         for model, calibrators in self.calibrated_classifiers_:
             scores = _scores(model, X, self._score_method, n_classes)
-            if n_classes == 2:
+            if getattr(self, "_temperature", None) is not None:
+                masses = self._temperature_masses(calibrators[0], scores)
+            elif n_classes == 2:
                 masses = calibrators[0]._predict_mass_array(scores)
             else:
                 from ._one_vs_rest import one_vs_rest_masses
@@ -437,6 +502,54 @@ class EvidentialCalibratedClassifier(MetaEstimatorMixin, MassClassifierMixin, Ba
                 ).to_array("m")
             total = masses if total is None else total + masses
         assert total is not None  # fit stores at least one (classifier, calibrators) pair
+        return total / len(self.calibrated_classifiers_)
+
+    def _temperature_masses(self, calibration, scores):
+        """Dense masses of the temperature calibration: singletons and frame (model "likelihood"), or the
+        Bayesian mass of softmax(a_hat z) (model "bayes")."""
+        from ._temperature import logits_of
+
+        logits = logits_of(scores, bool(self._temperature))
+        if self.model == "bayes":
+            singletons, frame = calibration.proba(logits), np.zeros(logits.shape[0])
+        else:
+            singletons = calibration.singleton_masses(logits)
+            frame = np.clip(1.0 - singletons.sum(axis=1), 0.0, 1.0)
+        masses = np.zeros((logits.shape[0], 2 ** logits.shape[1]))
+        masses[:, 1 << np.arange(logits.shape[1])] = singletons
+        masses[:, -1] = frame
+        return masses
+
+    def predict_proba(self, X: Any) -> np.ndarray:
+        """Class probabilities.
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_features)
+            Samples, in the format the wrapped estimator accepts.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+            With the temperature calibration of more than two classes, the
+            probabilities at the maximum-likelihood temperature,
+            softmax(z / T_hat), averaged over the fold classifiers: the point
+            of plausibility one of the belief function on the temperature,
+            and a member of the credal set of :meth:`predict_mass`
+            (Bel({c}) <= p_c <= Pl({c})).  Otherwise the pignistic
+            probabilities of :meth:`predict_mass`.
+        """
+        check_is_fitted(self, "calibrated_classifiers_")
+        if getattr(self, "_temperature", None) is None:
+            return super().predict_proba(X)
+        from ._temperature import logits_of
+
+        X = check_meta_X(X)
+        validate_features(self, X, reset=False)
+        total = np.zeros((n_samples_of(X), self.classes_.size))
+        for model, calibrators in self.calibrated_classifiers_:
+            scores = _scores(model, X, self._score_method, self.classes_.size)
+            total += calibrators[0].proba(logits_of(scores, bool(self._temperature)))
         return total / len(self.calibrated_classifiers_)
 
     def predict_mass(self, X: Any) -> MassFunction:

@@ -146,7 +146,13 @@ def test_every_mass_classifier_derives_its_predictions_from_predict_mass():
         mass = estimator.predict_mass(X)
         m = mass.to_array("m")
         betp, bel, pl = _brute_force(m, m.shape[1].bit_length() - 1)
-        np.testing.assert_allclose(estimator.predict_proba(X), betp, rtol=1e-12, atol=1e-14)
+        if getattr(estimator, "_temperature", None) is not None:
+            # evidential temperature scaling: the maximum-likelihood probabilities, inside [Bel, Pl]
+            proba = estimator.predict_proba(X)
+            assert np.all(bel <= proba + 1e-12) and np.all(proba <= pl + 1e-12)
+            np.testing.assert_array_equal(np.argmax(proba, axis=1), np.argmax(betp, axis=1))
+        else:
+            np.testing.assert_allclose(estimator.predict_proba(X), betp, rtol=1e-12, atol=1e-14)
         got_bel, got_pl = estimator.predict_interval(X)
         np.testing.assert_allclose(got_bel, bel, rtol=1e-12, atol=1e-14)
         np.testing.assert_allclose(got_pl, pl, rtol=1e-12, atol=1e-14)
