@@ -229,6 +229,7 @@ def main(argv=None):
     parser.add_argument("--data", default=os.path.join(HERE, "..", "..", "shared", "datasets"))
     parser.add_argument("--splits", type=int, default=5)
     parser.add_argument("--sets", default=None, help="comma-separated names (default: all)")
+    parser.add_argument("--scenarios", default="standard,unequal,corrupted")
     parser.add_argument("--md", default=None)
     args = parser.parse_args(argv)
     warnings.simplefilter("ignore")
@@ -243,8 +244,9 @@ def main(argv=None):
     ]
     start = time.time()
     with pinned_threads(1):
-        for scenario in ("standard", "unequal", "corrupted"):
+        for scenario in args.scenarios.split(","):
             lines.append(f"\n## Scenario: {scenario}")
+            print(f"\n## Scenario: {scenario}", flush=True)
             for name, (X, y) in sets.items():
                 if scenario != "standard" and np.unique(y).size != 2:
                     continue
