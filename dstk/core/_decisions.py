@@ -353,8 +353,9 @@ def decide(
     >>> str(m.decide("pignistic")), int(m.decide("pignistic", return_indices=True))
     ('a', 0)
     >>> u = [[1.0, 0.0, 0.0], [0.0, 1.0, 1.0]]
+    >>> # act 0: 0.4 + 0.3 (0.9 * 1 + 0.1 * 0) = 0.67; act 1: 0.3 + 0.3 * 0.9 = 0.57
     >>> int(decide(m, criterion="hurwicz", utility=u, optimism=0.9))
-    1
+    0
     """
     m = as_mass_function(m, "m")
     chosen = _decide_indices(m, criterion, utility, loss, optimism, weights, orness)
