@@ -327,3 +327,58 @@ def test_zadeh_example_as_a_network():
     )
     for s in ["M", "T", "C", "MT", "MC", "TC"]:
         assert post.bel({(c,) for c in s}) == pytest.approx(disjunctive.bel(set(s)))
+
+
+def test_holmes_burglary_vignette():
+    """R dst vignette ``Holmes_Burglary.Rmd`` (P. Zhu 2024; Kohlas & Monney 1995, sec. 1.3), step by step.
+
+    Read from RAPLER/dst-1 at commit c895abb (the vignette was removed in 3114786).  Its code: a1 on
+    {y, n} with m(y) = 0.95, m(n) = 0.05; a2 with m(y) = 0.01, m(n) = 0.99; the alarm sounds (certain);
+    R1 on burglary x a1 x alarm and R3 on burglary x a2 x alarm rule out (burglary y, a y, alarm n);
+    R2 on a2 x alarm rules out (a2 y, alarm n); all with mass 1.  Combination is ``dsrwon``
+    (unnormalised), elimination ``elim``.  The vignette prints no numbers, so the reference is the
+    brute-force joint on frozensets above plus the values derived by hand here: every relation admits
+    every configuration with the alarm on, so there is no conflict, DSM1 = m(B x {alarm y}) = 1,
+    DSM4 = {B x {alarm y}: 0.01, frame: 0.99} and the posterior on burglary is vacuous
+    (Bel(y) = 0, Pl(y) = 1).
+    """
+    b, a1 = Variable("burglary", ["y", "n"]), Variable("a1", ["y", "n"])
+    a2, alarm = Variable("a2", ["y", "n"]), Variable("alarm", ["y", "n"])
+
+    def but(variables, excluded):
+        return [c for c in itertools.product(*(v.labels for v in variables)) if c != excluded]
+
+    dsm_a1 = Valuation([a1], [{("y",)}, {("n",)}], [0.95, 0.05])
+    dsm_a2 = Valuation([a2], [{("y",)}, {("n",)}], [0.01, 0.99])
+    dsm_alarm = Valuation([alarm], [{("y",)}], [1.0])
+    r1 = Valuation.relation([b, a1, alarm], but([b, a1, alarm], ("y", "y", "n")))
+    r2 = Valuation.relation([a2, alarm], but([a2, alarm], ("y", "n")))
+    r3 = Valuation.relation([b, a2, alarm], but([b, a2, alarm], ("y", "y", "n")))
+    # brute-force reference: the joint of every piece of evidence, projected on burglary
+    vals = [dsm_a1, dsm_a2, dsm_alarm, r1, r2, r3]
+    union = list(ValuationNetwork(vals).variables)
+    joint = None
+    for v in vals:
+        e = bf_extend(as_dict(v), list(v.variables), union)
+        joint = e if joint is None else bf_conjunctive(joint, e)
+    ref = bf_project(joint, union, [b])
+    assert ref == pytest.approx({frozenset({("y",), ("n",)}): 1.0})
+    # the vignette's steps
+    dsm1 = dsm_a1.combine(r1, dsm_alarm, rule="conjunctive").marginalize([b, alarm])
+    b_alarm_on = frozenset({("y", "y"), ("n", "y")})
+    assert_same(as_dict(dsm1), {b_alarm_on: 1.0})
+    dsm2 = dsm_a2.combine(r2, rule="conjunctive")
+    assert_same(as_dict(dsm2), {frozenset({("y", "y")}): 0.01, frozenset({("n", "y"), ("n", "n")}): 0.99})
+    dsm4 = dsm2.combine(r3, rule="conjunctive").marginalize([b, alarm])
+    full = frozenset(itertools.product(b.labels, alarm.labels))
+    assert_same(as_dict(dsm4), {b_alarm_on: 0.01, full: 0.99})
+    dsm5 = dsm4.combine(dsm1, rule="conjunctive")
+    assert_same(as_dict(dsm5.marginalize([b, alarm])), {b_alarm_on: 1.0})
+    posterior = dsm5.marginalize([b])
+    assert_same(as_dict(posterior), ref)
+    assert (posterior.bel({("y",)}), posterior.pl({("y",)})) == (0.0, 1.0)
+    # the network gives the same, in any elimination order
+    net = ValuationNetwork(vals)
+    assert_same(as_dict(net.marginal([b])), ref)
+    assert_same(as_dict(net.marginal([b], elimination_order=[a1, a2, alarm])), ref)
+    assert_same(as_dict(net.marginal([b], elimination_order=[alarm, a2, a1])), ref)
