@@ -382,3 +382,40 @@ def test_holmes_burglary_vignette():
     assert_same(as_dict(net.marginal([b])), ref)
     assert_same(as_dict(net.marginal([b], elimination_order=[a1, a2, alarm])), ref)
     assert_same(as_dict(net.marginal([b], elimination_order=[alarm, a2, a1])), ref)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(2, 4), st.integers(2, 4), st.booleans(), st.data())
+def test_generalized_bayes_matches_pyds_and_smets_theorem_2(n_x, n_y, normalize, data):
+    """GBT side by side with pyds' ``MassFunction.gbt`` and the closed forms of Smets (1993), Theorem 2.
+
+    Smets' own worked example (sec. 6, Tables 1-3: medical diagnosis, bel(theta_omega | x3, y2) = 0.27)
+    could not be reproduced: its conditional tables were not found in any searched corpus.  The
+    references here: pyds (py-dempster-shafer), which takes the conditional plausibilities
+    pl(B | x) computed by :meth:`dstk.MassFunction.pl`; and eq. 3.5-3.6, pl(A | B) =
+    1 - prod_{x in A} (1 - pl(B | x)), q(A | B) = prod_{x in A} pl(B | x) (unnormalised).
+    """
+    pyds = pytest.importorskip("pyds")
+    x = Variable("x", [f"x{i}" for i in range(n_x)])
+    y = Variable("y", [f"y{i}" for i in range(n_y)])
+    subsets = [frozenset(s) for r in range(1, n_y + 1) for s in itertools.combinations(y.labels, r)]
+    conds = {}
+    for lab in x.labels:
+        sets = data.draw(st.lists(st.sampled_from(subsets), min_size=1, max_size=3, unique=True))
+        w = np.array(data.draw(st.lists(st.floats(0.05, 1.0), min_size=len(sets), max_size=len(sets))))
+        conds[lab] = dstk.MassFunction(dict(zip(sets, w / w.sum(), strict=True)), frame=list(y.labels))
+    b = data.draw(st.sampled_from(subsets))
+    pl = {lab: float(conds[lab].pl(set(b))) for lab in x.labels}
+    if normalize and all(p == 0 for p in pl.values()):
+        return  # total conflict
+    observation = dstk.MassFunction({b: 1.0}, frame=list(y.labels))
+    got = generalized_bayes(conds, observation, given=x, target=y, normalize=normalize)
+    ref = pyds.MassFunction.gbt(pl, normalization=normalize)
+    assert_same(as_dict(got), {frozenset((u,) for u in h): m for h, m in ref.items() if m})
+    k = 1.0 - math.prod(1 - p for p in pl.values()) if normalize else 1.0
+    for r in range(1, n_x + 1):
+        for a in itertools.combinations(x.labels, r):
+            cfg = {(u,) for u in a}
+            assert got.pl(cfg) == pytest.approx((1 - math.prod(1 - pl[u] for u in a)) / k, abs=1e-12)
+            q = sum(m for s, m in got.focal_sets() if cfg <= s)
+            assert q == pytest.approx(math.prod(pl[u] for u in a) / k, abs=1e-12)
