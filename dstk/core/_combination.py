@@ -321,11 +321,12 @@ def _combine(masses, rule, axis, weights, normalize, on_conflict):
     return result, (float(kappa) if np.ndim(kappa) == 0 else kappa)
 
 
-def _apply_conflict_policy(result, kappa, bad, on_conflict, rule):
+def _apply_conflict_policy(result, kappa, bad, on_conflict, rule, *, warn=True):
     """Give the totally conflicting samples ``bad`` (flat batch indices) the policy's masses, in place.
 
     ``"vacuous"``: m(frame) = 1; ``"nan"``: NaN masses.  Returns ``kappa``
-    with 1 at those samples; issues one :class:`~dstk.exceptions.ConflictWarning`.
+    with 1 at those samples; issues one :class:`~dstk.exceptions.ConflictWarning`
+    unless ``warn`` is False (the caller warns in its own terms).
     """
     import warnings
 
@@ -353,6 +354,8 @@ def _apply_conflict_policy(result, kappa, bad, on_conflict, rule):
     else:
         rows[bad] = 0.0
         rows[bad, column] = 1.0
+    if not warn:
+        return kappa
     shown = ", ".join(str(i) for i in bad[:20]) + (", ..." if bad.size > 20 else "")
     warnings.warn(
         f"Total conflict (K = 1) under the {rule} rule in {bad.size} of {max(int(np.prod(batch)), 1)} "

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import warnings
 from collections.abc import Iterable, Mapping
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
@@ -14,10 +15,17 @@ from .._kernels import _buffers
 from .._kernels import combination as _c
 from .._kernels import partial_combination as _k
 from .._validation import check_option
-from ..core._combination import RULES, _check_combine_options, _common_batch_shape, _source_axis
-from ..core._combination import combine_with_conflict as _combine_in_memory
+from ..core._combination import (
+    RULES,
+    _apply_conflict_policy,
+    _check_combine_options,
+    _combine_raw,
+    _common_batch_shape,
+    _source_axis,
+    check_on_conflict,
+)
 from ..core._mass import MassFunction
-from ..exceptions import DataTypeError, DogmaticError, TotalConflictError
+from ..exceptions import ConflictWarning, DataTypeError, DogmaticError, TotalConflictError
 from ._blocks import blockwise_whole, serial_kernels, split_last_slot
 from ._mass import DaskMassFunction, _checked, _validate_block, as_dask_mass, checking_chunk
 
@@ -77,15 +85,43 @@ def _raise_total_conflict_in_chunk(flags, merge=False):
 
 
 # -- blockwise: all sources of a sample chunk in one block -----------------
-def _combine_block(block, frame, ax, rule, weights, normalize, with_conflict, check=None):
+def _combine_in_memory(masses, rule, axis, weights, normalize, on_conflict="raise"):
+    """:func:`dstk.combine_with_conflict` inside a task: ``(combined, kappa)``.
+
+    A total conflict raises the chunk's error (``on_conflict="raise"``) or
+    gives those samples the policy's masses, with one
+    :class:`~dstk.exceptions.ConflictWarning` per chunk (issued where the
+    chunk is computed: on a distributed cluster, in the worker's log).
+    """
+    with _conflict_in_chunk():
+        out, kappa, total = _combine_raw(masses, rule, axis, weights, normalize)
+    if total is not None and np.any(total):
+        if on_conflict == "raise":
+            _raise_total_conflict_in_chunk(total)
+        bad = np.flatnonzero(np.asarray(total).ravel())
+        kappa = _apply_conflict_policy(out, kappa, bad, on_conflict, rule, warn=False)
+        warnings.warn(
+            f"Total conflict (K = 1) under the {rule} rule in {bad.size} of {np.asarray(total).size} "
+            f"combination(s) of a chunk (first at flat index {bad[0]} of the chunk); they were given "
+            + ("the vacuous mass function" if on_conflict == "vacuous" else "NaN masses")
+            + f" (on_conflict={on_conflict!r}) and their conflict is 1.",
+            ConflictWarning,
+            stacklevel=2,
+        )
+    return out, kappa
+
+
+def _combine_block(
+    block, frame, ax, rule, weights, normalize, with_conflict, check=None, on_conflict="raise"
+):
     """One chunk holding all the sources; ``check``: the argument name when the chunk is still unchecked.
 
     An unchecked chunk is checked by the in-memory combination itself (its fold checks each source row
     as it reads it), so that the chunk is read once.
     """
-    with checking_chunk(check), _conflict_in_chunk():
+    with checking_chunk(check):
         mf = MassFunction.from_array(block, frame, validate=check is not None)
-        out, kappa = _combine_in_memory(mf, rule=rule, axis=ax, weights=weights, normalize=normalize)
+        out, kappa = _combine_in_memory(mf, rule, ax, weights, normalize, on_conflict)
     values = out._dense_m()  # the result's own masses: no copy (to_array copies)
     return _packed_with_conflict(values, kappa) if with_conflict else values
 
@@ -179,10 +215,10 @@ def _chunk_state(block, axis, keepdims, rule, frame, check=None):
     if rule in ("conjunctive", "yager", "dempster"):
         # the chunk's combination by the in-memory fold (which checks an unchecked chunk in its own pass);
         # for Dempster's rule slot 0 (m(empty) = 0) holds 1 - K (see _merged_fold_states)
-        with checking_chunk(check), _conflict_in_chunk():
+        with checking_chunk(check):
             masses = MassFunction.from_array(block, frame, validate=check is not None)
             fused, kappa = _combine_in_memory(
-                masses, rule="dempster" if rule == "dempster" else "conjunctive", axis=ax
+                masses, "dempster" if rule == "dempster" else "conjunctive", ax, None, False
             )
         state = fused._dense_m()  # the result's own array
         if rule == "dempster":
@@ -407,6 +443,7 @@ def combine(
     axis: int | None = None,
     weights: ArrayLike | None = None,
     normalize: bool = False,
+    on_conflict: str = "raise",
     frame: Frame | Iterable[Any] | None = None,
     reduction: str = "auto",
     split_every: int | None = None,
@@ -427,6 +464,19 @@ def combine(
     weights, normalize
         As in :func:`dstk.combine` (``"average"`` weights; normalised
         ``"cautious"``).
+    on_conflict : {"raise", "vacuous", "nan"}, default="raise"
+        What a sample of total conflict (Dempster's rule or the normalised
+        cautious rule, ``K = 1``) gets, as in :func:`dstk.combine`:
+        ``"raise"`` makes ``compute`` raise
+        :class:`~dstk.exceptions.TotalConflictError`; ``"vacuous"`` gives
+        only that sample the vacuous mass function and ``"nan"`` NaN masses,
+        with conflict 1, and every other sample of the chunk is combined as
+        usual (the same floats as :func:`dstk.combine` with the same
+        policy).  Each chunk with such samples issues one
+        :class:`~dstk.exceptions.ConflictWarning` where it is computed (on a
+        distributed cluster, in the worker's log).  A per-sample policy needs
+        all the sources of a sample in one task: ``"auto"`` then never picks
+        ``"tree"`` for these rules.
     frame : Frame or iterable of labels, optional
         Needed only when ``masses`` are plain arrays.
     reduction : {"auto", "blockwise", "tree", "rechunk"}, default="auto"
@@ -446,13 +496,16 @@ def combine(
           rules in ``TREE_RULES``.  Cautious and bold rules give the same
           floats as in memory (the minimum of log weights is exact); the
           product rules agree within ``TREE_TOLERANCE = 1e-12`` per mass
-          (same algorithm, multiplications in another order).
+          (same algorithm, multiplications in another order).  Not with
+          ``on_conflict="vacuous"`` or ``"nan"`` and a rule that can meet
+          total conflict.
         * ``"auto"``: ``"blockwise"`` when the source axis is one chunk;
           ``"rechunk"`` for a sequence of sources (each is its own chunk of
           the stacked source axis; merging them costs what the in-memory
           combination does and keeps the same floats); for one array whose
           source axis is split: ``"tree"`` for the rules in ``TREE_RULES``,
-          else ``"rechunk"``.
+          else ``"rechunk"`` (also for Dempster's rule and the normalised
+          cautious rule with a per-sample ``on_conflict``).
     split_every : int, optional
         Fan-in of the tree reduction: how many partial states one task
         merges.  None: 16 (a partial state holds one mass function per sample,
@@ -478,11 +531,13 @@ def combine(
         Unknown rule or reduction; ``weights`` with a rule other than
         ``"average"``, ``normalize`` with a rule other than ``"cautious"``;
         ``split_every`` not an integer >= 2; ``"tree"`` with a
-        non-associative rule; ragged masses or a ``2**n`` axis of the wrong
+        non-associative rule, or with a per-sample ``on_conflict`` and a
+        rule that can meet total conflict; an unknown ``on_conflict``; ragged masses or a ``2**n`` axis of the wrong
         length or split across chunks (see :class:`DaskMassFunction`).
     TotalConflictError, DogmaticError, InvalidMassError
         As in :func:`dstk.combine`; raised by ``compute`` when a chunk meets
-        them (no partial result is returned).
+        them (no partial result is returned; ``on_conflict`` turns a total
+        conflict into a per-sample result instead).
 
     Notes
     -----
@@ -513,7 +568,7 @@ def combine(
     the product ``0.729, 0.064, 0.027`` gives unnormalised masses ``0.702,
     0.037, 0.027`` whose sum ``0.766`` normalises them (``K = 0.234``).
     """
-    return _combine(masses, rule, axis, weights, normalize, frame, reduction, split_every, False)
+    return _combine(masses, rule, axis, weights, normalize, on_conflict, frame, reduction, split_every, False)
 
 
 def combine_with_conflict(
@@ -523,6 +578,7 @@ def combine_with_conflict(
     axis: int | None = None,
     weights: ArrayLike | None = None,
     normalize: bool = False,
+    on_conflict: str = "raise",
     frame: Frame | Iterable[Any] | None = None,
     reduction: str = "auto",
     split_every: int | None = None,
@@ -531,7 +587,7 @@ def combine_with_conflict(
 
     Parameters
     ----------
-    masses, rule, axis, weights, normalize, frame, reduction, split_every
+    masses, rule, axis, weights, normalize, on_conflict, frame, reduction, split_every
         As in :func:`combine`.
 
     Returns
@@ -568,13 +624,18 @@ def combine_with_conflict(
     >>> round(float(kappa[0].compute(scheduler="synchronous")), 3)
     0.234
     """
-    return _combine(masses, rule, axis, weights, normalize, frame, reduction, split_every, True)
+    return _combine(masses, rule, axis, weights, normalize, on_conflict, frame, reduction, split_every, True)
 
 
-def _combine(masses, rule, axis, weights, normalize, frame, reduction, split_every, return_conflict):
+def _combine(
+    masses, rule, axis, weights, normalize, on_conflict, frame, reduction, split_every, return_conflict
+):
     """The one implementation behind :func:`combine` and :func:`combine_with_conflict`."""
+    check_on_conflict(on_conflict)
     _check_combine_options(rule, weights, normalize, axis)
     check_option(reduction, "reduction", _REDUCTIONS)
+    # a per-sample policy for total conflict needs all the sources of a sample in one task
+    per_sample = on_conflict != "raise" and (rule == "dempster" or (rule == "cautious" and normalize))
     if split_every is not None and (
         isinstance(split_every, bool) or not isinstance(split_every, (int, np.integer)) or split_every < 2
     ):
@@ -588,7 +649,7 @@ def _combine(masses, rule, axis, weights, normalize, frame, reduction, split_eve
     if reduction == "auto":
         if n_source_chunks == 1:
             reduction = "blockwise"
-        elif separate_sources or rule not in TREE_RULES:
+        elif separate_sources or rule not in TREE_RULES or per_sample:
             reduction = "rechunk"
         else:
             reduction = "tree"
@@ -596,6 +657,11 @@ def _combine(masses, rule, axis, weights, normalize, frame, reduction, split_eve
         raise ValueError(
             f"The {rule!r} rule is not associative and cannot be tree-reduced across chunks of the "
             f"source axis; use reduction='rechunk' (or 'auto'). Tree rules: {sorted(TREE_RULES)}."
+        )
+    if reduction == "tree" and per_sample:
+        raise ValueError(
+            f"on_conflict={on_conflict!r} with the {rule!r} rule needs all the sources of a sample in one "
+            "task; use reduction='rechunk' (or 'auto'), or on_conflict='raise' for a tree reduction."
         )
     if reduction == "blockwise" and n_source_chunks > 1:
         raise ValueError(
@@ -630,6 +696,7 @@ def _combine(masses, rule, axis, weights, normalize, frame, reduction, split_eve
             normalize,
             return_conflict,
             check,
+            on_conflict,
             dtype=np.float64,
             adjust_chunks={array.ndim - 1: packed_size},
         )

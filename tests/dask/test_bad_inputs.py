@@ -338,6 +338,8 @@ def test_unknown_kind_raises_at_once():
         ({"split_every": 1}, "split_every"),
         ({"split_every": 2.5}, "split_every"),
         ({"frame": None}, "frame"),
+        ({"on_conflict": "zz"}, "on_conflict"),
+        ({"on_conflict": "vacuous", "reduction": "tree"}, "on_conflict"),
     ],
 )
 def test_combine_rejects_bad_options(options, name):

@@ -243,3 +243,73 @@ def test_errors_of_the_rules_surface_at_compute(client):
         combine(lazy, rule="cautious", axis=1, reduction="tree").array.compute()
     with pytest.raises(DogmaticError, match="subnormal"):
         combine(lazy, rule="bold", axis=1, reduction="tree").array.compute()
+
+
+def _with_conflicting_rows(rng, n_samples, n_sources, n_labels, bad_rows):
+    """Random masses where the samples ``bad_rows`` are totally conflicting (two categorical sources)."""
+    values = random_masses(rng, (n_samples, n_sources), n_labels)
+    size = 2**n_labels
+    for row in bad_rows:
+        values[row] = 0.0
+        values[row, :, size - 1] = 1.0  # vacuous sources, then two certain and disjoint ones
+        values[row, 0, :] = 0.0
+        values[row, 0, 1] = 1.0  # {label 0}
+        values[row, -1, :] = 0.0
+        values[row, -1, 2] = 1.0  # {label 1}
+    return values
+
+
+@pytest.mark.parametrize("on_conflict", ["vacuous", "nan"])
+@pytest.mark.parametrize("sources_chunk", [None, 2])
+def test_on_conflict_per_sample_matches_in_memory(client, on_conflict, sources_chunk):
+    """A batch with totally conflicting rows: the same floats as dstk.combine with the same policy."""
+    rng = np.random.default_rng(7)
+    frame = dstk.Frame(("a", "b", "c"))
+    bad_rows = [0, 3, 17, 18, 29]
+    values = _with_conflicting_rows(rng, 30, 4, 3, bad_rows)
+    chunks = (7, 4 if sources_chunk is None else sources_chunk, 8)
+    lazy = DaskMassFunction(da.from_array(values, chunks=chunks), frame)
+    with pytest.warns(dstk.exceptions.ConflictWarning, match="Total conflict"):
+        expected, expected_kappa = in_memory(values, frame, "dempster", 1, on_conflict=on_conflict)
+    fused, kappa = combine_with_conflict(lazy, rule="dempster", axis=1, on_conflict=on_conflict)
+    got = client.compute(fused.array, sync=True)
+    got_kappa = client.compute(kappa, sync=True)
+    np.testing.assert_array_equal(got, expected)  # NaN rows equal NaN rows
+    np.testing.assert_array_equal(got_kappa, expected_kappa)
+    np.testing.assert_array_equal(got_kappa[bad_rows], 1.0)
+    good = np.setdiff1d(np.arange(30), bad_rows)
+    assert np.all(np.isfinite(got[good])) and np.all(got_kappa[good] < 1)
+    fill = np.zeros(8)
+    fill[-1] = 1.0
+    np.testing.assert_array_equal(
+        got[bad_rows], np.full((5, 8), np.nan) if on_conflict == "nan" else np.tile(fill, (5, 1))
+    )
+    # the good rows do not depend on the policy or on the bad rows: combined alone, raising on nothing
+    alone = dstk.combine(MassFunction.from_array(values[good], frame), axis=1).to_array("m")
+    np.testing.assert_array_equal(got[good], alone)
+    plain = combine(lazy, rule="dempster", axis=1, on_conflict=on_conflict)
+    np.testing.assert_array_equal(client.compute(plain.array, sync=True), got)
+
+
+def test_on_conflict_of_separate_sources(client):
+    rng = np.random.default_rng(8)
+    frame = dstk.Frame(("a", "b"))
+    values = _with_conflicting_rows(rng, 12, 3, 2, [2, 5])
+    sources = [DaskMassFunction(da.from_array(values[:, k], chunks=(5, 4)), frame) for k in range(3)]
+    with pytest.warns(dstk.exceptions.ConflictWarning):
+        expected = dstk.combine(
+            [MassFunction.from_array(values[:, k], frame) for k in range(3)], on_conflict="vacuous"
+        ).to_array("m")
+    got = client.compute(combine(sources, on_conflict="vacuous").array, sync=True)
+    np.testing.assert_array_equal(got, expected)
+
+
+def test_on_conflict_options_are_checked_at_once():
+    frame = dstk.Frame((0, 1))
+    lazy = DaskMassFunction(da.from_array(np.tile([0, 0.5, 0.2, 0.3], (4, 3, 1)), chunks=(2, 1, 4)), frame)
+    with pytest.raises(ValueError, match="on_conflict"):
+        combine(lazy, axis=1, on_conflict="ignore")
+    with pytest.raises(ValueError, match="reduction='rechunk'"):
+        combine(lazy, axis=1, on_conflict="vacuous", reduction="tree")
+    # the conjunctive rule never meets total conflict: a tree is fine with any policy
+    combine(lazy, rule="conjunctive", axis=1, on_conflict="vacuous", reduction="tree")
