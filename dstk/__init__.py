@@ -33,6 +33,7 @@ _LAZY = {
     "consonant_from_contour": "dstk.core._transforms",
     "jousselme_distance": "dstk.core._distances",
     "conflict": "dstk.core._distances",
+    "weight_of_conflict": "dstk.core._distances",
     "pignistic": "dstk.core._transforms",
     "plausibility_transform": "dstk.core._transforms",
     "discount": "dstk.core._transforms",

@@ -4,7 +4,8 @@ Public names
 ------------
 Frame, MassFunction, combine, combine_with_conflict, RULES, pignistic, plausibility_transform, contour,
 discount, contextual_discount, condition, normalize, inverse_pignistic,
-consonant_from_contour, decide, admissible_actions, owa_weights, lower_upper_expectations, jousselme_distance, conflict;
+consonant_from_contour, decide, admissible_actions, owa_weights, lower_upper_expectations, jousselme_distance, conflict,
+weight_of_conflict;
 uncertainty measures: nonspecificity, aggregate_uncertainty, maximum_entropy_probability,
 jirousek_shenoy_entropy, discord, strife, shannon_entropy, uncertainty_decomposition;
 subjective logic: Opinion, fuse_opinions, trust_discount.
@@ -21,7 +22,7 @@ from ._decisions import (
     owa_weights,
 )
 from ._dense import DENSE_MAX_LABELS, MASS_TOLERANCE, MAX_DENSE_BYTES
-from ._distances import conflict, jousselme_distance
+from ._distances import conflict, jousselme_distance, weight_of_conflict
 from ._frame import Frame
 from ._mass import MassFunction
 from ._opinions import ACTIVATIONS, FUSION_OPERATORS, Opinion, fuse_opinions, trust_discount
@@ -94,6 +95,7 @@ __all__ = [
     "lower_upper_expectations",
     "jousselme_distance",
     "conflict",
+    "weight_of_conflict",
     "nonspecificity",
     "aggregate_uncertainty",
     "maximum_entropy_probability",

@@ -127,6 +127,7 @@ def _core():
         ),
         "jousselme_distance": (c.jousselme_distance, {"m1": m, "m2": m}, {}),
         "conflict": (c.conflict, {"m1": m, "m2": m}, {}),
+        "weight_of_conflict": (c.weight_of_conflict, {"masses": [m, m]}, {}),
         "shannon_entropy": (c.shannon_entropy, {"p": [0.5, 0.5]}, {"p": ARRAY_KINDS}),
         "uncertainty_decomposition": (c.uncertainty_decomposition, {"m": m}, {}),
         "fuse_opinions": (
