@@ -7,11 +7,12 @@ from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
-from scipy import optimize
+from scipy import special
 
 from .._estimator import BaseEstimator, ClassifierMixin, check_is_fitted, check_meta_X, check_sample_weight
 from .._estimator import validate_features as record_features
 from .._validation import check_labels, check_option
+from ._temperature import fit_inverse_temperature
 
 __all__ = ["EvidentialFusionClassifier"]
 
@@ -25,32 +26,13 @@ _MIN_RATE = 1e-6
 #: measured on wine, breast cancer and iris (5 splits): log-loss 0.145 / 0.114 / 0.069 with rates
 #: down to 0, 0.064 / 0.099 / 0.085 with rates from 0.01 (one confident error cost 0.65 on wine)
 _MIN_LEARNED_RATE = 0.01
+#: the temperatures are sought in [0.05, 20] (as ln of the inverse temperature)
+_LOG_INVERSE_BOUNDS = (-float(np.log(20.0)), -float(np.log(0.05)))
 
 try:  # the parameter handling of heterogeneous ensembles (``estimators__lr__C``)
     from sklearn.utils.metaestimators import _BaseComposition
 except ImportError:  # pragma: no cover - scikit-learn is needed to fit anyway
     _BaseComposition = object  # type: ignore[assignment,misc]
-
-
-def _temperature(log_probabilities: np.ndarray, labels: np.ndarray, weights: np.ndarray) -> float:
-    """The temperature T > 0 minimising the weighted log-loss of softmax(log p / T) (Guo et al. 2017)."""
-    rows = np.arange(labels.size)
-    total = float(weights.sum())
-
-    def loss(log_t):
-        scaled = log_probabilities / np.exp(log_t)
-        top = scaled.max(axis=1, keepdims=True)
-        log_norm = top[:, 0] + np.log(np.exp(scaled - top).sum(axis=1))
-        return -float(weights @ (scaled[rows, labels] - log_norm)) / total
-
-    result = optimize.minimize_scalar(loss, bounds=(np.log(0.05), np.log(20.0)), method="bounded")
-    return float(np.exp(result.x))
-
-
-def _softmax_rows(scaled: np.ndarray) -> np.ndarray:
-    top = scaled.max(axis=1, keepdims=True)
-    values = np.exp(scaled - top)
-    return values / values.sum(axis=1, keepdims=True)
 
 
 class EvidentialFusionClassifier(ClassifierMixin, _BaseComposition, BaseEstimator):
@@ -324,9 +306,14 @@ class EvidentialFusionClassifier(ClassifierMixin, _BaseComposition, BaseEstimato
             estimators_.append(fitted)
             q = self._aligned(out_of_fold, classes, name)
             log_q = np.log(np.clip(q, _FLOOR, 1.0))
-            temperature = _temperature(log_q, encoded, weight_array) if self.method == "temperature" else 1.0
+            temperature = 1.0
+            if self.method == "temperature":  # Guo et al. (2017): T in [0.05, 20]
+                inverse = fit_inverse_temperature(
+                    log_q, encoded, weight_array, log_bounds=_LOG_INVERSE_BOUNDS
+                )
+                temperature = 1.0 / inverse
             temperatures.append(temperature)
-            probabilities.append(_softmax_rows(log_q / temperature))
+            probabilities.append(special.softmax(log_q / temperature, axis=1))
         contours = np.stack(probabilities)
         if self.rule == "disjunctive":  # "one of them is reliable": the discounting of the others is moot
             rates = np.zeros((len(pairs), classes.size))
@@ -382,7 +369,7 @@ class EvidentialFusionClassifier(ClassifierMixin, _BaseComposition, BaseEstimato
                 mass = estimator.predict_mass(X)
                 q = self._aligned(mass.pignistic(), self.classes_, name, mass.frame.labels)
             log_q = np.log(np.clip(q, _FLOOR, 1.0))
-            out.append(_softmax_rows(log_q / temperature))
+            out.append(special.softmax(log_q / temperature, axis=1))
         return np.stack(out)
 
     def _conflict_rows(self, rows: np.ndarray, what: str) -> None:

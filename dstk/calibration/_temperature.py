@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable
 
 import numpy as np
 from scipy import optimize, special
@@ -20,6 +21,43 @@ _NODES = 48
 def logits_of(scores: np.ndarray, probabilities: bool) -> np.ndarray:
     """The logits z of the calibration: ln(p + 1e-12) of probability scores, the decision values otherwise."""
     return np.log(scores + _PROBABILITY_FLOOR) if probabilities else scores
+
+
+def softmax_log_likelihood(
+    logits: np.ndarray, labels: np.ndarray, weights: np.ndarray
+) -> Callable[[float], float]:
+    """The weighted log-likelihood ``a -> sum_i w_i ln softmax(a z_i)[y_i]`` of temperature scaling."""
+    rows = np.arange(labels.size)
+
+    def log_likelihood(a: float) -> float:
+        scaled = a * logits
+        return float(np.sum(weights * (scaled[rows, labels] - special.logsumexp(scaled, axis=1))))
+
+    return log_likelihood
+
+
+def fit_inverse_temperature(
+    logits: np.ndarray,
+    labels: np.ndarray,
+    weights: np.ndarray,
+    *,
+    log_bounds: tuple[float, float],
+    xatol: float = 1e-10,
+) -> float:
+    """The inverse temperature ``a`` in ``exp(log_bounds)`` maximising the likelihood of softmax(a z).
+
+    Temperature scaling (Guo et al. 2017, Eq. 9, with ``a = 1 / T``): a bounded search on ``ln a``; the
+    search stops within its tolerance of an end where the maximum is at the end, so the ends are tried too.
+    """
+    log_likelihood = softmax_log_likelihood(logits, labels, weights)
+    result = optimize.minimize_scalar(
+        lambda log_a: -log_likelihood(np.exp(log_a)),
+        bounds=log_bounds,
+        method="bounded",
+        options={"xatol": xatol},
+    )
+    candidates = (float(np.exp(result.x)), float(np.exp(log_bounds[0])), float(np.exp(log_bounds[1])))
+    return max(candidates, key=log_likelihood)
 
 
 class TemperatureCalibration:
@@ -50,22 +88,10 @@ class TemperatureCalibration:
         spread = float(np.std(logits))
         self.scale_ = spread if spread > 0 else 1.0
         z = logits / self.scale_
-        rows = np.arange(y.size)
-
-        def log_likelihood(a):
-            scaled = a * z
-            return float(np.sum(weights * (scaled[rows, y] - special.logsumexp(scaled, axis=1))))
-
+        log_likelihood = softmax_log_likelihood(z, y, weights)
         upper = _MAX_INVERSE_TEMPERATURE
-        result = optimize.minimize_scalar(
-            lambda log_a: -log_likelihood(np.exp(log_a)),
-            bounds=(-20.0, np.log(upper)),
-            method="bounded",
-            options={"xatol": 1e-10},
-        )
-        a_hat = float(np.exp(result.x))
-        # the bounded search stops within its tolerance of an end where the maximum is at the end
-        a_hat = max((a_hat, 0.0, upper), key=log_likelihood)
+        a_hat = fit_inverse_temperature(z, y, weights, log_bounds=(-20.0, float(np.log(upper))))
+        a_hat = max((a_hat, 0.0), key=log_likelihood)
         peak = log_likelihood(a_hat)
         self.inverse_temperature_ = a_hat / self.scale_
         self.max_log_likelihood_ = peak
