@@ -101,8 +101,9 @@ def merge_duplicates(focal: np.ndarray, masses: np.ndarray) -> tuple[np.ndarray,
 
 def _check_pairs(n_pairs: int, n_words_: int, rows: int) -> None:
     """Refuse, before allocating, a pair enumeration above the memory limit."""
-    # the pairs' bitsets and their sort (3 copies), the inverse index, and the pair masses
-    need = n_pairs * (3 * 8 * n_words_ + 16 + 8 * rows)
+    # the pairs' bitsets (3 copies: numpy's table and its sort), the inverse index and
+    # the kernel's sort keys and permutation (at most 56 bytes a pair), the pair masses
+    need = n_pairs * (3 * 8 * n_words_ + 56 + 8 * rows)
     if need > MAX_DENSE_BYTES:
         raise FrameTooLargeError(
             f"Combining these focal-set mass functions enumerates {n_pairs:,} pairs of focal sets of "
@@ -148,13 +149,38 @@ def combine(
         rows *= int(length)
     n_pairs = f1.shape[0] * f2.shape[0]
     _check_pairs(n_pairs, f1.shape[1], rows)
-    op = np.bitwise_or if rule == "disjunctive" else np.bitwise_and
-    pairs = op(f1[:, None, :], f2[None, :, :]).reshape(n_pairs, f1.shape[1])
-    products = (m1[..., :, None] * m2[..., None, :]).reshape(batch + (n_pairs,))
-    focal, masses = merge_duplicates(pairs, products)
+    if n_pairs < KERNEL_MIN_PAIRS or f1.shape[0] == 0 or f2.shape[0] == 0:
+        op = np.bitwise_or if rule == "disjunctive" else np.bitwise_and
+        pairs = op(f1[:, None, :], f2[None, :, :]).reshape(n_pairs, f1.shape[1])
+        products = (m1[..., :, None] * m2[..., None, :]).reshape(batch + (n_pairs,))
+        focal, masses = merge_duplicates(pairs, products)
+    else:
+        focal, masses = _kernel_combine(f1, m1, f2, m2, rule != "disjunctive", batch, rows)
     if rule == "dempster":
         focal, masses = _normalize(focal, masses)
     return focal, masses
+
+
+#: Fewest pairs of focal sets that :func:`combine` merges with the compiled
+#: kernel :func:`dstk._kernels.wide_pairs.pair_results` (a sort of the pairs by
+#: their results, words recomputed from the operands) rather than with numpy (a
+#: table of all the pairs' results, then a sort of its rows): below it numpy
+#: takes milliseconds and the kernel is not compiled.  Both give the same bits.
+KERNEL_MIN_PAIRS = 4096
+
+
+def _kernel_combine(f1, m1, f2, m2, intersect, batch, rows):
+    """The merged pair results and their summed products by the compiled kernels."""
+    from .._kernels._jit import read_only
+    from .._kernels.combination import pair_products
+    from .._kernels.wide_pairs import pair_results
+
+    unique, inverse = pair_results(read_only(f1), read_only(f2), intersect)
+    a = np.ascontiguousarray(np.broadcast_to(m1, batch + m1.shape[-1:])).reshape(rows, f1.shape[0])
+    b = np.ascontiguousarray(np.broadcast_to(m2, batch + m2.shape[-1:])).reshape(rows, f2.shape[0])
+    # the products added in the pairs' order, as np.bincount adds them in merge_duplicates
+    out, _ = pair_products(a, b, inverse, unique.shape[0])
+    return unique, out.reshape(batch + (unique.shape[0],))
 
 
 def _query(focal: np.ndarray, masses: np.ndarray, sets: np.ndarray, kind: str) -> np.ndarray:

@@ -75,6 +75,13 @@ def assert_same(got, want, atol=1e-12):
 NS = [65, 128, 129, 300]
 
 
+@pytest.fixture(params=["numpy", "kernel"])
+def pair_path(request, monkeypatch):
+    """Combine through numpy's table of pairs or through the compiled kernel, whatever the size."""
+    monkeypatch.setattr(_wide, "KERNEL_MIN_PAIRS", 0 if request.param == "kernel" else 2**62)
+    return request.param
+
+
 @pytest.mark.parametrize("n", NS)
 def test_pack_unpack_round_trip(n):
     rng = np.random.default_rng(n)
@@ -87,7 +94,7 @@ def test_pack_unpack_round_trip(n):
 
 @pytest.mark.parametrize("n", NS)
 @pytest.mark.parametrize("rule", _wide.RULES)
-def test_combination_matches_frozensets(n, rule):
+def test_combination_matches_frozensets(n, rule, pair_path):
     rng = np.random.default_rng(1000 + n)
     # small focal sets collide often (the merge of equal results is exercised), large ones overlap
     m1 = random_mass(rng, n, 30, p_member=0.9)
@@ -103,7 +110,7 @@ def test_combination_matches_frozensets(n, rule):
     assert_same(from_wide(f, v, n), want)
 
 
-def test_combination_of_batches_broadcasts():
+def test_combination_of_batches_broadcasts(pair_path):
     n = 100
     rng = np.random.default_rng(7)
     m1 = random_mass(rng, n, 8, p_member=0.95)
@@ -162,7 +169,7 @@ def test_total_conflict_and_memory_cap():
         _wide.combine(big, np.zeros(200_000), big, np.zeros(200_000), "conjunctive")
 
 
-def test_ten_thousand_labels():
+def test_ten_thousand_labels(pair_path):
     n = 10_000
     rng = np.random.default_rng(5)
     m1 = random_mass(rng, n, 5, p_member=0.3)
@@ -195,7 +202,7 @@ def test_conjunctive_laws(rng, n):
 
 
 @pytest.mark.parametrize("n", [200, 1000])
-def test_combination_matches_pyds(n):
+def test_combination_matches_pyds(n, pair_path):
     # pyds (py-dempster-shafer): an established implementation on Python frozensets, side by side
     pyds = pytest.importorskip("pyds")
     rng = np.random.default_rng(4000 + n)
@@ -211,3 +218,38 @@ def test_combination_matches_pyds(n):
     for rule, want in cases.items():
         got = from_wide(*_wide.combine(*to_wide(m1, n), *to_wide(m2, n), rule), n)
         assert_same(got, {frozenset(k): float(v) for k, v in want.items()}, atol=1e-12)
+
+
+def same_bits(a, b):
+    a, b = np.asarray(a), np.asarray(b)
+    return a.dtype == b.dtype and a.shape == b.shape and a.tobytes() == b.tobytes()
+
+
+def sets_in_words(rng, n, n_focal, words, p_member):
+    """Focal sets whose labels lie in the given 64-label words only (ties on the other words)."""
+    labels = np.concatenate([np.arange(64 * w, min(64 * w + 64, n)) for w in words])
+    sets = {frozenset(labels[rng.random(labels.size) < p_member].tolist()) for _ in range(n_focal)}
+    return sorted(sets, key=sorted)
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("rule", _wide.RULES)
+def test_kernel_gives_the_bits_of_numpy(seed, rule, monkeypatch):
+    # the compiled merge and numpy's table of pairs: same focal sets in the same order, same sums
+    rng = np.random.default_rng(seed)
+    n = int(rng.choice([65, 130, 200, 257]))
+    last = _wide.n_words(n) - 1
+    words = [[0, 1], [1], [last], list(range(last + 1))][seed % 4]
+    p_member = [0.05, 0.3, 0.9][seed % 3]  # sparse sets: many equal results (e.g. empty), long runs
+    s1 = sets_in_words(rng, n, int(rng.integers(1, 90)), words, p_member)
+    s2 = sets_in_words(rng, n, int(rng.integers(1, 90)), [0, 1] if seed % 2 else words, p_member)
+    f1, f2 = _wide.pack(s1, n), _wide.pack(s2, n)
+    m1 = rng.dirichlet(np.ones(len(s1)), size=(2, 1))
+    m2 = rng.dirichlet(np.ones(len(s2)), size=3)
+    if rule == "dempster" and not np.any(_wide.combine(f1, m1[0, 0], f2, m2[0], "conjunctive")[0]):
+        return  # total conflict: both paths raise
+    monkeypatch.setattr(_wide, "KERNEL_MIN_PAIRS", 2**62)
+    want = _wide.combine(f1, m1, f2, m2, rule)
+    monkeypatch.setattr(_wide, "KERNEL_MIN_PAIRS", 0)
+    got = _wide.combine(f1, m1, f2, m2, rule)
+    assert same_bits(got[0], want[0]) and same_bits(got[1], want[1])
