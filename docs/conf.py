@@ -81,7 +81,21 @@ html_title = "dstk"
 html_theme_options = {
     "navigation_with_keys": False,
     "show_toc_level": 2,
-    "secondary_sidebar_items": ["page-toc"],
+    # An API page documents one name: its "on this page" box would only repeat the title, so the
+    # box is shown on the other pages only (a page matching no pattern gets none).
+    "secondary_sidebar_items": {
+        pattern: ["page-toc"]
+        for pattern in (
+            "index",
+            "install",
+            "changelog",
+            "api/index",
+            "getting_started/*",
+            "guide/*",
+            "dev/*",
+            "examples/**",
+        )
+    },
     "footer_start": ["copyright"],
     "footer_end": [],
     "icon_links": [
@@ -243,6 +257,21 @@ def _skip_scikit_learn_members(app, what, name, obj, skip, options):
     return None
 
 
+def _public_bases(app, name, obj, options, bases):
+    """Show a class's public ancestors in "Bases:", never a private helper class of dstk."""
+    public = []
+    for base in bases:
+        queue = [base]
+        while queue:
+            cls = queue.pop(0)
+            if cls.__name__.startswith("_"):
+                queue.extend(b for b in cls.__bases__ if b is not object)
+            elif cls not in public:
+                public.append(cls)
+    bases[:] = public
+
+
 def setup(app):
+    app.connect("autodoc-process-bases", _public_bases)
     app.connect("autodoc-process-docstring", _add_cross_links, priority=900)
     app.connect("autodoc-skip-member", _skip_scikit_learn_members)
