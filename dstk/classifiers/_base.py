@@ -18,7 +18,18 @@ from .._validation import naming_argument
 from ..core._frame import Frame
 from ..core._mass import MassFunction
 
-__all__ = ["EvidentialClassifierBase", "require_sklearn", "validate_features", "validate_targets"]
+__all__ = [
+    "EvidentialClassifierBase",
+    "require_sklearn",
+    "validate_features",
+    "validate_targets",
+    "validate_target_column",
+    "normalized_sample_weights",
+    "kmeans_prototypes",
+    "squared_distances",
+    "unpack_parameters",
+    "minimize_lbfgs",
+]
 
 
 def require_sklearn(what: str) -> None:
@@ -82,15 +93,12 @@ def check_distance_scale(X: np.ndarray, what: str) -> None:
         )
 
 
-def validate_targets(y: Any, n_samples: int) -> tuple[np.ndarray, np.ndarray]:
-    """Return ``(classes, encoded)`` for class labels ``y`` (scikit-learn's checks and messages)."""
-    from sklearn.utils.multiclass import check_classification_targets
+def validate_target_column(y: Any, n_samples: int, *, what: str) -> np.ndarray:
+    """Return ``y`` as a 1-D array of ``n_samples`` targets (``what`` names them in the error for None)."""
     from sklearn.utils.validation import column_or_1d
 
     if y is None:
-        raise ValueError(
-            "This estimator requires y to be passed, but the target y is None. Pass the class labels."
-        )
+        raise ValueError(f"This estimator requires y to be passed, but the target y is None. Pass {what}.")
     with naming_argument("y"):
         y = column_or_1d(y, warn=True)
     if y.shape[0] != n_samples:
@@ -98,6 +106,14 @@ def validate_targets(y: Any, n_samples: int) -> tuple[np.ndarray, np.ndarray]:
             f"Inputs have inconsistent numbers of samples: `X` has {n_samples}, `y` has {y.shape[0]}. "
             "They must be equal."
         )
+    return y
+
+
+def validate_targets(y: Any, n_samples: int) -> tuple[np.ndarray, np.ndarray]:
+    """Return ``(classes, encoded)`` for class labels ``y`` (scikit-learn's checks and messages)."""
+    from sklearn.utils.multiclass import check_classification_targets
+
+    y = validate_target_column(y, n_samples, what="the class labels")
     with naming_argument("y"):
         check_classification_targets(y)
     classes, encoded = np.unique(y, return_inverse=True)
@@ -107,6 +123,81 @@ def validate_targets(y: Any, n_samples: int) -> tuple[np.ndarray, np.ndarray]:
             "are needed to fit. Check the split of your data (a stratified split keeps every class)."
         )
     return classes, encoded.astype(np.intp)
+
+
+def normalized_sample_weights(sample_weight: Any, n_samples: int) -> np.ndarray:
+    """The checked sample weights (ones when None), scaled to sum to one."""
+    from .._estimator import check_sample_weight
+
+    weights = check_sample_weight(sample_weight, n_samples)
+    if weights is None:
+        weights = np.ones(n_samples)
+    return weights / weights.sum()
+
+
+def kmeans_prototypes(
+    X: np.ndarray, n_prototypes: int, weights: np.ndarray, *, n_init: int, random_state: Any
+) -> Any:
+    """Weighted k-means of ``X`` into ``n_prototypes`` clusters (its warnings silenced): the prototypes' start.
+
+    The fitted :class:`sklearn.cluster.KMeans` is returned (``cluster_centers_``, ``labels_``).
+    """
+    import warnings
+
+    from sklearn.cluster import KMeans
+
+    kmeans = KMeans(n_clusters=n_prototypes, n_init=n_init, random_state=random_state)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        kmeans.fit(X, sample_weight=weights)
+    return kmeans
+
+
+def squared_distances(X: np.ndarray, prototypes: np.ndarray) -> np.ndarray:
+    """Squared Euclidean distances ``(n_samples, n_prototypes)``, clipped at 0 against rounding."""
+    squared = (X**2).sum(axis=1)[:, None] - 2.0 * X @ prototypes.T + (prototypes**2).sum(axis=1)[None, :]
+    return np.maximum(squared, 0.0)
+
+
+def unpack_parameters(theta: np.ndarray, shapes: list[tuple[int, ...]]) -> list[np.ndarray]:
+    """Split the flat parameter vector ``theta`` into arrays of the given shapes (views, in order)."""
+    out, start = [], 0
+    for shape in shapes:
+        size = int(np.prod(shape))
+        out.append(theta[start : start + size].reshape(shape))
+        start += size
+    return out
+
+
+def minimize_lbfgs(objective: Any, theta0: np.ndarray, *, max_iter: int, tol: float, name: str) -> Any:
+    """Minimise ``objective`` (returning the value and the gradient) by L-BFGS-B, one BLAS thread.
+
+    Small matrix products: BLAS threads cost more in synchronisation than they save (4x on 2 cores).
+    A :class:`~dstk.exceptions.ConvergenceWarning` naming the estimator ``name`` is raised (at the caller
+    of ``fit``) when ``max_iter`` iterations end before convergence.  Returns scipy's result.
+    """
+    import warnings
+
+    from scipy import optimize
+    from threadpoolctl import threadpool_limits
+
+    from ..exceptions import ConvergenceWarning
+
+    with threadpool_limits(limits=1, user_api="blas"):
+        result = optimize.minimize(
+            objective,
+            theta0,
+            jac=True,
+            method="L-BFGS-B",
+            options={"maxiter": max_iter, "ftol": tol},
+        )
+    if not result.success and result.nit >= max_iter:
+        warnings.warn(
+            f"{name} stopped after max_iter={max_iter} iterations before convergence; increase `max_iter`.",
+            ConvergenceWarning,
+            stacklevel=3,
+        )
+    return result
 
 
 def singleton_mass_function(singletons: np.ndarray, frame_mass: np.ndarray, frame: Frame) -> MassFunction:

@@ -8,17 +8,19 @@ from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
-from scipy import optimize
 
-from .._estimator import check_sample_weight
 from ..core._frame import Frame
 from ..core._mass import MassFunction
-from ..exceptions import ConvergenceWarning
 from ._base import (
     EvidentialClassifierBase,
     check_distance_scale,
+    kmeans_prototypes,
+    minimize_lbfgs,
+    normalized_sample_weights,
     require_sklearn,
     singleton_mass_function,
+    squared_distances,
+    unpack_parameters,
     validate_features,
     validate_targets,
 )
@@ -159,15 +161,11 @@ class EvidentialNeuralNetworkClassifier(EvidentialClassifierBase):
             ``self``, fitted.
         """
         require_sklearn("EvidentialNeuralNetworkClassifier")
-        from sklearn.cluster import KMeans
-
         X = validate_features(self, X, reset=True)
         check_distance_scale(X, "the distances to the prototypes")
         self.classes_, labels = validate_targets(y, X.shape[0])
         n_prototypes = self._check_params(X.shape[0])
-        weights = check_sample_weight(sample_weight, X.shape[0])
-        if weights is None:
-            weights = np.ones(X.shape[0])
+        weights = normalized_sample_weights(sample_weight, X.shape[0])
         n_classes = self.classes_.size
         self.n_classes_ = n_classes
         targets = np.eye(n_classes)[labels]
@@ -181,10 +179,7 @@ class EvidentialNeuralNetworkClassifier(EvidentialClassifierBase):
                 stacklevel=2,
             )
         n_prototypes = min(n_prototypes, n_distinct)
-        kmeans = KMeans(n_clusters=n_prototypes, n_init=3, random_state=self.random_state)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            kmeans.fit(X, sample_weight=weights)
+        kmeans = kmeans_prototypes(X, n_prototypes, weights, n_init=3, random_state=self.random_state)
         prototypes = kmeans.cluster_centers_.copy()
         beta = np.full((n_prototypes, n_classes), 1.0 / np.sqrt(n_classes))
         for j in range(n_prototypes):
@@ -198,31 +193,15 @@ class EvidentialNeuralNetworkClassifier(EvidentialClassifierBase):
         xi = np.zeros(n_prototypes)
         shapes = [(n_prototypes, X.shape[1]), (n_prototypes,), (n_prototypes, n_classes), (n_prototypes,)]
         frame_share = 1.0 / n_classes if self.loss == "pignistic" else 1.0
-        weights = weights / weights.sum()
 
         def objective(theta):
             return _network_loss(theta, shapes, X, targets, weights, frame_share, float(self.regularization))
 
         theta0 = np.concatenate([prototypes.ravel(), eta, beta.ravel(), xi])
-        from threadpoolctl import threadpool_limits
-
-        # small matrix products: BLAS threads cost more in synchronisation than they save (4x on 2 cores)
-        with threadpool_limits(limits=1, user_api="blas"):
-            result = optimize.minimize(
-                objective,
-                theta0,
-                jac=True,
-                method="L-BFGS-B",
-                options={"maxiter": self.max_iter, "ftol": self.tol},
-            )
-        if not result.success and result.nit >= self.max_iter:
-            warnings.warn(
-                f"EvidentialNeuralNetworkClassifier stopped after max_iter={self.max_iter} iterations "
-                "before convergence; increase `max_iter`.",
-                ConvergenceWarning,
-                stacklevel=2,
-            )
-        prototypes, eta, beta, xi = _unpack(result.x, shapes)
+        result = minimize_lbfgs(
+            objective, theta0, max_iter=self.max_iter, tol=self.tol, name="EvidentialNeuralNetworkClassifier"
+        )
+        prototypes, eta, beta, xi = unpack_parameters(result.x, shapes)
         self.prototypes_ = prototypes
         self.gamma_ = eta**2
         self.alpha_ = _ALPHA_CEILING * _sigmoid(xi)
@@ -247,7 +226,7 @@ class EvidentialNeuralNetworkClassifier(EvidentialClassifierBase):
         """
         self._check_fitted()
         X = validate_features(self, X, reset=False)
-        squared = _squared_distances(X, self.prototypes_)
+        squared = squared_distances(X, self.prototypes_)
         support = self.alpha_ * np.exp(-self.gamma_ * squared)
         combination = combine_singleton_supports(
             support, membership=self.membership_, n_classes=self.n_classes_
@@ -257,30 +236,16 @@ class EvidentialNeuralNetworkClassifier(EvidentialClassifierBase):
         )
 
 
-def _squared_distances(X, prototypes):
-    squared = (X**2).sum(axis=1)[:, None] - 2.0 * X @ prototypes.T + (prototypes**2).sum(axis=1)[None, :]
-    return np.maximum(squared, 0.0)
-
-
-def _unpack(theta, shapes):
-    out, start = [], 0
-    for shape in shapes:
-        size = int(np.prod(shape))
-        out.append(theta[start : start + size].reshape(shape))
-        start += size
-    return out
-
-
 def _network_loss(theta, shapes, X, targets, weights, frame_share, regularization):
     """Training criterion of Denoeux (2000) (weighted mean squared error + penalty) and its gradient."""
-    prototypes, eta, beta, xi = _unpack(theta, shapes)
+    prototypes, eta, beta, xi = unpack_parameters(theta, shapes)
     gamma = eta**2
     sig = _sigmoid(xi)
     alpha = _ALPHA_CEILING * sig
     beta2 = beta**2
     total = beta2.sum(axis=1, keepdims=True) + 1e-300
     membership = beta2 / total
-    squared = _squared_distances(X, prototypes)
+    squared = squared_distances(X, prototypes)
     exponential = np.exp(-gamma * squared)
     support = alpha * exponential
     combination = combine_singleton_supports(support, membership=membership, n_classes=targets.shape[1])

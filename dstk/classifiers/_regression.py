@@ -3,19 +3,25 @@
 from __future__ import annotations
 
 import numbers
-import warnings
 from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
-from scipy import optimize
 from scipy.special import ndtr
 
-from .._estimator import BaseEstimator, check_is_fitted, check_sample_weight
-from .._validation import as_float_array, check_level, check_option, naming_argument
-from ..exceptions import ConvergenceWarning
+from .._estimator import BaseEstimator, check_is_fitted
+from .._validation import as_float_array, check_level, check_option
 from ..reasoning._grfn import INTERVAL_KINDS, GaussianRandomFuzzyNumber
-from ._base import require_sklearn, validate_features
+from ._base import (
+    kmeans_prototypes,
+    minimize_lbfgs,
+    normalized_sample_weights,
+    require_sklearn,
+    squared_distances,
+    unpack_parameters,
+    validate_features,
+    validate_target_column,
+)
 
 __all__ = ["EvidentialRegressor"]
 
@@ -179,30 +185,17 @@ class EvidentialRegressor(BaseEstimator):
             ``self``, fitted.
         """
         require_sklearn("EvidentialRegressor")
-        from sklearn.cluster import KMeans
-        from sklearn.utils.validation import column_or_1d
 
         self._check_params()
         features: np.ndarray = validate_features(self, X, reset=True)
-        if y is None:
-            raise ValueError(
-                "This estimator requires y to be passed, but the target y is None. Pass the targets."
-            )
-        with naming_argument("y"):
-            target: np.ndarray = column_or_1d(as_float_array(y, "y", finite=True), warn=True)
-        if target.shape[0] != features.shape[0]:
-            raise ValueError(
-                f"Inputs have inconsistent numbers of samples: `X` has {features.shape[0]}, `y` has {target.shape[0]}. "
-                "They must be equal."
-            )
+        target = as_float_array(
+            validate_target_column(y, features.shape[0], what="the targets"), "y", finite=True
+        )
         if features.shape[0] < 2:
             raise ValueError(
                 f"EvidentialRegressor needs at least 2 samples to fit; got n_samples = {features.shape[0]}."
             )
-        weights = check_sample_weight(sample_weight, features.shape[0])
-        if weights is None:
-            weights = np.ones(features.shape[0])
-        weights = weights / weights.sum()
+        weights = normalized_sample_weights(sample_weight, features.shape[0])
 
         self.feature_mean_ = weights @ features
         scale = np.sqrt(weights @ (features - self.feature_mean_) ** 2)
@@ -216,10 +209,7 @@ class EvidentialRegressor(BaseEstimator):
         active = weights > 0
         n_distinct = np.unique(Z[active], axis=0).shape[0]
         n_prototypes = int(min(self.n_prototypes, n_distinct))
-        kmeans = KMeans(n_clusters=n_prototypes, n_init=5, random_state=self.random_state)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            kmeans.fit(Z, sample_weight=weights)
+        kmeans = kmeans_prototypes(Z, n_prototypes, weights, n_init=5, random_state=self.random_state)
         centres = kmeans.cluster_centers_.copy()
         alpha = np.zeros(n_prototypes)
         sigma = np.ones(n_prototypes)
@@ -259,24 +249,11 @@ class EvidentialRegressor(BaseEstimator):
         def objective(theta):
             return _ennreg_loss(theta, shapes, Z, t, weights, settings)
 
-        from threadpoolctl import threadpool_limits
-
-        with threadpool_limits(limits=1, user_api="blas"), np.errstate(all="ignore"):
-            result = optimize.minimize(
-                objective,
-                theta0,
-                jac=True,
-                method="L-BFGS-B",
-                options={"maxiter": self.max_iter, "ftol": self.tol},
+        with np.errstate(all="ignore"):
+            result = minimize_lbfgs(
+                objective, theta0, max_iter=self.max_iter, tol=self.tol, name="EvidentialRegressor"
             )
-        if not result.success and result.nit >= self.max_iter:
-            warnings.warn(
-                f"EvidentialRegressor stopped after max_iter={self.max_iter} iterations before convergence; "
-                "increase `max_iter`.",
-                ConvergenceWarning,
-                stacklevel=2,
-            )
-        alpha, beta, sigma, eta, gamma, centres = _unpack(result.x, shapes)
+        alpha, beta, sigma, eta, gamma, centres = unpack_parameters(result.x, shapes)
         self.intercept_ = alpha
         self.coef_ = beta
         self.std_ = np.abs(sigma)
@@ -305,7 +282,7 @@ class EvidentialRegressor(BaseEstimator):
         self._check_fitted()
         X = validate_features(self, X, reset=False)
         Z = (X - self.feature_mean_) / self.feature_scale_
-        squared = _squared_distances(Z, self.prototypes_)
+        squared = squared_distances(Z, self.prototypes_)
         log_weight = -(self.gamma_**2) * squared + np.log(np.maximum(self.precision_, 1e-300))
         top = log_weight.max(axis=1, keepdims=True)
         share = np.exp(log_weight - top)
@@ -386,20 +363,6 @@ class _LossSettings:
         self.floor = floor
 
 
-def _squared_distances(X, prototypes):
-    squared = (X**2).sum(axis=1)[:, None] - 2.0 * X @ prototypes.T + (prototypes**2).sum(axis=1)[None, :]
-    return np.maximum(squared, 0.0)
-
-
-def _unpack(theta, shapes):
-    out, start = [], 0
-    for shape in shapes:
-        size = int(np.prod(shape))
-        out.append(theta[start : start + size].reshape(shape))
-        start += size
-    return out
-
-
 def _tilted(point, bound, mean, variance, precision, root):
     """``t = (z2 point - mu - h v bound) / sqrt(v z2)`` and its derivatives in ``(mu, v, h)``."""
     z2 = 1.0 + precision * variance
@@ -474,10 +437,10 @@ def _interval_bel_pl(lower, upper, mean, variance, precision):
 
 def _ennreg_loss(theta, shapes, Z, t, weights, settings):
     """The ENNreg criterion (Denoeux 2023b, Eq. (22)) and its gradient in every parameter."""
-    alpha, beta, sigma, eta, gamma, centres = _unpack(theta, shapes)
+    alpha, beta, sigma, eta, gamma, centres = unpack_parameters(theta, shapes)
     n_prototypes = alpha.size
     precision_k = eta**2
-    squared = _squared_distances(Z, centres)  # (n, K)
+    squared = squared_distances(Z, centres)  # (n, K)
     activation = np.exp(-(gamma**2) * squared)
     w = activation * precision_k  # a_k h_k
     h = w.sum(axis=1) + 1e-300

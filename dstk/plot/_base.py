@@ -115,3 +115,33 @@ def legend_below(ax, handles=None, labels=None, *, ncol=3, fontsize=8):
     ax.set_ylim(bottom, top + (top - bottom) * share / (1.0 - share))
     ax.set_yticks(ticks)
     return legend
+
+
+def draw_belief_band(
+    ax: Any,
+    x: ArrayLike,
+    lower: ArrayLike,
+    upper: ArrayLike,
+    *,
+    lower_label: str,
+    upper_label: str,
+    probability: ArrayLike | None = None,
+    probability_label: str | None = None,
+) -> None:
+    """Draw a plausibility curve (``upper``), an optional dotted probability curve, the belief curve
+    (``lower``), and shade the gap between them (the uncommitted mass), in that order."""
+    ax.plot(x, upper, color=PLAUSIBILITY_COLOR, label=upper_label)
+    if probability is not None:
+        ax.plot(x, probability, color=PIGNISTIC_COLOR, linestyle=":", label=probability_label)
+    ax.plot(x, lower, color=BELIEF_COLOR, label=lower_label)
+    ax.fill_between(x, lower, upper, color=IGNORANCE_COLOR, alpha=0.35, linewidth=0)
+
+
+def finish_unit_axes(ax: Any, *, xlabel: str, ylabel: str, title: str | None, ncol: int) -> None:
+    """Label the axes, show y on [0, 1] (with a small margin), set the title when one is given, add the legend."""
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.set_ylim(-0.02, 1.02)
+    if title:
+        ax.set_title(title)
+    legend_below(ax, ncol=ncol)

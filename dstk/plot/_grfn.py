@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ._base import BELIEF_COLOR, IGNORANCE_COLOR, PIGNISTIC_COLOR, PLAUSIBILITY_COLOR, get_axes, legend_below
+from ._base import PIGNISTIC_COLOR, PLAUSIBILITY_COLOR, draw_belief_band, finish_unit_axes, get_axes
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -107,11 +107,7 @@ def plot_grfn_contour(
             linestyle=":",
             label="density of the mode (scaled)",
         )
-    ax.set_xlabel("x")
-    ax.set_ylabel("pl(x)")
-    ax.set_ylim(-0.02, 1.02)
-    ax.set_title(label if label is not None else _describe(number))
-    legend_below(ax, ncol=2)
+    finish_unit_axes(ax, xlabel="x", ylabel="pl(x)", title=_title(number, label), ncol=2)
     return ax
 
 
@@ -171,20 +167,17 @@ def plot_grfn_intervals(
     mean = float(number.mean)
     belief, plausibility = number.bel(mean - r, mean + r), number.pl(mean - r, mean + r)
     ax = get_axes(ax)
-    ax.plot(r, plausibility, color=PLAUSIBILITY_COLOR, label="Pl([mu - r, mu + r])")
-    std = float(number.std)
-    from scipy.special import ndtr
-
-    with np.errstate(divide="ignore", invalid="ignore"):
-        probability = 2.0 * ndtr(r / std) - 1.0 if std > 0 else (r >= 0).astype(float)
-    ax.plot(r, probability, color=PIGNISTIC_COLOR, linestyle=":", label="P(|M - mu| <= r)")
-    ax.plot(r, belief, color=BELIEF_COLOR, label="Bel([mu - r, mu + r])")
-    ax.fill_between(r, belief, plausibility, color=IGNORANCE_COLOR, alpha=0.35, linewidth=0)
-    ax.set_xlabel("half-width r")
-    ax.set_ylabel("Bel, Pl")
-    ax.set_ylim(-0.02, 1.02)
-    ax.set_title(label if label is not None else _describe(number))
-    legend_below(ax, ncol=3)
+    draw_belief_band(
+        ax,
+        r,
+        belief,
+        plausibility,
+        lower_label="Bel([mu - r, mu + r])",
+        upper_label="Pl([mu - r, mu + r])",
+        probability=2.0 * _normal_cdf(r, float(number.std)) - 1.0,
+        probability_label="P(|M - mu| <= r)",
+    )
+    finish_unit_axes(ax, xlabel="half-width r", ylabel="Bel, Pl", title=_title(number, label), ncol=3)
     return ax
 
 
@@ -230,22 +223,33 @@ def plot_grfn_cumulative(
     x = _grid(grid, np.linspace(*_span(number), 401))
     belief, plausibility = number.cumulative(x)
     ax = get_axes(ax)
-    ax.plot(x, plausibility, color=PLAUSIBILITY_COLOR, label="Pl((-inf, x])")
-    std = float(number.std)
-    from scipy.special import ndtr
-
-    with np.errstate(divide="ignore", invalid="ignore"):
-        normal = ndtr((x - float(number.mean)) / std) if std > 0 else (x >= float(number.mean)).astype(float)
-    ax.plot(x, normal, color=PIGNISTIC_COLOR, linestyle=":", label="P(M <= x)")
-    ax.plot(x, belief, color=BELIEF_COLOR, label="Bel((-inf, x])")
-    ax.fill_between(x, belief, plausibility, color=IGNORANCE_COLOR, alpha=0.35, linewidth=0)
-    ax.set_xlabel("x")
-    ax.set_ylabel("Bel((-inf, x]), Pl((-inf, x])")
-    ax.set_ylim(-0.02, 1.02)
-    ax.set_title(label if label is not None else _describe(number))
-    legend_below(ax, ncol=3)
+    draw_belief_band(
+        ax,
+        x,
+        belief,
+        plausibility,
+        lower_label="Bel((-inf, x])",
+        upper_label="Pl((-inf, x])",
+        probability=_normal_cdf(x - float(number.mean), float(number.std)),
+        probability_label="P(M <= x)",
+    )
+    finish_unit_axes(
+        ax, xlabel="x", ylabel="Bel((-inf, x]), Pl((-inf, x])", title=_title(number, label), ncol=3
+    )
     return ax
 
 
-def _describe(number: Any) -> str:
+def _normal_cdf(offset: np.ndarray, std: float) -> np.ndarray:
+    """``P(M - mu <= offset)`` for the mode ``M ~ N(mu, std^2)`` (a step at 0 when ``std`` is 0)."""
+    from scipy.special import ndtr
+
+    if std > 0:
+        return ndtr(offset / std)
+    return (offset >= 0).astype(float)
+
+
+def _title(number: Any, label: str | None) -> str:
+    """``label``, or the number's parameters when it is None."""
+    if label is not None:
+        return label
     return f"GRFN(mu = {float(number.mean):.3g}, sigma = {float(number.std):.3g}, h = {float(number.precision):.3g})"

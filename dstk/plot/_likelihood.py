@@ -8,12 +8,12 @@ import numpy as np
 
 from ..evidence._predictive import _vectorised
 from ._base import (
-    BELIEF_COLOR,
     IGNORANCE_COLOR,
     NEGATIVE_COLOR,
-    PLAUSIBILITY_COLOR,
     POSITIVE_COLOR,
     check_unit_interval,
+    draw_belief_band,
+    finish_unit_axes,
     get_axes,
     legend_below,
 )
@@ -97,17 +97,10 @@ def plot_cumulative_belief(
     upper = np.asarray(likelihood.pl(0.0, t), dtype=np.float64)
     lower = np.asarray(likelihood.bel(0.0, t), dtype=np.float64)
     ax = get_axes(ax)
-    ax.plot(t, upper, color=PLAUSIBILITY_COLOR, label="Pl([0, t])")
-    ax.plot(t, lower, color=BELIEF_COLOR, label="Bel([0, t])")
-    ax.fill_between(t, lower, upper, color=IGNORANCE_COLOR, alpha=0.35, linewidth=0)
-    ax.set_xlabel("t")
-    ax.set_ylabel("Bel([0, t]), Pl([0, t])")
-    ax.set_ylim(-0.02, 1.02)
+    draw_belief_band(ax, t, lower, upper, lower_label="Bel([0, t])", upper_label="Pl([0, t])")
     if label is None and hasattr(likelihood, "k") and hasattr(likelihood, "n"):
         label = f"k = {likelihood.k:g}, n = {likelihood.n:g}"
-    if label:
-        ax.set_title(label)
-    legend_below(ax, ncol=2)
+    finish_unit_axes(ax, xlabel="t", ylabel="Bel([0, t]), Pl([0, t])", title=label, ncol=2)
     return ax
 
 
