@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -17,6 +18,7 @@ from dstk.core._combination import (
 
 from .._estimator import MassClassifierMixin
 from .._validation import check_option
+from ..exceptions import DogmaticError, TotalConflictError
 
 if TYPE_CHECKING:
     from dstk.core._mass import MassFunction
@@ -109,7 +111,40 @@ def combine_classifiers(
     masses = _classifier_masses(classifiers, X, inputs)
     if len(masses) == 1:
         return masses[0]
-    return combine(masses, rule=rule, normalize=normalize, on_conflict=on_conflict)
+    with _advice_for_classifiers(rule):
+        return combine(masses, rule=rule, normalize=normalize, on_conflict=on_conflict)
+
+
+@contextlib.contextmanager
+def _advice_for_classifiers(rule):
+    """Errors of the rules on classifiers' outputs, re-raised with what to use instead."""
+    try:
+        yield
+    except TotalConflictError as error:
+        advice = TotalConflictError(
+            f"{error} Bayesian classifier outputs (calibrators with model='bayes') rule classes out "
+            "whenever a probability is 0; EvidentialFusionClassifier learns a discount rate of at least "
+            "0.01 for each classifier and class, so that no classifier alone rules a class out."
+        )
+        advice.indices = error.indices
+        raise advice from error
+    except DogmaticError as error:
+        if rule == "bold":
+            message = (
+                "The bold rule combines subnormal mass functions (m(empty) > 0, Denoeux 2008), and "
+                "calibrated classifier outputs give no mass to the empty set. Use rule='cautious', its "
+                "counterpart for normal mass functions of classifiers that share data, or 'dempster' for "
+                "classifiers trained on distinct data."
+            )
+        else:
+            message = (
+                "The cautious rule needs non-dogmatic mass functions (m(frame) > 0), and a Bayesian "
+                "classifier output (e.g. a calibrator with model='bayes') has m(frame) = 0. Use "
+                "calibrators with model='likelihood' (their outputs keep mass on the frame), or "
+                "EvidentialFusionClassifier(..., rule='cautious'), which discounts every classifier "
+                "by at least 1e-6."
+            )
+        raise DogmaticError(message) from error
 
 
 def _classifier_masses(classifiers, X, inputs):
@@ -268,7 +303,8 @@ class EvidentialCombination(MassClassifierMixin):
         masses = _classifier_masses(self.classifiers, X, None)
         if len(masses) == 1:
             return np.zeros(masses[0].batch_shape)
-        _, conflict = combine_with_conflict(
-            masses, rule=self.rule, normalize=self.normalize, on_conflict=self.on_conflict
-        )
+        with _advice_for_classifiers(self.rule):
+            _, conflict = combine_with_conflict(
+                masses, rule=self.rule, normalize=self.normalize, on_conflict=self.on_conflict
+            )
         return np.asarray(conflict)

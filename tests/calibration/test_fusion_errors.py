@@ -1,0 +1,81 @@
+"""Errors users hit when combining classifiers: each either has a per-sample policy or says what to use."""
+
+import numpy as np
+import pytest
+from sklearn.datasets import load_breast_cancer
+from sklearn.frozen import FrozenEstimator
+from sklearn.tree import DecisionTreeClassifier
+
+from dstk.calibration import (
+    BinningCalibrator,
+    EvidentialCombination,
+    EvidentialFusionClassifier,
+    combine_classifiers,
+)
+from dstk.exceptions import DogmaticError, TotalConflictError
+
+SCORES = np.array([-2.0, -1.0, 1.0, 2.0])
+LABELS = np.array([0, 0, 1, 1])
+
+
+def bayesian_calibrators():
+    """Two calibrators with Bayesian outputs of probabilities 0 and 1 that contradict each other."""
+    sure = BinningCalibrator(bins=[-3, 0, 3], model="bayes").fit(SCORES, LABELS)
+    flipped = BinningCalibrator(bins=[-3, 0, 3], model="bayes").fit(SCORES, 1 - LABELS)
+    return sure, flipped
+
+
+def test_dempster_on_bayesian_outputs_names_the_samples_and_the_alternatives():
+    sure, flipped = bayesian_calibrators()
+    with pytest.raises(
+        TotalConflictError, match=r"on_conflict='vacuous'.*EvidentialFusionClassifier"
+    ) as caught:
+        combine_classifiers([sure, flipped], [-1.5, 1.5])
+    assert list(caught.value.indices) == [0, 1]
+
+
+def test_cautious_on_bayesian_outputs_says_what_to_use():
+    sure, _ = bayesian_calibrators()
+    with pytest.raises(DogmaticError, match=r"model='likelihood'.*EvidentialFusionClassifier"):
+        combine_classifiers([sure, sure], [-1.5, 1.5], rule="cautious")
+    with pytest.raises(DogmaticError, match="model='likelihood'"):
+        EvidentialCombination([sure, sure], rule="cautious").predict_conflict([1.5])
+
+
+def test_bold_on_calibrated_outputs_says_what_to_use():
+    sure, _ = bayesian_calibrators()
+    likelihood = BinningCalibrator(bins=[-3, 0, 3], model="likelihood").fit(SCORES, LABELS)
+    for calibrator in (sure, likelihood):  # normal outputs, Bayesian or not
+        with pytest.raises(DogmaticError, match=r"subnormal.*rule='cautious'"):
+            combine_classifiers([calibrator, calibrator], [1.5], rule="bold")
+    with pytest.raises(ValueError, match=r"subnormal.*rule='cautious'"):
+        EvidentialFusionClassifier([("a", DecisionTreeClassifier())], rule="bold").fit(
+            SCORES[:, None], LABELS
+        )
+
+
+@pytest.mark.parametrize("rule", ["dempster", "cautious"])
+def test_fusion_of_dogmatic_contradicting_classifiers_predicts_every_sample(rule):
+    """Fully grown trees output probabilities 0 and 1: Dempster's rule and the cautious rule on them
+    raise in :func:`combine`; the fusion's learned discounting (rates >= 0.01, and >= 1e-6 for the
+    cautious rule) gives every sample a finite prediction."""
+    X, y = load_breast_cancer(return_X_y=True)
+    rng = np.random.default_rng(0)
+    # two trees trained elsewhere, on disjoint halves, one of them on shuffled labels: they contradict
+    half = X.shape[0] // 2
+    good = DecisionTreeClassifier(random_state=0).fit(X[:half], y[:half])
+    bad = DecisionTreeClassifier(random_state=0).fit(X[:half], rng.permutation(y[:half]))
+    test = X[half:]
+    q_good, q_bad = good.predict_proba(test), bad.predict_proba(test)
+    assert set(np.unique(q_good)) <= {0.0, 1.0} and (q_good * q_bad).sum(axis=1).min() == 0.0
+    model = EvidentialFusionClassifier(
+        [("good", FrozenEstimator(good)), ("bad", FrozenEstimator(bad))], rule=rule, cv=3
+    ).fit(test, y[half:])
+    probabilities = model.predict_proba(test)
+    assert np.isfinite(probabilities).all()
+    np.testing.assert_allclose(probabilities.sum(axis=1), 1.0)
+    mass = model.predict_mass(test)
+    assert np.isfinite(mass.to_array()).all()
+    # the shuffled-label tree is learned to be unreliable: the fusion follows the good tree
+    assert model.rates_[1].min() > model.rates_[0].max()
+    assert model.score(test, y[half:]) >= (good.predict(test) == y[half:]).mean() - 0.01
