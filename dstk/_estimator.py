@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from ._validation import naming_argument
-from .exceptions import InvalidMassError, NotFittedError
+from .exceptions import InvalidMassError, InvalidStateError, NotFittedError
 
 __all__ = [
     "BaseEstimator",
@@ -30,6 +30,7 @@ __all__ = [
     "MassClassifierMixin",
     "MetaEstimatorMixin",
     "check_is_fitted",
+    "check_loaded_state",
     "check_meta_X",
     "check_sample_weight",
     "n_samples_of",
@@ -158,6 +159,23 @@ class BaseEstimator(*((_ScikitLearnBase,) if INHERITS_SCIKIT_LEARN else (_OwnPar
     def __sklearn_is_fitted__(self) -> bool:
         """Whether :meth:`fit` has run (any public attribute ending in ``_``)."""
         return any(k.endswith("_") and not k.startswith("_") for k in vars(self))
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        """Restore a pickled or skops-loaded estimator, checking the fitted arrays it rebuilds.
+
+        pickle and skops rebuild the fitted state without running ``fit``;
+        :func:`check_loaded_state` refuses states that no fit produces (NaN
+        in a fitted array, masses or probabilities that do not sum to one,
+        negative counts or scales, unsorted edges), so that a tampered or
+        corrupted file raises :class:`~dstk.exceptions.InvalidStateError`
+        at load instead of predicting nonsense.
+        """
+        parent = getattr(super(), "__setstate__", None)
+        if parent is not None:
+            parent(state)
+        else:  # pragma: no cover - scikit-learn's base defines it
+            self.__dict__.update(state)
+        check_loaded_state(self)
 
 
 class MetaEstimatorMixin:
@@ -741,3 +759,69 @@ def clone_estimator(estimator: Any) -> Any:
         except Exception:  # sklearn missing or a non-sklearn estimator
             return type(estimator)(**estimator.get_params(deep=False))
     return copy.deepcopy(estimator)
+
+
+#: Fitted arrays that hold mass functions (rows over subsets) or probability distributions (rows over
+#: classes): non-negative, each row summing to one.
+_DISTRIBUTION_STATE = ("mass_table_", "membership_", "class_prior_")
+
+#: Fitted arrays of counts, weights or scales: non-negative.
+_NON_NEGATIVE_STATE = (
+    "bin_counts_",
+    "block_counts_",
+    "category_counts_",
+    "gamma_",
+    "stds_",
+    "std_",
+    "precision_",
+    "task_sizes_",
+    "alpha_",
+)
+
+#: Fitted arrays of sorted edges or scores (along their first axis): non-decreasing.
+_SORTED_STATE = (
+    "edges_",
+    "_inner_edges",
+    "inner_edges_",
+    "thresholds_",
+    "unique_scores_",
+    "knots_",
+    "block_scores_",
+    "_step_edges",
+    "_linear_x",
+)
+
+
+def check_loaded_state(estimator: Any, tolerance: float = 1e-9) -> None:
+    """Raise :class:`~dstk.exceptions.InvalidStateError` if a loaded estimator's fitted arrays are impossible.
+
+    Checks every float array attribute of ``estimator`` (one pass each): no
+    NaN; the rows of mass tables and probability distributions non-negative
+    and summing to one (within ``tolerance``, ``dstk.core.MASS_TOLERANCE``); counts, weights and
+    scales non-negative; edges and thresholds sorted.  Nested estimators are
+    checked by their own ``__setstate__``, MassFunction attributes by theirs.
+    """
+    name = type(estimator).__name__
+    for attribute, value in vars(estimator).items():
+        if not isinstance(value, np.ndarray) or value.dtype.kind != "f":
+            continue
+        problem = None
+        if np.isnan(value).any():
+            problem = "holds NaN"
+        elif attribute in _DISTRIBUTION_STATE and value.size:
+            rows = value.reshape(-1, value.shape[-1])
+            if not np.all(np.isfinite(rows)) or rows.min() < -tolerance:
+                problem = "has negative or infinite entries where masses or probabilities belong"
+            elif np.abs(rows.sum(axis=1) - 1.0).max() > tolerance * max(1, rows.shape[1]):
+                problem = "has rows that do not sum to one (masses or probabilities)"
+        elif attribute in _NON_NEGATIVE_STATE and value.size and value.min() < 0:
+            problem = "has negative entries where counts, weights or scales belong"
+        elif attribute in _SORTED_STATE and value.shape and value.shape[0] > 1:
+            first = value if value.ndim == 1 else value[:, 0]
+            if np.any(np.diff(first) < 0):
+                problem = "is not sorted (edges, thresholds or scores)"
+        if problem is not None:
+            raise InvalidStateError(
+                f"The loaded {name} is not a fitted state: its `{attribute}` {problem}. The file was "
+                "modified or corrupted after saving; fit the estimator again or load a file you trust."
+            )

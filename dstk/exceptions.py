@@ -14,6 +14,7 @@ __all__ = [
     "FrameTooLargeError",
     "TotalConflictError",
     "DogmaticError",
+    "InvalidStateError",
     "NotFittedError",
     "ConvergenceWarning",
     "ConflictWarning",
@@ -60,6 +61,10 @@ class TotalConflictError(DstkError, ValueError):
     """
 
     indices: object = None
+
+
+class InvalidStateError(DstkError, ValueError):
+    """A loaded (unpickled) estimator whose fitted state no fit produces, e.g. a tampered file."""
 
 
 class DogmaticError(DstkError, ValueError):

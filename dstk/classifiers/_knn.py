@@ -9,6 +9,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy import optimize
 
+from .._estimator import check_loaded_state
 from .._validation import check_random_state
 from ..core._dense import check_dense_size, m_to, to_m
 from ..core._frame import Frame
@@ -400,6 +401,7 @@ class EvidentialKNNClassifier(EvidentialClassifierBase):
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
+        check_loaded_state(self)
         if "nearest_neighbors_" in state and state["nearest_neighbors_"] is None:
             from sklearn.neighbors import NearestNeighbors
 
