@@ -9,7 +9,14 @@ import numpy as np
 
 from ..core import MassFunction
 from ..exceptions import DataTypeError, FrameMismatchError
-from ._valuation import Valuation, Variable, _check_variables, _conjunctive, union_of_variables
+from ._valuation import (
+    Valuation,
+    Variable,
+    _check_size,
+    _check_variables,
+    _conjunctive,
+    union_of_variables,
+)
 
 __all__ = ["ValuationNetwork", "conditional_embedding", "generalized_bayes"]
 
@@ -291,6 +298,140 @@ class ValuationNetwork:
         joint = _combine_all(pool)
         out = joint.marginalize(variables)
         return out.normalize(on_conflict=on_conflict) if normalize else out
+
+    def marginals(
+        self,
+        variables: Sequence[Variable] | Variable | None = None,
+        *,
+        elimination_order: Sequence[Variable] | None = None,
+        normalize: bool = True,
+        on_conflict: str = "raise",
+    ) -> dict[str, Valuation]:
+        """The marginal on each of ``variables`` in one pass over a join tree.
+
+        Shafer-Shenoy propagation (Shafer & Shenoy 1990; Kohlas & Shenoy
+        2000): the join tree is made of the cliques of an
+        elimination order of all the variables; every valuation is assigned
+        to a clique holding its variables; messages (combination of a
+        clique's valuations with the messages from its other neighbours,
+        marginalised on the separator) go once towards the root and once
+        back, after which every clique holds the marginal of the joint
+        combination on its variables.  The cost is about twice that of one
+        :meth:`marginal`, for all the variables at once.
+
+        Parameters
+        ----------
+        variables : Variable or sequence of Variable, optional
+            The variables whose marginals are wanted; all the network's by default.
+        elimination_order : sequence of Variable, optional
+            An order of all the variables of the network, from which the join
+            tree is built; min-fill by default.
+        normalize, on_conflict
+            As in :meth:`marginal`.
+
+        Returns
+        -------
+        dict of str -> Valuation
+            The marginal on each variable, keyed by the variable's name, in the order given.
+
+        Raises
+        ------
+        FrameTooLargeError
+            Before any computation, if a clique of the join tree has more
+            configurations than the memory cap allows; and before a
+            combination would need more memory than the cap.
+
+        Examples
+        --------
+        >>> from dstk.reasoning import Variable, Valuation, ValuationNetwork
+        >>> a, b, c = (Variable(name, [0, 1]) for name in "abc")
+        >>> same = [(0, 0), (1, 1)]
+        >>> net = ValuationNetwork([Valuation.relation([a, b], same, mass=0.8),
+        ...                         Valuation.relation([b, c], same, mass=0.8),
+        ...                         Valuation.relation([a], [(1,)], mass=0.5)])
+        >>> {name: round(m.bel({(1,)}), 3) for name, m in net.marginals().items()}
+        {'a': 0.5, 'b': 0.4, 'c': 0.32}
+        """
+        by_name = {v.name: v for v in self.variables}
+        wanted = self.variables if variables is None else _check_variables(variables)
+        for v in wanted:
+            if by_name.get(v.name) != v:
+                raise FrameMismatchError(f"`variables`: {v!r} is not a variable of the network.")
+        domains = [frozenset(v.name for v in val.variables) for val in self.valuations]
+        if elimination_order is None:
+            order = _min_fill_order(domains, set(by_name))
+        else:
+            given = _check_variables(elimination_order, "elimination_order")
+            if {v.name for v in given} != set(by_name) or any(by_name[v.name] != v for v in given):
+                raise ValueError(
+                    "`elimination_order` must list every variable of the network once: "
+                    f"{sorted(by_name)}; got {[v.name for v in given]}."
+                )
+            order = [v.name for v in given]
+        pos = {name: i for i, name in enumerate(order)}
+        cliques, parents = _join_tree(domains, order)
+        clique_vars = [tuple(by_name[n] for n in sorted(c, key=pos.__getitem__)) for c in cliques]
+        for cv in clique_vars:
+            _check_size([len(v) for v in cv], 1, f"The join-tree clique {[v.name for v in cv]}")
+        n = len(order)
+        assigned: list[list[Valuation]] = [[] for _ in range(n)]
+        for val, d in zip(self.valuations, domains, strict=True):
+            assigned[min((pos[u] for u in d), default=n - 1)].append(val)
+        children: list[list[int]] = [[] for _ in range(n)]
+        for i, p in enumerate(parents):
+            if p >= 0:
+                children[p].append(i)
+
+        def separator(i: int) -> tuple[Variable, ...]:
+            return tuple(v for v in clique_vars[i] if v.name != order[i])
+
+        def gather(i: int, incoming: list[Valuation]) -> Valuation:
+            return _combine_all([Valuation.vacuous(clique_vars[i]), *assigned[i], *incoming])
+
+        # parents come after their children in the order: collect upwards, distribute downwards
+        up: dict[int, Valuation] = {}
+        for i in range(n - 1):
+            up[i] = gather(i, [up[c] for c in children[i]]).marginalize(separator(i))
+        down: dict[int, Valuation] = {}
+        for p in range(n - 1, -1, -1):
+            for i in children[p]:
+                incoming = [up[c] for c in children[p] if c != i] + ([down[p]] if p in down else [])
+                down[i] = gather(p, incoming).marginalize(separator(i))
+        out: dict[str, Valuation] = {}
+        for v in wanted:
+            i = pos[v.name]
+            incoming = [up[c] for c in children[i]] + ([down[i]] if i in down else [])
+            m = gather(i, incoming).marginalize([v])
+            out[v.name] = m.normalize(on_conflict=on_conflict) if normalize else m
+        return out
+
+
+def _join_tree(domains: list[frozenset[str]], order: list[str]) -> tuple[list[frozenset[str]], list[int]]:
+    """The elimination cliques of ``order`` and the parent of each (Shafer & Shenoy 1990).
+
+    Clique ``i`` is the variable ``order[i]`` with its neighbours when it is
+    eliminated; its parent is the clique of the first variable eliminated
+    after it among those neighbours (separator: the clique minus
+    ``order[i]``).  Cliques without such a neighbour (one per connected
+    component) hang on the last clique with an empty separator, so that the
+    tree is connected; the last clique is the root (parent -1).
+    """
+    adj: dict[str, set[str]] = {v: set() for v in order}
+    for d in domains:
+        for v in d:
+            adj[v].update(d - {v})
+    pos = {v: i for i, v in enumerate(order)}
+    cliques, parents = [], []
+    for v in order:
+        nb = adj.pop(v)
+        for a in nb:
+            adj[a].discard(v)
+            adj[a].update(nb - {a})
+        cliques.append(frozenset(nb | {v}))
+        parents.append(min(pos[u] for u in nb) if nb else len(order) - 1)
+    if parents:
+        parents[-1] = -1
+    return cliques, parents
 
 
 def _combine_all(vals: list[Valuation]) -> Valuation:

@@ -419,3 +419,80 @@ def test_generalized_bayes_matches_pyds_and_smets_theorem_2(n_x, n_y, normalize,
             assert got.pl(cfg) == pytest.approx((1 - math.prod(1 - pl[u] for u in a)) / k, abs=1e-12)
             q = sum(m for s, m in got.focal_sets() if cfg <= s)
             assert q == pytest.approx(math.prod(pl[u] for u in a) / k, abs=1e-12)
+
+
+# --------------------------------------------------------------------- all marginals in one pass
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(valuations(), min_size=1, max_size=5), st.booleans(), st.data())
+def test_marginals_in_one_pass_equal_brute_force_and_marginal(vals, normalize, data):
+    net = ValuationNetwork(vals)
+    union = list(net.variables)
+    joint = None
+    for v in vals:
+        e = bf_extend(as_dict(v), list(v.variables), union)
+        joint = e if joint is None else bf_conjunctive(joint, e)
+    total_conflict = abs(joint.get(frozenset(), 0.0) - 1.0) < 1e-12
+    order = data.draw(st.permutations(union))
+    if normalize and total_conflict:
+        with pytest.raises(TotalConflictError):
+            net.marginals(elimination_order=order)
+        return
+    for elimination_order in (None, order):
+        got = net.marginals(elimination_order=elimination_order, normalize=normalize)
+        assert list(got) == [v.name for v in union]
+        for v in union:
+            ref = bf_project(joint, union, [v])
+            assert_same(as_dict(got[v.name]), bf_normalize(ref) if normalize else ref)
+            assert_same(as_dict(got[v.name]), as_dict(net.marginal([v], normalize=normalize)))
+
+
+def test_marginals_of_disconnected_parts_carry_the_other_parts_conflict():
+    """Unnormalised: the conflict of one part reaches the marginals of another (empty separators)."""
+    a, b, c = (Variable(n, [0, 1]) for n in "abc")
+    vals = [
+        Valuation.relation([a], [(0,)], mass=0.6),
+        Valuation.relation([a], [(1,)], mass=0.5),  # conflict 0.3 on a
+        Valuation.relation([b, c], [(0, 0), (1, 1)], mass=0.8),
+        Valuation.relation([c], [(1,)], mass=0.4),
+    ]
+    net = ValuationNetwork(vals)
+    got = net.marginals([c, b], normalize=False)
+    assert list(got) == ["c", "b"]
+    assert sum(m for s, m in got["b"].focal_sets() if not s) == pytest.approx(0.3)
+    assert_same(as_dict(got["b"]), as_dict(net.marginal([b], normalize=False)))
+    empty = sum(m for s, m in got["c"].focal_sets() if not s)
+    assert empty == pytest.approx(0.3)
+    assert net.marginals([b])["b"].bel({(1,)}) == pytest.approx(0.8 * 0.4)
+
+
+def test_marginals_batched():
+    a, b = Variable("a", [0, 1]), Variable("b", [0, 1])
+    rel = Valuation.relation([a, b], [(0, 0), (1, 1)], mass=[0.2, 0.5, 0.9])
+    ev = Valuation.relation([a], [(1,)], mass=[[0.5], [0.25]])
+    net = ValuationNetwork([rel, ev])
+    got = net.marginals()
+    assert got["b"].batch_shape == (2, 3)
+    np.testing.assert_allclose(got["b"].bel({(1,)}), np.outer([0.5, 0.25], [0.2, 0.5, 0.9]))
+    np.testing.assert_allclose(got["a"].bel({(1,)}), net.marginal([a]).bel({(1,)}))
+
+
+def test_marginals_refuse_a_clique_above_the_memory_cap_before_computing():
+    vs = [Variable(f"v{i}", list(range(10))) for i in range(10)]
+    # a relation on every pair of 10 variables with 10 labels: the first clique of any order holds all
+    # ten variables, 10**10 configurations
+    vals = [Valuation.relation([u, v], [(0, 0)], mass=0.5) for u, v in itertools.combinations(vs, 2)]
+    with pytest.raises(FrameTooLargeError, match="join-tree clique"):
+        ValuationNetwork(vals).marginals()
+
+
+def test_marginals_bad_arguments():
+    a, b = Variable("a", [0, 1]), Variable("b", [0, 1])
+    net = ValuationNetwork([Valuation.relation([a, b], [(0, 0)], mass=0.5)])
+    with pytest.raises(FrameMismatchError, match="variables"):
+        net.marginals([Variable("z", [0, 1])])
+    with pytest.raises(ValueError, match="elimination_order"):
+        net.marginals(elimination_order=[a])
+    with pytest.raises(dstk.exceptions.DataTypeError, match="variables"):
+        net.marginals(["a"])
