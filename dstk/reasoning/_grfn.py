@@ -201,6 +201,10 @@ class GaussianRandomFuzzyNumber:
             numerator = np.where(np.isinf(point), point, z2 * point - self.mean - self.precision * v * bound)
         return _normal_cdf(numerator, np.sqrt(v * z2), strict=strict)
 
+    def _weighted_by_contour(self, bound: np.ndarray, probability: np.ndarray) -> np.ndarray:
+        """``pl(bound) * probability`` at finite bounds, 0 at infinite ones (the tilted terms of Bel and Pl)."""
+        return np.where(np.isfinite(bound), self._contour(bound) * probability, 0.0)
+
     def _inside(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         """``P(a <= M <= b)``."""
         return _normal_cdf(b - self.mean, self.std) - _normal_cdf(a - self.mean, self.std, strict=True)
@@ -231,8 +235,8 @@ class GaussianRandomFuzzyNumber:
         """
         a, b = self._bounds(lower, upper)
         with np.errstate(invalid="ignore"):
-            below = np.where(np.isinf(a), 0.0, self._contour(a) * self._tilted_cdf(a, a, strict=True))
-            above = np.where(np.isinf(b), 0.0, self._contour(b) * (1.0 - self._tilted_cdf(b, b)))
+            below = self._weighted_by_contour(a, self._tilted_cdf(a, a, strict=True))
+            above = self._weighted_by_contour(b, 1.0 - self._tilted_cdf(b, b))
         return np.clip(self._inside(a, b) + below + above, 0.0, 1.0)
 
     def bel(self, lower: ArrayLike, upper: ArrayLike) -> np.ndarray:
@@ -241,7 +245,7 @@ class GaussianRandomFuzzyNumber:
         Parameters
         ----------
         lower, upper : array_like of float
-            Interval ends, ``lower <= upper`` (infinite ends allowed); broadcast against :attr:`shape`.
+            As in :meth:`pl`.
 
         Returns
         -------
@@ -266,8 +270,8 @@ class GaussianRandomFuzzyNumber:
             middle = np.where(~finite_a & ~finite_b, 0.0, middle)
             low = self._tilted_cdf(middle, a) - self._tilted_cdf(a, a, strict=True)
             high = self._tilted_cdf(b, b) - self._tilted_cdf(middle, b)
-            low_term = np.where(finite_a, self._contour(a) * np.maximum(low, 0.0), 0.0)
-            high_term = np.where(finite_b, self._contour(b) * np.maximum(high, 0.0), 0.0)
+            low_term = self._weighted_by_contour(a, np.maximum(low, 0.0))
+            high_term = self._weighted_by_contour(b, np.maximum(high, 0.0))
         return np.clip(self._inside(a, b) - low_term - high_term, 0.0, 1.0)
 
     def cumulative(self, x: ArrayLike) -> tuple[np.ndarray, np.ndarray]:

@@ -11,7 +11,7 @@ focal sets (Shafer 1976, ch. 3; Kohlas & Shenoy 2000, sec. 3).
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import numpy as np
@@ -589,10 +589,9 @@ class Valuation:
         float or ndarray
             An array of the batch shape when batched.
         """
-        mask = self.configurations_mask(configurations).reshape(-1)
-        flat = self._focal.reshape(self.n_focal, -1)
-        inside = ~np.any(flat & ~mask, axis=1) & flat.any(axis=1)
-        return _scalar(self._mass[..., inside].sum(axis=-1))
+        return self._mass_of(
+            configurations, lambda focal, event: focal.any(axis=1) & ~(focal & ~event).any(axis=1)
+        )
 
     def pl(self, configurations: Iterable[Any]) -> float | np.ndarray:
         """Plausibility of a set of configurations (the mass of the focal sets meeting it).
@@ -600,16 +599,22 @@ class Valuation:
         Parameters
         ----------
         configurations : iterable of tuples
-            Configurations in the order of the variables.
+            As in :meth:`bel`.
 
         Returns
         -------
         float or ndarray
-            An array of the batch shape when batched.
+            As in :meth:`bel`.
         """
-        mask = self.configurations_mask(configurations).reshape(-1)
-        hit = np.any(self._focal.reshape(self.n_focal, -1) & mask, axis=1)
-        return _scalar(self._mass[..., hit].sum(axis=-1))
+        return self._mass_of(configurations, lambda focal, event: (focal & event).any(axis=1))
+
+    def _mass_of(
+        self, configurations: Iterable[Any], selects: Callable[[np.ndarray, np.ndarray], np.ndarray]
+    ) -> float | np.ndarray:
+        """The mass of the focal sets that ``selects(focal, event)`` picks (flat boolean arrays)."""
+        event = self.configurations_mask(configurations).reshape(-1)
+        picked = selects(self._focal.reshape(self.n_focal, -1), event)
+        return _scalar(self._mass[..., picked].sum(axis=-1))
 
     def pignistic(self, configurations: Iterable[Any]) -> float | np.ndarray:
         """Pignistic probability of a set of configurations (Smets & Kennes 1994, eq. 3.1).
@@ -617,12 +622,12 @@ class Valuation:
         Parameters
         ----------
         configurations : iterable of tuples
-            Configurations in the order of the variables.
+            As in :meth:`bel`.
 
         Returns
         -------
         float or ndarray
-            An array of the batch shape when batched.
+            As in :meth:`bel`.
         """
         mask = self.configurations_mask(configurations).reshape(-1)
         flat = self._focal.reshape(self.n_focal, -1)

@@ -62,6 +62,15 @@ def bf_normalize(f):
     return {s: m / (1 - k) for s, m in f.items() if s}
 
 
+def bf_joint(vals, union):
+    """Conjunctive combination of the cylinders of every valuation on ``union``."""
+    joint = None
+    for v in vals:
+        e = bf_extend(as_dict(v), list(v.variables), union)
+        joint = e if joint is None else bf_conjunctive(joint, e)
+    return joint
+
+
 def as_dict(val):
     out: dict = {}
     for s, m in val.focal_sets():
@@ -101,10 +110,7 @@ def valuations(draw, pool=VARS, max_vars=3):
 def test_propagation_equals_brute_force_joint(vals, data):
     net = ValuationNetwork(vals)
     union = list(net.variables)
-    joint = None
-    for v in vals:
-        e = bf_extend(as_dict(v), list(v.variables), union)
-        joint = e if joint is None else bf_conjunctive(joint, e)
+    joint = bf_joint(vals, union)
     k = data.draw(st.integers(1, len(union)))
     query = data.draw(st.permutations(union))[:k]
     ref = bf_project(joint, union, query)
@@ -285,10 +291,7 @@ def test_captains_problem_propagation_equals_brute_force_joint():
     vals = captain_valuations()
     net = ValuationNetwork(vals)
     union = list(net.variables)
-    joint = None
-    for v in vals:
-        e = bf_extend(as_dict(v), list(v.variables), union)
-        joint = e if joint is None else bf_conjunctive(joint, e)
+    joint = bf_joint(vals, union)
     ref = bf_normalize(bf_project(joint, union, [A]))
     assert_same(as_dict(net.marginal([A], elimination_order=VIGNETTE_ORDER)), ref)
     assert_same(as_dict(net.marginal([A])), ref)
@@ -357,10 +360,7 @@ def test_holmes_burglary_vignette():
     # brute-force reference: the joint of every piece of evidence, projected on burglary
     vals = [dsm_a1, dsm_a2, dsm_alarm, r1, r2, r3]
     union = list(ValuationNetwork(vals).variables)
-    joint = None
-    for v in vals:
-        e = bf_extend(as_dict(v), list(v.variables), union)
-        joint = e if joint is None else bf_conjunctive(joint, e)
+    joint = bf_joint(vals, union)
     ref = bf_project(joint, union, [b])
     assert ref == pytest.approx({frozenset({("y",), ("n",)}): 1.0})
     # the vignette's steps
@@ -429,10 +429,7 @@ def test_generalized_bayes_matches_pyds_and_smets_theorem_2(n_x, n_y, normalize,
 def test_marginals_in_one_pass_equal_brute_force_and_marginal(vals, normalize, data):
     net = ValuationNetwork(vals)
     union = list(net.variables)
-    joint = None
-    for v in vals:
-        e = bf_extend(as_dict(v), list(v.variables), union)
-        joint = e if joint is None else bf_conjunctive(joint, e)
+    joint = bf_joint(vals, union)
     total_conflict = abs(joint.get(frozenset(), 0.0) - 1.0) < 1e-12
     order = data.draw(st.permutations(union))
     if normalize and total_conflict:
