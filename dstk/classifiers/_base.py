@@ -24,7 +24,7 @@ __all__ = [
     "validate_features",
     "validate_targets",
     "validate_target_column",
-    "normalized_sample_weights",
+    "aggregated_rows",
     "kmeans_prototypes",
     "squared_distances",
     "unpack_parameters",
@@ -125,14 +125,31 @@ def validate_targets(y: Any, n_samples: int) -> tuple[np.ndarray, np.ndarray]:
     return classes, encoded.astype(np.intp)
 
 
-def normalized_sample_weights(sample_weight: Any, n_samples: int) -> np.ndarray:
-    """The checked sample weights (ones when None), scaled to sum to one."""
+def aggregated_rows(
+    X: np.ndarray, y: np.ndarray, sample_weight: Any
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The distinct rows ``(X, y)`` in sorted order, with the sum of their weights scaled to sum to one.
+
+    Rows of weight zero are dropped and equal rows merged, their weights
+    summed before scaling (integer weights stay exact), so a weight ``k``
+    and ``k`` copies of a row give the same arrays bit for bit, in any row
+    order: what the estimator fits from them (k-means seeds drawn from the
+    rows included) is then the same, as scikit-learn's sample-weight
+    equivalence asks.  Returns ``(X, y, weights)``.
+    """
     from .._estimator import check_sample_weight
 
-    weights = check_sample_weight(sample_weight, n_samples)
+    weights = check_sample_weight(sample_weight, X.shape[0])
     if weights is None:
-        weights = np.ones(n_samples)
-    return weights / weights.sum()
+        weights = np.ones(X.shape[0])
+    kept = weights > 0
+    rows = np.column_stack([X[kept], np.asarray(y, dtype=np.float64)[kept]])
+    distinct, inverse = np.unique(rows, axis=0, return_inverse=True)
+    summed = np.bincount(inverse.ravel(), weights=weights[kept], minlength=distinct.shape[0])
+    labels = distinct[:, -1]
+    if np.issubdtype(np.asarray(y).dtype, np.integer):
+        labels = labels.astype(np.asarray(y).dtype)
+    return np.ascontiguousarray(distinct[:, :-1]), labels, summed / summed.sum()
 
 
 def kmeans_prototypes(

@@ -13,10 +13,10 @@ from ..core._frame import Frame
 from ..core._mass import MassFunction
 from ._base import (
     EvidentialClassifierBase,
+    aggregated_rows,
     check_distance_scale,
     kmeans_prototypes,
     minimize_lbfgs,
-    normalized_sample_weights,
     require_sklearn,
     singleton_mass_function,
     squared_distances,
@@ -165,7 +165,8 @@ class EvidentialNeuralNetworkClassifier(EvidentialClassifierBase):
         check_distance_scale(X, "the distances to the prototypes")
         self.classes_, labels = validate_targets(y, X.shape[0])
         n_prototypes = self._check_params(X.shape[0])
-        weights = normalized_sample_weights(sample_weight, X.shape[0])
+        # weights equal repetition: distinct rows, weights summed (sample_weight=0 drops a row)
+        X, labels, weights = aggregated_rows(X, labels, sample_weight)
         n_classes = self.classes_.size
         self.n_classes_ = n_classes
         targets = np.eye(n_classes)[labels]

@@ -13,9 +13,9 @@ from .._estimator import BaseEstimator, check_is_fitted
 from .._validation import as_float_array, check_level, check_option
 from ..reasoning._grfn import INTERVAL_KINDS, GaussianRandomFuzzyNumber
 from ._base import (
+    aggregated_rows,
     kmeans_prototypes,
     minimize_lbfgs,
-    normalized_sample_weights,
     require_sklearn,
     squared_distances,
     unpack_parameters,
@@ -195,7 +195,8 @@ class EvidentialRegressor(BaseEstimator):
             raise ValueError(
                 f"EvidentialRegressor needs at least 2 samples to fit; got n_samples = {features.shape[0]}."
             )
-        weights = normalized_sample_weights(sample_weight, features.shape[0])
+        # weights equal repetition: distinct rows, weights summed (sample_weight=0 drops a row)
+        features, target, weights = aggregated_rows(features, target, sample_weight)
 
         self.feature_mean_ = weights @ features
         scale = np.sqrt(weights @ (features - self.feature_mean_) ** 2)

@@ -51,18 +51,6 @@ EXPECTED_FAILED_CHECKS = {
             "(tests/sklearn/test_conventions.py::test_trees_sample_weight_is_repetition)"
         ),
     },
-    "EvidentialNeuralNetworkClassifier": {
-        "check_sample_weight_equivalence_on_dense_data": (
-            "k-means++ draws its seeds from the samples, so weighted and repeated samples start the "
-            "non-convex training from different prototypes"
-        ),
-    },
-    "EvidentialRegressor": {
-        "check_sample_weight_equivalence_on_dense_data": (
-            "k-means++ draws its seeds from the samples, so weighted and repeated samples start the "
-            "non-convex training from different prototypes"
-        ),
-    },
 }
 
 
