@@ -288,15 +288,7 @@ class ValuationNetwork:
         for v in variables:
             if by_name.get(v.name) != v:
                 raise FrameMismatchError(f"`variables`: {v!r} is not a variable of the network.")
-        pool = list(self.valuations)
-        for x in order:
-            holding = [p for p in pool if any(u.name == x.name for u in p.variables)]
-            pool = [p for p in pool if not any(u.name == x.name for u in p.variables)]
-            joint = _combine_all(holding)
-            rest = [u for u in joint.variables if u.name != x.name]
-            pool.append(joint.marginalize(rest))
-        joint = _combine_all(pool)
-        out = joint.marginalize(variables)
+        out = _eliminate(list(self.valuations), [x.name for x in order]).marginalize(variables)
         return out.normalize(on_conflict=on_conflict) if normalize else out
 
     def marginals(
@@ -385,23 +377,27 @@ class ValuationNetwork:
         def separator(i: int) -> tuple[Variable, ...]:
             return tuple(v for v in clique_vars[i] if v.name != order[i])
 
-        def gather(i: int, incoming: list[Valuation]) -> Valuation:
-            return _combine_all([Valuation.vacuous(clique_vars[i]), *assigned[i], *incoming])
+        def project(i: int, incoming: list[Valuation], onto: tuple[Variable, ...]) -> Valuation:
+            # clique i's valuations and incoming messages, marginalised on `onto` by local elimination
+            factors = [Valuation.vacuous(onto), *assigned[i], *incoming]
+            domains = [frozenset(u.name for u in f.variables) for f in factors]
+            drop = set().union(*domains) - {u.name for u in onto}
+            return _eliminate(factors, _min_fill_order(domains, drop)).marginalize(onto)
 
         # parents come after their children in the order: collect upwards, distribute downwards
         up: dict[int, Valuation] = {}
         for i in range(n - 1):
-            up[i] = gather(i, [up[c] for c in children[i]]).marginalize(separator(i))
+            up[i] = project(i, [up[c] for c in children[i]], separator(i))
         down: dict[int, Valuation] = {}
         for p in range(n - 1, -1, -1):
             for i in children[p]:
                 incoming = [up[c] for c in children[p] if c != i] + ([down[p]] if p in down else [])
-                down[i] = gather(p, incoming).marginalize(separator(i))
+                down[i] = project(p, incoming, separator(i))
         out: dict[str, Valuation] = {}
         for v in wanted:
             i = pos[v.name]
             incoming = [up[c] for c in children[i]] + ([down[i]] if i in down else [])
-            m = gather(i, incoming).marginalize([v])
+            m = project(i, incoming, (v,))
             out[v.name] = m.normalize(on_conflict=on_conflict) if normalize else m
         return out
 
@@ -432,6 +428,18 @@ def _join_tree(domains: list[frozenset[str]], order: list[str]) -> tuple[list[fr
     if parents:
         parents[-1] = -1
     return cliques, parents
+
+
+def _eliminate(factors: list[Valuation], order: Sequence[str]) -> Valuation:
+    """The fusion algorithm: for each variable name of ``order``, the factors holding it are
+    combined conjunctively and the variable is marginalised out; the rest are combined."""
+    pool = list(factors)
+    for name in order:
+        holding = [p for p in pool if any(u.name == name for u in p.variables)]
+        pool = [p for p in pool if not any(u.name == name for u in p.variables)]
+        joint = _combine_all(holding)
+        pool.append(joint.marginalize([u for u in joint.variables if u.name != name]))
+    return _combine_all(pool)
 
 
 def _combine_all(vals: list[Valuation]) -> Valuation:

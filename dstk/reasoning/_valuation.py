@@ -161,9 +161,10 @@ def _merge(focal: np.ndarray, mass: np.ndarray) -> tuple[np.ndarray, np.ndarray]
     inverse = inverse.reshape(-1)
     if len(uniq) == n:
         return focal, mass
-    onehot = np.zeros((n, len(uniq)))
-    onehot[np.arange(n), inverse] = 1.0
-    return focal[first], mass @ onehot
+    # sum the masses of equal focal sets: sort by group, then one reduceat over the groups' starts
+    by_group = np.argsort(inverse, kind="stable")
+    starts = np.searchsorted(inverse[by_group], np.arange(len(uniq)))
+    return focal[first], np.add.reduceat(mass[..., by_group], starts, axis=-1)
 
 
 class Valuation:
