@@ -15,7 +15,7 @@ import numpy as np
 
 from .._estimator import BaseEstimator, MassClassifierMixin, check_is_fitted
 from .._validation import naming_argument
-from ..core._frame import Frame
+from ..core._frame import MAX_FRAME_SIZE, Frame
 from ..core._mass import MassFunction
 
 __all__ = [
@@ -226,10 +226,73 @@ def singleton_mass_function(singletons: np.ndarray, frame_mass: np.ndarray, fram
 
 
 class EvidentialClassifierBase(MassClassifierMixin, BaseEstimator):
-    """Prediction methods shared by the evidential classifiers (subclasses define ``predict_mass``)."""
+    """Prediction methods shared by the evidential classifiers (subclasses define ``predict_mass``).
+
+    A classifier whose mass functions have the singletons and the frame as
+    only focal sets defines ``_singleton_form``; above 64 classes its
+    :meth:`predict_proba` and :meth:`predict_interval` are then computed from
+    these ``M + 1`` masses per sample (``BetP({c}) = m({c}) + m(Omega) / M``,
+    ``Bel({c}) = m({c})``, ``Pl({c}) = m({c}) + m(Omega)``) without building
+    the focal-set form; up to 64 classes they go through ``predict_mass`` as
+    before, bit for bit.
+    """
 
     def predict_mass(self, X: Any) -> MassFunction:  # pragma: no cover - overridden
         raise NotImplementedError
+
+    def _singleton_form(self, X: Any) -> tuple[np.ndarray, np.ndarray] | None:
+        """``(m({c}) (n, M), m(Omega) (n,))`` when the masses live on the singletons and the frame, else None."""
+        return None
+
+    def _wide_singleton_form(self, X: Any) -> tuple[np.ndarray, np.ndarray] | None:
+        """:meth:`_singleton_form` above 64 classes (None up to 64 classes, or for other focal sets)."""
+        self._check_fitted()
+        if len(self.classes_) <= MAX_FRAME_SIZE:
+            return None
+        return self._singleton_form(X)
+
+    def predict_proba(self, X: Any) -> np.ndarray:
+        """Pignistic probabilities of the classes.
+
+        Parameters
+        ----------
+        X : array_like
+            Samples, as accepted by ``predict_mass``.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+            ``BetP({c}) = sum over A containing c of m(A) / (|A| (1 - m(empty)))``
+            (Smets and Kennes 1994, Eq. 3.1), columns in the order of
+            ``classes_``.
+        """
+        form = self._wide_singleton_form(X)
+        if form is None:
+            return super().predict_proba(X)
+        singletons, frame_mass = form
+        return singletons + (frame_mass / singletons.shape[1])[:, None]
+
+    def predict_interval(self, X: Any) -> tuple[np.ndarray, np.ndarray]:
+        """Belief and plausibility of the classes.
+
+        Parameters
+        ----------
+        X : array_like
+            Samples, as accepted by ``predict_mass``.
+
+        Returns
+        -------
+        bel, pl : ndarray
+            For two classes, of shape (n_samples,) for class ``classes_[1]``;
+            otherwise of shape (n_samples, n_classes): ``Bel({c}) = m({c})``
+            and ``Pl({c}) = sum over A containing c of m(A)`` (Shafer 1976),
+            with ``Bel({c}) <= Pl({c}) <= 1``.
+        """
+        form = self._wide_singleton_form(X)
+        if form is None:
+            return super().predict_interval(X)
+        singletons, frame_mass = form
+        return singletons, np.minimum(singletons + frame_mass[:, None], 1.0)
 
     def _check_fitted(self) -> None:
         check_is_fitted(self, "classes_")

@@ -433,14 +433,11 @@ class EvidentialKNNClassifier(EvidentialClassifierBase):
             Batch shape ``(n_samples,)``, on ``Frame(classes_)``.  With crisp labels and simple discounting
             the focal sets are the singletons and the frame.
         """
+        form = self._singleton_form(X)
+        if form is not None:  # crisp labels, simple discounting: the singletons and the frame
+            return singleton_mass_function(*form, Frame(self.classes_.tolist()))
         squared, indices = self._neighbours(X)
         frame = Frame(self.classes_.tolist())
-        if self.discounting == "simple" and self._labels is not None:
-            support = self.alpha * np.exp(-self.gamma_[self._labels[indices]] * squared)
-            combination = combine_singleton_supports(
-                support, labels=self._labels[indices], n_classes=self.n_classes_
-            )
-            return singleton_mass_function(combination.singletons, combination.frame, frame)
         check_dense_size(self.n_classes_, squared.shape[0], "the evidential k-NN output")
         if self.discounting == "simple":
             support = self.alpha * np.exp(-self.gamma_[0] * squared)
@@ -453,6 +450,17 @@ class EvidentialKNNClassifier(EvidentialClassifierBase):
         else:
             m = _combine_contextual_mass_labels(self.gamma_, self.alpha, squared, self._label_masses, indices)
         return MassFunction._dense(m, frame)
+
+    def _singleton_form(self, X: ArrayLike) -> tuple[np.ndarray, np.ndarray] | None:
+        self._check_fitted()
+        if self.discounting != "simple" or self._labels is None:
+            return None
+        squared, indices = self._neighbours(X)
+        support = self.alpha * np.exp(-self.gamma_[self._labels[indices]] * squared)
+        combination = combine_singleton_supports(
+            support, labels=self._labels[indices], n_classes=self.n_classes_
+        )
+        return combination.singletons, combination.frame
 
     def predict_contour(self, X: ArrayLike) -> np.ndarray:
         """Normalised contour (plausibility of each class) of the combined evidence.

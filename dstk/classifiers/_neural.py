@@ -225,6 +225,9 @@ class EvidentialNeuralNetworkClassifier(EvidentialClassifierBase):
             Batch shape ``(n_samples,)`` on ``Frame(classes_)``; the focal sets are the singletons and the
             frame.
         """
+        return singleton_mass_function(*self._singleton_form(X), Frame(self.classes_.tolist()))
+
+    def _singleton_form(self, X: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
         self._check_fitted()
         X = validate_features(self, X, reset=False)
         squared = squared_distances(X, self.prototypes_)
@@ -232,9 +235,7 @@ class EvidentialNeuralNetworkClassifier(EvidentialClassifierBase):
         combination = combine_singleton_supports(
             support, membership=self.membership_, n_classes=self.n_classes_
         )
-        return singleton_mass_function(
-            combination.singletons, combination.frame, Frame(self.classes_.tolist())
-        )
+        return combination.singletons, combination.frame
 
 
 def _network_loss(theta, shapes, X, targets, weights, frame_share, regularization):

@@ -115,15 +115,19 @@ def _check_pairs(n_pairs: int, n_words_: int, rows: int) -> None:
 
 def _normalize(focal: np.ndarray, masses: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Drop the empty set and divide by the non-empty mass (Dempster's normalisation)."""
-    nonempty = np.any(focal != 0, axis=1)
-    kept = masses[..., nonempty]
+    # the focal sets are byte-wise sorted: the empty set (all zero) can only be the first
+    if focal.shape[0] and not np.any(focal[0]):
+        # (a contiguous copy: numpy sums a strided batch in another order)
+        focal, kept = focal[1:], np.ascontiguousarray(masses[..., 1:])
+    else:
+        kept = masses
     total = kept.sum(axis=-1, keepdims=True)
     if np.any(total <= 0):
         raise TotalConflictError(
             "The mass functions are in total conflict (all the combined mass is on the empty set): "
             "Dempster's rule is undefined. Use the unnormalised conjunctive rule, or discount the sources."
         )
-    return focal[nonempty], kept / total
+    return focal, kept / total
 
 
 def combine(

@@ -253,3 +253,26 @@ def test_kernel_gives_the_bits_of_numpy(seed, rule, monkeypatch):
     monkeypatch.setattr(_wide, "KERNEL_MIN_PAIRS", 0)
     got = _wide.combine(f1, m1, f2, m2, rule)
     assert same_bits(got[0], want[0]) and same_bits(got[1], want[1])
+
+
+@pytest.mark.parametrize("kind", ["uniform", "equal", "few", "low bits", "high bits"])
+def test_kernel_sort_of_pair_keys(kind):
+    # the sort behind the compiled merge, against np.sort, on long segments (bucketed) and short ones
+    from dstk._kernels.wide_pairs import _sort
+
+    rng = np.random.default_rng(len(kind))
+    for size in (5, 300, 20_000):
+        raw = rng.integers(0, 2**63, size=size, dtype=np.int64).astype(np.uint64) * np.uint64(2)
+        keys = {
+            "uniform": raw,
+            "equal": np.full(size, 7, dtype=np.uint64),
+            "few": raw[rng.integers(0, 3, size=size)],
+            "low bits": raw >> np.uint64(50),
+            "high bits": raw & np.uint64(0xFFF0_0000_0000_0000),
+        }[kind]
+        sorted_keys = keys.copy()
+        order = np.arange(size)
+        _sort(sorted_keys, order)
+        assert np.array_equal(sorted_keys, np.sort(keys))
+        assert np.array_equal(keys[order], sorted_keys)
+        assert np.array_equal(np.sort(order), np.arange(size))
