@@ -53,6 +53,8 @@ from sklearn.preprocessing import StandardScaler  # noqa: E402
 from dstk.calibration import EvidentialFusionClassifier  # noqa: E402
 
 COVERAGES = (0.5, 0.8, 1.0)
+#: the fusion with rates learned for sources that fail on 10 % of the samples
+ROBUST = "fusion, contamination=0.1"
 
 
 def base_estimators(seed):
@@ -105,17 +107,35 @@ def scores(y_true, probabilities, decisiveness, classes):
     return np.array(out)
 
 
-def fusion_decisiveness(model, X):
+#: orderings of abstention of the fusion, measured side by side (rows "fusion, abstain by ..."):
+#: the decided class's Bel, its probability (plausibility transform), its pignistic probability, and
+#: minus the width Pl - Bel of its interval
+ORDERINGS = ("bel", "probability", "pignistic", "width")
+
+
+def fusion_decisiveness(model, X, probabilities):
+    """Decisiveness of the fusion's decision on each sample under every ordering of :data:`ORDERINGS`."""
     mass = model.predict_mass(X)
-    bel = mass.to_array("m")[:, 1 << np.arange(len(model.classes_))]
-    predicted = model.predict_proba(X).argmax(axis=1)
-    return bel[np.arange(bel.shape[0]), predicted]
+    n_classes = len(model.classes_)
+    masses = mass.to_array("m")
+    rows = np.arange(masses.shape[0])
+    decided = probabilities.argmax(axis=1)
+    bel = masses[:, 1 << np.arange(n_classes)][rows, decided]
+    pl = np.asarray(mass.contour(), dtype=np.float64)[rows, decided]
+    betp = np.asarray(mass.pignistic(), dtype=np.float64)[rows, decided]
+    return {
+        "bel": bel,
+        "probability": probabilities[rows, decided],
+        "pignistic": betp,
+        "width": -(pl - bel),
+    }
 
 
 def methods(seed):
     estimators = base_estimators(seed)
     return {
         "fusion": EvidentialFusionClassifier(estimators),
+        ROBUST: EvidentialFusionClassifier(estimators, contamination=0.1),
         "soft voting": VotingClassifier(estimators, voting="soft"),
         "calibrated voting": VotingClassifier(
             [(n, CalibratedClassifierCV(e, method="sigmoid", cv=5)) for n, e in estimators], voting="soft"
@@ -125,17 +145,18 @@ def methods(seed):
 
 
 def best_single(estimators, X, y):
-    best, best_loss = None, np.inf
+    """The calibrated base classifier of best cross-validated log-loss, and its index."""
+    best, best_loss, index = None, np.inf, -1
     classes = np.unique(y)
-    for _, estimator in estimators:
+    for j, (_, estimator) in enumerate(estimators):
         p = cross_val_predict(clone(estimator), X, y, cv=5, method="predict_proba")
         loss = -np.log(np.clip(p[np.arange(y.size), np.searchsorted(classes, y)], 1e-15, 1)).mean()
         if loss < best_loss:
-            best, best_loss = estimator, loss
-    return CalibratedClassifierCV(clone(best), method="sigmoid", cv=5)
+            best, best_loss, index = estimator, loss, j
+    return CalibratedClassifierCV(clone(best), method="sigmoid", cv=5), index
 
 
-def run_split(X, y, train, test, seed, scenario="standard"):
+def run_split(X, y, train, test, seed, scenario="standard", only=None):
     results = {}
     X_train, y_train, X_test, y_test = X[train], y[train], X[test], y[test]
     classes = np.unique(y)
@@ -158,47 +179,66 @@ def run_split(X, y, train, test, seed, scenario="standard"):
         X_fit, y_fit = X_train[rest], y_train[rest]
         candidates = {
             "fusion": EvidentialFusionClassifier(frozen),
+            ROBUST: EvidentialFusionClassifier(frozen, contamination=0.1),
             "soft voting": VotingClassifier(frozen, voting="soft"),
             "stacking": StackingClassifier(frozen, final_estimator=LogisticRegression(max_iter=2000), cv=5),
         }
-        single = max(frozen, key=lambda pair: pair[1].estimator.score(X_fit, y_fit))
-        candidates["best single"] = CalibratedClassifierCV(single[1], method="sigmoid", cv=5)
+        single_index = max(range(len(frozen)), key=lambda j: frozen[j][1].estimator.score(X_fit, y_fit))
+        candidates["best single"] = CalibratedClassifierCV(frozen[single_index][1], method="sigmoid", cv=5)
     else:
         X_fit, y_fit = X_train, y_train
         candidates = methods(seed)
-        candidates["best single"] = best_single(estimators, X_train, y_train)
-    X_eval = X_test
-    if scenario == "corrupted":  # the random forest sees noise at test time
+        candidates["best single"], single_index = best_single(estimators, X_train, y_train)
+    if only is not None:
+        candidates = {name: model for name, model in candidates.items() if name == "fusion" or name in only}
+    corrupted = noise = None
+    if scenario == "corrupted":
+        # one source sees noise at test time, in every method that uses it: the source turns with the
+        # split (the logistic regression, naive Bayes, the forest, ...), so that the scenario does not
+        # always hit the same source; the best-single anchor is corrupted too when it is that source
+        corrupted = seed % len(estimators)
         rng = np.random.default_rng(seed + 1)
-        X_eval = X_test.copy()
+        noise = rng.normal(size=X_test.shape) * X_test.std(axis=0) + X_test.mean(axis=0)
     for name, model in candidates.items():
         model.fit(X_fit, y_fit)
-        if scenario == "corrupted":
-            probabilities = corrupted_proba(model, X_eval, rng_seed=seed)
+        restore = corrupt(model, name, corrupted, single_index, noise) if corrupted is not None else None
+        try:
+            probabilities = model.predict_proba(X_test)
+            if name.startswith("fusion"):
+                orders = fusion_decisiveness(model, X_test, probabilities)
+        finally:
+            if restore is not None:
+                restore()
+        if name == "fusion":
+            for order in ORDERINGS:
+                label = name if order == "bel" else f"{name}, abstain by {order}"
+                results[label] = scores(y_test, probabilities, orders[order], classes)
+        elif name == ROBUST:
+            results[name] = scores(y_test, probabilities, orders["bel"], classes)
         else:
-            probabilities = model.predict_proba(X_eval)
-        if name == "fusion" and scenario != "corrupted":
-            decisiveness = fusion_decisiveness(model, X_eval)
-        else:
-            decisiveness = probabilities.max(axis=1)
-        results[name] = scores(y_test, probabilities, decisiveness, classes)
+            results[name] = scores(y_test, probabilities, probabilities.max(axis=1), classes)
     return results
 
 
-def corrupted_proba(model, X, rng_seed):
-    """predict_proba with the last base classifier (the forest) given noise instead of the samples."""
-    rng = np.random.default_rng(rng_seed)
-    noise = rng.normal(size=X.shape) * X.std(axis=0) + X.mean(axis=0)
-    fitted = getattr(model, "estimators_", None)
-    if isinstance(model, CalibratedClassifierCV):
-        return model.predict_proba(X)  # one classifier: not corrupted unless it is the forest
-    forest = fitted[-1]
-    original = forest.predict_proba
-    forest.predict_proba = lambda _X: original(noise)
-    try:
-        return model.predict_proba(X)
-    finally:
-        del forest.predict_proba
+def corrupt(model, name, source, single_index, noise):
+    """Make the fitted ``source`` of ``model`` see ``noise`` in place of its samples; returns the undo."""
+    if name == "best single":
+        if single_index != source:
+            return None  # the anchor does not use the corrupted source
+        target = model
+    else:
+        target = model.estimators_[source]
+    original = target.predict_proba
+
+    def noisy(_X):
+        return original(noise)
+
+    target.predict_proba = noisy
+
+    def restore():
+        del target.predict_proba
+
+    return restore
 
 
 def summarise(name, per_split):
@@ -230,6 +270,9 @@ def main(argv=None):
     parser.add_argument("--splits", type=int, default=5)
     parser.add_argument("--sets", default=None, help="comma-separated names (default: all)")
     parser.add_argument("--scenarios", default="standard,unequal,corrupted")
+    parser.add_argument(
+        "--methods", default=None, help="semicolon-separated methods besides the fusion (default: all)"
+    )
     parser.add_argument("--md", default=None)
     args = parser.parse_args(argv)
     warnings.simplefilter("ignore")
@@ -242,6 +285,7 @@ def main(argv=None):
         *environment(argv),
         "- cells: mean over the splits (paired difference method minus fusion ± its standard error)",
     ]
+    only = None if args.methods is None else set(args.methods.split(";"))
     start = time.time()
     with pinned_threads(1):
         for scenario in args.scenarios.split(","):
@@ -254,7 +298,7 @@ def main(argv=None):
                 y = np.asarray(y)
                 splitter = StratifiedShuffleSplit(n_splits=args.splits, test_size=0.3, random_state=0)
                 per_split = [
-                    run_split(X, y, tr, te, seed, scenario)
+                    run_split(X, y, tr, te, seed, scenario, only)
                     for seed, (tr, te) in enumerate(splitter.split(X, y))
                 ]
                 text, _ = summarise(name, per_split)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numbers
 import warnings
 from typing import Any
 
@@ -33,6 +34,31 @@ try:  # the parameter handling of heterogeneous ensembles (``estimators__lr__C``
     from sklearn.utils.metaestimators import _BaseComposition
 except ImportError:  # pragma: no cover - scikit-learn is needed to fit anyway
     _BaseComposition = object  # type: ignore[assignment,misc]
+
+
+def _with_failures(
+    contours: np.ndarray, labels: np.ndarray, weights: np.ndarray, contamination: float
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Out-of-fold outputs plus, per classifier, a copy where that classifier's outputs are shuffled.
+
+    The weights make the criterion an expectation over the failure model of ``contamination``: no
+    classifier fails (probability ``1 - contamination``) or classifier ``s`` fails, its output then
+    drawn from its outputs on other samples (probability ``contamination / S`` each).  The shuffle is
+    a fixed permutation, so that ``fit`` is deterministic.
+    """
+    n_sources, n_samples, _ = contours.shape
+    permutation = np.random.default_rng(0).permutation(n_samples)
+    copies, all_weights = [contours], [(1.0 - contamination) * weights]
+    for s in range(n_sources):
+        failed = contours.copy()
+        failed[s] = contours[s][permutation]
+        copies.append(failed)
+        all_weights.append(contamination / n_sources * weights)
+    return (
+        np.concatenate(copies, axis=1),
+        np.tile(labels, n_sources + 1),
+        np.concatenate(all_weights),
+    )
 
 
 class EvidentialFusionClassifier(ClassifierMixin, _BaseComposition, BaseEstimator):
@@ -71,6 +97,17 @@ class EvidentialFusionClassifier(ClassifierMixin, _BaseComposition, BaseEstimato
         the discounted outputs, with every rate at least 0.01 so that no classifier alone rules a class
         out, or the plausibility error of Mercier, Quost & Denoeux (2008, Eq. 33), per classifier in
         closed form.
+    contamination : float in [0, 1), default=0.0
+        The assumed probability that a classifier fails on a sample at prediction time, its output then
+        unrelated to the sample (e.g. a broken sensor or a corrupted feature set).  The rates minimise
+        the expected criterion under this failure model: the out-of-fold outputs count with weight
+        ``1 - contamination``, and, for each classifier in turn, the same outputs with that classifier's
+        outputs shuffled across the samples count with weight ``contamination / n_estimators``.  The
+        rates bound how far one classifier can move the combination; on each sample, Dempster's
+        combination of the discounted classifiers weighs the hypothesis "classifier s is unreliable
+        here" by how much s conflicts with the others (Mercier, Quost & Denoeux 2008, Section 3), so a
+        failing classifier that contradicts the others loses its say on that sample.  0 learns the
+        rates on the out-of-fold outputs as they are.
     on_conflict : {"vacuous", "nan", "raise"}, default="vacuous"
         Samples whose discounted outputs are in total conflict: the vacuous mass function (uniform
         probabilities), NaN, or an error; the first two warn with the samples' indices.
@@ -138,6 +175,7 @@ class EvidentialFusionClassifier(ClassifierMixin, _BaseComposition, BaseEstimato
         method: str | None = "temperature",
         rule: str = "dempster",
         training: str = "log_loss",
+        contamination: float = 0.0,
         on_conflict: str = "vacuous",
         n_jobs: int | None = None,
     ) -> None:
@@ -146,6 +184,7 @@ class EvidentialFusionClassifier(ClassifierMixin, _BaseComposition, BaseEstimato
         self.method = method
         self.rule = rule
         self.training = training
+        self.contamination = contamination
         self.on_conflict = on_conflict
         self.n_jobs = n_jobs
 
@@ -238,6 +277,16 @@ class EvidentialFusionClassifier(ClassifierMixin, _BaseComposition, BaseEstimato
                 "for classifiers trained on the same data, or 'dempster' for independent ones."
             )
         check_option(self.training, "training", list(_TRAININGS))
+        contamination = self.contamination
+        if (
+            isinstance(contamination, bool)
+            or not isinstance(contamination, numbers.Real)
+            or not 0.0 <= contamination < 1.0
+        ):
+            raise ValueError(
+                f"`contamination` must be a number in [0, 1) (the probability that a classifier fails on a "
+                f"sample); got {contamination!r}."
+            )
         check_on_conflict(self.on_conflict)
 
     # -- fitting ---------------------------------------------------------------------------------
@@ -315,16 +364,22 @@ class EvidentialFusionClassifier(ClassifierMixin, _BaseComposition, BaseEstimato
             temperatures.append(temperature)
             probabilities.append(special.softmax(log_q / temperature, axis=1))
         contours = np.stack(probabilities)
+        labels_used, weights_used = encoded, weight_array
+        if self.contamination > 0 and self.rule != "disjunctive":
+            contours, labels_used, weights_used = _with_failures(
+                contours, encoded, weight_array, self.contamination
+            )
+        n_used = labels_used.size
         if self.rule == "disjunctive":  # "one of them is reliable": the discounting of the others is moot
             rates = np.zeros((len(pairs), classes.size))
         elif self.training == "log_loss":
             rates = log_loss_contextual_rates(
-                contours, encoded, weights=weight_array, min_rate=_MIN_LEARNED_RATE
+                contours, labels_used, weights=weights_used, min_rate=_MIN_LEARNED_RATE
             )
         else:
-            indicators = np.zeros((n_samples, classes.size))
-            indicators[np.arange(n_samples), encoded] = 1.0
-            rates = np.stack([separate_contextual_rates(c, indicators, weight_array) for c in contours])
+            indicators = np.zeros((n_used, classes.size))
+            indicators[np.arange(n_used), labels_used] = 1.0
+            rates = np.stack([separate_contextual_rates(c, indicators, weights_used) for c in contours])
         self.estimators_ = estimators_
         self.named_estimators_ = {name: fitted for (name, _), fitted in zip(pairs, estimators_)}
         self.temperatures_ = np.array(temperatures)
