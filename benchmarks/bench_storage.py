@@ -7,8 +7,9 @@ the storage form is a visible part of the time: construction from an array
 combination, the fold over a batch axis, and the focal-set form.  Each tree
 runs in its own worker process (``PYTHONPATH=<tree>``); the driver asks them
 in turn (A, B, B, A, ...) so that both see the same machine load, and
-reports the median ratio after/before with its range over the rounds.
-Workers run numba and BLAS on one thread.
+reports the median ratio after/before with its range over the rounds, in
+CPU time (the worker's thread time) and in wall time (on a loaded machine
+the wall time measures the load).  Workers run numba and BLAS on one thread.
 
 Usage::
 
@@ -83,10 +84,12 @@ def worker():
     for line in sys.stdin:
         name = line.strip()
         fn, number = fns[name], numbers[name]
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.thread_time()
         for _ in range(number):
             fn()
-        print(json.dumps((time.perf_counter() - t0) / number), flush=True)
+        print(
+            json.dumps([(time.perf_counter() - t0) / number, (time.thread_time() - c0) / number]), flush=True
+        )
 
 
 def start(tree):
@@ -140,16 +143,18 @@ def main(argv=None):
     lines = [
         f"Interleaved, {args.rounds} rounds; machine load (uptime): {os.getloadavg()[0]:.1f} (1 min)",
         "",
-        "| workload | before (median) | after (median) | after / before: median (IQR; range) |",
-        "|---|---|---|---|",
+        "| workload | CPU before (median) | CPU after (median) | CPU after / before: median (IQR; range) "
+        "| wall after / before: median |",
+        "|---|---|---|---|---|",
     ]
     for name in names:
-        old, new = (np.array(x) for x in times[name])
-        ratio = new / old
+        old, new = (np.array(x) for x in times[name])  # (rounds, 2): wall, CPU
+        ratio = new[:, 1] / old[:, 1]
         q1, med, q3 = np.percentile(ratio, [25, 50, 75])
+        wall = np.median(new[:, 0] / old[:, 0])
         lines.append(
-            f"| {name} | {np.median(old) * 1e6:.1f} µs | {np.median(new) * 1e6:.1f} µs | "
-            f"{med:.3f} ({q1:.3f}-{q3:.3f}; {ratio.min():.3f}-{ratio.max():.3f}) |"
+            f"| {name} | {np.median(old[:, 1]) * 1e6:.1f} µs | {np.median(new[:, 1]) * 1e6:.1f} µs | "
+            f"{med:.3f} ({q1:.3f}-{q3:.3f}; {ratio.min():.3f}-{ratio.max():.3f}) | {wall:.3f} |"
         )
     text = "\n".join(lines)
     print(text)

@@ -337,6 +337,8 @@ def _apply_conflict_policy(result, kappa, bad, on_conflict, rule, *, warn=True):
     kappa.reshape(-1)[bad] = 1.0
     if result.is_dense:
         column = result.frame.n_subsets - 1
+    elif result._storage.is_wide:
+        result._storage, column = result._storage.with_column(result.frame.full)
     else:  # the frame gets a focal column, as if the samples had been combined from vacuous sources
         focal, values = result._storage.focal_form()
         full = np.uint64(result.frame.full)
@@ -379,6 +381,10 @@ def _combine_raw(masses, rule, axis, weights, normalize):
     mf, ax = _gather(masses, axis)
     frame = mf.frame
     nd = mf.ndim
+    if mf._storage.is_wide:  # frames of more than 64 labels
+        checked = _check_weights(weights, mf.batch_shape[ax]) if rule == "average" else None
+        storage, kappa, total = mf._storage.combine_along(ax, rule, checked)
+        return MassFunction._from_storage(storage, frame), kappa, total
     if mf.is_dense or record.focal is None or _dense_is_cheaper(mf, ax):
         arr = mf._dense_m(f"the {rule} rule")
         stack, batch = _move_sources_last(arr, ax, nd)

@@ -69,15 +69,11 @@ def _focal_sets(m):
     Subsets that carry no mass in any row of the batch are dropped.
     """
     m = m.normalize()
-    n = m.frame.n
-    focal, fm = m._storage.nonempty_focal()
+    member, fm = m._storage.nonempty_members(m.frame.n)
     fm = np.asarray(fm, dtype=np.float64)
     used = np.any(fm.reshape(-1, fm.shape[-1]) != 0, axis=0) if fm.size else np.zeros(0, bool)
     if not np.all(used):
-        focal, fm = focal[used], fm[..., used]
-    member = (
-        (np.asarray(focal, dtype=np.uint64)[:, None] >> np.arange(n, dtype=np.uint64)[None, :]) & np.uint64(1)
-    ).astype(bool)
+        member, fm = member[used], fm[..., used]
     return member, fm
 
 

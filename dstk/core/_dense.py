@@ -28,9 +28,11 @@ KINDS = ("m", "bel", "pl", "q", "b", "w", "v")
 def check_dense_size(n, batch_size=1, what="a dense mass function"):
     nbytes = (1 << n) * 8 * max(int(batch_size), 1)
     if nbytes > MAX_DENSE_BYTES:
+        # beyond a float's range (frames of about 1,000 labels), the size as a power of two
+        size = f"{nbytes / 2**30:.1f} GiB" if nbytes < 2**1000 else f"about 2**{nbytes.bit_length() - 31} GiB"
         raise FrameTooLargeError(
             f"{what} on a frame of {n} labels needs 2**{n} values per mass function "
-            f"({nbytes / 2**30:.1f} GiB for a batch of {batch_size}), above the limit of "
+            f"({size} for a batch of {batch_size}), above the limit of "
             f"{MAX_DENSE_BYTES / 2**30:.0f} GiB. Process the batch in smaller chunks (mass functions on "
             f"frames of up to {DENSE_MAX_LABELS} labels are always stored densely; larger frames use "
             "the focal-set form, which stores only the focal sets)."

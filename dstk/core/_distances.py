@@ -6,8 +6,9 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from . import _sparse
+from . import _dense, _sparse, _wide
 from ._mass import MassFunction, _check_same_frame, as_mass_function
+from ._storage import WideStorage
 
 __all__ = ["jousselme_distance", "conflict", "weight_of_conflict"]
 
@@ -42,10 +43,18 @@ def jousselme_distance(m1: MassFunction, m2: MassFunction) -> float | np.ndarray
     m1 = as_mass_function(m1, "m1")
     m2 = as_mass_function(m2, "m2")
     _check_same_frame(m1, m2)
-    focal, (a, b) = _sparse.align([m1._focal_form(), m2._focal_form()])
-    d = a - b
-    inter = _sparse.popcount(np.bitwise_and.outer(focal, focal)).astype(np.float64)
-    union = _sparse.popcount(np.bitwise_or.outer(focal, focal)).astype(np.float64)
+    s1, s2 = m1._storage, m2._storage
+    if isinstance(s1, WideStorage) and isinstance(s2, WideStorage):  # frames of more than 64 labels
+        rows, (a, b) = _wide.align([(s1.focal, s1.masses), (s2.focal, s2.masses)])
+        d = a - b
+        _dense.check_array_bytes((rows.shape[0], rows.shape[0], 3 * rows.shape[1]), "The Jaccard matrix")
+        inter = _wide.cardinality(rows[:, None, :] & rows[None, :, :]).astype(np.float64)
+        union = _wide.cardinality(rows[:, None, :] | rows[None, :, :]).astype(np.float64)
+    else:
+        focal, (a, b) = _sparse.align([m1._focal_form(), m2._focal_form()])
+        d = a - b
+        inter = _sparse.popcount(np.bitwise_and.outer(focal, focal)).astype(np.float64)
+        union = _sparse.popcount(np.bitwise_or.outer(focal, focal)).astype(np.float64)
     jac = np.where(union > 0, inter / np.where(union > 0, union, 1.0), 1.0)
     val = 0.5 * np.einsum("...i,ij,...j->...", d, jac, d)
     out = np.sqrt(np.maximum(val, 0.0))

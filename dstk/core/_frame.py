@@ -11,7 +11,9 @@ from ..exceptions import FrameError
 
 __all__ = ["Frame", "MAX_FRAME_SIZE"]
 
-#: Largest frame dstk handles (subsets are 64-bit masks).
+#: Largest frame whose subsets fit one 64-bit word: larger frames store their
+#: focal sets as rows of 64-bit words (the wide focal-set form); subsets on the
+#: public API are Python ints of any width.
 MAX_FRAME_SIZE = 64
 
 
@@ -37,7 +39,7 @@ class Frame:
     Raises
     ------
     FrameError
-        If the labels are empty, repeated, unhashable or more than 64.
+        If the labels are empty, repeated or unhashable.
 
     Notes
     -----
@@ -46,7 +48,10 @@ class Frame:
     (intersection ``&``, union ``|``, complement ``full ^ A``), and ``A`` is a
     subset of ``B`` when ``A & B == A``.  The 2**n subsets in increasing
     index order form the binary order of Smets (2002), in which the Moebius
-    transforms between m, b and q are the fast "butterfly" recursions.
+    transforms between m, b and q are the fast "butterfly" recursions.  A
+    frame may have any number of labels: bitmasks are Python ints of any
+    width (how mass functions store them depends on the frame's size, see
+    :class:`~dstk.core.MassFunction`).
 
     References
     ----------
@@ -84,11 +89,6 @@ class Frame:
             ) from None
         if len(labels) == 0:
             raise FrameError("A frame needs at least one label.")
-        if len(labels) > MAX_FRAME_SIZE:
-            raise FrameError(
-                f"A frame can have at most {MAX_FRAME_SIZE} labels (subsets are 64-bit masks); "
-                f"got {len(labels)}."
-            )
         labels = tuple(x.item() if isinstance(x, np.generic) else x for x in labels)
         index = {}
         for i, lab in enumerate(labels):
@@ -295,6 +295,8 @@ class Frame:
         ('a', 'c')
         """
         b = self.mask(bitmask)
+        if len(self._labels) > MAX_FRAME_SIZE:  # one pass over the binary digits, not n shifts of a wide int
+            return tuple(self._labels[i] for i, bit in enumerate(bin(b)[:1:-1]) if bit == "1")
         return tuple(lab for i, lab in enumerate(self._labels) if (b >> i) & 1)
 
     def format_subset(self, bitmask: int | np.integer, *, empty: str = "∅", whole: str = "Ω") -> str:

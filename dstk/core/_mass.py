@@ -17,7 +17,7 @@ from ..exceptions import (
     InvalidMassError,
 )
 from . import _dense, _sparse, _storage
-from ._frame import Frame
+from ._frame import MAX_FRAME_SIZE, Frame
 
 __all__ = ["MassFunction"]
 
@@ -117,7 +117,8 @@ class MassFunction:
     operation works on batches and broadcasts like numpy over the leading
     ("batch") axes.
 
-    Two storage forms are chosen automatically:
+    The storage form is chosen from the frame's size (see the conventions
+    page, "Storage forms and their limits"):
 
     * **dense**: an array of shape ``batch_shape + (2**n,)`` indexed by subset
       bitmask (frames of up to 16 labels built from a mapping, and every
@@ -129,6 +130,9 @@ class MassFunction:
       ``O(F1 F2)``; operations that need all ``2**n`` subsets (cautious and
       bold rules, weight functions) convert to the dense form when it fits and
       raise :class:`~dstk.exceptions.FrameTooLargeError` otherwise.
+    * **wide focal-set form**: the same with each focal set a row of
+      ``ceil(n / 64)`` 64-bit words (frames of more than 64 labels, any
+      number of them); subsets on the interface stay Python ints.
 
     Parameters
     ----------
@@ -217,13 +221,15 @@ class MassFunction:
         if frame.n <= _dense.DENSE_MAX_LABELS:
             _dense.check_dense_size(frame.n, _dense.batch_size(batch_shape))
         _dense.check_array_bytes(batch_shape + (len(masks),), "the masses of the focal sets")
-        focal_masks = np.array(list(masks.keys()), dtype=np.uint64)
+        focal_masks = np.array(list(masks.keys()), dtype=np.uint64 if frame.n <= MAX_FRAME_SIZE else object)
         fm = np.stack(arrays, axis=-1) if arrays else np.zeros(batch_shape + (0,))
         if validate:
             given = _dense.lowest_precision(np.asarray(v).dtype for v in focal.values())
             fm = _dense.validate_masses(fm, input_dtype=given)
         self._frame = frame
-        if frame.n <= _dense.DENSE_MAX_LABELS:
+        if frame.n > MAX_FRAME_SIZE:
+            self._storage = _storage.WideStorage.from_masks(list(masks.keys()), fm, frame.n)
+        elif frame.n <= _dense.DENSE_MAX_LABELS:
             dense = np.zeros(batch_shape + (frame.n_subsets,))
             dense[..., focal_masks.astype(np.int64)] = fm
             self._storage = _storage.DenseStorage(dense)
@@ -330,6 +336,8 @@ class MassFunction:
         checked = as_float_array(values, "values")  # complex, None, strings, ragged, sparse: clear errors
         given = np.asarray(values).dtype
         values = checked
+        if frame.n > MAX_FRAME_SIZE:  # 2**n values: refused whatever the array holds
+            _dense.check_dense_size(frame.n, _dense.batch_size(values.shape[:-1]), what="from_array")
         if values.ndim == 0 or values.shape[-1] != frame.n_subsets:
             raise ValueError(
                 f"The last axis of `values` must have 2**n = {frame.n_subsets} entries for {frame!r}; "
@@ -442,12 +450,15 @@ class MassFunction:
         *,
         validate: bool = True,
     ) -> MassFunction:
-        """Build a mass function in focal-set form (for frames of up to 64 labels).
+        """Build a mass function from its focal sets and their masses.
 
         Parameters
         ----------
-        focal_sets : array_like of int, shape (F,)
-            Bitmasks of the focal sets (shared by the whole batch).
+        focal_sets : array_like of int, shape (F,), or bool array of shape (F, n)
+            Bitmasks of the focal sets (shared by the whole batch): Python
+            ints of any width (or an integer array on frames of up to 64
+            labels), or a boolean membership matrix whose row ``f`` flags
+            the labels of focal set ``f``.
         masses : array_like of shape (..., F)
             Their masses; leading axes are the batch.
         frame : Frame or iterable of labels
@@ -457,11 +468,33 @@ class MassFunction:
         -------
         MassFunction
             Stored densely when the frame has at most 16 labels, else in
-            focal-set form.
+            focal-set form (one 64-bit word a focal set up to 64 labels,
+            rows of words above).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from dstk import Frame, MassFunction
+        >>> frame = Frame(range(1000))
+        >>> member = np.zeros((2, 1000), dtype=bool)
+        >>> member[0, 7] = True  # the singleton {7}
+        >>> member[1, :] = True  # the whole frame
+        >>> m = MassFunction.from_focal_sets(member, [0.75, 0.25], frame)
+        >>> round(m.pl({7, 8}), 6), round(m.bel({7, 8}), 6)
+        (1.0, 0.75)
         """
         frame = _as_frame(frame)
         if frame is None:
             raise FrameError("`frame` is None; from_focal_sets needs the frame, e.g. frame=Frame(labels).")
+        if isinstance(focal_sets, np.ndarray) and focal_sets.dtype == np.bool_ and focal_sets.ndim == 2:
+            if focal_sets.shape[1] != frame.n:
+                raise ValueError(
+                    f"A boolean `focal_sets` matrix needs one column per label ({frame.n}); got shape "
+                    f"{focal_sets.shape}."
+                )
+            focal_sets = _storage.masks_of_members(focal_sets)
+        if isinstance(focal_sets, np.ndarray) and focal_sets.dtype == object:
+            focal_sets = focal_sets.tolist()
         if isinstance(focal_sets, np.ndarray):
             focal = focal_sets
             if focal.dtype.kind not in "iu":
@@ -480,14 +513,20 @@ class MassFunction:
         if np.ndim(ints) != 1:
             raise ValueError(f"`focal_sets` must be 1-D; got shape {np.shape(ints)}.")
         if ints and (min(ints) < 0 or max(ints) > frame.full):
-            raise FrameError(f"Some focal set bitmasks are outside {frame!r} (valid: 0 .. {frame.full}).")
-        focal = np.array(ints, dtype=np.uint64)
+            bound = f"{frame.full}" if frame.n <= MAX_FRAME_SIZE else f"2**{frame.n} - 1"
+            raise FrameError(f"Some focal set bitmasks are outside {frame!r} (valid: 0 .. {bound}).")
+        wide = frame.n > MAX_FRAME_SIZE
+        focal = np.array(ints, dtype=object if wide else np.uint64)
         given = np.asarray(masses).dtype
         values = as_float_array(masses, "masses")  # complex, None, strings, ragged, sparse: clear errors
         if values.shape[-1:] != focal.shape:
             raise ValueError(
                 f"`masses` must end with an axis of length F = {focal.size}; got shape {values.shape}."
             )
+        if wide:
+            if validate:
+                values = _dense.validate_masses(values, input_dtype=given)
+            return cls._from_storage(_storage.WideStorage.from_masks(ints, values, frame.n), frame)
         if frame.n <= _dense.DENSE_MAX_LABELS:
             _dense.check_dense_size(frame.n, _dense.batch_size(values.shape[:-1]))
         if validate:
@@ -647,6 +686,8 @@ class MassFunction:
                     f"{frame.n} labels needs 2**{frame.n} = {frame.n_subsets}."
                 )
             return cls._dense(_dense.validate_masses(m, what="saved masses"), frame)
+        if frame.n > MAX_FRAME_SIZE:
+            return cls._restore_wide(frame, focal, fm)
         if not isinstance(focal, np.ndarray) or focal.dtype != np.uint64 or focal.ndim != 1:
             raise InvalidMassError("A saved MassFunction holds focal sets that are not a 1-D uint64 array.")
         if not isinstance(fm, np.ndarray) or fm.dtype != np.float64 or fm.shape[-1:] != focal.shape:
@@ -659,6 +700,33 @@ class MassFunction:
                 f"A saved MassFunction holds focal sets that are not sorted distinct subsets of {frame!r}."
             )
         return cls._sparse(focal, _dense.validate_masses(fm, what="saved masses"), frame)
+
+    @classmethod
+    def _restore_wide(cls, frame, focal, fm):
+        """Rebuild a saved mass function in the wide focal-set form (frames of more than 64 labels)."""
+        from . import _wide
+
+        width = _wide.n_words(frame.n)
+        if not isinstance(focal, np.ndarray) or focal.dtype != np.uint64 or focal.ndim != 2:
+            raise InvalidMassError("A saved MassFunction holds focal sets that are not a 2-D uint64 array.")
+        if focal.shape[1] != width:
+            raise InvalidMassError(
+                f"A saved MassFunction holds focal sets of {focal.shape[1]} words; its frame of {frame.n} "
+                f"labels needs {width}."
+            )
+        if not isinstance(fm, np.ndarray) or fm.dtype != np.float64 or fm.shape[-1:] != focal.shape[:1]:
+            raise InvalidMassError(
+                f"A saved MassFunction holds masses that are not a float64 array ending with the "
+                f"{focal.shape[0]} focal sets."
+            )
+        rows, _ = _wide.merge_duplicates(focal, np.zeros(focal.shape[0]))
+        outside = np.any(focal & ~_wide._full(frame.n))
+        if outside or not np.array_equal(rows, focal):
+            raise InvalidMassError(
+                f"A saved MassFunction holds focal sets that are not sorted distinct subsets of {frame!r}."
+            )
+        storage = _storage.WideStorage(focal, _dense.validate_masses(fm, what="saved masses"), frame.n)
+        return cls._from_storage(storage, frame)
 
     # -- plain-data and JSON forms ---------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
@@ -689,10 +757,7 @@ class MassFunction:
             "version": 1,
             "frame": [_plain_label(x) for x in labels],
             "batch_shape": list(self.batch_shape),
-            "focal_sets": [
-                [_plain_label(labels[i]) for i in range(len(labels)) if (int(mask) >> i) & 1]
-                for mask in focal
-            ],
+            "focal_sets": [[_plain_label(x) for x in self._frame.labels_of(int(mask))] for mask in focal],
             "masses": np.asarray(masses, dtype=np.float64).tolist(),
         }
 
@@ -758,7 +823,8 @@ class MassFunction:
             )
         if not masks:
             raise ValueError("A MassFunction dictionary needs at least one focal set.")
-        return cls.from_focal_sets(np.array(masks, dtype=np.uint64), masses, frame, validate=validate)
+        focal = masks if frame.n > MAX_FRAME_SIZE else np.array(masks, dtype=np.uint64)
+        return cls.from_focal_sets(focal, masses, frame, validate=validate)
 
     def to_json(self, **kwargs: Any) -> str:
         """The JSON text of :meth:`to_dict`.
@@ -1018,8 +1084,7 @@ class MassFunction:
         return self._bel_mask(self._mask(subset))
 
     def _bel_mask(self, mask):
-        a = np.uint64(mask)
-        return self._scalar(self._sum_over(lambda f: ((f & ~a) == 0) & (f != 0)))
+        return self._scalar(self._storage.bel(mask))
 
     def pl(self, subset: Any) -> float | np.ndarray:
         """Plausibility ``pl(A) = sum of m(B) over B meeting A``.
@@ -1037,8 +1102,7 @@ class MassFunction:
         return self._pl_mask(self._mask(subset))
 
     def _pl_mask(self, mask):
-        a = np.uint64(mask)
-        return self._scalar(self._sum_over(lambda f: (f & a) != 0))
+        return self._scalar(self._storage.pl(mask))
 
     def q(self, subset: Any) -> float | np.ndarray:
         """Commonality ``q(A) = sum of m(B) over B including A``.
@@ -1053,8 +1117,7 @@ class MassFunction:
         float or ndarray
             One value per mass function of the batch (a float when unbatched).
         """
-        a = np.uint64(self._mask(subset))
-        return self._scalar(self._sum_over(lambda f: (f & a) == a))
+        return self._scalar(self._storage.q(self._mask(subset)))
 
     commonality = q
 
@@ -1071,8 +1134,7 @@ class MassFunction:
         float or ndarray
             One value per mass function of the batch (a float when unbatched).
         """
-        a = np.uint64(self._mask(subset))
-        return self._scalar(self._sum_over(lambda f: (f & ~a) == 0))
+        return self._scalar(self._storage.b(self._mask(subset)))
 
     implicability = b
 
@@ -1264,12 +1326,7 @@ class MassFunction:
         Returns
         -------
         MassFunction
-            On the product frame (at most 64 labels), same batch shape.
-
-        Raises
-        ------
-        FrameError
-            The product frame would have more than 64 labels.
+            On the product frame, same batch shape.
 
         Examples
         --------
@@ -1281,11 +1338,6 @@ class MassFunction:
         """
         second = _as_frame(frame)
         n_first, n_second = self.frame.n, second.n
-        if n_first * n_second > 64:
-            raise FrameError(
-                f"The product of {self.frame!r} and {second!r} has {n_first * n_second} labels; frames "
-                "hold at most 64."
-            )
         target = Frame([(a, b) for a in self.frame.labels for b in second.labels])
         row = (1 << n_second) - 1
 
@@ -1301,7 +1353,11 @@ class MassFunction:
     def _mapped(self, target: Frame, mapping: Any) -> MassFunction:
         """Masses moved from each focal set ``A`` to ``mapping(A)`` on ``target`` (duplicates summed)."""
         focal, masses = self._focal_form()
-        new_focal = np.array([mapping(int(a)) for a in focal.tolist()], dtype=np.uint64)
+        new_focal = [mapping(int(a)) for a in focal.tolist()]
+        if target.n <= MAX_FRAME_SIZE:
+            return MassFunction.from_focal_sets(
+                np.array(new_focal, dtype=np.uint64), masses, target, validate=False
+            )
         return MassFunction.from_focal_sets(new_focal, masses, target, validate=False)
 
     def plausibility_transform(self) -> np.ndarray:

@@ -265,19 +265,16 @@ class Opinion:
         """
         m = as_mass_function(m, "m").normalize()
         n = m.frame.n
-        focal, masses = m._storage.nonempty_focal()
-        masses = np.asarray(masses)
-        focal = np.asarray(focal, dtype=np.uint64)
-        full = np.uint64((1 << n) - 1) if n < 64 else np.uint64(np.iinfo(np.uint64).max)
-        singleton = (focal & (focal - np.uint64(1))) == 0
-        other = ~singleton & (focal != full)
+        size = m._storage.cardinalities()
+        masses = np.asarray(m._storage.masses)
+        other = (size != 1) & (size != n)  # the empty set carries no mass once normalised
         if np.any(masses[..., other] > 1e-12):
             raise ValueError(
                 "An opinion has focal sets the singletons and the frame only; `m` has mass on other subsets."
             )
         return cls(
             m._storage.singleton_masses(n),
-            masses[..., focal == full].sum(-1),
+            masses[..., size == n].sum(-1),
             base_rate=base_rate,
             prior_weight=prior_weight,
         )

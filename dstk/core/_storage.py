@@ -29,16 +29,18 @@ import numpy as np
 
 from .._kernels import transforms as _t
 from .._kernels._jit import call_kernel
-from ..exceptions import TotalConflictError
-from . import _dense, _sparse
+from ..exceptions import FrameTooLargeError, TotalConflictError
+from . import _dense, _sparse, _wide
 
 __all__ = [
     "Storage",
     "DenseStorage",
     "DeferredDenseStorage",
     "FocalSetStorage",
+    "WideStorage",
     "stack",
     "membership",
+    "masks_of_members",
 ]
 
 
@@ -56,6 +58,15 @@ def membership(focal: np.ndarray, n: int) -> np.ndarray:
     return ((focal[:, None] >> shifts[None, :]) & np.uint64(1)).astype(np.float64)
 
 
+def masks_of_members(member: np.ndarray) -> list[int]:
+    """The Python int bitmask of each row of a boolean membership matrix (F, n)."""
+    n = member.shape[1]
+    width = _wide.n_words(n)
+    padded = np.zeros((member.shape[0], 64 * width), dtype=bool)
+    padded[:, :n] = member
+    return _wide.to_ints(np.packbits(padded, axis=1, bitorder="little").view("<u8"))
+
+
 class Storage:
     """The interface shared by the two forms, and the code written once for both.
 
@@ -65,6 +76,7 @@ class Storage:
 
     __slots__ = ()
     is_dense: bool
+    is_wide = False
     masses: np.ndarray
 
     # -- layout -----------------------------------------------------------
@@ -199,6 +211,39 @@ class Storage:
     def condition(self, mask: int) -> Storage:
         """Unnormalised conditioning: the mass of each B moves to B & A (``mask`` = A)."""
         raise NotImplementedError
+
+    def bel(self, mask: int) -> np.ndarray:
+        """``bel(A) = sum_{0 != B subset of A} m(B)`` for the bitmask ``mask`` of A, one value per member."""
+        a = np.uint64(mask)
+        return self.sum_over(lambda f: ((f & ~a) == 0) & (f != 0))
+
+    def pl(self, mask: int) -> np.ndarray:
+        """``pl(A) = sum_{B & A != 0} m(B)`` for the bitmask ``mask`` of A, one value per member."""
+        a = np.uint64(mask)
+        return self.sum_over(lambda f: (f & a) != 0)
+
+    def q(self, mask: int) -> np.ndarray:
+        """``q(A) = sum_{B superset of A} m(B)`` for the bitmask ``mask`` of A, one value per member."""
+        a = np.uint64(mask)
+        return self.sum_over(lambda f: (f & a) == a)
+
+    def b(self, mask: int) -> np.ndarray:
+        """``b(A) = sum_{B subset of A} m(B)`` for the bitmask ``mask`` of A, one value per member."""
+        a = np.uint64(mask)
+        return self.sum_over(lambda f: (f & ~a) == 0)
+
+    def nonempty_members(self, n: int) -> tuple[np.ndarray, np.ndarray]:
+        """(membership (F, n) bool of the stored non-empty subsets, their masses ``batch_shape + (F,)``)."""
+        focal, fm = self.nonempty_focal()
+        member = (
+            (np.asarray(focal, dtype=np.uint64)[:, None] >> np.arange(n, dtype=np.uint64)[None, :])
+            & np.uint64(1)
+        ).astype(bool)
+        return member, fm
+
+    def cardinalities(self) -> np.ndarray:
+        """``|A|`` of each stored subset (int64, one per column)."""
+        return _sparse.popcount(self.columns)
 
     def pending(self) -> np.ndarray | None:
         """The masses awaiting a deferred check (see :class:`DeferredDenseStorage`), or None."""
@@ -493,12 +538,267 @@ class FocalSetStorage(Storage):
         return FocalSetStorage(*_sparse.merge_duplicates(focal, self.masses))
 
 
+class WideStorage(Storage):
+    """Wide focal-set form (frames of more than 64 labels): focal sets as rows of uint64 words.
+
+    ``focal`` (F, ceil(n / 64)) holds the distinct focal sets, byte-wise
+    sorted (see :mod:`dstk.core._wide`), shared by the batch; ``masses`` has
+    shape ``batch_shape + (F,)``; ``n`` is the number of labels.  Bitmasks
+    on the interface (``columns``, ``mass_of``, ...) are Python ints.
+    """
+
+    __slots__ = ("focal", "masses", "n", "_ints")
+    is_dense = False
+    is_wide = True
+
+    def __init__(self, focal: np.ndarray, masses: np.ndarray, n: int, ints: np.ndarray | None = None) -> None:
+        self.focal = focal
+        self.masses = masses
+        self.n = n
+        self._ints = ints
+
+    @classmethod
+    def from_masks(cls, masks: Sequence[int], masses: np.ndarray, n: int) -> WideStorage:
+        """The wide form of focal sets given as Python int bitmasks (repeats summed), masses (..., F)."""
+        rows = _wide.from_ints(masks, n)
+        _dense.check_array_bytes(rows.shape, "the focal sets' bitsets")
+        return cls(*_wide.merge_duplicates(rows, np.asarray(masses, dtype=np.float64)), n)
+
+    @property
+    def columns(self) -> np.ndarray:
+        """object array (F,): the Python int bitmask of each focal set."""
+        if self._ints is None:
+            ints = np.empty(self.focal.shape[0], dtype=object)
+            ints[:] = _wide.to_ints(self.focal)
+            self._ints = ints
+        return self._ints
+
+    @property
+    def nbytes(self) -> int:
+        return int(self.masses.nbytes + self.focal.nbytes)
+
+    def with_masses(self, masses: np.ndarray) -> WideStorage:
+        return WideStorage(self.focal, masses, self.n, self._ints)
+
+    def _bitset(self, mask: int) -> np.ndarray:
+        return _wide.from_ints([mask], self.n)
+
+    def _rows(self, focal: np.ndarray, masses: np.ndarray) -> WideStorage:
+        return WideStorage(focal, masses, self.n)
+
+    # -- conversions -------------------------------------------------------
+    def to_dense(self, n: int, what: str) -> np.ndarray:
+        _dense.check_dense_size(n, _dense.batch_size(self.batch_shape), what=what)
+        raise AssertionError("a dense form of more than 64 labels cannot fit the memory limit")
+
+    def like_dense(self, masses: np.ndarray) -> Storage:
+        raise AssertionError("a wide mass function never has a dense result")
+
+    def focal_form(self) -> tuple[np.ndarray, np.ndarray]:
+        """(Python int bitmasks (F,) as an object array, masses ``batch_shape + (F,)``)."""
+        return self.columns, self.masses
+
+    def state(self) -> dict[str, Any]:
+        return {"m": None, "focal": self.focal, "fm": self.masses}
+
+    def describe(self) -> str:
+        return f"{self.masses.shape[-1]} focal sets"
+
+    def _aligned(self, other: Storage) -> tuple[np.ndarray, np.ndarray]:
+        assert isinstance(other, WideStorage)
+        _, (a, b) = _wide.align([(self.focal, self.masses), (other.focal, other.masses)])
+        return a, b
+
+    def used_columns(self) -> tuple[np.ndarray, np.ndarray]:
+        used = np.flatnonzero(np.any(self.masses.reshape(-1, self.masses.shape[-1]) != 0, axis=0))
+        return self.columns[used], self.masses[..., used]
+
+    # -- queries ---------------------------------------------------------------
+    def _columns_of(self, mask: int) -> np.ndarray:
+        return np.all(self.focal == self._bitset(mask), axis=1)
+
+    def mass_of(self, mask: int) -> np.ndarray:
+        """``m(A)`` for the bitmask ``mask`` of A, one value per batch member."""
+        return self.masses[..., self._columns_of(mask)].sum(axis=-1)
+
+    def empty_mass(self) -> np.ndarray:
+        """``m(empty)``, one value per batch member."""
+        return self.masses[..., ~np.any(self.focal != 0, axis=1)].sum(axis=-1)
+
+    def sum_over(self, selector: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
+        """Sum of the masses of the focal sets whose Python int bitmasks ``selector`` selects."""
+        return self.masses[..., np.asarray(selector(self.columns), dtype=bool)].sum(axis=-1)
+
+    def bel(self, mask: int) -> np.ndarray:
+        return _wide.belief(self.focal, self.masses, self._bitset(mask))[..., 0]
+
+    def pl(self, mask: int) -> np.ndarray:
+        return _wide.plausibility(self.focal, self.masses, self._bitset(mask))[..., 0]
+
+    def q(self, mask: int) -> np.ndarray:
+        return _wide.commonality(self.focal, self.masses, self._bitset(mask))[..., 0]
+
+    def b(self, mask: int) -> np.ndarray:
+        return self.bel(mask) + self.empty_mass()
+
+    def nonzero(self, tolerance: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
+        """(Python int bitmasks, masses) of the focal sets with mass above ``tolerance`` (unbatched)."""
+        keep = self.masses > tolerance
+        return self.columns[keep], self.masses[keep]
+
+    def cardinalities(self) -> np.ndarray:
+        return _wide.cardinality(self.focal)
+
+    def cardinality_weighted(self, fn: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
+        """``sum_{A != empty} m(A) fn(|A|)``, one value per batch member."""
+        card = self.cardinalities().astype(np.float64)
+        w = np.zeros(card.shape)
+        nz = card > 0
+        w[nz] = fn(card[nz])
+        return self.masses @ w
+
+    def singleton_masses(self, n: int) -> np.ndarray:
+        """``m({w})`` of every label, shape ``batch_shape + (n,)``."""
+        _dense.check_array_bytes(self.batch_shape + (n,), "The singleton masses of this batch")
+        single = np.flatnonzero(self.cardinalities() == 1)
+        label = np.argmax(_wide.membership(self.focal[single], n), axis=1)
+        out = np.zeros(self.batch_shape + (n,))
+        out[..., label] = self.masses[..., single]  # distinct focal sets: one column a label
+        return out
+
+    def _nonempty(self) -> np.ndarray:
+        return np.any(self.focal != 0, axis=1)
+
+    def nonempty_focal(self) -> tuple[np.ndarray, np.ndarray]:
+        """(Python int bitmasks, masses) of the stored non-empty focal sets."""
+        keep = self._nonempty()
+        return self.columns[keep], self.masses[..., keep]
+
+    def nonempty_members(self, n: int) -> tuple[np.ndarray, np.ndarray]:
+        keep = self._nonempty()
+        _dense.check_array_bytes((int(keep.sum()), n), "The membership matrix of the focal sets")
+        return _wide.membership(self.focal[keep], n), self.masses[..., keep]
+
+    # -- operations --------------------------------------------------------------
+    def pignistic(self, n: int) -> tuple[np.ndarray | None, np.ndarray]:
+        """(BetP ``batch_shape + (n,)`` or None when undefined somewhere, flags of defined rows)."""
+        denom = self.masses[..., self._nonempty()].sum(axis=-1)
+        denom_ok = np.atleast_1d(denom > 0).ravel()
+        if not np.all(denom_ok):
+            return None, denom_ok
+        return _wide.pignistic(self.focal, self.masses, n), denom_ok
+
+    def contour(self, n: int) -> np.ndarray:
+        """``pl({w})`` of every label, shape ``batch_shape + (n,)``."""
+        _dense.check_array_bytes(self.batch_shape + (n,), "The contour function of this batch")
+        return _wide.contour(self.focal, self.masses, n)
+
+    def discount(self, rate: np.ndarray, full: int) -> WideStorage:
+        """Shafer's discounting by ``rate`` (checked, broadcasting against the batch)."""
+        return self._rows(*_wide.discount(self.focal, self.masses, rate, self.n))
+
+    def with_column(self, mask: int) -> tuple[WideStorage, int]:
+        """(this storage with the subset ``mask`` among its focal sets (zero mass if added), its column)."""
+        hit = np.flatnonzero(self._columns_of(mask))
+        if hit.size:
+            return WideStorage(self.focal, np.array(self.masses), self.n, self._ints), int(hit[0])
+        zeros = np.zeros(self.masses.shape[:-1] + (1,))
+        focal, masses = _wide.merge_duplicates(
+            np.concatenate([self.focal, self._bitset(mask)]), np.concatenate([self.masses, zeros], axis=-1)
+        )
+        out = self._rows(focal, masses)
+        return out, int(np.flatnonzero(out._columns_of(mask))[0])
+
+    def normalize(self) -> WideStorage:
+        """Dempster's normalisation (raises TotalConflictError when m(empty) = 1)."""
+        nz = self._nonempty()
+        s = self.masses[..., nz].sum(axis=-1)
+        if np.any(s <= 0):
+            raise TotalConflictError("Cannot normalise: all the mass is on the empty set (total conflict).")
+        out = self.masses / s[..., None]
+        out[..., ~nz] = 0.0
+        return self._rows(*_prune_rows(self.focal, out))
+
+    def condition(self, mask: int) -> WideStorage:
+        """Unnormalised conditioning: the mass of each B moves to B & A (``mask`` = A)."""
+        return self._rows(*_wide.merge_duplicates(self.focal & self._bitset(mask), self.masses))
+
+    # -- combination ---------------------------------------------------------------
+    def combine_along(self, axis: int, rule: str, weights: Any) -> tuple[WideStorage, np.ndarray, Any]:
+        """Combine the sources on batch axis ``axis`` by ``rule``: (result, conflict, total-conflict flags).
+
+        ``weights`` (checked, one per source) are those of the ``"average"`` rule.
+        The conjunctive and disjunctive rules fold the sources pairwise
+        (:func:`dstk.core._wide.combine`); Dempster's rule normalises after
+        each step and accumulates the log of the non-empty masses, Yager's
+        rule moves the conflict to the frame, the average averages the
+        masses on the union of the focal sets.
+        """
+        fm = np.moveaxis(self.masses, axis, -2)  # (batch..., K, F)
+        k = fm.shape[-2]
+        if rule == "average":
+            out = np.einsum("...kf,k->...f", fm, weights)
+            result = self._rows(*_prune_rows(self.focal, out))
+            return result, result.empty_mass(), None
+        if rule not in ("conjunctive", "dempster", "yager", "disjunctive"):
+            raise FrameTooLargeError(
+                f"The {rule} rule needs the 2**n subsets of the frame (dense form), out of reach on a frame "
+                f"of {self.n} labels. On frames of more than 64 labels, combine with the 'conjunctive', "
+                "'dempster', 'yager', 'disjunctive' or 'average' rule."
+            )
+        op = "disjunctive" if rule == "disjunctive" else "conjunctive"
+        acc_f, acc_m = _prune_rows(self.focal, np.ascontiguousarray(fm[..., 0, :]))
+        log_nonempty = np.zeros(fm.shape[:-2])
+        total = np.zeros(fm.shape[:-2], dtype=bool)
+        for j in range(1, k + (rule == "dempster" and k == 1)):
+            if j < k:
+                f2, m2 = _prune_rows(self.focal, np.ascontiguousarray(fm[..., j, :]))
+                acc_f, acc_m = _wide.combine(acc_f, acc_m, f2, m2, op)
+            if rule == "dempster":
+                # normalise at each step (no underflow over many sources); K = 1 - prod of the non-empty masses
+                nonempty = np.any(acc_f != 0, axis=1)
+                s = acc_m[..., nonempty].sum(axis=-1)
+                total = total | ~(s > 0)
+                safe = np.where(s > 0, s, 1.0)
+                acc_m = acc_m / safe[..., None]
+                acc_m[..., ~nonempty] = 0.0
+                log_nonempty = log_nonempty + np.log(safe)
+            acc_f, acc_m = _prune_rows(acc_f, acc_m)
+        empty = ~np.any(acc_f != 0, axis=1)
+        kappa = acc_m[..., empty].sum(axis=-1)
+        if rule == "dempster":
+            kappa = np.where(total, 1.0, np.clip(-np.expm1(log_nonempty), 0.0, 1.0))
+            return self._rows(acc_f, acc_m), kappa, total
+        result = self._rows(acc_f, acc_m)
+        if rule == "yager":
+            result, column = result.with_column((1 << self.n) - 1)
+            masses = result.masses
+            masses[..., column] += kappa
+            masses[..., ~np.any(result.focal != 0, axis=1)] = 0.0
+            result = self._rows(*_prune_rows(result.focal, masses))
+        return result, kappa, None
+
+
+def _prune_rows(focal: np.ndarray, masses: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Drop the wide focal sets without mass in every batch member (keep one when none has mass)."""
+    keep = np.any(masses.reshape(-1, masses.shape[-1]) > 0, axis=0)
+    if keep.all():
+        return focal, masses
+    if not keep.any():
+        keep[-1] = True
+    return focal[keep], np.ascontiguousarray(masses[..., keep])
+
+
 def stack(storages: Sequence[Storage], batch_shape: tuple[int, ...], axis: int) -> Storage:
     """Stack storages (batch shapes broadcasting to ``batch_shape``) along a new batch axis ``axis``.
 
-    Dense when every input is dense, else in focal-set form on the union of
-    the focal sets.
+    Dense when every input is dense, wide when they are wide, else in
+    focal-set form on the union of the focal sets.
     """
+    if isinstance(storages[0], WideStorage):
+        rows, masses = _wide.align([(s.focal, s.masses) for s in storages])  # type: ignore[attr-defined]
+        arrays = [np.broadcast_to(f, batch_shape + (rows.shape[0],)) for f in masses]
+        return WideStorage(rows, np.stack(arrays, axis=axis), storages[0].n)  # type: ignore[attr-defined]
     if all(isinstance(s, DenseStorage) for s in storages):
         size = storages[0].masses.shape[-1]
         arrays = [np.broadcast_to(s.masses, batch_shape + (size,)) for s in storages]

@@ -277,9 +277,7 @@ def _contextual_discount_focal_sets(m, rates):
     for k in active if active.size else [0]:  # no rate above 0: one source that changes nothing (the batch)
         alpha = rates[..., k]
         masses = np.stack([1.0 - alpha, alpha], axis=-1)
-        sources.append(
-            MassFunction.from_focal_sets(np.array([0, 1 << int(k)], dtype=np.uint64), masses, frame)
-        )
+        sources.append(MassFunction.from_focal_sets([0, 1 << int(k)], masses, frame))
     return combine(sources, rule="disjunctive")
 
 

@@ -410,12 +410,18 @@ def _klir_conflict(m, *, normalized_by):
     focal sets.
     """
     _check_mass(m)
-    focal, masses = _focal_form(m)
-    membership = _membership(focal, m.frame.n)
+    if m._storage.is_wide:  # frames of more than 64 labels: the membership rows of the focal sets
+        member, masses = m._storage.nonempty_members(m.frame.n)
+        membership = member.astype(np.float64)
+        size = member.sum(axis=1)
+    else:
+        focal, masses = _focal_form(m)
+        membership = _membership(focal, m.frame.n)
+        size = popcount(focal)
     if normalized_by == "other":
         inner = m.pignistic() @ membership.T
     else:
-        inner = (m.contour() @ membership.T) / popcount(focal).astype(np.float64)
+        inner = (m.contour() @ membership.T) / size.astype(np.float64)
     masses = np.asarray(masses, dtype=np.float64)
     positive = masses > 0
     safe = np.where(positive, np.clip(inner, np.finfo(float).tiny, None), 1.0)

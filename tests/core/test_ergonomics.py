@@ -121,8 +121,10 @@ def test_extend_product_is_the_vacuous_extension():
     # nothing is known about the second component
     assert product.pl({("a", "x")}) == pytest.approx(1.0)
     assert product.bel({("a", "x"), ("b", "x")}) == pytest.approx(0.0)
-    with pytest.raises(Exception, match="at most 64"):
-        MassFunction({"l0": 1.0}, frame=[f"l{i}" for i in range(9)]).extend_product(range(8))
+    # a product of 72 labels (wide form): the cylinder of {l0} on the first component
+    wide = MassFunction({"l0": 1.0}, frame=[f"l{i}" for i in range(9)]).extend_product(range(8))
+    assert wide.frame.n == 72
+    assert wide.focal_sets() == {frozenset(("l0", t) for t in range(8)): 1.0}
 
 
 def test_decide_returns_the_frame_s_own_labels_when_they_mix_types():
