@@ -336,9 +336,9 @@ class MassFunction:
         checked = as_float_array(values, "values")  # complex, None, strings, ragged, sparse: clear errors
         given = np.asarray(values).dtype
         values = checked
-        if frame.n > MAX_FRAME_SIZE:  # 2**n values: refused whatever the array holds
-            _dense.check_dense_size(frame.n, _dense.batch_size(values.shape[:-1]), what="from_array")
         if values.ndim == 0 or values.shape[-1] != frame.n_subsets:
+            if frame.n > MAX_FRAME_SIZE:  # 2**n values: refused whatever the array holds
+                _dense.check_dense_size(frame.n, _dense.batch_size(values.shape[:-1]), what="from_array")
             raise ValueError(
                 f"The last axis of `values` must have 2**n = {frame.n_subsets} entries for {frame!r}; "
                 f"got shape {values.shape}."
