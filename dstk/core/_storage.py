@@ -214,23 +214,23 @@ class Storage:
 
     def bel(self, mask: int) -> np.ndarray:
         """``bel(A) = sum_{0 != B subset of A} m(B)`` for the bitmask ``mask`` of A, one value per member."""
-        a = np.uint64(mask)
-        return self.sum_over(lambda f: ((f & ~a) == 0) & (f != 0))
+        a, f = np.uint64(mask), self.columns
+        return self.masses[..., ((f & ~a) == 0) & (f != 0)].sum(axis=-1)
 
     def pl(self, mask: int) -> np.ndarray:
         """``pl(A) = sum_{B & A != 0} m(B)`` for the bitmask ``mask`` of A, one value per member."""
-        a = np.uint64(mask)
-        return self.sum_over(lambda f: (f & a) != 0)
+        a, f = np.uint64(mask), self.columns
+        return self.masses[..., (f & a) != 0].sum(axis=-1)
 
     def q(self, mask: int) -> np.ndarray:
         """``q(A) = sum_{B superset of A} m(B)`` for the bitmask ``mask`` of A, one value per member."""
-        a = np.uint64(mask)
-        return self.sum_over(lambda f: (f & a) == a)
+        a, f = np.uint64(mask), self.columns
+        return self.masses[..., (f & a) == a].sum(axis=-1)
 
     def b(self, mask: int) -> np.ndarray:
         """``b(A) = sum_{B subset of A} m(B)`` for the bitmask ``mask`` of A, one value per member."""
-        a = np.uint64(mask)
-        return self.sum_over(lambda f: (f & ~a) == 0)
+        a, f = np.uint64(mask), self.columns
+        return self.masses[..., (f & ~a) == 0].sum(axis=-1)
 
     def nonempty_members(self, n: int) -> tuple[np.ndarray, np.ndarray]:
         """(membership (F, n) bool of the stored non-empty subsets, their masses ``batch_shape + (F,)``)."""
@@ -563,6 +563,45 @@ class WideStorage(Storage):
         rows = _wide.from_ints(masks, n)
         _dense.check_array_bytes(rows.shape, "the focal sets' bitsets")
         return cls(*_wide.merge_duplicates(rows, np.asarray(masses, dtype=np.float64)), n)
+
+    @classmethod
+    def nested(cls, order: np.ndarray, masses: np.ndarray, n: int, empty_mass: Any = None) -> WideStorage:
+        """Focal sets ``A_i = {order[..., 0], ..., order[..., i]}`` with masses ``masses[..., i]`` (and ``m(empty)``).
+
+        Only the sets with a positive mass in their row are stored: a batch
+        of ``B`` orders keeps at most ``B n`` focal sets (checked against the
+        memory limit before they are built).
+        """
+        batch = masses.shape[:-1]
+        rows = _dense.batch_size(batch)
+        width = _wide.n_words(n)
+        order = np.ascontiguousarray(order, dtype=np.int64).reshape(rows, n)
+        values = np.ascontiguousarray(masses, dtype=np.float64).reshape(rows, n)
+        keep = values > 0
+        if empty_mass is not None:
+            empty = np.broadcast_to(np.asarray(empty_mass, dtype=np.float64), batch).reshape(rows)
+        _dense.check_array_bytes((rows, n, width), "The nested focal sets of this batch")
+        # row r, step i: the set of the first i + 1 labels of order[r], built by a running OR
+        sets = np.zeros((rows, n, width), dtype=np.uint64)
+        row, step = np.indices((rows, n))
+        sets[row, step, order // 64] = np.left_shift(np.uint64(1), (order % 64).astype(np.uint64))
+        np.bitwise_or.accumulate(sets, axis=1, out=sets)
+        row, step = np.nonzero(keep)
+        focal, value = sets[row, step], values[row, step]
+        del sets
+        if empty_mass is not None:
+            focal = np.concatenate([focal, np.zeros((rows, width), dtype=np.uint64)])
+            row = np.concatenate([row, np.arange(rows)])
+            value = np.concatenate([value, empty])
+        if focal.shape[0] == 0:  # an empty batch: the frame, no mass
+            return cls(_wide._full(n), np.zeros(batch + (1,)), n)
+        keys = np.ascontiguousarray(focal).view(np.dtype((np.void, 8 * width))).ravel()
+        uniq, inverse = np.unique(keys, return_inverse=True)
+        _dense.check_array_bytes((rows, uniq.size), "The masses of the nested focal sets of this batch")
+        out = np.zeros((rows, uniq.size))
+        np.add.at(out, (row, inverse.ravel()), value)
+        rows_ = np.ascontiguousarray(uniq).view(np.uint64).reshape(-1, width)
+        return cls(rows_, out.reshape(batch + (uniq.size,)), n)
 
     @property
     def columns(self) -> np.ndarray:

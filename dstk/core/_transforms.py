@@ -11,8 +11,8 @@ from numpy.typing import ArrayLike
 from .._kernels import transforms as _t
 from .._validation import as_float_array
 from ..exceptions import FrameError, InvalidMassError, TotalConflictError
-from . import _dense, _sparse
-from ._frame import Frame
+from . import _dense, _sparse, _storage
+from ._frame import MAX_FRAME_SIZE, Frame
 from ._mass import MassFunction, as_mass_function
 
 __all__ = [
@@ -426,6 +426,10 @@ def inverse_pignistic(p: ArrayLike, *, frame: Frame | Iterable[Any] | None = Non
 
 def _nested(order, masses, frame, empty_mass=None):
     """Mass function with focal sets A_i = {order[0..i]} (batched orders)."""
+    if frame.n > MAX_FRAME_SIZE:
+        return MassFunction._from_storage(
+            _storage.WideStorage.nested(order, masses, frame.n, empty_mass), frame
+        )
     bits = np.uint64(1) << order.astype(np.uint64)
     sets = np.cumsum(bits, axis=-1, dtype=np.uint64)
     batch = masses.shape[:-1]

@@ -296,6 +296,32 @@ def test_extend_product_and_extend_to_wide_frames():
     assert bigger.focal_sets()[frozenset(["a", *range(90)])] == pytest.approx(0.7)
 
 
+def test_inverse_pignistic_and_consonant_from_contour():
+    from dstk import consonant_from_contour, inverse_pignistic
+
+    n = 150
+    rng = np.random.default_rng(75)
+    p = rng.dirichlet(np.ones(n), size=3)
+    p[2, :] = 1.0 / n  # all tied: the whole frame
+    contour = rng.random((3, n))
+    got_p, got_c = inverse_pignistic(p), consonant_from_contour(contour)
+    for row in range(3):
+        # nested sets of the labels by decreasing value (Dubois, Prade & Smets 2008, Eq. 9)
+        order = sorted(range(n), key=lambda i: -p[row, i])
+        want = defaultdict(float)
+        for i in range(n):
+            nxt = p[row, order[i + 1]] if i + 1 < n else 0.0
+            if p[row, order[i]] - nxt > 0:
+                want[frozenset(order[: i + 1])] += (i + 1) * (p[row, order[i]] - nxt)
+        assert_same(as_ref(got_p.batch[row]), dict(want))
+        order = sorted(range(n), key=lambda i: -contour[row, i])
+        want = defaultdict(float, {frozenset(): 1.0 - contour[row, order[0]]})
+        for i in range(n):
+            nxt = contour[row, order[i + 1]] if i + 1 < n else 0.0
+            want[frozenset(order[: i + 1])] += contour[row, order[i]] - nxt
+        assert_same(as_ref(got_c.batch[row]), dict(want))
+
+
 # -- decisions and uncertainty ----------------------------------------------------------------------------------
 def ref_expectations(m, u):
     k = m.get(frozenset(), 0.0)
