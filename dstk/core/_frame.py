@@ -17,6 +17,11 @@ __all__ = ["Frame", "MAX_FRAME_SIZE"]
 MAX_FRAME_SIZE = 64
 
 
+#: Labels shown in full by ``repr(frame)`` and :meth:`Frame.format_subset`; longer lists are cut
+#: to their first and last labels (a frame may have thousands).
+_REPR_LABELS = 20
+
+
 class Frame:
     """An ordered finite set of hypotheses (a frame of discernment).
 
@@ -143,7 +148,11 @@ class Frame:
         return hash(("dstk.Frame", self._labels))
 
     def __repr__(self):
-        return f"Frame({list(self._labels)!r})"
+        if self.n <= _REPR_LABELS:
+            return f"Frame({list(self._labels)!r})"
+        head = ", ".join(repr(x) for x in self._labels[: _REPR_LABELS - 2])
+        tail = ", ".join(repr(x) for x in self._labels[-2:])
+        return f"Frame([{head}, ..., {tail}], {self.n} labels)"
 
     def __reduce__(self):
         return (Frame, (self._labels,))
@@ -326,7 +335,11 @@ class Frame:
             return empty
         if b == self.full and self.n > 1:
             return whole
-        return "{" + ",".join(str(x) for x in self.labels_of(b)) + "}"
+        labels = [str(x) for x in self.labels_of(b)]
+        if len(labels) > _REPR_LABELS:
+            shown = labels[: _REPR_LABELS - 2] + ["..."] + labels[-2:]
+            return "{" + ",".join(shown) + "}" + f" ({len(labels)} labels)"
+        return "{" + ",".join(labels) + "}"
 
     def singletons(self) -> list[int]:
         """Bitmasks of the singletons, ``[1, 2, 4, ...]``.

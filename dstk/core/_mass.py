@@ -108,6 +108,10 @@ def _mark_checked(mf):
     mf._storage.mark_checked()
 
 
+#: Columns (labels) of the HTML table of a batch in a notebook.
+_HTML_COLUMNS = 20
+
+
 class MassFunction:
     """A mass function (basic belief assignment), or a batch of them, on a frame.
 
@@ -1600,10 +1604,14 @@ class MassFunction:
             k = min(5, flat.size)
             rows = []
             bet = flat.batch[:k].pignistic() if k else np.zeros((0, self._frame.n))
+            shown = min(self._frame.n, _HTML_COLUMNS)  # a frame may have thousands of labels
+            cut = "<td>...</td>" if shown < self._frame.n else ""
             for i in range(k):
-                cells = "".join(f"<td>{v:.4f}</td>" for v in bet[i])
-                rows.append(f"<tr><td>{i}</td>{cells}</tr>")
-            hdr = "".join(f"<th>BetP({html.escape(str(l))})</th>" for l in self._frame.labels)
+                cells = "".join(f"<td>{v:.4f}</td>" for v in bet[i, :shown])
+                rows.append(f"<tr><td>{i}</td>{cells}{cut}</tr>")
+            labels = self._frame.labels[:shown]
+            hdr = "".join(f"<th>BetP({html.escape(str(l))})</th>" for l in labels)
+            hdr += f"<th>({self._frame.n - shown} more)</th>" if cut else ""
             more = f"<p>... {flat.size - k} more</p>" if flat.size > k else ""
             return head + f"<table><tr><th>sample</th>{hdr}</tr>{''.join(rows)}</table>{more}"
         rows, total = self._rows_for_display(64)

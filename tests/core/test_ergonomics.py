@@ -137,3 +137,11 @@ def test_decide_returns_the_frame_s_own_labels_when_they_mix_types():
     batch = MassFunction.from_array([[0, 0.2, 0.8, 0], [0, 0.9, 0.1, 0]], Frame([0, "a"]))
     assert batch.decide().tolist() == ["a", 0]
     assert MassFunction.from_array([[0, 0.7, 0.3, 0]], Frame([3, 4])).decide().dtype.kind == "i"
+
+
+def test_html_of_a_batch_on_a_wide_frame_shows_twenty_label_columns():
+    frame = Frame([f"c{i}" for i in range(100)])
+    rows = [{(f"c{i}",): 0.5, tuple(frame.labels): 0.5} for i in range(3)]
+    batch = MassFunction.stack([MassFunction(row, frame=frame) for row in rows])
+    text = batch._repr_html_()
+    assert text.count("<th>BetP(") == 20 and "(80 more)" in text

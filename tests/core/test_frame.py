@@ -71,3 +71,21 @@ def test_a_boolean_label_names_itself_in_a_frame_of_boolean_labels():
     for other in (Frame([0, 1]), Frame(["a", "b"])):  # never read as the label 1 or as a bitmask
         with pytest.raises(FrameError, match="not a subset"):
             other.subset(True)
+
+
+def test_repr_of_a_wide_frame_is_cut_to_its_first_and_last_labels():
+    frame = Frame([f"c{i}" for i in range(1000)])
+    text = repr(frame)
+    assert text.startswith("Frame(['c0', 'c1', ") and text.endswith("..., 'c998', 'c999'], 1000 labels)")
+    assert text.count("'") == 2 * 20
+    twenty = [f"c{i}" for i in range(20)]
+    assert repr(Frame(twenty)) == f"Frame({twenty!r})"
+
+
+def test_format_subset_cuts_a_large_subset_and_counts_it():
+    frame = Frame([f"c{i}" for i in range(100)])
+    subset = frame.subset([f"c{i}" for i in range(30)])
+    text = frame.format_subset(subset)
+    assert text == "{" + ",".join(f"c{i}" for i in range(18)) + ",...,c28,c29} (30 labels)"
+    small = frame.subset([f"c{i}" for i in range(20)])
+    assert frame.format_subset(small) == "{" + ",".join(f"c{i}" for i in range(20)) + "}"
