@@ -11,6 +11,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 CHILD = r"""
@@ -71,7 +72,15 @@ print(json.dumps(out))
 
 def run(root):
     env = dict(os.environ, PYTHONPATH=str(root), OMP_NUM_THREADS="1", NUMBA_NUM_THREADS="1")
-    res = subprocess.run([sys.executable, "-c", CHILD], env=env, capture_output=True, text=True, check=True)
+    # run outside any checkout: `python -c` puts the working directory first on sys.path
+    res = subprocess.run(
+        [sys.executable, "-c", CHILD],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=tempfile.gettempdir(),
+    )
     return json.loads(res.stdout.strip().splitlines()[-1])
 
 

@@ -141,18 +141,205 @@ def _checked_binary_factors(q1, q2, q3, m1, m2, m3):
     return p1, p2, p3, _lost(p1, q1, f1) | _lost(p2, q2, f2) | _lost(p3, q3, m3)
 
 
+#: The extended fold keeps every commonality factor and product within
+#: [2**-400, 2**400] (times a power of two kept apart), so that a product of
+#: two of them is a normal float64, rounded as with an unbounded exponent.
+_EXTENDED_LOW = 2.0**-400
+_EXTENDED_HIGH = 2.0**400
+_EXTENDED_SHIFT = 400
+
+
+#: 2**400 and 2**-400 as factors (multiplying by them is exact).
+_EXTENDED_UP = 2.0**400
+_EXTENDED_DOWN = 2.0**-400
+
+
+@njit(cache=True)
+def _extended_step(q, e, f):
+    """``q * 2**e`` times ``f`` -> ``(q', e')``, with ``q'`` kept within [2**-400, 2**400] (or 0).
+
+    A factor outside those bounds (zero, subnormal or huge; rare) is split by
+    ``math.frexp``; a product leaving them is scaled back by 2**400.  Every
+    product is thus of two normal floats with a normal result: the same
+    rounding as with an unbounded exponent (scaling by a power of two is
+    exact), at the cost of two comparisons.
+    """
+    if not _EXTENDED_LOW <= abs(f) <= _EXTENDED_HIGH:
+        f, d = math.frexp(f)
+        e += d
+    p = q * f
+    if abs(p) < _EXTENDED_LOW and p != 0.0:
+        return p * _EXTENDED_UP, e - _EXTENDED_SHIFT
+    if abs(p) > _EXTENDED_HIGH:
+        return p * _EXTENDED_DOWN, e + _EXTENDED_SHIFT
+    return p, e
+
+
+@njit(cache=True)
+def _extended_multiply(acc, expo, factors):
+    """``acc * 2**expo *= factors`` for the non-empty subsets (:func:`_extended_step`); (size,) arrays."""
+    for x in range(1, acc.shape[0]):
+        acc[x], expo[x] = _extended_step(acc[x], expo[x], factors[x])
+
+
+#: Sources folded between two renormalisations of the extended folds, and the
+#: factors a block may hold for its plain products to stay normal: from a
+#: commonality in [1/2, 1), 16 factors in [2**-38, 2] keep every partial
+#: product within [2**-609, 2**16].
+_EXTENDED_BLOCK = 16
+_BLOCK_LOW = 2.0**-38
+_BLOCK_HIGH = 2.0
+
+
+@njit(cache=True)
+def _normalized(q, e):
+    """``q * 2**e`` as ``(mantissa in [1/2, 1), exponent)`` (0 stays 0)."""
+    g, d = math.frexp(q)
+    return g, e + d
+
+
+@njit(cache=True)
+def _extended_binary_fold(s, acc, expo):
+    """Commonality products of the sources ``s`` (K, 4) of a binary frame, in extended range.
+
+    Writes ``acc * 2**expo`` (size 4, entry 0 unused); the factors are those
+    of :func:`dstk._kernels.moebius.superset_pass`: q({0}) = m({0}) +
+    m(frame), q({1}) = m({1}) + m(frame), q(frame) = m(frame).  Blocks of
+    16 sources are multiplied plainly from mantissas in [1/2, 1) when their
+    factors lie in [2**-38, 2] (no product can leave the normal range), and
+    otherwise product by product (:func:`_extended_step`); the same bits
+    either way, at about the cost of an ordinary fold.
+    """
+    q1 = q2 = q3 = 1.0
+    e1 = e2 = e3 = 0
+    k_sources = s.shape[0]
+    for k0 in range(0, k_sources, _EXTENDED_BLOCK):
+        k1 = min(k0 + _EXTENDED_BLOCK, k_sources)
+        p1, p2, p3 = q1, q2, q3
+        low = _BLOCK_HIGH
+        high = _BLOCK_LOW
+        for k in range(k0, k1):
+            x3 = s[k, 3]
+            f1 = s[k, 1] + x3
+            f2 = s[k, 2] + x3
+            p1 *= f1
+            p2 *= f2
+            p3 *= x3
+            low = min(low, min(x3, min(f1, f2)))
+            high = max(high, max(f1, f2))
+        if not (low >= _BLOCK_LOW and high <= _BLOCK_HIGH):
+            p1, p2, p3 = q1, q2, q3
+            for k in range(k0, k1):
+                x3 = s[k, 3]
+                p1, e1 = _extended_step(p1, e1, s[k, 1] + x3)
+                p2, e2 = _extended_step(p2, e2, s[k, 2] + x3)
+                p3, e3 = _extended_step(p3, e3, x3)
+        q1, e1 = _normalized(p1, e1)
+        q2, e2 = _normalized(p2, e2)
+        q3, e3 = _normalized(p3, e3)
+    acc[0], acc[1], acc[2], acc[3] = 1.0, q1, q2, q3
+    expo[0], expo[1], expo[2], expo[3] = 0, e1, e2, e3
+
+
+@njit(cache=True)
+def _ternary_factors(s, k):
+    """The seven non-empty commonalities of source row ``s[k]`` (8,), added as
+    :func:`dstk._kernels.moebius.superset_pass` adds them (same bits)."""
+    x7 = s[k, 7]
+    f3 = s[k, 3] + x7
+    f5 = s[k, 5] + x7
+    f6 = s[k, 6] + x7
+    return (s[k, 1] + s[k, 3]) + f5, (s[k, 2] + s[k, 3]) + f6, f3, (s[k, 4] + s[k, 5]) + f6, f5, f6, x7
+
+
+@njit(cache=True)
+def _extended_ternary_fold(s, acc, expo):
+    """:func:`_extended_binary_fold` for a three-label frame: sources ``s`` (K, 8), outputs of size 8."""
+    q = np.ones(8)
+    e = np.zeros(8, dtype=np.int64)
+    p = np.empty(8)
+    k_sources = s.shape[0]
+    for k0 in range(0, k_sources, _EXTENDED_BLOCK):
+        k1 = min(k0 + _EXTENDED_BLOCK, k_sources)
+        p1, p2, p3, p4, p5, p6, p7 = q[1], q[2], q[3], q[4], q[5], q[6], q[7]
+        low = _BLOCK_HIGH
+        high = _BLOCK_LOW
+        for k in range(k0, k1):
+            f1, f2, f3, f4, f5, f6, f7 = _ternary_factors(s, k)
+            p1 *= f1
+            p2 *= f2
+            p3 *= f3
+            p4 *= f4
+            p5 *= f5
+            p6 *= f6
+            p7 *= f7
+            low = min(min(low, min(f1, f2)), min(min(f3, f4), min(min(f5, f6), f7)))
+            high = max(max(high, max(f1, f2)), max(max(f3, f4), max(max(f5, f6), f7)))
+        p[1], p[2], p[3], p[4], p[5], p[6], p[7] = p1, p2, p3, p4, p5, p6, p7
+        if not (low >= _BLOCK_LOW and high <= _BLOCK_HIGH):
+            for x in range(1, 8):
+                p[x] = q[x]
+            for k in range(k0, k1):
+                f = _ternary_factors(s, k)
+                for x in range(1, 8):
+                    p[x], e[x] = _extended_step(p[x], e[x], f[x - 1])
+        for x in range(1, 8):
+            q[x], e[x] = _normalized(p[x], e[x])
+    for x in range(8):
+        acc[x] = q[x]
+        expo[x] = e[x]
+
+
+@njit(cache=True)
+def _extended_masses(acc, expo):
+    """Commonality products ``acc * 2**expo`` -> normalised masses in ``acc``; return (kappa, total conflict).
+
+    The products are scaled by the power of two of the largest (exact),
+    turned into masses and divided by the sum of the non-empty ones.
+    """
+    size = acc.shape[0]
+    top = 0
+    found = False
+    for x in range(1, size):
+        if acc[x] != 0.0:
+            g, e = math.frexp(acc[x])
+            acc[x] = g
+            expo[x] += e
+            if not found or expo[x] > top:
+                top = expo[x]
+                found = True
+    acc[0] = 0.0
+    if found:
+        for x in range(1, size):
+            acc[x] = math.ldexp(acc[x], int(expo[x] - top)) if acc[x] != 0.0 else 0.0
+        superset_pass(acc, -1.0)
+        acc[0] = 0.0
+    total = sum_from(acc, 1) if found else 0.0
+    if not total > 0.0:
+        for x in range(size):
+            acc[x] = 0.0
+        return 1.0, True
+    for x in range(1, size):
+        acc[x] /= total
+    # 1 - K = total * 2**top
+    k_val = -math.expm1(math.log(total) + top * math.log(2.0))
+    return (k_val if k_val > 0.0 else 0.0), False
+
+
 @njit(cache=True)
 def dempster_extended(m, rows, out, kappa, total_conflict):
     """Dempster's rule of the K sources of the rows ``rows`` of ``m``, in extended exponent range.
 
-    Each commonality product is kept as a mantissa in [0.5, 1) and an integer
-    power of two (``math.frexp``), so no product underflows whatever the
-    number of sources and the size of their masses.  The products are then
-    scaled by the power of two of the largest non-empty commonality (exact),
-    turned into masses and normalised.  Every normalised mass that float64
-    can represent is obtained with the rounding error of an ordinary
-    evaluation; smaller ones round to 0 or a subnormal.  Writes ``out[r]``,
-    ``kappa[r]`` and ``total_conflict[r]`` for each ``r`` in ``rows``.
+    Each commonality product is kept as a float64 within [2**-400, 2**400]
+    and an integer power of two (:func:`_extended_multiply`), so no product
+    underflows whatever the number of sources and the size of their masses,
+    and each source costs about what it costs in the ordinary fold.  The
+    products are then scaled by the power of two of the largest non-empty
+    commonality (exact), turned into masses and normalised
+    (:func:`_extended_masses`).  Every normalised mass that float64 can
+    represent is obtained with the rounding error of an ordinary evaluation;
+    smaller ones round to 0 or a subnormal.  Writes ``out[r]``, ``kappa[r]``
+    and ``total_conflict[r]`` for each ``r`` in ``rows``.
 
     The other kernels send here the rows where a commonality product of
     non-zero factors left the normal float64 range (so that this path is
@@ -165,43 +352,20 @@ def dempster_extended(m, rows, out, kappa, total_conflict):
     for i in range(rows.shape[0]):
         r = rows[i]
         acc = out[r]
-        for x in range(size):
-            acc[x] = 1.0
-            expo[x] = 0
-        for k in range(k_sources):
+        if size == 4:
+            _extended_binary_fold(m[r], acc, expo)
+        elif size == 8:
+            _extended_ternary_fold(m[r], acc, expo)
+        else:
             for x in range(size):
-                tmp[x] = m[r, k, x]
-            superset_pass(tmp, 1.0)
-            for x in range(1, size):
-                f, e = math.frexp(tmp[x])
-                g, e2 = math.frexp(acc[x] * f)
-                acc[x] = g
-                expo[x] += e + e2
-        top = 0
-        found = False
-        for x in range(1, size):
-            if acc[x] != 0.0 and (not found or expo[x] > top):
-                top = expo[x]
-                found = True
-        acc[0] = 0.0
-        if found:
-            for x in range(1, size):
-                acc[x] = math.ldexp(acc[x], int(expo[x] - top)) if acc[x] != 0.0 else 0.0
-            superset_pass(acc, -1.0)
-            acc[0] = 0.0
-        total = sum_from(acc, 1) if found else 0.0
-        if not total > 0.0:
-            for x in range(size):
-                acc[x] = 0.0
-            kappa[r] = 1.0
-            total_conflict[r] = True
-            continue
-        for x in range(1, size):
-            acc[x] /= total
-        # 1 - K = total * 2**top
-        k_val = -math.expm1(math.log(total) + top * math.log(2.0))
-        kappa[r] = k_val if k_val > 0.0 else 0.0
-        total_conflict[r] = False
+                acc[x] = 1.0
+                expo[x] = 0
+            for k in range(k_sources):
+                for x in range(size):
+                    tmp[x] = m[r, k, x]
+                superset_pass(tmp, 1.0)
+                _extended_multiply(acc, expo, tmp)
+        kappa[r], total_conflict[r] = _extended_masses(acc, expo)
 
 
 #: Bits of the status returned by the checked kernels (see :func:`conjunctive_checked`).
@@ -409,6 +573,8 @@ def _binary_row(m, normalize, out, kappa, total_conflict, lost, r):
     for k in range(m.shape[1]):
         q1, q2, q3, lost_now = _checked_binary_factors(q1, q2, q3, m[r, k, 1], m[r, k, 2], m[r, k, 3])
         flag |= lost_now
+        if normalize and flag:
+            break  # the row is recomputed in extended range: no fold on subnormals
         if normalize and k % 16 == 15:
             # same rescaling as the four-row path, so that every row's result
             # is the same whatever its position in the batch
@@ -638,6 +804,9 @@ def _ternary_fold(s, normalize, careful):
                 | _lost(p6, q6, f6)
                 | _lost(p7, q7, f7)
             )
+            if flag:
+                # the row is recomputed in extended range: no fold on subnormals
+                return p1, p2, p3, p4, p5, p6, p7, log_scale, True
         q1 = p1
         q2 = p2
         q3 = p3
@@ -754,6 +923,8 @@ def _general_rows(m, normalize, out, kappa, total_conflict, lost, r0, r1, tolera
                     total += src[x]
                     low = min(low, src[x])
                 status |= _check_source(total, low, tolerance)
+            if flag:
+                continue  # the row is recomputed in extended range (its sources still checked)
             if k == 0:
                 for x in range(size):
                     acc[x] = src[x]
