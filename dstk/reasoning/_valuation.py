@@ -30,8 +30,8 @@ from ..exceptions import (
 
 __all__ = ["Variable", "Valuation"]
 
-#: Largest product frame :meth:`Valuation.to_mass_function` converts (labels of one MassFunction).
-_MASS_FUNCTION_MAX_LABELS = 64
+#: Largest frame whose batched mass functions are read through ``to_array`` (2**n masses a sample).
+_DENSE_ARRAY_MAX_LABELS = 20
 
 
 class Variable:
@@ -344,12 +344,19 @@ class Valuation:
         if focal_dict is not None:
             sets = list(focal_dict)
             masses = np.array([focal_dict[s] for s in sets])
-        else:
+        elif len(labels) <= _DENSE_ARRAY_MAX_LABELS:
             # batched: the union of the focal sets over the batch
             m = mass_function.to_array("m")
             nz = np.flatnonzero(np.any(m.reshape(-1, m.shape[-1]) != 0, axis=0))
             sets = [frozenset(labels[i] for i in range(len(labels)) if (b >> i) & 1) for b in nz]
             masses = m[..., nz]
+        else:
+            # batched on a wide frame (no array of 2**n masses): the union of each sample's focal sets
+            union: dict[frozenset, None] = {}
+            for index in np.ndindex(*mass_function.batch_shape):
+                union.update(dict.fromkeys(mass_function.batch[index].focal_sets()))
+            sets = list(union)
+            masses = np.stack([np.asarray(mass_function.mass(s), dtype=np.float64) for s in sets], axis=-1)
         pos = {lab: i for i, lab in enumerate(labels)}
         focal = np.zeros((len(sets),) + shape, dtype=bool)
         for k, s in enumerate(sets):
@@ -647,14 +654,10 @@ class Valuation:
             On ``Frame(itertools.product(*labels))`` in the order of the variables.
         """
         n = int(np.prod(self.shape))
-        if n > _MASS_FUNCTION_MAX_LABELS:
-            raise FrameTooLargeError(
-                f"The product frame has {n} configurations; a MassFunction holds at most "
-                f"{_MASS_FUNCTION_MAX_LABELS} labels. Marginalise to fewer variables first, or use the "
-                "Valuation's own bel / pl / pignistic."
-            )
         frame = Frame(itertools.product(*(v.labels for v in self.variables)))
         flat = self._focal.reshape(self.n_focal, -1)
+        if n > 64:  # the wide focal-set form takes the membership matrix
+            return MassFunction.from_focal_sets(flat, self._mass, frame)
         bits = (flat.astype(np.uint64) << np.arange(n, dtype=np.uint64)).sum(axis=1, dtype=np.uint64)
         return MassFunction.from_focal_sets(bits.astype(np.int64) if n < 64 else bits, self._mass, frame)
 

@@ -221,10 +221,50 @@ def test_round_trip_mass_function():
     assert_same(as_dict(Valuation.from_mass_function(mf, [a, b])), as_dict(v))
 
 
-def test_to_mass_function_refuses_large_products_clearly():
-    vs = [Variable(f"v{i}", [0, 1]) for i in range(7)]
-    with pytest.raises(FrameTooLargeError, match="128 configurations"):
-        Valuation.vacuous(vs).to_mass_function()
+def test_products_above_64_configurations_round_trip_and_combine():
+    """The 7 x 4 x 4 = 112-configuration relation of the Captain's problem on a wide MassFunction."""
+    from tests.reasoning.captain import A, D, S, captain_valuations
+
+    ads = captain_valuations()[0]
+    early = {(a, d, s) for a in range(7) for d in range(2) for s in range(4)}
+    equal = {(a, d, d) for a in range(7) for d in (1, 2)}
+    # {(6, 0, 0)} contradicts Arrival = Departure + Sailing: a conflict of 0.2
+    evidence = Valuation([A, D, S], [early, {(6, 0, 0)}, equal], [0.5, 0.2, 0.3])
+    mf = ads.to_mass_function()
+    assert len(mf.frame) == 112
+    config_sets = [
+        {(a, d, s) for a in range(7) for d in range(4) for s in range(4) if a <= d + s},
+        {(3, 1, 2)},
+    ]
+    for event in config_sets:
+        assert mf.bel(event) == pytest.approx(sum(m for f, m in as_dict(ads).items() if f and f <= event))
+        assert mf.pl(event) == pytest.approx(sum(m for f, m in as_dict(ads).items() if f & event))
+    assert_same(as_dict(Valuation.from_mass_function(mf, [A, D, S])), as_dict(ads))
+    batched = Valuation.relation([A, D, S], [(0, 0, 0), (6, 3, 3)], mass=[0.25, 0.5])
+    back = Valuation.from_mass_function(batched.to_mass_function(), [A, D, S])
+    assert back.batch_shape == (2,)
+    expect = dict(batched.focal_sets())
+    got_sets = dict(back.focal_sets())
+    assert set(got_sets) == set(expect)
+    for f, m in expect.items():
+        np.testing.assert_allclose(got_sets[f], m, atol=1e-12)
+    for rule in ["conjunctive", "dempster", "disjunctive", "yager"]:
+        got = ads.combine(evidence, rule=rule)
+        ref = dstk.combine([ads.to_mass_function(), evidence.to_mass_function()], rule=rule)
+        for event in config_sets:
+            assert got.bel(event) == pytest.approx(ref.bel(event), abs=1e-12), rule
+            assert got.pl(event) == pytest.approx(ref.pl(event), abs=1e-12), rule
+    # the disjunctive rule from the definition: unions of every pair of focal sets
+    ref = {}
+    for f, m in as_dict(ads).items():
+        for g, w in as_dict(evidence).items():
+            ref[f | g] = ref.get(f | g, 0.0) + m * w
+    assert_same(as_dict(ads.combine(evidence, rule="disjunctive")), ref)
+    # Yager's rule from the definition: the conflict goes to the frame
+    yager = bf_conjunctive(as_dict(ads), as_dict(evidence))
+    full = frozenset(itertools.product(A.labels, D.labels, S.labels))
+    yager[full] = yager.get(full, 0.0) + yager.pop(frozenset(), 0.0)
+    assert_same(as_dict(ads.combine(evidence, rule="yager")), yager)
 
 
 def test_mismatched_variables_are_rejected():
