@@ -835,9 +835,15 @@ def stack(storages: Sequence[Storage], batch_shape: tuple[int, ...], axis: int) 
     focal-set form on the union of the focal sets.
     """
     if isinstance(storages[0], WideStorage):
-        rows, masses = _wide.align([(s.focal, s.masses) for s in storages])  # type: ignore[attr-defined]
-        arrays = [np.broadcast_to(f, batch_shape + (rows.shape[0],)) for f in masses]
-        return WideStorage(rows, np.stack(arrays, axis=axis), storages[0].n)  # type: ignore[attr-defined]
+        rows, positions = _wide.union([s.focal for s in storages])  # type: ignore[attr-defined]
+        shape = list(batch_shape) + [rows.shape[0]]
+        shape.insert(axis, len(storages))
+        _dense.check_array_bytes(tuple(shape), "The stacked masses")
+        out = np.zeros(tuple(shape))
+        moved = np.moveaxis(out, axis, 0)  # a view: source i at moved[i]
+        for i, (storage, position) in enumerate(zip(storages, positions)):
+            moved[i][..., position] = np.broadcast_to(storage.masses, tuple(batch_shape) + position.shape)
+        return WideStorage(rows, out, storages[0].n)  # type: ignore[attr-defined]
     if all(isinstance(s, DenseStorage) for s in storages):
         size = storages[0].masses.shape[-1]
         arrays = [np.broadcast_to(s.masses, batch_shape + (size,)) for s in storages]

@@ -29,7 +29,7 @@ from collections.abc import Iterable
 import numpy as np
 
 from ..exceptions import FrameTooLargeError, TotalConflictError
-from . import _sparse
+from . import _dense, _sparse
 from ._dense import MAX_DENSE_BYTES
 
 __all__ = [
@@ -50,6 +50,7 @@ __all__ = [
     "from_ints",
     "to_ints",
     "align",
+    "union",
     "members_product",
 ]
 
@@ -303,19 +304,28 @@ def to_ints(focal: np.ndarray) -> list[int]:
     return [int.from_bytes(raw[i : i + width], "little") for i in range(0, len(raw), width)]
 
 
-def align(forms: list[tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray, list[np.ndarray]]:
-    """Several (focal, masses) pairs on the union of their focal sets (byte-wise sorted, no repeats)."""
-    focal = np.ascontiguousarray(np.concatenate([f for f, _ in forms]), dtype=np.uint64)
+def union(focal_sets: list[np.ndarray]) -> tuple[np.ndarray, list[np.ndarray]]:
+    """The union of several (F_i, n_words) bitsets (byte-wise sorted, no repeats), and where each row went."""
+    total = sum(f.shape[0] for f in focal_sets)
+    _dense.check_array_bytes((3 * total, focal_sets[0].shape[1]), "The union of the focal sets")
+    focal = np.ascontiguousarray(np.concatenate(focal_sets), dtype=np.uint64)
     width = focal.shape[1]
     keys = focal.view(np.dtype((np.void, 8 * width))).ravel()
     uniq, inverse = np.unique(keys, return_inverse=True)
     rows = np.ascontiguousarray(uniq).view(np.uint64).reshape(-1, width)
+    bounds = np.cumsum([0] + [f.shape[0] for f in focal_sets])
     inverse = inverse.ravel()
+    return rows, [inverse[bounds[i] : bounds[i + 1]] for i in range(len(focal_sets))]
+
+
+def align(forms: list[tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray, list[np.ndarray]]:
+    """Several (focal, masses) pairs on the union of their focal sets (byte-wise sorted, no repeats)."""
+    rows, positions = union([f for f, _ in forms])
     out = []
-    start = 0
-    for f, fm in forms:
-        position = inverse[start : start + f.shape[0]]
-        start += f.shape[0]
+    for (_, fm), position in zip(forms, positions):
+        _dense.check_array_bytes(
+            fm.shape[:-1] + (rows.shape[0],), "The masses on the union of the focal sets"
+        )
         values = np.zeros(fm.shape[:-1] + (rows.shape[0],))
         values[..., position] = fm
         out.append(values)

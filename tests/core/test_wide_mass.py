@@ -17,7 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dstk import Frame, MassFunction, combine, combine_with_conflict
-from dstk.core import Opinion, discord, jousselme_distance, strife
+from dstk.core import Opinion, discord, jirousek_shenoy_entropy, jousselme_distance, strife
 from dstk.exceptions import FrameTooLargeError, InvalidMassError, TotalConflictError
 
 from . import _narrow_workload
@@ -350,6 +350,10 @@ def test_decisions(n):
     # interval dominance: an act is left out when another's lower expectation beats its upper one
     want = np.array([not np.any(lo > hi[a] + 1e-9) for a in range(4)])
     assert np.array_equal(mf.admissible_actions("interval_dominance", utility=u), want)
+    # maximality: no other act has a positive lower expectation of its gain (Troffaes 2007)
+    gain = np.array([[ref_expectations(m, (u[b] - u[a])[None, :])[0][0] for a in range(4)] for b in range(4)])
+    np.fill_diagonal(gain, -np.inf)
+    assert np.array_equal(mf.admissible_actions("maximality", utility=u), gain.max(axis=0) <= 1e-9)
 
 
 @pytest.mark.parametrize("n", [65, 300])
@@ -363,6 +367,11 @@ def test_uncertainty_measures(n):
     ref_strife = -sum(v * np.log2(sum(w * len(a & b) / len(a) for b, w in m.items())) for a, v in m.items())
     assert discord(mf) == pytest.approx(max(ref_discord, 0.0), abs=1e-12)
     assert strife(mf) == pytest.approx(max(ref_strife, 0.0), abs=1e-12)
+    contour = np.array([ref_pl(m, frozenset([i])) for i in range(n)])
+    p = contour / contour.sum()
+    entropy = -np.sum(p[p > 0] * np.log2(p[p > 0]))
+    nonspecificity = sum(v * np.log2(len(a)) for a, v in m.items())
+    assert jirousek_shenoy_entropy(mf) == pytest.approx(entropy + nonspecificity, abs=1e-10)
     from dstk.core import aggregate_uncertainty
 
     with pytest.raises(FrameTooLargeError):
@@ -468,6 +477,8 @@ def test_memory_limits_are_checked_before_allocating():
     _refused_before_allocating(big.pignistic)
     _refused_before_allocating(big.contour)
     _refused_before_allocating(lambda: MassFunction.from_array(np.zeros(8), frame))
+    # 1,000 sources of 3,000 focal sets each, broadcast to a batch of 1,000: 3 * 10**9 masses a source
+    _refused_before_allocating(lambda: MassFunction.stack([m.broadcast_to((1000,))] * 1000))
 
 
 # -- frames of at most 64 labels: bit-identical to the code before the wide form ----------------------------
