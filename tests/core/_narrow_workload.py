@@ -60,7 +60,6 @@ def results():
         out[f"{n}/strife"] = np.asarray(strife(m1)).tobytes()
         out[f"{n}/jousselme"] = np.asarray(jousselme_distance(m1, m2)).tobytes()
         out[f"{n}/kappa"] = np.asarray(conflict(m1, m2)).tobytes()
-        out[f"{n}/repr"] = repr(single).encode()
         if n * 2 <= 64:
             out[f"{n}/extend_product"] = json.dumps(single.extend_product(["x", "y"]).to_dict()).encode()
     opinion = Opinion.from_mass(MassFunction({"a": 0.5, "b": 0.2, "a,b,c": 0.3}))
