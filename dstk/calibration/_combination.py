@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import warnings
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -182,7 +183,13 @@ def _check_same_classes(classifiers):
 
 
 class EvidentialCombination(MassClassifierMixin):
-    """Several fitted evidential classifiers combined as evidence (no training of the combiner).
+    """Several fitted evidential classifiers combined as evidence (no training of the combiner; deprecated).
+
+    .. deprecated:: 0.3.0
+        Use :func:`combine_classifiers` (the same combination as a function), or
+        :class:`EvidentialFusionClassifier` to learn how much to trust each classifier
+        (:class:`sklearn.frozen.FrozenEstimator` for classifiers fitted elsewhere).  This class will be
+        removed in 0.4.
 
     The path of Xu et al. (2016), Section 5: each classifier is trained and
     calibrated on its own data, outputs a mass function per sample, and the
@@ -257,6 +264,13 @@ class EvidentialCombination(MassClassifierMixin):
         normalize: bool = False,
         on_conflict: str = "vacuous",
     ) -> None:
+        warnings.warn(
+            "EvidentialCombination is deprecated and will be removed in 0.4; use "
+            "combine_classifiers(classifiers, X, rule=...) for a fixed rule, or EvidentialFusionClassifier "
+            "to learn how much to trust each classifier.",
+            FutureWarning,
+            stacklevel=2,
+        )
         self.classifiers = list(classifiers)
         self.rule = rule
         self.criterion = criterion

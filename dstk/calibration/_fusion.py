@@ -142,6 +142,14 @@ class EvidentialFusionClassifier(ClassifierMixin, _BaseComposition, BaseEstimato
     classifiers' probabilities (Bayes' rule with independent classifiers and a uniform prior); a rate
     near 1 ignores the classifier when the truth is that class.
 
+    Selective decisions: to abstain on the least decided samples, rank them by the belief of the
+    predicted class, ``Bel({predict(x)})`` (from :meth:`predict_interval`: ``bel`` of the class, and
+    for two classes ``1 - pl`` when the prediction is ``classes_[0]``), and abstain on the smallest.  On scikit-learn's and the shared data sets (``benchmarks/bench_fusion.py``) this
+    ranking gives the same selective errors as ranking by the predicted class's probability or
+    pignistic probability within one standard error, and lower ones than ranking by the width
+    ``Pl - Bel`` of its interval (e.g. error at 80 % coverage 0.074 against 0.089 on the Australian
+    credit data).
+
     References
     ----------
     D. Mercier, B. Quost & T. Denoeux (2008). Refined modeling of sensor reliability in the belief

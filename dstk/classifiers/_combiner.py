@@ -24,7 +24,13 @@ _CONFLICT_POLICIES = ("raise", "vacuous", "nan")
 
 
 class ContextualDiscountingCombiner(EvidentialClassifierBase):
-    """Combine classifiers after contextual discounting learned on a validation set.
+    """Combine classifiers after contextual discounting learned on a validation set (deprecated).
+
+    .. deprecated:: 0.3.0
+        Use :class:`dstk.calibration.EvidentialFusionClassifier` with
+        ``training="plausibility_error"`` (the same rates, learned on cross-fitted outputs), with the
+        classifiers wrapped in :class:`sklearn.frozen.FrozenEstimator` for ``prefit=True``.  This class
+        will be removed in 0.4.
 
     Each classifier's output (its ``predict_mass``, or its ``predict_proba`` as a Bayesian mass function)
     is contextually discounted — one discount rate ``alpha_sk`` per classifier ``s`` and class ``k``, the
@@ -159,6 +165,13 @@ class ContextualDiscountingCombiner(EvidentialClassifierBase):
             ``self``, fitted.
         """
         require_sklearn("ContextualDiscountingCombiner")
+        warnings.warn(
+            "ContextualDiscountingCombiner is deprecated and will be removed in 0.4; use "
+            "dstk.calibration.EvidentialFusionClassifier(estimators, training='plausibility_error'), "
+            "with fitted classifiers wrapped in sklearn.frozen.FrozenEstimator for prefit=True.",
+            FutureWarning,
+            stacklevel=2,
+        )
         from sklearn.base import clone
         from sklearn.model_selection import train_test_split
 

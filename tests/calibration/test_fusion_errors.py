@@ -79,3 +79,19 @@ def test_fusion_of_dogmatic_contradicting_classifiers_predicts_every_sample(rule
     # the shuffled-label tree is learned to be unreliable: the fusion follows the good tree
     assert model.rates_[1].min() > model.rates_[0].max()
     assert model.score(test, y[half:]) >= (good.predict(test) == y[half:]).mean() - 0.01
+
+
+def test_deprecated_combiners_warn_and_name_the_replacement():
+    from sklearn.naive_bayes import GaussianNB
+
+    from dstk.classifiers import ContextualDiscountingCombiner
+
+    sure, _ = bayesian_calibrators()
+    with pytest.warns(FutureWarning, match="combine_classifiers"):
+        old = EvidentialCombination([sure, sure])
+    np.testing.assert_array_equal(
+        old.predict_mass([1.5]).to_array(), combine_classifiers([sure, sure], [1.5]).to_array()
+    )
+    X, y = load_breast_cancer(return_X_y=True)
+    with pytest.warns(FutureWarning, match="EvidentialFusionClassifier"):
+        ContextualDiscountingCombiner([GaussianNB()], random_state=0).fit(X[::5], y[::5])
