@@ -295,6 +295,55 @@ class ConformalBeliefClassifier(MetaEstimatorMixin, MassClassifierMixin, BaseEst
 
         return consonant_from_contour(self.predict_contour(X), frame=self.frame_)
 
+    def predict_proba(self, X: Any) -> np.ndarray:
+        """Pignistic probabilities of the consonant mass function of :meth:`predict_mass`.
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+            With the p-values sorted ``pi_(1) >= ... >= pi_(M)`` (``pi_(M+1) = 0``),
+            ``BetP(y_(j)) = sum_{i >= j} (pi_(i) - pi_(i+1)) / (i pi_(1))``: the
+            pignistic transform (Smets and Kennes 1994, Eq. 3.1) of the nested
+            focal sets, computed from the sorted contour above 64 classes.
+        """
+        from ..core._frame import MAX_FRAME_SIZE
+
+        check_is_fitted(self, "calibration_scores_")
+        if self.classes_.size <= MAX_FRAME_SIZE:
+            return super().predict_proba(X)
+        return _consonant_pignistic(self.predict_contour(X))
+
+    def predict_interval(self, X: Any) -> tuple[np.ndarray, np.ndarray]:
+        """Belief and plausibility of the classes under :meth:`predict_mass`.
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        bel, pl : ndarray
+            For two classes, of shape (n_samples,) for class ``classes_[1]``;
+            otherwise of shape (n_samples, n_classes).  ``Pl({y})`` is the
+            p-value of ``y`` and ``Bel({y}) = m({y})``, which only the most
+            plausible class can have: ``pi_(1) - pi_(2)``.
+        """
+        from ..core._frame import MAX_FRAME_SIZE
+
+        check_is_fitted(self, "calibration_scores_")
+        if self.classes_.size <= MAX_FRAME_SIZE:
+            return super().predict_interval(X)
+        pl = self.predict_contour(X)
+        order = np.argsort(-pl, axis=1, kind="stable")
+        top = np.take_along_axis(pl, order[:, :2], axis=1)
+        bel = np.zeros_like(pl)
+        np.put_along_axis(bel, order[:, :1], top[:, :1] - top[:, 1:2], axis=1)
+        return bel, pl
+
     def predict_set(self, X: Any, alpha: float) -> np.ndarray:
         """Conformal prediction sets ``{y : pl(y) > alpha}``.
 
@@ -332,3 +381,16 @@ class ConformalBeliefClassifier(MetaEstimatorMixin, MassClassifierMixin, BaseEst
         """
         values = self.predict_contour(X)  # checks that the estimator is fitted first
         return labels_of_largest(self.classes_, values)
+
+
+def _consonant_pignistic(contour: np.ndarray) -> np.ndarray:
+    """Pignistic transform of the consonant mass functions of the contours ``contour`` (n, M), rows > 0."""
+    n_classes = contour.shape[1]
+    order = np.argsort(-contour, axis=1, kind="stable")
+    ordered = np.take_along_axis(contour, order, axis=1)
+    following = np.concatenate([ordered[:, 1:], np.zeros((ordered.shape[0], 1))], axis=1)
+    share = (ordered - following) / np.arange(1, n_classes + 1)  # m(A_i) / |A_i|
+    tail = np.cumsum(share[:, ::-1], axis=1)[:, ::-1] / ordered[:, :1]
+    out = np.empty_like(contour)
+    np.put_along_axis(out, order, tail, axis=1)
+    return out

@@ -62,6 +62,24 @@ def test_eknn_many_classes_against_the_fold_and_the_mass_function(n_classes):
     assert model.score(X, y) > 0.9
 
 
+@pytest.mark.parametrize("n_classes", [100, 1000])
+def test_eknn_many_classes_mass_function_is_usable(n_classes):
+    X, y, _ = clusters(n_classes, 2, seed=7)
+    model = EvidentialKNNClassifier(n_neighbors=4, gamma=0.5).fit(X, y)
+    m = model.predict_mass(X[:6])
+    assert m.batch_shape == (6,) and m.frame.labels == tuple(model.classes_.tolist())
+    # the focal-set form's own pignistic transform, bel / pl, against the vector form
+    assert np.allclose(m.pignistic(), model.predict_proba(X[:6]), atol=1e-12)
+    bel, pl = model.predict_interval(X[:6])
+    bel_m, pl_m = singleton_interval(m)
+    assert np.allclose(bel, bel_m, atol=1e-12) and np.allclose(pl, pl_m, atol=1e-12)
+    pair = {model.classes_[0], model.classes_[1]}
+    assert np.allclose(m.bel(pair), bel[:, 0] + bel[:, 1], atol=1e-12)
+    assert np.allclose(m.pl(pair), bel[:, 0] + bel[:, 1] + (pl[:, 0] - bel[:, 0]), atol=1e-12)
+    decided = m.decide()
+    assert np.array_equal(np.asarray(decided), model.predict(X[:6]))
+
+
 def test_eknn_many_classes_same_decisions_as_fewer_classes():
     # a far cluster of 5 classes inside 100: with every neighbour of a query in the cluster, the
     # 100-class model gives the masses of the 5-class model on the cluster's classes and the frame
