@@ -14,7 +14,8 @@ Usage::
     python benchmarks/bench_tree_calibration.py [DATA_FOLDER] [--splits 5] [--trees 100]
         [--sets banknote,sonar,...] [--output benchmarks/results/tree_calibration.md]
 
-DATA_FOLDER defaults to ``../shared/datasets`` (needs ``load.py``).
+DATA_FOLDER defaults to ``../shared/datasets`` (needs ``load.py``);
+``sklearn_breast_cancer`` in ``--sets`` is scikit-learn's bundled copy.
 """
 
 import argparse
@@ -36,6 +37,10 @@ COMBINERS = ("average", "vote", "laplace", "confidence_bounds", "plausibility", 
 
 
 def load(folder, name):
+    if name == "sklearn_breast_cancer":
+        from sklearn.datasets import load_breast_cancer
+
+        return load_breast_cancer(return_X_y=True)
     spec = importlib.util.spec_from_file_location("shared_load", os.path.join(folder, "load.py"))
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -47,12 +52,26 @@ def log_loss(y, proba):
     return float(-np.mean(np.log(p)))
 
 
+def oracle_log_loss(y, proba):
+    """Log-loss of expit(s logit p) for the s >= 0 best on these samples (P(class 1) = expit(a z) scaled)."""
+    from scipy.optimize import minimize_scalar
+    from scipy.special import expit, logit
+
+    z = logit(np.clip(proba[:, 1], 1e-300, 1 - 1e-16))
+
+    def loss(log_scale):
+        p = expit(np.exp(log_scale) * z)
+        return log_loss(y, np.stack([1 - p, p], axis=1))
+
+    return float(minimize_scalar(loss, bounds=(-8.0, 8.0), method="bounded").fun)
+
+
 def run(X, y, splits, n_trees, pure):
+    from sklearn.metrics import roc_auc_score
     from sklearn.model_selection import StratifiedShuffleSplit
 
-    rows = {
-        c: {"acc_proba": [], "acc_decision": [], "agree": [], "log_loss": [], "cpu": []} for c in COMBINERS
-    }
+    keys = ("acc_proba", "acc_decision", "agree", "log_loss", "oracle", "auc", "cpu")
+    rows = {c: {k: [] for k in keys} for c in COMBINERS}
     splitter = StratifiedShuffleSplit(n_splits=splits, test_size=0.5, random_state=0)
     for seed, (train, test) in enumerate(splitter.split(X, y)):
         for combiner in COMBINERS:
@@ -73,6 +92,9 @@ def run(X, y, splits, n_trees, pure):
             row["acc_decision"].append(np.mean((decision >= 0).astype(int) == y[test]))
             row["agree"].append(np.mean(agree))
             row["log_loss"].append(log_loss(y[test], proba))
+            calibrated = combiner in ("eva", "dempster", "cautious")
+            row["oracle"].append(oracle_log_loss(y[test], proba) if calibrated else np.nan)
+            row["auc"].append(roc_auc_score(y[test], decision))
             row["cpu"].append(cpu)
     return {c: {k: np.array(v) for k, v in r.items()} for c, r in rows.items()}
 
@@ -81,16 +103,17 @@ def table(name, results):
     base = results["average"]["log_loss"]
     lines = [
         f"| {name} | combiner | acc. predict_proba | acc. decision | predict = argmax | log-loss | "
-        "log-loss − average (SE) | CPU s |",
-        "|---|---|---|---|---|---|---|---|",
+        "log-loss − average (SE) | oracle log-loss | AUC | CPU s |",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for combiner, r in results.items():
         diff = r["log_loss"] - base
         se = diff.std(ddof=1) / np.sqrt(diff.size) if diff.size > 1 else float("nan")
+        oracle = "" if np.isnan(r["oracle"]).all() else f"{np.nanmean(r['oracle']):.3f}"
         lines.append(
             f"| | {combiner} | {r['acc_proba'].mean():.3f} | {r['acc_decision'].mean():.3f} | "
             f"{r['agree'].mean():.3f} | {r['log_loss'].mean():.3f} | {diff.mean():+.3f} ({se:.3f}) | "
-            f"{r['cpu'].mean():.2f} |"
+            f"{oracle} | {r['auc'].mean():.3f} | {r['cpu'].mean():.2f} |"
         )
     return "\n".join(lines)
 

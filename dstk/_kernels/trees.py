@@ -1322,48 +1322,107 @@ def sibling_counts_kernel(X, roots, nodes, rows, samples, trees, out):
 
 
 @njit(cache=True, nogil=True)
-def parent_counts_kernel(X, roots, nodes, rows, samples, trees, out):
-    """Counts of the parent of the leaf that training sample ``samples[j]`` reaches in tree ``trees[j]``.
+def _subtree_counts_add(nodes, rows, top_node, skip, stack, out_row):
+    """Add the counts of every leaf below ``top_node``, the subtree of node ``skip`` excepted, to ``out_row``.
 
-    ``out[j]`` = the summed counts of every leaf below that parent (the
-    sample's own leaf included), or the leaf's counts when the leaf is the
-    root.  ``X`` holds training samples (encoded), which never meet an empty
-    or unseen child; ``rows`` (n_rows, n_classes) are the forest's count
-    rows; ``out`` (n, n_classes) int64 is overwritten.
+    ``nodes`` (n_nodes, 2) int64 node records, ``rows`` (n_rows, n_classes)
+    count rows, ``stack`` (m,) int64 scratch (enlarged as needed; returned),
+    ``out_row`` (n_classes,) int64 accumulated in place.
+    """
+    n_classes = rows.shape[1]
+    stack[0] = top_node
+    top = 1
+    while top > 0:
+        top -= 1
+        g = stack[top]
+        if g == skip:
+            continue
+        word = nodes[g, 0]
+        if word & ROUTE_LEAF:
+            row = nodes[g, 1] & _LOW_32
+            for c in range(n_classes):
+                out_row[c] += np.int64(rows[row, c])
+            continue
+        n_children = nodes[g, 1] & _LOW_32 if word & ROUTE_NOMINAL else 2
+        if top + n_children > stack.shape[0]:
+            stack = np.concatenate((stack, np.empty(stack.shape[0] + n_children, dtype=np.int64)))
+        first = word >> ROUTE_TARGET_SHIFT
+        for c in range(n_children):
+            stack[top] = first + c
+            top += 1
+    return stack
+
+
+@njit(cache=True, nogil=True)
+def _would_be_leaf(counts, label, min_samples_split, stop_at_pure_nodes):
+    """Whether a node of class counts ``counts`` (n_classes,) less one sample of ``label`` stops growing."""
+    total = np.int64(0)
+    n_present = 0
+    for c in range(counts.shape[0]):
+        value = counts[c] - (c == label)
+        total += value
+        n_present += value > 0
+    return total < min_samples_split or (stop_at_pure_nodes and n_present <= 1)
+
+
+@njit(cache=True, nogil=True)
+def leave_one_out_counts_kernel(
+    X, y, roots, nodes, rows, samples, trees, min_samples_split, stop_at_pure_nodes, out
+):
+    """Counts of the leaf that training sample ``samples[j]`` would reach in tree ``trees[j]`` grown without it.
+
+    The sample's own leaf without it, unless removing the sample makes a
+    node of its path stop growing: then the shallowest such node (its
+    counts without the sample).  A node stops when it would keep fewer than
+    ``min_samples_split`` samples or, with ``stop_at_pure_nodes``, samples
+    of one class only; a leaf left empty is replaced by its parent.  ``X``
+    (n_samples, n_features) holds training samples (encoded), which never
+    meet an empty or unseen child, ``y`` (n_samples,) int64 their class
+    indices; ``rows`` (n_rows, n_classes) the forest's count rows; ``out``
+    (n, n_classes) int64 is overwritten.
     """
     n_classes = rows.shape[1]
     thresholds = nodes.view(np.float64)
     stack = np.empty(64, dtype=np.int64)
+    path = np.empty(64, dtype=np.int64)
+    below = np.empty(n_classes, dtype=np.int64)
     for j in range(samples.shape[0]):
         i = samples[j]
+        label = y[i]
         g = roots[trees[j]]
-        parent = g
+        depth = 0
+        path[0] = g
         while (nodes[g, 0] & ROUTE_LEAF) == 0:
             word = nodes[g, 0]
             x = X[i, (word >> ROUTE_FEATURE_SHIFT) & ROUTE_FEATURE_MASK]
-            parent = g
             if word & ROUTE_NOMINAL:
                 g = (word >> ROUTE_TARGET_SHIFT) + np.int64(x)
             else:
                 g = (word >> ROUTE_TARGET_SHIFT) + (x > thresholds[g, 1])
+            depth += 1
+            if depth >= path.shape[0]:
+                path = np.concatenate((path, np.empty(path.shape[0], dtype=np.int64)))
+            path[depth] = g
+        row = nodes[g, 1] & _LOW_32
         for c in range(n_classes):
-            out[j, c] = 0
-        stack[0] = parent
-        top = 1
-        while top > 0:
-            top -= 1
-            g = stack[top]
-            word = nodes[g, 0]
-            if word & ROUTE_LEAF:
-                row = nodes[g, 1] & _LOW_32
+            below[c] = np.int64(rows[row, c])
+        # the leaf without the sample is empty: it would not exist, the sample falls in its parent
+        empty = below.sum() - 1 <= 0
+        level = depth
+        while level > 0:
+            if not empty:
+                # the parent's counts: the node's plus its siblings' subtrees
                 for c in range(n_classes):
-                    out[j, c] += np.int64(rows[row, c])
-                continue
-            n_children = nodes[g, 1] & _LOW_32 if word & ROUTE_NOMINAL else 2
-            if top + n_children > stack.shape[0]:
-                stack = np.concatenate((stack, np.empty(stack.shape[0] + n_children, dtype=np.int64)))
-            first = word >> ROUTE_TARGET_SHIFT
-            for c in range(n_children):
-                stack[top] = first + c
-                top += 1
+                    out[j, c] = below[c]
+                stack = _subtree_counts_add(nodes, rows, path[level - 1], path[level], stack, out[j])
+                if not _would_be_leaf(out[j], label, min_samples_split, stop_at_pure_nodes):
+                    break
+                for c in range(n_classes):
+                    below[c] = out[j, c]
+            else:
+                stack = _subtree_counts_add(nodes, rows, path[level - 1], path[level], stack, below)
+                empty = False
+            level -= 1
+        for c in range(n_classes):
+            out[j, c] = below[c] - (c == label)
     return out

@@ -118,7 +118,7 @@ _INTERPRETED_MAX_WORK = {
     "pack_tree": 6_000,
     "finish_tree": 2_500,
     "route_rows_kernel": 8_000,
-    "parent_counts_kernel": 8_000,
+    "leave_one_out_counts_kernel": 8_000,
 }
 
 # fitted ensemble -> its routing arrays (derived from ``_forest``, built at the first prediction)
@@ -775,14 +775,19 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
         self.node_count_ = np.diff(self._forest["offsets"])
         self.n_leaves_ = self._forest.pop("n_leaves")
         self.max_depth_ = self._forest.pop("max_depth")
-        self.score_calibration_ = self._fit_score_calibration(columns, y64)
+        self.score_calibration_ = self._fit_score_calibration(
+            columns,
+            y64,
+            min_samples_split=min_samples_split,
+            stop_at_pure_nodes=bool(self.stop_at_pure_nodes),
+        )
         self._calibrated_for = self._calibration_key()
         return self
 
     def _calibration_key(self):
         return (self.combiner, repr(sorted((self.combiner_options or {}).items())))
 
-    def _fit_score_calibration(self, columns, y):
+    def _fit_score_calibration(self, columns, y, *, min_samples_split, stop_at_pure_nodes):
         """Inverse temperature of the binary log-odds, fitted on leave-one-out training log-odds.
 
         Returns ``a`` with P(classes_[1]) = expit(a z) of the log-odds z
@@ -804,6 +809,8 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
         n_samples = columns.shape[1]
         n_trees = self.node_count_.size
         batch = max(256, _BATCH_LEAVES // n_trees)
+        # a node of more samples than this may stop growing without one of them only by purity
+        walk_all = stop_at_pure_nodes or min_samples_split > 2
         scores = np.empty(n_samples)
         tables: dict[Any, Any] = {}
         for a in range(0, n_samples, batch):
@@ -813,19 +820,22 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
             # a training sample reaches a leaf holding itself in every tree (never an empty child)
             loo_keys = without_self[y[a:b, None], leaves.keys]
             batch_rows = all_rows
-            alone = np.argwhere(~all_rows[loo_keys].any(axis=-1)).T.copy()  # (2, n): contiguous rows
-            if alone.size:
-                # the sample alone in its leaf: without it the leaf would not exist, and the sample
-                # falls in the leaf's parent, whose counts without it are those of the leaf's siblings
-                samples, trees = alone
-                parent = self._parent_counts(X_part, samples, trees)
-                parent[np.arange(samples.size), y[a + samples]] -= 1
-                extra_keys, first_rows = _tables.distinct_row_keys(parent)
+            if walk_all:
+                pairs = np.indices(loo_keys.shape).reshape(2, -1)
+            else:
+                # only a sample alone in its leaf reaches another node when the tree grows without it
+                pairs = np.argwhere(~all_rows[loo_keys].any(axis=-1)).T
+            if pairs.size:
+                samples, trees = np.ascontiguousarray(pairs[0]), np.ascontiguousarray(pairs[1])
+                loo = self._leave_one_out_counts(
+                    X_part, y[a:b], samples, trees, min_samples_split, stop_at_pure_nodes
+                )
+                extra_keys, first_rows = _tables.distinct_row_keys(loo)
                 loo_keys[samples, trees] = all_rows.shape[0] + extra_keys
-                batch_rows = np.concatenate([all_rows, parent[first_rows].astype(np.float64)])
-            loo = _LeafRows(loo_keys, batch_rows, leaves.shape, tables)
-            loo.n_cached_rows = all_rows.shape[0]
-            scores[a:b] = _log_odds(loo, combiner=self.combiner, **options)
+                batch_rows = np.concatenate([all_rows, loo[first_rows].astype(np.float64)])
+            loo_leaves = _LeafRows(loo_keys, batch_rows, leaves.shape, tables)
+            loo_leaves.n_cached_rows = all_rows.shape[0]
+            scores[a:b] = _log_odds(loo_leaves, combiner=self.combiner, **options)
         return _fit_inverse_temperature(scores, y)
 
     @classmethod
@@ -1156,21 +1166,24 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
         )
         return out
 
-    def _parent_counts(self, X, samples, trees):
-        """Counts of the parent of the leaf each training sample ``samples[j]`` reaches in tree ``trees[j]``."""
+    def _leave_one_out_counts(self, X, y, samples, trees, min_samples_split, stop_at_pure_nodes):
+        """Counts of the leaf training sample ``samples[j]`` would reach in tree ``trees[j]`` grown without it."""
         forest = self._forest
         out = np.empty((samples.size, self.n_classes_), dtype=np.int64)
         return call_kernel(
-            _trees.parent_counts_kernel,
+            _trees.leave_one_out_counts_kernel,
             X,
+            np.ascontiguousarray(y, dtype=np.int64),
             self._routing()["roots"],
             forest["nodes"],
             forest["rows"],
             samples,
             trees,
+            int(min_samples_split),
+            bool(stop_at_pure_nodes),
             out,
             work=samples.size * max(1, int(self.max_depth_.max()) if self.max_depth_.size else 1),
-            interpreted_max_work=_INTERPRETED_MAX_WORK["parent_counts_kernel"],
+            interpreted_max_work=_INTERPRETED_MAX_WORK["leave_one_out_counts_kernel"],
         )
 
     def _leaf_rows(self, X, tables):
@@ -1291,13 +1304,19 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
         a fifth of the accuracy of its own sign.  The factor is fitted by
         maximum likelihood with Platt's smoothed targets (Platt 1999, Eq. 4)
         on the log-odds each training sample gets from the leaves it
-        reaches with its own label removed from their counts (a
-        leave-one-out estimate: the trees do not depend on the labels, so
-        this is the log-odds of a sample the leaves have not seen).  Where a
-        training sample is alone in its leaf (every sample, nearly, with the
-        default ``min_samples_leaf=1``), the leaf would not exist without
-        it: its leave-one-out counts are those of the leaf's parent without
-        it, the counts of the leaf's siblings.  The uncalibrated
+        would reach in trees grown without it (a leave-one-out estimate:
+        the log-odds of a sample the leaves have not seen).  The splits do
+        not depend on the labels, but where the trees stop does: without
+        the sample, the first node of its path that would stop growing
+        (fewer than ``min_samples_split`` samples left or, with
+        ``stop_at_pure_nodes``, one class left) is its leaf, and a leaf
+        left empty is replaced by its parent; its counts without the sample
+        are the leave-one-out counts.  With ``stop_at_pure_nodes`` this
+        matters: a sample among samples of the other class is split off
+        into a small leaf of its own, where an unseen sample meets the
+        large pure leaf that the node would have been (the leaf's own
+        counts gave 3-5 times too large an inverse temperature there).  The
+        uncalibrated
         probabilities remain available as
         ``combine_leaves_proba(model.leaf_counts(X), ...)``.
 
