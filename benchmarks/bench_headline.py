@@ -10,6 +10,7 @@ message: torch and torchbelief live outside the development environment (``--anc
 Usage::
 
     python benchmarks/bench_headline.py [--rounds 9] [--anchors DIR] [--md benchmarks/results/headline.md]
+        [--only "random trees"]
 """
 
 from __future__ import annotations
@@ -149,11 +150,24 @@ def estimator_rows(rng):
     def trees():
         RandomDecisionTreesClassifier(100, random_state=0).fit(Xc, yc).predict_proba(Xc)
 
+    def fully_grown_trees():
+        RandomDecisionTreesClassifier(100, stop_at_pure_nodes=False, random_state=0).fit(
+            Xc, yc
+        ).predict_proba(Xc)
+
     def extra_trees():
         ExtraTreesClassifier(100, max_features=1, random_state=0).fit(Xc, yc).predict_proba(Xc)
 
     rows.append(
         ("random trees fit + predict, 100 trees, breast cancer", trees, "`ExtraTreesClassifier`", extra_trees)
+    )
+    rows.append(
+        (
+            "random trees fit + predict, 100 trees, breast cancer, `stop_at_pure_nodes=False`",
+            fully_grown_trees,
+            "`ExtraTreesClassifier`",
+            extra_trees,
+        )
     )
     return rows
 
@@ -165,6 +179,7 @@ def main(argv=None):
         "--anchors", default=None, help="a directory with torch and torchbelief (pip --target)"
     )
     parser.add_argument("--md", default=None, help="write the table to this Markdown file")
+    parser.add_argument("--only", default=None, help="run only the rows whose workload contains this text")
     args = parser.parse_args(argv)
     if args.anchors:
         sys.path.append(args.anchors)
@@ -179,6 +194,8 @@ def main(argv=None):
     with pinned_threads(1):
         rows = core_rows(rng, args.anchors) + estimator_rows(rng)
         for what, ours, anchor_name, theirs in rows:
+            if args.only and args.only not in what:
+                continue
             rounds = args.rounds if "20,000 × 20" not in what else max(3, args.rounds // 3)
             times = interleaved({"dstk": ours, "anchor": theirs}, rounds)
             _, cpu_text = ratio(times["anchor"]["cpu"], times["dstk"]["cpu"])

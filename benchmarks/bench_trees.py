@@ -7,6 +7,7 @@
    grow many more of them: no purity stop), and the peak memory of both in
    fresh processes (target: at most 1.5x).
    ``--part thousand``: 1,000 trees on 10^5 synthetic rows x 20 features.
+   ``--part pure``: ``stop_at_pure_nodes`` True against False, CPU time.
    ``--part predict``: ``predict_proba`` alone on synthetic 10^6 x 20 (half
    trains), 5 and 20 trees, ``n_jobs`` 1 and 2.
 2. Every combiner of :func:`dstk.ensemble.combine_leaves` on leaf counts of
@@ -158,6 +159,50 @@ def bench_fit_predict(datasets, leaves, n_trees, repeats, n_jobs, memory=False, 
                 ) as error:  # a child that fails (e.g. out of memory) leaves the row without it
                     row += f" n/a ({type(error).__name__}) | | |"
             print(row, flush=True)
+
+
+def bench_pure_stop(datasets, n_trees, repeats, n_jobs):
+    """fit + predict_proba with ``stop_at_pure_nodes`` False and True, interleaved: CPU and wall time.
+
+    CPU time is ``time.process_time`` (every thread of the process), the
+    measure of a loaded machine; ratio = pure / not pure (below 1: pure stops
+    are cheaper), median and min-max over the interleaved pairs.
+    """
+    print(
+        f"\n## stop_at_pure_nodes True vs False: fit + predict_proba, {n_trees} trees, n_jobs={n_jobs}, leaf 1"
+    )
+    print(
+        "| data | n_train x features | CPU s not pure | CPU s pure | CPU ratio pure / not (min-max) | "
+        "wall s not pure | wall s pure | leaves/tree not pure | leaves/tree pure |"
+    )
+    print("|---|---|---|---|---|---|---|---|---|")
+    for name, (X, y) in datasets.items():
+        order = np.random.default_rng(0).permutation(y.size)
+        half = y.size // 2
+        X_train, y_train, X_test = X[order[:half]], y[order[:half]], X[order[half:]]
+        models = {
+            pure: RandomDecisionTreesClassifier(
+                n_trees, stop_at_pure_nodes=pure, random_state=0, n_jobs=n_jobs
+            )
+            for pure in (False, True)
+        }
+        for model in models.values():
+            model.fit(X_train[:500], y_train[:500]).predict_proba(X_test[:10])  # compile
+        cpu = {False: [], True: []}
+        wall = {False: [], True: []}
+        for _ in range(repeats):
+            for pure, model in models.items():
+                start_cpu, start_wall = time.process_time(), time.perf_counter()
+                model.fit(X_train, y_train).predict_proba(X_test)
+                cpu[pure].append(time.process_time() - start_cpu)
+                wall[pure].append(time.perf_counter() - start_wall)
+        ratios = np.array(cpu[True]) / np.array(cpu[False])
+        print(
+            f"| {name} | {half} x {X.shape[1]} | {np.median(cpu[False]):.2f} | {np.median(cpu[True]):.2f} | "
+            f"{np.median(ratios):.2f} ({ratios.min():.2f}-{ratios.max():.2f}) | {np.median(wall[False]):.2f} | "
+            f"{np.median(wall[True]):.2f} | {models[False].n_leaves_.mean():.0f} | {models[True].n_leaves_.mean():.0f} |",
+            flush=True,
+        )
 
 
 _DATA_FOLDER = os.path.join(REPO, "..", "shared", "datasets")
@@ -372,6 +417,7 @@ def main(argv=None):
             "predict",
             "combiners",
             "protocol",
+            "pure",
             "all",
         ],
         default="all",
@@ -422,6 +468,14 @@ def main(argv=None):
         bench_predict([5, 20], [1, 2], max(5, repeats))
     if args.part in ("combiners", "all"):
         bench_combiners(10_000 if args.quick else 100_000, 100, repeats)
+    if args.part in ("pure", "all"):
+        datasets = {}
+        for name in ("breast_cancer", "banknote", "spambase", "adult", "w8a", "synthetic_1e5"):
+            try:
+                datasets[name] = dataset(name, args.data)
+            except Exception as exc:  # pragma: no cover - data folder optional
+                print(f"(skipping {name}: {exc})")
+        bench_pure_stop(datasets, 100, max(2, repeats), args.n_jobs)
     if args.part in ("protocol", "all") and os.path.exists(os.path.join(args.data, "load.py")):
         bench_protocol(args.data)
 

@@ -54,10 +54,27 @@ def test_no_internal_node_is_pure(monkeypatch, seed, min_samples_leaf):
         assert (classes_present[leaves] >= 1).all()
 
 
-def test_default_trees_split_pure_nodes(monkeypatch):
+def test_default_stops_at_pure_nodes_except_for_the_authors_trees(monkeypatch):
+    """None (the default) stops at pure nodes; with compatibility="busch2021" it grows the authors' trees."""
     X, y = _data(0, noise=0.0, n_classes=2)
-    default = _grown_trees(monkeypatch, RandomDecisionTreesClassifier(3, random_state=0), X, y)
-    assert any((((counts > 0).sum(axis=1) == 1) & (feature >= 0)).any() for feature, *_, counts, _ in default)
+
+    def pure_internal(model):
+        grown = _grown_trees(monkeypatch, model, X, y)
+        return any(
+            (((counts > 0).sum(axis=1) == 1) & (feature >= 0)).any() for feature, *_, counts, _ in grown
+        )
+
+    assert not pure_internal(RandomDecisionTreesClassifier(3, random_state=0))
+    assert pure_internal(RandomDecisionTreesClassifier(3, stop_at_pure_nodes=False, random_state=0))
+    assert pure_internal(RandomDecisionTreesClassifier(3, compatibility="busch2021", random_state=0))
+    default = RandomDecisionTreesClassifier(3, random_state=0).fit(X, y)
+    explicit = RandomDecisionTreesClassifier(3, stop_at_pure_nodes=True, random_state=0).fit(X, y)
+    np.testing.assert_array_equal(default.apply(X), explicit.apply(X))
+    authors = RandomDecisionTreesClassifier(3, compatibility="busch2021", random_state=0).fit(X, y)
+    explicit = RandomDecisionTreesClassifier(
+        3, stop_at_pure_nodes=False, compatibility="busch2021", random_state=0
+    ).fit(X, y)
+    np.testing.assert_array_equal(authors.apply(X), explicit.apply(X))
 
 
 def test_one_class_region_is_one_leaf():
@@ -66,8 +83,8 @@ def test_one_class_region_is_one_leaf():
     X = rng.normal(size=(2000, 2))
     y = (X[:, 0] > 0).astype(int)
     pure = RandomDecisionTreesClassifier(10, stop_at_pure_nodes=True, random_state=0).fit(X, y)
-    default = RandomDecisionTreesClassifier(10, random_state=0).fit(X, y)
-    assert pure.n_leaves_.sum() < default.n_leaves_.sum() / 5
+    split = RandomDecisionTreesClassifier(10, stop_at_pure_nodes=False, random_state=0).fit(X, y)
+    assert pure.n_leaves_.sum() < split.n_leaves_.sum() / 5
     assert pure.score(X, y) == 1.0
     proba = pure.predict_proba(X)
     assert np.allclose(proba.sum(axis=1), 1.0)
@@ -93,3 +110,4 @@ def test_parameter_checks():
         RandomDecisionTreesClassifier(2, stop_at_pure_nodes=True, compatibility="busch2021").fit(X, y)
     model = clone(RandomDecisionTreesClassifier(2, stop_at_pure_nodes=True))
     assert model.get_params()["stop_at_pure_nodes"] is True
+    assert RandomDecisionTreesClassifier().get_params()["stop_at_pure_nodes"] is None

@@ -51,7 +51,7 @@ def test_leaf_sizes_and_totals(breast_cancer, leaf):
 
 def test_no_purity_stop_and_leaf_one_memorises(breast_cancer):
     X, y = breast_cancer
-    model = RandomDecisionTreesClassifier(5, random_state=1).fit(X, y)
+    model = RandomDecisionTreesClassifier(5, stop_at_pure_nodes=False, random_state=1).fit(X, y)
     sizes = _training_leaf_sizes(model, X)
     # breast cancer rows are distinct, so with leaf size 1 every leaf holds one sample
     assert all((s == 1).all() for s in sizes)
@@ -84,9 +84,9 @@ def test_quality_breast_cancer(breast_cancer):
     rng = np.random.default_rng(0)
     order = rng.permutation(y.size)
     train, test = order[:300], order[300:]
-    model = RandomDecisionTreesClassifier(50, min_samples_leaf=4, min_samples_split=8, random_state=0).fit(
-        X[train], y[train]
-    )
+    model = RandomDecisionTreesClassifier(
+        50, min_samples_leaf=4, min_samples_split=8, stop_at_pure_nodes=False, random_state=0
+    ).fit(X[train], y[train])
     assert roc_auc_score(y[test], model.predict_proba(X[test])[:, 1]) > 0.97
     # around 1/5 of the training size in leaves at leaf size 4 (pure nodes keep splitting)
     assert 40 < model.n_leaves_.mean() < 75
@@ -535,7 +535,7 @@ def test_calibrated_predict_proba_of_evidential_combiners(breast_cancer, combine
     )
     assert log_loss(y[test], proba[:, 1]) < log_loss(y[test], np.clip(raw[:, 1], 1e-15, 1 - 1e-15))
     # leave-one-out log-odds (the leaves of trees grown without each sample): a is their likelihood's maximiser
-    counts = _loo_counts_by_walking(model, X[train], y[train], min_samples_split=4)
+    counts = _loo_counts_by_walking(model, X[train], y[train], min_samples_split=4, stop_at_pure_nodes=True)
     best, step = _inverse_temperature_by_grid(_log_odds_reference(model, counts, combiner), y[train])
     assert abs(a - best) <= step
 
@@ -596,7 +596,11 @@ def test_calibration_of_fully_grown_trees_uses_the_parent_of_a_sample_alone_in_i
     order = np.random.default_rng(1).permutation(y.size)
     train, test = order[:200], order[200:]
     model = RandomDecisionTreesClassifier(
-        12, combiner=combiner, random_state=0, nominal_features=[7] if nominal else None
+        12,
+        combiner=combiner,
+        stop_at_pure_nodes=False,
+        random_state=0,
+        nominal_features=[7] if nominal else None,
     ).fit(X[train], y[train])
     assert (model.leaf_counts(X[train]).sum(axis=-1) == 1).mean() > 0.9  # nearly every sample alone
     counts = _loo_counts_by_walking(model, X[train], y[train])

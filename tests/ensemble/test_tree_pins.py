@@ -3,7 +3,10 @@
 The digests below were recorded from the tree-building code before its
 optimisation (per-node scan bookkeeping, node table growth, parallel
 building); any change of a split, a threshold, a node id or a count changes
-a digest.  Only the implementation may change, never the trees.
+a digest.  Only the implementation may change, never the trees.  The cases
+ending in ``_default`` were added when pure stops became the default
+(``stop_at_pure_nodes=None``); the others name ``stop_at_pure_nodes=False``
+(or ``compatibility="busch2021"``) and keep their original digests.
 """
 
 import hashlib
@@ -81,33 +84,54 @@ _DATA = {
 }
 
 _CASES = {
-    "gaussian_leaf1": ("gaussian", {"min_samples_leaf": 1, "random_state": 0}),
-    "gaussian_leaf3": ("gaussian", {"min_samples_leaf": 3, "min_samples_split": 6, "random_state": 1}),
-    "gaussian_depth": ("gaussian", {"max_depth": 4, "random_state": 2}),
+    "gaussian_leaf1": ("gaussian", {"min_samples_leaf": 1, "random_state": 0, "stop_at_pure_nodes": False}),
+    "gaussian_leaf3": (
+        "gaussian",
+        {"min_samples_leaf": 3, "min_samples_split": 6, "random_state": 1, "stop_at_pure_nodes": False},
+    ),
+    "gaussian_depth": ("gaussian", {"max_depth": 4, "random_state": 2, "stop_at_pure_nodes": False}),
     "gaussian_sequential": (
         "gaussian",
         {"min_samples_leaf": 2, "random_state": 3, "compatibility": "busch2021"},
     ),
-    "ties_leaf1": ("integer_ties", {"random_state": 4}),
-    "ties_leaf5": ("integer_ties", {"min_samples_leaf": 5, "min_samples_split": 10, "random_state": 5}),
+    "ties_leaf1": ("integer_ties", {"random_state": 4, "stop_at_pure_nodes": False}),
+    "ties_leaf5": (
+        "integer_ties",
+        {"min_samples_leaf": 5, "min_samples_split": 10, "random_state": 5, "stop_at_pure_nodes": False},
+    ),
     "ties_sequential": (
         "integer_ties",
         {"min_samples_leaf": 5, "random_state": 6, "compatibility": "busch2021"},
     ),
-    "sparse_leaf1": ("sparse_wide", {"random_state": 7}),
-    "sparse_leaf4": ("sparse_wide", {"min_samples_leaf": 4, "min_samples_split": 8, "random_state": 8}),
+    "sparse_leaf1": ("sparse_wide", {"random_state": 7, "stop_at_pure_nodes": False}),
+    "sparse_leaf4": (
+        "sparse_wide",
+        {"min_samples_leaf": 4, "min_samples_split": 8, "random_state": 8, "stop_at_pure_nodes": False},
+    ),
     "sparse_sequential": (
         "sparse_wide",
         {"min_samples_leaf": 4, "random_state": 9, "compatibility": "busch2021"},
     ),
-    "nominal": ("mixed_nominal", {"nominal_features": [1, 3], "min_samples_leaf": 2, "random_state": 10}),
+    "nominal": (
+        "mixed_nominal",
+        {"nominal_features": [1, 3], "min_samples_leaf": 2, "random_state": 10, "stop_at_pure_nodes": False},
+    ),
     "nominal_sequential": (
         "mixed_nominal",
         {"nominal_features": [1, 3], "min_samples_leaf": 2, "random_state": 11, "compatibility": "busch2021"},
     ),
+    # the default trees (stop_at_pure_nodes=None: pure stops), recorded when they became the default
+    "gaussian_default": ("gaussian", {"random_state": 15}),
+    "ties_default": ("integer_ties", {"min_samples_leaf": 2, "min_samples_split": 4, "random_state": 16}),
+    "sparse_default": ("sparse_wide", {"random_state": 17}),
+    "nominal_default": ("mixed_nominal", {"nominal_features": [1, 3], "random_state": 18}),
 }
 
 PINNED = {
+    "gaussian_default": "b770c3a09160b6b9fced587e",
+    "nominal_default": "ec726ddc5f38da804e6f38f2",
+    "sparse_default": "95fdb04de1c41f488c769ff4",
+    "ties_default": "1d6d3b10acb5f65d0667ece4",
     "gaussian_depth": "26b94c43ca0b9b1cea969102",
     "gaussian_leaf1": "0bb78b3df73af4c54ee520f9",
     "gaussian_leaf3": "8e80c3a5e7c43d7fb03efdc0",
