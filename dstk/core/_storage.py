@@ -681,9 +681,11 @@ class WideStorage(Storage):
         return self.bel(mask) + self.empty_mass()
 
     def nonzero(self, tolerance: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
-        """(Python int bitmasks, masses) of the focal sets with mass above ``tolerance`` (unbatched)."""
-        keep = self.masses > tolerance
-        return self.columns[keep], self.masses[keep]
+        """(Python int bitmasks, masses) of the focal sets with mass above ``tolerance`` (unbatched), by bitmask."""
+        keep = np.flatnonzero(self.masses > tolerance)
+        masks = self.columns[keep]
+        order = np.argsort(masks, kind="stable")  # numeric order of the bitmasks, as in the other forms
+        return masks[order], self.masses[keep[order]]
 
     def cardinalities(self) -> np.ndarray:
         return _wide.cardinality(self.focal)

@@ -82,6 +82,8 @@ def test_construction_forms_agree(n):
     assert not by_dict.is_dense
     assert by_dict == by_ints == by_members
     assert_same(as_ref(by_dict), m)
+    order = [sum(1 << i for i in k) for k in by_dict.focal_sets()]
+    assert order == sorted(order)  # in bitmask order, as on smaller frames
     for k in keys:
         assert by_dict.mass(frozenset(k)) == pytest.approx(m[k], abs=1e-15)
         assert by_dict.mass(frozenset(frame.labels_of(sum(1 << i for i in k)))) == by_dict.mass(frozenset(k))
