@@ -60,8 +60,8 @@ def ennreg_default(seed):
 def ennreg_tuned(seed):
     grid = {
         "n_prototypes": [10, 30],
-        "precision_penalty": [1e-3, 1e-2],
-        "scale_penalty": [0.0, 0.1],
+        "precision_penalty": [1e-2, 1e-1],
+        "fit_scales": [False, True],
     }
     return GridSearchCV(
         EvidentialRegressor(random_state=seed), grid, cv=3, scoring="neg_root_mean_squared_error"
@@ -111,10 +111,12 @@ def rmse(y, prediction):
     return float(np.sqrt(np.mean((y - prediction) ** 2)))
 
 
-def run(repeats, level):
+def run(repeats, level, only=None):
     alpha = 1.0 - level
     results = {}
     for name, X, y in datasets():
+        if only and name.split()[0] not in only:
+            continue
         rows = {}
         for split in range(repeats):
             X_train, X_test, y_train, y_test = train_test_split(X, y, test_size=0.3, random_state=split)
@@ -221,14 +223,19 @@ def main():
     parser.add_argument("--repeats", type=int, default=4)
     parser.add_argument("--level", type=float, default=0.9)
     parser.add_argument("--out", default=None)
+    parser.add_argument(
+        "--datasets", nargs="*", default=None, help="names to run (diabetes, friedman1); default all"
+    )
     args = parser.parse_args()
     warnings.simplefilter("ignore")
     started = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
     load = os.getloadavg()
     with threadpool_limits(limits=1):
-        results = run(args.repeats, args.level)
+        results = run(args.repeats, args.level, args.datasets)
     header = (
-        f"`python benchmarks/bench_regression.py --repeats {args.repeats} --level {args.level}`, started {started} "
+        f"`python benchmarks/bench_regression.py --repeats {args.repeats} --level {args.level}"
+        + (f" --datasets {' '.join(args.datasets)}" if args.datasets else "")
+        + f"`, started {started} "
         f"on {platform.machine()} ({os.cpu_count()} cores shared with other jobs; load average at start "
         f"{load[0]:.1f}); BLAS pinned to one thread.\n"
     )

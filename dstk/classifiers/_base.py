@@ -186,8 +186,12 @@ def unpack_parameters(theta: np.ndarray, shapes: list[tuple[int, ...]]) -> list[
     return out
 
 
-def minimize_lbfgs(objective: Any, theta0: np.ndarray, *, max_iter: int, tol: float, name: str) -> Any:
+def minimize_lbfgs(
+    objective: Any, theta0: np.ndarray, *, max_iter: int, tol: float, name: str, bounds: Any = None
+) -> Any:
     """Minimise ``objective`` (returning the value and the gradient) by L-BFGS-B, one BLAS thread.
+
+    ``bounds`` (scipy's ``(low, high)`` pairs, one per parameter) can hold parameters at a value.
 
     Small matrix products: BLAS threads cost more in synchronisation than they save (4x on 2 cores).
     A :class:`~dstk.exceptions.ConvergenceWarning` naming the estimator ``name`` is raised (at the caller
@@ -206,6 +210,7 @@ def minimize_lbfgs(objective: Any, theta0: np.ndarray, *, max_iter: int, tol: fl
             theta0,
             jac=True,
             method="L-BFGS-B",
+            bounds=bounds,
             options={"maxiter": max_iter, "ftol": tol},
         )
     if not result.success and result.nit >= max_iter:

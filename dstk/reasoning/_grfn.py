@@ -172,8 +172,11 @@ class GaussianRandomFuzzyNumber:
 
     def _contour(self, points: np.ndarray) -> np.ndarray:
         z2 = 1.0 + self.precision * self.std**2
-        with np.errstate(invalid="ignore"):
-            quadratic = np.where(self.precision > 0, self.precision * (points - self.mean) ** 2, 0.0)
+        with np.errstate(invalid="ignore", over="ignore"):
+            # (sqrt(h) (x - mu))^2: a subnormal h times a huge squared distance stays finite
+            quadratic = np.where(
+                self.precision > 0, (np.sqrt(self.precision) * (points - self.mean)) ** 2, 0.0
+            )
         return np.exp(-0.5 * quadratic / z2) / np.sqrt(z2)
 
     def _bounds(self, lower: ArrayLike, upper: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
@@ -356,8 +359,8 @@ class GaussianRandomFuzzyNumber:
         unreachable = (self.precision == 0) & (kind == "belief")
         positive = self.precision > 0
         high = self.std * ndtri(0.5 + level / 2.0) + np.where(
-            positive, np.sqrt(-2.0 * np.log1p(-level) / np.where(positive, self.precision, 1.0)), 0.0
-        )
+            positive, np.sqrt(-2.0 * np.log1p(-level)) / np.sqrt(np.where(positive, self.precision, 1.0)), 0.0
+        )  # the square roots apart: a subnormal precision would overflow the quotient
         high = np.maximum(high, 1e-12)
         for _ in range(1100):  # doubling from 1e-12 passes every finite double
             short = (measure(mean - high, mean + high) < level) & ~unreachable

@@ -127,6 +127,7 @@ def test_constant_target_is_predicted():
         ("epsilon", 0.0),
         ("precision_penalty", -1.0),
         ("scale_penalty", np.nan),
+        ("fit_scales", "yes"),
         ("max_iter", 0),
         ("tol", -1.0),
     ],
@@ -149,3 +150,29 @@ def test_bad_prediction_options_are_named():
         model.predict_interval(X, kind="credal")
     with pytest.raises(ValueError, match="samples"):
         EvidentialRegressor().fit(X[:1], y[:1])
+
+
+def test_held_scales_leave_the_linear_basin_on_friedman1():
+    """Independent reference: scikit-learn's LinearRegression on the same split.
+
+    Trained with the scales, ENNreg ends as one global linear model on make_friedman1 (its test RMSE
+    equals LinearRegression's); with the scales held at their k-means values (the default) it fits
+    the interaction and the sine well below the linear model.
+    """
+    from sklearn.datasets import make_friedman1
+    from sklearn.linear_model import LinearRegression
+
+    X, y = make_friedman1(n_samples=600, noise=1.0, random_state=0)
+    train, test = slice(0, 400), slice(400, None)
+
+    def rmse(model):
+        return float(np.sqrt(np.mean((model.predict(X[test]) - y[test]) ** 2)))
+
+    linear = rmse(LinearRegression().fit(X[train], y[train]))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        held = EvidentialRegressor(random_state=0).fit(X[train], y[train])
+        trained = EvidentialRegressor(random_state=0, fit_scales=True).fit(X[train], y[train])
+    np.testing.assert_array_equal(held.gamma_ > 0, True)
+    assert rmse(held) < 0.7 * linear
+    assert rmse(trained) > 0.9 * linear  # the collapse the default avoids
