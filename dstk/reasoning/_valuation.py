@@ -285,6 +285,11 @@ class Valuation:
         shape = tuple(len(v) for v in variables)
         focal = np.zeros((2,) + shape, dtype=bool)
         focal[0][_configuration_mask_index(variables, configurations, "configurations")] = True
+        if not focal[0].any() and np.any(m > 0):
+            raise FrameError(
+                "`configurations` is empty: a relation with no possible configuration and positive "
+                "`mass` would put that mass on the empty set. Give at least one configuration."
+            )
         focal[1] = True
         return cls._raw(variables, focal, np.stack([m, 1.0 - m], axis=-1))
 

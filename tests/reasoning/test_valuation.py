@@ -533,3 +533,14 @@ def test_marginals_bad_arguments():
         net.marginals(elimination_order=[a])
     with pytest.raises(dstk.exceptions.DataTypeError, match="variables"):
         net.marginals(["a"])
+
+
+def test_relation_without_configurations_is_refused():
+    # "none of these configurations is possible" with positive mass is a contradiction: the mass
+    # would silently land on the empty set (an exhausted generator gives this by accident).
+    from dstk.exceptions import FrameError
+
+    X = Variable("X", ["a", "b"])
+    with pytest.raises(FrameError, match="configurations"):
+        Valuation.relation([X], [], mass=0.5)
+    assert Valuation.relation([X], [], mass=0.0).focal_sets() == [(frozenset({("a",), ("b",)}), 1.0)]
