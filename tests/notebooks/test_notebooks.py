@@ -35,7 +35,6 @@ REQUIREMENTS = {
             [
                 "BinningCalibrator",
                 "EvidentialCalibratedClassifier",
-                "EvidentialCombination",
                 "EvidentialFusionClassifier",
                 "combine_classifiers",
             ],
@@ -53,8 +52,11 @@ REQUIREMENTS = {
                 "EvidentialKNNClassifier",
                 "EvidentialNeuralNetworkClassifier",
                 "logistic_evidence",
-                "ContextualDiscountingCombiner",
             ],
+        ),
+        (
+            "dstk.calibration",
+            ["EvidentialCalibratedClassifier", "EvidentialFusionClassifier", "combine_classifiers"],
         ),
     ],
     "06_dask_fusion.ipynb": [
