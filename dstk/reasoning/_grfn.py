@@ -53,7 +53,7 @@ def _normal_cdf(numerator: np.ndarray, scale: np.ndarray, *, strict: bool = Fals
     """
     positive = scale > 0
     safe = np.where(positive, scale, 1.0)
-    with np.errstate(invalid="ignore"):
+    with np.errstate(invalid="ignore", over="ignore"):  # a subnormal scale: +-inf, Phi's limit
         value = ndtr(numerator / safe)
     step = (numerator > 0) if strict else (numerator >= 0)
     return np.where(positive, value, step.astype(np.float64))

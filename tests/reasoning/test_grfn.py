@@ -372,3 +372,14 @@ def test_bad_calls_are_refused():
         combine_grfn([number, (0.0, 1.0, 1.0)])
     with pytest.raises(ValueError, match="numbers"):
         combine_grfn([])
+
+
+def test_normal_cdf_at_a_subnormal_scale_is_its_limit_without_warning():
+    import warnings
+
+    from dstk.reasoning._grfn import _normal_cdf
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = _normal_cdf(np.array([1.0, -1.0, 0.0]), np.array([5e-324, 5e-324, 5e-324]))
+    np.testing.assert_array_equal(got, [1.0, 0.0, 0.5])
