@@ -15,9 +15,12 @@ Every comparison script of ``benchmarks/`` can use the three pieces here:
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import platform
+import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable
 from datetime import datetime, timezone
@@ -114,3 +117,22 @@ def environment(argv: list[str] | None = None) -> list[str]:
     except ImportError:  # pragma: no cover
         pass
     return lines
+
+
+def run_in_checkout(root, code: str) -> dict:
+    """Run ``code`` in a fresh single-threaded Python that imports dstk from the checkout ``root``.
+
+    The child prints one JSON object on its last line, which is returned.  It runs in the temporary
+    directory: ``python -c`` puts the working directory first on ``sys.path``, so a run from a checkout
+    would time that checkout instead of ``root``.
+    """
+    env = dict(os.environ, PYTHONPATH=str(root), OMP_NUM_THREADS="1", NUMBA_NUM_THREADS="1")
+    result = subprocess.run(
+        [sys.executable, "-c", code],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=tempfile.gettempdir(),
+    )
+    return json.loads(result.stdout.strip().splitlines()[-1])

@@ -7,12 +7,10 @@ repeats inside the subprocess) is reported as median and spread (min-max) over t
 Writes ``benchmarks/results/combine_paths.md``.
 """
 
-import json
-import os
-import subprocess
 import sys
-import tempfile
 from pathlib import Path
+
+from _harness import run_in_checkout
 
 CHILD = r"""
 import json, sys, time, warnings
@@ -71,17 +69,7 @@ print(json.dumps(out))
 
 
 def run(root):
-    env = dict(os.environ, PYTHONPATH=str(root), OMP_NUM_THREADS="1", NUMBA_NUM_THREADS="1")
-    # run outside any checkout: `python -c` puts the working directory first on sys.path
-    res = subprocess.run(
-        [sys.executable, "-c", CHILD],
-        env=env,
-        capture_output=True,
-        text=True,
-        check=True,
-        cwd=tempfile.gettempdir(),
-    )
-    return json.loads(res.stdout.strip().splitlines()[-1])
+    return run_in_checkout(root, CHILD)
 
 
 def main():

@@ -12,14 +12,11 @@ per source at K to the cost at K = 100 (flat = 1).  Writes
 ``benchmarks/results/combine_sources.md``.
 """
 
-import json
-import os
-import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 import numpy as np
+from _harness import run_in_checkout
 
 SOURCES = (10, 100, 1000, 2000, 5000, 10000)
 LABELS = (2, 3, 4)
@@ -54,17 +51,7 @@ print(json.dumps(out))
 
 def run(root):
     code = f"LABELS = {LABELS!r}\nSOURCES = {SOURCES!r}\n" + CHILD
-    env = dict(os.environ, PYTHONPATH=str(root), OMP_NUM_THREADS="1", NUMBA_NUM_THREADS="1")
-    # run outside any checkout: `python -c` puts the working directory first on sys.path
-    res = subprocess.run(
-        [sys.executable, "-c", code],
-        env=env,
-        capture_output=True,
-        text=True,
-        check=True,
-        cwd=tempfile.gettempdir(),
-    )
-    return json.loads(res.stdout.strip().splitlines()[-1])
+    return run_in_checkout(root, code)
 
 
 def main():
