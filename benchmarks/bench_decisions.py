@@ -14,13 +14,15 @@ Rows
   torchbelief      where torchbelief (0.3.0, PyTorch; installed outside the project) imports: its
                    ``maximal_acts`` on the same maximality batch (masks compared), and its
                    ``e_admissible_acts`` (Bayes-optimal acts at the n! extreme points of the credal set)
-                   against dstk's linear programmes on 8 labels (40,320 extreme points): timings and the
-                   acts that the extreme points miss.  Torch runs on one thread.
+                   against dstk's linear programmes on 8 labels (40,320 extreme points) and 10 labels
+                   (3,628,800), interleaved on each problem: CPU and wall time, ratios with their spread,
+                   and the acts that the extreme points miss.  Torch runs on one thread.
 Both sides run interleaved, BLAS pinned to one thread; CPU time is the figure to quote on a loaded machine.
 """
 
 import argparse
 import itertools
+import math
 import os
 import sys
 import time
@@ -80,7 +82,7 @@ def torchbelief_rows(batch, masses, u, rng, rounds):
         import torch
         import torchbelief
         from torchbelief.capacity import Capacity
-        from torchbelief.choice import e_admissible_acts, maximal_acts
+        from torchbelief.choice import maximal_acts
     except ImportError as exc:
         return ["## torchbelief", "", f"Not run: torchbelief does not import here ({exc}).", ""]
     torch.set_num_threads(1)
@@ -97,44 +99,78 @@ def torchbelief_rows(batch, masses, u, rng, rounds):
         rounds=rounds,
     )
     _, cpu_text = ratio(times["torchbelief"]["cpu"], times["dstk"]["cpu"])
+    _, wall_text = ratio(times["torchbelief"]["wall"], times["dstk"]["wall"])
     lines = [
         f"## torchbelief {torchbelief.__version__} side by side (torch {torch.__version__}, one thread)",
         "",
         f"Maximality on the batch above: masks identical to torchbelief's `maximal_acts`: {agree}; "
         f"CPU per call dstk {seconds(float(np.median(times['dstk']['cpu'])))}, torchbelief "
-        f"{seconds(float(np.median(times['torchbelief']['cpu'])))}; ratio torchbelief / dstk {cpu_text}.",
+        f"{seconds(float(np.median(times['torchbelief']['cpu'])))}; wall per call dstk "
+        f"{seconds(float(np.median(times['dstk']['wall'])))}, torchbelief "
+        f"{seconds(float(np.median(times['torchbelief']['wall'])))}; {rounds} interleaved rounds.",
+        "",
+        f"Ratio torchbelief / dstk: CPU {cpu_text}; wall {wall_text}.",
         "",
     ]
-    n_labels, count = 8, 20
+    for n_labels, count, rounds_each in ((8, 20, 3), (10, 2, 1)):
+        lines += _e_admissibility_side_by_side(rng, n_labels, count, rounds_each)
+    return lines
+
+
+def _e_admissibility_side_by_side(rng, n_labels, count, rounds):
+    """dstk's linear programmes against torchbelief's extreme points, interleaved on each problem."""
+    import torch
+    import torchbelief
+    from torchbelief.capacity import Capacity
+    from torchbelief.choice import e_admissible_acts
+
     frame = Frame([f"c{i}" for i in range(n_labels)])
-    cpu_ours, cpu_theirs, missed, total = [], [], 0, 0
+    tb_frame = torchbelief.Frame(n_labels)
+    cpu = {"dstk": [], "torchbelief": []}
+    wall = {"dstk": [], "torchbelief": []}
+    missed = total = 0
     for _ in range(count):
         values = np.zeros(2**n_labels)
         focal = rng.choice(np.arange(1, 2**n_labels), size=12, replace=False)
         values[focal] = rng.dirichlet(np.ones(focal.size))
         acts = np.vstack([rng.random((9, n_labels)), np.full((1, n_labels), 0.55)])  # one hedge act
         m = MassFunction.from_array(values, frame)
-        c0 = time.process_time()
-        ours = admissible_actions(m, criterion="e_admissibility", utility=acts)
-        cpu_ours.append(time.process_time() - c0)
-        c0 = time.process_time()
-        theirs = e_admissible_acts(
-            Capacity.from_mass(torch.tensor(values), torchbelief.Frame(n_labels)), torch.tensor(acts)
-        ).numpy()
-        cpu_theirs.append(time.process_time() - c0)
-        assert np.all(ours[theirs]), "an act optimal at an extreme point must be E-admissible"
-        missed += int((ours & ~theirs).sum())
-        total += int(ours.sum())
-    lines += [
-        f"E-admissibility, {count} random mass functions on 8 labels (12 focal sets, 10 acts of which one "
-        "constant hedge at 0.55): median CPU per mass function dstk "
-        f"{seconds(float(np.median(cpu_ours)))}, torchbelief {seconds(float(np.median(cpu_theirs)))} "
-        f"(8! = 40,320 extreme points); E-admissible acts found by dstk {total}, of which torchbelief "
-        f"misses {missed} (acts optimal only at a mixture of extreme points, as the hedge (0.6, 0.6) under "
-        "the vacuous mass on two states, which torchbelief rejects).",
+        tensor, utility = torch.tensor(values), torch.tensor(acts)
+
+        def ours(m=m, acts=acts):
+            return admissible_actions(m, criterion="e_admissibility", utility=acts)
+
+        def theirs(tensor=tensor, utility=utility):
+            return e_admissible_acts(Capacity.from_mass(tensor, tb_frame), utility).numpy()
+
+        mask, their_mask = ours(), theirs()
+        assert np.all(mask[their_mask]), "an act optimal at an extreme point must be E-admissible"
+        missed += int((mask & ~their_mask).sum())
+        total += int(mask.sum())
+        times = interleaved({"dstk": ours, "torchbelief": theirs}, rounds=rounds)
+        for name in cpu:
+            cpu[name].extend(times[name]["cpu"])
+            wall[name].extend(times[name]["wall"])
+    _, cpu_text = ratio(np.array(cpu["torchbelief"]), np.array(cpu["dstk"]))
+    _, wall_text = ratio(np.array(wall["torchbelief"]), np.array(wall["dstk"]))
+    vertices = f"{n_labels}! = {math.factorial(n_labels):,}"
+    return [
+        f"### E-admissibility, {n_labels} labels ({vertices} extreme points for torchbelief)",
+        "",
+        f"{count} random mass functions (12 focal sets, Dirichlet(1) masses), 10 acts of which one constant "
+        f"hedge at 0.55; both sides interleaved on each problem, {rounds} timed round(s) per problem after "
+        "untimed warm-up calls (masks compared on the first).",
+        "",
+        "| per mass function | dstk CPU | dstk wall | torchbelief CPU | torchbelief wall |",
+        "|---|---|---|---|---|",
+        f"| median | {seconds(float(np.median(cpu['dstk'])))} | {seconds(float(np.median(wall['dstk'])))} | "
+        f"{seconds(float(np.median(cpu['torchbelief'])))} | {seconds(float(np.median(wall['torchbelief'])))} |",
+        "",
+        f"Ratio torchbelief / dstk: CPU {cpu_text}; wall {wall_text}.  E-admissible acts found by dstk: "
+        f"{total}, of which torchbelief misses {missed} (acts optimal only at a mixture of extreme points, as "
+        "the hedge (0.6, 0.6) under the vacuous mass on two states, which torchbelief rejects).",
         "",
     ]
-    return lines
 
 
 def main():
