@@ -3,7 +3,9 @@
 Usage: ``python benchmarks/bench_combine_paths.py OLD_ROOT NEW_ROOT [--rounds R]``.  Each round
 runs every case once in a fresh subprocess per checkout (old and new alternating, order swapped
 every round), BLAS pinned to one thread; the ratio new/old of the per-call CPU time (median over
-repeats inside the subprocess) is reported as median and spread (min-max) over the rounds.
+repeats inside the subprocess) is reported as median and spread (min-max) over the rounds.  A first
+run per checkout compiles every kernel the cases reach (no interpreted calls), so that both sides
+time compiled kernels loaded from their caches, not a cold start.
 Writes ``benchmarks/results/combine_paths.md``.
 """
 
@@ -68,14 +70,24 @@ print(json.dumps(out))
 """
 
 
+WARM = "import dstk._kernels._jit as _jit\n_jit.INTERPRETED_BUDGET = 0\n"
+
+
 def run(root):
     return run_in_checkout(root, CHILD)
+
+
+def warm(root):
+    """Compile (and cache) every kernel of the cases in ``root``, none run interpreted."""
+    return run_in_checkout(root, WARM + CHILD)
 
 
 def main():
     old, new = Path(sys.argv[1]), Path(sys.argv[2])
     rounds = int(sys.argv[sys.argv.index("--rounds") + 1]) if "--rounds" in sys.argv else 5
     ratios, olds, news = {}, {}, {}
+    warm(old)
+    warm(new)
     for r in range(rounds):
         pair = [(old, olds), (new, news)] if r % 2 == 0 else [(new, news), (old, olds)]
         for root, store in pair:

@@ -115,6 +115,7 @@ PARALLEL_MIN_VALUES = 1 << 22
 INTERPRETED_MAX_WORK = {
     "_binary_rows": 65_536,
     "_binary_pair_rows": 65_536,
+    "_ternary_pair_rows": 40_000,
     "_ternary_rows": 40_000,
     "dempster_extended": 16_384,
 }
@@ -896,6 +897,31 @@ def _ternary_rows(m, normalize, out, kappa, total_conflict, lost, r0, r1, tolera
 
 
 @njit(cache=True)
+def _ternary_pair_rows(m1, step1, m2, step2, normalize, out, kappa, total_conflict, lost, r0, r1):
+    """Rows ``r0:r1`` of :func:`conjunctive_pair` on a three-label frame (two sources, no stacking).
+
+    Source ``k``'s row ``r`` is ``mk[r * stepk : r * stepk + 8]`` of a flat
+    array (as in :func:`_binary_pair_rows`); blocks of 64 rows of the two
+    sources are copied to a (64, 2, 8) scratch that stays in the cache and
+    folded by :func:`_ternary_rows`, so each row gets the bits of the
+    stacked fold.
+    """
+    block = 64
+    s = np.empty((block, 2, 8))
+    for b0 in range(r0, r1, block):
+        b1 = min(b0 + block, r1)
+        for r in range(b0, b1):
+            i = r * step1
+            j = r * step2
+            for x in range(8):
+                s[r - b0, 0, x] = m1[i + x]
+                s[r - b0, 1, x] = m2[j + x]
+        _ternary_rows(
+            s, normalize, out[b0:b1], kappa[b0:b1], total_conflict[b0:b1], lost[b0:b1], 0, b1 - b0, -1.0
+        )
+
+
+@njit(cache=True)
 def _general_rows(m, normalize, out, kappa, total_conflict, lost, r0, r1, tolerance):
     """Rows ``r0:r1`` of :func:`conjunctive` for any frame size (fast Moebius transforms).
 
@@ -1009,6 +1035,25 @@ def _binary_pair_parallel(m1, step1, m2, step2, normalize, out, kappa, total_con
     rows = out.shape[0]
     for t in prange(n_tasks):
         _binary_pair_rows(
+            m1,
+            step1,
+            m2,
+            step2,
+            normalize,
+            out,
+            kappa,
+            total_conflict,
+            lost,
+            t * rows // n_tasks,
+            (t + 1) * rows // n_tasks,
+        )
+
+
+@njit(cache=True, parallel=True)
+def _ternary_pair_parallel(m1, step1, m2, step2, normalize, out, kappa, total_conflict, lost, n_tasks):
+    rows = out.shape[0]
+    for t in prange(n_tasks):
+        _ternary_pair_rows(
             m1,
             step1,
             m2,
@@ -1138,31 +1183,36 @@ def conjunctive_checked(m, normalize, tolerance, *, parallel=None):
 
 
 def _spaced_rows(m):
-    """``(flat, step)``: the (rows, 4) float64 array ``m`` as a flat read-only array whose row ``r`` is
-    ``flat[r * step : r * step + 4]``, a view when its rows are evenly spaced in one buffer (C-contiguous,
+    """``(flat, step)``: the (rows, size) float64 array ``m`` as a flat read-only array whose row ``r`` is
+    ``flat[r * step : r * step + size]``, a view when its rows are evenly spaced in one buffer (C-contiguous,
     or one source of a stack), else a C-contiguous copy."""
-    rows = m.shape[0]
+    rows, size = m.shape
     if m.dtype == np.float64 and m.flags.c_contiguous:
-        return read_only(m.reshape(-1)), 4
+        return read_only(m.reshape(-1)), size
     if m.dtype == np.float64 and m.strides[1] == 8 and m.strides[0] >= 0 and m.strides[0] % 8 == 0 and rows:
         step = m.strides[0] // 8
         flat = np.lib.stride_tricks.as_strided(
-            m, shape=((rows - 1) * step + 4,), strides=(8,), writeable=False
+            m, shape=((rows - 1) * step + size,), strides=(8,), writeable=False
         )
         return flat, step
-    return read_only(np.ascontiguousarray(m, dtype=np.float64).reshape(-1)), 4
+    return read_only(np.ascontiguousarray(m, dtype=np.float64).reshape(-1)), size
 
 
 def conjunctive_pair(m1, m2, normalize, *, parallel=None):
     """:func:`conjunctive` of two sources given as separate (rows, size) float64 arrays.
 
-    Binary frames have their own kernel (no stacking of the two inputs, and
-    no copy of rows evenly spaced in memory, e.g. two sources of one stack);
-    other frames stack them and call :func:`conjunctive`.
+    Binary and three-label frames have their own kernels (no stacking of
+    the two inputs, and no copy of rows evenly spaced in memory, e.g. two
+    sources of one stack); other frames stack them and call
+    :func:`conjunctive`.
     """
     rows, size = m1.shape
-    if size != 4:
+    if size not in (4, 8):
         return conjunctive(np.stack([m1, m2], axis=1), normalize, parallel=parallel)
+    if size == 4:
+        serial, parallel_kernel = _binary_pair_rows, _binary_pair_parallel
+    else:
+        serial, parallel_kernel = _ternary_pair_rows, _ternary_pair_parallel
     (flat1, step1), (flat2, step2) = _spaced_rows(m1), _spaced_rows(m2)
     out = _buffers.empty((rows, size))
     kappa = _buffers.empty(rows)
@@ -1171,12 +1221,12 @@ def conjunctive_pair(m1, m2, normalize, *, parallel=None):
     normalize = bool(normalize)
     threaded, threads = _use_threads(parallel, 2 * m1.size, rows)
     if threaded:
-        _binary_pair_parallel(
+        parallel_kernel(
             flat1, step1, flat2, step2, normalize, out, kappa, total_conflict, lost, min(rows, 8 * threads)
         )
     else:
         call_kernel(
-            _binary_pair_rows,
+            serial,
             flat1,
             step1,
             flat2,
@@ -1189,7 +1239,7 @@ def conjunctive_pair(m1, m2, normalize, *, parallel=None):
             0,
             rows,
             work=2 * m1.size,
-            interpreted_max_work=INTERPRETED_MAX_WORK["_binary_pair_rows"],
+            interpreted_max_work=INTERPRETED_MAX_WORK[serial.__name__],
         )
     if normalize and lost.any():
         bad = np.flatnonzero(lost)

@@ -452,8 +452,8 @@ def _two_dense_sources(masses, axis, rule):
     if not (a.is_dense and b.is_dense) or a.batch_shape != b.batch_shape:
         return None
     size = frame.n_subsets
-    if size == 4:
-        # binary rows are read where they are (one source of a stack included): no copy
+    if size in (4, 8):
+        # binary and three-label rows are read where they are (one source of a stack included): no copy
         rows_a, rows_b = a._storage.masses.reshape(-1, size), b._storage.masses.reshape(-1, size)
     else:
         rows_a, rows_b = _dense.as_rows(a._storage.masses), _dense.as_rows(b._storage.masses)

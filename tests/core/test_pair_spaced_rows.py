@@ -86,3 +86,51 @@ def test_threaded_pair_kernel_gives_the_serial_bits_on_spaced_rows():
     threaded = combination.conjunctive_pair(stack[:, 0], stack[:, 1], True, parallel=True)
     for one, other in zip(serial, threaded):
         assert one.tobytes() == other.tobytes()
+
+
+def _brute_force_subsets(a, b, normalize):
+    """Conjunctive (``normalize``: Dempster) combination of (rows, 2**n) masses by enumeration of pairs."""
+    size = a.shape[1]
+    out = np.zeros_like(a)
+    for x in range(size):
+        for y in range(size):
+            out[:, x & y] += a[:, x] * b[:, y]
+    conflict = out[:, 0].copy()
+    if normalize:
+        out[:, 1:] /= out[:, 1:].sum(axis=1)[:, None]
+        out[:, 0] = 0.0
+    return out, conflict
+
+
+@pytest.mark.parametrize("rule", ["dempster", "conjunctive", "yager"])
+@pytest.mark.parametrize("n", [1, 63, 64, 65, 3000])
+def test_three_labels_pair_gives_the_bits_of_the_stacked_fold(rule, n):
+    """Two three-label sources (contiguous, one source of a stack, broadcast) combined without
+    stacking: the bits of the axis fold of their stack, and the definition to 1e-12."""
+    rng = np.random.default_rng(n)
+    frame = Frame("abc")
+    stack = np.zeros((n, 3, 8))
+    stack[..., 1:] = rng.dirichlet(np.full(7, 0.4), size=(n, 3))
+    for source in (0, 1):  # m(frame) = 1e-300 in both: a product below float64's range (extended)
+        near_dogmatic = stack[::7, source]  # a view
+        near_dogmatic[:, 7] = 0.0
+        near_dogmatic /= near_dogmatic.sum(axis=1, keepdims=True)
+        near_dogmatic[:, 7] = 1e-300
+    one = np.zeros(8)
+    one[1:] = rng.dirichlet(np.ones(7))
+    views = [stack[:, 0], stack[:, 1], np.ascontiguousarray(stack[:, 2]), np.broadcast_to(one, (n, 8))]
+    for i, j in [(0, 1), (1, 2), (2, 3), (3, 0)]:
+        a, b = (MassFunction.from_array(views[k], frame, validate=True) for k in (i, j))
+        got, kappa = combine_with_conflict([a, b], rule=rule, on_conflict="nan")
+        pair = np.stack([views[i], views[j]], axis=1)
+        folded, kappa_folded = combine_with_conflict(
+            MassFunction.from_array(pair, frame, validate=True), axis=1, rule=rule, on_conflict="nan"
+        )
+        assert np.array_equal(got.to_array(), folded.to_array())
+        assert np.array_equal(kappa, kappa_folded)
+        want, conflict = _brute_force_subsets(views[i], views[j], rule == "dempster")
+        if rule == "yager":
+            want[:, 7] += want[:, 0]
+            want[:, 0] = 0.0
+        np.testing.assert_allclose(got.to_array(), want, rtol=0, atol=1e-12)
+        np.testing.assert_allclose(kappa, conflict, rtol=0, atol=1e-12)
