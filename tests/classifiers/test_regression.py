@@ -128,6 +128,7 @@ def test_constant_target_is_predicted():
         ("precision_penalty", -1.0),
         ("scale_penalty", np.nan),
         ("fit_scales", "yes"),
+        ("validation_fraction", 1.0),
         ("max_iter", 0),
         ("tol", -1.0),
     ],
@@ -172,7 +173,58 @@ def test_held_scales_leave_the_linear_basin_on_friedman1():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         held = EvidentialRegressor(random_state=0, fit_scales=False).fit(X[train], y[train])
-        trained = EvidentialRegressor(random_state=0).fit(X[train], y[train])
+        trained = EvidentialRegressor(random_state=0, fit_scales=True).fit(X[train], y[train])
     np.testing.assert_array_equal(held.gamma_ > 0, True)
     assert rmse(held) < 0.7 * linear
     assert rmse(trained) > 0.9 * linear  # the collapse that fit_scales=False avoids
+
+
+def test_auto_scales_choose_by_validation_rmse_and_refit_the_choice():
+    """``fit_scales="auto"``: the choice is the setting of lower RMSE on a held-out part, refitted on all rows.
+
+    Independent references: scikit-learn's LinearRegression on the same splits (friedman1's interaction
+    and sine are out of reach of a linear model, diabetes is nearly linear), and the held-out RMSE of the
+    two settings recomputed here from fits of the fixed settings on the same rows.
+    """
+    from sklearn.datasets import load_diabetes, make_friedman1
+    from sklearn.linear_model import LinearRegression
+
+    def rmse(model, X, y):
+        return float(np.sqrt(np.mean((model.predict(X) - y) ** 2)))
+
+    cases = [make_friedman1(n_samples=600, noise=1.0, random_state=0), load_diabetes(return_X_y=True)]
+    chosen = []
+    for X, y in cases:
+        train, test = slice(0, 400), slice(400, None)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            model = EvidentialRegressor(random_state=0).fit(X[train], y[train])
+            # the refit is the fixed setting fitted on all the training rows
+            fixed = EvidentialRegressor(random_state=0, fit_scales=model.fit_scales_).fit(X[train], y[train])
+        np.testing.assert_allclose(model.predict(X[test]), fixed.predict(X[test]), rtol=1e-10)
+        # the held-out RMSE of both settings, recomputed from the same 80/20 split of the rows
+        order = np.random.RandomState(0).permutation(400)
+        held, kept = np.sort(order[:80]), order[80:]
+        rows = np.lexsort(np.column_stack([X[train], y[train]]).T[::-1])  # fit sees the rows sorted
+        Xs, ys = X[train][rows], y[train][rows]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            for j, setting in enumerate((True, False)):
+                part = EvidentialRegressor(random_state=0, fit_scales=setting).fit(Xs[kept], ys[kept])
+                np.testing.assert_allclose(
+                    rmse(part, Xs[held], ys[held]), model.validation_rmse_[j], rtol=1e-10
+                )
+        assert model.fit_scales_ == bool(model.validation_rmse_[0] <= model.validation_rmse_[1])
+        linear = rmse(LinearRegression().fit(X[train], y[train]), X[test], y[test])
+        chosen.append((model.fit_scales_, rmse(model, X[test], y[test]) / linear))
+    (friedman_scales, friedman_ratio), (diabetes_scales, diabetes_ratio) = chosen
+    assert friedman_scales is False and friedman_ratio < 0.6
+    assert diabetes_scales is True and diabetes_ratio < 1.05
+
+
+def test_auto_scales_without_validation_on_few_rows():
+    X, y = _sine(15)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = EvidentialRegressor(n_prototypes=3, random_state=0).fit(X, y)
+    assert model.fit_scales_ is True and model.validation_rmse_ is None
