@@ -36,27 +36,53 @@ except ImportError:  # pragma: no cover - scikit-learn is needed to fit anyway
     _BaseComposition = object  # type: ignore[assignment,misc]
 
 
+#: points of a classifier's output distribution that stand in for its failed outputs: weighted quantiles
+#: at the levels (m + 1/2) / M, M = max(16, 4 n_classes)
+_FAILURE_POINTS_PER_CLASS, _MIN_FAILURE_POINTS = 4, 16
+
+
+def _failure_outputs(contour: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """Outputs of one classifier standing in for its failures: weighted quantiles of its outputs.
+
+    The outputs are ordered by their decided class, then their largest probability, then their columns
+    (identical outputs are tied); the output at the weighted levels ``(m + 1/2) / M`` of that order are
+    returned, a stratified sample of the distribution of the classifier's outputs over the samples.  A
+    sample of whole-number weight ``w`` and ``w`` copies of it give the same points.
+    """
+    n_samples, n_classes = contour.shape
+    n_points = max(_MIN_FAILURE_POINTS, _FAILURE_POINTS_PER_CLASS * n_classes)
+    keys = [contour[:, k] for k in range(n_classes - 1, -1, -1)]
+    order = np.lexsort([*keys, contour.max(axis=1), contour.argmax(axis=1)])
+    cumulative = np.cumsum(weights[order])
+    levels = (np.arange(n_points) + 0.5) / n_points * cumulative[-1]
+    picked = order[np.minimum(np.searchsorted(cumulative, levels, side="left"), n_samples - 1)]
+    return contour[picked]
+
+
 def _with_failures(
     contours: np.ndarray, labels: np.ndarray, weights: np.ndarray, contamination: float
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Out-of-fold outputs plus, per classifier, a copy where that classifier's outputs are shuffled.
+    """Out-of-fold outputs plus, per classifier, copies where that classifier's outputs are unrelated.
 
     The weights make the criterion an expectation over the failure model of ``contamination``: no
-    classifier fails (probability ``1 - contamination``) or classifier ``s`` fails, its output then
-    drawn from its outputs on other samples (probability ``contamination / S`` each).  The shuffle is
-    a fixed permutation, so that ``fit`` is deterministic.
+    classifier fails (probability ``1 - contamination``) or classifier ``s`` fails (probability
+    ``contamination / S`` each), its output then drawn from the distribution of its outputs over the
+    samples, independently of the sample.  That distribution is represented by the ``M`` points of
+    :func:`_failure_outputs` (probability ``1 / M`` each), so the criterion is deterministic and
+    whole-number sample weights equal repetitions.
     """
-    n_sources, n_samples, _ = contours.shape
-    permutation = np.random.default_rng(0).permutation(n_samples)
+    n_sources = contours.shape[0]
     copies, all_weights = [contours], [(1.0 - contamination) * weights]
     for s in range(n_sources):
-        failed = contours.copy()
-        failed[s] = contours[s][permutation]
-        copies.append(failed)
-        all_weights.append(contamination / n_sources * weights)
+        points = _failure_outputs(contours[s], weights)
+        for point in points:
+            failed = contours.copy()
+            failed[s] = point
+            copies.append(failed)
+            all_weights.append(contamination / (n_sources * points.shape[0]) * weights)
     return (
         np.concatenate(copies, axis=1),
-        np.tile(labels, n_sources + 1),
+        np.tile(labels, len(copies)),
         np.concatenate(all_weights),
     )
 
@@ -102,12 +128,15 @@ class EvidentialFusionClassifier(ClassifierMixin, _BaseComposition, BaseEstimato
         unrelated to the sample (e.g. a broken sensor or a corrupted feature set).  The rates minimise
         the expected criterion under this failure model: the out-of-fold outputs count with weight
         ``1 - contamination``, and, for each classifier in turn, the same outputs with that classifier's
-        outputs shuffled across the samples count with weight ``contamination / n_estimators``.  The
-        rates bound how far one classifier can move the combination; on each sample, Dempster's
-        combination of the discounted classifiers weighs the hypothesis "classifier s is unreliable
-        here" by how much s conflicts with the others (Mercier, Quost & Denoeux 2008, Section 3), so a
-        failing classifier that contradicts the others loses its say on that sample.  0 learns the
-        rates on the out-of-fold outputs as they are.
+        output replaced by one drawn from its outputs on the other samples count with weight
+        ``contamination / n_estimators``.  That draw is represented by ``max(16, 4 n_classes)`` of its
+        outputs spread evenly over their distribution (weighted quantiles of the outputs ordered by
+        decided class and largest probability), so that ``fit`` is deterministic and whole-number
+        sample weights equal repetitions.  The rates bound how far one classifier can move the
+        combination; on each sample, Dempster's combination of the discounted classifiers weighs the
+        hypothesis "classifier s is unreliable here" by how much s conflicts with the others (Mercier,
+        Quost & Denoeux 2008, Section 3), so a failing classifier that contradicts the others loses its
+        say on that sample.  0 learns the rates on the out-of-fold outputs as they are.
     on_conflict : {"vacuous", "nan", "raise"}, default="vacuous"
         Samples whose discounted outputs are in total conflict: the vacuous mass function (uniform
         probabilities), NaN, or an error; the first two warn with the samples' indices.
