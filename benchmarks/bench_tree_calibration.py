@@ -12,7 +12,13 @@ time of fit + predict (``time.process_time``, BLAS threads pinned to one).
 Usage::
 
     python benchmarks/bench_tree_calibration.py [DATA_FOLDER] [--splits 5] [--trees 100]
-        [--sets banknote,sonar,...] [--output benchmarks/results/tree_calibration.md]
+        [--sets banknote,sonar,...] [--output benchmarks/results/tree_calibration.md] [--ranking]
+
+``--ranking``: instead, the AUC of the scores of "dempster" and "cautious" under several leaf models
+(default trees), paired with "average"'s.  ``--forests``: instead, the default trees against
+scikit-learn's ``ExtraTreesClassifier`` and ``RandomForestClassifier`` (same number of trees; their
+defaults, and tuned by a 3-fold grid search of ``max_features`` and ``min_samples_leaf`` on log-loss):
+accuracy, log-loss, Brier, paired differences with standard errors.
 
 DATA_FOLDER defaults to ``../shared/datasets`` (needs ``load.py``);
 ``sklearn_breast_cancer`` in ``--sets`` is scikit-learn's bundled copy.
@@ -139,6 +145,138 @@ def pure_table(name, fully_grown, pure):
     return "\n".join(lines)
 
 
+RANKING_VARIANTS = (
+    ("dempster", {}),
+    ("cautious", {}),
+    ("cautious", {"model": "imprecise_dirichlet", "prior_strength": 1.0}),
+    ("cautious", {"model": "imprecise_dirichlet", "prior_strength": 4.0}),
+    ("cautious", {"model": "imprecise_dirichlet", "prior_strength": 16.0}),
+)
+
+
+def ranking(name, X, y, splits, n_trees):
+    """AUC of the combiners' scores under several leaf models, paired with "average"'s (same trees per split).
+
+    The AUC is the ranking of the score, which no calibration map (a monotone function of it) changes.
+    """
+    from sklearn.metrics import roc_auc_score
+    from sklearn.model_selection import StratifiedShuffleSplit
+
+    from dstk.ensemble import combine_leaves
+
+    labels = ["average"] + [
+        combiner + (f" ({options['model']}, s = {options['prior_strength']:g})" if options else "")
+        for combiner, options in RANKING_VARIANTS
+    ]
+    auc = {label: [] for label in labels}
+    ties = []
+    splitter = StratifiedShuffleSplit(n_splits=splits, test_size=0.5, random_state=0)
+    for seed, (train, test) in enumerate(splitter.split(X, y)):
+        model = RandomDecisionTreesClassifier(n_trees, random_state=seed).fit(X[train], y[train])
+        counts = model.leaf_counts(X[test])
+        scores = [combine_leaves(counts, combiner="average")]
+        scores += [combine_leaves(counts, combiner=c, **o) for c, o in RANKING_VARIANTS]
+        for label, score in zip(labels, scores):
+            auc[label].append(roc_auc_score(y[test], score))
+        ties.append(np.mean(scores[2] == 0.0))
+    base = np.array(auc["average"])
+    lines = [
+        f"| {name} (cautious score 0 on {np.mean(ties):.3f} of the test samples) | AUC | AUC − average (SE) |",
+        "|---|---|---|",
+    ]
+    for label in labels:
+        diff = np.array(auc[label]) - base
+        se = diff.std(ddof=1) / np.sqrt(diff.size)
+        lines.append(f"| {label} | {np.mean(auc[label]):.3f} | {diff.mean():+.3f} ({se:.3f}) |")
+    return "\n".join(lines)
+
+
+def brier(y, proba):
+    return float(np.mean((proba[:, 1] - y) ** 2))
+
+
+def _anchors(n_trees, seed, tuned=True):
+    """scikit-learn's forests with the same number of trees: defaults, and tuned by 3-fold CV on the training half."""
+    from sklearn.ensemble import ExtraTreesClassifier, RandomForestClassifier
+    from sklearn.model_selection import GridSearchCV
+
+    grid = {"max_features": ["sqrt", 0.5, None], "min_samples_leaf": [1, 3]}
+    defaults = {
+        "ExtraTrees": ExtraTreesClassifier(n_trees, random_state=seed),
+        "RandomForest": RandomForestClassifier(n_trees, random_state=seed),
+    }
+    if not tuned:
+        return defaults
+    return {
+        **defaults,
+        "ExtraTrees tuned": GridSearchCV(
+            ExtraTreesClassifier(n_trees, random_state=seed), grid, cv=3, scoring="neg_log_loss"
+        ),
+        "RandomForest tuned": GridSearchCV(
+            RandomForestClassifier(n_trees, random_state=seed), grid, cv=3, scoring="neg_log_loss"
+        ),
+    }
+
+
+DSTK_VARIANTS = {"dstk default": {}, "dstk eva": {"combiner": "eva"}}
+
+
+def against_forests(name, X, y, splits, n_trees, tuned=True):
+    """dstk's trees (the default, and ``combiner="eva"``) against scikit-learn's forests, over the same splits.
+
+    First table: accuracy, log-loss and Brier score of each model (means over the splits) and its CPU time of
+    fit + predict_proba.  Second table: paired differences dstk minus the forest (mean and standard error over
+    the splits; negative log-loss / Brier differences favour dstk).
+    """
+    from sklearn.model_selection import StratifiedShuffleSplit
+
+    metrics = {}
+    splitter = StratifiedShuffleSplit(n_splits=splits, test_size=0.5, random_state=0)
+    for seed, (train, test) in enumerate(splitter.split(X, y)):
+        models = {
+            label: RandomDecisionTreesClassifier(n_trees, random_state=seed, **options)
+            for label, options in DSTK_VARIANTS.items()
+        }
+        models.update(_anchors(n_trees, seed, tuned))
+        for label, model in models.items():
+            start = time.process_time()
+            proba = model.fit(X[train], y[train]).predict_proba(X[test])
+            cpu = time.process_time() - start
+            row = metrics.setdefault(label, {"accuracy": [], "log_loss": [], "brier": [], "cpu": []})
+            row["accuracy"].append(np.mean(proba.argmax(axis=1) == y[test]))
+            row["log_loss"].append(log_loss(y[test], proba))
+            row["brier"].append(brier(y[test], proba))
+            row["cpu"].append(cpu)
+    metrics = {label: {k: np.array(v) for k, v in row.items()} for label, row in metrics.items()}
+
+    def paired(own, label, key):
+        diff = metrics[own][key] - metrics[label][key]
+        return f"{diff.mean():+.4f} ({diff.std(ddof=1) / np.sqrt(diff.size):.4f})"
+
+    lines = [
+        f"| {name} | model | accuracy | log-loss | Brier | CPU s |",
+        "|---|---|---|---|---|---|",
+    ]
+    for label, row in metrics.items():
+        lines.append(
+            f"| | {label} | {row['accuracy'].mean():.4f} | {row['log_loss'].mean():.4f} | "
+            f"{row['brier'].mean():.4f} | {row['cpu'].mean():.2f} |"
+        )
+    lines += [
+        "",
+        f"| {name}: paired difference | accuracy (SE) | log-loss (SE) | Brier (SE) |",
+        "|---|---|---|---|",
+    ]
+    for own in DSTK_VARIANTS:
+        for label in metrics:
+            if label not in DSTK_VARIANTS:
+                lines.append(
+                    f"| {own} − {label} | {paired(own, label, 'accuracy')} | {paired(own, label, 'log_loss')} | "
+                    f"{paired(own, label, 'brier')} |"
+                )
+    return "\n".join(lines)
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -149,6 +287,17 @@ def main(argv=None):
     parser.add_argument("--sets", default="banknote,sonar,ionosphere,pima,spambase")
     parser.add_argument("--pure", choices=["both", "false", "true"], default="false")
     parser.add_argument("--output", default=None)
+    parser.add_argument(
+        "--ranking",
+        action="store_true",
+        help="AUC of the default trees' combiner scores under several leaf models",
+    )
+    parser.add_argument(
+        "--forests",
+        action="store_true",
+        help="the default trees against scikit-learn's ExtraTrees and RandomForest (defaults and tuned)",
+    )
+    parser.add_argument("--untuned", action="store_true", help="--forests: scikit-learn's defaults only")
     args = parser.parse_args(argv)
     from threadpoolctl import threadpool_limits
 
@@ -156,6 +305,16 @@ def main(argv=None):
     with threadpool_limits(1):
         for name in args.sets.split(","):
             X, y = load(args.data, name)
+            if args.forests:
+                text = against_forests(name, X, y, args.splits, args.trees, not args.untuned)
+                print(text + "\n", flush=True)
+                out.append(text)
+                continue
+            if args.ranking:
+                text = ranking(name, X, y, args.splits, args.trees)
+                print(text + "\n", flush=True)
+                out.append(text)
+                continue
             by_pure = {}
             for pure in {"both": (False, True), "false": (False,), "true": (True,)}[args.pure]:
                 results = by_pure[pure] = run(X, y, args.splits, args.trees, pure)
