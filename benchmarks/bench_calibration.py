@@ -1,11 +1,13 @@
 """Benchmark of the calibration layer against its anchors, interleaved in one run.
 
-Each pair is timed alternately (dstk, anchor, dstk, anchor, ...); the table gives the medians and the
-median and range (min-max) of the per-repetition ratio dstk / anchor (< 1: dstk faster).
+Timing by ``_harness``: BLAS / OpenMP / numba pinned to one thread on both sides, dstk and the anchor
+timed alternately round after round, process CPU time next to wall time; the table gives the median
+CPU time of each side and the per-round ratio dstk / anchor (< 1: dstk faster) on CPU time, median with
+IQR and range, with the median wall-time ratio beside it (under load the wall time measures the load).
 
-1. ``LogisticCalibrator(model="likelihood")`` fit versus scikit-learn's sigmoid
-   ``CalibratedClassifierCV(FrozenEstimator(...))`` fit on the same scores (1k .. 50k; the frozen
-   estimator is a one-feature logistic regression, whose decision function is affine in the score).
+1. ``LogisticCalibrator(model="likelihood")`` fit versus scikit-learn's Platt fit
+   (``sklearn.calibration._SigmoidCalibration().fit``, the fit inside ``CalibratedClassifierCV(method=
+   "sigmoid")``) on the same scores, 10^3 .. 10^6.
 2. ``EvidentialCalibratedClassifier(LogisticRegression(), cv=5)`` versus
    ``CalibratedClassifierCV(LogisticRegression(), method="sigmoid", cv=5)`` on 20,000 x 20.
 3. ``LogisticCalibrator`` predict (Clenshaw sum of the truncated Chebyshev series) versus the previous
@@ -24,9 +26,7 @@ Run from the repository root:  python benchmarks/bench_calibration.py [--quick] 
 """
 
 import argparse
-import datetime
 import os
-import platform
 import sys
 import time
 
@@ -34,6 +34,9 @@ import numpy as np
 from numba import njit
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import _harness
 
 from dstk.calibration import (
     EvidentialCalibratedClassifier,
@@ -48,27 +51,27 @@ ROWS = []
 
 
 def interleaved(dstk_call, anchor_call, repeat):
-    """Median times of both and the median, min and max of their ratio, timed alternately."""
-    dstk_call(), anchor_call()  # warm-up (compilation, caches)
-    ours, theirs = [], []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        dstk_call()
-        ours.append(time.perf_counter() - start)
-        start = time.perf_counter()
-        anchor_call()
-        theirs.append(time.perf_counter() - start)
-    ratio = np.array(ours) / np.array(theirs)
-    return float(np.median(ours)), float(np.median(theirs)), ratio
+    """Per-round CPU and wall times of both sides, timed alternately (``_harness.interleaved``)."""
+    times = _harness.interleaved({"dstk": dstk_call, "anchor": anchor_call}, repeat)
+    return times["dstk"], times["anchor"]
 
 
-def record(task, size, anchor, ours, theirs, ratio, note=""):
-    ROWS.append((task, size, anchor, ours, theirs, ratio, note))
-    print(
-        f"{task:<46} {size:>10} dstk {ours * 1e3:9.1f} ms | {anchor:<34} {theirs * 1e3:9.1f} ms | ratio "
-        f"{np.median(ratio):6.3f} [{ratio.min():.3f}-{ratio.max():.3f}] {note}",
-        flush=True,
+def record(task, size, anchor, ours, theirs, note=""):
+    """One row: median CPU times, the CPU ratio dstk / anchor (median, IQR, range), the wall ratio."""
+    _, cpu_text = _harness.ratio(ours["cpu"], theirs["cpu"])
+    wall, _ = _harness.ratio(ours["wall"], theirs["wall"])
+    row = (
+        task,
+        size,
+        _harness.seconds(float(np.median(ours["cpu"]))),
+        anchor,
+        _harness.seconds(float(np.median(theirs["cpu"]))),
+        cpu_text,
+        f"{wall:.2f}×",
+        note,
     )
+    ROWS.append(row)
+    print(" | ".join(row), flush=True)
 
 
 @njit(cache=False)
@@ -102,34 +105,27 @@ def _logistic_data(rng, n):
 
 
 def bench_logistic_fit(rng, sizes, repeat):
-    from sklearn.calibration import CalibratedClassifierCV
-    from sklearn.frozen import FrozenEstimator
-    from sklearn.linear_model import LogisticRegression
+    from sklearn.calibration import _SigmoidCalibration
 
     for n in sizes:
         scores, y = _logistic_data(rng, n)
-        X = scores[:, None]
-        # a fitted one-feature logistic regression: its decision function is an affine map of the scores,
-        # so the sigmoid calibration fits the same problem
-        frozen = FrozenEstimator(LogisticRegression().fit(X, y))
         holder = {}
 
         def ours(scores=scores, y=y):
             holder["calibrator"] = LogisticCalibrator(model="likelihood").fit(scores, y)
 
-        def theirs(X=X, y=y, frozen=frozen):
-            CalibratedClassifierCV(frozen, method="sigmoid").fit(X, y)
+        def theirs(scores=scores, y=y):
+            _SigmoidCalibration().fit(scores, y)
 
-        a, b, ratio = interleaved(ours, theirs, repeat)
+        a, b = interleaved(ours, theirs, repeat)
         calibrator = holder["calibrator"]
         record(
-            "LogisticCalibrator(likelihood).fit",
+            'LogisticCalibrator(model="likelihood").fit',
             f"{n:,}",
-            "CalibratedClassifierCV sigmoid fit",
+            "sklearn `_SigmoidCalibration().fit`",
             a,
             b,
-            ratio,
-            f"(degree {calibrator.interpolation_degree_}, {calibrator._logistic.n_nodes} Gauss nodes)",
+            f"degree {calibrator.interpolation_degree_}, {calibrator._logistic.n_nodes} Gauss nodes",
         )
 
 
@@ -139,13 +135,17 @@ def bench_meta_estimator(repeat):
     from sklearn.linear_model import LogisticRegression
 
     X, y = make_classification(20_000, 20, random_state=0)
-    a, b, ratio = interleaved(
+    a, b = interleaved(
         lambda: EvidentialCalibratedClassifier(LogisticRegression(), cv=5).fit(X, y),
         lambda: CalibratedClassifierCV(LogisticRegression(), method="sigmoid", cv=5).fit(X, y),
         repeat,
     )
     record(
-        "EvidentialCalibratedClassifier(cv=5).fit", "20,000 x 20", "CalibratedClassifierCV(cv=5)", a, b, ratio
+        "EvidentialCalibratedClassifier(LogisticRegression(), cv=5).fit",
+        "20,000 x 20",
+        "CalibratedClassifierCV(LogisticRegression(), cv=5)",
+        a,
+        b,
     )
 
 
@@ -170,22 +170,19 @@ def bench_logistic_predict(rng, sizes, repeat):
             out[:, 3] = 1.0 - interpolated.sum(axis=1)
             return out
 
-        a, b, ratio = interleaved(lambda test=test: calibrator._predict_mass_array(test), previous, repeat)
+        a, b = interleaved(lambda test=test: calibrator._predict_mass_array(test), previous, repeat)
         record(
             "LogisticCalibrator(likelihood) predict masses",
             f"{n:,}",
             "dstk 0.1 interpolant (64 points)",
             a,
             b,
-            ratio,
-            f"({calibrator._chebyshev_coefficients.shape[0]} Chebyshev terms)",
+            f"{calibrator._chebyshev_coefficients.shape[0]} Chebyshev terms",
         )
-        a, b, ratio = interleaved(
+        a, b = interleaved(
             lambda test=test: calibrator.predict_proba(test), lambda test=test: sigmoid.predict(test), repeat
         )
-        record(
-            "LogisticCalibrator(likelihood).predict_proba", f"{n:,}", "sklearn sigmoid predict", a, b, ratio
-        )
+        record("LogisticCalibrator(likelihood).predict_proba", f"{n:,}", "sklearn sigmoid predict", a, b)
 
 
 def bench_venn_abers(rng, sizes, repeat, million):
@@ -206,7 +203,7 @@ def bench_venn_abers(rng, sizes, repeat, million):
             holder["theirs"] = VennAbers()
             holder["theirs"].fit(pair, y)
 
-        a, b, ratio = interleaved(ours, theirs, 1 if n >= 1_000_000 else repeat)
+        a, b = interleaved(ours, theirs, 1 if n >= 1_000_000 else repeat)
         test = rng.random(2_000)
         _, p0_p1 = holder["theirs"].predict_proba(np.column_stack([1.0 - test, test]))
         bel, pl = holder["ours"].predict_interval(test)
@@ -217,8 +214,7 @@ def bench_venn_abers(rng, sizes, repeat, million):
             "venn-abers VennAbers.fit",
             a,
             b,
-            ratio,
-            f"(max |p - p_va| {difference:.1e})",
+            f"max |p - p_va| {difference:.1e}",
         )
 
 
@@ -236,8 +232,8 @@ def bench_isotonic_predict(rng, repeat):
         ("IsotonicCalibrator(likelihood).predict_proba", lambda: evidential.predict_proba(queries)),
         ("IsotonicCalibrator(likelihood) masses", lambda: evidential._predict_mass_array(queries)),
     ]:
-        a, b, ratio = interleaved(call, lambda: sk.predict(queries), repeat)
-        record(name, "1,000,000", "IsotonicRegression.predict", a, b, ratio)
+        a, b = interleaved(call, lambda: sk.predict(queries), repeat)
+        record(name, "1,000,000", "IsotonicRegression.predict", a, b)
 
 
 def bench_counts(rng, repeat):
@@ -249,19 +245,12 @@ def bench_counts(rng, repeat):
     for other in COUNT_MODELS:
         if other == "confidence_interval":
             continue
-        a, b, ratio = interleaved(
+        a, b = interleaved(
             lambda: from_counts(counts, model="confidence_interval"),
             lambda other=other: from_counts(counts, model=other),
             repeat,
         )
-        record(
-            'from_counts(model="confidence_interval")',
-            "100,000",
-            f'from_counts(model="{other}")',
-            a,
-            b,
-            ratio,
-        )
+        record('from_counts(model="confidence_interval")', "100,000", f'from_counts(model="{other}")', a, b)
 
 
 def accuracy_check(rng):
@@ -309,50 +298,53 @@ def main(argv=None):
         help="comma-separated parts among logistic,meta,predict,venn_abers,isotonic,counts,accuracy",
     )
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--rounds", type=int, default=None, help="interleaved rounds (default 7, --quick 3)")
     args = parser.parse_args(argv)
     rng = np.random.default_rng(args.seed)
-    repeat = 3 if args.quick else 7
-    load_before = os.getloadavg()
-    started = time.perf_counter()
+    repeat = args.rounds or (3 if args.quick else 7)
     only = set(args.only.split(","))
-    if "logistic" in only:
-        bench_logistic_fit(rng, (1_000, 5_000, 20_000, 50_000), repeat)
-    if "meta" in only:
-        bench_meta_estimator(3 if args.quick else 5)
-    if "predict" in only:
-        bench_logistic_predict(rng, (100_000, 1_000_000), repeat)
-    if "venn_abers" in only:
-        bench_venn_abers(rng, (10_000, 100_000, 1_000_000), 3, args.venn_abers_million)
-    if "isotonic" in only:
-        bench_isotonic_predict(rng, repeat)
-    if "counts" in only:
-        bench_counts(rng, repeat)
-    accuracy = accuracy_check(rng) if "accuracy" in only else ""
-    load_after = os.getloadavg()
-    elapsed = time.perf_counter() - started
+    import sklearn  # noqa: F401  (its version in the header)
+
+    header = _harness.environment(["benchmarks/bench_calibration.py", *(argv or sys.argv[1:])])
+    with _harness.pinned_threads(1):
+        if "logistic" in only:
+            sizes = (1_000, 10_000, 100_000) if args.quick else (1_000, 10_000, 100_000, 1_000_000)
+            bench_logistic_fit(rng, sizes, repeat)
+        if "meta" in only:
+            bench_meta_estimator(3 if args.quick else 5)
+        if "predict" in only:
+            bench_logistic_predict(rng, (100_000, 1_000_000), repeat)
+        if "venn_abers" in only:
+            bench_venn_abers(rng, (10_000, 100_000, 1_000_000), 3, args.venn_abers_million)
+        if "isotonic" in only:
+            bench_isotonic_predict(rng, repeat)
+        if "counts" in only:
+            bench_counts(rng, repeat)
+        accuracy = accuracy_check(rng) if "accuracy" in only else ""
     lines = [
         "# Calibration benchmark (`benchmarks/bench_calibration.py`)",
         "",
-        f"Run {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC on {platform.machine()}, "
-        f"{os.cpu_count()} cores, Python {platform.python_version()}; load average (1, 5, 15 min) "
-        f"{load_before[0]:.2f}, {load_before[1]:.2f}, {load_before[2]:.2f} before and {load_after[0]:.2f}, "
-        f"{load_after[1]:.2f}, {load_after[2]:.2f} after ({elapsed:.0f} s; the machine was shared). "
-        "dstk and the anchor were timed alternately; ratio = dstk / anchor per repetition, median "
-        "[min-max] (< 1: dstk faster).",
+        *header,
+        f"- load average at end: {', '.join(f'{x:.2f}' for x in os.getloadavg())}",
         "",
-        "| task | size | dstk (median) | anchor | anchor (median) | ratio median [min-max] | note |",
-        "|---|---|---|---|---|---|---|",
+        "Ratio = dstk / anchor per interleaved round (< 1: dstk faster), on process CPU time: median "
+        "(IQR, range); the wall-time ratio (median) beside it.",
+        "",
+        "| task | size | dstk (CPU) | anchor | anchor (CPU) | dstk / anchor, CPU | wall ratio | note |",
+        "|---|---|---|---|---|---|---|---|",
     ]
-    for task, size, anchor, ours, theirs, ratio, note in ROWS:
-        lines.append(
-            f"| {task} | {size} | {ours * 1e3:.1f} ms | {anchor} | {theirs * 1e3:.1f} ms | "
-            f"{np.median(ratio):.3f} [{ratio.min():.3f}-{ratio.max():.3f}] | {note} |"
-        )
+    lines += ["| " + " | ".join(row) + " |" for row in ROWS]
     lines += ["", accuracy, ""]
     text = "\n".join(lines)
     if args.output:
+        previous = ""
+        if os.path.exists(args.output):  # newest run first, earlier runs kept below
+            with open(args.output) as handle:
+                previous = handle.read()
+            previous = previous.replace("\n## Earlier runs\n", "\n", 1).replace("# ", "### ", 1)
+            previous = "\n## Earlier runs\n\n" + previous
         with open(args.output, "w") as handle:
-            handle.write(text)
+            handle.write(text + previous)
     print(text)
     return 0
 

@@ -49,7 +49,8 @@ INTERPRETED_MAX_WORK = {
 :func:`dstk._kernels._jit.call_kernel` runs interpreted rather than compiled: the
 interpreted call of a small input takes milliseconds where compiling the kernel
 takes tenths of seconds to seconds of a cold start (measured 2026-11-24)."""
-_PANEL_DROP = 6.0
+_PANEL_DROP = 12.0
+_LOG_PL_FLOOR = -30.0
 _MAX_WIDTH = 4.0
 _ETA_LIMIT = 40.0
 GAUSS_LEGENDRE_NODES, GAUSS_LEGENDRE_WEIGHTS = np.polynomial.legendre.leggauss(_ORDER)
@@ -374,9 +375,10 @@ def logistic_profile_masses(
     Each side, from eta_hat toward direction * infinity (direction = +1 for
     m({1}), -1 for m({0})), integrates pl w and (1 - pl) w over adaptive panels
     of Gauss-Legendre nodes: the first panel is sigma wide, each next one at
-    most twice as wide and at most _PANEL_DROP / |d log pl / d eta| wide (log pl
-    is concave in eta, so it drops by at least that much), at most 4 wide (w
-    varies on a unit scale).  The panels stop once log pl < -32 at a panel end,
+    most twice as wide and at most 12 / |d log pl / d eta| wide (log pl is
+    concave in eta, so it drops by at least that much; the 12-point rule
+    integrates such a panel to about 1e-15), at most 4 wide (w varies on a
+    unit scale).  The panels stop once log pl < -30 at a panel end,
     or once the end is beyond |eta| = 40 and 40 beyond eta_hat (w there is below
     exp(-40) times its value at eta_hat); the rest of int (1 - pl) w is the
     closed form int w = expit(-direction * end).  A start beyond -40 on the
@@ -451,7 +453,7 @@ def logistic_profile_masses(
                         factor = width * qweights[q] * _logistic_weight(eta)
                         plausible += factor * math.exp(log_pl)
                         implausible -= factor * math.expm1(log_pl)
-                if log_pl < -32.0:
+                if log_pl < _LOG_PL_FLOOR:
                     break
                 if direction * end > _ETA_LIMIT and direction * (end - eta_hat) > _ETA_LIMIT:
                     break
