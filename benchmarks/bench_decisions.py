@@ -12,7 +12,8 @@ Rows
                    extreme points of each credal set (the marginal vectors of the orderings), vectorised in
                    numpy over the whole batch.
   torchbelief      where torchbelief (0.3.0, PyTorch; installed outside the project) imports: its
-                   ``maximal_acts`` on the same maximality batch (masks compared), and its
+                   ``maximal_acts`` on the same maximality batch (masks compared), its expected-utility
+                   bounds, interval dominance and pignistic / Hurwicz acts on that batch, and its
                    ``e_admissible_acts`` (Bayes-optimal acts at the n! extreme points of the credal set)
                    against dstk's linear programmes on 8 labels (40,320 extreme points) and 10 labels
                    (3,628,800), interleaved on each problem: CPU and wall time, ratios with their spread,
@@ -33,7 +34,8 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 
 from _harness import environment, interleaved, pinned_threads, ratio, seconds
 
-from dstk import Frame, MassFunction, admissible_actions
+from dstk import Frame, MassFunction, admissible_actions, decide
+from dstk.core import lower_upper_expectations
 
 
 def e_admissibility_problems(rng, count, n_labels=40, n_focal=50, n_acts=10):
@@ -111,10 +113,90 @@ def torchbelief_rows(batch, masses, u, rng, rounds):
         "",
         f"Ratio torchbelief / dstk: CPU {cpu_text}; wall {wall_text}.",
         "",
+        *_batch_rows(batch, masses, u, capacity, rounds),
     ]
     for n_labels, count, rounds_each in ((8, 20, 3), (10, 2, 1)):
         lines += _e_admissibility_side_by_side(rng, n_labels, count, rounds_each)
     return lines
+
+
+def _batch_rows(batch, masses, u, capacity, rounds):
+    """The other criteria both libraries batch, on the same 10^5 masses: agreement, then timings."""
+    import torch
+    import torchbelief
+    from torchbelief.choice import interval_dominance_acts
+    from torchbelief.decision import decide as tb_decide
+    from torchbelief.decision import expected_utility_bounds
+
+    tensor, utility = torch.tensor(masses), torch.tensor(u)
+    frame = torchbelief.Frame(u.shape[1])
+    lower, upper = lower_upper_expectations(batch, u)
+    tb_lower, tb_upper = expected_utility_bounds(tensor, utility, frame)
+    cases = [
+        (
+            "lower/upper expected utilities",
+            "`lower_upper_expectations` / `expected_utility_bounds`",
+            bool(
+                np.allclose(lower, tb_lower.numpy(), atol=1e-12)
+                and np.allclose(upper, tb_upper.numpy(), atol=1e-12)
+            ),
+            lambda: lower_upper_expectations(batch, u),
+            lambda: expected_utility_bounds(tensor, utility, frame),
+        ),
+        (
+            "interval dominance",
+            '`admissible_actions(criterion="interval_dominance")` / `interval_dominance_acts`',
+            bool(
+                np.array_equal(
+                    admissible_actions(batch, criterion="interval_dominance", utility=u),
+                    interval_dominance_acts(capacity, utility).numpy(),
+                )
+            ),
+            lambda: admissible_actions(batch, criterion="interval_dominance", utility=u),
+            lambda: interval_dominance_acts(capacity, utility),
+        ),
+        (
+            "pignistic act",
+            '`decide(criterion="pignistic")` / `decide(..., "pignistic")`',
+            bool(
+                np.array_equal(
+                    decide(batch, criterion="pignistic", utility=u, return_indices=True),
+                    tb_decide(tensor, utility, frame, "pignistic").numpy(),
+                )
+            ),
+            lambda: decide(batch, criterion="pignistic", utility=u, return_indices=True),
+            lambda: tb_decide(tensor, utility, frame, "pignistic"),
+        ),
+        (
+            "Hurwicz act, optimism 0.3",
+            '`decide(criterion="hurwicz", optimism=0.3)` / `decide(..., "hurwicz", hurwicz=0.3)`',
+            bool(
+                np.array_equal(
+                    decide(batch, criterion="hurwicz", utility=u, optimism=0.3, return_indices=True),
+                    tb_decide(tensor, utility, frame, "hurwicz", hurwicz=0.3).numpy(),
+                )
+            ),
+            lambda: decide(batch, criterion="hurwicz", utility=u, optimism=0.3, return_indices=True),
+            lambda: tb_decide(tensor, utility, frame, "hurwicz", hurwicz=0.3),
+        ),
+    ]
+    lines = [
+        f"Other criteria on the same batch, one batched call per side, {rounds} interleaved rounds (results compared "
+        "before timing):",
+        "",
+        "| criterion | dstk / torchbelief | same result | dstk CPU | torchbelief CPU "
+        "| ratio torchbelief / dstk, CPU | ratio, wall |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for name, functions, same, ours, theirs in cases:
+        times = interleaved({"dstk": ours, "torchbelief": theirs}, rounds=rounds)
+        _, cpu_text = ratio(times["torchbelief"]["cpu"], times["dstk"]["cpu"])
+        _, wall_text = ratio(times["torchbelief"]["wall"], times["dstk"]["wall"])
+        lines.append(
+            f"| {name} | {functions} | {same} | {seconds(float(np.median(times['dstk']['cpu'])))} | "
+            f"{seconds(float(np.median(times['torchbelief']['cpu'])))} | {cpu_text} | {wall_text} |"
+        )
+    return [*lines, ""]
 
 
 def _e_admissibility_side_by_side(rng, n_labels, count, rounds):
