@@ -11,6 +11,8 @@ from .._validation import naming_argument
 from ..core._dense import check_dense_size
 from ..core._frame import Frame
 from ..core._mass import MassFunction
+from ..core._structured import WeightStorage
+from ..exceptions import FrameTooLargeError
 from ._base import require_sklearn
 
 __all__ = ["logistic_evidence"]
@@ -112,7 +114,11 @@ def logistic_evidence(
     Returns
     -------
     MassFunction
-        Batch shape ``(n_samples,)`` on ``Frame(estimator.classes_)``, normalised.
+        Batch shape ``(n_samples,)`` on ``Frame(estimator.classes_)``, normalised.  Dense when its
+        ``2**n_classes`` masses a sample fit the memory limit; otherwise held by its weights of evidence
+        ``w_k^+`` and ``w_k^-`` (any number of classes), which give the mass, belief, plausibility and
+        commonality of any set, the contour function, the pignistic transform, decisions and Dempster's
+        combination exactly, without listing the focal sets.
     contributions : ndarray of shape (n_samples, n_features, n_classes)
         Only with ``return_contributions``: ``w_jk``; its positive part is evidence for class ``k``, its
         negative part evidence against it.  (For a binary model the two columns are opposite: half of the
@@ -174,7 +180,6 @@ def logistic_evidence(
     else:
         reference_features = _last_layer(estimator, checked(reference, "reference"))[0]
         mu = reference_features.mean(axis=0)
-    check_dense_size(n_classes, features.shape[0], "the latent mass functions")
     # least-committed parameters (centred over the classes)
     W = np.vstack([intercept[None, :], coef])
     W = W - W.mean(axis=1, keepdims=True)
@@ -184,9 +189,15 @@ def logistic_evidence(
     contributions = features[:, :, None] * B[None, :, :] + A[None, :, :]  # (n, J, K)
     positive = np.maximum(contributions, 0.0).sum(axis=1)
     negative = np.maximum(-contributions, 0.0).sum(axis=1)
-    masses = _latent_masses(positive, negative)
     frame = Frame(list(final.classes_))
-    result = MassFunction._dense(masses, frame)
+    try:
+        check_dense_size(n_classes, features.shape[0], "the latent mass functions")
+    except FrameTooLargeError:  # 2**n_classes masses a sample: the weights of evidence instead
+        result = MassFunction._from_storage(
+            WeightStorage.from_weights(positive, negative, normalized=True), frame
+        )
+    else:
+        result = MassFunction._dense(_latent_masses(positive, negative), frame)
     if return_contributions:
         return result, contributions
     return result

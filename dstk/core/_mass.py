@@ -612,7 +612,7 @@ class MassFunction:
     @property
     def batch_shape(self) -> tuple[int, ...]:
         """tuple: shape of the batch (``()`` for a single mass function)."""
-        return self._storage.masses.shape[:-1]
+        return self._storage.batch_shape
 
     @property
     def ndim(self) -> int:
@@ -690,6 +690,10 @@ class MassFunction:
                     f"{frame.n} labels needs 2**{frame.n} = {frame.n_subsets}."
                 )
             return cls._dense(_dense.validate_masses(m, what="saved masses"), frame)
+        if isinstance(focal, str):  # a structured form: its name and parameters
+            from . import _structured
+
+            return cls._from_storage(_structured.restore(focal, fm, frame.n), frame)
         if frame.n > MAX_FRAME_SIZE:
             return cls._restore_wide(frame, focal, fm)
         if not isinstance(focal, np.ndarray) or focal.dtype != np.uint64 or focal.ndim != 1:
@@ -743,7 +747,12 @@ class MassFunction:
             "batch_shape": [...], "focal_sets": [[labels of a focal set], ...],
             "masses": nested lists of shape batch_shape + (F,)}``: the focal
             sets that carry mass somewhere in the batch, as lists of labels in
-            frame order, and their masses.  Floats are stored exactly (JSON
+            frame order, and their masses.  A mass function held by
+            parameters (the weight-of-evidence form of
+            :func:`dstk.classifiers.logistic_evidence`, the discounted
+            Bayesian sources of :meth:`dstk.calibration.EvidentialFusionClassifier.predict_mass`
+            on large frames) has ``"form"`` and ``"parameters"`` (nested
+            lists by name) instead of ``"focal_sets"`` and ``"masses"``.  Floats are stored exactly (JSON
             writes the shortest repr that reads back to the same double).
 
         Examples
@@ -754,6 +763,15 @@ class MassFunction:
         >>> MassFunction.from_dict(m.to_dict()).allclose(m, atol=0)
         True
         """
+        if self._storage.is_structured:  # its parameters, not its up to 2**n focal sets
+            return {
+                "format": "dstk.MassFunction",
+                "version": 1,
+                "frame": [_plain_label(x) for x in self._frame.labels],
+                "batch_shape": list(self.batch_shape),
+                "form": self._storage.FORM,  # type: ignore[attr-defined]
+                "parameters": {k: v.tolist() for k, v in self._storage.state()["fm"].items()},
+            }
         focal, masses = self._storage.used_columns()
         labels = self._frame.labels
         return {
@@ -802,6 +820,8 @@ class MassFunction:
             raise ValueError(
                 f"Unsupported MassFunction dictionary version {data.get('version')!r}; expected 1."
             )
+        if "form" in data:
+            return cls._from_parameters(data)
         missing = [key for key in ("frame", "focal_sets", "batch_shape", "masses") if key not in data]
         if missing:
             raise ValueError(f"`data` lacks the key {missing[0]!r} of a MassFunction dictionary.")
@@ -829,6 +849,31 @@ class MassFunction:
             raise ValueError("A MassFunction dictionary needs at least one focal set.")
         focal = masks if frame.n > MAX_FRAME_SIZE else np.array(masks, dtype=np.uint64)
         return cls.from_focal_sets(focal, masses, frame, validate=validate)
+
+    @classmethod
+    def _from_parameters(cls, data: Mapping[str, Any]) -> MassFunction:
+        """Rebuild a mass function held by parameters from :meth:`to_dict`'s form (checked)."""
+        from . import _structured
+
+        labels, params = data.get("frame"), data.get("parameters")
+        if not isinstance(labels, (list, tuple)) or not isinstance(params, Mapping):
+            raise DataTypeError("`data` needs a list `frame` and a mapping `parameters` for its form.")
+        frame = Frame([_hashable_label(x) for x in labels])
+        arrays = {}
+        for name, value in params.items():
+            try:
+                arrays[str(name)] = np.asarray(value, dtype=np.float64)
+            except (TypeError, ValueError):
+                raise DataTypeError(
+                    f"The parameter {name!r} of `data` is not nested lists of numbers."
+                ) from None
+        storage = _structured.restore(str(data["form"]), arrays, frame.n)
+        if list(storage.batch_shape) != list(data.get("batch_shape", [])):
+            raise ValueError(
+                f"`batch_shape` {data.get('batch_shape')!r} of `data` does not match its parameters "
+                f"({list(storage.batch_shape)})."
+            )
+        return cls._from_storage(storage, frame)
 
     def to_json(self, **kwargs: Any) -> str:
         """The JSON text of :meth:`to_dict`.
@@ -1587,7 +1632,7 @@ class MassFunction:
         return [(int(masks[i]), float(masses[i])) for i in order], masses.size
 
     def __repr__(self):
-        if self.batch_shape:
+        if self.batch_shape or self._storage.is_structured:
             form = self._storage.describe()
             return f"MassFunction(batch_shape={self.batch_shape}, frame={self._frame!r}, {form})"
         rows, total = self._rows_for_display()

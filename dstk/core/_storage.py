@@ -77,6 +77,7 @@ class Storage:
     __slots__ = ()
     is_dense: bool
     is_wide = False
+    is_structured = False
     masses: np.ndarray
 
     # -- layout -----------------------------------------------------------
@@ -836,6 +837,10 @@ def stack(storages: Sequence[Storage], batch_shape: tuple[int, ...], axis: int) 
     Dense when every input is dense, wide when they are wide, else in
     focal-set form on the union of the focal sets.
     """
+    if storages[0].is_structured:
+        from . import _structured
+
+        return _structured.stack(storages, batch_shape, axis)
     if isinstance(storages[0], WideStorage):
         rows, positions = _wide.union([s.focal for s in storages])  # type: ignore[attr-defined]
         shape = list(batch_shape) + [rows.shape[0]]
