@@ -8,6 +8,10 @@
    fresh processes (target: at most 1.5x).
    ``--part thousand``: 1,000 trees on 10^5 synthetic rows x 20 features.
    ``--part pure``: ``stop_at_pure_nodes`` True against False, CPU time.
+   ``--part checkout --old ROOT``: this checkout against another one: the
+   same node arrays and outputs (digests of many cases), the CPU time of warm
+   fits (fresh one-thread processes, old and new interleaved) and of the
+   cold first fit (empty numba cache).
    ``--part predict``: ``predict_proba`` alone on synthetic 10^6 x 20 (half
    trains), 5 and 20 trees, ``n_jobs`` 1 and 2.
 2. Every combiner of :func:`dstk.ensemble.combine_leaves` on leaf counts of
@@ -398,6 +402,165 @@ def bench_protocol(folder):
         print(f"| {leaf} | {s:.2f} | {d:.2f} | ~35 | {35 / s:.0f}x | {35 / d:.0f}x |")
 
 
+# Child of --part checkout: the forests' node arrays and outputs as SHA-256 digests, for cases that cover
+# every branch of the tree builder (both streams, pure stops, depth limit, leaf sizes, binary, sparse and
+# nominal features, three classes, two threads) and every combiner's predict_proba.
+_DIGEST_CHILD = r"""
+import hashlib, json, sys
+import numpy as np
+from dstk.ensemble import RandomDecisionTreesClassifier, _random_trees
+
+_random_trees._PARALLEL_MIN_SAMPLE_TREES = 0  # the threaded paths too
+
+def data(kind, seed):
+    rng = np.random.default_rng(seed)
+    if kind == "gaussian":
+        X = rng.normal(size=(300, 6))
+        return X, (X[:, 0] + X[:, 1] ** 2 + rng.normal(size=300) > 1).astype(int), None
+    if kind == "ties3":
+        return rng.integers(0, 4, size=(250, 5)).astype(float), rng.integers(0, 3, size=250), None
+    if kind == "sparse":
+        X = (rng.random((250, 70)) < 0.05).astype(float)
+        X[:, :3] = rng.random((250, 3)) < 0.5
+        return X, (X[:, 0] + X[:, 5] + rng.random(250) > 1.2).astype(int), None
+    X = np.column_stack([rng.normal(size=250), rng.integers(0, 5, size=250), rng.normal(size=250),
+                         rng.integers(0, 3, size=250), rng.random(250) < 0.3]).astype(float)
+    return X, (X[:, 0] + (X[:, 1] == 2) > 0.5).astype(int), [1, 3]
+
+PARAMETERS = [
+    {},
+    {"stop_at_pure_nodes": False},
+    {"min_samples_leaf": 3, "min_samples_split": 5},
+    {"max_depth": 4, "stop_at_pure_nodes": False},
+    {"compatibility": "busch2021"},
+    {"n_jobs": 2, "min_samples_leaf": 2},
+]
+COMBINERS = ["average", "vote", "laplace", "pooling", "eva", "dempster", "cautious", "plausibility",
+             "confidence_bounds"]
+digests = {}
+for kind in ("gaussian", "ties3", "sparse", "nominal"):
+    for seed in range(int(sys.argv[1]) if len(sys.argv) > 1 else 3):
+        X, y, nominal = data(kind, 100 + seed)
+        for j, parameters in enumerate(PARAMETERS):
+            for combiner in COMBINERS:
+                if y.max() > 1 and combiner in ("plausibility", "confidence_bounds"):
+                    continue
+                model = RandomDecisionTreesClassifier(
+                    12, nominal_features=nominal, combiner=combiner, random_state=seed, **parameters
+                ).fit(X[::2], y[::2])
+                h = hashlib.sha256()
+                if combiner == "average":
+                    for name, array in sorted(model._node_arrays().items()):
+                        h.update(name.encode())
+                        h.update(np.ascontiguousarray(array).tobytes())
+                    h.update(model.leaf_counts(X[1::2]).tobytes())
+                h.update(np.ascontiguousarray(model.predict_proba(X[1::2])).tobytes())
+                h.update(np.ascontiguousarray(model.decision_function(X[1::2])).tobytes())
+                if combiner in ("dempster", "cautious"):
+                    h.update(np.ascontiguousarray(model.predict_mass(X[1::2]).to_array()).tobytes())
+                digests[f"{kind}/{seed}/{j}/{combiner}"] = h.hexdigest()
+print(json.dumps(digests))
+"""
+
+# Child of --part checkout: CPU time of warm fits (one thread); cold: the first fit in a fresh numba cache.
+_TIMING_CHILD = r"""
+import json, os, sys, time
+import numpy as np
+sys.path.insert(0, {benchmarks!r})
+from bench_trees import dataset
+from dstk.ensemble import RandomDecisionTreesClassifier
+name, leaf, n_trees, cold = {name!r}, {leaf}, {n_trees}, {cold}
+X, y = dataset(name, {folder!r})
+half = X.shape[0] // 2
+X, y = X[:half], y[:half]
+def fit():
+    return RandomDecisionTreesClassifier(n_trees, min_samples_leaf=leaf, random_state=0, n_jobs=1).fit(X, y)
+start = time.process_time()
+fit().predict_proba(X[:1000])
+first = time.process_time() - start
+start = time.process_time()
+fit().predict_proba(X[:1000])
+second = time.process_time() - start
+print(json.dumps({{"first": first, "second": second}}))
+"""
+
+
+def bench_checkout(old_root, rounds, folder, seeds=3, digests=True):
+    """This checkout against another (``old_root``): identical outputs, and the CPU time of warm and cold fits.
+
+    Digests: :data:`_DIGEST_CHILD` run in both checkouts must agree case by case.  Timing: each round runs a
+    fresh single-threaded child per checkout in turn (old, new, old, new, ...), each timing two fits +
+    predictions of one workload (the second is the warm time); the cold rows give each child an empty numba
+    cache, so that its first fit includes every compilation.
+    """
+    import json
+    import shutil
+    import subprocess
+    import tempfile
+
+    from _harness import run_in_checkout
+
+    roots = {"old": os.path.abspath(old_root), "new": REPO}
+    outputs = {}
+    for label, root in roots.items() if digests else ():
+        env = dict(os.environ, PYTHONPATH=root, OMP_NUM_THREADS="1")
+        result = subprocess.run(
+            [sys.executable, "-c", _DIGEST_CHILD, str(seeds)],
+            env=env,
+            capture_output=True,
+            text=True,
+            check=True,
+            cwd=tempfile.gettempdir(),
+        )
+        outputs[label] = json.loads(result.stdout.strip().splitlines()[-1])
+    if digests:
+        differing = [key for key in outputs["new"] if outputs["old"].get(key) != outputs["new"][key]]
+        print(
+            f"digests: {len(outputs['new'])} cases, {len(differing)} differ"
+            + (f": {differing[:10]}" if differing else " (bit-identical)"),
+            flush=True,
+        )
+    workloads = [("adult", 1, 20), ("synthetic_2e5", 1, 20), ("synthetic_2e5", 32, 100), ("spambase", 1, 100)]
+    print("\n| workload | rows x features, leaf, trees | old CPU s | new CPU s | new / old (min-max) |")
+    print("|---|---|---|---|---|")
+    benchmarks = os.path.join(REPO, "benchmarks")
+    for name, leaf, n_trees in workloads:
+        code = _TIMING_CHILD.format(
+            benchmarks=benchmarks, name=name, leaf=leaf, n_trees=n_trees, cold=False, folder=folder
+        )
+        times = {"old": [], "new": []}
+        for _ in range(rounds):
+            for label, root in roots.items():
+                times[label].append(run_in_checkout(root, code)["second"])
+        ratios = np.array(times["new"]) / np.array(times["old"])
+        print(
+            f"| {name} | leaf {leaf}, {n_trees} trees | {np.median(times['old']):.3f} | "
+            f"{np.median(times['new']):.3f} | {np.median(ratios):.3f} ({ratios.min():.3f}-{ratios.max():.3f}) |",
+            flush=True,
+        )
+    print(
+        "\n| cold first fit, synthetic 10^5 rows (half trains) | first fit CPU s | warm fit CPU s | first - warm |"
+    )
+    print("|---|---|---|---|")
+    code = _TIMING_CHILD.format(
+        benchmarks=benchmarks, name="synthetic_2e5", leaf=1, n_trees=100, cold=True, folder=folder
+    )
+    for _ in range(max(1, rounds // 2)):
+        for label, root in roots.items():
+            cache = tempfile.mkdtemp(prefix="numba-cold-")
+            os.environ["NUMBA_CACHE_DIR"] = cache
+            try:
+                result = run_in_checkout(root, code)
+            finally:
+                del os.environ["NUMBA_CACHE_DIR"]
+                shutil.rmtree(cache, ignore_errors=True)
+            print(
+                f"| {label} | {result['first']:.2f} | {result['second']:.2f} | "
+                f"{result['first'] - result['second']:.2f} |",
+                flush=True,
+            )
+
+
 def main(argv=None):
     global _DATA_FOLDER
     parser = argparse.ArgumentParser(
@@ -418,6 +581,7 @@ def main(argv=None):
             "combiners",
             "protocol",
             "pure",
+            "checkout",
             "all",
         ],
         default="all",
@@ -429,7 +593,16 @@ def main(argv=None):
     parser.add_argument(
         "--repeats", type=int, default=None, help="interleaved runs per row (default 3, --quick 1)"
     )
+    parser.add_argument(
+        "--old", default=None, help="--part checkout: root of the checkout to compare with (holds dstk/)"
+    )
+    parser.add_argument("--no-digests", action="store_true", help="--part checkout: timing only")
     args = parser.parse_args(argv)
+    if args.part == "checkout":
+        if args.old is None:
+            parser.error("--part checkout needs --old ROOT")
+        bench_checkout(args.old, args.repeats or 5, args.data, digests=not args.no_digests)
+        return
     repeats = args.repeats or (1 if args.quick else 3)
     _DATA_FOLDER = args.data
     print(f"load: {os.getloadavg()}")

@@ -363,6 +363,542 @@ def _mark_dead(dead, node, f):
 
 
 @njit(cache=True, nogil=True)
+def _root_rows(y):
+    """The sample rows of the root: ``order[0] = 0 .. n - 1`` and ``classes[0] = y``.
+
+    Returns ``order`` and ``classes``, int32 arrays (2, n_samples): the
+    samples of a node at depth d, and their classes, are
+    ``order[d % 2, start:end]`` and ``classes[d % 2, start:end]`` (training
+    order); row 1 is written by the splits of the nodes at even depth.
+    """
+    n_samples = y.shape[0]
+    order = np.empty((2, n_samples), dtype=np.int32)
+    classes = np.empty((2, n_samples), dtype=np.int32)
+    for i in range(n_samples):
+        order[0, i] = i
+        classes[0, i] = y[i]
+    return order, classes
+
+
+@njit(cache=True, nogil=True)
+def _largest_category_count(is_nominal, n_categories):
+    """``(any_nominal, max_categories)`` of the bool (n_features,) and int64 (n_features,) feature types."""
+    max_categories = 1
+    any_nominal = False
+    for f in range(is_nominal.shape[0]):
+        if is_nominal[f]:
+            any_nominal = True
+        if n_categories[f] > max_categories:
+            max_categories = n_categories[f]
+    return any_nominal, max_categories
+
+
+@njit(cache=True, nogil=True)
+def _binary_features(binary_index, n_binary):
+    """int64 (n_binary,): the feature of every binary feature index of ``binary_index`` (n_features,)."""
+    binary_feature = np.empty(n_binary, dtype=np.int64)
+    for f in range(binary_index.shape[0]):
+        if binary_index[f] >= 0:
+            binary_feature[binary_index[f]] = f
+    return binary_feature
+
+
+@njit(cache=True, nogil=True)
+def _new_node_table(y, n_classes, n_words):
+    """The node arrays with room for 64 nodes, holding the root of all ``y`` (int64 (n_samples,)) samples.
+
+    Returns ``table`` int64 (64, _N_COLUMNS), ``thresholds`` float64 (64,),
+    ``counts`` int32 (64, n_classes) and ``dead`` uint64 (64, n_words).
+    """
+    capacity = 64
+    table = np.zeros((capacity, _N_COLUMNS), dtype=np.int64)
+    thresholds = np.zeros(capacity)
+    counts = np.zeros((capacity, n_classes), dtype=np.int32)
+    dead = np.zeros((capacity, n_words), dtype=np.uint64)
+    table[0, _FEATURE] = -1
+    table[0, _PARENT] = -1
+    table[0, _START] = 0
+    table[0, _END] = y.shape[0]
+    for i in range(y.shape[0]):
+        counts[0, y[i]] += 1
+    return table, thresholds, counts, dead
+
+
+@njit(cache=True, nogil=True)
+def _is_pure(counts, node):
+    """Whether the row ``counts[node]`` (int32 (n_nodes, n_classes)) has at most one nonzero class."""
+    n_classes_present = 0
+    for j in range(counts.shape[1]):
+        n_classes_present += counts[node, j] > 0
+    return n_classes_present <= 1
+
+
+@njit(cache=True, nogil=True)
+def _nominal_candidates(table, tried, blocked, candidates, node, n_tried_total):
+    """The candidate features of ``node``: every feature but the nominal ones tried on its path.
+
+    Fills ``candidates[:n_candidates]`` (int64 (n_features,)) in increasing
+    order (``blocked``, bool (n_features,), is all False before and after),
+    records at ``table[node, _TRIED_START]`` where the node's tried nominal
+    features will go in ``tried`` (int64), enlarged to hold ``n_features``
+    more.  Returns ``(n_candidates, tried)``.
+    """
+    n_features = candidates.shape[0]
+    _mark_tried_on_path(table, tried, blocked, table[node, _PARENT], True)
+    n_candidates = 0
+    for f in range(n_features):
+        if not blocked[f]:
+            candidates[n_candidates] = f
+            n_candidates += 1
+    _mark_tried_on_path(table, tried, blocked, table[node, _PARENT], False)
+    if tried.shape[0] < n_tried_total + n_features:
+        enlarged = np.empty(2 * tried.shape[0] + n_features, dtype=np.int64)
+        for j in range(n_tried_total):  # element loops: a slice copy compiles an error message
+            enlarged[j] = tried[j]
+        tried = enlarged
+    table[node, _TRIED_START] = n_tried_total
+    return n_candidates, tried
+
+
+@njit(cache=True, nogil=True)
+def _drop_dead_binary(dead, node, alive, n_alive, marked, binary_feature, size, min_samples_leaf):
+    """Mark dead at ``node`` the binary features whose rarer value a side could not hold; return how many live.
+
+    ``alive[:n_alive]`` (int32) lists the binary features still alive,
+    ``marked[b]`` (int32 (n_binary,)) the node's count of the marked value of
+    b; a feature with fewer than ``min_samples_leaf`` samples on either value
+    is marked dead in ``dead`` (uint64 (n_nodes, n_words)) and dropped from
+    the list, whose order is kept.
+    """
+    n_kept = 0
+    for j in range(n_alive):
+        b = alive[j]
+        n_marked = marked[b]
+        if n_marked < min_samples_leaf or size - n_marked < min_samples_leaf:
+            _mark_dead(dead, node, binary_feature[b])
+        else:
+            alive[n_kept] = b
+            n_kept += 1
+    return n_kept
+
+
+@njit(cache=True, nogil=True)
+def _count_dead_candidates(dead, node, candidates, n_candidates, is_nominal, any_nominal):
+    """Number of the candidates ``candidates[:n_candidates]`` that are numeric and marked dead at ``node``.
+
+    Without nominal features the candidates are every feature, and the dead
+    ones are counted by a population count of the node's words of ``dead``
+    (uint64 (n_nodes, n_words)).
+    """
+    n_dead = 0
+    if any_nominal:
+        for j in range(n_candidates):
+            f = candidates[j]
+            if not is_nominal[f] and _is_dead(dead, node, f):
+                n_dead += 1
+    else:
+        for w in range(dead.shape[1]):
+            n_dead += _bit_count(dead[node, w])
+    return n_dead
+
+
+@njit(cache=True, nogil=True)
+def _nominal_split_is_valid(column, sample_index, start, end, n_categories, category_size, min_samples_leaf):
+    """Whether the multiway split of ``sample_index[start:end]`` by ``column``'s codes is valid.
+
+    Valid when the second largest of the ``n_categories`` children holds at
+    least ``min_samples_leaf`` samples; ``category_size`` (int64, at least
+    n_categories) is the work space of the children's sizes.
+    """
+    for c in range(n_categories):
+        category_size[c] = 0
+    for i in range(start, end):
+        category_size[np.int64(column[sample_index[i]])] += 1
+    largest = 0
+    second = 0
+    for c in range(n_categories):
+        s = category_size[c]
+        if s > largest:
+            second = largest
+            largest = s
+        elif s > second:
+            second = s
+    return second >= min_samples_leaf
+
+
+@njit(cache=True, nogil=True)
+def _scan_threshold(column, sample_index, start, end, value, operator, min_samples_leaf):
+    """Count the samples ``sample_index[start:end]`` below and at ``value`` and find their range.
+
+    Returns ``(n_less, n_equal, low, high, n_low, n_high, valid_early)``:
+    the numbers of values ``< value`` and ``== value``, the minimum and
+    maximum with their numbers of samples; ``valid_early`` is True when the
+    scan stopped as soon as both children of the split (operator 0: ``<``,
+    1: ``<=``) were known to hold ``min_samples_leaf`` samples, and the other
+    outputs are then partial.  The counts are branch-free (the comparisons
+    are data-dependent); the minimum and maximum change rarely, so their
+    branches are predicted.
+    """
+    n_less = 0
+    n_equal = 0
+    low = value
+    high = value
+    n_low = 0
+    n_high = 0
+    for i in range(start, end):
+        if (i - start) & 63 == 63:
+            # both children already hold min_samples_leaf samples: the try succeeds
+            # (the scan's minimum and maximum are needed only after a failed try)
+            n_left_seen = n_less if operator == 0 else n_less + n_equal
+            if n_left_seen >= min_samples_leaf and i - start - n_left_seen >= min_samples_leaf:
+                return n_less, n_equal, low, high, n_low, n_high, True
+        x = column[sample_index[i]]
+        n_less += x < value
+        n_equal += x == value
+        if x < low:
+            low = x
+            n_low = 0
+        n_low += x == low
+        if x > high:
+            high = x
+            n_high = 0
+        n_high += x == high
+    return n_less, n_equal, low, high, n_low, n_high, False
+
+
+@njit(cache=True, nogil=True)
+def _numeric_try(
+    column,
+    sample_index,
+    start,
+    end,
+    node,
+    f,
+    value,
+    operator,
+    n_low_count,
+    feature_min,
+    feature_max,
+    min_samples_leaf,
+    scan_values,
+    scan_counts,
+    dead,
+):
+    """Outcome of the threshold ``value`` with ``operator`` (0: ``<``, 1: ``<=``) on numeric feature ``f``.
+
+    Returns ``(valid, newly_dead)``.  Decided without a scan when the
+    threshold is at the training range's end that empties a child, when
+    ``n_low_count >= 0`` (the node's count of the lower value of a binary
+    feature), or from the node's scan of ``f`` cached in ``scan_values``
+    (float64 (2, n_features): minimum, maximum) and ``scan_counts`` (int64
+    (3, n_features): node id of the scan, number at the minimum, at the
+    maximum).  A first scan at the node fills the cache and marks ``f`` dead
+    in ``dead`` (``newly_dead`` True) when no threshold of it can be valid.
+    """
+    if (operator == 0 and value == feature_min[f]) or (operator == 1 and value == feature_max[f]):
+        # x < min or x <= max: one child would be empty (decided from the training range)
+        return False, False
+    size = end - start
+    newly_dead = False
+    if n_low_count >= 0:
+        # two values: the node's count of each is known
+        if value == feature_min[f]:
+            n_less = 0
+            n_equal = n_low_count
+        else:
+            n_less = n_low_count
+            n_equal = size - n_low_count
+    elif scan_counts[0, f] == node and value == scan_values[0, f]:
+        n_less = 0
+        n_equal = scan_counts[1, f]
+    elif scan_counts[0, f] == node and value == scan_values[1, f]:
+        n_less = size - scan_counts[2, f]
+        n_equal = scan_counts[2, f]
+    else:
+        n_less, n_equal, low, high, n_low, n_high, valid_early = _scan_threshold(
+            column, sample_index, start, end, value, operator, min_samples_leaf
+        )
+        if valid_early:
+            return True, False
+        if scan_counts[0, f] != node:
+            scan_counts[0, f] = node
+            scan_values[0, f] = low
+            scan_values[1, f] = high
+            scan_counts[1, f] = n_low
+            scan_counts[2, f] = n_high
+            if low == high or (
+                n_low + n_high == size and (n_low < min_samples_leaf or n_high < min_samples_leaf)
+            ):
+                _mark_dead(dead, node, f)
+                newly_dead = True
+    n_left = n_less if operator == 0 else n_less + n_equal
+    return not (n_left < min_samples_leaf or size - n_left < min_samples_leaf), newly_dead
+
+
+@njit(cache=True, nogil=True)
+def _split_nominal(
+    column,
+    table,
+    counts,
+    order,
+    classes,
+    parity,
+    node,
+    first_child,
+    n_categories,
+    category_size,
+    category_fill,
+    category_counts,
+):
+    """Counting sort of the node's samples by category into the children's rows.
+
+    ``order``, ``classes`` (int32 (2, n_samples)): the node's samples and
+    their classes are in row ``parity``, the children's go to the other row;
+    their ranges and class counts are written to ``table`` and ``counts``.
+    ``category_size``, ``category_fill`` (int64) and ``category_counts``
+    (int32 (max_categories, n_classes)) are work space.
+    """
+    n_classes = counts.shape[1]
+    start = table[node, _START]
+    end = table[node, _END]
+    sample_index = order[parity]
+    labels = classes[parity]
+    for c in range(n_categories):
+        category_size[c] = 0
+        for j in range(n_classes):
+            category_counts[c, j] = 0
+    for i in range(start, end):
+        c = np.int64(column[sample_index[i]])
+        category_size[c] += 1
+        category_counts[c, labels[i]] += 1
+    offset = start
+    for c in range(n_categories):
+        category_fill[c] = offset
+        child = first_child + c
+        table[child, _START] = offset
+        table[child, _END] = offset + category_size[c]
+        offset += category_size[c]
+        for j in range(n_classes):
+            counts[child, j] = category_counts[c, j]
+    child_samples = order[1 - parity]
+    child_labels = classes[1 - parity]
+    for i in range(start, end):
+        c = np.int64(column[sample_index[i]])
+        child_samples[category_fill[c]] = sample_index[i]
+        child_labels[category_fill[c]] = labels[i]
+        category_fill[c] += 1
+
+
+@njit(cache=True, nogil=True)
+def _split_numeric(
+    column,
+    table,
+    counts,
+    order,
+    classes,
+    parity,
+    node,
+    first_child,
+    threshold,
+    operator,
+    value_buffer,
+    left_counts,
+):
+    """Stable two-way partition of the node's samples into its children's rows, and their class counts.
+
+    The first child takes ``x < threshold`` (operator 0) or ``x <= threshold``
+    (operator 1), the second the rest, each in the parent's order, into the
+    row of ``order`` and ``classes`` (int32 (2, n_samples)) other than
+    ``parity``; ranges and class counts go to ``table`` and ``counts``.
+    ``value_buffer`` (n_samples,) and ``left_counts`` (int32 (n_classes,))
+    are work space.
+    """
+    n_classes = counts.shape[1]
+    start = table[node, _START]
+    end = table[node, _END]
+    labels = classes[parity]
+    child_samples = order[1 - parity]
+    child_labels = classes[1 - parity]
+    for j in range(n_classes):
+        left_counts[j] = 0
+    # x <= t is x < (the next float64 above t): one comparison, which compiles without a branch
+    bound = threshold if operator == 0 else np.nextafter(threshold, np.inf)
+    left = _partition_numeric(
+        column, order[parity], labels, child_samples, child_labels, value_buffer, start, end, bound
+    )
+    # class counts of the first child, from its samples' classes (contiguous now)
+    if n_classes == 2:
+        n_second_class = 0
+        for i in range(start, left):
+            n_second_class += child_labels[i]
+        left_counts[0] = left - start - n_second_class
+        left_counts[1] = n_second_class
+    else:
+        for i in range(start, left):
+            left_counts[child_labels[i]] += 1
+    table[first_child, _START] = start
+    table[first_child, _END] = left
+    table[first_child + 1, _START] = left
+    table[first_child + 1, _END] = end
+    for j in range(n_classes):
+        counts[first_child, j] = left_counts[j]
+        counts[first_child + 1, j] = counts[node, j] - left_counts[j]
+
+
+@njit(cache=True, nogil=True)
+def _record_split(table, thresholds, node, first_child, n_children, feature, operator, nominal, threshold):
+    """Write the split of ``node`` and its ``n_children`` children's links into the node arrays.
+
+    The children's ranges and counts are written by :func:`_split_numeric`
+    or :func:`_split_nominal`; here their parent, depth and leaf mark.
+    """
+    table[node, _FEATURE] = feature
+    table[node, _OPERATOR] = operator
+    table[node, _NOMINAL] = 1 if nominal else 0
+    table[node, _CHILD_START] = first_child
+    table[node, _N_CHILDREN] = n_children
+    thresholds[node] = threshold
+    for c in range(n_children):
+        child = first_child + c
+        table[child, _FEATURE] = -1
+        table[child, _PARENT] = node
+        table[child, _DEPTH] = table[node, _DEPTH] + 1
+
+
+@njit(cache=True, nogil=True)
+def _inherit_dead(dead, node, first_child, n_children):
+    """The children of ``node`` start with its dead features (rows of ``dead``, uint64 (n_nodes, n_words))."""
+    for c in range(n_children):
+        child = first_child + c
+        for w in range(dead.shape[1]):
+            dead[child, w] = dead[node, w]
+
+
+@njit(cache=True, nogil=True)
+def _enlarged_stack(stack, n_stack, extra):
+    """``stack`` (int64) with room for ``n_stack + extra`` entries (its first ``n_stack`` kept)."""
+    if stack.shape[0] >= n_stack + extra:
+        return stack
+    enlarged = np.empty(2 * stack.shape[0] + extra, dtype=np.int64)
+    for j in range(n_stack):
+        enlarged[j] = stack[j]
+    return enlarged
+
+
+@njit(cache=True, nogil=True)
+def _enlarged_pools(marked_pool, alive_pool, n_alive_pool, n_stack, extra):
+    """The per-slot marked counts, alive lists and their lengths with room for ``n_stack + extra`` slots.
+
+    ``marked_pool``, ``alive_pool`` int32 (n_slots, n_binary), ``n_alive_pool``
+    int64 (n_slots,); the first ``n_stack`` slots are kept.
+    """
+    if marked_pool.shape[0] >= n_stack + extra:
+        return marked_pool, alive_pool, n_alive_pool
+    n_binary = marked_pool.shape[1]
+    enlarged_pool = np.zeros((2 * marked_pool.shape[0] + extra, n_binary), dtype=np.int32)
+    for j in range(n_stack):
+        for b in range(n_binary):
+            enlarged_pool[j, b] = marked_pool[j, b]
+    enlarged_alive = np.empty((2 * alive_pool.shape[0] + extra, n_binary), dtype=np.int32)
+    for j in range(n_stack):
+        for b in range(n_binary):
+            enlarged_alive[j, b] = alive_pool[j, b]
+    enlarged_n_alive = np.zeros(2 * n_alive_pool.shape[0] + extra, dtype=np.int64)
+    for j in range(n_stack):
+        enlarged_n_alive[j] = n_alive_pool[j]
+    return enlarged_pool, enlarged_alive, enlarged_n_alive
+
+
+@njit(cache=True, nogil=True)
+def _children_marked_counts(
+    table,
+    child_samples,
+    node,
+    first_child,
+    n_children,
+    n_stack,
+    min_samples_split,
+    marked_start,
+    marked_binary,
+    alive,
+    n_alive,
+    marked,
+    marked_pool,
+    alive_pool,
+    n_alive_pool,
+):
+    """The marked counts and alive binary features of the children of ``node`` that may split.
+
+    Child c goes to stack slot ``n_stack + n_children - 1 - c`` of
+    ``marked_pool``, ``alive_pool`` (int32 (n_slots, n_binary)) and
+    ``n_alive_pool`` (int64 (n_slots,)).  Two children: the smaller one's
+    counts from its samples' sparse rows (``marked_start``,
+    ``marked_binary``), the other's as the node's counts ``marked`` minus
+    those; a multiway split counts every child of at least
+    ``min_samples_split`` samples.  ``alive[:n_alive]``: the node's alive
+    binary features; ``child_samples``: the children's row of samples.
+    """
+    if n_children == 2:
+        size = table[node, _END] - table[node, _START]
+        size_0 = table[first_child, _END] - table[first_child, _START]
+        small = 0 if size_0 <= size - size_0 else 1
+        small_slot = n_stack + 1 - small
+        other_slot = n_stack + small
+        _count_marked(
+            marked_pool,
+            small_slot,
+            child_samples,
+            table[first_child + small, _START],
+            table[first_child + small, _END],
+            marked_start,
+            marked_binary,
+            alive,
+            n_alive,
+        )
+        for j in range(n_alive):
+            b = alive[j]
+            marked_pool[other_slot, b] = marked[b] - marked_pool[small_slot, b]
+            alive_pool[small_slot, j] = b
+            alive_pool[other_slot, j] = b
+        n_alive_pool[small_slot] = n_alive
+        n_alive_pool[other_slot] = n_alive
+        return
+    for c in range(n_children):
+        child = first_child + c
+        if table[child, _END] - table[child, _START] >= min_samples_split:
+            slot = n_stack + n_children - 1 - c
+            _count_marked(
+                marked_pool,
+                slot,
+                child_samples,
+                table[child, _START],
+                table[child, _END],
+                marked_start,
+                marked_binary,
+                alive,
+                n_alive,
+            )
+            for j in range(n_alive):
+                alive_pool[slot, j] = alive[j]
+            n_alive_pool[slot] = n_alive
+
+
+@njit(cache=True, nogil=True)
+def _trimmed_tree(table, thresholds, counts, n_nodes):
+    """The grown node arrays of the module doc, trimmed to ``n_nodes`` and in their stored dtypes."""
+    return (
+        table[:n_nodes, _FEATURE].astype(np.int32),
+        table[:n_nodes, _OPERATOR].astype(np.int8),
+        table[:n_nodes, _NOMINAL].astype(np.int8),
+        thresholds[:n_nodes].copy(),
+        table[:n_nodes, _CHILD_START].astype(np.int32),
+        table[:n_nodes, _N_CHILDREN].astype(np.int32),
+        counts[:n_nodes].copy(),
+        table[:n_nodes, _DEPTH].astype(np.int32),
+    )
+
+
+@njit(cache=True, nogil=True)
 def build_tree(
     columns,
     feature_min,
@@ -501,50 +1037,28 @@ def build_tree(
     n_features, n_samples = columns.shape
     state = np.empty(1, dtype=np.uint64)
     state[0] = seed
-    # the samples of a node at depth d, and their classes, are order[d % 2, start:end] and
-    # classes[d % 2, start:end] (training order): a split writes its children's samples into the other
-    # row, where no pending node keeps samples in that range (ranges of pending nodes are disjoint)
-    order = np.empty((2, n_samples), dtype=np.int32)
-    classes = np.empty((2, n_samples), dtype=np.int32)
-    for i in range(n_samples):
-        order[0, i] = i
-        classes[0, i] = y[i]
+    order, classes = _root_rows(y)
     value_buffer = np.empty(n_samples, dtype=columns.dtype)
-    max_categories = 1
-    any_nominal = False
-    for f in range(n_features):
-        if is_nominal[f]:
-            any_nominal = True
-        if n_categories[f] > max_categories:
-            max_categories = n_categories[f]
+    any_nominal, max_categories = _largest_category_count(is_nominal, n_categories)
     category_size = np.zeros(max_categories, dtype=np.int64)
     category_fill = np.zeros(max_categories, dtype=np.int64)
     category_counts = np.zeros((max_categories, n_classes), dtype=np.int32)
-    candidates = np.empty(n_features, dtype=np.int64)
+    candidates = np.arange(n_features)  # without nominal features: every feature, always
     blocked = np.zeros(n_features, dtype=np.bool_)
-    # per-node scan cache of numeric features: stamp = node id of the scan
-    scan_stamp = np.full(n_features, -1, dtype=np.int64)
-    scan_min = np.empty(n_features)
-    scan_max = np.empty(n_features)
-    scan_n_min = np.empty(n_features, dtype=np.int64)
-    scan_n_max = np.empty(n_features, dtype=np.int64)
+    # per-node scan cache of numeric features (see _numeric_try); a stamp of -1: not scanned
+    scan_values = np.empty((2, n_features))
+    scan_counts = np.full((3, n_features), -1, dtype=np.int64)
     left_counts = np.empty(n_classes, dtype=np.int32)
     tried = np.empty(16, dtype=np.int64)
     n_tried_total = 0
     n_words = (n_features + 63) // 64
-    if not any_nominal:
-        for f in range(n_features):
-            candidates[f] = f
 
     # binary features (two training values) with per-node counts of their marked value (depth-first
     # growth only): the outcome of every try on them is known without a scan
     breadth_first = stream == STREAM_MERSENNE
     n_binary = marked_is_low.shape[0]
     use_marked = n_binary > 0 and not breadth_first
-    binary_feature = np.empty(n_binary, dtype=np.int64)
-    for f in range(n_features):
-        if binary_index[f] >= 0:
-            binary_feature[binary_index[f]] = f
+    binary_feature = _binary_features(binary_index, n_binary)
     marked_pool = np.zeros((64, n_binary if use_marked else 0), dtype=np.int32)
     current_marked = np.zeros(n_binary, dtype=np.int32)
     # the binary features not dead at a node (the only ones whose counts are kept): per stack slot,
@@ -561,25 +1075,13 @@ def build_tree(
             marked_pool, 0, order[0], 0, n_samples, marked_start, marked_binary, alive_pool[0], n_binary
         )
 
-    capacity = 64
-    table = np.zeros((capacity, _N_COLUMNS), dtype=np.int64)
-    thresholds = np.zeros(capacity)
-    counts = np.zeros((capacity, n_classes), dtype=np.int32)
-    dead = np.zeros((capacity, n_words), dtype=np.uint64)
-
-    table[0, _FEATURE] = -1
-    table[0, _PARENT] = -1
-    table[0, _START] = 0
-    table[0, _END] = n_samples
-    for i in range(n_samples):
-        counts[0, y[i]] += 1
+    table, thresholds, counts, dead = _new_node_table(y, n_classes, n_words)
     n_nodes = 1
 
     # the authors' shared stream is drawn in breadth-first order (nodes in id order); the tree's own
     # streams are seeded per node, so the nodes are grown depth first (a small subtree's samples stay
     # in cache while it grows)
-    stack = np.empty(64, dtype=np.int64)
-    stack[0] = 0
+    stack = np.zeros(64, dtype=np.int64)
     n_stack = 1
     next_in_order = 0
     while True:
@@ -608,12 +1110,8 @@ def build_tree(
         table[node, _FEATURE] = -1
         if size < min_samples_split or size == 0 or (max_depth >= 0 and table[node, _DEPTH] >= max_depth):
             continue
-        if stop_at_pure_nodes:
-            n_classes_present = 0
-            for j in range(n_classes):
-                n_classes_present += counts[node, j] > 0
-            if n_classes_present <= 1:
-                continue
+        if stop_at_pure_nodes and _is_pure(counts, node):
+            continue
         if not breadth_first and size < 2 * min_samples_leaf:
             # no split can give two children min_samples_leaf samples each: every try fails (and a
             # node's own stream owes no draw to a later node)
@@ -623,46 +1121,16 @@ def build_tree(
         ):
             # every try fails on identical samples (and no draw is owed to a later node)
             continue
-        n_candidates = 0
         if any_nominal:
-            # nominal features tried on the path to the node are not candidates
-            _mark_tried_on_path(table, tried, blocked, table[node, _PARENT], True)
-            for f in range(n_features):
-                if not blocked[f]:
-                    candidates[n_candidates] = f
-                    n_candidates += 1
-            _mark_tried_on_path(table, tried, blocked, table[node, _PARENT], False)
-            if tried.shape[0] < n_tried_total + n_features:
-                enlarged = np.empty(2 * tried.shape[0] + n_features, dtype=np.int64)
-                for j in range(n_tried_total):  # element loops: a slice copy compiles an error message
-                    enlarged[j] = tried[j]
-                tried = enlarged
-            table[node, _TRIED_START] = n_tried_total
+            n_candidates, tried = _nominal_candidates(table, tried, blocked, candidates, node, n_tried_total)
         else:
-            n_candidates = n_features  # candidates = 0 .. n_features - 1, filled once
+            n_candidates = n_features
         if use_marked:
-            # a binary feature whose rarer value at the node is held by fewer than min_samples_leaf samples
-            # (marked dead here, and dropped from the list of alive binary features)
-            n_kept = 0
-            for j in range(n_alive):
-                b = current_alive[j]
-                n_marked = current_marked[b]
-                if n_marked < min_samples_leaf or size - n_marked < min_samples_leaf:
-                    _mark_dead(dead, node, binary_feature[b])
-                else:
-                    current_alive[n_kept] = b
-                    n_kept += 1
-            n_alive = n_kept
+            n_alive = _drop_dead_binary(
+                dead, node, current_alive, n_alive, current_marked, binary_feature, size, min_samples_leaf
+            )
         # candidates known to fail (numeric features marked dead here or at an ancestor)
-        n_dead = 0
-        if any_nominal:
-            for j in range(n_candidates):
-                f = candidates[j]
-                if not is_nominal[f] and _is_dead(dead, node, f):
-                    n_dead += 1
-        else:
-            for w in range(n_words):
-                n_dead += _bit_count(dead[node, w])
+        n_dead = _count_dead_candidates(dead, node, candidates, n_candidates, is_nominal, any_nominal)
 
         split_feature = -1
         split_operator = 0
@@ -680,113 +1148,50 @@ def build_tree(
                 n_tried_total += 1
                 table[node, _N_TRIED] += 1
                 k = n_categories[f]
-                if k <= 1:
-                    n_candidates = _remove_candidate(candidates, n_candidates, position)
-                    continue
-                column = columns[f]
-                for c in range(k):
-                    category_size[c] = 0
-                for i in range(start, end):
-                    category_size[np.int64(column[sample_index[i]])] += 1
-                largest = 0
-                second = 0
-                for c in range(k):
-                    s = category_size[c]
-                    if s > largest:
-                        second = largest
-                        largest = s
-                    elif s > second:
-                        second = s
-                if second < min_samples_leaf:
+                if k <= 1 or not _nominal_split_is_valid(
+                    columns[f], sample_index, start, end, k, category_size, min_samples_leaf
+                ):
                     # a failed nominal feature is not tried again at this node
                     n_candidates = _remove_candidate(candidates, n_candidates, position)
                     continue
                 split_feature = f
                 break
-            else:
-                if _is_dead(dead, node, f):
-                    # no threshold of this feature is valid here (same outcome, no scan); the try's
-                    # two draws (operator, sample) are skipped in the splitmix64 stream by one addition
-                    if stream == STREAM_SPLITMIX:
-                        state[0] += _TWO_GOLDEN
-                    else:
-                        _draw(stream, state, mersenne_state, 2)
-                        _draw(stream, state, mersenne_state, size)
-                    continue
-                operator = _draw(stream, state, mersenne_state, 2)
-                chosen = start + _draw(stream, state, mersenne_state, size)
-                column = columns[f]
-                value = column[sample_index[chosen]]
-                if (operator == 0 and value == feature_min[f]) or (operator == 1 and value == feature_max[f]):
-                    # x < min or x <= max: one child would be empty (decided from the training range)
-                    continue
-                b = binary_index[f] if use_marked else -1
-                if b >= 0:
-                    # two values: the node's count of each is known
-                    n_low_count = current_marked[b] if marked_is_low[b] else size - current_marked[b]
-                    if value == feature_min[f]:
-                        n_less = 0
-                        n_equal = n_low_count
-                    else:
-                        n_less = n_low_count
-                        n_equal = size - n_low_count
-                elif scan_stamp[f] == node and value == scan_min[f]:
-                    n_less = 0
-                    n_equal = scan_n_min[f]
-                elif scan_stamp[f] == node and value == scan_max[f]:
-                    n_less = size - scan_n_max[f]
-                    n_equal = scan_n_max[f]
+            if _is_dead(dead, node, f):
+                # no threshold of this feature is valid here (same outcome, no scan); the try's
+                # two draws (operator, sample) are skipped in the splitmix64 stream by one addition
+                if stream == STREAM_SPLITMIX:
+                    state[0] += _TWO_GOLDEN
                 else:
-                    n_less = 0
-                    n_equal = 0
-                    low = value
-                    high = value
-                    n_low = 0
-                    n_high = 0
-                    valid_early = False
-                    # branch-free counts (the comparisons are data-dependent); the minimum and maximum
-                    # change rarely, so their branches are predicted
-                    for i in range(start, end):
-                        if (i - start) & 63 == 63:
-                            # both children already hold min_samples_leaf samples: the try succeeds
-                            # (the scan's minimum and maximum are needed only after a failed try)
-                            n_left_seen = n_less if operator == 0 else n_less + n_equal
-                            if (
-                                n_left_seen >= min_samples_leaf
-                                and i - start - n_left_seen >= min_samples_leaf
-                            ):
-                                valid_early = True
-                                break
-                        x = column[sample_index[i]]
-                        n_less += x < value
-                        n_equal += x == value
-                        if x < low:
-                            low = x
-                            n_low = 0
-                        n_low += x == low
-                        if x > high:
-                            high = x
-                            n_high = 0
-                        n_high += x == high
-                    if valid_early:
-                        split_feature = f
-                        split_operator = operator
-                        split_threshold = value
-                        break
-                    if scan_stamp[f] != node:
-                        scan_stamp[f] = node
-                        scan_min[f] = low
-                        scan_max[f] = high
-                        scan_n_min[f] = n_low
-                        scan_n_max[f] = n_high
-                        if low == high or (
-                            n_low + n_high == size and (n_low < min_samples_leaf or n_high < min_samples_leaf)
-                        ):
-                            _mark_dead(dead, node, f)
-                            n_dead += 1
-                n_left = n_less if operator == 0 else n_less + n_equal
-                if n_left < min_samples_leaf or size - n_left < min_samples_leaf:
-                    continue
+                    _draw(stream, state, mersenne_state, 2)
+                    _draw(stream, state, mersenne_state, size)
+                continue
+            operator = _draw(stream, state, mersenne_state, 2)
+            chosen = start + _draw(stream, state, mersenne_state, size)
+            value = columns[f][sample_index[chosen]]
+            b = binary_index[f] if use_marked else -1
+            n_low_count = -1
+            if b >= 0:
+                n_low_count = current_marked[b] if marked_is_low[b] else size - current_marked[b]
+            valid, newly_dead = _numeric_try(
+                columns[f],
+                sample_index,
+                start,
+                end,
+                node,
+                f,
+                value,
+                operator,
+                n_low_count,
+                feature_min,
+                feature_max,
+                min_samples_leaf,
+                scan_values,
+                scan_counts,
+                dead,
+            )
+            if newly_dead:
+                n_dead += 1
+            if valid:
                 split_feature = f
                 split_operator = operator
                 split_threshold = value
@@ -796,169 +1201,74 @@ def build_tree(
             continue
 
         f = split_feature
-        if is_nominal[f]:
-            k = n_categories[f]
-        else:
-            k = 2
+        k = n_categories[f] if is_nominal[f] else 2
         table, thresholds, counts, dead = _grow(table, thresholds, counts, dead, n_nodes + k)
         first_child = n_nodes
-        table[node, _FEATURE] = f
-        table[node, _OPERATOR] = split_operator
-        table[node, _NOMINAL] = 1 if is_nominal[f] else 0
-        table[node, _CHILD_START] = first_child
-        table[node, _N_CHILDREN] = k
-        thresholds[node] = split_threshold
-        column = columns[f]
+        _record_split(
+            table, thresholds, node, first_child, k, f, split_operator, is_nominal[f], split_threshold
+        )
         if is_nominal[f]:
-            # counting sort of the node's samples by category
-            for c in range(k):
-                category_size[c] = 0
-                for j in range(n_classes):
-                    category_counts[c, j] = 0
-            labels = classes[parity]
-            for i in range(start, end):
-                c = np.int64(column[sample_index[i]])
-                category_size[c] += 1
-                category_counts[c, labels[i]] += 1
-            offset = start
-            for c in range(k):
-                category_fill[c] = offset
-                child = first_child + c
-                table[child, _START] = offset
-                table[child, _END] = offset + category_size[c]
-                offset += category_size[c]
-                for j in range(n_classes):
-                    counts[child, j] = category_counts[c, j]
-            child_samples = order[1 - parity]
-            child_labels = classes[1 - parity]
-            for i in range(start, end):
-                c = np.int64(column[sample_index[i]])
-                child_samples[category_fill[c]] = sample_index[i]
-                child_labels[category_fill[c]] = labels[i]
-                category_fill[c] += 1
-        else:
-            # stable two-way partition into the other row: first child (left) then second child
-            labels = classes[parity]
-            child_samples = order[1 - parity]
-            child_labels = classes[1 - parity]
-            for j in range(n_classes):
-                left_counts[j] = 0
-            # x <= t is x < (the next float64 above t): one comparison, which compiles without a branch
-            bound = split_threshold if split_operator == 0 else np.nextafter(split_threshold, np.inf)
-            left = _partition_numeric(
-                columns[f], sample_index, labels, child_samples, child_labels, value_buffer, start, end, bound
+            _split_nominal(
+                columns[f],
+                table,
+                counts,
+                order,
+                classes,
+                parity,
+                node,
+                first_child,
+                k,
+                category_size,
+                category_fill,
+                category_counts,
             )
-            # class counts of the first child, from its samples' classes (contiguous now)
-            if n_classes == 2:
-                n_second_class = 0
-                for i in range(start, left):
-                    n_second_class += child_labels[i]
-                left_counts[0] = left - start - n_second_class
-                left_counts[1] = n_second_class
-            else:
-                for i in range(start, left):
-                    left_counts[child_labels[i]] += 1
-            table[first_child, _START] = start
-            table[first_child, _END] = left
-            table[first_child + 1, _START] = left
-            table[first_child + 1, _END] = end
-            for j in range(n_classes):
-                counts[first_child, j] = left_counts[j]
-                counts[first_child + 1, j] = counts[node, j] - left_counts[j]
-        for c in range(k):
-            child = first_child + c
-            table[child, _FEATURE] = -1
-            table[child, _PARENT] = node
-            table[child, _DEPTH] = table[node, _DEPTH] + 1
-            for w in range(n_words):
-                dead[child, w] = dead[node, w]
+        else:
+            _split_numeric(
+                columns[f],
+                table,
+                counts,
+                order,
+                classes,
+                parity,
+                node,
+                first_child,
+                split_threshold,
+                split_operator,
+                value_buffer,
+                left_counts,
+            )
+        _inherit_dead(dead, node, first_child, k)
         n_nodes += k
-        if not breadth_first:
-            if stack.shape[0] < n_stack + k:
-                enlarged_stack = np.empty(2 * stack.shape[0] + k, dtype=np.int64)
-                for j in range(n_stack):
-                    enlarged_stack[j] = stack[j]
-                stack = enlarged_stack
-            if use_marked and marked_pool.shape[0] < n_stack + k:
-                enlarged_pool = np.zeros((2 * marked_pool.shape[0] + k, n_binary), dtype=np.int32)
-                for j in range(n_stack):
-                    for b in range(n_binary):
-                        enlarged_pool[j, b] = marked_pool[j, b]
-                marked_pool = enlarged_pool
-                enlarged_alive = np.empty((2 * alive_pool.shape[0] + k, n_binary), dtype=np.int32)
-                for j in range(n_stack):
-                    for b in range(n_binary):
-                        enlarged_alive[j, b] = alive_pool[j, b]
-                alive_pool = enlarged_alive
-                enlarged_n_alive = np.zeros(2 * n_alive_pool.shape[0] + k, dtype=np.int64)
-                for j in range(n_stack):
-                    enlarged_n_alive[j] = n_alive_pool[j]
-                n_alive_pool = enlarged_n_alive
-            if use_marked:
-                # marked counts of the children that may split (child c goes to slot n_stack + k - 1 - c)
-                child_depth = table[node, _DEPTH] + 1
-                if max_depth < 0 or child_depth < max_depth:
-                    if k == 2:
-                        size_0 = table[first_child, _END] - table[first_child, _START]
-                        small = 0 if size_0 <= size - size_0 else 1
-                        small_slot = n_stack + 1 - small
-                        other_slot = n_stack + small
-                        _count_marked(
-                            marked_pool,
-                            small_slot,
-                            order[1 - parity],
-                            table[first_child + small, _START],
-                            table[first_child + small, _END],
-                            marked_start,
-                            marked_binary,
-                            current_alive,
-                            n_alive,
-                        )
-                        for j in range(n_alive):
-                            b = current_alive[j]
-                            marked_pool[other_slot, b] = current_marked[b] - marked_pool[small_slot, b]
-                            alive_pool[small_slot, j] = b
-                            alive_pool[other_slot, j] = b
-                        n_alive_pool[small_slot] = n_alive
-                        n_alive_pool[other_slot] = n_alive
-                    else:
-                        for c in range(k):
-                            child = first_child + c
-                            if table[child, _END] - table[child, _START] >= min_samples_split:
-                                _count_marked(
-                                    marked_pool,
-                                    n_stack + k - 1 - c,
-                                    order[1 - parity],
-                                    table[child, _START],
-                                    table[child, _END],
-                                    marked_start,
-                                    marked_binary,
-                                    current_alive,
-                                    n_alive,
-                                )
-                                for j in range(n_alive):
-                                    alive_pool[n_stack + k - 1 - c, j] = current_alive[j]
-                                n_alive_pool[n_stack + k - 1 - c] = n_alive
-            for c in range(k - 1, -1, -1):  # the first child is grown first
-                stack[n_stack] = first_child + c
-                n_stack += 1
+        if breadth_first:
+            continue
+        stack = _enlarged_stack(stack, n_stack, k)
+        if use_marked:
+            marked_pool, alive_pool, n_alive_pool = _enlarged_pools(
+                marked_pool, alive_pool, n_alive_pool, n_stack, k
+            )
+            if max_depth < 0 or table[node, _DEPTH] + 1 < max_depth:
+                _children_marked_counts(
+                    table,
+                    order[1 - parity],
+                    node,
+                    first_child,
+                    k,
+                    n_stack,
+                    min_samples_split,
+                    marked_start,
+                    marked_binary,
+                    current_alive,
+                    n_alive,
+                    current_marked,
+                    marked_pool,
+                    alive_pool,
+                    n_alive_pool,
+                )
+        for c in range(k - 1, -1, -1):  # the first child is grown first
+            stack[n_stack] = first_child + c
+            n_stack += 1
 
-    feature = table[:n_nodes, _FEATURE].astype(np.int32)
-    operator = table[:n_nodes, _OPERATOR].astype(np.int8)
-    nominal = table[:n_nodes, _NOMINAL].astype(np.int8)
-    child_start = table[:n_nodes, _CHILD_START].astype(np.int32)
-    n_children = table[:n_nodes, _N_CHILDREN].astype(np.int32)
-    depth = table[:n_nodes, _DEPTH].astype(np.int32)
-    return (
-        feature,
-        operator,
-        nominal,
-        thresholds[:n_nodes].copy(),
-        child_start,
-        n_children,
-        counts[:n_nodes].copy(),
-        depth,
-    )
+    return _trimmed_tree(table, thresholds, counts, n_nodes)
 
 
 # The packed node table (the fitted state of a forest and its routing table; one 16-byte record per node):

@@ -27,8 +27,8 @@ Integrated (no ``aggregate``):
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -60,24 +60,33 @@ __all__ = [
     "parse_combiner",
 ]
 
-SCORE_METHODS = ("probability", "laplace", "plausibility", "confidence_bounds")
-INTEGRATED_METHODS = ("pooling", "dempster", "cautious", "eva")
 AGGREGATES = ("average", "vote")
-BINARY_ONLY = ("plausibility", "confidence_bounds")
 
-#: Short combiner names accepted by the classifier, as (method, aggregate).
-COMBINERS = {
-    "average": ("probability", "average"),
-    "vote": ("probability", "vote"),
-    "voting": ("probability", "vote"),
-    "laplace": ("laplace", "average"),
-    "plausibility": ("plausibility", "average"),
-    "confidence_bounds": ("confidence_bounds", "average"),
-    "pooling": ("pooling", None),
-    "dempster": ("dempster", None),
-    "cautious": ("cautious", None),
-    "eva": ("eva", None),
-}
+
+@dataclass(frozen=True)
+class Combiner:
+    """A combiner of leaf counts: what it is, the options it takes, and the function that computes it.
+
+    ``method``: the combination method; ``aggregate``: ``"average"`` or
+    ``"vote"`` for the per-leaf scoring methods, None for the integrated
+    ones; ``options``: the keyword options of :func:`combine_leaves` it
+    takes (the others are refused); ``binary_only``: defined for two classes
+    only; ``threshold``: the neutral point of its binary score (see
+    :func:`decision_threshold`); ``implementation(leaves, combiner,
+    arithmetic, want_mass, options)``: returns the dict of :func:`_combine`.
+    """
+
+    method: str
+    aggregate: str | None
+    options: tuple[str, ...]
+    binary_only: bool
+    threshold: float
+    implementation: Callable[..., dict] = field(repr=False, compare=False)
+
+    def aggregated(self, aggregate: str) -> Combiner:
+        """The same per-leaf scoring method with another aggregate (a vote is neutral at 1/2)."""
+        return replace(self, aggregate=aggregate, threshold=0.5 if aggregate == "vote" else self.threshold)
+
 
 _MAX_DENSE_CLASSES = 16
 
@@ -124,38 +133,42 @@ def parse_combiner(combiner: str) -> tuple[str, str | None]:
     >>> parse_combiner("laplace:vote")
     ('laplace', 'vote')
     """
+    record = _combiner(combiner)
+    return record.method, record.aggregate
+
+
+def _combiner(combiner):
+    """The :class:`Combiner` record of a combiner name (see :func:`parse_combiner`)."""
     if not isinstance(combiner, str):
         raise ValueError(f"`combiner` must be a string such as 'average' or 'eva'; got {combiner!r}.")
     if combiner in COMBINERS:
         return COMBINERS[combiner]
     method, _, suffix = combiner.partition(":")
-    aggregate = suffix or None
-    _check_method(method, aggregate)
-    if aggregate is None and method in SCORE_METHODS:
-        aggregate = "average"
-    return method, aggregate
+    return _method_record(method, suffix or None)
 
 
-def _check_method(method, aggregate):
-    if method not in SCORE_METHODS + INTEGRATED_METHODS:
+def _method_record(method, aggregate):
+    """The record of ``method`` with ``aggregate`` checked (None: ``"average"`` for the scoring methods)."""
+    if method not in _METHODS:
         raise ValueError(
-            f"Unknown combination method {method!r}. Choose one of {list(SCORE_METHODS + INTEGRATED_METHODS)} "
+            f"Unknown combination method {method!r}. Choose one of {list(_METHODS)} "
             f"(or a classifier shortcut {sorted(COMBINERS)})."
         )
+    record = _METHODS[method]
     if method in SCORE_METHODS:
         if aggregate is None:
-            return "average"
+            return record
         if aggregate not in AGGREGATES:
             raise ValueError(
                 f"`aggregate` must be 'average' or 'vote' for method {method!r}; got {aggregate!r}."
             )
-        return aggregate
+        return record.aggregated(aggregate)
     if aggregate is not None:
         raise ValueError(
             f"Combiner {method!r} combines the leaves directly; an aggregate (':average', ':vote') applies only to "
             f"{list(SCORE_METHODS)}. Leave it as None (got {aggregate!r})."
         )
-    return None
+    return record
 
 
 def decision_threshold(method: str, aggregate: str | None = None) -> float:
@@ -200,12 +213,7 @@ def decision_threshold(method: str, aggregate: str | None = None) -> float:
     >>> decision_threshold("eva"), decision_threshold("probability", "average")
     (0.0, 0.5)
     """
-    aggregate = _check_method(method, aggregate)
-    if aggregate == "vote":
-        return 0.5
-    if method in ("plausibility", "dempster", "cautious", "eva"):
-        return 0.0
-    return 0.5
+    return _method_record(method, aggregate).threshold
 
 
 def _check_counts(counts):
@@ -537,126 +545,142 @@ def _combine(
     ``arithmetic`` (an :class:`_Arithmetic`, private) overrides the
     conventions that ``compatibility`` selects.
     """
-    method, aggregate = parse_combiner(combiner)
+    record = _combiner(combiner)
     counts = _check_counts(counts)
-    _n_samples, n_trees, n_classes = counts.shape
+    n_classes = counts.shape[2]
     leaves = counts if isinstance(counts, _LeafRows) else _count_rows(counts)
     if arithmetic is None:
-        arithmetic = _arithmetic(compatibility, method, n_classes)
-    floor, reference_leaves = arithmetic.floor, arithmetic.reference_leaves
-    rescale_above = arithmetic.rescale_above
+        arithmetic = _arithmetic(compatibility, record.method, n_classes)
+    if record.binary_only and n_classes != 2:
+        raise ValueError(
+            f"Combiner {record.method!r} is defined for two classes only (it scores a leaf by positive versus "
+            f"negative counts); got {n_classes} classes. Use "
+            f"{', '.join(repr(m) for m, r in _METHODS.items() if not r.binary_only)}, or a one-vs-rest reduction."
+        )
+    given = {
+        "model": model,
+        "class_prior": class_prior,
+        "smoothing": smoothing,
+        "prior_strength": prior_strength,
+    }
+    for option, value in given.items():
+        if value is not None and option not in record.options:
+            takers = [m for m, r in _METHODS.items() if option in r.options]
+            raise ValueError(
+                f"`{option}` applies only to "
+                + ("the imprecise Dirichlet leaf model of " if option == "prior_strength" else "")
+                + f"the {' and '.join(repr(m) for m in takers)} combiner{'s' if len(takers) > 1 else ''}."
+            )
+    _check_arithmetic(arithmetic, record.method, n_classes, model)
+    options = {option: given[option] for option in record.options}
+    return record.implementation(leaves, record, arithmetic, want_mass, options)
+
+
+def _scored_leaves(leaves, record, arithmetic, want_mass, options):
+    """Per-leaf scores averaged or voted over the trees (Busch et al. 2021, sections 3.1-3.2)."""
+    method, aggregate = record.method, record.aggregate
+    rescale_above, reference_leaves = arithmetic.rescale_above, arithmetic.reference_leaves
     # equal evidence gives bit-equal means (the authors' arithmetic sums in tree order)
     exact = arithmetic.exact_mean
-    binary = n_classes == 2
-    if method in BINARY_ONLY and not binary:
-        raise ValueError(
-            f"Combiner {method!r} is defined for two classes only (it scores a leaf by positive versus negative "
-            f"counts); got {n_classes} classes. Use 'probability', 'laplace', 'pooling', 'dempster', "
-            "'cautious' or 'eva', or a one-vs-rest reduction."
-        )
-    if method not in ("dempster", "cautious") and model is not None:
-        raise ValueError("`model` applies only to the 'dempster' and 'cautious' combiners.")
-    if method != "eva" and class_prior is not None:
-        raise ValueError("`class_prior` applies only to the 'eva' combiner.")
-    if method != "eva" and smoothing is not None:
-        raise ValueError("`smoothing` applies only to the 'eva' combiner.")
-    if method not in ("dempster", "cautious") and prior_strength is not None:
-        raise ValueError(
-            "`prior_strength` applies only to the imprecise Dirichlet leaf model of the 'dempster' and "
-            "'cautious' combiners."
-        )
-    _check_arithmetic(arithmetic, method, n_classes, model)
-
     result = {}
-    if method in SCORE_METHODS:
-        if binary:
-
-            def rows(c):
-                if reference_leaves:  # the authors' tree score s+ - s-
-                    masses = reference_plausibility_mass_rows(c, rescale_above)
-                    score, neutral = masses[:, 2] - masses[:, 1], 0.0
-                else:
-                    score, neutral = _binary_score_rows(c, method, rescale_above)
-                if aggregate == "vote":
-                    return 0.5 + 0.5 * np.sign(score - neutral)
-                return score
-
+    if leaves.shape[2] != 2:
+        if aggregate == "vote":
             keys, table = _leaf_table(
-                leaves, rows, ("binary score", method, aggregate, rescale_above, reference_leaves)
+                leaves, lambda c: _vote_rows(_distribution_rows(c, method)), ("vote", method)
             )
-            score = _mean_over_trees(keys, table, exact)[:, 0]
-            neutral = 0.0 if method == "plausibility" else 0.5
-            proba1 = score if (aggregate == "vote" or neutral == 0.5) else 0.5 * (1.0 + score)
-            result["score"] = score
-            result["proba"] = np.stack([1.0 - proba1, proba1], axis=1)
-            if method == "plausibility" and aggregate == "average" and want_mass:
-                keys, table = _leaf_table(
-                    leaves,
-                    lambda c: _plausibility_mass_rows(c, rescale_above, reference_leaves),
-                    ("plausibility mass", rescale_above, reference_leaves),
-                )
-                result["average_mass"] = _mean_over_trees(keys, table, exact)
         else:
-            if aggregate == "vote":
-                keys, table = _leaf_table(
-                    leaves, lambda c: _vote_rows(_distribution_rows(c, method)), ("vote", method)
-                )
-            else:
-                keys, table = _leaf_table(
-                    leaves, lambda c: _distribution_rows(c, method), ("distribution", method)
-                )
-            score = _mean_over_trees(keys, table, exact)
-            result["score"] = score
-            result["proba"] = score
+            keys, table = _leaf_table(
+                leaves, lambda c: _distribution_rows(c, method), ("distribution", method)
+            )
+        score = _mean_over_trees(keys, table, exact)
+        result["score"] = score
+        result["proba"] = score
         return result
 
-    if method == "pooling":
-        keys, table = _leaf_table(leaves, lambda c: c, "counts")
-        pooled = _tables.sum_rows(keys, table)
-        total = pooled.sum(axis=1, keepdims=True)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            proba = np.where(total > 0, pooled / np.where(total > 0, total, 1.0), 1.0 / n_classes)
-        result["proba"] = proba
-        result["score"] = proba[:, 1] if binary else proba
-        return result
+    def rows(c):
+        if reference_leaves:  # the authors' tree score s+ - s-
+            masses = reference_plausibility_mass_rows(c, rescale_above)
+            score, neutral = masses[:, 2] - masses[:, 1], 0.0
+        else:
+            score, neutral = _binary_score_rows(c, method, rescale_above)
+        if aggregate == "vote":
+            return 0.5 + 0.5 * np.sign(score - neutral)
+        return score
 
-    if method == "eva":
-        prior_values = _check_class_prior(class_prior, n_classes)
-        try:
-            s = 0.1 if smoothing is None else float(smoothing)
-        except (TypeError, ValueError):
-            raise ValueError(f"`smoothing` must be a positive number; got {smoothing!r}.") from None
-        if not (s > 0 and np.isfinite(s)):
-            raise ValueError(f"`smoothing` must be > 0 (the authors use 0.1); got {smoothing!r}.")
-        prior_term = np.log(prior_values) if arithmetic.eva_prior == "log" else prior_values
+    keys, table = _leaf_table(
+        leaves, rows, ("binary score", method, aggregate, rescale_above, reference_leaves)
+    )
+    score = _mean_over_trees(keys, table, exact)[:, 0]
+    neutral = 0.0 if method == "plausibility" else 0.5
+    proba1 = score if (aggregate == "vote" or neutral == 0.5) else 0.5 * (1.0 + score)
+    result["score"] = score
+    result["proba"] = np.stack([1.0 - proba1, proba1], axis=1)
+    if method == "plausibility" and aggregate == "average" and want_mass:
         keys, table = _leaf_table(
             leaves,
-            lambda c: np.log(c + s) - np.log(c.sum(axis=1, keepdims=True) + n_classes * s),
-            ("eva", s),
+            lambda c: _plausibility_mass_rows(c, rescale_above, reference_leaves),
+            ("plausibility mass", rescale_above, reference_leaves),
         )
-        scores = _mean_over_trees(keys, table, exact) * n_trees - (n_trees - 1) * prior_term
-        shifted = scores - scores.max(axis=1, keepdims=True)
-        proba = np.exp(shifted)
-        proba /= proba.sum(axis=1, keepdims=True)
-        result["proba"] = proba
-        result["score"] = scores[:, 1] - scores[:, 0] if binary else scores
-        return result
+        result["average_mass"] = _mean_over_trees(keys, table, exact)
+    return result
 
-    # dempster / cautious: leaf masses [m({0}), ..., m({K-1}), m(frame)] per table row
-    model, strength = _check_leaf_model(model, n_classes, prior_strength)
-    if model == "plausibility":
-        if reference_leaves or rescale_above is not None:
-            keys, table = _leaf_table(
-                leaves,
-                lambda c: _plausibility_mass_rows(c, rescale_above, reference_leaves)[:, 1:],
-                ("plausibility leaf mass", rescale_above, reference_leaves),
-            )
-        else:
-            keys, table = _leaf_table(
-                leaves, _representable_plausibility_rows, "plausibility mass, representable"
-            )
-    else:
-        keys, table = _leaf_table(leaves, lambda c: _idm_rows(c, strength), ("imprecise_dirichlet", strength))
+
+def _pooled_leaves(leaves, record, arithmetic, want_mass, options):
+    """Counts summed over the trees, then class frequencies (Busch et al. 2021, section 4.0.1)."""
+    n_classes = leaves.shape[2]
+    keys, table = _leaf_table(leaves, lambda c: c, "counts")
+    pooled = _tables.sum_rows(keys, table)
+    total = pooled.sum(axis=1, keepdims=True)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        proba = np.where(total > 0, pooled / np.where(total > 0, total, 1.0), 1.0 / n_classes)
+    return {"proba": proba, "score": proba[:, 1] if n_classes == 2 else proba}
+
+
+def _evidence_accumulation(leaves, record, arithmetic, want_mass, options):
+    """Sum over the trees of log (c_k + s) / (N + K s), less (T - 1) log P(y) (Busch et al. 2021, 4.0.4)."""
+    _n_samples, n_trees, n_classes = leaves.shape
+    prior_values = _check_class_prior(options["class_prior"], n_classes)
+    smoothing = options["smoothing"]
+    try:
+        s = 0.1 if smoothing is None else float(smoothing)
+    except (TypeError, ValueError):
+        raise ValueError(f"`smoothing` must be a positive number; got {smoothing!r}.") from None
+    if not (s > 0 and np.isfinite(s)):
+        raise ValueError(f"`smoothing` must be > 0 (the authors use 0.1); got {smoothing!r}.")
+    prior_term = np.log(prior_values) if arithmetic.eva_prior == "log" else prior_values
+    keys, table = _leaf_table(
+        leaves,
+        lambda c: np.log(c + s) - np.log(c.sum(axis=1, keepdims=True) + n_classes * s),
+        ("eva", s),
+    )
+    scores = _mean_over_trees(keys, table, arithmetic.exact_mean) * n_trees - (n_trees - 1) * prior_term
+    shifted = scores - scores.max(axis=1, keepdims=True)
+    proba = np.exp(shifted)
+    proba /= proba.sum(axis=1, keepdims=True)
+    return {"proba": proba, "score": scores[:, 1] - scores[:, 0] if n_classes == 2 else scores}
+
+
+def _leaf_mass_table(leaves, arithmetic, model, strength):
+    """``(keys, table)`` of the leaf masses [m({0}), ..., m({K-1}), m(frame)] of the leaf model."""
+    rescale_above, reference_leaves = arithmetic.rescale_above, arithmetic.reference_leaves
+    if model != "plausibility":
+        return _leaf_table(leaves, lambda c: _idm_rows(c, strength), ("imprecise_dirichlet", strength))
+    if reference_leaves or rescale_above is not None:
+        return _leaf_table(
+            leaves,
+            lambda c: _plausibility_mass_rows(c, rescale_above, reference_leaves)[:, 1:],
+            ("plausibility leaf mass", rescale_above, reference_leaves),
+        )
+    return _leaf_table(leaves, _representable_plausibility_rows, "plausibility mass, representable")
+
+
+def _combined_leaf_masses(leaves, record, arithmetic, want_mass, options):
+    """Dempster's (unnormalised) or the cautious combination of the leaf masses (Busch et al. 2021, 4.0.2-3)."""
+    method = record.method
+    n_classes = leaves.shape[2]
+    model, strength = _check_leaf_model(options["model"], n_classes, options["prior_strength"])
+    keys, table = _leaf_mass_table(leaves, arithmetic, model, strength)
+    floor = arithmetic.floor
     if floor is None:
         if method == "cautious":
             bad_rows = np.flatnonzero(table[:, -1] <= 0.0)
@@ -680,12 +704,44 @@ def _combine(
         total = nonempty.sum(axis=1, keepdims=True)
         with np.errstate(invalid="ignore", divide="ignore"):
             normalized = np.where(total > 0, nonempty / np.where(total > 0, total, 1.0), np.nan)
-    result["mass"] = mass
-    result["normalized"] = normalized
-    result["score"] = mass[:, 2] - mass[:, 1] if binary else mass[:, 1:-1]
+    result = {"mass": mass, "normalized": normalized}
+    result["score"] = mass[:, 2] - mass[:, 1] if n_classes == 2 else mass[:, 1:-1]
     if np.isnan(normalized).any():
         result["conflict_rows"] = np.flatnonzero(np.isnan(normalized).any(axis=1))
     return result
+
+
+_LEAF_MASS_OPTIONS = ("model", "prior_strength")
+
+#: The combination methods (Busch et al. 2021): the per-leaf scoring methods (section 3.1, aggregated by
+#: the mean or the vote of section 3.2), then the integrated methods (section 4).
+_METHODS = {
+    "probability": Combiner("probability", "average", (), False, 0.5, _scored_leaves),
+    "laplace": Combiner("laplace", "average", (), False, 0.5, _scored_leaves),
+    "plausibility": Combiner("plausibility", "average", (), True, 0.0, _scored_leaves),
+    "confidence_bounds": Combiner("confidence_bounds", "average", (), True, 0.5, _scored_leaves),
+    "pooling": Combiner("pooling", None, (), False, 0.5, _pooled_leaves),
+    "dempster": Combiner("dempster", None, _LEAF_MASS_OPTIONS, False, 0.0, _combined_leaf_masses),
+    "cautious": Combiner("cautious", None, _LEAF_MASS_OPTIONS, False, 0.0, _combined_leaf_masses),
+    "eva": Combiner("eva", None, ("class_prior", "smoothing"), False, 0.0, _evidence_accumulation),
+}
+SCORE_METHODS = tuple(method for method, record in _METHODS.items() if record.aggregate is not None)
+INTEGRATED_METHODS = tuple(method for method, record in _METHODS.items() if record.aggregate is None)
+
+#: The combiner names accepted by the classifier, as :class:`Combiner` records (``method``, ``aggregate``,
+#: the options it takes, its implementation).
+COMBINERS = {
+    "average": _METHODS["probability"],
+    "vote": _METHODS["probability"].aggregated("vote"),
+    "voting": _METHODS["probability"].aggregated("vote"),
+    "laplace": _METHODS["laplace"],
+    "plausibility": _METHODS["plausibility"],
+    "confidence_bounds": _METHODS["confidence_bounds"],
+    "pooling": _METHODS["pooling"],
+    "dempster": _METHODS["dempster"],
+    "cautious": _METHODS["cautious"],
+    "eva": _METHODS["eva"],
+}
 
 
 _OPTIONS_DOC = """
@@ -922,7 +978,14 @@ def _combine_leaves_to_mass_array(counts, *, combiner="dempster", normalize=True
     method, aggregate = parse_combiner(combiner)
     if method not in ("dempster", "cautious", "plausibility"):
         # the name the user wrote (a key of COMBINERS), not the internal (method, aggregate) pair
-        name = next((key for key, pair in COMBINERS.items() if pair == (method, aggregate)), method)
+        name = next(
+            (
+                key
+                for key, record in COMBINERS.items()
+                if (record.method, record.aggregate) == (method, aggregate)
+            ),
+            method,
+        )
         raise ValueError(
             f"Combiner {name!r} has no mass function (it scores the leaves); predict_mass and "
             "combine_leaves_to_mass need combiner='dempster', 'cautious' or 'plausibility' (averaged leaf "
