@@ -346,7 +346,7 @@ def sized_workload(report, key, op, sizes, repeats, tb, pyds, rng, pyds_max_n):
             public = lambda: combine([A, B], rule="dempster")  # noqa: E731
             kernel = lambda: kernels.conjunctive(stack, True)[0]  # noqa: E731
             rows1, rows2 = m1[None], m2[None]
-            extra = ("dstk pair kernel", lambda: kernels.conjunctive_pair(rows1, rows2, True)[0])
+            extra = ("dstk pair kernel", lambda: kernels.conjunctive((rows1, rows2), True)[0])
             reference = lambda: np_dempster(m1, m2, n)  # noqa: E731
             unpack = lambda out: out.to_array()  # noqa: E731
         elif op == "pignistic":

@@ -213,11 +213,23 @@ def njit(signature_or_function=None, **options):
     """:func:`numba.njit` with a cache that follows the called kernels and works on any install.
 
     Used exactly as ``numba.njit``: ``@njit``, ``@njit(cache=True, ...)`` or
-    ``@njit(signature, cache=True, ...)``.
+    ``@njit(signature, cache=True, ...)``.  One option is dstk's own:
+    ``interpreted_max_work=N`` is kept as the kernel's attribute
+    ``interpreted_max_work``, the largest work of a call that
+    :func:`call_kernel` may run interpreted (the budget stated where the
+    kernel is).
     """
     if inspect.isfunction(signature_or_function):
         return _decorate(signature_or_function, None, options)
-    return lambda function: _decorate(function, signature_or_function, options)
+    budget = options.pop("interpreted_max_work", None)
+
+    def decorate(function):
+        kernel = _decorate(function, signature_or_function, options)
+        if budget is not None:
+            kernel.interpreted_max_work = budget
+        return kernel
+
+    return decorate
 
 
 _interpreted: dict[tuple[Any, bool], Any] = {}

@@ -102,23 +102,15 @@ _LARGE = 1e280
 #: busy with other work, starting the threads can cost more than the fold.
 PARALLEL_MIN_VALUES = 1 << 22
 
-#: Largest input (values read: rows x sources x subsets) of a serial fold that
-#: :func:`dstk._kernels._jit.call_kernel` runs interpreted instead of compiling
-#: the kernel, per kernel: about 20 ms interpreted (0.3 us per value for the
-#: binary and two-source kernels, 0.45 us ternary, 1.2 us for
-#: :func:`dempster_extended`), where compiling the binary fold with its callees
-#: takes about 2 s of a cold start (measured 2026-11-24).  The fold of larger
-#: frames is always compiled: it sums with :func:`dstk._kernels.moebius.sum_from`,
-#: whose fast-math (reassociated) sum the interpreter does not reproduce; so is
-#: :func:`dempster_extended` beyond binary frames (a sum of three terms has one
-#: order whatever the reassociation).
-INTERPRETED_MAX_WORK = {
-    "_binary_rows": 65_536,
-    "_binary_pair_rows": 65_536,
-    "_ternary_pair_rows": 40_000,
-    "_ternary_rows": 40_000,
-    "dempster_extended": 16_384,
-}
+# The row kernels' ``interpreted_max_work`` (their decorators) is the largest input (values read:
+# rows x sources x subsets) of a serial fold that :func:`dstk._kernels._jit.call_kernel` runs
+# interpreted instead of compiling the kernel: about 20 ms interpreted (0.3 us per value for the
+# binary and two-source kernels, 0.45 us ternary, 1.2 us for :func:`dempster_extended`), where
+# compiling the binary fold with its callees takes about 2 s of a cold start (measured
+# 2026-11-24).  The fold of larger frames is always compiled: it sums with
+# :func:`dstk._kernels.moebius.sum_from`, whose fast-math (reassociated) sum the interpreter does
+# not reproduce; so is :func:`dempster_extended` beyond binary frames (a sum of three terms has
+# one order whatever the reassociation).
 
 
 @njit(cache=True)
@@ -327,7 +319,7 @@ def _extended_masses(acc, expo):
     return (k_val if k_val > 0.0 else 0.0), False
 
 
-@njit(cache=True)
+@njit(cache=True, interpreted_max_work=16_384)
 def dempster_extended(m, rows, out, kappa, total_conflict):
     """Dempster's rule of the K sources of the rows ``rows`` of ``m``, in extended exponent range.
 
@@ -369,7 +361,7 @@ def dempster_extended(m, rows, out, kappa, total_conflict):
         kappa[r], total_conflict[r] = _extended_masses(acc, expo)
 
 
-#: Bits of the status returned by the checked kernels (see :func:`conjunctive_checked`).
+#: Bits of the status returned by the checked kernels (see :func:`conjunctive`).
 SMALL_NEGATIVE = 1
 INVALID = 2
 
@@ -597,7 +589,7 @@ def _binary_row(m, normalize, out, kappa, total_conflict, lost, r):
         )
 
 
-@njit(cache=True)
+@njit(cache=True, interpreted_max_work=65_536)
 def _binary_rows(m, normalize, out, kappa, total_conflict, lost, r0, r1, tolerance):
     """Rows ``r0:r1`` of :func:`conjunctive` on a binary frame, commonalities in scalars.
 
@@ -689,16 +681,17 @@ def _binary_rows(m, normalize, out, kappa, total_conflict, lost, r0, r1, toleran
     return status if check else 0
 
 
-@njit(cache=True)
-def _binary_pair_rows(m1, step1, m2, step2, normalize, out, kappa, total_conflict, lost, r0, r1):
-    """Rows ``r0:r1`` of :func:`conjunctive_pair` on a binary frame (two sources, no stacking).
+@njit(cache=True, interpreted_max_work=65_536)
+def _binary_pair_rows(m1, step1, m2, step2, normalize, out, kappa, total_conflict, lost, r0, r1, tolerance):
+    """Rows ``r0:r1`` of :func:`conjunctive` of a pair of sources on a binary frame (no stacking).
 
     The two-source case of :func:`_binary_rows`: q(A) = q1(A) q2(A) for the
     three non-empty subsets, each product checked for leaving the normal
     float64 range; no rescaling is needed for two factors of at most 1.
     Source ``k``'s row ``r`` is ``mk[r * stepk : r * stepk + 4]`` of a flat
     array (``stepk`` = 4 for C-contiguous rows; other steps read rows spaced
-    in a larger array, e.g. one source of a stack, without a copy).
+    in a larger array, e.g. one source of a stack, without a copy).  The
+    rows are not checked (``tolerance`` is ignored); returns status 0.
     """
     # slices indexed from 0: indices known to be non-negative (no wraparound test)
     o = out[r0:r1]
@@ -723,6 +716,7 @@ def _binary_pair_rows(m1, step1, m2, step2, normalize, out, kappa, total_conflic
             flags[r] = True
         else:
             _binary_store(o, kp, tc, r, _binary_masses(q1, q2, q3, 1.0, 0.0, normalize))
+    return 0
 
 
 @njit(cache=True)
@@ -832,7 +826,7 @@ def _ternary_fold(s, normalize, careful):
     return q1, q2, q3, q4, q5, q6, q7, log_scale, flag
 
 
-@njit(cache=True)
+@njit(cache=True, interpreted_max_work=40_000)
 def _ternary_rows(m, normalize, out, kappa, total_conflict, lost, r0, r1, tolerance):
     """Rows ``r0:r1`` of :func:`conjunctive` on a three-label frame, in scalars.
 
@@ -896,15 +890,16 @@ def _ternary_rows(m, normalize, out, kappa, total_conflict, lost, r0, r1, tolera
     return status
 
 
-@njit(cache=True)
-def _ternary_pair_rows(m1, step1, m2, step2, normalize, out, kappa, total_conflict, lost, r0, r1):
-    """Rows ``r0:r1`` of :func:`conjunctive_pair` on a three-label frame (two sources, no stacking).
+@njit(cache=True, interpreted_max_work=40_000)
+def _ternary_pair_rows(m1, step1, m2, step2, normalize, out, kappa, total_conflict, lost, r0, r1, tolerance):
+    """Rows ``r0:r1`` of :func:`conjunctive` of a pair of sources on a three-label frame (no stacking).
 
     Source ``k``'s row ``r`` is ``mk[r * stepk : r * stepk + 8]`` of a flat
     array (as in :func:`_binary_pair_rows`); blocks of 64 rows of the two
     sources are copied to a (64, 2, 8) scratch that stays in the cache and
     folded by :func:`_ternary_rows`, so each row gets the bits of the
-    stacked fold.
+    stacked fold.  The rows are not checked (``tolerance`` is ignored);
+    returns status 0.
     """
     block = 64
     s = np.empty((block, 2, 8))
@@ -919,6 +914,7 @@ def _ternary_pair_rows(m1, step1, m2, step2, normalize, out, kappa, total_confli
         _ternary_rows(
             s, normalize, out[b0:b1], kappa[b0:b1], total_conflict[b0:b1], lost[b0:b1], 0, b1 - b0, -1.0
         )
+    return 0
 
 
 @njit(cache=True)
@@ -1031,10 +1027,13 @@ def _general_parallel(m, normalize, out, kappa, total_conflict, lost, tolerance,
 
 
 @njit(cache=True, parallel=True)
-def _binary_pair_parallel(m1, step1, m2, step2, normalize, out, kappa, total_conflict, lost, n_tasks):
+def _binary_pair_parallel(
+    m1, step1, m2, step2, normalize, out, kappa, total_conflict, lost, tolerance, status
+):
     rows = out.shape[0]
+    n_tasks = status.shape[0]
     for t in prange(n_tasks):
-        _binary_pair_rows(
+        status[t] = _binary_pair_rows(
             m1,
             step1,
             m2,
@@ -1046,14 +1045,18 @@ def _binary_pair_parallel(m1, step1, m2, step2, normalize, out, kappa, total_con
             lost,
             t * rows // n_tasks,
             (t + 1) * rows // n_tasks,
+            tolerance,
         )
 
 
 @njit(cache=True, parallel=True)
-def _ternary_pair_parallel(m1, step1, m2, step2, normalize, out, kappa, total_conflict, lost, n_tasks):
+def _ternary_pair_parallel(
+    m1, step1, m2, step2, normalize, out, kappa, total_conflict, lost, tolerance, status
+):
     rows = out.shape[0]
+    n_tasks = status.shape[0]
     for t in prange(n_tasks):
-        _ternary_pair_rows(
+        status[t] = _ternary_pair_rows(
             m1,
             step1,
             m2,
@@ -1065,7 +1068,19 @@ def _ternary_pair_parallel(m1, step1, m2, step2, normalize, out, kappa, total_co
             lost,
             t * rows // n_tasks,
             (t + 1) * rows // n_tasks,
+            tolerance,
         )
+
+
+#: The row kernels of :func:`conjunctive` (serial, threaded) by input form and subset count; other
+#: frames fold a stack with :func:`_general_rows`.  Each takes ``(*inputs, normalize, out, kappa,
+#: total_conflict, lost, r0, r1, tolerance)`` (threaded: ``tolerance, status`` after ``lost``).
+_ROW_KERNELS = {
+    ("stack", 4): (_binary_rows, _binary_parallel),
+    ("stack", 8): (_ternary_rows, _ternary_parallel),
+    ("pair", 4): (_binary_pair_rows, _binary_pair_parallel),
+    ("pair", 8): (_ternary_pair_rows, _ternary_pair_parallel),
+}
 
 
 def _use_threads(parallel, n_values, rows):
@@ -1076,110 +1091,6 @@ def _use_threads(parallel, n_values, rows):
     if parallel is None:
         parallel = threads > 1 and n_values >= PARALLEL_MIN_VALUES and rows >= 2 * threads
     return bool(parallel) and rows > 1, threads
-
-
-def _fold(m, normalize, parallel, tolerance):
-    m = read_only(m)  # one compiled specialisation for read-only and writable inputs
-    rows, _, size = m.shape
-    out = _buffers.empty((rows, size))
-    kappa = _buffers.empty(rows)
-    total_conflict = _buffers.zeros(rows, dtype=np.bool_)
-    lost = _buffers.zeros(rows, dtype=np.bool_)
-    normalize = bool(normalize)
-    threaded, threads = _use_threads(parallel, m.size, rows)
-    if size == 4:
-        serial, parallel_kernel, limit = _binary_rows, _binary_parallel, INTERPRETED_MAX_WORK["_binary_rows"]
-    elif size == 8:
-        serial, parallel_kernel, limit = (
-            _ternary_rows,
-            _ternary_parallel,
-            INTERPRETED_MAX_WORK["_ternary_rows"],
-        )
-    else:
-        serial, parallel_kernel, limit = _general_rows, _general_parallel, -1
-    if threaded:
-        status_of_tasks = np.zeros(min(rows, 8 * threads), dtype=np.int64)
-        parallel_kernel(m, normalize, out, kappa, total_conflict, lost, tolerance, status_of_tasks)
-        status = int(np.bitwise_or.reduce(status_of_tasks))
-    else:
-        status = call_kernel(
-            serial,
-            m,
-            normalize,
-            out,
-            kappa,
-            total_conflict,
-            lost,
-            0,
-            rows,
-            tolerance,
-            work=m.size,
-            interpreted_max_work=limit,
-        )
-    if status & INVALID:
-        return out, kappa, total_conflict, status
-    if normalize and lost.any():
-        _extended_rows(m, np.flatnonzero(lost), out, kappa, total_conflict)
-    return out, kappa, total_conflict, status
-
-
-def _extended_rows(m, rows, out, kappa, total_conflict):
-    """:func:`dempster_extended` of the rows ``rows``, interpreted when few rows of a binary frame."""
-    call_kernel(
-        dempster_extended,
-        m,
-        rows,
-        out,
-        kappa,
-        total_conflict,
-        work=rows.size * m.shape[1] * m.shape[2],
-        interpreted_max_work=INTERPRETED_MAX_WORK["dempster_extended"] if m.shape[2] == 4 else -1,
-        fastmath=True,  # binary frames: sum_from adds three terms, one order
-    )
-
-
-def conjunctive(m, normalize, *, parallel=None):
-    """Conjunctive combination of the K sources of every row.
-
-    ``m``: C-contiguous float64 (rows, K, size).  With ``normalize``
-    (Dempster's rule) the commonality product is rescaled every 16 sources
-    (q(empty) plays no role, so rescaling is exact) and the result is
-    divided by the sum of its non-empty masses, never by 1 - K.  A row where
-    some commonality product of non-zero factors leaves the normal float64
-    range (near-dogmatic sources, long folds of tiny masses) is recomputed by
-    :func:`dempster_extended`, so that every normalised mass representable
-    in float64 is returned with ordinary rounding error.
-
-    Binary and three-label frames keep the commonalities in scalars; only
-    the kernel of the input's frame size is compiled.  Rows are spread over
-    numba's threads when the input holds at least
-    :data:`PARALLEL_MIN_VALUES` values (``parallel=None``), always
-    (``True``) or never (``False``).
-
-    Returns ``(out, kappa, total)``: combined masses, the conflict K = mass
-    of the empty set in the unnormalised combination (it may round to 1 for
-    nearly total conflicts), and a flag per row that is True only for an
-    exactly total conflict (all non-empty masses zero; zero output row).
-    """
-    return _fold(m, normalize, parallel, -1.0)[:3]
-
-
-def conjunctive_checked(m, normalize, tolerance, *, parallel=None):
-    """:func:`conjunctive` that validates every source row in the same pass.
-
-    Each source row is tested as it is read, with the tests of
-    :func:`dstk._kernels.validation.check_mass_rows` (entries sum to 1
-    within ``tolerance``, none below ``-tolerance``; a NaN or infinite entry
-    fails the sum), so that validated input is read once.  Returns ``(out,
-    kappa, total, status)``; ``status`` has the bit :data:`INVALID` when
-    some row failed (``out`` is then meaningless and the caller builds the
-    error message) and :data:`SMALL_NEGATIVE` when some entry lies in
-    ``[-tolerance, 0)`` (rounding noise: the caller cleans the input and
-    combines again, as the separate validation would).
-    """
-    if not tolerance >= 0.0:
-        raise ValueError(f"`tolerance` must be >= 0; got {tolerance!r}.")
-    return _fold(m, normalize, parallel, float(tolerance))
 
 
 def _spaced_rows(m):
@@ -1198,39 +1109,92 @@ def _spaced_rows(m):
     return read_only(np.ascontiguousarray(m, dtype=np.float64).reshape(-1)), size
 
 
-def conjunctive_pair(m1, m2, normalize, *, parallel=None):
-    """:func:`conjunctive` of two sources given as separate (rows, size) float64 arrays.
+def _kernel_inputs(sources, tolerance):
+    """``(form, inputs, rows, k_sources, size)``: the arguments of a row kernel that stand for ``sources``.
 
-    Binary and three-label frames have their own kernels (no stacking of
-    the two inputs, and no copy of rows evenly spaced in memory, e.g. two
-    sources of one stack); other frames stack them and call
-    :func:`conjunctive`.
+    A pair of binary or three-label sources is read where it lies
+    (:func:`_spaced_rows`); any other pair is stacked.
     """
-    rows, size = m1.shape
-    if size not in (4, 8):
-        return conjunctive(np.stack([m1, m2], axis=1), normalize, parallel=parallel)
-    if size == 4:
-        serial, parallel_kernel = _binary_pair_rows, _binary_pair_parallel
-    else:
-        serial, parallel_kernel = _ternary_pair_rows, _ternary_pair_parallel
-    (flat1, step1), (flat2, step2) = _spaced_rows(m1), _spaced_rows(m2)
+    if isinstance(sources, tuple):
+        m1, m2 = sources
+        rows, size = m1.shape
+        if size in (4, 8) and tolerance < 0.0:
+            (flat1, step1), (flat2, step2) = _spaced_rows(m1), _spaced_rows(m2)
+            return "pair", (flat1, step1, flat2, step2), rows, 2, size
+        sources = np.stack([m1, m2], axis=1)
+    m = read_only(sources)  # one compiled specialisation for read-only and writable inputs
+    rows, k_sources, size = m.shape
+    return "stack", (m,), rows, k_sources, size
+
+
+def _lost_rows_stack(sources, bad):
+    """The sources of the rows ``bad`` as a read-only (len(bad), K, size) stack."""
+    if isinstance(sources, tuple):
+        return read_only(np.stack([sources[0][bad], sources[1][bad]], axis=1))
+    return read_only(sources[bad])
+
+
+def conjunctive(sources, normalize, *, tolerance=None, parallel=None):
+    """Conjunctive combination of the K sources of every row.
+
+    ``sources``: C-contiguous float64 (rows, K, size), or a pair ``(m1,
+    m2)`` of float64 (rows, size) arrays, two sources given apart (the rows
+    of binary and three-label frames are then read where they lie: no
+    stacking, and no copy of rows evenly spaced in memory, e.g. two sources
+    of one stack).  With ``normalize`` (Dempster's rule) the commonality
+    product is rescaled every 16 sources (q(empty) plays no role, so
+    rescaling is exact) and the result is divided by the sum of its
+    non-empty masses, never by 1 - K.  A row where some commonality product
+    of non-zero factors leaves the normal float64 range (near-dogmatic
+    sources, long folds of tiny masses) is recomputed by
+    :func:`dempster_extended`, so that every normalised mass representable
+    in float64 is returned with ordinary rounding error.
+
+    Binary and three-label frames keep the commonalities in scalars; only
+    the kernel of the input's frame size is compiled, and small inputs run
+    interpreted on a cold start (the ``interpreted_max_work`` of the row
+    kernels' decorators, see :func:`dstk._kernels._jit.call_kernel`).  Rows
+    are spread over numba's threads when the input holds at least
+    :data:`PARALLEL_MIN_VALUES` values (``parallel=None``), always
+    (``True``) or never (``False``).
+
+    With ``tolerance`` (a stack only), each source row is tested as it is
+    read, with the tests of :func:`dstk._kernels.validation.check_mass_rows`
+    (entries sum to 1 within ``tolerance``, none below ``-tolerance``; a NaN
+    or infinite entry fails the sum), so that validated input is read once.
+
+    Returns ``(out, kappa, total, status)``: combined masses, the conflict K
+    = mass of the empty set in the unnormalised combination (it may round to
+    1 for nearly total conflicts), a flag per row that is True only for an
+    exactly total conflict (all non-empty masses zero; zero output row), and
+    the status bits of the check: :data:`INVALID` when some row failed
+    (``out`` is then meaningless and the caller builds the error message),
+    :data:`SMALL_NEGATIVE` when some entry lies in ``[-tolerance, 0)``
+    (rounding noise: the caller cleans the input and combines again, as the
+    separate validation would); 0 without ``tolerance``.
+    """
+    if tolerance is None:
+        tolerance = -1.0
+    elif not tolerance >= 0.0 or isinstance(sources, tuple):
+        raise ValueError(f"`tolerance` must be >= 0 and the sources a stack; got {tolerance!r}.")
+    tolerance = float(tolerance)
+    form, inputs, rows, k_sources, size = _kernel_inputs(sources, tolerance)
+    serial, threaded_kernel = _ROW_KERNELS.get((form, size), (_general_rows, _general_parallel))
     out = _buffers.empty((rows, size))
     kappa = _buffers.empty(rows)
     total_conflict = _buffers.zeros(rows, dtype=np.bool_)
     lost = _buffers.zeros(rows, dtype=np.bool_)
     normalize = bool(normalize)
-    threaded, threads = _use_threads(parallel, 2 * m1.size, rows)
+    work = rows * k_sources * size
+    threaded, threads = _use_threads(parallel, work, rows)
     if threaded:
-        parallel_kernel(
-            flat1, step1, flat2, step2, normalize, out, kappa, total_conflict, lost, min(rows, 8 * threads)
-        )
+        status_of_tasks = np.zeros(min(rows, 8 * threads), dtype=np.int64)
+        threaded_kernel(*inputs, normalize, out, kappa, total_conflict, lost, tolerance, status_of_tasks)
+        status = int(np.bitwise_or.reduce(status_of_tasks))
     else:
-        call_kernel(
+        status = call_kernel(
             serial,
-            flat1,
-            step1,
-            flat2,
-            step2,
+            *inputs,
             normalize,
             out,
             kappa,
@@ -1238,17 +1202,27 @@ def conjunctive_pair(m1, m2, normalize, *, parallel=None):
             lost,
             0,
             rows,
-            work=2 * m1.size,
-            interpreted_max_work=INTERPRETED_MAX_WORK[serial.__name__],
+            tolerance,
+            work=work,
+            interpreted_max_work=getattr(serial, "interpreted_max_work", -1),
         )
-    if normalize and lost.any():
-        bad = np.flatnonzero(lost)
-        out_bad, kappa_bad, total_bad = out[bad], kappa[bad], total_conflict[bad]
-        _extended_rows(
-            np.stack([m1[bad], m2[bad]], axis=1), np.arange(bad.size), out_bad, kappa_bad, total_bad
-        )
-        out[bad], kappa[bad], total_conflict[bad] = out_bad, kappa_bad, total_bad
-    return out, kappa, total_conflict
+    if status & INVALID or not (normalize and lost.any()):
+        return out, kappa, total_conflict, status
+    bad = np.flatnonzero(lost)
+    out_bad, kappa_bad, total_bad = out[bad], kappa[bad], total_conflict[bad]
+    call_kernel(
+        dempster_extended,
+        _lost_rows_stack(sources, bad),
+        np.arange(bad.size),
+        out_bad,
+        kappa_bad,
+        total_bad,
+        work=bad.size * k_sources * size,
+        interpreted_max_work=dempster_extended.interpreted_max_work if size == 4 else -1,
+        fastmath=True,  # binary frames: sum_from adds three terms, one order
+    )
+    out[bad], kappa[bad], total_conflict[bad] = out_bad, kappa_bad, total_bad
+    return out, kappa, total_conflict, status
 
 
 @njit(cache=True)

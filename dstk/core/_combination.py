@@ -412,7 +412,7 @@ def _fold_deferred(masses, axis, rule):
     frame = masses.frame
     nd = values.ndim - 1
     stack, batch = _move_sources_last(values, _source_axis(axis, values.shape[:-1]), nd)
-    out, kappa, total, status = _c.conjunctive_checked(stack, rule == "dempster", _dense.MASS_TOLERANCE)
+    out, kappa, total, status = _c.conjunctive(stack, rule == "dempster", tolerance=_dense.MASS_TOLERANCE)
     if status:
         masses._check_deferred()  # raises the usual error for invalid masses
         return None
@@ -457,7 +457,7 @@ def _two_dense_sources(masses, axis, rule):
         rows_a, rows_b = a._storage.masses.reshape(-1, size), b._storage.masses.reshape(-1, size)
     else:
         rows_a, rows_b = _dense.as_rows(a._storage.masses), _dense.as_rows(b._storage.masses)
-    out, kappa, total = _c.conjunctive_pair(rows_a, rows_b, rule == "dempster")
+    out, kappa, total, _ = _c.conjunctive((rows_a, rows_b), rule == "dempster")
     out, kappa, total = _conjunctive_result(out, kappa, total, rule)
     shape = a.batch_shape
     return MassFunction._dense(out.reshape(shape + (frame.n_subsets,)), frame), kappa.reshape(shape), total
@@ -490,7 +490,7 @@ def _raise_total_conflict(flags):
 
 def _dense_conjunctive(stack, rule, weights, normalize):
     """Conjunctive, Dempster or Yager rule of ``stack`` (rows, K, 2**n): ``(out, kappa)``."""
-    out, kappa, total = _c.conjunctive(stack, rule == "dempster")
+    out, kappa, total, _ = _c.conjunctive(stack, rule == "dempster")
     return _conjunctive_result(out, kappa, total, rule)
 
 
@@ -531,7 +531,7 @@ def _dense_bold(stack, rule, weights, normalize):
 
 def _dense_dubois_prade(stack, rule, weights, normalize):
     """Dubois-Prade rule of ``stack`` (rows, K, 2**n), folded left: ``(out, kappa)``."""
-    _, kappa, _ = _c.conjunctive(stack, False)
+    _, kappa, _, _ = _c.conjunctive(stack, False)
     acc = np.ascontiguousarray(stack[:, 0, :])
     for j in range(1, stack.shape[1]):
         acc = _c.dubois_prade_pair(acc, np.ascontiguousarray(stack[:, j, :]))

@@ -184,7 +184,7 @@ def _merged_fold_states(stack, normalize):
     of the parts' and the merge's own.  (A product below the smallest
     float64 gives K = 1, as K = 1 - that product rounds in float64 anyway.)
     """
-    out, kappa, total = _c.conjunctive(
+    out, kappa, total, _ = _c.conjunctive(
         np.ascontiguousarray(stack, dtype=np.float64), normalize, parallel=False
     )
     if normalize:
@@ -293,7 +293,7 @@ def _merged_binary_fold_states(parts, normalize, finish=None, with_conflict=Fals
         bad = np.flatnonzero(lost)
         merged = parts[0][bad]
         for part in parts[1:]:
-            step, kappa, step_total = _c.conjunctive_pair(merged, part[bad], normalize, parallel=False)
+            step, kappa, step_total, _ = _c.conjunctive((merged, part[bad]), normalize, parallel=False)
             _store_one_minus_conflict(step, kappa, step_total, [merged[:, 0], part[bad, 0]])
             merged = step
         out[bad] = merged if finish is None else _finish_state(merged, finish, normalize, with_conflict)

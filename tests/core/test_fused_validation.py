@@ -125,14 +125,14 @@ def test_small_arrays_are_checked_at_construction():
 def test_threaded_and_serial_kernels_agree(size, normalize):
     rng = np.random.default_rng(30 + size)
     values = _masses(rng, 101, 19, size)
-    serial = kernels.conjunctive_checked(values, normalize, 1e-9, parallel=False)
-    threaded = kernels.conjunctive_checked(values, normalize, 1e-9, parallel=True)
+    serial = kernels.conjunctive(values, normalize, tolerance=1e-9, parallel=False)
+    threaded = kernels.conjunctive(values, normalize, tolerance=1e-9, parallel=True)
     for a, b in zip(serial, threaded):
         np.testing.assert_array_equal(a, b)
     assert serial[3] == 0
     values[77, 4, 1] = np.nan
-    assert kernels.conjunctive_checked(values, normalize, 1e-9, parallel=True)[3] & kernels.INVALID
-    assert kernels.conjunctive_checked(values, normalize, 1e-9, parallel=False)[3] & kernels.INVALID
+    assert kernels.conjunctive(values, normalize, tolerance=1e-9, parallel=True)[3] & kernels.INVALID
+    assert kernels.conjunctive(values, normalize, tolerance=1e-9, parallel=False)[3] & kernels.INVALID
 
 
 @pytest.mark.parametrize("rule", ["dempster", "conjunctive", "yager"])

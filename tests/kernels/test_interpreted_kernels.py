@@ -1,7 +1,8 @@
 """Kernels run interpreted for small inputs (cold start) give bit-identical results.
 
 :func:`dstk._kernels._jit.call_kernel` runs a kernel's Python source instead of
-its compiled version below a work threshold (``INTERPRETED_MAX_WORK``).  The
+its compiled version below a work threshold (``INTERPRETED_MAX_WORK``, or the
+``interpreted_max_work`` of the kernel's decorator).  The
 compiled kernel is the reference: both must agree bit for bit on inputs that
 reach every branch, and every calibrator that uses them must fit and predict
 the same numbers whichever way its kernels run.
@@ -260,13 +261,13 @@ def test_interpreted_extended_and_pair_kernels_match_the_compiled_ones(seed):
             total,
             work=work,
             interpreted_max_work=0,
-            fastmath=True,  # as combination._extended_rows on binary frames
+            fastmath=True,  # as combination.conjunctive on binary frames
         )
         extended.append((out, kappa, total))
         arrays = (np.zeros((n, 4)), np.zeros(n), np.zeros(n, np.bool_), np.zeros(n, np.bool_))
         a, b = np.ascontiguousarray(m[:, 0]).ravel(), np.ascontiguousarray(m[:, -1]).ravel()
         kernel = combination_kernels._binary_pair_rows
-        call_kernel(kernel, a, 4, b, 4, True, *arrays, 0, n, work=work, interpreted_max_work=0)
+        call_kernel(kernel, a, 4, b, 4, True, *arrays, 0, n, -1.0, work=work, interpreted_max_work=0)
         pair.append(arrays)
     assert same_bits(*extended)
     assert same_bits(*pair)
@@ -277,7 +278,7 @@ def test_combine_gives_the_same_bits_interpreted_and_compiled(monkeypatch):
     from dstk import Frame, MassFunction, combine_with_conflict
 
     rng = np.random.default_rng(5)
-    limits = combination_kernels.INTERPRETED_MAX_WORK
+    budgeted = [k for k in vars(combination_kernels).values() if hasattr(k, "interpreted_max_work")]
     for size, frame in ((4, Frame("ab")), (8, Frame("abc"))):
         m = rng.dirichlet(np.full(size, 0.3), size=(30, 20))
         m[1] = 0.0  # near-dogmatic sources: products below the normal range (dempster_extended)
@@ -291,8 +292,8 @@ def test_combine_gives_the_same_bits_interpreted_and_compiled(monkeypatch):
         pairs = [MassFunction.from_array(m[:, 0], frame), MassFunction.from_array(m[:, 1], frame)]
         results = []
         for limit in (10**12, -1):
-            for key in limits:
-                monkeypatch.setitem(limits, key, limit)
+            for kernel in budgeted:
+                monkeypatch.setattr(kernel, "interpreted_max_work", limit)
             batch = combine_with_conflict(sources, axis=1, rule="dempster", on_conflict="nan")
             pair = combine_with_conflict(pairs, rule="dempster", on_conflict="nan")
             results.append(
@@ -301,9 +302,11 @@ def test_combine_gives_the_same_bits_interpreted_and_compiled(monkeypatch):
         assert same_bits(*results)
 
 
-def test_every_thresholded_combination_kernel_is_a_kernel_of_the_module():
-    for name, limit in combination_kernels.INTERPRETED_MAX_WORK.items():
-        assert hasattr(getattr(combination_kernels, name), "py_func") and limit > 0
+def test_every_serial_row_kernel_of_the_fold_carries_its_interpretation_budget():
+    kernels_ = [serial for serial, _ in combination_kernels._ROW_KERNELS.values()]
+    for kernel in kernels_ + [combination_kernels.dempster_extended]:
+        assert hasattr(kernel, "py_func") and kernel.interpreted_max_work > 0
+    assert not hasattr(combination_kernels._general_rows, "interpreted_max_work")  # fast-math sums
 
 
 # ---------------------------------------------------------------- tree and leaf-table kernels

@@ -90,7 +90,7 @@ def test_merge_equals_merging_in_turn_with_the_pair_kernel(seed, n_parts, normal
     assert not total.any() and not lost.any()
     in_turn = states[0]
     for part in states[1:]:
-        out, kappa, _ = combination.conjunctive_pair(in_turn, part, normalize, parallel=False)
+        out, kappa, _, _ = combination.conjunctive((in_turn, part), normalize, parallel=False)
         if normalize:
             out[:, 0] = (1.0 - kappa) * in_turn[:, 0] * part[:, 0]
         in_turn = out
