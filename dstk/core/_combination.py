@@ -18,7 +18,8 @@ from ..exceptions import (
     TotalConflictError,
 )
 from . import _dense, _sparse
-from ._mass import MassFunction, _deferred_masses, _mark_checked, as_mass_function
+from ._frame import Frame
+from ._mass import MassFunction, as_mass_function
 
 __all__ = ["combine", "combine_with_conflict", "RULES", "ON_CONFLICT"]
 
@@ -370,16 +371,80 @@ def _apply_conflict_policy(result, kappa, bad, on_conflict, rule, *, warn=True):
     return kappa
 
 
+@dataclass(frozen=True)
+class _Sources:
+    """The sources of one call of :func:`combine`, gathered once.
+
+    ``rows`` is what the conjunctive kernel reads when a conjunctive rule
+    meets dense sources it can read where they lie: a pair ``(rows_a,
+    rows_b)`` of two sources given apart (batch shape ``batch``), or the
+    stack (rows, K, 2**n) of one batched mass function whose check was
+    deferred (``deferred``: the kernel checks each row as it reads it, so
+    that the input is read once).  Otherwise ``rows`` is None and ``mf``
+    holds the sources on its batch axis ``ax``.
+    """
+
+    frame: Frame
+    batch: tuple[int, ...] = ()
+    rows: tuple[np.ndarray, np.ndarray] | np.ndarray | None = None
+    deferred: MassFunction | None = None
+    mf: MassFunction | None = None
+    ax: int = 0
+
+
+def _gather_sources(masses, axis, record):
+    """The :class:`_Sources` of ``masses`` (a MassFunction or a list of them) for the rule ``record``."""
+    if record.conjunctive and isinstance(masses, MassFunction):
+        values = masses._storage.pending()  # masses awaiting their deferred check, or None
+        if values is not None:
+            nd = values.ndim - 1
+            stack, batch = _move_sources_last(values, _source_axis(axis, values.shape[:-1]), nd)
+            return _Sources(masses.frame, batch, rows=stack, deferred=masses)
+    elif record.conjunctive and isinstance(masses, (list, tuple)) and len(masses) == 2:
+        a, b = masses
+        if isinstance(a, MassFunction) and isinstance(b, MassFunction) and _same_dense_batches(a, b):
+            values_a, values_b = a._storage.masses, b._storage.masses
+            size = values_a.shape[-1]
+            if size in (4, 8):
+                # binary and three-label rows are read where they are (one source of a stack included): no copy
+                rows = values_a.reshape(-1, size), values_b.reshape(-1, size)
+            else:
+                rows = _dense.as_rows(values_a), _dense.as_rows(values_b)
+            return _Sources(a._frame, values_a.shape[:-1], rows=rows)
+    mf, ax = _gather(masses, axis)
+    return _Sources(mf.frame, mf=mf, ax=ax)
+
+
+def _same_dense_batches(a, b):
+    """Whether the mass functions ``a`` and ``b`` are dense batches of one shape on one frame."""
+    sa, sb = a._storage, b._storage
+    if not (sa.is_dense and sb.is_dense and sa.masses.shape == sb.masses.shape):
+        return False
+    return a._frame is b._frame or a._frame == b._frame
+
+
 def _combine_raw(masses, rule, axis, weights, normalize):
     """``(combined, conflict, total)``: ``total`` flags the samples of total conflict (or is None)."""
     record = RULES[rule]
-    fast = _two_dense_sources(masses, axis, rule)
-    if fast is None:
-        fast = _fold_deferred(masses, axis, rule)
-    if fast is not None:
-        return fast
-    mf, ax = _gather(masses, axis)
-    frame = mf.frame
+    sources = _gather_sources(masses, axis, record)
+    frame = sources.frame
+    if sources.rows is not None:
+        deferred = sources.deferred
+        tolerance = None if deferred is None else _dense.MASS_TOLERANCE
+        out, kappa, total, status = _c.conjunctive(sources.rows, rule == "dempster", tolerance=tolerance)
+        if status:  # some row failed the deferred check or holds rounding noise below zero
+            deferred._check_deferred()  # raises the usual error for invalid masses, or cleans the noise
+            return _combine_raw(deferred, rule, axis, weights, normalize)  # checked now: the stacked fold
+        if deferred is not None:
+            deferred._storage.mark_checked()  # passed, no rounding noise to clean
+        # checked binary sources (no entry below 0) give no negative mass: m({a}) =
+        # q({a}) - q(frame), each commonality factor m({a}) + m(frame) being at
+        # least m(frame), and rounding is monotonic; no clipping pass needed
+        size = out.shape[1]
+        out, kappa, total = _conjunctive_result(out, kappa, total, rule, clip=deferred is None or size != 4)
+        batch = sources.batch
+        return MassFunction._dense(out.reshape(batch + (size,)), frame), kappa.reshape(batch), total
+    mf, ax = sources.mf, sources.ax
     nd = mf.ndim
     if mf._storage.is_wide:  # frames of more than 64 labels
         checked = _check_weights(weights, mf.batch_shape[ax]) if rule == "average" else None
@@ -395,35 +460,6 @@ def _combine_raw(masses, rule, axis, weights, normalize):
     return record.focal(mf, ax, rule, weights)
 
 
-def _fold_deferred(masses, axis, rule):
-    """Conjunctive/Dempster/Yager fold of one batched mass function whose check was deferred.
-
-    The kernel checks every source row as it reads it (the tests of the
-    usual check), so that the input is read once.  When some row fails or
-    holds rounding noise below zero, the usual check runs instead (raising
-    its error, or cleaning the noise) and None is returned: the caller then
-    combines the checked masses.
-    """
-    if not RULES[rule].conjunctive or not isinstance(masses, MassFunction):
-        return None
-    values = _deferred_masses(masses)
-    if values is None:
-        return None
-    frame = masses.frame
-    nd = values.ndim - 1
-    stack, batch = _move_sources_last(values, _source_axis(axis, values.shape[:-1]), nd)
-    out, kappa, total, status = _c.conjunctive(stack, rule == "dempster", tolerance=_dense.MASS_TOLERANCE)
-    if status:
-        masses._check_deferred()  # raises the usual error for invalid masses
-        return None
-    _mark_checked(masses)
-    # checked binary sources (no entry below 0) give no negative mass: m({a}) =
-    # q({a}) - q(frame), each commonality factor m({a}) + m(frame) being at
-    # least m(frame), and rounding is monotonic; no clipping pass needed
-    out, kappa, total = _conjunctive_result(out, kappa, total, rule, clip=frame.n_subsets != 4)
-    return MassFunction._dense(out.reshape(batch + (frame.n_subsets,)), frame), kappa.reshape(batch), total
-
-
 def _conjunctive_result(out, kappa, total, rule, *, clip=True):
     """Finish the conjunctive-kernel output of the conjunctive, Dempster or Yager rule (in place).
 
@@ -435,32 +471,6 @@ def _conjunctive_result(out, kappa, total, rule, *, clip=True):
     if clip:
         np.maximum(out, 0.0, out=out)
     return out, kappa, (total if rule == "dempster" else None)
-
-
-def _two_dense_sources(masses, axis, rule):
-    """Conjunctive/Dempster/Yager of two dense sources of equal batch shape, without stacking."""
-    if not RULES[rule].conjunctive or isinstance(masses, MassFunction):
-        return None
-    if not isinstance(masses, (list, tuple)) or len(masses) != 2:
-        return None
-    a, b = masses
-    if not (isinstance(a, MassFunction) and isinstance(b, MassFunction)):
-        return None
-    if a.frame != b.frame:
-        return None
-    frame = a.frame
-    if not (a.is_dense and b.is_dense) or a.batch_shape != b.batch_shape:
-        return None
-    size = frame.n_subsets
-    if size in (4, 8):
-        # binary and three-label rows are read where they are (one source of a stack included): no copy
-        rows_a, rows_b = a._storage.masses.reshape(-1, size), b._storage.masses.reshape(-1, size)
-    else:
-        rows_a, rows_b = _dense.as_rows(a._storage.masses), _dense.as_rows(b._storage.masses)
-    out, kappa, total, _ = _c.conjunctive((rows_a, rows_b), rule == "dempster")
-    out, kappa, total = _conjunctive_result(out, kappa, total, rule)
-    shape = a.batch_shape
-    return MassFunction._dense(out.reshape(shape + (frame.n_subsets,)), frame), kappa.reshape(shape), total
 
 
 def _check_weights(weights, k):

@@ -98,16 +98,6 @@ def _key_to_mask(frame, key, inferred):
 DEFERRED_CHECK_MIN_VALUES = 1 << 16
 
 
-def _deferred_masses(mf):
-    """The masses of ``mf`` awaiting their deferred check (C-contiguous float64), or None."""
-    return mf._storage.pending()
-
-
-def _mark_checked(mf):
-    """Record that the deferred masses of ``mf`` passed the check (no rounding noise to clean)."""
-    mf._storage.mark_checked()
-
-
 #: Columns (labels) of the HTML table of a batch in a notebook.
 _HTML_COLUMNS = 20
 
