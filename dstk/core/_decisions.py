@@ -63,14 +63,17 @@ def _utility_matrix(n, utility, loss, required=False):
     return u if utility is not None else -u
 
 
-def _focal_sets(m):
+def _focal_sets(m, drop_unused=True):
     """``(member (F, n) bool, masses batch_shape + (F,))`` of the normalised non-empty focal sets.
 
-    Subsets that carry no mass in any row of the batch are dropped.
+    Subsets that carry no mass in any row of the batch are dropped when ``drop_unused`` (the linear
+    programmes need it; a weighted sum over the subsets does not: their zero masses add nothing).
     """
     m = m.normalize()
     member, fm = m._storage.nonempty_members(m.frame.n)
     fm = np.asarray(fm, dtype=np.float64)
+    if not drop_unused:
+        return member, fm
     used = np.any(fm.reshape(-1, fm.shape[-1]) != 0, axis=0) if fm.size else np.zeros(0, bool)
     if not np.all(used):
         member, fm = member[used], fm[..., used]
@@ -82,6 +85,14 @@ def _min_max(member, u):
     lo = np.where(member[:, None, :], u[None, :, :], np.inf).min(axis=-1)
     hi = np.where(member[:, None, :], u[None, :, :], -np.inf).max(axis=-1)
     return lo, hi
+
+
+def _expectations(member, fm, u):
+    """Lower and upper expected utilities ``batch_shape + (n_actions,)``, in one product over the masses."""
+    lo, hi = _min_max(member, u)
+    both = fm @ np.concatenate([lo, hi], axis=1)
+    k = u.shape[0]
+    return both[..., :k], both[..., k:]
 
 
 def lower_upper_expectations(m: MassFunction, utility: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
@@ -129,9 +140,9 @@ def lower_upper_expectations(m: MassFunction, utility: ArrayLike) -> tuple[np.nd
     """
     m = as_mass_function(m, "m")
     u = _utility_matrix(m.frame.n, utility, None, required=True)
-    member, fm = _focal_sets(m)
-    lo, hi = _min_max(member, u)
-    return fm @ lo, fm @ hi
+    member, fm = _focal_sets(m, drop_unused=False)
+    lower, upper = _expectations(member, fm, u)
+    return np.ascontiguousarray(lower), np.ascontiguousarray(upper)
 
 
 def owa_weights(cardinality: int, *, orness: float) -> np.ndarray:
@@ -414,7 +425,7 @@ def _decide_indices(m, criterion, utility, loss, optimism, weights, orness):
         u = np.eye(n)
     if criterion == "pignistic":
         return np.argmax(m.pignistic() @ u.T, axis=-1)
-    member, fm = _focal_sets(m)
+    member, fm = _focal_sets(m, drop_unused=False)
     if criterion == "owa":
         return np.argmax(fm @ _owa_table(member, u, weights, orness), axis=-1)
     lo, hi = _min_max(member, u)
@@ -423,7 +434,8 @@ def _decide_indices(m, criterion, utility, loss, optimism, weights, orness):
     if criterion in ("plausibility", "maximax"):
         return np.argmax(fm @ hi, axis=-1)
     if criterion == "hurwicz":
-        return np.argmax(alpha * (fm @ hi) + (1.0 - alpha) * (fm @ lo), axis=-1)
+        lower, upper = _expectations(member, fm, u)
+        return np.argmax(alpha * upper + (1.0 - alpha) * lower, axis=-1)
     return np.argmax(fm @ (alpha * hi + (1.0 - alpha) * lo), axis=-1)  # generalized_hurwicz
 
 
@@ -573,8 +585,7 @@ def _admissible(m, criterion, u):
         if criterion == "e_admissibility":
             masks = _e_admissible(member, fm, u, masks, tol)
     else:
-        lo, hi = _min_max(member, u)
-        lower, upper = fm @ lo, fm @ hi  # (..., acts)
+        lower, upper = _expectations(member, fm, u)  # (..., acts)
         lb, ua = lower[..., :, None], upper[..., None, :]  # index [b, a]
         if criterion == "interval_dominance":
             beats = lb > ua + tol
