@@ -11,10 +11,11 @@ import dask.array as da
 import numpy as np
 
 from .._validation import as_float_array, check_numeric_dtype, check_option, naming_argument
+from ..core import _dense
 from ..core._dense import KINDS
 from ..core._frame import Frame
 from ..core._mass import MassFunction
-from ..exceptions import DataTypeError, FrameMismatchError, InvalidMassError
+from ..exceptions import DataTypeError, FrameMismatchError, FrameTooLargeError, InvalidMassError
 from ._blocks import blockwise_whole, serial_kernels
 
 if TYPE_CHECKING:
@@ -427,6 +428,20 @@ def _pl(mf, mask):
     return mf._pl_mask(mask)
 
 
+def _check_dense_fits(mass: MassFunction) -> None:
+    """Refuse, naming the alternative, a focal-set mass function whose dense chunks could not be built."""
+    n = mass.frame.n
+    rows = max(1, int(np.prod(mass.batch_shape, dtype=np.float64)))
+    if n > 62 or (rows << n) * 8 > _dense.MAX_DENSE_BYTES:
+        raise FrameTooLargeError(
+            f"dstk.dask holds dense masses, 2**{n} values a mass function on this frame of {n} labels, "
+            f"more than the memory limit of {_dense.MAX_DENSE_BYTES / 2**30:.0f} GiB for the "
+            f"{rows} mass function(s) given. Combine mass functions in focal-set form in memory with "
+            "dstk.combine (any frame size; split the batch yourself, e.g. one call per dask partition "
+            "with dask.array.map_blocks or dask.bag), or build the dask masses on a frame of fewer labels."
+        )
+
+
 def as_dask_mass(
     masses: Any, *, frame: Frame | Iterable[Any] | None = None, validate: bool = True, rechunk: bool = False
 ) -> DaskMassFunction:
@@ -466,6 +481,9 @@ def as_dask_mass(
         2**n entries, or is split and ``rechunk`` is False.
     InvalidMassError
         From ``compute``, when ``validate`` and a chunk holds invalid masses.
+    FrameTooLargeError
+        A mass function in focal-set form (more than 16 labels) whose dense masses exceed the memory
+        limit (frames of more than about 28 labels): combine it in memory with :func:`dstk.combine`.
 
     Notes
     -----
@@ -494,6 +512,8 @@ def as_dask_mass(
     if isinstance(masses, MassFunction):
         if frame is not None and _as_frame(frame) != masses.frame:
             raise FrameMismatchError(f"The masses are on {masses.frame!r}, not on {_as_frame(frame)!r}.")
+        if not masses.is_dense:
+            _check_dense_fits(masses)
         return DaskMassFunction(masses.to_array("m"), masses.frame, validate=False, rechunk=rechunk)
     if masses is None or isinstance(masses, (str, bytes, dict)):
         raise DataTypeError(
