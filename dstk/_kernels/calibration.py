@@ -7,7 +7,8 @@
   contour (Xu et al. 2016, Eqs. 22-23 and 40), Gauss-Legendre panels on each side of tau_hat.
 * :func:`logistic_profile_log_contour`: the log profile contour log pl(eta; s) itself (Eq. 40).
 * :func:`chebyshev_clenshaw`: evaluation of Chebyshev series (Clenshaw's recurrence).
-* :func:`gauss_compress`: Gauss rules of runs of weighted points (compressed likelihoods).
+* :func:`gauss_compress`: Gauss rules of runs of weighted points (compressed likelihoods), from
+  the Lanczos coefficients of :func:`gauss_jacobi`.
 
 Sign convention of Xu et al. (Eq. 2): tau(s) = 1 / (1 + exp(theta_0 + theta_1 s)); the
 linear predictor is eta = theta_0 + theta_1 s and tau = expit(-eta).
@@ -28,6 +29,7 @@ __all__ = [
     "logistic_profile_log_contour",
     "chebyshev_clenshaw",
     "gauss_compress",
+    "gauss_jacobi",
     "lookup_masses",
     "table_lookup",
     "INTERPRETED_MAX_WORK",
@@ -42,7 +44,7 @@ INTERPRETED_MAX_WORK = {
     "isotonic_envelope": 100_000,  # bins; ~20 ms interpreted, 0.1 s to compile
     "lookup_masses": 100_000,  # scores x (min(thresholds, 256) + columns); ~20 ms, 0.25 s to compile
     "chebyshev_clenshaw": 50_000,  # points x terms x series; ~25 ms interpreted, 0.3 s to compile
-    "gauss_compress": 1_500,  # points; ~50 ms interpreted, 1.6 s to compile (with eigh)
+    "gauss_jacobi": 1_500,  # points; ~50 ms interpreted
     "venn_abers_table": 1_000,  # unique scores; ~35 ms interpreted, 0.75 s to compile
 }
 """Largest work (the caller's count of inner-loop steps, see each key) of a call that
@@ -503,47 +505,46 @@ def logistic_profile_log_contour(
 
 
 @njit(cache=True)
-def gauss_compress(sorted_points, point_weights, starts, order):
-    """Replace each run of sorted points by the Gauss rule of its weighted empirical measure.
+def gauss_jacobi(sorted_points, point_weights, starts, order, basis, diagonal, off, sizes, frames):
+    """Lanczos coefficients of the Gauss rule of each long run of sorted weighted points.
 
-    ``starts`` gives the first index of each run (bin) of ``sorted_points``.  A
-    run of at most ``2 order`` points is kept as it is; a longer one becomes
-    the ``order``-point Gauss rule of the discrete measure sum_i w_i delta(x_i)
-    (fewer nodes when the run has fewer distinct points), computed by the
-    Lanczos (discrete Stieltjes) recurrence with full reorthogonalisation and
-    the eigen-decomposition of its Jacobi matrix (Golub & Welsch 1969).  The
-    rule integrates every polynomial of degree ``2 order - 1`` exactly.
+    ``starts`` gives the first index of each run (bin) of ``sorted_points``.  For
+    run ``b`` of more than ``2 order`` points, with u = (x - centre) / half the
+    points mapped onto [-1, 1], the Lanczos (discrete Stieltjes) recurrence with
+    full reorthogonalisation writes the Jacobi matrix of the weighted measure
+    sum_i w_i delta(u_i): its diagonal into ``diagonal[b, :size]``, its
+    off-diagonal into ``off[b, 1:size]``, ``size`` (``order``, or fewer when the
+    run has fewer distinct points) into ``sizes[b]`` and (centre, half, total
+    weight) into ``frames[b]``.  A run of at most ``2 order`` points gets
+    ``sizes[b] = -1`` (kept as it is); a run of one distinct point or of zero
+    weight gets ``sizes[b] = 0`` (one node at the centre with the total weight).
+    ``basis`` is a work buffer of shape (order + 1, longest run).  Returns
+    ``(sizes, diagonal, off, frames)``.
 
-    Returns ``(nodes, node_weights)``.
+    The eigen-decomposition of the Jacobi matrices (Golub & Welsch 1969) is left
+    to the caller, :func:`gauss_compress`: LAPACK through numba would compile
+    for seconds on a cold start.
     """
     n = sorted_points.shape[0]
     n_runs = starts.shape[0]
-    out_nodes = np.empty(n)
-    out_weights = np.empty(n)
-    count = 0
-    basis = np.empty((order + 1, n))
     for b in range(n_runs):
         first = starts[b]
         stop = starts[b + 1] if b + 1 < n_runs else n
         m = stop - first
         if m <= 2 * order:
-            for i in range(first, stop):
-                out_nodes[count] = sorted_points[i]
-                out_weights[count] = point_weights[i]
-                count += 1
+            sizes[b] = -1
             continue
         centre = 0.5 * (sorted_points[first] + sorted_points[stop - 1])
         half = 0.5 * (sorted_points[stop - 1] - sorted_points[first])
         total = 0.0
         for i in range(first, stop):
             total += point_weights[i]
+        frames[b, 0] = centre
+        frames[b, 1] = half
+        frames[b, 2] = total
         if half <= 0.0 or total <= 0.0:
-            out_nodes[count] = centre
-            out_weights[count] = total
-            count += 1
+            sizes[b] = 0
             continue
-        diagonal = np.zeros(order)
-        off = np.zeros(order)
         norm0 = 1.0 / math.sqrt(total)
         for i in range(m):
             basis[0, i] = norm0
@@ -553,14 +554,14 @@ def gauss_compress(sorted_points, point_weights, starts, order):
             for i in range(m):
                 u = (sorted_points[first + i] - centre) / half
                 a += point_weights[first + i] * u * basis[k, i] * basis[k, i]
-            diagonal[k] = a
+            diagonal[b, k] = a
             if k + 1 == order:
                 break
             for i in range(m):
                 u = (sorted_points[first + i] - centre) / half
                 value = (u - a) * basis[k, i]
                 if k > 0:
-                    value -= off[k] * basis[k - 1, i]
+                    value -= off[b, k] * basis[k - 1, i]
                 basis[k + 1, i] = value
             for j in range(k + 1):  # full reorthogonalisation
                 projection = 0.0
@@ -575,21 +576,77 @@ def gauss_compress(sorted_points, point_weights, starts, order):
             if norm <= 1e-10:  # the run has only k + 1 distinct points: their rule is exact
                 size = k + 1
                 break
-            off[k + 1] = norm
+            off[b, k + 1] = norm
             for i in range(m):
                 basis[k + 1, i] /= norm
-        jacobi = np.zeros((size, size))
-        for k in range(size):
-            jacobi[k, k] = diagonal[k]
-            if k + 1 < size:
-                jacobi[k, k + 1] = off[k + 1]
-                jacobi[k + 1, k] = off[k + 1]
+        sizes[b] = size
+    return sizes, diagonal, off, frames
+
+
+def gauss_compress(sorted_points, point_weights, starts, order):
+    """Replace each run of sorted points by the Gauss rule of its weighted empirical measure.
+
+    ``starts`` gives the first index of each run (bin) of ``sorted_points``.  A
+    run of at most ``2 order`` points is kept as it is; a longer one becomes
+    the ``order``-point Gauss rule of the discrete measure sum_i w_i delta(x_i)
+    (fewer nodes when the run has fewer distinct points): the Jacobi matrix of
+    the Lanczos recurrence (:func:`gauss_jacobi`, compiled, or interpreted for
+    small inputs) and its eigen-decomposition (nodes: the eigenvalues; weights:
+    the total weight times the squared first components of the eigenvectors;
+    Golub & Welsch 1969), the runs of one size in one batched
+    :func:`numpy.linalg.eigh`.  The rule integrates every polynomial of degree
+    ``2 order - 1`` exactly.
+
+    Returns ``(nodes, node_weights)``, run after run, each run's nodes ascending.
+    """
+    n = sorted_points.shape[0]
+    n_runs = starts.shape[0]
+    stops = np.append(starts[1:], n)
+    lengths = stops - starts
+    sizes = np.empty(n_runs, dtype=np.int64)
+    diagonal = np.zeros((n_runs, order))
+    off = np.zeros((n_runs, order))
+    frames = np.zeros((n_runs, 3))
+    basis = np.empty((order + 1, max(int(lengths.max()) if n_runs else 0, 1)))
+    call_kernel(
+        gauss_jacobi,
+        sorted_points,
+        point_weights,
+        starts,
+        order,
+        basis,
+        diagonal,
+        off,
+        sizes,
+        frames,
+        work=n,
+        interpreted_max_work=INTERPRETED_MAX_WORK["gauss_jacobi"],
+    )
+    counts = np.where(sizes < 0, lengths, np.maximum(sizes, 1))
+    offsets = np.concatenate(([0], np.cumsum(counts)))
+    nodes = np.empty(offsets[-1])
+    node_weights = np.empty(offsets[-1])
+    raw = np.repeat(sizes < 0, lengths)  # points of the runs kept as they are
+    position = np.arange(n) - np.repeat(starts - offsets[:-1], lengths)
+    nodes[position[raw]] = sorted_points[raw]
+    node_weights[position[raw]] = point_weights[raw]
+    for size in np.unique(sizes[sizes >= 0]):
+        runs = np.flatnonzero(sizes == size)
+        centre, half, total = frames[runs, 0], frames[runs, 1], frames[runs, 2]
+        if size == 0:
+            nodes[offsets[runs]] = centre
+            node_weights[offsets[runs]] = total
+            continue
+        jacobi = np.zeros((runs.size, size, size))
+        k = np.arange(size)
+        jacobi[:, k, k] = diagonal[runs, :size]
+        jacobi[:, k[:-1], k[1:]] = off[runs, 1:size]
+        jacobi[:, k[1:], k[:-1]] = off[runs, 1:size]
         values, vectors = np.linalg.eigh(jacobi)
-        for k in range(size):
-            out_nodes[count] = centre + half * values[k]
-            out_weights[count] = total * vectors[0, k] * vectors[0, k]
-            count += 1
-    return out_nodes[:count].copy(), out_weights[:count].copy()
+        where = offsets[runs][:, None] + k
+        nodes[where] = centre[:, None] + half[:, None] * values
+        node_weights[where] = total[:, None] * vectors[:, 0, :] ** 2
+    return nodes, node_weights
 
 
 @njit(cache=True)

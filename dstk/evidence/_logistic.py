@@ -22,9 +22,7 @@ import warnings
 import numpy as np
 from scipy import special
 
-from .._kernels._jit import call_kernel
 from .._kernels.calibration import (
-    INTERPRETED_MAX_WORK,
     gauss_compress,
     logistic_profile_log_contour,
     logistic_profile_masses,
@@ -42,8 +40,13 @@ _Z_LIMIT = 1e8
 
 
 def cross_entropy(z, targets, sample_weight=None):
-    """``sum_i w_i [-t_i log sigma(z_i) - (1 - t_i) log(1 - sigma(z_i))]`` computed stably."""
-    values = targets * np.logaddexp(0.0, -z) + (1.0 - targets) * np.logaddexp(0.0, z)
+    """``sum_i w_i [-t_i log sigma(z_i) - (1 - t_i) log(1 - sigma(z_i))]`` computed stably.
+
+    Written as ``sum_i w_i [(1 - t_i) z_i - log sigma(z_i)]`` (since
+    ``-log(1 - sigma(z)) = z - log sigma(z)``): one logarithm per term.
+    """
+    values = special.log_expit(z)
+    np.subtract((1.0 - targets) * z, values, out=values)
     return float(np.sum(values) if sample_weight is None else values @ sample_weight)
 
 
@@ -116,12 +119,13 @@ def fit_logistic(
     w = np.zeros(d) if start is None else np.array(start, dtype=np.float64)
 
     def objective(v):
-        return cross_entropy(X @ v, t, weight) + 0.5 * v @ R @ v
+        z = X @ v
+        return cross_entropy(z, t, weight) + 0.5 * v @ R @ v, z
 
-    f = objective(w)
+    f, z = objective(w)
     converged = False
     for _ in range(max_iter):
-        p = special.expit(X @ w)
+        p = special.expit(z)
         residual = p - t
         curvature = p * (1.0 - p)
         if weight is not None:
@@ -144,7 +148,7 @@ def fit_logistic(
         improved = False
         while size > 1e-12:
             candidate = w - size * step
-            f_new = objective(candidate)
+            f_new, z_new = objective(candidate)
             if f_new <= f - 1e-4 * size * decrement:
                 improved = True
                 break
@@ -155,7 +159,7 @@ def fit_logistic(
                 w = candidate
             converged = decrement <= 1e-8 * (1.0 + abs(f))
             break
-        w, f = candidate, f_new
+        w, f, z = candidate, f_new, z_new
     if not converged and warn:
         warnings.warn(
             f"{name}: Newton's method stopped after {max_iter} iterations without reaching the tolerance; "
@@ -324,20 +328,16 @@ class ScoreLogistic:
             weight_parts: list[np.ndarray] = []
             for value in np.unique(self._targets):
                 chosen = self._targets == value
-                order = np.argsort(self._z[chosen], kind="stable")
-                z_sorted = np.ascontiguousarray(self._z[chosen][order])
-                w_sorted = np.ascontiguousarray(self._weight[chosen][order])
+                z_chosen, w_chosen = self._z[chosen], self._weight[chosen]
+                if np.all(w_chosen == w_chosen[0]):  # equal weights (no sample_weight): sort the values only
+                    z_sorted, w_sorted = np.sort(z_chosen), w_chosen  # (5-10x faster than an argsort)
+                else:
+                    order = np.argsort(z_chosen)
+                    z_sorted = np.ascontiguousarray(z_chosen[order])
+                    w_sorted = np.ascontiguousarray(w_chosen[order])
                 bins = np.floor((z_sorted - z_sorted[0]) / (2.0 * half_width))
                 starts = np.flatnonzero(np.concatenate(([True], bins[1:] != bins[:-1])))
-                node, weight = call_kernel(
-                    gauss_compress,
-                    z_sorted,
-                    w_sorted,
-                    starts.astype(np.int64),
-                    _COMPRESSION_ORDER,
-                    work=z_sorted.size,
-                    interpreted_max_work=INTERPRETED_MAX_WORK["gauss_compress"],
-                )
+                node, weight = gauss_compress(z_sorted, w_sorted, starts.astype(np.int64), _COMPRESSION_ORDER)
                 node_parts.append(node)
                 weight_parts.append(weight)
                 target_parts.append(np.full(node.size, value))
