@@ -8,8 +8,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dstk._kernels import leaf_combination
+from dstk.ensemble import COMBINERS, combine_leaves, combine_leaves_proba, combine_leaves_to_mass
 from dstk.ensemble import _combiners as combiners
-from dstk.ensemble import combine_leaves, combine_leaves_proba, combine_leaves_to_mass
 from dstk.ensemble._combiners import decision_threshold, parse_combiner
 from dstk.ensemble._leaf_scores import leaf_plausibility_mass
 from dstk.exceptions import DogmaticError
@@ -507,3 +507,35 @@ def test_default_smoothing_and_prior_strength_are_the_documented_values():
         combine_leaves(counts, combiner="dempster"),
         combine_leaves(counts, combiner="dempster", prior_strength=1.0),
     )
+
+
+# the options each combiner takes, as combine_leaves documents them (EVA: the class prior and the
+# smoothing; Dempster and cautious: the leaf model and its prior strength; the others: none)
+_DOCUMENTED_OPTIONS = {
+    "eva": {"class_prior", "smoothing"},
+    "dempster": {"model", "prior_strength"},
+    "cautious": {"model", "prior_strength"},
+}
+
+
+@pytest.mark.parametrize("name", sorted(COMBINERS))
+def test_combiner_records_take_the_documented_options(name):
+    """Every record of COMBINERS accepts exactly its documented options and refuses the others by name."""
+    counts = np.array([[[3, 1], [0, 2], [1, 1]]])
+    values = {
+        "class_prior": [0.4, 0.6],
+        "smoothing": 0.2,
+        "model": "imprecise_dirichlet",
+        "prior_strength": 2.0,
+    }
+    taken = _DOCUMENTED_OPTIONS.get(COMBINERS[name].method, set())
+    assert set(COMBINERS[name].options) == taken
+    for option, value in values.items():
+        given = {option: value}
+        if option == "prior_strength":
+            given["model"] = "imprecise_dirichlet"  # the prior strength belongs to that leaf model
+        if option in taken:
+            assert np.all(np.isfinite(combine_leaves(counts, combiner=name, **given)))
+        else:
+            with pytest.raises(ValueError, match=f"`{option}` applies only"):
+                combine_leaves(counts, combiner=name, **{option: value})
