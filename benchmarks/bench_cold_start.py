@@ -17,10 +17,21 @@ model; or a binary calibrator not in ``COLD_CALL``, e.g. ``VennMachineCalibrator
 regression on three classes, the default calibrator), ``EvidentialKNNClassifier``,
 ``EvidentialNeuralNetworkClassifier``.
 
+``--realistic`` times instead, for this tree only, the first calls at realistic sizes
+(:data:`REALISTIC_CALL`, ``--rows`` rows, 10^5 by default): in a fresh process with an empty
+numba cache (the first process after an install: compiles) and in a second process with the
+cache the first one wrote (every later process), each with the CPU time of the same call
+repeated in the same process (warm) beside it; the imports the call needs (including
+scikit-learn's for the calibrators) are made before the timed call and timed apart.
+``--imports`` times ``import dstk`` with the core names in fresh processes, with and without
+Python's bytecode cache, against ``import numpy, numba`` alone.
+
 Usage::
 
     python benchmarks/bench_cold_start.py --baseline /path/to/other/checkout \\
         --calls LogisticCalibrator,IsotonicCalibrator,BinningCalibrator,from_counts,demo --runs 3
+    python benchmarks/bench_cold_start.py --realistic --rows 100000 --runs 2
+    python benchmarks/bench_cold_start.py --imports --runs 5
 """
 
 from __future__ import annotations
@@ -134,6 +145,60 @@ print(json.dumps(out))
 benchmark's changes touch, at sizes where the compiled kernels run."""
 
 
+REALISTIC_CALL = r"""
+import json, sys, time
+c0 = time.process_time()
+import numpy as np
+from dstk import Frame, MassFunction, combine
+what, rows = sys.argv[1], int(sys.argv[2])
+if what == "from_counts":
+    from dstk.evidence import from_counts
+elif what == "LogisticCalibrator":
+    import dstk.calibration
+    dstk.calibration.LogisticCalibrator  # the lazy import of the module (and of scikit-learn's base)
+rng = np.random.default_rng(0)
+if what == "combine":  # Dempster's rule of two binary sources per row, one stacked batch (axis=1)
+    data = np.zeros((rows, 2, 4))
+    data[..., 1:] = rng.dirichlet(np.ones(3), size=(rows, 2))
+    m = MassFunction.from_array(data, Frame((0, 1)))
+    run = lambda: combine(m, axis=1)
+elif what == "combine_pair":  # the same, as a list of two batches
+    data = np.zeros((2, rows, 4))
+    data[..., 1:] = rng.dirichlet(np.ones(3), size=(2, rows))
+    a, b = (MassFunction.from_array(d, Frame((0, 1))) for d in data)
+    run = lambda: combine([a, b])
+elif what == "from_counts":  # binary counts, the default (likelihood) model
+    n = rng.integers(1, 30, rows)
+    k = rng.binomial(n, 0.3)
+    counts = np.column_stack([n - k, k])
+    run = lambda: from_counts(counts)
+elif what == "LogisticCalibrator":  # fit on `rows` scores, masses of `rows` scores
+    scores = rng.normal(size=rows)
+    y = (rng.random(rows) < 1 / (1 + np.exp(-2 * scores))).astype(int)
+    run = lambda: dstk.calibration.LogisticCalibrator(model="likelihood").fit(scores, y).predict_mass(scores)
+c1 = time.process_time()
+run()
+c2 = time.process_time()
+run()
+c3 = time.process_time()
+print(json.dumps({"imports": c1 - c0, "first": c2 - c1, "warm": c3 - c2}))
+"""
+"""First call and the same call again (warm) of a main entry point on ``rows`` rows; process CPU times."""
+
+REALISTIC_CALLS = ("combine", "combine_pair", "from_counts", "LogisticCalibrator")
+
+IMPORT_CALL = r"""
+import time
+c0 = time.process_time()
+if WHAT == "dstk":
+    import dstk
+    from dstk import Frame, MassFunction, combine
+else:
+    import numpy, numba
+print(time.process_time() - c0)
+"""
+
+
 def child(args: list[str], env: dict[str, str]) -> tuple[str, float, float]:
     """Run ``python *args``; return (stdout, wall time, CPU time of the child).
 
@@ -194,11 +259,88 @@ def warm_path(trees: dict[str, str], runs: int) -> None:
         )
 
 
+def realistic(rows: int, runs: int, calls: tuple[str, ...]) -> None:
+    """First calls of this tree on ``rows`` rows: empty cache, then populated cache, warm beside each."""
+    import json
+
+    root = str(HERE.parent)
+    print("load average at start", os.getloadavg())
+    results: dict[str, list[tuple[float, ...]]] = {}
+    for what in calls:
+        for _ in range(runs):
+            with tempfile.TemporaryDirectory() as cache:
+                env = dict(
+                    os.environ,
+                    NUMBA_CACHE_DIR=cache,
+                    PYTHONPATH=root,
+                    OMP_NUM_THREADS="1",
+                    NUMBA_NUM_THREADS="1",
+                )
+                empty = json.loads(child(["-c", REALISTIC_CALL, what, str(rows)], env)[0])
+                populated = json.loads(child(["-c", REALISTIC_CALL, what, str(rows)], env)[0])
+            row = (
+                empty["first"],
+                empty["first"] - empty["warm"],
+                populated["first"],
+                populated["first"] - populated["warm"],
+                populated["warm"],
+                populated["imports"],
+            )
+            results.setdefault(what, []).append(row)
+            print(what, " ".join(f"{v:.3f}" for v in row), f"load {os.getloadavg()[0]:.1f}", flush=True)
+    print("load average at end", os.getloadavg())
+    print(
+        f"| first call, {rows:,} rows | empty cache: first call CPU | empty cache: over warm | populated cache: "
+        "first call CPU | populated cache: over warm | warm call CPU | imports CPU |"
+    )
+    print("|---|---|---|---|---|---|---|")
+    for what, rows_ in results.items():
+        cells = [
+            f"{statistics.median(c):.2f} s ({min(c):.2f}-{max(c):.2f})"
+            if i != 4
+            else f"{statistics.median(c):.3f} s"
+            for i, c in enumerate(zip(*rows_))
+        ]
+        print(f"| {what} | " + " | ".join(cells) + " |")
+
+
+def imports(runs: int) -> None:
+    """CPU time of ``import dstk`` + the core names in fresh processes, with and without bytecode."""
+    root = str(HERE.parent)
+    print("load average at start", os.getloadavg())
+    with tempfile.TemporaryDirectory() as pycache, tempfile.TemporaryDirectory() as cache:
+        base = dict(os.environ, NUMBA_CACHE_DIR=cache, PYTHONPATH=root)
+        base.pop("PYTHONDONTWRITEBYTECODE", None)
+        settings = {
+            "numpy + numba only (bytecode cached)": ("numba", dict(base, PYTHONPYCACHEPREFIX=pycache)),
+            "dstk core names, bytecode cached (an installed package)": (
+                "dstk",
+                dict(base, PYTHONPYCACHEPREFIX=pycache),
+            ),
+            "dstk core names, PYTHONDONTWRITEBYTECODE=1 (dstk's sources compiled each time)": (
+                "dstk",
+                dict(base, PYTHONDONTWRITEBYTECODE="1"),
+            ),
+        }
+        for what, env in settings.values():  # write the bytecode caches first
+            child(["-c", f"WHAT = {what!r}" + IMPORT_CALL], env)
+        times: dict[str, list[float]] = {name: [] for name in settings}
+        for _ in range(runs):
+            for name, (what, env) in settings.items():
+                times[name].append(float(child(["-c", f"WHAT = {what!r}" + IMPORT_CALL], env)[0]))
+    print("load average at end", os.getloadavg())
+    print("| import (fresh process) | CPU time, median (range) |")
+    print("|---|---|")
+    for name, values in times.items():
+        print(f"| {name} | {statistics.median(values):.3f} s ({min(values):.3f}-{max(values):.3f}) |")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument(
-        "--baseline", required=True, help="root of the other source tree (e.g. a main checkout)"
-    )
+    parser.add_argument("--baseline", help="root of the other source tree (e.g. a main checkout)")
+    parser.add_argument("--realistic", action="store_true", help="first calls of this tree at --rows rows")
+    parser.add_argument("--rows", type=int, default=100_000)
+    parser.add_argument("--imports", action="store_true", help="CPU time of importing the core names")
     parser.add_argument("--calls", default="LogisticCalibrator,IsotonicCalibrator,BinningCalibrator,demo")
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument(
@@ -207,6 +349,15 @@ def main() -> None:
         help="instead of first calls: time the warm path (WARM_PATH) of both trees, alternating processes",
     )
     args = parser.parse_args()
+    if args.realistic:
+        calls = tuple(args.calls.split(",")) if "--calls" in sys.argv else REALISTIC_CALLS
+        realistic(args.rows, args.runs, calls)
+        return
+    if args.imports:
+        imports(args.runs)
+        return
+    if args.baseline is None:
+        parser.error("--baseline is required unless --realistic or --imports")
     script, known = cold_call_script()
     trees = {"baseline": str(Path(args.baseline).resolve()), "this tree": str(HERE.parent)}
     if args.warm_path:
