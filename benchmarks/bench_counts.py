@@ -10,6 +10,9 @@ model by scipy.integrate.quad of the contour per pair, Eqs. 22-23; the
 plausibility degrees by scipy.optimize.bisect per pair, as in the RDT-Uncertainty
 code, with its rescaling of counts above 537 so that the plain-domain contour does
 not underflow) are timed on a random subsample and extrapolated to all pairs.
+
+Timing by ``_harness``: BLAS / OpenMP / numba pinned to one thread, process CPU time (the figure to
+quote on a shared machine) next to wall time, the run's environment (date, command, load) printed first.
 """
 
 import argparse
@@ -21,6 +24,9 @@ import numpy as np
 from scipy import integrate, optimize, special
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import _harness
 
 from dstk.evidence._counts import _BINARY_MODELS as BINARY_MODELS
 from dstk.evidence._counts import _binary_mass_array as counts_to_mass_array
@@ -57,12 +63,14 @@ def reference_plausibility(p, q):
 
 
 def time_call(function, *args, repeat=3, **kwargs):
-    best = np.inf
+    """Best of ``repeat`` calls: (CPU seconds, wall seconds)."""
+    best_cpu = best_wall = np.inf
     for _ in range(repeat):
-        start = time.perf_counter()
+        cpu, wall = time.process_time(), time.perf_counter()
         function(*args, **kwargs)
-        best = min(best, time.perf_counter() - start)
-    return best
+        best_cpu = min(best_cpu, time.process_time() - cpu)
+        best_wall = min(best_wall, time.perf_counter() - wall)
+    return best_cpu, best_wall
 
 
 def main():
@@ -78,32 +86,42 @@ def main():
         "leaf": rng.integers(0, 65, args.pairs).astype(np.float64),
         "wide": rng.integers(1, 5001, args.pairs).astype(np.float64),
     }
-    # warm up (numba compilation / cache load)
-    for model in BINARY_MODELS:
-        counts_to_mass_array(np.array([1.0, 2.0]), np.array([3.0, 4.0]), model)
-    print(f"{args.pairs:,} count pairs per call (best of 3)\n")
-    print(f"{'distribution':<13}{'model':<22}{'dstk [s]':>10}{'reference [s]':>16}{'speed-up':>11}")
-    for name, n in distributions.items():
-        k = np.floor(rng.random(args.pairs) * (n + 1))
-        sample = rng.choice(args.pairs, args.reference_sample, replace=False)
-        reference_time = {}
-        start = time.perf_counter()
-        for i in sample:
-            reference_likelihood(k[i], n[i])
-        reference_time["likelihood"] = (time.perf_counter() - start) / sample.size * args.pairs
-        start = time.perf_counter()
-        for i in sample:
-            reference_plausibility(k[i], n[i] - k[i])
-        reference_time["plausibility"] = (time.perf_counter() - start) / sample.size * args.pairs
+    print("\n".join(_harness.environment()))
+    with _harness.pinned_threads(1):
+        # warm up (numba compilation / cache load)
         for model in BINARY_MODELS:
-            kk, nn = (k, n) if model != "bayes" else (k, np.maximum(n, 1))
-            elapsed = time_call(counts_to_mass_array, kk, nn, model)
-            if model in reference_time:
-                ratio = reference_time[model] / elapsed
-                print(f"{name:<13}{model:<22}{elapsed:>10.3f}{reference_time[model]:>16.1f}{ratio:>10.0f}x")
-            else:
-                print(f"{name:<13}{model:<22}{elapsed:>10.3f}{'-':>16}{'-':>11}")
+            counts_to_mass_array(np.array([1.0, 2.0]), np.array([3.0, 4.0]), model)
+        print(f"\n{args.pairs:,} count pairs per call (best of 3); CPU time, wall time in brackets\n")
+        print(f"{'distribution':<13}{'model':<22}{'dstk [s]':>18}{'reference [s]':>22}{'speed-up, CPU':>15}")
+        for name, n in distributions.items():
+            k = np.floor(rng.random(args.pairs) * (n + 1))
+            sample = rng.choice(args.pairs, args.reference_sample, replace=False)
+            reference_time = {}
+            for model, reference in (
+                ("likelihood", lambda i: reference_likelihood(k[i], n[i])),
+                ("plausibility", lambda i: reference_plausibility(k[i], n[i] - k[i])),
+            ):
+                cpu, wall = time.process_time(), time.perf_counter()
+                for i in sample:
+                    reference(i)
+                scale = args.pairs / sample.size
+                reference_time[model] = (
+                    (time.process_time() - cpu) * scale,
+                    (time.perf_counter() - wall) * scale,
+                )
+            for model in BINARY_MODELS:
+                kk, nn = (k, n) if model != "bayes" else (k, np.maximum(n, 1))
+                cpu, wall = time_call(counts_to_mass_array, kk, nn, model)
+                mine = f"{cpu:.3f} ({wall:.3f})"
+                if model in reference_time:
+                    theirs = f"{reference_time[model][0]:.1f} ({reference_time[model][1]:.1f})"
+                    print(
+                        f"{name:<13}{model:<22}{mine:>18}{theirs:>22}{reference_time[model][0] / cpu:>14.0f}x"
+                    )
+                else:
+                    print(f"{name:<13}{model:<22}{mine:>18}{'-':>22}{'-':>15}")
     print("\nReference times are extrapolated from", args.reference_sample, "pairs per distribution.")
+    print(f"load average at end: {', '.join(f'{x:.2f}' for x in os.getloadavg())}")
 
 
 if __name__ == "__main__":
