@@ -539,18 +539,32 @@ class EvidentialFusionClassifier(ClassifierMixin, _BaseComposition, BaseEstimato
         Returns
         -------
         MassFunction
-            Batch shape ``(n_samples,)`` on ``Frame(classes_)``.
+            Batch shape ``(n_samples,)`` on ``Frame(classes_)``.  When the ``2**n_classes`` masses a
+            sample do not fit the memory limit (and ``rule`` is ``"dempster"`` or ``"conjunctive"``),
+            it is held by the calibrated probabilities and rates of the sources instead, for any
+            number of classes: mass, belief, plausibility and commonality of given sets, contour,
+            pignistic transform, decisions and Dempster's combination stay exact, in time linear in
+            the number of classes (exponential in the number of classifiers, ``3**n_estimators``).
         """
         from ..core._combination import combine
         from ..core._dense import check_dense_size
         from ..core._frame import Frame
         from ..core._mass import MassFunction
         from ..core._transforms import contextual_discount
+        from ..exceptions import FrameTooLargeError
 
         calibrated = self._calibrated(X)
         n_classes = self.classes_.size
-        check_dense_size(n_classes, calibrated.shape[1], "the classifiers' combined mass functions")
         frame = Frame(self.classes_.tolist())
+        try:
+            check_dense_size(n_classes, calibrated.shape[1], "the classifiers' combined mass functions")
+        except FrameTooLargeError as error:
+            if self.rule not in ("dempster", "conjunctive"):
+                raise FrameTooLargeError(
+                    f"{error} With rule='dempster' or 'conjunctive', the combination is held by the "
+                    "discounted sources instead, on any number of classes."
+                ) from None
+            return self._sources_mass(calibrated, frame)
         # the cautious rule needs non-dogmatic sources (Denoeux 2008): a rate of 0 on every class
         # would leave a Bayesian output dogmatic, so their rates are at least _MIN_RATE (m(frame) > 0)
         all_rates = np.maximum(self.rates_, _MIN_RATE) if self.rule == "cautious" else self.rates_
@@ -562,6 +576,30 @@ class EvidentialFusionClassifier(ClassifierMixin, _BaseComposition, BaseEstimato
         if len(sources) == 1:
             return sources[0]
         return combine(sources, rule=self.rule, on_conflict=self.on_conflict)
+
+    def _sources_mass(self, calibrated: np.ndarray, frame: Any) -> Any:
+        """The combination held by its discounted sources (frames too large for 2**n masses a sample)."""
+        from ..core._mass import MassFunction
+        from ..core._structured import DiscountedBayesStorage
+
+        probabilities = np.ascontiguousarray(np.moveaxis(calibrated, 0, 1))  # (n_samples, S, n)
+        rates = np.broadcast_to(self.rates_, probabilities.shape)
+        storage = DiscountedBayesStorage.from_sources(probabilities, rates, normalized=False)
+        if self.rule == "dempster":
+            log_nonempty = storage._log_nonempty()
+            conflicted = np.flatnonzero(~np.isfinite(log_nonempty))
+            self._conflict_rows(conflicted, "mass function")
+            if conflicted.size:  # vacuous: every rate 1 (then NaN parameters for on_conflict="nan")
+                rates = np.array(rates)
+                rates[conflicted] = 1.0
+                storage = DiscountedBayesStorage.from_sources(probabilities, rates, normalized=False)
+            storage = storage.normalize()
+            if conflicted.size and self.on_conflict == "nan":
+                probabilities[conflicted] = np.nan
+                log_scale = np.array(storage.log_scale)
+                log_scale[conflicted] = np.nan
+                storage = DiscountedBayesStorage((probabilities, rates), log_scale, frame.n)
+        return MassFunction._from_storage(storage, frame)
 
     def predict_interval(self, X: Any) -> tuple[np.ndarray, np.ndarray]:
         """Belief and plausibility of the classes under :meth:`predict_mass`.

@@ -620,6 +620,8 @@ class DiscountedBayesStorage(StructuredStorage):
             return self._batch(np.log1p(-miss))
 
     def _log_mass(self, inside: np.ndarray) -> np.ndarray:
+        if int(inside.sum()) == 1:  # all the singletons in one pass, kept
+            return self._log_singletons()[..., int(np.flatnonzero(inside)[0])]
         p, alpha = self._rows()
         subsets = _Subsets(self.sources)
         state = np.broadcast_to(subsets.start, (p.shape[0], subsets.size))
