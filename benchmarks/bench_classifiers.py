@@ -2,8 +2,9 @@
 
 Both estimators search neighbours with scikit-learn (same algorithm, same k); the evidential rule adds the
 closed-form Dempster combination per class and the pignistic transform.  The two are timed interleaved
-(A, B, A, B, ...) in one process, so that the load of the shared machine hits both alike; the table
-reports the medians and the spread (min-max and IQR) of the per-round ratio.
+(A, B, A, B, ...) in one process by ``_harness`` (BLAS / OpenMP / numba pinned to one thread, process CPU
+time next to wall time), so that the load of the shared machine hits both alike; the tables report the
+median CPU and wall times and the spread (IQR, range) of the per-round CPU-time ratio.
 
 Usage::
 
@@ -19,7 +20,6 @@ leave-one-out kneighbors call on 10^4 points.  Results: benchmarks/results/class
 
 import argparse
 import os
-import subprocess
 import sys
 import time
 
@@ -27,7 +27,9 @@ import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
+sys.path.insert(0, HERE)
 
+import _harness  # noqa: E402
 from sklearn.neighbors import KNeighborsClassifier  # noqa: E402
 
 from dstk.classifiers import EvidentialKNNClassifier  # noqa: E402
@@ -41,26 +43,23 @@ def data(n, d=20, n_classes=3, seed=0):
 
 
 def interleaved(functions, rounds):
-    times = {name: [] for name in functions}
-    for _ in range(rounds):
-        for name, function in functions.items():
-            start = time.perf_counter()
-            function()
-            times[name].append(time.perf_counter() - start)
-    return {name: np.array(values) for name, values in times.items()}
+    return _harness.interleaved(functions, rounds)
 
 
 def report(title, times, anchor, candidate):
-    ratio = times[candidate] / times[anchor]
-    q1, q3 = np.percentile(ratio, [25, 75])
+    _, cpu_text = _harness.ratio(times[candidate]["cpu"], times[anchor]["cpu"])
+    wall, _ = _harness.ratio(times[candidate]["wall"], times[anchor]["wall"])
     print(f"\n## {title}")
-    print("| estimator | median s | min s | max s |")
-    print("|---|---|---|---|")
+    print("| estimator | median CPU | median wall |")
+    print("|---|---|---|")
     for name, values in times.items():
-        print(f"| {name} | {np.median(values):.3f} | {values.min():.3f} | {values.max():.3f} |")
+        print(
+            f"| {name} | {_harness.seconds(float(np.median(values['cpu'])))} | "
+            f"{_harness.seconds(float(np.median(values['wall'])))} |"
+        )
     print(
-        f"\nratio {candidate} / {anchor}: median {np.median(ratio):.2f}, IQR {q1:.2f}-{q3:.2f}, "
-        f"min-max {ratio.min():.2f}-{ratio.max():.2f} ({len(ratio)} interleaved rounds)"
+        f"\nratio {candidate} / {anchor}, CPU time: {cpu_text}; wall time: median {wall:.2f}× "
+        f"({len(times[anchor]['cpu'])} interleaved rounds)"
     )
 
 
@@ -71,7 +70,13 @@ def main():
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--n-neighbors", type=int, default=10)
     args = parser.parse_args()
-    print(f"uptime: {subprocess.run(['uptime'], capture_output=True, text=True).stdout.strip()}")
+    print("\n".join(_harness.environment()))
+    with _harness.pinned_threads(1):
+        run(args)
+    print(f"- load average at end: {', '.join(f'{x:.2f}' for x in os.getloadavg())}")
+
+
+def run(args):
     X, y = data(args.n_train)
     Xt, _ = data(args.n_test, seed=1)
     k = args.n_neighbors
@@ -104,10 +109,11 @@ def main():
         support = eknn.alpha * np.exp(-eknn.gamma_[labels] * squared)
         combine_singleton_supports(support, labels=labels, n_classes=3)
 
-    start = time.perf_counter()
+    cpu, wall = time.process_time(), time.perf_counter()
     combination()
     print(
-        f"\nclosed-form combination alone ({args.n_test} x {k} neighbours): {time.perf_counter() - start:.3f} s"
+        f"\nclosed-form combination alone ({args.n_test} x {k} neighbours): "
+        f"{time.process_time() - cpu:.3f} s CPU ({time.perf_counter() - wall:.3f} s wall)"
     )
 
     Xs, ys = X[:10_000], y[:10_000]
