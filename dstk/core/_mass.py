@@ -1631,7 +1631,7 @@ class MassFunction:
         return f"MassFunction({{{body}{more}}}, frame={self._frame!r})"
 
     def _repr_html_(self):
-        if self.batch_shape:
+        if self.batch_shape or self._storage.is_structured:  # held by parameters: no focal sets to list
             head = (
                 f"<p>MassFunction: batch of shape {self.batch_shape} on {html.escape(repr(self._frame))}</p>"
             )

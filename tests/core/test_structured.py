@@ -236,6 +236,8 @@ def test_logistic_evidence_on_1000_classes(thousand_classes):
     assert pickle.loads(pickle.dumps(m)) == m
     assert MassFunction.from_json(m.to_json()) == m
     assert json.loads(m.to_json())["form"] == "weights"
+    assert "weight-of-evidence form" in repr(m.batch[0])
+    assert "BetP" in m.batch[0]._repr_html_()
     sio = pytest.importorskip("skops.io")
     blob = sio.dumps(m)
     assert sio.loads(blob, trusted=sio.get_untrusted_types(data=blob)) == m
