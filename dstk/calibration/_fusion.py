@@ -37,11 +37,12 @@ except ImportError:  # pragma: no cover - scikit-learn is needed to fit anyway
 
 
 #: points of a classifier's output distribution that stand in for its failed outputs: weighted quantiles
-#: at the levels (m + 1/2) / M, M = max(16, 4 n_classes)
-_FAILURE_POINTS_PER_CLASS, _MIN_FAILURE_POINTS = 4, 16
+#: at the levels (m + 1/2) / M, M = 16, fewer when the copies of the out-of-fold outputs would exceed
+#: _FAILURE_BUDGET values in all (many classes and samples)
+_FAILURE_POINTS, _FAILURE_BUDGET = 16, 1 << 22
 
 
-def _failure_outputs(contour: np.ndarray, weights: np.ndarray) -> np.ndarray:
+def _failure_outputs(contour: np.ndarray, weights: np.ndarray, n_points: int) -> np.ndarray:
     """Outputs of one classifier standing in for its failures: weighted quantiles of its outputs.
 
     The outputs are ordered by their decided class, then their largest probability, then their columns
@@ -50,7 +51,6 @@ def _failure_outputs(contour: np.ndarray, weights: np.ndarray) -> np.ndarray:
     sample of whole-number weight ``w`` and ``w`` copies of it give the same points.
     """
     n_samples, n_classes = contour.shape
-    n_points = max(_MIN_FAILURE_POINTS, _FAILURE_POINTS_PER_CLASS * n_classes)
     keys = [contour[:, k] for k in range(n_classes - 1, -1, -1)]
     order = np.lexsort([*keys, contour.max(axis=1), contour.argmax(axis=1)])
     cumulative = np.cumsum(weights[order])
@@ -72,9 +72,10 @@ def _with_failures(
     whole-number sample weights equal repetitions.
     """
     n_sources = contours.shape[0]
+    n_points = int(min(_FAILURE_POINTS, max(1, _FAILURE_BUDGET // (n_sources * contours[0].size))))
     copies, all_weights = [contours], [(1.0 - contamination) * weights]
     for s in range(n_sources):
-        points = _failure_outputs(contours[s], weights)
+        points = _failure_outputs(contours[s], weights, n_points)
         for point in points:
             failed = contours.copy()
             failed[s] = point
@@ -123,20 +124,24 @@ class EvidentialFusionClassifier(ClassifierMixin, _BaseComposition, BaseEstimato
         the discounted outputs, with every rate at least 0.01 so that no classifier alone rules a class
         out, or the plausibility error of Mercier, Quost & Denoeux (2008, Eq. 33), per classifier in
         closed form.
-    contamination : float in [0, 1), default=0.0
+    contamination : float in [0, 1), default=0.1
         The assumed probability that a classifier fails on a sample at prediction time, its output then
         unrelated to the sample (e.g. a broken sensor or a corrupted feature set).  The rates minimise
         the expected criterion under this failure model: the out-of-fold outputs count with weight
         ``1 - contamination``, and, for each classifier in turn, the same outputs with that classifier's
         output replaced by one drawn from its outputs on the other samples count with weight
-        ``contamination / n_estimators``.  That draw is represented by ``max(16, 4 n_classes)`` of its
-        outputs spread evenly over their distribution (weighted quantiles of the outputs ordered by
-        decided class and largest probability), so that ``fit`` is deterministic and whole-number
-        sample weights equal repetitions.  The rates bound how far one classifier can move the
+        ``contamination / n_estimators``.  That draw is represented by 16 of its outputs spread evenly
+        over their distribution (weighted quantiles of the outputs ordered by decided class and largest
+        probability; fewer when ``16 n_estimators n_samples n_classes`` exceeds 2**22), so that ``fit``
+        is deterministic and whole-number sample weights equal repetitions.  The rates bound how far one classifier can move the
         combination; on each sample, Dempster's combination of the discounted classifiers weighs the
         hypothesis "classifier s is unreliable here" by how much s conflicts with the others (Mercier,
         Quost & Denoeux 2008, Section 3), so a failing classifier that contradicts the others loses its
-        say on that sample.  0 learns the rates on the out-of-fold outputs as they are.
+        say on that sample.  0 learns the rates on the out-of-fold outputs as they are.  The default
+        0.1 changes the log-loss on clean data by -0.005 to +0.008 against 0 (ten data sets, where the
+        fusion stays level with or below stacking and within one standard error of the best single
+        classifier) and lowers it by up to 0.14 when one classifier is fed noise at prediction time
+        (``benchmarks/results/fusion.md``).
     on_conflict : {"vacuous", "nan", "raise"}, default="vacuous"
         Samples whose discounted outputs are in total conflict: the vacuous mass function (uniform
         probabilities), NaN, or an error; the first two warn with the samples' indices.
@@ -212,7 +217,7 @@ class EvidentialFusionClassifier(ClassifierMixin, _BaseComposition, BaseEstimato
         method: str | None = "temperature",
         rule: str = "dempster",
         training: str = "log_loss",
-        contamination: float = 0.0,
+        contamination: float = 0.1,
         on_conflict: str = "vacuous",
         n_jobs: int | None = None,
     ) -> None:

@@ -78,7 +78,7 @@ def test_rates_minimise_the_expected_log_loss_under_the_failure_model(data):
             moved[j] = np.clip(moved[j] + step, 0.01, 1.0)
             assert criterion(moved) >= found - 1e-9
     # the temperatures do not depend on the failure model
-    clean = EvidentialFusionClassifier(sources(), cv=5).fit(X, y)
+    clean = EvidentialFusionClassifier(sources(), cv=5, contamination=0.0).fit(X, y)
     np.testing.assert_array_equal(clean.temperatures_, model.temperatures_)
     assert not np.allclose(clean.rates_, model.rates_)
 
@@ -138,15 +138,19 @@ def test_sample_weights_are_repetitions_under_the_failure_model():
 
 def test_a_classifier_failing_at_prediction_time_costs_less_on_average(data):
     """Either classifier fed noise in place of the samples: the mean log-loss over which one fails is
-    lower with the failure model, at a small cost when none fails (measured: 0.131 -> 0.135)."""
+    lower with the default failure model (contamination=0.1) than without it, at a small cost when none
+    fails (measured: failing 0.480 -> 0.342, none failing 0.131 -> 0.139)."""
     X, y = data
     test_X, test_y = load_breast_cancer(return_X_y=True)
     test_X, test_y = test_X[1::2], test_y[1::2]
     noise = np.random.default_rng(2).normal(size=test_X.shape) * test_X.std(axis=0) + test_X.mean(axis=0)
     rows = np.arange(test_y.size)
     clean, failing = [], []
-    for contamination in (0.0, 0.2):
-        model = EvidentialFusionClassifier(sources(), contamination=contamination).fit(X, y)
+    for model in (
+        EvidentialFusionClassifier(sources(), contamination=0.0),
+        EvidentialFusionClassifier(sources()),
+    ):
+        model = model.fit(X, y)
         p = model.predict_proba(test_X)
         clean.append(-np.mean(np.log(np.clip(p[rows, test_y], 1e-15, 1.0))))
         losses = []
