@@ -1254,10 +1254,7 @@ class MassFunction:
 
     # -- transforms -------------------------------------------------------
     def pignistic(self) -> np.ndarray:
-        """Pignistic probabilities ``BetP``, shape ``batch_shape + (n,)``.
-
-        ``BetP(w) = sum_{A contains w} m(A) / (|A| (1 - m(empty)))`` (Smets &
-        Kennes 1994).
+        """Pignistic probabilities ``BetP``; see :func:`dstk.pignistic`.
 
         Returns
         -------
@@ -1405,7 +1402,7 @@ class MassFunction:
         Returns
         -------
         ndarray of shape batch_shape + (n,)
-            See :func:`dstk.core._transforms.plausibility_transform`.
+            See :func:`dstk.plausibility_transform`.
         """
         return _operation("plausibility_transform")(self)
 
@@ -1415,27 +1412,22 @@ class MassFunction:
         Returns
         -------
         ndarray of shape batch_shape + (n,)
-            See :func:`dstk.core._transforms.contour`.
+            See :func:`dstk.core.contour`.
         """
         return _operation("contour")(self)
 
     def discount(self, rate: ArrayLike) -> MassFunction:
-        """Classical discounting (Shafer 1976): ``rate`` of every mass moves to the frame.
-
-        ``m'(A) = (1 - rate) m(A)`` for ``A != frame`` and
-        ``m'(frame) = (1 - rate) m(frame) + rate``.  ``rate`` (the discount
-        rate, one minus the source's reliability) is a float or an array
-        broadcasting against the batch.
+        """Classical discounting: ``rate`` of every mass moves to the frame; see :func:`dstk.discount`.
 
         Parameters
         ----------
         rate : float or array_like
-            Discount rate in [0, 1].
+            Discount rate in [0, 1], broadcasting against the batch.
 
         Returns
         -------
         MassFunction
-            See :func:`dstk.core._transforms.discount`.
+            The discounted mass functions.
         """
         return _operation("discount")(self, rate)
 
@@ -1450,7 +1442,7 @@ class MassFunction:
         Returns
         -------
         MassFunction
-            See :func:`dstk.core._transforms.contextual_discount`.
+            See :func:`dstk.core.contextual_discount`.
         """
         return _operation("contextual_discount")(self, rates)
 
@@ -1468,7 +1460,7 @@ class MassFunction:
         Returns
         -------
         MassFunction
-            See :func:`dstk.core._transforms.condition`.
+            See :func:`dstk.core.condition`.
         """
         return _operation("condition")(self, subset, normalize=normalize)
 
@@ -1478,7 +1470,7 @@ class MassFunction:
         Returns
         -------
         MassFunction
-            See :func:`dstk.core._transforms.normalize`.
+            See :func:`dstk.core.normalize`.
         """
         return _operation("normalize")(self)
 
