@@ -917,7 +917,7 @@ def _ternary_pair_rows(m1, step1, m2, step2, normalize, out, kappa, total_confli
     return 0
 
 
-@njit(cache=True)
+@njit(cache=True, interpreted_max_work=-1)  # never interpreted: fast-math sums (see above)
 def _general_rows(m, normalize, out, kappa, total_conflict, lost, r0, r1, tolerance):
     """Rows ``r0:r1`` of :func:`conjunctive` for any frame size (fast Moebius transforms).
 
@@ -1109,27 +1109,9 @@ def _spaced_rows(m):
     return read_only(np.ascontiguousarray(m, dtype=np.float64).reshape(-1)), size
 
 
-def _kernel_inputs(sources, tolerance):
-    """``(form, inputs, rows, k_sources, size)``: the arguments of a row kernel that stand for ``sources``.
-
-    A pair of binary or three-label sources is read where it lies
-    (:func:`_spaced_rows`); any other pair is stacked.
-    """
-    if isinstance(sources, tuple):
-        m1, m2 = sources
-        rows, size = m1.shape
-        if size in (4, 8) and tolerance < 0.0:
-            (flat1, step1), (flat2, step2) = _spaced_rows(m1), _spaced_rows(m2)
-            return "pair", (flat1, step1, flat2, step2), rows, 2, size
-        sources = np.stack([m1, m2], axis=1)
-    m = read_only(sources)  # one compiled specialisation for read-only and writable inputs
-    rows, k_sources, size = m.shape
-    return "stack", (m,), rows, k_sources, size
-
-
 def _lost_rows_stack(sources, bad):
     """The sources of the rows ``bad`` as a read-only (len(bad), K, size) stack."""
-    if isinstance(sources, tuple):
+    if type(sources) is tuple:
         return read_only(np.stack([sources[0][bad], sources[1][bad]], axis=1))
     return read_only(sources[bad])
 
@@ -1175,11 +1157,24 @@ def conjunctive(sources, normalize, *, tolerance=None, parallel=None):
     """
     if tolerance is None:
         tolerance = -1.0
-    elif not tolerance >= 0.0 or isinstance(sources, tuple):
+    elif not tolerance >= 0.0 or type(sources) is tuple:
         raise ValueError(f"`tolerance` must be >= 0 and the sources a stack; got {tolerance!r}.")
     tolerance = float(tolerance)
-    form, inputs, rows, k_sources, size = _kernel_inputs(sources, tolerance)
-    serial, threaded_kernel = _ROW_KERNELS.get((form, size), (_general_rows, _general_parallel))
+    if type(sources) is tuple:  # a pair given apart: binary and three-label rows read where they lie
+        m1, m2 = sources
+        rows, size = m1.shape
+        k_sources = 2
+        if size in (4, 8) and tolerance < 0.0:
+            (flat1, step1), (flat2, step2) = _spaced_rows(m1), _spaced_rows(m2)
+            inputs: tuple = (flat1, step1, flat2, step2)
+            serial, threaded_kernel = _ROW_KERNELS["pair", size]
+        else:
+            sources = np.stack([m1, m2], axis=1)
+    if type(sources) is not tuple:
+        m = read_only(sources)  # one compiled specialisation for read-only and writable inputs
+        rows, k_sources, size = m.shape
+        inputs = (m,)
+        serial, threaded_kernel = _ROW_KERNELS.get(("stack", size), (_general_rows, _general_parallel))
     out = _buffers.empty((rows, size))
     kappa = _buffers.empty(rows)
     total_conflict = _buffers.zeros(rows, dtype=np.bool_)
@@ -1204,7 +1199,7 @@ def conjunctive(sources, normalize, *, tolerance=None, parallel=None):
             rows,
             tolerance,
             work=work,
-            interpreted_max_work=getattr(serial, "interpreted_max_work", -1),
+            interpreted_max_work=serial.interpreted_max_work,
         )
     if status & INVALID or not (normalize and lost.any()):
         return out, kappa, total_conflict, status

@@ -24,7 +24,7 @@ from dstk._kernels.moebius import subset_pass
 
 # Source hashes of the kernel modules called here (see dstk._kernels._jit).
 CALLED_KERNEL_SOURCES = {
-    "dstk._kernels.combination": "52cbe9a32345eeb3",
+    "dstk._kernels.combination": "84b505df147b515d",
     "dstk._kernels.moebius": "c6be9c7a6d9ad709",
 }
 

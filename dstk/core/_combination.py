@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -190,14 +191,10 @@ def combine(
     raises :class:`~dstk.exceptions.FrameTooLargeError` before allocating.
     The other rules use dense transforms when they fit in memory.
 
-    Inputs are validated when the mass functions are built (one compiled
-    pass), except large float64 arrays given to
-    :meth:`MassFunction.from_array`, whose check is deferred: the
-    conjunctive, Dempster and Yager rules then check each source row as
-    their kernel reads it, so that ``combine(MassFunction.from_array(values,
-    frame), axis=1)`` reads ``values`` once, without copying it.  Pipelines
-    whose arrays are valid by construction can skip the check with
-    ``MassFunction.from_array(values, frame, validate=False)``.
+    The deferred check of a large array given to
+    :meth:`MassFunction.from_array` is run by the conjunctive, Dempster and
+    Yager rules' kernel as it reads each source row, so the array is read
+    once (User Guide, conventions: "Tolerances").
 
     Examples
     --------
@@ -371,8 +368,7 @@ def _apply_conflict_policy(result, kappa, bad, on_conflict, rule, *, warn=True):
     return kappa
 
 
-@dataclass(frozen=True)
-class _Sources:
+class _Sources(NamedTuple):
     """The sources of one call of :func:`combine`, gathered once.
 
     ``rows`` is what the conjunctive kernel reads when a conjunctive rule
