@@ -158,35 +158,45 @@ def best_single(estimators, X, y):
     return CalibratedClassifierCV(clone(best), method="sigmoid", cv=5), index
 
 
+def unequal_parts(estimators, X_train, y_train, seed):
+    """Xu et al. (2016) scenario (c): each classifier sees its own, unequal part of the training data.
+
+    Returns the frozen classifiers (each fitted on half of its part), the rest of the training data that
+    every method uses to combine them, the anchors (soft voting, stacking, best single) and the index of
+    the best single classifier.
+    """
+    rng = np.random.default_rng(seed)
+    order = rng.permutation(y_train.size)
+    cuts = [0, int(y_train.size * 2 / 3), int(y_train.size * (2 / 3 + 1 / 5)), y_train.size]
+    parts = [order[cuts[i] : cuts[i + 1]] for i in range(3)]
+    frozen = []
+    for (name, estimator), part in zip(estimators, parts):
+        half = part[: part.size // 2]
+        frozen.append((name, FrozenEstimator(clone(estimator).fit(X_train[half], y_train[half]))))
+    # each method sees the classifiers as trained and the rest of the training data to combine them
+    rest = np.concatenate([part[part.size // 2 :] for part in parts])
+    X_fit, y_fit = X_train[rest], y_train[rest]
+    anchors = {
+        "soft voting": VotingClassifier(frozen, voting="soft"),
+        "stacking": StackingClassifier(frozen, final_estimator=LogisticRegression(max_iter=2000), cv=5),
+    }
+    single_index = max(range(len(frozen)), key=lambda j: frozen[j][1].estimator.score(X_fit, y_fit))
+    anchors["best single"] = CalibratedClassifierCV(frozen[single_index][1], method="sigmoid", cv=5)
+    return frozen, X_fit, y_fit, anchors, single_index
+
+
 def run_split(X, y, train, test, seed, scenario="standard", only=None):
     results = {}
     X_train, y_train, X_test, y_test = X[train], y[train], X[test], y[test]
     classes = np.unique(y)
     estimators = base_estimators(seed)
     if scenario == "unequal":
-        # Xu et al. (2016) scenario (c): each classifier sees its own, unequal part of the training data
-        rng = np.random.default_rng(seed)
-        order = rng.permutation(train.size)
-        cuts = [0, int(train.size * 2 / 3), int(train.size * (2 / 3 + 1 / 5)), train.size]
-        parts = [order[cuts[i] : cuts[i + 1]] for i in range(3)]
-        frozen = []
-        for (
-            (name, estimator),
-            part,
-        ) in zip(estimators, parts):
-            half = part[: part.size // 2]
-            frozen.append((name, FrozenEstimator(clone(estimator).fit(X_train[half], y_train[half]))))
-        # each method sees the classifiers as trained and the rest of the training data to combine them
-        rest = np.concatenate([part[part.size // 2 :] for part in parts])
-        X_fit, y_fit = X_train[rest], y_train[rest]
+        frozen, X_fit, y_fit, anchors, single_index = unequal_parts(estimators, X_train, y_train, seed)
         candidates = {
             "fusion": EvidentialFusionClassifier(frozen),
             ROBUST: EvidentialFusionClassifier(frozen, contamination=0.0),
-            "soft voting": VotingClassifier(frozen, voting="soft"),
-            "stacking": StackingClassifier(frozen, final_estimator=LogisticRegression(max_iter=2000), cv=5),
+            **anchors,
         }
-        single_index = max(range(len(frozen)), key=lambda j: frozen[j][1].estimator.score(X_fit, y_fit))
-        candidates["best single"] = CalibratedClassifierCV(frozen[single_index][1], method="sigmoid", cv=5)
     else:
         X_fit, y_fit = X_train, y_train
         candidates = methods(seed)

@@ -34,10 +34,6 @@ sys.path.insert(0, HERE)
 
 import bench_fusion as bench  # noqa: E402
 from _harness import pinned_threads  # noqa: E402
-from sklearn.base import clone  # noqa: E402
-from sklearn.calibration import CalibratedClassifierCV  # noqa: E402
-from sklearn.ensemble import StackingClassifier, VotingClassifier  # noqa: E402
-from sklearn.frozen import FrozenEstimator  # noqa: E402
 from sklearn.linear_model import LogisticRegression  # noqa: E402
 from sklearn.model_selection import StratifiedShuffleSplit  # noqa: E402
 
@@ -136,23 +132,8 @@ def run_split(X, y, train, test, seed, scenario, contaminations, with_anchors=Tr
     y_index = np.searchsorted(classes, y_test)
     estimators = bench.base_estimators(seed)
     if scenario == "unequal":
-        rng = np.random.default_rng(seed)
-        order = rng.permutation(train.size)
-        cuts = [0, int(train.size * 2 / 3), int(train.size * (2 / 3 + 1 / 5)), train.size]
-        parts = [order[cuts[i] : cuts[i + 1]] for i in range(3)]
-        frozen = []
-        for (name, estimator), part in zip(estimators, parts):
-            half = part[: part.size // 2]
-            frozen.append((name, FrozenEstimator(clone(estimator).fit(X_train[half], y_train[half]))))
-        rest = np.concatenate([part[part.size // 2 :] for part in parts])
-        X_fit, y_fit = X_train[rest], y_train[rest]
+        frozen, X_fit, y_fit, anchors, single_index = bench.unequal_parts(estimators, X_train, y_train, seed)
         fusion = EvidentialFusionClassifier(frozen, contamination=0.0)
-        anchors = {
-            "soft voting": VotingClassifier(frozen, voting="soft"),
-            "stacking": StackingClassifier(frozen, final_estimator=LogisticRegression(max_iter=2000), cv=5),
-        }
-        single_index = max(range(len(frozen)), key=lambda j: frozen[j][1].estimator.score(X_fit, y_fit))
-        anchors["best single"] = CalibratedClassifierCV(frozen[single_index][1], method="sigmoid", cv=5)
     else:
         X_fit, y_fit = X_train, y_train
         fusion = EvidentialFusionClassifier(estimators, contamination=0.0)
