@@ -44,7 +44,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
-from scipy.special import roots_legendre
+from scipy.special import logsumexp, roots_legendre
 
 from ..exceptions import FrameTooLargeError, InvalidMassError, TotalConflictError
 from . import _dense, _wide
@@ -70,17 +70,6 @@ def _log1mexp(x: np.ndarray) -> np.ndarray:
 def _logexpm1(w: np.ndarray) -> np.ndarray:
     """``log(e^w - 1)`` for ``w >= 0`` (``-inf`` at 0), without overflow."""
     return w + _log1mexp(-w)
-
-
-def _logsumexp(x: np.ndarray, axis: int = -1) -> np.ndarray:
-    """``log sum e^x`` along ``axis``; ``-inf`` for an empty or all ``-inf`` slice."""
-    if x.shape[axis] == 0:
-        return np.full(np.delete(x.shape, axis % x.ndim), -np.inf)
-    top = np.max(x, axis=axis, keepdims=True)
-    safe = np.where(np.isfinite(top), top, 0.0)
-    with np.errstate(divide="ignore"):
-        out = np.log(np.sum(np.exp(x - safe), axis=axis, keepdims=True)) + safe
-    return np.squeeze(out, axis=axis)
 
 
 def _sum_finite(x: np.ndarray, select: np.ndarray | None = None) -> np.ndarray:
@@ -433,7 +422,7 @@ class WeightStorage(StructuredStorage):
     def _log_pl(self, inside: np.ndarray) -> np.ndarray:
         log_frame, log_single, log_c, log_d = self._logs()
         first = log_frame + _log1mexp(_sum_finite(log_d, inside))
-        return np.logaddexp(first, _logsumexp((log_single + log_c)[..., inside]))
+        return np.logaddexp(first, logsumexp((log_single + log_c)[..., inside], axis=-1))
 
     def _log_q(self, inside: np.ndarray) -> np.ndarray:
         log_frame, log_single, log_c, _ = self._logs()
@@ -470,7 +459,7 @@ class WeightStorage(StructuredStorage):
             # log (d_l + c_l t_j) = log(1 - c_l (1 - t_j)), finite for 0 < t_j < 1
             terms = np.log1p(-c[start:stop, None, :] * (1.0 - t)[None, :, None])  # (rows, nodes, n)
             total = terms.sum(axis=2, keepdims=True)
-            log_integral[start:stop] = _logsumexp(log_v[None, :, None] + total - terms, axis=1)
+            log_integral[start:stop] = logsumexp(log_v[None, :, None] + total - terms, axis=1)
         log_integral = log_integral.reshape(log_c.shape)
         return np.logaddexp(log_single + log_c, log_frame[..., None] + log_c + log_integral)
 
@@ -637,7 +626,7 @@ class DiscountedBayesStorage(StructuredStorage):
             log_alpha, log_p = np.log(alpha[..., inside]), np.log(p[..., inside])
             outside = np.log(np.clip(1.0 - p[..., inside].sum(axis=-1), 0.0, 1.0))
         # w outside A: every label of A from B_s; w in A: the others
-        chosen = _logsumexp(log_p + _sum_except(log_alpha))
+        chosen = logsumexp(log_p + _sum_except(log_alpha), axis=-1)
         per_source = np.logaddexp(outside + _sum_finite(log_alpha), chosen)  # (rows, S)
         return self._batch(per_source.sum(axis=-1))
 
