@@ -106,7 +106,8 @@ class EvidentialFusionClassifier(ClassifierMixin, _BaseComposition, BaseEstimato
         The classifiers, each with ``predict_proba`` (or ``predict_mass``).  A classifier wrapped in
         :class:`sklearn.frozen.FrozenEstimator` is used as fitted (trained elsewhere, on other data):
         ``fit`` only calibrates it and learns its rates on the data it is given.  ``"drop"`` leaves a
-        classifier out.
+        classifier out.  A classifier's parameters are ``<name>__<parameter>`` in :meth:`get_params`
+        and :meth:`set_params` (also ``estimators__<name>__<parameter>``), for grid searches.
     cv : int, cross-validation generator or iterable, default=5
         How the out-of-fold outputs are made (:func:`sklearn.model_selection.check_cv`, stratified).
     method : {"temperature"} or None, default="temperature"
@@ -252,14 +253,27 @@ class EvidentialFusionClassifier(ClassifierMixin, _BaseComposition, BaseEstimato
         Parameters
         ----------
         **params : dict
-            Parameter names and values.
+            Parameter names and values.  A classifier's parameter is ``<name>__<parameter>`` (as in
+            :class:`~sklearn.ensemble.StackingClassifier`, and as :meth:`get_params` lists it), or
+            ``estimators__<name>__<parameter>``, the same parameter spelled through ``estimators``
+            (e.g. ``estimators__lr__C`` in a :class:`~sklearn.model_selection.GridSearchCV` grid).
 
         Returns
         -------
         EvidentialFusionClassifier
             ``self``.
         """
-        self._set_params("estimators", **params)
+        prefix = "estimators__"
+        translated: dict[str, Any] = {}
+        for key, value in params.items():
+            short = key[len(prefix) :] if key.startswith(prefix) else key
+            if short in translated:
+                raise ValueError(
+                    f"The parameter {short!r} is given twice (as {short!r} and {prefix + short!r}); "
+                    "give it once."
+                )
+            translated[short] = value
+        self._set_params("estimators", **translated)
         return self
 
     @property
@@ -292,6 +306,12 @@ class EvidentialFusionClassifier(ClassifierMixin, _BaseComposition, BaseEstimato
         for name in names:
             if "__" in name:
                 raise ValueError(f"Estimator names must not contain '__'; got {name!r}.")
+        clashes = sorted(set(names) & set(self.get_params(deep=False)))
+        if clashes:
+            raise ValueError(
+                f"The names {clashes!r} in `estimators` are parameters of EvidentialFusionClassifier; "
+                "rename those classifiers (their nested parameters would be ambiguous)."
+            )
         kept = [
             (name, estimator)
             for name, estimator in pairs

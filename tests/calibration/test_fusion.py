@@ -133,6 +133,23 @@ def test_grid_search_over_nested_parameters_and_repr(iris):
     assert dropped.rates_.shape == (1, 3) and list(dropped.named_estimators_) == ["lr"]
 
 
+def test_nested_parameters_spelled_through_estimators(iris):
+    """``estimators__lr__C`` is the parameter ``lr__C``: the same grid search, the same fitted model."""
+    X, y = iris
+    base = EvidentialFusionClassifier([("lr", LogisticRegression(max_iter=1000)), ("nb", GaussianNB())], cv=3)
+    long = GridSearchCV(base, {"estimators__lr__C": [0.01, 1.0]}, cv=3, scoring="neg_log_loss").fit(X, y)
+    short = GridSearchCV(base, {"lr__C": [0.01, 1.0]}, cv=3, scoring="neg_log_loss").fit(X, y)
+    np.testing.assert_allclose(long.cv_results_["mean_test_score"], short.cv_results_["mean_test_score"])
+    assert long.best_estimator_.get_params()["lr__C"] == short.best_params_["lr__C"]
+    model = clone(base).set_params(estimators__lr__C=0.01, estimators__nb="drop")
+    assert model.get_params()["lr__C"] == 0.01 and model.get_params()["nb"] == "drop"
+    assert base.get_params()["lr__C"] == 1.0  # set on a clone, the original is untouched
+    with pytest.raises(ValueError, match="twice"):
+        clone(base).set_params(lr__C=1.0, estimators__lr__C=2.0)
+    with pytest.raises(ValueError, match=r"parameters of EvidentialFusionClassifier.*rename"):
+        EvidentialFusionClassifier([("cv", GaussianNB()), ("nb", GaussianNB())]).fit(X, y)
+
+
 def test_frozen_sources_are_used_as_fitted():
     X, y = load_breast_cancer(return_X_y=True)
     trained_elsewhere = make_pipeline(StandardScaler(), LogisticRegression()).fit(X[:100], y[:100])
