@@ -9,7 +9,10 @@ Every comparison script of ``benchmarks/`` can use the three pieces here:
 * :func:`ratio` summarises the per-round ratio anchor / dstk as a median with its IQR and range, for the
   CPU time (the figure to quote: under load the wall time measures the load) and the wall time;
 * :func:`environment` gives the lines that a results file records: date, command, machine, load at the
-  start and the end, versions and the BLAS in use.
+  start and the end, versions and the BLAS in use;
+* :func:`comparison` turns the times of two sides into the cells of a results row, :func:`spread` one
+  side's times alone, :func:`load_at_end` the closing line and :func:`prepend` writes a run above the
+  earlier ones of a results file.
 """
 
 from __future__ import annotations
@@ -86,6 +89,53 @@ def ratio(numerator: np.ndarray, denominator: np.ndarray) -> tuple[float, str]:
     return float(
         median
     ), f"{median:.2f}× (IQR {q1:.2f}–{q3:.2f}, range {values.min():.2f}–{values.max():.2f})"
+
+
+def spread(values: np.ndarray) -> str:
+    """Median of per-round times with their IQR, as text with a unit."""
+    q1, median, q3 = np.percentile(np.asarray(values), [25, 50, 75])
+    return f"{seconds(float(median))} (IQR {seconds(float(q1))}–{seconds(float(q3))})"
+
+
+def comparison(
+    times: dict[str, dict[str, np.ndarray]], ours: str = "dstk", anchor: str = "anchor"
+) -> dict[str, str]:
+    """The cells of one results row from :func:`interleaved`'s times of ``ours`` and ``anchor``.
+
+    ``ours_cpu``, ``anchor_cpu``, ``ours_wall``, ``anchor_wall``: medians; ``cpu_ratio``: anchor / ours
+    of the CPU time per round, median with IQR and range; ``wall_ratio``: the same of the wall time,
+    median only.
+    """
+    _, cpu_text = ratio(times[anchor]["cpu"], times[ours]["cpu"])
+    wall, _ = ratio(times[anchor]["wall"], times[ours]["wall"])
+    return {
+        "ours_cpu": seconds(float(np.median(times[ours]["cpu"]))),
+        "anchor_cpu": seconds(float(np.median(times[anchor]["cpu"]))),
+        "ours_wall": seconds(float(np.median(times[ours]["wall"]))),
+        "anchor_wall": seconds(float(np.median(times[anchor]["wall"]))),
+        "cpu_ratio": cpu_text,
+        "wall_ratio": f"{wall:.2f}×",
+    }
+
+
+def load_at_end() -> str:
+    """The closing line of a run: the load average when it ended."""
+    return f"- load average at end: {', '.join(f'{x:.2f}' for x in os.getloadavg())}"
+
+
+def prepend(path: str, text: str) -> None:
+    """Write ``text`` at the top of the results file ``path``, its earlier runs below (newest first).
+
+    A title line (``# ...``) that opens the file stays first; ``text`` then goes right below it.
+    """
+    previous = open(path, encoding="utf-8").read() if os.path.exists(path) else ""
+    title = ""
+    if previous.startswith("# "):
+        title, _, previous = previous.partition("\n")
+        title += "\n\n"
+        previous = previous.lstrip("\n")
+    with open(path, "w", encoding="utf-8") as handle:
+        handle.write(title + text.rstrip("\n") + "\n" + ("\n" + previous if previous else ""))
 
 
 def seconds(value: float) -> str:

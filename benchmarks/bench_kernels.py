@@ -10,29 +10,33 @@
    label at a time; the anchor is the former implementation through the
    implicabilities (reproduced below).
 
-Both pairs are timed interleaved (A, B, A, B, ...) in one run; the results
-report medians and the min-max range of the per-round ratios, and the
-machine load.  Results must agree (asserted).
+Both pairs are timed with ``_harness``: interleaved (A, B, A, B, ...) in one run,
+numba and BLAS pinned to one thread on both sides, process CPU time next to
+wall time; the table gives the median CPU time of each side, the per-round
+CPU ratio former / dstk (median, IQR, range) and the wall ratio, with the
+run's date, command and load.  Results must agree (asserted).
 
-Run from the repository root:  python benchmarks/bench_kernels.py [--rounds 15]
+Run from the repository root:
+python benchmarks/bench_kernels.py [--rounds 15] [--md benchmarks/results/kernels.md]
 """
 
 import argparse
 import os
-import subprocess
 import sys
-import time
 
 import numpy as np
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))
+sys.path.insert(0, HERE)
 
-from numba import njit
+from _harness import comparison, environment, interleaved, load_at_end, pinned_threads, prepend  # noqa: E402
+from numba import njit  # noqa: E402
 
-from dstk import Frame, MassFunction
-from dstk._kernels import partial_combination
-from dstk.core import _dense
-from dstk.core._transforms import contextual_discount
+from dstk import Frame, MassFunction  # noqa: E402
+from dstk._kernels import partial_combination  # noqa: E402
+from dstk.core import _dense  # noqa: E402
+from dstk.core._transforms import contextual_discount  # noqa: E402
 
 
 @njit
@@ -80,54 +84,53 @@ def anchor_contextual_discount(m, rates):
     return np.maximum(out, 0.0)
 
 
-def interleaved(new, anchor, rounds):
-    new_times, anchor_times = [], []
-    for _ in range(rounds):
-        for function, times in ((new, new_times), (anchor, anchor_times)):
-            start = time.perf_counter()
-            function()
-            times.append(time.perf_counter() - start)
-    new_times, anchor_times = np.array(new_times), np.array(anchor_times)
-    ratios = anchor_times / new_times
-    return np.median(new_times), np.median(anchor_times), np.median(ratios), ratios.min(), ratios.max()
+def row(name, new, anchor, rounds):
+    """One table row: dstk and the former implementation interleaved, CPU and wall time."""
+    cells = comparison(interleaved({"dstk": new, "former": anchor}, rounds), anchor="former")
+    return (
+        f"| {name} | {cells['ours_cpu']} | {cells['anchor_cpu']} | {cells['cpu_ratio']} "
+        f"| {cells['wall_ratio']} |"
+    )
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=15)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--md", default=None, help="prepend the run to this Markdown file")
     args = parser.parse_args(argv)
     rng = np.random.default_rng(args.seed)
-    print(f"load: {subprocess.run(['uptime'], capture_output=True, text=True).stdout.strip()}")
-    print("| case | dstk (ms) | former (ms) | speed-up, median (min-max) |")
-    print("|---|---|---|---|")
-    for n, rows, k in [(3, 20_000, 8), (6, 5_000, 8), (10, 200, 8), (14, 10, 8)]:
-        m = rng.random((rows, k, 2**n))
-        m /= m.sum(axis=-1, keepdims=True)
-        for name, new, anchor in [
-            (
-                "implicability product",
-                lambda: partial_combination.implicability_product(m),
-                lambda: anchor_implicability_product(m),
-            ),
-        ]:
-            np.testing.assert_allclose(new(), anchor(), rtol=1e-13, atol=0)  # also compiles both
-            t_new, t_old, ratio, low, high = interleaved(new, anchor, args.rounds)
-            print(
-                f"| {name}, n={n}, {rows} rows x {k} sources | {1e3 * t_new:.2f} | {1e3 * t_old:.2f} | {ratio:.2f} ({low:.2f}-{high:.2f}) |"
+    lines = ["## Kernels: dstk against the former implementation", "", *environment(), ""]
+    lines += [
+        "| case | dstk (CPU) | former (CPU) | former / dstk, CPU | wall ratio |",
+        "|---|---|---|---|---|",
+    ]
+    print("\n".join(lines), flush=True)
+    with pinned_threads(1):
+        for n, rows, k in [(3, 20_000, 8), (6, 5_000, 8), (10, 200, 8), (14, 10, 8)]:
+            m = rng.random((rows, k, 2**n))
+            m /= m.sum(axis=-1, keepdims=True)
+            new = lambda m=m: partial_combination.implicability_product(m)  # noqa: E731
+            old = lambda m=m: anchor_implicability_product(m)  # noqa: E731
+            np.testing.assert_allclose(new(), old(), rtol=1e-13, atol=0)  # also compiles both
+            lines.append(
+                row(f"implicability product, n={n}, {rows} rows x {k} sources", new, old, args.rounds)
             )
-    for n, batch in [(3, 100_000), (8, 2_000), (12, 50)]:
-        values = rng.random((batch, 2**n))
-        values /= values.sum(axis=-1, keepdims=True)
-        mass = MassFunction.from_array(values, Frame(range(n)))
-        rates = rng.random((batch, n))
-        new = lambda: contextual_discount(mass, rates).to_array()  # noqa: E731
-        old = lambda: anchor_contextual_discount(mass, rates)  # noqa: E731
-        np.testing.assert_allclose(new(), old(), rtol=0, atol=1e-13)
-        t_new, t_old, ratio, low, high = interleaved(new, old, args.rounds)
-        print(
-            f"| contextual_discount, n={n}, batch {batch} | {1e3 * t_new:.2f} | {1e3 * t_old:.2f} | {ratio:.2f} ({low:.2f}-{high:.2f}) |"
-        )
+            print(lines[-1], flush=True)
+        for n, batch in [(3, 100_000), (8, 2_000), (12, 50)]:
+            values = rng.random((batch, 2**n))
+            values /= values.sum(axis=-1, keepdims=True)
+            mass = MassFunction.from_array(values, Frame(range(n)))
+            rates = rng.random((batch, n))
+            new = lambda mass=mass, rates=rates: contextual_discount(mass, rates).to_array()  # noqa: E731
+            old = lambda mass=mass, rates=rates: anchor_contextual_discount(mass, rates)  # noqa: E731
+            np.testing.assert_allclose(new(), old(), rtol=0, atol=1e-13)
+            lines.append(row(f"contextual_discount, n={n}, batch {batch}", new, old, args.rounds))
+            print(lines[-1], flush=True)
+    lines.append(load_at_end())
+    print(lines[-1])
+    if args.md:
+        prepend(args.md, "\n".join(lines))
 
 
 if __name__ == "__main__":
