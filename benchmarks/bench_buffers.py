@@ -3,8 +3,9 @@
 Runs the work of three dask tasks in a child process, as a worker would run
 them (inside ``serial_kernels``, the output freed once consumed), with the
 pool of reused buffers on (the default limits) and off (a pool that keeps
-nothing, as ``dstk.dask.reuse_buffers(max_idle_bytes=0)``), alternately, and prints the median CPU time and
-page faults per call:
+nothing, as ``dstk.dask.reuse_buffers(max_idle_bytes=0)``), alternately, with BLAS / OpenMP / numba
+pinned to one thread (``_harness.pinned_threads``), and prints the median process CPU time, wall time and
+page faults per call, the CPU ratio fresh / reused per round (median, IQR, range) and the wall ratio:
 
 tree state   the Dempster state of one chunk: 150,000 rows x 25 binary
              sources, checked in the fold's pass (120 MB read, 4.8 MB out).
@@ -16,7 +17,9 @@ The child runs in distributed's worker environment
 (``MALLOC_TRIM_THRESHOLD_=65536``, which freezes glibc's mmap threshold at
 128 KiB) unless ``--plain-malloc`` is given.
 
-    python benchmarks/bench_buffers.py [--repeats 15] [--plain-malloc]
+    python benchmarks/bench_buffers.py [--repeats 15] [--plain-malloc] [--md benchmarks/results/dask.md]
+
+The run's date, command and load head the table (``--md`` prepends it to a results file).
 """
 
 from __future__ import annotations
@@ -24,7 +27,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import resource
 import subprocess
 import sys
@@ -32,12 +34,17 @@ import time
 
 import numpy as np
 
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+from _harness import environment, load_at_end, pinned_threads, prepend, ratio, seconds  # noqa: E402
+
 CHILD = "--child"
 
 
 def _usage():
     ru = resource.getrusage(resource.RUSAGE_SELF)
-    return time.process_time(), ru.ru_minflt
+    return time.process_time(), time.perf_counter(), ru.ru_minflt
 
 
 def _child(repeats: int) -> dict:
@@ -83,70 +90,79 @@ def _child(repeats: int) -> dict:
     results = {name: {"reused": [], "fresh": []} for name in work}
     # the tasks take the process's pool (POOL): one with the default limits, one that keeps nothing
     pools = {"reused": _buffers.BufferPool(), "fresh": _buffers.BufferPool(max_idle_bytes=0)}
-    for name, function in work.items():
-        for setting in ("reused", "fresh"):  # warm both (compilation, first pages)
-            _buffers.POOL = pools[setting]
-            function()
-            function()
-        for _ in range(repeats):
-            for setting in ("reused", "fresh"):
+    with pinned_threads(1):
+        for name, function in work.items():
+            for setting in ("reused", "fresh"):  # warm both (compilation, first pages)
                 _buffers.POOL = pools[setting]
-                cpu0, faults0 = _usage()
                 function()
-                cpu1, faults1 = _usage()
-                results[name][setting].append((cpu1 - cpu0, faults1 - faults0))
+                function()
+            for _ in range(repeats):
+                for setting in ("reused", "fresh"):
+                    _buffers.POOL = pools[setting]
+                    cpu0, wall0, faults0 = _usage()
+                    function()
+                    cpu1, wall1, faults1 = _usage()
+                    results[name][setting].append((cpu1 - cpu0, wall1 - wall0, faults1 - faults0))
     return results
 
 
-def main() -> None:
+def main(argv=None) -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--repeats", type=int, default=15)
     parser.add_argument("--plain-malloc", action="store_true", help="no MALLOC_TRIM_THRESHOLD_ in the child")
+    parser.add_argument("--md", default=None, help="prepend the run to this Markdown file")
     parser.add_argument(CHILD, action="store_true", help=argparse.SUPPRESS)
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     if args.child:
         print(json.dumps(_child(args.repeats)))
         return
-    environment = dict(os.environ)
-    environment.pop("MALLOC_TRIM_THRESHOLD_", None)
+    child_environment = dict(os.environ)
+    child_environment.pop("MALLOC_TRIM_THRESHOLD_", None)
     if not args.plain_malloc:
-        environment["MALLOC_TRIM_THRESHOLD_"] = "65536"
-    load = os.getloadavg()[0]
+        child_environment["MALLOC_TRIM_THRESHOLD_"] = "65536"
+    lines = [
+        f"## Run {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} (bench_buffers.py): reused buffers",
+        "",
+        *environment(),
+    ]
     output = subprocess.run(
         [sys.executable, __file__, CHILD, "--repeats", str(args.repeats)],
-        env=environment,
+        env=child_environment,
         check=True,
         capture_output=True,
         text=True,
     ).stdout
     results = json.loads(output.strip().splitlines()[-1])
-    print(f"## Run {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}\n")
-    print(
-        f"`python benchmarks/bench_buffers.py --repeats {args.repeats}{' --plain-malloc' if args.plain_malloc else ''}`\n"
-    )
-    print(
-        f"Machine: {os.cpu_count()} cores, Python {platform.python_version()}, numpy {np.__version__}; "
-        f"load average (1 min) {load:.1f} at the start, {os.getloadavg()[0]:.1f} at the end. Child process "
+    lines += [
+        "- child process "
         + (
-            "with `MALLOC_TRIM_THRESHOLD_=65536` (distributed's worker environment)."
+            "with `MALLOC_TRIM_THRESHOLD_=65536` (distributed's worker environment)"
             if not args.plain_malloc
-            else "with glibc's default malloc settings."
+            else "with glibc's default malloc settings"
         )
-        + f" Medians of {args.repeats} calls per setting, the two settings alternating; min-max in brackets.\n"
-    )
-    print("| task | fresh pages: CPU ms (faults) | reused buffers: CPU ms (faults) | fresh / reused |")
-    print("| --- | ---: | ---: | --- |")
+        + f"; medians of {args.repeats} calls per setting, the two settings alternating",
+        "",
+        "| task | fresh pages: CPU (wall; faults) | reused buffers: CPU (wall; faults) | fresh / reused, CPU "
+        "| wall ratio |",
+        "| --- | ---: | ---: | --- | --- |",
+    ]
     for name, settings in results.items():
         fresh = np.array(settings["fresh"])
         reused = np.array(settings["reused"])
-        ratios = fresh[:, 0] / reused[:, 0]
-        print(
-            f"| {name} | {np.median(fresh[:, 0]) * 1e3:.2f} ({np.median(fresh[:, 1]):.0f}) | "
-            f"{np.median(reused[:, 0]) * 1e3:.2f} ({np.median(reused[:, 1]):.0f}) | "
-            f"{np.median(ratios):.2f} [{ratios.min():.2f}-{ratios.max():.2f}] |"
+        _, cpu_text = ratio(fresh[:, 0], reused[:, 0])
+        wall, _ = ratio(fresh[:, 1], reused[:, 1])
+        lines.append(
+            f"| {name} | {seconds(float(np.median(fresh[:, 0])))} ({seconds(float(np.median(fresh[:, 1])))}; "
+            f"{np.median(fresh[:, 2]):.0f}) | {seconds(float(np.median(reused[:, 0])))} "
+            f"({seconds(float(np.median(reused[:, 1])))}; {np.median(reused[:, 2]):.0f}) | {cpu_text} | {wall:.2f}× |"
         )
+    lines.append(load_at_end())
+    text = "\n".join(lines)
+    print(text)
+    if args.md:
+        prepend(args.md, text)
 
 
 if __name__ == "__main__":

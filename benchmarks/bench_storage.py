@@ -7,14 +7,17 @@ the storage form is a visible part of the time: construction from an array
 combination, the fold over a batch axis, and the focal-set form.  Each tree
 runs in its own worker process (``PYTHONPATH=<tree>``); the driver asks them
 in turn (A, B, B, A, ...) so that both see the same machine load, and
-reports the median ratio after/before with its range over the rounds, in
-CPU time (the worker's thread time) and in wall time (on a loaded machine
-the wall time measures the load).  Workers run numba and BLAS on one thread.
+reports the median ratio after/before with its IQR and range over the
+rounds, in CPU time (the worker's thread time: the call runs in the worker's
+main thread) and in wall time (on a loaded machine the wall time measures the
+load).  Workers run BLAS / OpenMP and numba pinned to one thread
+(``_harness.pinned_threads``); the run's date, command and load are recorded
+(``--md`` prepends the run to a results file).
 
 Usage::
 
     python benchmarks/bench_storage.py --before /path/to/old/tree --after /path/to/new/tree \
-        [--rounds 15] [--md results.md]
+        [--rounds 15] [--only TEXT] [--md results.md]
 """
 
 from __future__ import annotations
@@ -27,6 +30,11 @@ import sys
 import time
 
 import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+from _harness import environment, load_at_end, pinned_threads, prepend, ratio, seconds  # noqa: E402
 
 
 def workloads():
@@ -73,7 +81,11 @@ def workloads():
 
 def worker():
     """Answer ``name`` lines with the seconds per call of that workload (calls batched to >= 2 ms)."""
-    fns = workloads()
+    with pinned_threads(1):
+        _answer(workloads())
+
+
+def _answer(fns):
     numbers = {}
     for name, fn in fns.items():  # warm-up (numba compilation, caches) and calls per timing
         fn()
@@ -141,26 +153,28 @@ def main(argv=None):
         proc.stdin.close()
         proc.wait()
     lines = [
-        f"Interleaved, {args.rounds} rounds; machine load (uptime): {os.getloadavg()[0]:.1f} (1 min)",
+        f"## {os.path.basename(os.path.normpath(args.after))} against {os.path.basename(os.path.normpath(args.before))}",
         "",
-        "| workload | CPU before (median) | CPU after (median) | CPU after / before: median (IQR; range) "
+        *environment(),
+        f"- before: `{args.before}`; after: `{args.after}`; interleaved (A, B, B, A, ...), {args.rounds} rounds",
+        "",
+        "| workload | CPU before (median) | CPU after (median) | CPU after / before: median (IQR, range) "
         "| wall after / before: median |",
         "|---|---|---|---|---|",
     ]
     for name in names:
         old, new = (np.array(x) for x in times[name])  # (rounds, 2): wall, CPU
-        ratio = new[:, 1] / old[:, 1]
-        q1, med, q3 = np.percentile(ratio, [25, 50, 75])
-        wall = np.median(new[:, 0] / old[:, 0])
+        _, cpu_text = ratio(new[:, 1], old[:, 1])
+        wall, _ = ratio(new[:, 0], old[:, 0])
         lines.append(
-            f"| {name} | {np.median(old[:, 1]) * 1e6:.1f} µs | {np.median(new[:, 1]) * 1e6:.1f} µs | "
-            f"{med:.3f} ({q1:.3f}-{q3:.3f}; {ratio.min():.3f}-{ratio.max():.3f}) | {wall:.3f} |"
+            f"| {name} | {seconds(float(np.median(old[:, 1])))} | {seconds(float(np.median(new[:, 1])))} | "
+            f"{cpu_text} | {wall:.3f}× |"
         )
+    lines.append(load_at_end())
     text = "\n".join(lines)
     print(text)
     if args.md:
-        with open(args.md, "w") as handle:
-            handle.write(text + "\n")
+        prepend(args.md, text)
 
 
 if __name__ == "__main__":
