@@ -1,11 +1,12 @@
 """Benchmark of the diagnostics: scaling to 10^6 predictions, side by side with an anchor.
 
-Every operation is timed at n = 10^4, 10^5 and 10^6 predictions.  When an
-established implementation exists it is timed INTERLEAVED with dstk in the
-same run (dstk, anchor, dstk, anchor, ...); the table gives the medians, the
-ratio anchor / dstk (median and min-max over the rounds) and dstk's time per
-prediction, whose constancy across n shows linear scaling (the last column
-is the slope of log time against log n between 10^5 and 10^6).
+Every operation is timed at n = 10^4, 10^5 and 10^6 predictions with ``_harness``: BLAS / OpenMP /
+numba pinned to one thread on both sides, process CPU time next to wall time.  When an established
+implementation exists it is timed INTERLEAVED with dstk in the same run (dstk, anchor, dstk, anchor,
+...); the table gives the median CPU times, the CPU ratio anchor / dstk per round (median, IQR, range),
+the wall ratio, and dstk's CPU time per prediction, whose constancy across n shows linear scaling (the
+last column is the slope of log CPU time against log n between 10^5 and 10^6).  The run's date, command
+and load head the table (``--md`` prepends it to a results file).
 
 Anchors: expected_calibration_error vs Kumar et al.'s ``uncertainty-calibration``
 (same numbers); corp_decomposition vs scikit-learn's IsotonicRegression plus
@@ -14,23 +15,35 @@ the scores; reliability_bands(bins=15) vs scikit-learn's calibration_curve
 uncertainty measures and the multi-class Venn predictor have no established
 counterpart and are timed alone.
 
-Run from the repository root:  python benchmarks/bench_diagnostics.py [--rounds 3] [--max-size 1000000]
+Run from the repository root:
+python benchmarks/bench_diagnostics.py [--rounds 3] [--max-size 1000000] [--only TEXT] [--md FILE]
 """
 
 import argparse
 import os
-import statistics
 import sys
-import time
 import warnings
 
 import numpy as np
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))
+sys.path.insert(0, HERE)
 
-from dstk import Frame, MassFunction
-from dstk.calibration import VennMulticlassClassifier, conformal_p_values
-from dstk.core import (
+from _harness import (  # noqa: E402
+    comparison,
+    environment,
+    interleaved,
+    load_at_end,
+    pinned_threads,
+    prepend,
+    seconds,
+    spread,
+)
+
+from dstk import Frame, MassFunction  # noqa: E402
+from dstk.calibration import VennMulticlassClassifier, conformal_p_values  # noqa: E402
+from dstk.core import (  # noqa: E402
     aggregate_uncertainty,
     discord,
     jirousek_shenoy_entropy,
@@ -38,13 +51,7 @@ from dstk.core import (
     strife,
     uncertainty_decomposition,
 )
-from dstk.metrics import corp_decomposition, expected_calibration_error, reliability_bands
-
-
-def timed(function):
-    start = time.perf_counter()
-    result = function()
-    return time.perf_counter() - start, result
+from dstk.metrics import corp_decomposition, expected_calibration_error, reliability_bands  # noqa: E402
 
 
 def binary_data(n, rng):
@@ -190,47 +197,50 @@ def main(argv=None):
     parser.add_argument("--max-size", type=int, default=1_000_000)
     parser.add_argument("--only", default=None, help="run the cases whose name contains this text")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--md", default=None, help="prepend the run to this Markdown file")
     args = parser.parse_args(argv)
     rng = np.random.default_rng(args.seed)
     sizes = [n for n in (10_000, 100_000, 1_000_000) if n <= args.max_size]
     extra = anchors()
-    print(f"load: {os.getloadavg()}")
-    header = "| operation | n | dstk median (s) | anchor median (s) | anchor / dstk (min-max) | dstk us / prediction |"
-    print(header)
-    print("|---|---:|---:|---:|---|---:|")
-    for name, build in cases(rng, extra):
-        if args.only and args.only not in name:
-            continue
-        times_at = {}
-        for n in sizes:
-            ours, theirs = build(n)
-            ours()  # warm-up (numba compilation, caches)
-            if theirs is not None and n == sizes[0]:
-                theirs()
-            mine, other = [], []
-            for _ in range(args.rounds):
-                mine.append(timed(ours)[0])
-                if theirs is not None:
-                    other.append(timed(theirs)[0])
-            median = statistics.median(mine)
-            times_at[n] = median
-            if other:
-                ratios = [o / m for o, m in zip(other, mine)]
-                anchor = f"{statistics.median(other):.4f}"
-                ratio = f"{statistics.median(ratios):.2f} ({min(ratios):.2f}-{max(ratios):.2f})"
-            else:
-                anchor, ratio = "-", "-"
-            print(
-                f"| {name} | {n:.0e} | {median:.4f} | {anchor} | {ratio} | {median / n * 1e6:.3f} |",
-                flush=True,
-            )
-        if len(sizes) >= 2:
-            a, b = sizes[-2], sizes[-1]
-            slope = np.log(times_at[b] / times_at[a]) / np.log(b / a)
-            print(
-                f"| {name}: slope of log time vs log n ({a:.0e} -> {b:.0e}) | | | | | {slope:.2f} |",
-                flush=True,
-            )
+    lines = ["## Diagnostics: CPU time, interleaved with the anchors", "", *environment(), ""]
+    lines += [
+        "| operation | n | dstk (CPU) | anchor (CPU) | anchor / dstk, CPU | wall ratio | dstk CPU / prediction |",
+        "|---|---:|---:|---:|---|---:|---:|",
+    ]
+    print("\n".join(lines), flush=True)
+    with pinned_threads(1):
+        for name, build in cases(rng, extra):
+            if args.only and args.only not in name:
+                continue
+            times_at = {}
+            for n in sizes:
+                ours, theirs = build(n)
+                functions = {"dstk": ours} if theirs is None else {"dstk": ours, "anchor": theirs}
+                times = interleaved(functions, args.rounds)  # one untimed call each first (compiles)
+                median = float(np.median(times["dstk"]["cpu"]))
+                times_at[n] = median
+                if theirs is None:
+                    ours_text, anchor, cpu_ratio, wall_ratio = spread(times["dstk"]["cpu"]), "-", "-", "-"
+                else:
+                    cells = comparison(times)
+                    ours_text, anchor = cells["ours_cpu"], cells["anchor_cpu"]
+                    cpu_ratio, wall_ratio = cells["cpu_ratio"], cells["wall_ratio"]
+                lines.append(
+                    f"| {name} | {n:.0e} | {ours_text} | {anchor} | {cpu_ratio} | {wall_ratio} "
+                    f"| {seconds(median / n)} |"
+                )
+                print(lines[-1], flush=True)
+            if len(sizes) >= 2:
+                a, b = sizes[-2], sizes[-1]
+                slope = np.log(times_at[b] / times_at[a]) / np.log(b / a)
+                lines.append(
+                    f"| {name}: slope of log CPU time vs log n ({a:.0e} -> {b:.0e}) | | | | | | {slope:.2f} |"
+                )
+                print(lines[-1], flush=True)
+    lines.append(load_at_end())
+    print(lines[-1])
+    if args.md:
+        prepend(args.md, "\n".join(lines))
 
 
 if __name__ == "__main__":
