@@ -181,8 +181,11 @@ def _one_round(X, y, rng, noise_rng):
     X_noise = noise_rng.normal(size=X_test.shape) * X_test.std(axis=0) + X_test.mean(axis=0)
     n_test = len(X_test)
     order = rng.permutation(len(y_pool))
-    probabilistic, evidential, sources = [], [], []
-    broken_probabilistic, broken_evidential = [], []
+    probabilistic: list[Any] = []
+    evidential: list[Any] = []
+    sources: list[Any] = []
+    broken_probabilistic: list[Any] = []
+    broken_evidential: list[Any] = []
     start = 0
     not_converged = 0
     both = np.vstack([X_test, X_noise])
