@@ -7,8 +7,11 @@ classifiers, their cross-fitting and temperatures do not depend on it).  Each va
 scored on the same test part.  Besides the belief of the decided class, two abstention scores are tried:
 ``learned`` (a logistic model of "the decided class is right" fitted on the out-of-fold outputs, from the
 decided class's log-odds under the combination, its Bel, the conflict of the combination and the share of
-classifiers that agree with the decision) and ``undiscounted`` (the decided class's probability under the
-product of the calibrated outputs, before discounting).  Per-split numbers are written to ``--out``
+classifiers that agree with the decision), ``undiscounted`` (the decided class's probability under the
+product of the calibrated outputs, before discounting), ``unnormalised`` (the decided class's mass under the
+conjunctive combination, ``(1 - conflict) Bel``: a sample whose classifiers conflict is less decided) and
+``rival`` (one minus the largest plausibility of another class under Dempster's rule; the same order as
+Bel for two classes).  Per-split numbers are written to ``--out``
 (a ``.npz``) for the paired analysis.
 
 Usage::
@@ -41,7 +44,7 @@ import dstk.evidence._contextual as contextual  # noqa: E402
 from dstk.calibration import EvidentialFusionClassifier  # noqa: E402
 from dstk.calibration._fusion import _MIN_LEARNED_RATE, _with_failures  # noqa: E402
 
-SCORES = ("bel", "learned", "undiscounted")
+SCORES = ("bel", "learned", "undiscounted", "unnormalised", "rival")
 
 
 def fit_capturing(model, X, y):
@@ -81,6 +84,12 @@ def features(contours, rates):
     p = np.clip(probabilities[rows, decided], 1e-12, 1 - 1e-12)
     agreement = (contours.argmax(axis=2) == decided[None, :]).mean(axis=0)
     plain, _ = contextual.plausibility_transform_of_product(contours, np.zeros_like(rates))
+    # Pl({k}) under Dempster's rule: the product of the discounted contours over 1 - conflict
+    product = np.prod(contours + rates[:, None, :] * (1.0 - contours), axis=0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        pl = product / (1.0 - conflict)[:, None]
+    pl[rows, decided] = -np.inf
+    extra = {"unnormalised": bel * (1.0 - conflict), "rival": 1.0 - np.nan_to_num(pl.max(axis=1))}
     X = np.column_stack(
         [
             np.log(p / (1 - p)),
@@ -89,7 +98,7 @@ def features(contours, rates):
             agreement,
         ]
     )
-    return X, decided, bel, plain[rows, decided]
+    return X, decided, bel, plain[rows, decided], extra
 
 
 def singleton_belief_and_conflict(contours, rates, decided):
@@ -161,17 +170,17 @@ def run_split(X, y, train, test, seed, scenario, contaminations, with_anchors=Tr
     for c in contaminations:
         model = variant(fusion, contours, labels, c)
         probabilities, _ = contextual.plausibility_transform_of_product(test_contours, model.rates_)
-        f_test, decided, bel, undiscounted = features(test_contours, model.rates_)
+        f_test, decided, bel, undiscounted, extra = features(test_contours, model.rates_)
         errors = decided != y_index
         row = [1 - errors.mean(), log_loss(y_index, probabilities)]
-        f_train, d_train, _, _ = features(contours, model.rates_)
+        f_train, d_train, _, _, _ = features(contours, model.rates_)
         right = (d_train == labels).astype(int)
         if right.min() == right.max():
             learned = f_test[:, 0]
         else:
             ranker = LogisticRegression(C=1.0, max_iter=1000).fit(f_train, right)
             learned = ranker.decision_function(f_test)
-        for score in (bel, learned, undiscounted):
+        for score in (bel, learned, undiscounted, extra["unnormalised"], extra["rival"]):
             row += selective(errors, score)
         out[f"fusion c={c}"] = np.array(row)
     for name, model in anchors.items() if with_anchors else ():
@@ -218,18 +227,17 @@ def report(path, default="fusion c=0.1", baseline="fusion c=0.0"):
         lines.append(f"| {name} | " + " | ".join(cells) + " |")
     lines += ["", "Selective error at 80 % coverage:", ""]
     labels = [f"{baseline}, by Bel", f"{default}, by Bel", f"{default}, learned", f"{default}, undiscounted"]
+    columns = [3, 3, 5, 7]
+    if data[f"{sets[0]}|{default}"].shape[1] > 9:  # runs with the scores unnormalised and rival
+        labels += [f"{default}, unnormalised", f"{default}, rival"]
+        columns += [9, 11]
     lines += [
         "| set | " + " | ".join(labels + anchors) + " |",
         "|---|" + "---|" * (len(labels) + len(anchors)),
     ]
     for name in sets:
         b, f = data[f"{name}|{baseline}"], data[f"{name}|{default}"]
-        cells = [
-            f"{b[:, 3].mean():.4f}",
-            f"{f[:, 3].mean():.4f}",
-            f"{f[:, 5].mean():.4f}",
-            f"{f[:, 7].mean():.4f}",
-        ]
+        cells = [f"{b[:, 3].mean():.4f}"] + [f"{f[:, j].mean():.4f}" for j in columns[1:]]
         cells += [f"{data[f'{name}|{a}'][:, 3].mean():.4f}" for a in anchors if f"{name}|{a}" in data.files]
         lines.append(f"| {name} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
