@@ -25,8 +25,12 @@ Workloads (from issue 2 and section 5 of the research note on belief-function li
   k  cold start: first calls in fresh processes with an empty NUMBA_CACHE_DIR, and the
      demo cold and warm (--demo)
 
-Every timing is the median over repeats of the mean of a batch of calls (batches
-last >= 10 ms), after one warm-up call that is not counted (it also compiles).
+Workloads a, b, c, d and s time dstk, its kernels, the numpy reference and torchbelief in
+turn (A, B, C, A, B, C, ...; ``_harness.interleaved``: rounds of calls batched to >= 2 ms,
+after warm-up calls that are not counted and also compile), with BLAS / OpenMP, numba and
+torch pinned to one thread; each time is the median process CPU time per call, with the
+median wall time beside it, and every ratio is a CPU-time ratio.  pyds (pure Python, slow)
+is timed after them on its own (median of batches lasting >= 10 ms, CPU and wall).
 Each result is checked against an independent reference (max abs difference).
 
 The benchmark environment (outside the repository) used for the recorded numbers:
@@ -57,6 +61,10 @@ import time  # noqa: E402
 import numpy as np  # noqa: E402
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from _harness import interleaved as harness_interleaved  # noqa: E402
+from _harness import pinned_threads  # noqa: E402
 
 import dstk  # noqa: E402
 from dstk import Frame, MassFunction, combine  # noqa: E402
@@ -123,32 +131,56 @@ def load_pyds(path=None):
 
 
 # ====================================================================== timing
+class Timing(float):
+    """Median process CPU seconds per call (the figure ratios use); ``wall``: the median wall seconds."""
+
+    def __new__(cls, cpu, wall):
+        value = super().__new__(cls, cpu)
+        value.wall = float(wall)
+        return value
+
+
 def measure(fn, repeats, cap=5.0, min_batch_time=0.01):
-    """Median seconds per call of ``fn`` (warm-up call excluded) and its last output.
+    """Median seconds per call of ``fn`` (warm-up call excluded), as a :class:`Timing`, and its last output.
 
     Fast calls are grouped in batches lasting at least ``min_batch_time``;
     slow calls stop repeating once ``cap`` seconds are spent (at least 3 runs).
     """
     out = fn()  # warm-up (JIT compilation, caches), not counted
-    t0 = perf()
+    c0, t0 = time.process_time(), perf()
     out = fn()
-    first = perf() - t0
+    first, first_cpu = perf() - t0, time.process_time() - c0
     number = max(1, int(min_batch_time / max(first, 1e-7)))
-    times = [first] if number == 1 else []
+    times, cpus = ([first], [first_cpu]) if number == 1 else ([], [])
     spent = first
     while len(times) < repeats and (spent < cap or len(times) < 3):
-        t0 = perf()
+        c0, t0 = time.process_time(), perf()
         for _ in range(number):
             out = fn()
         dt = perf() - t0
         spent += dt
         times.append(dt / number)
-    return statistics.median(times), out
+        cpus.append((time.process_time() - c0) / number)
+    return Timing(statistics.median(cpus), statistics.median(times)), out
+
+
+def measure_together(fns, repeats):
+    """``{name: (Timing, output)}``: the callables timed in turn (A, B, C, A, B, C, ...) by ``_harness``.
+
+    One call each first gives the output that is checked (and compiles); the medians are over the rounds.
+    """
+    outs = {name: fn() for name, fn in fns.items()}
+    times = harness_interleaved(fns, repeats)
+    return {
+        name: (Timing(np.median(t["cpu"]), np.median(t["wall"])), outs[name]) for name, t in times.items()
+    }
 
 
 def fmt_time(t):
     if t is None:
         return "-"
+    if isinstance(t, Timing):
+        return f"{fmt_time(float(t))} (wall {fmt_time(t.wall)})"
     if t < 1e-3:
         return f"{t * 1e6:.1f} µs"
     if t < 1:
@@ -363,26 +395,27 @@ def sized_workload(report, key, op, sizes, repeats, tb, pyds, rng, pyds_max_n):
             kernel = lambda: kernels.cautious(stack)[0]  # noqa: E731
             reference = lambda: np_cautious(m1, m2, n)  # noqa: E731
             unpack = lambda out: out.to_array()  # noqa: E731
-        t, out = measure(public, repeats)
-        row["dstk"] = (t, float(np.abs(unpack(out) - ref).max()))
-        t, out = measure(kernel, repeats)
-        row["dstk kernel"] = (t, float(np.abs(out - ref).max()))
+        fns = {"dstk": public, "dstk kernel": kernel, "numpy ref": reference}
         if extra is not None:
-            t, out = measure(extra[1], repeats)
-            row[extra[0]] = (t, float(np.abs(out - ref).max()))
-        t, out = measure(reference, repeats)
-        row["numpy ref"] = (t, 0.0)
+            fns[extra[0]] = extra[1]
         if tb is not None:
             torch, tbl = tb
             tframe = tbl.Frame(n, LETTERS[:n])
             ta, tb_ = torch.tensor(m1), torch.tensor(m2)
             if op == "dempster":
-                fn = lambda: tbl.dempster(ta, tb_, tframe)[0]  # noqa: E731
+                fns["torchbelief"] = lambda: tbl.dempster(ta, tb_, tframe)[0]
             elif op == "pignistic":
-                fn = lambda: tbl.pignistic(ta, tframe)  # noqa: E731
+                fns["torchbelief"] = lambda: tbl.pignistic(ta, tframe)
             else:
-                fn = lambda: tbl.cautious(ta, tb_, tframe, normalise=False)[0]  # noqa: E731
-            t, out = measure(fn, repeats)
+                fns["torchbelief"] = lambda: tbl.cautious(ta, tb_, tframe, normalise=False)[0]
+        timed = measure_together(fns, repeats)  # interleaved, CPU and wall
+        row["dstk"] = (timed["dstk"][0], float(np.abs(unpack(timed["dstk"][1]) - ref).max()))
+        row["dstk kernel"] = (timed["dstk kernel"][0], float(np.abs(timed["dstk kernel"][1] - ref).max()))
+        if extra is not None:
+            row[extra[0]] = (timed[extra[0]][0], float(np.abs(timed[extra[0]][1] - ref).max()))
+        row["numpy ref"] = (timed["numpy ref"][0], 0.0)
+        if "torchbelief" in timed:
+            t, out = timed["torchbelief"]
             row["torchbelief"] = (t, float(np.abs(out.numpy() - ref).max()))
         if pyds is not None and op != "cautious" and n <= pyds_max_n:
             pa, pb = pyds_mass(pyds, m1, n), pyds_mass(pyds, m2, n)
@@ -422,7 +455,7 @@ def sized_workload(report, key, op, sizes, repeats, tb, pyds, rng, pyds_max_n):
         what,
         header,
         rows,
-        "(ratio) = that library's time / dstk's public call; max abs diff vs the numpy reference.",
+        "time = median process CPU time (wall beside it), interleaved; (ratio) = that library's CPU time / dstk's public call's; max abs diff vs the numpy reference.",
     )
     n_top = max(sizes)
     if "torchbelief" in results[n_top]:
@@ -446,32 +479,41 @@ def forest_workload(report, n_samples, n_trees, repeats, tb, pyds, rng, pyds_cap
         times[name] = t
         rows.append([name, fmt_time(t), None, f"{float(np.abs(np.asarray(out) - ref).max()):.1e}", how])
 
-    t, out = measure(lambda: combine(MassFunction.from_array(M, frame), rule="dempster", axis=1), repeats)
-    add("dstk", t, out.to_array(), "combine(MassFunction.from_array(M, frame), axis=1) (validates)")
-    t, out = measure(
-        lambda: combine(MassFunction.from_array(M, frame, validate=False), rule="dempster", axis=1), repeats
-    )
-    add("dstk (validate=False)", t, out.to_array(), "same, from_array(..., validate=False)")
-    t, out = measure(lambda: kernels.conjunctive(M, True)[0], repeats)
-    add("dstk kernel", t, out, "dstk._kernels.combination.conjunctive(M, True)")
-
-    t, out = measure(lambda: np_forest_dempster(M), repeats)
-    add("numpy ref", t, out, "log-domain product of commonalities, vectorised")
+    fns = {
+        "dstk": lambda: combine(MassFunction.from_array(M, frame), rule="dempster", axis=1),
+        "dstk (validate=False)": lambda: combine(
+            MassFunction.from_array(M, frame, validate=False), rule="dempster", axis=1
+        ),
+        "dstk kernel": lambda: kernels.conjunctive(M, True)[0],
+        "numpy ref": lambda: np_forest_dempster(M),
+    }
     if tb is not None:
         torch, tbl = tb
         tframe = tbl.Frame(2, ["a", "b"])
-        t, out = measure(lambda: tbl.combine(torch.from_numpy(M), tframe, rule="dempster")[0], repeats)
+        fns["torchbelief"] = lambda: tbl.combine(torch.from_numpy(M), tframe, rule="dempster")[0]
+    timed = measure_together(fns, repeats)  # interleaved, CPU and wall
+    t, out = timed["dstk"]
+    add("dstk", t, out.to_array(), "combine(MassFunction.from_array(M, frame), axis=1) (validates)")
+    t, out = timed["dstk (validate=False)"]
+    add("dstk (validate=False)", t, out.to_array(), "same, from_array(..., validate=False)")
+    t, out = timed["dstk kernel"]
+    add("dstk kernel", t, out, "dstk._kernels.combination.conjunctive(M, True)")
+    t, out = timed["numpy ref"]
+    add("numpy ref", t, out, "log-domain product of commonalities, vectorised")
+    if tb is not None:
+        t, out = timed["torchbelief"]
         add("torchbelief", t, out.numpy(), "combine(tensor (N, K, 4), rule='dempster')")
     if pyds is not None:
-        done, spent, worst = 0, 0.0, 0.0
+        done, spent, spent_cpu, worst = 0, 0.0, 0.0, 0.0
         while done < n_samples and spent < pyds_cap:
             objs = [pyds_mass(pyds, M[done, k], 2) for k in range(n_trees)]
-            t0 = perf()
+            c0, t0 = time.process_time(), perf()
             out = objs[0].combine_conjunctive(objs[1:])
             spent += perf() - t0
+            spent_cpu += time.process_time() - c0
             worst = max(worst, float(np.abs(pyds_to_dense(out, 2) - ref[done]).max()))
             done += 1
-        t = spent / done * n_samples
+        t = Timing(spent_cpu / done * n_samples, spent / done * n_samples)
         times["pyds"] = t
         how = "per-sample m0.combine_conjunctive(others)"
         if done < n_samples:
@@ -485,7 +527,7 @@ def forest_workload(report, n_samples, n_trees, repeats, tb, pyds, rng, pyds_cap
         f"Dempster's rule, K = {n_trees} binary masses for N = {n_samples:,} samples, one call",
         ["library", "time for all N", "x dstk", "max abs diff", "how"],
         rows,
-        "x dstk = time / dstk's public call with validation.",
+        "time = median process CPU time (wall beside it), interleaved (pyds: alone); x dstk = CPU time / dstk's public call's, with validation.",
     )
     for comp in ("torchbelief", "pyds"):
         if comp in times:
@@ -513,24 +555,30 @@ def sparse_workload(report, cases, repeats, tb, pyds, rng):
             focal, masses = mf._focal_form()
             return {int(f): float(v) for f, v in zip(focal, masses) if v != 0.0}
 
-        t, out = measure(lambda: combine([A, B], rule="dempster"), repeats)
-        row = {"dstk": (t, diff(dstk_dict(out)))}
-
         def kernel_path():
             unique, inverse = kernels.focal_set_pairs(f1, f2, True)
             masses = kernels.pair_products(w1[None], w2[None], inverse, unique.size)[0][0]
             keep = (unique != 0) & (masses != 0)
             return unique[keep], masses[keep] / masses[keep].sum()
 
-        t, out = measure(kernel_path, repeats)
-        row["dstk kernels"] = (t, diff(dict(zip(out[0].tolist(), out[1].tolist()))))
-        t, out = measure(lambda: np_sparse_dempster(f1, w1, f2, w2), repeats)
-        row["numpy ref"] = (t, 0.0)
+        fns = {
+            "dstk": lambda: combine([A, B], rule="dempster"),
+            "dstk kernels": kernel_path,
+            "numpy ref": lambda: np_sparse_dempster(f1, w1, f2, w2),
+        }
         if tb is not None:
             torch, tbl = tb
             sa = tbl.SparseMass(torch.tensor(f1.astype(np.int64)), torch.tensor(w1), n)
             sb = tbl.SparseMass(torch.tensor(f2.astype(np.int64)), torch.tensor(w2), n)
-            t, out = measure(lambda: sa.dempster(sb)[0], repeats)
+            fns["torchbelief SparseMass"] = lambda sa=sa, sb=sb: sa.dempster(sb)[0]
+        timed = measure_together(fns, repeats)  # interleaved, CPU and wall
+        t, out = timed["dstk"]
+        row = {"dstk": (t, diff(dstk_dict(out)))}
+        t, out = timed["dstk kernels"]
+        row["dstk kernels"] = (t, diff(dict(zip(out[0].tolist(), out[1].tolist()))))
+        row["numpy ref"] = (timed["numpy ref"][0], 0.0)
+        if tb is not None:
+            t, out = timed["torchbelief SparseMass"]
             got = {int(k): float(v) for k, v in zip(out.focal.tolist(), out.weight.tolist())}
             row["torchbelief SparseMass"] = (t, diff(got))
         if pyds is not None:
@@ -602,45 +650,52 @@ def readme_workload(report, repeats, tb, rng):
         lambda: sa.dempster(sb)[0],
     )
     rows = []
-    for what, (ours, theirs) in cases.items():
-        times = interleaved({"dstk": ours, "torchbelief": theirs}, repeats)
-        _, text = ratio_summary(times["torchbelief"], times["dstk"])
-        rows.append(
-            [
-                what,
-                fmt_time(statistics.median(times["dstk"])),
-                fmt_time(statistics.median(times["torchbelief"])),
-                text,
-            ]
-        )
+    with pinned_threads(1):
+        for what, (ours, theirs) in cases.items():
+            cpu = {}
+            times = interleaved({"dstk": ours, "torchbelief": theirs}, repeats, cpu=cpu)
+            _, text = ratio_summary(cpu["torchbelief"], cpu["dstk"])
+            wall, _ = ratio_summary(times["torchbelief"], times["dstk"])
+            rows.append(
+                [
+                    what,
+                    fmt_time(Timing(statistics.median(cpu["dstk"]), statistics.median(times["dstk"]))),
+                    fmt_time(
+                        Timing(statistics.median(cpu["torchbelief"]), statistics.median(times["torchbelief"]))
+                    ),
+                    text,
+                    f"{wall:.2f}x",
+                ]
+            )
     report.table(
         "r",
         "README rows: dstk's public call and torchbelief timed alternately",
-        ["workload", "dstk", "torchbelief", "torchbelief / dstk"],
+        ["workload", "dstk, CPU (wall)", "torchbelief, CPU (wall)", "torchbelief / dstk, CPU", "wall ratio"],
         rows,
-        "Interleaved rounds (dstk, torchbelief, dstk, ...), median time of each and the median (IQR, range) "
-        "of the per-round ratio; torch limited to one thread.",
+        "Interleaved rounds (dstk, torchbelief, dstk, ...), median process CPU time of each (wall beside it) "
+        "and the median (IQR, range) of the per-round CPU ratio; the wall ratio is the median per-round "
+        "ratio of the wall times; BLAS / OpenMP, numba and torch pinned to one thread.",
     )
 
 
 WARMUP_FIRST_CALLS = r"""
 import time
-t0 = time.perf_counter()
+t0, c0 = time.perf_counter(), time.process_time()
 import dstk
-t1 = time.perf_counter()
+t1, c1 = time.perf_counter(), time.process_time()
 from dstk import Frame, MassFunction, combine  # imports numpy, numba and the core
-t2 = time.perf_counter()
+t2, c2 = time.perf_counter(), time.process_time()
 f = Frame("abc")
 a = MassFunction.from_array([0.0, 0.2, 0.1, 0.1, 0.2, 0.1, 0.1, 0.2], f)
 b = MassFunction.from_array([0.0, 0.1, 0.3, 0.1, 0.1, 0.1, 0.1, 0.2], f)
 combine([a, b], rule="dempster")
 a.pignistic()
 combine([a, b], rule="cautious")
-t3 = time.perf_counter()
+t3, c3 = time.perf_counter(), time.process_time()
 combine([a, b], rule="dempster")
 a.pignistic()
 combine([a, b], rule="cautious")
-t4 = time.perf_counter()
+t4, c4 = time.perf_counter(), time.process_time()
 from numba.core.registry import CPUDispatcher
 from dstk._kernels import combination, transforms
 hits = misses = 0
@@ -649,7 +704,7 @@ for module in (combination, transforms):
         if isinstance(obj, CPUDispatcher):
             hits += sum(obj.stats.cache_hits.values())
             misses += sum(obj.stats.cache_misses.values())
-print(t1 - t0, t2 - t1, t3 - t2, t4 - t3, hits, misses)
+print(t1 - t0, t2 - t1, t3 - t2, t4 - t3, c1 - c0, c2 - c1, c3 - c2, c4 - c3, hits, misses)
 """
 
 
@@ -664,30 +719,28 @@ def run_fresh(code, env_extra=None):
 
 
 def warmup_workload(report, runs):
+    """Workload w: fresh processes; each time is the process CPU time (wall beside it)."""
     with tempfile.TemporaryDirectory() as cache_dir:
         env = {"NUMBA_CACHE_DIR": cache_dir}
         cold = run_fresh(WARMUP_FIRST_CALLS, env)  # empty cache: compiles and writes the cache
         warm = [run_fresh(WARMUP_FIRST_CALLS, env) for _ in range(runs)]
 
+    def timing(values, i):  # i: the step; walls at 0-3, CPU times at 4-7
+        return Timing(values[4 + i], values[i])
+
     def med(i):
-        return statistics.median(w[i] for w in warm)
+        return Timing(statistics.median(w[4 + i] for w in warm), statistics.median(w[i] for w in warm))
 
     rows = [
         [
             "cold cache (empty NUMBA_CACHE_DIR)",
-            fmt_time(cold[0]),
-            fmt_time(cold[1]),
-            fmt_time(cold[2]),
-            fmt_time(cold[3]),
-            f"{cold[4]:.0f} / {cold[5]:.0f}",
+            *(fmt_time(timing(cold, i)) for i in range(4)),
+            f"{cold[8]:.0f} / {cold[9]:.0f}",
         ],
         [
             f"warm cache (later processes, median of {runs})",
-            fmt_time(med(0)),
-            fmt_time(med(1)),
-            fmt_time(med(2)),
-            fmt_time(med(3)),
-            f"{max(w[4] for w in warm):.0f} / {max(w[5] for w in warm):.0f}",
+            *(fmt_time(med(i)) for i in range(4)),
+            f"{max(w[8] for w in warm):.0f} / {max(w[9] for w in warm):.0f}",
         ],
     ]
     report.table(
@@ -702,21 +755,27 @@ def warmup_workload(report, runs):
             "kernel cache hits / compiles",
         ],
         rows,
-        "'import dstk' is lazy; the core names import numba. With a warm cache the first calls "
-        "compile nothing (0 compiles): their time is numba's one-off start-up in a process "
-        "(loading its registries, which imports scipy.linalg) plus loading the cached machine code.",
+        "Process CPU time (wall beside it). 'import dstk' is lazy; the core names import numba. With a warm "
+        "cache the first calls compile nothing (0 compiles): their time is numba's one-off start-up in a "
+        "process (loading its registries, which imports scipy.linalg) plus loading the cached machine code.",
     )
-    imp = med(0) + med(1)
+    imp = Timing(float(med(0)) + float(med(1)), med(0).wall + med(1).wall)
     report.checks.append(
-        ("w", "import dstk + core names", f"< {IMPORT_TARGET_S} s", fmt_time(imp), imp < IMPORT_TARGET_S)
+        (
+            "w",
+            "import dstk + core names (CPU)",
+            f"< {IMPORT_TARGET_S} s",
+            fmt_time(imp),
+            imp < IMPORT_TARGET_S,
+        )
     )
-    misses = max(w[5] for w in warm)
+    misses = max(w[9] for w in warm)
     report.checks.append(
         (
             "w",
             "warm cache: second process compiles nothing",
             "0 compiles",
-            f"{misses:.0f} compiles, first calls {fmt_time(med(2))} (cold {fmt_time(cold[2])})",
+            f"{misses:.0f} compiles, first calls {fmt_time(med(2))} (cold {fmt_time(timing(cold, 2))})",
             misses == 0,
         )
     )
@@ -1219,30 +1278,31 @@ def main(argv=None):
     report = Report()
     raw = {}
     t_start = perf()
-    if "a" in only:
-        raw["a"] = sized_workload(report, "a", "dempster", sizes, repeats, tb, pyds, rng, pyds_max_n=10)
-    if "b" in only:
-        raw["b"] = forest_workload(
-            report,
-            2000 if args.quick else 10000,
-            100,
-            repeats,
-            tb,
-            pyds,
-            rng,
-            pyds_cap=1.0 if args.quick else 5.0,
-        )
-    if "c" in only:
-        raw["c"] = sized_workload(report, "c", "pignistic", sizes, repeats, tb, pyds, rng, pyds_max_n=12)
-    if "d" in only:
-        raw["d"] = sized_workload(report, "d", "cautious", sizes, repeats, tb, pyds, rng, pyds_max_n=0)
-        print(
-            "(pyds is not timed on the cautious rule: it raises ValueError (negative mass) on "
-            "non-separable inputs already at n = 3, see the research note section 5d.)"
-        )
-    if "s" in only:
-        cases = [(30, 32), (60, 256)] if args.quick else [(30, 32), (30, 256), (60, 256)]
-        sparse_workload(report, cases, repeats, tb, pyds, rng)
+    with pinned_threads(1):  # BLAS / OpenMP, numba and torch on one thread for every library compared
+        if "a" in only:
+            raw["a"] = sized_workload(report, "a", "dempster", sizes, repeats, tb, pyds, rng, pyds_max_n=10)
+        if "b" in only:
+            raw["b"] = forest_workload(
+                report,
+                2000 if args.quick else 10000,
+                100,
+                repeats,
+                tb,
+                pyds,
+                rng,
+                pyds_cap=1.0 if args.quick else 5.0,
+            )
+        if "c" in only:
+            raw["c"] = sized_workload(report, "c", "pignistic", sizes, repeats, tb, pyds, rng, pyds_max_n=12)
+        if "d" in only:
+            raw["d"] = sized_workload(report, "d", "cautious", sizes, repeats, tb, pyds, rng, pyds_max_n=0)
+            print(
+                "(pyds is not timed on the cautious rule: it raises ValueError (negative mass) on "
+                "non-separable inputs already at n = 3, see the research note section 5d.)"
+            )
+        if "s" in only:
+            cases = [(30, 32), (60, 256)] if args.quick else [(30, 32), (30, 256), (60, 256)]
+            sparse_workload(report, cases, repeats, tb, pyds, rng)
     if "w" in only:
         warmup_workload(report, 3 if args.quick else 5)
     if "r" in only:

@@ -37,7 +37,12 @@ the tree would reach with nothing else in the workers (no page faults, no
 allocation, no memory manager).  With "compute" replaced by the in-memory
 loop's own CPU, it is what the tree would reach if dstk's task functions ran
 at the in-memory rate: the part of the gap that lies outside dstk.  Each figure is a median over the repeats,
-with its min-max.
+with its min-max.  CPU time is the measure (on a loaded machine the wall time measures the load): the
+compute sides' thread CPU time in this process (numba and BLAS / OpenMP pinned to one thread with
+``_harness.pinned_threads``; the synchronous scheduler runs every task in this thread), and the workers'
+process CPU time (user + system, all their threads; distributed starts them with one BLAS / OpenMP
+thread) for the graphs; the wall time of each is given beside it.  The run's date, command and load head
+the results.
 """
 
 import argparse
@@ -55,6 +60,7 @@ import dask.array as da
 import distributed
 import numba
 import numpy as np
+from _harness import environment, pinned_threads
 from bench_dask import (
     cpu_seconds,
     dask_summaries,
@@ -86,9 +92,10 @@ def tree_graph(array):
 
 
 def thread_cpu(function):
-    start = time.thread_time()
+    """``function()``, the thread CPU seconds and the wall seconds it took."""
+    start, wall = time.thread_time(), time.perf_counter()
     value = function()
-    return value, time.thread_time() - start
+    return value, time.thread_time() - start, time.perf_counter() - wall
 
 
 # -- the no-op graph of the tree's shape -------------------------------------------
@@ -149,6 +156,11 @@ def spread(values):
 
 
 def main():
+    with pinned_threads(1):
+        _main()
+
+
+def _main():
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
@@ -162,6 +174,7 @@ def main():
     args = parser.parse_args()
     if args.rows % args.memory_row_chunk or args.sources % args.source_chunk:
         parser.error("--rows must be a multiple of --memory-row-chunk and --sources of --source-chunk")
+    run_environment = environment()
     load_before = os.getloadavg()[0]
     numba.set_num_threads(1)
     warm_up()
@@ -187,15 +200,17 @@ def main():
     for function in sides.values():  # untimed pass: caches, pools
         function()
     compute = {name: [] for name in sides}
+    compute_wall = {name: [] for name in sides}
     reference = None
     for repeat in range(args.repeats):
         order = list(sides)[repeat % 3 :] + list(sides)[: repeat % 3]
         for name in order:
-            values, seconds = thread_cpu(sides[name])
+            values, seconds, wall = thread_cpu(sides[name])
             if reference is None:
                 reference = values
             np.testing.assert_allclose(values, reference, rtol=1e-9)
             compute[name].append(seconds)
+            compute_wall[name].append(wall)
     memory = np.asarray(compute["in memory"])
     print({name: spread(v) for name, v in compute.items()}, flush=True)
     whole = parts = slices = tree = blockwise = sides = None  # free the inputs before the clusters start
@@ -234,6 +249,13 @@ def main():
     two = np.asarray([cpu for cpu, _, _ in graph[(2, 1)]])
     two_states = np.asarray([cpu for cpu, _, _ in graph[(2, state_rows)]])
     moved = np.asarray([m for _, _, m in graph[(2, state_rows)]])
+    walls = {
+        "in-memory loop (the reference)": compute_wall["in memory"],
+        "blockwise graph, synchronous": compute_wall["blockwise graph, synchronous"],
+        "tree graph, synchronous (compute)": compute_wall["tree graph, synchronous"],
+        "no-op graph of the tree's shape, 1 worker (graph)": [w for _, w, _ in graph[(1, 1)]],
+        "no-op graph of the tree's shape, 2 workers (graph)": [w for _, w, _ in graph[(2, 1)]],
+    }
     transfers = two_states - two
     rows_out = [
         ("in-memory loop (the reference)", memory, None),
@@ -269,12 +291,11 @@ def main():
             memory / np.asarray(compute["blockwise graph, synchronous"]),
         ),
     ]
-    command = "python benchmarks/bench_dask_floor.py " + " ".join(sys.argv[1:])
     tasks = args.row_chunks * (k // width) + 2 * args.row_chunks
     lines = [
         f"## Run {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} (bench_dask_floor.py)",
         "",
-        f"`{command.strip()}`",
+        *run_environment,
         "",
         f"Machine: {os.cpu_count()} cores, Python {platform.python_version()}, dask {dask.__version__}, "
         f"distributed {distributed.__version__}, numpy {np.__version__}, numba {numba.__version__}. "
@@ -287,12 +308,14 @@ def main():
         f"{graph[(2, 'idle')]:.3f} (2 workers) CPU-s per s; the graph figures include it. "
         f"Peak memory of this process: {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20:.1f} GB.",
         "",
-        "| part | CPU s | ratio in-memory / this |",
-        "| --- | ---: | ---: |",
+        "| part | CPU s | wall s | ratio in-memory / this, CPU |",
+        "| --- | ---: | ---: | ---: |",
     ]
     for label, cpu, ratio in rows_out:
+        wall = walls.get(label)
         lines.append(
-            f"| {label} | {'' if cpu is None else spread(cpu)} | {'' if ratio is None else spread(ratio)} |"
+            f"| {label} | {'' if cpu is None else spread(cpu)} | {'' if wall is None else spread(wall)} "
+            f"| {'' if ratio is None else spread(ratio)} |"
         )
     text = "\n".join(lines) + "\n"
     print(text)
