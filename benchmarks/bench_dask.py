@@ -59,10 +59,12 @@ import time
 import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import dask
 import dask.array as da
 import distributed
+from _harness import environment
 
 import dstk
 from dstk.dask import DaskMassFunction, combine_with_conflict, predict_mass, tune_worker_malloc
@@ -290,9 +292,12 @@ def settle(client, timeout=30.0, keep=0):
 # -- the machine's own speed-up: the same in-memory loop in 1 and in 2 plain processes ----------
 def _plain_process_init(threads=1):
     """Set numba's threads (``None``: its default) and load the kernels; 1 for the plain processes, as in a dask
-    task (serial kernels): their parallelism is the processes'."""
+    task (serial kernels): their parallelism is the processes'.  BLAS / OpenMP run on one thread, as in the
+    workers (distributed starts them with OMP_NUM_THREADS = MKL_NUM_THREADS = OPENBLAS_NUM_THREADS = 1)."""
     import numba
+    from threadpoolctl import threadpool_limits
 
+    threadpool_limits(limits=1)
     if threads is not None:
         numba.set_num_threads(threads)
     warm_up()
@@ -656,6 +661,13 @@ def write_markdown(args, workloads, sides, results, idle, latency, load_before, 
     lines = [
         f"## Run {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}",
         "",
+        *environment(),
+        "- CPU time: the worker processes' user + system CPU (all their threads; one task thread each, "
+        "BLAS / OpenMP on one thread), the in-memory process's likewise (numba's threads: "
+        f"{'its default' if args.memory_threads is None else args.memory_threads}, BLAS / OpenMP on one); "
+        "wall time beside it",
+        "",
+        "Options in full: "
         f"`python benchmarks/bench_dask.py --samples {args.samples} --sources {args.sources} "
         f"--row-chunk {args.row_chunk} --source-chunk {args.source_chunk} --scores {args.scores} "
         f"--score-chunk {args.score_chunk} --memory-row-chunk {args.memory_row_chunk} "
