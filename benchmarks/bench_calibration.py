@@ -104,6 +104,13 @@ def _logistic_data(rng, n):
     return rng.normal(1.2 * y - 0.6, 1.0), y
 
 
+def _grid_note(calibrator):
+    grid = calibrator._logistic.profile_grid()
+    if grid is None:
+        return "masses one by one (no profile grid)"
+    return "profile grid {} x {} (directions x xi)".format(*grid[0].shape)
+
+
 def bench_logistic_fit(rng, sizes, repeat):
     from sklearn.calibration import _SigmoidCalibration
 
@@ -125,7 +132,8 @@ def bench_logistic_fit(rng, sizes, repeat):
             "sklearn `_SigmoidCalibration().fit`",
             a,
             b,
-            f"degree {calibrator.interpolation_degree_}, {calibrator._logistic.n_nodes} Gauss nodes",
+            f"degree {calibrator.interpolation_degree_}, {calibrator._logistic.n_nodes} Gauss nodes, "
+            + _grid_note(calibrator),
         )
 
 

@@ -6,6 +6,9 @@
 * :func:`logistic_profile_masses`: predictive masses of the logistic profile-likelihood
   contour (Xu et al. 2016, Eqs. 22-23 and 40), Gauss-Legendre panels on each side of tau_hat.
 * :func:`logistic_profile_log_contour`: the log profile contour log pl(eta; s) itself (Eq. 40).
+* :func:`logistic_profile_grid`: the profile log-likelihood in whitened parameters on a grid of
+  directions and distances (one table for every test score).
+* :func:`logistic_grid_masses`: the predictive masses from the Chebyshev series of that table.
 * :func:`chebyshev_clenshaw`: evaluation of Chebyshev series (Clenshaw's recurrence).
 * :func:`gauss_compress`: Gauss rules of runs of weighted points (compressed likelihoods), from
   the Lanczos coefficients of :func:`gauss_jacobi`.
@@ -27,6 +30,8 @@ __all__ = [
     "venn_abers_table",
     "logistic_profile_masses",
     "logistic_profile_log_contour",
+    "logistic_profile_grid",
+    "logistic_grid_masses",
     "chebyshev_clenshaw",
     "gauss_compress",
     "gauss_jacobi",
@@ -272,6 +277,21 @@ def _logistic_weight(eta):
     return e / ((1.0 + e) * (1.0 + e))
 
 
+@njit(cache=True, inline="always", error_model="numpy")
+def _point_terms(eta, t, v):
+    """One weighted point's log-likelihood term, residual v (tau - t) and weight v tau (1 - tau) at eta."""
+    e = math.exp(-abs(eta))
+    inverse = 1.0 / (1.0 + e)
+    softplus = math.log1p(e)  # log(1 + e^eta) = max(eta, 0) + log1p(e^-|eta|)
+    if eta > 0.0:
+        softplus += eta
+        tau = e * inverse
+    else:
+        tau = inverse
+    # log tau = -softplus(eta); log(1 - tau) = -softplus(-eta) = eta - softplus(eta)
+    return -v * (t * softplus + (1.0 - t) * (softplus - eta)), v * (tau - t), v * e * inverse * inverse
+
+
 @njit(cache=True, error_model="numpy", no_cpython_wrapper=True)
 def _line_pass(eta_test, slope, centred, targets, weights):
     """Log-likelihood and derivatives along theta_0 = eta_test - slope * s.
@@ -287,21 +307,8 @@ def _line_pass(eta_test, slope, centred, targets, weights):
     d_eta = 0.0
     for i in range(centred.shape[0]):
         c = centred[i]
-        eta = eta_test + slope * c
-        t = targets[i]
-        v = weights[i]
-        e = math.exp(-abs(eta))
-        inverse = 1.0 / (1.0 + e)
-        softplus = math.log1p(e)  # log(1 + e^eta) = max(eta, 0) + log1p(e^-|eta|)
-        if eta > 0.0:
-            softplus += eta
-            tau = e * inverse
-        else:
-            tau = inverse
-        w = v * e * inverse * inverse  # v tau (1 - tau)
-        # log tau = -softplus(eta); log(1 - tau) = -softplus(-eta) = eta - softplus(eta)
-        loglik -= v * (t * softplus + (1.0 - t) * (softplus - eta))
-        residual = v * (tau - t)
+        term, residual, w = _point_terms(eta_test + slope * c, targets[i], weights[i])
+        loglik += term
         gradient += residual * c
         d_eta += residual
         curvature -= w * c * c
@@ -352,6 +359,29 @@ def _expit(x):
         return 1.0 / (1.0 + math.exp(-x))
     e = math.exp(x)
     return e / (1.0 + e)
+
+
+@njit(cache=True, inline="always")
+def _next_panel_width(width, gradient, sigma):
+    """The next panel's width: at most twice this one, 12 / |d log pl / d eta|, 4; at least sigma / 4."""
+    new_width = 2.0 * width
+    if gradient > 0.0 and _PANEL_DROP / gradient < new_width:
+        new_width = _PANEL_DROP / gradient
+    if new_width < 0.25 * sigma:
+        new_width = 0.25 * sigma
+    if new_width > _MAX_WIDTH:  # resolve tau (1 - tau), which varies on a unit scale
+        new_width = _MAX_WIDTH
+    return new_width
+
+
+@njit(cache=True, inline="always")
+def _write_masses(out, j, plausible_one, mass_one, plausible_zero, mass_zero):
+    """Row j of ``out``: the masses of {0}, {1} and {0, 1}, normalised by their sum."""
+    mass_frame = plausible_one + plausible_zero
+    total = mass_zero + mass_one + mass_frame
+    out[j, 1] = mass_zero / total
+    out[j, 2] = mass_one / total
+    out[j, 3] = mass_frame / total
 
 
 @njit(cache=True, error_model="numpy")
@@ -459,15 +489,7 @@ def logistic_profile_masses(
                     break
                 if direction * end > _ETA_LIMIT and direction * (end - eta_hat) > _ETA_LIMIT:
                     break
-                gradient = abs(d_eta)
-                new_width = 2.0 * width
-                if gradient > 0.0 and _PANEL_DROP / gradient < new_width:
-                    new_width = _PANEL_DROP / gradient
-                if new_width < 0.25 * sigma:
-                    new_width = 0.25 * sigma
-                if new_width > _MAX_WIDTH:  # resolve tau (1 - tau), which varies on a unit scale
-                    new_width = _MAX_WIDTH
-                width = new_width
+                width = _next_panel_width(width, abs(d_eta), sigma)
                 start = end
                 slope_start = slope
             implausible += _expit(-direction * end)
@@ -477,11 +499,7 @@ def logistic_profile_masses(
             else:
                 plausible_zero = plausible
                 mass_zero = implausible
-        mass_frame = plausible_one + plausible_zero
-        total = mass_zero + mass_one + mass_frame
-        out[j, 1] = mass_zero / total
-        out[j, 2] = mass_one / total
-        out[j, 3] = mass_frame / total
+        _write_masses(out, j, plausible_one, mass_one, plausible_zero, mass_zero)
     return out
 
 
@@ -501,6 +519,236 @@ def logistic_profile_log_contour(
         loglik, _slope, _d_eta, _derivative_slope = _profile_at(eta, guess, centred, targets, weights)
         log_pl = loglik - max_loglik
         out[j] = log_pl if log_pl < 0.0 else 0.0
+    return out
+
+
+@njit(cache=True, error_model="numpy", no_cpython_wrapper=True)
+def _whitened_pass(shift, offset, nodes, targets, weights, d0, d1, f0, f1):
+    """Log-likelihood and derivatives at the linear predictors eta_i = shift + offset z_i.
+
+    ``d = (d0, d1)`` and ``f = (f0, f1)`` are the moves of (alpha_0, alpha_1) per unit of tau
+    and of xi: d eta_i / d tau = d0 + d1 z_i and d eta_i / d xi = f0 + f1 z_i.  Returns
+    (loglik, d/dtau, d2/dtau2, d2/dtau dxi).
+    """
+    loglik = 0.0
+    gradient = 0.0
+    curvature = 0.0
+    cross = 0.0
+    for i in range(nodes.shape[0]):
+        z = nodes[i]
+        term, residual, w = _point_terms(shift + offset * z, targets[i], weights[i])
+        loglik += term
+        along = d0 + d1 * z
+        gradient += residual * along
+        curvature -= w * along * along
+        cross -= w * along * (f0 + f1 * z)
+    return loglik, gradient, curvature, cross
+
+
+@njit(cache=True, error_model="numpy")
+def logistic_profile_grid(nodes, targets, weights, alpha, frames, xi, max_loglik, out):
+    """Profile log-likelihood Q(e, xi) = max_tau l(alpha + B (xi e + tau e_perp)) - l_max on a grid.
+
+    Whitened parameters u, alpha_hat + B u with B B' the covariance of alpha_hat: for each
+    direction ``frames[j] = (B e, B e_perp)`` (four numbers, e a unit vector) and each
+    ``xi[k]`` (ascending, ``xi[(K - 1) // 2] = 0``), the log-likelihood is maximised on the
+    line {u : e . u = xi} by Newton's method over tau (step halving; the quadratic prediction
+    once the Newton decrement is below 1e-8, as in the profile masses), starting at the
+    maximiser of the previous xi moved along its tangent d tau / d xi, outward from xi = 0
+    (where tau = 0 is the maximum).  The profile contour of Xu et al. (2016, Eq. 40) at a test
+    score with (1, z) B parallel to e is exp Q(e, (eta - eta_hat) / sigma).  ``out`` (M, K)
+    receives Q and is returned.
+    """
+    n_directions = frames.shape[0]
+    k_size = xi.shape[0]
+    middle = (k_size - 1) // 2
+    for j in range(n_directions):
+        f0 = frames[j, 0]
+        f1 = frames[j, 1]
+        d0 = frames[j, 2]
+        d1 = frames[j, 3]
+        out[j, middle] = 0.0
+        for side in range(2):
+            tau = 0.0
+            tangent = 0.0
+            bend = 0.0  # d2 tau / d xi2, from the change of the tangent over the last step
+            previous = 0.0
+            step_k = 1 if side == 0 else -1
+            k = middle + step_k
+            while 0 <= k < k_size:
+                x = xi[k]
+                h = x - previous
+                tau_start = tau
+                tau = tau + h * (tangent + 0.5 * bend * h)
+                previous = x
+                base0 = alpha[0] + x * f0
+                base1 = alpha[1] + x * f1
+                loglik, gradient, curvature, cross = _whitened_pass(
+                    base0 + tau * d0, base1 + tau * d1, nodes, targets, weights, d0, d1, f0, f1
+                )
+                for _ in range(100):
+                    if curvature >= 0.0:
+                        break
+                    step = -gradient / curvature
+                    decrement = gradient * step
+                    if decrement < 1e-8:
+                        loglik += 0.5 * decrement
+                        tau += step
+                        break
+                    scale = 1.0
+                    accepted = False
+                    for _ in range(60):
+                        candidate = tau + scale * step
+                        new = _whitened_pass(
+                            base0 + candidate * d0,
+                            base1 + candidate * d1,
+                            nodes,
+                            targets,
+                            weights,
+                            d0,
+                            d1,
+                            f0,
+                            f1,
+                        )
+                        if new[0] >= loglik - 1e-13 * (1.0 + abs(loglik)):
+                            tau = candidate
+                            loglik, gradient, curvature, cross = new
+                            accepted = True
+                            break
+                        scale *= 0.5
+                    if not accepted:
+                        break
+                new_tangent = -cross / curvature if curvature < 0.0 else 0.0
+                # the tangents at both ends of the step and the move between them fit a cubic
+                # tau(xi); its second derivative at the new end extrapolates the next start
+                if k != middle + step_k:
+                    bend = (2.0 * tangent + 4.0 * new_tangent - 6.0 * (tau - tau_start) / h) / h
+                else:
+                    bend = (new_tangent - tangent) / h
+                tangent = new_tangent
+                value = loglik - max_loglik
+                out[j, k] = value if value < 0.0 else 0.0
+                k += step_k
+    return out
+
+
+@njit(cache=True, error_model="numpy")
+def logistic_grid_masses(test_scores, coefficients, alpha, cholesky, frame, half_width, out, series):
+    """Predictive masses (N, 4) of the profile contour from a Chebyshev series of Q(phi, xi).
+
+    ``coefficients`` (M, K): the tensor Chebyshev coefficients of the profile log-likelihood
+    Q of :func:`logistic_profile_grid` in x = 2 phi / pi - 1 and y = xi / ``half_width``,
+    where phi in [0, pi] is the angle of the whitened direction e from ``frame[0:2]`` (the
+    direction of z -> -inf) toward ``frame[2:4]``.  For a test score z: b = B' (1, z)
+    (``cholesky`` = B), sigma = |b|, e = b / sigma, eta_hat = alpha_0 + alpha_1 z and
+    log pl(eta) = Q(phi(e), (eta - eta_hat) / sigma) (taken as -inf for |xi| > half_width,
+    where the caller checked Q < -36: Q is concave in xi).  The masses are then integrated
+    exactly as in :func:`logistic_profile_masses` (the same panels, Gauss rule, stopping rules
+    and closed-form tail), with each profile maximisation replaced by the sum of the series.
+    ``out`` (zeros, (N, 4)) is returned; ``series`` (2, K) is a work buffer.
+    """
+    m_size = coefficients.shape[0]
+    k_size = coefficients.shape[1]
+    nodes = _NODES01
+    qweights = _WEIGHTS01
+    order = nodes.shape[0]
+    for j in range(test_scores.shape[0]):
+        z = test_scores[j]
+        b0 = cholesky[0, 0] + cholesky[1, 0] * z
+        b1 = cholesky[0, 1] + cholesky[1, 1] * z
+        sigma = math.sqrt(b0 * b0 + b1 * b1)
+        e0 = b0 / sigma
+        e1 = b1 / sigma
+        phi = math.atan2(e0 * frame[2] + e1 * frame[3], e0 * frame[0] + e1 * frame[1])
+        x = 2.0 * phi / math.pi - 1.0
+        if x > 1.0:
+            x = 1.0
+        elif x < -1.0:
+            x = -1.0
+        # the series in y of this direction: c_k = sum_m C[m, k] T_m(x)
+        for k in range(k_size):
+            series[0, k] = 0.0
+        t_previous = 1.0
+        t_current = x
+        for m in range(m_size):
+            if m == 0:
+                t_m = 1.0
+            elif m == 1:
+                t_m = x
+            else:
+                t_m = 2.0 * x * t_current - t_previous
+                t_previous = t_current
+                t_current = t_m
+            for k in range(k_size):
+                series[0, k] += coefficients[m, k] * t_m
+        # derivative series in y: c'_{k-1} = c'_{k+1} + 2 k c_k
+        for k in range(k_size):
+            series[1, k] = 0.0
+        for k in range(k_size - 1, 0, -1):
+            upper = series[1, k + 1] if k + 1 < k_size else 0.0
+            series[1, k - 1] = upper + 2.0 * k * series[0, k]
+        series[1, 0] *= 0.5
+        eta_hat = alpha[0] + alpha[1] * z
+        plausible_one = 0.0
+        mass_one = 0.0
+        plausible_zero = 0.0
+        mass_zero = 0.0
+        for side in range(2):
+            direction = 1.0 if side == 0 else -1.0
+            plausible = 0.0
+            implausible = 0.0
+            start = eta_hat
+            if direction * start < -_ETA_LIMIT:
+                start = -direction * _ETA_LIMIT
+            width = sigma
+            if width > _MAX_WIDTH:
+                width = _MAX_WIDTH
+            end = start
+            for _ in range(400):
+                end = start + direction * width
+                log_pl = 0.0
+                for q in range(order + 1):
+                    eta = start + direction * width * nodes[q] if q < order else end
+                    y = (eta - eta_hat) / (sigma * half_width)
+                    if y > 1.0 or y < -1.0:
+                        log_pl = -math.inf
+                    else:
+                        b_1 = 0.0
+                        b_2 = 0.0
+                        for k in range(k_size - 1, 0, -1):
+                            b_0 = series[0, k] + 2.0 * y * b_1 - b_2
+                            b_2 = b_1
+                            b_1 = b_0
+                        log_pl = series[0, 0] + y * b_1 - b_2
+                        if log_pl > 0.0:
+                            log_pl = 0.0
+                    if q < order:
+                        factor = width * qweights[q] * _logistic_weight(eta)
+                        plausible += factor * math.exp(log_pl)
+                        implausible -= factor * math.expm1(log_pl)
+                if log_pl < _LOG_PL_FLOOR:
+                    break
+                if direction * end > _ETA_LIMIT and direction * (end - eta_hat) > _ETA_LIMIT:
+                    break
+                y = (end - eta_hat) / (sigma * half_width)
+                b_1 = 0.0
+                b_2 = 0.0
+                for k in range(k_size - 1, 0, -1):
+                    b_0 = series[1, k] + 2.0 * y * b_1 - b_2
+                    b_2 = b_1
+                    b_1 = b_0
+                width = _next_panel_width(
+                    width, abs(series[1, 0] + y * b_1 - b_2) / (sigma * half_width), sigma
+                )
+                start = end
+            implausible += _expit(-direction * end)
+            if side == 0:
+                plausible_one = plausible
+                mass_one = implausible
+            else:
+                plausible_zero = plausible
+                mass_zero = implausible
+        _write_masses(out, j, plausible_one, mass_one, plausible_zero, mass_zero)
     return out
 
 

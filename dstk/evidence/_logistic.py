@@ -20,10 +20,12 @@ import math
 import warnings
 
 import numpy as np
-from scipy import special
+from scipy import fft, special
 
 from .._kernels.calibration import (
     gauss_compress,
+    logistic_grid_masses,
+    logistic_profile_grid,
     logistic_profile_log_contour,
     logistic_profile_masses,
 )
@@ -37,6 +39,15 @@ _COMPRESSION_ORDER = 8
 _COMPRESSION_STANDARD_ERRORS = 25.0
 #: standardised test scores are clipped to this many standard deviations (masses equal their limits)
 _Z_LIMIT = 1e8
+#: half-width of the whitened profile grid (Q ~ -xi^2 / 2 ~ -60 at its edges)
+_GRID_HALF_WIDTH = 11.0
+#: the grid's edges must have Q below this (beyond, pl < exp(-32) and the masses' panels stop)
+_GRID_EDGE_LOG_PL = -32.0
+#: largest Chebyshev coefficient of the last quarter in each dimension of an accepted grid
+_GRID_TOLERANCE = 1e-9
+#: first grid (directions, xi); a dimension whose series has not converged doubles, up to 65 points
+_GRID_START = (17, 17)
+_GRID_MAX = 129
 
 
 def cross_entropy(z, targets, sample_weight=None):
@@ -304,6 +315,8 @@ class ScoreLogistic:
         self._targets = targets
         self._weight = weight
         self._compressed = None
+        self._grid: tuple | None = None
+        self._grid_built = False
 
     def standardize(self, scores):
         """z = (s - centre) / scale, computed without overflow, clipped to +-1e8."""
@@ -382,6 +395,109 @@ class ScoreLogistic:
             log_likelihood,
             np.zeros((z.shape[0], 4)),
             np.empty(nodes.shape[0]),
+        )
+
+    def profile_grid(self):
+        """Chebyshev series of the whitened profile log-likelihood, or None when it does not converge.
+
+        Returns ``(coefficients, cholesky, frame)`` for :func:`logistic_grid_masses`: with B
+        the Cholesky factor of ``alpha_covariance`` and the whitened parameters u
+        (alpha = alpha_hat + B u), the profile log-likelihood Q(e, xi) = max over the line
+        e . u = xi of l - l_max depends on a test score z only through the direction e of
+        B' (1, z), which turns by pi from z = -inf to z = +inf (angle phi), and xi =
+        (eta - eta_hat) / sigma.  Q is tabulated on Chebyshev-Lobatto points in phi and in
+        xi in [-11, 11] (:func:`logistic_profile_grid`; 17 x 17 points first, a dimension
+        whose last quarter of tensor Chebyshev coefficients exceeds 1e-9 doubles, the new
+        directions only computed), until both have converged.  The series is given up
+        (None: the masses are then computed one by one by :meth:`predictive_masses`) when
+        Q > -32 at an end of some direction (a profile far from the normal approximation,
+        e.g. small or nearly separable calibration sets) or more than 129 points would be
+        needed in a dimension.  Q is concave in xi, so pl < exp(-32) beyond the ends.
+        """
+        if getattr(self, "_grid_built", False):  # (instances pickled before have no grid)
+            return self._grid
+        self._grid_built = True
+        self._grid = None
+        nodes, targets, weights, log_likelihood = self._data()
+        try:
+            cholesky = np.linalg.cholesky(self.alpha_covariance)
+        except np.linalg.LinAlgError:
+            return None
+        if not np.all(np.isfinite(cholesky)):
+            return None
+        toward_plus = cholesky.T @ np.array([0.0, 1.0])
+        toward_zero = cholesky.T @ np.array([1.0, 0.0])
+        plus_norm = float(np.hypot(*toward_plus))
+        if plus_norm == 0.0:
+            return None
+        toward_plus /= plus_norm
+        normal = toward_zero - (toward_zero @ toward_plus) * toward_plus
+        normal_norm = float(np.hypot(*normal))
+        if normal_norm == 0.0:
+            return None
+        normal /= normal_norm
+        minus = -toward_plus
+        frame = np.ascontiguousarray(np.concatenate([minus, normal]))
+        n_directions, n_xi = _GRID_START
+        half_width = _GRID_HALF_WIDTH
+        values: np.ndarray | None = None
+        while n_directions <= _GRID_MAX and n_xi <= _GRID_MAX:
+            x = -np.cos(np.pi * np.arange(n_directions) / (n_directions - 1))
+            xi = -half_width * np.cos(np.pi * np.arange(n_xi) / (n_xi - 1))
+            xi[(n_xi - 1) // 2] = 0.0
+            if values is not None and values.shape[1] == n_xi:  # more directions: the even ones are known
+                rows = np.arange(1, n_directions, 2)
+                known = values
+                values = np.empty((n_directions, n_xi))
+                values[::2] = known
+            else:
+                rows = np.arange(n_directions)
+                values = np.empty((n_directions, n_xi))
+            phi = 0.5 * np.pi * (x[rows] + 1.0)
+            e = np.cos(phi)[:, None] * minus + np.sin(phi)[:, None] * normal
+            e_perp = np.column_stack([-e[:, 1], e[:, 0]])
+            frames = np.ascontiguousarray(np.column_stack([e @ cholesky.T, e_perp @ cholesky.T]))
+            values[rows] = logistic_profile_grid(
+                nodes, targets, weights, self.alpha, frames, xi, log_likelihood, np.empty((rows.size, n_xi))
+            )
+            if not np.all(np.isfinite(values)):
+                return None
+            if max(values[:, 0].max(), values[:, -1].max()) > _GRID_EDGE_LOG_PL:
+                return None  # a direction where the profile falls slower than the normal approximation
+            coefficients = fft.dct(fft.dct(values, type=1, axis=0), type=1, axis=1)
+            coefficients /= (n_directions - 1) * (n_xi - 1)
+            coefficients[[0, -1]] *= 0.5
+            coefficients[:, [0, -1]] *= 0.5
+            # the points ascend (x_j = -cos(pi j / (M - 1))): T_m(-x) = (-1)^m T_m(x)
+            coefficients[1::2] *= -1.0
+            coefficients[:, 1::2] *= -1.0
+            direction_tail = np.abs(coefficients[(3 * n_directions) // 4 :]).max()
+            xi_tail = np.abs(coefficients[:, (3 * n_xi) // 4 :]).max()
+            if direction_tail <= _GRID_TOLERANCE and xi_tail <= _GRID_TOLERANCE:
+                self._grid = (np.ascontiguousarray(coefficients), cholesky, frame, half_width)
+                return self._grid
+            if xi_tail > _GRID_TOLERANCE:
+                n_xi = 2 * n_xi - 1
+            else:
+                n_directions = 2 * n_directions - 1
+        return None
+
+    def grid_masses(self, z):
+        """:meth:`predictive_masses` from the series of :meth:`profile_grid` (None if it has none)."""
+        grid = self.profile_grid()
+        if grid is None:
+            return None
+        coefficients, cholesky, frame, half_width = grid
+        z = np.ascontiguousarray(z, dtype=np.float64)
+        return logistic_grid_masses(
+            z,
+            coefficients,
+            self.alpha,
+            cholesky,
+            frame,
+            half_width,
+            np.zeros((z.shape[0], 4)),
+            np.empty((2, coefficients.shape[1])),
         )
 
     def limit_masses(self):

@@ -261,3 +261,68 @@ def test_gauss_compression_keeps_the_log_likelihood():
     for slope in (-2.5, 0.3, 2.0):  # |slope| * half-width <= 1: the softplus sum to ~1e-13 per point
         exact = weights @ np.logaddexp(0.0, 0.2 + slope * points)
         assert abs(node_weights @ np.logaddexp(0.0, 0.2 + slope * nodes) - exact) < 1e-9
+
+
+def _profile_on_grid(s, etas, scores, targets, theta, slope):
+    """Profile log-likelihood max_theta_1 l(eta - theta_1 s, theta_1) at every eta (numpy, all at once).
+
+    Newton's method over theta_1 on the uncompressed data, run to convergence for the whole grid at
+    once (concave in theta_1); the caller checks some points against Brent's method.
+    """
+    centred = scores[:, None] - s
+    for _ in range(100):
+        eta = etas[None, :] + slope[None, :] * centred
+        p = special.expit(eta)
+        gradient = ((1.0 - targets)[:, None] - p) * centred
+        curvature = -(p * (1.0 - p) * centred**2).sum(axis=0)
+        step = -gradient.sum(axis=0) / curvature
+        slope = slope + step
+        if np.max(np.abs(step)) < 1e-13:
+            break
+    eta = etas[None, :] + slope[None, :] * centred
+    return -(
+        targets[:, None] * np.logaddexp(0.0, eta) + (1.0 - targets)[:, None] * np.logaddexp(0.0, -eta)
+    ).sum(axis=0)
+
+
+@pytest.mark.parametrize(("n", "seed", "targets"), [(1_500, 30, "smoothed"), (4_000, 31, "labels")])
+def test_profile_grid_masses_match_a_brute_force_profile_on_a_fine_grid(n, seed, targets):
+    # the masses from the Chebyshev series of the whitened profile log-likelihood (the fast path of
+    # fit) against the definition: the profile contour on a fine grid of eta = ln(1/tau - 1)
+    # (uncompressed data; a few points checked against Brent's method), integrated by Simpson's rule
+    # (Xu et al. 2016, Eqs. 22-23: m({1}) = tau_hat - int_eta_hat^inf pl w, m({0}) = 1 - tau_hat -
+    # int_-inf^eta_hat pl w, w = tau (1 - tau))
+    from scipy import integrate
+
+    scores, y = _data(n, seed=seed, spread=0.6)
+    cal = LogisticCalibrator(targets=targets).fit(scores, y)
+    fit = cal._logistic
+    assert fit.profile_grid() is not None  # the fast path is taken
+    t = fit._targets
+    theta = cal.theta_
+    for s in (-1.5, 0.2, 1.1):
+        eta_hat = theta[0] + theta[1] * s
+        a = np.array([1.0, s])
+        sigma = float(np.sqrt(a @ cal.covariance_ @ a))
+        slope_per_eta = (cal.covariance_ @ a)[1] / sigma**2
+        halves = []
+        for side in (1.0, -1.0):
+            eta = eta_hat + side * sigma * np.linspace(0.0, 11.0, 2_201)
+            guess = theta[1] + slope_per_eta * (eta - eta_hat)
+            log_pl = np.minimum(
+                _profile_on_grid(s, eta, scores, t, theta, guess) - cal.max_log_likelihood_, 0.0
+            )
+            for i in (0, 200, 700):
+                brent = reference_profile(
+                    s, special.expit(-eta[i]), scores, t, theta, cal.max_log_likelihood_
+                )
+                assert np.exp(log_pl[i]) == pytest.approx(brent, abs=1e-10)
+            w = special.expit(eta) * special.expit(-eta)
+            halves.append(abs(integrate.simpson(np.exp(log_pl) * w, x=eta)))
+        tau_hat = special.expit(-eta_hat)
+        mass_one = tau_hat - halves[0]
+        mass_zero = 1.0 - tau_hat - halves[1]
+        expected = np.array([0.0, mass_zero, mass_one, 1.0 - mass_one - mass_zero])
+        got = fit.grid_masses(fit.standardize(np.array([s])))[0]
+        np.testing.assert_allclose(got, expected, atol=1e-9)
+        np.testing.assert_allclose(cal.predict_mass([s]).to_array()[0], expected, atol=1e-8)
