@@ -103,10 +103,11 @@ class EvidentialFusionClassifier(ClassifierMixin, _BaseComposition, BaseEstimato
     Parameters
     ----------
     estimators : list of (str, estimator)
-        The classifiers, each with ``predict_proba`` (or ``predict_mass``).  A classifier wrapped in
-        :class:`sklearn.frozen.FrozenEstimator` is used as fitted (trained elsewhere, on other data):
-        ``fit`` only calibrates it and learns its rates on the data it is given.  ``"drop"`` leaves a
-        classifier out.  A classifier's parameters are ``<name>__<parameter>`` in :meth:`get_params`
+        The classifiers, each with ``predict_proba`` or ``predict_mass`` (one with ``predict_mass``
+        only enters by the pignistic probabilities of its mass functions, cross-fitted in turn).  A
+        classifier wrapped in :class:`sklearn.frozen.FrozenEstimator` is used as fitted (trained
+        elsewhere, on other data): ``fit`` only calibrates it and learns its rates on the data it is
+        given.  ``"drop"`` leaves a classifier out.  A classifier's parameters are ``<name>__<parameter>`` in :meth:`get_params`
         and :meth:`set_params` (also ``estimators__<name>__<parameter>``), for grid searches.
     cv : int, cross-validation generator or iterable, default=5
         How the out-of-fold outputs are made (:func:`sklearn.model_selection.check_cv`, stratified).
@@ -404,18 +405,21 @@ class EvidentialFusionClassifier(ClassifierMixin, _BaseComposition, BaseEstimato
             params = {}
             if weights is not None and has_fit_parameter(estimator, "sample_weight"):
                 params["sample_weight"] = weights
-            out_of_fold = cross_val_predict(
-                clone(estimator),
-                X,
-                labels,
-                cv=splitter,
-                method="predict_proba",
-                n_jobs=self.n_jobs,
-                params=params,
-            )
+            if hasattr(estimator, "predict_proba"):
+                out_of_fold = cross_val_predict(
+                    clone(estimator),
+                    X,
+                    labels,
+                    cv=splitter,
+                    method="predict_proba",
+                    n_jobs=self.n_jobs,
+                    params=params,
+                )
+                q = self._aligned(out_of_fold, classes, name)
+            else:
+                q = self._out_of_fold_pignistic(estimator, X, labels, splitter, params, classes, name)
             fitted = clone(estimator).fit(X, labels, **params)
             estimators_.append(fitted)
-            q = self._aligned(out_of_fold, classes, name)
             log_q = np.log(np.clip(q, _FLOOR, 1.0))
             temperature = 1.0
             if self.method == "temperature":  # Guo et al. (2017): T in [0.05, 20]
@@ -447,6 +451,26 @@ class EvidentialFusionClassifier(ClassifierMixin, _BaseComposition, BaseEstimato
         self.temperatures_ = np.array(temperatures)
         self.rates_ = rates
         return self
+
+    def _out_of_fold_pignistic(self, estimator, X, labels, splitter, params, classes, name):
+        """Out-of-fold pignistic probabilities of a classifier that has ``predict_mass`` only."""
+        from sklearn.base import clone
+        from sklearn.utils import _safe_indexing
+
+        out = np.full((labels.size, classes.size), np.nan)
+        seen = np.zeros(labels.size, dtype=int)
+        for train, test in splitter.split(X, labels):
+            fold_params = {key: np.asarray(value)[train] for key, value in params.items()}
+            fitted = clone(estimator).fit(_safe_indexing(X, train), labels[train], **fold_params)
+            mass = fitted.predict_mass(_safe_indexing(X, test))
+            out[test] = self._aligned(mass.pignistic(), classes, name, mass.frame.labels)
+            seen[test] += 1
+        if not np.all(seen == 1):
+            raise ValueError(
+                "`cv` must split the samples into a partition (each sample in exactly one test fold), as "
+                "the out-of-fold outputs need; use an integer or a KFold-like splitter."
+            )
+        return out
 
     @staticmethod
     def _aligned(probabilities, classes, name, source_classes=None):

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 from scipy import optimize
-from sklearn.base import clone
+from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.datasets import load_breast_cancer, load_iris
 from sklearn.frozen import FrozenEstimator
 from sklearn.linear_model import LogisticRegression
@@ -182,3 +182,48 @@ def test_data_frames_weights_and_errors(iris):
         from sklearn.svm import LinearSVC
 
         EvidentialFusionClassifier([("svm", LinearSVC())]).fit(X, y)
+
+
+class _PignisticOnly(ClassifierMixin, BaseEstimator):
+    """A classifier seen only through ``predict_mass``: Gaussian naive Bayes with 0.2 of its mass on the
+    frame (its pignistic probabilities: 0.8 q + 0.2 / n_classes)."""
+
+    def fit(self, X, y):
+        self.nb_ = GaussianNB().fit(X, y)
+        self.classes_ = self.nb_.classes_
+        return self
+
+    def predict(self, X):
+        return self.nb_.predict(X)
+
+    def predict_mass(self, X):
+        q = self.nb_.predict_proba(X)
+        k = q.shape[1]
+        dense = np.zeros((len(X), 1 << k))
+        dense[:, 1 << np.arange(k)] = 0.8 * q
+        dense[:, -1] = 0.2
+        return MassFunction.from_array(dense, Frame(self.classes_.tolist()))
+
+
+class _SameAsProbabilities(_PignisticOnly):
+    """The same classifier with ``predict_proba``: the pignistic probabilities written out."""
+
+    def predict_proba(self, X):
+        q = self.nb_.predict_proba(X)
+        return 0.8 * q + 0.2 / q.shape[1]
+
+
+def test_classifiers_with_predict_mass_only_enter_by_their_pignistic_probabilities(iris):
+    X, y = iris
+    lr = ("lr", LogisticRegression(max_iter=1000))
+    mass_only = EvidentialFusionClassifier([lr, ("m", _PignisticOnly())]).fit(X, y)
+    written_out = EvidentialFusionClassifier([lr, ("m", _SameAsProbabilities())]).fit(X, y)
+    np.testing.assert_allclose(mass_only.temperatures_, written_out.temperatures_, rtol=1e-6)
+    np.testing.assert_allclose(mass_only.rates_, written_out.rates_, atol=1e-6)
+    np.testing.assert_allclose(mass_only.predict_proba(X), written_out.predict_proba(X), atol=1e-6)
+    from sklearn.model_selection import ShuffleSplit
+
+    with pytest.raises(ValueError, match="partition"):
+        EvidentialFusionClassifier([lr, ("m", _PignisticOnly())], cv=ShuffleSplit(3, random_state=0)).fit(
+            X, y
+        )
