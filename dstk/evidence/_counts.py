@@ -266,9 +266,43 @@ is the C library's, as in the compiled code), when no compiled version is at han
 (measured 2026-11-24)."""
 
 
+def _distinct_integer_pairs(k, n):
+    """``(first, inverse)`` with ``(k, n)[first]`` the distinct pairs and ``inverse`` each row's, or None.
+
+    For integer counts whose pairs 0 <= k <= n <= max(n) number at most max(rows / 2, 2**16)
+    (the condition of the kernels' memo table): a presence array over the pair index
+    n (n + 1) / 2 + k, O(rows + pairs).  None otherwise (computed row by row).
+    """
+    size = k.shape[0]
+    if size == 0 or not (np.all(k == np.floor(k)) and np.all(n == np.floor(n))):
+        return None
+    largest = float(n.max())
+    entries = (largest + 1.0) * (largest + 2.0) / 2.0
+    if largest > 1e6 or entries > max(size / 2.0, 65536.0):
+        return None
+    n_int = n.astype(np.int64)
+    index = n_int * (n_int + 1) // 2 + k.astype(np.int64)
+    first_row = np.full(int(entries), -1, dtype=np.int64)
+    first_row[index[::-1]] = np.arange(size - 1, -1, -1)  # the last write wins: the first row of each pair
+    present = np.flatnonzero(first_row >= 0)
+    position = np.empty(int(entries), dtype=np.int64)
+    position[present] = np.arange(present.size)
+    return first_row[present], position[index]
+
+
 def _likelihood(k, n):
     k = np.ascontiguousarray(k)
     n = np.ascontiguousarray(n)
+    # integer counts repeat: the masses of each distinct pair once (run interpreted when they are
+    # few: no compilation on a cold start), then one row per count
+    pairs = _distinct_integer_pairs(k, n)
+    if pairs is not None and pairs[0].size < k.shape[0]:
+        first, inverse = pairs
+        return _likelihood_rows(np.ascontiguousarray(k[first]), np.ascontiguousarray(n[first]))[inverse]
+    return _likelihood_rows(k, n)
+
+
+def _likelihood_rows(k, n):
     limit = INTERPRETED_MAX_WORK["likelihood_mass_kernel"]
     work = 10 * k.shape[0]
     if work <= limit:

@@ -412,6 +412,24 @@ def test_memo_table_and_direct_paths_agree():
     np.testing.assert_array_equal(masses_table[:3000], masses_direct)
 
 
+def test_distinct_pairs_path_gives_the_row_by_row_masses_bit_for_bit():
+    # the likelihood model computes each distinct integer pair once and copies it to its rows: the
+    # same bits as the kernel run on every row (and on the rows' own order of first occurrences)
+    rng = np.random.default_rng(2)
+    n = rng.integers(0, 40, 50_000).astype(float)
+    k = np.floor(rng.random(n.size) * (n + 1))
+    got = counts_to_mass_array(k, n)
+    row_by_row = np.array(
+        [likelihood_mass_kernel.py_func(k[i : i + 1], n[i : i + 1])[0] for i in range(2_000)]
+    )
+    np.testing.assert_array_equal(got[:2_000], row_by_row)
+    np.testing.assert_array_equal(got, likelihood_mass_kernel(k, n))
+    one_pair = counts_to_mass_array(np.full(10, 3.0), np.full(10, 7.0))
+    np.testing.assert_array_equal(
+        one_pair, np.tile(likelihood_mass_kernel(np.array([3.0]), np.array([7.0])), (10, 1))
+    )
+
+
 def test_fractional_counts():
     with pytest.raises(ValueError, match="non-integer"):
         counts_to_mass_array(1.5, 3)
