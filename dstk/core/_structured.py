@@ -22,8 +22,11 @@ or the conjunctive combination of two such mass functions of one family is
 again of that family (the weights add; the sources are pooled), so
 :func:`dstk.combine` with these rules stays exact and cheap.
 
-Operations that need the focal sets listed (the masses as an array, the
-focal-set dictionary, discounting, conditioning, other combination rules,
+Conditioning stays in each family (an infinite weight against each label
+outside the event; one more source, the event itself), and so does the
+contextual discounting of a single discounted Bayesian source (its rates
+grow).  Operations that need the focal sets listed (the masses as an array,
+the focal-set dictionary, classical discounting, other combination rules,
 the uncertainty measures) raise :class:`~dstk.exceptions.FrameTooLargeError`
 saying what to use instead: they would enumerate up to ``2**n`` subsets.
 
@@ -190,8 +193,9 @@ class StructuredStorage(Storage):
 
     def state(self) -> dict[str, Any]:
         """``m`` None, ``focal`` the form's name, ``fm`` a dict of the parameter arrays."""
-        params = dict(zip(self.NAMES, (np.ascontiguousarray(a) for a in self.arrays)))
-        params["log_scale"] = np.ascontiguousarray(self.log_scale)
+        # np.array, not np.ascontiguousarray: that makes an unbatched (0-d) scale 1-d
+        params = dict(zip(self.NAMES, (np.array(a, order="C") for a in self.arrays)))
+        params["log_scale"] = np.array(self.log_scale, order="C")
         return {"m": None, "focal": self.FORM, "fm": params}
 
     def describe(self) -> str:
@@ -323,6 +327,10 @@ class StructuredStorage(Storage):
 
     def condition(self, mask: int) -> Storage:
         raise self._refuse("Conditioning")
+
+    def contextual(self, rates: np.ndarray) -> Storage:
+        """Contextual discounting by ``rates`` (checked, ``(..., n)``, broadcasting against the batch)."""
+        raise self._refuse("Contextual discounting")
 
     def with_column(self, mask: int) -> tuple[Storage, int]:
         raise self._refuse("Setting the mass of a subset")
@@ -462,6 +470,18 @@ class WeightStorage(StructuredStorage):
             log_integral[start:stop] = logsumexp(log_v[None, :, None] + total - terms, axis=1)
         log_integral = log_integral.reshape(log_c.shape)
         return np.logaddexp(log_single + log_c, log_frame[..., None] + log_c + log_integral)
+
+    def condition(self, mask: int) -> Storage:
+        """Unnormalised conditioning on A, in closed form: infinite weight against each label outside A.
+
+        ``m & A`` is the distribution of ``X+ & X- & A``; ``X- & A`` keeps each
+        label of A with probability ``c_k`` and none outside it (``c_k = 0``).
+        The masses of the non-empty sets keep their scale.
+        """
+        inside = members(mask, self.n)
+        positive, negative = self.arrays
+        negative = np.where(inside, negative, np.inf)
+        return self._like((positive, negative), self.log_scale)
 
     def _pooled(self, axis: int) -> WeightStorage:
         positive, negative = self.arrays
@@ -695,6 +715,45 @@ class DiscountedBayesStorage(StructuredStorage):
             out[start:stop] = np.einsum("j,rjk->rk", v, values)
         with np.errstate(divide="ignore"):
             return self._batch(np.log(np.maximum(out, 0.0)))
+
+    def condition(self, mask: int) -> Storage:
+        """Unnormalised conditioning on A, in closed form: one more source, ``X_{S+1} = A``.
+
+        The categorical mass function on A is a source of this family: ``w``
+        drawn in A (uniformly) and rates 1 on A, 0 outside it, so ``{w} | B = A``.
+        """
+        inside = members(mask, self.n)
+        if not np.any(inside):
+            return DiscountedBayesStorage(
+                self.arrays, np.full(self.batch_shape, -np.inf), self.n
+            )  # all the mass on the empty set
+        p, alpha = self.arrays
+        shape = self.batch_shape + (1, self.n)
+        extra_p = np.broadcast_to(inside / inside.sum(), shape)
+        extra_alpha = np.broadcast_to(inside.astype(np.float64), shape)
+        arrays = (np.concatenate([p, extra_p], axis=-2), np.concatenate([alpha, extra_alpha], axis=-2))
+        return DiscountedBayesStorage(arrays, self.log_scale, self.n)
+
+    def _is_one_source(self) -> bool:
+        return self.sources == 1 and bool(np.all(self.log_scale == 0.0))
+
+    def contextual(self, rates: np.ndarray) -> Storage:
+        """Contextual discounting of one source stays in the family: ``B`` grows by the new rates.
+
+        ``X = {w} | B`` discounted with rates ``beta`` is ``{w} | B | B'`` with ``B'``
+        independent, each label with probability ``beta_k``: rates ``1 - (1 - a_k)(1 - beta_k)``.
+        A combination of several sources is not of that form (the new set ``B'`` would be
+        shared by the sources): refused.
+        """
+        if not self._is_one_source():
+            raise self._refuse(f"Contextual discounting of a combination of {self.sources} sources")
+        p, alpha = self.arrays
+        batch = np.broadcast_shapes(self.batch_shape, rates.shape[:-1])
+        new = 1.0 - (1.0 - alpha) * (1.0 - rates[..., None, :])
+        shape = batch + (1, self.n)
+        return DiscountedBayesStorage(
+            (np.broadcast_to(p, shape).copy(), np.broadcast_to(new, shape).copy()), np.zeros(batch), self.n
+        )
 
     def _pooled(self, axis: int) -> DiscountedBayesStorage:
         ndim = len(self.batch_shape)

@@ -14,6 +14,7 @@ from ..exceptions import FrameError, InvalidMassError, TotalConflictError
 from . import _dense, _sparse, _storage
 from ._frame import MAX_FRAME_SIZE, Frame
 from ._mass import MassFunction, as_mass_function
+from ._structured import StructuredStorage
 
 __all__ = [
     "pignistic",
@@ -249,6 +250,8 @@ def contextual_discount(m: MassFunction, rates: ArrayLike) -> MassFunction:
             f"`rates` of shape {rates.shape} does not broadcast against the batch shape {m.batch_shape}; "
             f"give n = {frame.n} rates, or n rates per mass function (shape {m.batch_shape + (frame.n,)})."
         ) from None
+    if isinstance(m._storage, StructuredStorage):  # closed form where one exists, else refused
+        return MassFunction._from_storage(m._storage.contextual(rates), frame)
     if not m.is_dense:
         return _contextual_discount_focal_sets(m, rates)
     dense = m._dense_m("contextual discounting")

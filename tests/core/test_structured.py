@@ -250,7 +250,7 @@ def test_operations_needing_focal_sets_are_refused():
     for operation in (
         lambda: m.batch[0].focal_sets(),
         lambda: m.discount(0.1),
-        lambda: m.condition({"c0", "c1"}),
+        lambda: m.contextual_discount(np.full(100, 0.1)),
         lambda: combine([m.batch[0], m.batch[1]], rule="yager"),
         lambda: m.batch[0].nonspecificity(),
     ):
@@ -372,3 +372,91 @@ def test_discounted_sources_batches_and_saving():
     bad = dict(state, fm=dict(state["fm"], rates=state["fm"]["rates"] + 1.0))
     with pytest.raises(InvalidMassError):
         MassFunction.__new__(MassFunction).__setstate__(bad)
+
+
+# -- conditioning and contextual discounting in closed form ---------------------------------------
+
+
+def ref_condition(m, a):
+    """Unnormalised conditioning from the definition: the mass of each B moves to B & A."""
+    return ref_combine(m, {a: 1.0}, frozenset.__and__)
+
+
+def every_subset(n):
+    return [frozenset(i for i in range(n) if (a >> i) & 1) for a in range(1 << n)]
+
+
+@pytest.mark.parametrize("normalize", [True, False])
+@pytest.mark.parametrize("seed", range(3))
+def test_weights_conditioning_against_brute_force(seed, normalize):
+    rng = np.random.default_rng(40 + seed)
+    n = 4 + seed
+    positive, negative = random_weights(rng, n)
+    a = frozenset(np.flatnonzero(rng.random(n) < 0.6).tolist()) | {0}
+    ref = ref_condition(ref_normalize(ref_weights(positive, negative)), a)
+    if normalize:
+        ref = ref_normalize(ref)
+    m = weight_mass(positive, negative).condition(mask_of(a), normalize=normalize)
+    assert isinstance(m._storage, WeightStorage)
+    check_against(m, ref, n, every_subset(n))
+    again = MassFunction.from_json(m.to_json())
+    assert again == m and pickle.loads(pickle.dumps(m)) == m
+
+
+@pytest.mark.parametrize("normalize", [True, False])
+@pytest.mark.parametrize(("n", "sources"), [(4, 1), (5, 2), (6, 3)])
+def test_discounted_sources_conditioning_against_brute_force(n, sources, normalize):
+    rng = np.random.default_rng(60 + n)
+    p = rng.dirichlet(np.ones(n), sources)
+    alpha = rng.random((sources, n)) * (rng.random((sources, n)) < 0.8)
+    a = frozenset(np.flatnonzero(rng.random(n) < 0.5).tolist()) | {n - 1}
+    ref = ref_condition(ref_normalize(ref_fusion(p, alpha)), a)
+    if normalize:
+        ref = ref_normalize(ref)
+    m = fusion_mass(p, alpha).condition(mask_of(a), normalize=normalize)
+    assert isinstance(m._storage, DiscountedBayesStorage)
+    check_against(m, ref, n, every_subset(n), atol=1e-11)
+
+
+def test_conditioning_on_1000_classes_keeps_the_forms():
+    rng = np.random.default_rng(70)
+    n = 1000
+    subset = {f"c{i}" for i in range(0, n, 3)}
+    inside = np.array([i % 3 == 0 for i in range(n)])
+    positive, negative = random_weights(rng, n, rows=(2,), scale=0.01)
+    for m in (
+        weight_mass(positive, negative),
+        fusion_mass(rng.dirichlet(np.ones(n), (2, 2)), rng.random((2, 2, n))),
+    ):
+        conditioned = m.condition(subset)
+        # the conditioned mass lives on the subset: contour and pignistic vanish outside it
+        assert np.all(conditioned.contour()[:, ~inside] == 0)
+        np.testing.assert_allclose(conditioned.pignistic().sum(axis=-1), 1.0)
+        assert np.all(conditioned.pignistic()[:, ~inside] <= 1e-300)
+        # pl(B | A) = pl(B & A) / pl(A) (Shafer 1976, Eq. 3.9), on the same storage
+        b = {f"c{i}" for i in range(0, n, 2)}
+        both = {f"c{i}" for i in range(0, n, 6)}
+        np.testing.assert_allclose(conditioned.pl(b), m.pl(both) / m.pl(subset), rtol=1e-10)
+
+
+@pytest.mark.parametrize("n", [4, 6])
+def test_contextual_discounting_of_one_source_against_brute_force(n):
+    # Mercier, Quost and Denoeux (2008), Proposition 8: m combined disjunctively with
+    # m_k(empty) = 1 - beta_k, m_k({w_k}) = beta_k, written out on frozensets
+    rng = np.random.default_rng(80 + n)
+    p = rng.dirichlet(np.ones(n), 1)
+    alpha = rng.random((1, n)) * (rng.random((1, n)) < 0.6)
+    beta = rng.random(n) * (rng.random(n) < 0.7)
+    ref = ref_fusion(p, alpha)
+    for k in range(n):
+        ref = ref_combine(ref, {frozenset(): 1.0 - beta[k], frozenset({k}): beta[k]}, frozenset.__or__)
+    m = fusion_mass(p, alpha).contextual_discount(beta)
+    assert isinstance(m._storage, DiscountedBayesStorage)
+    check_against(m, ref, n, every_subset(n))
+
+
+def test_contextual_discounting_of_a_combination_is_refused():
+    rng = np.random.default_rng(90)
+    m = fusion_mass(rng.dirichlet(np.ones(200), 2), rng.random((2, 200)))
+    with pytest.raises(FrameTooLargeError, match=r"combination of 2 sources.*2\*\*200"):
+        m.contextual_discount(np.full(200, 0.1))
