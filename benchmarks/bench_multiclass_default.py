@@ -10,8 +10,10 @@ scikit-learn >= 1.8); ``EvidentialCalibratedClassifier`` with its defaults
 ``multiclass="one_vs_rest"`` (the former default).  Columns: accuracy and
 log-loss on the test half (means), paired differences (dstk default minus
 the anchor or the base) with their standard errors over the splits, and CPU
-time of fit + predict_proba (``time.process_time``, BLAS threads pinned to one,
-the four models interleaved within each split).
+time of fit + predict_proba (``time.process_time``, BLAS / OpenMP / numba pinned
+to one thread with ``_harness.pinned_threads``, the four models interleaved
+within each split) with the wall time beside it; the run's date, command and
+load head the output.
 
 Usage::
 
@@ -28,6 +30,9 @@ import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
+sys.path.insert(0, HERE)
+
+from _harness import environment, load_at_end, pinned_threads  # noqa: E402
 
 from dstk.calibration import EvidentialCalibratedClassifier  # noqa: E402
 
@@ -80,11 +85,12 @@ def run(X, y, base, splits, one_vs_rest=True):
         for name, model in models(base, one_vs_rest).items():
             if name == "base" and not hasattr(model, "predict_proba"):
                 model.set_params(svc__probability=True)
-            start = time.process_time()
+            start, wall = time.process_time(), time.perf_counter()
             model.fit(X[train], y[train])
             proba = model.predict_proba(X[test])
-            cpu = time.process_time() - start
-            row = out.setdefault(name, {"accuracy": [], "log_loss": [], "cpu": []})
+            cpu, wall = time.process_time() - start, time.perf_counter() - wall
+            row = out.setdefault(name, {"accuracy": [], "log_loss": [], "cpu": [], "wall": []})
+            row["wall"].append(wall)
             row["accuracy"].append(np.mean(model.classes_[proba.argmax(axis=1)] == y[test]))
             row["log_loss"].append(log_loss(y[test], proba))
             row["cpu"].append(cpu)
@@ -98,7 +104,6 @@ def paired(a, b):
 
 def main(argv=None):
     from sklearn.datasets import load_digits, load_iris, load_wine
-    from threadpoolctl import threadpool_limits
 
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -110,14 +115,16 @@ def main(argv=None):
     )
     args = parser.parse_args(argv)
     lines = [
+        *environment(),
+        "",
         "| data | base | acc. base | acc. temperature | acc. dstk | acc. dstk − base (SE) | "
         "log-loss base | log-loss temperature | log-loss dstk | log-loss dstk − temperature (SE) | "
-        "acc. / log-loss one-vs-rest | CPU s base / temperature / dstk |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "acc. / log-loss one-vs-rest | CPU s base / temperature / dstk | wall s base / temperature / dstk |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
-    print(lines[0], flush=True)
+    print("\n".join(lines), flush=True)
     warnings.simplefilter("ignore")
-    with threadpool_limits(1):
+    with pinned_threads(1):
         for loader in (load_iris, load_wine, load_digits):
             X, y = loader(return_X_y=True)
             for base_name, base in bases().items():
@@ -134,10 +141,14 @@ def main(argv=None):
                     f"{r['temperature']['log_loss'].mean():.3f} | {r['dstk']['log_loss'].mean():.3f} | "
                     f"{ll_d:+.4f} ({ll_se:.4f}) | {ovr['accuracy'].mean():.3f} / "
                     f"{ovr['log_loss'].mean():.3f} | {r['base']['cpu'].mean():.2f} / "
-                    f"{r['temperature']['cpu'].mean():.2f} / {r['dstk']['cpu'].mean():.2f} |"
+                    f"{r['temperature']['cpu'].mean():.2f} / {r['dstk']['cpu'].mean():.2f} | "
+                    f"{r['base']['wall'].mean():.2f} / {r['temperature']['wall'].mean():.2f} / "
+                    f"{r['dstk']['wall'].mean():.2f} |"
                 )
                 print(line, flush=True)
                 lines.append(line)
+    lines.append(load_at_end())
+    print(lines[-1])
     if args.output:
         with open(args.output, "w") as handle:
             handle.write("\n".join(lines) + "\n")
