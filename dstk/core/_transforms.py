@@ -10,8 +10,8 @@ from numpy.typing import ArrayLike
 
 from .._kernels import transforms as _t
 from .._validation import as_float_array
-from ..exceptions import FrameError, InvalidMassError, TotalConflictError
-from . import _dense, _sparse, _storage
+from ..exceptions import FrameError, FrameTooLargeError, InvalidMassError, TotalConflictError
+from . import _dense, _sparse, _storage, _wide
 from ._frame import MAX_FRAME_SIZE, Frame
 from ._mass import MassFunction, as_mass_function
 from ._structured import StructuredStorage
@@ -276,12 +276,41 @@ def _contextual_discount_focal_sets(m, rates):
 
     frame = m.frame
     active = np.flatnonzero(np.any(rates > 0, axis=tuple(range(rates.ndim - 1))))
+    _check_unions(m, active)
     sources = [m]
     for k in active if active.size else [0]:  # no rate above 0: one source that changes nothing (the batch)
         alpha = rates[..., k]
         masses = np.stack([1.0 - alpha, alpha], axis=-1)
         sources.append(MassFunction.from_focal_sets([0, 1 << int(k)], masses, frame))
     return combine(sources, rule="disjunctive")
+
+
+def _check_unions(m, active):
+    """Refuse at once a contextual discounting whose focal sets cannot fit in memory.
+
+    Each focal set A gives its unions with every subset of the ``active`` labels outside A: at least
+    ``max_A 2**|active - A|`` distinct focal sets, each a row of bitset words and a mass per sample.
+    """
+    storage = m._storage
+    if isinstance(storage, _storage.WideStorage):
+        words = _wide.pack([active.tolist()], m.frame.n)[0]
+        outside = np.bitwise_count(~storage.focal & words).sum(axis=-1, dtype=np.int64)
+        width = words.size
+    else:
+        mask = np.uint64(sum(1 << int(k) for k in active))
+        outside = np.bitwise_count(~np.asarray(storage.columns, dtype=np.uint64) & mask).astype(np.int64)
+        width = 1
+    if outside.size == 0:
+        return
+    least = int(outside.max())
+    row_bytes = 8 * (width + _dense.batch_size(m.batch_shape))
+    if least >= 62 or (1 << least) * row_bytes > _dense.MAX_DENSE_BYTES:
+        raise FrameTooLargeError(
+            f"Contextual discounting of this mass function gives at least 2**{least} focal sets (each focal "
+            f"set united with every subset of the {active.size} labels of rate above 0 outside it), above "
+            f"the limit of {_dense.MAX_DENSE_BYTES / 2**30:.0f} GiB. Give a rate of 0 to all but a few "
+            "labels, discount it classically (one rate), or coarsen the frame first."
+        )
 
 
 def normalize(m: MassFunction) -> MassFunction:

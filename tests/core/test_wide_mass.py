@@ -287,6 +287,24 @@ def test_contextual_discount_on_a_few_labels():
     assert_same(as_ref(wide(m, Frame(range(n))).contextual_discount(rates)), want)
 
 
+@pytest.mark.parametrize("n", [40, 1000])
+def test_contextual_discount_too_large_is_refused_at_once(n):
+    # singletons and the frame (an EkNN output): each {k} united with every subset of the other
+    # labels, 2**(n - 1) focal sets; refused from the count, before any combination runs
+    frame = Frame(range(n))
+    m = MassFunction.from_focal_sets(
+        [1 << k for k in range(n)] + [(1 << n) - 1], np.full(n + 1, 1 / (n + 1)), frame
+    )
+    with pytest.raises(FrameTooLargeError, match=rf"at least 2\*\*{n - 1} focal sets"):
+        m.contextual_discount(np.full(n, 0.1))
+    rates = np.zeros(n)
+    rates[:3] = [0.2, 0.5, 0.1]
+    want = {frozenset({k}): 1 / (n + 1) for k in range(n)} | {frozenset(range(n)): 1 / (n + 1)}
+    for k in range(3):
+        want = ref_combine(want, {frozenset(): 1 - rates[k], frozenset({k}): rates[k]}, frozenset.__or__)
+    assert_same(as_ref(m.contextual_discount(rates)), want)
+
+
 def test_extend_product_and_extend_to_wide_frames():
     m = MassFunction({"a": 0.7, "a,b": 0.3}, frame=list("abcdefghij"))
     product = m.extend_product(range(10))  # 100 labels
