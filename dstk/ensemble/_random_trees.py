@@ -62,37 +62,81 @@ _CALIBRATED_METHODS = ("eva", "dempster", "cautious")
 
 
 def _log_odds(leaves, *, combiner, **options):
-    """Binary log-odds of the calibrated combiners: EVA's score, or ln BetP(1) - ln BetP(0) of Dempster / cautious.
+    """Log-scores of the calibrated combiners, the argument of their calibrated probabilities.
 
-    BetP(k) = m({k}) + m(frame) / 2 of the normalised combined mass (computed
-    in the log domain by the combination kernels), floored at the smallest
-    normal float64 so that a product over many trees gives a finite
-    log-odds; a sample in total conflict gets 0 (no evidence either way).
+    Two classes: the log-odds, shape (n_samples,): EVA's score, or
+    ln BetP(1) - ln BetP(0) of the normalised Dempster / cautious mass.  Three
+    or more: one score per class, shape (n_samples, n_classes): EVA's
+    per-class scores, or ln BetP(k).  BetP(k) = m({k}) + m(frame) / K of the
+    normalised combined mass (computed in the log domain by the combination
+    kernels), floored at the smallest normal float64 so that a product over
+    many trees gives a finite score; a sample in total conflict gets 0 for
+    every class (no evidence either way).
     """
     method, _aggregate = parse_combiner(combiner)
     if method == "eva":
         return combine_leaves(leaves, combiner=combiner, **options)
     normalized = _combine(leaves, combiner, **options)["normalized"]
+    n_classes = normalized.shape[1] - 1
     tiny = np.finfo(np.float64).tiny
-    betp = np.maximum(normalized[:, :2] + 0.5 * normalized[:, 2:3], tiny)
-    log_odds = np.log(betp[:, 1]) - np.log(betp[:, 0])
-    return np.where(np.isnan(log_odds), 0.0, log_odds)
+    log_betp = np.log(np.maximum(normalized[:, :n_classes] + normalized[:, n_classes:] / n_classes, tiny))
+    if n_classes == 2:
+        log_odds = log_betp[:, 1] - log_betp[:, 0]
+        return np.where(np.isnan(log_odds), 0.0, log_odds)
+    return np.where(np.isnan(log_betp).any(axis=1, keepdims=True), 0.0, log_betp)
 
 
-def _fit_inverse_temperature(log_odds, y):
-    """Maximum-likelihood a >= 0 of P(y = 1) = expit(a z) with Platt's smoothed targets (Platt 1999, Eq. 4)."""
+def _smoothed_targets(y, n_classes):
+    """Platt's smoothed targets for K classes: (n_k + 1) / (n_k + 2) on a sample's class k, the rest shared equally."""
+    counts = np.bincount(y, minlength=n_classes).astype(np.float64)
+    own = (counts[y] + 1) / (counts[y] + 2)
+    targets = np.repeat(((1 - own) / (n_classes - 1))[:, None], n_classes, axis=1)
+    targets[np.arange(y.size), y] = own
+    return targets
+
+
+def _fit_inverse_temperature(scores, y):
+    """Maximum-likelihood inverse temperature a >= 0 of the calibrated probabilities of the log-scores.
+
+    Two classes (``scores`` the log-odds z, shape (n,)): P(y = 1) = expit(a z)
+    with Platt's smoothed targets (Platt 1999, Eq. 4).  Three or more
+    (``scores`` shape (n, K)): P(y = k) = softmax(a s)_k (temperature
+    scaling, Guo et al. 2017, Eq. 9), with the same smoothed targets: a
+    sample of class k, one of n_k, has target (n_k + 1) / (n_k + 2) on its
+    class and 1 / (n_k + 2) shared equally by the other classes (for two
+    classes Platt's targets, softmax(a [s0, s1]) being expit(a (s1 - s0))).
+    The smoothing keeps a finite: with hard targets, leave-one-out scores
+    that rank every training sample's class first would make the likelihood
+    grow without bound in a.  Frequency weights enter through repeated
+    samples (``fit`` repeats them).
+    """
     from dstk.evidence import LikelihoodBeliefFunction
 
-    n_positive = float(np.sum(y == 1))
-    n_negative = float(y.size - n_positive)
-    targets = np.where(y == 1, (n_positive + 1) / (n_positive + 2), 1 / (n_negative + 2))
-    scale = float(np.max(np.abs(log_odds))) if log_odds.size else 0.0
-    if scale == 0.0:
-        return 1.0  # every score neutral: every probability is 1/2 whatever a
+    if scores.ndim == 1:
+        n_positive = float(np.sum(y == 1))
+        n_negative = float(y.size - n_positive)
+        targets = np.where(y == 1, (n_positive + 1) / (n_positive + 2), 1 / (n_negative + 2))
+        scale = float(np.max(np.abs(scores))) if scores.size else 0.0
+        if scale == 0.0:
+            return 1.0  # every score neutral: every probability is 1/2 whatever a
 
-    def log_likelihood(a):
-        eta = (a / scale) * log_odds
-        return -float(np.sum(targets * np.logaddexp(0.0, -eta) + (1 - targets) * np.logaddexp(0.0, eta)))
+        def log_likelihood(a):
+            eta = (a / scale) * scores
+            return -float(np.sum(targets * np.logaddexp(0.0, -eta) + (1 - targets) * np.logaddexp(0.0, eta)))
+
+    else:
+        # the scores relative to each sample's largest (softmax is shift-invariant): all <= 0
+        relative = scores - scores.max(axis=1, keepdims=True)
+        scale = float(-relative.min()) if relative.size else 0.0
+        if scale == 0.0:
+            return 1.0  # every score neutral: every probability is 1/K whatever a
+        relative /= scale
+        targets = _smoothed_targets(y, scores.shape[1])
+
+        def log_likelihood(a):
+            return float(
+                np.sum(a * np.sum(targets * relative, axis=1) - special.logsumexp(a * relative, axis=1))
+            )
 
     belief = LikelihoodBeliefFunction(log_likelihood, initial=1.0, bounds=(0.0, None), concave=True)
     return float(belief.mle_[0]) / scale
@@ -424,8 +468,8 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
     max_depth_ : ndarray of int (n_estimators,)
     score_calibration_ : float or None
         Inverse temperature a of the calibrated probabilities of ``"eva"``,
-        ``"dempster"`` and ``"cautious"`` with two classes (see
-        :meth:`predict_proba`); None otherwise.
+        ``"dempster"`` and ``"cautious"`` (see :meth:`predict_proba`); None
+        for the other combiners.
 
     Raises
     ------
@@ -782,7 +826,7 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
         # the growing state is freed before the forest is assembled
         feature_min = feature_max = row_hash = None
         binary_index = marked_is_low = marked_start = marked_binary = None
-        if parse_combiner(self.combiner)[0] not in _CALIBRATED_METHODS or self.n_classes_ != 2:
+        if parse_combiner(self.combiner)[0] not in _CALIBRATED_METHODS:
             columns = None  # type: ignore[assignment]  # no score calibration: the training data is released before the forest is assembled
         self._forest = builder.finish()
         del builder
@@ -802,14 +846,15 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
         return (self.combiner, repr(sorted((self.combiner_options or {}).items())))
 
     def _fit_score_calibration(self, columns, y, *, min_samples_split, stop_at_pure_nodes):
-        """Inverse temperature of the binary log-odds, fitted on leave-one-out training log-odds.
+        """Inverse temperature of the log-scores, fitted on leave-one-out training log-scores.
 
         Returns ``a`` with P(classes_[1]) = expit(a z) of the log-odds z
-        (:func:`_log_odds`), or None for the combiners whose scores are
-        probabilities already (and for more than two classes).
+        (two classes) or P(classes_[k]) = softmax(a s)_k of the per-class
+        log-scores s (:func:`_log_odds`), or None for the combiners whose
+        scores are probabilities already.
         """
         method, _aggregate = parse_combiner(self.combiner)
-        if self.n_classes_ != 2 or method not in _CALIBRATED_METHODS:
+        if method not in _CALIBRATED_METHODS:
             return None
         rows = self._routing()["rows"]
         n_rows, n_classes = rows.shape
@@ -825,7 +870,7 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
         batch = max(256, _BATCH_LEAVES // n_trees)
         # a node of more samples than this may stop growing without one of them only by purity
         walk_all = stop_at_pure_nodes or min_samples_split > 2
-        scores = np.empty(n_samples)
+        scores = np.empty((n_samples,) if n_classes == 2 else (n_samples, n_classes))
         tables: dict[Any, Any] = {}
         for a in range(0, n_samples, batch):
             b = min(a + batch, n_samples)
@@ -1294,12 +1339,11 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
             probability of the average leaf mass.  For ``"eva"``, ``"dempster"``
             and ``"cautious"`` with two classes: P(classes_[1]) = expit(a z)
             of the log-odds z (EVA's score; ln BetP(1) - ln BetP(0) of the
-            normalised Dempster or cautious mass), with the inverse
-            temperature ``score_calibration_ = a >= 0`` fitted in ``fit`` on
-            leave-one-out log-odds of the training samples (see Notes); with
-            more classes, the pignistic probabilities of the normalised
-            combined mass (Dempster, cautious) or the softmax of the EVA
-            log-posteriors.
+            normalised Dempster or cautious mass); with more classes:
+            P(classes_[k]) = softmax(a s)_k of the per-class log-scores s
+            (EVA's per-class scores; ln BetP(k)).  The inverse temperature
+            ``score_calibration_ = a >= 0`` is fitted in ``fit`` on
+            leave-one-out log-scores of the training samples (see Notes).
 
         Notes
         -----
@@ -1316,10 +1360,11 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
         whose magnitude spans hundreds of orders, and a logistic map of it
         (Platt's, fitted even on the test samples themselves) loses up to
         a fifth of the accuracy of its own sign.  The factor is fitted by
-        maximum likelihood with Platt's smoothed targets (Platt 1999, Eq. 4)
-        on the log-odds each training sample gets from the leaves it
+        maximum likelihood, with Platt's smoothed targets (Platt 1999, Eq. 4)
+        for two classes and the multinomial likelihood of the labels for
+        more, on the log-scores each training sample gets from the leaves it
         would reach in trees grown without it (a leave-one-out estimate:
-        the log-odds of a sample the leaves have not seen).  The splits do
+        the log-scores of a sample the leaves have not seen).  The splits do
         not depend on the labels, but where the trees stop does: without
         the sample, the first node of its path that would stop growing
         (fewer than ``min_samples_split`` samples left or, with
@@ -1342,7 +1387,7 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
         check_is_fitted(self, "classes_")
         method, _aggregate = parse_combiner(self.combiner)
         calibration = getattr(self, "score_calibration_", None)
-        if self.n_classes_ == 2 and method in _CALIBRATED_METHODS:
+        if method in _CALIBRATED_METHODS:
             if getattr(self, "_calibrated_for", None) != self._calibration_key():
                 fitted_with = getattr(self, "_calibrated_for", ("?", "?"))
                 warnings.warn(
@@ -1358,6 +1403,8 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
             calibration = None
         if calibration is not None:
             linear = float(calibration) * self._combined_by(X, _log_odds)
+            if linear.ndim == 2:
+                return special.softmax(linear, axis=1)
             # each column from its own expit: the smaller probability keeps its relative precision
             return np.stack([special.expit(-linear), special.expit(linear)], axis=1)
         return self._combined_by(X, combine_leaves_proba)
@@ -1385,9 +1432,13 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
             Labels from ``classes_``.
         """
         check_is_fitted(self, "classes_")
-        if self.n_classes_ == 2 and parse_combiner(self.combiner)[0] in _CALIBRATED_METHODS:
-            # the sign of the log-odds that predict_proba scales: the argmax of its probabilities
-            return self.classes_[(self._combined_by(X, _log_odds) >= 0).astype(np.intp)]
+        if parse_combiner(self.combiner)[0] in _CALIBRATED_METHODS:
+            # the sign of the log-odds (the argmax of the log-scores) that predict_proba scales: the argmax
+            # of its probabilities
+            log_scores = self._combined_by(X, _log_odds)
+            if log_scores.ndim == 2:
+                return self.classes_[np.argmax(log_scores, axis=1)]
+            return self.classes_[(log_scores >= 0).astype(np.intp)]
         scores = self.decision_function(X)
         if scores.ndim == 1:
             return self.classes_[(scores >= 0).astype(np.intp)]

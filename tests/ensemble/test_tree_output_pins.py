@@ -9,7 +9,11 @@ AVX2 but not AVX-512 (every output of every case, the authors' own trees
 too, at the code the digests were recorded on): the last bits of vectorised
 floating-point reductions depend on the SIMD width.  The outputs of that code
 are now stored (``data/tree_output_pins.npz``): integer outputs (``apply``,
-``leaf_counts``) must be equal, floating-point outputs equal to 1e-9.
+``leaf_counts``) must be equal, floating-point outputs equal to 1e-9.  The two three-class
+``predict_proba`` outputs of EVA and Dempster (``integers_3_classes`` 001,
+002) were re-recorded when their probabilities got a fitted temperature:
+every other output unchanged, the new rows softmax(a ln p) of the old rows p
+with one a per forest.
 """
 
 import hashlib
