@@ -642,7 +642,7 @@ def logistic_grid_masses(test_scores, coefficients, alpha, cholesky, frame, half
     direction of z -> -inf) toward ``frame[2:4]``.  For a test score z: b = B' (1, z)
     (``cholesky`` = B), sigma = |b|, e = b / sigma, eta_hat = alpha_0 + alpha_1 z and
     log pl(eta) = Q(phi(e), (eta - eta_hat) / sigma) (taken as -inf for |xi| > half_width,
-    where the caller checked Q < -36: Q is concave in xi).  The masses are then integrated
+    where the caller checked Q < -25: Q is concave in xi).  The masses are then integrated
     exactly as in :func:`logistic_profile_masses` (the same panels, Gauss rule, stopping rules
     and closed-form tail), with each profile maximisation replaced by the sum of the series.
     ``out`` (zeros, (N, 4)) is returned; ``series`` (2, K) is a work buffer.

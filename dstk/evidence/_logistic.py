@@ -41,8 +41,9 @@ _COMPRESSION_STANDARD_ERRORS = 25.0
 _Z_LIMIT = 1e8
 #: half-width of the whitened profile grid (Q ~ -xi^2 / 2 ~ -60 at its edges)
 _GRID_HALF_WIDTH = 11.0
-#: the grid's edges must have Q below this (beyond, pl < exp(-32) and the masses' panels stop)
-_GRID_EDGE_LOG_PL = -32.0
+#: the grid's edges must have Q below this: Q is concave in xi, so beyond them pl < exp(-25) and the
+#: masses' integrals left out are below exp(-25) = 1.4e-11
+_GRID_EDGE_LOG_PL = -25.0
 #: largest Chebyshev coefficient of the last quarter in each dimension of an accepted grid
 _GRID_TOLERANCE = 1e-9
 #: first grid (directions, xi); a dimension whose series has not converged doubles, up to 65 points
@@ -410,9 +411,10 @@ class ScoreLogistic:
         whose last quarter of tensor Chebyshev coefficients exceeds 1e-9 doubles, the new
         directions only computed), until both have converged.  The series is given up
         (None: the masses are then computed one by one by :meth:`predictive_masses`) when
-        Q > -32 at an end of some direction (a profile far from the normal approximation,
+        Q > -25 at an end of some direction (a profile far from the normal approximation,
         e.g. small or nearly separable calibration sets) or more than 129 points would be
-        needed in a dimension.  Q is concave in xi, so pl < exp(-32) beyond the ends.
+        needed in a dimension.  Q is concave in xi, so pl < exp(-25) beyond the ends, and the
+        part of each mass left out there is below exp(-25) = 1.4e-11.
         """
         if getattr(self, "_grid_built", False):  # (instances pickled before have no grid)
             return self._grid
