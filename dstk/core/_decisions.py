@@ -387,6 +387,10 @@ def _label_array(labels):
     return array
 
 
+#: Criteria whose 0-1-utility decision needs only m({a}) and pl({a}) (the structured forms).
+_SINGLETON_CRITERIA = ("maximin", "maximax", "hurwicz", "generalized_hurwicz")
+
+
 def _decide_indices(m, criterion, utility, loss, optimism, weights, orness):
     if criterion in ADMISSIBILITY_CRITERIA:
         raise ValueError(
@@ -421,6 +425,13 @@ def _decide_indices(m, criterion, utility, loss, optimism, weights, orness):
         if criterion == "plausibility":
             return np.argmax(mn.contour(), axis=-1)
         return np.argmax(mn._storage.singleton_masses(n), axis=-1)
+    if u is None and m._storage.is_structured and criterion in _SINGLETON_CRITERIA:
+        # 0-1 utilities: min / max of 1[a = w] over B is 1[B = {a}] / 1[a in B], so the lower and upper
+        # expectations are m({a}) and pl({a}) of the normalised mass function (no focal set listed)
+        mn = m.normalize()
+        lower, upper = mn._storage.singleton_masses(n), mn.contour()
+        weight = 0.0 if criterion == "maximin" else 1.0 if criterion == "maximax" else alpha
+        return np.argmax(weight * upper + (1.0 - weight) * lower, axis=-1)
     if u is None:
         u = np.eye(n)
     if criterion == "pignistic":

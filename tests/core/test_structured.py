@@ -460,3 +460,33 @@ def test_contextual_discounting_of_a_combination_is_refused():
     m = fusion_mass(rng.dirichlet(np.ones(200), 2), rng.random((2, 200)))
     with pytest.raises(FrameTooLargeError, match=r"combination of 2 sources.*2\*\*200"):
         m.contextual_discount(np.full(200, 0.1))
+
+
+@pytest.mark.parametrize("optimism", [0.0, 0.3, 1.0])
+def test_maximin_maximax_hurwicz_decisions_against_brute_force(optimism):
+    # 0-1 utilities: lower / upper expected utility of act a from the focal sets written out
+    rng = np.random.default_rng(100)
+    n, rows = 5, 6
+    positive, negative = random_weights(rng, n, rows=(rows,))
+    p = rng.dirichlet(np.ones(n), (rows, 2))
+    alpha = rng.random((rows, 2, n))
+    cases = [
+        (
+            weight_mass(positive, negative),
+            [ref_normalize(ref_weights(positive[r], negative[r])) for r in range(rows)],
+        ),
+        (fusion_mass(p, alpha), [ref_normalize(ref_fusion(p[r], alpha[r])) for r in range(rows)]),
+    ]
+    for m, refs in cases:
+        lower = np.array([[ref.get(frozenset({a}), 0.0) for a in range(n)] for ref in refs])
+        upper = np.array([[ref_pl(ref, frozenset({a})) for a in range(n)] for ref in refs])
+        want = {
+            "maximin": lower.argmax(axis=1),
+            "maximax": upper.argmax(axis=1),
+            "hurwicz": (optimism * upper + (1 - optimism) * lower).argmax(axis=1),
+            "generalized_hurwicz": (optimism * upper + (1 - optimism) * lower).argmax(axis=1),
+        }
+        labels = np.array(m.frame.labels)
+        for criterion, indices in want.items():
+            extra = {"optimism": optimism} if "hurwicz" in criterion else {}
+            np.testing.assert_array_equal(decide(m, criterion=criterion, **extra), labels[indices])
