@@ -8,6 +8,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .._validation import as_float_array, check_in_range, check_option
+from . import _dense
 from ._mass import MassFunction, as_mass_function
 
 __all__ = [
@@ -80,10 +81,21 @@ def _focal_sets(m, drop_unused=True):
     return member, fm
 
 
+#: Values of a working array (focal sets x acts x labels) of the lower and upper utilities.
+_BLOCK_VALUES = 1 << 22
+
+
 def _min_max(member, u):
     """Minimum and maximum of each act's utility over each focal set: two arrays (F, n_actions)."""
-    lo = np.where(member[:, None, :], u[None, :, :], np.inf).min(axis=-1)
-    hi = np.where(member[:, None, :], u[None, :, :], -np.inf).max(axis=-1)
+    n_focal, (n_actions, n) = member.shape[0], u.shape
+    _dense.check_array_bytes((2, n_focal, n_actions), "The lower and upper utilities of the focal sets")
+    lo, hi = np.empty((n_focal, n_actions)), np.empty((n_focal, n_actions))
+    # blocks of focal sets: one (block, n_actions, n) working array of at most _BLOCK_VALUES values
+    block = max(1, _BLOCK_VALUES // max(1, n_actions * n))
+    for start in range(0, n_focal, block):
+        rows = member[start : start + block, None, :]
+        lo[start : start + block] = np.where(rows, u[None, :, :], np.inf).min(axis=-1)
+        hi[start : start + block] = np.where(rows, u[None, :, :], -np.inf).max(axis=-1)
     return lo, hi
 
 

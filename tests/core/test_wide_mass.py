@@ -305,6 +305,22 @@ def test_contextual_discount_too_large_is_refused_at_once(n):
     assert_same(as_ref(m.contextual_discount(rates)), want)
 
 
+def test_maximin_and_maximax_on_wide_frames_in_bounded_memory():
+    # singletons and the frame (an EkNN output): with 0-1 utilities the lower expectation of act a is
+    # m({a}), the upper m({a}) + m(frame); the focal sets x acts x labels table (216 MB here, 8 GB on
+    # 1,000 labels) is built in blocks of 32 MB
+    n = 300
+    rng = np.random.default_rng(5)
+    masses = rng.dirichlet(np.ones(n + 1), 3)
+    m = MassFunction.from_focal_sets([1 << k for k in range(n)] + [(1 << n) - 1], masses, Frame(range(n)))
+    singles = masses[:, :n]
+    upper = singles + masses[:, n:]
+    assert np.array_equal(m.decide(criterion="maximin"), singles.argmax(axis=1))
+    assert np.array_equal(m.decide(criterion="maximax"), upper.argmax(axis=1))
+    mix = 0.4 * upper + 0.6 * singles
+    assert np.array_equal(m.decide(criterion="hurwicz", optimism=0.4), mix.argmax(axis=1))
+
+
 def test_extend_product_and_extend_to_wide_frames():
     m = MassFunction({"a": 0.7, "a,b": 0.3}, frame=list("abcdefghij"))
     product = m.extend_product(range(10))  # 100 labels
