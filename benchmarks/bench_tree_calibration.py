@@ -21,7 +21,9 @@ defaults, and tuned by a 3-fold grid search of ``max_features`` and ``min_sample
 accuracy, log-loss, Brier, paired differences with standard errors.
 
 DATA_FOLDER defaults to ``../shared/datasets`` (needs ``load.py``);
-``sklearn_breast_cancer`` in ``--sets`` is scikit-learn's bundled copy.
+``sklearn_<name>`` in ``--sets`` (``sklearn_breast_cancer``, ``sklearn_iris``, ``sklearn_wine``,
+``sklearn_digits``) is scikit-learn's bundled copy.  The Brier column is half the multi-class Brier
+score (for two classes the usual mean squared error of P(class 1)).
 """
 
 import argparse
@@ -43,10 +45,10 @@ COMBINERS = ("average", "vote", "laplace", "confidence_bounds", "plausibility", 
 
 
 def load(folder, name):
-    if name == "sklearn_breast_cancer":
-        from sklearn.datasets import load_breast_cancer
+    if name.startswith("sklearn_"):
+        from sklearn import datasets
 
-        return load_breast_cancer(return_X_y=True)
+        return getattr(datasets, "load_" + name[len("sklearn_") :])(return_X_y=True)
     spec = importlib.util.spec_from_file_location("shared_load", os.path.join(folder, "load.py"))
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -192,7 +194,9 @@ def ranking(name, X, y, splits, n_trees):
 
 
 def brier(y, proba):
-    return float(np.mean((proba[:, 1] - y) ** 2))
+    """Half the multi-class Brier score, mean of sum_k (p_k - [y = k])^2 / 2: for two classes mean (p_1 - y)^2."""
+    onehot = np.eye(proba.shape[1])[y]
+    return float(np.mean(np.sum((proba - onehot) ** 2, axis=1)) / 2)
 
 
 def _anchors(n_trees, seed, tuned=True):
@@ -218,11 +222,11 @@ def _anchors(n_trees, seed, tuned=True):
     }
 
 
-DSTK_VARIANTS = {"dstk default": {}, "dstk eva": {"combiner": "eva"}}
+DSTK_VARIANTS = {"dstk average": {"combiner": "average"}, "dstk eva": {"combiner": "eva"}}
 
 
 def against_forests(name, X, y, splits, n_trees, tuned=True):
-    """dstk's trees (the default, and ``combiner="eva"``) against scikit-learn's forests, over the same splits.
+    """dstk's trees (``combiner="average"`` and ``"eva"``, other parameters default) against scikit-learn's forests, over the same splits.
 
     First table: accuracy, log-loss and Brier score of each model (means over the splits) and its CPU time of
     fit + predict_proba.  Second table: paired differences dstk minus the forest (mean and standard error over

@@ -416,13 +416,20 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
         (or carries a nominal value unseen in training): the summed counts of
         the leaves reached through every non-empty sibling, the counts of the
         splitting node, or zero counts.
-    combiner : str, default "average"
+    combiner : str or None, default None
         How :meth:`predict_proba`, :meth:`predict` and
         :meth:`decision_function` combine the leaves: ``"average"``
         (probability averaging), ``"vote"``, ``"laplace"``,
         ``"plausibility"``, ``"confidence_bounds"``, ``"pooling"``,
         ``"dempster"``, ``"cautious"``, ``"eva"``, or ``"<method>:<aggregate>"``
         such as ``"laplace:vote"``.  See :func:`dstk.ensemble.combine_leaves`.
+        None: ``"eva"`` (evidence accumulation, its probabilities calibrated
+        by a temperature fitted in ``fit``; see :meth:`predict_proba`), or
+        ``"average"`` with ``compatibility="busch2021"``.  On unseen data
+        (14 data sets, 100 trees) ``"eva"`` had a log-loss and Brier score
+        level with or better than those of scikit-learn's
+        ``ExtraTreesClassifier`` of as many trees on 11 and 12 of them,
+        ``"average"`` on 4 and 3.
     random_state : None, int or numpy.random.RandomState, default None
         Seeds the trees; the result does not depend on ``n_jobs``.
     n_jobs : int or None, default None
@@ -530,7 +537,7 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
         stop_at_pure_nodes: bool | None = None,
         nominal_features: ArrayLike | None = None,
         empty_leaf: str = "siblings",
-        combiner: str = "average",
+        combiner: str | None = None,
         random_state: int | np.random.RandomState | None = None,
         n_jobs: int | None = None,
         combiner_options: dict | None = None,
@@ -569,7 +576,7 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
             raise ValueError(
                 f"`empty_leaf` must be one of {sorted(_EMPTY_LEAF_POLICIES)}; got {self.empty_leaf!r}."
             )
-        parse_combiner(self.combiner)
+        parse_combiner(self._combiner_name())
         _n_threads(self.n_jobs)
         _check_verbose(self.verbose)
         if self.compatibility not in COMPATIBILITY:
@@ -599,7 +606,7 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
             try:
                 combine_leaves(
                     np.ones((1, 1, n_classes), dtype=np.int64),
-                    combiner=self.combiner,
+                    combiner=self._combiner_name(),
                     **self._options(fitted=False),
                 )
             except TypeError as error:  # an option name combine_leaves does not know
@@ -636,6 +643,12 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
                     )
                 mask[nominal] = True
         return n_estimators, min_samples_leaf, min_samples_split, max_depth, mask
+
+    def _combiner_name(self) -> str:
+        """``combiner`` with None resolved: ``"eva"``, or ``"average"`` with ``compatibility="busch2021"``."""
+        if self.combiner is not None:
+            return self.combiner
+        return "average" if self.compatibility == "busch2021" else "eva"
 
     def _stops_at_pure_nodes(self) -> bool:
         """``stop_at_pure_nodes`` with None resolved: True unless ``compatibility="busch2021"``."""
@@ -826,7 +839,7 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
         # the growing state is freed before the forest is assembled
         feature_min = feature_max = row_hash = None
         binary_index = marked_is_low = marked_start = marked_binary = None
-        if parse_combiner(self.combiner)[0] not in _CALIBRATED_METHODS:
+        if parse_combiner(self._combiner_name())[0] not in _CALIBRATED_METHODS:
             columns = None  # type: ignore[assignment]  # no score calibration: the training data is released before the forest is assembled
         self._forest = builder.finish()
         del builder
@@ -843,7 +856,7 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
         return self
 
     def _calibration_key(self):
-        return (self.combiner, repr(sorted((self.combiner_options or {}).items())))
+        return (self._combiner_name(), repr(sorted((self.combiner_options or {}).items())))
 
     def _fit_score_calibration(self, columns, y, *, min_samples_split, stop_at_pure_nodes):
         """Inverse temperature of the log-scores, fitted on leave-one-out training log-scores.
@@ -853,7 +866,7 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
         log-scores s (:func:`_log_odds`), or None for the combiners whose
         scores are probabilities already.
         """
-        method, _aggregate = parse_combiner(self.combiner)
+        method, _aggregate = parse_combiner(self._combiner_name())
         if method not in _CALIBRATED_METHODS:
             return None
         rows = self._routing()["rows"]
@@ -894,7 +907,7 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
                 batch_rows = np.concatenate([all_rows, loo[first_rows].astype(np.float64)])
             loo_leaves = _LeafRows(loo_keys, batch_rows, leaves.shape, tables)
             loo_leaves.n_cached_rows = all_rows.shape[0]
-            scores[a:b] = _log_odds(loo_leaves, combiner=self.combiner, **options)
+            scores[a:b] = _log_odds(loo_leaves, combiner=self._combiner_name(), **options)
         return _fit_inverse_temperature(scores, y)
 
     @classmethod
@@ -919,7 +932,11 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
         -------
         RandomDecisionTreesClassifier
             A new fitted ensemble; its parameters are those of the first
-            estimator with ``n_estimators`` set to the total number of trees.
+            estimator with ``n_estimators`` set to the total number of trees
+            (and ``combiner="average"`` where the first has the default
+            ``combiner=None`` meaning ``"eva"``: the temperature of the
+            calibrated combiners is fitted on the training samples, which the
+            merged ensemble does not have).
             ``class_prior_`` (the prior of the EVA combiner) is the class
             distribution of all the training samples, summed over the root
             nodes of the trees; it equals each part's prior when the parts
@@ -995,7 +1012,11 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
                     f"Estimator {index} has other nominal features or other category values than estimator 0, "
                     "so their category codes differ; fit the parts on data with the same nominal values."
                 )
-        merged = cls(**{**first.get_params(), "n_estimators": int(sum(p.node_count_.size for p in parts))})
+        params = {**first.get_params(), "n_estimators": int(sum(p.node_count_.size for p in parts))}
+        if params["combiner"] is None and first._combiner_name() == "eva":
+            # EVA's temperature is fitted on the training data, which the merged forest does not have
+            params["combiner"] = "average"
+        merged = cls(**params)
         merged.classes_ = first.classes_
         merged.n_classes_ = first.n_classes_
         merged.n_features_in_ = first.n_features_in_
@@ -1138,7 +1159,7 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
         options = dict(self.combiner_options or {})
         if self.compatibility is not None:
             options.setdefault("compatibility", self.compatibility)
-        if fitted and parse_combiner(self.combiner)[0] == "eva":
+        if fitted and parse_combiner(self._combiner_name())[0] == "eva":
             options.setdefault("class_prior", self.class_prior_)
         return options
 
@@ -1146,7 +1167,8 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
         """``combine(leaves, combiner=..., **options)`` on the batches of ``X``: the combiner's one call path."""
         check_is_fitted(self, "classes_")
         options = {**self._options(), **extra}
-        return self._combined(X, lambda leaves: combine(leaves, combiner=self.combiner, **options))
+        combiner = self._combiner_name()
+        return self._combined(X, lambda leaves: combine(leaves, combiner=combiner, **options))
 
     # ---------------------------------------------------- combination by node
     def _routing(self):
@@ -1319,7 +1341,7 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
         """
         scores = self._combined_by(X, combine_leaves)
         if scores.ndim == 1:
-            scores = scores - decision_threshold(*parse_combiner(self.combiner))
+            scores = scores - decision_threshold(*parse_combiner(self._combiner_name()))
         return scores
 
     def predict_proba(self, X: ArrayLike) -> np.ndarray:
@@ -1385,13 +1407,13 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
         calibration of modern neural networks. ICML 2017.
         """
         check_is_fitted(self, "classes_")
-        method, _aggregate = parse_combiner(self.combiner)
+        method, _aggregate = parse_combiner(self._combiner_name())
         calibration = getattr(self, "score_calibration_", None)
         if method in _CALIBRATED_METHODS:
             if getattr(self, "_calibrated_for", None) != self._calibration_key():
                 fitted_with = getattr(self, "_calibrated_for", ("?", "?"))
                 warnings.warn(
-                    f"predict_proba of combiner {self.combiner!r} maps its score through a calibration fitted "
+                    f"predict_proba of combiner {self._combiner_name()!r} maps its score through a calibration fitted "
                     f"in fit, but this ensemble was fitted with combiner {fitted_with[0]!r} and combiner_options "
                     f"{fitted_with[1]}; returning the uncalibrated probabilities (mostly 0 or 1). Call fit again "
                     "after changing `combiner` or `combiner_options` for the calibrated ones.",
@@ -1432,7 +1454,7 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
             Labels from ``classes_``.
         """
         check_is_fitted(self, "classes_")
-        if parse_combiner(self.combiner)[0] in _CALIBRATED_METHODS:
+        if parse_combiner(self._combiner_name())[0] in _CALIBRATED_METHODS:
             # the sign of the log-odds (the argmax of the log-scores) that predict_proba scales: the argmax
             # of its probabilities
             log_scores = self._combined_by(X, _log_odds)
@@ -1474,7 +1496,7 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
         from dstk.core._mass import MassFunction
 
         frame = Frame(tuple(self.classes_.tolist()))
-        method, _ = parse_combiner(self.combiner)
+        method, _ = parse_combiner(self._combiner_name())
         if method not in ("dempster", "cautious", "plausibility"):
             probabilities = np.asarray(self.predict_proba(X), dtype=np.float64)
             singletons = [1 << k for k in range(self.classes_.size)]

@@ -918,3 +918,36 @@ def test_two_class_smoothed_targets_are_platts():
     platt = np.where(y == 1, (n_positive + 1) / (n_positive + 2), 1 / (n_negative + 2))
     np.testing.assert_allclose(targets[:, 1], platt, rtol=1e-15)
     np.testing.assert_allclose(targets, _smoothed_targets_reference(y, 2), rtol=1e-15)
+
+
+def test_default_combiner_is_eva_and_busch2021_keeps_average(three_gaussian_classes):
+    """combiner=None resolves to "eva" (calibrated) and, with compatibility="busch2021", to "average": the
+    outputs equal those of the explicit combiner on the same trees."""
+    X, y = three_gaussian_classes
+    for compatibility, explicit in ((None, "eva"), ("busch2021", "average")):
+        default = RandomDecisionTreesClassifier(10, compatibility=compatibility, random_state=0).fit(
+            X[:200], y[:200]
+        )
+        named = RandomDecisionTreesClassifier(
+            10, combiner=explicit, compatibility=compatibility, random_state=0
+        ).fit(X[:200], y[:200])
+        assert default.combiner is None
+        assert (default.score_calibration_ is None) == (explicit == "average")
+        np.testing.assert_array_equal(default.predict_proba(X[200:]), named.predict_proba(X[200:]))
+        np.testing.assert_array_equal(default.predict(X[200:]), named.predict(X[200:]))
+        np.testing.assert_array_equal(default.decision_function(X[200:]), named.decision_function(X[200:]))
+
+
+def test_concatenated_default_forests_average_their_leaves(three_gaussian_classes):
+    """EVA's temperature needs the training samples: parts with the default combiner merge into a forest
+    with combiner="average", whose probabilities are the average over all the trees' leaves (no warning)."""
+    X, y = three_gaussian_classes
+    parts = [RandomDecisionTreesClassifier(4, random_state=seed).fit(X[:200], y[:200]) for seed in (1, 2)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        merged = RandomDecisionTreesClassifier.concatenate(parts)
+        proba = merged.predict_proba(X[200:])
+    assert merged.combiner == "average"
+    counts = np.concatenate([part.leaf_counts(X[200:]) for part in parts], axis=1).astype(float)
+    expected = (counts / counts.sum(axis=-1, keepdims=True)).mean(axis=1)
+    np.testing.assert_allclose(proba, expected, rtol=1e-12)

@@ -176,7 +176,7 @@ def test_float32_routing_equals_float64_routing():
     from dstk.ensemble import combine_leaves
 
     X, y = _gaussian()
-    model = RandomDecisionTreesClassifier(8, random_state=0, n_jobs=1).fit(X, y)
+    model = RandomDecisionTreesClassifier(8, combiner="average", random_state=0, n_jobs=1).fit(X, y)
     arrays = model._node_arrays()
     thresholds = arrays["threshold"][arrays["feature"] >= 0]
     near = thresholds.astype(np.float32)
