@@ -23,7 +23,7 @@ from collections.abc import Iterator
 
 import numpy as np
 
-__all__ = ["BufferPool", "empty", "zeros", "reusing_buffers", "POOL", "MIN_POOLED_BYTES"]
+__all__ = ["BufferPool", "empty", "zeros", "pooling", "reusing_buffers", "POOL", "MIN_POOLED_BYTES"]
 
 #: Arrays smaller than this come from ``np.empty`` (the C library reuses them well enough).
 MIN_POOLED_BYTES = 128 * 2**10
@@ -206,6 +206,11 @@ def reusing_buffers(pool: BufferPool | None = None) -> Iterator[BufferPool]:
         yield pool
     finally:
         _ACTIVE.reset(token)
+
+
+def pooling() -> bool:
+    """Whether a pool is active (inside :func:`reusing_buffers`); outside, :func:`empty` is ``np.empty``."""
+    return _ACTIVE.get() is not None
 
 
 def _pool_for(shape: int | tuple[int, ...], dtype: type | np.dtype) -> BufferPool | None:

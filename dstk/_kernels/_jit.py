@@ -388,7 +388,7 @@ def call_kernel(
     kernel: Any,
     *args: Any,
     work: int,
-    interpreted_max_work: int,
+    interpreted_max_work: int | None = None,
     compiled_callees: bool = False,
     fastmath: bool = False,
 ) -> Any:
@@ -419,9 +419,11 @@ def call_kernel(
         The kernel's arguments.
     work : int
         Inner-loop steps of this call.
-    interpreted_max_work : int
+    interpreted_max_work : int, optional
         Largest ``work`` run by the interpreter, chosen per kernel so that the
-        interpreted call stays well below the kernel's compile time.
+        interpreted call stays well below the kernel's compile time; by default
+        the ``interpreted_max_work`` given to the kernel's decorator (:func:`njit`),
+        or -1 (always compiled) when it has none.
     compiled_callees : bool, default False
         Interpret only the kernel's own loop (``kernel.py_func``) and let it
         call the compiled versions of the kernels it calls (for a loop around
@@ -437,6 +439,8 @@ def call_kernel(
     object
         What the kernel returns.
     """
+    if interpreted_max_work is None:
+        interpreted_max_work = getattr(kernel, "interpreted_max_work", -1)
     if work <= interpreted_max_work and not (USE_COMPILED_WHEN_AVAILABLE and _compiled_or_cached(kernel)):
         spent = _interpreted_work.get(kernel, 0) + work
         if spent <= INTERPRETED_BUDGET * interpreted_max_work:

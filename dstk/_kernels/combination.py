@@ -16,7 +16,7 @@ from numba import prange
 from numba.core import cgutils, types
 from numba.extending import intrinsic, overload
 
-from dstk._kernels import _buffers
+from dstk._kernels import _buffers, _jit
 from dstk._kernels._jit import call_kernel, njit, read_only
 from dstk._kernels.moebius import subset_pass, sum_from, superset_pass
 
@@ -1072,15 +1072,16 @@ def _ternary_pair_parallel(
         )
 
 
-#: The row kernels of :func:`conjunctive` (serial, threaded) by input form and subset count; other
-#: frames fold a stack with :func:`_general_rows`.  Each takes ``(*inputs, normalize, out, kappa,
-#: total_conflict, lost, r0, r1, tolerance)`` (threaded: ``tolerance, status`` after ``lost``).
-_ROW_KERNELS = {
-    ("stack", 4): (_binary_rows, _binary_parallel),
-    ("stack", 8): (_ternary_rows, _ternary_parallel),
-    ("pair", 4): (_binary_pair_rows, _binary_pair_parallel),
-    ("pair", 8): (_ternary_pair_rows, _ternary_pair_parallel),
+#: The row kernels of :func:`conjunctive` (serial, threaded) by subset count, for a stack and for a pair
+#: given apart; other frames fold a stack with :func:`_general_rows`.  Each takes ``(*inputs,
+#: normalize, out, kappa, total_conflict, lost, r0, r1, tolerance)`` (threaded: ``tolerance, status``
+#: after ``lost``).
+_STACK_KERNELS = {4: (_binary_rows, _binary_parallel), 8: (_ternary_rows, _ternary_parallel)}
+_PAIR_KERNELS = {
+    4: (_binary_pair_rows, _binary_pair_parallel),
+    8: (_ternary_pair_rows, _ternary_pair_parallel),
 }
+_GENERAL_KERNELS = (_general_rows, _general_parallel)
 
 
 def _use_threads(parallel, n_values, rows):
@@ -1155,37 +1156,45 @@ def conjunctive(sources, normalize, *, tolerance=None, parallel=None):
     (rounding noise: the caller cleans the input and combines again, as the
     separate validation would); 0 without ``tolerance``.
     """
+    pair = type(sources) is tuple
     if tolerance is None:
         tolerance = -1.0
-    elif not tolerance >= 0.0 or type(sources) is tuple:
+    elif pair or not tolerance >= 0.0:
         raise ValueError(f"`tolerance` must be >= 0 and the sources a stack; got {tolerance!r}.")
-    tolerance = float(tolerance)
-    if type(sources) is tuple:  # a pair given apart: binary and three-label rows read where they lie
+    else:
+        tolerance = float(tolerance)
+    if pair:  # a pair given apart: binary and three-label rows read where they lie
         m1, m2 = sources
         rows, size = m1.shape
         k_sources = 2
-        if size in (4, 8) and tolerance < 0.0:
+        if size in _PAIR_KERNELS:
+            serial, threaded_kernel = _PAIR_KERNELS[size]
             (flat1, step1), (flat2, step2) = _spaced_rows(m1), _spaced_rows(m2)
             inputs: tuple = (flat1, step1, flat2, step2)
-            serial, threaded_kernel = _ROW_KERNELS["pair", size]
         else:
             sources = np.stack([m1, m2], axis=1)
-    if type(sources) is not tuple:
+            pair = False
+    if not pair:
         m = read_only(sources)  # one compiled specialisation for read-only and writable inputs
         rows, k_sources, size = m.shape
         inputs = (m,)
-        serial, threaded_kernel = _ROW_KERNELS.get(("stack", size), (_general_rows, _general_parallel))
-    out = _buffers.empty((rows, size))
-    kappa = _buffers.empty(rows)
-    total_conflict = _buffers.zeros(rows, dtype=np.bool_)
-    lost = _buffers.zeros(rows, dtype=np.bool_)
+        serial, threaded_kernel = _STACK_KERNELS.get(size, _GENERAL_KERNELS)
+    if _buffers.pooling():
+        out, kappa = _buffers.empty((rows, size)), _buffers.empty(rows)
+        total_conflict, lost = _buffers.zeros(rows, dtype=np.bool_), _buffers.zeros(rows, dtype=np.bool_)
+    else:  # (the common case: no pool, plain numpy arrays without the pool's look-ups)
+        out, kappa = np.empty((rows, size)), np.empty(rows)
+        total_conflict, lost = np.zeros(rows, dtype=np.bool_), np.zeros(rows, dtype=np.bool_)
     normalize = bool(normalize)
     work = rows * k_sources * size
-    threaded, threads = _use_threads(parallel, work, rows)
+    threaded, threads = _use_threads(parallel, work, rows) if parallel is not False else (False, 1)
     if threaded:
         status_of_tasks = np.zeros(min(rows, 8 * threads), dtype=np.int64)
         threaded_kernel(*inputs, normalize, out, kappa, total_conflict, lost, tolerance, status_of_tasks)
         status = int(np.bitwise_or.reduce(status_of_tasks))
+    elif _jit.USE_COMPILED_WHEN_AVAILABLE and getattr(serial, "overloads", None):
+        # compiled in this process: what call_kernel would call, without its keyword-argument call
+        status = serial(*inputs, normalize, out, kappa, total_conflict, lost, 0, rows, tolerance)
     else:
         status = call_kernel(
             serial,

@@ -28,15 +28,6 @@ import numpy as np
 
 from dstk._kernels._jit import call_kernel, njit
 
-#: Largest work (values of the input) of a call run interpreted rather than compiled
-#: (:func:`dstk._kernels._jit.call_kernel`): about 20 ms interpreted (2.5 us per value of
-#: ``distinct_rows``, 1 us per sample x tree x column of ``mean_rows_exact``) against
-#: 0.6-0.7 s to compile either kernel on a cold start (measured 2026-11-24).
-INTERPRETED_MAX_WORK = {
-    "distinct_rows": 8_192,
-    "mean_rows_exact": 20_000,
-}
-
 _HASH_MULTIPLIER = np.uint64(0x9E3779B97F4A7C15)
 _HASH_MIX = np.uint64(0xBF58476D1CE4E5B9)
 
@@ -51,7 +42,14 @@ def _row_hash(bits, i):
     return h ^ (h >> np.uint64(32))
 
 
-@njit(cache=True, nogil=True)
+# Interpretation budgets (``interpreted_max_work`` on the decorators: the largest work, values of
+# the input, of a call :func:`dstk._kernels._jit.call_kernel` runs interpreted rather than
+# compiled): about 20 ms interpreted (2.5 us per value of ``distinct_rows``, 1 us per sample x
+# tree x column of ``mean_rows_exact``) against 0.6-0.7 s to compile either kernel on a cold
+# start (measured 2026-11-24).
+
+
+@njit(cache=True, nogil=True, interpreted_max_work=8_192)
 def distinct_rows(bits):
     """Number the distinct rows of ``bits`` (int64, (n_rows, width)) in order of first appearance.
 
@@ -115,9 +113,7 @@ def distinct_rows(bits):
 
 def distinct_row_keys(bits):
     """:func:`distinct_rows` of ``bits``, run interpreted for small inputs (same bits)."""
-    return call_kernel(
-        distinct_rows, bits, work=bits.size, interpreted_max_work=INTERPRETED_MAX_WORK["distinct_rows"]
-    )
+    return call_kernel(distinct_rows, bits, work=bits.size)
 
 
 def exact_mean_rows(keys, table, scale):
@@ -129,11 +125,10 @@ def exact_mean_rows(keys, table, scale):
         table,
         scale,
         work=keys.size * table.shape[1] + table.size,
-        interpreted_max_work=INTERPRETED_MAX_WORK["mean_rows_exact"],
     )
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, interpreted_max_work=20_000)
 def mean_rows_exact(keys, table, scale):
     """``out[i] = mean_t table[keys[i, t]]`` summed exactly in fixed point.
 

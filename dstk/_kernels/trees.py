@@ -54,9 +54,20 @@ from dstk._kernels.mersenne_twister import random_below as _mersenne_below
 
 # Source hashes of the kernel modules called here (see dstk._kernels._jit).
 CALLED_KERNEL_SOURCES = {
-    "dstk._kernels.leaf_tables": "0a3025e8a074fe39",
+    "dstk._kernels.leaf_tables": "cbe1fb84411bde3a",
     "dstk._kernels.mersenne_twister": "33f31df0d49455d5",
 }
+
+# Interpretation budgets (``interpreted_max_work`` on the decorators: the largest work of a call
+# :func:`dstk._kernels._jit.call_kernel` runs interpreted rather than compiled, about a fiftieth of
+# the compile time, ``INTERPRETED_BUDGET``; measured 2026-11-24): data values (features x samples)
+# for ``row_hashes`` and ``marked_rows``, about 20 ms interpreted (0.7 and 0.5 us per value) against
+# 0.5 and 1.4 s to compile; count values (nodes x classes) of one tree for ``number_count_rows``,
+# about 20 ms (2.5 us per value) against 1.2 s; for ``build_tree``, samples x (features + bits of the
+# sample count) of one tree (5.7 us per unit: about 110 ms against 6-8 s to compile it); nodes of one
+# tree for ``pack_tree`` and ``finish_tree`` (1.9 and 1.6 us per node, 11 and 4 ms, against 0.6 and
+# 0.2 s); samples x trees x bits of the mean tree's node count for ``route_rows_kernel`` and
+# ``leave_one_out_counts_kernel`` (1.3 us per unit, 10 ms, against 0.5 s).
 
 EMPTY_LEAF_PARENT = 0
 EMPTY_LEAF_ZERO = 1
@@ -150,7 +161,7 @@ def _mark_tried_on_path(table, tried, blocked, ancestor, value):
         ancestor = table[ancestor, _PARENT]
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, interpreted_max_work=30_000)
 def row_hashes(bits, negative_zero):
     """A 64-bit hash of every sample's feature values.
 
@@ -242,7 +253,7 @@ def _count_marked(pool, slot, sample_index, start, end, marked_start, marked_bin
             pool[slot, marked_binary[j]] += 1
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, interpreted_max_work=40_000)
 def marked_rows(columns, is_nominal, feature_min, feature_max):
     """The binary features and the sparse rows of their rarer values.
 
@@ -898,7 +909,7 @@ def _trimmed_tree(table, thresholds, counts, n_nodes):
     )
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, interpreted_max_work=20_000)
 def build_tree(
     columns,
     feature_min,
@@ -1291,7 +1302,7 @@ _LOW_32 = np.int64(0xFFFFFFFF)
 _GROUP = 16  # lanes of samples walking down a tree together (their node loads overlap)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, interpreted_max_work=6_000)
 def pack_tree(feature, operator, nominal, threshold, child_start, n_children):
     """The packed node records of one tree (see the comment above), with local node ids and no count rows.
 
@@ -1323,7 +1334,7 @@ def pack_tree(feature, operator, nominal, threshold, child_start, n_children):
     return nodes
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, interpreted_max_work=2_500)
 def finish_tree(nodes, base, node_row, counts):
     """Make the node ids of one tree global (its root is node ``base``) and write its count rows (in place).
 
@@ -1346,7 +1357,7 @@ def finish_tree(nodes, base, node_row, counts):
     return nodes
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, interpreted_max_work=8_192)
 def number_count_rows(counts, table, n_rows, slots):
     """Number the count rows of one tree in a forest's table of distinct count rows (in order of first appearance).
 
@@ -1480,7 +1491,7 @@ def unpack_nodes(nodes, offsets, rows):
     return feature, operator, nominal, threshold, child_start, n_children, counts, depth
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, interpreted_max_work=8_000)
 def route_rows_kernel(X, roots, nodes, thresholds, zero_row, empty_leaf, leaf_ids, out):
     """Fill ``out[i, t]`` with the count row (or the local leaf id) reached by sample ``i`` in tree ``t``.
 
@@ -1675,7 +1686,7 @@ def _would_be_leaf(counts, label, min_samples_split, stop_at_pure_nodes):
     return total < min_samples_split or (stop_at_pure_nodes and n_present <= 1)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, interpreted_max_work=8_000)
 def leave_one_out_counts_kernel(
     X, y, roots, nodes, rows, samples, trees, min_samples_split, stop_at_pure_nodes, out
 ):

@@ -324,13 +324,46 @@ def test_combine_gives_the_same_bits_interpreted_and_compiled(monkeypatch):
 
 
 def test_every_serial_row_kernel_of_the_fold_carries_its_interpretation_budget():
-    kernels_ = [serial for serial, _ in combination_kernels._ROW_KERNELS.values()]
+    tables = (combination_kernels._STACK_KERNELS, combination_kernels._PAIR_KERNELS)
+    kernels_ = [serial for table in tables for serial, _ in table.values()]
     for kernel in kernels_ + [combination_kernels.dempster_extended]:
         assert hasattr(kernel, "py_func") and kernel.interpreted_max_work > 0
     assert combination_kernels._general_rows.interpreted_max_work == -1  # fast-math sums: always compiled
 
 
 # ---------------------------------------------------------------- tree and leaf-table kernels
+
+
+def test_tree_and_leaf_table_kernels_carry_their_interpretation_budgets():
+    from dstk._kernels import leaf_tables, trees
+
+    budgeted = [leaf_tables.distinct_rows, leaf_tables.mean_rows_exact]
+    names = ("row_hashes", "marked_rows", "number_count_rows", "build_tree", "pack_tree", "finish_tree")
+    budgeted += [
+        getattr(trees, name) for name in names + ("route_rows_kernel", "leave_one_out_counts_kernel")
+    ]
+    for kernel in budgeted:
+        assert hasattr(kernel, "py_func") and kernel.interpreted_max_work > 0
+
+
+def test_call_kernel_reads_the_budget_of_the_decorator(monkeypatch):
+    from dstk._kernels import leaf_tables
+
+    monkeypatch.setattr(jit, "USE_COMPILED_WHEN_AVAILABLE", False)
+    monkeypatch.setattr(jit, "_interpreted_work", {})
+    calls = []
+    real = jit.interpreted
+
+    def spy(kernel, **options):
+        calls.append(kernel)
+        return real(kernel, **options)
+
+    monkeypatch.setattr(jit, "interpreted", spy)
+    bits = np.arange(12, dtype=np.uint64).reshape(4, 3) % 3
+    limit = leaf_tables.distinct_rows.interpreted_max_work
+    call_kernel(leaf_tables.distinct_rows, bits, work=limit)  # at the decorator's budget: interpreted
+    call_kernel(leaf_tables.distinct_rows, bits, work=limit + 1)  # above it: compiled
+    assert calls.count(leaf_tables.distinct_rows) == 1  # (its callees are interpreted too)
 
 
 @pytest.mark.parametrize("seed", range(4))
