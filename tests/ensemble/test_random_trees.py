@@ -62,9 +62,14 @@ def test_min_samples_split_and_max_depth(breast_cancer):
     X, y = breast_cancer
     model = RandomDecisionTreesClassifier(5, max_depth=3, random_state=0).fit(X, y)
     assert model.max_depth_.max() <= 3
-    model = RandomDecisionTreesClassifier(5, min_samples_split=600, random_state=0).fit(X, y)
+    model = RandomDecisionTreesClassifier(5, min_samples_split=600, combiner="average", random_state=0).fit(
+        X, y
+    )
     assert (model.n_leaves_ == 1).all()
     assert np.allclose(model.predict_proba(X[:3]), model.class_prior_)
+    # the default (calibrated EVA) on root-only trees: expit(a logit P(1)), a fitted on leave-one-out priors
+    default = RandomDecisionTreesClassifier(5, min_samples_split=600, random_state=0).fit(X, y)
+    assert np.allclose(default.predict_proba(X[:3]), model.class_prior_, atol=0.02)
 
 
 def test_determinism_and_n_jobs(breast_cancer, monkeypatch):
