@@ -293,64 +293,88 @@ def _point_terms(eta, t, v):
 
 
 @njit(cache=True, error_model="numpy", no_cpython_wrapper=True)
-def _line_pass(eta_test, slope, centred, targets, weights):
-    """Log-likelihood and derivatives along theta_0 = eta_test - slope * s.
+def _direction_pass(shift, offset, nodes, targets, weights, d0, d1, f0, f1):
+    """Log-likelihood and derivatives at the linear predictors eta_i = shift + offset z_i.
 
-    The linear predictor of calibration point i is eta_i = eta_test + slope * c_i
-    with c_i = x_i - s; point i carries the weight ``weights[i]``.  Returns
-    (loglik, d/dslope, d2/dslope2, d2/dslope deta, d/deta).
+    Point i (score ``nodes[i]``, target ``targets[i]``) carries the weight ``weights[i]``.
+    ``d = (d0, d1)`` and ``f = (f0, f1)`` are the moves of (shift, offset) per unit of the
+    line's variable t and of the line's position xi: d eta_i / d t = d0 + d1 z_i and
+    d eta_i / d xi = f0 + f1 z_i.  Returns (loglik, d/dt, d2/dt2, d2/dt dxi, d/dxi).
     """
     loglik = 0.0
     gradient = 0.0
     curvature = 0.0
     cross = 0.0
-    d_eta = 0.0
-    for i in range(centred.shape[0]):
-        c = centred[i]
-        term, residual, w = _point_terms(eta_test + slope * c, targets[i], weights[i])
+    d_xi = 0.0
+    slope_line = d0 == 0.0 and d1 == 1.0 and f0 == 1.0 and f1 == 0.0
+    for i in range(nodes.shape[0]):
+        z = nodes[i]
+        term, residual, w = _point_terms(shift + offset * z, targets[i], weights[i])
         loglik += term
-        gradient += residual * c
-        d_eta += residual
-        curvature -= w * c * c
-        cross -= w * c
-    return loglik, gradient, curvature, cross, d_eta
+        if slope_line:  # the same sums with along = z, across = 1, without the idle products
+            gradient += residual * z
+            d_xi += residual
+            curvature -= w * z * z
+            cross -= w * z
+        else:
+            along = d0 + d1 * z
+            across = f0 + f1 * z
+            gradient += residual * along
+            d_xi += residual * across
+            curvature -= w * along * along
+            cross -= w * along * across
+    return loglik, gradient, curvature, cross, d_xi
 
 
 @njit(cache=True, error_model="numpy", no_cpython_wrapper=True)
-def _profile_at(eta_test, slope, centred, targets, weights):
-    """Maximise the log-likelihood over the slope on the line (Newton, step halving).
+def _maximise_on_line(base0, base1, t, nodes, targets, weights, d0, d1, f0, f1):
+    """Maximise the log-likelihood over t at (base0 + t d0, base1 + t d1) (Newton, step halving).
 
-    Once the Newton decrement d = gradient^2 / |curvature| (twice the predicted
-    remaining gain) is below 1e-8, the maximum is taken as loglik + d / 2 at
-    slope + gradient / |curvature| without another pass: the error of that
-    quadratic prediction is third order, O(d^1.5 / sqrt(n)) < 1e-12.
-    Returns (profile loglik, argmax slope, d profile / d eta, d slope*/d eta).
+    The predictors are those of :func:`_direction_pass` with shift = base0 + t d0 and
+    offset = base1 + t d1, starting at ``t``.  Once the Newton decrement
+    d = gradient^2 / |curvature| (twice the predicted remaining gain) is below 1e-8, the
+    maximum is taken as loglik + d / 2 at t + gradient / |curvature| without another pass:
+    the error of that quadratic prediction is third order, O(d^1.5 / sqrt(n)) < 1e-12.
+    Returns (profile loglik, argmax t, d loglik / d xi, d t* / d xi).
     """
-    loglik, gradient, curvature, cross, d_eta = _line_pass(eta_test, slope, centred, targets, weights)
+    loglik, gradient, curvature, cross, d_xi = _direction_pass(
+        base0 + t * d0, base1 + t * d1, nodes, targets, weights, d0, d1, f0, f1
+    )
     for _ in range(100):
-        if curvature >= 0.0:  # all calibration scores equal the test score: flat in slope
+        if curvature >= 0.0:  # all calibration scores equal the test score: flat along the line
             break
         step = -gradient / curvature
         decrement = gradient * step
         if decrement < 1e-8:
             loglik += 0.5 * decrement
-            slope += step
+            t += step
             break
         scale = 1.0
         accepted = False
         for _ in range(60):
-            candidate = slope + scale * step
-            new = _line_pass(eta_test, candidate, centred, targets, weights)
+            candidate = t + scale * step
+            new = _direction_pass(
+                base0 + candidate * d0, base1 + candidate * d1, nodes, targets, weights, d0, d1, f0, f1
+            )
             if new[0] >= loglik - 1e-13 * (1.0 + abs(loglik)):
-                slope = candidate
-                loglik, gradient, curvature, cross, d_eta = new
+                t = candidate
+                loglik, gradient, curvature, cross, d_xi = new
                 accepted = True
                 break
             scale *= 0.5
         if not accepted:
             break
-    derivative_slope = -cross / curvature if curvature < 0.0 else 0.0
-    return loglik, slope, d_eta, derivative_slope
+    tangent = -cross / curvature if curvature < 0.0 else 0.0
+    return loglik, t, d_xi, tangent
+
+
+@njit(cache=True, inline="always")
+def _profile_at(eta_test, slope, centred, targets, weights):
+    """The profile on the line theta_0 + theta_1 s = eta_test (c_i = x_i - s: eta_i = eta_test + slope c_i).
+
+    Returns (profile loglik, argmax slope, d profile / d eta, d slope* / d eta).
+    """
+    return _maximise_on_line(eta_test, 0.0, slope, centred, targets, weights, 0.0, 1.0, 1.0, 0.0)
 
 
 @njit(cache=True, inline="always")
@@ -522,29 +546,6 @@ def logistic_profile_log_contour(
     return out
 
 
-@njit(cache=True, error_model="numpy", no_cpython_wrapper=True)
-def _whitened_pass(shift, offset, nodes, targets, weights, d0, d1, f0, f1):
-    """Log-likelihood and derivatives at the linear predictors eta_i = shift + offset z_i.
-
-    ``d = (d0, d1)`` and ``f = (f0, f1)`` are the moves of (alpha_0, alpha_1) per unit of tau
-    and of xi: d eta_i / d tau = d0 + d1 z_i and d eta_i / d xi = f0 + f1 z_i.  Returns
-    (loglik, d/dtau, d2/dtau2, d2/dtau dxi).
-    """
-    loglik = 0.0
-    gradient = 0.0
-    curvature = 0.0
-    cross = 0.0
-    for i in range(nodes.shape[0]):
-        z = nodes[i]
-        term, residual, w = _point_terms(shift + offset * z, targets[i], weights[i])
-        loglik += term
-        along = d0 + d1 * z
-        gradient += residual * along
-        curvature -= w * along * along
-        cross -= w * along * (f0 + f1 * z)
-    return loglik, gradient, curvature, cross
-
-
 @njit(cache=True, error_model="numpy")
 def logistic_profile_grid(nodes, targets, weights, alpha, frames, xi, max_loglik, out):
     """Profile log-likelihood Q(e, xi) = max_tau l(alpha + B (xi e + tau e_perp)) - l_max on a grid.
@@ -583,42 +584,9 @@ def logistic_profile_grid(nodes, targets, weights, alpha, frames, xi, max_loglik
                 previous = x
                 base0 = alpha[0] + x * f0
                 base1 = alpha[1] + x * f1
-                loglik, gradient, curvature, cross = _whitened_pass(
-                    base0 + tau * d0, base1 + tau * d1, nodes, targets, weights, d0, d1, f0, f1
+                loglik, tau, _d_xi, new_tangent = _maximise_on_line(
+                    base0, base1, tau, nodes, targets, weights, d0, d1, f0, f1
                 )
-                for _ in range(100):
-                    if curvature >= 0.0:
-                        break
-                    step = -gradient / curvature
-                    decrement = gradient * step
-                    if decrement < 1e-8:
-                        loglik += 0.5 * decrement
-                        tau += step
-                        break
-                    scale = 1.0
-                    accepted = False
-                    for _ in range(60):
-                        candidate = tau + scale * step
-                        new = _whitened_pass(
-                            base0 + candidate * d0,
-                            base1 + candidate * d1,
-                            nodes,
-                            targets,
-                            weights,
-                            d0,
-                            d1,
-                            f0,
-                            f1,
-                        )
-                        if new[0] >= loglik - 1e-13 * (1.0 + abs(loglik)):
-                            tau = candidate
-                            loglik, gradient, curvature, cross = new
-                            accepted = True
-                            break
-                        scale *= 0.5
-                    if not accepted:
-                        break
-                new_tangent = -cross / curvature if curvature < 0.0 else 0.0
                 # the tangents at both ends of the step and the move between them fit a cubic
                 # tau(xi); its second derivative at the new end extrapolates the next start
                 if k != middle + step_k:
