@@ -138,6 +138,17 @@ def prepend(path: str, text: str) -> None:
         handle.write(title + text.rstrip("\n") + "\n" + ("\n" + previous if previous else ""))
 
 
+def finish(lines: list[str], path: str | None, *, printed: int = 0) -> None:
+    """Close a run: append :func:`load_at_end`, print the lines from ``printed`` on, prepend to ``path``.
+
+    ``printed`` is the number of lines the run already printed as it went.
+    """
+    lines.append(load_at_end())
+    print("\n".join(lines[printed:]))
+    if path:
+        prepend(path, "\n".join(lines))
+
+
 def seconds(value: float) -> str:
     """A duration with a unit that keeps three significant digits."""
     if value < 1e-3:

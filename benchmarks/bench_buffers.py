@@ -37,7 +37,7 @@ import numpy as np
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
-from _harness import environment, load_at_end, pinned_threads, prepend, ratio, seconds  # noqa: E402
+from _harness import environment, finish, pinned_threads, ratio, seconds  # noqa: E402
 
 CHILD = "--child"
 
@@ -158,11 +158,7 @@ def main(argv=None) -> None:
             f"{np.median(fresh[:, 2]):.0f}) | {seconds(float(np.median(reused[:, 0])))} "
             f"({seconds(float(np.median(reused[:, 1])))}; {np.median(reused[:, 2]):.0f}) | {cpu_text} | {wall:.2f}× |"
         )
-    lines.append(load_at_end())
-    text = "\n".join(lines)
-    print(text)
-    if args.md:
-        prepend(args.md, text)
+    finish(lines, args.md)
 
 
 if __name__ == "__main__":

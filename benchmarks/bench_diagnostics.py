@@ -33,10 +33,9 @@ sys.path.insert(0, HERE)
 from _harness import (  # noqa: E402
     comparison,
     environment,
+    finish,
     interleaved,
-    load_at_end,
     pinned_threads,
-    prepend,
     seconds,
     spread,
 )
@@ -237,10 +236,7 @@ def main(argv=None):
                     f"| {name}: slope of log CPU time vs log n ({a:.0e} -> {b:.0e}) | | | | | | {slope:.2f} |"
                 )
                 print(lines[-1], flush=True)
-    lines.append(load_at_end())
-    print(lines[-1])
-    if args.md:
-        prepend(args.md, "\n".join(lines))
+    finish(lines, args.md, printed=len(lines))
 
 
 if __name__ == "__main__":

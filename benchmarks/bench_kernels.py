@@ -30,7 +30,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 
-from _harness import comparison, environment, interleaved, load_at_end, pinned_threads, prepend  # noqa: E402
+from _harness import comparison, environment, finish, interleaved, pinned_threads  # noqa: E402
 from numba import njit  # noqa: E402
 
 from dstk import Frame, MassFunction  # noqa: E402
@@ -127,10 +127,7 @@ def main(argv=None):
             np.testing.assert_allclose(new(), old(), rtol=0, atol=1e-13)
             lines.append(row(f"contextual_discount, n={n}, batch {batch}", new, old, args.rounds))
             print(lines[-1], flush=True)
-    lines.append(load_at_end())
-    print(lines[-1])
-    if args.md:
-        prepend(args.md, "\n".join(lines))
+    finish(lines, args.md, printed=len(lines))
 
 
 if __name__ == "__main__":

@@ -35,7 +35,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 
-from _harness import environment, interleaved, load_at_end, pinned_threads, prepend, spread  # noqa: E402
+from _harness import environment, finish, interleaved, pinned_threads, spread  # noqa: E402
 
 from dstk.calibration.probabilistic._normalization import softmax  # noqa: E402
 from dstk.multiclass import (  # noqa: E402
@@ -104,11 +104,7 @@ def main(argv=None):
     ]
     for name, measured in times.items():
         lines.append(f"| {name} | {spread(measured['cpu'])} | {spread(measured['wall'])} |")
-    lines.append(load_at_end())
-    text = "\n".join(lines)
-    print(text)
-    if args.md:
-        prepend(args.md, text)
+    finish(lines, args.md)
 
 
 if __name__ == "__main__":

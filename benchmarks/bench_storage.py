@@ -34,7 +34,7 @@ import numpy as np
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
-from _harness import environment, load_at_end, pinned_threads, prepend, ratio, seconds  # noqa: E402
+from _harness import environment, finish, pinned_threads, ratio, seconds  # noqa: E402
 
 
 def workloads():
@@ -170,11 +170,7 @@ def main(argv=None):
             f"| {name} | {seconds(float(np.median(old[:, 1])))} | {seconds(float(np.median(new[:, 1])))} | "
             f"{cpu_text} | {wall:.3f}× |"
         )
-    lines.append(load_at_end())
-    text = "\n".join(lines)
-    print(text)
-    if args.md:
-        prepend(args.md, text)
+    finish(lines, args.md)
 
 
 if __name__ == "__main__":
