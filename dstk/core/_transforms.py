@@ -294,11 +294,11 @@ def _check_unions(m, active):
     storage = m._storage
     if isinstance(storage, _storage.WideStorage):
         words = _wide.pack([active.tolist()], m.frame.n)[0]
-        outside = np.bitwise_count(~storage.focal & words).sum(axis=-1, dtype=np.int64)
+        outside = _wide.cardinality(~storage.focal & words)
         width = words.size
     else:
         mask = np.uint64(sum(1 << int(k) for k in active))
-        outside = np.bitwise_count(~np.asarray(storage.columns, dtype=np.uint64) & mask).astype(np.int64)
+        outside = _sparse.popcount(~np.asarray(storage.columns, dtype=np.uint64) & mask)
         width = 1
     if outside.size == 0:
         return

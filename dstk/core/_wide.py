@@ -90,7 +90,7 @@ def unpack(focal: np.ndarray, n: int) -> list[tuple[int, ...]]:
 
 def cardinality(focal: np.ndarray) -> np.ndarray:
     """``|A|`` of each bitset of ``focal`` (F, n_words), int64."""
-    return np.bitwise_count(np.asarray(focal, dtype=np.uint64)).sum(axis=-1, dtype=np.int64)
+    return _sparse.popcount(focal).sum(axis=-1, dtype=np.int64)
 
 
 def merge_duplicates(focal: np.ndarray, masses: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

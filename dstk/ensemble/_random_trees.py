@@ -1382,9 +1382,10 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
         whose magnitude spans hundreds of orders, and a logistic map of it
         (Platt's, fitted even on the test samples themselves) loses up to
         a fifth of the accuracy of its own sign.  The factor is fitted by
-        maximum likelihood, with Platt's smoothed targets (Platt 1999, Eq. 4)
-        for two classes and the multinomial likelihood of the labels for
-        more, on the log-scores each training sample gets from the leaves it
+        maximum likelihood with Platt's smoothed targets (Platt 1999, Eq. 4;
+        with K > 2 classes a sample of class k, one of n_k, has target
+        (n_k + 1) / (n_k + 2) on k and 1 / (n_k + 2) shared by the others),
+        on the log-scores each training sample gets from the leaves it
         would reach in trees grown without it (a leave-one-out estimate:
         the log-scores of a sample the leaves have not seen).  The splits do
         not depend on the labels, but where the trees stop does: without
