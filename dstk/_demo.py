@@ -329,6 +329,23 @@ def run_demo(
     data = load_breast_cancer()
     X = data.data
     y = (data.target == 0).astype(int)  # 1 = malignant
+    table, selective, details = _run_rounds(X, y, rounds=rounds, seed=seed)
+    _report_setting(out, rounds=rounds, seed=seed, n_test=len(y) - N_TRAIN)
+    _report_table(out, table, reference="evidential", suffix="")
+    _report_where_combining_pays(out, table)
+    _report_table(out, table, reference="fusion", suffix=", broken")
+    _report_rates(out, table, details["rates"])
+    _report_selective_and_conflicts(out, selective, details, rounds=rounds)
+    _report_cases(out, details, show_cases=show_cases)
+    out(f"(finished in {time.perf_counter() - started:.1f} s)")
+    return table
+
+
+def _run_rounds(X, y, *, rounds: int, seed: int):
+    """Run ``rounds`` rounds: (errors per method, selective errors per method, last round's details).
+
+    The conflict and convergence counts of ``details`` are summed over the rounds.
+    """
     rng = np.random.default_rng(seed)
     noise_rng = np.random.default_rng([seed, 1])  # its own stream: the other results do not depend on it
     errors: dict[str, list[float]] = {}
@@ -345,10 +362,14 @@ def run_demo(
         conflicts[0] += details["conflicts"][0]
         conflicts[1] += details["conflicts"][1]
         not_converged += details["not_converged"]
+    details = {**details, "conflicts": conflicts, "not_converged": not_converged}
     table = {key: np.asarray(values) for key, values in errors.items()}
-    n_test = len(y) - N_TRAIN
-    sizes = part_sizes()
+    return table, selective, details
 
+
+def _report_setting(out, *, rounds: int, seed: int, n_test: int) -> None:
+    """The data, the partition and the protocol, in three lines and a blank one."""
+    sizes = part_sizes()
     out("dstk demo: ten SVMs trained on very unequal parts of the data, combined as evidence")
     out(
         f"data: scikit-learn's breast cancer (569 cases, 1 = malignant); {N_TRAIN} training cases "
@@ -357,19 +378,30 @@ def run_demo(
     )
     out("each SVM: half of its part trains it, half calibrates its scores (logistic calibration)")
     out("")
-    header = f"{'method':<76} {'error %':>8} {'s.e.':>6}   {'error minus the Dempster row (s.e.)':>36}"
+
+
+def _report_table(out, table, *, reference: str, suffix: str) -> None:
+    """One row per method: mean error, its s.e., and the paired difference to ``reference``."""
+    name = "Dempster" if reference == "evidential" else reference
+    header = f"{'method':<76} {'error %':>8} {'s.e.':>6}   {f'error minus the {name} row (s.e.)':>36}"
     out(header)
     out("-" * len(header))
-    evidential = table["evidential"]
+    reference_errors = table[reference + suffix]
     for key, label in METHODS:
-        mean, error = _mean_and_error(100 * table[key])
-        if key == "evidential":
+        mean, error = _mean_and_error(100 * table[key + suffix])
+        if key == reference:
             paired = "(the reference row)"
         else:
-            d, d_error = _mean_and_error(100 * (table[key] - evidential))
-            paired = f"{d:+6.2f} ({d_error:4.2f})  {_verdict(d, d_error)}"
+            d, d_error = _mean_and_error(100 * (table[key + suffix] - reference_errors))
+            verdict = _verdict(d, d_error).replace("the Dempster row", f"the {name} row")
+            paired = f"{d:+6.2f} ({d_error:4.2f})  {verdict}"
         out(f"{label:<76} {mean:8.2f} {error:6.2f}   {paired}")
     out("")
+
+
+def _report_where_combining_pays(out, table) -> None:
+    """The verdicts of the first table in words, why, and the introduction of the second table."""
+    evidential = table["evidential"]
     d_bayes = _mean_and_error(100 * (table["bayes"] - evidential))
     d_best = _mean_and_error(100 * (table["best"] - evidential))
     d_average = _mean_and_error(100 * (table["average"] - evidential))
@@ -389,21 +421,11 @@ def run_demo(
         "One sensor broken: the same classifiers, but the SVM trained on 100 cases sees noise (of the "
         "test cases' mean and spread per feature) in place of each test case:"
     )
+
+
+def _report_rates(out, table, rates) -> None:
+    """The fusion's learned discount rates of the last round and the broken-sensor verdicts."""
     fusion_broken = table["fusion, broken"]
-    header = f"{'method':<76} {'error %':>8} {'s.e.':>6}   {'error minus the fusion row (s.e.)':>36}"
-    out(header)
-    out("-" * len(header))
-    for key, label in METHODS:
-        mean, error = _mean_and_error(100 * table[f"{key}, broken"])
-        if key == "fusion":
-            paired = "(the reference row)"
-        else:
-            d, d_error = _mean_and_error(100 * (table[f"{key}, broken"] - fusion_broken))
-            verdict = _verdict(d, d_error).replace("the Dempster row", "the fusion row")
-            paired = f"{d:+6.2f} ({d_error:4.2f})  {verdict}"
-        out(f"{label:<76} {mean:8.2f} {error:6.2f}   {paired}")
-    out("")
-    rates = details["rates"]
     small = [value for name, value in rates.items() if name not in ("svm0", "svm1")]
     trusted = ", ".join(
         f"{part} {rates[name][0]:.2f} / {rates[name][1]:.2f}"
@@ -430,6 +452,10 @@ def run_demo(
         + _verdict(*d_dempster_broken).replace("the Dempster row", "the fusion row")
         + "."
     )
+
+
+def _report_selective_and_conflicts(out, selective, details, *, rounds: int) -> None:
+    """Selective errors at 80 % coverage, convergence warnings and total-conflict counts."""
     out(
         "Selective decisions (each method abstains on the 20 % of test cases where it is least decided: "
         "for the evidential rows, the smallest belief in the class chosen), error % on the other 80 %: "
@@ -444,11 +470,12 @@ def run_demo(
         )
         + "."
     )
-    if not_converged:
+    if details["not_converged"]:
         out(
-            f"{not_converged} of {10 * rounds} calibrations warned that Platt's fit did not converge "
-            "(with 2 or 3 separable calibration scores its maximum-likelihood slope is infinite)."
+            f"{details['not_converged']} of {10 * rounds} calibrations warned that Platt's fit did not "
+            "converge (with 2 or 3 separable calibration scores its maximum-likelihood slope is infinite)."
         )
+    conflicts = details["conflicts"]
     out(
         f"Total conflict: {conflicts[0]} test cases (over all rounds) had calibrated probabilities of "
         f"exactly 0 and 1 from two sources, and {conflicts[1]} evidential combinations met total "
@@ -456,6 +483,10 @@ def run_demo(
         "function (decided at pignistic 1/2, i.e. class 0) instead of failing the batch."
     )
     out("")
+
+
+def _report_cases(out, details, *, show_cases: int) -> None:
+    """The last round's test cases on which Dempster's combination is least decided."""
     y_test = details["y_test"]
     combined = details["evidential"]
     bel, pl = combined.bel({1}), combined.pl({1})
@@ -478,8 +509,6 @@ def run_demo(
             f"{f'[{fusion_bel[i]:.3f}, {fusion_pl[i]:.3f}]':>18} {p_fusion[i]:>9.3f}"
         )
     out("")
-    out(f"(finished in {time.perf_counter() - started:.1f} s)")
-    return table
 
 
 def main(argv: Sequence[str] | None = None) -> int:
