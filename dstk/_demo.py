@@ -341,7 +341,9 @@ def run_demo(
     return table
 
 
-def _run_rounds(X, y, *, rounds: int, seed: int):
+def _run_rounds(
+    X: np.ndarray, y: np.ndarray, *, rounds: int, seed: int
+) -> tuple[dict[str, np.ndarray], dict[str, list[float]], dict[str, Any]]:
     """Run ``rounds`` rounds: (errors per method, selective errors per method, last round's details).
 
     The conflict and convergence counts of ``details`` are summed over the rounds.
@@ -367,7 +369,7 @@ def _run_rounds(X, y, *, rounds: int, seed: int):
     return table, selective, details
 
 
-def _report_setting(out, *, rounds: int, seed: int, n_test: int) -> None:
+def _report_setting(out: Callable[[str], Any], *, rounds: int, seed: int, n_test: int) -> None:
     """The data, the partition and the protocol, in three lines and a blank one."""
     sizes = part_sizes()
     out("dstk demo: ten SVMs trained on very unequal parts of the data, combined as evidence")
@@ -380,7 +382,9 @@ def _report_setting(out, *, rounds: int, seed: int, n_test: int) -> None:
     out("")
 
 
-def _report_table(out, table, *, reference: str, suffix: str) -> None:
+def _report_table(
+    out: Callable[[str], Any], table: dict[str, np.ndarray], *, reference: str, suffix: str
+) -> None:
     """One row per method: mean error, its s.e., and the paired difference to ``reference``."""
     name = "Dempster" if reference == "evidential" else reference
     header = f"{'method':<76} {'error %':>8} {'s.e.':>6}   {f'error minus the {name} row (s.e.)':>36}"
@@ -399,7 +403,7 @@ def _report_table(out, table, *, reference: str, suffix: str) -> None:
     out("")
 
 
-def _report_where_combining_pays(out, table) -> None:
+def _report_where_combining_pays(out: Callable[[str], Any], table: dict[str, np.ndarray]) -> None:
     """The verdicts of the first table in words, why, and the introduction of the second table."""
     evidential = table["evidential"]
     d_bayes = _mean_and_error(100 * (table["bayes"] - evidential))
@@ -423,7 +427,7 @@ def _report_where_combining_pays(out, table) -> None:
     )
 
 
-def _report_rates(out, table, rates) -> None:
+def _report_rates(out: Callable[[str], Any], table: dict[str, np.ndarray], rates: dict[str, Any]) -> None:
     """The fusion's learned discount rates of the last round and the broken-sensor verdicts."""
     fusion_broken = table["fusion, broken"]
     small = [value for name, value in rates.items() if name not in ("svm0", "svm1")]
@@ -454,7 +458,13 @@ def _report_rates(out, table, rates) -> None:
     )
 
 
-def _report_selective_and_conflicts(out, selective, details, *, rounds: int) -> None:
+def _report_selective_and_conflicts(
+    out: Callable[[str], Any],
+    selective: dict[str, list[float]],
+    details: dict[str, Any],
+    *,
+    rounds: int,
+) -> None:
     """Selective errors at 80 % coverage, convergence warnings and total-conflict counts."""
     out(
         "Selective decisions (each method abstains on the 20 % of test cases where it is least decided: "
@@ -485,7 +495,7 @@ def _report_selective_and_conflicts(out, selective, details, *, rounds: int) -> 
     out("")
 
 
-def _report_cases(out, details, *, show_cases: int) -> None:
+def _report_cases(out: Callable[[str], Any], details: dict[str, Any], *, show_cases: int) -> None:
     """The last round's test cases on which Dempster's combination is least decided."""
     y_test = details["y_test"]
     combined = details["evidential"]
