@@ -101,18 +101,29 @@ def plot_mass(
     frame = m.frame
     focal = m.focal_sets(tolerance=tolerance)
     masks = sorted((frame.subset(labels) for labels in focal), key=lambda a: (bin(a).count("1"), a))
-    masses = [float(m[_labels_of(frame, a)]) for a in masks]
-    names = [frame.format_subset(a) for a in masks]
-
     ax = get_axes(ax, figsize=(max(6.4, 0.55 * (len(masks) + frame.n) + 2.5), 4.4))
+    positions = _draw_focal_bars(ax, m, masks, show_values=show_values)
+    singleton_positions = _draw_singleton_intervals(ax, m, start=len(masks) + 1.0)
+    _label_focal_and_singleton_axes(ax, m, masks, positions, singleton_positions)
+    ax.set_title(title if title is not None else f"Mass function on {{{', '.join(map(str, frame.labels))}}}")
+    return ax
+
+
+def _draw_focal_bars(ax: Any, m: MassFunction, masks: list[int], *, show_values: bool) -> np.ndarray:
+    """One bar of height m(A) per focal set A (bitmasks ``masks``) at 0, 1, ...; returns the positions."""
+    masses = [float(m[_labels_of(m.frame, a)]) for a in masks]
     positions = np.arange(len(masks), dtype=float)
     bars = ax.bar(
         positions, masses, width=0.7, color=MASS_COLOR, edgecolor="#1f4e79", label="m(A), focal set A"
     )
     if show_values:
         ax.bar_label(bars, labels=[f"{v:.3g}" for v in masses], padding=2, fontsize=7)
+    return positions
 
-    start = len(masks) + 1.0
+
+def _draw_singleton_intervals(ax: Any, m: MassFunction, *, start: float) -> np.ndarray:
+    """[Bel({w}), Pl({w})] segments and BetP(w) dots from ``start`` on; returns their positions."""
+    frame = m.frame
     singleton_positions = start + np.arange(frame.n, dtype=float)
     bel = np.array([m.bel(_labels_of(frame, 1 << i)) for i in range(frame.n)], dtype=float)
     pl = np.array([m.pl(_labels_of(frame, 1 << i)) for i in range(frame.n)], dtype=float)
@@ -133,8 +144,15 @@ def plot_mass(
             singleton_positions, betp, marker="o", s=36, color=PIGNISTIC_COLOR, zorder=4, label="BetP(w)"
         )
     ax.axvline(start - 1.0, color="0.6", linestyle=":", linewidth=1)
+    return singleton_positions
 
-    tick_labels = names + [str(label) for label in frame.labels]
+
+def _label_focal_and_singleton_axes(
+    ax: Any, m: MassFunction, masks: list[int], positions: np.ndarray, singleton_positions: np.ndarray
+) -> None:
+    """Tick labels, limits, the two group captions, the conflict note and the legend of plot_mass."""
+    frame = m.frame
+    tick_labels = [frame.format_subset(a) for a in masks] + [str(label) for label in frame.labels]
     ax.set_xticks(np.concatenate([positions, singleton_positions]))
     long_names = sum(len(t) for t in tick_labels) > 4 * len(tick_labels)
     ax.set_xticklabels(
@@ -148,25 +166,10 @@ def plot_mass(
     ax.set_yticks(np.linspace(0, 1, 6))
     ax.set_ylabel("mass / belief / plausibility")
     transform = ax.get_xaxis_transform()
+    caption = {"transform": transform, "ha": "center", "fontsize": 8, "color": "0.3"}
     if len(masks):
-        ax.text(
-            (len(masks) - 1) / 2,
-            0.86,
-            "focal sets",
-            transform=transform,
-            ha="center",
-            fontsize=8,
-            color="0.3",
-        )
-    ax.text(
-        singleton_positions.mean(),
-        0.86,
-        "singletons",
-        transform=transform,
-        ha="center",
-        fontsize=8,
-        color="0.3",
-    )
+        ax.text((len(masks) - 1) / 2, 0.86, "focal sets", **caption)
+    ax.text(singleton_positions.mean(), 0.86, "singletons", **caption)
     if 0.0 < m.conflict < 1.0:
         ax.text(
             0.5,
@@ -186,8 +189,6 @@ def plot_mass(
         handlelength=1.2,
         columnspacing=1.0,
     )
-    ax.set_title(title if title is not None else f"Mass function on {{{', '.join(map(str, frame.labels))}}}")
-    return ax
 
 
 def _labels_of(frame, mask):
@@ -265,15 +266,7 @@ def plot_intervals(
             f"plot_intervals needs a 1-D batch; got batch shape {m.batch_shape}. Use m.reshape(-1) to flatten it."
         )
     frame = m.frame
-    if subset is None:
-        if frame.n != 2:
-            raise ValueError(
-                f"Pass `subset=` (the event whose [Bel, Pl] to draw): the frame {frame!r} has {frame.n} labels, "
-                "so there is no default positive class."
-            )
-        mask = 2
-    else:
-        mask = frame.subset(subset)
+    mask = _event_mask(frame, subset)
     n_samples = m.batch_shape[0]
     event = _labels_of(frame, mask)
     bel = np.asarray(m.bel(event), dtype=float).reshape(n_samples)
@@ -281,69 +274,11 @@ def plot_intervals(
     members = [i for i in range(frame.n) if (mask >> i) & 1]
     betp = m.pignistic()[:, members].sum(axis=1)
     name = frame.format_subset(mask, whole="Ω")
-
-    if x is not None:
-        positions = as_float_array(x, "x").reshape(-1)
-        if positions.size != n_samples:
-            raise ValueError(f"`x` has {positions.size} values but the batch has {n_samples} mass functions.")
-        if not np.all(np.isfinite(positions)):
-            raise ValueError("`x` contains NaN or infinite values.")
-        order = np.arange(n_samples)
-    else:
-        order = np.argsort(betp, kind="stable") if sort else np.arange(n_samples)
-        positions = np.arange(n_samples, dtype=float)
-    truth = None
-    if y_true is not None:
-        y_true = np.asarray(y_true).reshape(-1)
-        if y_true.size != n_samples:
-            raise ValueError(
-                f"`y_true` has {y_true.size} labels but the batch has {n_samples} mass functions."
-            )
-        if y_true.dtype == bool:
-            truth = y_true[order]  # already "the true label is in A"
-        else:
-            labels = list(frame.labels)
-            unknown = sorted({repr(v) for v in y_true.tolist() if v not in labels})
-            if unknown:
-                raise ValueError(
-                    f"`y_true` holds labels that are not in the frame {labels}: {', '.join(unknown[:5])}. "
-                    "Pass the true labels, or a boolean mask that is True where the true label is in A."
-                )
-            labels_in_a = [frame.labels[i] for i in members]
-            truth = np.array([v in labels_in_a for v in y_true.tolist()], dtype=bool)[order]
+    positions, order = _sample_positions(x, betp, sort=sort)
+    truth = None if y_true is None else _true_label_in_event(y_true, frame, members, n_samples)[order]
 
     ax = get_axes(ax)
-    width = float(np.clip(300.0 / max(n_samples, 1), 0.6, 6.0))
-    ax.vlines(
-        positions,
-        bel[order],
-        pl[order],
-        colors=PLAUSIBILITY_COLOR,
-        alpha=0.55,
-        linewidth=width,
-        label=f"[Bel, Pl] of {name}",
-    )
-    size = float(np.clip(2000.0 / max(n_samples, 1), 4.0, 30.0))
-    if truth is None:
-        ax.scatter(positions, betp[order], s=size, color=PIGNISTIC_COLOR, zorder=3, label=f"BetP({name})")
-    else:
-        ax.scatter(
-            positions[truth],
-            betp[order][truth],
-            s=size,
-            color="#009E73",
-            zorder=3,
-            label=f"BetP({name}), true label in {name}",
-        )
-        ax.scatter(
-            positions[~truth],
-            betp[order][~truth],
-            s=size,
-            color="#CC79A7",
-            marker="s",
-            zorder=3,
-            label=f"BetP({name}), true label not in {name}",
-        )
+    _draw_intervals(ax, positions, bel[order], pl[order], betp[order], truth, name=name)
     ax.set_ylim(-0.03, 1.03)
     ax.set_ylabel(f"Bel({name}), BetP({name}), Pl({name})")
     if xlabel is None:
@@ -354,6 +289,95 @@ def plot_intervals(
     )
     legend_below(ax, ncol=3)
     return ax
+
+
+def _event_mask(frame: Any, subset: Any) -> int:
+    """Bitmask of the event ``subset``; None is the second label of a two-label frame."""
+    if subset is not None:
+        return int(frame.subset(subset))
+    if frame.n != 2:
+        raise ValueError(
+            f"Pass `subset=` (the event whose [Bel, Pl] to draw): the frame {frame!r} has {frame.n} labels, "
+            "so there is no default positive class."
+        )
+    return 2
+
+
+def _sample_positions(x: ArrayLike | None, betp: np.ndarray, *, sort: bool) -> tuple[np.ndarray, np.ndarray]:
+    """(abscissa of each drawn sample, order of the samples) for ``n_samples = betp.size`` samples."""
+    n_samples = betp.size
+    if x is None:
+        order = np.argsort(betp, kind="stable") if sort else np.arange(n_samples)
+        return np.arange(n_samples, dtype=float), order
+    positions = as_float_array(x, "x").reshape(-1)
+    if positions.size != n_samples:
+        raise ValueError(f"`x` has {positions.size} values but the batch has {n_samples} mass functions.")
+    if not np.all(np.isfinite(positions)):
+        raise ValueError("`x` contains NaN or infinite values.")
+    return positions, np.arange(n_samples)
+
+
+def _true_label_in_event(y_true: ArrayLike, frame: Any, members: list[int], n_samples: int) -> np.ndarray:
+    """Boolean of shape (n_samples,): the true label is in the event (label indices ``members``)."""
+    y_true = np.asarray(y_true).reshape(-1)
+    if y_true.size != n_samples:
+        raise ValueError(f"`y_true` has {y_true.size} labels but the batch has {n_samples} mass functions.")
+    if y_true.dtype == bool:
+        return y_true  # already "the true label is in A"
+    labels = list(frame.labels)
+    unknown = sorted({repr(v) for v in y_true.tolist() if v not in labels})
+    if unknown:
+        raise ValueError(
+            f"`y_true` holds labels that are not in the frame {labels}: {', '.join(unknown[:5])}. "
+            "Pass the true labels, or a boolean mask that is True where the true label is in A."
+        )
+    labels_in_a = [frame.labels[i] for i in members]
+    return np.array([v in labels_in_a for v in y_true.tolist()], dtype=bool)
+
+
+def _draw_intervals(
+    ax: Any,
+    positions: np.ndarray,
+    bel: np.ndarray,
+    pl: np.ndarray,
+    betp: np.ndarray,
+    truth: np.ndarray | None,
+    *,
+    name: str,
+) -> None:
+    """[Bel, Pl] segments and BetP dots (coloured by ``truth`` when given), all of shape (n_samples,)."""
+    n_samples = positions.size
+    width = float(np.clip(300.0 / max(n_samples, 1), 0.6, 6.0))
+    ax.vlines(
+        positions,
+        bel,
+        pl,
+        colors=PLAUSIBILITY_COLOR,
+        alpha=0.55,
+        linewidth=width,
+        label=f"[Bel, Pl] of {name}",
+    )
+    size = float(np.clip(2000.0 / max(n_samples, 1), 4.0, 30.0))
+    if truth is None:
+        ax.scatter(positions, betp, s=size, color=PIGNISTIC_COLOR, zorder=3, label=f"BetP({name})")
+        return
+    ax.scatter(
+        positions[truth],
+        betp[truth],
+        s=size,
+        color="#009E73",
+        zorder=3,
+        label=f"BetP({name}), true label in {name}",
+    )
+    ax.scatter(
+        positions[~truth],
+        betp[~truth],
+        s=size,
+        color="#CC79A7",
+        marker="s",
+        zorder=3,
+        label=f"BetP({name}), true label not in {name}",
+    )
 
 
 _SQRT3_HALF = np.sqrt(3.0) / 2.0
@@ -435,57 +459,84 @@ def plot_ternary(
     ['a', 'b', 'c']
     >>> import matplotlib.pyplot as plt; plt.close("all")
     """
-    from dstk.core._mass import MassFunction
-
-    frame_labels = None
-    if isinstance(values, MassFunction):
-        if values.frame.n != 3:
-            raise ValueError(f"plot_ternary needs a three-label frame; got {values.frame!r}.")
-        frame_labels = values.frame.labels
-        probabilities = values.pignistic().reshape(-1, 3)
-    else:
-        probabilities = as_float_array(values, "values")
-        if probabilities.ndim == 1:
-            probabilities = probabilities[None, :]
-        if probabilities.ndim != 2 or probabilities.shape[1] != 3 or probabilities.shape[0] == 0:
-            raise ValueError(
-                "plot_ternary needs `values` of shape (n_samples, 3) with at least one row (probabilities "
-                f"of three classes); got shape {probabilities.shape}."
-            )
-        probabilities = check_unit_interval(probabilities, "values")
-        sums = probabilities.sum(axis=1)
-        if np.any(np.abs(sums - 1.0) > 1e-6):
-            bad = int(np.argmax(np.abs(sums - 1.0)))
-            raise ValueError(
-                f"Each row of `values` must sum to one (a probability vector); row {bad} sums to {sums[bad]:.6g}."
-            )
+    probabilities, frame_labels = _ternary_probabilities(values)
     if labels is None:
         labels = [str(v) for v in (frame_labels if frame_labels is not None else (0, 1, 2))]
     labels = [str(v) for v in labels]
     if len(labels) != 3:
         raise ValueError(f"`labels` must name the three vertices; got {len(labels)} names.")
-
     classes: list[Any] = []
     if y_true is not None:  # checked before any figure is made
-        y_true = np.asarray(y_true).reshape(-1)
-        if y_true.size != probabilities.shape[0]:
-            raise ValueError(
-                f"`y_true` has {y_true.size} labels but there are {probabilities.shape[0]} samples."
-            )
-        classes = list(frame_labels) if frame_labels is not None else [0, 1, 2]
-        known = np.isin(y_true, np.asarray(classes, dtype=object))
-        if (
-            not known.all()
-            and frame_labels is None
-            and np.isin(y_true, np.asarray(labels, dtype=object)).all()
-        ):
-            classes, known = list(labels), np.ones(y_true.size, dtype=bool)  # the vertex names, for arrays
-        if not known.all():
-            raise ValueError(
-                f"`y_true` holds labels that are not classes of the plot, e.g. {y_true[~known][0]!r}; give "
-                f"labels of the frame {classes} (indices 0-2 or the vertex names for probability arrays)."
-            )
+        y_true, classes = _ternary_classes(y_true, probabilities.shape[0], frame_labels, labels)
     ax = get_axes(ax, figsize=(5.6, 5.2))
+    _draw_triangle(ax, labels, grid=grid, sectors=sectors)
+    points = _barycentric(probabilities)
+    options: dict[str, Any] = {"s": 18, "alpha": 0.75, "edgecolors": "none"}
+    options.update(
+        {
+            key: (np.asarray(value) if isinstance(value, (list, tuple, np.ndarray)) else value)
+            for key, value in scatter_options.items()
+        }
+    )
+    if y_true is None:
+        ax.scatter(points[:, 0], points[:, 1], color=PIGNISTIC_COLOR, zorder=3, **options)
+    else:
+        _scatter_by_class(ax, points, y_true, classes, [f"{y_name} {name}" for name in labels], options)
+    ax.set_xlim(-0.15, 1.15)
+    ax.set_ylim(-0.12, _SQRT3_HALF + 0.1)
+    ax.set_aspect("equal")
+    ax.axis("off")
+    ax.set_title(title if title is not None else "Pignistic probabilities (barycentric coordinates)")
+    return ax
+
+
+def _ternary_probabilities(values: Any) -> tuple[np.ndarray, tuple[Any, ...] | None]:
+    """(probabilities of shape (n_samples, 3), the frame's labels or None for arrays), checked."""
+    from dstk.core._mass import MassFunction
+
+    if isinstance(values, MassFunction):
+        if values.frame.n != 3:
+            raise ValueError(f"plot_ternary needs a three-label frame; got {values.frame!r}.")
+        return values.pignistic().reshape(-1, 3), tuple(values.frame.labels)
+    probabilities = as_float_array(values, "values")
+    if probabilities.ndim == 1:
+        probabilities = probabilities[None, :]
+    if probabilities.ndim != 2 or probabilities.shape[1] != 3 or probabilities.shape[0] == 0:
+        raise ValueError(
+            "plot_ternary needs `values` of shape (n_samples, 3) with at least one row (probabilities "
+            f"of three classes); got shape {probabilities.shape}."
+        )
+    probabilities = check_unit_interval(probabilities, "values")
+    sums = probabilities.sum(axis=1)
+    if np.any(np.abs(sums - 1.0) > 1e-6):
+        bad = int(np.argmax(np.abs(sums - 1.0)))
+        raise ValueError(
+            f"Each row of `values` must sum to one (a probability vector); row {bad} sums to {sums[bad]:.6g}."
+        )
+    return probabilities, None
+
+
+def _ternary_classes(
+    y_true: ArrayLike, n_samples: int, frame_labels: tuple[Any, ...] | None, labels: list[str]
+) -> tuple[np.ndarray, list[Any]]:
+    """(true classes of shape (n_samples,), the three classes in vertex order), checked."""
+    y_true = np.asarray(y_true).reshape(-1)
+    if y_true.size != n_samples:
+        raise ValueError(f"`y_true` has {y_true.size} labels but there are {n_samples} samples.")
+    classes = list(frame_labels) if frame_labels is not None else [0, 1, 2]
+    known = np.isin(y_true, np.asarray(classes, dtype=object))
+    if not known.all() and frame_labels is None and np.isin(y_true, np.asarray(labels, dtype=object)).all():
+        classes, known = list(labels), np.ones(y_true.size, dtype=bool)  # the vertex names, for arrays
+    if not known.all():
+        raise ValueError(
+            f"`y_true` holds labels that are not classes of the plot, e.g. {y_true[~known][0]!r}; give "
+            f"labels of the frame {classes} (indices 0-2 or the vertex names for probability arrays)."
+        )
+    return y_true, classes
+
+
+def _draw_triangle(ax: Any, labels: list[str], *, grid: bool, sectors: bool) -> None:
+    """The triangle, its iso-probability grid, the argmax sectors and the vertex names."""
     vertices = np.array([[0.0, 0.0], [1.0, 0.0], [0.5, _SQRT3_HALF]])
     ax.fill(vertices[:, 0], vertices[:, 1], facecolor="white", edgecolor="black", linewidth=1.2, zorder=0)
     if grid:
@@ -517,36 +568,29 @@ def plot_ternary(
             vertex[0] + offset[0], vertex[1] + offset[1], name, ha=ha, va=va, fontsize=11, fontweight="bold"
         )
 
-    points = _barycentric(probabilities)
-    options: dict[str, Any] = {"s": 18, "alpha": 0.75, "edgecolors": "none"}
-    options.update(
-        {
-            key: (np.asarray(value) if isinstance(value, (list, tuple, np.ndarray)) else value)
-            for key, value in scatter_options.items()
-        }
-    )
-    if y_true is None:
-        ax.scatter(points[:, 0], points[:, 1], color=PIGNISTIC_COLOR, zorder=3, **options)
-    else:
-        for index, label in enumerate(classes):
-            hit = y_true == label
-            if hit.any():
-                group_options = {
-                    key: (value[hit] if np.ndim(value) == 1 and np.size(value) == hit.size else value)
-                    for key, value in options.items()
-                }  # per-sample sizes etc. follow the group
-                ax.scatter(
-                    points[hit, 0],
-                    points[hit, 1],
-                    color=model_color(index),
-                    zorder=3,
-                    label=f"{y_name} {labels[index]}",
-                    **group_options,
-                )
-        ax.legend(loc="upper right", fontsize=7)
-    ax.set_xlim(-0.15, 1.15)
-    ax.set_ylim(-0.12, _SQRT3_HALF + 0.1)
-    ax.set_aspect("equal")
-    ax.axis("off")
-    ax.set_title(title if title is not None else "Pignistic probabilities (barycentric coordinates)")
-    return ax
+
+def _scatter_by_class(
+    ax: Any,
+    points: np.ndarray,
+    y_true: np.ndarray,
+    classes: list[Any],
+    legend_labels: list[str],
+    options: dict[str, Any],
+) -> None:
+    """One coloured scatter per class present in ``y_true`` (points of shape (n_samples, 2)), a legend."""
+    for index, label in enumerate(classes):
+        hit = y_true == label
+        if hit.any():
+            group_options = {
+                key: (value[hit] if np.ndim(value) == 1 and np.size(value) == hit.size else value)
+                for key, value in options.items()
+            }  # per-sample sizes etc. follow the group
+            ax.scatter(
+                points[hit, 0],
+                points[hit, 1],
+                color=model_color(index),
+                zorder=3,
+                label=legend_labels[index],
+                **group_options,
+            )
+    ax.legend(loc="upper right", fontsize=7)
