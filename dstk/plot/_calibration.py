@@ -168,101 +168,22 @@ def plot_calibration_curves(
         calibration_scores, positive = _check_data(calibration_scores, calibration_labels)
     elif calibration_labels is not None:
         raise ValueError("`calibration_labels` needs `calibration_scores`.")
-    if score_range is None:
-        if calibration_scores is None:
-            raise ValueError("Pass `score_range=(low, high)` or the calibration scores to set the x axis.")
-        low, high = float(calibration_scores.min()), float(calibration_scores.max())
-        pad = 0.05 * (high - low if high > low else 1.0)
-        score_range = (low - pad, high + pad)
-    low, high = (float(v) for v in score_range)
-    if not (np.isfinite(low) and np.isfinite(high) and low < high):
-        raise ValueError(f"`score_range` must be (low, high) with low < high; got {score_range!r}.")
+    low, high = _score_range(score_range, calibration_scores)
     grid = np.linspace(low, high, int(grid_size))
     fill = len(named) == 1 if fill is None else bool(fill)
 
     ax = get_axes(ax, figsize=(7.0, 4.8))
     for index, (name, calibrator) in enumerate(named):
-        color = model_color(index)
-        if hasattr(calibrator, "_predict_mass_array"):  # one pass: [0, m({0}), m({1}), m({0,1})]
-            masses = np.asarray(calibrator._predict_mass_array(grid), dtype=float)
-            belief, plausibility = masses[:, 2], masses[:, 2] + masses[:, 3]
-            pignistic = masses[:, 2] + 0.5 * masses[:, 3]
-        else:
-            belief, plausibility = (np.asarray(v, dtype=float) for v in calibrator.predict_interval(grid))
-            pignistic = np.asarray(calibrator.predict_proba(grid), dtype=float)[:, 1]
-        values = {"belief": belief, "plausibility": plausibility, "pignistic": pignistic}
-        if fill:
-            ax.fill_between(grid, belief, plausibility, color=color, alpha=0.15, linewidth=0)
-        for curve in curves:
-            single_colors = len(named) == 1
-            line_color = (
-                {"belief": BELIEF_COLOR, "plausibility": PLAUSIBILITY_COLOR, "pignistic": PIGNISTIC_COLOR}[
-                    curve
-                ]
-                if single_colors
-                else color
-            )
-            label = _NAMES[curve] if single_colors else (name if curve == curves[0] else None)
-            ax.plot(
-                grid, values[curve], color=line_color, linestyle=_STYLES[curve], linewidth=1.6, label=label
-            )
+        _draw_calibrator_curves(
+            ax, calibrator, grid, curves, color_index=index, name=name, fill=fill, alone=len(named) == 1
+        )
     if len(named) > 1:  # explain the line styles once
         for curve in curves:
             ax.plot([], [], color="0.3", linestyle=_STYLES[curve], label=_NAMES[curve])
-
-    if calibration_scores is not None and data_display is not None:
-        labels_known = positive is not None
-        if positive is not None:
-            pos, neg = calibration_scores[positive], calibration_scores[~positive]
-        else:
-            pos, neg = np.empty(0), calibration_scores
-        if data_display == "rug":
-            ax.plot(
-                neg,
-                np.full(neg.size, -0.03),
-                "|",
-                color="0.25",
-                markersize=8,
-                alpha=0.6,
-                label="calibration scores, class 0" if labels_known else "calibration scores",
-            )
-            if pos.size:
-                ax.plot(
-                    pos,
-                    np.full(pos.size, 1.03),
-                    "|",
-                    color="#009E73",
-                    markersize=8,
-                    alpha=0.6,
-                    label="calibration scores, class 1",
-                )
-        else:
-            edges = np.linspace(low, high, 31)
-            neg_counts, _ = np.histogram(neg, edges)
-            pos_counts, _ = np.histogram(pos, edges)
-            scale = 0.18 / max(neg_counts.max(initial=0), pos_counts.max(initial=0), 1)
-            widths = np.diff(edges)
-            ax.bar(
-                edges[:-1],
-                neg_counts * scale,
-                width=widths,
-                align="edge",
-                bottom=0.0,
-                color="0.6",
-                alpha=0.5,
-                label="histogram of class-0 scores" if labels_known else "histogram of scores",
-            )
-            if pos.size:
-                ax.bar(
-                    edges[:-1],
-                    -pos_counts * scale,
-                    width=widths,
-                    align="edge",
-                    bottom=1.0,
-                    color="#009E73",
-                    alpha=0.4,
-                    label="histogram of class-1 scores",
-                )
+    if calibration_scores is not None and data_display == "rug":
+        _draw_rug(ax, calibration_scores, positive)
+    elif calibration_scores is not None and data_display == "histogram":
+        _draw_histograms(ax, calibration_scores, positive, low=low, high=high)
     ax.set_xlim(low, high)
     ax.set_ylim(-0.06, 1.06)
     ax.set_xlabel("classifier score s")
@@ -273,3 +194,115 @@ def plot_calibration_curves(
     ax.set_title(title, fontsize=10)
     legend_below(ax, ncol=3)
     return ax
+
+
+def _score_range(score_range: tuple[float, float] | None, scores: np.ndarray | None) -> tuple[float, float]:
+    """The x range: ``score_range``, else the scores' range padded by 5 % on each side."""
+    if score_range is None:
+        if scores is None:
+            raise ValueError("Pass `score_range=(low, high)` or the calibration scores to set the x axis.")
+        low, high = float(scores.min()), float(scores.max())
+        pad = 0.05 * (high - low if high > low else 1.0)
+        score_range = (low - pad, high + pad)
+    low, high = (float(v) for v in score_range)
+    if not (np.isfinite(low) and np.isfinite(high) and low < high):
+        raise ValueError(f"`score_range` must be (low, high) with low < high; got {score_range!r}.")
+    return low, high
+
+
+def _draw_calibrator_curves(
+    ax: Any,
+    calibrator: Any,
+    grid: np.ndarray,
+    curves: tuple[str, ...],
+    *,
+    color_index: int,
+    name: str,
+    fill: bool,
+    alone: bool,
+) -> None:
+    """Bel({1}), Pl({1}) and BetP({1}) of one calibrator on ``grid`` (shape (grid_size,)).
+
+    ``alone``: one calibrator on the axes, so each curve has its own colour and legend
+    entry; otherwise the calibrator's colour, and its name on the first curve only.
+    """
+    color = model_color(color_index)
+    if hasattr(calibrator, "_predict_mass_array"):  # one pass: [0, m({0}), m({1}), m({0,1})]
+        masses = np.asarray(calibrator._predict_mass_array(grid), dtype=float)
+        belief, plausibility = masses[:, 2], masses[:, 2] + masses[:, 3]
+        pignistic = masses[:, 2] + 0.5 * masses[:, 3]
+    else:
+        belief, plausibility = (np.asarray(v, dtype=float) for v in calibrator.predict_interval(grid))
+        pignistic = np.asarray(calibrator.predict_proba(grid), dtype=float)[:, 1]
+    values = {"belief": belief, "plausibility": plausibility, "pignistic": pignistic}
+    if fill:
+        ax.fill_between(grid, belief, plausibility, color=color, alpha=0.15, linewidth=0)
+    own_colors = {"belief": BELIEF_COLOR, "plausibility": PLAUSIBILITY_COLOR, "pignistic": PIGNISTIC_COLOR}
+    for curve in curves:
+        line_color = own_colors[curve] if alone else color
+        label = _NAMES[curve] if alone else (name if curve == curves[0] else None)
+        ax.plot(grid, values[curve], color=line_color, linestyle=_STYLES[curve], linewidth=1.6, label=label)
+
+
+def _split_by_class(scores: np.ndarray, positive: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+    """(class-1 scores, class-0 scores); without labels all scores count as class 0."""
+    if positive is None:
+        return np.empty(0), scores
+    return scores[positive], scores[~positive]
+
+
+def _draw_rug(ax: Any, scores: np.ndarray, positive: np.ndarray | None) -> None:
+    """Class-0 scores as ticks along the bottom, class-1 scores along the top."""
+    pos, neg = _split_by_class(scores, positive)
+    ax.plot(
+        neg,
+        np.full(neg.size, -0.03),
+        "|",
+        color="0.25",
+        markersize=8,
+        alpha=0.6,
+        label="calibration scores, class 0" if positive is not None else "calibration scores",
+    )
+    if pos.size:
+        ax.plot(
+            pos,
+            np.full(pos.size, 1.03),
+            "|",
+            color="#009E73",
+            markersize=8,
+            alpha=0.6,
+            label="calibration scores, class 1",
+        )
+
+
+def _draw_histograms(
+    ax: Any, scores: np.ndarray, positive: np.ndarray | None, *, low: float, high: float
+) -> None:
+    """Histogram of class-0 scores standing on 0, of class-1 scores hanging from 1 (30 bins)."""
+    pos, neg = _split_by_class(scores, positive)
+    edges = np.linspace(low, high, 31)
+    neg_counts, _ = np.histogram(neg, edges)
+    pos_counts, _ = np.histogram(pos, edges)
+    scale = 0.18 / max(neg_counts.max(initial=0), pos_counts.max(initial=0), 1)
+    widths = np.diff(edges)
+    ax.bar(
+        edges[:-1],
+        neg_counts * scale,
+        width=widths,
+        align="edge",
+        bottom=0.0,
+        color="0.6",
+        alpha=0.5,
+        label="histogram of class-0 scores" if positive is not None else "histogram of scores",
+    )
+    if pos.size:
+        ax.bar(
+            edges[:-1],
+            -pos_counts * scale,
+            width=widths,
+            align="edge",
+            bottom=1.0,
+            color="#009E73",
+            alpha=0.4,
+            label="histogram of class-1 scores",
+        )

@@ -206,6 +206,25 @@ def plot_logistic_contour(
     ('$\\\\theta_0$ (intercept)', '$\\\\theta_1$ (slope)')
     >>> import matplotlib.pyplot as plt; plt.close("all")
     """
+    levels = _check_contour_options(likelihood, levels, score=score, tau=tau, grid_size=grid_size)
+    extent = _checked_extent(extent, likelihood, lowest_level=float(levels.min()))
+    ax = get_axes(ax, figsize=(6.0, 5.0))
+    _draw_level_sets(ax, likelihood, levels, extent, grid_size=int(grid_size))
+    if score is not None and tau is not None:  # both or neither (checked above)
+        _draw_tau_line(ax, likelihood, float(score), float(tau), extent, grid_size=int(grid_size))
+    ax.set_xlim(extent[0], extent[1])
+    ax.set_ylim(extent[2], extent[3])
+    ax.set_xlabel(r"$\theta_0$ (intercept)")
+    ax.set_ylabel(r"$\theta_1$ (slope)")
+    ax.set_title(title if title is not None else r"Level sets of pl($\theta_0, \theta_1$)", fontsize=10)
+    legend_below(ax, ncol=1)
+    return ax
+
+
+def _check_contour_options(
+    likelihood: Any, levels: ArrayLike, *, score: float | None, tau: float | None, grid_size: int
+) -> np.ndarray:
+    """Check the options of plot_logistic_contour; return the sorted levels."""
     if getattr(likelihood, "dimension", None) != 2 or not hasattr(likelihood, "log_contour"):
         raise ValueError(
             "plot_logistic_contour needs a two-parameter LikelihoodBeliefFunction (e.g. "
@@ -220,8 +239,15 @@ def plot_logistic_contour(
         raise ValueError(f"`tau` must lie strictly between 0 and 1; got {tau!r}.")
     if int(grid_size) < 5:
         raise ValueError(f"`grid_size` must be at least 5; got {grid_size!r}.")
+    return levels
+
+
+def _checked_extent(
+    extent: Any, likelihood: Any, *, lowest_level: float
+) -> tuple[float, float, float, float]:
+    """The box (theta_0 min, theta_0 max, theta_1 min, theta_1 max); the default holds the lowest level set."""
     if extent is None:
-        extent = _default_extent(likelihood, levels.min())
+        extent = _default_extent(likelihood, lowest_level)
     low_0, high_0, low_1, high_1 = (float(v) for v in extent)
     extent = (low_0, high_0, low_1, high_1)
     if (
@@ -232,13 +258,17 @@ def plot_logistic_contour(
         raise ValueError(
             f"`extent` must be (theta_0 min, theta_0 max, theta_1 min, theta_1 max); got {extent!r}."
         )
+    return extent
 
-    theta_0 = np.linspace(extent[0], extent[1], int(grid_size))
-    theta_1 = np.linspace(extent[2], extent[3], int(grid_size))
+
+def _draw_level_sets(
+    ax: Any, likelihood: Any, levels: np.ndarray, extent: tuple[float, float, float, float], *, grid_size: int
+) -> None:
+    """Filled and labelled level sets of pl on a grid_size x grid_size grid, a colour bar and the MLE."""
+    theta_0 = np.linspace(extent[0], extent[1], grid_size)
+    theta_1 = np.linspace(extent[2], extent[3], grid_size)
     grid_0, grid_1 = np.meshgrid(theta_0, theta_1)
     values = np.exp(likelihood.log_contour(np.stack([grid_0, grid_1], axis=-1)))
-
-    ax = get_axes(ax, figsize=(6.0, 5.0))
     filled = ax.contourf(
         grid_0, grid_1, values, levels=np.concatenate([levels, [1.0]]), cmap="Blues", alpha=0.85
     )
@@ -257,41 +287,44 @@ def plot_logistic_contour(
         linestyle="none",
         label=rf"MLE $\hat\theta$ = ({mle[0]:.2f}, {mle[1]:.2f})",
     )
-    if score is not None and tau is not None:  # both or neither (checked above)
-        score, tau = float(score), float(tau)
-        offset = np.log1p(-tau) - np.log(tau)
-        line_1 = np.linspace(extent[2], extent[3], 4 * int(grid_size))
-        line_0 = offset - line_1 * score
-        ax.plot(
-            line_0,
-            line_1,
-            color="#D55E00",
-            linestyle="--",
-            linewidth=1.5,
-            label=rf"$\theta_0 = \ln(1/\tau - 1) - \theta_1 s$  ($\tau$ = {tau:g}, s = {score:g})",
-        )
-        on_line = np.exp(likelihood.log_contour(np.column_stack([line_0, line_1])))
-        best = int(np.argmax(on_line))
-        profile = (
-            likelihood.profile_contour_tau(score, tau)
-            if hasattr(likelihood, "profile_contour_tau")
-            else float(on_line[best])
-        )
-        ax.plot(
-            line_0[best],
-            line_1[best],
-            marker="o",
-            color="#D55E00",
-            linestyle="none",
-            label=rf"most plausible point on the line: pl$_T(\tau; s)$ = {profile:.3f}",
-        )
-    ax.set_xlim(extent[0], extent[1])
-    ax.set_ylim(extent[2], extent[3])
-    ax.set_xlabel(r"$\theta_0$ (intercept)")
-    ax.set_ylabel(r"$\theta_1$ (slope)")
-    ax.set_title(title if title is not None else r"Level sets of pl($\theta_0, \theta_1$)", fontsize=10)
-    legend_below(ax, ncol=1)
-    return ax
+
+
+def _draw_tau_line(
+    ax: Any,
+    likelihood: Any,
+    score: float,
+    tau: float,
+    extent: tuple[float, float, float, float],
+    *,
+    grid_size: int,
+) -> None:
+    """The line {theta : tau(score; theta) = tau} (Eq. 39) and its most plausible point."""
+    offset = np.log1p(-tau) - np.log(tau)
+    line_1 = np.linspace(extent[2], extent[3], 4 * grid_size)
+    line_0 = offset - line_1 * score
+    ax.plot(
+        line_0,
+        line_1,
+        color="#D55E00",
+        linestyle="--",
+        linewidth=1.5,
+        label=rf"$\theta_0 = \ln(1/\tau - 1) - \theta_1 s$  ($\tau$ = {tau:g}, s = {score:g})",
+    )
+    on_line = np.exp(likelihood.log_contour(np.column_stack([line_0, line_1])))
+    best = int(np.argmax(on_line))
+    profile = (
+        likelihood.profile_contour_tau(score, tau)
+        if hasattr(likelihood, "profile_contour_tau")
+        else float(on_line[best])
+    )
+    ax.plot(
+        line_0[best],
+        line_1[best],
+        marker="o",
+        color="#D55E00",
+        linestyle="none",
+        label=rf"most plausible point on the line: pl$_T(\tau; s)$ = {profile:.3f}",
+    )
 
 
 def plot_predictive_contour(
@@ -360,6 +393,26 @@ def plot_predictive_contour(
     ['m({1}) = 0.5059', 'm({0}) = 0.1533', 'm({0,1}) = 0.3407']
     >>> import matplotlib.pyplot as plt; plt.close("all")
     """
+    evaluate, tau_hat, masses, curve_name = _predictive_contour_parts(contour, tau_hat, score)
+    tau = np.union1d(np.linspace(0.0, 1.0, int(grid_size)), [tau_hat])
+    values = check_unit_interval(evaluate(tau), "contour values")
+    ax = get_axes(ax, figsize=(6.0, 4.6))
+    _draw_predictive_areas(ax, tau, values, tau_hat, masses, curve_name=curve_name)
+    ax.set_xlim(0.0, 1.0)
+    ax.set_ylim(0.0, 1.0)
+    ax.set_xlabel(r"$\tau$ = probability of class 1")
+    ax.set_ylabel("contour function (plausibility)")
+    ax.set_title(title if title is not None else "Predictive mass function as areas", fontsize=10)
+    handles, labels = ax.get_legend_handles_labels()
+    order = [3, 1, 2, 0]
+    legend_below(ax, [handles[i] for i in order], [labels[i] for i in order], ncol=2)
+    return ax
+
+
+def _predictive_contour_parts(
+    contour: Any, tau_hat: float | None, score: float | None
+) -> tuple[Any, float, np.ndarray, str]:
+    """(vectorised pl(tau), its mode, masses [0, m({0}), m({1}), m({0,1})], the curve's legend name)."""
     from dstk.evidence._predictive import find_mode, predictive_mass
 
     masses = None
@@ -393,14 +446,15 @@ def plot_predictive_contour(
         raise ValueError(f"`tau_hat` (the mode of the contour) must lie in [0, 1]; got {tau_hat!r}.")
     if masses is None:
         masses = predictive_mass(lambda t: float(evaluate(np.array([t]))[0]), tau_hat).to_array()
-    masses = np.asarray(masses, dtype=float)
+    return evaluate, tau_hat, np.asarray(masses, dtype=float), curve_name
 
-    tau = np.union1d(np.linspace(0.0, 1.0, int(grid_size)), [tau_hat])
-    values = check_unit_interval(evaluate(tau), "contour values")
+
+def _draw_predictive_areas(
+    ax: Any, tau: np.ndarray, values: np.ndarray, tau_hat: float, masses: np.ndarray, *, curve_name: str
+) -> None:
+    """The areas m({0,1}) under pl(tau), m({1}) and m({0}) above it, the curve and its mode."""
     left = tau <= tau_hat
     right = tau >= tau_hat
-
-    ax = get_axes(ax, figsize=(6.0, 4.6))
     ax.fill_between(
         tau,
         0.0,
@@ -431,12 +485,3 @@ def plot_predictive_contour(
     ax.plot(tau, values, color="black", linewidth=1.6, label=curve_name)
     ax.axvline(tau_hat, color="0.25", linestyle=":", linewidth=1)
     ax.text(tau_hat, 0.015, rf" $\hat\tau$ = {tau_hat:.3f}", ha="left", va="bottom", fontsize=8, color="0.25")
-    ax.set_xlim(0.0, 1.0)
-    ax.set_ylim(0.0, 1.0)
-    ax.set_xlabel(r"$\tau$ = probability of class 1")
-    ax.set_ylabel("contour function (plausibility)")
-    ax.set_title(title if title is not None else "Predictive mass function as areas", fontsize=10)
-    handles, labels = ax.get_legend_handles_labels()
-    order = [3, 1, 2, 0]
-    legend_below(ax, [handles[i] for i in order], [labels[i] for i in order], ncol=2)
-    return ax
