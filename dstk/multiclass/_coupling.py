@@ -125,36 +125,14 @@ def couple_probabilities(
 
     Notes
     -----
-    The criterion (Gebel 2009, Sec. 5.3; Zadrozny 2001) is to minimise
-    ``sum_b n_b [r_b log(r_b / mu_b) + (1 - r_b) log((1 - r_b)/(1 - mu_b))]``
-    over the simplex, with ``mu_b = sum_{k in K_b+} p_k / sum_{k in K_b+ or K_b-} p_k``
-    (Eq. 5.6).
+    Minimises ``sum_b n_b KL(r_b || mu_b)`` over the simplex, with ``mu_b``
+    the probability of the positive group of task ``b`` given its two groups
+    (Gebel 2009, Eq. 5.6).  ``"zadrozny"``'s fixed point is the minimiser for
+    all-pairs codes only; ``"bradley_terry"`` is exact for one-against-rest
+    codes and iterates Huang, Weng & Lin's update otherwise (SQUAREM
+    accelerated; convergence is reported per sample).
 
-    ``method="zadrozny"`` iterates (Zadrozny 2001)
-    ``p_k <- p_k [sum_{b: k in K_b+} n_b r_b + sum_{b: k in K_b-} n_b (1 - r_b)]
-    / [sum_{b: k in K_b+} n_b mu_b + sum_{b: k in K_b-} n_b (1 - mu_b)]``
-    and renormalises.  For all-pairs codes this is Hastie & Tibshirani's
-    algorithm and its fixed point minimises the criterion.  For codes whose
-    groups have more than one class (one-against-rest included) its fixed
-    points are in general *not* the minimiser: the stationarity condition
-    of the criterion weights each term by ``p_k / sum_{K_b+} p`` or
-    ``p_k / sum_{K_b-} p``, which Zadrozny's update drops (the tests show
-    the gap against an independent optimiser).
-
-    ``method="bradley_terry"`` minimises the criterion itself: for
-    one-against-rest codes (any column order) exactly, from the Lagrange
-    conditions ``n_b (p_b - r_b) + lambda p_b (1 - p_b) = 0`` (``max_iter``
-    then caps the root search for ``lambda`` and ``tol`` bounds
-    ``|sum_b p_b - 1|``); otherwise by the update
-    ``p_k <- p_k [sum_{b: k in K_b+} n_b r_b / S_b+ + sum_{b: k in K_b-} n_b (1 - r_b) / S_b-]
-    / sum_{b: k in K_b+ or K_b-} n_b / S_b`` (Huang, Weng & Lin 2006,
-    generalised Bradley-Terry model; ``S`` are the group sums of ``p``).
-
-    Both iterative updates are accelerated by SQUAREM (Varadhan & Roland
-    2008) with a residual safeguard; ``max_iter`` caps the accelerated
-    cycles and ``tol`` bounds the fixed-point residual (the largest change
-    of one plain update).  Convergence is not guaranteed for arbitrary
-    codes, hence the cap and the per-sample report.
+    Read more in the :ref:`User Guide <coupling>`.
 
     References
     ----------
