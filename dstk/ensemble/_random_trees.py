@@ -142,29 +142,6 @@ def _fit_inverse_temperature(scores, y):
     return float(belief.mle_[0]) / scale
 
 
-#: Largest work of a call run interpreted rather than compiled
-#: (:func:`dstk._kernels._jit.call_kernel`): data values (features x samples) for the
-#: row hashes and binary-feature rows, about 20 ms interpreted (0.7 and 0.5 us per
-#: value) against 0.5 and 1.4 s to compile ``row_hashes`` and ``marked_rows`` on a cold
-#: start; count values (nodes x classes) of one tree for ``number_count_rows``, about
-#: 20 ms (2.5 us per value) against 1.2 s to compile; for ``build_tree``, samples x
-#: (features + bits of the sample count) of one tree (5.7 us per unit: about 110 ms
-#: against 6-8 s to compile it); nodes of one tree for ``pack_tree`` and ``finish_tree``
-#: (1.9 and 1.6 us per node, 11 and 4 ms, against 0.6 and 0.2 s); samples x trees x bits
-#: of the mean tree's node count for ``route_rows_kernel`` (1.3 us per unit, 10 ms, against
-#: 0.5 s). Each limit is about a fiftieth of the compile time (``INTERPRETED_BUDGET``),
-#: measured 2026-11-24.
-_INTERPRETED_MAX_WORK = {
-    "row_hashes": 30_000,
-    "marked_rows": 40_000,
-    "number_count_rows": 8_192,
-    "build_tree": 20_000,
-    "pack_tree": 6_000,
-    "finish_tree": 2_500,
-    "route_rows_kernel": 8_000,
-    "leave_one_out_counts_kernel": 8_000,
-}
-
 # fitted ensemble -> its routing arrays (derived from ``_forest``, built at the first prediction)
 _ROUTING_CACHE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
@@ -334,7 +311,6 @@ class _ForestBuilder:
             self.n_rows,
             self.slots,
             work=counts.size,
-            interpreted_max_work=_INTERPRETED_MAX_WORK["number_count_rows"],
         )
         self.n_rows = int(n_rows)
         call_kernel(
@@ -344,7 +320,6 @@ class _ForestBuilder:
             keys,
             counts,
             work=size,
-            interpreted_max_work=_INTERPRETED_MAX_WORK["finish_tree"],
         )
         needed = self.n_nodes + size
         if needed > self.nodes.shape[0]:
@@ -747,7 +722,6 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
             columns.view(np.uint64),
             np.uint64(0x8000000000000000),
             work=columns.size,
-            interpreted_max_work=_INTERPRETED_MAX_WORK["row_hashes"],
         )
         binary_index, marked_is_low, marked_start, marked_binary = call_kernel(
             _trees.marked_rows,
@@ -756,7 +730,6 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
             feature_min,
             feature_max,
             work=columns.size,
-            interpreted_max_work=_INTERPRETED_MAX_WORK["marked_rows"],
         )
 
         rng = check_random_state(self.random_state)
@@ -790,7 +763,6 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
                 marked_start,
                 marked_binary,
                 work=tree_work,
-                interpreted_max_work=_INTERPRETED_MAX_WORK["build_tree"],
             )
             # the tree is kept as its packed records and counts only (the other arrays are freed here)
             nodes = call_kernel(
@@ -802,7 +774,6 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
                 child_start,
                 n_children,
                 work=feature.shape[0],
-                interpreted_max_work=_INTERPRETED_MAX_WORK["pack_tree"],
             )
             return nodes, counts, int(depth.max()), int(np.count_nonzero(feature < 0))
 
@@ -1234,7 +1205,6 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
             leaf_ids,
             out,
             work=X.shape[0] * n_trees * (self._forest["nodes"].shape[0] // max(1, n_trees)).bit_length(),
-            interpreted_max_work=_INTERPRETED_MAX_WORK["route_rows_kernel"],
         )
         return out
 
@@ -1264,7 +1234,6 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
             bool(stop_at_pure_nodes),
             out,
             work=samples.size * max(1, int(self.max_depth_.max()) if self.max_depth_.size else 1),
-            interpreted_max_work=_INTERPRETED_MAX_WORK["leave_one_out_counts_kernel"],
         )
 
     def _leaf_rows(self, X, tables):

@@ -459,7 +459,7 @@ def grow_and_route(options, X, y, test):
 @pytest.mark.parametrize("options", TREE_CASES)
 @pytest.mark.parametrize("n_classes", [2, 3])
 def test_trees_grow_and_route_the_same_bits_interpreted_and_compiled(options, n_classes, monkeypatch):
-    from dstk.ensemble import _random_trees
+    from dstk._kernels import trees as tree_kernels
 
     rng = np.random.default_rng(n_classes)
     X = rng.normal(size=(150, 6))
@@ -471,12 +471,13 @@ def test_trees_grow_and_route_the_same_bits_interpreted_and_compiled(options, n_
     test = rng.normal(size=(40, 6))
     test[:, 1] = X[:40, 1]
     test[:, 4] = rng.integers(0, 6, 40)  # unseen nominal codes 4, 5
-    limits = _random_trees._INTERPRETED_MAX_WORK
-    for key in limits:
-        monkeypatch.setitem(limits, key, 10**12)
+    budgeted = [k for k in vars(tree_kernels).values() if getattr(k, "interpreted_max_work", -1) > 0]
+    assert len(budgeted) == 8, [k.__name__ for k in budgeted]
+    for kernel in budgeted:
+        monkeypatch.setattr(kernel, "interpreted_max_work", 10**12)
     interpreted_result = grow_and_route(options, X, y, test)
-    for key in limits:
-        monkeypatch.setitem(limits, key, -1)
+    for kernel in budgeted:
+        monkeypatch.setattr(kernel, "interpreted_max_work", -1)
     compiled_result = grow_and_route(options, X, y, test)
     assert same_bits(interpreted_result, compiled_result)
 
