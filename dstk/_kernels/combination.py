@@ -364,6 +364,12 @@ def dempster_extended(m, rows, out, kappa, total_conflict):
 #: Bits of the status returned by the checked kernels (see :func:`conjunctive`).
 SMALL_NEGATIVE = 1
 INVALID = 2
+#: Status bit of :func:`_binary_rows`: rows flagged in ``lost`` are to be folded by
+#: :func:`_binary_careful_rows` (never returned by :func:`conjunctive`).
+CAREFUL = 4
+#: Status bit of :func:`_binary_rows`: some source row may fail the check; the
+#: caller computes the status bits with :func:`binary_check_status`.
+RECHECK = 8
 
 
 @njit(cache=True)
@@ -416,11 +422,13 @@ def _binary_store(out, kappa, total_conflict, r, values):
 
 @njit(cache=True)
 def _check_binary_block(flat, i0, i1, tolerance):
-    """Status bits of the binary source rows stored at ``flat[i0:i1]`` (four values each).
+    """:data:`RECHECK` when a binary source row stored at ``flat[i0:i1]`` (four values each) may fail a test.
 
-    One contiguous read of the block with the tests of :func:`_check_source`
-    (without the minimum, unless some entry is negative); run before the
-    block is folded, it also brings the block into the cache.
+    One contiguous read of the block: 0 when every row sums to 1 within
+    ``tolerance`` and has no negative entry, else :data:`RECHECK` (the
+    caller then finds the status bits with :func:`binary_check_status`, in
+    numpy: no second kernel loop to compile).  Run before the block is
+    folded, it also brings the block into the cache.
     """
     # index a slice from 0 (indices known to be non-negative: no wraparound
     # test, a loop as fast as np.sum)
@@ -437,14 +445,25 @@ def _check_binary_block(flat, i0, i1, tolerance):
         negative |= (x0 < 0.0) | (x1 < 0.0) | (x2 < 0.0) | (x3 < 0.0)
     if near and not negative:
         return 0
-    status = 0
-    for j in range(block.shape[0] // 4):
-        x0 = block[4 * j]
-        x1 = block[4 * j + 1]
-        x2 = block[4 * j + 2]
-        x3 = block[4 * j + 3]
-        status |= _check_source((x0 + x1) + (x2 + x3), min(min(x0, x1), min(x2, x3)), tolerance)
-    return status
+    return RECHECK
+
+
+def binary_check_status(m, tolerance):
+    """Status bits of the binary source rows ``m`` (..., 4): the tests of :func:`_check_source`, in numpy.
+
+    :data:`INVALID` when some row's sum ``(m0 + m1) + (m2 + m3)`` is not
+    within ``tolerance`` of 1 (NaN or infinite entries included) or an entry
+    lies below ``-tolerance``; else :data:`SMALL_NEGATIVE` when an entry is
+    negative; else 0.  The same operations as the kernels' check, in the same
+    order.
+    """
+    total = (m[..., 0] + m[..., 1]) + (m[..., 2] + m[..., 3])
+    low = np.minimum(np.minimum(m[..., 0], m[..., 1]), np.minimum(m[..., 2], m[..., 3]))
+    with np.errstate(invalid="ignore"):
+        invalid = ~(np.abs(total - 1.0) <= tolerance) | (low < -tolerance)
+    if invalid.any():
+        return INVALID
+    return SMALL_NEGATIVE if bool((low < 0.0).any()) else 0
 
 
 @njit(cache=True)
@@ -604,14 +623,17 @@ def _binary_rows(m, normalize, out, kappa, total_conflict, lost, r0, r1, toleran
     commonalities are multiplied by the inverse of their
     largest value (the product of these factors is kept, its log taken once
     it exceeds 1e280 and at the end), and four rows holding a commonality
-    below twice the smallest normal float64 are redone one by one with every
-    product checked (:func:`_binary_row`; commonalities only shrink between
-    rescalings, the factors being at most 1 up to the mass tolerance, so
-    nothing is missed); the same test runs after the last source.  A row
-    that lost bits is flagged in ``lost`` for :func:`dempster_extended`.
+    below twice the smallest normal float64 are left to be redone one by one
+    with every product checked (:func:`_binary_careful_rows`; commonalities
+    only shrink between rescalings, the factors being at most 1 up to the
+    mass tolerance, so nothing is missed); the same test runs after the last
+    source.  Rows left are flagged in ``lost`` and the bit :data:`CAREFUL`
+    is set in the result.  The last ``(r1 - r0) % 4`` rows are folded one at
+    a time the same way (the row in all four lanes).
 
-    Returns the union of the status bits of the sources read (0 unless
-    ``tolerance >= 0``).
+    Returns :data:`RECHECK` when ``tolerance >= 0`` and some source row read
+    may fail the check (:func:`binary_check_status` gives its status bits),
+    and :data:`CAREFUL` when rows were left.
     """
     k_sources = m.shape[1]
     flat = m.reshape(-1)
@@ -620,9 +642,14 @@ def _binary_rows(m, normalize, out, kappa, total_conflict, lost, r0, r1, toleran
     check = tolerance >= 0.0
     limit = tolerance if check else np.inf
     status = 0
+    careful = 0
     r = r0
-    while r + 4 <= r1:
-        status |= _check_binary_block(flat, r * stride, (r + 4) * stride, limit)
+    while r < r1:
+        # four rows at a time; each of the last (r1 - r0) % 4 rows alone, read by all four lanes
+        # (row step 0: the same operations on the row, so the same bits as in a group of four)
+        n = 4 if r + 4 <= r1 else 1
+        row_stride = stride if n == 4 else 0
+        status |= _check_binary_block(flat, r * stride, (r + n) * stride, limit)
         q = (1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0)
         ia = ib = ic = id_ = 1.0
         la = lb = lc = ld = 0.0
@@ -631,7 +658,7 @@ def _binary_rows(m, normalize, out, kappa, total_conflict, lost, r0, r1, toleran
         while k0 < k_sources:
             # up to the next rescaling point (every 16 sources) or the last source
             k1 = min(k0 + 16, k_sources) if normalize else k_sources
-            q = _fold_binary_sources(flat, r * stride, stride, k0, k1, q)
+            q = _fold_binary_sources(flat, r * stride, row_stride, k0, k1, q)
             k0 = k1
             if not normalize:
                 continue
@@ -665,20 +692,39 @@ def _binary_rows(m, normalize, out, kappa, total_conflict, lost, r0, r1, toleran
                     ia = ib = ic = id_ = 1.0
         a1, a2, a3, b1, b2, b3, c1, c2, c3, d1, d2, d3 = q
         if suspect:
-            for i in range(4):
-                _binary_row(m, normalize, out, kappa, total_conflict, lost, r + i)
+            for i in range(n):
+                lost[r + i] = True
+            careful = CAREFUL
         else:
             _binary_store(out, kappa, total_conflict, r, _binary_masses(a1, a2, a3, ia, la, normalize))
-            _binary_store(out, kappa, total_conflict, r + 1, _binary_masses(b1, b2, b3, ib, lb, normalize))
-            _binary_store(out, kappa, total_conflict, r + 2, _binary_masses(c1, c2, c3, ic, lc, normalize))
-            _binary_store(out, kappa, total_conflict, r + 3, _binary_masses(d1, d2, d3, id_, ld, normalize))
-        r += 4
-    if r < r1:
-        status |= _check_binary_block(flat, r * stride, r1 * stride, limit)
-    while r < r1:
+            if n == 4:
+                _binary_store(
+                    out, kappa, total_conflict, r + 1, _binary_masses(b1, b2, b3, ib, lb, normalize)
+                )
+                _binary_store(
+                    out, kappa, total_conflict, r + 2, _binary_masses(c1, c2, c3, ic, lc, normalize)
+                )
+                _binary_store(
+                    out, kappa, total_conflict, r + 3, _binary_masses(d1, d2, d3, id_, ld, normalize)
+                )
+        r += n
+    return (status if check else 0) | careful
+
+
+@njit(cache=True, interpreted_max_work=65_536)
+def _binary_careful_rows(m, normalize, out, kappa, total_conflict, lost, rows):
+    """The ``rows`` of :func:`_binary_rows` it left to this kernel, folded one by one (:func:`_binary_row`).
+
+    A separate kernel, compiled only when a call needs it (commonalities
+    near the subnormal range, e.g. near-dogmatic sources, or exactly zero,
+    e.g. totally conflicting sources): the common call compiles
+    :func:`_binary_rows` alone.  ``lost[r]`` is set
+    again for the rows that lost bits (for :func:`dempster_extended`).
+    """
+    for i in range(rows.shape[0]):
+        r = rows[i]
+        lost[r] = False
         _binary_row(m, normalize, out, kappa, total_conflict, lost, r)
-        r += 1
-    return status if check else 0
 
 
 @njit(cache=True, interpreted_max_work=65_536)
@@ -1110,6 +1156,47 @@ def _spaced_rows(m):
     return read_only(np.ascontiguousarray(m, dtype=np.float64).reshape(-1)), size
 
 
+def binary_finish(
+    m, normalize, out, kappa, total_conflict, lost, status, tolerance, *, interpreted_max_work=None
+):
+    """Complete a call of :func:`_binary_rows` (or :func:`_binary_parallel`) on the stack ``m``; returns its status.
+
+    :data:`RECHECK`: the status bits of the check, from :func:`binary_check_status`.
+    :data:`CAREFUL`: the rows flagged in ``lost`` are folded by
+    :func:`_binary_careful_rows`, interpreted when they are few (e.g. a few
+    totally conflicting rows), so that a cold start compiles :func:`_binary_rows`
+    alone; not when the check failed (:data:`INVALID`).
+    ``interpreted_max_work`` as in :func:`dstk._kernels._jit.call_kernel`.
+    """
+    if status & RECHECK:
+        status = (status & CAREFUL) | binary_check_status(m, tolerance)
+    if status & CAREFUL:
+        status &= ~CAREFUL
+        if not status & INVALID:
+            rows = np.flatnonzero(lost)
+            if (
+                interpreted_max_work is None
+                and _jit.USE_COMPILED_WHEN_AVAILABLE
+                and _binary_careful_rows.overloads
+            ):
+                # compiled in this process: what call_kernel would call, without its keyword-argument call
+                _binary_careful_rows(m, normalize, out, kappa, total_conflict, lost, rows)
+                return status
+            call_kernel(
+                _binary_careful_rows,
+                m,
+                normalize,
+                out,
+                kappa,
+                total_conflict,
+                lost,
+                rows,
+                work=rows.size * m.shape[1] * 4,
+                interpreted_max_work=interpreted_max_work,
+            )
+    return status
+
+
 def _lost_rows_stack(sources, bad):
     """The sources of the rows ``bad`` as a read-only (len(bad), K, size) stack."""
     if type(sources) is tuple:
@@ -1210,6 +1297,8 @@ def conjunctive(sources, normalize, *, tolerance=None, parallel=None):
             work=work,
             interpreted_max_work=serial.interpreted_max_work,
         )
+    if status & (RECHECK | CAREFUL):  # the binary stack kernel left rows to check or to fold
+        status = binary_finish(m, normalize, out, kappa, total_conflict, lost, status, tolerance)
     if status & INVALID or not (normalize and lost.any()):
         return out, kappa, total_conflict, status
     bad = np.flatnonzero(lost)

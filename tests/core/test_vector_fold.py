@@ -59,6 +59,17 @@ def test_compiled_and_interpreted_folds_agree_around_every_rescaling_point(norma
             out, kappa = np.zeros((11, 4)), np.zeros(11)
             total, lost = np.zeros(11, np.bool_), np.zeros(11, np.bool_)
             status = kernel(values, normalize, out, kappa, total, lost, 0, 11, 1e-9)
+            status = kernels.binary_finish(  # the rows left to the careful kernel, in the same mode
+                values,
+                normalize,
+                out,
+                kappa,
+                total,
+                lost,
+                status,
+                1e-9,
+                interpreted_max_work=-1 if kernel is kernels._binary_rows else 10**12,
+            )
             results.append((out, kappa, total, lost, status))
         for a, b in zip(*results):
             np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
@@ -87,3 +98,43 @@ def test_large_validated_fold_equals_the_unvalidated_fold():
     checked = combine(MassFunction.from_array(values, Frame("ab")), axis=1).to_array()
     trusted = combine(MassFunction.from_array(values, Frame("ab"), validate=False), axis=1).to_array()
     np.testing.assert_array_equal(checked, trusted)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_binary_check_status_follows_the_row_tests_of_the_definition(seed):
+    rng = np.random.default_rng(seed)
+    values = _binary_sources(rng, 12, 3)
+    tolerance = 1e-9
+    cases = [values.copy()]
+    for r, k, entry, change in ((2, 1, 0, -1e-12), (5, 0, 3, 0.5), (7, 2, 1, np.nan), (9, 1, 2, -0.25)):
+        case = values.copy()
+        case[r, k, entry] += change
+        if change == -1e-12:  # rounding noise below zero in a row still summing to 1
+            case[r, k, 1 + (entry + 1) % 3] -= change
+        cases.append(case)
+    for case in cases:
+        expected = 0
+        for row in case.reshape(-1, 4):  # one source row at a time, in plain Python
+            total = (float(row[0]) + float(row[1])) + (float(row[2]) + float(row[3]))
+            low = min(float(x) for x in row)
+            if not abs(total - 1.0) <= tolerance or low < -tolerance:
+                expected |= kernels.INVALID
+            elif low < 0.0:
+                expected |= kernels.SMALL_NEGATIVE
+        if expected & kernels.INVALID:
+            expected = kernels.INVALID
+        assert kernels.binary_check_status(case, tolerance) == expected
+
+
+def test_batches_of_any_length_equal_the_row_by_row_fold():
+    rng = np.random.default_rng(12)
+    values = _binary_sources(rng, 11, 20, concentration=0.3)
+    values[6] = 0.0  # near-dogmatic sources: the careful fold and the extended range
+    values[6, :, 1] = 1.0 - 1e-200
+    values[6, :, 3] = 1e-200
+    frame = Frame("ab")
+    for rows in (1, 3, 4, 5, 8, 11):
+        batch = combine(MassFunction.from_array(values[:rows], frame), axis=1).to_array()
+        for r in range(rows):
+            alone = combine(MassFunction.from_array(values[r : r + 1], frame), axis=1).to_array()[0]
+            np.testing.assert_array_equal(batch[r], alone)
