@@ -80,7 +80,18 @@ def workloads():
 
 
 def worker():
-    """Answer ``name`` lines with the seconds per call of that workload (calls batched to >= 2 ms)."""
+    """Answer ``name`` lines with the seconds per call of that workload (calls batched to >= 2 ms).
+
+    Kernels are compiled in the warm-up, never inside a timed batch: ``call_kernel`` would otherwise
+    run small calls interpreted until the process has spent its interpretation budget, then compile
+    the kernel in whichever timed batch crosses it (a row timing the interpreter, then a compile).
+    """
+    try:
+        from dstk._kernels import _jit
+    except ImportError:  # a tree without interpreted kernels
+        _jit = None
+    if _jit is not None and hasattr(_jit, "INTERPRETED_BUDGET"):
+        _jit.INTERPRETED_BUDGET = 0
     with pinned_threads(1):
         _answer(workloads())
 
@@ -145,7 +156,10 @@ def main(argv=None):
         names = [name for name in names if args.only in name]
     times = {name: ([], []) for name in names}
     for r in range(args.rounds):
-        for name in names:
+        # the rows in a new order every round (rotated): no row always follows the same one, so that
+        # what a row leaves behind (caches, allocator state) does not land on one row's time
+        shift = r % len(names)
+        for name in names[shift:] + names[:shift]:
             order = [(0, before), (1, after)] if r % 2 == 0 else [(1, after), (0, before)]
             for i, proc in order:
                 times[name][i].append(ask(proc, name))
@@ -156,7 +170,8 @@ def main(argv=None):
         f"## {os.path.basename(os.path.normpath(args.after))} against {os.path.basename(os.path.normpath(args.before))}",
         "",
         *environment(),
-        f"- before: `{args.before}`; after: `{args.after}`; interleaved (A, B, B, A, ...), {args.rounds} rounds",
+        f"- before: `{args.before}`; after: `{args.after}`; interleaved (A, B, B, A, ...), {args.rounds} rounds, "
+        "row order rotated every round; kernels compiled in the warm-up (no interpreted calls)",
         "",
         "| workload | CPU before (median) | CPU after (median) | CPU after / before: median (IQR, range) "
         "| wall after / before: median |",
