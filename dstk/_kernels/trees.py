@@ -909,6 +909,283 @@ def _trimmed_tree(table, thresholds, counts, n_nodes):
     )
 
 
+@njit(cache=True, nogil=True)
+def _root_marked_counts(root_samples, marked_start, marked_binary, n_binary, use_marked):
+    """The per-stack-slot marked counts and alive lists, slot 0 holding the root's.
+
+    ``root_samples`` int32 (n_samples,) are the root's samples; ``marked_start``
+    int64 (n_samples + 1,) and ``marked_binary`` int32 are the sparse rows of
+    :func:`marked_rows`.  Returns ``marked_pool`` int32 (64, n_binary or 0),
+    ``alive_pool`` int32 (64, n_binary or 0), ``n_alive_pool`` int64 (64,),
+    and the current node's ``current_marked`` and ``current_alive``, int32
+    (n_binary,).  Without ``use_marked`` the pools have no columns.
+    """
+    width = n_binary if use_marked else 0
+    marked_pool = np.zeros((64, width), dtype=np.int32)
+    alive_pool = np.empty((64, width), dtype=np.int32)
+    n_alive_pool = np.zeros(64, dtype=np.int64)
+    current_marked = np.zeros(n_binary, dtype=np.int32)
+    current_alive = np.empty(n_binary, dtype=np.int32)
+    if use_marked:
+        for b in range(n_binary):
+            alive_pool[0, b] = b
+        n_alive_pool[0] = n_binary
+        n_samples = root_samples.shape[0]
+        _count_marked(
+            marked_pool, 0, root_samples, 0, n_samples, marked_start, marked_binary, alive_pool[0], n_binary
+        )
+    return marked_pool, alive_pool, n_alive_pool, current_marked, current_alive
+
+
+@njit(cache=True, nogil=True)
+def _restore_marked(slot, marked_pool, alive_pool, n_alive_pool, current_marked, current_alive):
+    """Copy stack slot ``slot``'s alive list and marked counts into the current node's; return how many live.
+
+    ``marked_pool``, ``alive_pool`` int32 (n_slots, n_binary),
+    ``n_alive_pool`` int64 (n_slots,); ``current_marked``, ``current_alive``
+    int32 (n_binary,) are overwritten for the alive features.
+    """
+    n_alive = n_alive_pool[slot]
+    for j in range(n_alive):
+        b = alive_pool[slot, j]
+        current_alive[j] = b
+        current_marked[b] = marked_pool[slot, b]
+    return n_alive
+
+
+@njit(cache=True, nogil=True)
+def _is_leaf_without_tries(
+    counts,
+    node,
+    size,
+    depth,
+    min_samples_split,
+    min_samples_leaf,
+    max_depth,
+    stop_at_pure_nodes,
+    breadth_first,
+):
+    """Whether ``node`` (of ``size`` samples at ``depth``) is a leaf before any draw.
+
+    Too few samples to split, the depth limit, a pure node when
+    ``stop_at_pure_nodes`` (``counts`` int32 (n_nodes, n_classes)), or, with
+    per-node streams (not ``breadth_first``), fewer than
+    ``2 * min_samples_leaf`` samples: no split could give both children
+    ``min_samples_leaf`` samples, so every try fails (and a node's own stream
+    owes no draw to a later node).
+    """
+    if size < min_samples_split or size == 0 or (max_depth >= 0 and depth >= max_depth):
+        return True
+    if stop_at_pure_nodes and _is_pure(counts, node):
+        return True
+    return not breadth_first and size < 2 * min_samples_leaf
+
+
+@njit(cache=True, nogil=True)
+def _skip_dead_try(stream, state, mersenne_state, size):
+    """Advance the stream past the two draws (operator, sample) of a try on a dead feature.
+
+    One addition for the splitmix64 ``state`` (uint64 (1,)); the two draws for
+    the shared MT19937 ``mersenne_state`` (uint32 (625,)).
+    """
+    if stream == STREAM_SPLITMIX:
+        state[0] += _TWO_GOLDEN
+    else:
+        _draw(stream, state, mersenne_state, 2)
+        _draw(stream, state, mersenne_state, size)
+
+
+@njit(cache=True, nogil=True)
+def _marked_low_count(b, size, current_marked, marked_is_low):
+    """Samples of the node (of ``size``) at binary feature ``b``'s minimum, -1 when ``b < 0`` (not counted).
+
+    ``current_marked`` int32 (n_binary,) holds the node's counts of each
+    binary feature's marked value, ``marked_is_low`` bool (n_binary,) whether
+    that value is the minimum.
+    """
+    if b < 0:
+        return -1
+    return current_marked[b] if marked_is_low[b] else size - current_marked[b]
+
+
+@njit(cache=True, nogil=True)
+def _choose_split(
+    columns,
+    sample_index,
+    start,
+    end,
+    node,
+    table,
+    dead,
+    candidates,
+    n_candidates,
+    n_dead,
+    tried,
+    n_tried_total,
+    is_nominal,
+    n_categories,
+    category_size,
+    binary_index,
+    use_marked,
+    current_marked,
+    marked_is_low,
+    feature_min,
+    feature_max,
+    min_samples_leaf,
+    scan_values,
+    scan_counts,
+    stream,
+    state,
+    mersenne_state,
+):
+    """The tries at ``node`` (see :func:`build_tree`): the first valid split, or feature -1.
+
+    ``columns`` float (n_features, n_samples); the node's samples are
+    ``sample_index[start:end]`` (int32).  ``candidates[:n_candidates]`` (int64
+    (n_features,)) are the features that may be drawn, ``n_dead`` of them
+    known to fail; a failed nominal feature is removed from them and
+    appended to ``tried`` (int64) at ``n_tried_total``.  Returns
+    ``(feature, operator, threshold, n_tried_total)``.
+    """
+    n_features = columns.shape[0]
+    size = end - start
+    breadth_first = stream == STREAM_MERSENNE
+    for _try in range(n_features):
+        if n_candidates == 0:
+            break
+        if n_dead == n_candidates and not breadth_first:
+            # every remaining try fails whatever it draws (and the next node reseeds its stream)
+            break
+        position = _draw(stream, state, mersenne_state, n_candidates)
+        f = candidates[position]
+        if is_nominal[f]:
+            tried[n_tried_total] = f
+            n_tried_total += 1
+            table[node, _N_TRIED] += 1
+            k = n_categories[f]
+            if k <= 1 or not _nominal_split_is_valid(
+                columns[f], sample_index, start, end, k, category_size, min_samples_leaf
+            ):
+                # a failed nominal feature is not tried again at this node
+                n_candidates = _remove_candidate(candidates, n_candidates, position)
+                continue
+            return f, 0, 0.0, n_tried_total
+        if _is_dead(dead, node, f):
+            # no threshold of this feature is valid here (same outcome, no scan)
+            _skip_dead_try(stream, state, mersenne_state, size)
+            continue
+        operator = _draw(stream, state, mersenne_state, 2)
+        chosen = start + _draw(stream, state, mersenne_state, size)
+        value = columns[f][sample_index[chosen]]
+        n_low_count = _marked_low_count(
+            binary_index[f] if use_marked else -1, size, current_marked, marked_is_low
+        )
+        valid, newly_dead = _numeric_try(
+            columns[f],
+            sample_index,
+            start,
+            end,
+            node,
+            f,
+            value,
+            operator,
+            n_low_count,
+            feature_min,
+            feature_max,
+            min_samples_leaf,
+            scan_values,
+            scan_counts,
+            dead,
+        )
+        if newly_dead:
+            n_dead += 1
+        if valid:
+            return f, operator, value, n_tried_total
+    return -1, 0, 0.0, n_tried_total
+
+
+@njit(cache=True, nogil=True)
+def _split_node(
+    columns,
+    table,
+    thresholds,
+    counts,
+    dead,
+    order,
+    classes,
+    node,
+    n_nodes,
+    feature,
+    operator,
+    threshold,
+    is_nominal,
+    n_categories,
+    category_size,
+    category_fill,
+    category_counts,
+    value_buffer,
+    left_counts,
+):
+    """Split ``node`` on ``feature``: new child rows at ``n_nodes`` and their samples in the other row of ``order``.
+
+    ``table`` int64 (n_nodes, _N_COLUMNS), ``thresholds`` float64 (n_nodes,),
+    ``counts`` int32 (n_nodes, n_classes) and ``dead`` uint64 (n_nodes,
+    n_words) are enlarged as needed; ``order`` and ``classes`` are int32
+    (2, n_samples).  Returns the node arrays and the number of children.
+    """
+    nominal = is_nominal[feature]
+    k = n_categories[feature] if nominal else 2
+    table, thresholds, counts, dead = _grow(table, thresholds, counts, dead, n_nodes + k)
+    first_child = n_nodes
+    parity = table[node, _DEPTH] & 1
+    _record_split(table, thresholds, node, first_child, k, feature, operator, nominal, threshold)
+    if nominal:
+        _split_nominal(
+            columns[feature],
+            table,
+            counts,
+            order,
+            classes,
+            parity,
+            node,
+            first_child,
+            k,
+            category_size,
+            category_fill,
+            category_counts,
+        )
+    else:
+        _split_numeric(
+            columns[feature],
+            table,
+            counts,
+            order,
+            classes,
+            parity,
+            node,
+            first_child,
+            threshold,
+            operator,
+            value_buffer,
+            left_counts,
+        )
+    _inherit_dead(dead, node, first_child, k)
+    return table, thresholds, counts, dead, k
+
+
+@njit(cache=True, nogil=True)
+def _push_children(stack, n_stack, first_child, n_children):
+    """Push the children on ``stack`` (int64), last first (the first child is grown first).
+
+    Returns the stack (enlarged as needed) and its new length.
+    """
+    stack = _enlarged_stack(stack, n_stack, n_children)
+    for c in range(n_children - 1, -1, -1):
+        stack[n_stack] = first_child + c
+        n_stack += 1
+    return stack, n_stack
+
+
 @njit(cache=True, nogil=True, interpreted_max_work=20_000)
 def build_tree(
     columns,
@@ -1046,6 +1323,7 @@ def build_tree(
     children into the other row (stable, one write per sample).
     """
     n_features, n_samples = columns.shape
+    breadth_first = stream == STREAM_MERSENNE
     state = np.empty(1, dtype=np.uint64)
     state[0] = seed
     order, classes = _root_rows(y)
@@ -1062,33 +1340,20 @@ def build_tree(
     left_counts = np.empty(n_classes, dtype=np.int32)
     tried = np.empty(16, dtype=np.int64)
     n_tried_total = 0
-    n_words = (n_features + 63) // 64
 
     # binary features (two training values) with per-node counts of their marked value (depth-first
-    # growth only): the outcome of every try on them is known without a scan
-    breadth_first = stream == STREAM_MERSENNE
+    # growth only): the outcome of every try on them is known without a scan; the pools hold the counts
+    # and the binary features not dead at a node (the only ones whose counts are kept) per stack slot
     n_binary = marked_is_low.shape[0]
     use_marked = n_binary > 0 and not breadth_first
     binary_feature = _binary_features(binary_index, n_binary)
-    marked_pool = np.zeros((64, n_binary if use_marked else 0), dtype=np.int32)
-    current_marked = np.zeros(n_binary, dtype=np.int32)
-    # the binary features not dead at a node (the only ones whose counts are kept): per stack slot,
-    # and for the current node
-    alive_pool = np.empty((64, n_binary if use_marked else 0), dtype=np.int32)
-    n_alive_pool = np.zeros(64, dtype=np.int64)
-    current_alive = np.empty(n_binary, dtype=np.int32)
+    marked_pool, alive_pool, n_alive_pool, current_marked, current_alive = _root_marked_counts(
+        order[0], marked_start, marked_binary, n_binary, use_marked
+    )
     n_alive = 0
-    if use_marked:
-        for b in range(n_binary):
-            alive_pool[0, b] = b
-        n_alive_pool[0] = n_binary
-        _count_marked(
-            marked_pool, 0, order[0], 0, n_samples, marked_start, marked_binary, alive_pool[0], n_binary
-        )
 
-    table, thresholds, counts, dead = _new_node_table(y, n_classes, n_words)
+    table, thresholds, counts, dead = _new_node_table(y, n_classes, (n_features + 63) // 64)
     n_nodes = 1
-
     # the authors' shared stream is drawn in breadth-first order (nodes in id order); the tree's own
     # streams are seeded per node, so the nodes are grown depth first (a small subtree's samples stay
     # in cache while it grows)
@@ -1108,24 +1373,25 @@ def build_tree(
             node = stack[n_stack]
             state[0] = _node_seed(seed, node)
             if use_marked:
-                n_alive = n_alive_pool[n_stack]
-                for j in range(n_alive):
-                    b = alive_pool[n_stack, j]
-                    current_alive[j] = b
-                    current_marked[b] = marked_pool[n_stack, b]
+                n_alive = _restore_marked(
+                    n_stack, marked_pool, alive_pool, n_alive_pool, current_marked, current_alive
+                )
         start = table[node, _START]
         end = table[node, _END]
         size = end - start
-        parity = table[node, _DEPTH] & 1
-        sample_index = order[parity]
+        sample_index = order[table[node, _DEPTH] & 1]
         table[node, _FEATURE] = -1
-        if size < min_samples_split or size == 0 or (max_depth >= 0 and table[node, _DEPTH] >= max_depth):
-            continue
-        if stop_at_pure_nodes and _is_pure(counts, node):
-            continue
-        if not breadth_first and size < 2 * min_samples_leaf:
-            # no split can give two children min_samples_leaf samples each: every try fails (and a
-            # node's own stream owes no draw to a later node)
+        if _is_leaf_without_tries(
+            counts,
+            node,
+            size,
+            table[node, _DEPTH],
+            min_samples_split,
+            min_samples_leaf,
+            max_depth,
+            stop_at_pure_nodes,
+            breadth_first,
+        ):
             continue
         if not breadth_first and _identical_rows(
             columns, row_hash, sample_index, start, end, binary_index, current_marked, use_marked, dead, node
@@ -1142,117 +1408,62 @@ def build_tree(
             )
         # candidates known to fail (numeric features marked dead here or at an ancestor)
         n_dead = _count_dead_candidates(dead, node, candidates, n_candidates, is_nominal, any_nominal)
-
-        split_feature = -1
-        split_operator = 0
-        split_threshold = 0.0
-        for _try in range(n_features):
-            if n_candidates == 0:
-                break
-            if n_dead == n_candidates and not breadth_first:
-                # every remaining try fails whatever it draws (and the next node reseeds its stream)
-                break
-            position = _draw(stream, state, mersenne_state, n_candidates)
-            f = candidates[position]
-            if is_nominal[f]:
-                tried[n_tried_total] = f
-                n_tried_total += 1
-                table[node, _N_TRIED] += 1
-                k = n_categories[f]
-                if k <= 1 or not _nominal_split_is_valid(
-                    columns[f], sample_index, start, end, k, category_size, min_samples_leaf
-                ):
-                    # a failed nominal feature is not tried again at this node
-                    n_candidates = _remove_candidate(candidates, n_candidates, position)
-                    continue
-                split_feature = f
-                break
-            if _is_dead(dead, node, f):
-                # no threshold of this feature is valid here (same outcome, no scan); the try's
-                # two draws (operator, sample) are skipped in the splitmix64 stream by one addition
-                if stream == STREAM_SPLITMIX:
-                    state[0] += _TWO_GOLDEN
-                else:
-                    _draw(stream, state, mersenne_state, 2)
-                    _draw(stream, state, mersenne_state, size)
-                continue
-            operator = _draw(stream, state, mersenne_state, 2)
-            chosen = start + _draw(stream, state, mersenne_state, size)
-            value = columns[f][sample_index[chosen]]
-            b = binary_index[f] if use_marked else -1
-            n_low_count = -1
-            if b >= 0:
-                n_low_count = current_marked[b] if marked_is_low[b] else size - current_marked[b]
-            valid, newly_dead = _numeric_try(
-                columns[f],
-                sample_index,
-                start,
-                end,
-                node,
-                f,
-                value,
-                operator,
-                n_low_count,
-                feature_min,
-                feature_max,
-                min_samples_leaf,
-                scan_values,
-                scan_counts,
-                dead,
-            )
-            if newly_dead:
-                n_dead += 1
-            if valid:
-                split_feature = f
-                split_operator = operator
-                split_threshold = value
-                break
-
-        if split_feature < 0:
-            continue
-
-        f = split_feature
-        k = n_categories[f] if is_nominal[f] else 2
-        table, thresholds, counts, dead = _grow(table, thresholds, counts, dead, n_nodes + k)
-        first_child = n_nodes
-        _record_split(
-            table, thresholds, node, first_child, k, f, split_operator, is_nominal[f], split_threshold
+        feature, operator, threshold, n_tried_total = _choose_split(
+            columns,
+            sample_index,
+            start,
+            end,
+            node,
+            table,
+            dead,
+            candidates,
+            n_candidates,
+            n_dead,
+            tried,
+            n_tried_total,
+            is_nominal,
+            n_categories,
+            category_size,
+            binary_index,
+            use_marked,
+            current_marked,
+            marked_is_low,
+            feature_min,
+            feature_max,
+            min_samples_leaf,
+            scan_values,
+            scan_counts,
+            stream,
+            state,
+            mersenne_state,
         )
-        if is_nominal[f]:
-            _split_nominal(
-                columns[f],
-                table,
-                counts,
-                order,
-                classes,
-                parity,
-                node,
-                first_child,
-                k,
-                category_size,
-                category_fill,
-                category_counts,
-            )
-        else:
-            _split_numeric(
-                columns[f],
-                table,
-                counts,
-                order,
-                classes,
-                parity,
-                node,
-                first_child,
-                split_threshold,
-                split_operator,
-                value_buffer,
-                left_counts,
-            )
-        _inherit_dead(dead, node, first_child, k)
+        if feature < 0:
+            continue
+        first_child = n_nodes
+        table, thresholds, counts, dead, k = _split_node(
+            columns,
+            table,
+            thresholds,
+            counts,
+            dead,
+            order,
+            classes,
+            node,
+            n_nodes,
+            feature,
+            operator,
+            threshold,
+            is_nominal,
+            n_categories,
+            category_size,
+            category_fill,
+            category_counts,
+            value_buffer,
+            left_counts,
+        )
         n_nodes += k
         if breadth_first:
             continue
-        stack = _enlarged_stack(stack, n_stack, k)
         if use_marked:
             marked_pool, alive_pool, n_alive_pool = _enlarged_pools(
                 marked_pool, alive_pool, n_alive_pool, n_stack, k
@@ -1260,7 +1471,7 @@ def build_tree(
             if max_depth < 0 or table[node, _DEPTH] + 1 < max_depth:
                 _children_marked_counts(
                     table,
-                    order[1 - parity],
+                    order[1 - (table[node, _DEPTH] & 1)],
                     node,
                     first_child,
                     k,
@@ -1275,9 +1486,7 @@ def build_tree(
                     alive_pool,
                     n_alive_pool,
                 )
-        for c in range(k - 1, -1, -1):  # the first child is grown first
-            stack[n_stack] = first_child + c
-            n_stack += 1
+        stack, n_stack = _push_children(stack, n_stack, first_child, k)
 
     return _trimmed_tree(table, thresholds, counts, n_nodes)
 

@@ -245,6 +245,21 @@ def _exact_float32(X: np.ndarray) -> np.ndarray | None:
     return None
 
 
+def _training_data(
+    X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None, estimator_name: str
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(X, y_encoded, classes)``: the feature matrix and the class indices, samples repeated by their weights."""
+    X = _as_feature_matrix(X)
+    repeats = frequency_weights(sample_weight, X.shape[0], estimator_name)
+    if repeats is not None:
+        y = np.asarray(y)
+        check_consistent_length(X, y, names=["X", "y"])
+        X, y = np.repeat(X, repeats, axis=0), np.repeat(y, repeats, axis=0)
+    classes, y_encoded = check_labels(y)
+    check_consistent_length(X, y_encoded, names=["X", "y"])
+    return X, y_encoded, classes
+
+
 def _feature_major(X: np.ndarray) -> np.ndarray:
     """The training data feature by feature, ``X.T``, without a copy.
 
@@ -346,6 +361,75 @@ class _ForestBuilder:
             "max_depth": np.array(self.max_depth, dtype=np.int64),
             "n_leaves": np.array(self.n_leaves, dtype=np.int64),
         }
+
+
+def _check_concatenable(parts):
+    """Raise unless ``parts`` are fitted random-tree ensembles of the same classes, features and categories."""
+    if not parts:
+        raise ValueError("concatenate needs at least one fitted RandomDecisionTreesClassifier.")
+    for part in parts:
+        if not isinstance(part, RandomDecisionTreesClassifier):
+            raise ValueError(
+                f"concatenate takes RandomDecisionTreesClassifier objects; got {type(part).__name__}."
+            )
+        check_is_fitted(part, "classes_")
+    first = parts[0]
+    for index, part in enumerate(parts[1:], start=1):
+        if not np.array_equal(part.classes_, first.classes_):
+            raise ValueError(
+                f"Estimator {index} has classes {part.classes_.tolist()}, estimator 0 has "
+                f"{first.classes_.tolist()}; only ensembles of the same classes can be concatenated."
+            )
+        if part.n_features_in_ != first.n_features_in_:
+            raise ValueError(
+                f"Estimator {index} was fitted with {part.n_features_in_} features, estimator 0 with "
+                f"{first.n_features_in_}."
+            )
+        names, first_names = (
+            getattr(part, "feature_names_in_", None),
+            getattr(first, "feature_names_in_", None),
+        )
+        if (names is None) != (first_names is None) or (
+            names is not None and not np.array_equal(np.asarray(names), np.asarray(first_names))
+        ):
+            raise ValueError(
+                f"Estimator {index} was fitted on other feature names than estimator 0; fit every part on "
+                "data frames with the same columns (or on arrays)."
+            )
+        same_categories = all(
+            (a is None and b is None) or (a is not None and b is not None and np.array_equal(a, b))
+            for a, b in zip(part.categories_, first.categories_)
+        )
+        if not np.array_equal(part.nominal_mask_, first.nominal_mask_) or not same_categories:
+            raise ValueError(
+                f"Estimator {index} has other nominal features or other category values than estimator 0, "
+                "so their category codes differ; fit the parts on data with the same nominal values."
+            )
+
+
+def _concatenated_forest(parts):
+    """The packed forest of the trees of ``parts`` in order: node records, count rows numbered again, offsets."""
+    sizes = np.concatenate([part.node_count_ for part in parts])
+    offsets = np.zeros(sizes.size + 1, dtype=np.int64)
+    np.cumsum(sizes, out=offsets[1:])
+    if offsets[-1] >= _trees.ROUTE_MAX_NODES:
+        raise ValueError(
+            f"The concatenated forest would have {offsets[-1]} nodes; at most "
+            f"{_trees.ROUTE_MAX_NODES - 1} fit its node table. Concatenate fewer ensembles."
+        )
+    # the parts' distinct count rows numbered again over the whole forest (in order of first appearance)
+    part_rows = [part._forest["rows"] for part in parts]
+    keys, first_rows = _number_rows(np.concatenate(part_rows))
+    rows = np.concatenate(part_rows)[first_rows]
+    row_starts = np.cumsum([0] + [r.shape[0] for r in part_rows])
+    node_starts = np.cumsum([0] + [part._forest["nodes"].shape[0] for part in parts])
+    nodes = np.concatenate(
+        [
+            _trees.shift_nodes(part._forest["nodes"], node_starts[k], keys[row_starts[k] : row_starts[k + 1]])
+            for k, part in enumerate(parts)
+        ]
+    )
+    return {"nodes": nodes, "rows": rows, "offsets": offsets}
 
 
 class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
@@ -685,35 +769,63 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
             classes in ``y``, or ``X`` and ``y`` of different lengths.
         """
         names_source = X
-        X = _as_feature_matrix(X)
-        repeats = frequency_weights(sample_weight, X.shape[0], type(self).__name__)
-        if repeats is not None:
-            y = np.asarray(y)
-            check_consistent_length(X, y, names=["X", "y"])
-            X, y = np.repeat(X, repeats, axis=0), np.repeat(y, repeats, axis=0)
-        classes, y_encoded = check_labels(y)
-        check_consistent_length(X, y_encoded, names=["X", "y"])
+        X, y_encoded, classes = _training_data(X, y, sample_weight, type(self).__name__)
         validate_features(self, names_source, reset=True, n_features=X.shape[1])
-        n_features = X.shape[1]
         n_estimators, min_samples_leaf, min_samples_split, max_depth, mask = self._check_params(
-            n_features, int(classes.size)
+            X.shape[1], int(classes.size)
         )
+        self._set_training_attributes(X, classes, y_encoded, mask)
+        # the data feature by feature, X.T (a view, no copy)
+        columns = _feature_major(self._encode(X))
+        del X
+        y64 = y_encoded.astype(np.int64)
+        grow = self._tree_grower(columns, y64, min_samples_leaf, min_samples_split, max_depth)
+        builder = self._grow_forest(
+            grow, check_random_state(self.random_state), n_estimators, columns.shape[1]
+        )
+        # the growing state is freed before the forest is assembled
+        grow = None  # type: ignore[assignment]
+        if parse_combiner(self._combiner_name())[0] not in _CALIBRATED_METHODS:
+            columns = None  # type: ignore[assignment]  # no score calibration: the training data is released before the forest is assembled
+        self._forest = builder.finish()
+        del builder
+        self.node_count_ = np.diff(self._forest["offsets"])
+        self.n_leaves_ = self._forest.pop("n_leaves")
+        self.max_depth_ = self._forest.pop("max_depth")
+        self.score_calibration_ = self._fit_score_calibration(
+            columns,
+            y64,
+            min_samples_split=min_samples_split,
+            stop_at_pure_nodes=self._stops_at_pure_nodes(),
+        )
+        self._calibrated_for = self._calibration_key()
+        return self
+
+    def _set_training_attributes(self, X, classes, y_encoded, mask):
+        """The fitted attributes known before the trees grow: classes, prior, nominal features and categories."""
+        n_features = X.shape[1]
         if n_features > _trees.ROUTE_FEATURE_MASK:
             raise ValueError(
                 f"`X` has {n_features} features; the node records hold feature indices below "
                 f"{_trees.ROUTE_FEATURE_MASK + 1}. Reduce the features (e.g. select or hash them) before fitting."
             )
-
         self.classes_ = classes
         self.n_classes_ = int(classes.size)
         self.n_features_in_ = n_features
         self.class_prior_ = np.bincount(y_encoded, minlength=self.n_classes_) / y_encoded.size
         self.nominal_mask_ = mask
         self.categories_ = [np.unique(X[:, f]) if mask[f] else None for f in range(n_features)]
+
+    def _tree_grower(self, columns, y64, min_samples_leaf, min_samples_split, max_depth):
+        """``grow(seed, stream, mersenne_state)``: one tree of ``columns`` (n_features, n_samples) as packed records.
+
+        The per-feature inputs of :func:`dstk._kernels.trees.build_tree` (range,
+        row hashes, sparse rows of the binary features) are computed here once
+        for all trees.  ``grow`` returns the tree's packed node records, its
+        class counts, its depth and its number of leaves.
+        """
+        mask = self.nominal_mask_
         n_categories = np.array([c.size if c is not None else 0 for c in self.categories_], dtype=np.int64)
-        # the data feature by feature, X.T (a view, no copy)
-        columns = _feature_major(self._encode(X))
-        del X
         feature_min = columns.min(axis=1).astype(np.float64)
         feature_max = columns.max(axis=1).astype(np.float64)
         # small data: both kernels run interpreted (same bits), not compiled
@@ -731,14 +843,11 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
             feature_max,
             work=columns.size,
         )
-
-        rng = check_random_state(self.random_state)
-        y64 = y_encoded.astype(np.int64)
-
         unused_mersenne_state = np.zeros(1, dtype=np.uint32)  # the splitmix64 streams do not read it
-
         n_train = columns.shape[1]
-        tree_work = n_train * (n_features + n_train.bit_length())
+        tree_work = n_train * (columns.shape[0] + n_train.bit_length())
+        n_classes = self.n_classes_
+        stop_at_pure_nodes = self._stops_at_pure_nodes()
 
         def grow(seed, stream=_trees.STREAM_SPLITMIX, mersenne_state=unused_mersenne_state):
             feature, operator, nominal, threshold, child_start, n_children, counts, depth = call_kernel(
@@ -748,13 +857,13 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
                 feature_max,
                 row_hash,
                 y64,
-                self.n_classes_,
+                n_classes,
                 mask,
                 n_categories,
                 min_samples_leaf,
                 min_samples_split,
                 max_depth,
-                self._stops_at_pure_nodes(),
+                stop_at_pure_nodes,
                 np.uint64(seed),
                 stream,
                 mersenne_state,
@@ -777,6 +886,16 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
             )
             return nodes, counts, int(depth.max()), int(np.count_nonzero(feature < 0))
 
+        return grow
+
+    def _grow_forest(self, grow, rng, n_estimators, n_train):
+        """The ``n_estimators`` trees of ``grow`` (see :meth:`_tree_grower`) added to a forest builder in order.
+
+        ``compatibility="busch2021"``: the trees draw one after another from
+        the MT19937 stream of ``rng`` (advanced as by the authors' code);
+        otherwise every tree has its own splitmix64 seed, drawn from ``rng``,
+        and the trees may grow in ``n_jobs`` threads.
+        """
         builder = _ForestBuilder(self.n_classes_, n_estimators)
         if self.compatibility == "busch2021":
             mersenne_state = _mersenne.state_from_random_state(rng)
@@ -788,43 +907,25 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
             ):
                 builder.add(grown)
             _mersenne.restore_random_state(rng, mersenne_state)
-        else:
-            seeds = rng.randint(0, np.iinfo(np.int32).max, size=(n_estimators, 2)).astype(np.uint64)
-            seeds = (seeds[:, 0] << np.uint64(31)) ^ seeds[:, 1]
-            threads = min(_threads_for(self.n_jobs, n_train * n_estimators), n_estimators)
+            return builder
+        seeds = rng.randint(0, np.iinfo(np.int32).max, size=(n_estimators, 2)).astype(np.uint64)
+        seeds = (seeds[:, 0] << np.uint64(31)) ^ seeds[:, 1]
+        threads = min(_threads_for(self.n_jobs, n_train * n_estimators), n_estimators)
 
-            def grown_trees():
-                yield grow(seeds[0])  # compiles (once, on a cold cache) in this thread
-                if threads > 1 and n_estimators > 1:
-                    with ThreadPoolExecutor(max_workers=threads) as pool:
-                        # the trees are taken in order as they come (each tree's counts are freed once numbered)
-                        yield from pool.map(grow, seeds[1:])
-                else:
-                    yield from (grow(s) for s in seeds[1:])
+        def grown_trees():
+            yield grow(seeds[0])  # compiles (once, on a cold cache) in this thread
+            if threads > 1 and n_estimators > 1:
+                with ThreadPoolExecutor(max_workers=threads) as pool:
+                    # the trees are taken in order as they come (each tree's counts are freed once numbered)
+                    yield from pool.map(grow, seeds[1:])
+            else:
+                yield from (grow(s) for s in seeds[1:])
 
-            for grown in progress(
-                grown_trees(), total=n_estimators, verbose=self.verbose, description="trees grown"
-            ):
-                builder.add(grown)
-        grown = None
-        # the growing state is freed before the forest is assembled
-        feature_min = feature_max = row_hash = None
-        binary_index = marked_is_low = marked_start = marked_binary = None
-        if parse_combiner(self._combiner_name())[0] not in _CALIBRATED_METHODS:
-            columns = None  # type: ignore[assignment]  # no score calibration: the training data is released before the forest is assembled
-        self._forest = builder.finish()
-        del builder
-        self.node_count_ = np.diff(self._forest["offsets"])
-        self.n_leaves_ = self._forest.pop("n_leaves")
-        self.max_depth_ = self._forest.pop("max_depth")
-        self.score_calibration_ = self._fit_score_calibration(
-            columns,
-            y64,
-            min_samples_split=min_samples_split,
-            stop_at_pure_nodes=self._stops_at_pure_nodes(),
-        )
-        self._calibrated_for = self._calibration_key()
-        return self
+        for grown in progress(
+            grown_trees(), total=n_estimators, verbose=self.verbose, description="trees grown"
+        ):
+            builder.add(grown)
+        return builder
 
     def _calibration_key(self):
         return (self._combiner_name(), repr(sorted((self.combiner_options or {}).items())))
@@ -943,46 +1044,8 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
         True
         """
         parts = list(estimators)
-        if not parts:
-            raise ValueError("concatenate needs at least one fitted RandomDecisionTreesClassifier.")
-        for part in parts:
-            if not isinstance(part, RandomDecisionTreesClassifier):
-                raise ValueError(
-                    f"concatenate takes RandomDecisionTreesClassifier objects; got {type(part).__name__}."
-                )
-            check_is_fitted(part, "classes_")
+        _check_concatenable(parts)
         first = parts[0]
-        for index, part in enumerate(parts[1:], start=1):
-            if not np.array_equal(part.classes_, first.classes_):
-                raise ValueError(
-                    f"Estimator {index} has classes {part.classes_.tolist()}, estimator 0 has "
-                    f"{first.classes_.tolist()}; only ensembles of the same classes can be concatenated."
-                )
-            if part.n_features_in_ != first.n_features_in_:
-                raise ValueError(
-                    f"Estimator {index} was fitted with {part.n_features_in_} features, estimator 0 with "
-                    f"{first.n_features_in_}."
-                )
-            names, first_names = (
-                getattr(part, "feature_names_in_", None),
-                getattr(first, "feature_names_in_", None),
-            )
-            if (names is None) != (first_names is None) or (
-                names is not None and not np.array_equal(np.asarray(names), np.asarray(first_names))
-            ):
-                raise ValueError(
-                    f"Estimator {index} was fitted on other feature names than estimator 0; fit every part on "
-                    "data frames with the same columns (or on arrays)."
-                )
-            same_categories = all(
-                (a is None and b is None) or (a is not None and b is not None and np.array_equal(a, b))
-                for a, b in zip(part.categories_, first.categories_)
-            )
-            if not np.array_equal(part.nominal_mask_, first.nominal_mask_) or not same_categories:
-                raise ValueError(
-                    f"Estimator {index} has other nominal features or other category values than estimator 0, "
-                    "so their category codes differ; fit the parts on data with the same nominal values."
-                )
         params = {**first.get_params(), "n_estimators": int(sum(p.node_count_.size for p in parts))}
         if params["combiner"] is None and first._combiner_name() == "eva":
             # EVA's temperature is fitted on the training data, which the merged forest does not have
@@ -995,34 +1058,13 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
             merged.feature_names_in_ = first.feature_names_in_  # type: ignore[attr-defined]
         merged.nominal_mask_ = first.nominal_mask_
         merged.categories_ = first.categories_
-        sizes = np.concatenate([part.node_count_ for part in parts])
-        offsets = np.zeros(sizes.size + 1, dtype=np.int64)
-        np.cumsum(sizes, out=offsets[1:])
-        if offsets[-1] >= _trees.ROUTE_MAX_NODES:
-            raise ValueError(
-                f"The concatenated forest would have {offsets[-1]} nodes; at most "
-                f"{_trees.ROUTE_MAX_NODES - 1} fit its node table. Concatenate fewer ensembles."
-            )
-        # the parts' distinct count rows numbered again over the whole forest (in order of first appearance)
-        part_rows = [part._forest["rows"] for part in parts]
-        keys, first_rows = _number_rows(np.concatenate(part_rows))
-        rows = np.concatenate(part_rows)[first_rows]
-        row_starts = np.cumsum([0] + [r.shape[0] for r in part_rows])
-        node_starts = np.cumsum([0] + [part._forest["nodes"].shape[0] for part in parts])
-        nodes = np.concatenate(
-            [
-                _trees.shift_nodes(
-                    part._forest["nodes"], node_starts[k], keys[row_starts[k] : row_starts[k + 1]]
-                )
-                for k, part in enumerate(parts)
-            ]
-        )
-        merged._forest = {"nodes": nodes, "rows": rows, "offsets": offsets}
+        merged._forest = _concatenated_forest(parts)
+        nodes, rows = merged._forest["nodes"], merged._forest["rows"]
         leaves = (nodes[:, 0] & _trees.ROUTE_LEAF) != 0
         # every training sample of a tree reaches one of its leaves: the leaves' counts sum to the roots'
         root_counts = rows[_trees.node_rows(nodes)[leaves]].sum(axis=0)
         merged.class_prior_ = root_counts / root_counts.sum()
-        merged.node_count_ = sizes
+        merged.node_count_ = np.concatenate([part.node_count_ for part in parts])
         merged.n_leaves_ = np.concatenate([part.n_leaves_ for part in parts])
         merged.max_depth_ = np.concatenate([part.max_depth_ for part in parts])
         return merged
