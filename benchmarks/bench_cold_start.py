@@ -156,6 +156,8 @@ if what == "from_counts":
 elif what == "LogisticCalibrator":
     import dstk.calibration
     dstk.calibration.LogisticCalibrator  # the lazy import of the module (and of scikit-learn's base)
+elif what == "RandomDecisionTreesClassifier":
+    import dstk.ensemble
 rng = np.random.default_rng(0)
 if what == "combine":  # Dempster's rule of two binary sources per row, one stacked batch (axis=1)
     data = np.zeros((rows, 2, 4))
@@ -176,6 +178,10 @@ elif what == "LogisticCalibrator":  # fit on `rows` scores, masses of `rows` sco
     scores = rng.normal(size=rows)
     y = (rng.random(rows) < 1 / (1 + np.exp(-2 * scores))).astype(int)
     run = lambda: dstk.calibration.LogisticCalibrator(model="likelihood").fit(scores, y).predict_mass(scores)
+elif what == "RandomDecisionTreesClassifier":  # default forest, fit and predict_proba on `rows` x 20, three classes
+    X = rng.normal(size=(rows, 20))
+    y = (X[:, 0] + X[:, 1] + 0.5 * rng.normal(size=rows) > 0).astype(int) + (X[:, 2] > 0.5)
+    run = lambda: dstk.ensemble.RandomDecisionTreesClassifier(random_state=0).fit(X, y).predict_proba(X)
 c1 = time.process_time()
 run()
 c2 = time.process_time()
@@ -185,7 +191,13 @@ print(json.dumps({"imports": c1 - c0, "first": c2 - c1, "warm": c3 - c2}))
 """
 """First call and the same call again (warm) of a main entry point on ``rows`` rows; process CPU times."""
 
-REALISTIC_CALLS = ("combine", "combine_pair", "from_counts", "LogisticCalibrator")
+REALISTIC_CALLS = (
+    "combine",
+    "combine_pair",
+    "from_counts",
+    "LogisticCalibrator",
+    "RandomDecisionTreesClassifier",
+)
 
 IMPORT_CALL = r"""
 import time

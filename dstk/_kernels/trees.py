@@ -455,13 +455,13 @@ def _nominal_candidates(table, tried, blocked, candidates, node, n_tried_total):
     more.  Returns ``(n_candidates, tried)``.
     """
     n_features = candidates.shape[0]
-    _mark_tried_on_path(table, tried, blocked, table[node, _PARENT], True)
+    _mark_tried_on_path(table, tried, blocked, table[node, _PARENT], np.bool_(True))
     n_candidates = 0
     for f in range(n_features):
         if not blocked[f]:
             candidates[n_candidates] = f
             n_candidates += 1
-    _mark_tried_on_path(table, tried, blocked, table[node, _PARENT], False)
+    _mark_tried_on_path(table, tried, blocked, table[node, _PARENT], np.bool_(False))
     if tried.shape[0] < n_tried_total + n_features:
         enlarged = np.empty(2 * tried.shape[0] + n_features, dtype=np.int64)
         for j in range(n_tried_total):  # element loops: a slice copy compiles an error message
@@ -931,8 +931,17 @@ def _root_marked_counts(root_samples, marked_start, marked_binary, n_binary, use
             alive_pool[0, b] = b
         n_alive_pool[0] = n_binary
         n_samples = root_samples.shape[0]
+        zero = np.int64(0)  # not the literal 0: one compiled signature for this and the children's counts
         _count_marked(
-            marked_pool, 0, root_samples, 0, n_samples, marked_start, marked_binary, alive_pool[0], n_binary
+            marked_pool,
+            zero,
+            root_samples,
+            zero,
+            n_samples,
+            marked_start,
+            marked_binary,
+            alive_pool[0],
+            n_binary,
         )
     return marked_pool, alive_pool, n_alive_pool, current_marked, current_alive
 
@@ -991,7 +1000,7 @@ def _skip_dead_try(stream, state, mersenne_state, size):
     if stream == STREAM_SPLITMIX:
         state[0] += _TWO_GOLDEN
     else:
-        _draw(stream, state, mersenne_state, 2)
+        _draw(stream, state, mersenne_state, np.int64(2))
         _draw(stream, state, mersenne_state, size)
 
 
@@ -1074,7 +1083,7 @@ def _choose_split(
             # no threshold of this feature is valid here (same outcome, no scan)
             _skip_dead_try(stream, state, mersenne_state, size)
             continue
-        operator = _draw(stream, state, mersenne_state, 2)
+        operator = _draw(stream, state, mersenne_state, np.int64(2))
         chosen = start + _draw(stream, state, mersenne_state, size)
         value = columns[f][sample_index[chosen]]
         n_low_count = _marked_low_count(
@@ -1339,7 +1348,9 @@ def build_tree(
     scan_counts = np.full((3, n_features), -1, dtype=np.int64)
     left_counts = np.empty(n_classes, dtype=np.int32)
     tried = np.empty(16, dtype=np.int64)
-    n_tried_total = 0
+    # counters start as np.int64, not literals: a literal argument compiles a called kernel once more for
+    # its Literal[int] type (numba specialises dispatchers on literal arguments)
+    n_tried_total = np.int64(0)
 
     # binary features (two training values) with per-node counts of their marked value (depth-first
     # growth only): the outcome of every try on them is known without a scan; the pools hold the counts
@@ -1350,16 +1361,16 @@ def build_tree(
     marked_pool, alive_pool, n_alive_pool, current_marked, current_alive = _root_marked_counts(
         order[0], marked_start, marked_binary, n_binary, use_marked
     )
-    n_alive = 0
+    n_alive = np.int64(0)
 
     table, thresholds, counts, dead = _new_node_table(y, n_classes, (n_features + 63) // 64)
-    n_nodes = 1
+    n_nodes = np.int64(1)
     # the authors' shared stream is drawn in breadth-first order (nodes in id order); the tree's own
     # streams are seeded per node, so the nodes are grown depth first (a small subtree's samples stay
     # in cache while it grows)
     stack = np.zeros(64, dtype=np.int64)
-    n_stack = 1
-    next_in_order = 0
+    n_stack = np.int64(1)
+    next_in_order = np.int64(0)
     while True:
         if breadth_first:
             if next_in_order >= n_nodes:
