@@ -1174,14 +1174,6 @@ def binary_finish(
         status &= ~CAREFUL
         if not status & INVALID:
             rows = np.flatnonzero(lost)
-            if (
-                interpreted_max_work is None
-                and _jit.USE_COMPILED_WHEN_AVAILABLE
-                and _binary_careful_rows.overloads
-            ):
-                # compiled in this process: what call_kernel would call, without its keyword-argument call
-                _binary_careful_rows(m, normalize, out, kappa, total_conflict, lost, rows)
-                return status
             call_kernel(
                 _binary_careful_rows,
                 m,

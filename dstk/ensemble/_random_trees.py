@@ -419,8 +419,9 @@ def _concatenated_forest(parts):
         )
     # the parts' distinct count rows numbered again over the whole forest (in order of first appearance)
     part_rows = [part._forest["rows"] for part in parts]
-    keys, first_rows = _number_rows(np.concatenate(part_rows))
-    rows = np.concatenate(part_rows)[first_rows]
+    all_rows = np.concatenate(part_rows)
+    keys, first_rows = _number_rows(all_rows)
+    rows = all_rows[first_rows]
     row_starts = np.cumsum([0] + [r.shape[0] for r in part_rows])
     node_starts = np.cumsum([0] + [part._forest["nodes"].shape[0] for part in parts])
     nodes = np.concatenate(
