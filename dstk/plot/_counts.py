@@ -98,6 +98,28 @@ def plot_count_models(
     'observed proportion k/n (n = 10)'
     >>> import matplotlib.pyplot as plt; plt.close("all")
     """
+    panel, models = _count_panel(by, models, proportion, max_sample_size, sample_size, level)
+    ax = get_axes(ax)
+    x = np.asarray(panel["x"], dtype=float)
+    handles = _draw_models(ax, x, panel, models, level)
+    default_title = _draw_reference(ax, by, x, proportion, sample_size)
+    ax.set_ylim(-0.02, 1.02)
+    ax.set_ylabel("Bel({1}) and Pl({1})")
+    ax.set_title(title if title is not None else default_title, fontsize=10)
+    ax.grid(True, color="0.92")
+    legend_below(ax, handles, [handle.get_label() for handle in handles], ncol=3)
+    return ax
+
+
+def _count_panel(
+    by: str,
+    models: Sequence[str] | None,
+    proportion: tuple[int, int],
+    max_sample_size: int,
+    sample_size: int,
+    level: float,
+) -> tuple[dict, tuple[str, ...]]:
+    """Validate ``by`` and ``models``; return the panel of :func:`figure4_data` and the models."""
     from dstk.evidence._counts import _BINARY_MODELS
     from dstk.evidence._figures import figure4_data
 
@@ -118,10 +140,13 @@ def plot_count_models(
         level=level,
         models=models,
     )
-    panel = data[_PANELS[by]]
+    return data[_PANELS[by]], models
 
-    ax = get_axes(ax)
-    x = np.asarray(panel["x"], dtype=float)
+
+def _draw_models(ax: Axes, x: np.ndarray, panel: dict, models: tuple[str, ...], level: float) -> list[Line2D]:
+    """Belief solid and plausibility dashed per model; return the legend handles."""
+    from dstk.evidence._counts import _BINARY_MODELS
+
     handles = []
     marker = "o" if x.size <= 15 else None
     for name in models:
@@ -142,22 +167,18 @@ def plot_count_models(
         )
     handles.append(Line2D([], [], color="0.3", linestyle="-", label="Bel({1})  (solid)"))
     handles.append(Line2D([], [], color="0.3", linestyle="--", label="Pl({1})  (dashed)"))
+    return handles
+
+
+def _draw_reference(ax: Axes, by: str, x: np.ndarray, proportion: tuple[int, int], sample_size: int) -> str:
+    """The dotted reference line, x label and x limits of the panel; return its default title."""
     if by == "sample_size":
         numerator, denominator = proportion
         ax.axhline(numerator / denominator, color="0.6", linewidth=0.8, linestyle=":")
         ax.set_xlabel("sample size n")
         ax.set_xlim(0, x.max() * 1.02)
-        default_title = (
-            f"Proportion {numerator}/{denominator}: belief and plausibility of success vs sample size"
-        )
-    else:
-        ax.plot([0, 1], [0, 1], color="0.6", linewidth=0.8, linestyle=":")
-        ax.set_xlabel(f"observed proportion k/n (n = {sample_size})")
-        ax.set_xlim(-0.02, 1.02)
-        default_title = f"n = {sample_size}: belief and plausibility of success vs proportion"
-    ax.set_ylim(-0.02, 1.02)
-    ax.set_ylabel("Bel({1}) and Pl({1})")
-    ax.set_title(title if title is not None else default_title, fontsize=10)
-    ax.grid(True, color="0.92")
-    legend_below(ax, handles, [handle.get_label() for handle in handles], ncol=3)
-    return ax
+        return f"Proportion {numerator}/{denominator}: belief and plausibility of success vs sample size"
+    ax.plot([0, 1], [0, 1], color="0.6", linewidth=0.8, linestyle=":")
+    ax.set_xlabel(f"observed proportion k/n (n = {sample_size})")
+    ax.set_xlim(-0.02, 1.02)
+    return f"n = {sample_size}: belief and plausibility of success vs proportion"
