@@ -197,3 +197,31 @@ def run_in_checkout(root, code: str) -> dict:
         cwd=tempfile.gettempdir(),
     )
     return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+def renamed_copy(root, name: str, destination) -> str:
+    """Copy the package ``dstk`` of the checkout ``root`` to ``destination/name``, importable as ``name``.
+
+    Every word ``dstk`` in its Python files becomes ``name`` and the kernels' pinned source hashes are
+    renewed (so numba's on-disk cache serves the copy), so that two checkouts can be imported into one
+    process and timed side by side, call by call.  Returns the directory to put on ``sys.path``.
+    """
+    import re
+    import shutil
+    from pathlib import Path
+
+    target = Path(destination) / name
+    shutil.rmtree(target, ignore_errors=True)
+    shutil.copytree(Path(root) / "dstk", target, ignore=shutil.ignore_patterns("__pycache__"))
+    word = re.compile(r"\bdstk\b")
+    for path in target.rglob("*.py"):
+        path.write_text(word.sub(name, path.read_text(encoding="utf-8")), encoding="utf-8")
+    env = dict(os.environ, PYTHONPATH=str(destination))
+    subprocess.run(
+        [sys.executable, "-m", f"{name}._kernels._jit"],
+        env=env,
+        check=True,
+        capture_output=True,
+        cwd=destination,
+    )
+    return str(destination)

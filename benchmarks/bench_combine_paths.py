@@ -7,6 +7,12 @@ repeats inside the subprocess) is reported as median and spread (min-max) over t
 run per checkout compiles every kernel the cases reach (no interpreted calls), so that both sides
 time compiled kernels loaded from their caches, not a cold start.
 Writes ``benchmarks/results/combine_paths.md``.
+
+``--same-process [--processes P]``: both checkouts are imported into ONE process (as renamed copies, see
+``_harness.renamed_copy``) and each round times every case once per checkout, call batches of ~20 ms
+alternating old/new (order swapped every round), so that both sides share the process, its memory
+layout and the machine's load at that moment; the ratio is reported with a bootstrap 95 % interval of
+its median.  This resolves differences of a few percent that rounds of separate subprocesses do not.
 """
 
 import sys
@@ -19,7 +25,7 @@ import json, sys, time, warnings
 import numpy as np
 from threadpoolctl import threadpool_limits
 threadpool_limits(1)
-from dstk import MassFunction, combine, Frame
+from dstk import MassFunction, combine, Frame  # PACKAGE
 rng = np.random.default_rng(0)
 
 def masses(shape, n):
@@ -82,8 +88,103 @@ def warm(root):
     return run_in_checkout(root, WARM + CHILD)
 
 
+SAME_PROCESS = r"""
+import importlib, json, sys, time, warnings
+import numpy as np
+from threadpoolctl import threadpool_limits
+threadpool_limits(1)
+warnings.simplefilter("ignore")
+ROUNDS = {rounds}
+sides = {{}}
+for side in {order}:
+    namespace = {{}}
+    code = CHILD.replace("from dstk import", "from " + "dstk_" + side + " import")
+    code = code.split("warnings.simplefilter")[0]
+    importlib.import_module("dstk_" + side + "._kernels._jit").INTERPRETED_BUDGET = 0
+    exec(code, namespace)
+    sides[side] = namespace["cases"]
+out = {{}}
+for name in sides["old"]:
+    functions = {{side: sides[side][name] for side in ("old", "new")}}
+    for fn in functions.values():
+        fn(); fn()
+    start = time.process_time(); functions["old"](); once = max(time.process_time() - start, 1e-6)
+    number = max(1, int(0.02 / once))
+    times = {{"old": [], "new": []}}
+    for r in range(ROUNDS):
+        for side in (("old", "new") if r % 2 == 0 else ("new", "old")):
+            fn = functions[side]
+            t = time.process_time()
+            for _ in range(number):
+                fn()
+            times[side].append((time.process_time() - t) / number)
+    out[name] = times
+print(json.dumps(out))
+"""
+
+
+def same_process(old, new, rounds, processes):
+    """Per-round CPU times of every case, both checkouts in one process, in each of ``processes``.
+
+    The checkouts are imported in alternating order from one process to the next.
+    """
+    import json
+    import os
+    import subprocess
+    import tempfile
+
+    from _harness import renamed_copy
+
+    directory = tempfile.mkdtemp(prefix="combine_paths_")
+    renamed_copy(old, "dstk_old", directory)
+    renamed_copy(new, "dstk_new", directory)
+    env = dict(os.environ, PYTHONPATH=directory, OMP_NUM_THREADS="1", NUMBA_NUM_THREADS="1")
+    runs = []
+    for process in range(processes):
+        order = ("old", "new") if process % 2 == 0 else ("new", "old")
+        code = "CHILD = " + repr(CHILD) + "\n" + SAME_PROCESS.format(rounds=rounds, order=order)
+        result = subprocess.run(
+            [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True, cwd=directory
+        )
+        runs.append(json.loads(result.stdout.strip().splitlines()[-1]))
+    return runs
+
+
+def report_same_process(old, new, rounds, processes):
+    import numpy as np
+    from _harness import environment, finish
+
+    runs = same_process(old, new, rounds, processes)
+    lines = [
+        "## combine paths, both checkouts in one process",
+        "",
+        *environment(),
+        f"- old = `{old}`, new = `{new}`; {processes} processes (import order alternating) x {rounds} rounds,"
+        " batches of ~20 ms alternating old/new",
+        "- per process: the median over its rounds of the ratio new/old; the table gives the median over the",
+        "  processes and their range (the process-to-process spread is the memory-layout noise of a build)",
+        "",
+        "| case | old (µs) | new (µs) | new/old median | range over processes |",
+        "|---|---:|---:|---:|---|",
+    ]
+    for name in runs[0]:
+        medians = np.array([np.median(np.array(r[name]["new"]) / np.array(r[name]["old"])) for r in runs])
+        old_times = np.concatenate([r[name]["old"] for r in runs])
+        new_times = np.concatenate([r[name]["new"] for r in runs])
+        lines.append(
+            f"| {name} | {np.median(old_times) * 1e6:.1f} | {np.median(new_times) * 1e6:.1f} | "
+            f"{np.median(medians):.3f} | {medians.min():.3f}-{medians.max():.3f} |"
+        )
+    finish(lines, str(Path(__file__).parent / "results" / "combine_paths.md"))
+
+
 def main():
     old, new = Path(sys.argv[1]), Path(sys.argv[2])
+    if "--same-process" in sys.argv:
+        rounds = int(sys.argv[sys.argv.index("--rounds") + 1]) if "--rounds" in sys.argv else 100
+        processes = int(sys.argv[sys.argv.index("--processes") + 1]) if "--processes" in sys.argv else 6
+        report_same_process(old, new, rounds, processes)
+        return
     rounds = int(sys.argv[sys.argv.index("--rounds") + 1]) if "--rounds" in sys.argv else 5
     ratios, olds, news = {}, {}, {}
     warm(old)
