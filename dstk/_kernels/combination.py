@@ -1173,7 +1173,7 @@ def binary_finish(
     if status & CAREFUL:
         status &= ~CAREFUL
         if not status & INVALID:
-            rows = np.flatnonzero(lost)
+            rows = lost.nonzero()[0]
             call_kernel(
                 _binary_careful_rows,
                 m,

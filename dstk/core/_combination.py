@@ -395,7 +395,7 @@ def _gather_sources(masses, axis, record):
         if values is not None:
             nd = values.ndim - 1
             stack, batch = _move_sources_last(values, _source_axis(axis, values.shape[:-1]), nd)
-            return _Sources(masses.frame, batch, rows=stack, deferred=masses)
+            return _Sources(masses.frame, batch, stack, masses)
     elif record.conjunctive and isinstance(masses, (list, tuple)) and len(masses) == 2:
         a, b = masses
         if isinstance(a, MassFunction) and isinstance(b, MassFunction) and _same_dense_batches(a, b):
@@ -406,9 +406,9 @@ def _gather_sources(masses, axis, record):
                 rows = values_a.reshape(-1, size), values_b.reshape(-1, size)
             else:
                 rows = _dense.as_rows(values_a), _dense.as_rows(values_b)
-            return _Sources(a._frame, values_a.shape[:-1], rows=rows)
+            return _Sources(a._frame, values_a.shape[:-1], rows)
     mf, ax = _gather(masses, axis)
-    return _Sources(mf.frame, mf=mf, ax=ax)
+    return _Sources(mf.frame, (), None, None, mf, ax)  # (positional: half the cost of keywords)
 
 
 def _same_dense_batches(a, b):
@@ -441,7 +441,7 @@ def _combine_raw(masses, rule, axis, weights, normalize):
         batch = sources.batch
         return MassFunction._dense(out.reshape(batch + (size,)), frame), kappa.reshape(batch), total
     mf, ax = sources.mf, sources.ax
-    nd = mf.ndim
+    nd = len(mf.batch_shape)
     if mf._storage.is_wide:  # frames of more than 64 labels
         checked = _check_weights(weights, mf.batch_shape[ax]) if rule == "average" else None
         storage, kappa, total = mf._storage.combine_along(ax, rule, checked)
