@@ -1217,119 +1217,45 @@ def build_tree(
     marked_start,
     marked_binary,
 ):
-    """Grow one random decision tree.
+    """Grow one random decision tree (the algorithm: :ref:`tree-growth` in the User Guide).
 
     Parameters
     ----------
     columns : float array (n_features, n_samples)
-        The training data feature by feature, any memory layout (the
-        estimator passes ``X.T``, a view of its C-contiguous float64 ``X``;
-        thresholds are returned as float64): numeric features as they are;
-        nominal features as codes ``0 .. n_categories[f] - 1`` (stored as
-        floats).
+        The training data feature by feature, any layout (the estimator passes ``X.T``): numeric
+        features as they are, nominal ones as codes ``0 .. n_categories[f] - 1``.
     feature_min, feature_max : float64 array (n_features,)
         Minimum and maximum of each feature over the training samples.
     row_hash : uint64 array (n_samples,)
         A hash of every sample's feature values (:func:`row_hashes`).
     y : int64 array (n_samples,)
         Class indices ``0 .. n_classes - 1``.
-    n_classes : int
+    n_classes, min_samples_leaf, min_samples_split, max_depth : int
+        ``max_depth`` negative: no depth limit.
     is_nominal : bool array (n_features,)
     n_categories : int64 array (n_features,)
-        Number of training categories of each nominal feature (0 for numeric).
-    min_samples_leaf, min_samples_split : int
-    max_depth : int
-        Negative for no depth limit.
+        Training categories of each nominal feature (0 for numeric).
     stop_at_pure_nodes : bool
-        A node whose samples all have one class is a leaf (no draw is made
-        there).  False in Busch et al.'s trees.
+        A node whose samples all have one class is a leaf (False in Busch et al.'s trees).
     seed : uint64
-        Seed of the tree's splitmix64 stream (``stream = STREAM_SPLITMIX``).
+        Seed of the tree's splitmix64 streams (``stream = STREAM_SPLITMIX``).
     stream : int
-        ``STREAM_SPLITMIX``: draw from the tree's own splitmix64 stream;
-        ``STREAM_MERSENNE``: draw from ``mersenne_state``, an MT19937 state
-        shared by the trees grown one after another (advanced in place).
+        ``STREAM_SPLITMIX`` (one stream per node, depth first) or ``STREAM_MERSENNE`` (the MT19937
+        state ``mersenne_state`` (uint32 (625,)), shared by the trees grown one after another and
+        advanced in place, breadth first).
     mersenne_state : uint32 array (625,)
-        See :mod:`dstk._kernels.mersenne_twister` (unused for splitmix64).
     binary_index : int64 array (n_features,)
-        Index ``b`` of every numeric feature with exactly two training values
-        among the binary features, -1 for the others.
+        Index among the binary features of every numeric feature with two training values, else -1.
     marked_is_low : bool array (n_binary,)
-        Whether binary feature ``b``'s marked value (the one listed per
-        sample, its rarer value) is its minimum (else its maximum).
+        Whether a binary feature's marked (rarer) value is its minimum.
     marked_start, marked_binary : int64 array (n_samples + 1,), int32 array
-        Sparse rows of the marked values: sample ``i`` holds the marked value
-        of binary features ``marked_binary[marked_start[i]:marked_start[i + 1]]``
-        (see :func:`marked_rows`).
+        Sparse rows of the marked values (:func:`marked_rows`).
 
     Returns
     -------
     feature, operator, nominal, threshold, child_start, n_children, counts, depth
-        Flat node arrays trimmed to the number of nodes (see the module doc);
-        ``feature`` int32, ``operator`` and ``nominal`` int8, ``threshold``
-        float64, ``child_start``, ``n_children``, ``counts`` and ``depth`` int32.
-
-    Notes
-    -----
-    With ``STREAM_MERSENNE`` the nodes grow breadth first from the one shared
-    stream (the authors' order); with ``STREAM_SPLITMIX`` every node draws
-    from its own stream, seeded by the tree's seed and the node's id
-    (:func:`_node_seed`), and the nodes grow depth first, so that the
-    samples of a small subtree stay in cache while it grows.  Node ids are
-    given when the parent splits, so children are consecutive in both
-    orders.  A node of fewer than ``min_samples_split`` samples
-    (or at ``max_depth``) is a leaf; there is no purity stop.  Otherwise up to
-    ``n_features`` tries are made; each picks a feature uniformly among the
-    candidates, kept in increasing order: every numeric feature, and the
-    nominal features not tried at this node or an ancestor (a nominal split
-    that failed at a node fails in every subset of its samples too):
-
-    * numeric: the operator ``<`` or ``<=`` is drawn with probability 1/2,
-      then the threshold is the feature value of a uniformly random sample of
-      the node (in training order); the split is rejected when a child would
-      hold fewer than ``min_samples_leaf`` samples;
-    * nominal: one child per training category (children may be empty); the
-      split is rejected when the feature has a single category or the second
-      largest child holds fewer than ``min_samples_leaf`` samples.
-
-    A node where every try fails becomes a leaf.  Draws per try: the
-    candidate's position, then (numeric) the operator and the sample; with
-    ``STREAM_MERSENNE`` these are the draws of ``RandomState.randint`` in the
-    order of the authors' reference code, so the trees are theirs.
-
-    Work saved without changing a single draw or outcome: a threshold at the
-    training minimum with ``<`` (or at the maximum with ``<=``) leaves a child
-    empty at every node and is rejected without a scan; the first scan of a
-    numeric feature at a node also records its minimum and maximum and how
-    many samples hold them, so a later try at a threshold equal to either is
-    decided without a scan (for binary and sparse features every try after
-    the first); a numeric feature with at most two values and no valid
-    threshold (constant, or a value held by fewer than ``min_samples_leaf``
-    samples) is marked *dead*, and the mark is inherited by the node's
-    children (a split valid in a subset of the samples is valid in the whole
-    set, so a feature without one stays without one below), where a try on it
-    fails without a scan; with per-node streams, a node whose samples are
-    identical (equal row hashes, then checked value by value) is a leaf
-    without tries.  The node table starts small and doubles as needed.
-
-    With per-node streams (depth-first growth), every node also knows how
-    many of its samples hold the rarer value of each binary feature (a
-    numeric feature with two training values; the counts of a child come
-    from the sparse rows of its smaller sibling's samples), so a try on a
-    binary feature is decided without a scan and a binary feature whose
-    rarer value is held by fewer than ``min_samples_leaf`` samples is dead
-    from the start of the node (sparse data such as w8a).  A try on a dead
-    feature advances the splitmix64 stream past its two draws by one
-    addition.  The columns may be float32 when every training value is a
-    float32 number (the comparisons are the same).
-
-    Also without changing a draw or an outcome, with per-node streams: a
-    node of fewer than ``2 * min_samples_leaf`` samples is a leaf without
-    tries (no split can be valid), and a numeric try's scan stops as soon
-    as both children are known to hold ``min_samples_leaf`` samples.  The
-    samples of the nodes at depth ``d`` live in row ``d % 2`` of two index
-    arrays, with their classes beside them, and a split writes its
-    children into the other row (stable, one write per sample).
+        Flat node arrays trimmed to the number of nodes (see the module doc); ``feature`` int32,
+        ``operator`` and ``nominal`` int8, ``threshold`` float64, the others int32.
     """
     n_features, n_samples = columns.shape
     breadth_first = stream == STREAM_MERSENNE
