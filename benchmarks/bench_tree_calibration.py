@@ -13,12 +13,18 @@ Usage::
 
     python benchmarks/bench_tree_calibration.py [DATA_FOLDER] [--splits 5] [--trees 100]
         [--sets banknote,sonar,...] [--output benchmarks/results/tree_calibration.md] [--ranking]
+        [--cautious-candidates]
 
 ``--ranking``: instead, the AUC of the scores of "dempster" and "cautious" under several leaf models
-(default trees), paired with "average"'s.  ``--forests``: instead, the default trees against
-scikit-learn's ``ExtraTreesClassifier`` and ``RandomForestClassifier`` (same number of trees; their
-defaults, and tuned by a 3-fold grid search of ``max_features`` and ``min_samples_leaf`` on log-loss):
-accuracy, log-loss, Brier, paired differences with standard errors.
+(default trees), paired with "average"'s.  ``--cautious-candidates``: instead, constructions of a cautious
+combination of the trees (cautious rule within groups of trees and Dempster's across them; per training
+sample, cautious across the trees and Dempster's across the samples; trees grown on disjoint parts of the
+training data, cautious within a part and Dempster's across parts), each checked first against the rules
+computed from their definitions with ``dstk.combine``: AUC and log-loss paired with "average"'s.
+``--forests``: instead, the default trees against scikit-learn's ``ExtraTreesClassifier`` and
+``RandomForestClassifier`` (same number of trees; their defaults, and tuned by a 3-fold grid search of
+``max_features`` and ``min_samples_leaf`` on log-loss): accuracy, log-loss, Brier, paired differences
+with standard errors.
 
 DATA_FOLDER defaults to ``../shared/datasets`` (needs ``load.py``);
 ``sklearn_<name>`` in ``--sets`` (``sklearn_breast_cancer``, ``sklearn_iris``, ``sklearn_wine``,
@@ -193,6 +199,254 @@ def ranking(name, X, y, splits, n_trees):
     return "\n".join(lines)
 
 
+def _log_odds_of_weights(log_w0, log_w1):
+    """ln BetP(1) - ln BetP(0) of the normalised conjunctive combination of two simple mass functions.
+
+    With conjunctive weights W0 = w({0}) and W1 = w({1}) the combined mass is m({0}) = (1 - W0) W1,
+    m({1}) = W0 (1 - W1), m(frame) = W0 W1 (Denoeux 2008, Eq. 17 with the weights of {0} and {1}), so
+    BetP(1) / BetP(0) = W0 (1 - W1 / 2) / (W1 (1 - W0 / 2)), the normalisation cancelling.
+    """
+    return (log_w0 - log_w1) + np.log1p(-np.exp(log_w1) / 2) - np.log1p(-np.exp(log_w0) / 2)
+
+
+def _grouped_cautious(counts, group):
+    """Cautious rule (minimum weight) within consecutive groups of ``group`` trees, Dempster's across groups."""
+    from dstk.ensemble._combiners import _conjunctive_weight_rows, _representable_plausibility_rows
+
+    n, n_trees, n_classes = counts.shape
+    rows = counts.reshape(-1, n_classes).astype(np.float64)
+    log_w = np.log(_conjunctive_weight_rows(_representable_plausibility_rows(rows))[:, :2]).reshape(
+        n, n_trees, 2
+    )
+    log_w = log_w.reshape(n, n_trees // group, group, 2).min(axis=2).sum(axis=1)
+    return _log_odds_of_weights(log_w[:, 0], log_w[:, 1])
+
+
+def _sample_level_cautious(leaves, sizes, train_leaves, y_train, leave_one_out=False):
+    """Training samples as the pieces of evidence: cautious rule across the trees, Dempster's across samples.
+
+    In tree t a training sample j in the leaf of x (N_t samples) supports its class by a simple mass
+    function of mass 1 / (N_t + 1) (its share of the leaf's imprecise Dirichlet mass, s = 1; as in
+    Denoeux's evidential k-NN rule, 1995); the same sample seen by several trees is one piece of evidence
+    (cautious rule: the minimum weight, i.e. the largest mass over the trees), distinct samples are
+    distinct (conjunctive rule: the product of weights).  ``leave_one_out``: the pair (i, i) is dropped.
+    """
+    proximity = np.zeros((leaves.shape[0], train_leaves.shape[0]))
+    for t in range(leaves.shape[1]):
+        shared = leaves[:, t, None] == train_leaves[None, :, t]
+        np.maximum(proximity, shared * (1.0 / (sizes[:, t, None] + 1.0)), out=proximity)
+    if leave_one_out:
+        np.fill_diagonal(proximity, 0.0)
+    log_w = np.log1p(-proximity)
+    return _log_odds_of_weights(log_w[:, y_train == 0].sum(axis=1), log_w[:, y_train == 1].sum(axis=1))
+
+
+def _platt_scale(z, y):
+    """Inverse temperature a of P(1) = expit(a z) by Platt's smoothed-target likelihood (no intercept)."""
+    from scipy.optimize import minimize_scalar
+
+    n1 = float(np.sum(y == 1))
+    n0 = y.size - n1
+    targets = np.where(y == 1, (n1 + 1) / (n1 + 2), 1 / (n0 + 2))
+    scale = float(np.max(np.abs(z)))
+
+    def loss(log_a):
+        eta = np.exp(log_a) * z / scale
+        return float(np.sum(targets * np.logaddexp(0, -eta) + (1 - targets) * np.logaddexp(0, eta)))
+
+    return float(np.exp(minimize_scalar(loss, bounds=(-15.0, 15.0), method="bounded").x)) / scale
+
+
+def _check_candidates_against_definition(seed=0):
+    """Both candidate scores against the rules computed from their definitions with :func:`dstk.combine`.
+
+    Brute force on a few trees and training samples: every (tree, training sample) mass function built
+    on the frame {0, 1}, the cautious rule (Denoeux 2008, Eq. 26: the minimum of conjunctive weights)
+    and Dempster's rule evaluated by dstk's general n-ary rules, then ln BetP(1) - ln BetP(0).
+    """
+    from dstk import MassFunction, combine
+    from dstk.ensemble._combiners import _representable_plausibility_rows
+
+    rng = np.random.default_rng(seed)
+    n_trees, n_train = 4, 7
+    leaves, train_leaves = rng.integers(0, 3, (3, n_trees)), rng.integers(0, 3, (n_train, n_trees))
+    sizes = rng.integers(1, 6, (3, n_trees)).astype(float)
+    y_train = np.array([0, 1, 0, 1, 1, 0, 1])
+    fast = _sample_level_cautious(leaves, sizes, train_leaves, y_train)
+    for i in range(leaves.shape[0]):
+        per_sample = []
+        for j in range(n_train):
+            views = []
+            for t in range(n_trees):
+                mass = 1.0 / (sizes[i, t] + 1.0) if leaves[i, t] == train_leaves[j, t] else 0.0
+                dense = np.zeros(4)  # bitmask order: empty, {0}, {1}, frame
+                dense[1 << y_train[j]], dense[3] = mass, 1.0 - mass
+                views.append(MassFunction.from_array(dense, (0, 1)))
+            per_sample.append(combine(views, rule="cautious"))
+        betp = combine(per_sample, rule="dempster").pignistic()
+        assert abs(np.log(betp[1] / betp[0]) - fast[i]) < 1e-9 * max(1.0, abs(fast[i])), (i, betp, fast[i])
+    counts = rng.integers(0, 6, (3, n_trees, 2)).astype(float)
+    masses = _representable_plausibility_rows(counts.reshape(-1, 2)).reshape(3, n_trees, 3)
+    for group in (1, 2, n_trees):
+        fast = _grouped_cautious(counts, group)
+        for i in range(3):
+            groups = []
+            for start in range(0, n_trees, group):
+                views = [
+                    MassFunction.from_array(np.r_[0.0, masses[i, t]], (0, 1))
+                    for t in range(start, start + group)
+                ]
+                groups.append(combine(views, rule="cautious"))
+            betp = combine(groups, rule="dempster").pignistic()
+            assert abs(np.log(betp[1] / betp[0]) - fast[i]) < 1e-9 * max(1.0, abs(fast[i])), (group, i)
+
+
+CANDIDATE_GROUPS = (4, 10)
+
+
+CANDIDATE_PARTS = (2, 4, 10)
+
+
+def _partitioned_cautious(X_train, y_train, X, n_trees, parts, pure, seed, leave_out=None):
+    """Trees grown on ``parts`` disjoint parts of the training data, n_trees / parts on each part.
+
+    The trees of one part share their training data: one source, the cautious rule (minimum weight).
+    Different parts hold different samples: distinct sources, Dempster's rule (product of weights).
+    Returns the log-odds of every row of ``X`` and, for the temperature, the log-odds of every training
+    sample from the parts that did not see it, scaled by parts / (parts - 1) for the missing part.
+    """
+    from sklearn.model_selection import StratifiedKFold
+
+    folds = list(StratifiedKFold(parts, shuffle=True, random_state=seed).split(X_train, y_train))
+    log_w = np.zeros((X.shape[0], 2))
+    train_log_w = np.zeros((y_train.size, 2))
+    for index, (_rest, part) in enumerate(folds):
+        model = RandomDecisionTreesClassifier(
+            n_trees // parts, stop_at_pure_nodes=pure, random_state=seed * 100 + index
+        ).fit(X_train[part], y_train[part])
+        for rows, target, mask in ((X, log_w, None), (X_train, train_log_w, _rest)):
+            counts = model.leaf_counts(rows if mask is None else rows[mask])
+            z_w = _part_log_weights(counts)
+            if mask is None:
+                target += z_w
+            else:
+                target[mask] += z_w
+    z = _log_odds_of_weights(log_w[:, 0], log_w[:, 1])
+    scale = parts / (parts - 1)
+    z_train = _log_odds_of_weights(scale * train_log_w[:, 0], scale * train_log_w[:, 1])
+    return z, z_train
+
+
+def _part_log_weights(counts):
+    """Per class the minimum over the trees of the log conjunctive weight of the plausibility leaf masses."""
+    from dstk.ensemble._combiners import _conjunctive_weight_rows, _representable_plausibility_rows
+
+    n, n_trees, n_classes = counts.shape
+    rows = counts.reshape(-1, n_classes).astype(np.float64)
+    log_w = np.log(_conjunctive_weight_rows(_representable_plausibility_rows(rows))[:, :2])
+    return log_w.reshape(n, n_trees, 2).min(axis=1)
+
+
+def cautious_candidates(name, X, y, splits, n_trees, pure):
+    """Candidate constructions of a cautious combination of the trees, paired with "average" (same trees).
+
+    AUC of every score; log-loss of the package's "cautious" and of the sample-level construction with its
+    inverse temperature fitted on leave-one-out training scores, and the best one on the test samples.
+    """
+    from scipy.special import expit
+    from sklearn.metrics import roc_auc_score
+    from sklearn.model_selection import StratifiedShuffleSplit
+
+    from dstk.ensemble import combine_leaves
+
+    auc_labels = ["average", "cautious", "dempster"]
+    auc_labels += [f"cautious in groups of {g}, Dempster across" for g in CANDIDATE_GROUPS]
+    auc_labels += ["per training sample: cautious across trees, Dempster across samples"]
+    auc_labels += [f"trees on {k} disjoint parts: cautious within, Dempster across" for k in CANDIDATE_PARTS]
+    auc = {label: [] for label in auc_labels}
+    loss = {k: [] for k in ("average", "cautious", "sample", "sample oracle")}
+    loss.update({f"groups of {g} oracle": [] for g in CANDIDATE_GROUPS})
+    loss.update({f"{k} parts{o}": [] for k in CANDIDATE_PARTS for o in ("", " oracle")})
+    accuracy = {k: [] for k in ("average", "sample")}
+    splitter = StratifiedShuffleSplit(n_splits=splits, test_size=0.5, random_state=0)
+    for seed, (train, test) in enumerate(splitter.split(X, y)):
+        model = RandomDecisionTreesClassifier(n_trees, stop_at_pure_nodes=pure, random_state=seed)
+        model.fit(X[train], y[train])
+        counts, train_counts = model.leaf_counts(X[test]), model.leaf_counts(X[train])
+        leaves, train_leaves = model.apply(X[test]), model.apply(X[train])
+        average = combine_leaves(counts, combiner="average")
+        z = _sample_level_cautious(leaves, counts.sum(axis=2), train_leaves, y[train])
+        z_train = _sample_level_cautious(
+            train_leaves, train_counts.sum(axis=2) - 1.0, train_leaves, y[train], leave_one_out=True
+        )
+        scores = [
+            average,
+            combine_leaves(counts, combiner="cautious"),
+            combine_leaves(counts, combiner="dempster"),
+        ]
+        grouped = [_grouped_cautious(counts, g) for g in CANDIDATE_GROUPS]
+        scores += grouped + [z]
+        for k in CANDIDATE_PARTS:
+            z_part, z_part_train = _partitioned_cautious(X[train], y[train], X[test], n_trees, k, pure, seed)
+            scores.append(z_part)
+            p_part = expit(_platt_scale(z_part_train, y[train]) * z_part)
+            p_part_oracle = expit(_platt_scale(z_part, y[test]) * z_part)
+            loss[f"{k} parts"].append(log_loss(y[test], np.stack([1 - p_part, p_part], axis=1)))
+            loss[f"{k} parts oracle"].append(
+                log_loss(y[test], np.stack([1 - p_part_oracle, p_part_oracle], axis=1))
+            )
+        for g, score in zip(CANDIDATE_GROUPS, grouped):
+            p_group = expit(_platt_scale(score, y[test]) * score)
+            loss[f"groups of {g} oracle"].append(log_loss(y[test], np.stack([1 - p_group, p_group], axis=1)))
+        for label, score in zip(auc_labels, scores):
+            auc[label].append(roc_auc_score(y[test], score))
+        cautious = RandomDecisionTreesClassifier(
+            n_trees, combiner="cautious", stop_at_pure_nodes=pure, random_state=seed
+        ).fit(X[train], y[train])
+        p_sample = expit(_platt_scale(z_train, y[train]) * z)
+        p_oracle = expit(_platt_scale(z, y[test]) * z)
+        loss["average"].append(log_loss(y[test], np.stack([1 - average, average], axis=1)))
+        loss["cautious"].append(log_loss(y[test], cautious.predict_proba(X[test])))
+        loss["sample"].append(log_loss(y[test], np.stack([1 - p_sample, p_sample], axis=1)))
+        loss["sample oracle"].append(log_loss(y[test], np.stack([1 - p_oracle, p_oracle], axis=1)))
+        accuracy["average"].append(np.mean((average > 0.5) == y[test]))
+        accuracy["sample"].append(np.mean((z > 0) == y[test]))
+
+    def paired(values, base):
+        diff = np.array(values) - np.array(base)
+        return f"{diff.mean():+.3f} ({diff.std(ddof=1) / np.sqrt(diff.size):.3f})"
+
+    lines = [f"| {name} (stop_at_pure_nodes={pure}) | AUC | AUC − average (SE) |", "|---|---|---|"]
+    lines += [f"| {k} | {np.mean(v):.3f} | {paired(v, auc['average'])} |" for k, v in auc.items()]
+    lines += [
+        f"| log-loss: average | {np.mean(loss['average']):.3f} | |",
+        f"| log-loss: cautious (package) | {np.mean(loss['cautious']):.3f} | {paired(loss['cautious'], loss['average'])} |",
+        f"| log-loss: per training sample, leave-one-out temperature | {np.mean(loss['sample']):.3f} | "
+        f"{paired(loss['sample'], loss['average'])} |",
+        f"| log-loss: per training sample, best temperature on the test samples | "
+        f"{np.mean(loss['sample oracle']):.3f} | {paired(loss['sample oracle'], loss['average'])} |",
+        *(
+            f"| log-loss: cautious in groups of {g}, best temperature on the test samples | "
+            f"{np.mean(loss[f'groups of {g} oracle']):.3f} | {paired(loss[f'groups of {g} oracle'], loss['average'])} |"
+            for g in CANDIDATE_GROUPS
+        ),
+        *(
+            f"| log-loss: trees on {k} disjoint parts, temperature from the other parts{o} | "
+            f"{np.mean(loss[f'{k} parts{o}']):.3f} | {paired(loss[f'{k} parts{o}'], loss['average'])} |"
+            for k in CANDIDATE_PARTS
+            for o in ("",)
+        ),
+        *(
+            f"| log-loss: trees on {k} disjoint parts, best temperature on the test samples | "
+            f"{np.mean(loss[f'{k} parts oracle']):.3f} | {paired(loss[f'{k} parts oracle'], loss['average'])} |"
+            for k in CANDIDATE_PARTS
+        ),
+        f"| accuracy: average / per training sample | {np.mean(accuracy['average']):.3f} / "
+        f"{np.mean(accuracy['sample']):.3f} | {paired(accuracy['sample'], accuracy['average'])} |",
+    ]
+    return "\n".join(lines)
+
+
 def brier(y, proba):
     """Half the multi-class Brier score, mean of sum_k (p_k - [y = k])^2 / 2: for two classes mean (p_1 - y)^2."""
     onehot = np.eye(proba.shape[1])[y]
@@ -301,6 +555,11 @@ def main(argv=None):
         action="store_true",
         help="the default trees against scikit-learn's ExtraTrees and RandomForest (defaults and tuned)",
     )
+    parser.add_argument(
+        "--cautious-candidates",
+        action="store_true",
+        help="AUC and log-loss of candidate constructions of a cautious combination of the trees",
+    )
     parser.add_argument("--untuned", action="store_true", help="--forests: scikit-learn's defaults only")
     args = parser.parse_args(argv)
     from threadpoolctl import threadpool_limits
@@ -313,6 +572,13 @@ def main(argv=None):
                 text = against_forests(name, X, y, args.splits, args.trees, not args.untuned)
                 print(text + "\n", flush=True)
                 out.append(text)
+                continue
+            if args.cautious_candidates:
+                _check_candidates_against_definition()
+                for pure in {"both": (False, True), "false": (False,), "true": (True,)}[args.pure]:
+                    text = cautious_candidates(name, X, y, args.splits, args.trees, pure)
+                    print(text + "\n", flush=True)
+                    out.append(text)
                 continue
             if args.ranking:
                 text = ranking(name, X, y, args.splits, args.trees)

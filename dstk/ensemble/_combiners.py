@@ -862,7 +862,11 @@ def combine_leaves(
     samples; a leaf whose m(frame) would be below 2**-1000 is evaluated on
     its counts divided by the smallest power of two that keeps it
     representable (the class proportions exactly), so that no leaf is
-    dogmatic.
+    dogmatic.  The cautious rule is idempotent: it treats the trees, grown
+    on one training sample, as one body of evidence, so a sample's combined
+    mass is set by its most confident leaf of each class and the other
+    trees' leaves do not add up; Dempster's rule and EVA accumulate every
+    tree and rank unseen samples better.
 
     %(compatibility)s
     References
