@@ -17,10 +17,11 @@ Usage::
 
 ``--ranking``: instead, the AUC of the scores of "dempster" and "cautious" under several leaf models
 (default trees), paired with "average"'s.  ``--cautious-candidates``: instead, constructions of a cautious
-combination of the trees (cautious rule within groups of trees and Dempster's across them; per training
-sample, cautious across the trees and Dempster's across the samples; trees grown on disjoint parts of the
-training data, cautious within a part and Dempster's across parts), each checked first against the rules
-computed from their definitions with ``dstk.combine``: AUC and log-loss paired with "average"'s.
+combination of the trees (cautious rule within groups of trees and Dempster's across them; the cautious
+rule on likelihood-based predictive leaf masses; per training sample, cautious across the trees and
+Dempster's across the samples; trees grown on disjoint parts of the training data, cautious within a part
+and Dempster's across parts), each checked first against the rules computed from their definitions with
+``dstk.combine``: AUC and log-loss paired with "average"'s.
 ``--forests``: instead, the default trees against scikit-learn's ``ExtraTreesClassifier`` and
 ``RandomForestClassifier`` (same number of trees; their defaults, and tuned by a 3-fold grid search of
 ``max_features`` and ``min_samples_leaf`` on log-loss): accuracy, log-loss, Brier, paired differences
@@ -202,8 +203,8 @@ def ranking(name, X, y, splits, n_trees):
 def _log_odds_of_weights(log_w0, log_w1):
     """ln BetP(1) - ln BetP(0) of the normalised conjunctive combination of two simple mass functions.
 
-    With conjunctive weights W0 = w({0}) and W1 = w({1}) the combined mass is m({0}) = (1 - W0) W1,
-    m({1}) = W0 (1 - W1), m(frame) = W0 W1 (Denoeux 2008, Eq. 17 with the weights of {0} and {1}), so
+    The conjunctive combination of the simple mass functions of weights W0 = w({0}) and W1 = w({1}) is
+    m({0}) = (1 - W0) W1, m({1}) = W0 (1 - W1), m(frame) = W0 W1 (and m(empty) = (1 - W0)(1 - W1)), so
     BetP(1) / BetP(0) = W0 (1 - W1 / 2) / (W1 (1 - W0 / 2)), the normalisation cancelling.
     """
     return (log_w0 - log_w1) + np.log1p(-np.exp(log_w1) / 2) - np.log1p(-np.exp(log_w0) / 2)
@@ -241,6 +242,20 @@ def _sample_level_cautious(leaves, sizes, train_leaves, y_train, leave_one_out=F
     return _log_odds_of_weights(log_w[:, y_train == 0].sum(axis=1), log_w[:, y_train == 1].sum(axis=1))
 
 
+def _cautious_on_leaf_model(counts, model):
+    """Cautious rule over all trees on the leaf masses of ``dstk.evidence.from_counts(..., model=model)``."""
+    from dstk.ensemble._combiners import _conjunctive_weight_rows
+    from dstk.evidence import from_counts
+
+    n, n_trees, n_classes = counts.shape
+    rows, inverse = np.unique(counts.reshape(-1, n_classes), axis=0, return_inverse=True)
+    masses = from_counts(rows.astype(np.int64), model=model).to_array("m")[:, 1:]
+    log_w = (
+        np.log(_conjunctive_weight_rows(masses)[:, :2])[inverse.ravel()].reshape(n, n_trees, 2).min(axis=1)
+    )
+    return _log_odds_of_weights(log_w[:, 0], log_w[:, 1])
+
+
 def _platt_scale(z, y):
     """Inverse temperature a of P(1) = expit(a z) by Platt's smoothed-target likelihood (no intercept)."""
     from scipy.optimize import minimize_scalar
@@ -261,7 +276,7 @@ def _check_candidates_against_definition(seed=0):
     """Both candidate scores against the rules computed from their definitions with :func:`dstk.combine`.
 
     Brute force on a few trees and training samples: every (tree, training sample) mass function built
-    on the frame {0, 1}, the cautious rule (Denoeux 2008, Eq. 26: the minimum of conjunctive weights)
+    on the frame {0, 1}, the cautious rule (Denoeux 2008, Section 4: the minimum of conjunctive weights)
     and Dempster's rule evaluated by dstk's general n-ary rules, then ln BetP(1) - ln BetP(0).
     """
     from dstk import MassFunction, combine
@@ -287,6 +302,13 @@ def _check_candidates_against_definition(seed=0):
         assert abs(np.log(betp[1] / betp[0]) - fast[i]) < 1e-9 * max(1.0, abs(fast[i])), (i, betp, fast[i])
     counts = rng.integers(0, 6, (3, n_trees, 2)).astype(float)
     masses = _representable_plausibility_rows(counts.reshape(-1, 2)).reshape(3, n_trees, 3)
+    from dstk.evidence import from_counts
+
+    fast = _cautious_on_leaf_model(counts.astype(np.int64), "likelihood")
+    for i in range(3):
+        leaf_masses = from_counts(counts[i].astype(np.int64), model="likelihood")
+        betp = combine(leaf_masses, rule="cautious", axis=0, normalize=True).pignistic()
+        assert abs(np.log(betp[1] / betp[0]) - fast[i]) < 1e-9 * max(1.0, abs(fast[i])), ("likelihood", i)
     for group in (1, 2, n_trees):
         fast = _grouped_cautious(counts, group)
         for i in range(3):
@@ -361,11 +383,13 @@ def cautious_candidates(name, X, y, splits, n_trees, pure):
 
     auc_labels = ["average", "cautious", "dempster"]
     auc_labels += [f"cautious in groups of {g}, Dempster across" for g in CANDIDATE_GROUPS]
+    auc_labels += ["cautious on likelihood-based predictive leaf masses"]
     auc_labels += ["per training sample: cautious across trees, Dempster across samples"]
     auc_labels += [f"trees on {k} disjoint parts: cautious within, Dempster across" for k in CANDIDATE_PARTS]
     auc = {label: [] for label in auc_labels}
     loss = {k: [] for k in ("average", "cautious", "sample", "sample oracle")}
     loss.update({f"groups of {g} oracle": [] for g in CANDIDATE_GROUPS})
+    loss["likelihood oracle"] = []
     loss.update({f"{k} parts{o}": [] for k in CANDIDATE_PARTS for o in ("", " oracle")})
     accuracy = {k: [] for k in ("average", "sample")}
     splitter = StratifiedShuffleSplit(n_splits=splits, test_size=0.5, random_state=0)
@@ -385,7 +409,12 @@ def cautious_candidates(name, X, y, splits, n_trees, pure):
             combine_leaves(counts, combiner="dempster"),
         ]
         grouped = [_grouped_cautious(counts, g) for g in CANDIDATE_GROUPS]
-        scores += grouped + [z]
+        likelihood = _cautious_on_leaf_model(counts, "likelihood")
+        p_likelihood = expit(_platt_scale(likelihood, y[test]) * likelihood)
+        loss["likelihood oracle"].append(
+            log_loss(y[test], np.stack([1 - p_likelihood, p_likelihood], axis=1))
+        )
+        scores += grouped + [likelihood, z]
         for k in CANDIDATE_PARTS:
             z_part, z_part_train = _partitioned_cautious(X[train], y[train], X[test], n_trees, k, pure, seed)
             scores.append(z_part)
@@ -430,6 +459,8 @@ def cautious_candidates(name, X, y, splits, n_trees, pure):
             f"{np.mean(loss[f'groups of {g} oracle']):.3f} | {paired(loss[f'groups of {g} oracle'], loss['average'])} |"
             for g in CANDIDATE_GROUPS
         ),
+        f"| log-loss: cautious on likelihood-based leaf masses, best temperature on the test samples | "
+        f"{np.mean(loss['likelihood oracle']):.3f} | {paired(loss['likelihood oracle'], loss['average'])} |",
         *(
             f"| log-loss: trees on {k} disjoint parts, temperature from the other parts{o} | "
             f"{np.mean(loss[f'{k} parts{o}']):.3f} | {paired(loss[f'{k} parts{o}'], loss['average'])} |"
