@@ -392,16 +392,36 @@ def _root_rows(y):
 
 
 @njit(cache=True, nogil=True)
-def _largest_category_count(is_nominal, n_categories):
-    """``(any_nominal, max_categories)`` of the bool (n_features,) and int64 (n_features,) feature types."""
+def _work_buffers(columns, n_classes, is_nominal, n_categories):
+    """Whether any feature is nominal, and the scratch arrays of the splits and tries at a node.
+
+    ``columns`` float (n_features, n_samples), ``is_nominal`` bool and
+    ``n_categories`` int64 (n_features,).  The buffers: ``category_size``,
+    ``category_fill`` int64 (max_categories,), ``category_counts`` int32
+    (max_categories, n_classes), ``value_buffer`` (n_samples,) of the columns'
+    dtype, ``left_counts`` int32 (n_classes,), and the per-node scan cache of
+    numeric features (see :func:`_numeric_try`): ``scan_values`` float64
+    (2, n_features), ``scan_counts`` int64 (3, n_features), a stamp of -1: not
+    scanned.
+    """
+    n_features, n_samples = columns.shape
     max_categories = 1
     any_nominal = False
-    for f in range(is_nominal.shape[0]):
+    for f in range(n_features):
         if is_nominal[f]:
             any_nominal = True
         if n_categories[f] > max_categories:
             max_categories = n_categories[f]
-    return any_nominal, max_categories
+    buffers = (
+        np.zeros(max_categories, dtype=np.int64),
+        np.zeros(max_categories, dtype=np.int64),
+        np.zeros((max_categories, n_classes), dtype=np.int32),
+        np.empty(n_samples, dtype=columns.dtype),
+        np.empty(n_classes, dtype=np.int32),
+        np.empty((2, n_features)),
+        np.full((3, n_features), -1, dtype=np.int64),
+    )
+    return any_nominal, buffers
 
 
 @njit(cache=True, nogil=True)
@@ -797,14 +817,15 @@ def _enlarged_stack(stack, n_stack, extra):
 
 
 @njit(cache=True, nogil=True)
-def _enlarged_pools(marked_pool, alive_pool, n_alive_pool, n_stack, extra):
+def _enlarged_pools(pools, n_stack, extra):
     """The per-slot marked counts, alive lists and their lengths with room for ``n_stack + extra`` slots.
 
-    ``marked_pool``, ``alive_pool`` int32 (n_slots, n_binary), ``n_alive_pool``
-    int64 (n_slots,); the first ``n_stack`` slots are kept.
+    ``pools``: ``marked_pool``, ``alive_pool`` int32 (n_slots, n_binary),
+    ``n_alive_pool`` int64 (n_slots,); the first ``n_stack`` slots are kept.
     """
+    marked_pool, alive_pool, n_alive_pool = pools
     if marked_pool.shape[0] >= n_stack + extra:
-        return marked_pool, alive_pool, n_alive_pool
+        return pools
     n_binary = marked_pool.shape[1]
     enlarged_pool = np.zeros((2 * marked_pool.shape[0] + extra, n_binary), dtype=np.int32)
     for j in range(n_stack):
@@ -828,27 +849,31 @@ def _children_marked_counts(
     first_child,
     n_children,
     n_stack,
-    min_samples_split,
+    limits,
     marked_start,
     marked_binary,
     alive,
     n_alive,
     marked,
-    marked_pool,
-    alive_pool,
-    n_alive_pool,
+    pools,
 ):
-    """The marked counts and alive binary features of the children of ``node`` that may split.
+    """The marked counts and alive binary features of the children of ``node`` that may split; the pools.
 
-    Child c goes to stack slot ``n_stack + n_children - 1 - c`` of
-    ``marked_pool``, ``alive_pool`` (int32 (n_slots, n_binary)) and
-    ``n_alive_pool`` (int64 (n_slots,)).  Two children: the smaller one's
+    ``pools`` (see :func:`_root_marked_counts`) are enlarged as needed and
+    returned; child c goes to their stack slot ``n_stack + n_children - 1 - c``
+    (nothing is counted for children at the depth limit of ``limits``, the
+    tuple of :func:`build_tree`).  Two children: the smaller one's
     counts from its samples' sparse rows (``marked_start``,
     ``marked_binary``), the other's as the node's counts ``marked`` minus
     those; a multiway split counts every child of at least
     ``min_samples_split`` samples.  ``alive[:n_alive]``: the node's alive
     binary features; ``child_samples``: the children's row of samples.
     """
+    pools = _enlarged_pools(pools, n_stack, n_children)
+    marked_pool, alive_pool, n_alive_pool = pools
+    min_samples_split, max_depth = limits[1], limits[2]
+    if max_depth >= 0 and table[node, _DEPTH] + 1 >= max_depth:
+        return pools
     if n_children == 2:
         size = table[node, _END] - table[node, _START]
         size_0 = table[first_child, _END] - table[first_child, _START]
@@ -873,7 +898,7 @@ def _children_marked_counts(
             alive_pool[other_slot, j] = b
         n_alive_pool[small_slot] = n_alive
         n_alive_pool[other_slot] = n_alive
-        return
+        return pools
     for c in range(n_children):
         child = first_child + c
         if table[child, _END] - table[child, _START] >= min_samples_split:
@@ -892,6 +917,7 @@ def _children_marked_counts(
             for j in range(n_alive):
                 alive_pool[slot, j] = alive[j]
             n_alive_pool[slot] = n_alive
+    return pools
 
 
 @njit(cache=True, nogil=True)
@@ -917,8 +943,8 @@ def _root_marked_counts(root_samples, marked_start, marked_binary, n_binary, use
     int64 (n_samples + 1,) and ``marked_binary`` int32 are the sparse rows of
     :func:`marked_rows`.  Returns ``marked_pool`` int32 (64, n_binary or 0),
     ``alive_pool`` int32 (64, n_binary or 0), ``n_alive_pool`` int64 (64,),
-    and the current node's ``current_marked`` and ``current_alive``, int32
-    (n_binary,).  Without ``use_marked`` the pools have no columns.
+    (together: ``pools``) and the current node's ``current_marked`` and
+    ``current_alive``, int32 (n_binary,).  Without ``use_marked`` the pools have no columns.
     """
     width = n_binary if use_marked else 0
     marked_pool = np.zeros((64, width), dtype=np.int32)
@@ -943,17 +969,18 @@ def _root_marked_counts(root_samples, marked_start, marked_binary, n_binary, use
             alive_pool[0],
             n_binary,
         )
-    return marked_pool, alive_pool, n_alive_pool, current_marked, current_alive
+    return (marked_pool, alive_pool, n_alive_pool), current_marked, current_alive
 
 
 @njit(cache=True, nogil=True)
-def _restore_marked(slot, marked_pool, alive_pool, n_alive_pool, current_marked, current_alive):
+def _restore_marked(slot, pools, current_marked, current_alive):
     """Copy stack slot ``slot``'s alive list and marked counts into the current node's; return how many live.
 
-    ``marked_pool``, ``alive_pool`` int32 (n_slots, n_binary),
+    ``pools``: ``marked_pool``, ``alive_pool`` int32 (n_slots, n_binary),
     ``n_alive_pool`` int64 (n_slots,); ``current_marked``, ``current_alive``
     int32 (n_binary,) are overwritten for the alive features.
     """
+    marked_pool, alive_pool, n_alive_pool = pools
     n_alive = n_alive_pool[slot]
     for j in range(n_alive):
         b = alive_pool[slot, j]
@@ -963,17 +990,7 @@ def _restore_marked(slot, marked_pool, alive_pool, n_alive_pool, current_marked,
 
 
 @njit(cache=True, nogil=True)
-def _is_leaf_without_tries(
-    counts,
-    node,
-    size,
-    depth,
-    min_samples_split,
-    min_samples_leaf,
-    max_depth,
-    stop_at_pure_nodes,
-    breadth_first,
-):
+def _is_leaf_without_tries(counts, node, size, depth, limits, breadth_first):
     """Whether ``node`` (of ``size`` samples at ``depth``) is a leaf before any draw.
 
     Too few samples to split, the depth limit, a pure node when
@@ -981,8 +998,9 @@ def _is_leaf_without_tries(
     per-node streams (not ``breadth_first``), fewer than
     ``2 * min_samples_leaf`` samples: no split could give both children
     ``min_samples_leaf`` samples, so every try fails (and a node's own stream
-    owes no draw to a later node).
+    owes no draw to a later node).  ``limits``: the tuple of :func:`build_tree`.
     """
+    min_samples_leaf, min_samples_split, max_depth, stop_at_pure_nodes = limits
     if size < min_samples_split or size == 0 or (max_depth >= 0 and depth >= max_depth):
         return True
     if stop_at_pure_nodes and _is_pure(counts, node):
@@ -1031,21 +1049,11 @@ def _choose_split(
     n_dead,
     tried,
     n_tried_total,
-    is_nominal,
-    n_categories,
-    category_size,
-    binary_index,
-    use_marked,
-    current_marked,
-    marked_is_low,
-    feature_min,
-    feature_max,
-    min_samples_leaf,
-    scan_values,
-    scan_counts,
-    stream,
-    state,
-    mersenne_state,
+    features,
+    limits,
+    marked,
+    buffers,
+    draws,
 ):
     """The tries at ``node`` (see :func:`build_tree`): the first valid split, or feature -1.
 
@@ -1053,9 +1061,15 @@ def _choose_split(
     ``sample_index[start:end]`` (int32).  ``candidates[:n_candidates]`` (int64
     (n_features,)) are the features that may be drawn, ``n_dead`` of them
     known to fail; a failed nominal feature is removed from them and
-    appended to ``tried`` (int64) at ``n_tried_total``.  Returns
-    ``(feature, operator, threshold, n_tried_total)``.
+    appended to ``tried`` (int64) at ``n_tried_total``.  ``features``,
+    ``limits``, ``marked``, ``buffers`` and ``draws`` are the tuples of
+    :func:`build_tree`.  Returns ``(feature, operator, threshold, n_tried_total)``.
     """
+    is_nominal, n_categories, binary_index, feature_min, feature_max = features
+    min_samples_leaf = limits[0]
+    use_marked, current_marked, marked_is_low = marked
+    category_size, scan_values, scan_counts = buffers[0], buffers[5], buffers[6]
+    stream, state, mersenne_state = draws
     n_features = columns.shape[0]
     size = end - start
     breadth_first = stream == STREAM_MERSENNE
@@ -1127,21 +1141,19 @@ def _split_node(
     feature,
     operator,
     threshold,
-    is_nominal,
-    n_categories,
-    category_size,
-    category_fill,
-    category_counts,
-    value_buffer,
-    left_counts,
+    features,
+    buffers,
 ):
     """Split ``node`` on ``feature``: new child rows at ``n_nodes`` and their samples in the other row of ``order``.
 
     ``table`` int64 (n_nodes, _N_COLUMNS), ``thresholds`` float64 (n_nodes,),
     ``counts`` int32 (n_nodes, n_classes) and ``dead`` uint64 (n_nodes,
     n_words) are enlarged as needed; ``order`` and ``classes`` are int32
-    (2, n_samples).  Returns the node arrays and the number of children.
+    (2, n_samples); ``features`` and ``buffers`` are the tuples of
+    :func:`build_tree`.  Returns the node arrays and the number of children.
     """
+    is_nominal, n_categories = features[0], features[1]
+    category_size, category_fill, category_counts, value_buffer, left_counts = buffers[:5]
     nominal = is_nominal[feature]
     k = n_categories[feature] if nominal else 2
     table, thresholds, counts, dead = _grow(table, thresholds, counts, dead, n_nodes + k)
@@ -1232,18 +1244,16 @@ def build_tree(
         Class indices ``0 .. n_classes - 1``.
     n_classes, min_samples_leaf, min_samples_split, max_depth : int
         ``max_depth`` negative: no depth limit.
-    is_nominal : bool array (n_features,)
-    n_categories : int64 array (n_features,)
-        Training categories of each nominal feature (0 for numeric).
+    is_nominal, n_categories : bool array (n_features,), int64 array (n_features,)
+        Whether each feature is nominal, and its number of training categories (0 for numeric).
     stop_at_pure_nodes : bool
         A node whose samples all have one class is a leaf (False in Busch et al.'s trees).
     seed : uint64
         Seed of the tree's splitmix64 streams (``stream = STREAM_SPLITMIX``).
-    stream : int
+    stream, mersenne_state : int, uint32 array (625,)
         ``STREAM_SPLITMIX`` (one stream per node, depth first) or ``STREAM_MERSENNE`` (the MT19937
-        state ``mersenne_state`` (uint32 (625,)), shared by the trees grown one after another and
-        advanced in place, breadth first).
-    mersenne_state : uint32 array (625,)
+        state ``mersenne_state``, shared by the trees grown one after another and advanced in place,
+        breadth first).
     binary_index : int64 array (n_features,)
         Index among the binary features of every numeric feature with two training values, else -1.
     marked_is_low : bool array (n_binary,)
@@ -1257,43 +1267,35 @@ def build_tree(
         Flat node arrays trimmed to the number of nodes (see the module doc); ``feature`` int32,
         ``operator`` and ``nominal`` int8, ``threshold`` float64, the others int32.
     """
-    n_features, n_samples = columns.shape
+    n_features = columns.shape[0]
     breadth_first = stream == STREAM_MERSENNE
-    state = np.empty(1, dtype=np.uint64)
-    state[0] = seed
+    state = np.full(1, seed, dtype=np.uint64)
     order, classes = _root_rows(y)
-    value_buffer = np.empty(n_samples, dtype=columns.dtype)
-    any_nominal, max_categories = _largest_category_count(is_nominal, n_categories)
-    category_size = np.zeros(max_categories, dtype=np.int64)
-    category_fill = np.zeros(max_categories, dtype=np.int64)
-    category_counts = np.zeros((max_categories, n_classes), dtype=np.int32)
+    any_nominal, buffers = _work_buffers(columns, n_classes, is_nominal, n_categories)
     candidates = np.arange(n_features)  # without nominal features: every feature, always
     blocked = np.zeros(n_features, dtype=np.bool_)
-    # per-node scan cache of numeric features (see _numeric_try); a stamp of -1: not scanned
-    scan_values = np.empty((2, n_features))
-    scan_counts = np.full((3, n_features), -1, dtype=np.int64)
-    left_counts = np.empty(n_classes, dtype=np.int32)
     tried = np.empty(16, dtype=np.int64)
     # counters start as np.int64, not literals: a literal argument compiles a called kernel once more for
     # its Literal[int] type (numba specialises dispatchers on literal arguments)
     n_tried_total = np.int64(0)
-
+    features = (is_nominal, n_categories, binary_index, feature_min, feature_max)
+    limits = (min_samples_leaf, min_samples_split, max_depth, stop_at_pure_nodes)
+    draws = (stream, state, mersenne_state)
     # binary features (two training values) with per-node counts of their marked value (depth-first
     # growth only): the outcome of every try on them is known without a scan; the pools hold the counts
     # and the binary features not dead at a node (the only ones whose counts are kept) per stack slot
     n_binary = marked_is_low.shape[0]
     use_marked = n_binary > 0 and not breadth_first
     binary_feature = _binary_features(binary_index, n_binary)
-    marked_pool, alive_pool, n_alive_pool, current_marked, current_alive = _root_marked_counts(
+    pools, current_marked, current_alive = _root_marked_counts(
         order[0], marked_start, marked_binary, n_binary, use_marked
     )
+    marked = (use_marked, current_marked, marked_is_low)
     n_alive = np.int64(0)
-
     table, thresholds, counts, dead = _new_node_table(y, n_classes, (n_features + 63) // 64)
     n_nodes = np.int64(1)
-    # the authors' shared stream is drawn in breadth-first order (nodes in id order); the tree's own
-    # streams are seeded per node, so the nodes are grown depth first (a small subtree's samples stay
-    # in cache while it grows)
+    # the authors' shared stream is drawn breadth first (nodes in id order); the per-node streams grow
+    # the nodes depth first (a small subtree's samples stay in cache while it grows)
     stack = np.zeros(64, dtype=np.int64)
     n_stack = np.int64(1)
     next_in_order = np.int64(0)
@@ -1310,25 +1312,13 @@ def build_tree(
             node = stack[n_stack]
             state[0] = _node_seed(seed, node)
             if use_marked:
-                n_alive = _restore_marked(
-                    n_stack, marked_pool, alive_pool, n_alive_pool, current_marked, current_alive
-                )
+                n_alive = _restore_marked(n_stack, pools, current_marked, current_alive)
         start = table[node, _START]
         end = table[node, _END]
         size = end - start
         sample_index = order[table[node, _DEPTH] & 1]
         table[node, _FEATURE] = -1
-        if _is_leaf_without_tries(
-            counts,
-            node,
-            size,
-            table[node, _DEPTH],
-            min_samples_split,
-            min_samples_leaf,
-            max_depth,
-            stop_at_pure_nodes,
-            breadth_first,
-        ):
+        if _is_leaf_without_tries(counts, node, size, table[node, _DEPTH], limits, breadth_first):
             continue
         if not breadth_first and _identical_rows(
             columns, row_hash, sample_index, start, end, binary_index, current_marked, use_marked, dead, node
@@ -1346,83 +1336,25 @@ def build_tree(
         # candidates known to fail (numeric features marked dead here or at an ancestor)
         n_dead = _count_dead_candidates(dead, node, candidates, n_candidates, is_nominal, any_nominal)
         feature, operator, threshold, n_tried_total = _choose_split(
-            columns,
-            sample_index,
-            start,
-            end,
-            node,
-            table,
-            dead,
-            candidates,
-            n_candidates,
-            n_dead,
-            tried,
-            n_tried_total,
-            is_nominal,
-            n_categories,
-            category_size,
-            binary_index,
-            use_marked,
-            current_marked,
-            marked_is_low,
-            feature_min,
-            feature_max,
-            min_samples_leaf,
-            scan_values,
-            scan_counts,
-            stream,
-            state,
-            mersenne_state,
-        )
+            columns, sample_index, start, end, node, table, dead, candidates, n_candidates, n_dead, tried,
+            n_tried_total, features, limits, marked, buffers, draws,
+        )  # fmt: skip
         if feature < 0:
             continue
         first_child = n_nodes
         table, thresholds, counts, dead, k = _split_node(
-            columns,
-            table,
-            thresholds,
-            counts,
-            dead,
-            order,
-            classes,
-            node,
-            n_nodes,
-            feature,
-            operator,
-            threshold,
-            is_nominal,
-            n_categories,
-            category_size,
-            category_fill,
-            category_counts,
-            value_buffer,
-            left_counts,
-        )
+            columns, table, thresholds, counts, dead, order, classes, node, n_nodes, feature, operator,
+            threshold, features, buffers,
+        )  # fmt: skip
         n_nodes += k
         if breadth_first:
             continue
         if use_marked:
-            marked_pool, alive_pool, n_alive_pool = _enlarged_pools(
-                marked_pool, alive_pool, n_alive_pool, n_stack, k
-            )
-            if max_depth < 0 or table[node, _DEPTH] + 1 < max_depth:
-                _children_marked_counts(
-                    table,
-                    order[1 - (table[node, _DEPTH] & 1)],
-                    node,
-                    first_child,
-                    k,
-                    n_stack,
-                    min_samples_split,
-                    marked_start,
-                    marked_binary,
-                    current_alive,
-                    n_alive,
-                    current_marked,
-                    marked_pool,
-                    alive_pool,
-                    n_alive_pool,
-                )
+            child_samples = order[1 - (table[node, _DEPTH] & 1)]
+            pools = _children_marked_counts(
+                table, child_samples, node, first_child, k, n_stack, limits, marked_start, marked_binary,
+                current_alive, n_alive, current_marked, pools,
+            )  # fmt: skip
         stack, n_stack = _push_children(stack, n_stack, first_child, k)
 
     return _trimmed_tree(table, thresholds, counts, n_nodes)
