@@ -57,6 +57,8 @@ INTERPRETED_MAX_WORK = {
 interpreted call of a small input takes milliseconds where compiling the kernel
 takes tenths of seconds to seconds of a cold start (measured 2026-11-24)."""
 _PANEL_DROP = 12.0
+# Newton decrement below which the profile grid takes the quadratic prediction (error < 1e-11)
+_GRID_DECREMENT = 1e-6
 _LOG_PL_FLOOR = -30.0
 _MAX_WIDTH = 4.0
 _ETA_LIMIT = 40.0
@@ -327,15 +329,17 @@ def _direction_pass(shift, offset, nodes, targets, weights, d0, d1, f0, f1):
 
 
 @njit(cache=True, error_model="numpy", no_cpython_wrapper=True)
-def _maximise_on_line(base0, base1, t, nodes, targets, weights, d0, d1, f0, f1):
+def _maximise_on_line(base0, base1, t, nodes, targets, weights, d0, d1, f0, f1, tolerance):
     """Maximise the log-likelihood over t at (base0 + t d0, base1 + t d1) (Newton, step halving).
 
     The predictors are those of :func:`_direction_pass` with shift = base0 + t d0 and
     offset = base1 + t d1, starting at ``t``.  Once the Newton decrement
-    d = gradient^2 / |curvature| (twice the predicted remaining gain) is below 1e-8, the
-    maximum is taken as loglik + d / 2 at t + gradient / |curvature| without another pass:
-    the error of that quadratic prediction is third order, O(d^1.5 / sqrt(n)) < 1e-12.
-    Returns (profile loglik, argmax t, d loglik / d xi, d t* / d xi).
+    d = gradient^2 / |curvature| (twice the predicted remaining gain) is below ``tolerance``,
+    the maximum is taken as loglik + d / 2 at t + gradient / |curvature| without another pass:
+    the error of that quadratic prediction is third order, about |l3| (d / |l2|)^1.5 / 6 with
+    l2, l3 the second and third derivatives along the line, l3 = O(1 / sqrt(n)) in units where
+    l2 = O(1) (whitened parameters): below 1e-12 for d < 1e-8, below 1e-11 for d < 1e-6 once
+    n >= 100.  Returns (profile loglik, argmax t, d loglik / d xi, d t* / d xi).
     """
     loglik, gradient, curvature, cross, d_xi = _direction_pass(
         base0 + t * d0, base1 + t * d1, nodes, targets, weights, d0, d1, f0, f1
@@ -345,7 +349,7 @@ def _maximise_on_line(base0, base1, t, nodes, targets, weights, d0, d1, f0, f1):
             break
         step = -gradient / curvature
         decrement = gradient * step
-        if decrement < 1e-8:
+        if decrement < tolerance:
             loglik += 0.5 * decrement
             t += step
             break
@@ -374,7 +378,7 @@ def _profile_at(eta_test, slope, centred, targets, weights):
 
     Returns (profile loglik, argmax slope, d profile / d eta, d slope* / d eta).
     """
-    return _maximise_on_line(eta_test, 0.0, slope, centred, targets, weights, 0.0, 1.0, 1.0, 0.0)
+    return _maximise_on_line(eta_test, 0.0, slope, centred, targets, weights, 0.0, 1.0, 1.0, 0.0, 1e-8)
 
 
 @njit(cache=True, inline="always")
@@ -554,7 +558,7 @@ def logistic_profile_grid(nodes, targets, weights, alpha, frames, xi, max_loglik
     direction ``frames[j] = (B e, B e_perp)`` (four numbers, e a unit vector) and each
     ``xi[k]`` (ascending, ``xi[(K - 1) // 2] = 0``), the log-likelihood is maximised on the
     line {u : e . u = xi} by Newton's method over tau (step halving; the quadratic prediction
-    once the Newton decrement is below 1e-8, as in the profile masses), starting at the
+    once the Newton decrement is below 1e-6, error < 1e-11: :func:`_maximise_on_line`), starting at the
     maximiser of the previous xi moved along its tangent d tau / d xi, outward from xi = 0
     (where tau = 0 is the maximum).  The profile contour of Xu et al. (2016, Eq. 40) at a test
     score with (1, z) B parallel to e is exp Q(e, (eta - eta_hat) / sigma).  ``out`` (M, K)
@@ -585,7 +589,7 @@ def logistic_profile_grid(nodes, targets, weights, alpha, frames, xi, max_loglik
                 base0 = alpha[0] + x * f0
                 base1 = alpha[1] + x * f1
                 loglik, tau, _d_xi, new_tangent = _maximise_on_line(
-                    base0, base1, tau, nodes, targets, weights, d0, d1, f0, f1
+                    base0, base1, tau, nodes, targets, weights, d0, d1, f0, f1, _GRID_DECREMENT
                 )
                 # the tangents at both ends of the step and the move between them fit a cubic
                 # tau(xi); its second derivative at the new end extrapolates the next start

@@ -285,7 +285,9 @@ def _profile_on_grid(s, etas, scores, targets, theta, slope):
     ).sum(axis=0)
 
 
-@pytest.mark.parametrize(("n", "seed", "targets"), [(1_500, 30, "smoothed"), (4_000, 31, "labels")])
+@pytest.mark.parametrize(
+    ("n", "seed", "targets"), [(1_000, 32, "smoothed"), (1_500, 30, "smoothed"), (4_000, 31, "labels")]
+)
 def test_profile_grid_masses_match_a_brute_force_profile_on_a_fine_grid(n, seed, targets):
     # the masses from the Chebyshev series of the whitened profile log-likelihood (the fast path of
     # fit) against the definition: the profile contour on a fine grid of eta = ln(1/tau - 1)
