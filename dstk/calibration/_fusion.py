@@ -59,6 +59,13 @@ def _failure_outputs(contour: np.ndarray, weights: np.ndarray, n_points: int) ->
     return contour[picked]
 
 
+def _failure_points(contours: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """The points (S, M, K) of :func:`_failure_outputs` of every classifier (``M`` within the budget)."""
+    n_sources = contours.shape[0]
+    n_points = int(min(_FAILURE_POINTS, max(1, _FAILURE_BUDGET // (n_sources * contours[0].size))))
+    return np.stack([_failure_outputs(contours[s], weights, n_points) for s in range(n_sources)])
+
+
 def _with_failures(
     contours: np.ndarray, labels: np.ndarray, weights: np.ndarray, contamination: float
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -72,10 +79,8 @@ def _with_failures(
     whole-number sample weights equal repetitions.
     """
     n_sources = contours.shape[0]
-    n_points = int(min(_FAILURE_POINTS, max(1, _FAILURE_BUDGET // (n_sources * contours[0].size))))
     copies, all_weights = [contours], [(1.0 - contamination) * weights]
-    for s in range(n_sources):
-        points = _failure_outputs(contours[s], weights, n_points)
+    for s, points in enumerate(_failure_points(contours, weights)):
         for point in points:
             failed = contours.copy()
             failed[s] = point
@@ -430,19 +435,26 @@ class EvidentialFusionClassifier(ClassifierMixin, _BaseComposition, BaseEstimato
             temperatures.append(temperature)
             probabilities.append(special.softmax(log_q / temperature, axis=1))
         contours = np.stack(probabilities)
-        labels_used, weights_used = encoded, weight_array
-        if self.contamination > 0 and self.rule != "disjunctive":
-            contours, labels_used, weights_used = _with_failures(
-                contours, encoded, weight_array, self.contamination
-            )
-        n_used = labels_used.size
+        failing = self.contamination > 0 and self.rule != "disjunctive"
         if self.rule == "disjunctive":  # "one of them is reliable": the discounting of the others is moot
             rates = np.zeros((len(pairs), classes.size))
-        elif self.training == "log_loss":
+        elif self.training == "log_loss":  # the failure terms in closed form (no copies of the outputs)
+            points = _failure_points(contours, weight_array) if failing else None
             rates = log_loss_contextual_rates(
-                contours, labels_used, weights=weights_used, min_rate=_MIN_LEARNED_RATE
+                contours,
+                encoded,
+                weights=weight_array,
+                min_rate=_MIN_LEARNED_RATE,
+                failure_points=points,
+                contamination=self.contamination if failing else 0.0,
             )
         else:
+            labels_used, weights_used = encoded, weight_array
+            if failing:
+                contours, labels_used, weights_used = _with_failures(
+                    contours, encoded, weight_array, self.contamination
+                )
+            n_used = labels_used.size
             indicators = np.zeros((n_used, classes.size))
             indicators[np.arange(n_used), labels_used] = 1.0
             rates = np.stack([separate_contextual_rates(c, indicators, weights_used) for c in contours])

@@ -138,6 +138,8 @@ def log_loss_contextual_rates(
     start: np.ndarray | None = None,
     penalty: float = 0.0,
     min_rate: float = 0.0,
+    failure_points: np.ndarray | None = None,
+    contamination: float = 0.0,
 ) -> np.ndarray:
     """Rates minimising the log-loss of the plausibility transform of the discounted sources' combination.
 
@@ -148,6 +150,14 @@ def log_loss_contextual_rates(
     scoring rule, in place of the plausibility error of Mercier, Quost & Denoeux (2008, Eq. 33).
     Minimised over ``alpha_sk`` in [0, 1] by L-BFGS-B with the analytic gradient
     ``d/d alpha_sk = sum_i w_i (P_ik - delta_ik) (1 - pl_sik) / pl'_sik / sum_i w_i``.
+
+    With ``failure_points`` the criterion is an expectation over a failure model: with probability
+    ``1 - contamination`` every source gives its output; with probability ``contamination / S`` source
+    ``s`` fails and gives instead one of its ``M`` points ``failure_points[s]`` (probability ``1 / M``
+    each), whatever the sample.  The failure terms are computed in closed form, sample by sample, from
+    the product ``R_s`` of the other sources' discounted contours: the failure of ``s`` with point ``c``
+    gives ``P_i(k) = R_sik c'_k / sum_l R_sil c'_l`` with ``c' = c + alpha_s (1 - c)``
+    (:func:`dstk._kernels.contextual.failure_log_loss`), without copies of the outputs.
 
     Parameters
     ----------
@@ -163,18 +173,31 @@ def log_loss_contextual_rates(
         Weight of the ridge term ``mean(alpha^2)``.
     min_rate : float, default 0.0
         Least rate: the rates are sought in ``[min_rate, 1]``.
+    failure_points : ndarray of shape (S, M, K), optional
+        Each source's outputs standing in for its failures (no failure model when None).
+    contamination : float, default 0.0
+        Probability that one of the sources fails (used with ``failure_points``).
 
     Returns
     -------
     ndarray of shape (S, K)
     """
+    from .._kernels.contextual import failure_log_loss
+
     n_sources, n, n_classes = contours.shape
+    contours = np.ascontiguousarray(contours, dtype=np.float64)
+    labels = np.ascontiguousarray(labels, dtype=np.int64)
     w = np.ones(n) if weights is None else np.asarray(weights, dtype=np.float64)
     total = float(w.sum())
-    indicators = np.zeros((n, n_classes))
-    indicators[np.arange(n), labels] = 1.0
-    doubt = 1.0 - contours
-    rows = np.arange(n)
+    failing = failure_points is not None and contamination > 0.0
+    if failing:
+        points = np.ascontiguousarray(failure_points, dtype=np.float64)
+    else:
+        points = np.zeros((n_sources, 0, n_classes))
+    point_doubt = 1.0 - points
+    # each sample's weight in the no-failure term and in each of the S M failure terms
+    main_weights = np.ascontiguousarray((1.0 - contamination) * w if failing else w)
+    point_weights = np.ascontiguousarray(contamination / (n_sources * max(points.shape[1], 1)) * w)
     x0 = (
         np.full((n_sources, n_classes), max(0.1, min_rate))
         if start is None
@@ -183,18 +206,16 @@ def log_loss_contextual_rates(
     size = float(n_sources * n_classes)
 
     def objective(flat):
-        rates = flat.reshape(n_sources, n_classes)
-        discounted = np.maximum(contours + rates[:, None, :] * doubt, _TINY)
-        log_contour = np.log(discounted).sum(axis=0)
-        top = log_contour.max(axis=1, keepdims=True)
-        scaled = np.exp(log_contour - top)
-        normaliser = scaled.sum(axis=1)
-        probabilities = scaled / normaliser[:, None]
-        log_p = log_contour[rows, labels] - top[:, 0] - np.log(normaliser)
-        loss = -float(w @ log_p) / total + penalty * float((rates**2).sum()) / size
-        residual = w[:, None] * (probabilities - indicators) / total  # (n, K)
-        grad = np.einsum("nk,snk->sk", residual, doubt / discounted) + 2.0 * penalty * rates / size
-        return loss, grad.ravel()
+        rates = np.ascontiguousarray(flat.reshape(n_sources, n_classes))
+        stand_in = np.maximum(points + rates[:, None, :] * point_doubt, _TINY)
+        gradient = np.zeros((n_sources, n_classes))
+        loss = failure_log_loss(
+            contours, labels, rates, main_weights, point_weights, stand_in, np.log(stand_in),
+            point_doubt / stand_in, gradient,
+        )  # fmt: skip
+        loss = loss / total + penalty * float((rates**2).sum()) / size
+        gradient = gradient / total + 2.0 * penalty * rates / size
+        return loss, gradient.ravel()
 
     result = optimize.minimize(
         objective, x0.ravel(), jac=True, method="L-BFGS-B", bounds=[(min_rate, 1.0)] * x0.size

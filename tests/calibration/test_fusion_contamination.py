@@ -171,3 +171,65 @@ def test_contamination_is_checked(data, bad):
     X, y = data
     with pytest.raises(ValueError, match="contamination"):
         EvidentialFusionClassifier(sources(), contamination=bad).fit(X, y)
+
+
+@pytest.mark.parametrize("n_sources, n_classes, n_points", [(2, 2, 16), (3, 4, 5), (2, 7, 1)])
+def test_failure_terms_in_closed_form_equal_the_written_out_criterion(
+    n_sources, n_classes, n_points, monkeypatch
+):
+    """The criterion of log_loss_contextual_rates with failure points, against the failure model written
+    out sample by sample (every source replaced by every point), with sample weights; its gradient
+    against finite differences."""
+    from scipy import optimize
+
+    from dstk.evidence import _contextual
+
+    rng = np.random.default_rng(n_sources * 10 + n_classes)
+    n = 30
+    logits = 2.0 * rng.normal(size=(n_sources, n, n_classes))
+    contours = np.exp(logits) / np.exp(logits).sum(axis=2, keepdims=True)
+    points = rng.dirichlet(np.ones(n_classes), size=(n_sources, n_points))
+    labels = rng.integers(0, n_classes, n)
+    weights = rng.uniform(0.5, 2.0, n)
+    contamination = 0.3
+    captured = {}
+    minimize = optimize.minimize
+
+    def spy(function, start, **options):
+        captured["objective"] = function
+        return minimize(function, start, **options)
+
+    monkeypatch.setattr(_contextual.optimize, "minimize", spy)
+    _contextual.log_loss_contextual_rates(
+        contours, labels, weights=weights, failure_points=points, contamination=contamination, min_rate=0.01
+    )
+
+    def weighted_log_loss(sources, rates):
+        product = np.ones((n, n_classes))
+        for contour, rate in zip(sources, rates):
+            product = product * (contour + rate * (1.0 - contour))
+        return -weights @ np.log(product[np.arange(n), labels] / product.sum(axis=1)) / weights.sum()
+
+    def written_out(rates):
+        expected = (1.0 - contamination) * weighted_log_loss(list(contours), rates)
+        for s in range(n_sources):
+            for point in points[s]:
+                failed = list(contours)
+                failed[s] = np.broadcast_to(point, (n, n_classes))
+                expected += contamination / (n_sources * n_points) * weighted_log_loss(failed, rates)
+        return expected
+
+    for _ in range(4):
+        rates = rng.uniform(0.01, 1.0, size=n_sources * n_classes)
+        value, gradient = captured["objective"](rates)
+        assert abs(value - written_out(rates.reshape(n_sources, n_classes))) < 1e-12
+        step = 1e-6 * np.eye(rates.size)  # central differences
+        numeric = [
+            (
+                written_out((rates + e).reshape(n_sources, n_classes))
+                - written_out((rates - e).reshape(n_sources, n_classes))
+            )
+            / 2e-6
+            for e in step
+        ]
+        np.testing.assert_allclose(gradient, numeric, rtol=1e-6, atol=1e-8)
