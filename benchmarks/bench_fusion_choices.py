@@ -135,7 +135,7 @@ def log_loss(y_index, probabilities):
     return float(-np.log(p[np.arange(y_index.size), y_index]).mean())
 
 
-def run_split(X, y, train, test, seed, scenario, contaminations, with_anchors=True):
+def run_split(X, y, train, test, seed, scenario, contaminations, with_anchors=True, dump=None):
     X_train, y_train, X_test, y_test = X[train], y[train], X[test], y[test]
     classes = np.unique(y)
     y_index = np.searchsorted(classes, y_test)
@@ -167,6 +167,14 @@ def run_split(X, y, train, test, seed, scenario, contaminations, with_anchors=Tr
     finally:
         if restore is not None:
             restore()
+    if dump is not None:  # the outputs the rates are learned on and scored on, for offline variants
+        dump.update(
+            train=contours,
+            labels=labels,
+            test=test_contours,
+            y_index=y_index,
+            corrupted=-1 if corrupted is None else corrupted,
+        )
     for c in contaminations:
         model = variant(fusion, contours, labels, c)
         probabilities, _ = contextual.plausibility_transform_of_product(test_contours, model.rates_)
@@ -251,6 +259,7 @@ def main(argv=None):
     parser.add_argument("--scenario", default="standard")
     parser.add_argument("--contaminations", default="0,0.02,0.05,0.1")
     parser.add_argument("--out", default=None)
+    parser.add_argument("--dump", default=None, help="also save each split's calibrated outputs (.npz)")
     parser.add_argument("--report", default=None, help="print the tables of an earlier run's .npz and stop")
     parser.add_argument(
         "--fusion-only", action="store_true", help="skip the anchors (pair with an earlier run's anchors)"
@@ -266,7 +275,7 @@ def main(argv=None):
     sets = bench.data_sets(args.data)
     if args.sets:
         sets = {k: v for k, v in sets.items() if k in args.sets.split(",")}
-    results = {}
+    results, dumped = {}, {}
     start = time.time()
     with pinned_threads(1):
         for name, (X, y) in sets.items():
@@ -274,13 +283,20 @@ def main(argv=None):
                 continue
             X, y = np.asarray(X, dtype=float), np.asarray(y)
             splitter = StratifiedShuffleSplit(n_splits=args.splits, test_size=0.3, random_state=0)
+            dumps = [{} for _ in range(args.splits)]
             per_split = [
-                run_split(X, y, tr, te, seed, args.scenario, contaminations, not args.fusion_only)
+                run_split(
+                    X, y, tr, te, seed, args.scenario, contaminations, not args.fusion_only, dumps[seed]
+                )
                 for seed, (tr, te) in enumerate(splitter.split(X, y))
             ]
+            for seed, saved in enumerate(dumps):
+                dumped.update({f"{name}|{seed}|{key}": value for key, value in saved.items()})
             for method in per_split[0]:
                 results[f"{name}|{method}"] = np.stack([s[method] for s in per_split])
             np.savez(args.out, **results)
+            if args.dump:
+                np.savez(args.dump, **dumped)
             print(f"{name} done at {time.time() - start:.0f} s", flush=True)
     return 0
 

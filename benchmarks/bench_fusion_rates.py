@@ -1,0 +1,175 @@
+"""Where the fusion's losses come from: rate-learning variants on saved calibrated outputs.
+
+Reads the per-split outputs that ``bench_fusion_choices.py --dump`` saves (each classifier's temperature-
+scaled out-of-fold outputs on the training part, the labels, its outputs on the test part, corrupted or
+not) and the anchors of the same run (``--out``), re-learns the contextual discount rates in several ways
+and scores each variant on the same test part, paired with the anchors:
+
+- ``c=<value>``: the rates ``fit`` learns with ``contamination=<value>`` (the landed criterion);
+- ``no discounting``: every rate 0, the product of the calibrated outputs (Bayes' rule with independent
+  classifiers): what the rates add;
+- ``oracle``: rates learned on the test part itself, with its labels (contamination 0): the least
+  log-loss any fixed rates reach on that test part, so a miss that remains under it is not the rates'
+  (nor the contamination's) but the calibrated outputs';
+- ``nested``: the contamination of ``--grid`` whose rates, learned on four fifths of the out-of-fold
+  outputs, give the least log-loss on the other fifth (the cross-fitted likelihood of the contamination);
+- ``toward reliability``: the landed criterion (contamination 0.1) plus ``lambda * mean((alpha_sk -
+  r_sk)^2)``, ``r_sk`` the mean probability classifier ``s`` gives the wrong classes on the out-of-fold
+  samples of class ``k`` (its out-of-fold unreliability when the truth is ``k``).
+
+Usage::
+
+    python benchmarks/bench_fusion_rates.py --dump /tmp/unequal_dump.npz --anchors /tmp/unequal.npz
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+import numpy as np
+from scipy import optimize
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))
+
+sys.path.insert(0, HERE)
+
+from bench_fusion_choices import singleton_belief_and_conflict  # noqa: E402
+
+import dstk.evidence._contextual as contextual  # noqa: E402
+from dstk.calibration._fusion import _MIN_LEARNED_RATE, _with_failures  # noqa: E402
+
+GRID = (0.0, 0.02, 0.05, 0.1, 0.2)
+
+
+def rates_at(contours, labels, contamination, weights=None):
+    """The rates ``fit`` learns with ``contamination`` on these out-of-fold outputs."""
+    w = np.ones(labels.size) if weights is None else weights
+    if contamination > 0:
+        contours, labels, w = _with_failures(contours, labels, w, contamination)
+    return contextual.log_loss_contextual_rates(contours, labels, weights=w, min_rate=_MIN_LEARNED_RATE)
+
+
+def log_loss(contours, rates, y_index):
+    p, _ = contextual.plausibility_transform_of_product(contours, rates)
+    p = np.clip(p[np.arange(y_index.size), y_index], 1e-15, 1.0)
+    return float(-np.log(p).mean())
+
+
+def selective_error(contours, rates, y_index, coverage=0.8):
+    """Error on the kept samples, abstaining on the smallest Bel of the decided class (the documented score)."""
+    p, _ = contextual.plausibility_transform_of_product(contours, rates)
+    decided = p.argmax(axis=1)
+    bel, _ = singleton_belief_and_conflict(contours, rates, decided)
+    errors = decided != y_index
+    order = np.argsort(-bel, kind="stable")
+    return float(errors[order[: max(1, round(coverage * errors.size))]].mean())
+
+
+def nested_contamination(contours, labels, grid=GRID, n_folds=5, seed=0):
+    """The contamination of ``grid`` of least held-out log-loss over ``n_folds`` folds of the outputs."""
+    rng = np.random.default_rng(seed)
+    fold = np.empty(labels.size, dtype=int)
+    for k in np.unique(labels):  # stratified
+        members = rng.permutation(np.flatnonzero(labels == k))
+        fold[members] = np.arange(members.size) % n_folds
+    losses = []
+    for c in grid:
+        total = 0.0
+        for f in range(n_folds):
+            train, test = fold != f, fold == f
+            rates = rates_at(contours[:, train], labels[train], c)
+            total += log_loss(contours[:, test], rates, labels[test]) * test.sum()
+        losses.append(total / labels.size)
+    return grid[int(np.argmin(losses))]
+
+
+def toward_reliability(contours, labels, contamination=0.1, strength=1.0):
+    """Landed criterion plus ``strength * mean((alpha - r)^2)``, r the out-of-fold unreliability."""
+    n_sources, _, n_classes = contours.shape
+    r = np.empty((n_sources, n_classes))
+    for k in range(n_classes):
+        r[:, k] = 1.0 - contours[:, labels == k, k].mean(axis=1)
+    r = np.clip(r, _MIN_LEARNED_RATE, 1.0)
+    c, lab, w = _with_failures(contours, labels, np.ones(labels.size), contamination)
+    start = rates_at(contours, labels, contamination)
+    total = w.sum()
+
+    def objective(flat):
+        rates = flat.reshape(n_sources, n_classes)
+        p, _ = contextual.plausibility_transform_of_product(c, rates)
+        loss = -(w * np.log(np.clip(p[np.arange(lab.size), lab], 1e-300, 1.0))).sum() / total
+        return loss + strength * np.mean((rates - r) ** 2)
+
+    result = optimize.minimize(
+        objective, start.ravel(), method="L-BFGS-B", bounds=[(_MIN_LEARNED_RATE, 1.0)] * start.size
+    )
+    return result.x.reshape(n_sources, n_classes)
+
+
+def variants(split, strengths):
+    train, labels, test, y_index = split["train"], split["labels"], split["test"], split["y_index"]
+    out = {}
+    for c in (0.0, 0.1):
+        out[f"c={c}"] = rates_at(train, labels, c)
+    out["no discounting"] = np.zeros_like(out["c=0.0"])
+    out["oracle"] = rates_at(test, y_index, 0.0)
+    chosen = nested_contamination(train, labels)
+    out["nested"] = rates_at(train, labels, chosen)
+    for strength in strengths:
+        out[f"toward reliability {strength:g}"] = toward_reliability(train, labels, 0.1, strength)
+    return {
+        name: (log_loss(test, r, y_index), selective_error(test, r, y_index)) for name, r in out.items()
+    }, chosen
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--dump", required=True)
+    parser.add_argument("--anchors", required=True)
+    parser.add_argument("--strengths", default="0.1,1")
+    parser.add_argument("--sets", default=None, help="comma-separated names (default: all in the dump)")
+    args = parser.parse_args(argv)
+    dump, anchors = np.load(args.dump), np.load(args.anchors)
+    strengths = [float(s) for s in args.strengths.split(",") if s]
+    sets = list(dict.fromkeys(k.split("|")[0] for k in dump.files))
+    if args.sets:
+        sets = [name for name in sets if name in args.sets.split(",")]
+    anchor_names = [
+        m for m in dict.fromkeys(k.split("|")[1] for k in anchors.files) if not m.startswith("fusion")
+    ]
+    for name in sets:
+        n_splits = len({k.split("|")[1] for k in dump.files if k.startswith(name + "|")})
+        rows, chosen = [], []
+        for i in range(n_splits):
+            split = {key: dump[f"{name}|{i}|{key}"] for key in ("train", "labels", "test", "y_index")}
+            scores, c = variants(split, strengths)
+            rows.append(scores)
+            chosen.append(c)
+        base = np.array([r["c=0.1"][0] for r in rows])
+        print(f"\n### {name}: log-loss of c=0.1 {base.mean():.4f}; nested contamination chosen {chosen}")
+        print("| variant | log-loss minus c=0.1 | sel. error 80 % |")
+        print("|---|---|---|")
+        for variant in rows[0]:
+            values = np.array([r[variant][0] for r in rows])
+            sel = np.mean([r[variant][1] for r in rows])
+            d = values - base
+            print(f"| {variant} | {d.mean():+.4f} ± {d.std(ddof=1) / np.sqrt(d.size):.4f} | {sel:.4f} |")
+        for anchor in anchor_names:
+            key = f"{name}|{anchor}"
+            if key in anchors.files:
+                values = anchors[key][:n_splits]
+                d = values[:, 1] - base
+                print(
+                    f"| {anchor} | {d.mean():+.4f} ± {d.std(ddof=1) / np.sqrt(d.size):.4f} | "
+                    f"{values[:, 3].mean():.4f} |"
+                )
+        landed = anchors[f"{name}|fusion c=0.1"][:n_splits, 1]
+        assert np.allclose(landed, base), "the dump does not reproduce the run's fusion"
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
