@@ -115,7 +115,7 @@ class LogisticCalibrator(BinaryCalibrator):
     e . u = xi of l - l(theta_hat), where e is the direction of B' (1, s) and
     xi = (eta - eta_hat) / sigma(s); e turns by pi as s runs over the real
     line.  ``fit`` tabulates Q once on a Chebyshev-Lobatto grid in the angle
-    of e and in xi in [-11, 11] (about 17 x 17 to 65 x 25 line maximisations,
+    of e and in xi in [-9, 9] or [-11, 11] (about 17 x 17 to 65 x 25 line maximisations,
     where the masses of the d + 1 interpolation points would need about 100
     each) and integrates every mass from the series, within 2e-12 of the
     exact masses on the benchmark sets; it falls back to the exact masses

@@ -39,8 +39,9 @@ _COMPRESSION_ORDER = 8
 _COMPRESSION_STANDARD_ERRORS = 25.0
 #: standardised test scores are clipped to this many standard deviations (masses equal their limits)
 _Z_LIMIT = 1e8
-#: half-width of the whitened profile grid (Q ~ -xi^2 / 2 ~ -60 at its edges)
-_GRID_HALF_WIDTH = 11.0
+#: half-widths of the whitened profile grid tried in turn (Q ~ -xi^2 / 2 ~ -40 or -60 at the edges):
+#: the wider one when the profile falls slower than Q = -25 at the edges of the narrower one
+_GRID_HALF_WIDTHS = (9.0, 11.0)
 #: the grid's edges must have Q below this: Q is concave in xi, so beyond them pl < exp(-25) and the
 #: masses' integrals left out are below exp(-25) = 1.4e-11
 _GRID_EDGE_LOG_PL = -25.0
@@ -428,28 +429,28 @@ class ScoreLogistic:
     def profile_grid(self):
         """Chebyshev series of the whitened profile log-likelihood, or None when it does not converge.
 
-        Returns ``(coefficients, cholesky, frame)`` for :func:`logistic_grid_masses`: with B
-        the Cholesky factor of ``alpha_covariance`` and the whitened parameters u
+        Returns ``(coefficients, cholesky, frame, half_width)`` for :func:`logistic_grid_masses`:
+        with B the Cholesky factor of ``alpha_covariance`` and the whitened parameters u
         (alpha = alpha_hat + B u), the profile log-likelihood Q(e, xi) = max over the line
         e . u = xi of l - l_max depends on a test score z only through the direction e of
         B' (1, z), which turns by pi from z = -inf to z = +inf (angle phi), and xi =
         (eta - eta_hat) / sigma.  Q is tabulated on Chebyshev-Lobatto points in phi and in
-        xi in [-11, 11] (:func:`logistic_profile_grid`; 17 x 17 points first; when the last
-        quarter of the tensor Chebyshev coefficients exceeds 1e-7 in xi, a new grid of the sizes
-        the geometric decay of the first one predicts (:func:`_predicted_points`); afterwards a
-        dimension that has not converged doubles, only the new directions computed), until
-        both have converged.  The series is given up
-        (None: the masses are then computed one by one by :meth:`predictive_masses`) when
-        Q > -25 at an end of some direction (a profile far from the normal approximation,
-        e.g. small or nearly separable calibration sets) or more than 129 points would be
-        needed in a dimension.  Q is concave in xi, so pl < exp(-25) beyond the ends, and the
-        part of each mass left out there is below exp(-25) = 1.4e-11.
+        xi in [-9, 9], or in [-11, 11] when Q > -25 at an end of the narrower interval
+        (:func:`logistic_profile_grid`): 17 x 17 points first; when the last quarter of the
+        tensor Chebyshev coefficients exceeds 1e-7 in xi, a new grid of the sizes the
+        geometric decay of the first one predicts (:func:`_predicted_points`); afterwards a
+        dimension that has not converged doubles (only the new directions computed), until
+        both have converged.  The series is given up (None: the masses are then computed
+        one by one by :meth:`predictive_masses`) when Q > -25 at an end of some direction
+        of the wider interval (a profile far from the normal approximation, e.g. small or
+        nearly separable calibration sets) or more than 129 points would be needed in a
+        dimension.  Q is concave in xi, so pl < exp(-25) beyond the ends, and the part of
+        each mass left out there is below exp(-25) = 1.4e-11.
         """
         if getattr(self, "_grid_built", False):  # (instances pickled before have no grid)
             return self._grid
         self._grid_built = True
         self._grid = None
-        nodes, targets, weights, log_likelihood = self._data()
         try:
             cholesky = np.linalg.cholesky(self.alpha_covariance)
         except np.linalg.LinAlgError:
@@ -469,8 +470,21 @@ class ScoreLogistic:
         normal /= normal_norm
         minus = -toward_plus
         frame = np.ascontiguousarray(np.concatenate([minus, normal]))
+        for half_width in _GRID_HALF_WIDTHS:
+            grid, narrow = self._tabulate(cholesky, frame, half_width)
+            if not narrow:
+                break
+        self._grid = grid
+        return grid
+
+    def _tabulate(self, cholesky, frame, half_width):
+        """The series of :meth:`profile_grid` on xi in [-half_width, half_width]: (grid or None, narrow).
+
+        ``narrow``: given up because Q > -25 at an end of some direction (a wider interval may do).
+        """
+        nodes, targets, weights, log_likelihood = self._data()
+        minus, normal = frame[:2], frame[2:]
         n_directions, n_xi = _GRID_START
-        half_width = _GRID_HALF_WIDTH
         values: np.ndarray | None = None
         while n_directions <= _GRID_MAX and n_xi <= _GRID_MAX:
             x = -np.cos(np.pi * np.arange(n_directions) / (n_directions - 1))
@@ -492,9 +506,9 @@ class ScoreLogistic:
                 nodes, targets, weights, self.alpha, frames, xi, log_likelihood, np.empty((rows.size, n_xi))
             )
             if not np.all(np.isfinite(values)):
-                return None
+                return None, False
             if max(values[:, 0].max(), values[:, -1].max()) > _GRID_EDGE_LOG_PL:
-                return None  # a direction where the profile falls slower than the normal approximation
+                return None, True  # a direction where the profile falls slower than the normal approximation
             coefficients = fft.dct(fft.dct(values, type=1, axis=0), type=1, axis=1)
             coefficients /= (n_directions - 1) * (n_xi - 1)
             coefficients[[0, -1]] *= 0.5
@@ -505,8 +519,7 @@ class ScoreLogistic:
             direction_tail = np.abs(coefficients[(3 * n_directions) // 4 :]).max()
             xi_tail = np.abs(coefficients[:, (3 * n_xi) // 4 :]).max()
             if direction_tail <= _GRID_TOLERANCE and xi_tail <= _GRID_TOLERANCE:
-                self._grid = (np.ascontiguousarray(coefficients), cholesky, frame, half_width)
-                return self._grid
+                return (np.ascontiguousarray(coefficients), cholesky, frame, half_width), False
             if xi_tail > _GRID_TOLERANCE:
                 if values.shape == _GRID_START:
                     # every row is recomputed for new xi: take the sizes the probe's decay predicts
@@ -520,7 +533,7 @@ class ScoreLogistic:
                     n_xi = 2 * n_xi - 1
             else:
                 n_directions = 2 * n_directions - 1
-        return None
+        return None, False
 
     def grid_masses(self, z):
         """:meth:`predictive_masses` from the series of :meth:`profile_grid` (None if it has none)."""

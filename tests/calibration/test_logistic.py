@@ -286,9 +286,17 @@ def _profile_on_grid(s, etas, scores, targets, theta, slope):
 
 
 @pytest.mark.parametrize(
-    ("n", "seed", "targets"), [(1_000, 32, "smoothed"), (1_500, 30, "smoothed"), (4_000, 31, "labels")]
+    ("n", "seed", "targets", "half_widths"),
+    [
+        (1_000, 32, "smoothed", None),
+        (1_500, 30, "smoothed", None),
+        (4_000, 31, "labels", None),
+        (1_000, 32, "smoothed", (3.0, 11.0)),  # Q > -25 at xi = +-3: the wider interval is taken
+    ],
 )
-def test_profile_grid_masses_match_a_brute_force_profile_on_a_fine_grid(n, seed, targets):
+def test_profile_grid_masses_match_a_brute_force_profile_on_a_fine_grid(
+    n, seed, targets, half_widths, monkeypatch
+):
     # the masses from the Chebyshev series of the whitened profile log-likelihood (the fast path of
     # fit) against the definition: the profile contour on a fine grid of eta = ln(1/tau - 1)
     # (uncompressed data; a few points checked against Brent's method), integrated by Simpson's rule
@@ -296,10 +304,16 @@ def test_profile_grid_masses_match_a_brute_force_profile_on_a_fine_grid(n, seed,
     # int_-inf^eta_hat pl w, w = tau (1 - tau))
     from scipy import integrate
 
+    import dstk.evidence._logistic as logistic_module
+
+    if half_widths is not None:
+        monkeypatch.setattr(logistic_module, "_GRID_HALF_WIDTHS", half_widths)
     scores, y = _data(n, seed=seed, spread=0.6)
     cal = LogisticCalibrator(targets=targets).fit(scores, y)
     fit = cal._logistic
     assert fit.profile_grid() is not None  # the fast path is taken
+    if half_widths is not None:
+        assert fit.profile_grid()[3] == half_widths[1]
     t = fit._targets
     theta = cal.theta_
     for s in (-1.5, 0.2, 1.1):
