@@ -31,6 +31,7 @@ Usage::
     python benchmarks/bench_cold_start.py --baseline /path/to/other/checkout \\
         --calls LogisticCalibrator,IsotonicCalibrator,BinningCalibrator,from_counts,demo --runs 3
     python benchmarks/bench_cold_start.py --realistic --rows 100000 --runs 2
+    python benchmarks/bench_cold_start.py --realistic --calls combine_ternary --runs 5 --baseline /path/to/main
     python benchmarks/bench_cold_start.py --imports --runs 5
 """
 
@@ -38,6 +39,7 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import itertools
 import os
 import shutil
 import statistics
@@ -151,6 +153,7 @@ c0 = time.process_time()
 import numpy as np
 from dstk import Frame, MassFunction, combine
 what, rows = sys.argv[1], int(sys.argv[2])
+ENTRY_POINTS = ("combine_cautious", "combine_yager", "combine_disjunctive", "belief", "plausibility", "pignistic", "decide")
 if what == "from_counts":
     from dstk.evidence import from_counts
 elif what == "LogisticCalibrator":
@@ -169,6 +172,22 @@ elif what == "combine_pair":  # the same, as a list of two batches
     data[..., 1:] = rng.dirichlet(np.ones(3), size=(2, rows))
     a, b = (MassFunction.from_array(d, Frame((0, 1))) for d in data)
     run = lambda: combine([a, b])
+elif what.startswith("combine_ternary") or what in ENTRY_POINTS:  # three labels, two sources per row
+    data = np.zeros((rows, 2, 8))
+    data[..., 1:] = rng.dirichlet(np.ones(7), size=(rows, 2))
+    m = MassFunction.from_array(data, Frame("abc"))
+    a, b = (MassFunction.from_array(np.ascontiguousarray(data[:, i]), Frame("abc")) for i in range(2))
+    run = {
+        "combine_ternary": lambda: combine(m, axis=1),
+        "combine_ternary_pair": lambda: combine([a, b]),
+        "combine_cautious": lambda: combine(m, axis=1, rule="cautious"),
+        "combine_yager": lambda: combine(m, axis=1, rule="yager"),
+        "combine_disjunctive": lambda: combine(m, axis=1, rule="disjunctive"),
+        "belief": lambda: a.to_array("bel"),
+        "plausibility": lambda: a.to_array("pl"),
+        "pignistic": lambda: a.pignistic(),
+        "decide": lambda: a.decide(),
+    }[what]
 elif what == "from_counts":  # binary counts, the default (likelihood) model
     n = rng.integers(1, 30, rows)
     k = rng.binomial(n, 0.3)
@@ -194,6 +213,15 @@ print(json.dumps({"imports": c1 - c0, "first": c2 - c1, "warm": c3 - c2}))
 REALISTIC_CALLS = (
     "combine",
     "combine_pair",
+    "combine_ternary",
+    "combine_ternary_pair",
+    "combine_cautious",
+    "combine_yager",
+    "combine_disjunctive",
+    "belief",
+    "plausibility",
+    "pignistic",
+    "decide",
     "from_counts",
     "LogisticCalibrator",
     "RandomDecisionTreesClassifier",
@@ -271,15 +299,20 @@ def warm_path(trees: dict[str, str], runs: int) -> None:
         )
 
 
-def realistic(rows: int, runs: int, calls: tuple[str, ...]) -> None:
-    """First calls of this tree on ``rows`` rows: empty cache, then populated cache, warm beside each."""
+def realistic(rows: int, runs: int, calls: tuple[str, ...], baseline: str | None = None) -> None:
+    """First calls on ``rows`` rows: empty cache, then populated cache, warm beside each.
+
+    With ``baseline``, each run times the baseline tree and this tree in turn (interleaved).
+    """
     import json
 
-    root = str(HERE.parent)
+    trees = {"": str(HERE.parent)}
+    if baseline is not None:
+        trees = {" (baseline)": str(Path(baseline).resolve()), " (this tree)": str(HERE.parent)}
     print("load average at start", os.getloadavg())
     results: dict[str, list[tuple[float, ...]]] = {}
     for what in calls:
-        for _ in range(runs):
+        for _run, (label, root) in itertools.product(range(runs), trees.items()):
             with tempfile.TemporaryDirectory() as cache:
                 env = dict(
                     os.environ,
@@ -298,8 +331,10 @@ def realistic(rows: int, runs: int, calls: tuple[str, ...]) -> None:
                 populated["warm"],
                 populated["imports"],
             )
-            results.setdefault(what, []).append(row)
-            print(what, " ".join(f"{v:.3f}" for v in row), f"load {os.getloadavg()[0]:.1f}", flush=True)
+            results.setdefault(what + label, []).append(row)
+            print(
+                what + label, " ".join(f"{v:.3f}" for v in row), f"load {os.getloadavg()[0]:.1f}", flush=True
+            )
     print("load average at end", os.getloadavg())
     print(
         f"| first call, {rows:,} rows | empty cache: first call CPU | empty cache: over warm | populated cache: "
@@ -363,7 +398,7 @@ def main() -> None:
     args = parser.parse_args()
     if args.realistic:
         calls = tuple(args.calls.split(",")) if "--calls" in sys.argv else REALISTIC_CALLS
-        realistic(args.rows, args.runs, calls)
+        realistic(args.rows, args.runs, calls, args.baseline)
         return
     if args.imports:
         imports(args.runs)

@@ -368,7 +368,7 @@ INVALID = 2
 #: :func:`_binary_careful_rows` (never returned by :func:`conjunctive`).
 CAREFUL = 4
 #: Status bit of :func:`_binary_rows`: some source row may fail the check; the
-#: caller computes the status bits with :func:`binary_check_status`.
+#: caller computes the status bits with :func:`check_status`.
 RECHECK = 8
 
 
@@ -426,7 +426,7 @@ def _check_binary_block(flat, i0, i1, tolerance):
 
     One contiguous read of the block: 0 when every row sums to 1 within
     ``tolerance`` and has no negative entry, else :data:`RECHECK` (the
-    caller then finds the status bits with :func:`binary_check_status`, in
+    caller then finds the status bits with :func:`check_status`, in
     numpy: no second kernel loop to compile).  Run before the block is
     folded, it also brings the block into the cache.
     """
@@ -448,17 +448,22 @@ def _check_binary_block(flat, i0, i1, tolerance):
     return RECHECK
 
 
-def binary_check_status(m, tolerance):
-    """Status bits of the binary source rows ``m`` (..., 4): the tests of :func:`_check_source`, in numpy.
+def check_status(m, tolerance):
+    """Status bits of the source rows ``m`` (..., size): the tests of :func:`_check_source`, in numpy.
 
-    :data:`INVALID` when some row's sum ``(m0 + m1) + (m2 + m3)`` is not
-    within ``tolerance`` of 1 (NaN or infinite entries included) or an entry
-    lies below ``-tolerance``; else :data:`SMALL_NEGATIVE` when an entry is
-    negative; else 0.  The same operations as the kernels' check, in the same
-    order.
+    :data:`INVALID` when some row's sum is not within ``tolerance`` of 1
+    (NaN or infinite entries included) or an entry lies below
+    ``-tolerance``; else :data:`SMALL_NEGATIVE` when an entry is negative;
+    else 0.  The sum is taken as the kernels' checks take it:
+    ``(m0 + m1) + (m2 + m3)`` for binary rows, entry after entry otherwise.
     """
-    total = (m[..., 0] + m[..., 1]) + (m[..., 2] + m[..., 3])
-    low = np.minimum(np.minimum(m[..., 0], m[..., 1]), np.minimum(m[..., 2], m[..., 3]))
+    if m.shape[-1] == 4:
+        total = (m[..., 0] + m[..., 1]) + (m[..., 2] + m[..., 3])
+    else:
+        total = m[..., 0].copy()
+        for a in range(1, m.shape[-1]):
+            total += m[..., a]
+    low = m.min(axis=-1)
     with np.errstate(invalid="ignore"):
         invalid = ~(np.abs(total - 1.0) <= tolerance) | (low < -tolerance)
     if invalid.any():
@@ -632,7 +637,7 @@ def _binary_rows(m, normalize, out, kappa, total_conflict, lost, r0, r1, toleran
     a time the same way (the row in all four lanes).
 
     Returns :data:`RECHECK` when ``tolerance >= 0`` and some source row read
-    may fail the check (:func:`binary_check_status` gives its status bits),
+    may fail the check (:func:`check_status` gives its status bits),
     and :data:`CAREFUL` when rows were left.
     """
     k_sources = m.shape[1]
@@ -767,11 +772,13 @@ def _binary_pair_rows(m1, step1, m2, step2, normalize, out, kappa, total_conflic
 
 @njit(cache=True)
 def _check_ternary_block(block, tolerance):
-    """Status bits of the three-label source rows (eight values each) stored in ``block``.
+    """:data:`RECHECK` when a three-label source row stored in ``block`` (eight values each) may fail a test.
 
     The tests of :func:`_check_source` in one contiguous read, the entries
     of a row summed in order (as :mod:`dstk._kernels.validation` does for
-    frames of more than two labels, so that both checks judge alike).
+    frames of more than two labels, so that both checks judge alike): 0 when
+    every row passes and has no negative entry, else :data:`RECHECK` (the
+    caller then finds the status bits with :func:`check_status`, in numpy).
     """
     near = True
     negative = False
@@ -791,35 +798,63 @@ def _check_ternary_block(block, tolerance):
         negative |= (x4 < 0.0) | (x5 < 0.0) | (x6 < 0.0) | (x7 < 0.0)
     if near and not negative:
         return 0
-    status = 0
-    for j in range(block.shape[0] // 8):
-        total = 0.0
-        low = 0.0
-        for a in range(8):
-            x = block[8 * j + a]
-            total += x
-            low = min(low, x)
-        status |= _check_source(total, low, tolerance)
-    return status
+    return RECHECK
 
 
 @njit(cache=True)
-def _ternary_fold(s, normalize, careful):
+def _ternary_fold(s, normalize):
     """Commonality products of the sources ``s`` (K, 8) of one row of a three-label frame.
 
-    Returns ``(q1, ..., q7, log_scale, flag)``.  With ``careful``, every
-    product is checked and ``flag`` is set when one of two non-zero factors
-    left the normal float64 range (Dempster's rule).  Without it, the fold
-    stops at the first rescaling point (every 16 sources and the last) where
-    some commonality is below twice the smallest normal float64, with
-    ``flag`` set: the caller then folds the row again carefully
-    (commonalities only shrink between rescalings, so nothing is missed).
+    Returns ``(q1, ..., q7, log_scale, flag)``.  For Dempster's rule the
+    fold stops at the first rescaling point (every 16 sources and the last)
+    where some commonality is below twice the smallest normal float64, with
+    ``flag`` set: the row is then folded again with every product checked
+    (:func:`_ternary_careful_fold`; commonalities only shrink between
+    rescalings, so nothing is missed).
     """
     tiny = 2.0 * _NORMAL_MIN
     k_sources = s.shape[0]
     q1 = q2 = q3 = q4 = q5 = q6 = q7 = 1.0
     log_scale = 0.0
-    flag = False
+    for k in range(k_sources):
+        f7 = s[k, 7]
+        f3 = s[k, 3] + f7
+        f5 = s[k, 5] + f7
+        f6 = s[k, 6] + f7
+        f1 = s[k, 1] + s[k, 3] + s[k, 5] + f7
+        f2 = s[k, 2] + s[k, 3] + s[k, 6] + f7
+        f4 = s[k, 4] + s[k, 5] + s[k, 6] + f7
+        q1 = q1 * f1
+        q2 = q2 * f2
+        q3 = q3 * f3
+        q4 = q4 * f4
+        q5 = q5 * f5
+        q6 = q6 * f6
+        q7 = q7 * f7
+        if normalize and (k % 16 == 15 or k == k_sources - 1):
+            if min(min(min(q1, q2), min(q3, q4)), min(min(q5, q6), q7)) < tiny:
+                return q1, q2, q3, q4, q5, q6, q7, log_scale, True
+        if normalize and (k % 16 == 15):
+            scale = max(q1, max(q2, q4))
+            if scale > 0.0:
+                q1 /= scale
+                q2 /= scale
+                q3 /= scale
+                q4 /= scale
+                q5 /= scale
+                q6 /= scale
+                q7 /= scale
+                log_scale += math.log(scale)
+    return q1, q2, q3, q4, q5, q6, q7, log_scale, False
+
+
+@njit(cache=True)
+def _ternary_careful_fold(s, normalize):
+    """:func:`_ternary_fold` with every product checked: ``flag`` set when one of two non-zero factors
+    left the normal float64 range (the fold stops there; Dempster's rule)."""
+    k_sources = s.shape[0]
+    q1 = q2 = q3 = q4 = q5 = q6 = q7 = 1.0
+    log_scale = 0.0
     for k in range(k_sources):
         f7 = s[k, 7]
         f3 = s[k, 3] + f7
@@ -835,19 +870,17 @@ def _ternary_fold(s, normalize, careful):
         p5 = q5 * f5
         p6 = q6 * f6
         p7 = q7 * f7
-        if careful:
-            flag |= (
-                _lost(p1, q1, f1)
-                | _lost(p2, q2, f2)
-                | _lost(p3, q3, f3)
-                | _lost(p4, q4, f4)
-                | _lost(p5, q5, f5)
-                | _lost(p6, q6, f6)
-                | _lost(p7, q7, f7)
-            )
-            if flag:
-                # the row is recomputed in extended range: no fold on subnormals
-                return p1, p2, p3, p4, p5, p6, p7, log_scale, True
+        if (
+            _lost(p1, q1, f1)
+            | _lost(p2, q2, f2)
+            | _lost(p3, q3, f3)
+            | _lost(p4, q4, f4)
+            | _lost(p5, q5, f5)
+            | _lost(p6, q6, f6)
+            | _lost(p7, q7, f7)
+        ):
+            # the row is recomputed in extended range: no fold on subnormals
+            return p1, p2, p3, p4, p5, p6, p7, log_scale, True
         q1 = p1
         q2 = p2
         q3 = p3
@@ -855,9 +888,6 @@ def _ternary_fold(s, normalize, careful):
         q5 = p5
         q6 = p6
         q7 = p7
-        if normalize and not careful and (k % 16 == 15 or k == k_sources - 1):
-            if min(min(min(q1, q2), min(q3, q4)), min(min(q5, q6), q7)) < tiny:
-                return q1, q2, q3, q4, q5, q6, q7, log_scale, True
         if normalize and (k % 16 == 15):
             scale = max(q1, max(q2, q4))
             if scale > 0.0:
@@ -869,7 +899,43 @@ def _ternary_fold(s, normalize, careful):
                 q6 /= scale
                 q7 /= scale
                 log_scale += math.log(scale)
-    return q1, q2, q3, q4, q5, q6, q7, log_scale, flag
+    return q1, q2, q3, q4, q5, q6, q7, log_scale, False
+
+
+@njit(cache=True)
+def _ternary_masses(q1, q2, q3, q4, q5, q6, q7, log_scale, normalize):
+    """Masses of the commonalities ``q1..q7`` (times ``exp(-log_scale)``) of a three-label frame.
+
+    Returns ``(m(empty), m({0}), ..., m(frame), kappa, total conflict)``: the
+    inverse Moebius transform m(A) = sum over B >= A of (-1)**|B - A| q(B)
+    of the seven non-empty subsets (bitmasks as in :func:`_ternary_rows`).
+    Scalars only (as :func:`_binary_masses`).
+    """
+    m7 = q7
+    m3 = q3 - q7
+    m5 = q5 - q7
+    m6 = q6 - q7
+    m1 = q1 - q3 - q5 + q7
+    m2 = q2 - q3 - q6 + q7
+    m4 = q4 - q5 - q6 + q7
+    total = m1 + m2 + m3 + m4 + m5 + m6 + m7
+    if normalize:
+        if total > 0.0:
+            return (
+                0.0,
+                m1 / total,
+                m2 / total,
+                m3 / total,
+                m4 / total,
+                m5 / total,
+                m6 / total,
+                m7 / total,
+                _kappa(total, log_scale),
+                False,
+            )
+        return 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0, True
+    empty = 1.0 - total if total < 1.0 else 0.0
+    return empty, m1, m2, m3, m4, m5, m6, m7, empty, False
 
 
 @njit(cache=True, interpreted_max_work=40_000)
@@ -877,14 +943,13 @@ def _ternary_rows(m, normalize, out, kappa, total_conflict, lost, r0, r1, tolera
     """Rows ``r0:r1`` of :func:`conjunctive` on a three-label frame, in scalars.
 
     Subsets by bitmask: 1 = {0}, 2 = {1}, 3 = {0,1}, 4 = {2}, 5 = {0,2},
-    6 = {1,2}, 7 = frame.  q(A) = sum of m(B) over B >= A, and the inverse
-    Moebius transform m(A) = sum over B >= A of (-1)**|B - A| q(B), written
-    out for the seven non-empty subsets (:func:`_ternary_fold`).  A row
-    whose commonalities come near the subnormal range is folded again with
-    every product checked; rows that lost bits are flagged in ``lost``
-    (Dempster's rule).  With ``tolerance >= 0`` the sources of each row are
-    checked in one contiguous read before its fold; returns the union of
-    the status bits (:func:`_check_source`).
+    6 = {1,2}, 7 = frame.  q(A) = sum of m(B) over B >= A (:func:`_ternary_fold`),
+    the masses by :func:`_ternary_masses`.  A row whose commonalities come
+    near the subnormal range is flagged in ``lost`` and left to
+    :func:`_ternary_careful_rows` (bit :data:`CAREFUL` of the result).  With
+    ``tolerance >= 0`` the sources of each row are checked in one contiguous
+    read before its fold; returns :data:`RECHECK` when some may fail the
+    check (:func:`check_status` gives its status bits).
     """
     check = tolerance >= 0.0
     status = 0
@@ -892,48 +957,40 @@ def _ternary_rows(m, normalize, out, kappa, total_conflict, lost, r0, r1, tolera
         s = m[r]
         if check:
             status |= _check_ternary_block(s.reshape(-1), tolerance)
-        q1, q2, q3, q4, q5, q6, q7, log_scale, flag = _ternary_fold(s, normalize, False)
+        q1, q2, q3, q4, q5, q6, q7, log_scale, flag = _ternary_fold(s, normalize)
         if flag:
-            q1, q2, q3, q4, q5, q6, q7, log_scale, flag = _ternary_fold(s, normalize, True)
-        if normalize and flag:
             lost[r] = True
+            status |= CAREFUL
             continue
-        m7 = q7
-        m3 = q3 - q7
-        m5 = q5 - q7
-        m6 = q6 - q7
-        m1 = q1 - q3 - q5 + q7
-        m2 = q2 - q3 - q6 + q7
-        m4 = q4 - q5 - q6 + q7
-        total = m1 + m2 + m3 + m4 + m5 + m6 + m7
         o = out[r]
-        if normalize:
-            if total > 0.0:
-                o[0] = 0.0
-                o[1] = m1 / total
-                o[2] = m2 / total
-                o[3] = m3 / total
-                o[4] = m4 / total
-                o[5] = m5 / total
-                o[6] = m6 / total
-                o[7] = m7 / total
-                kappa[r] = _kappa(total, log_scale)
-            else:
-                for x in range(8):
-                    o[x] = 0.0
-                kappa[r] = 1.0
-                total_conflict[r] = True
-        else:
-            o[0] = 1.0 - total if total < 1.0 else 0.0
-            o[1] = m1
-            o[2] = m2
-            o[3] = m3
-            o[4] = m4
-            o[5] = m5
-            o[6] = m6
-            o[7] = m7
-            kappa[r] = o[0]
+        o[0], o[1], o[2], o[3], o[4], o[5], o[6], o[7], kappa[r], zero = _ternary_masses(
+            q1, q2, q3, q4, q5, q6, q7, log_scale, normalize
+        )
+        if zero:
+            total_conflict[r] = True
     return status
+
+
+@njit(cache=True, interpreted_max_work=40_000)
+def _ternary_careful_rows(m, normalize, out, kappa, total_conflict, lost, rows):
+    """The ``rows`` of :func:`_ternary_rows` it left to this kernel, folded with every product checked.
+
+    A separate kernel, compiled only when a call needs it (as
+    :func:`_binary_careful_rows`); ``lost[r]`` is set again for the rows that
+    lost bits (for :func:`dempster_extended`).
+    """
+    for i in range(rows.shape[0]):
+        r = rows[i]
+        q1, q2, q3, q4, q5, q6, q7, log_scale, flag = _ternary_careful_fold(m[r], normalize)
+        lost[r] = normalize and flag
+        if not lost[r]:
+            o = out[r]
+            o[0], o[1], o[2], o[3], o[4], o[5], o[6], o[7], kappa[r], zero = _ternary_masses(
+                q1, q2, q3, q4, q5, q6, q7, log_scale, normalize
+            )
+            if zero:
+                total_conflict[r] = True
+    return 0
 
 
 @njit(cache=True, interpreted_max_work=40_000)
@@ -945,10 +1002,11 @@ def _ternary_pair_rows(m1, step1, m2, step2, normalize, out, kappa, total_confli
     sources are copied to a (64, 2, 8) scratch that stays in the cache and
     folded by :func:`_ternary_rows`, so each row gets the bits of the
     stacked fold.  The rows are not checked (``tolerance`` is ignored);
-    returns status 0.
+    returns :data:`CAREFUL` when rows were left to :func:`_ternary_careful_rows`.
     """
     block = 64
     s = np.empty((block, 2, 8))
+    status = 0
     for b0 in range(r0, r1, block):
         b1 = min(b0 + block, r1)
         for r in range(b0, b1):
@@ -957,10 +1015,10 @@ def _ternary_pair_rows(m1, step1, m2, step2, normalize, out, kappa, total_confli
             for x in range(8):
                 s[r - b0, 0, x] = m1[i + x]
                 s[r - b0, 1, x] = m2[j + x]
-        _ternary_rows(
+        status |= _ternary_rows(
             s, normalize, out[b0:b1], kappa[b0:b1], total_conflict[b0:b1], lost[b0:b1], 0, b1 - b0, -1.0
         )
-    return 0
+    return status
 
 
 @njit(cache=True, interpreted_max_work=-1)  # never interpreted: fast-math sums (see above)
@@ -1128,6 +1186,8 @@ _PAIR_KERNELS = {
     8: (_ternary_pair_rows, _ternary_pair_parallel),
 }
 _GENERAL_KERNELS = (_general_rows, _general_parallel)
+#: The kernels that fold the rows the stack kernels leave (bit :data:`CAREFUL`), by subset count.
+_CAREFUL_KERNELS = {4: _binary_careful_rows, 8: _ternary_careful_rows}
 
 
 def _use_threads(parallel, n_values, rows):
@@ -1156,26 +1216,27 @@ def _spaced_rows(m):
     return read_only(np.ascontiguousarray(m, dtype=np.float64).reshape(-1)), size
 
 
-def binary_finish(
+def finish_rows(
     m, normalize, out, kappa, total_conflict, lost, status, tolerance, *, interpreted_max_work=None
 ):
-    """Complete a call of :func:`_binary_rows` (or :func:`_binary_parallel`) on the stack ``m``; returns its status.
+    """Complete a call of a binary or three-label stack kernel (:data:`_STACK_KERNELS`) on ``m``; returns its status.
 
-    :data:`RECHECK`: the status bits of the check, from :func:`binary_check_status`.
+    :data:`RECHECK`: the status bits of the check, from :func:`check_status`.
     :data:`CAREFUL`: the rows flagged in ``lost`` are folded by
-    :func:`_binary_careful_rows`, interpreted when they are few (e.g. a few
-    totally conflicting rows), so that a cold start compiles :func:`_binary_rows`
-    alone; not when the check failed (:data:`INVALID`).
-    ``interpreted_max_work`` as in :func:`dstk._kernels._jit.call_kernel`.
+    :func:`_binary_careful_rows` or :func:`_ternary_careful_rows`, interpreted
+    when they are few (e.g. a few totally conflicting rows), so that a cold
+    start compiles the fast fold alone; not when the check failed
+    (:data:`INVALID`).  ``interpreted_max_work`` as in
+    :func:`dstk._kernels._jit.call_kernel`.
     """
     if status & RECHECK:
-        status = (status & CAREFUL) | binary_check_status(m, tolerance)
+        status = (status & CAREFUL) | check_status(m, tolerance)
     if status & CAREFUL:
         status &= ~CAREFUL
         if not status & INVALID:
             rows = lost.nonzero()[0]
             call_kernel(
-                _binary_careful_rows,
+                _CAREFUL_KERNELS[m.shape[2]],
                 m,
                 normalize,
                 out,
@@ -1183,7 +1244,7 @@ def binary_finish(
                 total_conflict,
                 lost,
                 rows,
-                work=rows.size * m.shape[1] * 4,
+                work=rows.size * m.shape[1] * m.shape[2],
                 interpreted_max_work=interpreted_max_work,
             )
     return status
@@ -1289,8 +1350,16 @@ def conjunctive(sources, normalize, *, tolerance=None, parallel=None):
             work=work,
             interpreted_max_work=serial.interpreted_max_work,
         )
-    if status & (RECHECK | CAREFUL):  # the binary stack kernel left rows to check or to fold
-        status = binary_finish(m, normalize, out, kappa, total_conflict, lost, status, tolerance)
+    if status & (RECHECK | CAREFUL) and not pair:  # the stack kernel left rows to check or to fold
+        status = finish_rows(m, normalize, out, kappa, total_conflict, lost, status, tolerance)
+    elif status & CAREFUL:  # the same for a pair given apart: the rows left, stacked
+        bad = np.flatnonzero(lost)
+        out_bad, kappa_bad, total_bad = out[bad], kappa[bad], total_conflict[bad]
+        lost_bad = lost[bad]
+        status = finish_rows(
+            _lost_rows_stack(sources, bad), normalize, out_bad, kappa_bad, total_bad, lost_bad, status, -1.0
+        )
+        out[bad], kappa[bad], total_conflict[bad], lost[bad] = out_bad, kappa_bad, total_bad, lost_bad
     if status & INVALID or not (normalize and lost.any()):
         return out, kappa, total_conflict, status
     bad = np.flatnonzero(lost)

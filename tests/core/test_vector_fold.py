@@ -7,6 +7,8 @@ interpreted; both must give the same bits, and the fold of many sources the
 values of Dempster's rule by definition.
 """
 
+import warnings
+
 import numpy as np
 import pytest
 from numba import njit
@@ -14,6 +16,7 @@ from numba import njit
 from dstk import Frame, MassFunction, combine, combine_with_conflict
 from dstk._kernels import combination as kernels
 from dstk._kernels._jit import interpreted
+from dstk.exceptions import ConflictWarning
 
 from . import reference as ref
 
@@ -59,7 +62,7 @@ def test_compiled_and_interpreted_folds_agree_around_every_rescaling_point(norma
             out, kappa = np.zeros((11, 4)), np.zeros(11)
             total, lost = np.zeros(11, np.bool_), np.zeros(11, np.bool_)
             status = kernel(values, normalize, out, kappa, total, lost, 0, 11, 1e-9)
-            status = kernels.binary_finish(  # the rows left to the careful kernel, in the same mode
+            status = kernels.finish_rows(  # the rows left to the careful kernel, in the same mode
                 values,
                 normalize,
                 out,
@@ -100,10 +103,12 @@ def test_large_validated_fold_equals_the_unvalidated_fold():
     np.testing.assert_array_equal(checked, trusted)
 
 
+@pytest.mark.parametrize("size", [4, 8])
 @pytest.mark.parametrize("seed", range(4))
-def test_binary_check_status_follows_the_row_tests_of_the_definition(seed):
+def test_check_status_follows_the_row_tests_of_the_definition(seed, size):
     rng = np.random.default_rng(seed)
-    values = _binary_sources(rng, 12, 3)
+    values = np.zeros((12, 3, size))
+    values[..., 1:] = rng.dirichlet(np.ones(size - 1), size=(12, 3))
     tolerance = 1e-9
     cases = [values.copy()]
     for r, k, entry, change in ((2, 1, 0, -1e-12), (5, 0, 3, 0.5), (7, 2, 1, np.nan), (9, 1, 2, -0.25)):
@@ -114,8 +119,13 @@ def test_binary_check_status_follows_the_row_tests_of_the_definition(seed):
         cases.append(case)
     for case in cases:
         expected = 0
-        for row in case.reshape(-1, 4):  # one source row at a time, in plain Python
-            total = (float(row[0]) + float(row[1])) + (float(row[2]) + float(row[3]))
+        for row in case.reshape(-1, size):  # one source row at a time, in plain Python
+            if size == 4:  # the order of the binary kernels' check
+                total = (float(row[0]) + float(row[1])) + (float(row[2]) + float(row[3]))
+            else:  # entry after entry, as dstk._kernels.validation
+                total = 0.0
+                for x in row:
+                    total += float(x)
             low = min(float(x) for x in row)
             if not abs(total - 1.0) <= tolerance or low < -tolerance:
                 expected |= kernels.INVALID
@@ -123,7 +133,7 @@ def test_binary_check_status_follows_the_row_tests_of_the_definition(seed):
                 expected |= kernels.SMALL_NEGATIVE
         if expected & kernels.INVALID:
             expected = kernels.INVALID
-        assert kernels.binary_check_status(case, tolerance) == expected
+        assert kernels.check_status(case, tolerance) == expected
 
 
 def test_batches_of_any_length_equal_the_row_by_row_fold():
@@ -138,3 +148,42 @@ def test_batches_of_any_length_equal_the_row_by_row_fold():
         for r in range(rows):
             alone = combine(MassFunction.from_array(values[r : r + 1], frame), axis=1).to_array()[0]
             np.testing.assert_array_equal(batch[r], alone)
+
+
+@pytest.mark.parametrize("rule", ["dempster", "conjunctive"])
+def test_three_label_fold_with_rows_left_to_the_careful_kernel_equals_the_definition(rule):
+    # rows near the subnormal range and a total conflict: folded again by the careful kernel
+    # (compiled on demand), then in extended range; as a stack and as a pair given apart
+    rng = np.random.default_rng(21)
+    values = np.zeros((9, 20, 8))
+    values[..., 1:] = rng.dirichlet(np.full(7, 0.5), size=(9, 20))
+    values[2] = 0.0
+    values[2, :, 1] = 1.0 - 1e-40
+    values[2, :, 7] = 1e-40  # commonality of the frame 1e-800: only in extended range
+    values[4] = 0.0
+    values[4, :, 1] = 1.0
+    values[4, 0] = [0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0]  # total conflict
+    values[6, :, 7] *= 1e-16
+    values[6, :, 1] = 1.0 - values[6, :, 2:].sum(axis=-1)
+    frame = Frame("abc")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConflictWarning)  # the total conflict of row 4, NaN asked for
+        combined, kappa = combine_with_conflict(
+            MassFunction.from_array(values, frame), axis=1, rule=rule, on_conflict="nan"
+        )
+    for r in range(9):
+        if rule == "dempster":
+            if r == 4:  # total conflict: Dempster's rule is undefined, NaN asked for
+                assert np.isnan(combined.to_array()[r]).all() and kappa[r] == 1.0
+                continue
+            expected, expected_kappa = ref.dempster(*values[r])
+        else:
+            expected = ref.conjunctive(*values[r])
+            expected_kappa = expected[0]
+        np.testing.assert_allclose(combined.to_array()[r], expected, rtol=1e-9, atol=1e-300)
+        np.testing.assert_allclose(kappa[r], expected_kappa, rtol=1e-9, atol=1e-15)
+    two = values[:, :2]
+    stacked = kernels.conjunctive(np.ascontiguousarray(two), rule == "dempster")
+    apart = kernels.conjunctive((two[:, 0], two[:, 1]), rule == "dempster")
+    for a, b in zip(stacked[:3], apart[:3]):
+        np.testing.assert_array_equal(a, b)

@@ -247,8 +247,8 @@ def run_fold(kernel, m, normalize, tolerance, interpreted):
     lost = np.zeros(rows, dtype=np.bool_)
     args = (m, normalize, out, kappa, total, lost, 0, rows, tolerance)
     status = call_kernel(kernel, *args, work=0 if interpreted else 1, interpreted_max_work=0)
-    if kernel is combination_kernels._binary_rows:  # rows left to the careful kernel, the same way
-        status = combination_kernels.binary_finish(
+    if kernel is not combination_kernels._general_rows:  # rows left to the careful kernel, the same way
+        status = combination_kernels.finish_rows(
             m,
             normalize,
             out,
