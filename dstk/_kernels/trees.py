@@ -1447,6 +1447,8 @@ def number_count_rows(counts, table, n_rows, slots):
     ``table``, ``n_rows`` and ``slots`` (enlarged when full).
     """
     n, width = counts.shape
+    # the tree's int32 counts as int64, the table's type: one compiled _row_hash (same hashes)
+    counts = counts.astype(np.int64)
     keys = np.empty(n, dtype=np.int64)
     for i in range(n):
         capacity = slots.shape[0]
