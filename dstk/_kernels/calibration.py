@@ -10,8 +10,8 @@
   directions and distances (one table for every test score).
 * :func:`logistic_grid_masses`: the predictive masses from the Chebyshev series of that table.
 * :func:`chebyshev_clenshaw`: evaluation of Chebyshev series (Clenshaw's recurrence).
-* :func:`gauss_compress`: Gauss rules of runs of weighted points (compressed likelihoods), from
-  the Lanczos coefficients of :func:`gauss_jacobi`.
+* :func:`gauss_compress`: Gauss rules of runs of weighted points (compressed likelihoods), by the
+  Lanczos recurrence in numpy (not a numba kernel: nothing to compile on a cold start).
 
 Sign convention of Xu et al. (Eq. 2): tau(s) = 1 / (1 + exp(theta_0 + theta_1 s)); the
 linear predictor is eta = theta_0 + theta_1 s and tau = expit(-eta).
@@ -34,7 +34,6 @@ __all__ = [
     "logistic_grid_masses",
     "chebyshev_clenshaw",
     "gauss_compress",
-    "gauss_jacobi",
     "lookup_masses",
     "table_lookup",
     "INTERPRETED_MAX_WORK",
@@ -49,7 +48,6 @@ INTERPRETED_MAX_WORK = {
     "isotonic_envelope": 100_000,  # bins; ~20 ms interpreted, 0.1 s to compile
     "lookup_masses": 100_000,  # scores x (min(thresholds, 256) + columns); ~20 ms, 0.25 s to compile
     "chebyshev_clenshaw": 50_000,  # points x terms x series; ~25 ms interpreted, 0.3 s to compile
-    "gauss_jacobi": 1_500,  # points; ~50 ms interpreted
     "venn_abers_table": 1_000,  # unique scores; ~35 ms interpreted, 0.75 s to compile
 }
 """Largest work (the caller's count of inner-loop steps, see each key) of a call that
@@ -725,172 +723,135 @@ def logistic_grid_masses(test_scores, coefficients, alpha, cholesky, frame, half
     return out
 
 
-@njit(cache=True)
-def gauss_jacobi(sorted_points, point_weights, starts, order, basis, diagonal, off, sizes, frames):
-    """Lanczos coefficients of the Gauss rule of each long run of sorted weighted points.
-
-    ``starts`` gives the first index of each run (bin) of ``sorted_points``.  For
-    run ``b`` of more than ``2 order`` points, with u = (x - centre) / half the
-    points mapped onto [-1, 1], the Lanczos (discrete Stieltjes) recurrence with
-    full reorthogonalisation writes the Jacobi matrix of the weighted measure
-    sum_i w_i delta(u_i): its diagonal into ``diagonal[b, :size]``, its
-    off-diagonal into ``off[b, 1:size]``, ``size`` (``order``, or fewer when the
-    run has fewer distinct points) into ``sizes[b]`` and (centre, half, total
-    weight) into ``frames[b]``.  A run of at most ``2 order`` points gets
-    ``sizes[b] = -1`` (kept as it is); a run of one distinct point or of zero
-    weight gets ``sizes[b] = 0`` (one node at the centre with the total weight).
-    ``basis`` is a work buffer of shape (order + 1, longest run).  Returns
-    ``(sizes, diagonal, off, frames)``.
-
-    The eigen-decomposition of the Jacobi matrices (Golub & Welsch 1969) is left
-    to the caller, :func:`gauss_compress`: LAPACK through numba would compile
-    for seconds on a cold start.
-    """
-    n = sorted_points.shape[0]
-    n_runs = starts.shape[0]
-    for b in range(n_runs):
-        first = starts[b]
-        stop = starts[b + 1] if b + 1 < n_runs else n
-        m = stop - first
-        if m <= 2 * order:
-            sizes[b] = -1
-            continue
-        centre = 0.5 * (sorted_points[first] + sorted_points[stop - 1])
-        half = 0.5 * (sorted_points[stop - 1] - sorted_points[first])
-        total = 0.0
-        for i in range(first, stop):
-            total += point_weights[i]
-        frames[b, 0] = centre
-        frames[b, 1] = half
-        frames[b, 2] = total
-        if half <= 0.0 or total <= 0.0:
-            sizes[b] = 0
-            continue
-        norm0 = 1.0 / math.sqrt(total)
-        for i in range(m):
-            basis[0, i] = norm0
-        size = order
-        for k in range(order):
-            a = 0.0
-            for i in range(m):
-                u = (sorted_points[first + i] - centre) / half
-                a += point_weights[first + i] * u * basis[k, i] * basis[k, i]
-            diagonal[b, k] = a
-            if k + 1 == order:
-                break
-            for i in range(m):
-                u = (sorted_points[first + i] - centre) / half
-                value = (u - a) * basis[k, i]
-                if k > 0:
-                    value -= off[b, k] * basis[k - 1, i]
-                basis[k + 1, i] = value
-            for j in range(k + 1):  # full reorthogonalisation
-                projection = 0.0
-                for i in range(m):
-                    projection += point_weights[first + i] * basis[k + 1, i] * basis[j, i]
-                for i in range(m):
-                    basis[k + 1, i] -= projection * basis[j, i]
-            norm = 0.0
-            for i in range(m):
-                norm += point_weights[first + i] * basis[k + 1, i] * basis[k + 1, i]
-            norm = math.sqrt(norm)
-            if norm <= 1e-10:  # the run has only k + 1 distinct points: their rule is exact
-                size = k + 1
-                break
-            off[b, k + 1] = norm
-            for i in range(m):
-                basis[k + 1, i] /= norm
-        sizes[b] = size
-    return sizes, diagonal, off, frames
-
-
 def gauss_compress(sorted_points, point_weights, starts, order):
     """Replace each run of sorted points by the Gauss rule of its weighted empirical measure.
 
     ``starts`` gives the first index of each run (bin) of ``sorted_points``.  A
     run of at most ``2 order`` points is kept as it is; a longer one becomes
     the ``order``-point Gauss rule of the discrete measure sum_i w_i delta(x_i)
-    (fewer nodes when the run has fewer distinct points): the Jacobi matrix of
-    the Lanczos recurrence (:func:`gauss_jacobi`, compiled, or interpreted for
-    small inputs) and its eigen-decomposition (nodes: the eigenvalues; weights:
-    the total weight times the squared first components of the eigenvectors;
-    Golub & Welsch 1969), the runs of one size in one batched
-    :func:`numpy.linalg.eigh`.  The rule integrates every polynomial of degree
-    ``2 order - 1`` exactly.
+    (fewer nodes when the run has fewer distinct points), which integrates
+    every polynomial of degree ``2 order - 1`` exactly.  With u = (x - centre)
+    / half mapping the run onto [-1, 1], the Lanczos (discrete Stieltjes)
+    recurrence with one full reorthogonalisation per step gives the Jacobi
+    matrix of the measure, and its eigen-decomposition the rule (nodes: the
+    eigenvalues; weights: the total weight times the squared first components
+    of the eigenvectors; Golub & Welsch 1969).  The recurrence stops for a
+    run once its next orthonormal polynomial has a norm below 1e-10 (the run
+    has only that many distinct points, whose rule is exact); a run of one
+    distinct point or of zero weight becomes one node at its centre with its
+    total weight.
 
-    Returns ``(nodes, node_weights)``, run after run, each run's nodes ascending.
+    Plain numpy: every run advances together (sums per run by
+    :func:`numpy.add.reduceat`), the Jacobi matrices of one size in one
+    batched :func:`numpy.linalg.eigh`; nothing is compiled (the loops run
+    ``order`` times, each over all the points at once).
+
+    Returns ``(nodes, node_weights, counts)``: the nodes and their weights run after run,
+    each run's nodes ascending, and the number of nodes of each run.
     """
     n = sorted_points.shape[0]
-    n_runs = starts.shape[0]
     stops = np.append(starts[1:], n)
     lengths = stops - starts
-    sizes = np.empty(n_runs, dtype=np.int64)
-    diagonal = np.zeros((n_runs, order))
-    off = np.zeros((n_runs, order))
-    frames = np.zeros((n_runs, 3))
-    basis = np.empty((order + 1, max(int(lengths.max()) if n_runs else 0, 1)))
-    call_kernel(
-        gauss_jacobi,
-        sorted_points,
-        point_weights,
-        starts,
-        order,
-        basis,
-        diagonal,
-        off,
-        sizes,
-        frames,
-        work=n,
-        interpreted_max_work=INTERPRETED_MAX_WORK["gauss_jacobi"],
-    )
-    counts = np.where(sizes < 0, lengths, np.maximum(sizes, 1))
+    long_runs = np.flatnonzero(lengths > 2 * order)
+    run_count = long_runs.size
+    # Lanczos on the points of the long runs, all runs at once
+    sizes = np.zeros(run_count, dtype=np.int64)
+    diagonal = np.zeros((run_count, order))
+    off = np.zeros((run_count, order))
+    centre = np.empty(run_count)
+    total = np.empty(run_count)
+    half = np.empty(run_count)
+    if run_count:
+        run_lengths = lengths[long_runs]
+        first = np.concatenate(([0], np.cumsum(run_lengths)[:-1]))
+        owner = np.repeat(np.arange(run_count), run_lengths)
+        index = np.arange(owner.size) - first[owner] + starts[long_runs][owner]
+        x = sorted_points[index]
+        w = point_weights[index]
+        low = sorted_points[starts[long_runs]]
+        high = sorted_points[stops[long_runs] - 1]
+        centre = 0.5 * (low + high)
+        half = 0.5 * (high - low)
+        total = np.add.reduceat(w, first)
+        active = (half > 0.0) & (total > 0.0)  # else one node at the centre (size 0)
+        u = (x - centre[owner]) / np.where(active, half, 1.0)[owner]
+        basis = np.empty((order, owner.size))
+        basis[0] = np.repeat(np.where(active, 1.0 / np.sqrt(np.where(active, total, 1.0)), 0.0), run_lengths)
+        sizes[active] = order
+        weighted_u = w * u
+        scratch = np.empty(owner.size)
+        for k in range(order):
+            np.multiply(weighted_u, basis[k], out=scratch)
+            scratch *= basis[k]
+            diagonal[:, k] = np.add.reduceat(scratch, first)
+            if k + 1 == order:
+                break
+            # three-term recurrence (discrete Stieltjes procedure); no reorthogonalisation: over
+            # these few steps the moments of degree <= 2 order - 1 stay exact to ~1e-13 (tested)
+            following = basis[k + 1]
+            np.subtract(u, np.repeat(diagonal[:, k], run_lengths), out=following)
+            following *= basis[k]
+            if k > 0:
+                following -= np.repeat(off[:, k], run_lengths) * basis[k - 1]
+            np.multiply(following, following, out=scratch)
+            scratch *= w
+            norm = np.sqrt(np.add.reduceat(scratch, first))
+            ended = active & (norm <= 1e-10)  # only k + 1 distinct points: their rule is exact
+            sizes[ended] = k + 1
+            active &= ~ended
+            off[:, k + 1] = np.where(active, norm, 0.0)
+            following *= np.repeat(np.where(active, 1.0 / np.where(active, norm, 1.0), 0.0), run_lengths)
+    run_sizes = np.full(starts.shape[0], -1, dtype=np.int64)  # -1: the run is kept as it is
+    run_sizes[long_runs] = sizes
+    counts = np.where(run_sizes < 0, lengths, np.maximum(run_sizes, 1))
     offsets = np.concatenate(([0], np.cumsum(counts)))
     nodes = np.empty(offsets[-1])
     node_weights = np.empty(offsets[-1])
-    raw = np.repeat(sizes < 0, lengths)  # points of the runs kept as they are
+    raw = np.repeat(run_sizes < 0, lengths)  # points of the runs kept as they are
     position = np.arange(n) - np.repeat(starts - offsets[:-1], lengths)
     nodes[position[raw]] = sorted_points[raw]
     node_weights[position[raw]] = point_weights[raw]
-    for size in np.unique(sizes[sizes >= 0]):
-        runs = np.flatnonzero(sizes == size)
-        centre, half, total = frames[runs, 0], frames[runs, 1], frames[runs, 2]
+    for size in np.unique(sizes):
+        chosen = np.flatnonzero(sizes == size)
+        where = offsets[long_runs[chosen]]
         if size == 0:
-            nodes[offsets[runs]] = centre
-            node_weights[offsets[runs]] = total
+            nodes[where] = centre[chosen]
+            node_weights[where] = total[chosen]
             continue
-        jacobi = np.zeros((runs.size, size, size))
+        jacobi = np.zeros((chosen.size, size, size))
         k = np.arange(size)
-        jacobi[:, k, k] = diagonal[runs, :size]
-        jacobi[:, k[:-1], k[1:]] = off[runs, 1:size]
-        jacobi[:, k[1:], k[:-1]] = off[runs, 1:size]
+        jacobi[:, k, k] = diagonal[chosen, :size]
+        jacobi[:, k[:-1], k[1:]] = off[chosen, 1:size]
+        jacobi[:, k[1:], k[:-1]] = off[chosen, 1:size]
         values, vectors = np.linalg.eigh(jacobi)
-        where = offsets[runs][:, None] + k
-        nodes[where] = centre[:, None] + half[:, None] * values
-        node_weights[where] = total[:, None] * vectors[:, 0, :] ** 2
-    return nodes, node_weights
+        where = where[:, None] + k
+        nodes[where] = centre[chosen, None] + half[chosen, None] * values
+        node_weights[where] = total[chosen, None] * vectors[:, 0, :] ** 2
+    return nodes, node_weights, counts
 
 
 @njit(cache=True)
-def chebyshev_clenshaw(t, coefficients, out):
+def chebyshev_clenshaw(t, coefficients, out, work):
     """Sum of Chebyshev series sum_k c_k T_k(t) at each t by Clenshaw's recurrence.
 
     ``coefficients`` has shape (K, C) (C series at once); the sums are written
-    to ``out``, shape (len(t), C), and returned (allocated by the caller: a
-    two-dimensional ``np.empty`` here would compile numba's constructor with
-    the kernel, 0.2 s more of a cold start).  The recurrence runs on blocks of
-    128 points at a time (innermost loop over the points, which vectorises;
-    the block stays in the L1 cache).
+    to ``out``, shape (len(t), C), and returned.  The recurrence runs on blocks
+    of B points at a time (innermost loop over the points, which vectorises;
+    the block stays in the L1 cache), B = ``work.shape[1]``; ``work`` (4, B) is
+    a work buffer.  Both arrays are allocated by the caller: ``np.empty`` here
+    would compile numba's array constructors with the kernel (0.3 s more of a
+    cold start).
     """
     degree = coefficients.shape[0]
     columns = coefficients.shape[1]
     n = t.shape[0]
-    block = 128
-    b0 = np.empty(block)
-    b1 = np.empty(block)
-    b2 = np.empty(block)
-    twice = np.empty(block)
+    block = work.shape[1]
+    b0 = work[0]
+    b1 = work[1]
+    b2 = work[2]
+    twice = work[3]
     for first in range(0, n, block):
-        size = min(block, n - first)
+        size = n - first if n - first < block else block  # (min() would compile a tuple helper)
         for i in range(size):
             twice[i] = 2.0 * t[first + i]
         for c in range(columns):

@@ -317,6 +317,7 @@ class LogisticCalibrator(BinaryCalibrator):
             t,
             self._chebyshev_coefficients,
             _buffers.empty((t.size, self._chebyshev_coefficients.shape[1])),
+            np.empty((4, 128)),
             work=t.size * self._chebyshev_coefficients.size,
             interpreted_max_work=INTERPRETED_MAX_WORK["chebyshev_clenshaw"],
         )

@@ -365,9 +365,11 @@ class ScoreLogistic:
                 self.alpha_covariance[1, 1]
             )
             half_width = 1.0 / max(slope_bound, 1e-300)
-            node_parts: list[np.ndarray] = []
-            target_parts: list[np.ndarray] = []
+            point_parts: list[np.ndarray] = []
             weight_parts: list[np.ndarray] = []
+            start_parts: list[np.ndarray] = []
+            value_parts: list[np.ndarray] = []
+            offset = 0
             for value in np.unique(self._targets):
                 chosen = self._targets == value
                 z_chosen, w_chosen = self._z[chosen], self._weight[chosen]
@@ -375,17 +377,22 @@ class ScoreLogistic:
                     z_sorted, w_sorted = np.sort(z_chosen), w_chosen  # (5-10x faster than an argsort)
                 else:
                     order = np.argsort(z_chosen)
-                    z_sorted = np.ascontiguousarray(z_chosen[order])
-                    w_sorted = np.ascontiguousarray(w_chosen[order])
+                    z_sorted, w_sorted = z_chosen[order], w_chosen[order]
                 bins = np.floor((z_sorted - z_sorted[0]) / (2.0 * half_width))
                 starts = np.flatnonzero(np.concatenate(([True], bins[1:] != bins[:-1])))
-                node, weight = gauss_compress(z_sorted, w_sorted, starts.astype(np.int64), _COMPRESSION_ORDER)
-                node_parts.append(node)
-                weight_parts.append(weight)
-                target_parts.append(np.full(node.size, value))
-            nodes = np.concatenate(node_parts)
-            targets = np.concatenate(target_parts)
-            weights = np.concatenate(weight_parts)
+                point_parts.append(z_sorted)
+                weight_parts.append(w_sorted)
+                start_parts.append(starts + offset)
+                value_parts.append(np.full(starts.size, value))
+                offset += z_sorted.size
+            # every class's runs in one call (the runs of a class never reach into the next one)
+            nodes, weights, counts = gauss_compress(
+                np.concatenate(point_parts),
+                np.concatenate(weight_parts),
+                np.concatenate(start_parts).astype(np.int64),
+                _COMPRESSION_ORDER,
+            )
+            targets = np.repeat(np.concatenate(value_parts), counts)
             if nodes.size >= self._z.size:
                 nodes, targets, weights = self._z, self._targets, self._weight
             nodes = np.ascontiguousarray(nodes, dtype=np.float64)

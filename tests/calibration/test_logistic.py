@@ -253,8 +253,8 @@ def test_gauss_compression_keeps_the_log_likelihood():
     points = np.sort(rng.normal(size=5000))
     weights = rng.integers(1, 4, 5000).astype(float)
     starts = np.flatnonzero(np.concatenate(([True], np.diff(np.floor(points / 0.4)) != 0))).astype(np.int64)
-    nodes, node_weights = gauss_compress(points, weights, starts, 8)
-    assert nodes.size <= 8 * starts.size
+    nodes, node_weights, counts = gauss_compress(points, weights, starts, 8)
+    assert nodes.size == counts.sum() <= 8 * starts.size
     # exact for polynomials of degree <= 15 on each bin, hence moments of every bin
     for degree in (0, 1, 5, 15):
         np.testing.assert_allclose(node_weights @ nodes**degree, weights @ points**degree, rtol=1e-11)
@@ -342,3 +342,42 @@ def test_profile_grid_masses_match_a_brute_force_profile_on_a_fine_grid(
         got = fit.grid_masses(fit.standardize(np.array([s])))[0]
         np.testing.assert_allclose(got, expected, atol=1e-9)
         np.testing.assert_allclose(cal.predict_mass([s]).to_array()[0], expected, atol=1e-8)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_gauss_compression_is_exact_to_degree_15_on_ties_outliers_and_zero_weights(seed):
+    # the Gauss rule of each run against the run's own Chebyshev moments (numpy's chebval on the raw
+    # points): a run of more than 16 points with d distinct ones of positive weight becomes
+    # max(min(d, 8), 1) nodes exact for
+    # degrees <= 2 min(d, 8) - 1 (every degree when d <= 8); shorter runs are kept as they are
+    from dstk._kernels.calibration import gauss_compress
+
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(17, 3000))
+    points = np.round(rng.normal(size=n) * rng.uniform(0.5, 3.0), int(rng.integers(0, 3)))  # ties
+    if seed % 3 == 0:  # an isolated point at a run's edge: the Lanczos recurrence's hard case
+        points = np.append(points, points.max() + rng.uniform(0.0, 3.0))
+    points = np.sort(points)
+    weights = rng.random(points.size) + 0.1
+    if seed % 4 == 0:
+        weights[rng.random(points.size) < 0.5] = 0.0
+    width = rng.uniform(0.3, 3.0)
+    starts = np.flatnonzero(np.concatenate(([True], np.diff(np.floor(points / width)) != 0))).astype(np.int64)
+    nodes, node_weights, counts = gauss_compress(points, weights, starts, 8)
+    stops = np.append(starts[1:], points.size)
+    position = 0
+    for first, stop, count_of_run in zip(starts, stops, counts):
+        run, run_weights = points[first:stop], weights[first:stop]
+        distinct = np.unique(run[run_weights > 0.0]).size  # the support of the run's measure
+        count = stop - first if stop - first <= 16 else max(min(distinct, 8), 1)
+        assert count_of_run == count
+        rule, rule_weights = nodes[position : position + count], node_weights[position : position + count]
+        position += count
+        centre, half = 0.5 * (run[0] + run[-1]), max(0.5 * (run[-1] - run[0]), 1e-300)
+        exact_degree = 15 if count >= 8 or stop - first <= 16 else 2 * count - 1
+        for degree in range(exact_degree + 1):
+            basis = [0.0] * degree + [1.0]
+            reference = run_weights @ np.polynomial.chebyshev.chebval((run - centre) / half, basis)
+            got = rule_weights @ np.polynomial.chebyshev.chebval((rule - centre) / half, basis)
+            assert abs(got - reference) <= 1e-12 * max(run_weights.sum(), 1e-300), (degree, count)
+    assert position == nodes.size

@@ -41,11 +41,6 @@ def same_bits(a, b):
 def kernel_inputs(seed):
     rng = np.random.default_rng(seed)
     n = int(rng.integers(1, 400))
-    points = np.sort(np.round(rng.normal(size=n), int(rng.integers(1, 4))))  # ties
-    point_weights = rng.random(n) + 0.1
-    starts = np.unique(np.concatenate(([0], rng.integers(0, n, size=int(rng.integers(0, 5)))))).astype(
-        np.int64
-    )
     sums = rng.integers(0, 5, size=n).astype(np.float64)
     belief = rng.random(n) * 0.5
     plausibility = belief + rng.random(n) * 0.5
@@ -54,22 +49,16 @@ def kernel_inputs(seed):
     scores = np.concatenate((rng.normal(size=50), thresholds[:5], [np.nan, np.inf, -np.inf]))
     coefficients = rng.normal(size=(int(rng.integers(1, 30)), 3))
     return {
-        "gauss_jacobi": (
-            points,
-            point_weights,
-            starts,
-            8,
-            np.empty((9, n)),
-            np.zeros((starts.size, 8)),
-            np.zeros((starts.size, 8)),
-            np.empty(starts.size, dtype=np.int64),
-            np.zeros((starts.size, 3)),
-        ),
         "pool_adjacent_violators": (sums, sums + rng.integers(1, 4, size=n)),
         "venn_abers_table": (sums, sums + rng.integers(1, 4, size=n)),
         "isotonic_envelope": (belief, plausibility),
         "lookup_masses": (scores, thresholds, table, np.empty((scores.size, 4))),
-        "chebyshev_clenshaw": (np.clip(rng.normal(size=200) / 2, -1, 1), coefficients, np.empty((200, 3))),
+        "chebyshev_clenshaw": (
+            np.clip(rng.normal(size=200) / 2, -1, 1),
+            coefficients,
+            np.empty((200, 3)),
+            np.empty((4, 128)),
+        ),
     }
 
 
@@ -139,26 +128,6 @@ def test_kernels_using_unmatched_math_functions_stay_compiled():
 
     kernel = njit(gamma_of)
     assert interpreted(kernel) is kernel
-
-
-def test_gauss_compress_interpreted_gives_the_compiled_jacobi_matrices():
-    rng = np.random.default_rng(3)
-    points = np.sort(rng.normal(size=200))
-    args = (points, np.ones(200), np.array([0, 90], dtype=np.int64), 8)
-    nodes, node_weights = kernels.gauss_compress(*args)  # interpreted (fixture), then numpy's eigh
-    assert nodes.size == node_weights.size == 16  # two runs of more than 16 points -> 8 Gauss nodes each
-
-    def buffers():
-        return (
-            np.empty((9, 110)),
-            np.zeros((2, 8)),
-            np.zeros((2, 8)),
-            np.empty(2, dtype=np.int64),
-            np.zeros((2, 3)),
-        )
-
-    compiled = kernels.gauss_jacobi(*args, *buffers())
-    assert same_bits(compiled, kernels.gauss_jacobi.py_func(*args, *buffers()))
 
 
 def test_every_thresholded_kernel_is_a_kernel_of_the_module():
