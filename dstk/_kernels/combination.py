@@ -994,29 +994,41 @@ def _ternary_careful_rows(m, normalize, out, kappa, total_conflict, lost, rows):
 
 
 @njit(cache=True, interpreted_max_work=40_000)
-def _ternary_pair_rows(m1, step1, m2, step2, normalize, out, kappa, total_conflict, lost, r0, r1, tolerance):
+def _ternary_pair_rows(
+    m1, step1, m2, step2, block, block_read, normalize, out, kappa, total_conflict, lost, r0, r1, tolerance
+):
     """Rows ``r0:r1`` of :func:`conjunctive` of a pair of sources on a three-label frame (no stacking).
 
     Source ``k``'s row ``r`` is ``mk[r * stepk : r * stepk + 8]`` of a flat
     array (as in :func:`_binary_pair_rows`); blocks of 64 rows of the two
-    sources are copied to a (64, 2, 8) scratch that stays in the cache and
-    folded by :func:`_ternary_rows`, so each row gets the bits of the
-    stacked fold.  The rows are not checked (``tolerance`` is ignored);
-    returns :data:`CAREFUL` when rows were left to :func:`_ternary_careful_rows`.
+    sources are copied to the (64, 2, 8) scratch ``block``, which stays in
+    the cache, and folded (and checked, with ``tolerance >= 0``) by
+    :func:`_ternary_rows` through ``block_read``, a read-only view of
+    ``block``: the specialisation of :func:`_ternary_rows` that folds a stack
+    (one compilation for both calls), and each row gets the bits of the
+    stacked fold.  Returns the status bits of :func:`_ternary_rows`.
     """
-    block = 64
-    s = np.empty((block, 2, 8))
+    size = block.shape[0]
+    first = r0 - r0  # 0 as a run-time integer: a literal 0 would compile another specialisation
     status = 0
-    for b0 in range(r0, r1, block):
-        b1 = min(b0 + block, r1)
+    for b0 in range(r0, r1, size):
+        b1 = min(b0 + size, r1)
         for r in range(b0, b1):
             i = r * step1
             j = r * step2
             for x in range(8):
-                s[r - b0, 0, x] = m1[i + x]
-                s[r - b0, 1, x] = m2[j + x]
+                block[r - b0, 0, x] = m1[i + x]
+                block[r - b0, 1, x] = m2[j + x]
         status |= _ternary_rows(
-            s, normalize, out[b0:b1], kappa[b0:b1], total_conflict[b0:b1], lost[b0:b1], 0, b1 - b0, -1.0
+            block_read,
+            normalize,
+            out[b0:b1],
+            kappa[b0:b1],
+            total_conflict[b0:b1],
+            lost[b0:b1],
+            first,
+            b1 - b0,
+            tolerance,
         )
     return status
 
@@ -1155,16 +1167,18 @@ def _binary_pair_parallel(
 
 @njit(cache=True, parallel=True)
 def _ternary_pair_parallel(
-    m1, step1, m2, step2, normalize, out, kappa, total_conflict, lost, tolerance, status
+    m1, step1, m2, step2, block, block_read, normalize, out, kappa, total_conflict, lost, tolerance, status
 ):
     rows = out.shape[0]
     n_tasks = status.shape[0]
-    for t in prange(n_tasks):
+    for t in prange(n_tasks):  # one scratch block per task
         status[t] = _ternary_pair_rows(
             m1,
             step1,
             m2,
             step2,
+            block[t],
+            block_read[t],
             normalize,
             out,
             kappa,
@@ -1281,8 +1295,8 @@ def conjunctive(sources, normalize, *, tolerance=None, parallel=None):
     :data:`PARALLEL_MIN_VALUES` values (``parallel=None``), always
     (``True``) or never (``False``).
 
-    With ``tolerance`` (a stack only), each source row is tested as it is
-    read, with the tests of :func:`dstk._kernels.validation.check_mass_rows`
+    With ``tolerance`` (a stack, or a pair on a three-label frame), each
+    source row is tested as it is read, with the tests of :func:`dstk._kernels.validation.check_mass_rows`
     (entries sum to 1 within ``tolerance``, none below ``-tolerance``; a NaN
     or infinite entry fails the sum), so that validated input is read once.
 
@@ -1299,8 +1313,10 @@ def conjunctive(sources, normalize, *, tolerance=None, parallel=None):
     pair = type(sources) is tuple
     if tolerance is None:
         tolerance = -1.0
-    elif pair or not tolerance >= 0.0:
-        raise ValueError(f"`tolerance` must be >= 0 and the sources a stack; got {tolerance!r}.")
+    elif not tolerance >= 0.0 or (pair and sources[0].shape[-1] != 8):
+        raise ValueError(
+            f"`tolerance` must be >= 0 and the sources a stack or a three-label pair; got {tolerance!r}."
+        )
     else:
         tolerance = float(tolerance)
     if pair:  # a pair given apart: binary and three-label rows read where they lie
@@ -1328,8 +1344,12 @@ def conjunctive(sources, normalize, *, tolerance=None, parallel=None):
     normalize = bool(normalize)
     work = rows * k_sources * size
     threaded, threads = _use_threads(parallel, work, rows) if parallel is not False else (False, 1)
+    n_tasks = min(rows, 8 * threads) if threaded else 0
+    if pair and size == 8:  # the scratch blocks of _ternary_pair_rows, written and read (one per task)
+        block = np.empty((n_tasks, 64, 2, 8) if threaded else (64, 2, 8))
+        inputs += (block, read_only(block))
     if threaded:
-        status_of_tasks = np.zeros(min(rows, 8 * threads), dtype=np.int64)
+        status_of_tasks = np.zeros(n_tasks, dtype=np.int64)
         threaded_kernel(*inputs, normalize, out, kappa, total_conflict, lost, tolerance, status_of_tasks)
         status = int(np.bitwise_or.reduce(status_of_tasks))
     elif _jit.USE_COMPILED_WHEN_AVAILABLE and getattr(serial, "overloads", None):
@@ -1352,6 +1372,9 @@ def conjunctive(sources, normalize, *, tolerance=None, parallel=None):
         )
     if status & (RECHECK | CAREFUL) and not pair:  # the stack kernel left rows to check or to fold
         status = finish_rows(m, normalize, out, kappa, total_conflict, lost, status, tolerance)
+    elif status & RECHECK:  # a pair whose rows may fail the check: its status bits, nothing folded again
+        first, second = check_status(m1, tolerance), check_status(m2, tolerance)
+        return out, kappa, total_conflict, INVALID if (first | second) & INVALID else first | second
     elif status & CAREFUL:  # the same for a pair given apart: the rows left, stacked
         bad = np.flatnonzero(lost)
         out_bad, kappa_bad, total_bad = out[bad], kappa[bad], total_conflict[bad]

@@ -374,16 +374,17 @@ class _Sources(NamedTuple):
     ``rows`` is what the conjunctive kernel reads when a conjunctive rule
     meets dense sources it can read where they lie: a pair ``(rows_a,
     rows_b)`` of two sources given apart (batch shape ``batch``), or the
-    stack (rows, K, 2**n) of one batched mass function whose check was
-    deferred (``deferred``: the kernel checks each row as it reads it, so
-    that the input is read once).  Otherwise ``rows`` is None and ``mf``
-    holds the sources on its batch axis ``ax``.
+    stack (rows, K, 2**n) of one batched mass function.  ``deferred`` holds
+    the mass functions among them whose check was deferred (the kernel
+    checks each row as it reads it, so that the input is read once; pairs on
+    three labels and stacks).  Otherwise ``rows`` is None and ``mf`` holds
+    the sources on its batch axis ``ax``.
     """
 
     frame: Frame
     batch: tuple[int, ...] = ()
     rows: tuple[np.ndarray, np.ndarray] | np.ndarray | None = None
-    deferred: MassFunction | None = None
+    deferred: tuple[MassFunction, ...] = ()
     mf: MassFunction | None = None
     ax: int = 0
 
@@ -395,28 +396,44 @@ def _gather_sources(masses, axis, record):
         if values is not None:
             nd = values.ndim - 1
             stack, batch = _move_sources_last(values, _source_axis(axis, values.shape[:-1]), nd)
-            return _Sources(masses.frame, batch, stack, masses)
+            return _Sources(masses.frame, batch, stack, (masses,))
     elif record.conjunctive and isinstance(masses, (list, tuple)) and len(masses) == 2:
         a, b = masses
-        if isinstance(a, MassFunction) and isinstance(b, MassFunction) and _same_dense_batches(a, b):
-            values_a, values_b = a._storage.masses, b._storage.masses
-            size = values_a.shape[-1]
-            if size in (4, 8):
-                # binary and three-label rows are read where they are (one source of a stack included): no copy
-                rows = values_a.reshape(-1, size), values_b.reshape(-1, size)
-            else:
-                rows = _dense.as_rows(values_a), _dense.as_rows(values_b)
-            return _Sources(a._frame, values_a.shape[:-1], rows)
+        if isinstance(a, MassFunction) and isinstance(b, MassFunction):
+            sa, sb = a._storage, b._storage
+            if sa.is_dense and sb.is_dense:
+                pending_a, pending_b = sa.pending(), sb.pending()
+                if pending_a is None and pending_b is None:  # (the common case: both checked)
+                    values_a, values_b, deferred = sa.masses, sb.masses, ()
+                else:  # three-label rows awaiting their deferred check are checked by the fold as it reads them
+                    values_a, values_b, deferred = _pair_values(a, b, pending_a, pending_b)
+                if values_a.shape == values_b.shape and (a._frame is b._frame or a._frame == b._frame):
+                    size = values_a.shape[-1]
+                    if size in (4, 8):
+                        # binary and three-label rows are read where they are (one source of a stack included)
+                        rows = values_a.reshape(-1, size), values_b.reshape(-1, size)
+                    else:
+                        rows = _dense.as_rows(values_a), _dense.as_rows(values_b)
+                    return _Sources(a._frame, values_a.shape[:-1], rows, deferred)
     mf, ax = _gather(masses, axis)
-    return _Sources(mf.frame, (), None, None, mf, ax)  # (positional: half the cost of keywords)
+    return _Sources(mf.frame, (), None, (), mf, ax)  # (positional: half the cost of keywords)
 
 
-def _same_dense_batches(a, b):
-    """Whether the mass functions ``a`` and ``b`` are dense batches of one shape on one frame."""
-    sa, sb = a._storage, b._storage
-    if not (sa.is_dense and sb.is_dense and sa.masses.shape == sb.masses.shape):
-        return False
-    return a._frame is b._frame or a._frame == b._frame
+def _pair_values(a, b, pending_a, pending_b):
+    """``(values_a, values_b, deferred)`` of two dense sources, some awaiting their deferred check.
+
+    Three-label masses stay unchecked (``deferred``: the fold checks them);
+    others are checked now (as any use of their ``masses`` does).
+    """
+    deferred = []
+    values = []
+    for source, pending in ((a, pending_a), (b, pending_b)):
+        if pending is not None and pending.shape[-1] == 8:
+            deferred.append(source)
+            values.append(pending)
+        else:
+            values.append(source._storage.masses)
+    return values[0], values[1], tuple(deferred)
 
 
 def _combine_raw(masses, rule, axis, weights, normalize):
@@ -426,18 +443,19 @@ def _combine_raw(masses, rule, axis, weights, normalize):
     frame = sources.frame
     if sources.rows is not None:
         deferred = sources.deferred
-        tolerance = None if deferred is None else _dense.MASS_TOLERANCE
+        tolerance = _dense.MASS_TOLERANCE if deferred else None
         out, kappa, total, status = _c.conjunctive(sources.rows, rule == "dempster", tolerance=tolerance)
         if status:  # some row failed the deferred check or holds rounding noise below zero
-            deferred._check_deferred()  # raises the usual error for invalid masses, or cleans the noise
-            return _combine_raw(deferred, rule, axis, weights, normalize)  # checked now: the stacked fold
-        if deferred is not None:
-            deferred._storage.mark_checked()  # passed, no rounding noise to clean
+            for source in deferred:
+                source._check_deferred()  # raises the usual error for invalid masses, or cleans the noise
+            return _combine_raw(masses, rule, axis, weights, normalize)  # checked now: the fold without check
+        for source in deferred:
+            source._storage.mark_checked()  # passed, no rounding noise to clean
         # checked binary sources (no entry below 0) give no negative mass: m({a}) =
         # q({a}) - q(frame), each commonality factor m({a}) + m(frame) being at
         # least m(frame), and rounding is monotonic; no clipping pass needed
         size = out.shape[1]
-        out, kappa, total = _conjunctive_result(out, kappa, total, rule, clip=deferred is None or size != 4)
+        out, kappa, total = _conjunctive_result(out, kappa, total, rule, clip=not deferred or size != 4)
         batch = sources.batch
         return MassFunction._dense(out.reshape(batch + (size,)), frame), kappa.reshape(batch), total
     mf, ax = sources.mf, sources.ax
