@@ -391,6 +391,7 @@ def call_kernel(
     interpreted_max_work: int | None = None,
     compiled_callees: bool = False,
     fastmath: bool = False,
+    interpreted_budget: float | None = None,
 ) -> Any:
     """Call a kernel, run by the Python interpreter when its work is small.
 
@@ -433,6 +434,10 @@ def call_kernel(
         Interpret the callees compiled with ``fastmath`` too (see
         :func:`interpreted`): the caller guarantees that their sums have a single
         order on this input.
+    interpreted_budget : float, optional
+        How many times ``interpreted_max_work`` the process runs the kernel
+        interpreted in all (default :data:`INTERPRETED_BUDGET`): fewer for a
+        kernel whose calls take a good part of a compile time interpreted.
 
     Returns
     -------
@@ -443,7 +448,8 @@ def call_kernel(
         interpreted_max_work = getattr(kernel, "interpreted_max_work", -1)
     if work <= interpreted_max_work and not (USE_COMPILED_WHEN_AVAILABLE and _compiled_or_cached(kernel)):
         spent = _interpreted_work.get(kernel, 0) + work
-        if spent <= INTERPRETED_BUDGET * interpreted_max_work:
+        budget = INTERPRETED_BUDGET if interpreted_budget is None else interpreted_budget
+        if spent <= budget * interpreted_max_work:
             _interpreted_work[kernel] = spent
             if compiled_callees:
                 function = getattr(kernel, "py_func", kernel)

@@ -37,6 +37,7 @@ __all__ = [
     "lookup_masses",
     "table_lookup",
     "INTERPRETED_MAX_WORK",
+    "INTERPRETED_BUDGETS",
     "GAUSS_LEGENDRE_NODES",
     "GAUSS_LEGENDRE_WEIGHTS",
 ]
@@ -49,11 +50,23 @@ INTERPRETED_MAX_WORK = {
     "lookup_masses": 100_000,  # scores x (min(thresholds, 256) + columns); ~20 ms, 0.25 s to compile
     "chebyshev_clenshaw": 50_000,  # points x terms x series; ~25 ms interpreted, 0.3 s to compile
     "venn_abers_table": 1_000,  # unique scores; ~35 ms interpreted, 0.75 s to compile
+    # lines x points of the likelihood; ~3.5 us each interpreted (0.25 s for the 33 x 17 table of
+    # 142 points of a fit on 10^5 scores), ~2 s to compile with its line maximiser
+    "logistic_profile_grid": 200_000,
+    # test scores x coefficients; ~2 us each interpreted (0.13 s for the masses of the 127
+    # interpolation points of that fit), 1.5-2.5 s to compile
+    "logistic_grid_masses": 100_000,
 }
 """Largest work (the caller's count of inner-loop steps, see each key) of a call that
 :func:`dstk._kernels._jit.call_kernel` runs interpreted rather than compiled: the
 interpreted call of a small input takes milliseconds where compiling the kernel
 takes tenths of seconds to seconds of a cold start (measured 2026-11-24)."""
+
+INTERPRETED_BUDGETS = {"logistic_profile_grid": 3.0, "logistic_grid_masses": 10.0}
+"""``interpreted_budget`` of :func:`dstk._kernels._jit.call_kernel` for the kernels whose
+interpreted calls take tenths of a second: a process runs each interpreted for about one
+compile time in all (~2 s), then compiles it."""
+
 _PANEL_DROP = 12.0
 # Newton decrement below which the profile grid takes the quadratic prediction (against 1e-8: Q
 # moved by at most 4e-11 where Q > -30 on 8 sets of 10^3 to 10^5 scores, the rounding of l at 10^5)

@@ -22,7 +22,10 @@ import warnings
 import numpy as np
 from scipy import fft, special
 
+from .._kernels._jit import call_kernel
 from .._kernels.calibration import (
+    INTERPRETED_BUDGETS,
+    INTERPRETED_MAX_WORK,
     gauss_compress,
     logistic_grid_masses,
     logistic_profile_grid,
@@ -509,8 +512,19 @@ class ScoreLogistic:
             e = np.cos(phi)[:, None] * minus + np.sin(phi)[:, None] * normal
             e_perp = np.column_stack([-e[:, 1], e[:, 0]])
             frames = np.ascontiguousarray(np.column_stack([e @ cholesky.T, e_perp @ cholesky.T]))
-            values[rows] = logistic_profile_grid(
-                nodes, targets, weights, self.alpha, frames, xi, log_likelihood, np.empty((rows.size, n_xi))
+            values[rows] = call_kernel(
+                logistic_profile_grid,
+                nodes,
+                targets,
+                weights,
+                self.alpha,
+                frames,
+                xi,
+                log_likelihood,
+                np.empty((rows.size, n_xi)),
+                work=rows.size * (n_xi - 1) * nodes.size,
+                interpreted_max_work=INTERPRETED_MAX_WORK["logistic_profile_grid"],
+                interpreted_budget=INTERPRETED_BUDGETS["logistic_profile_grid"],
             )
             if not np.all(np.isfinite(values)):
                 return None, False
@@ -549,7 +563,8 @@ class ScoreLogistic:
             return None
         coefficients, cholesky, frame, half_width = grid
         z = np.ascontiguousarray(z, dtype=np.float64)
-        return logistic_grid_masses(
+        return call_kernel(
+            logistic_grid_masses,
             z,
             coefficients,
             self.alpha,
@@ -558,6 +573,9 @@ class ScoreLogistic:
             half_width,
             np.zeros((z.shape[0], 4)),
             np.empty((2, coefficients.shape[1])),
+            work=z.shape[0] * coefficients.size,
+            interpreted_max_work=INTERPRETED_MAX_WORK["logistic_grid_masses"],
+            interpreted_budget=INTERPRETED_BUDGETS["logistic_grid_masses"],
         )
 
     def limit_masses(self):

@@ -483,3 +483,22 @@ def test_call_kernel_uses_the_compiled_kernel_when_it_is_at_hand(monkeypatch):
         interpreted_max_work=10,
     )
     assert same_bits(hashes, expected)
+
+
+@pytest.mark.parametrize("n", [1_000, 20_000])
+def test_profile_table_kernels_give_the_same_bits_interpreted_and_compiled(n, monkeypatch):
+    # the fit's whitened profile table and the masses from its series (logistic_profile_grid,
+    # logistic_grid_masses) run interpreted on a cold start: the same interpolant bit for bit
+    rng = np.random.default_rng(n)
+    scores = rng.normal(size=n)
+    y = (rng.random(n) < 1 / (1 + np.exp(-1.5 * scores))).astype(int)
+    test = np.concatenate((3 * rng.normal(size=100), [0.0]))
+    limits = kernels.INTERPRETED_MAX_WORK
+    fits = []
+    for limit in (10**12, -1):  # interpreted, then compiled
+        for key in ("logistic_profile_grid", "logistic_grid_masses"):
+            monkeypatch.setitem(limits, key, limit)
+        fitted = calibration.LogisticCalibrator(model="likelihood").fit(scores, y)
+        assert fitted._logistic.profile_grid() is not None  # the table path, not the masses one by one
+        fits.append((fitted._chebyshev_coefficients, fitted.predict_mass(test).to_array()))
+    assert same_bits(fits[0], fits[1])
