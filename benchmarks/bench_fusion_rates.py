@@ -17,9 +17,28 @@ and scores each variant on the same test part, paired with the anchors:
   r_sk)^2)``, ``r_sk`` the mean probability classifier ``s`` gives the wrong classes on the out-of-fold
   samples of class ``k`` (its out-of-fold unreliability when the truth is ``k``).
 
+With ``--test-time`` the variants are instead test-time (per-sample or per-batch) discountings on top of
+the landed rates (contamination 0.1), driven by the disagreement of one classifier with the others:
+
+- ``failure posterior c=<value>``: each classifier discounted (classically, on top of its rates) on each
+  sample by the posterior probability that it failed there, under the failure model of ``contamination``
+  read at test time: prior ``c / S`` per classifier, likelihood ratio ``1 / A_s`` of "failed" against
+  "working", ``A_s`` the agreement of :func:`dstk.evidence._dissent.log_agreement`;
+- ``dissent``: rate the distance of Jousselme, Grenier & Bosse (2001) between the classifier's
+  plausibility transform and that of the combination of the others (both Bayesian, where the distance is
+  ``sqrt(||p - q||^2 / 2)``), the dissent criterion of Klein & Colot (2010) used as the discount rate;
+- ``credibility``: Deng et al. (2004): similarity ``1 - d_J`` between classifiers, support the sum of a
+  classifier's similarities to the others, credibility the normalised support; rate one minus the
+  credibility over the largest credibility of the sample;
+- ``batch test <level>``: ``failure_test_level`` of the estimator (a rank test, on the whole test part,
+  of each classifier's agreement against its out-of-fold agreement; the flagged classifier is left out
+  and the others combined with the rates learned without it).
+
 Usage::
 
     python benchmarks/bench_fusion_rates.py --dump /tmp/unequal_dump.npz --anchors /tmp/unequal.npz
+    python benchmarks/bench_fusion_rates.py --dump /tmp/corrupted_dump.npz --anchors /tmp/corrupted.npz \
+        --test-time
 """
 
 from __future__ import annotations
@@ -40,6 +59,7 @@ from bench_fusion_choices import singleton_belief_and_conflict  # noqa: E402
 
 import dstk.evidence._contextual as contextual  # noqa: E402
 from dstk.calibration._fusion import _MIN_LEARNED_RATE, _with_failures  # noqa: E402
+from dstk.evidence._dissent import failing_source, log_agreement  # noqa: E402
 
 GRID = (0.0, 0.02, 0.05, 0.1, 0.2)
 
@@ -109,6 +129,76 @@ def toward_reliability(contours, labels, contamination=0.1, strength=1.0):
     return result.x.reshape(n_sources, n_classes)
 
 
+def score_rates(contours, rates, y_index, coverage=0.8):
+    """Log-loss and selective error (abstaining on the smallest Bel) of per-sample rates (S, n, K)."""
+    discounted = contours + rates * (1.0 - contours)
+    with np.errstate(divide="ignore"):
+        log_contour = np.log(discounted).sum(axis=0)
+    p = np.exp(log_contour - log_contour.max(axis=1, keepdims=True))
+    p = p / p.sum(axis=1, keepdims=True)
+    loss = float(-np.log(np.clip(p[np.arange(y_index.size), y_index], 1e-15, 1.0)).mean())
+    decided = p.argmax(axis=1)
+    bel, _ = singleton_belief_and_conflict(contours, np.ascontiguousarray(rates), decided)
+    errors = decided != y_index
+    order = np.argsort(-bel, kind="stable")
+    return loss, float(errors[order[: max(1, round(coverage * errors.size))]].mean())
+
+
+def _on_top(rates, extra):
+    """Classical discounting at per-sample rates ``extra`` (S, n) after contextual rates (S, K)."""
+    return 1.0 - (1.0 - rates[:, None, :]) * (1.0 - extra[:, :, None])
+
+
+def _bayesian_distance(p, q):
+    """Jousselme distance between two Bayesian mass functions: sqrt(||p - q||^2 / 2)."""
+    return np.sqrt(0.5 * ((p - q) ** 2).sum(axis=-1))
+
+
+def test_time_variants(split, contaminations=(0.05, 0.1, 0.2), levels=(0.01, 0.001)):
+    train, labels, test, y_index = split["train"], split["labels"], split["test"], split["y_index"]
+    rates = rates_at(train, labels, 0.1)
+    n_sources = test.shape[0]
+    discounted = test + rates[:, None, :] * (1.0 - test)
+    fixed = np.broadcast_to(rates[:, None, :], test.shape)
+    out = {"c=0.1": score_rates(test, fixed, y_index)}
+    agreement = np.exp(log_agreement(discounted))
+    for c in contaminations:
+        odds = (c / n_sources) / ((1.0 - c) * agreement)
+        out[f"failure posterior c={c:g}"] = score_rates(
+            test, _on_top(rates, odds / (1.0 + odds.sum(axis=0))), y_index
+        )
+    p = discounted / discounted.sum(axis=2, keepdims=True)
+    log_contour = np.log(np.maximum(discounted, 1e-300))
+    others = log_contour.sum(axis=0, keepdims=True) - log_contour
+    combined_others = np.exp(others - others.max(axis=2, keepdims=True))
+    combined_others /= combined_others.sum(axis=2, keepdims=True)
+    out["dissent"] = score_rates(test, _on_top(rates, _bayesian_distance(p, combined_others)), y_index)
+    similarity = np.stack(
+        [[1.0 - _bayesian_distance(p[i], p[j]) for j in range(n_sources)] for i in range(n_sources)]
+    )
+    support = similarity.sum(axis=1) - 1.0
+    credibility = support / support.sum(axis=0, keepdims=True)
+    out["credibility"] = score_rates(
+        test, _on_top(rates, 1.0 - credibility / credibility.max(axis=0, keepdims=True)), y_index
+    )
+    reference_discounted = train + rates[:, None, :] * (1.0 - train)
+    flagged = {}
+    for level in levels:
+        _, failing = failing_source(
+            log_agreement(reference_discounted), reference_discounted, discounted, level
+        )
+        flagged[level] = failing
+        if failing < 0:
+            out[f"batch test {level:g}"] = out["c=0.1"]
+            continue
+        keep = np.delete(np.arange(n_sources), failing)
+        kept_rates = rates_at(train[keep], labels, 0.1)
+        out[f"batch test {level:g}"] = score_rates(
+            test[keep], np.broadcast_to(kept_rates[:, None, :], test[keep].shape), y_index
+        )
+    return out, flagged
+
+
 def variants(split, strengths):
     train, labels, test, y_index = split["train"], split["labels"], split["test"], split["y_index"]
     out = {}
@@ -131,6 +221,7 @@ def main(argv=None):
     parser.add_argument("--anchors", required=True)
     parser.add_argument("--strengths", default="0.1,1")
     parser.add_argument("--sets", default=None, help="comma-separated names (default: all in the dump)")
+    parser.add_argument("--test-time", action="store_true", help="the test-time discountings instead")
     args = parser.parse_args(argv)
     dump, anchors = np.load(args.dump), np.load(args.anchors)
     strengths = [float(s) for s in args.strengths.split(",") if s]
@@ -145,18 +236,27 @@ def main(argv=None):
         rows, chosen = [], []
         for i in range(n_splits):
             split = {key: dump[f"{name}|{i}|{key}"] for key in ("train", "labels", "test", "y_index")}
-            scores, c = variants(split, strengths)
+            if args.test_time:
+                scores, c = test_time_variants(split)
+                c = {level: (int(dump[f"{name}|{i}|corrupted"]), f) for level, f in c.items()}
+            else:
+                scores, c = variants(split, strengths)
             rows.append(scores)
             chosen.append(c)
         base = np.array([r["c=0.1"][0] for r in rows])
-        print(f"\n### {name}: log-loss of c=0.1 {base.mean():.4f}; nested contamination chosen {chosen}")
-        print("| variant | log-loss minus c=0.1 | sel. error 80 % |")
-        print("|---|---|---|")
+        what = "(corrupted, flagged) per split and level" if args.test_time else "nested contamination chosen"
+        print(f"\n### {name}: log-loss of c=0.1 {base.mean():.4f}; {what} {chosen}")
+        print("| variant | log-loss minus c=0.1 | sel. error 80 % | minus c=0.1 |")
+        print("|---|---|---|---|")
+        base_sel = np.array([r["c=0.1"][1] for r in rows])
         for variant in rows[0]:
             values = np.array([r[variant][0] for r in rows])
-            sel = np.mean([r[variant][1] for r in rows])
-            d = values - base
-            print(f"| {variant} | {d.mean():+.4f} ± {d.std(ddof=1) / np.sqrt(d.size):.4f} | {sel:.4f} |")
+            sel = np.array([r[variant][1] for r in rows])
+            d, e = values - base, sel - base_sel
+            print(
+                f"| {variant} | {d.mean():+.4f} ± {d.std(ddof=1) / np.sqrt(d.size):.4f} | {sel.mean():.4f} | "
+                f"{e.mean():+.4f} ± {e.std(ddof=1) / np.sqrt(e.size):.4f} |"
+            )
         for anchor in anchor_names:
             key = f"{name}|{anchor}"
             if key in anchors.files:
@@ -164,7 +264,7 @@ def main(argv=None):
                 d = values[:, 1] - base
                 print(
                     f"| {anchor} | {d.mean():+.4f} ± {d.std(ddof=1) / np.sqrt(d.size):.4f} | "
-                    f"{values[:, 3].mean():.4f} |"
+                    f"{values[:, 3].mean():.4f} | |"
                 )
         landed = anchors[f"{name}|fusion c=0.1"][:n_splits, 1]
         assert np.allclose(landed, base), "the dump does not reproduce the run's fusion"

@@ -155,4 +155,5 @@ class DataConversionWarning(UserWarning):
 
 
 class ConflictWarning(UserWarning):
-    """Some samples met a total conflict and were given the ``on_conflict`` fallback."""
+    """Some samples met a total conflict and were given the ``on_conflict`` fallback, or a combined
+    source contradicted the others on a whole batch and was left out of its combination."""
