@@ -771,37 +771,6 @@ def _binary_pair_rows(m1, step1, m2, step2, normalize, out, kappa, total_conflic
 
 
 @njit(cache=True)
-def _check_ternary_block(block, tolerance):
-    """:data:`RECHECK` when a three-label source row stored in ``block`` (eight values each) may fail a test.
-
-    The tests of :func:`_check_source` in one contiguous read, the entries
-    of a row summed in order (as :mod:`dstk._kernels.validation` does for
-    frames of more than two labels, so that both checks judge alike): 0 when
-    every row passes and has no negative entry, else :data:`RECHECK` (the
-    caller then finds the status bits with :func:`check_status`, in numpy).
-    """
-    near = True
-    negative = False
-    for j in range(block.shape[0] // 8):
-        i = 8 * j
-        x0 = block[i]
-        x1 = block[i + 1]
-        x2 = block[i + 2]
-        x3 = block[i + 3]
-        x4 = block[i + 4]
-        x5 = block[i + 5]
-        x6 = block[i + 6]
-        x7 = block[i + 7]
-        total = ((((((x0 + x1) + x2) + x3) + x4) + x5) + x6) + x7
-        near &= abs(total - 1.0) <= tolerance
-        negative |= (x0 < 0.0) | (x1 < 0.0) | (x2 < 0.0) | (x3 < 0.0)
-        negative |= (x4 < 0.0) | (x5 < 0.0) | (x6 < 0.0) | (x7 < 0.0)
-    if near and not negative:
-        return 0
-    return RECHECK
-
-
-@njit(cache=True)
 def _ternary_fold(s, normalize):
     """Commonality products of the sources ``s`` (K, 8) of one row of a three-label frame.
 
@@ -946,17 +915,39 @@ def _ternary_rows(m, normalize, out, kappa, total_conflict, lost, r0, r1, tolera
     6 = {1,2}, 7 = frame.  q(A) = sum of m(B) over B >= A (:func:`_ternary_fold`),
     the masses by :func:`_ternary_masses`.  A row whose commonalities come
     near the subnormal range is flagged in ``lost`` and left to
-    :func:`_ternary_careful_rows` (bit :data:`CAREFUL` of the result).  With
-    ``tolerance >= 0`` the sources of each row are checked in one contiguous
-    read before its fold; returns :data:`RECHECK` when some may fail the
-    check (:func:`check_status` gives its status bits).
+    :func:`_ternary_careful_rows` (bit :data:`CAREFUL` of the result).
+
+    With ``tolerance >= 0`` the sources of each row are checked before its
+    fold, with the tests of :func:`_check_source` (the entries of a source
+    summed in order, as :mod:`dstk._kernels.validation` does for frames of
+    more than two labels, so that both checks judge alike; a NaN or infinite
+    entry fails the sum); returns :data:`RECHECK` when some row may fail
+    the check or has a negative entry (:func:`check_status` then gives the
+    status bits, in numpy).  The check is written here, not in a kernel of
+    its own: each kernel called costs a compilation of its own on a cold start.
     """
     check = tolerance >= 0.0
     status = 0
     for r in range(r0, r1):
         s = m[r]
         if check:
-            status |= _check_ternary_block(s.reshape(-1), tolerance)
+            near = True
+            negative = False
+            for k in range(s.shape[0]):
+                x0 = s[k, 0]
+                x1 = s[k, 1]
+                x2 = s[k, 2]
+                x3 = s[k, 3]
+                x4 = s[k, 4]
+                x5 = s[k, 5]
+                x6 = s[k, 6]
+                x7 = s[k, 7]
+                total = ((((((x0 + x1) + x2) + x3) + x4) + x5) + x6) + x7
+                near &= abs(total - 1.0) <= tolerance
+                negative |= (x0 < 0.0) | (x1 < 0.0) | (x2 < 0.0) | (x3 < 0.0)
+                negative |= (x4 < 0.0) | (x5 < 0.0) | (x6 < 0.0) | (x7 < 0.0)
+            if not near or negative:
+                status |= RECHECK
         q1, q2, q3, q4, q5, q6, q7, log_scale, flag = _ternary_fold(s, normalize)
         if flag:
             lost[r] = True
