@@ -5,7 +5,8 @@ set, repeated stratified splits (train 70 % / test 30 %); on each split every me
 training part and scored on the same test part:
 
 * ``fusion``: :class:`dstk.calibration.EvidentialFusionClassifier` with its defaults (``contamination=0.1``),
-  and ``fusion, contamination=0`` without the failure model;
+  ``fusion, contamination=0`` without the failure model, and ``fusion, failure_test_level=0.001`` with the
+  test, on the whole test part, that one classifier fails there (a flagged classifier is left out);
 * ``best single``: the base classifier with the best cross-validated log-loss on the training part,
   calibrated by ``CalibratedClassifierCV(method="sigmoid")``;
 * ``soft voting``: ``VotingClassifier(voting="soft")``;
@@ -57,6 +58,7 @@ COVERAGES = (0.5, 0.8, 1.0)
 #: the fusion without the failure model (contamination=0): rates learned on the out-of-fold outputs as
 #: they are
 ROBUST = "fusion, contamination=0"
+TESTED = "fusion, failure_test_level=0.001"
 
 
 def base_estimators(seed):
@@ -138,6 +140,7 @@ def methods(seed):
     return {
         "fusion": EvidentialFusionClassifier(estimators),
         ROBUST: EvidentialFusionClassifier(estimators, contamination=0.0),
+        TESTED: EvidentialFusionClassifier(estimators, failure_test_level=0.001),
         "soft voting": VotingClassifier(estimators, voting="soft"),
         "calibrated voting": VotingClassifier(
             [(n, CalibratedClassifierCV(e, method="sigmoid", cv=5)) for n, e in estimators], voting="soft"
@@ -195,6 +198,7 @@ def run_split(X, y, train, test, seed, scenario="standard", only=None):
         candidates = {
             "fusion": EvidentialFusionClassifier(frozen),
             ROBUST: EvidentialFusionClassifier(frozen, contamination=0.0),
+            TESTED: EvidentialFusionClassifier(frozen, failure_test_level=0.001),
             **anchors,
         }
     else:
@@ -225,7 +229,7 @@ def run_split(X, y, train, test, seed, scenario="standard", only=None):
             for order in ORDERINGS:
                 label = name if order == "bel" else f"{name}, abstain by {order}"
                 results[label] = scores(y_test, probabilities, orders[order], classes)
-        elif name == ROBUST:
+        elif name in (ROBUST, TESTED):
             results[name] = scores(y_test, probabilities, orders["bel"], classes)
         else:
             results[name] = scores(y_test, probabilities, probabilities.max(axis=1), classes)

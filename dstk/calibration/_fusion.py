@@ -170,8 +170,8 @@ class EvidentialFusionClassifier(ClassifierMixin, _BaseComposition, BaseEstimato
         clean data.  On three scikit-learn classifiers (scaled logistic regression, Gaussian naive
         Bayes, a random forest), one of them fed noise at prediction time, 0.001 flagged it in 30 of
         30 test sets and left it out in 28 (otherwise another), lowering the log-loss by 0.04-0.18 on
-        average (Breast cancer, Pima, Ionosphere, 10 splits); it flagged none of 70 clean test sets
-        where 0.01 flagged 2 (``benchmarks/results/fusion.md``).
+        average (Breast cancer, Pima, Ionosphere, 10 splits); it flagged none of 150 clean test sets
+        where 0.01 flagged 3 (``benchmarks/results/fusion.md``).
     on_conflict : {"vacuous", "nan", "raise"}, default="vacuous"
         Samples whose discounted outputs are in total conflict: the vacuous mass function (uniform
         probabilities), NaN, or an error; the first two warn with the samples' indices.
