@@ -49,7 +49,7 @@ from dstk.calibration.probabilistic import IsotonicRegressionCalibrator
 from dstk.evidence import from_counts
 
 # the warm rows time the compiled kernels: a process with an empty numba cache runs the profile-table
-# kernels of the likelihood fit interpreted for about one compile time (INTERPRETED_BUDGETS) first
+# kernels of the likelihood fit interpreted for about 2 s (INTERPRETED_BUDGETS) first
 for _kernel in _calibration_kernels.INTERPRETED_BUDGETS:
     _calibration_kernels.INTERPRETED_BUDGETS[_kernel] = 0.0
 

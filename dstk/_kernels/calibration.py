@@ -62,10 +62,12 @@ INTERPRETED_MAX_WORK = {
 interpreted call of a small input takes milliseconds where compiling the kernel
 takes tenths of seconds to seconds of a cold start (measured 2026-11-24)."""
 
-INTERPRETED_BUDGETS = {"logistic_profile_grid": 3.0, "logistic_grid_masses": 10.0}
+INTERPRETED_BUDGETS = {"logistic_profile_grid": 1.5, "logistic_grid_masses": 4.0}
 """``interpreted_budget`` of :func:`dstk._kernels._jit.call_kernel` for the kernels whose
-interpreted calls take tenths of a second: a process runs each interpreted for about one
-compile time in all (~2 s), then compiles it."""
+interpreted calls take tenths of a second: a process runs them interpreted for about 1 s
+and 0.8 s in all (the first fits of 10^3 to 10^6 scores), then compiles them (~2 s each):
+15 fits of 4,000 scores in a cold process took 8-9 s CPU with budgets of about one compile
+time each, against 4-5 s compiling at once."""
 
 _PANEL_DROP = 12.0
 # Newton decrement below which the profile grid takes the quadratic prediction (against 1e-8: Q
