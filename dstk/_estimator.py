@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from ._validation import naming_argument
+from ._validation import first_indices, naming_argument
 from .exceptions import InvalidMassError, InvalidStateError, NotFittedError
 
 __all__ = [
@@ -426,9 +426,8 @@ def labels_of_largest(classes: np.ndarray, values: np.ndarray) -> np.ndarray:
     missing = np.isnan(values).any(axis=-1)
     if missing.any():
         bad = np.flatnonzero(missing)
-        shown = ", ".join(str(i) for i in bad[:20]) + (", ..." if bad.size > 20 else "")
         raise ValueError(
-            f"{bad.size} sample(s) have NaN masses from on_conflict='nan' (indices [{shown}]), and a NaN has "
+            f"{bad.size} sample(s) have NaN masses from on_conflict='nan' (indices [{first_indices(bad)}]), and a NaN has "
             "no label: use predict_proba (NaN rows) or on_conflict='vacuous' to predict every sample."
         )
     return classes[np.argmax(values, axis=-1)]

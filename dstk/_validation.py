@@ -560,6 +560,11 @@ class naming_argument:
         raise renamed from error
 
 
+def first_indices(bad: np.ndarray) -> str:
+    """The first 20 of the indices ``bad`` (1-D integer array) as the text of an error or warning message."""
+    return ", ".join(map(str, bad[:20].tolist())) + (", ..." if bad.size > 20 else "")
+
+
 def stacklevel_outside_dstk() -> int:
     """The ``stacklevel`` for :func:`warnings.warn` that points at the first caller outside dstk.
 

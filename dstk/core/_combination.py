@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import NamedTuple
@@ -10,7 +11,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .._kernels import combination as _c
-from .._validation import as_float_array, stacklevel_outside_dstk
+from .._validation import as_float_array, first_indices, stacklevel_outside_dstk
 from ..exceptions import (
     DataTypeError,
     DogmaticError,
@@ -356,9 +357,9 @@ def _apply_conflict_policy(result, kappa, bad, on_conflict, rule, *, warn=True):
         rows[bad, column] = 1.0
     if not warn:
         return kappa
-    shown = ", ".join(str(i) for i in bad[:20]) + (", ..." if bad.size > 20 else "")
+    shown = first_indices(bad)
     warnings.warn(
-        f"Total conflict (K = 1) under the {rule} rule in {bad.size} of {max(int(np.prod(batch)), 1)} "
+        f"Total conflict (K = 1) under the {rule} rule in {bad.size} of {max(math.prod(batch), 1)} "
         f"combination(s), at flat batch indices [{shown}]; they were given "
         + ("the vacuous mass function" if on_conflict == "vacuous" else "NaN masses")
         + f" (on_conflict={on_conflict!r}). Pass on_conflict='raise' to make this an error.",
@@ -500,7 +501,7 @@ def _check_weights(weights, k):
 
 def _raise_total_conflict(flags):
     bad = np.flatnonzero(np.asarray(flags).ravel())
-    shown = ", ".join(str(i) for i in bad[:20]) + (", ..." if bad.size > 20 else "")
+    shown = first_indices(bad)
     error = TotalConflictError(
         f"Dempster's rule is undefined: total conflict (K = 1) in {bad.size} combination(s), "
         f"at flat batch indices [{shown}]. The sources have no plausible hypothesis in "
