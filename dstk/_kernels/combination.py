@@ -793,8 +793,8 @@ def _binary_pair_rows(m1, step1, m2, step2, normalize, out, kappa, total_conflic
 @njit(cache=True)
 def _ternary_fold_factors(m, r, k):
     """The seven non-empty commonalities of source ``m[r, k]`` (8,), each a left-to-right sum of its
-    supersets' masses (the order of :func:`_ternary_fold` and :func:`_ternary_careful_fold`; the
-    extended fold adds as :func:`_ternary_factors` does)."""
+    supersets' masses (the order of :func:`_ternary_careful_fold` and of the fold written out in
+    :func:`_ternary_rows`; the extended fold adds as :func:`_ternary_factors` does)."""
     f7 = m[r, k, 7]
     f1 = m[r, k, 1] + m[r, k, 3] + m[r, k, 5] + f7
     f2 = m[r, k, 2] + m[r, k, 3] + m[r, k, 6] + f7
@@ -803,49 +803,8 @@ def _ternary_fold_factors(m, r, k):
 
 
 @njit(cache=True)
-def _ternary_fold(m, r, normalize):
-    """Commonality products of the sources ``m[r]`` (K, 8) of one row of a three-label frame.
-
-    Returns ``(q1, ..., q7, log_scale, flag)``.  For Dempster's rule the
-    fold stops at the first rescaling point (every 16 sources and the last)
-    where some commonality is below twice the smallest normal float64, with
-    ``flag`` set: the row is then folded again with every product checked
-    (:func:`_ternary_careful_fold`; commonalities only shrink between
-    rescalings, so nothing is missed).
-    """
-    tiny = 2.0 * _NORMAL_MIN
-    k_sources = m.shape[1]
-    q1 = q2 = q3 = q4 = q5 = q6 = q7 = 1.0
-    log_scale = 0.0
-    for k in range(k_sources):
-        f1, f2, f3, f4, f5, f6, f7 = _ternary_fold_factors(m, r, k)
-        q1 = q1 * f1
-        q2 = q2 * f2
-        q3 = q3 * f3
-        q4 = q4 * f4
-        q5 = q5 * f5
-        q6 = q6 * f6
-        q7 = q7 * f7
-        if normalize and (k % 16 == 15 or k == k_sources - 1):
-            if min(min(min(q1, q2), min(q3, q4)), min(min(q5, q6), q7)) < tiny:
-                return q1, q2, q3, q4, q5, q6, q7, log_scale, True
-        if normalize and (k % 16 == 15):
-            scale = max(q1, max(q2, q4))
-            if scale > 0.0:
-                q1 /= scale
-                q2 /= scale
-                q3 /= scale
-                q4 /= scale
-                q5 /= scale
-                q6 /= scale
-                q7 /= scale
-                log_scale += math.log(scale)
-    return q1, q2, q3, q4, q5, q6, q7, log_scale, False
-
-
-@njit(cache=True)
 def _ternary_careful_fold(m, r, normalize):
-    """:func:`_ternary_fold` with every product checked: ``flag`` set when one of two non-zero factors
+    """The fold of :func:`_ternary_rows` with every product checked: ``flag`` set when one of two non-zero factors
     left the normal float64 range (the fold stops there; Dempster's rule)."""
     k_sources = m.shape[1]
     q1 = q2 = q3 = q4 = q5 = q6 = q7 = 1.0
@@ -927,20 +886,12 @@ def _ternary_masses(q1, q2, q3, q4, q5, q6, q7, log_scale, normalize):
     return empty, m1, m2, m3, m4, m5, m6, m7, empty, False
 
 
-@njit(cache=True)
-def _ternary_store(out, kappa, total_conflict, r, values):
-    """Write the tuple of :func:`_ternary_masses` to row ``r`` (no row view: a view costs two
-    reference-count calls, about a tenth of a row's fold of eight sources)."""
-    out[r, 0], out[r, 1], out[r, 2], out[r, 3], out[r, 4], out[r, 5], out[r, 6], out[r, 7] = values[:8]
-    kappa[r], total_conflict[r] = values[8], values[9]
-
-
 @njit(cache=True, interpreted_max_work=40_000)
 def _ternary_rows(m, normalize, out, kappa, total_conflict, lost, r0, r1, tolerance):
     """Rows ``r0:r1`` of :func:`conjunctive` on a three-label frame, in scalars.
 
     Subsets by bitmask: 1 = {0}, 2 = {1}, 3 = {0,1}, 4 = {2}, 5 = {0,2},
-    6 = {1,2}, 7 = frame.  q(A) = sum of m(B) over B >= A (:func:`_ternary_fold`),
+    6 = {1,2}, 7 = frame.  q(A) = sum of m(B) over B >= A (folded here),
     the masses by :func:`_ternary_masses`.  A row whose commonalities come
     near the subnormal range is flagged in ``lost`` and left to
     :func:`_ternary_careful_rows` (bit :data:`CAREFUL` of the result).
@@ -955,6 +906,8 @@ def _ternary_rows(m, normalize, out, kappa, total_conflict, lost, r0, r1, tolera
     its own: each kernel called costs a compilation of its own on a cold start.
     """
     check = tolerance >= 0.0
+    tiny = 2.0 * _NORMAL_MIN
+    k_sources = m.shape[1]
     status = 0
     for r in range(r0, r1):
         if check:
@@ -975,14 +928,51 @@ def _ternary_rows(m, normalize, out, kappa, total_conflict, lost, r0, r1, tolera
                 negative |= (x4 < 0.0) | (x5 < 0.0) | (x6 < 0.0) | (x7 < 0.0)
             if not near or negative:
                 status |= RECHECK
-        q1, q2, q3, q4, q5, q6, q7, log_scale, flag = _ternary_fold(m, r, normalize)
+        # the commonality products, rescaled every 16 sources (Dempster's rule), written here (not in a
+        # kernel of its own: each kernel called costs the cold fold a compilation); the fold stops at the
+        # first rescaling point (every 16 sources and the last) where some commonality is below twice the
+        # smallest normal float64, and the row is left to the careful fold (commonalities only shrink
+        # between rescalings, so nothing is missed)
+        q1 = q2 = q3 = q4 = q5 = q6 = q7 = 1.0
+        log_scale = 0.0
+        flag = False
+        for k in range(k_sources):
+            f7 = m[r, k, 7]  # the factors of _ternary_fold_factors
+            f3 = m[r, k, 3] + f7
+            f5 = m[r, k, 5] + f7
+            f6 = m[r, k, 6] + f7
+            f1 = m[r, k, 1] + m[r, k, 3] + m[r, k, 5] + f7
+            f2 = m[r, k, 2] + m[r, k, 3] + m[r, k, 6] + f7
+            f4 = m[r, k, 4] + m[r, k, 5] + m[r, k, 6] + f7
+            q1 = q1 * f1
+            q2 = q2 * f2
+            q3 = q3 * f3
+            q4 = q4 * f4
+            q5 = q5 * f5
+            q6 = q6 * f6
+            q7 = q7 * f7
+            if normalize and (k % 16 == 15 or k == k_sources - 1):
+                if min(min(min(q1, q2), min(q3, q4)), min(min(q5, q6), q7)) < tiny:
+                    flag = True
+                    break
+            if normalize and (k % 16 == 15):
+                scale = max(q1, max(q2, q4))
+                if scale > 0.0:
+                    q1 /= scale
+                    q2 /= scale
+                    q3 /= scale
+                    q4 /= scale
+                    q5 /= scale
+                    q6 /= scale
+                    q7 /= scale
+                    log_scale += math.log(scale)
         if flag:
             lost[r] = True
             status |= CAREFUL
             continue
-        _ternary_store(
-            out, kappa, total_conflict, r, _ternary_masses(q1, q2, q3, q4, q5, q6, q7, log_scale, normalize)
-        )
+        values = _ternary_masses(q1, q2, q3, q4, q5, q6, q7, log_scale, normalize)
+        out[r, 0], out[r, 1], out[r, 2], out[r, 3], out[r, 4], out[r, 5], out[r, 6], out[r, 7] = values[:8]
+        kappa[r], total_conflict[r] = values[8], values[9]
     return status
 
 
@@ -1000,7 +990,10 @@ def _ternary_careful_rows(m, normalize, out, kappa, total_conflict, lost, rows):
         lost[r] = normalize and flag
         if not lost[r]:
             values = _ternary_masses(q1, q2, q3, q4, q5, q6, q7, log_scale, normalize)
-            _ternary_store(out, kappa, total_conflict, r, values)
+            out[r, 0], out[r, 1], out[r, 2], out[r, 3], out[r, 4], out[r, 5], out[r, 6], out[r, 7] = values[
+                :8
+            ]
+            kappa[r], total_conflict[r] = values[8], values[9]
     return 0
 
 
