@@ -834,12 +834,12 @@ def gauss_compress(sorted_points, point_weights, starts, order):
             node_weights[where] = total[chosen]
             continue
         jacobi = np.zeros((chosen.size, size, size))
-        k = np.arange(size)
-        jacobi[:, k, k] = diagonal[chosen, :size]
-        jacobi[:, k[:-1], k[1:]] = off[chosen, 1:size]
-        jacobi[:, k[1:], k[:-1]] = off[chosen, 1:size]
+        node = np.arange(size)
+        jacobi[:, node, node] = diagonal[chosen, :size]
+        jacobi[:, node[:-1], node[1:]] = off[chosen, 1:size]
+        jacobi[:, node[1:], node[:-1]] = off[chosen, 1:size]
         values, vectors = np.linalg.eigh(jacobi)
-        where = where[:, None] + k
+        where = where[:, None] + node
         nodes[where] = centre[chosen, None] + half[chosen, None] * values
         node_weights[where] = total[chosen, None] * vectors[:, 0, :] ** 2
     return nodes, node_weights, counts
