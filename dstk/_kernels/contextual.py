@@ -28,6 +28,57 @@ _TINY = 1e-300
 
 
 @njit(cache=True)
+def _no_failure_term(
+    contours, i, y, rates, w, log_discounted, ratio, total, spread, gradient, curvature, probabilities
+):
+    """Sample ``i``'s no-failure term of :func:`failure_log_loss` (weight ``w``, label ``y``); returns its loss.
+
+    Fills ``log_discounted`` and ``ratio`` (S, K) with log pl'_sik and (1 - pl_sik) / pl'_sik and
+    ``total`` (K,) with sum_s log pl'_sik (for the failure terms), uses ``spread`` (K,) as scratch, and adds
+    to ``gradient``, ``curvature`` and ``probabilities`` as :func:`failure_log_loss` describes.
+    """
+    n_sources, _, n_classes = contours.shape
+    for k in range(n_classes):
+        total[k] = 0.0
+    for s in range(n_sources):
+        for k in range(n_classes):
+            q = contours[s, i, k]
+            d = q + rates[s, k] * (1.0 - q)
+            if d < _TINY:
+                d = _TINY
+            log_discounted[s, k] = math.log(d)
+            ratio[s, k] = (1.0 - q) / d
+            total[k] += log_discounted[s, k]
+    top = total[0]
+    for k in range(1, n_classes):
+        if total[k] > top:
+            top = total[k]
+    normaliser = 0.0
+    for k in range(n_classes):
+        spread[k] = math.exp(total[k] - top)
+        normaliser += spread[k]
+    loss = -w * (total[y] - top - math.log(normaliser))
+    if probabilities.shape[0] > 0:
+        for k in range(n_classes):
+            probabilities[i, k] = spread[k] / normaliser
+    for s in range(n_sources):
+        for k in range(n_classes):
+            gradient[s, k] += w * spread[k] / normaliser * ratio[s, k]
+        gradient[s, y] -= w * ratio[s, y]
+    if curvature.shape[0] > 0:
+        for k in range(n_classes):
+            p = spread[k] / normaliser
+            for s in range(n_sources):
+                a = w * p * ratio[s, k]
+                for t in range(n_sources):
+                    curvature[k, s, t] += a * (1.0 - p) * ratio[t, k]
+                curvature[k, s, s] -= a * ratio[s, k]
+        for s in range(n_sources):
+            curvature[y, s, s] += w * ratio[s, y] * ratio[s, y]
+    return loss
+
+
+@njit(cache=True)
 def failure_log_loss(
     contours,
     labels,
@@ -91,44 +142,20 @@ def failure_log_loss(
     loss = 0.0
     for i in range(n):
         y = labels[i]
-        for k in range(n_classes):
-            total[k] = 0.0
-        for s in range(n_sources):
-            for k in range(n_classes):
-                q = contours[s, i, k]
-                d = q + rates[s, k] * (1.0 - q)
-                if d < _TINY:
-                    d = _TINY
-                log_discounted[s, k] = math.log(d)
-                ratio[s, k] = (1.0 - q) / d
-                total[k] += log_discounted[s, k]
-        top = total[0]
-        for k in range(1, n_classes):
-            if total[k] > top:
-                top = total[k]
-        normaliser = 0.0
-        for k in range(n_classes):
-            spread[k] = math.exp(total[k] - top)
-            normaliser += spread[k]
-        w = main_weights[i]
-        loss -= w * (total[y] - top - math.log(normaliser))
-        if keep:
-            for k in range(n_classes):
-                probabilities[i, k] = spread[k] / normaliser
-        for s in range(n_sources):
-            for k in range(n_classes):
-                gradient[s, k] += w * spread[k] / normaliser * ratio[s, k]
-            gradient[s, y] -= w * ratio[s, y]
-        if hessian:
-            for k in range(n_classes):
-                p = spread[k] / normaliser
-                for s in range(n_sources):
-                    a = w * p * ratio[s, k]
-                    for t in range(n_sources):
-                        curvature[k, s, t] += a * (1.0 - p) * ratio[t, k]
-                    curvature[k, s, s] -= a * ratio[s, k]
-            for s in range(n_sources):
-                curvature[y, s, s] += w * ratio[s, y] * ratio[s, y]
+        loss += _no_failure_term(
+            contours,
+            i,
+            y,
+            rates,
+            main_weights[i],
+            log_discounted,
+            ratio,
+            total,
+            spread,
+            gradient,
+            curvature,
+            probabilities,
+        )
         if n_points == 0:
             continue
         v = point_weights[i]
