@@ -390,15 +390,15 @@ class _Sources(NamedTuple):
     ax: int = 0
 
 
-def _gather_sources(masses, axis, record):
-    """The :class:`_Sources` of ``masses`` (a MassFunction or a list of them) for the rule ``record``."""
-    if record.conjunctive and isinstance(masses, MassFunction):
+def _gather_sources(masses, axis):
+    """The :class:`_Sources` of ``masses`` (a MassFunction or a list of them) for a conjunctive rule."""
+    if isinstance(masses, MassFunction):
         values = masses._storage.pending()  # masses awaiting their deferred check, or None
         if values is not None:
             nd = values.ndim - 1
             stack, batch = _move_sources_last(values, _source_axis(axis, values.shape[:-1]), nd)
             return _Sources(masses.frame, batch, stack, (masses,))
-    elif record.conjunctive and isinstance(masses, (list, tuple)) and len(masses) == 2:
+    elif isinstance(masses, (list, tuple)) and len(masses) == 2:
         a, b = masses
         if isinstance(a, MassFunction) and isinstance(b, MassFunction):
             sa, sb = a._storage, b._storage
@@ -440,7 +440,10 @@ def _pair_values(a, b, pending_a, pending_b):
 def _combine_raw(masses, rule, axis, weights, normalize):
     """``(combined, conflict, total)``: ``total`` flags the samples of total conflict (or is None)."""
     record = RULES[rule]
-    sources = _gather_sources(masses, axis, record)
+    if not record.conjunctive:  # the other rules read their sources as one batched mass function
+        mf, ax = _gather(masses, axis)
+        return _combine_gathered(mf, ax, record, rule, weights, normalize)
+    sources = _gather_sources(masses, axis)
     frame = sources.frame
     if sources.rows is not None:
         deferred = sources.deferred
@@ -459,8 +462,13 @@ def _combine_raw(masses, rule, axis, weights, normalize):
         out, kappa, total = _conjunctive_result(out, kappa, total, rule, clip=not deferred or size != 4)
         batch = sources.batch
         return MassFunction._dense(out.reshape(batch + (size,)), frame), kappa.reshape(batch), total
-    mf, ax = sources.mf, sources.ax
-    nd = len(mf.batch_shape)
+    return _combine_gathered(sources.mf, sources.ax, record, rule, weights, normalize)
+
+
+def _combine_gathered(mf, ax, record, rule, weights, normalize):
+    """:func:`_combine_raw` of the sources on batch axis ``ax`` of one mass function ``mf``."""
+    frame = mf.frame
+    nd = mf.ndim
     if mf._storage.is_wide:  # frames of more than 64 labels
         checked = _check_weights(weights, mf.batch_shape[ax]) if rule == "average" else None
         storage, kappa, total = mf._storage.combine_along(ax, rule, checked)
