@@ -518,10 +518,11 @@ class EvidentialFusionClassifier(ClassifierMixin, _BaseComposition, BaseEstimato
 
     def _fit_failure_test(self, contours, encoded, weight_array, n_classes):
         """Out-of-fold agreement of each classifier, and the rates of the others for each left out."""
+        from ..evidence._contextual import discount_contours
         from ..evidence._dissent import log_agreement
 
         n_sources = contours.shape[0]
-        discounted = contours + self.rates_[:, None, :] * (1.0 - contours)
+        discounted = discount_contours(contours, self.rates_)
         self.out_of_fold_agreement_ = log_agreement(discounted)
         without = np.full((n_sources, n_sources, n_classes), np.nan)
         for s in range(n_sources):
@@ -601,9 +602,10 @@ class EvidentialFusionClassifier(ClassifierMixin, _BaseComposition, BaseEstimato
         calibrated = self._calibrated(X)
         if self.failure_test_level is None or calibrated.shape[1] == 0:
             return calibrated, self.rates_
+        from ..evidence._contextual import discount_contours
         from ..evidence._dissent import failing_source
 
-        discounted = calibrated + self.rates_[:, None, :] * (1.0 - calibrated)
+        discounted = discount_contours(calibrated, self.rates_)
         p_values, failing = failing_source(
             self.out_of_fold_agreement_,
             self._out_of_fold_discounted,

@@ -20,6 +20,7 @@ __all__ = [
     "joint_contextual_rates",
     "log_loss_contextual_rates",
     "plausibility_transform_of_product",
+    "discount_contours",
 ]
 
 #: smallest contour value used inside logarithms (a source that rules a class out gives 0)
@@ -101,6 +102,23 @@ def joint_contextual_rates(
     return result.x.reshape(n_sources, n_classes)
 
 
+def discount_contours(contours: np.ndarray, rates: np.ndarray) -> np.ndarray:
+    """Contextually discounted contours ``pl'_sik = pl_sik + alpha_sk (1 - pl_sik)`` (Mercier, Quost & Denoeux 2008).
+
+    Parameters
+    ----------
+    contours : ndarray of shape (S, n, K)
+        Each source's contour on each sample.
+    rates : ndarray of shape (S, K)
+        Contextual discount rates.
+
+    Returns
+    -------
+    ndarray of shape (S, n, K)
+    """
+    return contours + rates[:, None, :] * (1.0 - contours)
+
+
 def plausibility_transform_of_product(
     contours: np.ndarray, rates: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -122,7 +140,7 @@ def plausibility_transform_of_product(
     log_contour : ndarray of shape (n, K)
         ``sum_s log pl'_sik`` (``-inf`` where a source rules the class out).
     """
-    discounted = contours + rates[:, None, :] * (1.0 - contours)
+    discounted = discount_contours(contours, rates)
     with np.errstate(divide="ignore"):
         log_contour = np.log(discounted).sum(axis=0)
     top = log_contour.max(axis=1, keepdims=True)
