@@ -95,3 +95,36 @@ def test_deprecated_combiners_warn_and_name_the_replacement():
     X, y = load_breast_cancer(return_X_y=True)
     with pytest.warns(FutureWarning, match="EvidentialFusionClassifier"):
         ContextualDiscountingCombiner([GaussianNB()], random_state=0).fit(X[::5], y[::5])
+
+
+def test_dempster_on_bayesian_outputs_per_sample_is_bayes_rule_or_vacuous():
+    """The per-sample policy on a batch where only some samples conflict totally: there the vacuous mass
+    function, elsewhere Dempster's rule, which on Bayesian outputs is Bayes' rule with a uniform class
+    prior (the normalised product of the classifiers' probabilities, written out here)."""
+    from dstk.exceptions import ConflictWarning
+
+    edges = np.linspace(-3.0, 3.0, 7)  # six bins of scores, eight training samples in each
+    scores = np.repeat(edges[:-1] + 0.5, 8)
+    # per classifier and bin, how many of the 8 samples are of class 1: 0 and 8 give the probabilities 0
+    # and 1 (dogmatic outputs); the first two bins conflict totally, the fourth agrees on class 1 alone
+    counts = [[0, 8, 2, 4, 8, 6], [8, 0, 4, 8, 6, 0], [4, 4, 6, 2, 8, 2]]
+    calibrators, probabilities = [], []
+    for ones in np.array(counts):
+        labels = np.concatenate([(np.arange(8) < k).astype(int) for k in ones])
+        calibrators.append(BinningCalibrator(bins=edges, model="bayes").fit(scores, labels))
+        probabilities.append(np.stack([1 - ones / 8, ones / 8], axis=1))
+    X = edges[:-1] + 0.25
+    product = np.prod(probabilities, axis=0)
+    total = product.sum(axis=1)
+    conflicting = np.flatnonzero(total == 0)
+    assert conflicting.tolist() == [0, 1]  # the case of the policy: some samples, not all
+    expected = np.zeros((X.size, 4))  # masses of the empty set, {0}, {1}, {0, 1}
+    kept = total > 0
+    expected[kept, 1:3] = product[kept] / total[kept, None]
+    expected[~kept, 3] = 1.0
+    with pytest.warns(ConflictWarning, match=r"indices \[0, 1\]"):
+        combined = combine_classifiers(calibrators, X, on_conflict="vacuous")
+    np.testing.assert_allclose(combined.to_array(), expected, atol=1e-12)
+    with pytest.raises(TotalConflictError) as caught:
+        combine_classifiers(calibrators, X)
+    assert list(caught.value.indices) == conflicting.tolist()
