@@ -177,6 +177,8 @@ def run_split(X, y, train, test, seed, scenario, contaminations, with_anchors=Tr
         )
     for c in contaminations:
         model = variant(fusion, contours, labels, c)
+        if dump is not None:  # the run's own rates: bench_fusion_rates checks the dump against the run
+            dump[f"rates c={c}"] = model.rates_
         probabilities, _ = contextual.plausibility_transform_of_product(test_contours, model.rates_)
         f_test, decided, bel, undiscounted, extra = features(test_contours, model.rates_)
         errors = decided != y_index
