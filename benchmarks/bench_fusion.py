@@ -290,6 +290,11 @@ def main(argv=None):
         "--methods", default=None, help="semicolon-separated methods besides the fusion (default: all)"
     )
     parser.add_argument("--md", default=None)
+    parser.add_argument(
+        "--out",
+        default=None,
+        help="also save the per-split cells (.npz, key scenario|set|method), for pairings",
+    )
     args = parser.parse_args(argv)
     warnings.simplefilter("ignore")
     sets = data_sets(args.data)
@@ -302,6 +307,7 @@ def main(argv=None):
         "- cells: mean over the splits (paired difference method minus fusion ± its standard error)",
     ]
     only = None if args.methods is None else set(args.methods.split(";"))
+    saved = {}
     start = time.time()
     with pinned_threads(1):
         for scenario in args.scenarios.split(","):
@@ -317,9 +323,12 @@ def main(argv=None):
                     run_split(X, y, tr, te, seed, scenario, only)
                     for seed, (tr, te) in enumerate(splitter.split(X, y))
                 ]
-                text, _ = summarise(name, per_split)
+                text, values = summarise(name, per_split)
                 print(text, flush=True)
                 lines.append(text)
+                saved.update({f"{scenario}|{name}|{method}": v for method, v in values.items()})
+                if args.out:
+                    np.savez(args.out, **saved)
     lines.append(f"\n- total time {time.time() - start:.0f} s; load at end {os.getloadavg()[0]:.2f}")
     if args.md:
         with open(args.md, "w", encoding="utf-8") as handle:
