@@ -33,6 +33,11 @@ Usage::
     python benchmarks/bench_cold_start.py --realistic --rows 100000 --runs 2
     python benchmarks/bench_cold_start.py --realistic --calls combine_ternary --runs 5 --baseline /path/to/main
     python benchmarks/bench_cold_start.py --imports --runs 5
+    python benchmarks/bench_cold_start.py --ahead --calls RandomDecisionTreesClassifier --runs 3
+
+``--ahead`` compares, for this tree, the first calls at realistic sizes with an empty cache
+and after ``python -m dstk compile <part>`` wrote the cache (the part the call needs), each
+run with fresh cache directories, with numba's compile events of the first call counted.
 """
 
 from __future__ import annotations
@@ -201,12 +206,15 @@ elif what == "RandomDecisionTreesClassifier":  # default forest, fit and predict
     X = rng.normal(size=(rows, 20))
     y = (X[:, 0] + X[:, 1] + 0.5 * rng.normal(size=rows) > 0).astype(int) + (X[:, 2] > 0.5)
     run = lambda: dstk.ensemble.RandomDecisionTreesClassifier(random_state=0).fit(X, y).predict_proba(X)
+from numba.core import event
 c1 = time.process_time()
-run()
+with event.install_recorder("numba:compile") as recorder:
+    run()
 c2 = time.process_time()
 run()
 c3 = time.process_time()
-print(json.dumps({"imports": c1 - c0, "first": c2 - c1, "warm": c3 - c2}))
+compiled = sum(1 for _, e in recorder.buffer if e.is_start)
+print(json.dumps({"imports": c1 - c0, "first": c2 - c1, "warm": c3 - c2, "compiled": compiled}))
 """
 """First call and the same call again (warm) of a main entry point on ``rows`` rows; process CPU times."""
 
@@ -351,6 +359,67 @@ def realistic(rows: int, runs: int, calls: tuple[str, ...], baseline: str | None
         print(f"| {what} | " + " | ".join(cells) + " |")
 
 
+AHEAD_PARTS = {
+    "RandomDecisionTreesClassifier": "trees",
+    "LogisticCalibrator": "calibration",
+    "belief": "decisions",
+    "plausibility": "decisions",
+    "pignistic": "decisions",
+    "decide": "decisions",
+}
+"""The part of ``python -m dstk compile`` a call of :data:`REALISTIC_CALL` needs (else ``combination``)."""
+
+
+def ahead(rows: int, runs: int, calls: tuple[str, ...]) -> None:
+    """First calls on ``rows`` rows with an empty cache against after ``python -m dstk compile <part>``.
+
+    Each run uses two fresh ``NUMBA_CACHE_DIR``: one process with the empty cache, then (in turn,
+    interleaved) the compile command and one process with the cache it wrote; each process times the
+    first call (and counts numba's compile events in it) and the same call again (warm).
+    """
+    import json
+
+    env_base = dict(os.environ, PYTHONPATH=str(HERE.parent), OMP_NUM_THREADS="1", NUMBA_NUM_THREADS="1")
+    print("load average at start", os.getloadavg())
+    results: dict[str, list[tuple[float, ...]]] = {}
+    for what, _run in itertools.product(calls, range(runs)):
+        part = AHEAD_PARTS.get(what, "combination")
+        with tempfile.TemporaryDirectory() as empty_cache, tempfile.TemporaryDirectory() as ahead_cache:
+            empty = json.loads(
+                child(["-c", REALISTIC_CALL, what, str(rows)], dict(env_base, NUMBA_CACHE_DIR=empty_cache))[0]
+            )
+            env = dict(env_base, NUMBA_CACHE_DIR=ahead_cache)
+            _, _compile_wall, compile_cpu = child(["-m", "dstk", "compile", part], env)
+            after = json.loads(child(["-c", REALISTIC_CALL, what, str(rows)], env)[0])
+        row = (
+            empty["first"],
+            empty["first"] - empty["warm"],
+            empty["compiled"],
+            after["first"],
+            after["first"] - after["warm"],
+            after["compiled"],
+            after["warm"],
+            compile_cpu,
+        )
+        results.setdefault(what, []).append(row)
+        print(what, " ".join(f"{v:.3f}" for v in row), f"load {os.getloadavg()[0]:.1f}", flush=True)
+    print("load average at end", os.getloadavg())
+    print(
+        f"| first call, {rows:,} rows | empty cache: first call CPU | empty cache: over warm | empty cache: "
+        "compile events | after `python -m dstk compile <part>`: first call CPU | after: over warm | after: "
+        "compile events | warm call CPU | `python -m dstk compile <part>` CPU |"
+    )
+    print("|---|---|---|---|---|---|---|---|---|")
+    for what, rows_ in results.items():
+        cells = []
+        for i, c in enumerate(zip(*rows_)):
+            if i in (2, 5):
+                cells.append(f"{statistics.median(c):.0f} ({min(c):.0f}-{max(c):.0f})")
+            else:
+                cells.append(f"{statistics.median(c):.2f} s ({min(c):.2f}-{max(c):.2f})")
+        print(f"| {what} ({AHEAD_PARTS.get(what, 'combination')}) | " + " | ".join(cells) + " |")
+
+
 def imports(runs: int) -> None:
     """CPU time of ``import dstk`` + the core names in fresh processes, with and without bytecode."""
     root = str(HERE.parent)
@@ -395,7 +464,19 @@ def main() -> None:
         action="store_true",
         help="instead of first calls: time the warm path (WARM_PATH) of both trees, alternating processes",
     )
+    parser.add_argument(
+        "--ahead",
+        action="store_true",
+        help="first calls of this tree at --rows rows: empty cache against after `python -m dstk compile`",
+    )
     args = parser.parse_args()
+    if args.ahead:
+        ahead(
+            args.rows,
+            args.runs,
+            tuple(args.calls.split(",")) if "--calls" in sys.argv else ("RandomDecisionTreesClassifier",),
+        )
+        return
     if args.realistic:
         calls = tuple(args.calls.split(",")) if "--calls" in sys.argv else REALISTIC_CALLS
         realistic(args.rows, args.runs, calls, args.baseline)

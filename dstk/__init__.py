@@ -69,6 +69,8 @@ _LAZY = {
     "EvidentialNeuralNetworkClassifier": "dstk.classifiers",
     "logistic_evidence": "dstk.classifiers",
     "ContextualDiscountingCombiner": "dstk.classifiers",
+    # the kernels' on-disk cache, written ahead of use
+    "compile_kernels": "dstk._compile",
 }
 
 _SUBMODULES = {

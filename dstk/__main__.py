@@ -1,4 +1,4 @@
-"""Command line: ``python -m dstk demo`` runs the evidential-calibration demo."""
+"""Command line: ``python -m dstk demo`` runs the evidential-calibration demo, ``compile`` fills the kernel cache."""
 
 import sys
 
@@ -11,6 +11,9 @@ options:
 commands:
   demo      calibrate real classifier scores evidentially (scikit-learn's breast-cancer data),
             combine the classifiers and print error rates and Bel/Pl intervals
+  compile   compile dstk's numba kernels into numba's on-disk cache ahead of their first use
+            (e.g. in a Docker image or a CI job): `python -m dstk compile [part ...]`, parts
+            combination, decisions, calibration, trees (default: all)
   version   print the installed version
 """
 
@@ -33,6 +36,10 @@ def main(argv=None):
         from ._demo import main as demo_main
 
         return demo_main(rest) or 0
+    if cmd == "compile":
+        from ._compile import main as compile_main
+
+        return compile_main(rest)
     if cmd in ("version", "--version", "-V"):
         from . import __version__
 

@@ -67,6 +67,7 @@ __all__ = [
     "interpreted",
     "INTERPRETED_BUDGET",
     "read_only",
+    "every_kernel_compiled",
     "KernelCacheWarning",
     "StaleKernelCacheWarning",
     "source_hash",
@@ -375,8 +376,35 @@ cache holds it (loading it costs milliseconds): only a cold start runs kernels i
 Tests that compare interpreted and compiled results set it to False."""
 
 
+_every_kernel_compiled = [False]  # [True within :func:`every_kernel_compiled`]
+
+
+@contextlib.contextmanager
+def every_kernel_compiled() -> Iterator[None]:
+    """Within this context every kernel call runs the compiled kernel, whatever its work.
+
+    :func:`call_kernel` then never interprets, and the paths that run numpy
+    instead of a kernel on a cold start (:func:`_compiled_or_cached` answers
+    True) call the kernel: a run of the entry points inside it compiles into
+    the on-disk cache every kernel those entry points call at any size (what
+    ``dstk.compile_kernels`` does).  Results are unchanged: interpreted and
+    compiled kernels give the same bits.
+    """
+    previous = _every_kernel_compiled[0]
+    _every_kernel_compiled[0] = True
+    try:
+        yield
+    finally:
+        _every_kernel_compiled[0] = previous
+
+
 def _compiled_or_cached(kernel: Any) -> bool:
-    """Whether ``kernel`` is compiled in this process or has an entry in its on-disk cache."""
+    """Whether ``kernel`` is compiled in this process or has an entry in its on-disk cache.
+
+    Always True within :func:`every_kernel_compiled`.
+    """
+    if _every_kernel_compiled[0]:
+        return True
     if getattr(kernel, "overloads", None):  # (``signatures`` rebuilds a list of types: ~10 us)
         return True
     cache_file = getattr(getattr(kernel, "_cache", None), "_cache_file", None)
@@ -446,7 +474,11 @@ def call_kernel(
     """
     if interpreted_max_work is None:
         interpreted_max_work = getattr(kernel, "interpreted_max_work", -1)
-    if work <= interpreted_max_work and not (USE_COMPILED_WHEN_AVAILABLE and _compiled_or_cached(kernel)):
+    if (
+        work <= interpreted_max_work
+        and not _every_kernel_compiled[0]
+        and not (USE_COMPILED_WHEN_AVAILABLE and _compiled_or_cached(kernel))
+    ):
         spent = _interpreted_work.get(kernel, 0) + work
         budget = INTERPRETED_BUDGET if interpreted_budget is None else interpreted_budget
         if spent <= budget * interpreted_max_work:

@@ -756,3 +756,39 @@ def test_meta_estimators_take_sparse_X_where_the_base_estimator_does(name):
         dense = factory().fit(X, y)
         fitted = factory().fit(sp.csr_matrix(X), y)
     np.testing.assert_allclose(_predict(fitted)(sp.csr_matrix(X)), _predict(dense)(X))
+
+
+# ----------------------------------------------------------------------------- top-level functions
+# Functions of the top-level package that take options only: (function, valid options, {argument: bad values}).
+# Bad options must be refused before any work (compile_kernels compiles for minutes when called validly).
+OPTION_FUNCTIONS = {
+    "dstk.compile_kernels": (
+        lambda **options: dstk.compile_kernels(**options),
+        {"parts": "trees"},
+        {"parts": ["nope", (), ("trees", 3), 3, [None]]},
+    ),
+}
+
+
+@pytest.mark.parametrize(
+    "key, arg, bad",
+    [
+        pytest.param(key, arg, bad, id=f"{key}-{arg}-{bad!r}")
+        for key, (_f, _valid, bads) in OPTION_FUNCTIONS.items()
+        for arg, values in bads.items()
+        for bad in values
+    ],
+)
+def test_option_function_rejects_bad_option(key, arg, bad):
+    func, valid, _ = OPTION_FUNCTIONS[key]
+    with pytest.raises((ValueError, TypeError)) as info:
+        func(**{**valid, arg: bad})
+    assert _names_argument(str(info.value), arg), f"message does not name `{arg}`: {info.value}"
+
+
+def test_every_top_level_function_has_a_recipe():
+    functions = [name for name in dstk.__all__ if inspect.isfunction(getattr(dstk, name))]
+    in_subpackages = tuple(package + "." for package in SUBPACKAGES)
+    own = [name for name in functions if not getattr(dstk, name).__module__.startswith(in_subpackages)]
+    missing = [name for name in own if f"dstk.{name}" not in OPTION_FUNCTIONS]
+    assert own and not missing, f"top-level functions without a bad-input recipe: {missing}"
