@@ -42,6 +42,45 @@ except ImportError:  # pragma: no cover - scikit-learn is needed to fit anyway
 _FAILURE_POINTS, _FAILURE_BUDGET = 16, 1 << 22
 
 
+def _output_method(estimator: Any) -> str | None:
+    """The method by which a classifier's outputs enter: the first of ``predict_proba``,
+    ``predict_mass`` and ``decision_function`` it has (None: none of them)."""
+    for method in ("predict_proba", "predict_mass", "decision_function"):
+        if hasattr(estimator, method):
+            return method
+    return None
+
+
+def _score_probabilities(scores: ArrayLike) -> np.ndarray:
+    """Class probabilities of ``decision_function`` scores read as logits.
+
+    Shape (n_samples, n_classes): the softmax of the scores; shape (n_samples,) (two classes, positive
+    for the second): the logits (0, s), i.e. the probability ``1 / (1 + exp(-s))`` of the second class.
+    Scores of ``-inf`` or the lowest float (classes absent from a training fold, as
+    :func:`sklearn.model_selection.cross_val_predict` fills them) give probability 0.
+    """
+    scores = np.asarray(scores, dtype=np.float64)
+    if scores.ndim == 1:
+        scores = np.stack([np.zeros_like(scores), scores], axis=1)
+    if not np.all(np.isfinite(scores) | (scores == -np.inf)):
+        raise ValueError(
+            "A classifier's decision_function returned NaN or +inf scores; check its input and fit."
+        )
+    with np.errstate(over="ignore"):
+        return special.softmax(scores, axis=1)
+
+
+def _source_probabilities(estimator: Any, method: str | None, X: Any) -> tuple[np.ndarray, Any]:
+    """A fitted classifier's class probabilities on ``X`` by ``method``, and the classes of its columns
+    (None: the fusion's classes)."""
+    if method == "predict_mass":
+        mass = estimator.predict_mass(X)
+        return mass.pignistic(), mass.frame.labels
+    if method == "decision_function":
+        return _score_probabilities(estimator.decision_function(X)), getattr(estimator, "classes_", None)
+    return estimator.predict_proba(X), getattr(estimator, "classes_", None)
+
+
 def _failure_outputs(contour: np.ndarray, weights: np.ndarray, n_points: int) -> np.ndarray:
     """Outputs of one classifier standing in for its failures: weighted quantiles of its outputs.
 
@@ -108,8 +147,11 @@ class EvidentialFusionClassifier(ClassifierMixin, _BaseComposition, BaseEstimato
     Parameters
     ----------
     estimators : list of (str, estimator)
-        The classifiers, each with ``predict_proba`` or ``predict_mass`` (one with ``predict_mass``
-        only enters by the pignistic probabilities of its mass functions, cross-fitted in turn).  A
+        The classifiers, each with ``predict_proba``, ``predict_mass`` or ``decision_function``
+        (the first of these it has is used): one with ``predict_mass`` only enters by the pignistic
+        probabilities of its mass functions (cross-fitted in turn), one with ``decision_function``
+        only (e.g. ``LinearSVC``, ``SVC()``) by its scores read as logits: their softmax, or for two
+        classes the logits ``(0, s)`` of its one score ``s``.  A
         classifier wrapped in :class:`sklearn.frozen.FrozenEstimator` is used as fitted (trained
         elsewhere, on other data): ``fit`` only calibrates it and learns its rates on the data it is
         given.  ``"drop"`` leaves a classifier out.  A classifier's parameters are ``<name>__<parameter>`` in :meth:`get_params`
@@ -361,10 +403,10 @@ class EvidentialFusionClassifier(ClassifierMixin, _BaseComposition, BaseEstimato
         if not kept:
             raise ValueError("Every classifier of `estimators` is 'drop': at least one is needed.")
         for name, estimator in kept:
-            if not (hasattr(estimator, "predict_proba") or hasattr(estimator, "predict_mass")):
+            if _output_method(estimator) is None:
                 raise ValueError(
-                    f"Classifier {name!r} ({type(estimator).__name__}) has neither predict_proba nor "
-                    "predict_mass; use a probabilistic classifier (e.g. SVC(probability=True))."
+                    f"Classifier {name!r} ({type(estimator).__name__}) has none of predict_proba, "
+                    "predict_mass and decision_function; pass a classifier that scores the classes."
                 )
         return kept
 
@@ -453,7 +495,8 @@ class EvidentialFusionClassifier(ClassifierMixin, _BaseComposition, BaseEstimato
             params = {}
             if weights is not None and has_fit_parameter(estimator, "sample_weight"):
                 params["sample_weight"] = weights
-            if hasattr(estimator, "predict_proba"):
+            method = _output_method(estimator)
+            if method == "predict_proba":
                 out_of_fold = cross_val_predict(
                     clone(estimator),
                     X,
@@ -465,7 +508,7 @@ class EvidentialFusionClassifier(ClassifierMixin, _BaseComposition, BaseEstimato
                 )
                 q = self._aligned(out_of_fold, classes, name)
             else:
-                q = self._out_of_fold_pignistic(estimator, X, labels, splitter, params, classes, name)
+                q = self._out_of_fold(estimator, method, X, labels, splitter, params, classes, name)
             fitted = clone(estimator).fit(X, labels, **params)
             estimators_.append(fitted)
             log_q = np.log(np.clip(q, _FLOOR, 1.0))
@@ -531,8 +574,8 @@ class EvidentialFusionClassifier(ClassifierMixin, _BaseComposition, BaseEstimato
         self.rates_without_ = without
         self._out_of_fold_discounted = discounted
 
-    def _out_of_fold_pignistic(self, estimator, X, labels, splitter, params, classes, name):
-        """Out-of-fold pignistic probabilities of a classifier that has ``predict_mass`` only."""
+    def _out_of_fold(self, estimator, method, X, labels, splitter, params, classes, name):
+        """Out-of-fold probabilities of a classifier entering by ``predict_mass`` or ``decision_function``."""
         from sklearn.base import clone
         from sklearn.utils import _safe_indexing
 
@@ -541,8 +584,8 @@ class EvidentialFusionClassifier(ClassifierMixin, _BaseComposition, BaseEstimato
         for train, test in splitter.split(X, labels):
             fold_params = {key: np.asarray(value)[train] for key, value in params.items()}
             fitted = clone(estimator).fit(_safe_indexing(X, train), labels[train], **fold_params)
-            mass = fitted.predict_mass(_safe_indexing(X, test))
-            out[test] = self._aligned(mass.pignistic(), classes, name, mass.frame.labels)
+            probabilities, source_classes = _source_probabilities(fitted, method, _safe_indexing(X, test))
+            out[test] = self._aligned(probabilities, classes, name, source_classes)
             seen[test] += 1
         if not np.all(seen == 1):
             raise ValueError(
@@ -582,12 +625,8 @@ class EvidentialFusionClassifier(ClassifierMixin, _BaseComposition, BaseEstimato
         record_features(self, X, reset=False)
         out = []
         for (name, estimator), temperature in zip(self.named_estimators_.items(), self.temperatures_):
-            if hasattr(estimator, "predict_proba"):
-                raw = estimator.predict_proba(X)
-                q = self._aligned(raw, self.classes_, name, getattr(estimator, "classes_", None))
-            else:
-                mass = estimator.predict_mass(X)
-                q = self._aligned(mass.pignistic(), self.classes_, name, mass.frame.labels)
+            probabilities, source_classes = _source_probabilities(estimator, _output_method(estimator), X)
+            q = self._aligned(probabilities, self.classes_, name, source_classes)
             log_q = np.log(np.clip(q, _FLOOR, 1.0))
             out.append(special.softmax(log_q / temperature, axis=1))
         return np.stack(out)

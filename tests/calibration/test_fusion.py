@@ -178,10 +178,16 @@ def test_data_frames_weights_and_errors(iris):
         EvidentialFusionClassifier(sources(), rule="nope").fit(X, y)
     with pytest.raises(ValueError, match=r"subnormal.*cautious"):
         EvidentialFusionClassifier(sources(), rule="bold").fit(X, y)
-    with pytest.raises(ValueError, match="predict_proba"):
-        from sklearn.svm import LinearSVC
+    with pytest.raises(ValueError, match="predict_proba, predict_mass and decision_function"):
 
-        EvidentialFusionClassifier([("svm", LinearSVC())]).fit(X, y)
+        class LabelsOnly(ClassifierMixin, BaseEstimator):
+            def fit(self, X, y):
+                return self
+
+            def predict(self, X):
+                return np.zeros(len(X), dtype=int)
+
+        EvidentialFusionClassifier([("labels", LabelsOnly())]).fit(X, y)
 
 
 class _PignisticOnly(ClassifierMixin, BaseEstimator):
