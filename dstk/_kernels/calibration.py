@@ -620,12 +620,13 @@ def logistic_profile_grid(nodes, targets, weights, alpha, frames, xi, max_loglik
 
 @njit(cache=True, error_model="numpy")
 def logistic_grid_masses(test_scores, coefficients, alpha, cholesky, frame, half_width, out, series):
-    """Predictive masses (N, 4) of the profile contour from a Chebyshev series of Q(phi, xi).
+    """Predictive masses (N, 4) of the profile contour from a series of Q(phi, xi).
 
-    ``coefficients`` (M, K): the tensor Chebyshev coefficients of the profile log-likelihood
-    Q of :func:`logistic_profile_grid` in x = 2 phi / pi - 1 and y = xi / ``half_width``,
-    where phi in [0, pi] is the angle of the whitened direction e from ``frame[0:2]`` (the
-    direction of z -> -inf) toward ``frame[2:4]``.  For a test score z: b = B' (1, z)
+    ``coefficients`` (M, K), M even: the coefficients of the profile log-likelihood Q of
+    :func:`logistic_profile_grid`, a trigonometric series in phi (row 0: the constant; rows
+    2 m - 1 and 2 m: cos(m phi) and sin(m phi), m < M / 2; row M - 1: cos(M phi / 2)) of
+    Chebyshev series in y = xi / ``half_width``, where phi is the angle of the whitened
+    direction e from ``frame[0:2]`` (the direction of z -> -inf) toward ``frame[2:4]``.  For a test score z: b = B' (1, z)
     (``cholesky`` = B), sigma = |b|, e = b / sigma, eta_hat = alpha_0 + alpha_1 z and
     log pl(eta) = Q(phi(e), (eta - eta_hat) / sigma) (taken as -inf for |xi| > half_width,
     where the caller checked Q < -25: Q is concave in xi).  The masses are then integrated
@@ -646,27 +647,20 @@ def logistic_grid_masses(test_scores, coefficients, alpha, cholesky, frame, half
         e0 = b0 / sigma
         e1 = b1 / sigma
         phi = math.atan2(e0 * frame[2] + e1 * frame[3], e0 * frame[0] + e1 * frame[1])
-        x = 2.0 * phi / math.pi - 1.0
-        if x > 1.0:
-            x = 1.0
-        elif x < -1.0:
-            x = -1.0
-        # the series in y of this direction: c_k = sum_m C[m, k] T_m(x)
+        # the series in y of this direction: c_k = sum_r C[r, k] f_r(phi), f_0 = 1,
+        # f_{2m-1} = cos(m phi), f_{2m} = sin(m phi), f_{M-1} = cos(M phi / 2)
         for k in range(k_size):
             series[0, k] = 0.0
-        t_previous = 1.0
-        t_current = x
-        for m in range(m_size):
-            if m == 0:
-                t_m = 1.0
-            elif m == 1:
-                t_m = x
+        for r in range(m_size):
+            frequency = (r + 1) // 2
+            if r == 0:
+                basis = 1.0
+            elif r % 2 == 1:
+                basis = math.cos(frequency * phi)
             else:
-                t_m = 2.0 * x * t_current - t_previous
-                t_previous = t_current
-                t_current = t_m
+                basis = math.sin(frequency * phi)
             for k in range(k_size):
-                series[0, k] += coefficients[m, k] * t_m
+                series[0, k] += coefficients[r, k] * basis
         # derivative series in y: c'_{k-1} = c'_{k+1} + 2 k c_k
         for k in range(k_size):
             series[1, k] = 0.0

@@ -114,8 +114,9 @@ class LogisticCalibrator(BinaryCalibrator):
     ``covariance_``), the profile at a score s is Q(e, xi) = max over the line
     e . u = xi of l - l(theta_hat), where e is the direction of B' (1, s) and
     xi = (eta - eta_hat) / sigma(s); e turns by pi as s runs over the real
-    line.  ``fit`` tabulates Q once on a Chebyshev-Lobatto grid in the angle
-    of e and in xi in [-9, 9] or [-11, 11] (about 17 x 17 to 65 x 25 line maximisations,
+    line.  ``fit`` tabulates Q once at equispaced angles of e (a trigonometric
+    series: Q(e, xi) = Q(-e, -xi)) and Chebyshev-Lobatto points in xi in
+    [-9, 9] or [-11, 11] (about 16 x 17 to 80 x 25 line maximisations,
     where the masses of the d + 1 interpolation points would need about 100
     each) and integrates every mass from the series, within 2e-12 of the
     exact masses on the benchmark sets; it falls back to the exact masses

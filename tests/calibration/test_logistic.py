@@ -213,17 +213,18 @@ def test_tiny_separable_calibration_set_with_platt_targets():
     assert np.all(np.isfinite(ci.predict_mass([0.0]).to_array()))
 
 
-def test_compressed_data_give_the_uncompressed_masses_and_the_scipy_reference():
+@pytest.mark.parametrize("n", [3000, 8000])  # the 12-node rules up to 5,000 points, the 8-node ones above
+def test_compressed_data_give_the_uncompressed_masses_and_the_scipy_reference(n):
     """The fast path (Gauss-compressed data + interpolant) against the direct computation on every
     calibration score (the slow path, the same kernel on the raw data) and scipy's Brent + quad."""
     from dstk._kernels.calibration import logistic_profile_masses
 
     rng = np.random.default_rng(11)
-    y = rng.integers(0, 2, 3000)
+    y = rng.integers(0, 2, n)
     scores = 40.0 + 3.0 * rng.normal(1.2 * y - 0.6, 1.0)
     cal = LogisticCalibrator().fit(scores, y)
     fit = cal._logistic
-    assert fit.n_nodes < 400  # compressed from 3,000 points
+    assert fit.n_nodes < 400  # compressed from 3,000 or 8,000 points
     test = 40.0 + 3.0 * np.array([-30.0, -4.0, -1.3, 0.0, 0.4, 2.5, 9.0, 50.0])
     z = fit.standardize(test)
     uncompressed = logistic_profile_masses(
@@ -344,12 +345,13 @@ def test_profile_grid_masses_match_a_brute_force_profile_on_a_fine_grid(
         np.testing.assert_allclose(cal.predict_mass([s]).to_array()[0], expected, atol=1e-8)
 
 
+@pytest.mark.parametrize("order", [8, 12])
 @pytest.mark.parametrize("seed", range(40))
-def test_gauss_compression_is_exact_to_degree_15_on_ties_outliers_and_zero_weights(seed):
+def test_gauss_compression_is_exact_to_degree_2q_minus_1_on_ties_outliers_and_zero_weights(seed, order):
     # the Gauss rule of each run against the run's own Chebyshev moments (numpy's chebval on the raw
-    # points): a run of more than 16 points with d distinct ones of positive weight becomes
-    # max(min(d, 8), 1) nodes exact for
-    # degrees <= 2 min(d, 8) - 1 (every degree when d <= 8); shorter runs are kept as they are
+    # points): a run of more than 2 q points with d distinct ones of positive weight becomes
+    # max(min(d, q), 1) nodes exact for
+    # degrees <= 2 min(d, q) - 1 (every degree when d <= q); shorter runs are kept as they are
     from dstk._kernels.calibration import gauss_compress
 
     rng = np.random.default_rng(seed)
@@ -363,21 +365,62 @@ def test_gauss_compression_is_exact_to_degree_15_on_ties_outliers_and_zero_weigh
         weights[rng.random(points.size) < 0.5] = 0.0
     width = rng.uniform(0.3, 3.0)
     starts = np.flatnonzero(np.concatenate(([True], np.diff(np.floor(points / width)) != 0))).astype(np.int64)
-    nodes, node_weights, counts = gauss_compress(points, weights, starts, 8)
+    nodes, node_weights, counts = gauss_compress(points, weights, starts, order)
     stops = np.append(starts[1:], points.size)
     position = 0
     for first, stop, count_of_run in zip(starts, stops, counts):
         run, run_weights = points[first:stop], weights[first:stop]
         distinct = np.unique(run[run_weights > 0.0]).size  # the support of the run's measure
-        count = stop - first if stop - first <= 16 else max(min(distinct, 8), 1)
+        count = stop - first if stop - first <= 2 * order else max(min(distinct, order), 1)
         assert count_of_run == count
         rule, rule_weights = nodes[position : position + count], node_weights[position : position + count]
         position += count
         centre, half = 0.5 * (run[0] + run[-1]), max(0.5 * (run[-1] - run[0]), 1e-300)
-        exact_degree = 15 if count >= 8 or stop - first <= 16 else 2 * count - 1
+        exact_degree = 2 * order - 1 if count >= order or stop - first <= 2 * order else 2 * count - 1
         for degree in range(exact_degree + 1):
             basis = [0.0] * degree + [1.0]
             reference = run_weights @ np.polynomial.chebyshev.chebval((run - centre) / half, basis)
             got = rule_weights @ np.polynomial.chebyshev.chebval((rule - centre) / half, basis)
             assert abs(got - reference) <= 1e-12 * max(run_weights.sum(), 1e-300), (degree, count)
     assert position == nodes.size
+
+
+@pytest.mark.parametrize(("n", "seed", "spread"), [(700, 40, 1.0), (1_000, 41, 0.6), (4_000, 42, 0.6)])
+def test_profile_series_matches_brent_at_any_direction_on_the_circle(n, seed, spread):
+    # the series of the whitened profile log-likelihood (a trigonometric series in the angle phi of
+    # the direction e over the whole circle, Chebyshev in xi) against its definition at random
+    # (phi, xi) off the table: Q = max over the line e . u = xi of l(alpha_hat + B u) - l_max on the
+    # uncompressed data, maximised by Brent's method; phi in [pi, 2 pi) checks Q(e, xi) = Q(-e, -xi)
+    from scipy import optimize
+
+    scores, y = _data(n, seed=seed, spread=spread)
+    fit = LogisticCalibrator().fit(scores, y)._logistic
+    coefficients, cholesky, frame, half_width = fit.profile_grid()
+    rows = coefficients.shape[0]
+    frequencies = np.arange(1, rows // 2)
+
+    def log_likelihood(alpha):
+        eta = alpha[0] + alpha[1] * fit._z
+        terms = fit._targets * np.logaddexp(0.0, eta) + (1.0 - fit._targets) * np.logaddexp(0.0, -eta)
+        return -float(fit._weight @ terms)
+
+    rng = np.random.default_rng(seed)
+    for phi in rng.uniform(0.0, 2.0 * np.pi, 8):
+        basis = np.empty(rows)
+        basis[0] = 1.0
+        basis[1:-1:2] = np.cos(frequencies * phi)
+        basis[2:-1:2] = np.sin(frequencies * phi)
+        basis[-1] = np.cos(rows // 2 * phi)
+        e = np.cos(phi) * frame[:2] + np.sin(phi) * frame[2:]
+        across = np.array([-e[1], e[0]])
+        for xi in rng.uniform(-6.5, 6.5, 3):
+            result = optimize.minimize_scalar(
+                lambda t, xi=xi, e=e, across=across: (
+                    -log_likelihood(fit.alpha + cholesky @ (xi * e + t * across))
+                ),
+                bracket=(-1.0, 1.0),
+                tol=1e-12,
+            )
+            expected = -result.fun - fit.max_log_likelihood
+            got = np.polynomial.chebyshev.chebval(xi / half_width, basis @ coefficients)
+            assert got == pytest.approx(expected, abs=1e-9)
