@@ -17,7 +17,7 @@ from numba.core import cgutils, types
 from numba.extending import intrinsic, overload
 
 from dstk._kernels import _buffers, _jit
-from dstk._kernels._jit import call_kernel, njit, read_only
+from dstk._kernels._jit import _compiled_or_cached, call_kernel, njit, read_only
 from dstk._kernels.moebius import subset_pass, sum_from, superset_pass
 
 # Source hashes of the kernel modules called here (see dstk._kernels._jit).
@@ -1204,6 +1204,34 @@ _PAIR_KERNELS = {
     8: (_ternary_pair_rows, _ternary_pair_parallel),
 }
 _GENERAL_KERNELS = (_general_rows, _general_parallel)
+
+#: Values of three-label pairs a process folds as stacks (:func:`_pair_as_stack`) per unit of
+#: :data:`dstk._kernels._jit.INTERPRETED_BUDGET`: 50 x 2**22 values, copied at about 1.3 ns each, cost
+#: about 0.3 s in all, less than compiling :func:`_ternary_pair_rows` (0.6-1.6 s of its own: numba
+#: optimises and generates the code of the :func:`_ternary_rows` it calls again inside it).
+STACKED_PAIR_VALUES = 1 << 22
+_stacked_pair_values = [0]  # values of pairs folded as stacks in this process
+
+
+def _pair_as_stack(kernel, work):
+    """Whether :func:`conjunctive` folds a three-label pair as a stack with the stack kernels.
+
+    True while the pair ``kernel`` (serial or threaded) is neither compiled in
+    this process nor cached, within the process's budget
+    (:data:`STACKED_PAIR_VALUES`): a cold start then compiles the stack
+    kernel alone (the pair kernel calls it, each row gets the same bits) and
+    pays for copying the pair to a stack, while a program that keeps folding
+    pairs compiles the pair kernel after about 0.3 s of copies.
+    """
+    if _compiled_or_cached(kernel):
+        return False
+    spent = _stacked_pair_values[0] + work
+    if spent > _jit.INTERPRETED_BUDGET * STACKED_PAIR_VALUES:
+        return False
+    _stacked_pair_values[0] = spent
+    return True
+
+
 #: The kernels that fold the rows the stack kernels leave (bit :data:`CAREFUL`), by subset count.
 _CAREFUL_KERNELS = {4: _binary_careful_rows, 8: _ternary_careful_rows}
 
@@ -1354,7 +1382,14 @@ def conjunctive(sources, normalize, *, tolerance=None, parallel=None):
     work = rows * k_sources * size
     threaded, threads = _use_threads(parallel, work, rows) if parallel is not False else (False, 1)
     n_tasks = min(rows, 8 * threads) if threaded else 0
-    if pair and size == 8:  # the scratch blocks of _ternary_pair_rows, written and read (one per task)
+    if pair and size == 8 and _pair_as_stack(threaded_kernel if threaded else serial, work):
+        # a cold start: the stack kernels fold the pair copied to a stack (read-only, C-contiguous: the
+        # stack's specialisation), the pair's status handled below as a pair's
+        stack = np.empty((rows, 2, 8))
+        stack[:, 0], stack[:, 1] = m1, m2
+        inputs = (read_only(stack),)
+        serial, threaded_kernel = _STACK_KERNELS[8]
+    elif pair and size == 8:  # the scratch blocks of _ternary_pair_rows, written and read (one per task)
         block = np.empty((n_tasks, 64, 2, 8) if threaded else (64, 2, 8))
         inputs += (block, read_only(block))
     if threaded:
