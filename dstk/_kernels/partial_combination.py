@@ -24,7 +24,7 @@ from dstk._kernels.moebius import subset_pass
 
 # Source hashes of the kernel modules called here (see dstk._kernels._jit).
 CALLED_KERNEL_SOURCES = {
-    "dstk._kernels.combination": "1303b058a705cc8f",
+    "dstk._kernels.combination": "7d5ea7f43d96369f",
     "dstk._kernels.moebius": "c6be9c7a6d9ad709",
 }
 

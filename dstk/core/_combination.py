@@ -540,7 +540,9 @@ def _dense_cautious(stack, rule, weights, normalize):
             "The cautious rule needs non-dogmatic mass functions (m(frame) > 0); some source "
             "has m(frame) = 0. Discount it slightly first, e.g. m.discount(1e-6)."
         )
-    out = np.maximum(_c.cautious(stack), 0.0)
+    out = np.empty((stack.shape[0], stack.shape[2]))
+    _c.cautious(stack, out, np.empty(stack.shape[2]))
+    out = np.maximum(out, 0.0, out=out)
     _renormalize_rounding(out)
     kappa = out[:, 0].copy()
     if not normalize:
