@@ -649,18 +649,21 @@ def logistic_grid_masses(test_scores, coefficients, alpha, cholesky, frame, half
         phi = math.atan2(e0 * frame[2] + e1 * frame[3], e0 * frame[0] + e1 * frame[1])
         # the series in y of this direction: c_k = sum_r C[r, k] f_r(phi), f_0 = 1,
         # f_{2m-1} = cos(m phi), f_{2m} = sin(m phi), f_{M-1} = cos(M phi / 2)
+        # (cos, sin) of m phi by rotations of (cos phi, sin phi): rounding grows like m eps
         for k in range(k_size):
-            series[0, k] = 0.0
-        for r in range(m_size):
-            frequency = (r + 1) // 2
-            if r == 0:
-                basis = 1.0
-            elif r % 2 == 1:
-                basis = math.cos(frequency * phi)
+            series[0, k] = coefficients[0, k]
+        cosine_one = math.cos(phi)
+        sine_one = math.sin(phi)
+        cosine = 1.0
+        sine = 0.0
+        for r in range(1, m_size, 2):
+            cosine, sine = cosine * cosine_one - sine * sine_one, sine * cosine_one + cosine * sine_one
+            if r + 1 < m_size:
+                for k in range(k_size):
+                    series[0, k] += coefficients[r, k] * cosine + coefficients[r + 1, k] * sine
             else:
-                basis = math.sin(frequency * phi)
-            for k in range(k_size):
-                series[0, k] += coefficients[r, k] * basis
+                for k in range(k_size):
+                    series[0, k] += coefficients[r, k] * cosine
         # derivative series in y: c'_{k-1} = c'_{k+1} + 2 k c_k
         for k in range(k_size):
             series[1, k] = 0.0

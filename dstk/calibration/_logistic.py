@@ -118,9 +118,9 @@ class LogisticCalibrator(BinaryCalibrator):
     series: Q(e, xi) = Q(-e, -xi)) and Chebyshev-Lobatto points in xi in
     [-9, 9] or [-11, 11] (about 16 x 17 to 80 x 25 line maximisations,
     where the masses of the d + 1 interpolation points would need about 100
-    each) and integrates every mass from the series, within 2e-12 of the
+    each) and integrates every mass from the series, within 2e-11 of the
     exact masses on the benchmark sets; it falls back to the exact masses
-    when the series does not converge to 1e-7 (small or nearly separable
+    when the series does not converge to 1e-6 (small or nearly separable
     calibration sets, whose profile is far from the normal approximation).
 
     Numerics: the fit runs on standardised scores z = (s - c)/h (c, h: mean
