@@ -1420,19 +1420,24 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
         calibration of modern neural networks. ICML 2017.
         """
         check_is_fitted(self, "classes_")
+        return self._probabilities(X, warn=True)
+
+    def _probabilities(self, X: ArrayLike, *, warn: bool) -> np.ndarray:
+        """:meth:`predict_proba`; ``warn``: say so when the calibration was fitted for another combiner."""
         method, _aggregate = parse_combiner(self._combiner_name())
         calibration = getattr(self, "score_calibration_", None)
         if method in _CALIBRATED_METHODS:
             if getattr(self, "_calibrated_for", None) != self._calibration_key():
                 fitted_with = getattr(self, "_calibrated_for", ("?", "?"))
-                warnings.warn(
-                    f"predict_proba of combiner {self._combiner_name()!r} maps its score through a calibration fitted "
-                    f"in fit, but this ensemble was fitted with combiner {fitted_with[0]!r} and combiner_options "
-                    f"{fitted_with[1]}; returning the uncalibrated probabilities (mostly 0 or 1). Call fit again "
-                    "after changing `combiner` or `combiner_options` for the calibrated ones.",
-                    UserWarning,
-                    stacklevel=2,
-                )
+                if warn:
+                    warnings.warn(
+                        f"predict_proba of combiner {self._combiner_name()!r} maps its score through a calibration "
+                        f"fitted in fit, but this ensemble was fitted with combiner {fitted_with[0]!r} and "
+                        f"combiner_options {fitted_with[1]}; returning the uncalibrated probabilities (mostly 0 or "
+                        "1). Call fit again after changing `combiner` or `combiner_options` for the calibrated ones.",
+                        UserWarning,
+                        stacklevel=3,
+                    )
                 calibration = None
         else:
             calibration = None
@@ -1447,14 +1452,13 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
     def predict(self, X: ArrayLike) -> np.ndarray:
         """Predicted class labels.
 
-        For two classes the positive class ``classes_[1]`` is predicted when the
-        combiner's score reaches its threshold (0.5 for scores in [0, 1], 0 for
-        signed scores; ties go to the positive class, as in Busch et al.); for
-        more classes the class of largest score.  For ``"eva"``, ``"dempster"``
-        and ``"cautious"`` with two classes the sign of the log-odds that
-        :meth:`predict_proba` scales (ties to the positive class): the
-        combiner's own decision, and the argmax of the calibrated
-        probabilities.
+        The class of largest :meth:`predict_proba` (the first in ``classes_``
+        on ties, as scikit-learn's classifiers do).  For two classes this is
+        the positive class ``classes_[1]`` where the combiner's score passes
+        its threshold (0.5 for scores in [0, 1], 0 for signed scores and for
+        the log-odds of ``"eva"``, ``"dempster"`` and ``"cautious"``, which
+        :meth:`predict_proba` scales); Busch et al.'s code also gives the
+        positive class on a tie, ``decision_function(X) >= 0``.
 
         Parameters
         ----------
@@ -1467,17 +1471,7 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
             Labels from ``classes_``.
         """
         check_is_fitted(self, "classes_")
-        if parse_combiner(self._combiner_name())[0] in _CALIBRATED_METHODS:
-            # the sign of the log-odds (the argmax of the log-scores) that predict_proba scales: the argmax
-            # of its probabilities
-            log_scores = self._combined_by(X, _log_odds)
-            if log_scores.ndim == 2:
-                return self.classes_[np.argmax(log_scores, axis=1)]
-            return self.classes_[(log_scores >= 0).astype(np.intp)]
-        scores = self.decision_function(X)
-        if scores.ndim == 1:
-            return self.classes_[(scores >= 0).astype(np.intp)]
-        return self.classes_[np.argmax(scores, axis=1)]
+        return self.classes_[np.argmax(self._probabilities(X, warn=False), axis=1)]
 
     def predict_mass(self, X: ArrayLike, *, normalize: bool = True) -> MassFunction:
         """Combined mass functions, one per sample, on ``Frame(classes_)``.
