@@ -114,7 +114,8 @@ def _grid_note(calibrator):
     grid = calibrator._logistic.profile_grid()
     if grid is None:
         return "masses one by one (no profile grid)"
-    return "profile grid {} x {} (directions x xi)".format(*grid[0].shape)
+    rows, n_xi = grid[0].shape  # 2 P coefficient rows: P directions in [0, pi), a series over the circle
+    return f"profile grid {rows // 2} x {n_xi} (directions x xi)"
 
 
 def bench_logistic_fit(rng, sizes, repeat):
