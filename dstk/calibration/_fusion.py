@@ -192,8 +192,8 @@ class EvidentialFusionClassifier(ClassifierMixin, _BaseComposition, BaseEstimato
         classifier) and lowers it by up to 0.14 when one classifier is fed noise at prediction time
         (``benchmarks/results/fusion.md``).
     failure_test_level : float in (0, 1) or None, default=None
-        Test, on each batch ``X`` given to a prediction method, whether one classifier fails on the
-        whole batch (e.g. fed a broken feature set), which the rates, fixed after ``fit``, cannot see.
+        Test, on each batch ``X`` given to a prediction method, whether one of the classifiers (three or
+        more) fails on the whole batch (e.g. fed a broken feature set), which the rates, fixed after ``fit``, cannot see.
         Per classifier ``s`` and sample, the statistic is the log-likelihood ratio of "the output of
         ``s`` bears on the sample" against "it is unrelated to it", reading the discounted outputs as
         likelihoods: ``log A_s = log sum_k P_-s(k) pl'_sk - log mean_k pl'_sk``, with ``P_-s`` the
@@ -203,7 +203,8 @@ class EvidentialFusionClassifier(ClassifierMixin, _BaseComposition, BaseEstimato
         (unweighted); a
         classifier with a p-value below ``failure_test_level / n_estimators`` (Bonferroni) is flagged,
         and one flagged classifier (of several, the one whose removal leaves the others' agreement
-        least lowered) is left out of the batch's combination, the others combined with the rates
+        least lowered; none on a tie, where the batch cannot tell which failed) is left out of the
+        batch's combination, the others combined with the rates
         learned without it in ``fit``; a :class:`~dstk.exceptions.ConflictWarning` names it.  The
         predictions on a sample then depend on the other samples of the batch: pass batches of
         samples from one source of data (the test has little power on a few samples).  None (the
@@ -468,10 +469,11 @@ class EvidentialFusionClassifier(ClassifierMixin, _BaseComposition, BaseEstimato
 
         self._check_options()
         pairs = self._checked_estimators()
-        if self.failure_test_level is not None and len(pairs) < 2:
+        if self.failure_test_level is not None and len(pairs) < 3:
             raise ValueError(
-                "`failure_test_level` tests each classifier against the others and needs at least two "
-                "classifiers; pass failure_test_level=None."
+                "`failure_test_level` tests each classifier against the others and needs at least three "
+                f"classifiers (with two, each one's agreement with the other is the same number, so a batch "
+                f"cannot tell which failed); got {len(pairs)}. Pass failure_test_level=None."
             )
         X = check_meta_X(X)
         classes, encoded = check_labels(y, "y")

@@ -57,7 +57,11 @@ def failing_source(
     reference samples" gives a p-value; the sources whose p-value is below ``level / S`` (Bonferroni)
     are flagged.  One flagged source is returned as failing; of several (a failing source also lowers
     the agreement of the sources it contradicts), the one whose removal leaves the least drop of the
-    others' mean log agreement between the reference and the batch.
+    others' mean log agreement between the reference and the batch.  When that choice is a tie (equal
+    to ``1e-9`` relative, e.g. two sources contradicting each other beside a vacuous third, whose log
+    agreements are then equal by symmetry), the batch cannot say which source failed and none is
+    returned.  With two sources the log agreements are always equal (``A_1 = A_2``), so at least three
+    are needed.
 
     Parameters
     ----------
@@ -81,18 +85,25 @@ def failing_source(
     p_values = np.array(
         [stats.mannwhitneyu(batch[s], reference[s], alternative="less").pvalue for s in range(n_sources)]
     )
+    if n_sources < 3:
+        raise ValueError(
+            f"The failure test compares each source with the others and needs at least three; got {n_sources} "
+            "(with two, each one's agreement with the other is the same number)."
+        )
     flagged = np.flatnonzero(p_values < level / n_sources)
     if flagged.size == 0:
         return p_values, -1
-    if flagged.size == 1 or n_sources < 3:
-        drop = batch.mean(axis=1) - reference.mean(axis=1)
-        return p_values, int(flagged[np.argmin(drop[flagged])])
-    best, best_drop = -1, -np.inf
-    for s in flagged:
+    if flagged.size == 1:
+        return p_values, int(flagged[0])
+    rest_drop = np.empty(flagged.size)  # the least drop of the others' agreement once s is left out
+    for i, s in enumerate(flagged):
         keep = np.delete(np.arange(n_sources), s)
         rest = log_agreement(discounted[keep]).mean(axis=1) - log_agreement(discounted_reference[keep]).mean(
             axis=1
         )
-        if rest.min() > best_drop:
-            best, best_drop = int(s), float(rest.min())
-    return p_values, best
+        rest_drop[i] = rest.min()
+    order = np.argsort(-rest_drop, kind="stable")
+    first, second = rest_drop[order[0]], rest_drop[order[1]]
+    if first - second <= 1e-9 * max(1.0, abs(first), abs(second)):
+        return p_values, -1  # a tie: the batch cannot tell which of them failed
+    return p_values, int(flagged[order[0]])

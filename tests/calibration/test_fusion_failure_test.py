@@ -133,7 +133,32 @@ def test_bad_failure_test_level_is_refused(data, level):
         EvidentialFusionClassifier(sources(), failure_test_level=level).fit(X, y)
 
 
-def test_failure_test_needs_two_classifiers(data):
+def test_failure_test_needs_three_classifiers(data):
+    """With two classifiers each one's agreement with the other is the same number (A_1 = A_2, checked
+    here from the definition), so a batch cannot tell which one failed."""
     X, y, _, _ = data
-    with pytest.raises(ValueError, match="at least two classifiers"):
-        EvidentialFusionClassifier(sources()[:1], failure_test_level=0.01).fit(X, y)
+    for n in (1, 2):
+        with pytest.raises(ValueError, match="at least three classifiers"):
+            EvidentialFusionClassifier(sources()[:n], failure_test_level=0.01).fit(X, y)
+    rng = np.random.default_rng(5)
+    two = rng.uniform(0.05, 1.0, size=(2, 30, 4))
+    np.testing.assert_allclose(log_agreement(two)[0], log_agreement(two)[1], rtol=1e-12)
+    with pytest.raises(ValueError, match="at least three"):
+        failing_source(log_agreement(two), two, two, level=0.01)
+
+
+def test_a_tie_between_flagged_sources_leaves_none_out():
+    """Two sources that agree on the reference contradict each other on the batch, beside a vacuous
+    third: by symmetry their agreements, p-values and the drops left by removing either are equal, so
+    neither is named; with an informative third source agreeing with source 0, source 1 is named."""
+    rng = np.random.default_rng(4)
+    first = rng.uniform(0.02, 1.0, size=(80, 2))
+    reference = np.stack([first, first, np.ones((80, 2))])
+    batch_first = rng.uniform(0.02, 1.0, size=(60, 2))
+    batch = np.stack([batch_first, batch_first[:, ::-1], np.ones((60, 2))])
+    p_values, failing = failing_source(log_agreement(reference), reference, batch, level=0.01)
+    assert p_values[0] < 0.01 / 3 and p_values[1] < 0.01 / 3 and p_values[0] == pytest.approx(p_values[1])
+    assert failing == -1
+    reference[2], batch[2] = first, batch_first  # the third source now sides with source 0
+    _, failing = failing_source(log_agreement(reference), reference, batch, level=0.01)
+    assert failing == 1
