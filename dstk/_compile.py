@@ -190,9 +190,12 @@ def compile_kernels(
     The cache is numba's: next to the installed sources when that directory
     is writable, else in the user's cache directory, or in
     ``NUMBA_CACHE_DIR`` when it is set (set it to the same directory when
-    building and when running, e.g. in a Docker image).  numba keys cached
-    code on the processor it was compiled for, so compile on the machine
-    type that will run it.  Kernels already in the cache are loaded, not
+    building and when running, e.g. in a Docker image).  numba reads a cache
+    directory only if the user running the code can write to it, and keys
+    cached code on the source files' modification times and on the processor
+    it was compiled for: compile as (or make the cache writable by) the
+    user who runs the code, after the last install, on the machine type
+    that will run it.  Kernels already in the cache are loaded, not
     compiled again: a second run takes seconds.
 
     Parameters
