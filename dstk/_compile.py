@@ -99,7 +99,8 @@ def _decisions() -> None:
 
 
 def _calibration() -> None:
-    """The binary calibrators (every model of :class:`LogisticCalibrator`): fit, ``predict_proba``, ``predict_mass``."""
+    """The binary calibrators (every model of :class:`LogisticCalibrator`): fit, ``predict_proba``,
+    ``predict_mass``; the fusion's discount rates."""
     import dstk.calibration as calibration
 
     rng = np.random.default_rng(2)
@@ -120,6 +121,31 @@ def _calibration() -> None:
         calibrator.predict_proba(test)
         calibrator.predict_mass(test)
         calibrator.predict_mass(test[:10])
+    _fusion_rates(rng)
+
+
+def _fusion_rates(rng: np.random.Generator) -> None:
+    """The contextual discount rates of :class:`~dstk.calibration.EvidentialFusionClassifier` (the
+    criterion under the failure model, its Hessian products) and contextual discounting."""
+    from dstk import Frame, MassFunction
+    from dstk.calibration._fusion import _MIN_LEARNED_RATE, _failure_points
+    from dstk.evidence._contextual import log_loss_contextual_rates
+
+    for n_sources, n_classes in ((3, 2), (3, 3)):
+        contours = rng.dirichlet(np.ones(n_classes), size=(n_sources, 300))
+        labels = rng.integers(0, n_classes, 300)
+        weights = np.ones(300)
+        rates = log_loss_contextual_rates(
+            contours,
+            labels,
+            weights=weights,
+            min_rate=_MIN_LEARNED_RATE,
+            failure_points=_failure_points(contours, weights),
+            contamination=0.1,
+        )
+        singletons = [1 << k for k in range(n_classes)]
+        frame = Frame(tuple(range(n_classes)))
+        MassFunction.from_focal_sets(singletons, contours[0], frame).contextual_discount(rates[0])
 
 
 def _trees() -> None:
