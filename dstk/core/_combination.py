@@ -533,13 +533,30 @@ def _dense_disjunctive(stack, rule, weights, normalize):
     return out, out[:, 0].copy(), None
 
 
+def check_idempotent_sources(stack, rule):
+    """Refuse sources the cautious or bold rule (Denoeux 2008) is not defined on, saying what to use.
+
+    ``stack`` (rows, K, 2**n): the cautious rule needs m(frame) > 0 in every source (its conjunctive
+    weights), the bold rule m(empty) > 0 (its disjunctive weights).
+    """
+    if rule == "cautious" and np.any(stack[:, :, stack.shape[2] - 1] <= 0):
+        raise DogmaticError(
+            "The cautious rule needs non-dogmatic mass functions (m(frame) > 0); some source has m(frame) = 0 "
+            "(e.g. a Bayesian mass function: calibrated probabilities). Discount it slightly first, e.g. "
+            "m.discount(1e-6), or combine Bayesian sources by rule='dempster' (Bayes' rule on them)."
+        )
+    if rule == "bold" and np.any(stack[:, :, 0] <= 0):
+        raise DogmaticError(
+            "The bold rule needs subnormal mass functions (m(empty) > 0) in every source; some source has "
+            "m(empty) = 0 (every normal mass function, e.g. calibrated classifier outputs). For normal sources "
+            "use rule='cautious' (idempotent, for sources that may not be distinct) or rule='disjunctive' "
+            "(when one of them need be reliable)."
+        )
+
+
 def _dense_cautious(stack, rule, weights, normalize):
     """Cautious rule (``normalize``: normalised cautious) of ``stack`` (rows, K, 2**n): ``(out, kappa)``."""
-    if np.any(stack[:, :, stack.shape[2] - 1] <= 0):
-        raise DogmaticError(
-            "The cautious rule needs non-dogmatic mass functions (m(frame) > 0); some source "
-            "has m(frame) = 0. Discount it slightly first, e.g. m.discount(1e-6)."
-        )
+    check_idempotent_sources(stack, rule)
     out = np.empty((stack.shape[0], stack.shape[2]))
     _c.cautious(stack, out, np.empty(stack.shape[2]))
     out = np.maximum(out, 0.0, out=out)
@@ -557,8 +574,7 @@ def _dense_cautious(stack, rule, weights, normalize):
 
 def _dense_bold(stack, rule, weights, normalize):
     """Bold rule of ``stack`` (rows, K, 2**n): ``(out, kappa)``."""
-    if np.any(stack[:, :, 0] <= 0):
-        raise DogmaticError("The bold rule needs subnormal mass functions (m(empty) > 0) for every source.")
+    check_idempotent_sources(stack, rule)
     out = np.maximum(_c.bold(stack), 0.0)
     _renormalize_rounding(out)
     return out, out[:, 0].copy(), None

@@ -22,10 +22,11 @@ from ..core._combination import (
     _combine_raw,
     _common_batch_shape,
     _source_axis,
+    check_idempotent_sources,
     check_on_conflict,
 )
 from ..core._mass import MassFunction
-from ..exceptions import ConflictWarning, DataTypeError, DogmaticError, TotalConflictError
+from ..exceptions import ConflictWarning, DataTypeError, TotalConflictError
 from ._blocks import blockwise_whole, serial_kernels, split_last_slot
 from ._mass import DaskMassFunction, _checked, _validate_block, as_dask_mass, checking_chunk
 
@@ -156,14 +157,7 @@ def _rows(block, ax):
 
 
 def _check_sources(stack, rule):
-    size = stack.shape[-1]
-    if rule == "cautious" and np.any(stack[:, :, size - 1] <= 0):
-        raise DogmaticError(
-            "The cautious rule needs non-dogmatic mass functions (m(frame) > 0); some source "
-            "has m(frame) = 0. Discount it slightly first, e.g. m.discount(1e-6)."
-        )
-    if rule == "bold" and np.any(stack[:, :, 0] <= 0):
-        raise DogmaticError("The bold rule needs subnormal mass functions (m(empty) > 0) for every source.")
+    check_idempotent_sources(stack, rule)
 
 
 def _merged_fold_states(stack, normalize):
