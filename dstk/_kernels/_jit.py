@@ -64,6 +64,7 @@ from numba.core.dispatcher import Dispatcher
 __all__ = [
     "njit",
     "call_kernel",
+    "cold_alternative",
     "interpreted",
     "INTERPRETED_BUDGET",
     "read_only",
@@ -210,24 +211,40 @@ def _decorate(function, signature, options):
     return _compile_with_fallback(function, signature, options)
 
 
+_BUDGET_OPTIONS = ("interpreted_max_work", "interpreted_budget", "cold_alternative_work", "budget_of")
+
+
 def njit(signature_or_function=None, **options):
     """:func:`numba.njit` with a cache that follows the called kernels and works on any install.
 
     Used exactly as ``numba.njit``: ``@njit``, ``@njit(cache=True, ...)`` or
-    ``@njit(signature, cache=True, ...)``.  One option is dstk's own:
-    ``interpreted_max_work=N`` is kept as the kernel's attribute
-    ``interpreted_max_work``, the largest work of a call that
-    :func:`call_kernel` may run interpreted (the budget stated where the
-    kernel is).
+    ``@njit(signature, cache=True, ...)``.  The options of a kernel's cold-start
+    budget are dstk's own, kept as the kernel's attributes of the same names and
+    read by :func:`call_kernel` and :func:`cold_alternative` (the limits are
+    stated once, where the kernel is):
+
+    ``interpreted_max_work=N``
+        The largest work of a call that :func:`call_kernel` may run
+        interpreted (default -1: always compiled).
+    ``interpreted_budget=F``
+        The process runs the kernel interpreted, or its callers' cheaper path,
+        for at most ``F`` times the limit in all (default
+        :data:`INTERPRETED_BUDGET`).
+    ``cold_alternative_work=N``
+        The limit of :func:`cold_alternative`: work of a caller's path that
+        avoids the kernel, per unit of the budget factor.
+    ``budget_of=kernel``
+        Use (and charge) the limits and budget of another kernel, e.g. a
+        threaded kernel those of its serial twin.
     """
+    budget = {name: options.pop(name) for name in _BUDGET_OPTIONS if name in options}
     if inspect.isfunction(signature_or_function):
         return _decorate(signature_or_function, None, options)
-    budget = options.pop("interpreted_max_work", None)
 
     def decorate(function):
         kernel = _decorate(function, signature_or_function, options)
-        if budget is not None:
-            kernel.interpreted_max_work = budget
+        for name, value in budget.items():
+            setattr(kernel, name, value)
         return kernel
 
     return decorate
@@ -363,12 +380,14 @@ def read_only(array: Any) -> Any:
 
 
 INTERPRETED_BUDGET = 50
-"""A process runs a kernel interpreted until its interpreted calls add up to this many
-times the kernel's ``interpreted_max_work`` (about one compile time: the limits are
-chosen for calls of ~20 ms), then calls the compiled kernel: a program that keeps
-calling a kernel pays at most about one compile time more than compiling at once."""
+"""Default budget factor of a kernel (its decorator's ``interpreted_budget``): a process runs a
+kernel interpreted until its interpreted calls add up to this many times the kernel's
+``interpreted_max_work`` (about one compile time: the limits are chosen for calls of ~20 ms),
+then calls the compiled kernel: a program that keeps calling a kernel pays at most about one
+compile time more than compiling at once.  Read at each call (benchmarks of warm paths set 0)."""
 
-_interpreted_work: dict[Any, int] = {}
+_interpreted_work: dict[tuple[Any, bool], float] = {}
+"""Work spent by this process per (budget-owning kernel, True for :func:`cold_alternative`)."""
 
 USE_COMPILED_WHEN_AVAILABLE = True
 """Call the compiled kernel, whatever the work, when it is compiled in this process or its
@@ -383,10 +402,9 @@ _every_kernel_compiled = [False]  # [True within :func:`every_kernel_compiled`]
 def every_kernel_compiled() -> Iterator[None]:
     """Within this context every kernel call runs the compiled kernel, whatever its work.
 
-    :func:`call_kernel` then never interprets, and the paths that run numpy
-    instead of a kernel on a cold start (:func:`_compiled_or_cached` answers
-    True) call the kernel: a run of the entry points inside it compiles into
-    the on-disk cache every kernel those entry points call at any size (what
+    :func:`call_kernel` then never interprets and :func:`cold_alternative`
+    answers False: a run of the entry points inside it compiles into the
+    on-disk cache every kernel those entry points call at any size (what
     ``dstk.compile_kernels`` does).  Results are unchanged: interpreted and
     compiled kernels give the same bits.
     """
@@ -412,32 +430,59 @@ def _compiled_or_cached(kernel: Any) -> bool:
     return index is not None and os.path.exists(index)
 
 
+def _charge(kernel: Any, work: int, limit: int, alternative: bool) -> bool:
+    """Add ``work`` to the process's account of ``kernel`` if it stays within the kernel's budget."""
+    factor = getattr(kernel, "interpreted_budget", None)
+    key = (kernel, alternative)
+    spent = _interpreted_work.get(key, 0) + work
+    if spent > (INTERPRETED_BUDGET if factor is None else factor) * limit:
+        return False
+    _interpreted_work[key] = spent
+    return True
+
+
+def cold_alternative(kernel: Any, work: int) -> bool:
+    """Whether a caller should take its own path that avoids ``kernel`` (e.g. numpy, or other kernels).
+
+    True while ``kernel`` is neither compiled in this process nor in its
+    on-disk cache and the process's work on such paths, ``work`` included,
+    stays within the budget of the kernel's decorator (``interpreted_budget``
+    times ``cold_alternative_work``; the work is then charged): a cold start
+    avoids compiling the kernel, and a process that keeps calling pays at most
+    about one compile time more than compiling at once.  False within
+    :func:`every_kernel_compiled` or for a kernel without ``cold_alternative_work``.
+    """
+    owner = getattr(kernel, "budget_of", kernel)
+    limit = getattr(owner, "cold_alternative_work", None)
+    return limit is not None and not _compiled_or_cached(kernel) and _charge(owner, work, limit, True)
+
+
 def call_kernel(
     kernel: Any,
     *args: Any,
     work: int,
-    interpreted_max_work: int | None = None,
+    interpretable: bool = True,
     compiled_callees: bool = False,
     fastmath: bool = False,
-    interpreted_budget: float | None = None,
 ) -> Any:
     """Call a kernel, run by the Python interpreter when its work is small.
 
     Compiling a kernel costs 0.1-2 s of CPU once per cache (and per process
     with an empty or unwritable cache), while a small call runs in
     milliseconds interpreted.  When ``work`` (the caller's count of the
-    kernel's inner-loop steps) is at most ``interpreted_max_work`` and the
-    process has not yet spent its :data:`INTERPRETED_BUDGET` on the kernel, the
-    kernel's own Python source (:func:`interpreted`: ``kernel.py_func``, with
-    the kernels it calls interpreted too) runs instead of its compiled
-    version, unless the compiled kernel is at hand (compiled in this process or
-    in its cache, see :data:`USE_COMPILED_WHEN_AVAILABLE`).  It is the same
-    code, so the same IEEE-754 operations in the same order and bit-identical
-    results (numba compiles without fast-math, so it neither reorders nor fuses
-    floating-point operations).  Only for kernels
-    (and callees) compiled without ``fastmath`` and using no numba-only
-    feature; a test compares each such kernel's interpreted and compiled
-    outputs bit for bit.
+    kernel's inner-loop steps) is at most the ``interpreted_max_work`` of the
+    kernel's decorator (:func:`njit`) and the process has not yet spent the
+    kernel's budget (``interpreted_budget``, default :data:`INTERPRETED_BUDGET`,
+    times that limit), the kernel's own Python source (:func:`interpreted`:
+    ``kernel.py_func``, with the kernels it calls interpreted too) runs instead
+    of its compiled version, unless the compiled kernel is at hand (compiled in
+    this process or in its cache, see :data:`USE_COMPILED_WHEN_AVAILABLE`).  It
+    is the same code, so the same IEEE-754 operations in the same order and
+    bit-identical results (numba compiles without fast-math, so it neither
+    reorders nor fuses floating-point operations).  Only for kernels (and
+    callees) compiled without ``fastmath`` and using no numba-only feature; a
+    test compares each such kernel's interpreted and compiled outputs bit for
+    bit.
 
     Parameters
     ----------
@@ -447,12 +492,10 @@ def call_kernel(
     *args
         The kernel's arguments.
     work : int
-        Inner-loop steps of this call.
-    interpreted_max_work : int, optional
-        Largest ``work`` run by the interpreter, chosen per kernel so that the
-        interpreted call stays well below the kernel's compile time; by default
-        the ``interpreted_max_work`` given to the kernel's decorator (:func:`njit`),
-        or -1 (always compiled) when it has none.
+        Inner-loop steps of this call, in the unit of the decorator's limit.
+    interpretable : bool, default True
+        False when this input needs the compiled kernel (e.g. fast-math sums
+        of more than three terms): never interpreted.
     compiled_callees : bool, default False
         Interpret only the kernel's own loop (``kernel.py_func``) and let it
         call the compiled versions of the kernels it calls (for a loop around
@@ -462,33 +505,27 @@ def call_kernel(
         Interpret the callees compiled with ``fastmath`` too (see
         :func:`interpreted`): the caller guarantees that their sums have a single
         order on this input.
-    interpreted_budget : float, optional
-        How many times ``interpreted_max_work`` the process runs the kernel
-        interpreted in all (default :data:`INTERPRETED_BUDGET`): fewer for a
-        kernel whose calls take a good part of a compile time interpreted.
 
     Returns
     -------
     object
         What the kernel returns.
     """
-    if interpreted_max_work is None:
-        interpreted_max_work = getattr(kernel, "interpreted_max_work", -1)
+    owner = getattr(kernel, "budget_of", kernel)
+    limit = getattr(owner, "interpreted_max_work", -1)
     if (
-        work <= interpreted_max_work
+        interpretable
+        and work <= limit
         and not _every_kernel_compiled[0]
         and not (USE_COMPILED_WHEN_AVAILABLE and _compiled_or_cached(kernel))
+        and _charge(owner, work, limit, False)
     ):
-        spent = _interpreted_work.get(kernel, 0) + work
-        budget = INTERPRETED_BUDGET if interpreted_budget is None else interpreted_budget
-        if spent <= budget * interpreted_max_work:
-            _interpreted_work[kernel] = spent
-            if compiled_callees:
-                function = getattr(kernel, "py_func", kernel)
-            else:
-                function = interpreted(kernel, fastmath=fastmath)
-            with np.errstate(all="ignore"):  # as compiled: overflow to inf, no warning
-                return function(*args)
+        if compiled_callees:
+            function = getattr(kernel, "py_func", kernel)
+        else:
+            function = interpreted(kernel, fastmath=fastmath)
+        with np.errstate(all="ignore"):  # as compiled: overflow to inf, no warning
+            return function(*args)
     return kernel(*args)
 
 

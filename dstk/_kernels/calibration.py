@@ -36,38 +36,16 @@ __all__ = [
     "gauss_compress",
     "lookup_masses",
     "table_lookup",
-    "INTERPRETED_MAX_WORK",
-    "INTERPRETED_BUDGETS",
     "GAUSS_LEGENDRE_NODES",
     "GAUSS_LEGENDRE_WEIGHTS",
 ]
 
 _ORDER = 12
 
-INTERPRETED_MAX_WORK = {
-    "pool_adjacent_violators": 20_000,  # unique scores; ~25 ms interpreted, 0.35 s to compile
-    "isotonic_envelope": 100_000,  # bins; ~20 ms interpreted, 0.1 s to compile
-    "lookup_masses": 100_000,  # scores x (min(thresholds, 256) + columns); ~20 ms, 0.25 s to compile
-    "chebyshev_clenshaw": 50_000,  # points x terms x series; ~25 ms interpreted, 0.3 s to compile
-    "venn_abers_table": 1_000,  # unique scores; ~35 ms interpreted, 0.75 s to compile
-    # lines x points of the likelihood; ~3.5 us each interpreted (0.25 s for the 33 x 17 table of
-    # 142 points of a fit on 10^5 scores), ~2 s to compile with its line maximiser
-    "logistic_profile_grid": 200_000,
-    # test scores x coefficients; ~2 us each interpreted (0.13 s for the masses of the 127
-    # interpolation points of that fit), 1.5-2.5 s to compile
-    "logistic_grid_masses": 100_000,
-}
-"""Largest work (the caller's count of inner-loop steps, see each key) of a call that
-:func:`dstk._kernels._jit.call_kernel` runs interpreted rather than compiled: the
-interpreted call of a small input takes milliseconds where compiling the kernel
-takes tenths of seconds to seconds of a cold start (measured 2026-11-24)."""
-
-INTERPRETED_BUDGETS = {"logistic_profile_grid": 1.5, "logistic_grid_masses": 4.0}
-"""``interpreted_budget`` of :func:`dstk._kernels._jit.call_kernel` for the kernels whose
-interpreted calls take tenths of a second: a process runs them interpreted for about 1 s
-and 0.8 s in all (the first fits of 10^3 to 10^6 scores), then compiles them (~2 s each):
-15 fits of 4,000 scores in a cold process took 8-9 s CPU with budgets of about one compile
-time each, against 4-5 s compiling at once."""
+# Interpretation budgets (``interpreted_max_work`` on the decorators, see dstk._kernels._jit): the
+# largest work (the caller's count of inner-loop steps, stated above each kernel) of a call that
+# call_kernel runs interpreted rather than compiled: milliseconds for a small input where compiling
+# the kernel takes tenths of seconds to seconds of a cold start (measured 2026-11-24).
 
 _PANEL_DROP = 12.0
 # Newton decrement below which the profile grid takes the quadratic prediction (against 1e-8: Q
@@ -87,7 +65,8 @@ _WEIGHTS01 = np.ascontiguousarray(0.5 * GAUSS_LEGENDRE_WEIGHTS)
 # ---------------------------------------------------------------------------
 
 
-@njit(cache=True)
+# unique scores; ~25 ms interpreted at the limit, 0.35 s to compile
+@njit(cache=True, interpreted_max_work=20_000)
 def pool_adjacent_violators(sums, weights):
     """Pool-adjacent-violators algorithm (Ayer et al. 1955) for a non-decreasing fit.
 
@@ -126,7 +105,8 @@ def pool_adjacent_violators(sums, weights):
     return block_start[:top].copy(), block_sum[:top].copy(), block_weight[:top].copy()
 
 
-@njit(cache=True)
+# bins; ~20 ms interpreted at the limit, 0.1 s to compile
+@njit(cache=True, interpreted_max_work=100_000)
 def isotonic_envelope(belief, plausibility):
     """Monotone envelopes of per-bin (Bel, Pl) ordered by increasing score.
 
@@ -179,7 +159,8 @@ def _merge_into_block(
             return block_sum / block_weight
 
 
-@njit(cache=True)
+# unique scores; ~35 ms interpreted at the limit, 0.75 s to compile
+@njit(cache=True, interpreted_max_work=1_000)
 def venn_abers_table(sums, weights):
     """Inductive Venn-ABERS values for every position of a new score, in O(K + merges).
 
@@ -564,7 +545,13 @@ def logistic_profile_log_contour(
     return out
 
 
-@njit(cache=True, error_model="numpy")
+# lines x points of the likelihood: ~3.5 us each interpreted (0.25 s for the 33 x 17 table of 142
+# points of a fit on 10^5 scores), ~2 s to compile with its line maximiser.  Budget factor 1.5 (and
+# 4.0 for logistic_grid_masses): their interpreted calls take tenths of a second, so a process runs
+# them interpreted for about 1 s and 0.8 s in all (the first fits of 10^3 to 10^6 scores), then
+# compiles them (~2 s each): 15 fits of 4,000 scores in a cold process took 8-9 s CPU with budgets
+# of about one compile time each, against 4-5 s compiling at once.
+@njit(cache=True, error_model="numpy", interpreted_max_work=200_000, interpreted_budget=1.5)
 def logistic_profile_grid(nodes, targets, weights, alpha, frames, xi, max_loglik, out):
     """Profile log-likelihood Q(e, xi) = max_tau l(alpha + B (xi e + tau e_perp)) - l_max on a grid.
 
@@ -618,7 +605,9 @@ def logistic_profile_grid(nodes, targets, weights, alpha, frames, xi, max_loglik
     return out
 
 
-@njit(cache=True, error_model="numpy")
+# test scores x coefficients: ~2 us each interpreted (0.13 s for the masses of the 127
+# interpolation points of that fit), 1.5-2.5 s to compile; budget factor: see logistic_profile_grid
+@njit(cache=True, error_model="numpy", interpreted_max_work=100_000, interpreted_budget=4.0)
 def logistic_grid_masses(test_scores, coefficients, alpha, cholesky, frame, half_width, out, series):
     """Predictive masses (N, 4) of the profile contour from a series of Q(phi, xi).
 
@@ -842,7 +831,8 @@ def gauss_compress(sorted_points, point_weights, starts, order):
     return nodes, node_weights, counts
 
 
-@njit(cache=True)
+# points x terms x series; ~25 ms interpreted at the limit, 0.3 s to compile
+@njit(cache=True, interpreted_max_work=50_000)
 def chebyshev_clenshaw(t, coefficients, out, work):
     """Sum of Chebyshev series sum_k c_k T_k(t) at each t by Clenshaw's recurrence.
 
@@ -883,7 +873,8 @@ def chebyshev_clenshaw(t, coefficients, out, work):
     return out
 
 
-@njit(cache=True)
+# scores x (min(thresholds, 256) + columns); ~20 ms interpreted at the limit, 0.25 s to compile
+@njit(cache=True, interpreted_max_work=100_000)
 def lookup_masses(scores, thresholds, table, out):
     """Write into ``out`` (n, columns) the row of ``table`` of each score's bin: bin j holds
     thresholds[j-1] < s <= thresholds[j]; returns ``out``.
@@ -927,7 +918,7 @@ def table_lookup(scores, thresholds, table):
     """:func:`lookup_masses`, run interpreted for small inputs (no compilation on a cold start).
 
     Bit-identical to ``lookup_masses(scores, thresholds, table, out)``; see
-    :func:`dstk._kernels._jit.call_kernel` and ``INTERPRETED_MAX_WORK["lookup_masses"]``.
+    :func:`dstk._kernels._jit.call_kernel` and the decorator of :func:`lookup_masses`.
     """
     work = scores.shape[0] * (min(thresholds.shape[0], 256) + table.shape[1])
     return call_kernel(
@@ -937,5 +928,4 @@ def table_lookup(scores, thresholds, table):
         table,
         _buffers.empty((scores.shape[0], table.shape[1])),
         work=work,
-        interpreted_max_work=INTERPRETED_MAX_WORK["lookup_masses"],
     )

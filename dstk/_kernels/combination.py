@@ -17,7 +17,7 @@ from numba.core import cgutils, types
 from numba.extending import intrinsic, overload
 
 from dstk._kernels import _buffers, _jit
-from dstk._kernels._jit import _compiled_or_cached, call_kernel, njit, read_only
+from dstk._kernels._jit import call_kernel, cold_alternative, njit, read_only
 from dstk._kernels.moebius import subset_pass, sum_from, superset_pass
 
 # Source hashes of the kernel modules called here (see dstk._kernels._jit).
@@ -997,7 +997,11 @@ def _ternary_careful_rows(m, normalize, out, kappa, total_conflict, lost, rows):
     return 0
 
 
-@njit(cache=True, interpreted_max_work=40_000)
+# cold_alternative_work: values of pairs that :func:`conjunctive` folds as stacks while this kernel is
+# cold (per unit of the budget factor): 50 x 2**22 values, copied at about 1.3 ns each, cost about 0.3 s
+# in all, less than compiling this kernel (0.6-1.6 s of its own: numba optimises and generates the code
+# of the :func:`_ternary_rows` it calls again inside it); the stack kernel gives each row the same bits.
+@njit(cache=True, interpreted_max_work=40_000, cold_alternative_work=1 << 22)
 def _ternary_pair_rows(
     m1, step1, m2, step2, block, block_read, normalize, out, kappa, total_conflict, lost, r0, r1, tolerance
 ):
@@ -1169,7 +1173,7 @@ def _binary_pair_parallel(
         )
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, parallel=True, budget_of=_ternary_pair_rows)
 def _ternary_pair_parallel(
     m1, step1, m2, step2, block, block_read, normalize, out, kappa, total_conflict, lost, tolerance, status
 ):
@@ -1205,33 +1209,6 @@ _PAIR_KERNELS = {
 }
 _GENERAL_KERNELS = (_general_rows, _general_parallel)
 
-#: Values of three-label pairs a process folds as stacks (:func:`_pair_as_stack`) per unit of
-#: :data:`dstk._kernels._jit.INTERPRETED_BUDGET`: 50 x 2**22 values, copied at about 1.3 ns each, cost
-#: about 0.3 s in all, less than compiling :func:`_ternary_pair_rows` (0.6-1.6 s of its own: numba
-#: optimises and generates the code of the :func:`_ternary_rows` it calls again inside it).
-STACKED_PAIR_VALUES = 1 << 22
-_stacked_pair_values = [0]  # values of pairs folded as stacks in this process
-
-
-def _pair_as_stack(kernel, work):
-    """Whether :func:`conjunctive` folds a three-label pair as a stack with the stack kernels.
-
-    True while the pair ``kernel`` (serial or threaded) is neither compiled in
-    this process nor cached, within the process's budget
-    (:data:`STACKED_PAIR_VALUES`): a cold start then compiles the stack
-    kernel alone (the pair kernel calls it, each row gets the same bits) and
-    pays for copying the pair to a stack, while a program that keeps folding
-    pairs compiles the pair kernel after about 0.3 s of copies.
-    """
-    if _compiled_or_cached(kernel):
-        return False
-    spent = _stacked_pair_values[0] + work
-    if spent > _jit.INTERPRETED_BUDGET * STACKED_PAIR_VALUES:
-        return False
-    _stacked_pair_values[0] = spent
-    return True
-
-
 #: The kernels that fold the rows the stack kernels leave (bit :data:`CAREFUL`), by subset count.
 _CAREFUL_KERNELS = {4: _binary_careful_rows, 8: _ternary_careful_rows}
 
@@ -1262,9 +1239,7 @@ def _spaced_rows(m):
     return read_only(np.ascontiguousarray(m, dtype=np.float64).reshape(-1)), size
 
 
-def finish_rows(
-    m, normalize, out, kappa, total_conflict, lost, status, tolerance, *, interpreted_max_work=None
-):
+def finish_rows(m, normalize, out, kappa, total_conflict, lost, status, tolerance):
     """Complete a call of a binary or three-label stack kernel (:data:`_STACK_KERNELS`) on ``m``; returns its status.
 
     :data:`RECHECK`: the status bits of the check, from :func:`check_status`.
@@ -1272,8 +1247,7 @@ def finish_rows(
     :func:`_binary_careful_rows` or :func:`_ternary_careful_rows`, interpreted
     when they are few (e.g. a few totally conflicting rows), so that a cold
     start compiles the fast fold alone; not when the check failed
-    (:data:`INVALID`).  ``interpreted_max_work`` as in
-    :func:`dstk._kernels._jit.call_kernel`.
+    (:data:`INVALID`).
     """
     if status & RECHECK:
         status = (status & CAREFUL) | check_status(m, tolerance)
@@ -1296,7 +1270,6 @@ def finish_rows(
                 lost,
                 rows,
                 work=rows.size * m.shape[1] * m.shape[2],
-                interpreted_max_work=interpreted_max_work,
             )
     return status
 
@@ -1382,7 +1355,7 @@ def conjunctive(sources, normalize, *, tolerance=None, parallel=None):
     work = rows * k_sources * size
     threaded, threads = _use_threads(parallel, work, rows) if parallel is not False else (False, 1)
     n_tasks = min(rows, 8 * threads) if threaded else 0
-    if pair and size == 8 and _pair_as_stack(threaded_kernel if threaded else serial, work):
+    if pair and size == 8 and cold_alternative(threaded_kernel if threaded else serial, work):
         # a cold start: the stack kernels fold the pair copied to a stack (read-only, C-contiguous: the
         # stack's specialisation), the pair's status handled below as a pair's
         stack = np.empty((rows, 2, 8))
@@ -1412,7 +1385,6 @@ def conjunctive(sources, normalize, *, tolerance=None, parallel=None):
             rows,
             tolerance,
             work=work,
-            interpreted_max_work=serial.interpreted_max_work,
         )
     if status & (RECHECK | CAREFUL) and not pair:  # the stack kernel left rows to check or to fold
         status = finish_rows(m, normalize, out, kappa, total_conflict, lost, status, tolerance)
@@ -1439,7 +1411,7 @@ def conjunctive(sources, normalize, *, tolerance=None, parallel=None):
         kappa_bad,
         total_bad,
         work=bad.size * k_sources * size,
-        interpreted_max_work=dempster_extended.interpreted_max_work if size == 4 else -1,
+        interpretable=size == 4,
         fastmath=True,  # binary frames: sum_from adds three terms, one order
     )
     out[bad], kappa[bad], total_conflict[bad] = out_bad, kappa_bad, total_bad

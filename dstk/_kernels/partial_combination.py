@@ -24,7 +24,7 @@ from dstk._kernels.moebius import subset_pass
 
 # Source hashes of the kernel modules called here (see dstk._kernels._jit).
 CALLED_KERNEL_SOURCES = {
-    "dstk._kernels.combination": "7d5ea7f43d96369f",
+    "dstk._kernels.combination": "9e6f90a8142db435",
     "dstk._kernels.moebius": "c6be9c7a6d9ad709",
 }
 
@@ -83,12 +83,6 @@ def finish_implicability_product(state):
 #: How :func:`merge_binary_states` writes a merged row: a state, or masses finished for a rule.
 FINISH = {None: 0, "conjunctive": 1, "dempster": 2, "yager": 3}
 
-#: Largest merge (values read: rows x states x 4) that
-#: :func:`dstk._kernels._jit.call_kernel` runs interpreted instead of compiling
-#: the kernel, which takes about 1 s of a cold start: about 20 ms interpreted
-#: (0.3 us per value, measured 2026-11-24).
-INTERPRETED_MAX_WORK = {"_merge_binary_rows": 65_536}
-
 
 @intrinsic
 def _float64_pointer(typingctx, address):
@@ -135,7 +129,9 @@ def _lost_in_products(addresses, steps, lengths, r):
     return flag
 
 
-@njit(cache=True, nogil=True)
+# interpreted_max_work: values read (rows x states x 4) of a merge run interpreted: about 20 ms
+# (0.3 us per value, measured 2026-11-24) where compiling the kernel takes about 1 s of a cold start.
+@njit(cache=True, nogil=True, interpreted_max_work=65_536)
 def _merge_binary_rows(addresses, steps, lengths, normalize, finish, out, total_conflict, lost):
     """Rows of :func:`merge_binary_states`: state ``p`` is the flat float64 array of ``lengths[p]``
     values at ``addresses[p]``, its row ``r`` at ``r * steps[p] : r * steps[p] + 4``.
@@ -236,6 +232,5 @@ def merge_binary_states(parts, normalize, *, finish=None, with_conflict=False):
         total,
         lost,
         work=4 * rows * len(parts),
-        interpreted_max_work=INTERPRETED_MAX_WORK["_merge_binary_rows"],
     )
     return out, total, lost

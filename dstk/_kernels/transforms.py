@@ -18,12 +18,6 @@ import numpy as np
 from dstk._kernels._jit import njit
 from dstk._kernels.moebius import subset_pass, sum_from, superset_pass
 
-#: Largest input (values) of a :func:`pignistic` call on a frame of at most
-#: :data:`PIGNISTIC_PLAIN_MAX_LABELS` labels that :func:`dstk._kernels._jit.call_kernel`
-#: runs interpreted: about 20 ms (0.85 us per value) against 0.45-0.5 s to compile the
-#: kernel with its callees on a cold start (measured 2026-11-24).
-PIGNISTIC_INTERPRETED_MAX_VALUES = 24_000
-
 #: Largest frame (labels) whose :func:`pignistic` sums run in plain order (no fast-math
 #: reassociation, the same bits interpreted and compiled, so small batches need no
 #: compilation); larger frames use the vectorised fast-math folds.  On frames this
@@ -60,7 +54,10 @@ def superset_moebius(x):
         superset_pass(x[r], -1.0)
 
 
-@njit(cache=True)
+# The cardinality tables' interpreted_max_work: subsets computed interpreted (about 5 ms for 2**14,
+# where compiling the two table kernels takes about 0.2 s of a cold start; each table is computed
+# once per size and cached).
+@njit(cache=True, interpreted_max_work=1 << 14)
 def popcounts(size):
     out = np.zeros(size, dtype=np.int64)
     for a in range(1, size):
@@ -68,7 +65,7 @@ def popcounts(size):
     return out
 
 
-@njit(cache=True)
+@njit(cache=True, interpreted_max_work=1 << 14)
 def inverse_cardinalities(size):
     """1/|A| for every subset bitmask A (0 for the empty set)."""
     pc = popcounts(size)
@@ -107,7 +104,10 @@ def _fold_top_half(v, half):
     return total
 
 
-@njit(cache=True, error_model="numpy")
+# interpreted_max_work: input values of a call on a frame of at most PIGNISTIC_PLAIN_MAX_LABELS labels
+# run interpreted: about 20 ms (0.85 us per value) against 0.45-0.5 s to compile the kernel with its
+# callees on a cold start (measured 2026-11-24); larger frames need the compiled fast-math folds.
+@njit(cache=True, error_model="numpy", interpreted_max_work=24_000)
 def pignistic(m, n, inv_card):
     """BetP over the ``n`` singletons, divided by 1 - m(empty) (rows of m).
 

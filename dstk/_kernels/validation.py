@@ -11,7 +11,7 @@ import numba
 import numpy as np
 from numba import prange
 
-from dstk._kernels._jit import _compiled_or_cached, njit
+from dstk._kernels._jit import cold_alternative, njit
 
 #: Least number of values for which :func:`check_mass_rows` uses threads (2**24: 128 MiB).  The
 #: check is one pass over memory: on the shared two-core machine (load 8) the threaded kernel took
@@ -25,17 +25,12 @@ PARALLEL_MIN_VALUES = 1 << 24
 #: cold cache) on the path of every small input.
 COMPILED_MIN_VALUES = 1 << 14
 
-#: Values a process checks with numpy before it compiles :func:`_check_range` for larger inputs,
-#: unless the kernel is compiled in the process or held by its cache: about one compile time
-#: (0.4-0.5 s of CPU) at 10-15 ns per value in numpy (the kernel: about 1 ns), so that a first
-#: call on 10**5 rows checks in 20 ms instead of compiling, and a process that keeps checking
-#: pays at most about one compile time more than compiling at once.
-NUMPY_BUDGET_VALUES = 1 << 25
 
-_numpy_values = [0]  # values checked with numpy above COMPILED_MIN_VALUES in this process
-
-
-@njit(cache=True)
+# cold_alternative_work: values a process checks with numpy (above COMPILED_MIN_VALUES) before it
+# compiles the kernel for larger inputs, unless it is compiled or cached: about one compile time
+# (0.4-0.5 s of CPU) at 10-15 ns per value in numpy (the kernel: about 1 ns), so that a first call
+# on 10**5 rows checks in 20 ms instead of compiling (budget factor 1: this is the whole budget).
+@njit(cache=True, cold_alternative_work=1 << 25, interpreted_budget=1)
 def _check_range(m, tolerance, r0, r1):
     """(bad, small_negative) over rows r0:r1; see the module docstring."""
     size = m.shape[1]
@@ -96,7 +91,7 @@ def check_mass_rows(m, tolerance):
     some entry lies in ``[-tolerance, 0)`` (rounding noise the caller sets to
     0).  Rows are spread over numba's threads for large inputs; inputs of
     fewer than :data:`COMPILED_MIN_VALUES` values, and on a cold start those
-    within :data:`NUMPY_BUDGET_VALUES`, are checked in numpy (same sums,
+    within the budget of :func:`_check_range`, are checked in numpy (same sums,
     same results).
     """
     if m.size < COMPILED_MIN_VALUES:
@@ -104,8 +99,7 @@ def check_mass_rows(m, tolerance):
     threads = numba.get_num_threads()
     if threads > 1 and m.size >= PARALLEL_MIN_VALUES:
         return _check_parallel(m, float(tolerance), 4 * threads)
-    if _numpy_values[0] + m.size <= NUMPY_BUDGET_VALUES and not _compiled_or_cached(_check_range):
-        _numpy_values[0] += m.size
+    if cold_alternative(_check_range, m.size):
         return _check_numpy(m, float(tolerance))
     # the range kernel itself, not a kernel calling it: one compilation on a cold start, the
     # specialisation (int64 bounds) that the threaded kernel calls

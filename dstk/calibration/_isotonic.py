@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._kernels._jit import call_kernel
-from .._kernels.calibration import INTERPRETED_MAX_WORK, isotonic_envelope, pool_adjacent_violators
+from .._kernels.calibration import isotonic_envelope, pool_adjacent_violators
 from .._validation import as_float_array, check_consistent_length, check_scores
 from ._base import BINARY_COUNT_MODELS, check_model
 from ._binning import _counts_table, _TableCalibrator
@@ -67,7 +67,6 @@ def isotonic_blocks(
         sums,
         weights,
         work=sums.size,
-        interpreted_max_work=INTERPRETED_MAX_WORK["pool_adjacent_violators"],
     )
     ends = np.append(starts[1:], unique.size) - 1
     return unique[starts], unique[ends], block_sums, block_weights
@@ -168,7 +167,6 @@ class IsotonicCalibrator(_TableCalibrator):
                 np.ascontiguousarray(belief),
                 np.ascontiguousarray(plausibility),
                 work=belief.size,
-                interpreted_max_work=INTERPRETED_MAX_WORK["isotonic_envelope"],
             )
             table = np.zeros_like(table)
             table[:, 2] = low

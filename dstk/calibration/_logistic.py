@@ -11,7 +11,7 @@ from scipy import fft, special
 from .._estimator import check_is_fitted
 from .._kernels import _buffers
 from .._kernels._jit import call_kernel
-from .._kernels.calibration import INTERPRETED_MAX_WORK, chebyshev_clenshaw
+from .._kernels.calibration import chebyshev_clenshaw
 from .._progress import progress
 from .._validation import check_level, check_scores
 from ..evidence._logistic import _Z_LIMIT, ScoreLogistic
@@ -320,7 +320,6 @@ class LogisticCalibrator(BinaryCalibrator):
             _buffers.empty((t.size, self._chebyshev_coefficients.shape[1])),
             np.empty((4, 128)),
             work=t.size * self._chebyshev_coefficients.size,
-            interpreted_max_work=INTERPRETED_MAX_WORK["chebyshev_clenshaw"],
         )
         np.clip(values, 0.0, 1.0, out=values)
         out[:, 1] = values[:, 0]

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .._kernels._jit import call_kernel
-from .._kernels.calibration import INTERPRETED_MAX_WORK, venn_abers_table
+from .._kernels.calibration import venn_abers_table
 from ._base import BinaryCalibrator
 
 if TYPE_CHECKING:
@@ -94,7 +94,6 @@ class VennAbersCalibrator(BinaryCalibrator):
             sums,
             weights,
             work=sums.size,
-            interpreted_max_work=INTERPRETED_MAX_WORK["venn_abers_table"],
         )
         self.unique_scores_ = unique
         self.gap_table_ = np.column_stack([gap_p0, gap_p1])

@@ -80,31 +80,16 @@ def as_rows(arr):
     return read_only(a.reshape(-1, a.shape[-1]))
 
 
-#: Largest number of subsets whose cardinality tables are computed interpreted
-#: (about 5 ms for 2**14 subsets, where compiling the two table kernels takes about
-#: 0.2 s of a cold start; each table is computed once per size and cached).
-CARDINALITY_TABLES_INTERPRETED_MAX = 1 << 14
-
-
 @functools.lru_cache(maxsize=32)
 def inverse_cardinalities(size):
     """``1 / |A|`` for every subset bitmask ``A < size`` (0 for the empty set), read-only."""
-    return read_only(
-        call_kernel(
-            _t.inverse_cardinalities,
-            size,
-            work=size,
-            interpreted_max_work=CARDINALITY_TABLES_INTERPRETED_MAX,
-        )
-    )
+    return read_only(call_kernel(_t.inverse_cardinalities, size, work=size))
 
 
 @functools.lru_cache(maxsize=32)
 def cardinalities(size):
     """``|A|`` for every subset bitmask ``A < size`` (int64), read-only."""
-    return read_only(
-        call_kernel(_t.popcounts, size, work=size, interpreted_max_work=CARDINALITY_TABLES_INTERPRETED_MAX)
-    )
+    return read_only(call_kernel(_t.popcounts, size, work=size))
 
 
 def transform(arr, kernel):

@@ -339,9 +339,7 @@ class DenseStorage(Storage):
                 n,
                 _dense.inverse_cardinalities(1 << n),
                 work=rows.size,
-                interpreted_max_work=(
-                    _t.PIGNISTIC_INTERPRETED_MAX_VALUES if n <= _t.PIGNISTIC_PLAIN_MAX_LABELS else -1
-                ),
+                interpretable=n <= _t.PIGNISTIC_PLAIN_MAX_LABELS,
             )
             out = out.reshape(self.batch_shape + (n,))
         return out, denom_ok

@@ -247,25 +247,6 @@ def _confidence_interval(k, n, level):
     return out
 
 
-#: Rows up to which the loop of ``likelihood_mass_kernel`` runs interpreted (its per-pair
-#: function stays compiled): ~20 ms for 10,000 rows against ~0.5 s to compile the loop.
-_LIKELIHOOD_INTERPRETED_MAX_ROWS = 10_000
-
-INTERPRETED_MAX_WORK = {
-    # 10 per row + sqrt(n) per row (the continued fraction's terms): 1-4 us per unit
-    # interpreted, so ~30 ms at the limit, against ~1 s of a cold start to compile the
-    # kernel with its per-pair functions (numba's start-up included)
-    "likelihood_mass_kernel": 10_000,
-    # rows (Halley iterations of two degrees of support per row): ~0.1 ms per row
-    # interpreted, ~50 ms at the limit, against ~1.4 s to compile on a cold start
-    "plausibility_mass_kernel": 500,
-}
-"""Largest work of a call of the count kernels that :func:`dstk._kernels._jit.call_kernel`
-runs interpreted, kernel and callees (bit-identical: the same operations; ``math.lgamma``
-is the C library's, as in the compiled code), when no compiled version is at hand
-(measured 2026-11-24)."""
-
-
 def _distinct_integer_pairs(k, n):
     """``(first, inverse)`` with ``(k, n)[first]`` the distinct pairs and ``inverse`` each row's, or None.
 
@@ -303,20 +284,15 @@ def _likelihood(k, n):
 
 
 def _likelihood_rows(k, n):
-    limit = INTERPRETED_MAX_WORK["likelihood_mass_kernel"]
+    # the kernel's limit counts 10 + sqrt(n) per row interpreted with its callees, rows alone with
+    # its callees compiled
+    limit = likelihood_mass_kernel.interpreted_max_work
     work = 10 * k.shape[0]
     if work <= limit:
         work += int(np.sqrt(n).sum())
     if work <= limit:
-        return call_kernel(likelihood_mass_kernel, k, n, work=work, interpreted_max_work=limit)
-    return call_kernel(
-        likelihood_mass_kernel,
-        k,
-        n,
-        work=k.shape[0],
-        interpreted_max_work=_LIKELIHOOD_INTERPRETED_MAX_ROWS,
-        compiled_callees=True,
-    )
+        return call_kernel(likelihood_mass_kernel, k, n, work=work)
+    return call_kernel(likelihood_mass_kernel, k, n, work=k.shape[0], compiled_callees=True)
 
 
 def _plausibility(k, n):
@@ -325,7 +301,6 @@ def _plausibility(k, n):
         np.ascontiguousarray(k),
         np.ascontiguousarray(n),
         work=k.shape[0],
-        interpreted_max_work=INTERPRETED_MAX_WORK["plausibility_mass_kernel"],
     )
 
 
@@ -405,7 +380,6 @@ def _plausibility_degrees(k_arr, n_arr):
         np.ascontiguousarray(k_arr).reshape(-1),
         np.ascontiguousarray(n_arr).reshape(-1),
         work=k_arr.size,
-        interpreted_max_work=INTERPRETED_MAX_WORK["plausibility_mass_kernel"],
     )
     return pi_plus.reshape(shape), pi_minus.reshape(shape)
 

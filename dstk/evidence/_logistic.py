@@ -24,8 +24,6 @@ from scipy import fft, special
 
 from .._kernels._jit import call_kernel
 from .._kernels.calibration import (
-    INTERPRETED_BUDGETS,
-    INTERPRETED_MAX_WORK,
     gauss_compress,
     logistic_grid_masses,
     logistic_profile_grid,
@@ -594,8 +592,6 @@ class ScoreLogistic:
                 log_likelihood,
                 np.empty((rows.size, n_xi)),
                 work=rows.size * (n_xi - 1) * nodes.size,
-                interpreted_max_work=INTERPRETED_MAX_WORK["logistic_profile_grid"],
-                interpreted_budget=INTERPRETED_BUDGETS["logistic_profile_grid"],
             )
             if not np.all(np.isfinite(values)):
                 return None, False
@@ -644,8 +640,6 @@ class ScoreLogistic:
             np.zeros((z.shape[0], 4)),
             np.empty((2, coefficients.shape[1])),
             work=z.shape[0] * coefficients.size,
-            interpreted_max_work=INTERPRETED_MAX_WORK["logistic_grid_masses"],
-            interpreted_budget=INTERPRETED_BUDGETS["logistic_grid_masses"],
         )
 
     def limit_masses(self):

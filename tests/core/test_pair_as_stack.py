@@ -42,12 +42,10 @@ def _pairs(rng, rows):
 def _routes(monkeypatch, pair, normalize, tolerance, parallel):
     """``conjunctive`` of ``pair`` folded as a stack, and by the pair kernel."""
     with monkeypatch.context() as patch:
-        patch.setattr(combination, "_compiled_or_cached", lambda kernel: False)
-        patch.setattr(combination, "_stacked_pair_values", [0])
-        patch.setattr(_jit, "INTERPRETED_BUDGET", 10**9)
+        patch.setattr(combination, "cold_alternative", lambda kernel, work: True)
         stacked = combination.conjunctive(pair, normalize, tolerance=tolerance, parallel=parallel)
     with monkeypatch.context() as patch:
-        patch.setattr(combination, "_pair_as_stack", lambda kernel, work: False)
+        patch.setattr(combination, "cold_alternative", lambda kernel, work: False)
         direct = combination.conjunctive(pair, normalize, tolerance=tolerance, parallel=parallel)
     return stacked, direct
 
@@ -102,12 +100,17 @@ def test_a_pair_folded_as_a_stack_matches_the_definition(monkeypatch):
 
 
 def test_the_stack_route_is_taken_within_its_budget_only(monkeypatch):
-    monkeypatch.setattr(combination, "_stacked_pair_values", [0])
-    monkeypatch.setattr(combination, "_compiled_or_cached", lambda kernel: False)
-    budget = _jit.INTERPRETED_BUDGET * combination.STACKED_PAIR_VALUES
-    assert combination._pair_as_stack(combination._ternary_pair_rows, budget - 10)
-    assert combination._pair_as_stack(combination._ternary_pair_rows, 10)
-    assert not combination._pair_as_stack(combination._ternary_pair_rows, 1)
-    monkeypatch.setattr(combination, "_stacked_pair_values", [0])
-    monkeypatch.setattr(combination, "_compiled_or_cached", lambda kernel: True)
-    assert not combination._pair_as_stack(combination._ternary_pair_rows, 1)
+    serial, threaded = combination._ternary_pair_rows, combination._ternary_pair_parallel
+    monkeypatch.setattr(_jit, "_interpreted_work", {})
+    monkeypatch.setattr(_jit, "_compiled_or_cached", lambda kernel: False)
+    budget = _jit.INTERPRETED_BUDGET * serial.cold_alternative_work
+    assert budget == 50 * 2**22
+    assert _jit.cold_alternative(serial, budget - 10)
+    assert _jit.cold_alternative(threaded, 10)  # the threaded kernel charges the serial one's budget
+    assert not _jit.cold_alternative(serial, 1)
+    assert not _jit.cold_alternative(threaded, 1)
+    monkeypatch.setattr(_jit, "_interpreted_work", {})
+    monkeypatch.setattr(_jit, "_compiled_or_cached", lambda kernel: True)
+    assert not _jit.cold_alternative(serial, 1)
+    # the interpretation budget of the same kernel is a separate account
+    assert _jit._charge(serial, serial.interpreted_max_work, serial.interpreted_max_work, False)

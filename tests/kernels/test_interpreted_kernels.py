@@ -1,8 +1,8 @@
 """Kernels run interpreted for small inputs (cold start) give bit-identical results.
 
 :func:`dstk._kernels._jit.call_kernel` runs a kernel's Python source instead of
-its compiled version below a work threshold (``INTERPRETED_MAX_WORK``, or the
-``interpreted_max_work`` of the kernel's decorator).  The
+its compiled version below a work threshold (the ``interpreted_max_work`` of
+the kernel's decorator).  The
 compiled kernel is the reference: both must agree bit for bit on inputs that
 reach every branch, and every calibrator that uses them must fit and predict
 the same numbers whichever way its kernels run.
@@ -17,7 +17,6 @@ import numpy as np
 import pytest
 
 import dstk.calibration as calibration
-import dstk.evidence._counts as count_layer
 from dstk._kernels import _jit as jit
 from dstk._kernels import calibration as kernels
 from dstk._kernels import combination as combination_kernels
@@ -29,6 +28,13 @@ from dstk._kernels._jit import call_kernel
 def interpret_even_when_compiled(monkeypatch):
     """call_kernel would call a kernel compiled or cached already: these tests need the interpreter."""
     monkeypatch.setattr(jit, "USE_COMPILED_WHEN_AVAILABLE", False)
+
+
+def interpret(kernel, *args, **flags):
+    """``call_kernel`` made to run ``kernel`` interpreted (its limit raised for this call)."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(kernel, "interpreted_max_work", 10**12, raising=False)
+        return call_kernel(kernel, *args, work=0, **flags)
 
 
 def same_bits(a, b):
@@ -67,7 +73,7 @@ def test_interpreted_kernels_match_the_compiled_ones_bit_for_bit(seed):
     for name, args in kernel_inputs(seed).items():
         kernel = getattr(kernels, name)
         compiled = kernel(*copy.deepcopy(args))  # fresh output buffers for each run
-        interpreted = call_kernel(kernel, *copy.deepcopy(args), work=0, interpreted_max_work=0)
+        interpreted = interpret(kernel, *copy.deepcopy(args))
         assert same_bits(compiled, interpreted), name
 
 
@@ -101,7 +107,7 @@ def count_pairs(seed):
 def test_interpreted_count_kernels_match_the_compiled_ones_bit_for_bit(seed, name):
     kernel = getattr(count_kernels, name)
     k, n = count_pairs(seed)
-    interpreted = call_kernel(kernel, k, n, work=0, interpreted_max_work=0)
+    interpreted = interpret(kernel, k, n)
     assert same_bits(kernel(k, n), interpreted)
 
 
@@ -130,9 +136,23 @@ def test_kernels_using_unmatched_math_functions_stay_compiled():
     assert interpreted(kernel) is kernel
 
 
-def test_every_thresholded_kernel_is_a_kernel_of_the_module():
-    for name, limit in kernels.INTERPRETED_MAX_WORK.items():
-        assert hasattr(getattr(kernels, name), "py_func") and limit > 0
+CALIBRATION_KERNELS = (
+    "pool_adjacent_violators",
+    "isotonic_envelope",
+    "lookup_masses",
+    "chebyshev_clenshaw",
+    "venn_abers_table",
+    "logistic_profile_grid",
+    "logistic_grid_masses",
+)
+
+
+def test_every_thresholded_kernel_carries_its_limit_on_its_decorator():
+    budgeted = [k for k in vars(kernels).values() if getattr(k, "interpreted_max_work", -1) > 0]
+    assert sorted(k.__name__ for k in budgeted) == sorted(CALIBRATION_KERNELS)
+    assert all(hasattr(k, "py_func") for k in budgeted)
+    assert kernels.logistic_profile_grid.interpreted_budget == 1.5
+    assert kernels.logistic_grid_masses.interpreted_budget == 4.0
 
 
 CALIBRATORS = [
@@ -165,17 +185,14 @@ def test_calibrators_give_the_same_bits_interpreted_and_compiled(name, options, 
     scores[::5] = np.round(scores[::5], 1)
     y = (rng.random(n) < 1 / (1 + np.exp(-2 * scores))).astype(int)
     test = np.concatenate((3 * rng.normal(size=100), [scores.min() - 1, scores.max() + 1, 0.0]))
-    limits = kernels.INTERPRETED_MAX_WORK  # the one dictionary every caller reads
-    count_limits = count_layer.INTERPRETED_MAX_WORK
-    for table in (limits, count_limits):
-        for key in table:
-            monkeypatch.setitem(table, key, 10**12)
-    monkeypatch.setattr("dstk.evidence._counts._LIKELIHOOD_INTERPRETED_MAX_ROWS", 10**12)
+    budgeted = [getattr(kernels, name) for name in CALIBRATION_KERNELS]
+    budgeted += [count_kernels.likelihood_mass_kernel, count_kernels.plausibility_mass_kernel]
+    budgeted += [count_kernels.plausibility_degrees_kernel]
+    for kernel in budgeted:  # the decorators' limits, which every caller reads
+        monkeypatch.setattr(kernel, "interpreted_max_work", 10**12)
     interpreted = fit_predict(name, options, scores, y, test)
-    for table in (limits, count_limits):
-        for key in table:
-            monkeypatch.setitem(table, key, -1)
-    monkeypatch.setattr("dstk.evidence._counts._LIKELIHOOD_INTERPRETED_MAX_ROWS", -1)
+    for kernel in budgeted:
+        monkeypatch.setattr(kernel, "interpreted_max_work", -1)
     compiled = fit_predict(name, options, scores, y, test)
     assert same_bits(interpreted, compiled)
 
@@ -215,19 +232,12 @@ def run_fold(kernel, m, normalize, tolerance, interpreted):
     total = np.zeros(rows, dtype=np.bool_)
     lost = np.zeros(rows, dtype=np.bool_)
     args = (m, normalize, out, kappa, total, lost, 0, rows, tolerance)
-    status = call_kernel(kernel, *args, work=0 if interpreted else 1, interpreted_max_work=0)
+    status = interpret(kernel, *args) if interpreted else kernel(*args)
     if kernel is not combination_kernels._general_rows:  # rows left to the careful kernel, the same way
-        status = combination_kernels.finish_rows(
-            m,
-            normalize,
-            out,
-            kappa,
-            total,
-            lost,
-            status,
-            tolerance,
-            interpreted_max_work=10**12 if interpreted else -1,
-        )
+        careful = combination_kernels._CAREFUL_KERNELS[size]
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(careful, "interpreted_max_work", 10**12 if interpreted else -1)
+            status = combination_kernels.finish_rows(m, normalize, out, kappa, total, lost, status, tolerance)
     return out, kappa, total, lost, np.int64(status)
 
 
@@ -251,25 +261,17 @@ def test_interpreted_extended_and_pair_kernels_match_the_compiled_ones(seed):
     n = m.shape[0]
     extended, pair = [], []
     for interpreted in (False, True):
-        work = 0 if interpreted else 1
+        run = interpret if interpreted else call_kernel
         out, kappa, total = np.zeros((n, 4)), np.zeros(n), np.zeros(n, np.bool_)
         rows = np.arange(n, dtype=np.int64)
-        call_kernel(
-            combination_kernels.dempster_extended,
-            m,
-            rows,
-            out,
-            kappa,
-            total,
-            work=work,
-            interpreted_max_work=0,
-            fastmath=True,  # as combination.conjunctive on binary frames
-        )
+        # (fastmath: as combination.conjunctive on binary frames; compiled: work above the limit)
+        extra = {} if interpreted else {"work": 10**13}
+        run(combination_kernels.dempster_extended, m, rows, out, kappa, total, fastmath=True, **extra)
         extended.append((out, kappa, total))
         arrays = (np.zeros((n, 4)), np.zeros(n), np.zeros(n, np.bool_), np.zeros(n, np.bool_))
         a, b = np.ascontiguousarray(m[:, 0]).ravel(), np.ascontiguousarray(m[:, -1]).ravel()
         kernel = combination_kernels._binary_pair_rows
-        call_kernel(kernel, a, 4, b, 4, True, *arrays, 0, n, -1.0, work=work, interpreted_max_work=0)
+        run(kernel, a, 4, b, 4, True, *arrays, 0, n, -1.0, **extra)
         pair.append(arrays)
     assert same_bits(*extended)
     assert same_bits(*pair)
@@ -475,13 +477,8 @@ def test_call_kernel_uses_the_compiled_kernel_when_it_is_at_hand(monkeypatch):
         raise AssertionError("interpreted although compiled")
 
     monkeypatch.setattr(jit, "interpreted", fail)
-    hashes = call_kernel(
-        trees.row_hashes,
-        columns.view(np.uint64),
-        np.uint64(0x8000000000000000),
-        work=0,
-        interpreted_max_work=10,
-    )
+    monkeypatch.setattr(trees.row_hashes, "interpreted_max_work", 10)
+    hashes = call_kernel(trees.row_hashes, columns.view(np.uint64), np.uint64(0x8000000000000000), work=0)
     assert same_bits(hashes, expected)
 
 
@@ -493,11 +490,10 @@ def test_profile_table_kernels_give_the_same_bits_interpreted_and_compiled(n, mo
     scores = rng.normal(size=n)
     y = (rng.random(n) < 1 / (1 + np.exp(-1.5 * scores))).astype(int)
     test = np.concatenate((3 * rng.normal(size=100), [0.0]))
-    limits = kernels.INTERPRETED_MAX_WORK
     fits = []
     for limit in (10**12, -1):  # interpreted, then compiled
-        for key in ("logistic_profile_grid", "logistic_grid_masses"):
-            monkeypatch.setitem(limits, key, limit)
+        for kernel in (kernels.logistic_profile_grid, kernels.logistic_grid_masses):
+            monkeypatch.setattr(kernel, "interpreted_max_work", limit)
         fitted = calibration.LogisticCalibrator(model="likelihood").fit(scores, y)
         assert fitted._logistic.profile_grid() is not None  # the table path, not the masses one by one
         fits.append((fitted._chebyshev_coefficients, fitted.predict_mass(test).to_array()))

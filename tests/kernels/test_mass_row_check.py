@@ -12,7 +12,7 @@ import math
 import numpy as np
 import pytest
 
-from dstk._kernels import validation
+from dstk._kernels import _jit, validation
 
 TOLERANCE = 1e-9
 
@@ -65,9 +65,11 @@ def test_numpy_and_compiled_check_give_the_definitions_answer(size):
 
 def test_a_cold_process_checks_with_numpy_within_its_budget_then_compiles(monkeypatch):
     calls = []
-    monkeypatch.setattr(validation, "_compiled_or_cached", lambda kernel: False)
-    monkeypatch.setattr(validation, "_numpy_values", [0])
-    monkeypatch.setattr(validation, "NUMPY_BUDGET_VALUES", 3 * validation.COMPILED_MIN_VALUES)
+    assert validation._check_range.cold_alternative_work == 1 << 25  # budget factor 1: the whole budget
+    assert validation._check_range.interpreted_budget == 1
+    monkeypatch.setattr(_jit, "_compiled_or_cached", lambda kernel: False)
+    monkeypatch.setattr(_jit, "_interpreted_work", {})
+    monkeypatch.setattr(validation._check_range, "cold_alternative_work", 3 * validation.COMPILED_MIN_VALUES)
     real = validation._check_numpy
     monkeypatch.setattr(validation, "_check_numpy", lambda m, t: calls.append(m.size) or real(m, t))
     m = np.random.default_rng(0).dirichlet(np.ones(8), size=validation.COMPILED_MIN_VALUES // 8)
@@ -75,7 +77,7 @@ def test_a_cold_process_checks_with_numpy_within_its_budget_then_compiles(monkey
         assert validation.check_mass_rows(m, TOLERANCE) == (False, False)
     assert calls == [m.size] * 3  # the budget spent, then the compiled kernel
     # with the kernel at hand (compiled, or in the cache) no numpy check above the small sizes
-    monkeypatch.setattr(validation, "_compiled_or_cached", lambda kernel: True)
-    monkeypatch.setattr(validation, "_numpy_values", [0])
+    monkeypatch.setattr(_jit, "_compiled_or_cached", lambda kernel: True)
+    monkeypatch.setattr(_jit, "_interpreted_work", {})
     assert validation.check_mass_rows(m, TOLERANCE) == (False, False)
     assert len(calls) == 3

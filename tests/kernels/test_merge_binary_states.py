@@ -123,7 +123,7 @@ def test_total_conflict_is_flagged():
 
 
 def test_interpreted_merge_gives_the_compiled_bits():
-    """Small merges run interpreted on a cold start (``INTERPRETED_MAX_WORK``): the same operations, the same bits."""
+    """Small merges run interpreted on a cold start (``interpreted_max_work``): the same operations, the same bits."""
     from dstk._kernels import partial_combination
     from dstk._kernels._jit import interpreted
 
@@ -160,8 +160,7 @@ def test_interpreted_merge_gives_the_compiled_bits():
         assert ta[7] == normalize
 
 
-def test_the_interpreted_threshold_names_a_kernel_of_the_module():
+def test_the_merge_kernel_carries_its_interpretation_limit():
     from dstk._kernels import partial_combination
 
-    for name, limit in partial_combination.INTERPRETED_MAX_WORK.items():
-        assert hasattr(getattr(partial_combination, name), "py_func") and limit > 0
+    assert partial_combination._merge_binary_rows.interpreted_max_work == 65_536

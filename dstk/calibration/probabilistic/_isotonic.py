@@ -7,7 +7,7 @@ from numpy.typing import ArrayLike
 
 from ..._estimator import check_is_fitted
 from ..._kernels._jit import call_kernel
-from ..._kernels.calibration import INTERPRETED_MAX_WORK, pool_adjacent_violators, table_lookup
+from ..._kernels.calibration import pool_adjacent_violators, table_lookup
 from ..._validation import check_scores
 from ._base import BinaryProbabilisticCalibrator
 
@@ -73,7 +73,6 @@ def isotonic_fit(
         pooled_target * pooled_weight,
         pooled_weight,
         work=pooled_weight.size,
-        interpreted_max_work=INTERPRETED_MAX_WORK["pool_adjacent_violators"],
     )
     lengths = np.diff(np.append(starts, thresholds.size))
     values = np.repeat(block_sums / block_weights, lengths)
