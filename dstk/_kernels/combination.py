@@ -19,27 +19,13 @@ from numba.extending import intrinsic, overload
 from dstk._kernels import _buffers, _jit
 from dstk._kernels._jit import call_kernel, cold_alternative, njit, read_only
 from dstk._kernels.moebius import subset_pass, sum_from, superset_pass
+from dstk._kernels.validation import _check_numpy
 
 # Source hashes of the kernel modules called here (see dstk._kernels._jit).
 CALLED_KERNEL_SOURCES = {
     "dstk._kernels.moebius": "c6be9c7a6d9ad709",
+    "dstk._kernels.validation": "a46dbc271f33dce4",
 }
-
-
-@njit(cache=True)
-def _multiply_commonality(src, acc, tmp, first):
-    """acc <- q_src (first source) or acc * q_src, with q the superset sums."""
-    size = acc.shape[0]
-    if first:
-        for a in range(size):
-            acc[a] = src[a]
-        superset_pass(acc, 1.0)
-    else:
-        for a in range(size):
-            tmp[a] = src[a]
-        superset_pass(tmp, 1.0)
-        for a in range(size):
-            acc[a] *= tmp[a]
 
 
 @njit(cache=True)
@@ -449,26 +435,9 @@ def _check_binary_block(flat, i0, i1, tolerance):
 
 
 def check_status(m, tolerance):
-    """Status bits of the source rows ``m`` (..., size): the tests of :func:`_check_source`, in numpy.
-
-    :data:`INVALID` when some row's sum is not within ``tolerance`` of 1
-    (NaN or infinite entries included) or an entry lies below
-    ``-tolerance``; else :data:`SMALL_NEGATIVE` when an entry is negative;
-    else 0.  The sum is taken as the kernels' checks take it:
-    ``(m0 + m1) + (m2 + m3)`` for binary rows, entry after entry otherwise.
-    """
-    if m.shape[-1] == 4:
-        total = (m[..., 0] + m[..., 1]) + (m[..., 2] + m[..., 3])
-    else:
-        total = m[..., 0].copy()
-        for a in range(1, m.shape[-1]):
-            total += m[..., a]
-    low = m.min(axis=-1)
-    with np.errstate(invalid="ignore"):
-        invalid = ~(np.abs(total - 1.0) <= tolerance) | (low < -tolerance)
-    if invalid.any():
-        return INVALID
-    return SMALL_NEGATIVE if bool((low < 0.0).any()) else 0
+    """Status bits of the source rows ``m`` (..., size): the numpy check of :mod:`dstk._kernels.validation`."""
+    bad, small_negative = _check_numpy(m, tolerance)
+    return INVALID if bad else SMALL_NEGATIVE if small_negative else 0
 
 
 @njit(cache=True)

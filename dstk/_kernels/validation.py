@@ -70,14 +70,14 @@ def _check_parallel(m, tolerance, n_tasks):
 
 
 def _check_numpy(m, tolerance):
-    """:func:`_check_range` in numpy, the entries summed in the kernel's order."""
-    if m.shape[1] == 4:
-        total = (m[:, 0] + m[:, 1]) + (m[:, 2] + m[:, 3])
+    """:func:`_check_range` in numpy over rows ``m`` (..., size), the entries summed in the kernel's order."""
+    if m.shape[-1] == 4:
+        total = (m[..., 0] + m[..., 1]) + (m[..., 2] + m[..., 3])
     else:
-        total = m[:, 0].copy()
-        for a in range(1, m.shape[1]):
-            total += m[:, a]
-    low = np.minimum(m.min(axis=1), 0.0) if m.shape[0] else np.zeros(0)
+        total = m[..., 0].copy()
+        for a in range(1, m.shape[-1]):
+            total += m[..., a]
+    low = m.min(axis=-1)
     bad = bool(np.any(~(np.abs(total - 1.0) <= tolerance) | (low < -tolerance)))
     return bad, bool(np.any(low < 0.0))
 

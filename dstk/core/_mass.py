@@ -1065,10 +1065,6 @@ class MassFunction:
     def _mask(self, subset):
         return self._frame.subset(subset)
 
-    def _sum_over(self, masks_selector):
-        """Sum of masses over the focal sets selected by a predicate on bitmasks."""
-        return self._storage.sum_over(masks_selector)
-
     def _scalar(self, x):
         x = np.asarray(x, dtype=np.float64)
         return float(x) if x.ndim == 0 else x
