@@ -62,17 +62,11 @@ def test_compiled_and_interpreted_folds_agree_around_every_rescaling_point(norma
             out, kappa = np.zeros((11, 4)), np.zeros(11)
             total, lost = np.zeros(11, np.bool_), np.zeros(11, np.bool_)
             status = kernel(values, normalize, out, kappa, total, lost, 0, 11, 1e-9)
-            status = kernels.finish_rows(  # the rows left to the careful kernel, in the same mode
-                values,
-                normalize,
-                out,
-                kappa,
-                total,
-                lost,
-                status,
-                1e-9,
-                interpreted_max_work=-1 if kernel is kernels._binary_rows else 10**12,
-            )
+            # the rows left to the careful kernel, in the same mode
+            with pytest.MonkeyPatch.context() as patch:
+                limit = -1 if kernel is kernels._binary_rows else 10**12
+                patch.setattr(kernels._binary_careful_rows, "interpreted_max_work", limit)
+                status = kernels.finish_rows(values, normalize, out, kappa, total, lost, status, 1e-9)
             results.append((out, kappa, total, lost, status))
         for a, b in zip(*results):
             np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
