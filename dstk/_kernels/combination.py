@@ -360,12 +360,8 @@ RECHECK = 8
 
 @njit(cache=True)
 def _check_source(total, low, tolerance):
-    """Status bits of one source row with entry sum ``total`` and smallest entry ``low``.
-
-    The same tests as :mod:`dstk._kernels.validation`: the row is invalid
-    when its sum is not within ``tolerance`` of 1 (a NaN or infinite entry
-    makes the sum NaN or infinite) or an entry lies below ``-tolerance``.
-    """
+    """Status bits of one source row with entry sum ``total`` and smallest entry ``low`` (the tests of
+    :mod:`dstk._kernels.validation`)."""
     status = 0
     if not abs(total - 1.0) <= tolerance or low < -tolerance:
         status = INVALID
@@ -408,14 +404,10 @@ def _binary_store(out, kappa, total_conflict, r, values):
 
 @njit(cache=True)
 def _check_binary_block(flat, i0, i1, tolerance):
-    """:data:`RECHECK` when a binary source row stored at ``flat[i0:i1]`` (four values each) may fail a test.
-
-    One contiguous read of the block: 0 when every row sums to 1 within
-    ``tolerance`` and has no negative entry, else :data:`RECHECK` (the
-    caller then finds the status bits with :func:`check_status`, in
-    numpy: no second kernel loop to compile).  Run before the block is
-    folded, it also brings the block into the cache.
-    """
+    """:data:`RECHECK` when a binary source row stored at ``flat[i0:i1]`` (four values each) may fail the
+    check or has a negative entry, else 0 (:func:`check_status` then finds the status bits in numpy: no
+    second kernel loop to compile).  One contiguous read, before the block is folded: it also brings the
+    block into the cache."""
     # index a slice from 0 (indices known to be non-negative: no wraparound
     # test, a loop as fast as np.sum)
     block = flat[i0:i1]
@@ -866,12 +858,9 @@ def _ternary_rows(m, normalize, out, kappa, total_conflict, lost, r0, r1, tolera
     :func:`_ternary_careful_rows` (bit :data:`CAREFUL` of the result).
 
     With ``tolerance >= 0`` the sources of each row are checked before its
-    fold, with the tests of :func:`_check_source` (the entries of a source
-    summed in order, as :mod:`dstk._kernels.validation` does for frames of
-    more than two labels, so that both checks judge alike; a NaN or infinite
-    entry fails the sum); returns :data:`RECHECK` when some row may fail
-    the check or has a negative entry (:func:`check_status` then gives the
-    status bits, in numpy).  The check is written here, not in a kernel of
+    fold (:func:`_check_source`, the entries summed in order as
+    :mod:`dstk._kernels.validation` sums them); returns :data:`RECHECK` as
+    :func:`_check_binary_block`.  The check is written here, not in a kernel of
     its own: each kernel called costs a compilation of its own on a cold start.
     """
     check = tolerance >= 0.0

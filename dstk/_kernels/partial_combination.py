@@ -24,7 +24,7 @@ from dstk._kernels.moebius import subset_pass
 
 # Source hashes of the kernel modules called here (see dstk._kernels._jit).
 CALLED_KERNEL_SOURCES = {
-    "dstk._kernels.combination": "8c8d4690a85f2ab5",
+    "dstk._kernels.combination": "33cbdd2b67f51b94",
     "dstk._kernels.moebius": "c6be9c7a6d9ad709",
 }
 
