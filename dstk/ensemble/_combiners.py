@@ -555,7 +555,8 @@ def _combine(
         raise ValueError(
             f"Combiner {record.method!r} is defined for two classes only (it scores a leaf by positive versus "
             f"negative counts); got {n_classes} classes. Use "
-            f"{', '.join(repr(m) for m, r in _METHODS.items() if not r.binary_only)}, or a one-vs-rest reduction."
+            f"{', '.join(repr(name) for name, r in COMBINERS.items() if not r.binary_only)}, or a one-vs-rest "
+            "reduction."
         )
     given = {
         "model": model,

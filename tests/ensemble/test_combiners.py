@@ -539,3 +539,19 @@ def test_combiner_records_take_the_documented_options(name):
         else:
             with pytest.raises(ValueError, match=f"`{option}` applies only"):
                 combine_leaves(counts, combiner=name, **{option: value})
+
+
+@pytest.mark.parametrize("combiner", ["plausibility", "confidence_bounds"])
+def test_two_class_combiner_message_names_combiners_that_work(combiner):
+    """The refusal of a two-class combiner on three classes suggests only names the classifier takes."""
+    import re
+
+    from dstk.ensemble import COMBINERS
+
+    counts = np.random.default_rng(0).integers(0, 5, (4, 3, 3))
+    with pytest.raises(ValueError, match="two classes only") as info:
+        combine_leaves(counts, combiner=combiner)
+    suggested = re.findall(r"'([a-z_]+)'", str(info.value).split("Use ", 1)[1])
+    assert suggested and set(suggested) <= set(COMBINERS)
+    for name in suggested:
+        assert combine_leaves(counts, combiner=name).shape[0] == 4
