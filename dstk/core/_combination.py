@@ -473,7 +473,7 @@ def _combine_gathered(mf, ax, record, rule, weights, normalize):
         checked = _check_weights(weights, mf.batch_shape[ax]) if rule == "average" else None
         storage, kappa, total = mf._storage.combine_along(ax, rule, checked)
         return MassFunction._from_storage(storage, frame), kappa, total
-    if mf.is_dense or record.focal is None or _dense_is_cheaper(mf, ax):
+    if mf.is_dense or _dense_is_cheaper(mf, ax, rule, record.focal is not None):
         arr = mf._dense_m(f"the {rule} rule")
         stack, batch = _move_sources_last(arr, ax, nd)
         out, kappa, total = record.dense(stack, rule, weights, normalize)
@@ -617,38 +617,22 @@ def _renormalize_rounding(out):
     out /= s[:, None]
 
 
-#: Frames of at most this many labels may be combined densely even when the
-#: mass functions are stored in focal-set form (2**26 subsets: 512 MiB a
-#: row; the memory limit is checked too).
-DENSE_SWITCH_MAX_LABELS = 26
-
-#: Relative cost of one butterfly of a dense transform and of one pair of
-#: focal sets (hash look-up or radix sort, scattered add), from table (x) of
-#: ``benchmarks/results/core_paths.md``: about 2.5-5.6 ns a butterfly
-#: (conversions included) against 23 ns (hash table) to 210 ns (sort) a pair.
-_BUTTERFLY_COST = 1.0
-_PAIR_COST = 30.0
-
-
-def _dense_is_cheaper(mf, ax):
+def _dense_is_cheaper(mf, ax, rule, pairs):
     """Whether combining the focal-set batch ``mf`` along ``ax`` densely costs less.
 
-    Dense: K sources of n 2**(n-1) butterflies (a transform each, one
-    inverse).  Focal sets: at least (K - 1) F**2 pair products, F the
-    number of focal sets.  Dense is chosen only when its arrays fit under
-    :data:`dstk.core._dense.MAX_DENSE_BYTES`.
+    The estimates of both routes are compared by
+    :func:`dstk.core._sparse.choose_route` (``pairs``: the rule has a route
+    by pairs of focal sets), which refuses a combination whose cheaper route
+    exceeds :data:`dstk.core._sparse.MAX_PAIRWISE_SECONDS`.
     """
-    n = mf.frame.n
-    if mf.is_dense or n > DENSE_SWITCH_MAX_LABELS:
-        return False
     k = mf.batch_shape[ax]
     rows = max(1, mf.size // max(k, 1))
-    if (rows * (k + 1) << n) * 8 > _dense.MAX_DENSE_BYTES:
+    if rule == "average":  # one pass over the focal sets
         return False
-    n_focal = mf._storage.n_focal
-    dense = (k + 1) * n * (1 << (n - 1)) * _BUTTERFLY_COST
-    pairs = max(k - 1, 1) * float(n_focal) ** 2 * _PAIR_COST
-    return dense < pairs
+    # the focal sets of each source with mass somewhere in the batch (kept by _sparse.prune)
+    nonzero = np.moveaxis(mf._storage.masses > 0, ax, -2).reshape(-1, k, mf._storage.n_focal)
+    sizes = [max(int(size), 1) for size in nonzero.any(axis=0).sum(axis=-1)]
+    return _sparse.choose_route(mf.frame.n, sizes, rows, rule, pairs=pairs) == "dense"
 
 
 def _combine_sparse(mf, ax, rule, weights):
