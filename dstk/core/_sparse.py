@@ -138,10 +138,7 @@ def dense_fits(n, sources, rows):
     """Whether the dense route's arrays (the sources and the result) fit under the memory limit."""
     from ._dense import MAX_DENSE_BYTES
 
-    return (
-        n <= DENSE_SWITCH_MAX_LABELS
-        and (max(int(rows), 1) * (int(sources) + 1) << int(n)) * 8 <= MAX_DENSE_BYTES
-    )
+    return (max(int(rows), 1) * (int(sources) + 1) << int(n)) * 8 <= MAX_DENSE_BYTES
 
 
 def choose_route(n, sizes, rows, rule, *, pairs=True):
@@ -149,9 +146,12 @@ def choose_route(n, sizes, rows, rule, *, pairs=True):
 
     ``sizes`` are the numbers of focal sets of the sources, ``rows`` the
     combinations of the batch, ``pairs`` whether ``rule`` has a route by
-    pairs of focal sets (otherwise only the dense one, when its arrays fit
-    in memory).  The pairs' estimate is :func:`pairs_seconds`, the dense
-    one :func:`dense_seconds`.
+    pairs of focal sets.  The pairs' estimate is :func:`pairs_seconds`, the
+    dense one :func:`dense_seconds` (on at most
+    :data:`DENSE_SWITCH_MAX_LABELS` labels and when its arrays fit in
+    memory, unless it is the rule's only route).  A rule without a route by
+    pairs whose sources do not fit densely gets ``"dense"``: the dense
+    conversion's memory guard refuses it, naming the size.
 
     Raises
     ------
@@ -159,7 +159,13 @@ def choose_route(n, sizes, rows, rule, *, pairs=True):
         When the cheaper route's estimate exceeds :data:`MAX_PAIRWISE_SECONDS`,
         before anything is allocated; the message gives both estimates.
     """
-    dense = dense_seconds(n, len(sizes), rows, rule) if dense_fits(n, len(sizes), rows) else None
+    from ._dense import MAX_DENSE_BYTES
+
+    k = len(sizes)
+    if not pairs and (max(int(rows), 1) * k << int(n)) * 8 > MAX_DENSE_BYTES:
+        return "dense"
+    possible = dense_fits(n, k, rows) and (not pairs or n <= DENSE_SWITCH_MAX_LABELS)
+    dense = dense_seconds(n, k, rows, rule) if possible else None
     by_pairs = pairs_seconds(sizes, rows) if pairs else None
     candidates = [(t, name) for t, name in ((dense, "dense"), (by_pairs, "pairs")) if t is not None]
     if candidates:
@@ -180,20 +186,19 @@ def _raise_too_slow_both(n, sizes, rows, rule, dense, by_pairs):
         pairs_text = f"the {rule} rule has no route by pairs of focal sets"
     else:
         shape = " x ".join(f"{int(size):,}" for size in sizes)
-        pairs_text = f"about {_shown(by_pairs)} s by pairs of focal sets ({shape} focal sets)"
+        pairs_text = f"by pairs of {shape} focal sets about {_shown(by_pairs)} s of CPU"
     if dense is None:
         dense_text = (
-            f"the dense route (2**{n} subsets) is not available: more than {DENSE_SWITCH_MAX_LABELS} labels "
-            "or above the memory limit (dstk.core._dense.MAX_DENSE_BYTES)"
+            f"densely (2**{n} subsets) not possible: more than {DENSE_SWITCH_MAX_LABELS} labels or above the "
+            "memory limit (dstk.core._dense.MAX_DENSE_BYTES)"
         )
     else:
-        dense_text = f"about {_shown(dense)} s densely (2**{n} subsets)"
+        dense_text = f"densely (2**{n} subsets) about {_shown(dense)} s of CPU"
     raise FrameTooLargeError(
-        f"Combining these {len(sizes)} focal-set mass functions on {n} labels by the {rule} rule for each of "
-        f"{int(rows):,} combination(s) takes an estimated {pairs_text}, and {dense_text}: above the limit of "
-        f"{MAX_PAIRWISE_SECONDS:g} s of CPU (dstk.core._sparse.MAX_PAIRWISE_SECONDS; raise it to wait). "
-        "Prune focal sets of negligible mass first (e.g. keep the largest ones and renormalise), or combine "
-        "smaller batches."
+        f"Combining these {len(sizes)} focal-set mass functions on {n} labels by the {rule} rule, for each of "
+        f"{int(rows):,} combination(s), takes an estimated: {pairs_text}; {dense_text}. The limit is "
+        f"{MAX_PAIRWISE_SECONDS:g} s (dstk.core._sparse.MAX_PAIRWISE_SECONDS; raise it to wait). Prune focal "
+        "sets of negligible mass first (e.g. keep the largest ones and renormalise), or combine smaller batches."
     )
 
 
