@@ -79,28 +79,34 @@ SORT_BYTES_PER_PAIR = 32
 
 #: CPU seconds a pair of focal sets costs in :func:`pairwise` (its set
 #: operation and hash or sort), and each combination of the batch per pair
-#: (one product and sum): 80-110 ns and 18-24 ns measured on 1,024-8,192
-#: random focal sets of 20-28 labels (2-core x86_64, numba 0.68, 2026-11-28);
-#: the larger values are used, so the estimate errs long.
-PAIR_SECONDS = 110e-9
+#: (one product and sum), on frames of at most :data:`PAIR_COST_LABELS`
+#: labels: two sources of 4,096 random focal sets took 92-122 ns a pair
+#: with one row on 25-26 labels, and 34-38 ns more a row with ten
+#: (2-core x86_64, numba 0.68, load averages 2.7-8, 2026-11-29).  With
+#: :data:`PAIR_SECONDS` + :data:`PAIR_ROW_SECONDS` = 117 ns the 4,096 x
+#: 4,096 pairs of one row on 26 labels are estimated at 1.96 s (measured
+#: 1.52-2.04 s) and refused from 27 labels on (1.75-2.59 s).
+PAIR_SECONDS = 92e-9
 PAIR_ROW_SECONDS = 25e-9
 
-#: Above this many labels spanned by the focal sets the costs of a pair grow
-#: with the labels (more distinct results, scattered sums): the estimate is
-#: multiplied by ``labels / PAIR_COST_LABELS``.  Two sources of 4,096 random
-#: focal sets took 99-107 ns a pair on 25-26 labels, 121-177 ns on 27-32,
-#: 197-268 ns on 48-64 (2-core x86_64 at load averages 2.7-8, 2026-11-29).
-PAIR_COST_LABELS = 32
+#: Above this many labels spanned by the focal sets a pair costs more (more
+#: distinct results, scattered sums): the estimate is multiplied by
+#: ``min(labels, PAIR_COST_MAX_LABELS) / PAIR_COST_LABELS``.  Measured a pair
+#: with one row: 105-139 ns on 27 labels, 104-154 on 28, 125-152 on 32,
+#: 169-249 on 48, 194-207 on 64 (estimated 122, 126, 144, 216, 216 ns).
+PAIR_COST_LABELS = 26
+PAIR_COST_MAX_LABELS = 48
 
 #: CPU seconds the dense route of a combination costs per subset, label,
 #: combination of the batch and transform (one per source and the inverse):
 #: the focal sets scattered to ``2**n`` arrays, the fast Moebius transforms
 #: (``n 2**(n-1)`` butterflies each), the product and the gather back to
 #: focal sets.  Two sources of Dempster's or the disjunctive rule took
-#: 23-82 ns a subset and combination on 20-26 labels (0.8-1.2 ns a subset,
-#: label and transform; 2-core x86_64, numba 0.68, 2026-11-29); the estimate
-#: uses 1.2 ns, so it errs long.
-DENSE_SECONDS = 1.2e-9
+#: 0.8-1.2 ns a subset, label and transform on 20-26 labels at load average
+#: 1.4, and up to 2.2 ns at load 6-8 (memory-bound: 0.8-2.6 s on 24 labels;
+#: 2-core x86_64, numba 0.68, 2026-11-29).  The estimate uses 1.7 ns: one row
+#: of 24 labels is estimated at 2.05 s, two of 23 at 0.98 s, ten of 20 at 1.07 s.
+DENSE_SECONDS = 1.7e-9
 
 #: Cost of the dense route of a rule relative to the conjunctive one (log
 #: weights of the cautious and bold rules, the pairwise fold of Dubois and
@@ -121,6 +127,11 @@ DENSE_SWITCH_MAX_LABELS = 26
 MAX_PAIRWISE_SECONDS = 2.0
 
 
+def _pair_width(labels):
+    """The factor of the pairs' estimate for focal sets spanning ``labels`` labels."""
+    return max(1.0, min(int(labels), PAIR_COST_MAX_LABELS) / PAIR_COST_LABELS)
+
+
 def pairs_seconds(sizes, rows, labels=0):
     """Estimated CPU seconds of the fold of :func:`pairwise` over sources of ``sizes`` focal sets.
 
@@ -129,7 +140,7 @@ def pairs_seconds(sizes, rows, labels=0):
     labels the focal sets span (see :data:`PAIR_COST_LABELS`).
     """
     total = 0.0
-    width = max(1.0, int(labels) / PAIR_COST_LABELS)
+    width = _pair_width(labels)
     largest = float(sizes[0]) if len(sizes) else 0.0
     for size in sizes[1:]:
         total += largest * float(size) * (PAIR_SECONDS + max(int(rows), 1) * PAIR_ROW_SECONDS) * width
@@ -240,8 +251,8 @@ def pairwise(f1, m1, f2, m2, op, *, normalize=False, exponents=None, max_bytes=N
         When the result would need more than ``max_bytes`` (default
         :data:`dstk.core._dense.MAX_DENSE_BYTES`), before allocating it; or
         when the estimated CPU time (``PAIR_SECONDS`` a pair plus
-        ``PAIR_ROW_SECONDS`` a pair and combination, times the labels
-        spanned over :data:`PAIR_COST_LABELS` when more) exceeds
+        ``PAIR_ROW_SECONDS`` a pair and combination, times the factor of
+        :data:`PAIR_COST_LABELS`) exceeds
         :data:`MAX_PAIRWISE_SECONDS`, before starting.
     """
     from .._kernels.combination import focal_set_pairs, pair_accumulate, pair_dempster_extended, pair_products
@@ -263,7 +274,7 @@ def pairwise(f1, m1, f2, m2, op, *, normalize=False, exponents=None, max_bytes=N
         rows, f2.size
     )
     union = int(np.bitwise_or.reduce(np.concatenate([f1, f2]))) if n_pairs else 0
-    width = max(1.0, bin(union).count("1") / PAIR_COST_LABELS)
+    width = _pair_width(bin(union).count("1"))
     estimate = n_pairs * (PAIR_SECONDS + rows * PAIR_ROW_SECONDS) * width
     if estimate > MAX_PAIRWISE_SECONDS:
         _raise_too_slow(rows, f1.size, f2.size, estimate)
