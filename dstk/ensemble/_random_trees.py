@@ -109,8 +109,14 @@ def _fit_inverse_temperature(scores, y):
     that rank every training sample's class first would make the likelihood
     grow without bound in a.  Frequency weights enter through repeated
     samples (``fit`` repeats them).
+
+    The log-likelihood is concave in a, so its maximiser is the root of its
+    derivative (a = 0 when the derivative at 0 is not positive), found by
+    Brent's method to a few units in the last place: the fitted scale, and
+    so every calibrated probability, does not depend on the rounding of the
+    sums (e.g. the machine's BLAS or SIMD width) beyond that.
     """
-    from dstk.evidence import LikelihoodBeliefFunction
+    from scipy import optimize
 
     if scores.ndim == 1:
         n_positive = float(np.sum(y == 1))
@@ -119,10 +125,10 @@ def _fit_inverse_temperature(scores, y):
         scale = float(np.max(np.abs(scores))) if scores.size else 0.0
         if scale == 0.0:
             return 1.0  # every score neutral: every probability is 1/2 whatever a
+        scaled = scores / scale
 
-        def log_likelihood(a):
-            eta = (a / scale) * scores
-            return -float(np.sum(targets * np.logaddexp(0.0, -eta) + (1 - targets) * np.logaddexp(0.0, eta)))
+        def slope(a):
+            return float(np.sum((targets - special.expit(a * scaled)) * scaled))
 
     else:
         # the scores relative to each sample's largest (softmax is shift-invariant): all <= 0
@@ -131,15 +137,19 @@ def _fit_inverse_temperature(scores, y):
         if scale == 0.0:
             return 1.0  # every score neutral: every probability is 1/K whatever a
         relative /= scale
-        targets = _smoothed_targets(y, scores.shape[1])
+        target_term = float(np.sum(_smoothed_targets(y, scores.shape[1]) * relative))
 
-        def log_likelihood(a):
-            return float(
-                np.sum(a * np.sum(targets * relative, axis=1) - special.logsumexp(a * relative, axis=1))
-            )
+        def slope(a):
+            return target_term - float(np.sum(special.softmax(a * relative, axis=1) * relative))
 
-    belief = LikelihoodBeliefFunction(log_likelihood, initial=1.0, bounds=(0.0, None), concave=True)
-    return float(belief.mle_[0]) / scale
+    if not slope(0.0) > 0:
+        return 0.0  # the likelihood decreases from a = 0: the scores carry no usable ranking
+    upper = 1.0
+    while slope(upper) > 0:  # the smoothed targets make the slope negative for large a
+        upper *= 2.0
+    lower = upper / 2.0 if upper > 1.0 else 0.0
+    root = optimize.brentq(slope, lower, upper, xtol=1e-15 * upper, rtol=4 * np.finfo(np.float64).eps)
+    return float(root) / scale
 
 
 # fitted ensemble -> its routing arrays (derived from ``_forest``, built at the first prediction)

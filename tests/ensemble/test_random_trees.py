@@ -967,3 +967,57 @@ def test_concatenated_default_forests_average_their_leaves(three_gaussian_classe
     counts = np.concatenate([part.leaf_counts(X[200:]) for part in parts], axis=1).astype(float)
     expected = (counts / counts.sum(axis=-1, keepdims=True)).mean(axis=1)
     np.testing.assert_allclose(proba, expected, rtol=1e-12)
+
+
+@pytest.mark.parametrize("n_classes", [2, 3, 5])
+def test_inverse_temperature_is_the_likelihood_maximiser_to_machine_precision(n_classes):
+    """The fitted a is where the derivative of the smoothed-target log-likelihood changes sign, to a few
+    units in the last place: the derivative, evaluated in 50-digit arithmetic (mpmath), is positive just
+    below a and negative just above it (so the probabilities do not depend on the machine's rounding)."""
+    import mpmath
+
+    rng = np.random.default_rng(n_classes)
+    y = rng.integers(0, n_classes, 200)
+    if n_classes == 2:
+        scores = 1.5 * (2 * y - 1) + rng.normal(0, 2, 200)
+        n_positive, n_negative = int(np.sum(y == 1)), int(np.sum(y == 0))
+        targets = [
+            mpmath.mpf(n_positive + 1) / (n_positive + 2) if label else mpmath.mpf(1) / (n_negative + 2)
+            for label in y
+        ]
+
+        def slope(a):
+            return sum(
+                (t - 1 / (1 + mpmath.exp(-a * mpmath.mpf(s)))) * mpmath.mpf(s)
+                for t, s in zip(targets, scores)
+            )
+
+    else:
+        scores = rng.normal(0, 2, (200, n_classes))
+        scores[np.arange(200), y] += 2.0
+        targets = _random_trees._smoothed_targets(y, n_classes)
+
+        def slope(a):
+            total = mpmath.mpf(0)
+            for row, target in zip(scores, targets):
+                weights = [mpmath.exp(a * mpmath.mpf(s)) for s in row]
+                norm = sum(weights)
+                total += sum(
+                    (mpmath.mpf(t) - w / norm) * mpmath.mpf(s) for t, w, s in zip(target, weights, row)
+                )
+            return total
+
+    a = _random_trees._fit_inverse_temperature(scores, y)
+    with mpmath.workdps(50):
+        assert (
+            slope(mpmath.mpf(a) * (1 - mpmath.mpf(1e-13)))
+            > 0
+            > slope(mpmath.mpf(a) * (1 + mpmath.mpf(1e-13)))
+        )
+
+
+def test_inverse_temperature_is_zero_for_scores_ranked_the_wrong_way():
+    """Scores anti-correlated with the labels: the likelihood decreases from a = 0, whose probabilities are 1/2."""
+    y = np.array([0, 0, 0, 1, 1, 1])
+    scores = np.array([3.0, 2.0, 1.0, -1.0, -2.0, -3.0])
+    assert _random_trees._fit_inverse_temperature(scores, y) == 0.0
