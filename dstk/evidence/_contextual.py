@@ -27,6 +27,18 @@ __all__ = [
 _TINY = 1e-300
 #: L-BFGS-B iterations of :func:`log_loss_contextual_rates` before its Newton iterations
 _FIRST_ITERATIONS = 20
+#: Largest work ``S n K (M + 1)`` of a fit of :func:`log_loss_contextual_rates` that runs the criterion
+#: in numpy while its kernels are neither compiled nor cached: the (S, M, n) and (S, n, K) temporaries
+#: stay within a few megabytes.  Measured on one core (2026-11-29): numpy 0.2-0.3 ms per first-order
+#: evaluation against the kernel's 0.15-0.4 ms for 2-5 sources, 130-140 samples, 2 classes and 16
+#: failure points (the demo's fits), 2.5 against 4.8 ms at 5 sources, 1000 samples, 5 classes; the
+#: two kernels compile in about 5 s of CPU.
+NUMPY_MAX_WORK = 1 << 20
+#: Work of the numpy criterion a process runs in all, per unit of
+#: :data:`dstk._kernels._jit.INTERPRETED_BUDGET` (50 x 2**22 = 2.1 x 10**8, about 2-3 s at
+#: 10-15 ns per unit): then the kernels are compiled, and later processes load them from the cache.
+NUMPY_BUDGET_WORK = 1 << 22
+_numpy_work = [0]  # work of the numpy criterion run in this process
 
 
 def separate_contextual_rates(
@@ -233,47 +245,60 @@ def log_loss_contextual_rates(
         else np.clip(start, min_rate, 1.0)
     )
     size = float(n_sources * n_classes)
-    no_blocks = np.zeros((0, n_sources, n_sources))
-    no_probabilities, no_failure_probabilities = np.zeros((0, n_classes)), np.zeros((0, 0, 0, n_classes))
+    ridge = 2.0 * penalty / size
+    work = n_sources * n * n_classes * (points.shape[1] + 1)
+    in_numpy = _criterion_in_numpy(work)
 
-    def evaluate(flat, blocks, probabilities, failure_probabilities):
-        """Loss and gradient; the Hessian's blocks and the probabilities go to the arrays given."""
+    def evaluate(flat, hessian):
+        """Loss, gradient and, with ``hessian``, the Hessian's diagonal blocks and its product with vectors
+        (valid until the next call)."""
         rates = np.ascontiguousarray(flat.reshape(n_sources, n_classes))
         stand_in = np.maximum(points + rates[:, None, :] * point_doubt, _TINY)
+        stand_in_ratio = point_doubt / stand_in
         gradient = np.zeros((n_sources, n_classes))
-        loss = failure_log_loss(
-            contours, labels, rates, main_weights, point_weights, stand_in, np.log(stand_in),
-            point_doubt / stand_in, gradient, blocks, probabilities, failure_probabilities,
-        )  # fmt: skip
+        blocks = np.zeros((n_classes if hessian else 0, n_sources, n_sources))
+        if in_numpy:
+            _numpy_work[0] += work
+            loss, kept = _failure_log_loss_numpy(
+                contours, labels, rates, main_weights, point_weights, stand_in, np.log(stand_in),
+                stand_in_ratio, gradient, blocks,
+            )  # fmt: skip
+        else:
+            probabilities = np.empty((n if hessian else 0, n_classes))
+            failure_probabilities = np.empty(
+                (n_sources, points.shape[1], n, n_classes) if hessian else (0, 0, 0, n_classes)
+            )
+            loss = failure_log_loss(
+                contours, labels, rates, main_weights, point_weights, stand_in, np.log(stand_in),
+                stand_in_ratio, gradient, blocks, probabilities, failure_probabilities,
+            )  # fmt: skip
         loss = loss / total + penalty * float((rates**2).sum()) / size
         gradient = gradient / total + 2.0 * penalty * rates / size
-        return loss, gradient.ravel()
-
-    def objective(flat):
-        return evaluate(flat, no_blocks, no_probabilities, no_failure_probabilities)
-
-    blocks = np.zeros((n_classes, n_sources, n_sources))
-    probabilities = np.zeros((n, n_classes))
-    failure_probabilities = np.zeros((n_sources, points.shape[1], n, n_classes))
-    ridge = 2.0 * penalty / size
-
-    def second_order(flat):
-        """Loss, gradient, the Hessian's diagonal blocks and its product with vectors (valid until the
-        next call)."""
-        blocks[:] = 0.0
-        loss, gradient = evaluate(flat, blocks, probabilities, failure_probabilities)
-        rates = np.ascontiguousarray(flat.reshape(n_sources, n_classes))
-        stand_in_ratio = point_doubt / np.maximum(points + rates[:, None, :] * point_doubt, _TINY)
+        if not hessian:
+            return loss, gradient.ravel()
 
         def hessian_product(vector):
             product = np.zeros((n_sources, n_classes))
-            failure_hessian_product(
-                contours, labels, rates, main_weights, point_weights, stand_in_ratio, probabilities,
-                failure_probabilities, np.ascontiguousarray(vector.reshape(n_sources, n_classes)), product,
-            )  # fmt: skip
+            matrix = np.ascontiguousarray(vector.reshape(n_sources, n_classes))
+            if in_numpy:
+                _numpy_work[0] += work
+                _failure_hessian_product_numpy(
+                    labels, main_weights, point_weights, stand_in, stand_in_ratio, kept, matrix, product
+                )
+            else:
+                failure_hessian_product(
+                    contours, labels, rates, main_weights, point_weights, stand_in_ratio, probabilities,
+                    failure_probabilities, matrix, product,
+                )  # fmt: skip
             return product.ravel() / total + ridge * vector
 
-        return loss, gradient, blocks / total + ridge * np.eye(n_sources), hessian_product
+        return loss, gradient.ravel(), blocks / total + ridge * np.eye(n_sources), hessian_product
+
+    def objective(flat):
+        return evaluate(flat, False)
+
+    def second_order(flat):
+        return evaluate(flat, True)
 
     bounds = [(min_rate, 1.0)] * x0.size
     # the first L-BFGS-B iterations pick the local minimum (the criterion is not convex), Newton gets
@@ -289,6 +314,25 @@ def log_loss_contextual_rates(
     x = _projected_newton(objective, second_order, first.x, min_rate, n_sources, n_classes)
     result = optimize.minimize(objective, x, jac=True, method="L-BFGS-B", bounds=bounds)
     return result.x.reshape(n_sources, n_classes)
+
+
+def _criterion_in_numpy(work: int) -> bool:
+    """Whether a fit of ``work`` runs the criterion in numpy (:func:`_failure_log_loss_numpy`).
+
+    True while the kernels of the criterion are neither compiled in this process nor cached, for fits
+    of at most :data:`NUMPY_MAX_WORK` within the process's budget (:data:`NUMPY_BUDGET_WORK`): a cold
+    start then compiles nothing for the small fits (the demo's), while large fits and programs that
+    keep fitting compile the kernels.  Within :func:`dstk._kernels._jit.every_kernel_compiled` (what
+    ``python -m dstk compile`` runs) the kernels are used, so they are compiled into the cache.
+    """
+    from .._kernels import _jit
+    from .._kernels.contextual import failure_hessian_product, failure_log_loss
+
+    if work > NUMPY_MAX_WORK or _numpy_work[0] + work > _jit.INTERPRETED_BUDGET * NUMPY_BUDGET_WORK:
+        return False
+    return not (
+        _jit._compiled_or_cached(failure_log_loss) and _jit._compiled_or_cached(failure_hessian_product)
+    )
 
 
 def _projected_newton(
@@ -390,3 +434,163 @@ def _projected_newton(
         if decrease <= relative_decrease:
             break
     return x
+
+
+# ---------------------------------------------------------------- the criterion in numpy (cold starts)
+
+
+def _transposed(array: np.ndarray) -> np.ndarray:
+    """``array`` (B, r, c) as (B, c, r)."""
+    return array.transpose(0, 2, 1)
+
+
+def _failure_log_loss_numpy(
+    contours: np.ndarray,
+    labels: np.ndarray,
+    rates: np.ndarray,
+    main_weights: np.ndarray,
+    point_weights: np.ndarray,
+    stand_in: np.ndarray,
+    stand_in_log: np.ndarray,
+    stand_in_ratio: np.ndarray,
+    gradient: np.ndarray,
+    curvature: np.ndarray,
+) -> tuple[float, tuple[np.ndarray, ...]]:
+    """:func:`dstk._kernels.contextual.failure_log_loss` in numpy, for the small fits of a cold start.
+
+    Same arguments (but the kept probabilities) and formulas; returns the loss and what
+    :func:`_failure_hessian_product_numpy` needs at these rates.  Every sample at once: the failure
+    terms' probabilities ``P_fmik = R_fik c'_fmk / z_fmi`` are never formed, their sums over the failure
+    points ``m`` or the samples ``i`` are products of (S, M, n) and (S, n, K) matrices.  The sums are
+    in another order than the kernel's, so the results agree with it to rounding, not bit for bit.
+    """
+    n_sources, n, n_classes = contours.shape
+    n_points = stand_in.shape[1]
+    rows = np.arange(n)
+    index = np.arange(n_sources)
+    indicators = (labels[:, None] == np.arange(n_classes)).astype(np.float64)  # (n, K)
+    doubt = 1.0 - contours
+    discounted = np.maximum(contours + rates[:, None, :] * doubt, _TINY)
+    log_discounted = np.log(discounted)  # (S, n, K)
+    ratio = doubt / discounted  # g_sik
+    total = log_discounted.sum(axis=0)  # (n, K)
+    top = total.max(axis=1)
+    spread = np.exp(total - top[:, None])
+    normaliser = spread.sum(axis=1)
+    loss = -float(main_weights @ (total[rows, labels] - top - np.log(normaliser)))
+    p = spread / normaliser[:, None]  # (n, K)
+    labelled = main_weights[:, None] * indicators
+    wp = main_weights[:, None] * p
+    gradient += ((wp - labelled)[None] * ratio).sum(axis=1)
+    hessian = curvature.shape[0] > 0
+    squared_ratio = ratio * ratio
+    if hessian:
+        curvature += np.einsum("sik,tik->kst", ratio * (wp * (1.0 - p))[None], ratio)
+        curvature[:, index, index] -= ((wp - labelled)[None] * squared_ratio).sum(axis=1).T
+    if n_points == 0:
+        return loss, (p, ratio)
+    # the failure of source f with point m: P_fmik = R_fik c'_fmk / z_fmi
+    others = total[None] - log_discounted  # (S, n, K)
+    others_top = others.max(axis=2)
+    scaled = np.exp(others - others_top[:, :, None])  # R, at most 1
+    z = np.maximum(np.matmul(stand_in, _transposed(scaled)), _TINY)  # (S, M, n)
+    inverse = 1.0 / z
+    v = point_weights
+    loss -= float(
+        v @ (n_points * (others[:, rows, labels] - others_top).sum(axis=0) - np.log(z).sum(axis=(0, 1)))
+        + v @ stand_in_log[:, :, labels].sum(axis=(0, 1))
+    )
+    class_weights = v @ indicators  # (K,) the weight of each class
+    weighted = v * inverse  # v / z (S, M, n)
+    point_ratio = stand_in * stand_in_ratio  # c' g (S, M, K)
+    # the failed source f: sum_{m,i} v P_fmik g_fmk - delta_ky sum_m v g_fmy
+    gradient += (np.matmul(weighted, scaled) * point_ratio).sum(axis=1)
+    gradient -= stand_in_ratio.sum(axis=1) * class_weights
+    # another source s: sum over f != s of sum_i (sum_m v P_fmik - delta_ky M v) g_sik
+    share = scaled * np.matmul(_transposed(weighted), stand_in)  # (S, n, K): sum_m v P_fmik
+    share_others = share.sum(axis=0)[None] - share
+    gradient += (share_others * ratio).sum(axis=1)
+    labelled_points = v[:, None] * indicators
+    gradient -= (n_sources - 1) * n_points * (labelled_points[None] * ratio).sum(axis=1)
+    if not hessian:
+        return loss, (p, ratio, scaled, inverse)
+    scaled_squared = scaled * scaled
+    weighted_squared = weighted * inverse  # v / z^2
+    # the failed source: -sum v P^2 g_fm^2 + delta_ky sum_m v g_fmy^2
+    curvature[:, index, index] += (
+        (stand_in_ratio**2).sum(axis=1) * class_weights
+        - (np.matmul(weighted_squared, scaled_squared) * point_ratio**2).sum(axis=1)
+    ).T
+    # the failed source with another: sum_{m,i} v P (1 - P) g_fmk g_sik
+    mixed = scaled * np.matmul(_transposed(weighted), point_ratio) - scaled_squared * np.matmul(
+        _transposed(weighted_squared), stand_in * point_ratio
+    )  # (S, n, K)
+    cross = np.einsum("fik,sik->ksf", mixed, ratio)
+    cross[:, index, index] = 0.0
+    curvature += cross + cross.transpose(0, 2, 1)
+    # two other sources s != t: sum over f not in {s, t} of sum v P (1 - P) g_s g_t
+    squared = scaled_squared * np.matmul(_transposed(weighted_squared), stand_in**2)  # sum_m v P^2
+    spare = share - squared  # (S, n, K)
+    pairs = np.einsum("sik,tik->kst", ratio * spare.sum(axis=0)[None], ratio)
+    own = np.einsum("sik,tik->kst", ratio * spare, ratio)
+    pairs -= own + own.transpose(0, 2, 1)
+    pairs[:, index, index] = 0.0
+    curvature += pairs
+    # one other source s: sum over f != s of sum v (delta_ky - P^2) g_s^2
+    squared_others = squared.sum(axis=0)[None] - squared
+    curvature[:, index, index] += (
+        (((n_sources - 1) * n_points * labelled_points[None] - squared_others) * squared_ratio).sum(axis=1).T
+    )
+    return loss, (p, ratio, scaled, inverse)
+
+
+def _failure_hessian_product_numpy(
+    labels: np.ndarray,
+    main_weights: np.ndarray,
+    point_weights: np.ndarray,
+    stand_in: np.ndarray,
+    stand_in_ratio: np.ndarray,
+    kept: tuple[np.ndarray, ...],
+    vector: np.ndarray,
+    product: np.ndarray,
+) -> None:
+    """:func:`dstk._kernels.contextual.failure_hessian_product` in numpy, from what
+    :func:`_failure_log_loss_numpy` kept at the same rates (``kept``)."""
+    p, ratio = kept[0], kept[1]
+    n_sources, _, n_classes = ratio.shape
+    n_points = stand_in.shape[1]
+    indicators = (labels[:, None] == np.arange(n_classes)).astype(np.float64)
+    squared_ratio = ratio * ratio
+    gv = ratio * vector[:, None, :]  # g_sik v_sk
+    projection = gv.sum(axis=0)  # (n, K)
+    # the no-failure term: H = D - u u^T, u_sk = P_k g_sk, D block diagonal
+    dot = (p * projection).sum(axis=1)
+    wp = main_weights[:, None] * p
+    product += (wp[None] * ratio * (projection[None] - gv - dot[None, :, None])).sum(axis=1)
+    product += ((main_weights[:, None] * indicators)[None] * squared_ratio).sum(axis=1) * vector
+    if n_points == 0:
+        return
+    scaled, inverse = kept[2], kept[3]  # R (S, n, K), 1 / z (S, M, n)
+    point_ratio = stand_in * stand_in_ratio  # c' g
+    others = projection[None] - gv  # (S, n, K): the sources but the failed one
+    # u_m . v = sum_k P_fmik (others_fik + g_fmk v_fk)
+    dot_m = inverse * (
+        np.matmul(stand_in, _transposed(scaled * others))
+        + np.matmul(point_ratio * vector[:, None, :], _transposed(scaled))
+    )  # (S, M, n)
+    transposed_inverse = _transposed(inverse)
+    share = scaled * np.matmul(transposed_inverse, stand_in)  # sum_m P_fmik
+    share_ratio = scaled * np.matmul(transposed_inverse, point_ratio)  # sum_m P_fmik g_fmk
+    dotted = _transposed(inverse * dot_m)
+    share_dot = scaled * np.matmul(dotted, stand_in)  # sum_m P_fmik (u_m . v)
+    share_ratio_dot = scaled * np.matmul(dotted, point_ratio)
+    v = point_weights[:, None]
+    # the failed source
+    product += (v[None] * (others * share_ratio - share_ratio_dot)).sum(axis=1)
+    product += (stand_in_ratio**2).sum(axis=1) * (point_weights @ indicators) * vector
+    # another source s: the sum over f != s
+    h = share * others + share_ratio * vector[:, None, :] - share_dot  # (S, n, K)
+    h_others = h.sum(axis=0)[None] - h
+    share_others = share.sum(axis=0)[None] - share
+    product += (v[None] * ratio * (h_others - share_others * gv)).sum(axis=1)
+    product += (n_sources - 1) * n_points * ((v * indicators)[None] * squared_ratio).sum(axis=1) * vector
