@@ -259,10 +259,11 @@ def log_loss_contextual_rates(
         blocks = np.zeros((n_classes if hessian else 0, n_sources, n_sources))
         if in_numpy:
             _numpy_work[0] += work
-            loss, kept = _failure_log_loss_numpy(
-                contours, labels, rates, main_weights, point_weights, stand_in, np.log(stand_in),
-                stand_in_ratio, gradient, blocks,
-            )  # fmt: skip
+            with np.errstate(all="ignore"):  # as the kernel: overflow to inf, no warning
+                loss, kept = _failure_log_loss_numpy(
+                    contours, labels, rates, main_weights, point_weights, stand_in, np.log(stand_in),
+                    stand_in_ratio, gradient, blocks,
+                )  # fmt: skip
         else:
             probabilities = np.empty((n if hessian else 0, n_classes))
             failure_probabilities = np.empty(
@@ -282,9 +283,10 @@ def log_loss_contextual_rates(
             matrix = np.ascontiguousarray(vector.reshape(n_sources, n_classes))
             if in_numpy:
                 _numpy_work[0] += work
-                _failure_hessian_product_numpy(
-                    labels, main_weights, point_weights, stand_in, stand_in_ratio, kept, matrix, product
-                )
+                with np.errstate(all="ignore"):
+                    _failure_hessian_product_numpy(
+                        labels, main_weights, point_weights, stand_in, stand_in_ratio, kept, matrix, product
+                    )
             else:
                 failure_hessian_product(
                     contours, labels, rates, main_weights, point_weights, stand_in_ratio, probabilities,
