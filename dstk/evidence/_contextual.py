@@ -198,7 +198,10 @@ def log_loss_contextual_rates(
     each), whatever the sample.  The failure terms are computed in closed form, sample by sample, from
     the product ``R_s`` of the other sources' discounted contours: the failure of ``s`` with point ``c``
     gives ``P_i(k) = R_sik c'_k / sum_l R_sil c'_l`` with ``c' = c + alpha_s (1 - c)``
-    (:func:`dstk._kernels.contextual.failure_log_loss`), without copies of the outputs.
+    (:func:`dstk._kernels.contextual.failure_log_loss`), without copies of the outputs.  While those
+    kernels are neither compiled nor cached, small fits (:data:`NUMPY_MAX_WORK`, within a budget per
+    process) compute the same criterion in numpy instead (:func:`_failure_log_loss_numpy`): a cold start
+    compiles nothing for them, and the rates are the same optimum to rounding.
 
     Parameters
     ----------
