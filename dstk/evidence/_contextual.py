@@ -251,6 +251,8 @@ def log_loss_contextual_rates(
     ridge = 2.0 * penalty / size
     work = n_sources * n * n_classes * (points.shape[1] + 1)
     in_numpy = _criterion_in_numpy(work)
+    kept_arrays: list[np.ndarray] = []
+    no_kept = (np.zeros((0, n_classes)), np.zeros((0, 0, 0, n_classes)))
 
     def evaluate(flat, hessian):
         """Loss, gradient and, with ``hessian``, the Hessian's diagonal blocks and its product with vectors
@@ -268,10 +270,12 @@ def log_loss_contextual_rates(
                     stand_in_ratio, gradient, blocks,
                 )  # fmt: skip
         else:
-            probabilities = np.empty((n if hessian else 0, n_classes))
-            failure_probabilities = np.empty(
-                (n_sources, points.shape[1], n, n_classes) if hessian else (0, 0, 0, n_classes)
-            )
+            # the kept probabilities: allocated once per fit (pages written once, not at every call)
+            if hessian and not kept_arrays:
+                kept_arrays.extend(
+                    (np.empty((n, n_classes)), np.empty((n_sources, points.shape[1], n, n_classes)))
+                )
+            probabilities, failure_probabilities = kept_arrays if hessian else no_kept
             loss = failure_log_loss(
                 contours, labels, rates, main_weights, point_weights, stand_in, np.log(stand_in),
                 stand_in_ratio, gradient, blocks, probabilities, failure_probabilities,
