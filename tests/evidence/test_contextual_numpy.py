@@ -159,3 +159,24 @@ def test_a_fit_in_numpy_counts_its_work(monkeypatch):
         contours, rng.integers(0, 2, 50), failure_points=contours[:, :3], contamination=0.1
     )
     assert contextual._numpy_work[0] >= 2 * 50 * 2 * 4
+
+
+def test_within_every_kernel_compiled_a_small_fit_calls_the_kernels(monkeypatch):
+    """What ``python -m dstk compile`` relies on to write the kernels of the fusion's rates to the cache."""
+    import dstk._kernels.contextual as kernels
+
+    calls = []
+    for name in ("failure_log_loss", "failure_hessian_product"):
+        kernel = getattr(kernels, name)
+        monkeypatch.setattr(
+            kernels, name, lambda *args, kernel=kernel, name=name: calls.append(name) or kernel(*args)
+        )
+    rng = np.random.default_rng(1)
+    labels = rng.integers(0, 3, 300)
+    logits = 2.0 * rng.normal(size=(3, 300, 3)) + 2.0 * np.eye(3)[labels]
+    contours = np.exp(logits) / np.exp(logits).max(axis=2, keepdims=True)
+    with every_kernel_compiled():  # (a problem whose fit takes Newton steps)
+        log_loss_contextual_rates(
+            contours, labels, min_rate=0.01, failure_points=contours[:, :4], contamination=0.1
+        )
+    assert {"failure_log_loss", "failure_hessian_product"} <= set(calls)
