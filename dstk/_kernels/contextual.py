@@ -78,7 +78,10 @@ def _no_failure_term(
     return loss
 
 
-@njit(cache=True)
+# cold_alternative_work: work S n K (M + 1) a process runs in numpy (dstk.evidence._contextual) per
+# unit of the default budget while the kernel is neither compiled nor cached: 50 x 2**22, about
+# 2-3 s at 10-15 ns a unit, about half the 5 s of CPU the two kernels take to compile.
+@njit(cache=True, cold_alternative_work=1 << 22)
 def failure_log_loss(
     contours,
     labels,
@@ -229,7 +232,7 @@ def failure_log_loss(
     return loss
 
 
-@njit(cache=True)
+@njit(cache=True, budget_of=failure_log_loss)
 def failure_hessian_product(
     contours,
     labels,

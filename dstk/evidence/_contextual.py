@@ -34,11 +34,6 @@ _FIRST_ITERATIONS = 20
 #: failure points (the demo's fits), 2.5 against 4.8 ms at 5 sources, 1000 samples, 5 classes; the
 #: two kernels compile in about 5 s of CPU.
 NUMPY_MAX_WORK = 1 << 20
-#: Work of the numpy criterion a process runs in all, per unit of
-#: :data:`dstk._kernels._jit.INTERPRETED_BUDGET` (50 x 2**22 = 2.1 x 10**8, about 2-3 s at
-#: 10-15 ns per unit): then the kernels are compiled, and later processes load them from the cache.
-NUMPY_BUDGET_WORK = 1 << 22
-_numpy_work = [0]  # work of the numpy criterion run in this process
 
 
 def separate_contextual_rates(
@@ -199,8 +194,8 @@ def log_loss_contextual_rates(
     the product ``R_s`` of the other sources' discounted contours: the failure of ``s`` with point ``c``
     gives ``P_i(k) = R_sik c'_k / sum_l R_sil c'_l`` with ``c' = c + alpha_s (1 - c)``
     (:func:`dstk._kernels.contextual.failure_log_loss`), without copies of the outputs.  While those
-    kernels are neither compiled nor cached, small fits (:data:`NUMPY_MAX_WORK`, within a budget per
-    process) compute the same criterion in numpy instead (:func:`_failure_log_loss_numpy`): a cold start
+    kernels are neither compiled nor cached, small fits (:data:`NUMPY_MAX_WORK`, within the kernels'
+    cold-start budget) compute the same criterion in numpy instead (:func:`_failure_log_loss_numpy`): a cold start
     compiles nothing for them, and the rates are the same optimum to rounding.
 
     Parameters
@@ -263,7 +258,7 @@ def log_loss_contextual_rates(
         gradient = np.zeros((n_sources, n_classes))
         blocks = np.zeros((n_classes if hessian else 0, n_sources, n_sources))
         if in_numpy:
-            _numpy_work[0] += work
+            _charge_numpy(work)
             with np.errstate(all="ignore"):  # as the kernel: overflow to inf, no warning
                 loss, kept = _failure_log_loss_numpy(
                     contours, labels, rates, main_weights, point_weights, stand_in, np.log(stand_in),
@@ -289,7 +284,7 @@ def log_loss_contextual_rates(
             product = np.zeros((n_sources, n_classes))
             matrix = np.ascontiguousarray(vector.reshape(n_sources, n_classes))
             if in_numpy:
-                _numpy_work[0] += work
+                _charge_numpy(work)
                 with np.errstate(all="ignore"):
                     _failure_hessian_product_numpy(
                         labels, main_weights, point_weights, stand_in, stand_in_ratio, kept, matrix, product
@@ -328,20 +323,27 @@ def log_loss_contextual_rates(
 def _criterion_in_numpy(work: int) -> bool:
     """Whether a fit of ``work`` runs the criterion in numpy (:func:`_failure_log_loss_numpy`).
 
-    True while the kernels of the criterion are neither compiled in this process nor cached, for fits
-    of at most :data:`NUMPY_MAX_WORK` within the process's budget (:data:`NUMPY_BUDGET_WORK`): a cold
-    start then compiles nothing for the small fits (the demo's), while large fits and programs that
-    keep fitting compile the kernels.  Within :func:`dstk._kernels._jit.every_kernel_compiled` (what
-    ``python -m dstk compile`` runs) the kernels are used, so they are compiled into the cache.
+    True for fits of at most :data:`NUMPY_MAX_WORK` while the criterion's kernels are neither compiled
+    in this process nor cached, within the process's cold-start budget of
+    :func:`dstk._kernels.contextual.failure_log_loss` (:func:`dstk._kernels._jit.cold_alternative`,
+    charged by every evaluation of a fit in numpy): a cold start compiles nothing for the small fits
+    (the demo's), while large fits and programs that keep fitting compile the kernels.  Within
+    :func:`dstk._kernels._jit.every_kernel_compiled` (what ``python -m dstk compile`` runs) the kernels
+    are used, so they are compiled into the cache.
     """
-    from .._kernels import _jit
-    from .._kernels.contextual import failure_hessian_product, failure_log_loss
+    from .._kernels._jit import cold_alternative
+    from .._kernels.contextual import failure_hessian_product
 
-    if work > NUMPY_MAX_WORK or _numpy_work[0] + work > _jit.INTERPRETED_BUDGET * NUMPY_BUDGET_WORK:
-        return False
-    return not (
-        _jit._compiled_or_cached(failure_log_loss) and _jit._compiled_or_cached(failure_hessian_product)
-    )
+    # (failure_hessian_product's budget is failure_log_loss's: asking for it checks that it is compiled too)
+    return work <= NUMPY_MAX_WORK and cold_alternative(failure_hessian_product, work)
+
+
+def _charge_numpy(work: int) -> None:
+    """Charge one evaluation in numpy to the budget (a fit that started in numpy stays there)."""
+    from .._kernels._jit import cold_alternative
+    from .._kernels.contextual import failure_log_loss
+
+    cold_alternative(failure_log_loss, work)
 
 
 def _projected_newton(

@@ -136,29 +136,39 @@ def test_fitted_rates_are_the_same_optimum_in_numpy_and_with_the_kernels(seed, m
 
 
 def test_the_numpy_criterion_runs_only_for_small_fits_within_the_budget(monkeypatch):
+    """One cold-start budget (dstk._kernels._jit.cold_alternative), the one of failure_log_loss's decorator."""
     from dstk._kernels import _jit
+    from dstk._kernels.contextual import failure_hessian_product, failure_log_loss
 
-    monkeypatch.setattr(contextual, "_numpy_work", [0])
+    assert failure_hessian_product.budget_of is failure_log_loss
+    account = (failure_log_loss, True)
+    monkeypatch.setattr(_jit, "_interpreted_work", {})
     with every_kernel_compiled():  # python -m dstk compile: the kernels are compiled into the cache
         assert not contextual._criterion_in_numpy(1000)
     monkeypatch.setattr(_jit, "_compiled_or_cached", lambda kernel: True)
     assert not contextual._criterion_in_numpy(1000)
     monkeypatch.setattr(_jit, "_compiled_or_cached", lambda kernel: False)
     assert contextual._criterion_in_numpy(1000)
+    assert _jit._interpreted_work[account] == 1000
     assert not contextual._criterion_in_numpy(contextual.NUMPY_MAX_WORK + 1)
-    monkeypatch.setattr(contextual, "_numpy_work", [_jit.INTERPRETED_BUDGET * contextual.NUMPY_BUDGET_WORK])
+    budget = _jit.INTERPRETED_BUDGET * failure_log_loss.cold_alternative_work
+    _jit._interpreted_work[account] = budget
     assert not contextual._criterion_in_numpy(1000)
 
 
 def test_a_fit_in_numpy_counts_its_work(monkeypatch):
+    from dstk._kernels import _jit
+    from dstk._kernels.contextual import failure_log_loss
+
     monkeypatch.setattr(contextual, "_criterion_in_numpy", lambda work: True)
-    monkeypatch.setattr(contextual, "_numpy_work", [0])
+    monkeypatch.setattr(_jit, "_compiled_or_cached", lambda kernel: False)
+    monkeypatch.setattr(_jit, "_interpreted_work", {})
     rng = np.random.default_rng(0)
     contours = rng.dirichlet(np.ones(2), size=(2, 50))
     log_loss_contextual_rates(
         contours, rng.integers(0, 2, 50), failure_points=contours[:, :3], contamination=0.1
     )
-    assert contextual._numpy_work[0] >= 2 * 50 * 2 * 4
+    assert _jit._interpreted_work[(failure_log_loss, True)] >= 2 * 50 * 2 * 4
 
 
 def test_within_every_kernel_compiled_a_small_fit_calls_the_kernels(monkeypatch):
