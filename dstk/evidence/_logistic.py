@@ -16,6 +16,7 @@ Sign convention of Xu et al. (2016, Eq. 2): tau(s) = 1 / (1 + exp(theta_0 + thet
 
 from __future__ import annotations
 
+import functools
 import math
 import warnings
 
@@ -118,6 +119,52 @@ def _predicted_directions(envelope):
     return int(min(max(points, directions + 1), _GRID_MAX_DIRECTIONS))
 
 
+@functools.lru_cache(maxsize=16)
+def _chebyshev_matrix(n_xi):
+    """The (K, K) matrix M with ``values @ M`` the Chebyshev coefficients of each row (K ascending points).
+
+    The rows of ``values`` hold a function at y_k = -cos(pi k / (K - 1)): the DCT-I of each row divided
+    by K - 1 (halved at degrees 0 and K - 1) with the odd degrees negated (T_k(-y) = (-1)^k T_k(y)).
+    """
+    last = n_xi - 1
+    points = np.arange(n_xi)
+    matrix = np.cos(np.pi * np.outer(points, points) / last) / last
+    matrix[1:-1] *= 2.0  # the interior points count twice in the DCT-I
+    matrix[:, [0, -1]] *= 0.5
+    matrix[:, 1::2] *= -1.0
+    matrix.flags.writeable = False
+    return matrix
+
+
+@functools.lru_cache(maxsize=16)
+def _circle_matrices(directions):
+    """(2 P, P) matrices of the trigonometric coefficients of the directions' rows, by the parity of degree.
+
+    Row r of ``even @ a`` (``odd @ a``) is the coefficient of f_r(phi) (f_0 = 1, f_{2m-1} = cos(m phi),
+    f_{2m} = sin(m phi), f_{2P-1} = cos(P phi)) of the 2 P samples a_0 .. a_{P-1}, (-1)^k a_0 .. (-1)^k
+    a_{P-1} over the circle, for a Chebyshev degree k that is even (odd): only the frequencies m of the
+    parity of k remain (the discrete Fourier transform of the 2 P samples is (1 + (-1)^(m + k)) times
+    that of the first P).
+    """
+    angles = (np.pi / directions) * np.outer(np.arange(directions + 1), np.arange(directions))
+    cosine = np.cos(angles) * (2.0 / directions)
+    sine = np.sin(angles) * (2.0 / directions)
+    full = np.empty((2 * directions, directions))
+    full[0] = 0.5 * cosine[0]
+    full[1:-1:2] = cosine[1:directions]
+    full[2:-1:2] = sine[1:directions]
+    full[-1] = 0.5 * cosine[directions]
+    frequency = np.empty(2 * directions, dtype=np.int64)
+    frequency[0] = 0
+    frequency[1:-1:2] = frequency[2:-1:2] = np.arange(1, directions)
+    frequency[-1] = directions
+    even = np.where((frequency % 2 == 0)[:, None], full, 0.0)
+    odd = np.where((frequency % 2 == 1)[:, None], full, 0.0)
+    even.flags.writeable = False
+    odd.flags.writeable = False
+    return even, odd
+
+
 def _series_coefficients(values):
     """The series of the profile table ``values`` (P directions x K xi points): (per direction, tensor).
 
@@ -126,21 +173,16 @@ def _series_coefficients(values):
     (m = 1 .. P - 1) hold the cosine and sine coefficients of frequency m in phi, row 2 P - 1 the
     cosine of frequency P, each of a Chebyshev series in y.  The rows at phi_j = pi j / P are
     extended to the circle by Q(phi + pi, xi) = Q(phi, -xi) (the same line, e -> -e), i.e. the
-    Chebyshev coefficients of odd degree change sign.
+    Chebyshev coefficients of odd degree change sign; the frequencies of the parity of the degree
+    are then the only ones (discrete transforms as small matrix products: :func:`_chebyshev_matrix`,
+    :func:`_circle_matrices`).
     """
     directions, n_xi = values.shape
-    per_direction = fft.dct(values, type=1, axis=1) / (n_xi - 1)
-    per_direction[:, [0, -1]] *= 0.5
-    # the points ascend (y_k = -cos(pi k / (K - 1))): T_k(-y) = (-1)^k T_k(y)
-    per_direction[:, 1::2] *= -1.0
-    opposite = per_direction.copy()
-    opposite[:, 1::2] *= -1.0
-    spectrum = np.fft.rfft(np.concatenate([per_direction, opposite]), axis=0) / (2 * directions)
+    per_direction = values @ _chebyshev_matrix(n_xi)
+    even, odd = _circle_matrices(directions)
     coefficients = np.empty((2 * directions, n_xi))
-    coefficients[0] = spectrum[0].real
-    coefficients[1:-1:2] = 2.0 * spectrum[1:directions].real
-    coefficients[2:-1:2] = -2.0 * spectrum[1:directions].imag
-    coefficients[-1] = spectrum[directions].real
+    coefficients[:, 0::2] = even @ per_direction[:, 0::2]
+    coefficients[:, 1::2] = odd @ per_direction[:, 1::2]
     return per_direction, coefficients
 
 
