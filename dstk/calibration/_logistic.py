@@ -28,6 +28,8 @@ _INTERPOLATION_TOLERANCE = 1e-8
 _CENTRE_LIMIT = 3.0
 _MIN_DEGREE = 32
 _MAX_DEGREE = 1024
+#: the first degree computed when the masses come from the profile table (``_build_interpolant``)
+_FIRST_DEGREE_WITH_TABLE = 128
 
 
 class LogisticCalibrator(BinaryCalibrator):
@@ -247,24 +249,31 @@ class LogisticCalibrator(BinaryCalibrator):
         while degree <= _MAX_DEGREE:
             degrees.append(degree)
             degree *= 2
+        # with the profile table the masses are cheap (a few microseconds each) and the degree is
+        # almost always 128 or more: the points of degree 128 come in one call, and the degrees below
+        # are judged on their subsets (the same points, bit for bit), so the interpolant is the one
+        # the doublings give; without it each mass costs about 100 line maximisations, computed as needed
+        first = _FIRST_DEGREE_WITH_TABLE if alpha[1] != 0.0 and fit.profile_grid() is not None else _MIN_DEGREE
         values = None
         for degree in progress(degrees, verbose=self.verbose, description="Chebyshev interpolation degrees"):
             if values is None:
-                nodes = np.cos(np.pi * np.arange(degree + 1) / degree)
+                computed = max(degree, first)
+                nodes = np.cos(np.pi * np.arange(computed + 1) / computed)
                 if alpha[1] != 0.0:  # the end points z = +-inf: the closed-form limits
-                    values = np.empty((degree + 1, 2))
+                    values = np.empty((computed + 1, 2))
                     values[1:-1] = self._fit_masses(centre + np.tan(0.5 * np.pi * nodes[1:-1]))[:, 1:3]
                     values[[0, -1]] = fit.limit_masses()[:, 1:3]
                 else:
                     z = np.clip(centre + np.tan(0.5 * np.pi * nodes), -_Z_LIMIT, _Z_LIMIT)
                     values = self._fit_masses(z)[:, 1:3]
-            else:  # the even points are those of the previous degree
+            elif degree > values.shape[0] - 1:  # the even points are those of the previous degree
                 new_nodes = np.cos(np.pi * np.arange(1, degree, 2) / degree)
                 nested = np.empty((degree + 1, 2))
                 nested[::2] = values
                 nested[1::2] = self._fit_masses(centre + np.tan(0.5 * np.pi * new_nodes))[:, 1:3]
                 values = nested
-            coefficients = fft.dct(values, type=1, axis=0) / degree
+            points = values[:: (values.shape[0] - 1) // degree]
+            coefficients = fft.dct(points, type=1, axis=0) / degree
             coefficients[0] *= 0.5
             coefficients[-1] *= 0.5
             tail = np.cumsum(np.max(np.abs(coefficients), axis=1)[::-1])[::-1]  # tail[k] = sum_{j >= k}
