@@ -621,13 +621,17 @@ def logistic_grid_masses(test_scores, coefficients, alpha, cholesky, frame, half
     where the caller checked Q < -25: Q is concave in xi).  The masses are then integrated
     exactly as in :func:`logistic_profile_masses` (the same panels, Gauss rule, stopping rules
     and closed-form tail), with each profile maximisation replaced by the sum of the series.
-    ``out`` (zeros, (N, 4)) is returned; ``series`` (2, K) is a work buffer.
+    ``out`` (zeros, (N, 4)) is returned; ``series`` (5, max(K, 13)) is a work buffer (the
+    direction's series and its derivative, then the Clenshaw recurrence at a panel's 13 points).
     """
     m_size = coefficients.shape[0]
     k_size = coefficients.shape[1]
     nodes = _NODES01
     qweights = _WEIGHTS01
     order = nodes.shape[0]
+    y_nodes = series[2]
+    previous_1 = series[3]
+    previous_2 = series[4]
     for j in range(test_scores.shape[0]):
         z = test_scores[j]
         b0 = cholesky[0, 0] + cholesky[1, 0] * z
@@ -679,19 +683,26 @@ def logistic_grid_masses(test_scores, coefficients, alpha, cholesky, frame, half
             for _ in range(400):
                 end = start + direction * width
                 log_pl = 0.0
+                # Clenshaw's recurrence at the panel's Gauss nodes and its end side by side (independent
+                # chains the compiler vectorises; each node's arithmetic is the same as one at a time)
                 for q in range(order + 1):
                     eta = start + direction * width * nodes[q] if q < order else end
-                    y = (eta - eta_hat) / (sigma * half_width)
+                    y_nodes[q] = (eta - eta_hat) / (sigma * half_width)
+                    previous_1[q] = 0.0
+                    previous_2[q] = 0.0
+                for k in range(k_size - 1, 0, -1):
+                    c = series[0, k]
+                    for q in range(order + 1):
+                        b_0 = c + 2.0 * y_nodes[q] * previous_1[q] - previous_2[q]
+                        previous_2[q] = previous_1[q]
+                        previous_1[q] = b_0
+                for q in range(order + 1):
+                    eta = start + direction * width * nodes[q] if q < order else end
+                    y = y_nodes[q]
                     if y > 1.0 or y < -1.0:
                         log_pl = -math.inf
                     else:
-                        b_1 = 0.0
-                        b_2 = 0.0
-                        for k in range(k_size - 1, 0, -1):
-                            b_0 = series[0, k] + 2.0 * y * b_1 - b_2
-                            b_2 = b_1
-                            b_1 = b_0
-                        log_pl = series[0, 0] + y * b_1 - b_2
+                        log_pl = series[0, 0] + y * previous_1[q] - previous_2[q]
                         if log_pl > 0.0:
                             log_pl = 0.0
                     if q < order:

@@ -25,6 +25,7 @@ from scipy import fft, special
 
 from .._kernels._jit import call_kernel
 from .._kernels.calibration import (
+    GAUSS_LEGENDRE_NODES,
     gauss_compress,
     logistic_grid_masses,
     logistic_profile_grid,
@@ -680,7 +681,7 @@ class ScoreLogistic:
             frame,
             half_width,
             np.zeros((z.shape[0], 4)),
-            np.empty((2, coefficients.shape[1])),
+            np.empty((5, max(coefficients.shape[1], GAUSS_LEGENDRE_NODES.size + 1))),
             work=z.shape[0] * coefficients.size,
         )
 
