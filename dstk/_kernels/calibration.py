@@ -801,10 +801,10 @@ def gauss_compress(sorted_points, point_weights, starts, order):
             # three-term recurrence (discrete Stieltjes procedure); no reorthogonalisation: over
             # these few steps the moments of degree <= 2 order - 1 stay exact to ~1e-13 (tested)
             following = basis[k + 1]
-            np.subtract(u, np.repeat(diagonal[:, k], run_lengths), out=following)
+            np.subtract(u, diagonal[:, k][owner], out=following)
             following *= basis[k]
             if k > 0:
-                following -= np.repeat(off[:, k], run_lengths) * basis[k - 1]
+                following -= off[:, k][owner] * basis[k - 1]
             np.multiply(following, following, out=scratch)
             scratch *= w
             norm = np.sqrt(np.add.reduceat(scratch, first))
@@ -812,7 +812,7 @@ def gauss_compress(sorted_points, point_weights, starts, order):
             sizes[ended] = k + 1
             active &= ~ended
             off[:, k + 1] = np.where(active, norm, 0.0)
-            following *= np.repeat(np.where(active, 1.0 / np.where(active, norm, 1.0), 0.0), run_lengths)
+            following *= np.where(active, 1.0 / np.where(active, norm, 1.0), 0.0)[owner]
     run_sizes = np.full(starts.shape[0], -1, dtype=np.int64)  # -1: the run is kept as it is
     run_sizes[long_runs] = sizes
     counts = np.where(run_sizes < 0, lengths, np.maximum(run_sizes, 1))
