@@ -253,7 +253,9 @@ class LogisticCalibrator(BinaryCalibrator):
         # almost always 128 or more: the points of degree 128 come in one call, and the degrees below
         # are judged on their subsets (the same points, bit for bit), so the interpolant is the one
         # the doublings give; without it each mass costs about 100 line maximisations, computed as needed
-        first = _FIRST_DEGREE_WITH_TABLE if alpha[1] != 0.0 and fit.profile_grid() is not None else _MIN_DEGREE
+        first = (
+            _FIRST_DEGREE_WITH_TABLE if alpha[1] != 0.0 and fit.profile_grid() is not None else _MIN_DEGREE
+        )
         values = None
         for degree in progress(degrees, verbose=self.verbose, description="Chebyshev interpolation degrees"):
             if values is None:
