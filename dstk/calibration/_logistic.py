@@ -29,7 +29,7 @@ _CENTRE_LIMIT = 3.0
 _MIN_DEGREE = 32
 _MAX_DEGREE = 1024
 #: the first degree computed when the masses come from the profile table (``_build_interpolant``)
-_FIRST_DEGREE_WITH_TABLE = 128
+_FIRST_DEGREE_WITH_TABLE = 64
 
 
 class LogisticCalibrator(BinaryCalibrator):
@@ -250,9 +250,10 @@ class LogisticCalibrator(BinaryCalibrator):
             degrees.append(degree)
             degree *= 2
         # with the profile table the masses are cheap (a few microseconds each) and the degree is
-        # almost always 128 or more: the points of degree 128 come in one call, and the degrees below
-        # are judged on their subsets (the same points, bit for bit), so the interpolant is the one
-        # the doublings give; without it each mass costs about 100 line maximisations, computed as needed
+        # almost always 128 or more: the points of degree 64 come in one call (no call larger than the
+        # doubling to 128, which keeps small fits' calls interpreted on a cold start), and degree 32 is
+        # judged on their subset (the same points, bit for bit), so the interpolant is the one the
+        # doublings give; without it each mass costs about 100 line maximisations, computed as needed
         first = (
             _FIRST_DEGREE_WITH_TABLE if alpha[1] != 0.0 and fit.profile_grid() is not None else _MIN_DEGREE
         )
