@@ -1250,17 +1250,11 @@ class MassFunction:
 
     # -- transforms -------------------------------------------------------
     def pignistic(self) -> np.ndarray:
-        """Pignistic probabilities ``BetP``; see :func:`dstk.pignistic`.
+        """Pignistic probabilities ``BetP``: :func:`dstk.pignistic` of ``self``.
 
         Returns
         -------
         ndarray of shape batch_shape + (n,)
-            BetP of each label.
-
-        Raises
-        ------
-        InvalidMassError
-            If some mass function puts all its mass on the empty set.
         """
         return _operation("pignistic")(self)
 
@@ -1393,22 +1387,20 @@ class MassFunction:
         return MassFunction.from_focal_sets(new_focal, masses, target, validate=False)
 
     def plausibility_transform(self) -> np.ndarray:
-        """Plausibility transform: the contour normalised to sum to one (Cobb & Shenoy 2006).
+        """Plausibility transform (the normalised contour): :func:`dstk.plausibility_transform` of ``self``.
 
         Returns
         -------
         ndarray of shape batch_shape + (n,)
-            See :func:`dstk.plausibility_transform`.
         """
         return _operation("plausibility_transform")(self)
 
     def contour(self) -> np.ndarray:
-        """Contour function ``pl({w})`` of every singleton.
+        """Contour function ``pl({w})`` of every singleton: :func:`dstk.core.contour` of ``self``.
 
         Returns
         -------
         ndarray of shape batch_shape + (n,)
-            See :func:`dstk.core.contour`.
         """
         return _operation("contour")(self)
 
@@ -1418,55 +1410,48 @@ class MassFunction:
         Parameters
         ----------
         rate : float or array_like
-            Discount rate in [0, 1], broadcasting against the batch.
+            As in :func:`dstk.discount`.
 
         Returns
         -------
         MassFunction
-            The discounted mass functions.
         """
         return _operation("discount")(self, rate)
 
     def contextual_discount(self, rates: ArrayLike) -> MassFunction:
-        """Contextual discounting (Mercier, Quost & Denoeux 2008), one rate per label.
+        """Contextual discounting, one rate per label; see :func:`dstk.core.contextual_discount`.
 
         Parameters
         ----------
         rates : array_like of shape (..., n)
-            Discount rate of the source when the truth is each label.
+            As in :func:`dstk.core.contextual_discount`.
 
         Returns
         -------
         MassFunction
-            See :func:`dstk.core.contextual_discount`.
         """
         return _operation("contextual_discount")(self, rates)
 
     def condition(self, subset: Any, *, normalize: bool = True) -> MassFunction:
-        """Dempster's conditioning on ``subset`` (Shafer 1976).
+        """Dempster's (or, unnormalised, the TBM's) conditioning; see :func:`dstk.core.condition`.
 
         Parameters
         ----------
-        subset : label, iterable of labels, int bitmask or str
-            The subset A, in any form :meth:`Frame.subset` accepts.
-        normalize : bool, default True
-            Dempster (normalised) conditioning; False keeps the conflict on
-            the empty set (TBM conditioning).
+        subset, normalize
+            As in :func:`dstk.core.condition`.
 
         Returns
         -------
         MassFunction
-            See :func:`dstk.core.condition`.
         """
         return _operation("condition")(self, subset, normalize=normalize)
 
     def normalize(self) -> MassFunction:
-        """Dempster normalisation: drop m(empty), rescale the rest to sum to one.
+        """Dempster normalisation (drop m(empty), rescale the rest); see :func:`dstk.core.normalize`.
 
         Returns
         -------
         MassFunction
-            See :func:`dstk.core.normalize`.
         """
         return _operation("normalize")(self)
 
@@ -1481,28 +1466,16 @@ class MassFunction:
         orness: float | None = None,
         return_indices: bool = False,
     ) -> np.ndarray:
-        """One chosen act per mass function; see :func:`dstk.decide`.
+        """One chosen act per mass function: :func:`dstk.decide` with ``m=self``.
 
         Parameters
         ----------
-        criterion : str, default "pignistic"
-            One of :data:`dstk.core.CRITERIA`.
-        utility, loss : array_like of shape (n_actions, n), optional
-            Utility (or loss) of each action under each label.
-        optimism : float in [0, 1], optional
-            Weight of the best outcome (``"hurwicz"``, ``"generalized_hurwicz"``).
-        weights : mapping or callable, optional
-            OWA weight vectors per focal-set cardinality (``"owa"``).
-        orness : float in [0, 1], optional
-            Degree of optimism of maximum-entropy OWA weights (``"owa"``).
-        return_indices : bool, default False
-            Indices into ``frame.labels`` instead of the labels.
+        criterion, utility, loss, optimism, weights, orness, return_indices
+            As in :func:`dstk.decide`.
 
         Returns
         -------
-        ndarray
-            Chosen labels (or indices; action indices with a utility), shape
-            ``batch_shape``.
+        ndarray of shape batch_shape
         """
         return _operation("decide")(
             self,
@@ -1523,22 +1496,16 @@ class MassFunction:
         loss: ArrayLike | None = None,
         return_labels: bool = False,
     ) -> np.ndarray:
-        """The acts left admissible by a partial order; see :func:`dstk.admissible_actions`.
+        """The acts a partial order leaves admissible: :func:`dstk.admissible_actions` with ``m=self``.
 
         Parameters
         ----------
-        criterion : str
-            One of :data:`dstk.core.ADMISSIBILITY_CRITERIA`.
-        utility, loss : array_like of shape (n_actions, n), optional
-            Utility (or loss) of each action under each label.
-        return_labels : bool, default False
-            Frozensets of the admissible acts' labels instead of the mask.
+        criterion, utility, loss, return_labels
+            As in :func:`dstk.admissible_actions`.
 
         Returns
         -------
         ndarray
-            Boolean mask of shape ``batch_shape + (n_actions,)``, or an object
-            array of shape ``batch_shape`` of frozensets.
         """
         return _operation("admissible_actions")(
             self, criterion=criterion, utility=utility, loss=loss, return_labels=return_labels
@@ -1552,23 +1519,18 @@ class MassFunction:
         weights: ArrayLike | None = None,
         normalize: bool = False,
     ) -> MassFunction:
-        """Combine with other mass functions; see :func:`dstk.combine`.
+        """Combine ``self`` with ``others``: :func:`dstk.combine` with ``masses=[self, *others]``.
 
         Parameters
         ----------
         *others : MassFunction
             Mass functions on the same frame (batch shapes broadcast).
-        rule : str, default "dempster"
-            The combination rule, a name in :data:`dstk.RULES`.
-        weights : array_like, optional
-            Source weights for ``"average"`` (``self`` first).
-        normalize : bool, default False
-            For ``"cautious"`` only: the normalised cautious rule.
+        rule, weights, normalize
+            As in :func:`dstk.combine`; ``weights`` lists ``self`` first.
 
         Returns
         -------
         MassFunction
-            The combination of ``self`` and ``others``.
         """
         return _operation("combine")([self, *others], rule=rule, weights=weights, normalize=normalize)
 

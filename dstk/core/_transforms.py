@@ -359,8 +359,9 @@ def condition(m: MassFunction, subset: Any, *, normalize: bool = True) -> MassFu
     Parameters
     ----------
     m : MassFunction
-    subset : subset specification
-        The conditioning event ``A``.
+    subset : label, iterable of labels, int bitmask or str
+        The conditioning event ``A``, in any form
+        :meth:`Frame.subset <dstk.core.Frame.subset>` accepts.
     normalize : bool, default=True
         Dempster conditioning (normalised).  With False the unnormalised
         (TBM) conditioning is returned: mass of sets disjoint from ``A`` goes
