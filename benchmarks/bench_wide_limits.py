@@ -68,7 +68,7 @@ class Routes:
     def __call__(self, n, sizes, rows, rule, *, pairs=True):
         possible = _sparse.dense_fits(n, len(sizes), rows) and n <= _sparse.DENSE_SWITCH_MAX_LABELS
         dense = _sparse.dense_seconds(n, len(sizes), rows, rule) if possible else float("inf")
-        by_pairs = _sparse.pairs_seconds(sizes, rows, n)
+        by_pairs = _sparse.pairs_seconds(sizes, rows, n, rule)
         self.last = (None, dense, by_pairs)
         route = self.original(n, sizes, rows, rule, pairs=pairs)
         self.last = (route, dense, by_pairs)

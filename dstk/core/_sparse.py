@@ -78,16 +78,31 @@ def align(forms):
 SORT_BYTES_PER_PAIR = 32
 
 #: CPU seconds a pair of focal sets costs in :func:`pairwise` (its set
-#: operation and hash or sort), and each combination of the batch per pair
-#: (one product and sum), on frames of at most :data:`PAIR_COST_LABELS`
-#: labels: two sources of 4,096 random focal sets took 92-122 ns a pair
-#: with one row on 25-26 labels, and 34-38 ns more a row with ten
-#: (2-core x86_64, numba 0.68, load averages 2.7-8, 2026-11-29).  With
-#: :data:`PAIR_SECONDS` + :data:`PAIR_ROW_SECONDS` = 117 ns the 4,096 x
-#: 4,096 pairs of one row on 26 labels are estimated at 1.96 s (measured
-#: 1.52-2.04 s) and refused from 27 labels on (1.75-2.59 s).
-PAIR_SECONDS = 92e-9
+#: operation and hash or sort, and the rule's finish per result), and each
+#: combination of the batch per pair (one product and sum), by the
+#: disjunctive rule on frames of at most :data:`PAIR_COST_LABELS` labels;
+#: the other rules cost :data:`PAIR_RULE_FACTORS` times more.  Two sources
+#: of 4,096 random focal sets with one row took 75-101 ns a pair by the
+#: disjunctive rule on 24-32 labels, 75-97 ns once divided by the factor of
+#: :data:`PAIR_COST_LABELS` (107 ns on 64 labels), at load averages 1.7-4.6
+#: (2-core x86_64, numba 0.68, one thread, CPU time, 2026-11-29).  The
+#: estimate with one row, 110 ns, is the highest of 24-32 labels, 97 ns,
+#: times a margin of 1.13: 4,096 x 4,096 pairs are estimated at 1.92 s on
+#: 27 labels (measured 1.45-1.61 s), 1.99 s on 28 (1.57-1.70 s) and 2.27 s
+#: on 32 (1.84-2.01 s, refused).  With ten rows 34-38 ns more a row were
+#: measured earlier (load 2.7-8).
+PAIR_SECONDS = 85e-9
 PAIR_ROW_SECONDS = 25e-9
+
+#: Cost of a pair of focal sets by each rule relative to the disjunctive
+#: rule's (:data:`PAIR_SECONDS`), from the same 4,096 x 4,096 random focal
+#: sets with one row on 24-64 labels (ratios to the disjunctive rule on the
+#: same sources): conjunctive 0.94-1.13 (its pairs have as many distinct
+#: results on wide frames); Dempster's 1.03-1.08 on 24 labels, 1.38-1.54 on
+#: 26-32, 1.74 on 48 (it normalises, copies and prunes each result);
+#: Yager's 1.5-3.2 (it merges the full frame into the result, ``np.unique``
+#: over every result).  A rule not listed counts as the costliest.
+PAIR_RULE_FACTORS = {"disjunctive": 1.0, "conjunctive": 1.1, "dempster": 1.5, "yager": 3.0}
 
 #: Above this many labels spanned by the focal sets a pair costs more (more
 #: distinct results, scattered sums): the estimate is multiplied by
@@ -101,12 +116,15 @@ PAIR_COST_MAX_LABELS = 48
 #: combination of the batch and transform (one per source and the inverse):
 #: the focal sets scattered to ``2**n`` arrays, the fast Moebius transforms
 #: (``n 2**(n-1)`` butterflies each), the product and the gather back to
-#: focal sets.  Two sources of Dempster's or the disjunctive rule took
-#: 0.8-1.2 ns a subset, label and transform on 20-26 labels at load average
-#: 1.4, and up to 2.2 ns at load 6-8 (memory-bound: 0.8-2.6 s on 24 labels;
-#: 2-core x86_64, numba 0.68, 2026-11-29).  The estimate uses 1.7 ns: one row
-#: of 24 labels is estimated at 2.05 s, two of 23 at 0.98 s, ten of 20 at 1.07 s.
-DENSE_SECONDS = 1.7e-9
+#: focal sets.  Two sources of the conjunctive, Dempster's, Yager's or the
+#: disjunctive rule took 0.83-1.06 ns a subset, label and transform on 22-24
+#: labels (1.27 for Yager's on 22) at load average 4.4 (2-core x86_64, numba
+#: 0.68, one thread, CPU time, 2026-11-29); 0.8-1.2 ns at load 1.4 and up to
+#: 2.2 ns at load 6-8 earlier (memory-bound).  The estimate is the highest
+#: measured on 24 labels, 1.06 ns, times a margin of 1.3: one row of 24
+#: labels is estimated at 1.69 s (measured 1.0-1.28 s at load 4.4, 0.8 s at
+#: load 1.4, up to 2.9 s at load 6-8), two of 23 at 0.81 s.
+DENSE_SECONDS = 1.4e-9
 
 #: Cost of the dense route of a rule relative to the conjunctive one (log
 #: weights of the cautious and bold rules, the pairwise fold of Dubois and
@@ -132,19 +150,30 @@ def _pair_width(labels):
     return max(1.0, min(int(labels), PAIR_COST_MAX_LABELS) / PAIR_COST_LABELS)
 
 
-def pairs_seconds(sizes, rows, labels=0):
-    """Estimated CPU seconds of the fold of :func:`pairwise` over sources of ``sizes`` focal sets.
+def _pair_rule_factor(rule):
+    """The factor of :data:`PAIR_RULE_FACTORS` of ``rule`` (the largest one for a rule not listed)."""
+    return PAIR_RULE_FACTORS.get(rule, max(PAIR_RULE_FACTORS.values()))
 
-    Each step pairs the accumulated focal sets (counted as the largest
-    source so far) with the next source's; ``labels`` is the number of
-    labels the focal sets span (see :data:`PAIR_COST_LABELS`).
+
+def pairs_seconds(sizes, rows, labels=0, rule="disjunctive"):
+    """Estimated CPU seconds of the fold of :func:`pairwise` over sources of ``sizes`` focal sets by ``rule``.
+
+    Each step pairs the accumulated focal sets with the next source's.  The
+    accumulated focal sets are counted, erring long, as the product of the
+    counts so far bounded by the ``2**labels`` subsets of the frame
+    (``labels`` 0: not bounded); ``labels`` is also the number of labels
+    the focal sets span (see :data:`PAIR_COST_LABELS`), and each pair costs
+    :data:`PAIR_RULE_FACTORS` of ``rule`` times the disjunctive rule's.
     """
     total = 0.0
-    width = _pair_width(labels)
-    largest = float(sizes[0]) if len(sizes) else 0.0
+    per_pair = (
+        (PAIR_SECONDS + max(int(rows), 1) * PAIR_ROW_SECONDS) * _pair_width(labels) * _pair_rule_factor(rule)
+    )
+    bound = float(2 ** min(int(labels), 64)) if int(labels) > 0 else float("inf")
+    accumulated = float(sizes[0]) if len(sizes) else 0.0
     for size in sizes[1:]:
-        total += largest * float(size) * (PAIR_SECONDS + max(int(rows), 1) * PAIR_ROW_SECONDS) * width
-        largest = max(largest, float(size))
+        total += accumulated * float(size) * per_pair
+        accumulated = min(bound, accumulated * float(size))
     return total
 
 
@@ -186,7 +215,7 @@ def choose_route(n, sizes, rows, rule, *, pairs=True):
         return "dense"
     possible = dense_fits(n, k, rows) and (not pairs or n <= DENSE_SWITCH_MAX_LABELS)
     dense = dense_seconds(n, k, rows, rule) if possible else None
-    by_pairs = pairs_seconds(sizes, rows, n) if pairs else None
+    by_pairs = pairs_seconds(sizes, rows, n, rule) if pairs else None
     candidates = [(t, name) for t, name in ((dense, "dense"), (by_pairs, "pairs")) if t is not None]
     if candidates:
         seconds, route = min(candidates)
@@ -251,8 +280,9 @@ def pairwise(f1, m1, f2, m2, op, *, normalize=False, exponents=None, max_bytes=N
         When the result would need more than ``max_bytes`` (default
         :data:`dstk.core._dense.MAX_DENSE_BYTES`), before allocating it; or
         when the estimated CPU time (``PAIR_SECONDS`` a pair plus
-        ``PAIR_ROW_SECONDS`` a pair and combination, times the factor of
-        :data:`PAIR_COST_LABELS`) exceeds
+        ``PAIR_ROW_SECONDS`` a pair and combination, times the factors of
+        :data:`PAIR_COST_LABELS` and of :data:`PAIR_RULE_FACTORS`: Dempster's
+        rule with ``normalize``, else the rule of ``op``) exceeds
         :data:`MAX_PAIRWISE_SECONDS`, before starting.
     """
     from .._kernels.combination import focal_set_pairs, pair_accumulate, pair_dempster_extended, pair_products
@@ -275,7 +305,8 @@ def pairwise(f1, m1, f2, m2, op, *, normalize=False, exponents=None, max_bytes=N
     )
     union = int(np.bitwise_or.reduce(np.concatenate([f1, f2]))) if n_pairs else 0
     width = _pair_width(bin(union).count("1"))
-    estimate = n_pairs * (PAIR_SECONDS + rows * PAIR_ROW_SECONDS) * width
+    factor = _pair_rule_factor("dempster" if normalize else ("disjunctive" if op == "or" else "conjunctive"))
+    estimate = n_pairs * (PAIR_SECONDS + rows * PAIR_ROW_SECONDS) * width * factor
     if estimate > MAX_PAIRWISE_SECONDS:
         _raise_too_slow(rows, f1.size, f2.size, estimate)
     distinct_bound = min(n_pairs, 1 << bin(union).count("1"))

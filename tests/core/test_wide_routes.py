@@ -49,8 +49,9 @@ def test_both_routes_too_slow_is_refused_before_any_work(monkeypatch, rule):
     with pytest.raises(FrameTooLargeError) as error:
         combine([a, b], rule=rule)
     message = str(error.value)
-    assert "by pairs of 16,384 x 16,384 focal sets about 31 s of CPU" in message
-    assert "densely (2**25 subsets) about 4.3 s of CPU" in message
+    pairs = _sparse.pairs_seconds([16_384, 16_384], 1, 25, rule)
+    assert f"by pairs of 16,384 x 16,384 focal sets about {pairs:,.0f} s of CPU" in message
+    assert "densely (2**25 subsets) about 3.5 s of CPU" in message
     assert "dstk.core._sparse.MAX_PAIRWISE_SECONDS" in message
     assert "Prune focal sets" in message
 
@@ -104,7 +105,7 @@ def test_raising_the_limit_lets_the_cheaper_route_run(monkeypatch):
 )
 def test_the_route_is_the_cheaper_estimate(n, sizes, rows, rule):
     dense = _sparse.dense_seconds(n, len(sizes), rows, rule)
-    pairs = _sparse.pairs_seconds(sizes, rows, n)
+    pairs = _sparse.pairs_seconds(sizes, rows, n, rule)
     assert min(dense, pairs) <= _sparse.MAX_PAIRWISE_SECONDS
     expected = "dense" if dense < pairs else "pairs"
     assert _sparse.choose_route(n, sizes, rows, rule) == expected
@@ -120,12 +121,68 @@ def test_estimates_follow_their_formulas():
     )
     per_pair = _sparse.PAIR_SECONDS + 3 * _sparse.PAIR_ROW_SECONDS
     assert _sparse.pairs_seconds([100, 300], 3) == pytest.approx(100 * 300 * per_pair)
-    # the accumulated focal sets count as the largest source so far
-    assert _sparse.pairs_seconds([100, 300, 50], 3) == pytest.approx((100 * 300 + 300 * 50) * per_pair)
+    # each rule's pairs cost their own factor times the disjunctive rule's
+    for rule, factor in _sparse.PAIR_RULE_FACTORS.items():
+        assert _sparse.pairs_seconds([100, 300], 3, 20, rule) == pytest.approx(100 * 300 * per_pair * factor)
+    costliest = max(_sparse.PAIR_RULE_FACTORS.values())
+    assert _sparse.pairs_seconds([100, 300], 3, 20, "a rule of the caller") == pytest.approx(
+        100 * 300 * per_pair * costliest
+    )
+    # the accumulated focal sets count as the product of the counts so far, bounded by the 2**n subsets
+    assert _sparse.pairs_seconds([100, 300, 50], 3, 20) == pytest.approx((100 * 300 + 30_000 * 50) * per_pair)
+    assert _sparse.pairs_seconds([100, 300, 50, 7], 3, 10) == pytest.approx(
+        (100 * 300 + 1024 * 50 + 1024 * 7) * per_pair
+    )
     # wide frames: more distinct results, each pair costs more
     narrow = _sparse.pairs_seconds([100, 300], 3, 20)
     assert _sparse.pairs_seconds([100, 300], 3, _sparse.PAIR_COST_LABELS) == narrow
     assert _sparse.pairs_seconds([100, 300], 3, 64) == pytest.approx(48 / 26 * narrow, rel=1e-15)
+
+
+def test_the_rule_sets_the_cost_of_a_pair():
+    # the constructed cases rely on the rules' order of cost
+    factors = _sparse.PAIR_RULE_FACTORS
+    assert factors["disjunctive"] <= factors["conjunctive"] < factors["dempster"] < factors["yager"]
+    # 27 labels (no dense route), one row: the cheapest rule's pairs fit in the limit, the costliest's do not
+    n, rows = 27, 1
+    count = int((_sparse.MAX_PAIRWISE_SECONDS / _sparse.pairs_seconds([1, 1], rows, n, "disjunctive")) ** 0.5)
+    sizes = [count, count]
+    assert _sparse.choose_route(n, sizes, rows, "disjunctive") == "pairs"
+    with pytest.raises(FrameTooLargeError, match=f"by pairs of {count:,} x {count:,} focal sets"):
+        _sparse.choose_route(n, sizes, rows, "yager")
+    # 24 labels: the same focal sets go by pairs by the disjunctive rule and densely by Yager's
+    n, sizes = 24, [3_000, 3_000]
+    dense = _sparse.dense_seconds(n, 2, 1, "dempster")
+    assert (
+        _sparse.pairs_seconds(sizes, 1, n, "disjunctive")
+        < dense
+        < _sparse.pairs_seconds(sizes, 1, n, "yager")
+    )
+    assert _sparse.choose_route(n, sizes, 1, "disjunctive") == "pairs"
+    assert _sparse.choose_route(n, sizes, 1, "yager") == "dense"
+
+
+def test_disjunctive_rule_is_not_refused_by_dempsters_estimate(monkeypatch):
+    # 27 labels, 4,096 x 4,096 focal sets, one row: under the limit by the disjunctive rule, above by Dempster's
+    n, sizes = 27, [4_096, 4_096]
+    assert _sparse.pairs_seconds(sizes, 1, n, "disjunctive") <= _sparse.MAX_PAIRWISE_SECONDS
+    assert _sparse.choose_route(n, sizes, 1, "disjunctive") == "pairs"
+    a, b = random_sources(np.random.default_rng(8), n, 4_096)
+    forbid_work(monkeypatch)
+    with pytest.raises(FrameTooLargeError, match=r"by the dempster rule"):
+        combine([a, b], rule="dempster")
+
+
+def test_three_sources_are_estimated_at_every_step(monkeypatch):
+    # 30 labels, three sources of 1,024 focal sets: the first step pairs 1e6 focal sets (well under the
+    # limit), the second up to 1e6 accumulated focal sets with 1,024 (1e9 pairs): refused before any work
+    rng = np.random.default_rng(9)
+    a, b = random_sources(rng, 30, 1_024)
+    c, _ = random_sources(rng, 30, 1_024)
+    assert _sparse.pairs_seconds([1_024, 1_024], 1, 30, "dempster") < 0.5
+    forbid_work(monkeypatch)
+    with pytest.raises(FrameTooLargeError, match=r"these 3 focal-set mass functions.*1,024 x 1,024 x 1,024"):
+        combine([a, b, c], rule="dempster")
 
 
 def test_the_combination_asks_for_the_route_with_each_sources_focal_sets(monkeypatch):
