@@ -117,14 +117,15 @@ PAIR_COST_MAX_LABELS = 48
 #: the focal sets scattered to ``2**n`` arrays, the fast Moebius transforms
 #: (``n 2**(n-1)`` butterflies each), the product and the gather back to
 #: focal sets.  Two sources of the conjunctive, Dempster's, Yager's or the
-#: disjunctive rule took 0.83-1.06 ns a subset, label and transform on 22-24
-#: labels (1.27 for Yager's on 22) at load average 4.4 (2-core x86_64, numba
-#: 0.68, one thread, CPU time, 2026-11-29); 0.8-1.2 ns at load 1.4 and up to
-#: 2.2 ns at load 6-8 earlier (memory-bound).  The estimate is the highest
-#: measured on 24 labels, 1.06 ns, times a margin of 1.3: one row of 24
-#: labels is estimated at 1.69 s (measured 1.0-1.28 s at load 4.4, 0.8 s at
-#: load 1.4, up to 2.9 s at load 6-8), two of 23 at 0.81 s.
-DENSE_SECONDS = 1.4e-9
+#: disjunctive rule took 0.80-1.80 ns a subset, label and transform on
+#: 22-24 labels at load average 4.4-4.9 (2-core x86_64, numba 0.68, one
+#: thread, CPU time with the page faults of the fresh arrays, 2026-11-29):
+#: one row of 24 labels ran in 0.96-1.39 s in 8 of 12 runs and 1.9-2.18 s in
+#: the others (memory-bound; 0.8 s at load 1.4, up to 2.9 s at load 6-8).
+#: The estimate is the highest measured, 1.80 ns, times a margin of 1.1:
+#: one row of 24 labels is estimated at 2.42 s and refused (it can exceed
+#: 2 s at load 4.5), one of 23 at 1.16 s, ten of 20 at 1.26 s.
+DENSE_SECONDS = 2.0e-9
 
 #: Cost of the dense route of a rule relative to the conjunctive one (log
 #: weights of the cautious and bold rules, the pairwise fold of Dubois and
