@@ -574,7 +574,13 @@ def _binary_row(m, normalize, out, kappa, total_conflict, lost, r):
         )
 
 
-@njit(cache=True, interpreted_max_work=65_536)
+# cold_alternative_work: values of stacks of two binary sources that :func:`conjunctive` folds with
+# :func:`_binary_pair_rows` while this kernel is cold (per unit of the budget factor).  The pair kernel
+# reads the two sources where they lie in the stack (no copy) and gives each row the same bits; its only
+# extra cost is the numpy check of the stack when ``tolerance`` is given (about 1 ns a value), so
+# 50 x 2**23 values cost at most about 0.4 s in all, less than compiling this kernel (about 1.9 s with
+# its callees, against 0.8 s for the pair kernel).
+@njit(cache=True, interpreted_max_work=65_536, cold_alternative_work=1 << 23)
 def _binary_rows(m, normalize, out, kappa, total_conflict, lost, r0, r1, tolerance):
     """Rows ``r0:r1`` of :func:`conjunctive` on a binary frame, commonalities in scalars.
 
@@ -1054,7 +1060,7 @@ def _general_rows(m, normalize, out, kappa, total_conflict, lost, r0, r1, tolera
     return status
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, parallel=True, budget_of=_binary_rows)
 def _binary_parallel(m, normalize, out, kappa, total_conflict, lost, tolerance, status):
     rows = m.shape[0]
     n_tasks = status.shape[0]
@@ -1313,7 +1319,20 @@ def conjunctive(sources, normalize, *, tolerance=None, parallel=None):
     work = rows * k_sources * size
     threaded, threads = _use_threads(parallel, work, rows) if parallel is not False else (False, 1)
     n_tasks = min(rows, 8 * threads) if threaded else 0
-    if pair and size == 8 and cold_alternative(threaded_kernel if threaded else serial, work):
+    stack_as_pair = (
+        not pair
+        and size == 4
+        and k_sources == 2
+        and cold_alternative(threaded_kernel if threaded else serial, work)
+    )
+    if stack_as_pair:
+        # a cold start: a stack of two binary sources folded by the pair kernels, which read the two
+        # sources of each row where they lie (row step 8, the second source 4 values further) and give
+        # the same bits; the check, fused in the stack kernels, done in numpy below
+        flat = read_only(m.reshape(-1))
+        inputs = (flat, 8, flat[4:], 8)
+        serial, threaded_kernel = _PAIR_KERNELS[4]
+    elif pair and size == 8 and cold_alternative(threaded_kernel if threaded else serial, work):
         # a cold start: the stack kernels fold the pair copied to a stack (read-only, C-contiguous: the
         # stack's specialisation), the pair's status handled below as a pair's
         stack = np.empty((rows, 2, 8))
@@ -1344,6 +1363,8 @@ def conjunctive(sources, normalize, *, tolerance=None, parallel=None):
             tolerance,
             work=work,
         )
+    if stack_as_pair and tolerance >= 0.0:  # the pair kernels do not check their rows
+        status = check_status(m, tolerance)
     if status & (RECHECK | CAREFUL) and not pair:  # the stack kernel left rows to check or to fold
         status = finish_rows(m, normalize, out, kappa, total_conflict, lost, status, tolerance)
     elif status & RECHECK:  # a pair whose rows may fail the check: its status bits, nothing folded again
