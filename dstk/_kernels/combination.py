@@ -1238,6 +1238,13 @@ def finish_rows(m, normalize, out, kappa, total_conflict, lost, status, toleranc
     return status
 
 
+def _binary_stack_cold(kernel, work):
+    """Whether :func:`conjunctive` folds a stack of two binary sources with the pair kernels instead of
+    ``kernel`` (:func:`_binary_rows` or its threaded twin): :func:`dstk._kernels._jit.cold_alternative`,
+    after one attribute look-up that answers for a kernel compiled in this process (the warm path)."""
+    return not getattr(kernel, "overloads", None) and cold_alternative(kernel, work)
+
+
 def _lost_rows_stack(sources, bad):
     """The sources of the rows ``bad`` as a read-only (len(bad), K, size) stack."""
     if type(sources) is tuple:
@@ -1323,7 +1330,7 @@ def conjunctive(sources, normalize, *, tolerance=None, parallel=None):
         not pair
         and size == 4
         and k_sources == 2
-        and cold_alternative(threaded_kernel if threaded else serial, work)
+        and _binary_stack_cold(threaded_kernel if threaded else serial, work)
     )
     if stack_as_pair:
         # a cold start: a stack of two binary sources folded by the pair kernels, which read the two

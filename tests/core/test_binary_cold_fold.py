@@ -51,10 +51,10 @@ def _stacks(rng, rows):
 def _routes(monkeypatch, stack, normalize, tolerance, parallel):
     """``conjunctive`` of ``stack`` folded by the pair kernel (cold route), and by the stack kernel."""
     with monkeypatch.context() as patch:
-        patch.setattr(combination, "cold_alternative", lambda kernel, work: True)
+        patch.setattr(combination, "_binary_stack_cold", lambda kernel, work: True)
         cold = combination.conjunctive(stack, normalize, tolerance=tolerance, parallel=parallel)
     with monkeypatch.context() as patch:
-        patch.setattr(combination, "cold_alternative", lambda kernel, work: False)
+        patch.setattr(combination, "_binary_stack_cold", lambda kernel, work: False)
         warm = combination.conjunctive(stack, normalize, tolerance=tolerance, parallel=parallel)
     return cold, warm
 
@@ -76,6 +76,7 @@ def test_a_stack_of_two_folded_by_the_pair_kernel_has_the_stack_kernels_bits(
                 assert got.tobytes() == expected.tobytes(), (rows, mode)
 
 
+@pytest.mark.filterwarnings("ignore::dstk.exceptions.ConflictWarning")
 @pytest.mark.parametrize("rule", ["dempster", "conjunctive", "yager"])
 @pytest.mark.parametrize("on_conflict", ["vacuous", "nan", "raise"])
 def test_combine_along_an_axis_of_two_has_the_same_bits_on_the_cold_route(monkeypatch, rule, on_conflict):
@@ -87,7 +88,7 @@ def test_combine_along_an_axis_of_two_has_the_same_bits_on_the_cold_route(monkey
         results = []
         for cold in (True, False):
             with monkeypatch.context() as patch:
-                patch.setattr(combination, "cold_alternative", lambda kernel, work, cold=cold: cold)
+                patch.setattr(combination, "_binary_stack_cold", lambda kernel, work, cold=cold: cold)
                 try:
                     results.append(
                         combine(
@@ -105,7 +106,7 @@ def test_combine_along_an_axis_of_two_has_the_same_bits_on_the_cold_route(monkey
 
 def test_only_stacks_of_two_binary_sources_take_the_pair_kernel(monkeypatch):
     asked = []
-    monkeypatch.setattr(combination, "cold_alternative", lambda kernel, work: asked.append(kernel) or True)
+    monkeypatch.setattr(combination, "_binary_stack_cold", lambda kernel, work: asked.append(kernel) or True)
     rng = np.random.default_rng(13)
     for shape in ((10, 3, 4), (10, 1, 4), (10, 2, 8)):
         m = np.zeros(shape)
@@ -117,6 +118,16 @@ def test_only_stacks_of_two_binary_sources_take_the_pair_kernel(monkeypatch):
     combination.conjunctive(m, True, parallel=False)
     combination.conjunctive((m[:, 0], m[:, 1]), True, parallel=False)  # a pair: its own kernel
     assert asked == [combination._binary_rows]
+
+
+def test_the_pair_route_is_taken_when_the_stack_kernel_is_cold_only(monkeypatch):
+    serial = combination._binary_rows
+    monkeypatch.setattr(_jit, "_interpreted_work", {})
+    monkeypatch.setattr(_jit, "_compiled_or_cached", lambda kernel: False)
+    monkeypatch.setattr(serial, "overloads", {}, raising=False)
+    assert combination._binary_stack_cold(serial, 10)
+    monkeypatch.setattr(serial, "overloads", {"compiled": None}, raising=False)
+    assert not combination._binary_stack_cold(serial, 10)
 
 
 def test_the_pair_route_is_taken_within_its_budget_only(monkeypatch):
