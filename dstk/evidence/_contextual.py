@@ -221,6 +221,44 @@ def log_loss_contextual_rates(
     -------
     ndarray of shape (S, K)
     """
+    n_sources, _, n_classes = contours.shape
+    x0 = (
+        np.full((n_sources, n_classes), max(0.1, min_rate))
+        if start is None
+        else np.clip(start, min_rate, 1.0)
+    )
+    evaluate = _rates_criterion(
+        contours, labels, weights, penalty=penalty, failure_points=failure_points, contamination=contamination
+    )
+
+    def objective(flat):
+        return evaluate(flat, False)
+
+    def second_order(flat):
+        return evaluate(flat, True)
+
+    bounds = [(min_rate, 1.0)] * x0.size
+    # the first L-BFGS-B iterations pick the local minimum (the criterion is not convex), Newton gets
+    # there, L-BFGS-B checks it with its default tolerances
+    first = optimize.minimize(
+        objective,
+        x0.ravel(),
+        jac=True,
+        method="L-BFGS-B",
+        bounds=bounds,
+        options={"maxiter": _FIRST_ITERATIONS},
+    )
+    x = _projected_newton(objective, second_order, first.x, min_rate, n_sources, n_classes)
+    result = optimize.minimize(objective, x, jac=True, method="L-BFGS-B", bounds=bounds)
+    return result.x.reshape(n_sources, n_classes)
+
+
+def _rates_criterion(contours, labels, weights, *, penalty, failure_points, contamination):
+    """The criterion of :func:`log_loss_contextual_rates` as a function ``evaluate(flat, hessian)``.
+
+    ``evaluate`` returns the loss and its gradient at the rates ``flat`` (S K values), and with ``hessian``
+    also the Hessian's diagonal blocks (K, S, S) and its product with vectors (valid until the next call).
+    """
     from .._kernels.contextual import failure_hessian_product, failure_log_loss
 
     n_sources, n, n_classes = contours.shape
@@ -237,11 +275,6 @@ def log_loss_contextual_rates(
     # each sample's weight in the no-failure term and in each of the S M failure terms
     main_weights = np.ascontiguousarray((1.0 - contamination) * w if failing else w)
     point_weights = np.ascontiguousarray(contamination / (n_sources * max(points.shape[1], 1)) * w)
-    x0 = (
-        np.full((n_sources, n_classes), max(0.1, min_rate))
-        if start is None
-        else np.clip(start, min_rate, 1.0)
-    )
     size = float(n_sources * n_classes)
     ridge = 2.0 * penalty / size
     work = n_sources * n * n_classes * (points.shape[1] + 1)
@@ -250,8 +283,6 @@ def log_loss_contextual_rates(
     no_kept = (np.zeros((0, n_classes)), np.zeros((0, 0, 0, n_classes)))
 
     def evaluate(flat, hessian):
-        """Loss, gradient and, with ``hessian``, the Hessian's diagonal blocks and its product with vectors
-        (valid until the next call)."""
         rates = np.ascontiguousarray(flat.reshape(n_sources, n_classes))
         stand_in = np.maximum(points + rates[:, None, :] * point_doubt, _TINY)
         stand_in_ratio = point_doubt / stand_in
@@ -298,26 +329,7 @@ def log_loss_contextual_rates(
 
         return loss, gradient.ravel(), blocks / total + ridge * np.eye(n_sources), hessian_product
 
-    def objective(flat):
-        return evaluate(flat, False)
-
-    def second_order(flat):
-        return evaluate(flat, True)
-
-    bounds = [(min_rate, 1.0)] * x0.size
-    # the first L-BFGS-B iterations pick the local minimum (the criterion is not convex), Newton gets
-    # there, L-BFGS-B checks it with its default tolerances
-    first = optimize.minimize(
-        objective,
-        x0.ravel(),
-        jac=True,
-        method="L-BFGS-B",
-        bounds=bounds,
-        options={"maxiter": _FIRST_ITERATIONS},
-    )
-    x = _projected_newton(objective, second_order, first.x, min_rate, n_sources, n_classes)
-    result = optimize.minimize(objective, x, jac=True, method="L-BFGS-B", bounds=bounds)
-    return result.x.reshape(n_sources, n_classes)
+    return evaluate
 
 
 def _criterion_in_numpy(work: int) -> bool:
