@@ -23,7 +23,7 @@ from collections.abc import Iterator
 
 import numpy as np
 
-__all__ = ["BufferPool", "empty", "zeros", "pooling", "reusing_buffers", "POOL", "MIN_POOLED_BYTES"]
+__all__ = ["BufferPool", "empty", "zeros", "reusing_buffers", "POOL", "ACTIVE_POOL", "MIN_POOLED_BYTES"]
 
 #: Arrays smaller than this come from ``np.empty`` (the C library reuses them well enough).
 MIN_POOLED_BYTES = 128 * 2**10
@@ -194,28 +194,24 @@ if hasattr(os, "register_at_fork"):  # POSIX
 
 #: The pool of this process, used inside :func:`reusing_buffers`.
 POOL = BufferPool()
-_ACTIVE: contextvars.ContextVar[BufferPool | None] = contextvars.ContextVar("dstk_buffer_pool", default=None)
+#: The pool in use (inside :func:`reusing_buffers`), else None: outside, :func:`empty` is ``np.empty``.
+ACTIVE_POOL: contextvars.ContextVar[BufferPool | None] = contextvars.ContextVar("dstk_buffer_pool", default=None)
 
 
 @contextlib.contextmanager
 def reusing_buffers(pool: BufferPool | None = None) -> Iterator[BufferPool]:
     """Within the block, :func:`empty` and :func:`zeros` take arrays of at least 128 KiB from ``pool`` (default :data:`POOL`)."""
     pool = POOL if pool is None else pool
-    token = _ACTIVE.set(pool if pool.max_idle_bytes > 0 else None)
+    token = ACTIVE_POOL.set(pool if pool.max_idle_bytes > 0 else None)
     try:
         yield pool
     finally:
-        _ACTIVE.reset(token)
-
-
-def pooling() -> bool:
-    """Whether a pool is active (inside :func:`reusing_buffers`); outside, :func:`empty` is ``np.empty``."""
-    return _ACTIVE.get() is not None
+        ACTIVE_POOL.reset(token)
 
 
 def _pool_for(shape: int | tuple[int, ...], dtype: type | np.dtype) -> BufferPool | None:
     """The active pool when an array of this shape and dtype is large enough to take from it, else None."""
-    pool = _ACTIVE.get()
+    pool = ACTIVE_POOL.get()
     if pool is not None and np.prod(shape, dtype=np.int64) * np.dtype(dtype).itemsize >= MIN_POOLED_BYTES:
         return pool
     return None

@@ -1316,7 +1316,7 @@ def conjunctive(sources, normalize, *, tolerance=None, parallel=None):
         rows, k_sources, size = m.shape
         inputs = (m,)
         serial, threaded_kernel = _STACK_KERNELS.get(size, _GENERAL_KERNELS)
-    if _buffers.pooling():
+    if _buffers.ACTIVE_POOL.get() is not None:
         out, kappa = _buffers.empty((rows, size)), _buffers.empty(rows)
         total_conflict, lost = _buffers.zeros(rows, dtype=np.bool_), _buffers.zeros(rows, dtype=np.bool_)
     else:  # (the common case: no pool, plain numpy arrays without the pool's look-ups)
