@@ -374,8 +374,8 @@ class _Sources(NamedTuple):
 
     ``rows`` is what the conjunctive kernel reads when a conjunctive rule
     meets dense sources it can read where they lie: a pair ``(rows_a,
-    rows_b)`` of two sources given apart (batch shape ``batch``), or the
-    stack (rows, K, 2**n) of one batched mass function.  ``deferred`` holds
+    rows_b)`` of two binary or three-label sources given apart (batch shape
+    ``batch``), or a stack (rows, K, 2**n).  ``deferred`` holds
     the mass functions among them whose check was deferred (the kernel
     checks each row as it reads it, so that the input is read once; pairs on
     three labels and stacks).  Otherwise ``rows`` is None and ``mf`` holds
@@ -408,13 +408,11 @@ def _gather_sources(masses, axis):
                     values_a, values_b, deferred = sa.masses, sb.masses, ()
                 else:  # three-label rows awaiting their deferred check are checked by the fold as it reads them
                     values_a, values_b, deferred = _pair_values(a, b, pending_a, pending_b)
-                if values_a.shape == values_b.shape and (a._frame is b._frame or a._frame == b._frame):
+                if values_a.shape == values_b.shape and (a._frame is b._frame or a._frame._labels == b._frame._labels):
                     size = values_a.shape[-1]
-                    if size in (4, 8):
-                        # binary and three-label rows are read where they are (one source of a stack included)
-                        rows = values_a.reshape(-1, size), values_b.reshape(-1, size)
-                    else:
-                        rows = _dense.as_rows(values_a), _dense.as_rows(values_b)
+                    rows = values_a.reshape(-1, size), values_b.reshape(-1, size)
+                    if size not in (4, 8):  # binary and three-label rows are read where they are
+                        rows = np.stack(rows, axis=1)
                     return _Sources(a._frame, values_a.shape[:-1], rows, deferred)
     mf, ax = _gather(masses, axis)
     return _Sources(mf.frame, (), None, (), mf, ax)  # (positional: half the cost of keywords)
@@ -467,19 +465,17 @@ def _combine_raw(masses, rule, axis, weights, normalize):
 
 def _combine_gathered(mf, ax, record, rule, weights, normalize):
     """:func:`_combine_raw` of the sources on batch axis ``ax`` of one mass function ``mf``."""
-    frame = mf.frame
-    nd = mf.ndim
-    if mf._storage.is_wide:  # frames of more than 64 labels
+    storage = mf._storage
+    if storage.is_wide:  # frames of more than 64 labels
         checked = _check_weights(weights, mf.batch_shape[ax]) if rule == "average" else None
-        storage, kappa, total = mf._storage.combine_along(ax, rule, checked)
-        return MassFunction._from_storage(storage, frame), kappa, total
-    if mf.is_dense or _dense_is_cheaper(mf, ax, rule, record.focal is not None):
-        arr = mf._dense_m(f"the {rule} rule")
-        stack, batch = _move_sources_last(arr, ax, nd)
+        storage, kappa, total = storage.combine_along(ax, rule, checked)
+        return MassFunction._from_storage(storage, mf._frame), kappa, total
+    if storage.is_dense or _dense_is_cheaper(mf, ax, rule, record.focal is not None):
+        arr = storage.masses if storage.is_dense else mf._dense_m(f"the {rule} rule")
+        stack, batch = _move_sources_last(arr, ax, arr.ndim - 1)
         out, kappa, total = record.dense(stack, rule, weights, normalize)
-        out = out.reshape(batch + (frame.n_subsets,))
-        result = MassFunction._from_storage(mf._storage.like_dense(out), frame)
-        return result, kappa.reshape(batch), total
+        out = out.reshape(batch + out.shape[-1:])
+        return MassFunction._from_storage(storage.like_dense(out), mf._frame), kappa.reshape(batch), total
     return record.focal(mf, ax, rule, weights)
 
 
