@@ -19,7 +19,7 @@ from ..exceptions import (
     InvalidMassError,
     TotalConflictError,
 )
-from . import _dense, _sparse
+from . import _dense, _sparse, _storage
 from ._frame import Frame
 from ._mass import MassFunction, as_mass_function
 
@@ -59,7 +59,7 @@ def _common_batch_shape(masses):
         raise ValueError("combine needs at least one mass function.")
     first = masses[0].frame
     for x in masses[1:]:
-        if x.frame != first:
+        if x.frame is not first and x.frame._labels != first._labels:  # (Frame.__eq__, without its call)
             raise FrameMismatchError(
                 f"Cannot combine mass functions on different frames: {first!r} and {x.frame!r}."
             )
@@ -80,9 +80,10 @@ def _gather(masses, axis):
     for x in masses:
         if not isinstance(x, MassFunction):
             raise TypeError(f"combine takes MassFunction objects; got {type(x).__name__}.")
-    shape = _common_batch_shape(masses)
-    mf = MassFunction.stack(masses, axis=-1 if shape else 0)
-    return mf, mf.ndim - 1
+    shape = _common_batch_shape(masses)  # (the checks of MassFunction.stack, made once)
+    ax = len(shape)
+    stacked = _storage.stack([x._storage for x in masses], shape, ax)
+    return MassFunction._from_storage(stacked, masses[0]._frame), ax
 
 
 def _move_sources_last(arr, ax, nd):
@@ -408,7 +409,9 @@ def _gather_sources(masses, axis):
                     values_a, values_b, deferred = sa.masses, sb.masses, ()
                 else:  # three-label rows awaiting their deferred check are checked by the fold as it reads them
                     values_a, values_b, deferred = _pair_values(a, b, pending_a, pending_b)
-                if values_a.shape == values_b.shape and (a._frame is b._frame or a._frame._labels == b._frame._labels):
+                if values_a.shape == values_b.shape and (
+                    a._frame is b._frame or a._frame._labels == b._frame._labels
+                ):
                     size = values_a.shape[-1]
                     rows = values_a.reshape(-1, size), values_b.reshape(-1, size)
                     if size not in (4, 8):  # binary and three-label rows are read where they are
