@@ -624,14 +624,15 @@ def _dense_is_cheaper(mf, ax, rule, pairs):
     by pairs of focal sets), which refuses a combination whose cheaper route
     exceeds :data:`dstk.core._sparse.MAX_PAIRWISE_SECONDS`.
     """
-    k = mf.batch_shape[ax]
-    rows = max(1, mf.size // max(k, 1))
     if rule == "average":  # one pass over the focal sets
         return False
+    masses = mf._storage.masses
+    k = masses.shape[ax]
+    rows = max(1, math.prod(masses.shape[:-1]) // max(k, 1))
     # the focal sets of each source with mass somewhere in the batch (kept by _sparse.prune)
-    nonzero = np.moveaxis(mf._storage.masses > 0, ax, -2).reshape(-1, k, mf._storage.n_focal)
+    nonzero = np.moveaxis(masses > 0, ax, -2).reshape(-1, k, masses.shape[-1])
     sizes = [max(int(size), 1) for size in nonzero.any(axis=0).sum(axis=-1)]
-    return _sparse.choose_route(mf.frame.n, sizes, rows, rule, pairs=pairs) == "dense"
+    return _sparse.choose_route(len(mf._frame._labels), sizes, rows, rule, pairs=pairs) == "dense"
 
 
 def _combine_sparse(mf, ax, rule, weights):
