@@ -341,14 +341,9 @@ def _apply_conflict_policy(result, kappa, bad, on_conflict, rule, *, warn=True):
         result._storage, column = result._storage.with_column(result.frame.full)
     else:  # the frame gets a focal column, as if the samples had been combined from vacuous sources
         focal, values = result._storage.focal_form()
-        full = np.uint64(result.frame.full)
-        if not np.any(focal == full):
-            zeros = np.zeros(values.shape[:-1] + (1,))
-            focal, values = _sparse.merge_duplicates(
-                np.append(focal, full), np.concatenate([values, zeros], axis=-1)
-            )
-            result._storage = MassFunction._sparse(focal, values, result.frame)._storage
-        column = int(np.flatnonzero(focal == full)[0])
+        added, values, column = _with_frame_column(focal, values, result.frame.full)
+        if added.size > focal.size:
+            result._storage = MassFunction._sparse(added, values, result.frame)._storage
     values = result._storage.masses
     rows = values.reshape((-1, values.shape[-1]))
     if on_conflict == "nan":
@@ -693,18 +688,25 @@ def _finish_sparse(acc_f, acc_m, rule, frame, log_nonempty=None, total=False):
         f2, out = _sparse.prune(acc_f, out)
         return MassFunction._sparse(f2, out, frame), kappa, total
     if rule == "yager":
-        full = np.uint64(frame.full)
-        if not np.any(acc_f == full):
-            acc_f = np.append(acc_f, full)
-            acc_m = np.concatenate([acc_m, np.zeros(acc_m.shape[:-1] + (1,))], axis=-1)
-            acc_f, acc_m = _sparse.merge_duplicates(acc_f, acc_m)
-            empty = acc_f == np.uint64(0)
+        acc_f, acc_m, column = _with_frame_column(acc_f, acc_m, frame.full)
         out = acc_m.copy()
-        out[..., np.flatnonzero(acc_f == full)[0]] += kappa
-        out[..., empty] = 0.0
+        out[..., column] += kappa
+        out[..., acc_f == np.uint64(0)] = 0.0
         f2, out = _sparse.prune(acc_f, out)
         return MassFunction._sparse(f2, out, frame), kappa, None
     raise AssertionError(rule)
+
+
+def _with_frame_column(focal, masses, full):
+    """``(focal, masses, column)``: focal sets (sorted) with the frame ``full`` among them, mass 0 where it is
+    added, and the frame's column."""
+    full = np.uint64(full)
+    if not np.any(focal == full):
+        zeros = np.zeros(masses.shape[:-1] + (1,))
+        focal, masses = _sparse.merge_duplicates(
+            np.append(focal, full), np.concatenate([masses, zeros], axis=-1)
+        )
+    return focal, masses, int(np.flatnonzero(focal == full)[0])
 
 
 @dataclass(frozen=True)
