@@ -122,15 +122,11 @@ def _checked_binary_factors(q1, q2, q3, m1, m2, m3):
 
 #: The extended fold keeps every commonality factor and product within
 #: [2**-400, 2**400] (times a power of two kept apart), so that a product of
-#: two of them is a normal float64, rounded as with an unbounded exponent.
+#: two of them is a normal float64, rounded as with an unbounded exponent;
+#: multiplying by either bound is exact.
 _EXTENDED_LOW = 2.0**-400
 _EXTENDED_HIGH = 2.0**400
 _EXTENDED_SHIFT = 400
-
-
-#: 2**400 and 2**-400 as factors (multiplying by them is exact).
-_EXTENDED_UP = 2.0**400
-_EXTENDED_DOWN = 2.0**-400
 
 
 @njit(cache=True)
@@ -148,9 +144,9 @@ def _extended_step(q, e, f):
         e += d
     p = q * f
     if abs(p) < _EXTENDED_LOW and p != 0.0:
-        return p * _EXTENDED_UP, e - _EXTENDED_SHIFT
+        return p * _EXTENDED_HIGH, e - _EXTENDED_SHIFT
     if abs(p) > _EXTENDED_HIGH:
-        return p * _EXTENDED_DOWN, e + _EXTENDED_SHIFT
+        return p * _EXTENDED_LOW, e + _EXTENDED_SHIFT
     return p, e
 
 
@@ -1253,43 +1249,24 @@ def _lost_rows_stack(sources, bad):
 
 
 def conjunctive(sources, normalize, *, tolerance=None, parallel=None):
-    """Conjunctive combination of the K sources of every row.
+    """Conjunctive combination of the K sources of every row: the product of their commonalities.
 
-    ``sources``: C-contiguous float64 (rows, K, size), or a pair ``(m1,
-    m2)`` of float64 (rows, size) arrays, two sources given apart (the rows
-    of binary and three-label frames are then read where they lie: no
-    stacking, and no copy of rows evenly spaced in memory, e.g. two sources
-    of one stack).  With ``normalize`` (Dempster's rule) the commonality
-    product is rescaled every 16 sources (q(empty) plays no role, so
-    rescaling is exact) and the result is divided by the sum of its
-    non-empty masses, never by 1 - K.  A row where some commonality product
-    of non-zero factors leaves the normal float64 range (near-dogmatic
-    sources, long folds of tiny masses) is recomputed by
-    :func:`dempster_extended`, so that every normalised mass representable
-    in float64 is returned with ordinary rounding error.
+    ``sources``: C-contiguous float64 (rows, K, size), or a pair ``(m1, m2)`` of float64 (rows,
+    size) arrays, two sources given apart (binary and three-label rows are then read where they lie,
+    rows evenly spaced in memory without a copy).  ``normalize``: Dempster's rule, the product
+    rescaled every 16 sources and divided by the sum of its non-empty masses; a row whose products
+    leave the normal float64 range is recomputed by :func:`dempster_extended` (the algorithm:
+    :func:`dstk.combine`, Notes).  Small inputs run interpreted on a cold start (the row kernels'
+    ``interpreted_max_work``); rows are spread over numba's threads from
+    :data:`PARALLEL_MIN_VALUES` values (``parallel=None``), always (``True``) or never (``False``).
+    With ``tolerance`` (a stack, or a three-label pair) each source row is checked as it is read,
+    with the tests of :func:`dstk._kernels.validation.check_mass_rows`.
 
-    Binary and three-label frames keep the commonalities in scalars; only
-    the kernel of the input's frame size is compiled, and small inputs run
-    interpreted on a cold start (the ``interpreted_max_work`` of the row
-    kernels' decorators, see :func:`dstk._kernels._jit.call_kernel`).  Rows
-    are spread over numba's threads when the input holds at least
-    :data:`PARALLEL_MIN_VALUES` values (``parallel=None``), always
-    (``True``) or never (``False``).
-
-    With ``tolerance`` (a stack, or a pair on a three-label frame), each
-    source row is tested as it is read, with the tests of :func:`dstk._kernels.validation.check_mass_rows`
-    (entries sum to 1 within ``tolerance``, none below ``-tolerance``; a NaN
-    or infinite entry fails the sum), so that validated input is read once.
-
-    Returns ``(out, kappa, total, status)``: combined masses, the conflict K
-    = mass of the empty set in the unnormalised combination (it may round to
-    1 for nearly total conflicts), a flag per row that is True only for an
-    exactly total conflict (all non-empty masses zero; zero output row), and
-    the status bits of the check: :data:`INVALID` when some row failed
-    (``out`` is then meaningless and the caller builds the error message),
-    :data:`SMALL_NEGATIVE` when some entry lies in ``[-tolerance, 0)``
-    (rounding noise: the caller cleans the input and combines again, as the
-    separate validation would); 0 without ``tolerance``.
+    Returns ``(out, kappa, total, status)``: combined masses, the conflict K (mass of the empty set
+    in the unnormalised combination; it may round to 1), a flag per row of exactly total conflict
+    (zero output row), and the status bits of the check: :data:`INVALID` when some row failed
+    (``out`` is then meaningless), :data:`SMALL_NEGATIVE` when some entry lies in ``[-tolerance,
+    0)`` (the caller cleans the input and combines again); 0 without ``tolerance``.
     """
     pair = type(sources) is tuple
     if tolerance is None:
