@@ -408,9 +408,9 @@ def _gather_sources(masses, axis):
                     a._frame is b._frame or a._frame._labels == b._frame._labels
                 ):
                     size = values_a.shape[-1]
-                    rows = values_a.reshape(-1, size), values_b.reshape(-1, size)
-                    if size not in (4, 8):  # binary and three-label rows are read where they are
-                        rows = np.stack(rows, axis=1)
+                    pair = values_a.reshape(-1, size), values_b.reshape(-1, size)
+                    # binary and three-label rows are read where they are; others stacked
+                    rows = pair if size in (4, 8) else np.stack(pair, axis=1)
                     return _Sources(a._frame, values_a.shape[:-1], rows, deferred)
     mf, ax = _gather(masses, axis)
     return _Sources(mf.frame, (), None, (), mf, ax)  # (positional: half the cost of keywords)
