@@ -195,7 +195,9 @@ if hasattr(os, "register_at_fork"):  # POSIX
 #: The pool of this process, used inside :func:`reusing_buffers`.
 POOL = BufferPool()
 #: The pool in use (inside :func:`reusing_buffers`), else None: outside, :func:`empty` is ``np.empty``.
-ACTIVE_POOL: contextvars.ContextVar[BufferPool | None] = contextvars.ContextVar("dstk_buffer_pool", default=None)
+ACTIVE_POOL: contextvars.ContextVar[BufferPool | None] = contextvars.ContextVar(
+    "dstk_buffer_pool", default=None
+)
 
 
 @contextlib.contextmanager
