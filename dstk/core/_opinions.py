@@ -31,7 +31,8 @@ def _evidence_of(evidence, activation):
     if activation == "relu":
         e = np.maximum(e, 0.0)
     elif activation == "exp":
-        e = np.exp(np.clip(e, None, 700.0))
+        with np.errstate(over="ignore"):  # an infinite evidence: see _scaled_shares
+            e = np.exp(e)
     elif activation == "softplus":
         e = np.logaddexp(0.0, e)
     elif np.any(e < 0):
@@ -39,6 +40,30 @@ def _evidence_of(evidence, activation):
             "`evidence` must be non-negative; pass logits with activation='relu', 'exp' or 'softplus'."
         )
     return e
+
+
+def _scaled_shares(e, w, logits):
+    """``b = e / (sum e + W)`` and ``u = W / (sum e + W)`` where the total overflows float64.
+
+    The evidence is divided by its largest value per opinion first (for the
+    exp map, the logits are shifted by their largest value: ``exp(z - max z)``),
+    so the ratios survive; an infinite evidence (logit ``+inf``) takes the limit,
+    the infinite classes sharing the belief equally and ``u = 0``.
+    """
+    if logits is not None:
+        top = logits.max(-1, keepdims=True)
+        with np.errstate(invalid="ignore", over="ignore"):
+            scaled = np.where(np.isposinf(top), np.isposinf(logits), np.exp(logits - top))
+            prior = np.where(np.isposinf(top), 0.0, w * np.exp(-top))
+    else:
+        top = e.max(-1, keepdims=True)
+        safe = np.where(top > 0, top, 1.0)
+        with np.errstate(invalid="ignore"):
+            scaled = np.where(np.isposinf(top), np.isposinf(e), e / safe)
+            prior = np.where(np.isposinf(top), 0.0, w / safe)
+    scaled = scaled.astype(np.float64)
+    total = scaled.sum(-1, keepdims=True) + prior
+    return scaled / total, (prior / total)[..., 0]
 
 
 def _prior_weight(prior_weight, k):
@@ -191,10 +216,14 @@ class Opinion:
             Negative evidence without an activation, NaN, an unknown activation
             or a non-positive prior weight.
         """
+        raw = as_float_array(evidence, "evidence") if activation == "exp" else None
         e = _evidence_of(evidence, activation)
         w = _prior_weight(prior_weight, e.shape[-1])
-        total = e.sum(-1) + w
-        return cls(e / total[..., None], w / total, base_rate=base_rate, prior_weight=w)
+        with np.errstate(over="ignore"):
+            total = e.sum(-1) + w
+        if np.all(np.isfinite(total)):
+            return cls(e / total[..., None], w / total, base_rate=base_rate, prior_weight=w)
+        return cls(*_scaled_shares(e, w, raw), base_rate=base_rate, prior_weight=w)
 
     @classmethod
     def from_dirichlet(
