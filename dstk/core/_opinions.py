@@ -410,7 +410,7 @@ def fuse_opinions(opinions: Sequence[Opinion], *, operator: str = "cumulative") 
         * ``"cumulative"``: independent evidence adds up (Jøsang 2016,
           Sec. 12.5): the evidence vectors are summed;
         * ``"averaging"``: dependent sources, the evidence is averaged
-          (Sec. 12.6); fused pairwise left to right;
+          (Sec. 12.6);
         * ``"weighted"``: the beliefs are averaged with weights the
           confidences ``1 - u`` (Sec. 12.7);
         * ``"belief_constraint"``: Dempster's rule on the opinions' mass
@@ -432,9 +432,14 @@ def fuse_opinions(opinions: Sequence[Opinion], *, operator: str = "cumulative") 
     -----
     Dogmatic opinions (``u = 0`` on both sides) fuse, for the cumulative,
     averaging and weighted operators, to the mean of the beliefs (the limit
-    with equal relative dogmatism, Jøsang 2016, Sec. 12.5).  The averaging
-    and weighted operators are fused pairwise, left to right, for more than
-    two opinions.
+    with equal relative dogmatism, Jøsang 2016, Sec. 12.5); with more than
+    two opinions, to the mean over the dogmatic ones.  More than two opinions
+    are fused at once by the multi-source forms of the operators (the
+    evidence vectors summed, averaged, or averaged with weights the
+    confidences), which do not depend on the order of the opinions: the
+    averaging and weighted operators are not associative, so fusing pairs
+    in turn would weigh the last opinion more.  For belief-constraint fusion
+    the base rate of several opinions is their mean weighted by ``1 - u``.
 
     References
     ----------
@@ -453,11 +458,74 @@ def fuse_opinions(opinions: Sequence[Opinion], *, operator: str = "cumulative") 
         raise ValueError("`opinions` must be a non-empty sequence of Opinion objects.")
     if len({o.n_classes for o in items}) != 1:
         raise ValueError("`opinions` must all have the same number of classes.")
+    if len(items) > 2 and operator != "belief_constraint":
+        b, u, a = _many(items, operator)
+        return Opinion(b, u, base_rate=a, prior_weight=items[0].prior_weight)
     fused = items[0]
     for other in items[1:]:
         b, u, a = _pair(fused, other, operator)
         fused = Opinion(b, u, base_rate=a, prior_weight=fused.prior_weight)
+    if len(items) > 2:  # Dempster's rule is associative; the base rate weighs each source by 1 - u
+        shape = fused.belief.shape
+        fused.base_rate = _confidence_weighted(
+            [np.broadcast_to(o.base_rate, shape) for o in items],
+            [np.broadcast_to(o.uncertainty, shape[:-1])[..., None] for o in items],
+        )
     return fused
+
+
+def _confidence_weighted(values, uncertainties):
+    """``sum_A v_A (1 - u_A) / sum_A (1 - u_A)``, the plain mean where every ``u_A = 1``."""
+    c = [1.0 - u for u in uncertainties]
+    total = sum(c)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        weighted = sum(ci * v for ci, v in zip(c, values)) / total
+    return np.where(total > 0, weighted, sum(values) / len(values))
+
+
+def _many(items, operator):
+    """Multi-source cumulative, averaging and weighted fusion in closed form (Jøsang 2016, Ch. 12).
+
+    In evidence form (all ``u_A > 0``), with ``c_A = 1 - u_A``:
+
+    * cumulative: ``b = sum_A b_A / u_A / (1 + sum_A c_A / u_A)``,
+      ``u = 1 / (1 + sum_A c_A / u_A)``, ``a = sum_A a_A c_A / u_A / sum_A c_A / u_A``
+      (the evidence vectors summed);
+    * averaging: ``b = sum_A b_A / u_A / sum_A 1 / u_A``, ``u = N / sum_A 1 / u_A``,
+      ``a = mean_A a_A`` (the evidence vectors averaged);
+    * weighted: ``b = sum_A b_A c_A / u_A / sum_A c_A / u_A``,
+      ``u = sum_A c_A / sum_A c_A / u_A``, ``a = sum_A a_A c_A / sum_A c_A``.
+
+    Numerators and denominators are multiplied by the smallest ``u_A``, so each
+    ``1 / u_A`` becomes a ratio in ``[0, 1]``; a zero smallest ``u_A`` gives
+    the dogmatic limit with equal relative dogmatism (the mean over the
+    dogmatic sources, ``u = 0``).  Symmetric in the sources; for two sources
+    these are the formulas of :func:`_pair`.
+    """
+    n = len(items)
+    shape = np.broadcast_shapes(*(o.belief.shape for o in items))
+    b = [np.broadcast_to(o.belief, shape) for o in items]
+    a = [np.broadcast_to(o.base_rate, shape) for o in items]
+    u = [np.broadcast_to(o.uncertainty, shape[:-1])[..., None] for o in items]
+    low = np.minimum.reduce(u)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        ratio = [np.where(ui == low, 1.0, low / ui) for ui in u]  # u_min / u_A
+    if operator == "averaging":
+        total = sum(ratio)
+        return sum(r * bi for r, bi in zip(ratio, b)) / total, (n * low / total)[..., 0], sum(a) / n
+    c = [1.0 - ui for ui in u]
+    v = [ci * r for ci, r in zip(c, ratio)]  # u_min c_A / u_A
+    weight = sum(v)
+    if operator == "cumulative":  # u_min > 0, or a dogmatic source with v_A = 1: the total is positive
+        total = low + weight
+        with np.errstate(invalid="ignore", divide="ignore"):
+            base = np.where(weight > 0, sum(vi * ai for vi, ai in zip(v, a)) / weight, sum(a) / n)
+        return sum(r * bi for r, bi in zip(ratio, b)) / total, (low / total)[..., 0], base
+    vacuous = weight == 0  # weighted: every source vacuous
+    with np.errstate(invalid="ignore", divide="ignore"):
+        belief = np.where(vacuous, 0.0, sum(vi * bi for vi, bi in zip(v, b)) / weight)
+        uncertainty = np.where(vacuous, 1.0, low * sum(c) / weight)
+    return belief, uncertainty[..., 0], _confidence_weighted(a, u)
 
 
 def trust_discount(opinion: Opinion, trust: ArrayLike) -> Opinion:

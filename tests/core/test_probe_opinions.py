@@ -1,9 +1,121 @@
-"""Probes of subjective-logic opinions: evidence from extreme logits."""
+"""Probes of subjective-logic opinions: multi-source fusion and extreme logits.
+
+The references are written from the definitions: the fusion operators in
+evidence form (Jøsang 2016, Secs. 12.5-12.7: cumulative fusion adds the
+evidence vectors, averaging fusion averages them, weighted fusion averages the
+beliefs with weights the confidences ``1 - u``), evaluated with exact rationals.
+"""
+
+from fractions import Fraction
+from itertools import permutations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from dstk import Opinion
+from dstk import Opinion, fuse_opinions
+
+
+def _opinion(evidence, base_rate):
+    return Opinion.from_evidence(np.array(evidence, dtype=float), base_rate=np.array(base_rate, dtype=float))
+
+
+def _exact(evidence, base_rate, operator):
+    """Fused (b, u, a) from evidence vectors with Fractions (prior weight W = K, all u > 0)."""
+    k = len(evidence[0])
+    w = Fraction(k)
+    r = [[Fraction(x) for x in e] for e in evidence]
+    a = [[Fraction(x) for x in row] for row in base_rate]
+    n = len(r)
+    u_src = [w / (w + sum(e)) for e in r]
+    b_src = [[x / (w + sum(e)) for x in e] for e in r]
+    if operator in ("cumulative", "averaging"):
+        total = [sum(e[i] for e in r) for i in range(k)]
+        if operator == "averaging":
+            total = [t / n for t in total]
+        s = w + sum(total)
+        b, u = [t / s for t in total], w / s
+        if operator == "averaging":
+            base = [sum(row[i] for row in a) / n for i in range(k)]
+        else:  # weights (1 - u_A) / u_A: the evidence each source holds
+            weights = [(1 - ua) / ua for ua in u_src]
+            base = [sum(wt * row[i] for wt, row in zip(weights, a)) / sum(weights) for i in range(k)]
+        return b, u, base
+    # weighted: beliefs with weights c_A / u_A, u = sum c_A / sum (c_A / u_A)
+    c = [1 - ua for ua in u_src]
+    v = [ca / ua for ca, ua in zip(c, u_src)]
+    b = [sum(vi * bs[i] for vi, bs in zip(v, b_src)) / sum(v) for i in range(k)]
+    u = sum(c) / sum(v)
+    base = [sum(ci * row[i] for ci, row in zip(c, a)) / sum(c) for i in range(k)]
+    return b, u, base
+
+
+EVIDENCE = [[2, 0, 1], [0, 3, 1], [5, 1, 0], [1, 1, 1]]
+BASE = [[0.2, 0.3, 0.5], [0.5, 0.25, 0.25], [0.125, 0.375, 0.5], [0.25, 0.25, 0.5]]
+
+
+@pytest.mark.parametrize("operator", ["cumulative", "averaging", "weighted"])
+@pytest.mark.parametrize("n_sources", [3, 4])
+def test_multi_source_fusion_matches_the_closed_form_in_any_order(operator, n_sources):
+    evidence, base = EVIDENCE[:n_sources], BASE[:n_sources]
+    b, u, a = _exact(evidence, base, operator)
+    for order in permutations(range(n_sources)):
+        fused = fuse_opinions([_opinion(evidence[i], base[i]) for i in order], operator=operator)
+        np.testing.assert_allclose(fused.belief, [float(x) for x in b], rtol=0, atol=1e-14)
+        np.testing.assert_allclose(fused.uncertainty, float(u), rtol=0, atol=1e-14)
+        np.testing.assert_allclose(fused.base_rate, [float(x) for x in a], rtol=0, atol=1e-14)
+
+
+@pytest.mark.parametrize("operator", ["cumulative", "averaging", "weighted"])
+def test_dogmatic_sources_weigh_equally_in_any_order(operator):
+    # equal relative dogmatism (Jøsang 2016, Sec. 12.5): the mean of the dogmatic beliefs
+    sources = [Opinion(np.eye(3)[i], 0.0) for i in range(3)]
+    for order in permutations(range(3)):
+        fused = fuse_opinions([sources[i] for i in order], operator=operator)
+        np.testing.assert_allclose(fused.belief, [1 / 3] * 3, rtol=0, atol=1e-15)
+        assert float(fused.uncertainty) == 0.0
+
+
+@pytest.mark.parametrize("operator", ["cumulative", "averaging", "weighted"])
+def test_dogmatic_sources_dominate_the_others(operator):
+    dogmatic = [Opinion([1.0, 0.0], 0.0), Opinion([0.0, 1.0], 0.0)]
+    other = Opinion.from_evidence([0.0, 7.0])
+    fused = fuse_opinions([dogmatic[0], other, dogmatic[1]], operator=operator)
+    np.testing.assert_allclose(fused.belief, [0.5, 0.5], rtol=0, atol=1e-15)
+    assert float(fused.uncertainty) == 0.0
+
+
+def test_belief_constraint_base_rate_does_not_depend_on_the_order():
+    sources = [_opinion(e, a) for e, a in zip(EVIDENCE[:3], BASE[:3])]
+    c = [1 - float(s.uncertainty) for s in sources]
+    expected = sum(ci * np.array(a) for ci, a in zip(c, BASE[:3])) / sum(c)
+    for order in permutations(range(3)):
+        fused = fuse_opinions([sources[i] for i in order], operator="belief_constraint")
+        np.testing.assert_allclose(fused.base_rate, expected, rtol=0, atol=1e-14)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    evidence=st.lists(
+        st.lists(st.floats(0, 50, allow_subnormal=False), min_size=3, max_size=3), min_size=3, max_size=5
+    ),
+    operator=st.sampled_from(["cumulative", "averaging", "weighted", "belief_constraint"]),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_fusion_is_invariant_to_the_order_of_the_sources(evidence, operator, seed):
+    sources = [Opinion.from_evidence(e) for e in evidence]
+    order = np.random.default_rng(seed).permutation(len(sources))
+    try:
+        one = fuse_opinions(sources, operator=operator)
+    except Exception as error:  # total conflict: the same in every order
+        with pytest.raises(type(error)):
+            fuse_opinions([sources[i] for i in order], operator=operator)
+        return
+    other = fuse_opinions([sources[i] for i in order], operator=operator)
+    np.testing.assert_allclose(one.belief, other.belief, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(one.uncertainty, other.uncertainty, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(one.base_rate, other.base_rate, rtol=0, atol=1e-12)
 
 
 @pytest.mark.parametrize(
