@@ -230,10 +230,16 @@ class EvidentialRegressor(BaseEstimator):
         features, target, weights = aggregated_rows(features, target, sample_weight)
 
         self.feature_mean_ = weights @ features
-        scale = np.sqrt(weights @ (features - self.feature_mean_) ** 2)
+        scale = _weighted_std(features, self.feature_mean_, weights)
         self.feature_scale_ = np.where(scale > 0, scale, 1.0)
         self.target_mean_ = float(weights @ target)
-        target_scale = float(np.sqrt(weights @ (target - self.target_mean_) ** 2))
+        target_scale = float(_weighted_std(target[:, None], np.array([self.target_mean_]), weights)[0])
+        if not 1e-150 <= target_scale <= 1e150 and target_scale != 0:
+            raise ValueError(
+                f"`y` has a standard deviation of {target_scale:.3g}: the precisions of the predicted numbers "
+                "(in units of 1 / y**2) would leave float64. Rescale y to a standard deviation within "
+                "[1e-150, 1e150] (e.g. divide it by a power of ten) and scale the predictions back."
+            )
         self.target_scale_ = target_scale if target_scale > 0 else 1.0
         Z = (features - self.feature_mean_) / self.feature_scale_
         t = (target - self.target_mean_) / self.target_scale_
@@ -377,6 +383,25 @@ class EvidentialRegressor(BaseEstimator):
         return float(r2_score(y, self.predict(X), sample_weight=sample_weight))
 
 
+def _weighted_std(values, mean, weights):
+    """``sqrt(weights @ (values - mean)**2)`` per column, without overflow of the squares.
+
+    Where the squares overflow float64 (deviations beyond about 1e154), the
+    deviations are divided by their largest magnitude first; elsewhere the
+    plain formula, bit for bit.  Likewise where they underflow (a standard
+    deviation below 1e-100).
+    """
+    deviation = values - mean
+    with np.errstate(over="ignore", under="ignore"):
+        plain = np.sqrt(weights @ deviation**2)
+    top = np.max(np.abs(deviation), axis=0)
+    unsafe = ~np.isfinite(plain) | ((plain < 1e-100) & (top > 0))
+    if not np.any(unsafe):
+        return plain
+    safe = np.where(top > 0, top, 1.0)
+    return np.where(unsafe, top * np.sqrt(weights @ (deviation / safe) ** 2), plain)
+
+
 _MIN_ROWS_AUTO = 20  # fewer distinct rows: fit_scales="auto" trains the scales without a validation split
 
 
@@ -417,16 +442,34 @@ def _initial_parameters(Z, t, weights, n_prototypes, random_state):
 
 def _mixture(Z, alpha, beta, sigma, precision, gamma, centres):
     """``(mu(x), sigma^2(x), h(x))`` of the prediction (Denoeux 2023b, Eqs. (17)-(19)), without underflow."""
-    squared = squared_distances(Z, centres)
-    log_weight = -(gamma**2) * squared + np.log(np.maximum(precision, 1e-300))
-    top = log_weight.max(axis=1, keepdims=True)
-    share = np.exp(log_weight - top)
+    with np.errstate(over="ignore", invalid="ignore"):  # beyond float64: see _far_shares
+        squared = squared_distances(Z, centres)
+        log_weight = -(gamma**2) * squared + np.log(np.maximum(precision, 1e-300))
+        top = log_weight.max(axis=1, keepdims=True)
+        share = np.exp(log_weight - top)
+    far = ~np.isfinite(top[:, 0])
+    if np.any(far):  # squared distances overflow: the limit, all the weight on the nearest prototype(s)
+        share[far] = _far_shares(Z[far], gamma, centres)
+        top[far] = -np.inf
     total = share.sum(axis=1, keepdims=True)
     ratio = share / total  # a_k h_k / h(x)
     means = Z @ beta.T + alpha
     mean = (ratio * means).sum(axis=1)
     variance = (ratio**2 * sigma**2).sum(axis=1)
     return mean, variance, np.exp(top[:, 0]) * total[:, 0]
+
+
+def _far_shares(Z, gamma, centres):
+    """The limit of ``a_k h_k / max_j a_j h_j`` for samples whose squared distances overflow float64.
+
+    With ``s = max |z_i|``, ``gamma_k^2 ||z - w_k||^2 = s^2 gamma_k^2 ||z / s - w_k / s||^2``, and
+    ``s^2`` beyond 1e154 makes every other term (``ln h_k``) vanish: the prototypes of the smallest
+    ``gamma_k^2 ||z / s - w_k / s||^2`` share the weight equally (1 each, 0 for the others).
+    """
+    s = np.max(np.abs(Z), axis=1, keepdims=True)
+    difference = (Z / s)[:, None, :] - centres[None, :, :] / s[:, :, None]
+    scaled = (gamma**2) * (difference**2).sum(axis=2)
+    return (scaled == scaled.min(axis=1, keepdims=True)).astype(np.float64)
 
 
 class _LossSettings:
