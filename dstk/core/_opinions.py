@@ -173,6 +173,22 @@ class Opinion:
         self.base_rate = _base_rate(base_rate, b.shape)
         self.prior_weight = _prior_weight(prior_weight, b.shape[-1])
 
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        """Restore a pickled opinion through the checks of the constructor (a tampered file raises)."""
+        if not isinstance(state, dict) or not {"belief", "uncertainty", "base_rate", "prior_weight"} <= set(
+            state
+        ):
+            raise ValueError(
+                "Not the state of a pickled Opinion: belief, uncertainty, base_rate, prior_weight."
+            )
+        checked = Opinion(
+            state["belief"],
+            state["uncertainty"],
+            base_rate=state["base_rate"],
+            prior_weight=state["prior_weight"],
+        )
+        self.__dict__.update(checked.__dict__)
+
     def __repr__(self) -> str:
         return (
             f"Opinion(belief={self.belief!r}, uncertainty={self.uncertainty!r}, base_rate={self.base_rate!r})"

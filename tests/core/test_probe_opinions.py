@@ -6,6 +6,7 @@ evidence vectors, averaging fusion averages them, weighted fusion averages the
 beliefs with weights the confidences ``1 - u``), evaluated with exact rationals.
 """
 
+import pickle
 from fractions import Fraction
 from itertools import permutations
 
@@ -150,3 +151,28 @@ def test_huge_evidence_does_not_overflow_its_total(activation):
     opinion = Opinion.from_evidence([1e308, 1e308, 0.0], activation=activation)
     np.testing.assert_allclose(opinion.belief, [0.5, 0.5, 0.0], rtol=1e-12, atol=1e-300)
     assert float(opinion.uncertainty) < 1e-300
+
+
+@pytest.mark.parametrize(
+    ("attribute", "value"),
+    [
+        ("belief", np.array([2.0, -1.0])),
+        ("belief", np.array([np.nan, 0.5])),
+        ("uncertainty", np.array(0.9)),
+        ("base_rate", np.array([0.9, 0.9])),
+        ("prior_weight", -1.0),
+    ],
+)
+def test_a_tampered_pickled_opinion_is_refused(attribute, value):
+    opinion = Opinion([0.5, 0.2], 0.3)
+    setattr(opinion, attribute, value)
+    with pytest.raises(ValueError):
+        pickle.loads(pickle.dumps(opinion))
+
+
+def test_a_pickled_opinion_round_trips_exactly():
+    opinion = Opinion.from_evidence([[3.0, 1.0, 0.0], [0.5, 0.25, 7.0]], base_rate=[0.5, 0.25, 0.25])
+    restored = pickle.loads(pickle.dumps(opinion))
+    for name in ("belief", "uncertainty", "base_rate"):
+        np.testing.assert_array_equal(getattr(restored, name), getattr(opinion, name))
+    assert restored.prior_weight == opinion.prior_weight
