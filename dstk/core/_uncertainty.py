@@ -265,8 +265,11 @@ def maximum_entropy_probability(m: MassFunction) -> np.ndarray:
         from ..exceptions import FrameTooLargeError
 
         raise FrameTooLargeError(
-            f"aggregate_uncertainty needs the belief of all 2**n subsets; the frame has n = {n} labels "
-            f"(at most {DENSE_MAX_LABELS} supported). Coarsen the frame first."
+            f"The aggregate uncertainty (maximum_entropy_probability, aggregate_uncertainty, "
+            f"uncertainty_decomposition(measure='aggregate')) needs the belief of all 2**n subsets; the "
+            f"frame has n = {n} labels (at most {DENSE_MAX_LABELS} supported). Coarsen the frame first, or "
+            "use jirousek_shenoy_entropy / uncertainty_decomposition(m, measure='jirousek_shenoy'), which "
+            "work on frames of any size."
         )
     bel = np.ascontiguousarray(m.to_array("bel").reshape(-1, 1 << n))
     p = maximum_entropy_probabilities(bel, n, _TIE_TOLERANCE)
@@ -490,6 +493,8 @@ def uncertainty_decomposition(m: MassFunction, *, measure: str = "aggregate") ->
         On an unknown ``measure``.
     InvalidMassError
         If some mass function puts mass on the empty set.
+    FrameTooLargeError
+        ``measure="aggregate"`` on a frame of more than 16 labels.
 
     Notes
     -----
