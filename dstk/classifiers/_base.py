@@ -93,6 +93,57 @@ def check_distance_scale(X: np.ndarray, what: str) -> None:
         )
 
 
+def check_loaded_arrays(
+    estimator: Any,
+    shapes: dict[str, tuple[int, ...]],
+    *,
+    positive: tuple[str, ...] = (),
+    at_most_one: tuple[str, ...] = (),
+) -> None:
+    """Raise :class:`~dstk.exceptions.InvalidStateError` if a loaded estimator's arrays cannot come from ``fit``.
+
+    Complements :func:`dstk._estimator.check_loaded_state` (NaN, negative
+    scales, masses) with what it cannot know: the shape of each attribute of
+    ``shapes`` (``-1``: any length), finite values in float arrays and
+    scalars, ``positive`` attributes above 0 and ``at_most_one`` attributes at
+    most 1.  Attributes absent (an unfitted estimator) are not checked.
+    """
+    from ..exceptions import InvalidStateError
+
+    for attribute, shape in shapes.items():
+        if attribute not in vars(estimator):
+            continue
+        try:
+            value = np.asarray(getattr(estimator, attribute))
+        except Exception:  # pragma: no cover - a ragged or otherwise broken object
+            value = np.empty(0, dtype=object)
+        problem = None
+        if value.ndim != len(shape) or any(want not in (-1, got) for want, got in zip(shape, value.shape)):
+            expected = (
+                "("
+                + ", ".join("any" if d == -1 else str(d) for d in shape)
+                + ("," if len(shape) == 1 else "")
+                + ")"
+            )
+            problem = f"has shape {value.shape} where the fit gives {expected}"
+        elif value.dtype.kind not in "fiub":
+            if attribute != "classes_":  # labels may be of any type
+                problem = f"has data type {value.dtype} where numbers belong"
+        elif value.dtype.kind != "f":
+            pass
+        elif not np.all(np.isfinite(value)):
+            problem = "holds infinite or NaN values"
+        elif attribute in positive and np.any(value <= 0):
+            problem = "has entries <= 0 where positive scales belong"
+        elif attribute in at_most_one and np.any(value > 1):
+            problem = "has entries above 1 where weights in [0, 1] belong"
+        if problem is not None:
+            raise InvalidStateError(
+                f"The loaded {type(estimator).__name__} is not a fitted state: its `{attribute}` {problem}. The "
+                "file was modified or corrupted after saving; fit the estimator again or load a file you trust."
+            )
+
+
 def validate_target_column(y: Any, n_samples: int, *, what: str) -> np.ndarray:
     """Return ``y`` as a 1-D array of ``n_samples`` targets (``what`` names them in the error for None)."""
     from sklearn.utils.validation import column_or_1d

@@ -19,6 +19,7 @@ from ..exceptions import ConvergenceWarning
 from ._base import (
     EvidentialClassifierBase,
     check_distance_scale,
+    check_loaded_arrays,
     require_sklearn,
     singleton_mass_function,
     validate_features,
@@ -402,6 +403,11 @@ class EvidentialKNNClassifier(EvidentialClassifierBase):
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
         check_loaded_state(self)
+        c = int(getattr(self, "n_classes_", -1))
+        check_loaded_arrays(
+            self,
+            {"gamma_": (c,), "classes_": (c,), "_fit_X": (-1, int(getattr(self, "n_features_in_", -1)))},
+        )
         if "nearest_neighbors_" in state and state["nearest_neighbors_"] is None:
             from sklearn.neighbors import NearestNeighbors
 

@@ -15,6 +15,7 @@ from ._base import (
     EvidentialClassifierBase,
     aggregated_rows,
     check_distance_scale,
+    check_loaded_arrays,
     kmeans_prototypes,
     minimize_lbfgs,
     require_sklearn,
@@ -226,6 +227,18 @@ class EvidentialNeuralNetworkClassifier(EvidentialClassifierBase):
             frame.
         """
         return singleton_mass_function(*self._singleton_form(X), Frame(self.classes_.tolist()))
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        """Restore a pickled or skops-loaded network, refusing arrays no fit produces (shapes, inf, alpha > 1)."""
+        super().__setstate__(state)
+        k = np.shape(self.alpha_)[0] if np.ndim(getattr(self, "alpha_", None)) == 1 else -1
+        c = int(getattr(self, "n_classes_", -1))
+        p = int(getattr(self, "n_features_in_", -1))
+        check_loaded_arrays(
+            self,
+            {"prototypes_": (k, p), "gamma_": (k,), "alpha_": (k,), "membership_": (k, c), "classes_": (c,)},
+            at_most_one=("alpha_",),
+        )
 
     def _singleton_form(self, X: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
         self._check_fitted()

@@ -14,6 +14,7 @@ from .._validation import as_float_array, check_level, check_option, check_rando
 from ..reasoning._grfn import INTERVAL_KINDS, GaussianRandomFuzzyNumber
 from ._base import (
     aggregated_rows,
+    check_loaded_arrays,
     kmeans_prototypes,
     minimize_lbfgs,
     require_sklearn,
@@ -302,6 +303,28 @@ class EvidentialRegressor(BaseEstimator):
 
     def _check_fitted(self) -> None:
         check_is_fitted(self, "prototypes_")
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        """Restore a pickled or skops-loaded regressor, refusing arrays no fit produces (shapes, inf, scales)."""
+        super().__setstate__(state)
+        k = np.shape(self.intercept_)[0] if np.ndim(getattr(self, "intercept_", None)) == 1 else -1
+        p = int(getattr(self, "n_features_in_", -1))
+        check_loaded_arrays(
+            self,
+            {
+                "intercept_": (k,),
+                "coef_": (k, p),
+                "std_": (k,),
+                "precision_": (k,),
+                "gamma_": (k,),
+                "prototypes_": (k, p),
+                "feature_mean_": (p,),
+                "feature_scale_": (p,),
+                "target_mean_": (),
+                "target_scale_": (),
+            },
+            positive=("feature_scale_", "target_scale_"),
+        )
 
     def predict_grfn(self, X: ArrayLike) -> GaussianRandomFuzzyNumber:
         """The predicted Gaussian random fuzzy number of each sample, in the units of ``y``.
