@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dstk import Opinion, fuse_opinions
+from dstk import Opinion, fuse_opinions, trust_discount
 
 
 def _opinion(evidence, base_rate):
@@ -176,3 +176,23 @@ def test_a_pickled_opinion_round_trips_exactly():
     for name in ("belief", "uncertainty", "base_rate"):
         np.testing.assert_array_equal(getattr(restored, name), getattr(opinion, name))
     assert restored.prior_weight == opinion.prior_weight
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: fuse_opinions(
+            [Opinion(np.full((2, 2), 0.25), np.full(2, 0.5)), Opinion(np.full((3, 2), 0.25), np.full(3, 0.5))]
+        ),
+        lambda: fuse_opinions(
+            [Opinion(np.full((2, 2), 0.25), np.full(2, 0.5))] * 2
+            + [Opinion(np.full((3, 2), 0.25), np.full(3, 0.5))]
+        ),
+        lambda: trust_discount(Opinion(np.full((2, 2), 0.25), np.full(2, 0.5)), [0.2, 0.5, 0.3]),
+        lambda: Opinion(np.full((2, 2), 0.25), np.full(2, 0.5), base_rate=np.full((3, 2), 0.5)),
+    ],
+)
+def test_batches_that_do_not_broadcast_are_named(call):
+    # numpy's "operands could not be broadcast together with shapes (2,1) (3,1)" before
+    with pytest.raises(ValueError, match=r"batch shapes .* do not broadcast"):
+        call()
