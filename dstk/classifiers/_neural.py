@@ -231,7 +231,7 @@ class EvidentialNeuralNetworkClassifier(EvidentialClassifierBase):
     def __setstate__(self, state: dict[str, Any]) -> None:
         """Restore a pickled or skops-loaded network, refusing arrays no fit produces (shapes, inf, alpha > 1)."""
         super().__setstate__(state)
-        k = np.shape(self.alpha_)[0] if np.ndim(getattr(self, "alpha_", None)) == 1 else -1
+        k = np.shape(self.alpha_)[0] if np.ndim(getattr(self, "alpha_", 0)) == 1 else -1
         c = int(getattr(self, "n_classes_", -1))
         p = int(getattr(self, "n_features_in_", -1))
         check_loaded_arrays(

@@ -307,7 +307,7 @@ class EvidentialRegressor(BaseEstimator):
     def __setstate__(self, state: dict[str, Any]) -> None:
         """Restore a pickled or skops-loaded regressor, refusing arrays no fit produces (shapes, inf, scales)."""
         super().__setstate__(state)
-        k = np.shape(self.intercept_)[0] if np.ndim(getattr(self, "intercept_", None)) == 1 else -1
+        k = np.shape(self.intercept_)[0] if np.ndim(getattr(self, "intercept_", 0)) == 1 else -1
         p = int(getattr(self, "n_features_in_", -1))
         check_loaded_arrays(
             self,
