@@ -37,9 +37,9 @@ def scatter_sum(values, index, n_out):
     values = np.asarray(values, dtype=np.float64)
     batch = values.shape[:-1]
     rows = int(np.prod(batch, dtype=np.int64))
-    flat = values.reshape(rows, -1)
     if rows == 0:
         return np.zeros(batch + (n_out,))
+    flat = values.reshape(rows, -1)
     offs = (np.arange(rows, dtype=np.int64) * n_out)[:, None] + index[None, :]
     out = np.bincount(offs.ravel(), weights=flat.ravel(), minlength=rows * n_out)
     return out.reshape(batch + (n_out,))

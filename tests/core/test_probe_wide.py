@@ -173,12 +173,6 @@ def test_aggregate_uncertainty_on_a_wide_frame_names_what_works(call):
     assert decomposition.total == pytest.approx(jirousek_shenoy_entropy(m), abs=1e-12)
 
 
-@pytest.mark.xfail(
-    reason="dstk/core (_mass.py / _storage.py, being rewritten): a zero-row batch of a wide focal-set form "
-    "fails with numpy's 'cannot reshape array of size 0 into shape (0,newaxis)'; frames of <= 64 labels "
-    "give an empty batch",
-    strict=True,
-)
 def test_an_empty_batch_on_a_wide_frame_is_an_empty_batch():
     m = MassFunction.from_focal_sets([1, 2], np.zeros((0, 2)), Frame(range(100)))
     assert m.batch_shape == (0,)
