@@ -185,6 +185,8 @@ class Valuation:
 
     Raises
     ------
+    DataTypeError
+        If ``focal_sets`` is a numeric (not boolean) array.
     FrameMismatchError
         If a boolean ``focal_sets`` array does not match the variables' shape.
     FrameError
@@ -220,6 +222,12 @@ class Valuation:
                     f"`focal_sets` has shape {focal.shape}; expected (n_focal,) + {shape} for the variables "
                     f"{[v.name for v in variables]}."
                 )
+        elif isinstance(focal_sets, np.ndarray) and focal_sets.dtype.kind in "iufc":
+            raise DataTypeError(
+                f"`focal_sets` is a numeric array (dtype {focal_sets.dtype}); a membership array must be "
+                "boolean, of shape (n_focal,) + the variables' shape: pass `focal_sets.astype(bool)`, or "
+                "a sequence of sets of configuration tuples."
+            )
         else:
             try:
                 sets = list(focal_sets)

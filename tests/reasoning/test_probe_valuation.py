@@ -1,0 +1,26 @@
+"""Probes of valuations with the inputs a careless user would give, against the definitions.
+
+Each test pins a defect that a review found: the input, the expected answer
+from the definitions (Shafer 1976, ch. 3; Smets 1993) or the error that must
+name what was wrong.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from dstk.exceptions import DataTypeError
+from dstk.reasoning import Valuation, Variable
+
+A = Variable("a", [0, 1])
+B = Variable("b", ["x", "y", "z"])
+
+
+def test_numeric_focal_array_is_refused_not_read_as_labels():
+    # a 0/1 integer array looks like a membership array; read as sets of labels, its row [1, 0]
+    # would be the focal set {1, 0} (both labels) instead of {0}
+    with pytest.raises(DataTypeError, match="boolean"):
+        Valuation([A], np.array([[1, 0], [1, 1]]), [0.5, 0.5])
+    v = Valuation([A], np.array([[1, 0], [1, 1]]).astype(bool), [0.5, 0.5])
+    assert v.bel({(0,)}) == 0.5
