@@ -536,7 +536,11 @@ class Valuation:
         ------
         TotalConflictError
             If ``m(empty) = 1`` for a sample and ``on_conflict="raise"``.
+        ValueError
+            If ``on_conflict`` is not one of the three policies.
         """
+        if on_conflict not in ("raise", "vacuous", "nan"):
+            raise ValueError(f"`on_conflict` must be 'raise', 'vacuous' or 'nan'; got {on_conflict!r}.")
         empty = ~self._focal.reshape(self.n_focal, -1).any(axis=1)
         k = self._mass[..., empty].sum(axis=-1)
         focal, mass = self._focal[~empty], self._mass[..., ~empty]
@@ -548,8 +552,6 @@ class Valuation:
                     "The combined valuations are in total conflict (every intersection of focal sets is "
                     "empty); pass on_conflict='vacuous' or 'nan' for a per-sample policy."
                 )
-            if on_conflict not in ("vacuous", "nan"):
-                raise ValueError(f"`on_conflict` must be 'raise', 'vacuous' or 'nan'; got {on_conflict!r}.")
         with np.errstate(invalid="ignore", divide="ignore"):
             mass = mass / np.where(bad, 1.0, total)[..., None]
         if np.any(bad):

@@ -24,3 +24,18 @@ def test_numeric_focal_array_is_refused_not_read_as_labels():
         Valuation([A], np.array([[1, 0], [1, 1]]), [0.5, 0.5])
     v = Valuation([A], np.array([[1, 0], [1, 1]]).astype(bool), [0.5, 0.5])
     assert v.bel({(0,)}) == 0.5
+
+
+def test_unknown_on_conflict_is_refused_without_a_conflict():
+    from dstk.reasoning import ValuationNetwork
+
+    v = Valuation.relation([A, B], [(0, "x"), (1, "y")], mass=0.7)
+    with pytest.raises(ValueError, match="on_conflict"):
+        v.normalize(on_conflict="banana")
+    with pytest.raises(ValueError, match="on_conflict"):
+        v.combine(v, on_conflict="banana")
+    net = ValuationNetwork([v, Valuation.relation([A], [(1,)], mass=0.5)])
+    with pytest.raises(ValueError, match="on_conflict"):
+        net.marginal([A], on_conflict="banana")
+    with pytest.raises(ValueError, match="on_conflict"):
+        net.marginals(on_conflict="banana")
