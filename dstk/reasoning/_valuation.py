@@ -578,10 +578,24 @@ class Valuation:
         Returns
         -------
         Valuation
+
+        Raises
+        ------
+        TotalConflictError
+            If ``normalize`` and the event has plausibility 0 in some sample.
         """
         mask = self.configurations_mask(configurations)
         out = Valuation._raw(self.variables, self._focal & mask[None], self._mass)
-        return out.normalize() if normalize else out
+        if not normalize:
+            return out
+        try:
+            return out.normalize()
+        except TotalConflictError:
+            raise TotalConflictError(
+                "The conditioning event has plausibility 0 (no focal set meets it) in some sample, so "
+                "Dempster's conditioning is undefined; condition on a plausible event, or pass "
+                "normalize=False to keep the mass on the empty set."
+            ) from None
 
     def configurations_mask(self, configurations: Iterable[Any]) -> np.ndarray:
         """A boolean array over the configurations, True at ``configurations``.

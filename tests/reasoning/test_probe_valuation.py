@@ -39,3 +39,15 @@ def test_unknown_on_conflict_is_refused_without_a_conflict():
         net.marginal([A], on_conflict="banana")
     with pytest.raises(ValueError, match="on_conflict"):
         net.marginals(on_conflict="banana")
+
+
+def test_conditioning_on_an_impossible_event_says_so():
+    from dstk.exceptions import TotalConflictError
+
+    certain = Valuation.relation([A], [(0,)])
+    with pytest.raises(TotalConflictError, match="conditioning event"):
+        certain.condition([(1,)])
+    with pytest.raises(TotalConflictError, match="conditioning event"):
+        certain.condition([])
+    # without normalisation the mass goes to the empty set, as the definition says
+    assert certain.condition([(1,)], normalize=False).bel({(0,), (1,)}) == 0.0
