@@ -193,6 +193,8 @@ class Valuation:
         If a configuration is not a tuple of labels of the variables.
     InvalidMassError
         If ``masses`` do not match the focal sets, are negative or do not sum to one.
+    FrameTooLargeError
+        If the focal sets over the product frame would exceed the memory cap.
 
     Examples
     --------
@@ -235,6 +237,7 @@ class Valuation:
                 raise DataTypeError(
                     f"`focal_sets` must be a sequence of sets of configurations; got {focal_sets!r}."
                 ) from None
+            _check_size(shape, len(sets), "The valuation")
             focal = np.zeros((len(sets),) + shape, dtype=bool)
             for i, s in enumerate(sets):
                 focal[i][_configuration_mask_index(variables, s, "focal_sets")] = True
@@ -285,12 +288,18 @@ class Valuation:
         Returns
         -------
         Valuation
+
+        Raises
+        ------
+        FrameTooLargeError
+            If the product frame would exceed the memory cap.
         """
         variables = _check_variables(variables)
         m = np.asarray(mass, dtype=np.float64)
         if not np.all(np.isfinite(m)) or np.any(m < 0) or np.any(m > 1):
             raise InvalidMassError(f"`mass` must lie in [0, 1]; got {mass!r}.")
         shape = tuple(len(v) for v in variables)
+        _check_size(shape, 2, "The relation")
         focal = np.zeros((2,) + shape, dtype=bool)
         focal[0][_configuration_mask_index(variables, configurations, "configurations")] = True
         if not focal[0].any() and np.any(m > 0):
@@ -313,8 +322,14 @@ class Valuation:
         Returns
         -------
         Valuation
+
+        Raises
+        ------
+        FrameTooLargeError
+            If the product frame would exceed the memory cap.
         """
         variables = _check_variables(variables)
+        _check_size([len(v) for v in variables], 1, "The vacuous valuation")
         focal = np.ones((1,) + tuple(len(v) for v in variables), dtype=bool)
         return cls._raw(variables, focal, np.ones(tuple(batch_shape) + (1,)))
 

@@ -51,3 +51,15 @@ def test_conditioning_on_an_impossible_event_says_so():
         certain.condition([])
     # without normalisation the mass goes to the empty set, as the definition says
     assert certain.condition([(1,)], normalize=False).bel({(0,), (1,)}) == 0.0
+
+
+def test_builders_refuse_a_product_frame_above_the_memory_cap():
+    from dstk.exceptions import FrameTooLargeError
+
+    many = [Variable(f"v{i}", range(10)) for i in range(12)]  # 10**12 configurations
+    with pytest.raises(FrameTooLargeError, match="fewer variables"):
+        Valuation.relation(many, [(0,) * 12], mass=0.5)
+    with pytest.raises(FrameTooLargeError, match="fewer variables"):
+        Valuation.vacuous(many)
+    with pytest.raises(FrameTooLargeError, match="fewer variables"):
+        Valuation(many, [{(0,) * 12}], [1.0])
