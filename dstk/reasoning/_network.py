@@ -120,6 +120,8 @@ def generalized_bayes(
     ------
     FrameMismatchError
         If a label of ``given`` has no conditional, or a belief function is not on ``target``.
+    ValueError
+        If the batch shapes of the conditionals and the observation do not broadcast.
 
     Examples
     --------
@@ -141,18 +143,24 @@ def generalized_bayes(
     conds = [_as_valuation(conditionals[x], target, "conditionals") for x in given.labels]
     obs = _as_valuation(observation, target, "observation")
     n = len(given)
+    try:
+        batch = np.broadcast_shapes(obs.batch_shape, *(c.batch_shape for c in conds))
+    except ValueError:
+        raise ValueError(
+            "The batch shapes of `conditionals` and `observation` must broadcast; got "
+            f"{[c.batch_shape for c in conds]} and {obs.batch_shape}."
+        ) from None
     # pl(B | x) for every focal set B of the observation: (batch..., n_obs, n)
     pls = []
     for c in conds:
         hit = (c._focal[:, None, :] & obs._focal[None, :, :]).any(axis=2)  # (n_c, n_obs)
         pls.append(np.einsum("...c,co->...o", c._mass, hit.astype(float)))
-    pl = np.stack(pls, axis=-1)  # (batch..., n_obs, n)
+    pl = np.stack(np.broadcast_arrays(*pls), axis=-1)  # (batch..., n_obs, n)
     subsets = ((np.arange(2**n)[:, None] >> np.arange(n)) & 1).astype(bool)  # (2^n, n)
     terms = np.where(subsets[None], pl[..., None, :], 1.0 - pl[..., None, :]) if pl.ndim == 2 else None
     if terms is None:
         terms = np.where(subsets, pl[..., None, :], 1.0 - pl[..., None, :])
     m_given = terms.prod(axis=-1)  # (batch..., n_obs, 2^n)
-    batch = np.broadcast_shapes(obs.batch_shape, *(c.batch_shape for c in conds))
     om = np.broadcast_to(obs._mass, batch + (obs.n_focal,))
     mass = np.einsum("...o,...os->...s", om, np.broadcast_to(m_given, batch + m_given.shape[-2:]))
     out = Valuation._raw((given,), subsets.copy(), mass)

@@ -1,0 +1,52 @@
+"""Probes of conditional belief functions and valuation networks with careless inputs.
+
+Each test pins a defect that a review found, with the answer the definitions
+give (Smets 1993, eq. 4.4 for the generalised Bayesian theorem) or the error
+that must say what was wrong.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import dstk
+from dstk.exceptions import FrameMismatchError, FrameTooLargeError
+from dstk.reasoning import Valuation, ValuationNetwork, Variable, generalized_bayes
+
+X = Variable("x", ["x1", "x2"])
+Y = Variable("y", ["y1", "y2", "y3"])
+
+
+def _on_y(masses):
+    """A valuation on Y with focal sets {y1}, {y2, y3}, Y and masses ``masses`` (..., 3)."""
+    focal = np.array([[1, 0, 0], [0, 1, 1], [1, 1, 1]], dtype=bool)
+    return Valuation([Y], focal, masses)
+
+
+def _pairs(v):
+    return {s: m for s, m in v.focal_sets()}
+
+
+def test_generalized_bayes_broadcasts_conditionals_of_different_batch_shapes():
+    rng = np.random.default_rng(0)
+    batched = rng.dirichlet(np.ones(3), size=4)
+    conditionals = {"x1": _on_y(batched), "x2": _on_y([0.2, 0.5, 0.3])}
+    observation = _on_y([0.6, 0.1, 0.3])
+    posterior = generalized_bayes(conditionals, observation, given=X, target=Y)
+    assert posterior.batch_shape == (4,)
+    for i in range(4):
+        row = generalized_bayes(
+            {"x1": _on_y(batched[i]), "x2": conditionals["x2"]}, observation, given=X, target=Y
+        )
+        got = {s: m[i] for s, m in _pairs(posterior).items()}
+        want = _pairs(row)
+        assert set(got) | set(want) == set(want)
+        for s in want:
+            assert got.get(s, 0.0) == pytest.approx(want[s], abs=1e-15)
+
+
+def test_generalized_bayes_names_batch_shapes_that_do_not_broadcast():
+    conditionals = {"x1": _on_y(np.full((4, 3), 1 / 3)), "x2": _on_y([0.2, 0.5, 0.3])}
+    with pytest.raises(ValueError, match="must broadcast"):
+        generalized_bayes(conditionals, _on_y(np.full((3, 3), 1 / 3)), given=X, target=Y)
