@@ -119,7 +119,8 @@ def generalized_bayes(
     Raises
     ------
     FrameMismatchError
-        If a label of ``given`` has no conditional, or a belief function is not on ``target``.
+        If a label of ``given`` has no conditional, a key is not a label of ``given``, or a belief
+        function is not on ``target``.
     ValueError
         If the batch shapes of the conditionals and the observation do not broadcast.
 
@@ -140,6 +141,12 @@ def generalized_bayes(
     missing = [x for x in given.labels if x not in conditionals]
     if missing:
         raise FrameMismatchError(f"`conditionals` lack the labels {missing!r} of {given.name!r}.")
+    extra = [x for x in conditionals if x not in given._index]
+    if extra:
+        raise FrameMismatchError(
+            f"`conditionals` has keys {extra!r} that are not labels of {given.name!r} "
+            f"(its labels are {given.labels!r}); key each conditional by a label of `given`."
+        )
     conds = [_as_valuation(conditionals[x], target, "conditionals") for x in given.labels]
     obs = _as_valuation(observation, target, "observation")
     n = len(given)

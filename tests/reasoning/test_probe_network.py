@@ -50,3 +50,9 @@ def test_generalized_bayes_names_batch_shapes_that_do_not_broadcast():
     conditionals = {"x1": _on_y(np.full((4, 3), 1 / 3)), "x2": _on_y([0.2, 0.5, 0.3])}
     with pytest.raises(ValueError, match="must broadcast"):
         generalized_bayes(conditionals, _on_y(np.full((3, 3), 1 / 3)), given=X, target=Y)
+
+
+def test_generalized_bayes_refuses_conditionals_for_unknown_labels():
+    conditionals = {"x1": _on_y([1, 0, 0]), "x2": _on_y([0, 1, 0]), "x3": _on_y([0, 0, 1])}
+    with pytest.raises(FrameMismatchError, match="x3"):
+        generalized_bayes(conditionals, _on_y([1, 0, 0]), given=X, target=Y)
