@@ -8,7 +8,8 @@ from typing import Any
 import numpy as np
 
 from ..core import MassFunction
-from ..exceptions import DataTypeError, FrameMismatchError
+from ..core._dense import MAX_DENSE_BYTES
+from ..exceptions import DataTypeError, FrameMismatchError, FrameTooLargeError
 from ._valuation import (
     Valuation,
     Variable,
@@ -123,6 +124,8 @@ def generalized_bayes(
         function is not on ``target``.
     ValueError
         If the batch shapes of the conditionals and the observation do not broadcast.
+    FrameTooLargeError
+        If the ``2**len(given)`` subsets of the posterior would exceed the memory cap.
 
     Examples
     --------
@@ -157,6 +160,13 @@ def generalized_bayes(
             "The batch shapes of `conditionals` and `observation` must broadcast; got "
             f"{[c.batch_shape for c in conds]} and {obs.batch_shape}."
         ) from None
+    n_values = 2.0**n * n * obs.n_focal * float(np.prod(batch))
+    if 8.0 * n_values > MAX_DENSE_BYTES:
+        raise FrameTooLargeError(
+            f"The posterior on {given.name!r} has 2**{n} subsets; the generalised Bayesian theorem would "
+            f"need {8.0 * n_values / 2**30:.3g} GiB, above the limit of {MAX_DENSE_BYTES / 2**30:.0f} GiB. "
+            f"Group the labels of {given.name!r} or split the batch."
+        )
     # pl(B | x) for every focal set B of the observation: (batch..., n_obs, n)
     pls = []
     for c in conds:

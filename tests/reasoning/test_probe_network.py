@@ -12,7 +12,7 @@ import pytest
 
 import dstk
 from dstk.exceptions import FrameMismatchError, FrameTooLargeError
-from dstk.reasoning import Valuation, ValuationNetwork, Variable, generalized_bayes
+from dstk.reasoning import Valuation, Variable, generalized_bayes
 
 X = Variable("x", ["x1", "x2"])
 Y = Variable("y", ["y1", "y2", "y3"])
@@ -25,7 +25,7 @@ def _on_y(masses):
 
 
 def _pairs(v):
-    return {s: m for s, m in v.focal_sets()}
+    return dict(v.focal_sets())
 
 
 def test_generalized_bayes_broadcasts_conditionals_of_different_batch_shapes():
@@ -56,3 +56,10 @@ def test_generalized_bayes_refuses_conditionals_for_unknown_labels():
     conditionals = {"x1": _on_y([1, 0, 0]), "x2": _on_y([0, 1, 0]), "x3": _on_y([0, 0, 1])}
     with pytest.raises(FrameMismatchError, match="x3"):
         generalized_bayes(conditionals, _on_y([1, 0, 0]), given=X, target=Y)
+
+
+def test_generalized_bayes_checks_the_memory_cap_before_allocating():
+    big = Variable("big", range(40))  # 2**40 subsets of the posterior's frame
+    mf = dstk.MassFunction({"y1": 1.0}, frame=["y1", "y2", "y3"])
+    with pytest.raises(FrameTooLargeError, match="2\\*\\*40"):
+        generalized_bayes(dict.fromkeys(big.labels, mf), mf, given=big, target=Y)
