@@ -297,6 +297,11 @@ class ValuationNetwork:
         ------
         FrameTooLargeError
             Before a combination would need more memory than the cap.
+        FrameMismatchError
+            If a variable of ``variables`` or ``elimination_order`` is not the network's
+            (an unknown name, or the name with other labels).
+        ValueError
+            If ``elimination_order`` does not list exactly the variables to eliminate.
         """
         variables = _check_variables(variables)
         if elimination_order is None:
@@ -310,6 +315,11 @@ class ValuationNetwork:
                     f"{sorted(need)}; got {[v.name for v in order]}."
                 )
         by_name = {v.name: v for v in self.variables}
+        for v in order:
+            if by_name[v.name] != v:
+                raise FrameMismatchError(
+                    f"`elimination_order`: {v!r} has other labels than the network's {by_name[v.name]!r}."
+                )
         for v in variables:
             if by_name.get(v.name) != v:
                 raise FrameMismatchError(f"`variables`: {v!r} is not a variable of the network.")

@@ -12,7 +12,7 @@ import pytest
 
 import dstk
 from dstk.exceptions import FrameMismatchError, FrameTooLargeError
-from dstk.reasoning import Valuation, Variable, generalized_bayes
+from dstk.reasoning import Valuation, ValuationNetwork, Variable, generalized_bayes
 
 X = Variable("x", ["x1", "x2"])
 Y = Variable("y", ["y1", "y2", "y3"])
@@ -63,3 +63,12 @@ def test_generalized_bayes_checks_the_memory_cap_before_allocating():
     mf = dstk.MassFunction({"y1": 1.0}, frame=["y1", "y2", "y3"])
     with pytest.raises(FrameTooLargeError, match="2\\*\\*40"):
         generalized_bayes(dict.fromkeys(big.labels, mf), mf, given=big, target=Y)
+
+
+def test_elimination_order_refuses_a_variable_with_other_labels():
+    net = ValuationNetwork([Valuation.relation([X, Y], [("x1", "y1"), ("x2", "y2")], mass=0.8)])
+    impostor = Variable("y", ["a", "b"])
+    with pytest.raises(FrameMismatchError, match="'y'"):
+        net.marginal([X], elimination_order=[impostor])
+    with pytest.raises(FrameMismatchError, match="'x'"):
+        net.marginal([Variable("x", ["x1"])], elimination_order=[Y])
