@@ -680,12 +680,23 @@ class Valuation:
         -------
         float or ndarray
             As in :meth:`bel`.
+
+        Raises
+        ------
+        InvalidMassError
+            If all the mass of a sample is on the empty set (total conflict).
         """
         mask = self.configurations_mask(configurations).reshape(-1)
         flat = self._focal.reshape(self.n_focal, -1)
         size = flat.sum(axis=1)
         share = np.where(size > 0, (flat & mask).sum(axis=1) / np.maximum(size, 1), 0.0)
         empty = self._mass[..., size == 0].sum(axis=-1)
+        if np.any(1.0 - empty <= MASS_TOLERANCE):
+            raise InvalidMassError(
+                "The pignistic transform is undefined when all the mass is on the empty set (total "
+                "conflict); the valuation (or a sample of the batch) is such a one. Normalise with "
+                "on_conflict='vacuous' or 'nan' for a per-sample policy."
+            )
         with np.errstate(invalid="ignore", divide="ignore"):
             return _scalar((self._mass * share).sum(axis=-1) / (1.0 - empty))
 

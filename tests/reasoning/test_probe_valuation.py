@@ -63,3 +63,19 @@ def test_builders_refuse_a_product_frame_above_the_memory_cap():
         Valuation.vacuous(many)
     with pytest.raises(FrameTooLargeError, match="fewer variables"):
         Valuation(many, [{(0,) * 12}], [1.0])
+
+
+def test_pignistic_of_a_total_conflict_raises_like_the_mass_function():
+    from dstk.exceptions import InvalidMassError
+
+    conflict = Valuation.relation([A], [(0,)]).combine(Valuation.relation([A], [(1,)]), rule="conjunctive")
+    with pytest.raises(InvalidMassError, match="empty set"):
+        conflict.pignistic({(0,)})
+    with pytest.raises(InvalidMassError, match="empty set"):
+        conflict.to_mass_function().pignistic()
+    # a partial conflict is renormalised: BetP({0}) = 0.3 / (1 - 0.7 * 0.5) from the definition
+    partial = Valuation.relation([A], [(0,)], mass=0.3).combine(
+        Valuation.relation([A], [(1,)], mass=0.5), rule="conjunctive"
+    )
+    m0, m1, m_frame = 0.3 * 0.5, 0.7 * 0.5, 0.7 * 0.5  # m({0}), m({1}), m(A); m(empty) = 0.15
+    assert partial.pignistic({(0,)}) == pytest.approx((m0 + m_frame / 2) / (m0 + m1 + m_frame), abs=1e-15)
