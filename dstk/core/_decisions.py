@@ -331,7 +331,8 @@ def decide(
     -------
     ndarray of shape m.batch_shape
         The chosen label (the labels' own dtype) or the index of the chosen
-        label / act; ties go to the smallest index.
+        label / act; ties (values closer than ``1e-9`` times the largest
+        absolute utility, at least 1) go to the smallest index.
 
     Raises
     ------
@@ -403,6 +404,15 @@ def _label_array(labels):
 _SINGLETON_CRITERIA = ("maximin", "maximax", "hurwicz", "generalized_hurwicz")
 
 
+def _first_best(values, tol):
+    """The first index whose value is within ``tol`` of the row's largest (ties to the smallest index).
+
+    A plain argmax would let rounding choose between equal expectations: a matrix product may give two
+    identical acts' expectations that differ in the last bit.
+    """
+    return np.argmax(values >= values.max(axis=-1, keepdims=True) - tol, axis=-1)
+
+
 def _decide_indices(m, criterion, utility, loss, optimism, weights, orness):
     if criterion in ADMISSIBILITY_CRITERIA:
         raise ValueError(
@@ -430,36 +440,37 @@ def _decide_indices(m, criterion, utility, loss, optimism, weights, orness):
             check_in_range(orness, "orness", low=0.0, high=1.0)
     n = m.frame.n
     u = _utility_matrix(n, utility, loss)
+    tol = _TIE * (1.0 if u is None else max(1.0, float(np.abs(u).max())))
     if u is None and criterion in ("pignistic", "plausibility", "belief"):
         if criterion == "pignistic":
-            return np.argmax(m.pignistic(), axis=-1)
+            return _first_best(m.pignistic(), tol)
         mn = m.normalize()
         if criterion == "plausibility":
-            return np.argmax(mn.contour(), axis=-1)
-        return np.argmax(mn._storage.singleton_masses(n), axis=-1)
+            return _first_best(mn.contour(), tol)
+        return _first_best(mn._storage.singleton_masses(n), tol)
     if u is None and m._storage.is_structured and criterion in _SINGLETON_CRITERIA:
         # 0-1 utilities: min / max of 1[a = w] over B is 1[B = {a}] / 1[a in B], so the lower and upper
         # expectations are m({a}) and pl({a}) of the normalised mass function (no focal set listed)
         mn = m.normalize()
         lower, upper = mn._storage.singleton_masses(n), mn.contour()
         weight = 0.0 if criterion == "maximin" else 1.0 if criterion == "maximax" else alpha
-        return np.argmax(weight * upper + (1.0 - weight) * lower, axis=-1)
+        return _first_best(weight * upper + (1.0 - weight) * lower, tol)
     if u is None:
         u = np.eye(n)
     if criterion == "pignistic":
-        return np.argmax(m.pignistic() @ u.T, axis=-1)
+        return _first_best(m.pignistic() @ u.T, tol)
     member, fm = _focal_sets(m, drop_unused=False)
     if criterion == "owa":
-        return np.argmax(fm @ _owa_table(member, u, weights, orness), axis=-1)
+        return _first_best(fm @ _owa_table(member, u, weights, orness), tol)
     lo, hi = _min_max(member, u)
     if criterion in ("belief", "maximin"):
-        return np.argmax(fm @ lo, axis=-1)
+        return _first_best(fm @ lo, tol)
     if criterion in ("plausibility", "maximax"):
-        return np.argmax(fm @ hi, axis=-1)
+        return _first_best(fm @ hi, tol)
     if criterion == "hurwicz":
         lower, upper = _expectations(member, fm, u)
-        return np.argmax(alpha * upper + (1.0 - alpha) * lower, axis=-1)
-    return np.argmax(fm @ (alpha * hi + (1.0 - alpha) * lo), axis=-1)  # generalized_hurwicz
+        return _first_best(alpha * upper + (1.0 - alpha) * lower, tol)
+    return _first_best(fm @ (alpha * hi + (1.0 - alpha) * lo), tol)  # generalized_hurwicz
 
 
 def admissible_actions(
