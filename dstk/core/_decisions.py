@@ -232,12 +232,18 @@ def owa_weights(cardinality: int, *, orness: float) -> np.ndarray:
     return weights(log_x)
 
 
-def _owa_table(member, u, weights, orness):
-    """``sum over elements of A`` of the OWA of each act's utilities on each focal set: (F, n_actions)."""
+def _owa_table(member, u, weights, orness, used):
+    """``sum over elements of A`` of the OWA of each act's utilities on each focal set: (F, n_actions).
+
+    Subsets of a cardinality that carries no mass (``used`` false for all of them) get 0: they add
+    nothing, and ``weights`` need not cover their cardinality.
+    """
     sizes = member.sum(axis=1)
-    out = np.empty((member.shape[0], u.shape[0]))
+    out = np.zeros((member.shape[0], u.shape[0]))
     for k in np.unique(sizes):
         rows = np.flatnonzero(sizes == k)
+        if not used[rows].any():
+            continue
         w = _owa_vector(int(k), weights, orness)
         elements = np.nonzero(member[rows])[1].reshape(rows.size, int(k))  # (F_k, k) label indices
         values = -np.sort(-u[:, elements], axis=-1)  # (acts, F_k, k), best first
@@ -318,7 +324,8 @@ def decide(
     weights : mapping or callable, optional
         OWA weights for ``"owa"``: ``weights[k]`` (or ``weights(k)``) is the
         vector of ``k`` non-negative weights summing to one, the first for
-        the best outcome, applied to focal sets of ``k`` labels.
+        the best outcome, applied to focal sets of ``k`` labels (needed only
+        for the cardinalities of the focal sets).
     orness : float in [0, 1], optional
         For ``"owa"`` instead of ``weights``: the maximum-entropy weights of
         this degree of optimism (:func:`owa_weights`).
@@ -461,7 +468,8 @@ def _decide_indices(m, criterion, utility, loss, optimism, weights, orness):
         return _first_best(m.pignistic() @ u.T, tol)
     member, fm = _focal_sets(m, drop_unused=False)
     if criterion == "owa":
-        return _first_best(fm @ _owa_table(member, u, weights, orness), tol)
+        used = np.any(fm.reshape(-1, fm.shape[-1]) != 0, axis=0)
+        return _first_best(fm @ _owa_table(member, u, weights, orness, used), tol)
     lo, hi = _min_max(member, u)
     if criterion in ("belief", "maximin"):
         return _first_best(fm @ lo, tol)

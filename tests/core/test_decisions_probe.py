@@ -30,3 +30,24 @@ def test_identical_acts_tie_to_the_smallest_index_under_every_criterion():
             options = {"orness": optimism} if criterion == "owa" else {"optimism": optimism}
             chosen = decide(m, criterion=criterion, utility=utility, **options)
             assert int(chosen) == 0, (criterion, optimism)
+
+
+def test_owa_weights_are_needed_only_for_the_cardinalities_of_focal_sets():
+    m = MassFunction({"a": 0.4, "b": 0.3, "a,b,c": 0.3})  # focal sets of 1 and 3 labels only
+    utility = np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.2, 0.2, 0.9]])
+    weights = {1: [1.0], 3: [0.5, 0.3, 0.2]}
+    # the definition, exactly: sum_A m(A) sum_i w_i u_(i)(a, A), utilities on A sorted best first
+    masses = {("a",): Fraction(4, 10), ("b",): Fraction(3, 10), ("a", "b", "c"): Fraction(3, 10)}
+    w = {k: [Fraction(x).limit_denominator() for x in v] for k, v in weights.items()}
+    index = {"a": 0, "b": 1, "c": 2}
+    values = []
+    for act in utility:
+        total = Fraction(0)
+        for focal, mass in masses.items():
+            sorted_u = sorted((Fraction(act[index[x]]).limit_denominator() for x in focal), reverse=True)
+            total += mass * sum(wi * ui for wi, ui in zip(w[len(focal)], sorted_u, strict=True))
+        values.append(total)
+    assert int(decide(m, criterion="owa", weights=weights, utility=utility)) == values.index(max(values))
+    # a cardinality that does carry mass still needs its vector, and the message names it
+    with pytest.raises(ValueError, match="3 labels"):
+        decide(m, criterion="owa", weights={1: [1.0], 2: [0.5, 0.5]}, utility=utility)
