@@ -7,7 +7,8 @@ from collections.abc import Callable, Mapping
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._validation import as_float_array, check_in_range, check_option
+from .._validation import as_float_array, check_in_range, check_option, first_indices
+from ..exceptions import InvalidMassError
 from . import _dense
 from ._mass import MassFunction, as_mass_function
 
@@ -348,6 +349,9 @@ def decide(
         :func:`admissible_actions`), both ``utility`` and ``loss``, a utility
         or loss matrix of the wrong shape or with NaN/infinite values, a
         missing or invalid ``optimism``, ``weights`` or ``orness``.
+    InvalidMassError
+        If a mass function of the batch has NaN masses (``on_conflict="nan"``):
+        it has no best act.
 
     See Also
     --------
@@ -417,7 +421,31 @@ def _first_best(values, tol):
     A plain argmax would let rounding choose between equal expectations: a matrix product may give two
     identical acts' expectations that differ in the last bit.
     """
-    return np.argmax(values >= values.max(axis=-1, keepdims=True) - tol, axis=-1)
+    best = values.max(axis=-1, keepdims=True)
+    if np.isnan(best).any():
+        _raise_nan_rows(np.isnan(best[..., 0]))
+    return np.argmax(values >= best - tol, axis=-1)
+
+
+def _raise_nan_rows(missing):
+    bad = np.flatnonzero(missing)
+    raise InvalidMassError(
+        f"{bad.size} mass function(s) of the batch have NaN masses (on_conflict='nan'; flat indices "
+        f"[{first_indices(bad)}]), and a NaN has no best act: decide the other rows, use "
+        "admissible_actions (an empty set there) or on_conflict='vacuous'."
+    )
+
+
+def _pignistic(m):
+    """``m.pignistic()``, with the NaN rows named (the transform reports them as a total conflict)."""
+    try:
+        return m.pignistic()
+    except InvalidMassError:
+        masses = np.asarray(m._storage.nonempty_focal()[1])
+        missing = np.isnan(masses).any(axis=-1) if masses.size else np.zeros(masses.shape[:-1], bool)
+        if missing.any():
+            _raise_nan_rows(missing)
+        raise
 
 
 def _decide_indices(m, criterion, utility, loss, optimism, weights, orness):
@@ -450,7 +478,7 @@ def _decide_indices(m, criterion, utility, loss, optimism, weights, orness):
     tol = _TIE * (1.0 if u is None else max(1.0, float(np.abs(u).max())))
     if u is None and criterion in ("pignistic", "plausibility", "belief"):
         if criterion == "pignistic":
-            return _first_best(m.pignistic(), tol)
+            return _first_best(_pignistic(m), tol)
         mn = m.normalize()
         if criterion == "plausibility":
             return _first_best(mn.contour(), tol)
@@ -465,7 +493,7 @@ def _decide_indices(m, criterion, utility, loss, optimism, weights, orness):
     if u is None:
         u = np.eye(n)
     if criterion == "pignistic":
-        return _first_best(m.pignistic() @ u.T, tol)
+        return _first_best(_pignistic(m) @ u.T, tol)
     member, fm = _focal_sets(m, drop_unused=False)
     if criterion == "owa":
         used = np.any(fm.reshape(-1, fm.shape[-1]) != 0, axis=0)

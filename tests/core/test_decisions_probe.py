@@ -51,3 +51,20 @@ def test_owa_weights_are_needed_only_for_the_cardinalities_of_focal_sets():
     # a cardinality that does carry mass still needs its vector, and the message names it
     with pytest.raises(ValueError, match="3 labels"):
         decide(m, criterion="owa", weights={1: [1.0], 2: [0.5, 0.5]}, utility=utility)
+
+
+def test_decide_refuses_nan_rows_instead_of_choosing_the_first_act():
+    import dstk
+
+    first = MassFunction.from_array(np.array([[0, 1, 0, 0], [0, 0.5, 0, 0.5]], float), frame=["x", "y"])
+    second = MassFunction.from_array(np.array([[0, 0, 1, 0], [0, 0.5, 0.5, 0]], float), frame=["x", "y"])
+    with pytest.warns(dstk.exceptions.ConflictWarning):
+        m = dstk.combine([first, second], rule="dempster", on_conflict="nan")  # row 0: NaN masses
+    utility = np.array([[1.0, 0.0], [0.0, 1.0]])
+    for criterion in CRITERIA:
+        options = {"orness": 0.3} if criterion == "owa" else {"optimism": 0.3}
+        for matrix in (None, utility):
+            with pytest.raises(ValueError, match="NaN"):
+                decide(m, criterion=criterion, utility=matrix, **options)
+        # the rows without NaN are decided as on their own
+        assert decide(m.batch[1:], criterion=criterion, **options).tolist() == ["x"]
