@@ -68,3 +68,18 @@ def test_decide_refuses_nan_rows_instead_of_choosing_the_first_act():
                 decide(m, criterion=criterion, utility=matrix, **options)
         # the rows without NaN are decided as on their own
         assert decide(m.batch[1:], criterion=criterion, **options).tolist() == ["x"]
+
+
+@pytest.mark.xfail(
+    strict=True,
+    raises=ValueError,
+    reason="dstk/core/_wide.py membership() cannot reshape zero focal sets, so the wide storage's "
+    "singleton_masses fails when no focal set is a singleton (fix outside dstk/core/_decisions.py)",
+)
+def test_belief_without_utility_on_a_wide_frame_without_singleton_focal_sets():
+    labels = [f"c{i}" for i in range(80)]
+    m = MassFunction(
+        {frozenset(labels[:3]): 0.5, frozenset(labels[2:40]): 0.3, frozenset(labels): 0.2}, frame=labels
+    )
+    # Bel({w}) = m({w}) = 0 for every label: a tie, which goes to the first label
+    assert decide(m, criterion="belief") == "c0"
