@@ -9,7 +9,7 @@ import numpy as np
 
 from ..core import MassFunction
 from ..core._dense import MAX_DENSE_BYTES
-from ..exceptions import DataTypeError, FrameMismatchError, FrameTooLargeError
+from ..exceptions import DataTypeError, FrameError, FrameMismatchError, FrameTooLargeError
 from ._valuation import (
     Valuation,
     Variable,
@@ -61,8 +61,10 @@ def conditional_embedding(
     ------
     FrameMismatchError
         If ``conditional`` is not on ``target``.
+    DataTypeError
+        If ``condition`` is not a collection of labels (a single label goes in a list).
     FrameError
-        If ``condition`` holds a label that ``given`` lacks.
+        If ``condition`` is empty or holds a label that ``given`` lacks.
 
     Examples
     --------
@@ -76,12 +78,22 @@ def conditional_embedding(
     """
     _check_variables((given, target))
     cond = _as_valuation(conditional, target, "conditional")
-    if isinstance(condition, (str, bytes)):
+    try:
+        labels = None if isinstance(condition, (str, bytes)) else list(condition)
+    except TypeError:
+        labels = None
+    if labels is None:
         raise DataTypeError(
-            f"`condition` must be a collection of labels of {given.name!r}; got {condition!r}."
+            f"`condition` must be a collection of labels of {given.name!r}; got {condition!r} "
+            f"(a single label goes in a list: [{condition!r}])."
+        )
+    if not labels:
+        raise FrameError(
+            f"`condition` is empty: a conditional belief function is given a non-empty set of labels of "
+            f"{given.name!r}."
         )
     a = np.zeros(len(given), dtype=bool)
-    for lab in condition:
+    for lab in labels:
         a[given.index(lab)] = True
     focal = a[None, :, None] & cond._focal[:, None, :] | ~a[None, :, None]
     return Valuation._raw((given, target), np.ascontiguousarray(focal), cond._mass)

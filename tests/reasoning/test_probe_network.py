@@ -72,3 +72,21 @@ def test_elimination_order_refuses_a_variable_with_other_labels():
         net.marginal([X], elimination_order=[impostor])
     with pytest.raises(FrameMismatchError, match="'x'"):
         net.marginal([Variable("x", ["x1"])], elimination_order=[Y])
+
+
+def test_conditional_embedding_names_a_bad_condition():
+    from dstk.exceptions import DataTypeError, FrameError
+    from dstk.reasoning import conditional_embedding
+
+    given = Variable("g", [0, 1])
+    conditional = _on_y([1.0, 0.0, 0.0])
+    with pytest.raises(DataTypeError, match="collection of labels"):
+        conditional_embedding(conditional, given=given, condition=0, target=Y)  # a label, not in a list
+    with pytest.raises(FrameError, match="empty"):
+        conditional_embedding(conditional, given=given, condition=[], target=Y)
+    # the label in a list is the ballooning extension ({0} x B) u ({1} x Y) of the definition
+    (focal, mass), *rest = conditional_embedding(
+        conditional, given=given, condition=[0], target=Y
+    ).focal_sets()
+    assert not rest and mass == 1.0
+    assert focal == {(0, "y1")} | {(1, y) for y in Y.labels}
