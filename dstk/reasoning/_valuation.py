@@ -516,6 +516,11 @@ class Valuation:
         -------
         Valuation
             On the variables of this valuation followed by the new variables of the others.
+
+        Raises
+        ------
+        ValueError
+            An unknown ``rule`` or ``on_conflict``, or batch shapes that do not broadcast.
         """
         if not isinstance(rule, str) or rule not in RULES:
             raise ValueError(f"`rule` must be one of {', '.join(map(repr, RULES))}; got {rule!r}.")
@@ -762,9 +767,13 @@ def _configuration_mask_index(variables: tuple[Variable, ...], configurations: A
 def _conjunctive(a: Valuation, b: Valuation) -> Valuation:
     """Unnormalised conjunctive combination of two valuations on the same variables (same order)."""
     na, nb = a.n_focal, b.n_focal
+    try:
+        batch = np.broadcast_shapes(a.batch_shape, b.batch_shape)
+    except ValueError:
+        raise ValueError(
+            f"The batch shapes of the valuations must broadcast; got {a.batch_shape} and {b.batch_shape}."
+        ) from None
     _check_size(a.shape, na * nb, "The conjunctive combination")
     focal = (a._focal[:, None] & b._focal[None, :]).reshape((na * nb,) + a.shape)
-    mass = (a._mass[..., :, None] * b._mass[..., None, :]).reshape(
-        np.broadcast_shapes(a.batch_shape, b.batch_shape) + (na * nb,)
-    )
+    mass = (a._mass[..., :, None] * b._mass[..., None, :]).reshape(batch + (na * nb,))
     return Valuation._raw(a.variables, focal, mass)

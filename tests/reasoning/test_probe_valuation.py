@@ -79,3 +79,18 @@ def test_pignistic_of_a_total_conflict_raises_like_the_mass_function():
     )
     m0, m1, m_frame = 0.3 * 0.5, 0.7 * 0.5, 0.7 * 0.5  # m({0}), m({1}), m(A); m(empty) = 0.15
     assert partial.pignistic({(0,)}) == pytest.approx((m0 + m_frame / 2) / (m0 + m1 + m_frame), abs=1e-15)
+
+
+def test_batches_that_do_not_broadcast_are_named_in_combine_and_networks():
+    from dstk.reasoning import ValuationNetwork
+
+    four = Valuation.relation([A], [(0,)], mass=[0.1, 0.2, 0.3, 0.4])
+    three = Valuation.relation([A], [(1,)], mass=[0.1, 0.2, 0.3])
+    with pytest.raises(ValueError, match=r"batch shapes .*\(4,\).*\(3,\)"):
+        four.combine(three)
+    with pytest.raises(ValueError, match=r"batch shapes .*\(4,\).*\(3,\)"):
+        ValuationNetwork([four, three]).marginal([A])
+    # shapes that broadcast combine row by row: m({0}) = 0.1 * (1 - 0.5) / (1 - 0.1 * 0.5) for row 0
+    both = four.combine(Valuation.relation([A], [(1,)], mass=0.5))
+    assert both.batch_shape == (4,)
+    assert both.bel({(0,)})[0] == pytest.approx(0.05 / 0.95, abs=1e-15)
