@@ -236,7 +236,7 @@ class ValuationNetwork:
     Raises
     ------
     DataTypeError
-        If ``valuations`` holds anything but Valuation objects.
+        If ``valuations`` is not an iterable of Valuation objects.
     FrameMismatchError
         If two variables share a name but not their labels.
 
@@ -251,6 +251,10 @@ class ValuationNetwork:
     """
 
     def __init__(self, valuations: Iterable[Valuation]) -> None:
+        if isinstance(valuations, Valuation) or not isinstance(valuations, Iterable):
+            raise DataTypeError(
+                f"`valuations` must be an iterable of Valuation objects (a list); got {type(valuations).__name__}."
+            )
         vals = list(valuations)
         if not vals:
             raise ValueError("`valuations` must hold at least one Valuation.")

@@ -327,8 +327,18 @@ class Valuation:
         ------
         FrameTooLargeError
             If the product frame would exceed the memory cap.
+        DataTypeError
+            If ``batch_shape`` is not a tuple of integers.
+        ValueError
+            If ``batch_shape`` holds a negative length.
         """
         variables = _check_variables(variables)
+        if not isinstance(batch_shape, tuple) or not all(
+            isinstance(k, (int, np.integer)) and not isinstance(k, bool) for k in batch_shape
+        ):
+            raise DataTypeError(f"`batch_shape` must be a tuple of integers, e.g. (3,); got {batch_shape!r}.")
+        if any(k < 0 for k in batch_shape):
+            raise ValueError(f"`batch_shape` must not hold negative lengths; got {batch_shape!r}.")
         _check_size([len(v) for v in variables], 1, "The vacuous valuation")
         focal = np.ones((1,) + tuple(len(v) for v in variables), dtype=bool)
         return cls._raw(variables, focal, np.ones(tuple(batch_shape) + (1,)))

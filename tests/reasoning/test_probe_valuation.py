@@ -94,3 +94,17 @@ def test_batches_that_do_not_broadcast_are_named_in_combine_and_networks():
     both = four.combine(Valuation.relation([A], [(1,)], mass=0.5))
     assert both.batch_shape == (4,)
     assert both.bel({(0,)})[0] == pytest.approx(0.05 / 0.95, abs=1e-15)
+
+
+def test_vacuous_batch_shape_and_network_input_are_checked():
+    from dstk.reasoning import ValuationNetwork
+
+    with pytest.raises(DataTypeError, match="batch_shape"):
+        Valuation.vacuous([A], batch_shape=3)
+    with pytest.raises(ValueError, match="batch_shape"):
+        Valuation.vacuous([A], batch_shape=(-1,))
+    with pytest.raises(DataTypeError, match="iterable of Valuation"):
+        ValuationNetwork(Valuation.vacuous([A]))
+    with pytest.raises(DataTypeError, match="iterable of Valuation"):
+        ValuationNetwork(3)
+    assert Valuation.vacuous([A], batch_shape=(2,)).bel({(0,), (1,)}).tolist() == [1.0, 1.0]
