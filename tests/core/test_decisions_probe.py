@@ -7,13 +7,16 @@ rationals.
 
 from __future__ import annotations
 
+import itertools
 from fractions import Fraction
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from dstk import MassFunction, decide
-from dstk.core._decisions import CRITERIA
+from dstk import MassFunction, admissible_actions, decide
+from dstk.core._decisions import ADMISSIBILITY_CRITERIA, CRITERIA
 
 
 def test_identical_acts_tie_to_the_smallest_index_under_every_criterion():
@@ -83,3 +86,104 @@ def test_belief_without_utility_on_a_wide_frame_without_singleton_focal_sets():
     )
     # Bel({w}) = m({w}) = 0 for every label: a tie, which goes to the first label
     assert decide(m, criterion="belief") == "c0"
+
+
+# ------------------------------------------------------------------ properties against the definitions
+
+
+@st.composite
+def masses_and_utilities(draw):
+    """A mass function (possibly with m(empty) > 0) with exact masses, and an integer utility matrix."""
+    n = draw(st.integers(1, 4))
+    labels = [f"l{i}" for i in range(n)]
+    subsets = [frozenset(c) for r in range(1, n + 1) for c in itertools.combinations(labels, r)]
+    chosen = draw(st.lists(st.sampled_from(subsets), min_size=1, max_size=5, unique=True))
+    weights = [Fraction(draw(st.integers(1, 9))) for _ in chosen]
+    total = sum(weights)
+    exact = {s: w / total for s, w in zip(chosen, weights, strict=True)}
+    empty = Fraction(draw(st.integers(0, 3)), 10)
+    masses = {s: float(m * (1 - empty)) for s, m in exact.items()}
+    if empty:
+        masses[frozenset()] = float(empty)
+    n_actions = draw(st.integers(1, 4))
+    rows = [[draw(st.integers(-3, 3)) for _ in labels] for _ in range(n_actions)]
+    if n_actions > 1 and draw(st.booleans()):
+        rows[-1] = rows[0]  # a duplicated act: ties
+    return MassFunction(masses, frame=labels), exact, labels, rows
+
+
+def exact_expectations(exact, labels, rows, alpha):
+    index = {label: i for i, label in enumerate(labels)}
+    out = {}
+    for key, fold in (("lower", min), ("upper", max)):
+        out[key] = [sum(m * fold(row[index[w]] for w in s) for s, m in exact.items()) for row in rows]
+    out["pignistic"] = [
+        sum(m * Fraction(sum(row[index[w]] for w in s), len(s)) for s, m in exact.items()) for row in rows
+    ]
+    out["hurwicz"] = [
+        alpha * hi + (1 - alpha) * lo for lo, hi in zip(out["lower"], out["upper"], strict=True)
+    ]
+    return out
+
+
+@settings(max_examples=150, deadline=None)
+@given(masses_and_utilities(), st.integers(0, 4), st.floats(0.1, 10.0), st.integers(-5, 5))
+def test_decisions_equal_exact_definitions_and_are_invariant_to_affine_maps(case, quarter, scale, shift):
+    m, exact, labels, rows = case
+    alpha = Fraction(quarter, 4)
+    values = exact_expectations(exact, labels, rows, alpha)
+    by_criterion = {
+        "maximin": values["lower"],
+        "belief": values["lower"],
+        "maximax": values["upper"],
+        "plausibility": values["upper"],
+        "pignistic": values["pignistic"],
+        "hurwicz": values["hurwicz"],
+        "generalized_hurwicz": values["hurwicz"],
+    }
+    utility = np.array(rows, dtype=float)
+    for criterion, value in by_criterion.items():
+        first_best = value.index(max(value))  # ties to the smallest index
+        for matrix in (utility, scale * utility + shift):
+            assert int(decide(m, criterion=criterion, utility=matrix, optimism=float(alpha))) == first_best
+        assert int(decide(m, criterion=criterion, loss=-utility, optimism=float(alpha))) == first_best
+    # interval dominance, maximality: the definitions in exact arithmetic
+    lower, upper = values["lower"], values["upper"]
+    k = len(rows)
+    index = {label: i for i, label in enumerate(labels)}
+    dominated = [any(lower[b] > upper[a] for b in range(k) if b != a) for a in range(k)]
+    gain = [
+        [
+            sum(mm * min(rows[b][index[w]] - rows[a][index[w]] for w in s) for s, mm in exact.items())
+            for a in range(k)
+        ]
+        for b in range(k)
+    ]
+    not_maximal = [any(gain[b][a] > 0 for b in range(k) if b != a) for a in range(k)]
+    for matrix in (utility, scale * utility + shift):
+        assert admissible_actions(m, criterion="interval_dominance", utility=matrix).tolist() == [
+            not d for d in dominated
+        ]
+        assert admissible_actions(m, criterion="maximality", utility=matrix).tolist() == [
+            not d for d in not_maximal
+        ]
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(1, 4), st.integers(1, 4), st.integers(0, 2**32 - 1))
+def test_batch_equals_row_by_row_for_every_criterion(n, n_actions, seed):
+    rng = np.random.default_rng(seed)
+    array = rng.dirichlet(np.full(2**n, 0.5), size=(2, 3))
+    m = MassFunction.from_array(array, frame=[f"l{i}" for i in range(n)])
+    utility = rng.integers(-2, 3, size=(n_actions, n)).astype(float)
+    for criterion in CRITERIA:
+        options = {"orness": 0.4} if criterion == "owa" else {"optimism": 0.4}
+        for matrix in (None, utility):
+            together = decide(m, criterion=criterion, utility=matrix, **options)
+            for i, j in itertools.product(range(2), range(3)):
+                assert decide(m.batch[i, j], criterion=criterion, utility=matrix, **options) == together[i, j]
+    for criterion in ADMISSIBILITY_CRITERIA:
+        together = admissible_actions(m, criterion=criterion, utility=utility)
+        for i, j in itertools.product(range(2), range(3)):
+            alone = admissible_actions(m.batch[i, j], criterion=criterion, utility=utility)
+            assert alone.tolist() == together[i, j].tolist()
