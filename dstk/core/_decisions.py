@@ -228,8 +228,15 @@ def owa_weights(cardinality: int, *, orness: float) -> np.ndarray:
         w = np.exp(logits - logits.max())
         return w / w.sum()
 
-    # orness of the geometric weights rises from 0 to 1 as log x goes from -inf to inf
-    log_x = brentq(lambda t: weights(t) @ position - beta, -800.0 / k, 800.0 / k, xtol=1e-14, rtol=1e-14)
+    # orness of the geometric weights rises from 0 to 1 as log x goes from -inf to inf; a logit span of
+    # 800 brackets every orness for few labels, an extreme orness on many labels needs a wider bracket
+    def gap(log_x):
+        return weights(log_x) @ position - beta
+
+    low, high = -800.0 / k, 800.0 / k
+    if gap(low) > 0 or gap(high) < 0:
+        low, high = -800.0, 800.0
+    log_x = brentq(gap, low, high, xtol=1e-14, rtol=1e-14)
     return weights(log_x)
 
 

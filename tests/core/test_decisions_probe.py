@@ -187,3 +187,19 @@ def test_batch_equals_row_by_row_for_every_criterion(n, n_actions, seed):
         for i, j in itertools.product(range(2), range(3)):
             alone = admissible_actions(m.batch[i, j], criterion=criterion, utility=utility)
             assert alone.tolist() == together[i, j].tolist()
+
+
+@pytest.mark.parametrize(
+    ("cardinality", "orness"), [(1000, 0.9995), (1000, 0.0005), (5000, 0.99995), (200, 0.9999)]
+)
+def test_owa_weights_reach_extreme_orness_on_large_focal_sets(cardinality, orness):
+    from dstk.core._decisions import owa_weights
+
+    w = owa_weights(cardinality, orness=orness)
+    position = (cardinality - 1 - np.arange(cardinality)) / (cardinality - 1)
+    assert w.sum() == pytest.approx(1.0, abs=1e-12) and np.all(w >= 0)
+    assert w @ position == pytest.approx(orness, abs=1e-10)
+    # maximum entropy weights are geometric (Fuller and Majlender 2001, Eq. 2): constant ratio
+    kept = w[w > 1e-250]
+    ratios = kept[1:] / kept[:-1]
+    assert np.allclose(ratios, ratios[0], rtol=1e-8)
