@@ -243,14 +243,14 @@ def owa_weights(cardinality: int, *, orness: float) -> np.ndarray:
 def _owa_table(member, u, weights, orness, used):
     """``sum over elements of A`` of the OWA of each act's utilities on each focal set: (F, n_actions).
 
-    Subsets of a cardinality that carries no mass (``used`` false for all of them) get 0: they add
-    nothing, and ``weights`` need not cover their cardinality.
+    With ``used`` (a mask over the subsets), subsets of a cardinality that carries no mass get 0: they
+    add nothing, and ``weights`` need not cover their cardinality.
     """
     sizes = member.sum(axis=1)
     out = np.zeros((member.shape[0], u.shape[0]))
     for k in np.unique(sizes):
         rows = np.flatnonzero(sizes == k)
-        if not used[rows].any():
+        if used is not None and not used[rows].any():
             continue
         w = _owa_vector(int(k), weights, orness)
         elements = np.nonzero(member[rows])[1].reshape(rows.size, int(k))  # (F_k, k) label indices
@@ -428,10 +428,27 @@ def _first_best(values, tol):
     A plain argmax would let rounding choose between equal expectations: a matrix product may give two
     identical acts' expectations that differ in the last bit.
     """
-    best = values.max(axis=-1, keepdims=True)
+    k = values.shape[-1]
+    if k > _COLUMN_LOOP_ACTS:
+        best = values.max(axis=-1, keepdims=True)
+        if np.isnan(best).any():
+            _raise_nan_rows(np.isnan(best[..., 0]))
+        return np.argmax(values >= best - tol, axis=-1)
+    # few acts: a loop over the columns is as fast as one argmax (a reduction over a short last axis is not)
+    best = values[..., 0].copy()
+    for j in range(1, k):
+        np.maximum(best, values[..., j], out=best)
     if np.isnan(best).any():
-        _raise_nan_rows(np.isnan(best[..., 0]))
-    return np.argmax(values >= best - tol, axis=-1)
+        _raise_nan_rows(np.isnan(best))
+    threshold = best - tol
+    chosen = np.full(values.shape[:-1], k - 1, dtype=np.intp)
+    for j in range(k - 2, -1, -1):
+        chosen[values[..., j] >= threshold] = j
+    return chosen[()]
+
+
+#: Up to this many acts :func:`_first_best` loops over the columns.
+_COLUMN_LOOP_ACTS = 32
 
 
 def _raise_nan_rows(missing):
@@ -503,7 +520,7 @@ def _decide_indices(m, criterion, utility, loss, optimism, weights, orness):
         return _first_best(_pignistic(m) @ u.T, tol)
     member, fm = _focal_sets(m, drop_unused=False)
     if criterion == "owa":
-        used = np.any(fm.reshape(-1, fm.shape[-1]) != 0, axis=0)
+        used = None if weights is None else np.any(fm.reshape(-1, fm.shape[-1]) != 0, axis=0)
         return _first_best(fm @ _owa_table(member, u, weights, orness, used), tol)
     lo, hi = _min_max(member, u)
     if criterion in ("belief", "maximin"):
