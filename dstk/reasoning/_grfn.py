@@ -56,7 +56,8 @@ def _normal_cdf(numerator: np.ndarray, scale: np.ndarray, *, strict: bool = Fals
     with np.errstate(invalid="ignore", over="ignore"):  # a subnormal scale: +-inf, Phi's limit
         value = ndtr(numerator / safe)
     step = (numerator > 0) if strict else (numerator >= 0)
-    return np.where(positive, value, step.astype(np.float64))
+    # an infinite numerator is Phi's limit whatever the scale (an infinite scale would give inf / inf)
+    return np.where(positive & ~np.isinf(numerator), value, step.astype(np.float64))
 
 
 class GaussianRandomFuzzyNumber:
@@ -170,14 +171,20 @@ class GaussianRandomFuzzyNumber:
             raise ValueError("`x` contains NaN; pass real points (infinite ones are allowed).")
         return self._contour(points)
 
+    def _h_variance(self) -> np.ndarray:
+        """``h sigma^2``, 0 when ``h = 0`` and ``inf`` when it overflows (never ``0 * inf``)."""
+        with np.errstate(over="ignore", invalid="ignore"):
+            return np.where(self.precision > 0, self.precision * self.std**2, 0.0)
+
     def _contour(self, points: np.ndarray) -> np.ndarray:
-        z2 = 1.0 + self.precision * self.std**2
+        z2 = 1.0 + self._h_variance()
         with np.errstate(invalid="ignore", over="ignore"):
             # (sqrt(h) (x - mu))^2: a subnormal h times a huge squared distance stays finite
             quadratic = np.where(
                 self.precision > 0, (np.sqrt(self.precision) * (points - self.mean)) ** 2, 0.0
             )
-        return np.exp(-0.5 * quadratic / z2) / np.sqrt(z2)
+            # an overflowing h sigma^2: the factor (1 + h sigma^2)^(-1/2) is 0, the exponential at most 1
+            return np.where(np.isinf(z2), 0.0, np.exp(-0.5 * quadratic / z2) / np.sqrt(z2))
 
     def _bounds(self, lower: ArrayLike, upper: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
         a = as_float_array(lower, "lower")
@@ -198,15 +205,20 @@ class GaussianRandomFuzzyNumber:
 
         ``M'_bound ~ N((mu + h sigma^2 bound) / (1 + h sigma^2), sigma^2 / (1 + h sigma^2))``.
         """
-        v = self.std**2
-        z2 = 1.0 + self.precision * v
-        with np.errstate(invalid="ignore"):
-            numerator = np.where(np.isinf(point), point, z2 * point - self.mean - self.precision * v * bound)
-        return _normal_cdf(numerator, np.sqrt(v * z2), strict=strict)
+        with np.errstate(over="ignore"):
+            v = self.std**2
+        h_variance = self._h_variance()
+        z2 = 1.0 + h_variance
+        with np.errstate(invalid="ignore", over="ignore"):
+            numerator = np.where(np.isinf(point), point, z2 * point - self.mean - h_variance * bound)
+            return _normal_cdf(numerator, np.sqrt(v * z2), strict=strict)
 
     def _weighted_by_contour(self, bound: np.ndarray, probability: np.ndarray) -> np.ndarray:
         """``pl(bound) * probability`` at finite bounds, 0 at infinite ones (the tilted terms of Bel and Pl)."""
-        return np.where(np.isfinite(bound), self._contour(bound) * probability, 0.0)
+        contour = self._contour(bound)
+        with np.errstate(invalid="ignore"):
+            # where pl(bound) = 0 the term is 0 whatever the tilted law (an overflowing h sigma^2)
+            return np.where(np.isfinite(bound) & (contour > 0), contour * probability, 0.0)
 
     def _inside(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         """``P(a <= M <= b)``."""
