@@ -419,7 +419,8 @@ def combine_grfn(
     TypeError
         An element of ``numbers`` is not a :class:`GaussianRandomFuzzyNumber`.
     ValueError
-        ``numbers`` is empty, the shapes do not broadcast or ``normalization`` is unknown.
+        ``numbers`` is empty, the shapes do not broadcast, ``normalization`` is unknown or the
+        combination overflows float64 (``std**2`` beyond 1e308: rescale the variable).
 
     Notes
     -----
@@ -468,7 +469,14 @@ def combine_grfn(
             mean, variance, precision, item.mean, item.std**2, item.precision, soft=normalization == "soft"
         )
         agreement = agreement * factor
-    return GaussianRandomFuzzyNumber(mean, np.sqrt(variance), precision), 1.0 - agreement
+    std = np.sqrt(variance)
+    if not (np.all(np.isfinite(mean)) and np.all(np.isfinite(std)) and np.all(np.isfinite(precision))):
+        raise ValueError(
+            "The combination overflows float64: some std**2 or precision * std**2 of `numbers` is beyond "
+            "about 1e308. When std**2 alone overflows, rescale the variable: divide the means and stds by "
+            "a common factor c and multiply the precisions by c**2 (precision * std**2 is unit-free)."
+        )
+    return GaussianRandomFuzzyNumber(mean, std, precision), 1.0 - agreement
 
 
 def _combine_pair(mu1, s1, h1, mu2, s2, h2, *, soft):
