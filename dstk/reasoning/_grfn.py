@@ -461,15 +461,22 @@ def combine_grfn(
             f"The batch shapes of `numbers` must broadcast; got {[item.shape for item in items]}."
         ) from None
     mean = np.broadcast_to(items[0].mean, shape).astype(np.float64)
-    variance = np.broadcast_to(items[0].std, shape) ** 2
     precision = np.broadcast_to(items[0].precision, shape).astype(np.float64)
     agreement = np.ones(shape)
-    for item in items[1:]:
-        mean, variance, precision, factor = _combine_pair(
-            mean, variance, precision, item.mean, item.std**2, item.precision, soft=normalization == "soft"
-        )
-        agreement = agreement * factor
-    std = np.sqrt(variance)
+    with np.errstate(over="ignore", invalid="ignore"):  # an overflow is reported below, once
+        variance = np.broadcast_to(items[0].std, shape) ** 2
+        for item in items[1:]:
+            mean, variance, precision, factor = _combine_pair(
+                mean,
+                variance,
+                precision,
+                item.mean,
+                item.std**2,
+                item.precision,
+                soft=normalization == "soft",
+            )
+            agreement = agreement * factor
+        std = np.sqrt(variance)
     if not (np.all(np.isfinite(mean)) and np.all(np.isfinite(std)) and np.all(np.isfinite(precision))):
         raise ValueError(
             "The combination overflows float64: some std**2 or precision * std**2 of `numbers` is beyond "
