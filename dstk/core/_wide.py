@@ -78,7 +78,7 @@ def pack(sets: Iterable[Iterable[int]], n: int) -> np.ndarray:
 def membership(focal: np.ndarray, n: int) -> np.ndarray:
     """(F, n) bool: does focal set f contain label i."""
     focal = np.ascontiguousarray(focal, dtype="<u8")
-    as_bytes = focal.view(np.uint8).reshape(focal.shape[0], -1)
+    as_bytes = focal.view(np.uint8).reshape(focal.shape[0], 8 * focal.shape[1])  # (no -1: F may be 0)
     return np.unpackbits(as_bytes, axis=1, bitorder="little")[:, :n].astype(bool)
 
 

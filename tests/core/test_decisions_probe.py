@@ -73,12 +73,6 @@ def test_decide_refuses_nan_rows_instead_of_choosing_the_first_act():
         assert decide(m.batch[1:], criterion=criterion, **options).tolist() == ["x"]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=ValueError,
-    reason="dstk/core/_wide.py membership() cannot reshape zero focal sets, so the wide storage's "
-    "singleton_masses fails when no focal set is a singleton (fix outside dstk/core/_decisions.py)",
-)
 def test_belief_without_utility_on_a_wide_frame_without_singleton_focal_sets():
     labels = [f"c{i}" for i in range(80)]
     m = MassFunction(
