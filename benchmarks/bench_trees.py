@@ -25,8 +25,12 @@ Usage::
     python benchmarks/bench_trees.py [DATA_FOLDER] [--quick]
 
 DATA_FOLDER defaults to ``../shared/datasets`` (needs ``load.py``); data sets
-missing from it are skipped.  Timings are the best of a few repeats after one
-warm-up (numba compilation is excluded).
+missing from it are skipped.  Parts 1 time dstk and ExtraTrees in turn after one
+warm-up (numba compilation is excluded) and quote the median process CPU time (both
+``n_jobs`` workers included) and the per-run CPU ratio, the wall-time ratio beside
+it; BLAS is pinned to one thread (threadpoolctl), the trees' own threads are the
+rows' ``n_jobs``; the run's date, command and load head the output.  Part 2 is
+the best of a few repeats.
 """
 
 import argparse
@@ -51,6 +55,22 @@ def best_time(function, repeats):
         function()
         best = min(best, time.perf_counter() - start)
     return best
+
+
+def _interleaved_pair(ours, anchor, repeats):
+    """``ours`` and ``anchor`` called in turn ``repeats`` times: ``({"cpu": ..., "wall": ...}, {...})``.
+
+    CPU time is ``time.process_time`` (every thread of the process: with ``n_jobs=2`` both workers),
+    the measure to quote on a shared machine; the wall time is kept beside it.
+    """
+    times = ({"cpu": [], "wall": []}, {"cpu": [], "wall": []})
+    for _ in range(repeats):
+        for side, call in zip(times, (ours, anchor)):
+            cpu, wall = time.process_time(), time.perf_counter()
+            call()
+            side["cpu"].append(time.process_time() - cpu)
+            side["wall"].append(time.perf_counter() - wall)
+    return tuple({kind: np.array(values) for kind, values in side.items()} for side in times)
 
 
 def load(folder, name):
@@ -99,7 +119,10 @@ def bench_fit_predict(datasets, leaves, n_trees, repeats, n_jobs, memory=False, 
     print(
         f"\n## fit + predict_proba, {n_trees} trees, n_jobs={n_jobs} (half split train/test), {repeats} interleaved runs"
     )
-    header = "| data | n_train x features | leaf | dstk s (median) | ExtraTrees s (median) | ratio median (min-max) |"
+    header = (
+        "| data | n_train x features | leaf | dstk CPU s (median) | ExtraTrees CPU s (median) | "
+        "CPU ratio dstk / ET, median (min-max) | wall ratio |"
+    )
     header += " dstk leaves/tree | ET leaves/tree |"
     if memory:
         header += " dstk peak MB | ET peak MB | memory ratio |"
@@ -122,19 +145,18 @@ def bench_fit_predict(datasets, leaves, n_trees, repeats, n_jobs, memory=False, 
             )
             et = extra_trees(n_trees, leaf, n_jobs)
             rdt.fit(X_train[:500], y_train[:500]).predict_proba(X_test[:10])  # compile
-            times_rdt, times_et = [], []
-            for _ in range(repeats):
-                start = time.perf_counter()
-                rdt.fit(X_train, y_train).predict_proba(X_test)
-                times_rdt.append(time.perf_counter() - start)
-                start = time.perf_counter()
-                et.fit(X_train, y_train).predict_proba(X_test)
-                times_et.append(time.perf_counter() - start)
-            ratios = np.array(times_rdt) / np.array(times_et)
+            times_rdt, times_et = _interleaved_pair(
+                lambda: rdt.fit(X_train, y_train).predict_proba(X_test),
+                lambda: et.fit(X_train, y_train).predict_proba(X_test),
+                repeats,
+            )
+            ratios = times_rdt["cpu"] / times_et["cpu"]
+            wall_ratio = np.median(times_rdt["wall"] / times_et["wall"])
             et_leaves = np.mean([e.tree_.n_leaves for e in et.estimators_])
             row = (
-                f"| {name} | {half} x {X.shape[1]} | {leaf}{' pure' if pure else ''} | {np.median(times_rdt):.3f} | {np.median(times_et):.3f} | "
-                f"{np.median(ratios):.2f} ({ratios.min():.2f}-{ratios.max():.2f}) | {rdt.n_leaves_.mean():.0f} | {et_leaves:.0f} |"
+                f"| {name} | {half} x {X.shape[1]} | {leaf}{' pure' if pure else ''} | {np.median(times_rdt['cpu']):.3f} | "
+                f"{np.median(times_et['cpu']):.3f} | {np.median(ratios):.2f} ({ratios.min():.2f}-{ratios.max():.2f}) | "
+                f"{wall_ratio:.2f} | {rdt.n_leaves_.mean():.0f} | {et_leaves:.0f} |"
             )
             if memory:
                 setup = (
@@ -310,9 +332,10 @@ def bench_predict(n_trees_list, n_jobs_list, repeats, n_rows=1_000_000, leaf=32)
         f"\n## predict_proba of {y.size - half} rows, synthetic {n_rows} x 20, leaf {leaf}, {repeats} interleaved runs"
     )
     print(
-        "| trees | n_jobs | dstk s (median) | ExtraTrees s (median) | ratio median (min-max) | dstk nodes/tree | ET nodes/tree |"
+        "| trees | n_jobs | dstk CPU s (median) | ExtraTrees CPU s (median) | CPU ratio dstk / ET, median (min-max) | "
+        "wall ratio | dstk nodes/tree | ET nodes/tree |"
     )
-    print("|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|")
     for n_trees in n_trees_list:
         rdt = RandomDecisionTreesClassifier(
             n_trees, min_samples_leaf=leaf, min_samples_split=2 * leaf, random_state=0, n_jobs=2
@@ -322,20 +345,16 @@ def bench_predict(n_trees_list, n_jobs_list, repeats, n_rows=1_000_000, leaf=32)
             rdt.set_params(n_jobs=n_jobs)
             et.set_params(n_jobs=n_jobs)
             rdt.predict_proba(X_test[:10])  # compile
-            times_rdt, times_et = [], []
-            for _ in range(repeats):
-                start = time.perf_counter()
-                rdt.predict_proba(X_test)
-                times_rdt.append(time.perf_counter() - start)
-                start = time.perf_counter()
-                et.predict_proba(X_test)
-                times_et.append(time.perf_counter() - start)
-            ratios = np.array(times_rdt) / np.array(times_et)
+            times_rdt, times_et = _interleaved_pair(
+                lambda: rdt.predict_proba(X_test), lambda: et.predict_proba(X_test), repeats
+            )
+            ratios = times_rdt["cpu"] / times_et["cpu"]
+            wall_ratio = np.median(times_rdt["wall"] / times_et["wall"])
             et_nodes = np.mean([e.tree_.node_count for e in et.estimators_])
             print(
-                f"| {n_trees} | {n_jobs} | {np.median(times_rdt):.3f} | {np.median(times_et):.3f} | "
-                f"{np.median(ratios):.2f} ({ratios.min():.2f}-{ratios.max():.2f}) | {rdt.node_count_.mean():.0f} | "
-                f"{et_nodes:.0f} |",
+                f"| {n_trees} | {n_jobs} | {np.median(times_rdt['cpu']):.3f} | {np.median(times_et['cpu']):.3f} | "
+                f"{np.median(ratios):.2f} ({ratios.min():.2f}-{ratios.max():.2f}) | {wall_ratio:.2f} | "
+                f"{rdt.node_count_.mean():.0f} | {et_nodes:.0f} |",
                 flush=True,
             )
 
@@ -605,7 +624,17 @@ def main(argv=None):
         return
     repeats = args.repeats or (1 if args.quick else 3)
     _DATA_FOLDER = args.data
-    print(f"load: {os.getloadavg()}")
+    from _harness import environment, load_at_end
+    from threadpoolctl import threadpool_limits
+
+    # BLAS pinned to one thread on both sides; the trees' own threads are the rows' n_jobs
+    with threadpool_limits(limits=1, user_api="blas"):
+        print("\n".join(environment(["benchmarks/bench_trees.py", *(argv or sys.argv[1:])])))
+        _main_parts(args, repeats)
+    print(load_at_end())
+
+
+def _main_parts(args, repeats):
 
     if args.part in ("small", "all"):
         datasets = {}
