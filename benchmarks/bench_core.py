@@ -897,14 +897,14 @@ def fold_workload(report, n_samples, repeats, rng):
         "less disturbed by the other jobs of a loaded machine than the wall time (with 2 threads it includes "
         "the OpenMP threads' spinning).",
     )
-    best = min(summary[(1, "validated")])
+    cpu_ratio = summary[(1, "validated")][1]  # CPU, not the lower of wall and CPU (the luckier one)
     report.checks.append(
         (
             "f",
-            "validated public fold / np.sum of its input (1 thread, wall or CPU)",
+            "validated public fold / np.sum of its input (1 thread, CPU)",
             "<= 2x",
-            f"{best:.2f}x",
-            best <= 2.0,
+            f"{cpu_ratio:.2f}x",
+            cpu_ratio <= 2.0,
         )
     )
 
