@@ -1,6 +1,6 @@
 """Benchmark of dstk.evidence._counts: 10^6 count pairs per model in one call.
 
-Usage: python benchmarks/bench_counts.py [--pairs 1000000] [--reference-sample 300]
+Usage: python benchmarks/bench_counts.py [--pairs 1000000] [--reference-sample 300] [--rounds 3]
 
 Two count distributions:
   leaf  n uniform in 0..64  (tree leaves, calibration bins: many repeated pairs)
@@ -12,7 +12,8 @@ code, with its rescaling of counts above 537 so that the plain-domain contour do
 not underflow) are timed on a random subsample and extrapolated to all pairs.
 
 Timing by ``_harness``: BLAS / OpenMP / numba pinned to one thread, process CPU time (the figure to
-quote on a shared machine) next to wall time, the run's environment (date, command, load) printed first.
+quote on a shared machine) next to wall time, dstk and the references in turn round after round (the
+speed-up per round, median and range), the run's environment (date, command, load) printed first.
 """
 
 import argparse
@@ -80,6 +81,7 @@ def main():
     parser.add_argument("--pairs", type=int, default=1_000_000)
     parser.add_argument("--reference-sample", type=int, default=300)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds of dstk and the references")
     args = parser.parse_args()
     rng = np.random.default_rng(args.seed)
     distributions = {
@@ -91,35 +93,49 @@ def main():
         # warm up (numba compilation / cache load)
         for model in BINARY_MODELS:
             counts_to_mass_array(np.array([1.0, 2.0]), np.array([3.0, 4.0]), model)
-        print(f"\n{args.pairs:,} count pairs per call (best of 3); CPU time, wall time in brackets\n")
-        print(f"{'distribution':<13}{'model':<22}{'dstk [s]':>18}{'reference [s]':>22}{'speed-up, CPU':>15}")
+        print(
+            f"\n{args.pairs:,} count pairs per call; dstk and the references timed in turn, {args.rounds} rounds: "
+            "median process CPU time, median wall time in brackets; speed-up = reference / dstk CPU per round, "
+            "median (min-max)\n"
+        )
+        print(f"{'distribution':<13}{'model':<22}{'dstk [s]':>18}{'reference [s]':>22}{'speed-up, CPU':>24}")
         for name, n in distributions.items():
             k = np.floor(rng.random(args.pairs) * (n + 1))
             sample = rng.choice(args.pairs, args.reference_sample, replace=False)
-            reference_time = {}
-            for model, reference in (
-                ("likelihood", lambda i: reference_likelihood(k[i], n[i])),
-                ("plausibility", lambda i: reference_plausibility(k[i], n[i] - k[i])),
-            ):
-                cpu, wall = time.process_time(), time.perf_counter()
-                for i in sample:
-                    reference(i)
-                scale = args.pairs / sample.size
-                reference_time[model] = (
-                    (time.process_time() - cpu) * scale,
-                    (time.perf_counter() - wall) * scale,
-                )
+            scale = args.pairs / sample.size
+            references = {
+                "likelihood": lambda i: reference_likelihood(k[i], n[i]),
+                "plausibility": lambda i: reference_plausibility(k[i], n[i] - k[i]),
+            }
+            for model in BINARY_MODELS:  # one untimed call on the whole input (as the former best of 3)
+                counts_to_mass_array(k, n if model != "bayes" else np.maximum(n, 1), model)
+            times = {}  # (side, model) -> [(cpu, wall) per round]
+            for _ in range(args.rounds):
+                for model in BINARY_MODELS:
+                    kk, nn = (k, n) if model != "bayes" else (k, np.maximum(n, 1))
+                    times.setdefault(("dstk", model), []).append(
+                        time_call(counts_to_mass_array, kk, nn, model, repeat=1)
+                    )
+                    if model in references:
+                        cpu, wall = time.process_time(), time.perf_counter()
+                        for i in sample:
+                            references[model](i)
+                        times.setdefault(("reference", model), []).append(
+                            ((time.process_time() - cpu) * scale, (time.perf_counter() - wall) * scale)
+                        )
             for model in BINARY_MODELS:
-                kk, nn = (k, n) if model != "bayes" else (k, np.maximum(n, 1))
-                cpu, wall = time_call(counts_to_mass_array, kk, nn, model)
-                mine = f"{cpu:.3f} ({wall:.3f})"
-                if model in reference_time:
-                    theirs = f"{reference_time[model][0]:.1f} ({reference_time[model][1]:.1f})"
+                ours = np.array(times[("dstk", model)])
+                mine = f"{np.median(ours[:, 0]):.3f} ({np.median(ours[:, 1]):.3f})"
+                if model in references:
+                    theirs = np.array(times[("reference", model)])
+                    speed_up = theirs[:, 0] / ours[:, 0]
                     print(
-                        f"{name:<13}{model:<22}{mine:>18}{theirs:>22}{reference_time[model][0] / cpu:>14.0f}x"
+                        f"{name:<13}{model:<22}{mine:>18}"
+                        f"{f'{np.median(theirs[:, 0]):.1f} ({np.median(theirs[:, 1]):.1f})':>22}"
+                        f"{f'{np.median(speed_up):.0f}x ({speed_up.min():.0f}-{speed_up.max():.0f})':>24}"
                     )
                 else:
-                    print(f"{name:<13}{model:<22}{mine:>18}{'-':>22}{'-':>15}")
+                    print(f"{name:<13}{model:<22}{mine:>18}{'-':>22}{'-':>24}")
     print("\nReference times are extrapolated from", args.reference_sample, "pairs per distribution.")
     print(f"load average at end: {', '.join(f'{x:.2f}' for x in os.getloadavg())}")
 
