@@ -248,12 +248,13 @@ def main():
     load = os.getloadavg()
     with threadpool_limits(limits=1):
         results = run(args.repeats, args.level, args.datasets)
+    load_end = os.getloadavg()
     header = (
         f"`python benchmarks/bench_regression.py --repeats {args.repeats} --level {args.level}"
         + (f" --datasets {' '.join(args.datasets)}" if args.datasets else "")
         + f"`, started {started} "
         f"on {platform.machine()} ({os.cpu_count()} cores shared with other jobs; load average at start "
-        f"{load[0]:.1f}); BLAS pinned to one thread.\n"
+        f"{load[0]:.1f}, at end {load_end[0]:.1f}); BLAS pinned to one thread.\n"
     )
     text = (
         "# EvidentialRegressor (ENNreg): accuracy and prediction intervals\n\n"

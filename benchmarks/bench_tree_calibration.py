@@ -595,7 +595,11 @@ def main(argv=None):
     args = parser.parse_args(argv)
     from threadpoolctl import threadpool_limits
 
-    out = []
+    sys.path.insert(0, HERE)
+    from _harness import environment, load_at_end
+
+    out = ["\n".join(environment(["benchmarks/bench_tree_calibration.py", *(argv or sys.argv[1:])]))]
+    print(out[0], flush=True)
     with threadpool_limits(1):
         for name in args.sets.split(","):
             X, y = load(args.data, name)
@@ -626,6 +630,8 @@ def main(argv=None):
                 text = pure_table(name, by_pure[False], by_pure[True])
                 print(text + "\n", flush=True)
                 out.append(text)
+    out.append(load_at_end())
+    print(out[-1])
     if args.output:
         with open(args.output, "a") as handle:
             handle.write("\n\n".join(out) + "\n")
