@@ -23,7 +23,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks._harness import environment, interleaved, pinned_threads, ratio
+from benchmarks._harness import environment, interleaved, load_at_end, pinned_threads, ratio
 from dstk.reasoning import Valuation, ValuationNetwork, Variable
 from tests.reasoning.captain import A, captain_valuations
 
@@ -124,6 +124,8 @@ def main(argv=None):
         f"Largest |Bel(a) − Bel_brute(a)| over the Arrival delays: {diff:.2e}.",
         "Targets: Captain's problem within 50 ms warm; 30 binary variables within 1 s.",
         "R's dst was not available on this machine, so the brute-force joint is the baseline.",
+        "",
+        load_at_end(),
         "",
     ]
     text = "\n".join(lines)
