@@ -163,7 +163,7 @@ def environment(argv: list[str] | None = None) -> list[str]:
     lines = [
         f"- date: {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC",
         f"- command: `python {' '.join(argv if argv is not None else sys.argv)}`",
-        f"- machine: {platform.processor() or platform.machine()}, {os.cpu_count()} logical cores",
+        f"- machine: {_cpu_model()}, {os.cpu_count()} logical cores",
         f"- load average at start: {', '.join(f'{x:.2f}' for x in os.getloadavg())}",
         f"- Python {platform.python_version()}, numpy {np.__version__}",
     ]
@@ -178,6 +178,18 @@ def environment(argv: list[str] | None = None) -> list[str]:
     except ImportError:  # pragma: no cover
         pass
     return lines
+
+
+def _cpu_model() -> str:
+    """The processor's model name (``/proc/cpuinfo`` on Linux: the VM's host can change between runs)."""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as handle:
+            for line in handle:
+                if line.startswith("model name"):
+                    return f"{line.split(':', 1)[1].strip()} ({platform.machine()})"
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
 
 
 def run_in_checkout(root, code: str) -> dict:
