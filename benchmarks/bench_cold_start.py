@@ -172,6 +172,11 @@ if what == "combine":  # Dempster's rule of two binary sources per row, one stac
     data[..., 1:] = rng.dirichlet(np.ones(3), size=(rows, 2))
     m = MassFunction.from_array(data, Frame((0, 1)))
     run = lambda: combine(m, axis=1)
+elif what.startswith("combine_binary_"):  # Dempster's rule of K binary sources per row (combine_binary_<K>)
+    data = np.zeros((rows, int(what.rpartition("_")[2]), 4))
+    data[..., 1:] = rng.dirichlet(np.ones(3), size=data.shape[:2])
+    m = MassFunction.from_array(data, Frame((0, 1)))
+    run = lambda: combine(m, axis=1)
 elif what == "combine_pair":  # the same, as a list of two batches
     data = np.zeros((2, rows, 4))
     data[..., 1:] = rng.dirichlet(np.ones(3), size=(2, rows))
@@ -221,6 +226,8 @@ print(json.dumps({"imports": c1 - c0, "first": c2 - c1, "warm": c3 - c2, "compil
 REALISTIC_CALLS = (
     "combine",
     "combine_pair",
+    "combine_binary_3",
+    "combine_binary_10",
     "combine_ternary",
     "combine_ternary_pair",
     "combine_cautious",
