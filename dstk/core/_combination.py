@@ -585,10 +585,15 @@ def _dense_dubois_prade(stack, rule, weights, normalize):
 
 def _dense_pcr6(stack, rule, weights, normalize):
     """PCR6 of ``stack`` (rows, K, 2**n): ``(out, kappa)``."""
-    if np.any(stack[:, :, 0] > 0):
+    empty = stack[:, :, 0]
+    if np.any(empty > _dense.MASS_TOLERANCE):
         raise InvalidMassError(
-            "PCR6 is defined for normal mass functions (m(empty) = 0); normalise the sources first."
+            f"PCR6 is defined for normal mass functions (m(empty) = 0); a source has m(empty) = "
+            f"{float(empty.max()):.6g}. Normalise the sources first (dstk.core.normalize)."
         )
+    if np.any(empty > 0):  # rounding residue of an earlier operation (at most MASS_TOLERANCE): the 0 it stands for
+        stack = stack.copy()
+        stack[:, :, 0] = 0.0
     out, kappa, ok = _c.pcr6(stack, _PCR6_MAX_TUPLES)
     if not np.all(ok):
         raise ValueError(

@@ -1,0 +1,32 @@
+"""Defects found by probing the core with unusual but valid inputs; one test per defect."""
+
+import numpy as np
+import pytest
+
+from dstk import MassFunction, combine
+from dstk.exceptions import InvalidMassError
+
+
+def _conflict_free_pair():
+    """Two sources whose focal sets all contain label "a": their conjunctive combination is normal."""
+    m1 = MassFunction({"a": 0.2, "a,b": 0.3, "a,c": 0.1, "a,b,c": 0.4})
+    m2 = MassFunction({"a,b": 0.6, "a,c": 0.15, "a,b,c": 0.25})
+    return m1, m2
+
+
+def test_pcr6_accepts_rounding_residue_on_the_empty_set():
+    # the conjunctive combination of conflict-free sources, or a mass function read back from its
+    # commonalities, can carry m(empty) of a few ulps: PCR6 must treat it as the 0 it is
+    m1 = MassFunction({"a": 0.5, "b": 0.3, "a,b": 0.2})
+    m2 = MassFunction({"a": 0.1, "a,b": 0.9})
+    from_q = MassFunction.from_array(m1.to_array("q"), frame=m1.frame, kind="q")
+    assert 0.0 < from_q.conflict <= 1e-15
+    expected = combine([m1, m2], rule="pcr6").to_array()
+    np.testing.assert_allclose(combine([from_q, m2], rule="pcr6").to_array(), expected, atol=1e-15)
+
+
+def test_pcr6_still_refuses_a_real_empty_set_mass_and_says_how_much():
+    m1, m2 = _conflict_free_pair()
+    subnormal = MassFunction({(): 0.1, "a": 0.9}, frame=m1.frame)
+    with pytest.raises(InvalidMassError, match=r"m\(empty\) = 0\.1\. Normalise"):
+        combine([subnormal, m2], rule="pcr6")
