@@ -591,7 +591,9 @@ def _dense_pcr6(stack, rule, weights, normalize):
             f"PCR6 is defined for normal mass functions (m(empty) = 0); a source has m(empty) = "
             f"{float(empty.max()):.6g}. Normalise the sources first (dstk.core.normalize)."
         )
-    if np.any(empty > 0):  # rounding residue of an earlier operation (at most MASS_TOLERANCE): the 0 it stands for
+    if np.any(
+        empty > 0
+    ):  # rounding residue of an earlier operation (at most MASS_TOLERANCE): the 0 it stands for
         stack = stack.copy()
         stack[:, :, 0] = 0.0
     out, kappa, ok = _c.pcr6(stack, _PCR6_MAX_TUPLES)

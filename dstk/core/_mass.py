@@ -1184,13 +1184,24 @@ class MassFunction:
         Parameters
         ----------
         tolerance : float, default 0.0
-            Subsets with mass at or below it are left out.
+            Subsets with mass at or below it are left out (a finite number >= 0).
 
         Returns
         -------
         dict
             ``{frozenset(labels): mass}`` in bitmask order.
+
+        Raises
+        ------
+        ValueError
+            ``tolerance`` negative, NaN or infinite.
         """
+        if isinstance(tolerance, (bool, str, bytes)) or not isinstance(tolerance, (int, float, np.number)):
+            raise TypeError(f"`tolerance` must be a number >= 0; got {tolerance!r}.")
+        if not (np.isfinite(tolerance) and tolerance >= 0):
+            raise ValueError(
+                f"`tolerance` must be a finite number >= 0 (masses at or below it are left out); got {tolerance!r}."
+            )
         self._require_single("focal_sets()")
         masks, masses = self._nonzero(tolerance)
         return {frozenset(self._frame.labels_of(int(a))): float(v) for a, v in zip(masks, masses)}

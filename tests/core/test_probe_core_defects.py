@@ -30,3 +30,17 @@ def test_pcr6_still_refuses_a_real_empty_set_mass_and_says_how_much():
     subnormal = MassFunction({(): 0.1, "a": 0.9}, frame=m1.frame)
     with pytest.raises(InvalidMassError, match=r"m\(empty\) = 0\.1\. Normalise"):
         combine([subnormal, m2], rule="pcr6")
+
+
+@pytest.mark.parametrize("tolerance", [float("nan"), -0.1, float("inf"), "0.1"])
+def test_focal_sets_refuses_a_tolerance_that_is_not_a_non_negative_number(tolerance):
+    # a NaN tolerance silently returned no focal set at all, a negative one listed zero masses
+    m = MassFunction({"a": 0.5, "b": 0.3, "a,b": 0.2})
+    with pytest.raises((ValueError, TypeError), match="tolerance"):
+        m.focal_sets(tolerance)
+
+
+def test_focal_sets_tolerance_still_filters():
+    m = MassFunction({"a": 0.5, "b": 0.3, "a,b": 0.2})
+    assert m.focal_sets(0.25) == {frozenset({"a"}): 0.5, frozenset({"b"}): 0.3}
+    assert len(m.focal_sets()) == 3
