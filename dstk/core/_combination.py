@@ -20,7 +20,7 @@ from ..exceptions import (
     TotalConflictError,
 )
 from . import _dense, _sparse, _storage
-from ._frame import Frame
+from ._frame import Frame, frame_mismatch_fix
 from ._mass import MassFunction, as_mass_function
 
 __all__ = ["combine", "combine_with_conflict", "RULES", "ON_CONFLICT"]
@@ -61,7 +61,8 @@ def _common_batch_shape(masses):
     for x in masses[1:]:
         if x.frame is not first and x.frame._labels != first._labels:  # (Frame.__eq__, without its call)
             raise FrameMismatchError(
-                f"Cannot combine mass functions on different frames: {first!r} and {x.frame!r}."
+                f"Cannot combine mass functions on different frames: {first!r} and {x.frame!r}. "
+                + frame_mismatch_fix(first, x.frame)
             )
     try:
         return np.broadcast_shapes(*[x.batch_shape for x in masses])

@@ -350,3 +350,13 @@ class Frame:
             ``2**i`` for each label position ``i``.
         """
         return [1 << i for i in range(self.n)]
+
+
+def frame_mismatch_fix(a: Frame, b: Frame) -> str:
+    """How to put mass functions on frames ``a`` and ``b`` (which differ) on one frame: a sentence for an error."""
+    if set(a.labels) == set(b.labels):
+        return (
+            "They hold the same labels in another order (subsets are bitmasks over the frame's order): "
+            "re-express one on the other's frame, e.g. m2.extend(m1.frame)."
+        )
+    return "Express them on one frame first, e.g. m.extend(frame) onto a frame holding the labels of both."

@@ -17,7 +17,7 @@ from ..exceptions import (
     InvalidMassError,
 )
 from . import _dense, _sparse, _storage
-from ._frame import MAX_FRAME_SIZE, Frame
+from ._frame import MAX_FRAME_SIZE, Frame, frame_mismatch_fix
 
 __all__ = ["MassFunction"]
 
@@ -1742,7 +1742,7 @@ def _check_same_frame(a, b):
     if a.frame != b.frame:
         raise FrameMismatchError(
             f"Mass functions are defined on different frames: {a.frame!r} and {b.frame!r}. "
-            "Express them on one frame first."
+            + frame_mismatch_fix(a.frame, b.frame)
         )
 
 

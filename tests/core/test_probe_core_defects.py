@@ -44,3 +44,22 @@ def test_focal_sets_tolerance_still_filters():
     m = MassFunction({"a": 0.5, "b": 0.3, "a,b": 0.2})
     assert m.focal_sets(0.25) == {frozenset({"a"}): 0.5, frozenset({"b"}): 0.3}
     assert len(m.focal_sets()) == 3
+
+
+def test_frames_in_another_order_are_named_as_such_with_the_fix():
+    # the same labels in another order are different frames (bitmasks differ), but the message said
+    # only "different frames", which reads as false to a user who listed the same labels
+    from dstk import jousselme_distance
+    from dstk.exceptions import FrameMismatchError
+
+    m = MassFunction({"a": 0.5, "a,b": 0.3, "a,b,c": 0.2})
+    reordered = MassFunction({"a": 1.0}, frame="cba")
+    for call in (lambda: combine([m, reordered]), lambda: jousselme_distance(m, reordered)):
+        with pytest.raises(FrameMismatchError, match=r"same labels in another order.*extend\("):
+            call()
+    np.testing.assert_allclose(
+        combine([m, reordered.extend(m.frame)]).to_array(),
+        combine([m, MassFunction({"a": 1.0}, frame="abc")]).to_array(),
+    )
+    with pytest.raises(FrameMismatchError, match="different frames"):
+        combine([m, MassFunction({"a": 1.0}, frame="abd")])
