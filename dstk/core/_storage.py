@@ -364,7 +364,8 @@ class DenseStorage(Storage):
                 "Cannot normalise: all the mass is on the empty set (total conflict) in "
                 f"{int(np.sum(s <= 0))} mass function(s) of the batch."
             )
-        out = arr / s[..., None]
+        with np.errstate(over="ignore"):  # only m(empty) / s can overflow, and it is set to 0
+            out = arr / s[..., None]
         out[..., 0] = 0.0
         return DenseStorage(out)
 
@@ -527,7 +528,8 @@ class FocalSetStorage(Storage):
         s = self.masses[..., nz].sum(axis=-1)
         if np.any(s <= 0):
             raise TotalConflictError("Cannot normalise: all the mass is on the empty set (total conflict).")
-        out = self.masses / s[..., None]
+        with np.errstate(over="ignore"):  # only m(empty) / s can overflow, and it is set to 0
+            out = self.masses / s[..., None]
         out[..., ~nz] = 0.0
         return FocalSetStorage(*_sparse.prune(self.focal, out))
 
@@ -755,7 +757,8 @@ class WideStorage(Storage):
         s = self.masses[..., nz].sum(axis=-1)
         if np.any(s <= 0):
             raise TotalConflictError("Cannot normalise: all the mass is on the empty set (total conflict).")
-        out = self.masses / s[..., None]
+        with np.errstate(over="ignore"):  # only m(empty) / s can overflow, and it is set to 0
+            out = self.masses / s[..., None]
         out[..., ~nz] = 0.0
         return self._rows(*_prune_rows(self.focal, out))
 

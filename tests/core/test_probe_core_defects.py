@@ -63,3 +63,16 @@ def test_frames_in_another_order_are_named_as_such_with_the_fix():
     )
     with pytest.raises(FrameMismatchError, match="different frames"):
         combine([m, MassFunction({"a": 1.0}, frame="abd")])
+
+
+@pytest.mark.parametrize("labels", ["abc", [f"x{i}" for i in range(18)], [f"x{i}" for i in range(70)]])
+def test_normalize_of_a_nearly_total_conflict_issues_no_overflow_warning(labels, recwarn):
+    # m(empty) / (sum of the non-empty masses) overflowed (1 / 1e-310) before being set to 0,
+    # so a correct normalisation issued numpy's "overflow encountered in divide"
+    from dstk.core import normalize
+
+    m = MassFunction.from_focal_sets([0, 1], [1.0, 1e-310], labels)
+    out = normalize(m)
+    assert out.focal_sets() == {frozenset({labels[0]}): 1.0}
+    assert m.condition(labels[0]).focal_sets() == {frozenset({labels[0]}): 1.0}
+    assert not [w for w in recwarn.list if issubclass(w.category, RuntimeWarning)]
