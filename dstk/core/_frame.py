@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Hashable, Iterable
 from typing import Any
 
@@ -97,6 +98,11 @@ class Frame:
         labels = tuple(x.item() if isinstance(x, np.generic) else x for x in labels)
         index = {}
         for i, lab in enumerate(labels):
+            if isinstance(lab, float) and math.isnan(lab):
+                raise FrameError(
+                    f"Frame labels must not be NaN (label {i}): NaN != NaN, so it could never be looked up. "
+                    "Replace missing values by a label of their own (e.g. 'missing') or drop them first."
+                )
             try:
                 if lab in index:
                     raise FrameError(f"Frame labels must be distinct; {lab!r} appears twice.")

@@ -76,3 +76,22 @@ def test_normalize_of_a_nearly_total_conflict_issues_no_overflow_warning(labels,
     assert out.focal_sets() == {frozenset({labels[0]}): 1.0}
     assert m.condition(labels[0]).focal_sets() == {frozenset({labels[0]}): 1.0}
     assert not [w for w in recwarn.list if issubclass(w.category, RuntimeWarning)]
+
+
+@pytest.mark.parametrize(
+    "labels", [[float("nan"), float("nan")], [float("nan"), "a"], np.array([1.0, np.nan])]
+)
+def test_frame_refuses_nan_labels(labels):
+    # NaN != NaN: a NaN label could never be looked up again (two of them even passed as distinct)
+    from dstk import Frame
+    from dstk.exceptions import FrameError
+
+    with pytest.raises(FrameError, match="NaN"):
+        Frame(labels)
+
+
+def test_mass_function_with_a_nan_key_is_refused():
+    from dstk.exceptions import FrameError
+
+    with pytest.raises(FrameError, match="NaN"):
+        MassFunction({float("nan"): 0.5, 2.0: 0.5})
