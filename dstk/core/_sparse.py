@@ -235,8 +235,13 @@ def _raise_too_slow_both(n, sizes, rows, rule, dense, by_pairs):
     if by_pairs is None:
         pairs_text = f"the {rule} rule has no route by pairs of focal sets"
     else:
-        shape = " x ".join(f"{int(size):,}" for size in sizes)
-        pairs_text = f"by pairs of {shape} focal sets about {_shown(by_pairs)} s of CPU"
+        if len(sizes) <= 8:
+            shape = " x ".join(f"{int(size):,}" for size in sizes) + " focal sets"
+        else:  # one factor per source would make the message unreadable
+            low, high = int(min(sizes)), int(max(sizes))
+            each = f"{low:,}" if low == high else f"{low:,} to {high:,}"
+            shape = f"focal sets ({len(sizes):,} sources of {each} focal sets each)"
+        pairs_text = f"by pairs of {shape} about {_shown(by_pairs)} s of CPU"
     if dense is None:
         dense_text = (
             f"densely (2**{n} subsets) not possible: more than {DENSE_SWITCH_MAX_LABELS} labels or above the "

@@ -95,3 +95,23 @@ def test_mass_function_with_a_nan_key_is_refused():
 
     with pytest.raises(FrameError, match="NaN"):
         MassFunction({float("nan"): 0.5, 2.0: 0.5})
+
+
+def test_too_slow_message_of_many_sources_stays_readable():
+    # the refusal listed the focal-set count of every source: "2 x 2 x ... x 2", 800 times
+    from dstk.exceptions import FrameTooLargeError
+
+    labels = [f"l{i}" for i in range(18)]
+    full = (1 << 18) - 1
+    masses = np.array([[0.9, 0.1]] * 400)
+    sources = MassFunction.stack(
+        [
+            MassFunction.from_focal_sets([1, full], masses, labels),
+            MassFunction.from_focal_sets([2, full], masses, labels),
+        ]
+    ).reshape(800)
+    with pytest.raises(FrameTooLargeError) as info:
+        combine(sources, axis=0)
+    message = str(info.value)
+    assert len(message) < 800, message[:300]
+    assert "800 sources of 2 focal sets each" in message
