@@ -130,7 +130,8 @@ def combine(
         ``"dubois_prade"``, ``"average"``, ``"pcr6"``.  See ``RULES`` for
         associativity and n-ary evaluation.
     axis : int, optional
-        Batch axis holding the sources when ``masses`` is one MassFunction.
+        Batch axis holding the sources when ``masses`` is one MassFunction
+        (refused with a list of them: the sources are then its items).
     weights : array_like, optional
         Source weights for ``"average"`` (non-negative; normalised to sum 1).
     normalize : bool, default=False
@@ -310,6 +311,12 @@ def _combine(masses, rule, axis, weights, normalize, on_conflict):
         if isinstance(masses, (Mapping, str, bytes, np.ndarray)) or not isinstance(masses, Iterable):
             raise DataTypeError(
                 f"`masses` must be a MassFunction or a list of MassFunctions; got {type(masses).__name__}."
+            )
+        if axis is not None:
+            raise ValueError(
+                f"`axis` (here {axis!r}) names the batch axis holding the sources of one batched MassFunction; "
+                "with a list the sources are its items. Drop `axis`, or stack the list first: "
+                "combine(MassFunction.stack(masses, axis=a), axis=a)."
             )
         masses = [as_mass_function(x, "masses") for x in masses]
     result, kappa, total = _combine_raw(masses, rule, axis, weights, normalize)
