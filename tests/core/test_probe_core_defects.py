@@ -121,7 +121,7 @@ def test_axis_with_a_list_of_sources_is_refused():
     # combine([mb1, mb2], axis=0) ignored axis (even axis=5): the list's items were combined
     mb = MassFunction.from_array(np.array([[0, 0.5, 0.3, 0.2], [0, 0.2, 0.2, 0.6]]), frame="ab")
     for axis in (0, 5):
-        with pytest.raises(ValueError, match="axis.*one batched MassFunction"):
+        with pytest.raises(ValueError, match=r"axis.*one batched MassFunction"):
             combine([mb, mb], axis=axis)
     np.testing.assert_array_equal(
         combine([mb, mb]).to_array(), combine(MassFunction.stack([mb, mb]), axis=0).to_array()
