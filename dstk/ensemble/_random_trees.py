@@ -205,7 +205,7 @@ def _as_feature_matrix(X: ArrayLike, name: str = "X") -> np.ndarray:
             "them in `nominal_features`."
         )
         try:
-            arr = arr.astype(np.float64)
+            arr = _without_missing_markers(arr).astype(np.float64)
         except TypeError as error:  # objects that are neither numbers nor strings
             raise TypeError(
                 f"`{name}` must be numeric; an entry of the object array failed: {error}. {advice}"
@@ -241,6 +241,21 @@ def _as_feature_matrix(X: ArrayLike, name: str = "X") -> np.ndarray:
             f"column {cols[0]}). Random decision trees have no missing-value policy: impute numeric "
             "features, or give missing nominal values their own category code."
         )
+    return arr
+
+
+def _is_missing_marker(value: object) -> bool:
+    """True for pandas' missing-value markers (``pd.NA``, ``pd.NaT``), which float() refuses."""
+    return type(value).__name__ in ("NAType", "NaTType")
+
+
+def _without_missing_markers(arr: np.ndarray) -> np.ndarray:
+    """An object array with ``pd.NA`` / ``pd.NaT`` entries replaced by NaN (reported as missing values)."""
+    missing = np.frompyfunc(_is_missing_marker, 1, 1)(arr).astype(bool)
+    if not missing.any():
+        return arr
+    arr = arr.copy()
+    arr[missing] = np.nan
     return arr
 
 
