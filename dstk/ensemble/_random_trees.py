@@ -1483,7 +1483,10 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
         its threshold (0.5 for scores in [0, 1], 0 for signed scores and for
         the log-odds of ``"eva"``, ``"dempster"`` and ``"cautious"``, which
         :meth:`predict_proba` scales); Busch et al.'s code also gives the
-        positive class on a tie, ``decision_function(X) >= 0``.
+        positive class on a tie, ``decision_function(X) >= 0``.  When the
+        fitted inverse temperature ``score_calibration_`` is 0 (every
+        calibrated probability is 1/K), the class of largest log-score, the
+        class that ``softmax(a s)`` ranks first for every a > 0.
 
         Parameters
         ----------
@@ -1496,7 +1499,22 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
             Labels from ``classes_``.
         """
         check_is_fitted(self, "classes_")
+        if self._calibration_is_flat():
+            # a = 0: every calibrated probability is 1/K, and argmax would give classes_[0] to every
+            # sample; the order of softmax(a s) for any a > 0 is that of the log-scores s
+            scores = self._combined_by(X, _log_odds)
+            index = (scores > 0).astype(np.intp) if scores.ndim == 1 else np.argmax(scores, axis=1)
+            return self.classes_[index]
         return self.classes_[np.argmax(self._probabilities(X, warn=False), axis=1)]
+
+    def _calibration_is_flat(self) -> bool:
+        """True when :meth:`predict_proba` is calibrated with inverse temperature 0 (all classes tie)."""
+        method, _aggregate = parse_combiner(self._combiner_name())
+        return (
+            method in _CALIBRATED_METHODS
+            and getattr(self, "_calibrated_for", None) == self._calibration_key()
+            and getattr(self, "score_calibration_", None) == 0.0
+        )
 
     def predict_mass(self, X: ArrayLike, *, normalize: bool = True) -> MassFunction:
         """Combined mass functions, one per sample, on ``Frame(classes_)``.
