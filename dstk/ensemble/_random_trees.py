@@ -1093,6 +1093,9 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
         merged.node_count_ = np.concatenate([part.node_count_ for part in parts])
         merged.n_leaves_ = np.concatenate([part.n_leaves_ for part in parts])
         merged.max_depth_ = np.concatenate([part.max_depth_ for part in parts])
+        # no training samples to fit the calibrated combiners' temperature on
+        merged.score_calibration_ = None
+        merged._calibrated_for = None
         return merged
 
     # ---------------------------------------------------------------- predict
@@ -1453,8 +1456,19 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
         calibration = getattr(self, "score_calibration_", None)
         if method in _CALIBRATED_METHODS:
             if getattr(self, "_calibrated_for", None) != self._calibration_key():
-                fitted_with = getattr(self, "_calibrated_for", ("?", "?"))
-                if warn:
+                fitted_with = getattr(self, "_calibrated_for", None)
+                if warn and fitted_with is None:
+                    warnings.warn(
+                        f"predict_proba of combiner {self._combiner_name()!r} maps its score through a calibration "
+                        "fitted in fit, but this ensemble was concatenated from fitted parts "
+                        "(RandomDecisionTreesClassifier.concatenate, dstk.dask.fit_random_trees) and has no "
+                        "training samples to fit it on; returning the uncalibrated probabilities (mostly 0 or 1). "
+                        "Use combiner='average' (or another uncalibrated combiner) for the merged ensemble, or fit "
+                        "one ensemble on the data.",
+                        UserWarning,
+                        stacklevel=3,
+                    )
+                elif warn:
                     warnings.warn(
                         f"predict_proba of combiner {self._combiner_name()!r} maps its score through a calibration "
                         f"fitted in fit, but this ensemble was fitted with combiner {fitted_with[0]!r} and "
