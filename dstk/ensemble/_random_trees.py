@@ -25,6 +25,7 @@ from dstk._estimator import (
     BaseEstimator,
     ClassifierMixin,
     check_is_fitted,
+    check_sample_weight,
     frequency_weights,
     singleton_interval,
     validate_features,
@@ -275,14 +276,33 @@ def _training_data(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``(X, y_encoded, classes)``: the feature matrix and the class indices, samples repeated by their weights."""
     X = _as_feature_matrix(X)
+    weights = check_sample_weight(sample_weight, X.shape[0])
+    if weights is not None:
+        rows = float(np.sum(weights))
+        if rows * X.shape[1] * X.itemsize >= 2.0**62:  # the repeated data would not fit any address space
+            raise ValueError(_repeated_rows_message(estimator_name, rows, X.shape[1]))
     repeats = frequency_weights(sample_weight, X.shape[0], estimator_name)
     if repeats is not None:
         y = np.asarray(y)
         check_consistent_length(X, y, names=["X", "y"])
-        X, y = np.repeat(X, repeats, axis=0), np.repeat(y, repeats, axis=0)
+        try:
+            X, y = np.repeat(X, repeats, axis=0), np.repeat(y, repeats, axis=0)
+        except MemoryError:
+            raise MemoryError(
+                _repeated_rows_message(estimator_name, float(repeats.sum()), X.shape[1])
+            ) from None
     classes, y_encoded = check_labels(y)
     check_consistent_length(X, y_encoded, names=["X", "y"])
     return X, y_encoded, classes
+
+
+def _repeated_rows_message(estimator_name: str, rows: float, n_features: int) -> str:
+    return (
+        f"`sample_weight` sums to {rows:.4g}: {estimator_name} repeats each sample w times (frequency "
+        f"weights: w observations), so the training data would have {rows:.4g} rows of {n_features} "
+        f"features ({rows * n_features * 8 / 2**30:.3g} GiB). Pass numbers of observations; scale relative "
+        "weights to small whole numbers."
+    )
 
 
 def _feature_major(X: np.ndarray) -> np.ndarray:

@@ -75,3 +75,12 @@ def test_predict_follows_the_scores_when_the_calibration_is_flat_three_classes()
         pytest.skip("no seed gave a flat calibration")
     scores = model.decision_function(X)
     np.testing.assert_array_equal(model.predict(X), model.classes_[np.argmax(scores, axis=1)])
+
+
+@pytest.mark.parametrize("weight", [1e19, 1e15])
+def test_huge_frequency_weights_say_what_is_wrong(weight):
+    X, y = _data()
+    sample_weight = np.ones(X.shape[0])
+    sample_weight[0] = weight
+    with pytest.raises((ValueError, MemoryError), match=r"sample_weight.*repeat"):
+        RandomDecisionTreesClassifier(3, random_state=0).fit(X, y, sample_weight=sample_weight)
