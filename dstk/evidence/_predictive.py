@@ -313,6 +313,21 @@ def predictive_mass(
     return predictive_mass_quadrature(contour, tau_hat, tolerance=tolerance, points=points, check=check).mass
 
 
+def _check_contour(contour: Any) -> None:
+    """Raise a clear TypeError unless ``contour`` is a function of tau."""
+    if callable(contour):
+        return
+    advice = (
+        f" For a {type(contour).__name__}, pass its contour method (`likelihood.contour`) or call its "
+        "own predictive_mass()."
+        if hasattr(contour, "contour")
+        else ""
+    )
+    raise TypeError(
+        f"`contour` must be a function tau -> pl(tau) on [0, 1]; got {type(contour).__name__} {contour!r}.{advice}"
+    )
+
+
 def predictive_mass_quadrature(
     contour: Callable[[Any], Any],
     tau_hat: float | None = None,
@@ -369,6 +384,7 @@ def predictive_mass_quadrature(
     >>> print(masses.to_array().round(6), error_bound < 1e-9)
     [0.       0.153349 0.505948 0.340703] True
     """
+    _check_contour(contour)
     if tau_hat is None:
         tau_hat = find_mode(contour)
     try:
@@ -487,6 +503,7 @@ def predictive_mass_monte_carlo(
     >>> bool(abs(estimate.mass.to_array().sum() - 1) < 1e-12), bool(estimate.standard_error.max() < 0.004)
     (True, True)
     """
+    _check_contour(contour)
     if tau_hat is None:
         tau_hat = find_mode(contour)
     tau_hat = float(tau_hat)
