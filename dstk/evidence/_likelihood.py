@@ -148,6 +148,36 @@ class LikelihoodBeliefFunction:
             raise ValueError(
                 f"The log-likelihood at the MLE {maximiser!r} is not finite ({self.max_log_likelihood_!r})."
             )
+        if mle is not None and not self._exact_mle:
+            self._check_given_mle(maximiser)
+
+    #: Subclasses that compute theta_hat themselves (closed form or Newton) skip the check of a given `mle`.
+    _exact_mle = False
+
+    def _check_given_mle(self, maximiser):
+        """Raise unless ``maximiser`` lies in ``bounds`` and no coordinate step raises the log-likelihood."""
+        lows = np.array([b[0] for b in self.bounds])
+        highs = np.array([b[1] for b in self.bounds])
+        if np.any(maximiser < lows) or np.any(maximiser > highs):
+            raise ValueError(
+                f"`mle` {maximiser.tolist()} lies outside `bounds` {self.bounds}; pass the maximiser within "
+                "the parameter space, or `initial` to find it."
+            )
+        tolerance = 1e-9 * max(1.0, abs(self.max_log_likelihood_))
+        for j in range(self.dimension):
+            step = 1e-4 * max(1.0, abs(float(maximiser[j])))
+            for direction in (-1.0, 1.0):
+                moved = maximiser.copy()
+                moved[j] += direction * step
+                if not lows[j] <= moved[j] <= highs[j]:
+                    continue
+                value = self._log_likelihood(moved)
+                if value > self.max_log_likelihood_ + tolerance:
+                    raise ValueError(
+                        f"`mle` {maximiser.tolist()} is not a maximiser of the log-likelihood: it is larger at "
+                        f"{moved.tolist()} ({value!r} > {self.max_log_likelihood_!r}), so every contour value, "
+                        "plausibility and focal set would be wrong. Pass the maximiser, or `initial` to find it."
+                    )
 
     # -- helpers ------------------------------------------------------------
     def _check_bounds(self, bounds):
@@ -483,6 +513,8 @@ class BinomialLikelihood(LikelihoodBeliefFunction):
     array([0.      , 0.153349, 0.505948, 0.340703])
     """
 
+    _exact_mle = True
+
     def __init__(self, k: float, n: float) -> None:
         k_arr, n_arr = _check_counts(k, n)
         if k_arr.ndim != 0:
@@ -641,6 +673,8 @@ class MultinomialLikelihood(LikelihoodBeliefFunction):
     >>> round(belief.marginal_contour(1, 0.3), 6)
     0.418212
     """
+
+    _exact_mle = True
 
     def __init__(self, counts: ArrayLike) -> None:
         from dstk.evidence._counts import _check_class_counts
@@ -807,6 +841,8 @@ class LogisticLikelihood(LikelihoodBeliefFunction):
     >>> bool(abs(masses.sum() - 1) < 1e-12 and masses[3] > 0)
     True
     """
+
+    _exact_mle = True
 
     def __init__(self, scores: ArrayLike, labels: ArrayLike, *, targets: str = "labels") -> None:
         from dstk._validation import check_scores
