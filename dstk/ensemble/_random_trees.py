@@ -1477,7 +1477,9 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
         if method in _CALIBRATED_METHODS:
             if getattr(self, "_calibrated_for", None) != self._calibration_key():
                 fitted_with = getattr(self, "_calibrated_for", None)
-                if warn and fitted_with is None:
+                if not warn:
+                    pass
+                elif fitted_with is None:
                     warnings.warn(
                         f"predict_proba of combiner {self._combiner_name()!r} maps its score through a calibration "
                         "fitted in fit, but this ensemble was concatenated from fitted parts "
@@ -1488,7 +1490,7 @@ class RandomDecisionTreesClassifier(ClassifierMixin, BaseEstimator):
                         UserWarning,
                         stacklevel=3,
                     )
-                elif warn:
+                else:
                     warnings.warn(
                         f"predict_proba of combiner {self._combiner_name()!r} maps its score through a calibration "
                         f"fitted in fit, but this ensemble was fitted with combiner {fitted_with[0]!r} and "
