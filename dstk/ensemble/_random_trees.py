@@ -252,7 +252,7 @@ def _is_missing_marker(value: object) -> bool:
 
 def _without_missing_markers(arr: np.ndarray) -> np.ndarray:
     """An object array with ``pd.NA`` / ``pd.NaT`` entries replaced by NaN (reported as missing values)."""
-    missing = np.frompyfunc(_is_missing_marker, 1, 1)(arr).astype(bool)
+    missing = np.asarray(np.frompyfunc(_is_missing_marker, 1, 1)(arr), dtype=bool)
     if not missing.any():
         return arr
     arr = arr.copy()
