@@ -77,6 +77,12 @@ def _check_calibration_folds(folds, y_encoded, classes):
         missing = np.setdiff1d(np.arange(classes.size), y_encoded[test])
         if missing.size:
             c = int(missing[0])
+            if counts[c] < 2:
+                raise ValueError(
+                    f"Class {classes.tolist()[c]!r} has only {counts[c]} sample(s), so it cannot appear in every "
+                    f"calibration fold of `cv` ({len(folds)} folds): the fitted estimator and each fold's "
+                    "calibrators need every class. Add samples of that class (at least 2) or drop it."
+                )
             raise ValueError(
                 f"Class {classes.tolist()[c]!r} is absent from a calibration fold of `cv` ({len(folds)} folds; the class has "
                 f"{counts[c]} sample(s)): every fold's calibrators need every class. Pass `cv` with at most "

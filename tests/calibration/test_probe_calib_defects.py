@@ -1,0 +1,17 @@
+"""Regression tests for defects found by probing the calibrators, the multi-class tools and the metrics."""
+
+import numpy as np
+import pytest
+from sklearn.linear_model import LogisticRegression
+
+from dstk.calibration import EvidentialCalibratedClassifier
+
+
+def test_single_sample_class_message_does_not_suggest_one_fold():
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(60, 3))
+    y = (X[:, 0] > 0).astype(int)
+    y[0] = 2  # one sample of class 2: no cross-validation can hold it in every calibration fold
+    with pytest.raises(ValueError, match="only 1 sample") as info:
+        EvidentialCalibratedClassifier(LogisticRegression(), cv=3).fit(X, y)
+    assert "at most 1 folds" not in str(info.value)
