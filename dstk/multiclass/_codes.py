@@ -425,7 +425,9 @@ def sparse_random_code(
     ------
     ValueError
         When none of the draws is valid (likely for ``K < 8``; see
-        :func:`sparse_code_success_probability`).
+        :func:`sparse_code_success_probability`), at once when ``B`` exceeds
+        the ``3**K - 2**(K + 1) + 1`` distinct columns that hold a ``+1`` and a
+        ``-1`` (the default ``B`` for ``K <= 3``).
 
     Notes
     -----
@@ -450,6 +452,13 @@ def sparse_random_code(
     B = sparse_code_size(K) if n_columns is None else int(n_columns)
     if B < 1:
         raise ValueError(f"`n_columns` must be >= 1; got {n_columns!r}.")
+    distinct = 3**K - 2 ** (K + 1) + 1  # columns of {-1, 0, +1}^K holding a +1 and a -1
+    if B > distinct:
+        raise ValueError(
+            f"None of the {K}x{B} sparse codes can be valid: a {K}-class code has at most {distinct} distinct "
+            f"columns (each needs a +1 and a -1). Pass `n_columns` <= {distinct}, or use the complete code "
+            "(make_code('complete', n_classes)) for small K."
+        )
     if criterion not in ("max_min_distance", "min_distance"):
         raise ValueError(f"`criterion` must be 'max_min_distance' or 'min_distance'; got {criterion!r}.")
     rng = check_random_state(random_state)
