@@ -15,3 +15,17 @@ def test_single_sample_class_message_does_not_suggest_one_fold():
     with pytest.raises(ValueError, match="only 1 sample") as info:
         EvidentialCalibratedClassifier(LogisticRegression(), cv=3).fit(X, y)
     assert "at most 1 folds" not in str(info.value)
+
+
+@pytest.mark.parametrize("scale", [1e-20, 1e-300])
+def test_piecewise_logistic_refuses_scores_too_close_for_its_penalty(scale):
+    from dstk.calibration import PiecewiseLogisticCalibrator
+
+    rng = np.random.default_rng(1)
+    scores = rng.normal(size=60)
+    y = (scores + rng.normal(size=60) > 0).astype(int)
+    # the fit used to stall at zero weights and return 0.5 for every score
+    with np.errstate(all="ignore"), pytest.raises(ValueError, match="Standardise the scores"):
+        PiecewiseLogisticCalibrator().fit(scores * scale, y)
+    proba = PiecewiseLogisticCalibrator().fit(scores, y).predict_proba([-3.0, 3.0])[:, 1]
+    assert proba[0] < 0.1 and proba[1] > 0.9

@@ -101,6 +101,10 @@ class PiecewiseLogisticCalibrator(BinaryProbabilisticCalibrator):
     The penalty on slope changes is in units of the score, so the fit
     depends on the scale of the scores (rescaling them changes the
     probabilities); standardise the scores, or tune ``penalty`` per scale.
+    When the scores lie so close together that the penalty swamps the data
+    (no knot pair fits better than a log-odds linear in the score, which has
+    no change of slope), ``fit`` raises a ``ValueError`` instead of
+    returning the stalled fit.
 
     References
     ----------
@@ -149,6 +153,18 @@ class PiecewiseLogisticCalibrator(BinaryProbabilisticCalibrator):
                 if best is None or f < best[0]:
                     best = (f, knots, w)
         assert best is not None  # at least one pair of candidate knots
+        # A log-odds linear in the score has no change of slope, so no penalised optimum exceeds the
+        # cross-entropy of the best linear fit; a larger one means Newton's method failed (the penalty,
+        # in units of the score, swamps the data when the scores lie very close together).
+        unit = (s - lo) / (hi - lo)
+        _, linear, _ = fit_logistic(np.column_stack([np.ones_like(unit), unit]), y, warn=False)
+        if not np.isfinite(best[0]) or best[0] > linear + 1e-9 * (1.0 + abs(linear)):
+            raise ValueError(
+                f"PiecewiseLogisticCalibrator could not fit: the change-of-slope penalty (penalty={lam!r}) "
+                f"is in units of the score, and the training scores span only {hi - lo:.3g}, so it swamps "
+                "the data. Standardise the scores (subtract the mean, divide by the standard deviation) or "
+                "lower `penalty`."
+            )
         self.objective_, self.knots_, self.weights_ = float(best[0]), best[1], best[2]
 
     def _positive_probability(self, s):
