@@ -16,7 +16,7 @@ from .._estimator import (
     validate_score_matrix,
 )
 from .._validation import as_float_array, check_labels
-from ._codes import check_code_matrix, make_code
+from ._codes import check_code_matrix, column_count_error, make_code
 from ._coupling import CouplingResult, couple_probabilities
 from ._tasks import binary_tasks
 
@@ -220,9 +220,7 @@ class MulticlassCalibrator(ClassifierMixin, BaseEstimator):
             )
         self.code_ = make_code(self.code, classes.size, random_state=self.random_state)
         if self.code_.shape[1] != s.shape[1]:
-            raise ValueError(
-                f"`scores` has {s.shape[1]} columns but the code matrix has {self.code_.shape[1]} tasks."
-            )
+            raise column_count_error(s.shape[1], self.code_, self.code, classes)
         self.classes_ = classes
         self.calibrators_ = []
         sizes = []

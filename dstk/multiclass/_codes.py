@@ -492,6 +492,18 @@ def sparse_random_code(
     return best
 
 
+def column_count_error(n_columns: int, code_matrix: np.ndarray, code: object, classes: np.ndarray) -> ValueError:
+    """The error for score columns that do not match the tasks of the code built from the classes of ``y``."""
+    shown = classes.tolist() if classes.size <= 10 else classes[:10].tolist() + ["..."]
+    named = f"code={code!r}" if isinstance(code, str) else "the code matrix given"
+    return ValueError(
+        f"`scores` has {n_columns} columns but the code matrix has {code_matrix.shape[1]} tasks: "
+        f"`y` holds {classes.size} classes {shown} and {named} gives {code_matrix.shape[1]} tasks for "
+        "them. Pass one score column per task; if a class is missing from `y` (e.g. from a fold), fit on "
+        "labels that hold every class."
+    )
+
+
 def check_code_matrix(code: ArrayLike, *, n_classes: int | None = None) -> np.ndarray:
     """Validate a user-supplied code matrix and return it as int8.
 

@@ -11,7 +11,7 @@ from scipy.special import betainc, gammaincinv
 from .._estimator import BaseEstimator, ClassifierMixin, check_is_fitted, validate_score_matrix
 from .._validation import as_float_array, check_in_range, check_labels
 from ..calibration.probabilistic._normalization import simple_normalization
-from ._codes import check_code_matrix, make_code
+from ._codes import check_code_matrix, column_count_error, make_code
 
 if TYPE_CHECKING:
     from typing_extensions import Self
@@ -303,9 +303,7 @@ class DirichletCalibrator(ClassifierMixin, BaseEstimator):
         else:
             self.code_ = make_code(self.code, K)
             if self.code_.shape[1] != s.shape[1]:
-                raise ValueError(
-                    f"`scores` has {s.shape[1]} columns but the code matrix has {self.code_.shape[1]} tasks."
-                )
+                raise column_count_error(s.shape[1], self.code_, self.code, classes)
             self.scale_ = np.max(np.abs(s), axis=0)
             if np.any(self.scale_ == 0):
                 raise ValueError("A task's scores are all 0; it cannot be normalised.")
