@@ -42,7 +42,7 @@ def _counts_table(k, n, model, level, empty_bins, owner):
         idx = np.flatnonzero(empty)
         raise ValueError(
             f"{owner}: bin(s) {idx[:10].tolist()} contain no calibration score. Use fewer bins, "
-            "bins='quantile' (equal frequency), or empty_bins='vacuous' (an empty bin then "
+            "strategy='quantile' (equal frequency), or empty_bins='vacuous' (an empty bin then "
             "gives the vacuous mass function)."
         )
     table = np.zeros((k.shape[0], 4))

@@ -29,3 +29,15 @@ def test_piecewise_logistic_refuses_scores_too_close_for_its_penalty(scale):
         PiecewiseLogisticCalibrator().fit(scores * scale, y)
     proba = PiecewiseLogisticCalibrator().fit(scores, y).predict_proba([-3.0, 3.0])[:, 1]
     assert proba[0] < 0.1 and proba[1] > 0.9
+
+
+def test_empty_bins_error_suggests_a_valid_option():
+    from dstk.calibration import BinningCalibrator
+
+    scores = np.r_[np.zeros(5), np.ones(5)]
+    y = np.r_[0, 1, 0, 1, 0, 1, 0, 1, 0, 1]
+    with pytest.raises(ValueError, match="strategy='quantile'") as info:
+        BinningCalibrator(bins=4, empty_bins="raise").fit(scores, y)
+    assert "bins='quantile'" not in str(info.value)
+    BinningCalibrator(bins=4, strategy="quantile", empty_bins="raise").fit(scores, y)  # the advice works
+
