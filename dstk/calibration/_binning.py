@@ -205,6 +205,10 @@ class BinningCalibrator(_TableCalibrator):
                     edges = np.array([edges[0] - 0.5, edges[0] + 0.5])
                 return edges
             raise ValueError(f"Unknown strategy {self.strategy!r}; choose 'uniform' or 'quantile'.")
+        if isinstance(bins, bool) or np.ndim(bins) == 0:
+            raise ValueError(
+                f"`bins` must be a positive integer number of bins or a 1-D array of edges; got {bins!r}."
+            )
         try:
             edges = np.asarray(bins, dtype=np.float64)
         except (TypeError, ValueError):
