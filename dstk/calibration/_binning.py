@@ -188,6 +188,13 @@ class BinningCalibrator(_TableCalibrator):
                 raise ValueError(
                     f"`bins` must be a positive number of bins or an array of edges; got {bins!r}."
                 )
+            from ..core._dense import MAX_DENSE_BYTES
+
+            if bins * 4 * 8 > MAX_DENSE_BYTES:  # the (bins, 4) float64 mass table
+                raise ValueError(
+                    f"`bins`={bins} is too many bins: their mass table would take {bins * 32 / 2**30:.3g} GiB "
+                    f"(limit {MAX_DENSE_BYTES / 2**30:.3g} GiB). Use fewer bins (a few per hundred scores)."
+                )
             if self.strategy == "uniform":
                 low, high = scores.min(), scores.max()
                 if low == high:
