@@ -150,6 +150,8 @@ class IsotonicCalibrator(_TableCalibrator):
 
     def _fit(self, scores, y01):
         check_model(self.model, BINARY_COUNT_MODELS, type(self).__name__)
+        if not isinstance(self.envelope, (bool, np.bool_)):
+            raise ValueError(f"`envelope` must be True or False; got {self.envelope!r}.")
         lower, upper, positives, totals = isotonic_blocks(scores, y01)
         self.block_scores_ = np.column_stack([lower, upper])
         self.block_counts_ = np.column_stack([positives, totals])

@@ -41,3 +41,16 @@ def test_empty_bins_error_suggests_a_valid_option():
     assert "bins='quantile'" not in str(info.value)
     BinningCalibrator(bins=4, strategy="quantile", empty_bins="raise").fit(scores, y)  # the advice works
 
+
+
+@pytest.mark.parametrize("envelope", ["no", "False", 0.0, None])
+def test_isotonic_envelope_must_be_a_bool(envelope):
+    from dstk.calibration import IsotonicCalibrator
+
+    scores = np.linspace(-1.0, 1.0, 20)
+    y = (scores > 0).astype(int)
+    y[:3] = 1
+    # "no" and "False" are truthy: they used to switch the envelope on
+    with pytest.raises(ValueError, match="`envelope` must be True or False"):
+        IsotonicCalibrator(envelope=envelope).fit(scores, y)
+    IsotonicCalibrator(envelope=np.bool_(False)).fit(scores, y)
