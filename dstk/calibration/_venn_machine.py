@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numbers
 from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
@@ -57,6 +58,11 @@ def svm_taxonomy_edges(n_categories: int, *, width: float = 0.5) -> np.ndarray:
     >>> svm_taxonomy_edges(6).tolist()
     [-1.0, -0.5, 0.0, 0.5, 1.0]
     """
+    if isinstance(n_categories, (bool, np.bool_)) or not isinstance(n_categories, numbers.Integral):
+        raise ValueError(
+            f"`n_categories` must be a whole number of categories (an int >= 2); got {n_categories!r}. "
+            "Pass an int, or a 1-D array of inner edges."
+        )
     n_categories = int(n_categories)
     if n_categories < 2:
         raise ValueError(f"A taxonomy needs at least 2 categories; got n_categories={n_categories}.")
