@@ -492,7 +492,9 @@ def sparse_random_code(
     return best
 
 
-def column_count_error(n_columns: int, code_matrix: np.ndarray, code: object, classes: np.ndarray) -> ValueError:
+def column_count_error(
+    n_columns: int, code_matrix: np.ndarray, code: object, classes: np.ndarray
+) -> ValueError:
     """The error for score columns that do not match the tasks of the code built from the classes of ``y``."""
     shown = classes.tolist() if classes.size <= 10 else classes[:10].tolist() + ["..."]
     named = f"code={code!r}" if isinstance(code, str) else "the code matrix given"

@@ -42,7 +42,6 @@ def test_empty_bins_error_suggests_a_valid_option():
     BinningCalibrator(bins=4, strategy="quantile", empty_bins="raise").fit(scores, y)  # the advice works
 
 
-
 @pytest.mark.parametrize("envelope", ["no", "False", 0.0, None])
 def test_isotonic_envelope_must_be_a_bool(envelope):
     from dstk.calibration import IsotonicCalibrator
