@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numbers
 from itertools import combinations
 from typing import TYPE_CHECKING, Any
 
@@ -58,7 +59,8 @@ def pairwise_masses(binary_masses: ArrayLike, pairs: ArrayLike, n_classes: int) 
     Raises
     ------
     ValueError
-        On shapes that do not match or more than 16 classes.
+        On shapes that do not match, more than 16 classes, or pairs that are
+        not two different class indices in ``0 .. n_classes - 1``.
 
     Notes
     -----
@@ -80,7 +82,12 @@ def pairwise_masses(binary_masses: ArrayLike, pairs: ArrayLike, n_classes: int) 
     array([[0. , 0. , 0. , 0. , 0. , 0.5, 0.2, 0.3]])
     """
     binary = as_float_array(binary_masses, "binary_masses")
-    pairs = np.asarray(pairs, dtype=np.intp)
+    if isinstance(n_classes, (bool, np.bool_)) or not isinstance(n_classes, numbers.Integral):
+        raise ValueError(f"`n_classes` must be an integer (the size of the frame); got {n_classes!r}.")
+    given = as_float_array(pairs, "pairs")
+    if not np.all(given == np.round(given)):
+        raise ValueError(f"`pairs` must hold integer class indices; got {given.tolist()}.")
+    pairs = given.astype(np.intp)
     if binary.ndim < 2 or binary.shape[-1] != 4 or pairs.ndim != 2 or pairs.shape != (binary.shape[-2], 2):
         raise ValueError(
             f"`binary_masses` must have shape (..., n_pairs, 4) and `pairs` shape (n_pairs, 2); got "
@@ -88,6 +95,16 @@ def pairwise_masses(binary_masses: ArrayLike, pairs: ArrayLike, n_classes: int) 
         )
     if not 2 <= n_classes <= 16:
         raise ValueError(f"`n_classes` must be between 2 and 16 (dense frames); got {n_classes}.")
+    if pairs.size and (pairs.min() < 0 or pairs.max() >= n_classes):
+        raise ValueError(
+            f"`pairs` must hold class indices in 0..{n_classes - 1} (n_classes={n_classes}); got values "
+            f"from {pairs.min()} to {pairs.max()}."
+        )
+    same = np.flatnonzero(pairs[:, 0] == pairs[:, 1])
+    if same.size:
+        raise ValueError(
+            f"Each pair must name two different classes; pair {int(same[0])} is {pairs[same[0]].tolist()}."
+        )
     full = (1 << n_classes) - 1
     out = np.zeros(binary.shape[:-1] + (1 << n_classes,))
     for p, (i, j) in enumerate(pairs):

@@ -53,3 +53,23 @@ def test_isotonic_envelope_must_be_a_bool(envelope):
     with pytest.raises(ValueError, match="`envelope` must be True or False"):
         IsotonicCalibrator(envelope=envelope).fit(scores, y)
     IsotonicCalibrator(envelope=np.bool_(False)).fit(scores, y)
+
+
+@pytest.mark.parametrize(
+    ("pairs", "n_classes", "message"),
+    [
+        ([[0, 1], [0, 3]], 3, r"class indices in 0\.\.2"),
+        ([[0, 1], [0, -1]], 3, r"class indices in 0\.\.2"),
+        ([[0, 1], [2, 2]], 3, "two different classes"),
+        ([[0, 1], [0.5, 2]], 3, "integer class indices"),
+        ([[0, 1], [0, 2]], 3.5, "`n_classes` must be an integer"),
+        ([[0, 1], [0, 2]], True, "`n_classes` must be an integer"),
+    ],
+)
+def test_pairwise_masses_refuses_bad_pairs_clearly(pairs, n_classes, message):
+    from dstk.calibration import pairwise_masses
+
+    masses = [[0.0, 0.2, 0.5, 0.3], [0.0, 0.6, 0.1, 0.3]]
+    # these raised IndexError, "negative shift count", a TypeError, or passed silently
+    with pytest.raises(ValueError, match=message):
+        pairwise_masses(masses, pairs, n_classes)
