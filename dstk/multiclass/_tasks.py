@@ -64,8 +64,20 @@ def binary_tasks(y_indices: ArrayLike, code: ArrayLike) -> list[tuple[np.ndarray
     >>> [(r.tolist(), t.tolist()) for r, t in binary_tasks([0, 1, 2], all_pairs_code(3))][:1]
     [([0, 1], [1, 0])]
     """
-    y = np.asarray(y_indices, dtype=np.intp)
     c = check_code_matrix(code)
+    given = np.asarray(y_indices)
+    if given.ndim != 1 or given.dtype.kind not in "biuf":
+        raise ValueError(
+            f"`y_indices` must be a 1-D array of class indices 0..{c.shape[0] - 1}; got shape {given.shape} "
+            f"and dtype {given.dtype}."
+        )
+    y = given.astype(np.intp)
+    if given.size and (np.any(y != given) or y.min() < 0 or y.max() >= c.shape[0]):
+        raise ValueError(
+            f"`y_indices` must hold class indices 0..{c.shape[0] - 1} (rows of the code matrix); got values "
+            f"from {given.min()} to {given.max()}. Encode labels first, e.g. "
+            "`classes, y = np.unique(labels, return_inverse=True)`."
+        )
     out = []
     for b in range(c.shape[1]):
         entry = c[y, b]

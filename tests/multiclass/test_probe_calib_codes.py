@@ -21,3 +21,12 @@ def test_make_code_sparse_three_classes_names_the_limit():
 def test_sparse_code_at_the_limit_still_draws():
     code = sparse_random_code(3, n_columns=4, random_state=0)
     assert code.shape == (3, 4)
+
+
+@pytest.mark.parametrize("y", [[0, 1, 3], [0, 1, -1], [0, 1, 1.5]])
+def test_binary_tasks_refuses_indices_outside_the_code_rows(y):
+    from dstk.multiclass import binary_tasks, one_vs_rest_code
+
+    # -1 silently selected the last row of the code, 3 raised a bare IndexError, 1.5 was truncated
+    with pytest.raises(ValueError, match=r"class indices 0\.\.2"):
+        binary_tasks(y, one_vs_rest_code(3))
