@@ -29,7 +29,13 @@ def check_class_indices(y_true, n_classes=None, name="y_true"):
             f"probability matrix); got dtype {y.dtype}. Encode labels first, e.g. "
             "`classes, y = np.unique(labels, return_inverse=True)`."
         )
-    if not np.all(np.isfinite(y)) or np.any(y != np.round(y)):
+    finite = np.isfinite(y)
+    if not np.all(finite):
+        i = int(np.flatnonzero(~finite)[0])
+        raise ValueError(
+            f"`{name}` has a NaN or missing label (first at index {i}); drop or impute those samples."
+        )
+    if np.any(y != np.round(y)):
         raise ValueError(f"`{name}` must hold integer class indices; got non-integer values.")
     y = y.astype(np.intp)
     if y.min() < 0 or (n_classes is not None and y.max() >= n_classes):
