@@ -44,6 +44,11 @@ def binary_tasks(y_indices: ArrayLike, code: ArrayLike) -> list[tuple[np.ndarray
         task, Gebel 2009, Sec. 5.2) and ``targets`` is 1 where
         ``psi[k, b] = +1``.
 
+    Raises
+    ------
+    ValueError
+        ``y_indices`` not a 1-D array of integers in ``0 .. K-1``, or an invalid code matrix.
+
     Notes
     -----
     Task ``b`` of a code matrix ``Psi`` (Gebel 2009, Sec. 5.2; Allwein et
