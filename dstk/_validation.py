@@ -560,6 +560,31 @@ class naming_argument:
         raise renamed from error
 
 
+def broadcast_batch_shapes(
+    shapes: Sequence[tuple[int, ...]], what: str, *, into: tuple[int, ...] | None = None
+) -> tuple[int, ...]:
+    """The broadcast of the batch ``shapes`` of ``what`` (to ``into`` when given).
+
+    Raises
+    ------
+    ValueError
+        Shapes that do not broadcast (or broadcast to another shape than ``into``), naming ``what``
+        and the shapes.
+    """
+    try:
+        out = np.broadcast_shapes(*shapes)
+    except ValueError:
+        out = None
+    if out is None or (into is not None and out != tuple(into)):
+        listed = ", ".join(str(tuple(s)) for s in shapes)
+        target = f" to {tuple(into)}" if into is not None else ""
+        raise ValueError(
+            f"The batch shapes of {what} must broadcast{target}; got {listed}, which do not broadcast{target}. "
+            "Give them equal batch shapes, or shapes of 1 along the axes to repeat."
+        )
+    return out
+
+
 def first_indices(bad: np.ndarray) -> str:
     """The first 20 of the indices ``bad`` (1-D integer array) as the text of an error or warning message."""
     return ", ".join(map(str, bad[:20].tolist())) + (", ..." if bad.size > 20 else "")

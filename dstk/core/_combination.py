@@ -11,7 +11,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .._kernels import combination as _c
-from .._validation import as_float_array, first_indices, stacklevel_outside_dstk
+from .._validation import as_float_array, broadcast_batch_shapes, first_indices, stacklevel_outside_dstk
 from ..exceptions import (
     DataTypeError,
     DogmaticError,
@@ -64,13 +64,7 @@ def _common_batch_shape(masses):
                 f"Cannot combine mass functions on different frames: {first!r} and {x.frame!r}. "
                 + frame_mismatch_fix(first, x.frame)
             )
-    try:
-        return np.broadcast_shapes(*[x.batch_shape for x in masses])
-    except ValueError:
-        raise ValueError(
-            "The batch shapes of the mass functions do not broadcast: "
-            + ", ".join(str(x.batch_shape) for x in masses)
-        ) from None
+    return broadcast_batch_shapes([x.batch_shape for x in masses], "the mass functions")
 
 
 def _gather(masses, axis):

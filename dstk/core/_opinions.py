@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._validation import as_float_array, check_option
+from .._validation import as_float_array, broadcast_batch_shapes, check_option
 from ._frame import Frame
 from ._mass import MassFunction, as_mass_function
 
@@ -91,24 +91,10 @@ def _base_rate(base_rate, shape):
         raise ValueError(
             f"`base_rate` must be {k} non-negative numbers summing to one (per opinion); got shape {a.shape}."
         )
-    _broadcast_batches([a.shape[:-1], shape[:-1]], "`base_rate` and the batch of opinions", into=shape[:-1])
+    broadcast_batch_shapes(
+        [a.shape[:-1], shape[:-1]], "`base_rate` and the batch of opinions", into=shape[:-1]
+    )
     return np.broadcast_to(a, shape).copy()
-
-
-def _broadcast_batches(shapes, what, into=None):
-    """The broadcast of batch ``shapes``; a clear error naming ``what`` when they do not broadcast (into ``into``)."""
-    try:
-        out = np.broadcast_shapes(*shapes)
-    except ValueError:
-        out = None
-    if out is None or (into is not None and out != tuple(into)):
-        listed = ", ".join(str(tuple(s)) for s in shapes)
-        raise ValueError(
-            f"{what} have batch shapes {listed}, which do not broadcast"
-            + (f" to {tuple(into)}" if into is not None else "")
-            + "; give them equal batch shapes, or shapes of 1 along the axes to repeat."
-        )
-    return out
 
 
 class Opinion:
@@ -491,7 +477,7 @@ def fuse_opinions(opinions: Sequence[Opinion], *, operator: str = "cumulative") 
         raise ValueError("`opinions` must be a non-empty sequence of Opinion objects.")
     if len({o.n_classes for o in items}) != 1:
         raise ValueError("`opinions` must all have the same number of classes.")
-    _broadcast_batches([o.uncertainty.shape for o in items], "`opinions`")
+    broadcast_batch_shapes([o.uncertainty.shape for o in items], "`opinions`")
     if len(items) > 2 and operator != "belief_constraint":
         b, u, a = _many(items, operator)
         return Opinion(b, u, base_rate=a, prior_weight=items[0].prior_weight)
@@ -600,7 +586,7 @@ def trust_discount(opinion: Opinion, trust: ArrayLike) -> Opinion:
     p = as_float_array(trust, "trust")
     if not np.all(np.isfinite(p)) or np.any(p < 0) or np.any(p > 1):
         raise ValueError("`trust` must lie in [0, 1] (the projected probability of the trust opinion).")
-    _broadcast_batches([p.shape, opinion.uncertainty.shape], "`trust` and the batch of `opinion`")
+    broadcast_batch_shapes([p.shape, opinion.uncertainty.shape], "`trust` and the batch of `opinion`")
     b = p[..., None] * opinion.belief
     return Opinion(b, 1.0 - b.sum(-1), base_rate=opinion.base_rate, prior_weight=opinion.prior_weight)
 

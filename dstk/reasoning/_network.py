@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from .._validation import broadcast_batch_shapes
 from ..core import MassFunction
 from ..core._dense import MAX_DENSE_BYTES
 from ..exceptions import DataTypeError, FrameError, FrameMismatchError, FrameTooLargeError
@@ -165,13 +166,9 @@ def generalized_bayes(
     conds = [_as_valuation(conditionals[x], target, "conditionals") for x in given.labels]
     obs = _as_valuation(observation, target, "observation")
     n = len(given)
-    try:
-        batch = np.broadcast_shapes(obs.batch_shape, *(c.batch_shape for c in conds))
-    except ValueError:
-        raise ValueError(
-            "The batch shapes of `conditionals` and `observation` must broadcast; got "
-            f"{[c.batch_shape for c in conds]} and {obs.batch_shape}."
-        ) from None
+    batch = broadcast_batch_shapes(
+        [c.batch_shape for c in conds] + [obs.batch_shape], "`conditionals` and `observation`"
+    )
     n_values = 2.0**n * n * obs.n_focal * float(np.prod(batch))
     if 8.0 * n_values > MAX_DENSE_BYTES:
         raise FrameTooLargeError(

@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
+from .._validation import broadcast_batch_shapes
 from ..core import RULES, Frame, MassFunction, combine
 from ..core._dense import MASS_TOLERANCE, MAX_DENSE_BYTES
 from ..exceptions import (
@@ -777,12 +778,7 @@ def _configuration_mask_index(variables: tuple[Variable, ...], configurations: A
 def _conjunctive(a: Valuation, b: Valuation) -> Valuation:
     """Unnormalised conjunctive combination of two valuations on the same variables (same order)."""
     na, nb = a.n_focal, b.n_focal
-    try:
-        batch = np.broadcast_shapes(a.batch_shape, b.batch_shape)
-    except ValueError:
-        raise ValueError(
-            f"The batch shapes of the valuations must broadcast; got {a.batch_shape} and {b.batch_shape}."
-        ) from None
+    batch = broadcast_batch_shapes([a.batch_shape, b.batch_shape], "the valuations")
     _check_size(a.shape, na * nb, "The conjunctive combination")
     focal = (a._focal[:, None] & b._focal[None, :]).reshape((na * nb,) + a.shape)
     mass = (a._mass[..., :, None] * b._mass[..., None, :]).reshape(batch + (na * nb,))
