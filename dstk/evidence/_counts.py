@@ -399,8 +399,8 @@ def _binary_mass_array(
     their counts as (k, n) pairs.
     """
     _check_model(model, _BINARY_MODELS)
-    if model == "confidence_interval":
-        level = check_level(level, meaning="1 - alpha of the Clopper-Pearson interval")
+    # checked whatever the model: a calibrator passes its ``level`` along unused by the other models
+    level = check_level(level, meaning="1 - alpha of the Clopper-Pearson interval")
     k_arr, n_arr = _check_counts(k, n, allow_fractional)
     shape = k_arr.shape
     k_flat = np.ascontiguousarray(k_arr).reshape(-1)
