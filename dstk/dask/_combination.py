@@ -421,6 +421,11 @@ def _gather(
     masses = [as_dask_mass(x, frame=frame) for x in masses]
     if not masses:
         raise ValueError("`masses` is an empty list; pass at least one mass function.")
+    if axis is not None:
+        raise ValueError(
+            f"`axis` (here {axis!r}) names the batch axis holding the sources of one batched mass function; "
+            "with a list the sources are its items. Drop `axis`, or stack the list first."
+        )
     shape = _common_batch_shape(masses)
     first = masses[0].frame
     arrays = [
@@ -526,8 +531,9 @@ def combine(
         ``"average"``, ``normalize`` with a rule other than ``"cautious"``;
         ``split_every`` not an integer >= 2; ``"tree"`` with a
         non-associative rule, or with a per-sample ``on_conflict`` and a
-        rule that can meet total conflict; an unknown ``on_conflict``; ragged masses or a ``2**n`` axis of the wrong
-        length or split across chunks (see :class:`DaskMassFunction`).
+        rule that can meet total conflict; an unknown ``on_conflict``; ``axis`` given with a list of
+        sources; ragged masses or a ``2**n`` axis of the wrong length or split across chunks (see
+        :class:`DaskMassFunction`).
     TotalConflictError, DogmaticError, InvalidMassError
         As in :func:`dstk.combine`; raised by ``compute`` when a chunk meets
         them (no partial result is returned; ``on_conflict`` turns a total
