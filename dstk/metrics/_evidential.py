@@ -17,7 +17,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .._metric_checks import check_class_indices
-from .._validation import as_float_array
+from .._validation import as_float_array, check_level
 from ..exceptions import DataTypeError
 
 __all__ = [
@@ -159,7 +159,7 @@ def interval_score(lower: ArrayLike, upper: ArrayLike, observed: ArrayLike, *, a
     Raises
     ------
     ValueError
-        On invalid intervals or ``alpha`` outside ``(0, 1)``.
+        On invalid intervals or ``alpha`` not a number in ``(0, 1)``.
 
     Notes
     -----
@@ -173,9 +173,7 @@ def interval_score(lower: ArrayLike, upper: ArrayLike, observed: ArrayLike, *, a
     0.6
     """
     lo, hi, x = _check_interval(lower, upper, observed, "observed")
-    a = float(alpha)
-    if not 0.0 < a < 1.0:
-        raise ValueError(f"`alpha` must lie in (0, 1); got {alpha!r}.")
+    a = check_level(alpha, "alpha", meaning="the nominal non-coverage of a central (1 - alpha) interval")
     score = (hi - lo) + (2.0 / a) * np.maximum(lo - x, 0.0) + (2.0 / a) * np.maximum(x - hi, 0.0)
     return float(np.mean(score))
 
