@@ -27,6 +27,4 @@ def test_calibrators_refuse_a_bad_level_with_the_default_model(calibrator, level
 @pytest.mark.parametrize("model", [m for m in _BINARY_MODELS if m != "confidence_interval"])
 def test_a_valid_level_leaves_the_other_models_unchanged(model):
     k, n = np.array([0, 1, 5, 7]), np.array([3, 4, 9, 7])
-    np.testing.assert_array_equal(
-        _binary_mass_array(k, n, model, level=0.8), _binary_mass_array(k, n, model)
-    )
+    np.testing.assert_array_equal(_binary_mass_array(k, n, model, level=0.8), _binary_mass_array(k, n, model))

@@ -12,7 +12,7 @@ def test_a_bad_alpha_is_refused_with_its_name(alpha):
 
 
 def test_a_percentage_gets_the_hint():
-    with pytest.raises(ValueError, match="alpha=0.05"):
+    with pytest.raises(ValueError, match=r"alpha=0\.05"):
         interval_score([0.2], [0.4], [0.5], alpha=5)
 
 
