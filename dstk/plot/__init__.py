@@ -1,8 +1,8 @@
 """Plots for exploring belief and plausibility (optional extra ``plot``: matplotlib).
 
-``import dstk`` never imports matplotlib; ``import dstk.plot`` does, and raises
-an :class:`ImportError` that says ``pip install "dstk-belief[plot]"`` when it is
-missing.  Every single-panel function takes ``ax=None`` (a new figure is made when None)
+Neither ``import dstk`` nor ``import dstk.plot`` imports matplotlib: the first
+plot drawn does.  ``import dstk.plot`` raises an :class:`ImportError` that says
+``pip install "dstk-belief[plot]"`` when matplotlib is not installed.  Every single-panel function takes ``ax=None`` (a new figure is made when None)
 and returns the matplotlib Axes it drew on.
 
 * :mod:`dstk.plot._mass`: :func:`plot_mass` (focal sets and singleton
@@ -21,7 +21,7 @@ and returns the matplotlib Axes it drew on.
   :func:`plot_combiner_score_evolution` (Busch et al. 2021, Figs. 1-2).
 """
 
-from ._base import INSTALL_HINT  # raises ImportError with INSTALL_HINT when matplotlib is missing
+from ._base import INSTALL_HINT  # raises ImportError with INSTALL_HINT when matplotlib is not installed
 from ._calibration import plot_calibration_curves
 from ._counts import plot_count_models
 from ._diagnostics import reliability_diagram

@@ -1,7 +1,8 @@
-"""Shared helpers of :mod:`dstk.plot`: the matplotlib import, axes creation, colours."""
+"""Shared helpers of :mod:`dstk.plot`: the (lazy) matplotlib import, axes creation, colours."""
 
 from __future__ import annotations
 
+import importlib.util
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -13,11 +14,23 @@ if TYPE_CHECKING:
 
 INSTALL_HINT = 'dstk.plot needs matplotlib (the optional extra "plot"): pip install "dstk-belief[plot]"'
 
-try:  # matplotlib is an optional extra: fail with a message that says how to get it
-    import matplotlib  # noqa: F401
-    import matplotlib.pyplot as plt
-except ImportError as exc:  # pragma: no cover - exercised in a subprocess test
-    raise ImportError(f"{INSTALL_HINT} (import failed: {exc})") from exc
+# matplotlib is an optional extra: fail on import with a message that says how to get it, but import it
+# (and pyplot, which picks a backend) only when a plot is drawn.
+try:
+    _MATPLOTLIB_SPEC = importlib.util.find_spec("matplotlib")
+except ValueError:  # pragma: no cover - a module without a spec in sys.modules
+    _MATPLOTLIB_SPEC = None
+if _MATPLOTLIB_SPEC is None:  # pragma: no cover - exercised in a subprocess test
+    raise ImportError(f"{INSTALL_HINT} (import failed: no module named 'matplotlib')")
+
+
+def pyplot() -> Any:
+    """``matplotlib.pyplot``, imported on the first call (the first plot drawn)."""
+    try:
+        import matplotlib.pyplot as plt
+    except ImportError as exc:  # pragma: no cover - a broken installation
+        raise ImportError(f"{INSTALL_HINT} (import failed: {exc})") from exc
+    return plt
 
 #: Colours of the belief, plausibility and pignistic curves (colour-blind safe, Okabe-Ito).
 BELIEF_COLOR = "#0072B2"
@@ -35,7 +48,7 @@ MODEL_COLORS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9"
 def get_axes(ax, figsize=(6.4, 4.4)):
     """Return ``ax``, or the axes of a new figure of size ``figsize`` when ``ax`` is None."""
     if ax is None:
-        _, ax = plt.subplots(figsize=figsize, layout="constrained")
+        _, ax = pyplot().subplots(figsize=figsize, layout="constrained")
         return ax
     if not hasattr(ax, "plot") or not hasattr(ax, "figure"):
         raise TypeError(

@@ -6,12 +6,12 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
-from matplotlib.lines import Line2D
 
 from ._base import get_axes, legend_below, model_color
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
+    from matplotlib.lines import Line2D
 
 __all__ = ["plot_count_models", "MODEL_NAMES"]
 
@@ -145,6 +145,8 @@ def _count_panel(
 
 def _draw_models(ax: Axes, x: np.ndarray, panel: dict, models: tuple[str, ...], level: float) -> list[Line2D]:
     """Belief solid and plausibility dashed per model; return the legend handles."""
+    from matplotlib.lines import Line2D
+
     from dstk.evidence._counts import _BINARY_MODELS
 
     handles = []

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ._base import BELIEF_COLOR, MASS_COLOR, PLAUSIBILITY_COLOR, plt
+from ._base import BELIEF_COLOR, MASS_COLOR, PLAUSIBILITY_COLOR, pyplot
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -211,7 +211,7 @@ def reliability_diagram(
     n_rows = len(rows)
     n_cols = max(len(r) for r in rows)
     height_ratios = [3, 1] * n_rows if histogram else [1] * n_rows
-    fig = plt.figure(
+    fig = pyplot().figure(
         figsize=(panel_size * n_cols, panel_size * n_rows * (1.33 if histogram else 1.0) + 0.6),
         layout="constrained",
     )
