@@ -1599,12 +1599,25 @@ class MassFunction:
             flat = self.reshape(-1)
             k = min(5, flat.size)
             rows = []
-            bet = flat.batch[:k].pignistic() if k else np.zeros((0, self._frame.n))
+            head_rows = flat.batch[:k]
+            # BetP is undefined where all the mass is on the empty set: say so in that row, not raise
+            defined = np.atleast_1d(np.asarray(head_rows.conflict, dtype=np.float64)) < 1.0
+            bet = np.zeros((k, self._frame.n))
+            if defined.any():
+                bet[defined] = head_rows.batch[defined].pignistic()
             shown = min(self._frame.n, _HTML_COLUMNS)  # a frame may have thousands of labels
             cut = "<td>...</td>" if shown < self._frame.n else ""
             for i in range(k):
-                cells = "".join(f"<td>{v:.4f}</td>" for v in bet[i, :shown])
-                rows.append(f"<tr><td>{i}</td>{cells}{cut}</tr>")
+                if defined[i]:
+                    cells = "".join(f"<td>{v:.4f}</td>" for v in bet[i, :shown]) + cut
+                else:
+                    span = shown + (1 if cut else 0)
+                    cells = (
+                        f'<td colspan="{span}">undefined (m(∅) = 1)</td>'
+                        if span > 1
+                        else "<td>undefined (m(∅) = 1)</td>"
+                    )
+                rows.append(f"<tr><td>{i}</td>{cells}</tr>")
             labels = self._frame.labels[:shown]
             hdr = "".join(f"<th>BetP({html.escape(str(l))})</th>" for l in labels)
             hdr += f"<th>({self._frame.n - shown} more)</th>" if cut else ""
