@@ -1630,13 +1630,19 @@ class MassFunction:
         for a, v in sorted(rows):
             name = html.escape(self._frame.format_subset(a))
             out.append(
-                f"<tr><td>{name}</td><td>{v:.4f}</td><td>{self._bel_mask(a):.4f}</td>"
-                f"<td>{self._pl_mask(a):.4f}</td></tr>"
+                f"<tr><td>{name}</td><td>{_html_number(v)}</td><td>{_html_number(self._bel_mask(a))}</td>"
+                f"<td>{_html_number(self._pl_mask(a))}</td></tr>"
             )
         out.append("</table>")
         if total > len(rows):
             out.append(f"<p>... {total - len(rows)} more focal sets</p>")
         return "".join(out)
+
+
+def _html_number(value: float) -> str:
+    """Four decimals, or three significant digits for a value so small that four decimals would read 0."""
+    value = float(value)
+    return f"{value:.4f}" if value == 0 or abs(value) >= 5e-5 else f"{value:.3g}"
 
 
 #: The condition each dense representation meets at one subset: (index, value, description).

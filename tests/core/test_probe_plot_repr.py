@@ -31,3 +31,9 @@ def test_repr_lists_focal_sets_and_frame():
     assert len(repr(big)) < 400 and len(big._repr_html_()) < 400
     assert len(MassFunction.vacuous(Frame(range(5000)), batch_shape=(3,))._repr_html_()) < 3000
     assert np.isfinite(big.nonspecificity())
+
+
+def test_html_of_tiny_masses_does_not_read_as_zero():
+    m = MassFunction({"a": 1e-7, "b": 1 - 1e-7})
+    html = m._repr_html_()
+    assert "<td>{a}</td><td>1e-07</td>" in html
