@@ -22,7 +22,7 @@ from numpy.typing import ArrayLike
 
 from .._kernels.uncertainty import maximum_entropy_probabilities
 from .._validation import as_float_array
-from ..exceptions import DataTypeError, InvalidMassError
+from ..exceptions import InvalidMassError
 from ._dense import DENSE_MAX_LABELS, MASS_TOLERANCE
 from ._mass import MassFunction, as_mass_function
 from ._sparse import popcount
@@ -47,9 +47,8 @@ _TIE_TOLERANCE = 1e-12
 
 
 def _check_mass(m, name="m"):
-    if not isinstance(m, MassFunction):
-        as_mass_function(m, name)  # raises the shared error for what is not a mass function
-        raise DataTypeError(f"`{name}` must be a dstk.MassFunction; got {type(m).__name__}.")
+    """``m`` as a MassFunction (a dict {focal set: mass} is converted, as everywhere), checked normalised."""
+    m = as_mass_function(m, name)  # raises the shared error for what is not a mass function
     empty = np.asarray(m.conflict, dtype=np.float64)
     if np.any(empty > MASS_TOLERANCE):
         index = np.unravel_index(int(np.argmax(empty)), empty.shape) if empty.ndim else ()
@@ -58,6 +57,7 @@ def _check_mass(m, name="m"):
             f"{float(empty.max()):.6g} on the empty set (batch index {tuple(int(i) for i in index)}). "
             "Normalise it first with dstk.core.normalize(m)."
         )
+    return m
 
 
 def _scalar(m, values):
@@ -164,7 +164,7 @@ def nonspecificity(m: MassFunction) -> float | np.ndarray:
     >>> nonspecificity(MassFunction({"a": 0.5, "a,b,c,d": 0.5}))
     1.0
     """
-    _check_mass(m)
+    m = _check_mass(m)
     return m.nonspecificity()
 
 
@@ -259,7 +259,7 @@ def maximum_entropy_probability(m: MassFunction) -> np.ndarray:
     >>> maximum_entropy_probability(MassFunction({"a": 0.5, "b,c": 0.3, "a,b,c": 0.2}))
     array([0.5 , 0.25, 0.25])
     """
-    _check_mass(m)
+    m = _check_mass(m)
     n = m.frame.n
     if n > DENSE_MAX_LABELS:
         from ..exceptions import FrameTooLargeError
@@ -315,7 +315,7 @@ def jirousek_shenoy_entropy(m: MassFunction) -> float | np.ndarray:
     >>> jirousek_shenoy_entropy(MassFunction({"a,b": 1.0}))
     2.0
     """
-    _check_mass(m)
+    m = _check_mass(m)
     return _scalar(m, shannon_entropy(m.plausibility_transform()) + np.asarray(m.nonspecificity()))
 
 
@@ -412,7 +412,7 @@ def _klir_conflict(m, *, normalized_by):
     Klir & Parviz 1992).  Both are ``O(F n)`` per mass function for ``F``
     focal sets.
     """
-    _check_mass(m)
+    m = _check_mass(m)
     if m._storage.is_wide:  # frames of more than 64 labels: the membership rows of the focal sets
         member, masses = m._storage.nonempty_members(m.frame.n)
         membership = member.astype(np.float64)
@@ -523,6 +523,7 @@ def uncertainty_decomposition(m: MassFunction, *, measure: str = "aggregate") ->
     """
     if measure not in UNCERTAINTY_MEASURES:
         raise ValueError(f"`measure` must be one of {UNCERTAINTY_MEASURES}; got {measure!r}.")
+    m = _check_mass(m)
     epistemic = nonspecificity(m)
     if measure == "aggregate":
         total = aggregate_uncertainty(m)
