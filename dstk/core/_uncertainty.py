@@ -116,6 +116,11 @@ def shannon_entropy(p: ArrayLike) -> float | np.ndarray:
     arr = as_float_array(p, "p")
     if arr.ndim == 0:
         raise ValueError(f"`p` must hold probability vectors along its last axis; got a scalar {p!r}.")
+    if arr.shape[-1] == 0:
+        raise ValueError(
+            f"`p` must hold probability vectors along its last axis, each over at least one outcome; got shape "
+            f"{arr.shape}."
+        )
     if not np.all(np.isfinite(arr)) or np.any(arr < -MASS_TOLERANCE):
         raise ValueError("`p` must hold finite, non-negative probabilities.")
     sums = arr.sum(axis=-1)

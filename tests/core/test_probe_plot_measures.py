@@ -185,6 +185,11 @@ def test_measures_accept_what_the_other_functions_accept():
     assert uncertainty_decomposition(as_dict) == uncertainty_decomposition(MassFunction(as_dict))
 
 
+def test_shannon_entropy_of_an_empty_vector_says_so():
+    with pytest.raises(ValueError, match="at least one outcome"):
+        shannon_entropy(np.zeros((3, 0)))
+
+
 @pytest.mark.xfail(
     reason="MassFunction.nonspecificity (dstk/core/_mass.py, not this task's file) sums over the non-empty "
     "sets of a subnormal mass function where dstk.core.nonspecificity refuses it; the method should refuse too "
