@@ -6,6 +6,7 @@ from collections.abc import Iterable
 
 import numpy as np
 
+from .._validation import broadcast_batch_shapes
 from . import _dense, _sparse, _wide
 from ._mass import MassFunction, _check_same_frame, as_mass_function
 from ._storage import WideStorage
@@ -27,6 +28,13 @@ def jousselme_distance(m1: MassFunction, m2: MassFunction) -> float | np.ndarray
         ``d = sqrt(0.5 (m1 - m2)^T D (m1 - m2))`` with the Jaccard matrix
         ``D(A, B) = |A & B| / |A | B|`` (``D(empty, empty) = 1``).
 
+    Raises
+    ------
+    FrameMismatchError
+        ``m1`` and ``m2`` on different frames.
+    ValueError
+        Batch shapes that do not broadcast.
+
     Notes
     -----
     Jousselme, Grenier & Bosse (2001), "A new distance between two bodies of
@@ -43,6 +51,7 @@ def jousselme_distance(m1: MassFunction, m2: MassFunction) -> float | np.ndarray
     m1 = as_mass_function(m1, "m1")
     m2 = as_mass_function(m2, "m2")
     _check_same_frame(m1, m2)
+    broadcast_batch_shapes([m1.batch_shape, m2.batch_shape], "the two mass functions")
     s1, s2 = m1._storage, m2._storage
     if isinstance(s1, WideStorage) and isinstance(s2, WideStorage):  # frames of more than 64 labels
         rows, (a, b) = _wide.align([(s1.focal, s1.masses), (s2.focal, s2.masses)])

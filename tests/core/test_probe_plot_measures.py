@@ -202,3 +202,13 @@ def test_nonspecificity_method_and_function_agree_on_subnormal_mass_functions():
         nonspecificity(subnormal)
     with pytest.raises(InvalidMassError):
         subnormal.nonspecificity()
+
+
+def test_jousselme_distance_of_batches_that_do_not_broadcast_names_the_shapes():
+    a = MassFunction.vacuous("ab", batch_shape=(3,))
+    b = MassFunction.vacuous("ab", batch_shape=(2,))
+    with pytest.raises(
+        ValueError, match=r"batch shapes of the two mass functions must broadcast; got \(3,\), \(2,\)"
+    ):
+        jousselme_distance(a, b)
+    assert jousselme_distance(a.reshape(3, 1), b).shape == (3, 2)
