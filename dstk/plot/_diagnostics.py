@@ -171,7 +171,7 @@ def reliability_diagram(
     TypeError
         ``bands`` is not a reliability_bands result (or a list / mapping of them).
     ValueError
-        An empty mapping or a bad ``histogram_bins``.
+        An empty mapping, a bad ``histogram_bins`` or ``panel_size``.
 
     Notes
     -----
@@ -208,6 +208,12 @@ def reliability_diagram(
         or histogram_bins < 1
     ):
         raise ValueError(f"`histogram_bins` must be a positive integer; got {histogram_bins!r}.")
+    if (
+        isinstance(panel_size, (bool, str))
+        or not isinstance(panel_size, (int, float, np.integer, np.floating))
+        or not (np.isfinite(panel_size) and panel_size > 0)
+    ):
+        raise ValueError(f"`panel_size` must be a finite number > 0 (inches); got {panel_size!r}.")
     n_rows = len(rows)
     n_cols = max(len(r) for r in rows)
     height_ratios = [3, 1] * n_rows if histogram else [1] * n_rows

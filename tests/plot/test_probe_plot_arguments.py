@@ -1,0 +1,27 @@
+"""Bad plot options are refused with a message naming the option (not matplotlib's or numpy's words)."""
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pytest
+
+from dstk.calibration import LogisticCalibrator
+from dstk.evidence import BinomialLikelihood
+from dstk.metrics import reliability_bands
+from dstk.plot import plot_calibration_curves, plot_cumulative_belief, reliability_diagram
+
+
+@pytest.fixture(autouse=True)
+def _close():
+    yield
+    plt.close("all")
+
+
+@pytest.mark.parametrize("size", [float("nan"), -1.0, 0.0, float("inf"), "3"])
+def test_reliability_diagram_refuses_a_bad_panel_size(size):
+    bands = reliability_bands([0, 1, 1, 0], [0.2, 0.7, 0.9, 0.4])
+    with pytest.raises((ValueError, TypeError), match="`panel_size` must be a finite number > 0"):
+        reliability_diagram(bands, panel_size=size)
