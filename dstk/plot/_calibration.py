@@ -128,7 +128,7 @@ def plot_calibration_curves(
     TypeError
         Something that is not an evidential calibrator.
     ValueError
-        Unknown curve or display, no score range, mismatched data.
+        Unknown curve or display, no score range, mismatched data, ``grid_size`` below 2.
 
     Notes
     -----
@@ -169,6 +169,10 @@ def plot_calibration_curves(
     elif calibration_labels is not None:
         raise ValueError("`calibration_labels` needs `calibration_scores`.")
     low, high = _score_range(score_range, calibration_scores)
+    if isinstance(grid_size, bool) or not isinstance(grid_size, (int, np.integer)) or grid_size < 2:
+        raise ValueError(
+            f"`grid_size` must be an integer >= 2 (the scores at which the curves are drawn); got {grid_size!r}."
+        )
     grid = np.linspace(low, high, int(grid_size))
     fill = len(named) == 1 if fill is None else bool(fill)
 

@@ -25,3 +25,12 @@ def test_reliability_diagram_refuses_a_bad_panel_size(size):
     bands = reliability_bands([0, 1, 1, 0], [0.2, 0.7, 0.9, 0.4])
     with pytest.raises((ValueError, TypeError), match="`panel_size` must be a finite number > 0"):
         reliability_diagram(bands, panel_size=size)
+
+
+@pytest.mark.parametrize("size", [0, 1, -5, 2.5, "200", True])
+def test_calibration_curves_refuse_a_bad_grid_size(size):
+    rng = np.random.default_rng(0)
+    scores = rng.random(60)
+    calibrator = LogisticCalibrator().fit(scores, (rng.random(60) < scores).astype(int))
+    with pytest.raises((ValueError, TypeError), match="`grid_size` must be an integer >= 2"):
+        plot_calibration_curves(calibrator, score_range=(0, 1), grid_size=size)
