@@ -61,7 +61,7 @@ def plot_cumulative_belief(
     TypeError
         ``likelihood`` has no vectorised ``bel`` and ``pl``.
     ValueError
-        ``grid`` holds NaN or infinite values.
+        ``grid`` holds NaN, infinite or negative values.
 
     Notes
     -----
@@ -93,6 +93,10 @@ def plot_cumulative_belief(
     t = np.linspace(0.0, 1.0, 401) if grid is None else np.asarray(grid, dtype=np.float64).reshape(-1)
     if not np.all(np.isfinite(t)):
         raise ValueError("`grid` contains NaN or infinite values.")
+    if t.size and t.min() < 0:
+        raise ValueError(
+            f"`grid` holds the upper ends t of the intervals [0, t]; they must be >= 0; got {t.min():g}."
+        )
     t = np.sort(t)
     upper = np.asarray(likelihood.pl(0.0, t), dtype=np.float64)
     lower = np.asarray(likelihood.bel(0.0, t), dtype=np.float64)

@@ -34,3 +34,10 @@ def test_calibration_curves_refuse_a_bad_grid_size(size):
     calibrator = LogisticCalibrator().fit(scores, (rng.random(60) < scores).astype(int))
     with pytest.raises((ValueError, TypeError), match="`grid_size` must be an integer >= 2"):
         plot_calibration_curves(calibrator, score_range=(0, 1), grid_size=size)
+
+
+def test_cumulative_belief_refuses_a_grid_outside_the_unit_interval():
+    with pytest.raises(
+        ValueError, match=r"`grid` holds the upper ends t of the intervals \[0, t\]; they must be >= 0"
+    ):
+        plot_cumulative_belief(BinomialLikelihood(3, 10), grid=[-1.0, 0.5, 2.0])
