@@ -32,6 +32,7 @@ def pyplot() -> Any:
         raise ImportError(f"{INSTALL_HINT} (import failed: {exc})") from exc
     return plt
 
+
 #: Colours of the belief, plausibility and pignistic curves (colour-blind safe, Okabe-Ito).
 BELIEF_COLOR = "#0072B2"
 PLAUSIBILITY_COLOR = "#D55E00"
