@@ -239,8 +239,8 @@ def plot_intervals(
         ``m`` is not a MassFunction.
     ValueError
         A batch with more than one axis, no ``subset`` for a frame of more than
-        two labels, ``x`` / ``y_true`` of the wrong length, or labels in
-        ``y_true`` that are not in the frame.
+        two labels, an empty ``subset``, ``x`` / ``y_true`` of the wrong length,
+        or labels in ``y_true`` that are not in the frame.
 
     Notes
     -----
@@ -294,7 +294,13 @@ def plot_intervals(
 def _event_mask(frame: Any, subset: Any) -> int:
     """Bitmask of the event ``subset``; None is the second label of a two-label frame."""
     if subset is not None:
-        return int(frame.subset(subset))
+        mask = int(frame.subset(subset))
+        if mask == 0:
+            raise ValueError(
+                f"`subset` is the empty set ({subset!r}), whose [Bel, Pl] is [0, 0] for every mass function; "
+                f"name a non-empty event, e.g. subset={frame.labels[-1]!r}."
+            )
+        return mask
     if frame.n != 2:
         raise ValueError(
             f"Pass `subset=` (the event whose [Bel, Pl] to draw): the frame {frame!r} has {frame.n} labels, "

@@ -41,3 +41,13 @@ def test_cumulative_belief_refuses_a_grid_outside_the_unit_interval():
         ValueError, match=r"`grid` holds the upper ends t of the intervals \[0, t\]; they must be >= 0"
     ):
         plot_cumulative_belief(BinomialLikelihood(3, 10), grid=[-1.0, 0.5, 2.0])
+
+
+@pytest.mark.parametrize("event", [[], frozenset(), 0])
+def test_plot_intervals_refuses_the_empty_event(event):
+    from dstk import Frame, MassFunction
+    from dstk.plot import plot_intervals
+
+    m = MassFunction.from_array([[0, 0.2, 0.5, 0.3], [0, 0.6, 0.1, 0.3]], Frame(("x", "y")))
+    with pytest.raises(ValueError, match="`subset` is the empty set"):
+        plot_intervals(m, subset=event)
