@@ -1593,9 +1593,11 @@ class MassFunction:
 
     def _repr_html_(self):
         if self.batch_shape or self._storage.is_structured:  # held by parameters: no focal sets to list
-            head = (
-                f"<p>MassFunction: batch of shape {self.batch_shape} on {html.escape(repr(self._frame))}</p>"
-            )
+            frame_text = html.escape(repr(self._frame))
+            if self.batch_shape:
+                head = f"<p>MassFunction: batch of shape {self.batch_shape} on {frame_text}</p>"
+            else:  # held by parameters (no focal sets to list): its pignistic probabilities
+                head = f"<p>MassFunction on {frame_text}, {html.escape(self._storage.describe())}</p>"
             flat = self.reshape(-1)
             k = min(5, flat.size)
             rows = []
@@ -1622,6 +1624,9 @@ class MassFunction:
             hdr = "".join(f"<th>BetP({html.escape(str(l))})</th>" for l in labels)
             hdr += f"<th>({self._frame.n - shown} more)</th>" if cut else ""
             more = f"<p>... {flat.size - k} more</p>" if flat.size > k else ""
+            if not self.batch_shape:  # one row: no sample column
+                rows = [row.replace("<tr><td>0</td>", "<tr>", 1) for row in rows]
+                return head + f"<table><tr>{hdr}</tr>{''.join(rows)}</table>"
             return head + f"<table><tr><th>sample</th>{hdr}</tr>{''.join(rows)}</table>{more}"
         rows, total = self._rows_for_display(64)
         out = [
