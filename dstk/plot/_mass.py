@@ -36,6 +36,7 @@ def plot_mass(
     ax: Axes | None = None,
     tolerance: float = 1e-12,
     show_values: bool = True,
+    max_items: int = 40,
     title: str | None = None,
 ) -> Axes:
     """Bar chart of the focal sets of one mass function, with the [Bel, Pl] interval of each singleton.
@@ -44,6 +45,9 @@ def plot_mass(
     ``m(A)``, sorted by cardinality); the right part has, for every label
     ``w`` of the frame, the interval ``[Bel({w}), Pl({w})]`` as a thick
     vertical segment and the pignistic probability ``BetP(w)`` as a dot.
+    Beyond ``max_items`` focal sets (or labels) only the ``max_items`` of
+    largest mass (of largest plausibility ``Pl({w})``, in frame order) are
+    drawn, and a note says how many are left out.
 
     Parameters
     ----------
@@ -55,6 +59,9 @@ def plot_mass(
         Focal sets with a mass at most ``tolerance`` are not drawn.
     show_values : bool, default True
         Write the mass above each bar.
+    max_items : int, default 40
+        At most this many focal sets and this many labels are drawn (an
+        integer >= 1).
     title : str, optional
         Axes title (default: ``"Mass function on {a, b, ...}"``).
 
@@ -67,7 +74,7 @@ def plot_mass(
     TypeError
         ``m`` is not a MassFunction.
     ValueError
-        ``m`` is batched.
+        ``m`` is batched, or ``max_items`` is not an integer >= 1.
 
     Notes
     -----
@@ -98,13 +105,24 @@ def plot_mass(
             f"plot_mass draws one mass function; this one has batch shape {m.batch_shape}. "
             "Select one with m.batch[i], or draw the batch with plot_intervals."
         )
+    if isinstance(max_items, bool) or not isinstance(max_items, (int, np.integer)) or max_items < 1:
+        raise ValueError(f"`max_items` must be an integer >= 1; got {max_items!r}.")
     frame = m.frame
     focal = m.focal_sets(tolerance=tolerance)
-    masks = sorted((frame.subset(labels) for labels in focal), key=lambda a: (bin(a).count("1"), a))
-    ax = get_axes(ax, figsize=(max(6.4, 0.55 * (len(masks) + frame.n) + 2.5), 4.4))
+    masks = [frame.subset(labels) for labels in focal]
+    hidden_focal = max(len(masks) - max_items, 0)
+    if hidden_focal:  # the focal sets of largest mass (ties: the first in bitmask order)
+        masses = np.array(list(focal.values()))
+        masks = [masks[i] for i in np.argsort(-masses, kind="stable")[:max_items]]
+    masks.sort(key=lambda a: (a.bit_count(), a))
+    labels = np.arange(frame.n)
+    if frame.n > max_items:  # the labels of largest plausibility, in frame order
+        labels = np.sort(np.argsort(-m.contour(), kind="stable")[:max_items])
+    hidden = (hidden_focal, frame.n - labels.size)
+    ax = get_axes(ax, figsize=(max(6.4, 0.55 * (len(masks) + labels.size) + 2.5), 4.4))
     positions = _draw_focal_bars(ax, m, masks, show_values=show_values)
-    singleton_positions = _draw_singleton_intervals(ax, m, start=len(masks) + 1.0)
-    _label_focal_and_singleton_axes(ax, m, masks, positions, singleton_positions)
+    singleton_positions = _draw_singleton_intervals(ax, m, labels, start=len(masks) + 1.0)
+    _label_focal_and_singleton_axes(ax, m, masks, labels, positions, singleton_positions, hidden=hidden)
     ax.set_title(title if title is not None else f"Mass function on {{{', '.join(map(str, frame.labels))}}}")
     return ax
 
@@ -121,12 +139,13 @@ def _draw_focal_bars(ax: Any, m: MassFunction, masks: list[int], *, show_values:
     return positions
 
 
-def _draw_singleton_intervals(ax: Any, m: MassFunction, *, start: float) -> np.ndarray:
-    """[Bel({w}), Pl({w})] segments and BetP(w) dots from ``start`` on; returns their positions."""
+def _draw_singleton_intervals(ax: Any, m: MassFunction, labels: np.ndarray, *, start: float) -> np.ndarray:
+    """[Bel({w}), Pl({w})] segments and BetP(w) dots of the label indices ``labels`` from ``start`` on;
+    returns their positions."""
     frame = m.frame
-    singleton_positions = start + np.arange(frame.n, dtype=float)
-    bel = np.array([m.bel(_labels_of(frame, 1 << i)) for i in range(frame.n)], dtype=float)
-    pl = np.array([m.pl(_labels_of(frame, 1 << i)) for i in range(frame.n)], dtype=float)
+    singleton_positions = start + np.arange(labels.size, dtype=float)
+    bel = np.array([m.bel(_labels_of(frame, 1 << int(i))) for i in labels], dtype=float)
+    pl = np.array([m.pl(_labels_of(frame, 1 << int(i))) for i in labels], dtype=float)
     ax.vlines(
         singleton_positions,
         bel,
@@ -139,7 +158,7 @@ def _draw_singleton_intervals(ax: Any, m: MassFunction, *, start: float) -> np.n
     ax.scatter(singleton_positions, bel, marker="_", s=260, color=BELIEF_COLOR, zorder=3, linewidths=2.5)
     ax.scatter(singleton_positions, pl, marker="_", s=260, color=PLAUSIBILITY_COLOR, zorder=3, linewidths=2.5)
     if m.conflict < 1.0:
-        betp = m.pignistic()
+        betp = m.pignistic()[labels]
         ax.scatter(
             singleton_positions, betp, marker="o", s=36, color=PIGNISTIC_COLOR, zorder=4, label="BetP(w)"
         )
@@ -148,11 +167,18 @@ def _draw_singleton_intervals(ax: Any, m: MassFunction, *, start: float) -> np.n
 
 
 def _label_focal_and_singleton_axes(
-    ax: Any, m: MassFunction, masks: list[int], positions: np.ndarray, singleton_positions: np.ndarray
+    ax: Any,
+    m: MassFunction,
+    masks: list[int],
+    labels: np.ndarray,
+    positions: np.ndarray,
+    singleton_positions: np.ndarray,
+    *,
+    hidden: tuple[int, int],
 ) -> None:
-    """Tick labels, limits, the two group captions, the conflict note and the legend of plot_mass."""
+    """Tick labels, limits, the two group captions, the notes (conflict, items not drawn) and the legend."""
     frame = m.frame
-    tick_labels = [frame.format_subset(a) for a in masks] + [str(label) for label in frame.labels]
+    tick_labels = [frame.format_subset(a) for a in masks] + [str(frame.labels[int(i)]) for i in labels]
     ax.set_xticks(np.concatenate([positions, singleton_positions]))
     long_names = sum(len(t) for t in tick_labels) > 4 * len(tick_labels)
     ax.set_xticklabels(
@@ -170,16 +196,15 @@ def _label_focal_and_singleton_axes(
     if len(masks):
         ax.text((len(masks) - 1) / 2, 0.86, "focal sets", **caption)
     ax.text(singleton_positions.mean(), 0.86, "singletons", **caption)
+    notes = []
     if 0.0 < m.conflict < 1.0:
-        ax.text(
-            0.5,
-            0.81,
-            f"m(∅) = {m.conflict:.3g}: BetP is normalised, Bel and Pl are not",
-            transform=ax.transAxes,
-            ha="center",
-            fontsize=7,
-            color="0.3",
-        )
+        notes.append(f"m(∅) = {m.conflict:.3g}: BetP is normalised, Bel and Pl are not")
+    if hidden[0]:
+        notes.append(f"{hidden[0]} more focal sets not shown (the largest masses are)")
+    if hidden[1]:
+        notes.append(f"{hidden[1]} more labels not shown (the most plausible are)")
+    for k, note in enumerate(notes):
+        ax.text(0.5, 0.81 - 0.045 * k, note, transform=ax.transAxes, ha="center", fontsize=7, color="0.3")
     ax.legend(
         loc="upper center",
         ncol=3,

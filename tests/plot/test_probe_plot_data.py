@@ -140,3 +140,38 @@ def test_grfn_plots_draw_the_numbers_own_functions(mean, std, precision):
     np.testing.assert_allclose(lines["Bel((-inf, x])"], low, rtol=1e-12)
     np.testing.assert_allclose(lines["Pl((-inf, x])"], high, rtol=1e-12)
     assert np.all(np.diff(lines["Bel((-inf, x])"]) >= -1e-12)
+
+
+def test_plot_mass_on_a_wide_frame_draws_the_largest_items_and_says_how_many_are_left_out():
+    n = 3000
+    frame = Frame([f"w{i}" for i in range(n)])
+    member = np.zeros((3, n), dtype=bool)
+    member[0, 7] = True
+    member[1, [7, 2999]] = True
+    member[2, :] = True
+    m = MassFunction.from_focal_sets(member, [0.5, 0.3, 0.2], frame)
+    ax = plot_mass(m)
+    assert ax.figure.get_size_inches()[0] < 40  # not one 0.55 inch column per label
+    ticks = [t.get_text() for t in ax.get_xticklabels()]
+    assert len(ticks) <= 3 + 40
+    assert "w7" in ticks[3:] and "w2999" in ticks[3:]  # the most plausible labels ...
+    assert ticks[3:] == sorted(ticks[3:], key=lambda t: int(t[1:]))  # ... in frame order
+    texts = " ".join(t.get_text() for t in ax.texts)
+    assert f"{n - 40} more labels not shown" in texts
+    (intervals,) = [c for c in ax.collections if c.get_label() == "[Bel, Pl] of {w}"]
+    drawn = {ticks[3 + k]: (low, high) for k, (_, low, high) in enumerate(segments(intervals))}
+    assert drawn["w7"] == pytest.approx((0.5, 1.0)) and drawn["w2999"] == pytest.approx((0.0, 0.5))
+
+
+def test_plot_mass_with_thousands_of_focal_sets_keeps_the_largest():
+    rng = np.random.default_rng(2)
+    values = rng.random(1 << 12)
+    values[0] = 0
+    values[[5, 77, 4095]] = 300.0
+    values /= values.sum()
+    m = MassFunction.from_array(values, Frame(range(12)))
+    ax = plot_mass(m)
+    heights = sorted((p.get_height() for p in ax.patches), reverse=True)
+    assert len(heights) == 40
+    np.testing.assert_allclose(heights, np.sort(values)[::-1][:40], rtol=1e-12)
+    assert "4055 more focal sets not shown" in " ".join(t.get_text() for t in ax.texts)
