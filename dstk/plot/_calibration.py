@@ -208,9 +208,13 @@ def _score_range(score_range: tuple[float, float] | None, scores: np.ndarray | N
         low, high = float(scores.min()), float(scores.max())
         pad = 0.05 * (high - low if high > low else 1.0)
         score_range = (low - pad, high + pad)
-    low, high = (float(v) for v in score_range)
+    message = f"`score_range` must be two finite numbers (low, high) with low < high; got {score_range!r}."
+    try:
+        low, high = (float(v) for v in score_range)
+    except (TypeError, ValueError):
+        raise ValueError(message) from None
     if not (np.isfinite(low) and np.isfinite(high) and low < high):
-        raise ValueError(f"`score_range` must be (low, high) with low < high; got {score_range!r}.")
+        raise ValueError(message)
     return low, high
 
 

@@ -51,3 +51,14 @@ def test_plot_intervals_refuses_the_empty_event(event):
     m = MassFunction.from_array([[0, 0.2, 0.5, 0.3], [0, 0.6, 0.1, 0.3]], Frame(("x", "y")))
     with pytest.raises(ValueError, match="`subset` is the empty set"):
         plot_intervals(m, subset=event)
+
+
+@pytest.mark.parametrize("bad", [(0, float("inf")), (0, 1, 2), 5, "ab", (1, 0), (None, 1)])
+def test_calibration_curves_refuse_a_bad_score_range_naming_it(bad):
+    rng = np.random.default_rng(0)
+    scores = rng.random(60)
+    calibrator = LogisticCalibrator().fit(scores, (rng.random(60) < scores).astype(int))
+    with pytest.raises(
+        ValueError, match=r"`score_range` must be two finite numbers \(low, high\) with low < high"
+    ):
+        plot_calibration_curves(calibrator, score_range=bad)
