@@ -42,7 +42,9 @@ def test_html_of_tiny_masses_does_not_read_as_zero():
 def test_html_of_an_unbatched_mass_function_in_weight_form_does_not_call_it_a_batch():
     from dstk.core._structured import WeightStorage
 
-    storage = WeightStorage.from_weights(np.array([0.5, 1.0, 0.0]), np.array([0.2, 0.0, 1.5]), normalized=True)
+    storage = WeightStorage.from_weights(
+        np.array([0.5, 1.0, 0.0]), np.array([0.2, 0.0, 1.5]), normalized=True
+    )
     m = MassFunction._from_storage(storage, Frame(["<a>", "b", "c"]))
     html = m._repr_html_()
     assert "batch of shape ()" not in html and "MassFunction on Frame(" in html
