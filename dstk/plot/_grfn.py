@@ -100,9 +100,11 @@ def plot_grfn_contour(
     ax.plot(x, number.contour(x), color=PLAUSIBILITY_COLOR, label="pl(x)")
     std = float(number.std)
     if std > 0:
+        with np.errstate(over="ignore"):  # a tiny std: the standardised offsets overflow, the density is 0
+            density = np.exp(-0.5 * ((x - float(number.mean)) / std) ** 2)
         ax.plot(
             x,
-            np.exp(-0.5 * ((x - float(number.mean)) / std) ** 2),
+            density,
             color=PIGNISTIC_COLOR,
             linestyle=":",
             label="density of the mode (scaled)",

@@ -175,3 +175,14 @@ def test_plot_mass_with_thousands_of_focal_sets_keeps_the_largest():
     assert len(heights) == 40
     np.testing.assert_allclose(heights, np.sort(values)[::-1][:40], rtol=1e-12)
     assert "4055 more focal sets not shown" in " ".join(t.get_text() for t in ax.texts)
+
+
+def test_grfn_contour_of_a_nearly_crisp_mode_draws_without_warnings():
+    import warnings
+
+    number = GaussianRandomFuzzyNumber(1.0, 1e-300, 1.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        ax = plot_grfn_contour(number)
+    density = ax.get_lines()[1].get_ydata()
+    assert np.all(np.isfinite(density)) and density.max() <= 1.0
