@@ -545,10 +545,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         prog="python -m dstk demo", description=__doc__.splitlines()[0].replace("``", "")
     )
     parser.add_argument("--rounds", type=int, default=20, help="random rounds (default 20)")
-    parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    parser.add_argument("--seed", type=int, default=0, help="random seed >= 0 (default 0)")
     args = parser.parse_args(argv)
     if args.rounds < 1:
         parser.error("--rounds must be >= 1")
+    if args.seed < 0:
+        parser.error(f"--seed must be >= 0 (a seed of numpy's random generator); got {args.seed}")
     run_demo(rounds=args.rounds, seed=args.seed)
     return 0
 

@@ -22,3 +22,10 @@ def test_help_on_a_command_prints_that_commands_help(argv, capsys):
 def test_plain_help_and_version_still_work(capsys):
     assert main(["help"]) == 0 and main(["-V"]) == 0 and main([]) == 0
     assert "commands:" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("argv", [["demo", "--seed", "-1"], ["demo", "--rounds", "0"]])
+def test_demo_refuses_bad_numbers_with_its_usage(argv, capsys):
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert "usage: python -m dstk demo" in err and argv[1] in err
