@@ -25,6 +25,10 @@ def _is_bands(value):
     )
 
 
+#: Panels of one row of a reliability diagram; longer rows (e.g. one panel per class) wrap.
+_MAX_COLUMNS = 5
+
+
 def _panels(bands):
     """Rows of (title, bands) panels."""
     if _is_bands(bands):
@@ -150,7 +154,8 @@ def reliability_diagram(
         panel), a list (one panel each, e.g. ``multiclass="class_wise"``), or a
         mapping ``name -> result`` (panels side by side, e.g. several
         classifiers; the name titles the panel) or ``name -> list`` (one row
-        per name).
+        per name).  A row of more than five panels wraps onto further rows,
+        in order.
     histogram : bool, default=True
         Draw the histogram of the predictions (log counts) under each panel.
     histogram_bins : int, default=40
@@ -214,6 +219,8 @@ def reliability_diagram(
         or not (np.isfinite(panel_size) and panel_size > 0)
     ):
         raise ValueError(f"`panel_size` must be a finite number > 0 (inches); got {panel_size!r}.")
+    # many panels (e.g. one per class): rows of at most _MAX_COLUMNS panels, in order
+    rows = [row[i : i + _MAX_COLUMNS] for row in rows for i in range(0, len(row), _MAX_COLUMNS)]
     n_rows = len(rows)
     n_cols = max(len(r) for r in rows)
     height_ratios = [3, 1] * n_rows if histogram else [1] * n_rows

@@ -62,3 +62,18 @@ def test_calibration_curves_refuse_a_bad_score_range_naming_it(bad):
         ValueError, match=r"`score_range` must be two finite numbers \(low, high\) with low < high"
     ):
         plot_calibration_curves(calibrator, score_range=bad)
+
+
+def test_reliability_diagram_of_many_classes_wraps_into_rows_in_class_order():
+    rng = np.random.default_rng(0)
+    n_classes = 12
+    probabilities = rng.dirichlet(np.ones(n_classes), size=400)
+    y = np.array([rng.choice(n_classes, p=p) for p in probabilities])
+    bands = reliability_bands(y, probabilities, multiclass="class_wise", bins=5)
+    fig = reliability_diagram(bands, panel_size=2.0)
+    width = fig.get_size_inches()[0]
+    assert width <= 5 * 2.0 + 1e-9  # at most five panels a row, not one 24-inch row
+    titles = [ax.get_title() for ax in fig.axes if ax.get_title()]
+    assert titles == [f"class {k}" for k in range(n_classes)]
+    rows = sorted({round(ax.get_position().y0, 3) for ax in fig.axes if ax.get_title()}, reverse=True)
+    assert len(rows) == 3
