@@ -58,6 +58,12 @@ def get_axes(ax, figsize=(6.4, 4.4)):
     return ax
 
 
+def literal(text: Any) -> str:
+    """``text`` as a string matplotlib draws literally: ``$`` escaped, so that a label such as ``"$5"`` or
+    ``"$x$"`` is not read as mathtext (which drops the dollars or fails on an unknown command)."""
+    return str(text).replace("$", r"\$")
+
+
 def model_color(index):
     """The ``index``-th colour of :data:`MODEL_COLORS` (cycling)."""
     return MODEL_COLORS[index % len(MODEL_COLORS)]

@@ -18,6 +18,7 @@ from ._base import (
     check_unit_interval,
     get_axes,
     legend_below,
+    literal,
     model_color,
 )
 
@@ -123,7 +124,8 @@ def plot_mass(
     positions = _draw_focal_bars(ax, m, masks, show_values=show_values)
     singleton_positions = _draw_singleton_intervals(ax, m, labels, start=len(masks) + 1.0)
     _label_focal_and_singleton_axes(ax, m, masks, labels, positions, singleton_positions, hidden=hidden)
-    ax.set_title(title if title is not None else f"Mass function on {{{', '.join(map(str, frame.labels))}}}")
+    default_title = f"Mass function on {{{', '.join(literal(label) for label in frame.labels)}}}"
+    ax.set_title(title if title is not None else default_title)
     return ax
 
 
@@ -178,7 +180,9 @@ def _label_focal_and_singleton_axes(
 ) -> None:
     """Tick labels, limits, the two group captions, the notes (conflict, items not drawn) and the legend."""
     frame = m.frame
-    tick_labels = [frame.format_subset(a) for a in masks] + [str(frame.labels[int(i)]) for i in labels]
+    tick_labels = [literal(frame.format_subset(a)) for a in masks] + [
+        literal(frame.labels[int(i)]) for i in labels
+    ]
     ax.set_xticks(np.concatenate([positions, singleton_positions]))
     long_names = sum(len(t) for t in tick_labels) > 4 * len(tick_labels)
     ax.set_xticklabels(
@@ -298,7 +302,7 @@ def plot_intervals(
     pl = np.asarray(m.pl(event), dtype=float).reshape(n_samples)
     members = [i for i in range(frame.n) if (mask >> i) & 1]
     betp = m.pignistic()[:, members].sum(axis=1)
-    name = frame.format_subset(mask, whole="Ω")
+    name = literal(frame.format_subset(mask, whole="Ω"))
     positions, order = _sample_positions(x, betp, sort=sort)
     truth = None if y_true is None else _true_label_in_event(y_true, frame, members, n_samples)[order]
 
@@ -492,7 +496,7 @@ def plot_ternary(
     """
     probabilities, frame_labels = _ternary_probabilities(values)
     if labels is None:
-        labels = [str(v) for v in (frame_labels if frame_labels is not None else (0, 1, 2))]
+        labels = [literal(v) for v in (frame_labels if frame_labels is not None else (0, 1, 2))]
     labels = [str(v) for v in labels]
     if len(labels) != 3:
         raise ValueError(f"`labels` must name the three vertices; got {len(labels)} names.")

@@ -186,3 +186,21 @@ def test_grfn_contour_of_a_nearly_crisp_mode_draws_without_warnings():
         ax = plot_grfn_contour(number)
     density = ax.get_lines()[1].get_ydata()
     assert np.all(np.isfinite(density)) and density.max() <= 1.0
+
+
+@pytest.mark.parametrize("label", ["$5 to $10", "$\\foo$", "a_$b$"])
+def test_labels_with_dollar_signs_are_drawn_literally(label):
+    frame = Frame([label, "b", "c"])
+    m = MassFunction.from_array(np.r_[0, np.full(7, 1 / 7)], frame)
+    ax = plot_mass(m)
+    ax.figure.canvas.draw()  # mathtext would fail on "\foo" or eat the dollars
+    texts = [t.get_text() for t in ax.get_xticklabels()] + [ax.get_title()]
+    shown = [t.replace("\\$", "$") for t in texts]
+    assert label in shown and any(label in t for t in shown[-1:])
+    assert all("$" not in t.replace("\\$", "") for t in texts)
+    ax = plot_intervals(m.reshape(1), subset=[label])
+    ax.figure.canvas.draw()
+    assert ax.get_ylabel().replace("\\$", "$") == f"Bel({{{label}}}), BetP({{{label}}}), Pl({{{label}}})"
+    ax = plot_ternary(m.reshape(1), y_true=[label])
+    ax.figure.canvas.draw()
+    assert label in [t.get_text().replace("\\$", "$") for t in ax.texts]
