@@ -65,9 +65,15 @@ def pignistic(m: MassFunction) -> np.ndarray:
     _dense.check_array_bytes(m.batch_shape + (frame.n,), "The pignistic transform of this batch")
     out, denom_ok = m._storage.pignistic(frame.n)
     if out is None or not np.all(denom_ok):
+        undefined = ~np.asarray(denom_ok, dtype=bool).ravel()
+        where = ""
+        if m.batch_shape and undefined.size == m.size:
+            first = tuple(int(i) for i in np.unravel_index(int(np.argmax(undefined)), m.batch_shape))
+            where = f" at batch index {first} ({int(undefined.sum())} of the {m.size} mass functions)"
         raise InvalidMassError(
-            "The pignistic transform is undefined when all the mass is on the empty set "
-            "(total conflict); the batch contains such a mass function."
+            "The pignistic transform is undefined when all the mass is on the empty set (total conflict), "
+            f"as it is{where or ' here'}. Select the rows with m.conflict < 1 (m.batch[m.conflict < 1]) "
+            "or combine with a rule that keeps no mass on the empty set."
         )
     return out
 

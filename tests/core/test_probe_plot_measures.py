@@ -212,3 +212,16 @@ def test_jousselme_distance_of_batches_that_do_not_broadcast_names_the_shapes():
     ):
         jousselme_distance(a, b)
     assert jousselme_distance(a.reshape(3, 1), b).shape == (3, 2)
+
+
+def test_pignistic_of_a_batch_with_a_totally_conflicting_row_names_the_row():
+    from dstk.core import pignistic
+
+    values = np.zeros((2, 3, 4))
+    values[..., 3] = 1.0
+    values[1, 2] = [1.0, 0, 0, 0]
+    m = MassFunction.from_array(values, Frame("ab"))
+    with pytest.raises(InvalidMassError, match=r"batch index \(1, 2\).*1 of the 6 mass functions"):
+        pignistic(m)
+    with pytest.raises(InvalidMassError, match=r"total conflict"):
+        pignistic(MassFunction.from_array([1.0, 0, 0, 0], Frame("ab")))
