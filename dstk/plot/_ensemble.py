@@ -139,7 +139,7 @@ def plot_leaf_score_evolution(
     Raises
     ------
     ValueError
-        Unknown score name, bad sizes or rate, or a callable returning the wrong shape.
+        Unknown score name, bad sizes or rate, or a callable returning the wrong shape or NaN.
 
     Notes
     -----
@@ -181,6 +181,11 @@ def plot_leaf_score_evolution(
     scores = np.asarray(function(positives, negatives), dtype=float)
     if scores.shape != positives.shape:
         raise ValueError(f"The score returned shape {scores.shape} for counts of shape {positives.shape}.")
+    if not np.all(np.isfinite(scores)):
+        raise ValueError(
+            f"The score {name!r} returned NaN or infinite values (for {int((~np.isfinite(scores)).sum())} of "
+            f"{scores.size} leaves); a leaf score must be a finite number for every count."
+        )
     ax = get_axes(ax)
     default_title = f"Leaf score '{name}', P(positive) = {positive_rate:g}"
     return _draw_trajectories(
@@ -237,7 +242,7 @@ def plot_combiner_score_evolution(
     Raises
     ------
     ValueError
-        Unknown combiner, bad sizes or rate, a callable returning the wrong shape.
+        Unknown combiner, bad sizes or rate, a callable returning the wrong shape or NaN.
 
     Notes
     -----
@@ -288,6 +293,11 @@ def plot_combiner_score_evolution(
             raise ValueError(
                 f"The combiner returned shape {values.shape} for counts of shape {counts.shape}; "
                 f"expected ({n_ensembles},) (one score per ensemble)."
+            )
+        if not np.all(np.isfinite(values)):
+            raise ValueError(
+                f"The combiner {name!r} returned NaN or infinite values for leaves of size {int(size)}; a combined "
+                "score must be a finite number for every ensemble."
             )
         scores[:, column] = values
     ax = get_axes(ax)

@@ -77,3 +77,18 @@ def test_reliability_diagram_of_many_classes_wraps_into_rows_in_class_order():
     assert titles == [f"class {k}" for k in range(n_classes)]
     rows = sorted({round(ax.get_position().y0, 3) for ax in fig.axes if ax.get_title()}, reverse=True)
     assert len(rows) == 3
+
+
+def test_leaf_and_combiner_plots_refuse_callables_returning_nan():
+    from dstk.plot import plot_combiner_score_evolution, plot_leaf_score_evolution
+
+    def nan_score(positives, negatives):
+        return np.where(positives > 3, np.nan, 0.5)
+
+    def nan_combiner(counts):
+        return np.full(counts.shape[0], np.nan)
+
+    with pytest.raises(ValueError, match="The score 'nan_score' returned NaN or infinite values"):
+        plot_leaf_score_evolution(nan_score, n_trials=4)
+    with pytest.raises(ValueError, match="The combiner 'nan_combiner' returned NaN or infinite values"):
+        plot_combiner_score_evolution(nan_combiner, n_leaves=3, n_ensembles=2)
