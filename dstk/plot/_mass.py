@@ -31,13 +31,16 @@ if TYPE_CHECKING:
 __all__ = ["plot_mass", "plot_intervals", "plot_ternary"]
 
 
+#: plot_mass draws at most this many focal sets and this many labels (the largest masses, the most plausible).
+_MAX_ITEMS = 40
+
+
 def plot_mass(
     m: MassFunction,
     *,
     ax: Axes | None = None,
     tolerance: float = 1e-12,
     show_values: bool = True,
-    max_items: int = 40,
     title: str | None = None,
 ) -> Axes:
     """Bar chart of the focal sets of one mass function, with the [Bel, Pl] interval of each singleton.
@@ -46,9 +49,9 @@ def plot_mass(
     ``m(A)``, sorted by cardinality); the right part has, for every label
     ``w`` of the frame, the interval ``[Bel({w}), Pl({w})]`` as a thick
     vertical segment and the pignistic probability ``BetP(w)`` as a dot.
-    Beyond ``max_items`` focal sets (or labels) only the ``max_items`` of
-    largest mass (of largest plausibility ``Pl({w})``, in frame order) are
-    drawn, and a note says how many are left out.
+    Beyond 40 focal sets (or labels) only the 40 of largest mass (of
+    largest plausibility ``Pl({w})``, in frame order) are drawn, and a note
+    says how many are left out: a wide frame stays a readable figure.
 
     Parameters
     ----------
@@ -60,9 +63,6 @@ def plot_mass(
         Focal sets with a mass at most ``tolerance`` are not drawn.
     show_values : bool, default True
         Write the mass above each bar.
-    max_items : int, default 40
-        At most this many focal sets and this many labels are drawn (an
-        integer >= 1).
     title : str, optional
         Axes title (default: ``"Mass function on {a, b, ...}"``).
 
@@ -75,7 +75,7 @@ def plot_mass(
     TypeError
         ``m`` is not a MassFunction.
     ValueError
-        ``m`` is batched, or ``max_items`` is not an integer >= 1.
+        ``m`` is batched.
 
     Notes
     -----
@@ -106,8 +106,7 @@ def plot_mass(
             f"plot_mass draws one mass function; this one has batch shape {m.batch_shape}. "
             "Select one with m.batch[i], or draw the batch with plot_intervals."
         )
-    if isinstance(max_items, bool) or not isinstance(max_items, (int, np.integer)) or max_items < 1:
-        raise ValueError(f"`max_items` must be an integer >= 1; got {max_items!r}.")
+    max_items = _MAX_ITEMS
     frame = m.frame
     focal = m.focal_sets(tolerance=tolerance)
     masks = [frame.subset(labels) for labels in focal]
