@@ -51,7 +51,7 @@ class Variable:
     DataTypeError
         If ``name`` is not a non-empty string or ``labels`` not an iterable of hashables.
     FrameError
-        If ``labels`` is empty or repeats a label.
+        If ``labels`` is empty, repeats a label or holds a NaN.
 
     Examples
     --------
@@ -73,6 +73,12 @@ class Variable:
             raise DataTypeError(f"`labels` must be an iterable of hashable labels; got {labels!r}.") from None
         if not labs:
             raise FrameError(f"Variable {name!r} needs at least one label in `labels`.")
+        for i, lab in enumerate(labs):
+            if isinstance(lab, float) and lab != lab:
+                raise FrameError(
+                    f"`labels` of variable {name!r} must not be NaN (label {i}): NaN != NaN, so it could "
+                    "never be looked up. Give missing values a label of their own (e.g. 'missing')."
+                )
         try:
             index = {lab: i for i, lab in enumerate(labs)}
         except TypeError:

@@ -1,0 +1,27 @@
+"""Second review of the reasoning layer: inputs a careless user would give.
+
+Each test pins a defect that the review found: the input, the answer the
+definitions give (Shafer 1976, ch. 3; Smets 1993) or the error that must
+name what was wrong and how to mend it.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import dstk
+from dstk.exceptions import DataTypeError, FrameError, TotalConflictError
+from dstk.reasoning import Valuation, ValuationNetwork, Variable, generalized_bayes
+
+A = Variable("a", [0, 1])
+B = Variable("b", ["x", "y", "z"])
+
+
+@pytest.mark.parametrize("missing", [float("nan"), np.float64("nan")])
+def test_variable_refuses_nan_labels(missing):
+    # NaN != NaN: a label NaN could never be looked up (two NaNs even count as two labels)
+    with pytest.raises(FrameError, match="NaN"):
+        Variable("s", [missing, 1.0])
+    with pytest.raises(FrameError, match="NaN"):
+        Variable("s", [float("nan"), float("nan")])
