@@ -14,6 +14,7 @@ from ..exceptions import DataTypeError, FrameError, FrameMismatchError, FrameToo
 from ._valuation import (
     Valuation,
     Variable,
+    _check_on_conflict,
     _check_size,
     _check_variables,
     _conjunctive,
@@ -317,6 +318,7 @@ class ValuationNetwork:
             If ``elimination_order`` does not list exactly the variables to eliminate.
         """
         variables = _check_variables(variables)
+        _check_on_conflict(on_conflict)
         if elimination_order is None:
             order = self.elimination_order(variables)
         else:
@@ -392,6 +394,7 @@ class ValuationNetwork:
         >>> {name: round(m.bel({(1,)}), 3) for name, m in net.marginals().items()}
         {'a': 0.5, 'b': 0.4, 'c': 0.32}
         """
+        _check_on_conflict(on_conflict)
         by_name = {v.name: v for v in self.variables}
         wanted = self.variables if variables is None else _check_variables(variables)
         for v in wanted:

@@ -541,6 +541,7 @@ class Valuation:
         """
         if not isinstance(rule, str) or rule not in RULES:
             raise ValueError(f"`rule` must be one of {', '.join(map(repr, RULES))}; got {rule!r}.")
+        _check_on_conflict(on_conflict)
         for o in others:
             if not isinstance(o, Valuation):
                 raise DataTypeError(f"combine takes Valuation objects; got {type(o).__name__}.")
@@ -576,8 +577,7 @@ class Valuation:
         ValueError
             If ``on_conflict`` is not one of the three policies.
         """
-        if on_conflict not in ("raise", "vacuous", "nan"):
-            raise ValueError(f"`on_conflict` must be 'raise', 'vacuous' or 'nan'; got {on_conflict!r}.")
+        _check_on_conflict(on_conflict)
         empty = ~self._focal.reshape(self.n_focal, -1).any(axis=1)
         k = self._mass[..., empty].sum(axis=-1)
         focal, mass = self._focal[~empty], self._mass[..., ~empty]
@@ -737,6 +737,11 @@ class Valuation:
             return MassFunction.from_focal_sets(flat, self._mass, frame)
         bits = (flat.astype(np.uint64) << np.arange(n, dtype=np.uint64)).sum(axis=1, dtype=np.uint64)
         return MassFunction.from_focal_sets(bits.astype(np.int64) if n < 64 else bits, self._mass, frame)
+
+
+def _check_on_conflict(on_conflict: Any) -> None:
+    if not isinstance(on_conflict, str) or on_conflict not in ("raise", "vacuous", "nan"):
+        raise ValueError(f"`on_conflict` must be 'raise', 'vacuous' or 'nan'; got {on_conflict!r}.")
 
 
 def _scalar(x: np.ndarray) -> float | np.ndarray:

@@ -25,3 +25,13 @@ def test_variable_refuses_nan_labels(missing):
         Variable("s", [missing, 1.0])
     with pytest.raises(FrameError, match="NaN"):
         Variable("s", [float("nan"), float("nan")])
+
+
+def test_conjunctive_combination_refuses_an_unknown_on_conflict():
+    v = Valuation.relation([A], [(0,)], mass=0.5)
+    with pytest.raises(ValueError, match="on_conflict"):
+        v.combine(v, rule="conjunctive", on_conflict="banana")
+    with pytest.raises(ValueError, match="on_conflict"):
+        ValuationNetwork([v]).marginal([A], normalize=False, on_conflict="banana")
+    with pytest.raises(ValueError, match="on_conflict"):
+        ValuationNetwork([v]).marginals(normalize=False, on_conflict="banana")
