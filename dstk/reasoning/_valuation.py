@@ -266,6 +266,8 @@ class Valuation:
                     f"`masses` must sum to one over the focal sets; the sums range over "
                     f"[{total.min():.6g}, {total.max():.6g}]."
                 )
+            # rounding residue below 0 (within the tolerance) is a zero mass, as in MassFunction
+            mass = np.where(mass < 0, 0.0, mass)
         self.variables = variables
         self._focal, self._mass = _merge(np.ascontiguousarray(focal), mass)
 

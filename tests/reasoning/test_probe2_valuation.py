@@ -35,3 +35,13 @@ def test_conjunctive_combination_refuses_an_unknown_on_conflict():
         ValuationNetwork([v]).marginal([A], normalize=False, on_conflict="banana")
     with pytest.raises(ValueError, match="on_conflict"):
         ValuationNetwork([v]).marginals(normalize=False, on_conflict="banana")
+
+
+def test_rounding_residue_below_zero_is_not_kept_as_a_negative_mass():
+    # masses within the tolerance below 0 are accepted as rounding residue, as by MassFunction,
+    # which stores 0 for them; a focal set of negative mass must not be reported
+    v = Valuation([A], [{(0,)}, {(1,)}], [1.0 + 1e-12, -1e-12])
+    assert all(m >= 0 for _, m in v.focal_sets())
+    assert v.pl({(1,)}) >= 0.0
+    reference = dstk.MassFunction({0: 1.0 + 1e-12, 1: -1e-12}, frame=[0, 1])
+    assert v.pl({(1,)}) == reference.pl({1})
