@@ -193,7 +193,8 @@ class Valuation:
     Raises
     ------
     DataTypeError
-        If ``focal_sets`` is a numeric (not boolean) array.
+        If ``focal_sets`` is a numeric (not boolean) array, or a set (its order would not pair
+        with ``masses``).
     FrameMismatchError
         If a boolean ``focal_sets`` array does not match the variables' shape.
     FrameError
@@ -236,6 +237,12 @@ class Valuation:
                 f"`focal_sets` is a numeric array (dtype {focal_sets.dtype}); a membership array must be "
                 "boolean, of shape (n_focal,) + the variables' shape: pass `focal_sets.astype(bool)`, or "
                 "a sequence of sets of configuration tuples."
+            )
+        elif isinstance(focal_sets, (set, frozenset)):
+            raise DataTypeError(
+                "`focal_sets` is a set, whose order is arbitrary, so the masses cannot be paired with its "
+                "members; pass a list of focal sets in the order of `masses` (a single focal set goes in "
+                "a list of one)."
             )
         else:
             try:

@@ -45,3 +45,12 @@ def test_rounding_residue_below_zero_is_not_kept_as_a_negative_mass():
     assert v.pl({(1,)}) >= 0.0
     reference = dstk.MassFunction({0: 1.0 + 1e-12, 1: -1e-12}, frame=[0, 1])
     assert v.pl({(1,)}) == reference.pl({1})
+
+
+def test_a_set_of_focal_sets_is_refused_since_its_order_is_arbitrary():
+    # the masses are paired with the focal sets by position; a set has no position
+    sets = {frozenset({(0,)}), frozenset({(1,)})}
+    with pytest.raises(DataTypeError, match="list"):
+        Valuation([A], sets, [0.3, 0.7])
+    v = Valuation([A], [frozenset({(0,)}), frozenset({(1,)})], [0.3, 0.7])
+    assert v.bel({(0,)}) == pytest.approx(0.3)
