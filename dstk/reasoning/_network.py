@@ -10,7 +10,13 @@ import numpy as np
 from .._validation import broadcast_batch_shapes
 from ..core import MassFunction
 from ..core._dense import MAX_DENSE_BYTES
-from ..exceptions import DataTypeError, FrameError, FrameMismatchError, FrameTooLargeError
+from ..exceptions import (
+    DataTypeError,
+    FrameError,
+    FrameMismatchError,
+    FrameTooLargeError,
+    TotalConflictError,
+)
 from ._valuation import (
     Valuation,
     Variable,
@@ -140,6 +146,8 @@ def generalized_bayes(
         If the batch shapes of the conditionals and the observation do not broadcast.
     FrameTooLargeError
         If the ``2**len(given)`` subsets of the posterior would exceed the memory cap.
+    TotalConflictError
+        If ``normalize`` and the observation has plausibility 0 given every label of ``given``.
 
     Examples
     --------
@@ -191,7 +199,16 @@ def generalized_bayes(
     om = np.broadcast_to(obs._mass, batch + (obs.n_focal,))
     mass = np.einsum("...o,...os->...s", om, np.broadcast_to(m_given, batch + m_given.shape[-2:]))
     out = Valuation._raw((given,), subsets.copy(), mass)
-    return out.normalize() if normalize else out
+    if not normalize:
+        return out
+    try:
+        return out.normalize()
+    except TotalConflictError:
+        raise TotalConflictError(
+            f"The observation has plausibility 0 given every label of {given.name!r} (in some sample), "
+            "so the normalised posterior is undefined; check the observation and the conditionals, or "
+            "pass normalize=False to keep the mass on the empty set."
+        ) from None
 
 
 def _min_fill_order(domains: list[frozenset[str]], eliminate: set[str]) -> list[str]:

@@ -54,3 +54,12 @@ def test_a_set_of_focal_sets_is_refused_since_its_order_is_arbitrary():
         Valuation([A], sets, [0.3, 0.7])
     v = Valuation([A], [frozenset({(0,)}), frozenset({(1,)})], [0.3, 0.7])
     assert v.bel({(0,)}) == pytest.approx(0.3)
+
+
+def test_generalized_bayes_names_an_observation_impossible_under_every_label():
+    y = Variable("y", ["y1", "y2"])
+    sure_y1 = dstk.MassFunction({"y1": 1.0}, frame=["y1", "y2"])
+    with pytest.raises(TotalConflictError, match="observation"):
+        generalized_bayes(
+            {0: sure_y1, 1: sure_y1}, dstk.MassFunction({"y2": 1.0}, frame=["y1", "y2"]), given=A, target=y
+        )
