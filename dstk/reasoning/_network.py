@@ -273,11 +273,20 @@ class ValuationNetwork:
         vals = list(valuations)
         if not vals:
             raise ValueError("`valuations` must hold at least one Valuation.")
-        for v in vals:
+        self.valuations = vals
+        _ = self.variables  # checks the valuations and their variables
+
+    @property
+    def variables(self) -> tuple[Variable, ...]:
+        """The variables of :attr:`valuations`, in order of first appearance.
+
+        Read from the list at each use, so that evidence appended to
+        :attr:`valuations` after construction takes part in every query.
+        """
+        for v in self.valuations:
             if not isinstance(v, Valuation):
                 raise DataTypeError(f"`valuations` must hold Valuation objects; got {type(v).__name__}.")
-        self.valuations = vals
-        self.variables = union_of_variables(vals)
+        return union_of_variables(self.valuations)
 
     def elimination_order(self, variables: Sequence[Variable] | Variable) -> list[Variable]:
         """The min-fill order in which :meth:`marginal` eliminates the variables not in ``variables``.

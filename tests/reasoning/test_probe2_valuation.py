@@ -63,3 +63,21 @@ def test_generalized_bayes_names_an_observation_impossible_under_every_label():
         generalized_bayes(
             {0: sure_y1, 1: sure_y1}, dstk.MassFunction({"y2": 1.0}, frame=["y1", "y2"]), given=A, target=y
         )
+
+
+def test_network_sees_evidence_appended_to_its_valuations():
+    x, y, z = Variable("x", [0, 1]), Variable("y", [0, 1]), Variable("z", [0, 1, 2])
+    net = ValuationNetwork([Valuation.relation([x, y], [(0, 0)], mass=0.5)])
+    added = Valuation.relation([y, z], [(0, 0)], mass=0.5)
+    net.valuations.append(added)
+    fresh = ValuationNetwork([*net.valuations])
+    assert [v.name for v in net.variables] == ["x", "y", "z"]
+    for got, want in [
+        (net.marginal([z]), fresh.marginal([z])),
+        (net.marginals()["z"], fresh.marginals()["z"]),
+        (net.marginal([x], elimination_order=[z, y]), fresh.marginal([x], elimination_order=[z, y])),
+    ]:
+        assert sorted(got.focal_sets(), key=repr) == sorted(want.focal_sets(), key=repr)
+    net.valuations.append("not a valuation")
+    with pytest.raises(DataTypeError, match="Valuation"):
+        net.marginal([x])
