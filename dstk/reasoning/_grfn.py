@@ -494,7 +494,9 @@ def _combine_pair(mu1, s1, h1, mu2, s2, h2, *, soft):
     u1 = np.where(both_vacuous, 1.0, h1 / safe_total)
     u2 = 1.0 - u1
     if soft:
-        hbar = np.where(both_vacuous, 0.0, h1 * h2 / safe_total)
+        product = h1 * h2
+        # h1 h2 overflows from about 1e154 each although h1 h2 / (h1 + h2) is finite: divide first there
+        hbar = np.where(both_vacuous, 0.0, np.where(np.isfinite(product), product / safe_total, h1 * u2))
         d = 1.0 + hbar * (s1 + s2)
         m1 = (mu1 * (1.0 + hbar * s2) + mu2 * hbar * s1) / d
         m2 = (mu2 * (1.0 + hbar * s1) + mu1 * hbar * s2) / d
