@@ -547,6 +547,8 @@ class Valuation:
         ------
         ValueError
             An unknown ``rule`` or ``on_conflict``, or batch shapes that do not broadcast.
+        FrameTooLargeError
+            If the pairs of focal sets, or their masses over the batch, would exceed the memory cap.
         """
         if not isinstance(rule, str) or rule not in RULES:
             raise ValueError(f"`rule` must be one of {', '.join(map(repr, RULES))}; got {rule!r}.")
@@ -800,6 +802,14 @@ def _conjunctive(a: Valuation, b: Valuation) -> Valuation:
     na, nb = a.n_focal, b.n_focal
     batch = broadcast_batch_shapes([a.batch_shape, b.batch_shape], "the valuations")
     _check_size(a.shape, na * nb, "The conjunctive combination")
+    n_samples = float(np.prod(batch, dtype=np.float64))
+    mass_bytes = 8.0 * n_samples * na * nb
+    if mass_bytes > MAX_DENSE_BYTES:
+        raise FrameTooLargeError(
+            f"The conjunctive combination needs {na} x {nb} pairs of focal sets for each of the "
+            f"{n_samples:.0f} samples of the batch {batch} ({mass_bytes / 2**30:.1f} GiB of masses), above "
+            f"the limit of {MAX_DENSE_BYTES / 2**30:.0f} GiB. Split the batch, or combine fewer focal sets."
+        )
     focal = (a._focal[:, None] & b._focal[None, :]).reshape((na * nb,) + a.shape)
     mass = (a._mass[..., :, None] * b._mass[..., None, :]).reshape(batch + (na * nb,))
     return Valuation._raw(a.variables, focal, mass)

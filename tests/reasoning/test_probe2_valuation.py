@@ -81,3 +81,20 @@ def test_network_sees_evidence_appended_to_its_valuations():
     net.valuations.append("not a valuation")
     with pytest.raises(DataTypeError, match="Valuation"):
         net.marginal([x])
+
+
+def test_combination_checks_the_batch_of_masses_against_the_memory_cap():
+    # the focal sets fit, but their pairwise masses over a broadcast batch of 10**8 samples
+    # (7 TiB) do not: refuse before allocating, naming the batch
+    from dstk.exceptions import FrameTooLargeError
+
+    x = Variable("x", range(12))
+    rng = np.random.default_rng(0)
+    focal = rng.random((100, 12)) < 0.5
+    focal[:, 0] = True
+    a = Valuation([x], focal, rng.dirichlet(np.ones(100), size=(10**4, 1)))
+    b = Valuation([x], focal[::-1].copy(), rng.dirichlet(np.ones(100), size=(1, 10**4)))
+    with pytest.raises(FrameTooLargeError, match="batch"):
+        a.combine(b)
+    with pytest.raises(FrameTooLargeError, match="batch"):
+        ValuationNetwork([a, b]).marginal([x])
