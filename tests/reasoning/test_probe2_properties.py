@@ -98,7 +98,7 @@ def assert_matches(val, exact, normalize):
 @settings(max_examples=70, deadline=None)
 @given(networks(), st.booleans(), st.data())
 def test_propagation_equals_the_brute_force_joint_in_every_order(network, normalize, data):
-    variables, vals, exact = network
+    _, vals, exact = network
     net = ValuationNetwork(vals)
     present = list(net.variables)
     query = data.draw(st.permutations(present))[: data.draw(st.integers(1, min(3, len(present))))]
@@ -134,8 +134,8 @@ def test_extension_in_any_order_commutes_with_combination(network, data):
     left = first.combine(second, rule="conjunctive").extend(target)
     right = first.extend(target).combine(second.extend(target), rule="conjunctive")
     assert left.variables == right.variables == tuple(target)
-    want = {s: m for s, m in right.focal_sets()}
-    got = {s: m for s, m in left.focal_sets()}
+    want = dict(right.focal_sets())
+    got = dict(left.focal_sets())
     assert set(got) == set(want)
     for s in got:
         assert got[s] == pytest.approx(want[s], abs=1e-12)
@@ -143,7 +143,7 @@ def test_extension_in_any_order_commutes_with_combination(network, data):
     back = left.marginalize(left.variables[: len(left.variables)])
     assert sorted(back.focal_sets(), key=repr) == sorted(left.focal_sets(), key=repr)
     original = first.extend(target).marginalize(first.variables)
-    assert {s: m for s, m in original.focal_sets()} == pytest.approx({s: m for s, m in first.focal_sets()})
+    assert dict(original.focal_sets()) == pytest.approx(dict(first.focal_sets()))
 
 
 @st.composite
@@ -187,7 +187,10 @@ def test_generalized_bayes_equals_the_disjunctive_closed_form(n_x, n_y, batch, n
         plx = {}
         for a in subsets:
             plx[a] = sum(
-                (mb * (1 - np.prod([1 - pl_given(b, lab) for lab in a], dtype=object)) for b, mb in obs[row].items()),
+                (
+                    mb * (1 - np.prod([1 - pl_given(b, lab) for lab in a], dtype=object))
+                    for b, mb in obs[row].items()
+                ),
                 Fraction(0),
             )
         references.append(plx)
@@ -208,7 +211,7 @@ def test_generalized_bayes_equals_the_disjunctive_closed_form(n_x, n_y, batch, n
 @settings(max_examples=40, deadline=None)
 @given(networks(max_vars=3, max_cells=16), st.sampled_from(sorted(dstk.RULES)), st.data())
 def test_batched_combination_with_every_rule_is_row_by_row(network, rule, data):
-    variables, vals, _ = network
+    _, vals, _ = network
     first, second = vals[0], vals[1]
     rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
     w1 = rng.dirichlet(np.ones(first.n_focal), size=3)
