@@ -408,6 +408,11 @@ class ValuationNetwork:
             Before any computation, if a clique of the join tree has more
             configurations than the memory cap allows; and before a
             combination would need more memory than the cap.
+        FrameMismatchError
+            If a variable of ``variables`` or ``elimination_order`` is not the network's
+            (an unknown name, or the name with other labels).
+        ValueError
+            If ``elimination_order`` does not list every variable of the network once.
 
         Examples
         --------
@@ -431,7 +436,12 @@ class ValuationNetwork:
             order = _min_fill_order(domains, set(by_name))
         else:
             given = _check_variables(elimination_order, "elimination_order")
-            if {v.name for v in given} != set(by_name) or any(by_name[v.name] != v for v in given):
+            for v in given:
+                if v.name in by_name and by_name[v.name] != v:
+                    raise FrameMismatchError(
+                        f"`elimination_order`: {v!r} has other labels than the network's {by_name[v.name]!r}."
+                    )
+            if {v.name for v in given} != set(by_name):
                 raise ValueError(
                     "`elimination_order` must list every variable of the network once: "
                     f"{sorted(by_name)}; got {[v.name for v in given]}."

@@ -98,3 +98,13 @@ def test_combination_checks_the_batch_of_masses_against_the_memory_cap():
         a.combine(b)
     with pytest.raises(FrameTooLargeError, match="batch"):
         ValuationNetwork([a, b]).marginal([x])
+
+
+def test_marginals_name_an_elimination_variable_with_other_labels():
+    # the names listed were the network's, so "must list every variable ... got the same names" misled
+    from dstk.exceptions import FrameMismatchError
+
+    x, y = Variable("x", [0, 1]), Variable("y", [0, 1])
+    net = ValuationNetwork([Valuation.relation([x, y], [(0, 0)], mass=0.5)])
+    with pytest.raises(FrameMismatchError, match=r"Variable\('y', \(0, 1, 2\)\) has other labels"):
+        net.marginals(elimination_order=[x, Variable("y", [0, 1, 2])])
