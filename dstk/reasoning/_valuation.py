@@ -592,8 +592,11 @@ class Valuation:
         empty = ~self._focal.reshape(self.n_focal, -1).any(axis=1)
         k = self._mass[..., empty].sum(axis=-1)
         focal, mass = self._focal[~empty], self._mass[..., ~empty]
-        total = 1.0 - k
-        bad = total <= MASS_TOLERANCE
+        # the non-empty mass: 0 only at a total conflict (non-negative masses, no cancellation); near
+        # one, 1 - k would lose the digits of a strong conflict that Dempster's rule still normalises
+        nonempty = mass.sum(axis=-1)
+        total = np.where(k < 0.5, 1.0 - k, nonempty)
+        bad = nonempty <= 0.0
         if np.any(bad):
             if on_conflict == "raise":
                 raise TotalConflictError(

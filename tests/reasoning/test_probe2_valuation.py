@@ -108,3 +108,21 @@ def test_marginals_name_an_elimination_variable_with_other_labels():
     net = ValuationNetwork([Valuation.relation([x, y], [(0, 0)], mass=0.5)])
     with pytest.raises(FrameMismatchError, match=r"Variable\('y', \(0, 1, 2\)\) has other labels"):
         net.marginals(elimination_order=[x, Variable("y", [0, 1, 2])])
+
+
+@pytest.mark.parametrize("residue", [1e-10, 1e-12, 1e-15])
+def test_strong_but_not_total_conflict_is_normalised_as_by_dempsters_rule(residue):
+    # K = 1 - residue is not a total conflict: Dempster's rule is defined, and dstk.combine gives it
+    x = Variable("x", [0, 1])
+    doubt = Valuation.relation([x], [(0,)], mass=1 - residue)
+    sure_one = Valuation.relation([x], [(1,)], mass=1.0)
+    mf = dstk.combine([doubt.to_mass_function(), sure_one.to_mass_function()])
+    assert mf.mass({(1,)}) == 1.0
+    assert doubt.combine(sure_one).bel({(1,)}) == 1.0
+    assert ValuationNetwork([doubt, sure_one]).marginal([x]).bel({(1,)}) == 1.0
+    assert doubt.condition({(1,)}).bel({(1,)}) == 1.0
+    # the normalised masses keep their ratio although 1 - K is tiny
+    three = Variable("t", [0, 1, 2])
+    soft = Valuation([three], [{(0,)}, {(1,)}, {(2,)}], [1 - 3 * residue, 2 * residue, residue])
+    posterior = soft.condition({(1,), (2,)})
+    assert posterior.bel({(1,)}) == pytest.approx(2 / 3, rel=1e-12)
