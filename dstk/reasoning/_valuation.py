@@ -727,14 +727,16 @@ class Valuation:
         size = flat.sum(axis=1)
         share = np.where(size > 0, (flat & mask).sum(axis=1) / np.maximum(size, 1), 0.0)
         empty = self._mass[..., size == 0].sum(axis=-1)
-        if np.any(1.0 - empty <= MASS_TOLERANCE):
+        nonempty = self._mass[..., size > 0].sum(axis=-1)
+        if np.any(nonempty <= 0.0):
             raise InvalidMassError(
                 "The pignistic transform is undefined when all the mass is on the empty set (total "
                 "conflict); the valuation (or a sample of the batch) is such a one. Normalise with "
                 "on_conflict='vacuous' or 'nan' for a per-sample policy."
             )
         with np.errstate(invalid="ignore", divide="ignore"):
-            return _scalar((self._mass * share).sum(axis=-1) / (1.0 - empty))
+            # 1 - m(empty) loses the digits of a nearly total conflict: divide by the non-empty mass there
+            return _scalar((self._mass * share).sum(axis=-1) / np.where(empty < 0.5, 1.0 - empty, nonempty))
 
     def to_mass_function(self) -> MassFunction:
         """The mass function on the product :class:`~dstk.Frame` (labels: configuration tuples).

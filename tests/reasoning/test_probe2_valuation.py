@@ -126,3 +126,12 @@ def test_strong_but_not_total_conflict_is_normalised_as_by_dempsters_rule(residu
     soft = Valuation([three], [{(0,)}, {(1,)}, {(2,)}], [1 - 3 * residue, 2 * residue, residue])
     posterior = soft.condition({(1,), (2,)})
     assert posterior.bel({(1,)}) == pytest.approx(2 / 3, rel=1e-12)
+
+
+def test_pignistic_of_a_nearly_total_conflict_is_defined():
+    x = Variable("x", [0, 1])
+    unnormalised = Valuation([x], [set(), {(1,)}], [1 - 1e-10, 1e-10])
+    reference = dstk.MassFunction({(): 1 - 1e-10, 1: 1e-10}, frame=[0, 1]).pignistic()
+    assert unnormalised.pignistic({(1,)}) == pytest.approx(reference[1], rel=1e-12)
+    with pytest.raises(dstk.exceptions.InvalidMassError, match="total"):
+        Valuation([x], [set()], [1.0]).pignistic({(1,)})
