@@ -230,3 +230,28 @@ def test_batched_combination_with_every_rule_is_row_by_row(network, rule, data):
         )
         np.testing.assert_allclose(np.asarray(batched.bel(event))[row], alone.bel(event), atol=1e-12)
         np.testing.assert_allclose(np.asarray(batched.pl(event))[row], alone.pl(event), atol=1e-12)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(1, 5), st.integers(1, 4), st.data())
+def test_generalized_bayes_with_a_bayesian_prior_is_bayes_theorem(n_x, n_y, data):
+    # Bayesian conditionals, an observed label y and a Bayesian prior p combined by Dempster's rule:
+    # m({x}) is proportional to p(x) P(y | x) (Smets 1993, sec. 5)
+    x = Variable("x", [f"x{i}" for i in range(n_x)])
+    ylabels = [f"y{j}" for j in range(n_y)]
+    y = Variable("y", ylabels)
+    weights = st.integers(1, 9)
+    likelihood = {lab: [data.draw(weights) for _ in ylabels] for lab in x.labels}
+    prior = [data.draw(weights) for _ in x.labels]
+    observed = data.draw(st.sampled_from(ylabels))
+    conds = {
+        lab: dstk.MassFunction({(y_,): w / sum(ws) for y_, w in zip(ylabels, ws, strict=True)}, frame=ylabels)
+        for lab, ws in likelihood.items()
+    }
+    post = generalized_bayes(conds, dstk.MassFunction({(observed,): 1.0}, frame=ylabels), given=x, target=y)
+    bayes_prior = Valuation([x], [{(lab,)} for lab in x.labels], [w / sum(prior) for w in prior])
+    combined = post.combine(bayes_prior)
+    j = ylabels.index(observed)
+    joint = [Fraction(p) * Fraction(ws[j], sum(ws)) for p, ws in zip(prior, likelihood.values(), strict=True)]
+    for lab, value in zip(x.labels, joint, strict=True):
+        assert combined.bel({(lab,)}) == pytest.approx(float(value / sum(joint)), abs=1e-12)
