@@ -33,7 +33,9 @@ __all__ = ["ValuationNetwork", "conditional_embedding", "generalized_bayes"]
 def _as_valuation(x: Any, variable: Variable, what: str) -> Valuation:
     if isinstance(x, Valuation):
         if x.variables != (variable,):
-            raise FrameMismatchError(f"`{what}` must be a valuation on {variable.name!r} alone.")
+            raise FrameMismatchError(
+                f"`{what}` must be a valuation on {variable!r} alone; got one on {list(x.variables)!r}."
+            )
         return x
     if isinstance(x, MassFunction):
         return Valuation.from_mass_function(x, variable)

@@ -135,3 +135,18 @@ def test_pignistic_of_a_nearly_total_conflict_is_defined():
     assert unnormalised.pignistic({(1,)}) == pytest.approx(reference[1], rel=1e-12)
     with pytest.raises(dstk.exceptions.InvalidMassError, match="total"):
         Valuation([x], [set()], [1.0]).pignistic({(1,)})
+
+
+def test_a_conditional_on_the_target_name_with_other_labels_is_named():
+    # the valuation was on 'y' alone, so "must be a valuation on 'y' alone" did not say what was wrong
+    from dstk.exceptions import FrameMismatchError
+    from dstk.reasoning import conditional_embedding
+
+    x, y, reordered = Variable("x", [0, 1]), Variable("y", ["a", "b"]), Variable("y", ["b", "a"])
+    conditional = Valuation.relation([reordered], [("a",)])
+    with pytest.raises(FrameMismatchError, match=r"Variable\('y', \('b', 'a'\)\)"):
+        conditional_embedding(conditional, given=x, condition=[0], target=y)
+    with pytest.raises(FrameMismatchError, match=r"Variable\('y', \('b', 'a'\)\)"):
+        generalized_bayes(
+            {0: conditional, 1: conditional}, Valuation.relation([y], [("a",)]), given=x, target=y
+        )
