@@ -152,6 +152,20 @@ class GaussianRandomFuzzyNumber:
             )
         return f"GaussianRandomFuzzyNumber(shape={self.shape})"
 
+    def _points(self, value: ArrayLike, name: str) -> np.ndarray:
+        """``value`` as a float array that broadcasts against :attr:`shape` (a clear error if not)."""
+        arr = as_float_array(value, name)
+        try:
+            np.broadcast_shapes(arr.shape, self.shape)
+        except ValueError:
+            raise ValueError(
+                f"`{name}` of shape {arr.shape} does not broadcast against the batch shape {self.shape} of "
+                f"the numbers. To evaluate every number at every point, give `{name}` the shape "
+                f"{arr.shape + (1,) * len(self.shape)} (`{name}[:, None]` for one batch axis), which gives "
+                f"{arr.shape + self.shape}."
+            ) from None
+        return arr
+
     # ------------------------------------------------------------------ evaluation
     def contour(self, x: ArrayLike) -> np.ndarray:
         """Contour function ``pl(x) = Pl({x})`` (Denoeux 2023a, Eq. (41)).
@@ -166,7 +180,7 @@ class GaussianRandomFuzzyNumber:
         ndarray
             ``(1 + h sigma^2)^(-1/2) exp(-h (x - mu)^2 / (2 (1 + h sigma^2)))``.
         """
-        points = as_float_array(x, "x")
+        points = self._points(x, "x")
         if np.isnan(points).any():
             raise ValueError("`x` contains NaN; pass real points (infinite ones are allowed).")
         return self._contour(points)
@@ -187,8 +201,8 @@ class GaussianRandomFuzzyNumber:
             return np.where(np.isinf(z2), 0.0, np.exp(-0.5 * quadratic / z2) / np.sqrt(z2))
 
     def _bounds(self, lower: ArrayLike, upper: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
-        a = as_float_array(lower, "lower")
-        b = as_float_array(upper, "upper")
+        a = self._points(lower, "lower")
+        b = self._points(upper, "upper")
         if np.isnan(a).any() or np.isnan(b).any():
             raise ValueError("`lower` and `upper` must not be NaN (infinite bounds are allowed).")
         a, b, _ = np.broadcast_arrays(a, b, self.mean)
@@ -301,7 +315,7 @@ class GaussianRandomFuzzyNumber:
         -------
         belief, plausibility : ndarray
         """
-        points = as_float_array(x, "x")
+        points = self._points(x, "x")
         if np.isnan(points).any():
             raise ValueError("`x` contains NaN; pass real points (infinite ones are allowed).")
         return self.bel(-np.inf, points), self.pl(-np.inf, points)

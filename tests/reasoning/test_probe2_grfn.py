@@ -120,3 +120,20 @@ def test_belief_interval_is_the_smallest_central_interval_at_the_level():
         r = float(upper) - mu
         assert _integrated(mu, sigma, h, mu - r, mu + r)[0] == pytest.approx(level, abs=1e-9)
         assert _integrated(mu, sigma, h, mu - r * (1 - 1e-6), mu + r * (1 - 1e-6))[0] < level
+
+
+def test_points_that_do_not_broadcast_against_the_batch_are_named():
+    # numpy's "mismatch between arg 0 and arg 2" named internal arguments; a grid for every number
+    # is x[:, None]
+    numbers = GaussianRandomFuzzyNumber([0.0, 1.0, 2.0], 1.0, 1.0)
+    grid = np.linspace(-3.0, 3.0, 5)
+    for call, name in [
+        (lambda: numbers.contour(grid), "x"),
+        (lambda: numbers.pl(grid, 4.0), "lower"),
+        (lambda: numbers.bel(-4.0, grid), "upper"),
+        (lambda: numbers.cumulative(grid), "x"),
+    ]:
+        with pytest.raises(ValueError, match=rf"`{name}` of shape \(5,\).*batch shape \(3,\).*\[:, None\]"):
+            call()
+    assert numbers.contour(grid[:, None]).shape == (5, 3)
+    assert numbers.cumulative(grid[:, None])[0].shape == (5, 3)
