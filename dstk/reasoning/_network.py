@@ -449,6 +449,8 @@ class ValuationNetwork:
                     f"{sorted(by_name)}; got {[v.name for v in given]}."
                 )
             order = [v.name for v in given]
+        if not order:  # valuations on no variable: no marginal to give
+            return {}
         pos = {name: i for i, name in enumerate(order)}
         cliques, parents = _join_tree(domains, order)
         clique_vars = [tuple(by_name[n] for n in sorted(c, key=pos.__getitem__)) for c in cliques]

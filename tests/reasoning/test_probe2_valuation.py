@@ -150,3 +150,12 @@ def test_a_conditional_on_the_target_name_with_other_labels_is_named():
         generalized_bayes(
             {0: conditional, 1: conditional}, Valuation.relation([y], [("a",)]), given=x, target=y
         )
+
+
+def test_marginals_of_a_network_without_variables_are_empty():
+    # valuations projected on no variable (e.g. marginalize([]), keeping only their conflict) gave IndexError
+    x = Variable("x", [0, 1])
+    conflict_only = Valuation.relation([x], [(0,)], mass=0.5).marginalize([])
+    net = ValuationNetwork([conflict_only])
+    assert net.marginals() == {}
+    assert net.marginal([]).bel({()}) == 1.0
