@@ -74,7 +74,7 @@ class Variable:
         if not labs:
             raise FrameError(f"Variable {name!r} needs at least one label in `labels`.")
         for i, lab in enumerate(labs):
-            if isinstance(lab, float) and lab != lab:
+            if isinstance(lab, (float, np.floating)) and lab != lab:
                 raise FrameError(
                     f"`labels` of variable {name!r} must not be NaN (label {i}): NaN != NaN, so it could "
                     "never be looked up. Give missing values a label of their own (e.g. 'missing')."

@@ -18,7 +18,7 @@ A = Variable("a", [0, 1])
 B = Variable("b", ["x", "y", "z"])
 
 
-@pytest.mark.parametrize("missing", [float("nan"), np.float64("nan")])
+@pytest.mark.parametrize("missing", [float("nan"), np.float64("nan"), np.float32("nan")])
 def test_variable_refuses_nan_labels(missing):
     # NaN != NaN: a label NaN could never be looked up (two NaNs even count as two labels)
     with pytest.raises(FrameError, match="NaN"):
