@@ -255,3 +255,21 @@ def test_generalized_bayes_with_a_bayesian_prior_is_bayes_theorem(n_x, n_y, data
     joint = [Fraction(p) * Fraction(ws[j], sum(ws)) for p, ws in zip(prior, likelihood.values(), strict=True)]
     for lab, value in zip(x.labels, joint, strict=True):
         assert combined.bel({(lab,)}) == pytest.approx(float(value / sum(joint)), abs=1e-12)
+
+
+@settings(max_examples=60, deadline=None)
+@given(networks(max_vars=3, max_cells=18), st.data())
+def test_conditioning_is_combination_with_a_categorical_relation(network, data):
+    _, vals, _ = network
+    val = vals[0]
+    event = data.draw(st.lists(st.sampled_from(configurations(val.variables)), min_size=1, unique=True))
+    categorical = Valuation.relation(val.variables, event, mass=1.0)
+    if val.pl(event) == 0:
+        with pytest.raises(TotalConflictError):
+            val.condition(event)
+        return
+    got = dict(val.condition(event).focal_sets())
+    want = dict(val.combine(categorical).focal_sets())
+    assert set(got) == set(want)
+    for s in got:
+        assert got[s] == pytest.approx(want[s], abs=1e-12)
