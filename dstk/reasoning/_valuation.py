@@ -506,7 +506,11 @@ class Valuation:
         variables = _check_variables(variables)
         names = {v.name: v for v in variables}
         for v in self.variables:
-            if names.get(v.name) != v:
+            if v.name in names and names[v.name] != v:
+                raise FrameMismatchError(
+                    f"`variables`: {v.name!r} has other labels than the valuation's {v!r}: {names[v.name]!r}."
+                )
+            if v.name not in names:
                 raise FrameMismatchError(
                     f"`variables` must contain every variable of the valuation; {v!r} is missing."
                 )

@@ -159,3 +159,12 @@ def test_marginals_of_a_network_without_variables_are_empty():
     net = ValuationNetwork([conflict_only])
     assert net.marginals() == {}
     assert net.marginal([]).bel({()}) == 1.0
+
+
+def test_extension_names_a_variable_given_with_other_labels():
+    # "Variable('a', (0, 1)) is missing" when `variables` held 'a' with its labels reordered
+    from dstk.exceptions import FrameMismatchError
+
+    v = Valuation.relation([A, B], [(0, "x")], mass=0.5)
+    with pytest.raises(FrameMismatchError, match=r"other labels.*Variable\('a', \(1, 0\)\)"):
+        v.extend([Variable("a", [1, 0]), B])
