@@ -19,7 +19,7 @@ from numpy.typing import ArrayLike
 
 from .._validation import broadcast_batch_shapes
 from ..core import RULES, Frame, MassFunction, combine
-from ..core._dense import MASS_TOLERANCE, MAX_DENSE_BYTES
+from ..core._dense import DENSE_MAX_LABELS, MASS_TOLERANCE, MAX_DENSE_BYTES
 from ..exceptions import (
     DataTypeError,
     FrameError,
@@ -31,8 +31,9 @@ from ..exceptions import (
 
 __all__ = ["Variable", "Valuation"]
 
-#: Largest frame whose batched mass functions are read through ``to_array`` (2**n masses a sample).
-_DENSE_ARRAY_MAX_LABELS = 20
+#: Largest frame whose batched mass functions are read through ``to_array`` (2**n masses a sample):
+#: the dense storage; larger frames keep only their focal sets, read sample by sample.
+_DENSE_ARRAY_MAX_LABELS = DENSE_MAX_LABELS
 
 
 class Variable:
@@ -405,7 +406,7 @@ class Valuation:
             sets = [frozenset(labels[i] for i in range(len(labels)) if (b >> i) & 1) for b in nz]
             masses = m[..., nz]
         else:
-            # batched on a wide frame (no array of 2**n masses): the union of each sample's focal sets
+            # batched, stored by focal sets (no array of 2**n masses): the union of each sample's focal sets
             union: dict[frozenset, None] = {}
             for index in np.ndindex(*mass_function.batch_shape):
                 union.update(dict.fromkeys(mass_function.batch[index].focal_sets()))

@@ -168,3 +168,16 @@ def test_extension_names_a_variable_given_with_other_labels():
     v = Valuation.relation([A, B], [(0, "x")], mass=0.5)
     with pytest.raises(FrameMismatchError, match=r"other labels.*Variable\('a', \(1, 0\)\)"):
         v.extend([Variable("a", [1, 0]), B])
+
+
+def test_from_mass_function_takes_a_large_batch_on_17_labels():
+    # the batch was read through to_array (2**17 masses a sample), refused above 4 GiB although
+    # the mass functions have three focal sets
+    labels = [f"l{i}" for i in range(17)]
+    x = Variable("x", labels)
+    one = dstk.MassFunction({("l1", "l2"): 0.3, ("l5",): 0.2, tuple(labels): 0.5}, frame=labels)
+    batch = one.discount(np.linspace(0.0, 0.5, 5000))
+    v = Valuation.from_mass_function(batch, x)
+    assert v.batch_shape == (5000,) and v.n_focal == 3
+    np.testing.assert_array_equal(v.pl({("l5",)}), batch.pl({"l5"}))
+    np.testing.assert_array_equal(v.bel({("l1",), ("l2",)}), batch.bel({"l1", "l2"}))
