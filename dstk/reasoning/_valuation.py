@@ -798,9 +798,11 @@ def _configuration_mask_index(variables: tuple[Variable, ...], configurations: A
         if k == 1 and not isinstance(c, tuple):
             c = (c,)
         if not isinstance(c, tuple) or len(c) != k:
+            bare = isinstance(configurations, tuple) and len(configurations) == k and k > 1
+            hint = f" (a single configuration goes in a list: [{configurations!r}])" if bare else ""
             raise FrameError(
                 f"`{what}`: each configuration must be a tuple of {k} labels (one per variable "
-                f"{[v.name for v in variables]}); got {c!r}."
+                f"{[v.name for v in variables]}); got {c!r}{hint}."
             )
         for j, (v, lab) in enumerate(zip(variables, c, strict=True)):
             cols[j].append(v.index(lab))

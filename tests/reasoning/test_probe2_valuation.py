@@ -181,3 +181,12 @@ def test_from_mass_function_takes_a_large_batch_on_17_labels():
     assert v.batch_shape == (5000,) and v.n_focal == 3
     np.testing.assert_array_equal(v.pl({("l5",)}), batch.pl({"l5"}))
     np.testing.assert_array_equal(v.bel({("l1",), ("l2",)}), batch.bel({"l1", "l2"}))
+
+
+def test_a_bare_configuration_tuple_is_explained():
+    # (0, "x") was read as two configurations 0 and "x": "got 0" did not say to wrap it in a list
+    v = Valuation.relation([A, B], [(0, "x")], mass=0.5)
+    with pytest.raises(FrameError, match=r"single configuration goes in a list: \[\(0, 'x'\)\]"):
+        v.bel((0, "x"))
+    with pytest.raises(FrameError, match=r"single configuration goes in a list"):
+        Valuation.relation([A, B], (1, "y"))
