@@ -150,13 +150,6 @@ def _extended_step(q, e, f):
     return p, e
 
 
-@njit(cache=True)
-def _extended_multiply(acc, expo, factors):
-    """``acc * 2**expo *= factors`` for the non-empty subsets (:func:`_extended_step`); (size,) arrays."""
-    for x in range(1, acc.shape[0]):
-        acc[x], expo[x] = _extended_step(acc[x], expo[x], factors[x])
-
-
 #: Sources folded between two renormalisations of the extended folds, and the
 #: factors a block may hold for its plain products to stay normal: from a
 #: commonality in [1/2, 1), 16 factors in [2**-38, 2] keep every partial
@@ -306,7 +299,7 @@ def dempster_extended(m, rows, out, kappa, total_conflict):
     """Dempster's rule of the K sources of the rows ``rows`` of ``m``, in extended exponent range.
 
     Each commonality product is kept as a float64 within [2**-400, 2**400]
-    and an integer power of two (:func:`_extended_multiply`), so no product
+    and an integer power of two (:func:`_extended_step`), so no product
     underflows whatever the number of sources and the size of their masses,
     and each source costs about what it costs in the ordinary fold.  The
     products are then scaled by the power of two of the largest non-empty
@@ -339,7 +332,8 @@ def dempster_extended(m, rows, out, kappa, total_conflict):
                 for x in range(size):
                     tmp[x] = m[r, k, x]
                 superset_pass(tmp, 1.0)
-                _extended_multiply(acc, expo, tmp)
+                for x in range(1, size):
+                    acc[x], expo[x] = _extended_step(acc[x], expo[x], tmp[x])
         kappa[r], total_conflict[r] = _extended_masses(acc, expo)
 
 
@@ -535,41 +529,6 @@ def _fold_binary_sources_compiled(flat, start, row_stride, k0, k1, q):
     return fold
 
 
-@njit(cache=True)
-def _binary_row(m, normalize, out, kappa, total_conflict, lost, r):
-    """One row of :func:`_binary_rows`, every product checked for leaving the normal range."""
-    q1 = 1.0
-    q2 = 1.0
-    q3 = 1.0
-    inverse = 1.0
-    log_inverse = 0.0
-    flag = False
-    for k in range(m.shape[1]):
-        q1, q2, q3, lost_now = _checked_binary_factors(q1, q2, q3, m[r, k, 1], m[r, k, 2], m[r, k, 3])
-        flag |= lost_now
-        if normalize and flag:
-            break  # the row is recomputed in extended range: no fold on subnormals
-        if normalize and k % 16 == 15:
-            # same rescaling as the four-row path, so that every row's result
-            # is the same whatever its position in the batch
-            top = max(q1, q2)
-            if top > 0.0:
-                s = 1.0 / top
-                q1 *= s
-                q2 *= s
-                q3 *= s
-                inverse *= s
-                if inverse > _LARGE:
-                    log_inverse += math.log(inverse)
-                    inverse = 1.0
-    if normalize and flag:
-        lost[r] = True
-    else:
-        _binary_store(
-            out, kappa, total_conflict, r, _binary_masses(q1, q2, q3, inverse, log_inverse, normalize)
-        )
-
-
 # cold_alternative_work: values of stacks of two binary sources that :func:`conjunctive` folds with
 # :func:`_binary_pair_rows` while this kernel is cold (per unit of the budget factor).  The pair kernel
 # reads the two sources where they lie in the stack (no copy) and gives each row the same bits; its only
@@ -701,7 +660,8 @@ def _binary_rows(m, normalize, out, kappa, total_conflict, lost, r0, r1, toleran
 
 @njit(cache=True, interpreted_max_work=65_536)
 def _binary_careful_rows(m, normalize, out, kappa, total_conflict, lost, rows):
-    """The ``rows`` of :func:`_binary_rows` it left to this kernel, folded one by one (:func:`_binary_row`).
+    """The ``rows`` of :func:`_binary_rows` it left to this kernel, folded one by one, every product
+    checked for leaving the normal range (:func:`_checked_binary_factors`).
 
     A separate kernel, compiled only when a call needs it (commonalities
     near the subnormal range, e.g. near-dogmatic sources, or exactly zero,
@@ -711,8 +671,32 @@ def _binary_careful_rows(m, normalize, out, kappa, total_conflict, lost, rows):
     """
     for i in range(rows.shape[0]):
         r = rows[i]
-        lost[r] = False
-        _binary_row(m, normalize, out, kappa, total_conflict, lost, r)
+        q1 = q2 = q3 = inverse = 1.0
+        log_inverse = 0.0
+        flag = False
+        for k in range(m.shape[1]):
+            q1, q2, q3, lost_now = _checked_binary_factors(q1, q2, q3, m[r, k, 1], m[r, k, 2], m[r, k, 3])
+            flag |= lost_now
+            if normalize and flag:
+                break  # the row is recomputed in extended range: no fold on subnormals
+            if normalize and k % 16 == 15:
+                # same rescaling as the four-row path, so that every row's result
+                # is the same whatever its position in the batch
+                top = max(q1, q2)
+                if top > 0.0:
+                    s = 1.0 / top
+                    q1 *= s
+                    q2 *= s
+                    q3 *= s
+                    inverse *= s
+                    if inverse > _LARGE:
+                        log_inverse += math.log(inverse)
+                        inverse = 1.0
+        lost[r] = normalize and flag
+        if not lost[r]:
+            _binary_store(
+                out, kappa, total_conflict, r, _binary_masses(q1, q2, q3, inverse, log_inverse, normalize)
+            )
 
 
 @njit(cache=True, interpreted_max_work=65_536)
@@ -751,66 +735,6 @@ def _binary_pair_rows(m1, step1, m2, step2, normalize, out, kappa, total_conflic
         else:
             _binary_store(o, kp, tc, r, _binary_masses(q1, q2, q3, 1.0, 0.0, normalize))
     return 0
-
-
-@njit(cache=True)
-def _ternary_fold_factors(m, r, k):
-    """The seven non-empty commonalities of source ``m[r, k]`` (8,), each a left-to-right sum of its
-    supersets' masses (the order of :func:`_ternary_careful_fold` and of the fold written out in
-    :func:`_ternary_rows`; the extended fold adds as :func:`_ternary_factors` does)."""
-    f7 = m[r, k, 7]
-    f1 = m[r, k, 1] + m[r, k, 3] + m[r, k, 5] + f7
-    f2 = m[r, k, 2] + m[r, k, 3] + m[r, k, 6] + f7
-    f4 = m[r, k, 4] + m[r, k, 5] + m[r, k, 6] + f7
-    return f1, f2, m[r, k, 3] + f7, f4, m[r, k, 5] + f7, m[r, k, 6] + f7, f7
-
-
-@njit(cache=True)
-def _ternary_careful_fold(m, r, normalize):
-    """The fold of :func:`_ternary_rows` with every product checked: ``flag`` set when one of two non-zero factors
-    left the normal float64 range (the fold stops there; Dempster's rule)."""
-    k_sources = m.shape[1]
-    q1 = q2 = q3 = q4 = q5 = q6 = q7 = 1.0
-    log_scale = 0.0
-    for k in range(k_sources):
-        f1, f2, f3, f4, f5, f6, f7 = _ternary_fold_factors(m, r, k)
-        p1 = q1 * f1
-        p2 = q2 * f2
-        p3 = q3 * f3
-        p4 = q4 * f4
-        p5 = q5 * f5
-        p6 = q6 * f6
-        p7 = q7 * f7
-        if (
-            _lost(p1, q1, f1)
-            | _lost(p2, q2, f2)
-            | _lost(p3, q3, f3)
-            | _lost(p4, q4, f4)
-            | _lost(p5, q5, f5)
-            | _lost(p6, q6, f6)
-            | _lost(p7, q7, f7)
-        ):
-            # the row is recomputed in extended range: no fold on subnormals
-            return p1, p2, p3, p4, p5, p6, p7, log_scale, True
-        q1 = p1
-        q2 = p2
-        q3 = p3
-        q4 = p4
-        q5 = p5
-        q6 = p6
-        q7 = p7
-        if normalize and (k % 16 == 15):
-            scale = max(q1, max(q2, q4))
-            if scale > 0.0:
-                q1 /= scale
-                q2 /= scale
-                q3 /= scale
-                q4 /= scale
-                q5 /= scale
-                q6 /= scale
-                q7 /= scale
-                log_scale += math.log(scale)
-    return q1, q2, q3, q4, q5, q6, q7, log_scale, False
 
 
 @njit(cache=True)
@@ -897,7 +821,7 @@ def _ternary_rows(m, normalize, out, kappa, total_conflict, lost, r0, r1, tolera
         log_scale = 0.0
         flag = False
         for k in range(k_sources):
-            f7 = m[r, k, 7]  # the factors of _ternary_fold_factors
+            f7 = m[r, k, 7]  # the factors of _ternary_careful_rows
             f3 = m[r, k, 3] + f7
             f5 = m[r, k, 5] + f7
             f6 = m[r, k, 6] + f7
@@ -941,12 +865,54 @@ def _ternary_careful_rows(m, normalize, out, kappa, total_conflict, lost, rows):
     """The ``rows`` of :func:`_ternary_rows` it left to this kernel, folded with every product checked.
 
     A separate kernel, compiled only when a call needs it (as
-    :func:`_binary_careful_rows`); ``lost[r]`` is set again for the rows that
-    lost bits (for :func:`dempster_extended`).
+    :func:`_binary_careful_rows`): the fold of :func:`_ternary_rows` (the same
+    factors, each a left-to-right sum of its supersets' masses), stopped where
+    one of two non-zero factors left the normal float64 range; ``lost[r]`` is
+    set again for those rows (for :func:`dempster_extended`).
     """
     for i in range(rows.shape[0]):
         r = rows[i]
-        q1, q2, q3, q4, q5, q6, q7, log_scale, flag = _ternary_careful_fold(m, r, normalize)
+        q1 = q2 = q3 = q4 = q5 = q6 = q7 = 1.0
+        log_scale = 0.0
+        flag = False
+        for k in range(m.shape[1]):
+            f7 = m[r, k, 7]
+            f1 = m[r, k, 1] + m[r, k, 3] + m[r, k, 5] + f7
+            f2 = m[r, k, 2] + m[r, k, 3] + m[r, k, 6] + f7
+            f4 = m[r, k, 4] + m[r, k, 5] + m[r, k, 6] + f7
+            f3 = m[r, k, 3] + f7
+            f5 = m[r, k, 5] + f7
+            f6 = m[r, k, 6] + f7
+            p1 = q1 * f1
+            p2 = q2 * f2
+            p3 = q3 * f3
+            p4 = q4 * f4
+            p5 = q5 * f5
+            p6 = q6 * f6
+            p7 = q7 * f7
+            flag = (
+                _lost(p1, q1, f1)
+                | _lost(p2, q2, f2)
+                | _lost(p3, q3, f3)
+                | _lost(p4, q4, f4)
+                | _lost(p5, q5, f5)
+                | _lost(p6, q6, f6)
+                | _lost(p7, q7, f7)
+            )
+            q1, q2, q3, q4, q5, q6, q7 = p1, p2, p3, p4, p5, p6, p7
+            if flag:
+                break  # the row is recomputed in extended range: no fold on subnormals
+            if normalize and (k % 16 == 15):
+                scale = max(q1, max(q2, q4))
+                if scale > 0.0:
+                    q1 /= scale
+                    q2 /= scale
+                    q3 /= scale
+                    q4 /= scale
+                    q5 /= scale
+                    q6 /= scale
+                    q7 /= scale
+                    log_scale += math.log(scale)
         lost[r] = normalize and flag
         if not lost[r]:
             values = _ternary_masses(q1, q2, q3, q4, q5, q6, q7, log_scale, normalize)
