@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import KW_ONLY, dataclass
 from typing import NamedTuple
 
 import numpy as np
@@ -728,20 +728,21 @@ class Rule:
         The value of ``rule`` that selects it.
     associative, commutative, idempotent : bool
         The laws the rule obeys on the masses it accepts (the table of the
-        User Guide, checked by ``tests/meta/test_rule_table.py``).
+        User Guide, checked by ``tests/meta/test_rule_table.py``);
+        ``commutative`` defaults to True.
     neutral : str or None
         Its neutral element: ``"vacuous"`` (m(frame) = 1), ``"empty"``
         (m(empty) = 1), ``"vacuous on separable"``, ``"empty on
         u-separable"``, or None.
     evaluation : str
         How an n-ary call is evaluated.
-    options : frozenset of str
+    options : frozenset of str, default=frozenset()
         The options of :func:`combine` besides ``axis`` and ``on_conflict``
         that the rule takes (``"weights"``, ``"normalize"``).
-    normalized : bool
+    normalized : bool, default=False
         Whether the rule divides by the mass of the non-empty sets
         (Dempster's normalisation).
-    conjunctive : bool
+    conjunctive : bool, default=False
         Whether the rule is the conjunctive kernel's output finished by
         :func:`_conjunctive_result` (its fold checks deferred inputs as it
         reads them).
@@ -751,23 +752,24 @@ class Rule:
     dense : callable
         ``dense(stack, rule, weights, normalize) -> (out, kappa)`` on a dense
         stack (rows, K, 2**n).
-    focal : callable or None
+    focal : callable or None, default=None
         ``focal(mf, ax, rule, weights) -> (result, kappa)`` on focal sets;
         None: combined densely.
     """
 
     name: str
+    _: KW_ONLY
     associative: bool
-    commutative: bool
+    commutative: bool = True
     idempotent: bool
     neutral: str | None
     evaluation: str
-    options: frozenset[str]
-    normalized: bool
-    conjunctive: bool
+    options: frozenset[str] = frozenset()
+    normalized: bool = False
+    conjunctive: bool = False
     tree_state: str | None
     dense: Callable
-    focal: Callable | None
+    focal: Callable | None = None
 
     def __str__(self) -> str:
         return self.evaluation
@@ -783,12 +785,9 @@ RULES = _registry(
     Rule(
         "conjunctive",
         associative=True,
-        commutative=True,
         idempotent=False,
         neutral="vacuous",
         evaluation="product of the K commonality functions, one inverse transform",
-        options=frozenset(),
-        normalized=False,
         conjunctive=True,
         tree_state="the chunk's combination (the in-memory fold), merged by the same rule",
         dense=_dense_conjunctive,
@@ -797,12 +796,10 @@ RULES = _registry(
     Rule(
         "dempster",
         associative=True,
-        commutative=True,
         idempotent=False,
         neutral="vacuous",
         evaluation="product of the K commonalities (rescaled every 16 sources), "
         "normalised once by the sum of the non-empty masses",
-        options=frozenset(),
         normalized=True,
         conjunctive=True,
         tree_state="the chunk's combination (the in-memory fold) with 1 - K carried along, merged by the same rule",
@@ -812,13 +809,9 @@ RULES = _registry(
     Rule(
         "disjunctive",
         associative=True,
-        commutative=True,
         idempotent=False,
         neutral="empty",
         evaluation="product of the K implicability functions, one inverse transform",
-        options=frozenset(),
-        normalized=False,
-        conjunctive=False,
         tree_state="product of implicability functions",
         dense=_dense_disjunctive,
         focal=_combine_sparse,
@@ -826,40 +819,28 @@ RULES = _registry(
     Rule(
         "cautious",
         associative=True,
-        commutative=True,
         idempotent=True,
         neutral="vacuous on separable",
         evaluation="minimum of the K conjunctive weight functions (log domain); unnormalised",
         options=frozenset({"normalize"}),
-        normalized=False,
-        conjunctive=False,
         tree_state="minimum of the log conjunctive weights (exact: min is associative)",
         dense=_dense_cautious,
-        focal=None,
     ),
     Rule(
         "bold",
         associative=True,
-        commutative=True,
         idempotent=True,
         neutral="empty on u-separable",
         evaluation="minimum of the K disjunctive weight functions (log domain); needs subnormal inputs",
-        options=frozenset(),
-        normalized=False,
-        conjunctive=False,
         tree_state="minimum of the log disjunctive weights (exact: min is associative)",
         dense=_dense_bold,
-        focal=None,
     ),
     Rule(
         "yager",
         associative=False,
-        commutative=True,
         idempotent=False,
         neutral="vacuous",
         evaluation="conjunctive combination of all K sources, then m(empty) moved to the frame",
-        options=frozenset(),
-        normalized=False,
         conjunctive=True,
         tree_state="the chunk's conjunctive combination, m(empty) moved to the frame at the end",
         dense=_dense_conjunctive,
@@ -868,41 +849,28 @@ RULES = _registry(
     Rule(
         "dubois_prade",
         associative=False,
-        commutative=True,
         idempotent=False,
         neutral="vacuous",
         evaluation="left fold of the two-source rule in the order of the sources",
-        options=frozenset(),
-        normalized=False,
-        conjunctive=False,
         tree_state=None,
         dense=_dense_dubois_prade,
-        focal=None,
     ),
     Rule(
         "pcr6",
         associative=False,
-        commutative=True,
         idempotent=False,
         neutral="vacuous",
         evaluation="Martin & Osswald's K-source PCR6 by enumeration of focal-set tuples",
-        options=frozenset(),
-        normalized=False,
-        conjunctive=False,
         tree_state=None,
         dense=_dense_pcr6,
-        focal=None,
     ),
     Rule(
         "average",
         associative=False,
-        commutative=True,
         idempotent=True,
         neutral=None,
         evaluation="(weighted) arithmetic mean of the K mass functions (quasi-associative)",
         options=frozenset({"weights"}),
-        normalized=False,
-        conjunctive=False,
         tree_state="weighted sum of the masses",
         dense=_dense_average,
         focal=_combine_sparse,
