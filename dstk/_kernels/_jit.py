@@ -165,18 +165,16 @@ def _cache_dir(path: str) -> Iterator[None]:
         setattr(_numba_config, "CACHE_DIR", previous)  # noqa: B010
 
 
-def _compile(function, signature, options):
-    """``numba.njit([signature], **options)(function)``."""
-    if signature is None:
-        return numba.njit(**options)(function)
-    return numba.njit(signature, **options)(function)
+def _compile(function, options):
+    """``numba.njit(**options)(function)``."""
+    return numba.njit(**options)(function)
 
 
-def _compile_with_fallback(function, signature, options):
+def _compile_with_fallback(function, options):
     """:func:`_compile`, redirecting or dropping the on-disk cache if it has no place."""
     if "dir" not in _fallback:
         try:
-            return _compile(function, signature, options)
+            return _compile(function, options)
         except RuntimeError as exc:
             if _NO_LOCATOR not in str(exc):
                 raise
@@ -193,32 +191,32 @@ def _compile_with_fallback(function, signature, options):
     if _fallback["dir"] is not None:
         try:
             with _cache_dir(_fallback["dir"]):
-                return _compile(function, signature, options)
+                return _compile(function, options)
         except RuntimeError as exc:
             if _NO_LOCATOR not in str(exc):
                 raise
-    return _compile(function, signature, {**options, "cache": False})
+    return _compile(function, {**options, "cache": False})
 
 
-def _decorate(function, signature, options):
+def _decorate(function, options):
     if not options.get("cache", False):
-        return _compile(function, signature, options)
+        return _compile(function, options)
     source = inspect.getsourcefile(function)
     no_file = source is None or not (os.path.exists(source) or ".zip" in source)
     if no_file or not _pins_are_fresh(function.__module__):
         # no source file (interactive code) or stale pins: nothing can be cached safely
-        return _compile(function, signature, {**options, "cache": False})
-    return _compile_with_fallback(function, signature, options)
+        return _compile(function, {**options, "cache": False})
+    return _compile_with_fallback(function, options)
 
 
 _BUDGET_OPTIONS = ("interpreted_max_work", "interpreted_budget", "cold_alternative_work", "budget_of")
 
 
-def njit(signature_or_function=None, **options):
+def njit(**options):
     """:func:`numba.njit` with a cache that follows the called kernels and works on any install.
 
-    Used exactly as ``numba.njit``: ``@njit``, ``@njit(cache=True, ...)`` or
-    ``@njit(signature, cache=True, ...)``.  The options of a kernel's cold-start
+    Used as ``@njit(cache=True, ...)``, with ``numba.njit``'s options (lazy
+    compilation: no signature).  The options of a kernel's cold-start
     budget are dstk's own, kept as the kernel's attributes of the same names and
     read by :func:`call_kernel` and :func:`cold_alternative` (the limits are
     stated once, where the kernel is):
@@ -238,11 +236,9 @@ def njit(signature_or_function=None, **options):
         threaded kernel those of its serial twin.
     """
     budget = {name: options.pop(name) for name in _BUDGET_OPTIONS if name in options}
-    if inspect.isfunction(signature_or_function):
-        return _decorate(signature_or_function, None, options)
 
     def decorate(function):
-        kernel = _decorate(function, signature_or_function, options)
+        kernel = _decorate(function, options)
         for name, value in budget.items():
             setattr(kernel, name, value)
         return kernel
