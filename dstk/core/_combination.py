@@ -709,13 +709,8 @@ def _finish_sparse(acc_f, acc_m, rule, frame, log_nonempty=None, total=False):
 def _with_frame_column(focal, masses, full):
     """``(focal, masses, column)``: focal sets (sorted) with the frame ``full`` among them, mass 0 where it is
     added, and the frame's column."""
-    full = np.uint64(full)
-    if not np.any(focal == full):
-        zeros = np.zeros(masses.shape[:-1] + (1,))
-        focal, masses = _sparse.merge_duplicates(
-            np.append(focal, full), np.concatenate([masses, zeros], axis=-1)
-        )
-    return focal, masses, int(np.flatnonzero(focal == full)[0])
+    focal, masses = _storage.FocalSetStorage(focal, masses)._with_subset(full)
+    return focal, masses, int(np.flatnonzero(focal == np.uint64(full))[0])
 
 
 @dataclass(frozen=True)
