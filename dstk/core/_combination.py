@@ -274,10 +274,7 @@ def combine_with_conflict(
 
 
 def _check_combine_options(rule, weights, normalize, axis):
-    """Raise unless ``rule``, ``weights``, ``normalize`` and ``axis`` fit together (the options of :func:`combine`).
-
-    Returns the rule's record in :data:`RULES`.
-    """
+    """Raise unless ``rule``, ``weights``, ``normalize`` and ``axis`` fit together (the options of :func:`combine`)."""
     if not isinstance(rule, str) or rule not in RULES:
         raise ValueError(f"Unknown rule {rule!r}: `rule` must be one of {sorted(RULES)}.")
     record = RULES[rule]
@@ -294,7 +291,6 @@ def _check_combine_options(rule, weights, normalize, axis):
         raise TypeError(
             f"`axis` must be an integer (the batch axis holding the sources) or None; got {axis!r}."
         )
-    return record
 
 
 def _combine(masses, rule, axis, weights, normalize, on_conflict):
