@@ -275,7 +275,6 @@ class DenseStorage(Storage):
         return DenseStorage(masses)
 
     def like_dense(self, masses: np.ndarray) -> DenseStorage:
-        """The dense result ``masses`` of an operation, in this form."""
         return DenseStorage(masses)
 
     # -- conversions -------------------------------------------------------
@@ -298,20 +297,16 @@ class DenseStorage(Storage):
 
     # -- queries ---------------------------------------------------------------
     def mass_of(self, mask: int) -> np.ndarray:
-        """``m(A)`` for the bitmask ``mask`` of A, one value per batch member."""
         return self.masses[..., mask]
 
     def empty_mass(self) -> np.ndarray:
-        """``m(empty)``, one value per batch member."""
         return self.masses[..., 0]
 
     def nonzero(self, tolerance: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
-        """(bitmasks, masses) of the subsets with mass above ``tolerance`` (unbatched)."""
         idx = np.flatnonzero(self.masses > tolerance)
         return idx, self.masses[idx]
 
     def cardinality_weighted(self, fn: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
-        """``sum_{A != empty} m(A) fn(|A|)``, one value per batch member."""
         size = self.masses.shape[-1]
         card = _dense.cardinalities(size)
         w = np.zeros(size)
@@ -319,11 +314,9 @@ class DenseStorage(Storage):
         return self.masses @ w
 
     def singleton_masses(self, n: int) -> np.ndarray:
-        """``m({w})`` of every label, shape ``batch_shape + (n,)``."""
         return self.masses[..., [1 << i for i in range(n)]]
 
     def nonempty_focal(self) -> tuple[np.ndarray, np.ndarray]:
-        """(bitmasks, masses) of the stored non-empty subsets."""
         return np.arange(1, self.masses.shape[-1], dtype=np.uint64), self.masses[..., 1:]
 
     # -- operations --------------------------------------------------------------
@@ -345,18 +338,15 @@ class DenseStorage(Storage):
         return out, denom_ok
 
     def contour(self, n: int) -> np.ndarray:
-        """``pl({w})`` of every label, shape ``batch_shape + (n,)``."""
         rows = _dense.as_rows(self.masses)
         return _t.singleton_sums(rows, n).reshape(self.batch_shape + (n,))
 
     def discount(self, rate: np.ndarray, full: int) -> DenseStorage:
-        """Shafer's discounting by ``rate`` (checked, broadcasting against the batch)."""
         out = self.masses * (1.0 - rate[..., None])
         out[..., full] += rate
         return DenseStorage(out)
 
     def normalize(self) -> DenseStorage:
-        """Dempster's normalisation (raises TotalConflictError when m(empty) = 1)."""
         arr = self.masses
         s = arr[..., 1:].sum(axis=-1)
         if np.any(s <= 0):
@@ -370,7 +360,6 @@ class DenseStorage(Storage):
         return DenseStorage(out)
 
     def condition(self, mask: int) -> DenseStorage:
-        """Unnormalised conditioning: the mass of each B moves to B & A (``mask`` = A)."""
         size = self.masses.shape[-1]
         idx = np.arange(size, dtype=np.int64) & mask
         return DenseStorage(_sparse.scatter_sum(self.masses, idx, size))
@@ -437,7 +426,6 @@ class FocalSetStorage(Storage):
         return FocalSetStorage(self.focal, masses)
 
     def like_dense(self, masses: np.ndarray) -> FocalSetStorage:
-        """The dense result ``masses`` of an operation, in this form."""
         return FocalSetStorage(*_sparse.from_dense(masses))
 
     # -- conversions -------------------------------------------------------
@@ -456,11 +444,9 @@ class FocalSetStorage(Storage):
 
     # -- queries ---------------------------------------------------------------
     def mass_of(self, mask: int) -> np.ndarray:
-        """``m(A)`` for the bitmask ``mask`` of A, one value per batch member."""
         return self.sum_over(lambda f: f == np.uint64(mask))
 
     def empty_mass(self) -> np.ndarray:
-        """``m(empty)``, one value per batch member."""
         return self.sum_over(lambda f: f == np.uint64(0))
 
     def nonzero(self, tolerance: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
@@ -469,7 +455,6 @@ class FocalSetStorage(Storage):
         return self.focal[keep], self.masses[keep]
 
     def cardinality_weighted(self, fn: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
-        """``sum_{A != empty} m(A) fn(|A|)``, one value per batch member."""
         card = _sparse.popcount(self.focal).astype(np.float64)
         w = np.zeros(card.shape)
         nz = card > 0
@@ -477,7 +462,6 @@ class FocalSetStorage(Storage):
         return self.masses @ w
 
     def singleton_masses(self, n: int) -> np.ndarray:
-        """``m({w})`` of every label, shape ``batch_shape + (n,)``."""
         out = np.zeros(self.batch_shape + (n,))
         for i in range(n):
             hit = self.focal == np.uint64(1 << i)
@@ -503,11 +487,9 @@ class FocalSetStorage(Storage):
         return out, denom_ok
 
     def contour(self, n: int) -> np.ndarray:
-        """``pl({w})`` of every label, shape ``batch_shape + (n,)``."""
         return self.masses @ membership(self.focal, n)
 
     def discount(self, rate: np.ndarray, full: int) -> FocalSetStorage:
-        """Shafer's discounting by ``rate`` (checked, broadcasting against the batch)."""
         focal, fm = self._with_subset(full)
         out = fm * (1.0 - rate[..., None])
         out[..., np.flatnonzero(focal == np.uint64(full))[0]] += rate
@@ -523,7 +505,6 @@ class FocalSetStorage(Storage):
         return focal, fm
 
     def normalize(self) -> FocalSetStorage:
-        """Dempster's normalisation (raises TotalConflictError when m(empty) = 1)."""
         nz = self.focal != 0
         s = self.masses[..., nz].sum(axis=-1)
         if np.any(s <= 0):
@@ -534,7 +515,6 @@ class FocalSetStorage(Storage):
         return FocalSetStorage(*_sparse.prune(self.focal, out))
 
     def condition(self, mask: int) -> FocalSetStorage:
-        """Unnormalised conditioning: the mass of each B moves to B & A (``mask`` = A)."""
         focal = self.focal & np.uint64(mask)
         return FocalSetStorage(*_sparse.merge_duplicates(focal, self.masses))
 
@@ -658,11 +638,9 @@ class WideStorage(Storage):
         return np.all(self.focal == self._bitset(mask), axis=1)
 
     def mass_of(self, mask: int) -> np.ndarray:
-        """``m(A)`` for the bitmask ``mask`` of A, one value per batch member."""
         return self.masses[..., self._columns_of(mask)].sum(axis=-1)
 
     def empty_mass(self) -> np.ndarray:
-        """``m(empty)``, one value per batch member."""
         return self.masses[..., ~np.any(self.focal != 0, axis=1)].sum(axis=-1)
 
     def sum_over(self, selector: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
@@ -692,7 +670,6 @@ class WideStorage(Storage):
         return _wide.cardinality(self.focal)
 
     def cardinality_weighted(self, fn: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
-        """``sum_{A != empty} m(A) fn(|A|)``, one value per batch member."""
         card = self.cardinalities().astype(np.float64)
         w = np.zeros(card.shape)
         nz = card > 0
@@ -700,7 +677,6 @@ class WideStorage(Storage):
         return self.masses @ w
 
     def singleton_masses(self, n: int) -> np.ndarray:
-        """``m({w})`` of every label, shape ``batch_shape + (n,)``."""
         _dense.check_array_bytes(self.batch_shape + (n,), "The singleton masses of this batch")
         single = np.flatnonzero(self.cardinalities() == 1)
         label = np.argmax(_wide.membership(self.focal[single], n), axis=1)
@@ -731,12 +707,10 @@ class WideStorage(Storage):
         return _wide.pignistic(self.focal, self.masses, n), denom_ok
 
     def contour(self, n: int) -> np.ndarray:
-        """``pl({w})`` of every label, shape ``batch_shape + (n,)``."""
         _dense.check_array_bytes(self.batch_shape + (n,), "The contour function of this batch")
         return _wide.contour(self.focal, self.masses, n)
 
     def discount(self, rate: np.ndarray, full: int) -> WideStorage:
-        """Shafer's discounting by ``rate`` (checked, broadcasting against the batch)."""
         return self._rows(*_wide.discount(self.focal, self.masses, rate, self.n))
 
     def with_column(self, mask: int) -> tuple[WideStorage, int]:
@@ -752,7 +726,6 @@ class WideStorage(Storage):
         return out, int(np.flatnonzero(out._columns_of(mask))[0])
 
     def normalize(self) -> WideStorage:
-        """Dempster's normalisation (raises TotalConflictError when m(empty) = 1)."""
         nz = self._nonempty()
         s = self.masses[..., nz].sum(axis=-1)
         if np.any(s <= 0):
@@ -763,7 +736,6 @@ class WideStorage(Storage):
         return self._rows(*_prune_rows(self.focal, out))
 
     def condition(self, mask: int) -> WideStorage:
-        """Unnormalised conditioning: the mass of each B moves to B & A (``mask`` = A)."""
         return self._rows(*_wide.merge_duplicates(self.focal & self._bitset(mask), self.masses))
 
     # -- combination ---------------------------------------------------------------
