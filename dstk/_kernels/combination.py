@@ -575,8 +575,6 @@ def _binary_rows(m, normalize, out, kappa, total_conflict, lost, r0, r1, toleran
     alone_until = r0  # the rows of a group of four left to the careful fold are folded again one by one
     r = r0
     while r < r1:
-        # four rows at a time; each of the last (r1 - r0) % 4 rows alone, read by all four lanes
-        # (row step 0: the same operations on the row, so the same bits as in a group of four)
         n = 4 if r + 4 <= r1 and r >= alone_until else 1
         row_stride = stride if n == 4 else 0
         status |= _check_binary_block(flat, r * stride, (r + n) * stride, limit)
@@ -779,15 +777,19 @@ def _ternary_rows(m, normalize, out, kappa, total_conflict, lost, r0, r1, tolera
 
     Subsets by bitmask: 1 = {0}, 2 = {1}, 3 = {0,1}, 4 = {2}, 5 = {0,2},
     6 = {1,2}, 7 = frame.  q(A) = sum of m(B) over B >= A (folded here),
-    the masses by :func:`_ternary_masses`.  A row whose commonalities come
-    near the subnormal range is flagged in ``lost`` and left to
-    :func:`_ternary_careful_rows` (bit :data:`CAREFUL` of the result).
+    the masses by :func:`_ternary_masses`; for Dempster's rule the products
+    are rescaled every 16 sources, and a row with a commonality below twice
+    the smallest normal float64 at one of these points or after the last
+    source is flagged in ``lost`` and left to :func:`_ternary_careful_rows`
+    (bit :data:`CAREFUL` of the result; commonalities only shrink between
+    rescalings, so nothing is missed).
 
     With ``tolerance >= 0`` the sources of each row are checked before its
     fold (:func:`_check_source`, the entries summed in order as
     :mod:`dstk._kernels.validation` sums them); returns :data:`RECHECK` as
-    :func:`_check_binary_block`.  The check is written here, not in a kernel of
-    its own: each kernel called costs a compilation of its own on a cold start.
+    :func:`_check_binary_block`.  The check and the fold are written here, not
+    in kernels of their own: each kernel called costs a compilation of its own
+    on a cold start.
     """
     check = tolerance >= 0.0
     tiny = 2.0 * _NORMAL_MIN
@@ -812,11 +814,6 @@ def _ternary_rows(m, normalize, out, kappa, total_conflict, lost, r0, r1, tolera
                 negative |= (x4 < 0.0) | (x5 < 0.0) | (x6 < 0.0) | (x7 < 0.0)
             if not near or negative:
                 status |= RECHECK
-        # the commonality products, rescaled every 16 sources (Dempster's rule), written here (not in a
-        # kernel of its own: each kernel called costs the cold fold a compilation); the fold stops at the
-        # first rescaling point (every 16 sources and the last) where some commonality is below twice the
-        # smallest normal float64, and the row is left to the careful fold (commonalities only shrink
-        # between rescalings, so nothing is missed)
         q1 = q2 = q3 = q4 = q5 = q6 = q7 = 1.0
         log_scale = 0.0
         flag = False
