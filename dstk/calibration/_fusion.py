@@ -51,6 +51,15 @@ def _output_method(estimator: Any) -> str | None:
     return None
 
 
+def _is_frozen(estimator: Any) -> bool:
+    """Whether ``estimator`` is a :class:`sklearn.frozen.FrozenEstimator` (used as fitted)."""
+    try:
+        from sklearn.frozen import FrozenEstimator
+    except ImportError:  # pragma: no cover - scikit-learn < 1.6
+        return False
+    return isinstance(estimator, FrozenEstimator)
+
+
 def _score_probabilities(scores: ArrayLike) -> np.ndarray:
     """Class probabilities of ``decision_function`` scores read as logits.
 
@@ -498,7 +507,9 @@ class EvidentialFusionClassifier(ClassifierMixin, _BaseComposition, BaseEstimato
             if weights is not None and has_fit_parameter(estimator, "sample_weight"):
                 params["sample_weight"] = weights
             method = _output_method(estimator)
-            if method == "predict_proba":
+            # a frozen classifier keeps its own classes_ (maybe fewer): cross_val_predict would read them
+            # as the indices of its label-encoded folds, so its columns are aligned by label instead
+            if method == "predict_proba" and not _is_frozen(estimator):
                 out_of_fold = cross_val_predict(
                     clone(estimator),
                     X,
@@ -577,7 +588,8 @@ class EvidentialFusionClassifier(ClassifierMixin, _BaseComposition, BaseEstimato
         self._out_of_fold_discounted = discounted
 
     def _out_of_fold(self, estimator, method, X, labels, splitter, params, classes, name):
-        """Out-of-fold probabilities of a classifier entering by ``predict_mass`` or ``decision_function``."""
+        """Out-of-fold probabilities of a classifier entering by ``predict_mass`` or ``decision_function``, or
+        frozen (aligned by its own classes)."""
         from sklearn.base import clone
         from sklearn.utils import _safe_indexing
 
