@@ -10,7 +10,14 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy import special
 
-from .._estimator import BaseEstimator, ClassifierMixin, check_is_fitted, check_meta_X, check_sample_weight
+from .._estimator import (
+    BaseEstimator,
+    ClassifierMixin,
+    check_is_fitted,
+    check_meta_X,
+    check_sample_weight,
+    n_samples_of,
+)
 from .._estimator import validate_features as record_features
 from .._validation import check_labels, check_option
 from ._temperature import fit_inverse_temperature
@@ -29,6 +36,10 @@ _MIN_RATE = 1e-6
 _MIN_LEARNED_RATE = 0.01
 #: the temperatures are sought in [0.05, 20] (as ln of the inverse temperature)
 _LOG_INVERSE_BOUNDS = (-float(np.log(20.0)), -float(np.log(0.05)))
+#: a classifier's probabilities may leave [0, 1] by this much (rounding) ...
+_PROBABILITY_TOLERANCE = 1e-9
+#: ... and their rows may sum to 1 within this (float32 outputs of many classes)
+_SUM_TOLERANCE = 1e-4
 
 try:  # the parameter handling of heterogeneous ensembles (``estimators__lr__C``)
     from sklearn.utils.metaestimators import _BaseComposition
@@ -79,15 +90,63 @@ def _score_probabilities(scores: ArrayLike) -> np.ndarray:
         return special.softmax(scores, axis=1)
 
 
-def _source_probabilities(estimator: Any, method: str | None, X: Any) -> tuple[np.ndarray, Any]:
-    """A fitted classifier's class probabilities on ``X`` by ``method``, and the classes of its columns
-    (None: the fusion's classes)."""
+def _checked_outputs(values: Any, n_samples: int, n_columns: int, name: str, method: str) -> np.ndarray:
+    """A classifier's outputs by ``method`` as float64, refused unless they have one row per sample and
+    ``n_columns`` columns (``decision_function``: also one score per sample for two classes) and, for
+    probabilities, are finite, in [0, 1] and sum to 1 in each row."""
+    values = np.asarray(values, dtype=np.float64)
+    one_score = method == "decision_function" and values.ndim == 1 and n_columns == 2
+    if values.shape[:1] != (n_samples,) or not (one_score or values.shape[1:] == (n_columns,)):
+        shapes = f"({n_samples}, {n_columns})" + (
+            f" or ({n_samples},)" if method == "decision_function" and n_columns == 2 else ""
+        )
+        raise ValueError(
+            f"Classifier {name!r} gives {method} of shape {values.shape} on {n_samples} samples of "
+            f"{n_columns} classes; {shapes} is needed: one row per sample, one column per class."
+        )
+    if method == "decision_function":
+        if not np.all(np.isfinite(values) | (values == -np.inf)):
+            raise ValueError(
+                f"Classifier {name!r} gives NaN or +inf scores (decision_function); check its input and fit."
+            )
+        return values
+    if not np.all(np.isfinite(values)):
+        raise ValueError(
+            f"Classifier {name!r} gives NaN or infinite probabilities ({method}); check its input and fit."
+        )
+    outside = values[(values < -_PROBABILITY_TOLERANCE) | (values > 1.0 + _PROBABILITY_TOLERANCE)]
+    if outside.size:
+        raise ValueError(
+            f"Classifier {name!r} gives probabilities outside [0, 1] ({method}, e.g. {outside[0]!r}); pass "
+            "a classifier whose outputs are class probabilities (one that only scores the classes enters "
+            "by decision_function)."
+        )
+    sums = values.sum(axis=1)
+    off = np.flatnonzero(np.abs(sums - 1.0) > _SUM_TOLERANCE)
+    if off.size:
+        raise ValueError(
+            f"Classifier {name!r} gives probabilities ({method}) whose rows do not sum to 1 (sample "
+            f"{int(off[0])}: {sums[off[0]]!r}); pass a classifier whose outputs are class probabilities."
+        )
+    return values
+
+
+def _source_probabilities(
+    estimator: Any, method: str | None, X: Any, name: str, n_classes: int
+) -> tuple[np.ndarray, Any]:
+    """A fitted classifier's class probabilities on ``X`` by ``method`` (checked by
+    :func:`_checked_outputs`), and the classes of its columns (None: the ``n_classes`` of the fusion)."""
+    n_samples = n_samples_of(X)
     if method == "predict_mass":
         mass = estimator.predict_mass(X)
-        return mass.pignistic(), mass.frame.labels
+        labels = mass.frame.labels
+        return _checked_outputs(mass.pignistic(), n_samples, len(labels), name, "predict_mass"), labels
+    classes = getattr(estimator, "classes_", None)
+    n_columns = n_classes if classes is None else len(classes)
     if method == "decision_function":
-        return _score_probabilities(estimator.decision_function(X)), getattr(estimator, "classes_", None)
-    return estimator.predict_proba(X), getattr(estimator, "classes_", None)
+        scores = _checked_outputs(estimator.decision_function(X), n_samples, n_columns, name, method)
+        return _score_probabilities(scores), classes
+    return _checked_outputs(estimator.predict_proba(X), n_samples, n_columns, name, "predict_proba"), classes
 
 
 def _failure_outputs(contour: np.ndarray, weights: np.ndarray, n_points: int) -> np.ndarray:
@@ -160,7 +219,9 @@ class EvidentialFusionClassifier(ClassifierMixin, _BaseComposition, BaseEstimato
         (the first of these it has is used): one with ``predict_mass`` only enters by the pignistic
         probabilities of its mass functions (cross-fitted in turn), one with ``decision_function``
         only (e.g. ``LinearSVC``, ``SVC()``) by its scores read as logits: their softmax, or for two
-        classes the logits ``(0, s)`` of its one score ``s``.  A
+        classes the logits ``(0, s)`` of its one score ``s``.  Outputs with a row per sample and a
+        column per class of the classifier are needed, and probabilities finite, in [0, 1] and summing
+        to 1 in each row (within 1e-4); others are refused, naming the classifier.  A
         classifier wrapped in :class:`sklearn.frozen.FrozenEstimator` is used as fitted (trained
         elsewhere, on other data): ``fit`` only calibrates it and learns its rates on the data it is
         given.  ``"drop"`` leaves a classifier out.  A classifier's parameters are ``<name>__<parameter>`` in :meth:`get_params`
@@ -519,6 +580,7 @@ class EvidentialFusionClassifier(ClassifierMixin, _BaseComposition, BaseEstimato
                     n_jobs=self.n_jobs,
                     params=params,
                 )
+                out_of_fold = _checked_outputs(out_of_fold, n_samples, classes.size, name, "predict_proba")
                 q = self._aligned(out_of_fold, classes, name)
             else:
                 q = self._out_of_fold(estimator, method, X, labels, splitter, params, classes, name)
@@ -598,7 +660,9 @@ class EvidentialFusionClassifier(ClassifierMixin, _BaseComposition, BaseEstimato
         for train, test in splitter.split(X, labels):
             fold_params = {key: np.asarray(value)[train] for key, value in params.items()}
             fitted = clone(estimator).fit(_safe_indexing(X, train), labels[train], **fold_params)
-            probabilities, source_classes = _source_probabilities(fitted, method, _safe_indexing(X, test))
+            probabilities, source_classes = _source_probabilities(
+                fitted, method, _safe_indexing(X, test), name, classes.size
+            )
             out[test] = self._aligned(probabilities, classes, name, source_classes)
             seen[test] += 1
         if not np.all(seen == 1):
@@ -639,7 +703,9 @@ class EvidentialFusionClassifier(ClassifierMixin, _BaseComposition, BaseEstimato
         record_features(self, X, reset=False)
         out = []
         for (name, estimator), temperature in zip(self.named_estimators_.items(), self.temperatures_):
-            probabilities, source_classes = _source_probabilities(estimator, _output_method(estimator), X)
+            probabilities, source_classes = _source_probabilities(
+                estimator, _output_method(estimator), X, name, self.classes_.size
+            )
             q = self._aligned(probabilities, self.classes_, name, source_classes)
             log_q = np.log(np.clip(q, _FLOOR, 1.0))
             out.append(special.softmax(log_q / temperature, axis=1))

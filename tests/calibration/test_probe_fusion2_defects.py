@@ -4,6 +4,7 @@ import warnings
 
 import numpy as np
 import pytest
+from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.datasets import load_iris
 from sklearn.frozen import FrozenEstimator
 from sklearn.linear_model import LogisticRegression
@@ -38,3 +39,95 @@ def test_frozen_source_on_fewer_classes_enters_with_its_columns_in_place(iris, n
     np.testing.assert_allclose(model._calibrated(X)[0], expected, rtol=1e-12, atol=1e-300)
     # learned on the same outputs as it predicts with: the frozen source is trusted on classes 0 and 2
     assert model.rates_[0, 0] < 0.1 and model.rates_[0, 2] < 0.1
+
+
+class _Fixed(ClassifierMixin, BaseEstimator):
+    """A classifier whose outputs are one fixed row (or what ``kind`` makes of it), whatever the sample."""
+
+    def __init__(self, kind="nan"):
+        self.kind = kind
+
+    def fit(self, X, y):
+        self.classes_ = np.unique(y)
+        return self
+
+    def predict(self, X):
+        return np.full(len(X), self.classes_[0])
+
+    def _output(self, X):
+        n = len(X)
+        return {
+            "valid": np.tile([0.6, 0.3, 0.1], (n, 1)),
+            "nan": np.full((n, 3), np.nan),
+            "negative": np.tile([-0.5, 1.0, 0.5], (n, 1)),
+            "above one": np.tile([5.0, 1.0, 0.5], (n, 1)),
+            "infinite": np.tile([np.inf, 1.0, 0.5], (n, 1)),
+            "unnormalised": np.tile([0.5, 0.5, 0.5], (n, 1)),
+            "one column": np.full(n, 0.5),
+            "extra row": np.full((n + 1, 3), 1 / 3),
+            "extra column": np.full((n, 4), 0.25),
+        }[self.kind]
+
+
+class _FixedProbabilities(_Fixed):
+    def predict_proba(self, X):
+        return self._output(X)
+
+
+class _FixedScores(_Fixed):
+    def decision_function(self, X):
+        return self._output(X)
+
+
+@pytest.mark.parametrize(
+    "kind, message",
+    [
+        ("nan", "NaN"),
+        ("negative", r"outside \[0, 1\]"),
+        ("above one", r"outside \[0, 1\]"),
+        ("infinite", "NaN or infinite"),
+        ("unnormalised", "sum to 1"),
+        ("one column", "shape"),
+        ("extra row", "shape"),
+        ("extra column", "shape"),
+    ],
+)
+@pytest.mark.parametrize("method", ["temperature", None])
+def test_invalid_probabilities_of_a_source_are_refused_naming_it(iris, kind, message, method):
+    """predict_proba outputs that are not probabilities were clipped and renormalised (NaN rows gave a
+    'total conflict' warning and uniform predictions); wrong shapes crashed with an IndexError or
+    "all input arrays must have the same shape" (one row too many per fold: cross_val_predict keeps
+    some of the rows, so that one is refused at prediction)."""
+    X, y = iris
+    model = EvidentialFusionClassifier(
+        [("odd", _FixedProbabilities(kind)), ("nb", GaussianNB())], method=method
+    )
+    with pytest.raises(ValueError, match=message) as info:
+        model.fit(X, y).predict_proba(X)
+    assert "'odd'" in str(info.value) and "predict_proba" in str(info.value)
+
+
+def test_decision_function_with_more_columns_than_classes_is_refused(iris):
+    """Four scores per sample for three classes: the fourth was dropped without a word."""
+    X, y = iris
+    model = EvidentialFusionClassifier([("odd", _FixedScores("extra column")), ("nb", GaussianNB())])
+    with pytest.raises(
+        ValueError, match=r"'odd' gives decision_function of shape \(30, 4\) on 30 samples of 3 classes"
+    ):
+        model.fit(X, y)
+
+
+def test_invalid_outputs_at_prediction_are_refused(iris):
+    """A source valid in fit that breaks afterwards is refused at prediction, naming it (NaN outputs were
+    read as a total conflict: a warning and uniform probabilities)."""
+    X, y = iris
+    sources = [("odd", _FixedProbabilities("valid")), ("scores", _FixedScores("valid")), ("nb", GaussianNB())]
+    model = EvidentialFusionClassifier(sources).fit(X, y)
+    for name in ("odd", "scores"):
+        model.named_estimators_[name].kind = "nan"
+        with pytest.raises(ValueError, match=f"'{name}'.*NaN"):
+            model.predict_proba(X)
+        with pytest.raises(ValueError, match=f"'{name}'.*NaN"):
+            model.predict_mass(X)
+        model.named_estimators_[name].kind = "valid"
+    model.predict_proba(X)
