@@ -90,6 +90,28 @@ def _check_calibration_folds(folds, y_encoded, classes):
             )
 
 
+def _check_training_folds(folds, y_encoded, classes):
+    """Raise, naming the class, when a class is absent from the training part of a fold: the out-of-fold
+    scores of its column there are filler values (the lowest float or 0), not scores to calibrate."""
+    counts = np.bincount(y_encoded, minlength=classes.size)
+    for train, _ in folds:
+        missing = np.setdiff1d(np.arange(classes.size), y_encoded[train])
+        if missing.size:
+            c = int(missing[0])
+            label = classes.tolist()[c]
+            if counts[c] < 2:
+                raise ValueError(
+                    f"Class {label!r} has only {counts[c]} sample(s), so it is absent from the training part "
+                    f"of a fold of `cv` ({len(folds)} folds), where its out-of-fold scores would be filler "
+                    "values, not scores to calibrate. Add samples of that class (at least 2) or drop it."
+                )
+            raise ValueError(
+                f"Class {label!r} is absent from the training part of a fold of `cv` ({len(folds)} folds; the "
+                f"class has {counts[c]} samples), where its out-of-fold scores would be filler values. Pass "
+                "stratified folds (an integer `cv` or StratifiedKFold) so that every class is in each."
+            )
+
+
 def _fit_estimator(estimator, X, y, sample_weight):
     if sample_weight is None:
         return estimator.fit(X, y)
@@ -445,6 +467,7 @@ class EvidentialCalibratedClassifier(MetaEstimatorMixin, MassClassifierMixin, Ba
                 ):
                     pairs.append(pair)
             else:
+                _check_training_folds(folds, y_encoded, classes)
                 params = {} if weights is None else {"sample_weight": weights}
                 scores = cross_val_predict(
                     clone(estimator), X, y, cv=folds, method=method, n_jobs=self.n_jobs, params=params

@@ -10,7 +10,7 @@ from sklearn.frozen import FrozenEstimator
 from sklearn.linear_model import LogisticRegression
 from sklearn.naive_bayes import GaussianNB
 
-from dstk.calibration import EvidentialFusionClassifier
+from dstk.calibration import EvidentialCalibratedClassifier, EvidentialFusionClassifier
 
 
 @pytest.fixture(scope="module")
@@ -131,3 +131,28 @@ def test_invalid_outputs_at_prediction_are_refused(iris):
             model.predict_mass(X)
         model.named_estimators_[name].kind = "valid"
     model.predict_proba(X)
+
+
+@pytest.mark.parametrize("options", [{}, {"multiclass": "one_vs_rest"}, {"method": "isotonic"}])
+def test_calibrated_classifier_refuses_a_class_missing_from_a_training_fold_without_ensemble(iris, options):
+    """ensemble=False calibrates out-of-fold scores; a class absent from a training fold has filler scores
+    there (the lowest float), and the temperature fit on them made every prediction uniform (accuracy
+    1/3 on iris, with only an overflow warning); refused, as with ensemble=True."""
+    X, y = iris
+    X, y = np.vstack([X, X[:1]]), np.r_[y, 3]
+    model = EvidentialCalibratedClassifier(LogisticRegression(max_iter=1000), cv=3, ensemble=False, **options)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with pytest.raises(ValueError, match=r"Class 3 has only 1 sample\(s\).*training part"):
+            model.fit(X, y)
+
+
+def test_calibrated_classifier_refuses_a_class_missing_from_an_unstratified_training_fold(iris):
+    X, y = iris
+    from sklearn.model_selection import KFold
+
+    model = EvidentialCalibratedClassifier(LogisticRegression(max_iter=1000), cv=KFold(3), ensemble=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with pytest.raises(ValueError, match=r"Class 0 is absent from the training part.*stratified"):
+            model.fit(X, y)
