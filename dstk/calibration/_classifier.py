@@ -112,6 +112,17 @@ def _check_training_folds(folds, y_encoded, classes):
             )
 
 
+def _check_prefit_classes(estimator, classes):
+    """Raise when a frozen estimator was trained on other classes than those of ``y``."""
+    fitted_classes = getattr(estimator, "classes_", None)
+    if fitted_classes is not None and not np.array_equal(np.asarray(fitted_classes), classes):
+        raise ValueError(
+            f"The frozen estimator's classes_ {np.asarray(fitted_classes).tolist()!r} differ from the classes "
+            f"of `y` {classes.tolist()!r}: its score columns would be read as other classes. Calibrate it on "
+            "labels of the classes it was trained on, or let EvidentialCalibratedClassifier fit it."
+        )
+
+
 def _fit_estimator(estimator, X, y, sample_weight):
     if sample_weight is None:
         return estimator.fit(X, y)
@@ -380,7 +391,8 @@ class EvidentialCalibratedClassifier(MetaEstimatorMixin, MassClassifierMixin, Ba
         ValueError
             Unknown ``method``/``model``/``ensemble``/``on_conflict``, ``X`` and
             ``y`` of different lengths, a class absent from a training or
-            calibration fold, or ``sample_weight`` with an estimator whose
+            calibration fold, a frozen estimator trained on other classes
+            than those of ``y``, or ``sample_weight`` with an estimator whose
             ``fit`` does not take it.
         """
         from sklearn.base import clone
@@ -438,6 +450,7 @@ class EvidentialCalibratedClassifier(MetaEstimatorMixin, MassClassifierMixin, Ba
         calibration: tuple[Any, str, bool | None] = (self.method, self.model, temperature)
         pairs = []
         if prefit:
+            _check_prefit_classes(estimator, classes)
             scores = _scores(estimator, X, method, n_classes)
             pairs.append(
                 (

@@ -156,3 +156,18 @@ def test_calibrated_classifier_refuses_a_class_missing_from_an_unstratified_trai
         warnings.simplefilter("ignore")
         with pytest.raises(ValueError, match=r"Class 0 is absent from the training part.*stratified"):
             model.fit(X, y)
+
+
+@pytest.mark.parametrize("shift", [10, "other"])
+def test_calibrated_classifier_refuses_a_frozen_estimator_of_other_classes(iris, shift):
+    """A frozen estimator trained on other labels (or on fewer classes) was calibrated as if its columns
+    were the classes of y, or failed with "decision_function returned shape (150,)"."""
+    X, y = iris
+    if shift == "other":
+        keep = y != 1
+        frozen = LogisticRegression(max_iter=1000).fit(X[keep], y[keep])
+    else:
+        frozen = LogisticRegression(max_iter=1000).fit(X, y + shift)
+    model = EvidentialCalibratedClassifier(FrozenEstimator(frozen))
+    with pytest.raises(ValueError, match=r"classes_ .* differ from the classes of `y` \[0, 1, 2\]"):
+        model.fit(X, y)
