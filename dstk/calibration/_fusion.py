@@ -149,6 +149,25 @@ def _source_probabilities(
     return _checked_outputs(estimator.predict_proba(X), n_samples, n_columns, name, "predict_proba"), classes
 
 
+def _check_training_parts(folds: list, encoded: np.ndarray, classes: np.ndarray) -> None:
+    """Refuse folds whose training part lacks a class of two or more samples: the classifiers fitted
+    there cannot predict it, so their out-of-fold outputs give its samples probability 0 (a class of one
+    sample is absent from one training part whatever the folds: its sample alone is affected)."""
+    counts = np.bincount(encoded, minlength=classes.size)
+    for train, _ in folds:
+        present = np.zeros(classes.size, dtype=bool)
+        present[encoded[train]] = True
+        missing = np.flatnonzero(~present & (counts >= 2))
+        if missing.size:
+            c = int(missing[0])
+            raise ValueError(
+                f"Class {classes.tolist()[c]!r} ({counts[c]} samples) is absent from the training part of a "
+                f"fold of `cv` ({len(folds)} folds): the classifiers fitted there cannot predict it, so "
+                "their out-of-fold outputs would give it probability 0. Pass stratified folds (an integer "
+                "`cv` or StratifiedKFold), or shuffle the samples."
+            )
+
+
 def _failure_outputs(contour: np.ndarray, weights: np.ndarray, n_points: int) -> np.ndarray:
     """Outputs of one classifier standing in for its failures: weighted quantiles of its outputs.
 
@@ -227,7 +246,9 @@ class EvidentialFusionClassifier(ClassifierMixin, _BaseComposition, BaseEstimato
         given.  ``"drop"`` leaves a classifier out.  A classifier's parameters are ``<name>__<parameter>`` in :meth:`get_params`
         and :meth:`set_params` (also ``estimators__<name>__<parameter>``), for grid searches.
     cv : int, cross-validation generator or iterable, default=5
-        How the out-of-fold outputs are made (:func:`sklearn.model_selection.check_cv`, stratified).
+        How the out-of-fold outputs are made (:func:`sklearn.model_selection.check_cv`, stratified); the
+        same folds for every classifier.  The training part of each fold must hold every class of two or
+        more samples (otherwise refused: the classifiers fitted there could not predict it).
     method : {"temperature"} or None, default="temperature"
         Calibration of each classifier's out-of-fold probabilities before the rates are learned:
         temperature scaling of its log-probabilities; None keeps them as they are.
@@ -561,7 +582,9 @@ class EvidentialFusionClassifier(ClassifierMixin, _BaseComposition, BaseEstimato
         weight_array = np.ones(n_samples) if weights is None else weights
         self.classes_ = classes
         labels = classes[encoded]
-        splitter = check_cv(self.cv, labels, classifier=True)
+        # the same folds for every classifier (a shuffling splitter without a seed would give each its own)
+        folds = list(check_cv(self.cv, labels, classifier=True).split(X, labels))
+        _check_training_parts(folds, encoded, classes)
         estimators_, probabilities, temperatures = [], [], []
         for name, estimator in pairs:
             params = {}
@@ -575,7 +598,7 @@ class EvidentialFusionClassifier(ClassifierMixin, _BaseComposition, BaseEstimato
                     clone(estimator),
                     X,
                     labels,
-                    cv=splitter,
+                    cv=folds,
                     method="predict_proba",
                     n_jobs=self.n_jobs,
                     params=params,
@@ -583,7 +606,7 @@ class EvidentialFusionClassifier(ClassifierMixin, _BaseComposition, BaseEstimato
                 out_of_fold = _checked_outputs(out_of_fold, n_samples, classes.size, name, "predict_proba")
                 q = self._aligned(out_of_fold, classes, name)
             else:
-                q = self._out_of_fold(estimator, method, X, labels, splitter, params, classes, name)
+                q = self._out_of_fold(estimator, method, X, labels, folds, params, classes, name)
             fitted = clone(estimator).fit(X, labels, **params)
             estimators_.append(fitted)
             log_q = np.log(np.clip(q, _FLOOR, 1.0))
@@ -649,7 +672,7 @@ class EvidentialFusionClassifier(ClassifierMixin, _BaseComposition, BaseEstimato
         self.rates_without_ = without
         self._out_of_fold_discounted = discounted
 
-    def _out_of_fold(self, estimator, method, X, labels, splitter, params, classes, name):
+    def _out_of_fold(self, estimator, method, X, labels, folds, params, classes, name):
         """Out-of-fold probabilities of a classifier entering by ``predict_mass`` or ``decision_function``, or
         frozen (aligned by its own classes)."""
         from sklearn.base import clone
@@ -657,7 +680,7 @@ class EvidentialFusionClassifier(ClassifierMixin, _BaseComposition, BaseEstimato
 
         out = np.full((labels.size, classes.size), np.nan)
         seen = np.zeros(labels.size, dtype=int)
-        for train, test in splitter.split(X, labels):
+        for train, test in folds:
             fold_params = {key: np.asarray(value)[train] for key, value in params.items()}
             fitted = clone(estimator).fit(_safe_indexing(X, train), labels[train], **fold_params)
             probabilities, source_classes = _source_probabilities(

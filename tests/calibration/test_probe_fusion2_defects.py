@@ -171,3 +171,33 @@ def test_calibrated_classifier_refuses_a_frozen_estimator_of_other_classes(iris,
     model = EvidentialCalibratedClassifier(FrozenEstimator(frozen))
     with pytest.raises(ValueError, match=r"classes_ .* differ from the classes of `y` \[0, 1, 2\]"):
         model.fit(X, y)
+
+
+@pytest.mark.parametrize("source", ["predict_proba", "decision_function"])
+def test_fusion_refuses_folds_whose_training_part_lacks_a_class(iris, source):
+    """KFold(3) on iris (sorted by class): each training part lacks the class of its test part, every
+    out-of-fold output gives the truth probability 0, and the fusion learned to ignore every classifier
+    (temperature 20, rates 1): uniform predictions, silently."""
+    from sklearn.model_selection import KFold
+    from sklearn.svm import LinearSVC
+
+    X, y = iris
+    first = LogisticRegression(max_iter=1000) if source == "predict_proba" else LinearSVC()
+    model = EvidentialFusionClassifier([("first", first), ("nb", GaussianNB())], cv=KFold(3))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with pytest.raises(
+            ValueError, match=r"Class 0 \(50 samples\) is absent from the training part.*stratified"
+        ):
+            model.fit(X, y)
+
+
+def test_fusion_keeps_a_class_of_one_sample(iris):
+    """A class of one sample is absent from one training part whatever the folds: accepted (its sample's
+    outputs give it probability 0 there), the other classes predicted as before."""
+    X, y = iris
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = EvidentialFusionClassifier([("lr", LogisticRegression(max_iter=1000)), ("nb", GaussianNB())])
+        model.fit(np.vstack([X, X[:1] + 0.05]), np.r_[y, 3])
+    assert model.classes_.tolist() == [0, 1, 2, 3] and model.score(X, y) > 0.9
