@@ -924,6 +924,46 @@ class EvidentialFusionClassifier(ClassifierMixin, _BaseComposition, BaseEstimato
 
         return singleton_interval(self.predict_mass(X))
 
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        """Restore a pickled or skops-loaded fusion, checking its fitted arrays.
+
+        ``rates_without_`` holds NaN on its diagonal by construction (``rates_without_[s, s]``), which
+        the generic check of the other arrays (:func:`dstk._estimator.check_loaded_state`) refuses: it
+        is checked here instead (NaN exactly on the diagonal, rates in [0, 1] elsewhere).
+
+        Parameters
+        ----------
+        state : dict
+            The attributes to restore.
+
+        Raises
+        ------
+        InvalidStateError
+            A fitted array that no fit produces.
+        """
+        state = dict(state)
+        without = state.pop("rates_without_", None)
+        super().__setstate__(state)
+        if without is not None:
+            from ..exceptions import InvalidStateError
+
+            array = np.asarray(without, dtype=np.float64)
+            n_sources = array.shape[0] if array.ndim == 3 else -1
+            diagonal = np.eye(max(n_sources, 0), dtype=bool)
+            valid = (
+                n_sources >= 0
+                and array.shape[1] == n_sources
+                and np.all(np.isnan(array[diagonal]))
+                and np.all((array[~diagonal] >= 0.0) & (array[~diagonal] <= 1.0))
+            )
+            if not valid:
+                raise InvalidStateError(
+                    "The loaded EvidentialFusionClassifier is not a fitted state: its `rates_without_` does "
+                    "not hold NaN exactly on its diagonal and rates in [0, 1] elsewhere. The file was "
+                    "modified or corrupted after saving; fit the estimator again or load a file you trust."
+                )
+            self.rates_without_ = without
+
     def __sklearn_tags__(self):
         """scikit-learn tags: a classifier; input checks are the classifiers' own."""
         tags = super().__sklearn_tags__()

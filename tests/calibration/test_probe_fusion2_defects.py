@@ -201,3 +201,37 @@ def test_fusion_keeps_a_class_of_one_sample(iris):
         model = EvidentialFusionClassifier([("lr", LogisticRegression(max_iter=1000)), ("nb", GaussianNB())])
         model.fit(np.vstack([X, X[:1] + 0.05]), np.r_[y, 3])
     assert model.classes_.tolist() == [0, 1, 2, 3] and model.score(X, y) > 0.9
+
+
+def test_fusion_with_the_failure_test_survives_pickle_and_skops(iris):
+    """rates_without_ holds NaN on its diagonal by design (the rates of a classifier left out, for itself):
+    the loaded-state check read that as a corrupted file and refused every saved model with
+    failure_test_level; a NaN elsewhere is still refused."""
+    import pickle
+
+    from sklearn.ensemble import RandomForestClassifier
+
+    from dstk.exceptions import InvalidStateError
+
+    X, y = iris
+    sources = [
+        ("lr", LogisticRegression(max_iter=1000)),
+        ("nb", GaussianNB()),
+        ("rf", RandomForestClassifier(n_estimators=10, random_state=0)),
+    ]
+    model = EvidentialFusionClassifier(sources, failure_test_level=0.01).fit(X, y)
+    loaded = pickle.loads(pickle.dumps(model))
+    np.testing.assert_array_equal(loaded.predict_proba(X), model.predict_proba(X))
+    np.testing.assert_array_equal(loaded.rates_without_, model.rates_without_)
+    skops = pytest.importorskip("skops.io")
+    data = skops.dumps(model)
+    restored = skops.loads(data, trusted=skops.get_untrusted_types(data=data))
+    np.testing.assert_array_equal(restored.predict_proba(X), model.predict_proba(X))
+    tampered = pickle.loads(pickle.dumps(model))
+    tampered.rates_without_[0, 1, 0] = np.nan
+    with pytest.raises(InvalidStateError, match="rates_without_"):
+        pickle.loads(pickle.dumps(tampered))
+    tampered.rates_without_[0, 1, 0] = 0.5
+    tampered.rates_without_[1, 1, 0] = 0.5
+    with pytest.raises(InvalidStateError, match="rates_without_"):
+        pickle.loads(pickle.dumps(tampered))
