@@ -17,7 +17,7 @@ from .._estimator import (
     validate_features,
 )
 from .._progress import progress
-from .._validation import check_labels
+from .._validation import check_labels, check_option
 from ._base import BinaryCalibrator
 
 if TYPE_CHECKING:
@@ -389,7 +389,7 @@ class EvidentialCalibratedClassifier(MetaEstimatorMixin, MassClassifierMixin, Ba
         Raises
         ------
         ValueError
-            Unknown ``method``/``model``/``ensemble``/``on_conflict``, ``X`` and
+            Unknown ``method``/``model``/``ensemble``/``rule``/``on_conflict``, ``X`` and
             ``y`` of different lengths, a class absent from a training or
             calibration fold, a frozen estimator trained on other classes
             than those of ``y``, or ``sample_weight`` with an estimator whose
@@ -399,7 +399,7 @@ class EvidentialCalibratedClassifier(MetaEstimatorMixin, MassClassifierMixin, Ba
         from sklearn.model_selection import check_cv, cross_val_predict
         from sklearn.utils.validation import has_fit_parameter
 
-        from ..core._combination import check_on_conflict
+        from ..core._combination import RULES, check_on_conflict
 
         try:
             from sklearn.frozen import FrozenEstimator
@@ -408,6 +408,9 @@ class EvidentialCalibratedClassifier(MetaEstimatorMixin, MassClassifierMixin, Ba
         if self.ensemble not in ("auto", True, False):
             raise ValueError(f"`ensemble` must be 'auto', True or False; got {self.ensemble!r}.")
         check_on_conflict(self.on_conflict)
+        check_option(
+            self.rule, "rule", sorted(RULES)
+        )  # also where the temperature calibration leaves it unused
         if self.multiclass not in _MULTICLASS:
             raise ValueError(
                 f"`multiclass` must be one of {', '.join(map(repr, _MULTICLASS))}; got {self.multiclass!r}."

@@ -235,3 +235,15 @@ def test_fusion_with_the_failure_test_survives_pickle_and_skops(iris):
     tampered.rates_without_[1, 1, 0] = 0.5
     with pytest.raises(InvalidStateError, match="rates_without_"):
         pickle.loads(pickle.dumps(tampered))
+
+
+@pytest.mark.parametrize("multiclass", ["auto", "one_vs_rest"])
+def test_calibrated_classifier_refuses_an_unknown_rule_in_fit(iris, multiclass):
+    """rule='nope' was accepted by fit (and by every prediction when the temperature calibration leaves
+    the rule unused); with one-vs-rest it failed only at the first prediction."""
+    X, y = iris
+    model = EvidentialCalibratedClassifier(
+        LogisticRegression(max_iter=1000), rule="nope", multiclass=multiclass
+    )
+    with pytest.raises(ValueError, match="`rule` must be one of .*'dempster'.*got 'nope'"):
+        model.fit(X, y)
