@@ -584,7 +584,8 @@ class EvidentialFusionClassifier(ClassifierMixin, _BaseComposition, BaseEstimato
         labels = classes[encoded]
         # the same folds for every classifier (a shuffling splitter without a seed would give each its own)
         folds = list(check_cv(self.cv, labels, classifier=True).split(X, labels))
-        _check_training_parts(folds, encoded, classes)
+        if not all(_is_frozen(estimator) for _, estimator in pairs):  # frozen ones are not fitted on folds
+            _check_training_parts(folds, encoded, classes)
         estimators_, probabilities, temperatures = [], [], []
         for name, estimator in pairs:
             params = {}
