@@ -652,8 +652,18 @@ def _combine_sparse(mf, ax, rule, weights):
     log_nonempty = None
     total = False
     exponents = None  # Dempster: masses acc_m * 2**exponents once a row needed extended range
+    # the focal sets of each source with mass somewhere in the batch, as _dense_is_cheaper counts them
+    sizes = np.count_nonzero((fm > 0).reshape(-1, k, focal.size).any(axis=0), axis=-1)
+    remaining = np.append(np.cumsum(sizes[::-1])[::-1], 0)  # focal sets of the sources from j on
+    rows, labels, spent = math.prod(fm.shape[:-2]), len(frame._labels), 0.0
     for j in range(1, k):
+        spent += _sparse.check_fold_budget(spent, acc_f.size, remaining, rows, labels, rule, j)
         f2, m2 = _sparse.prune(focal, np.ascontiguousarray(fm[..., j, :]))
+        if j == 1 < k - 1 and acc_f.size * f2.size <= 1 << 22:
+            # the first step's focal sets without their masses: a fold whose focal sets multiply is refused
+            # before any work
+            held = np.unique((np.bitwise_or if op == "or" else np.bitwise_and).outer(acc_f, f2)).size
+            _sparse.check_fold_budget(spent, held, remaining, rows, labels, rule, 2)
         acc_f, acc_m, logs, flags, exponents = _sparse.pairwise(
             acc_f, acc_m, f2, m2, op, normalize=normalize, exponents=exponents
         )

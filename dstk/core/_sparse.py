@@ -156,25 +156,32 @@ def _pair_rule_factor(rule):
     return PAIR_RULE_FACTORS.get(rule, max(PAIR_RULE_FACTORS.values()))
 
 
-def pairs_seconds(sizes, rows, labels=0, rule="disjunctive"):
+def pair_seconds(rows, labels, rule):
+    """Estimated CPU seconds of one pair of focal sets in :func:`pairwise`, for ``rows`` combinations."""
+    return (
+        (PAIR_SECONDS + max(int(rows), 1) * PAIR_ROW_SECONDS) * _pair_width(labels) * _pair_rule_factor(rule)
+    )
+
+
+def pairs_seconds(sizes, rows, labels=0, rule="disjunctive", *, growing=True):
     """Estimated CPU seconds of the fold of :func:`pairwise` over sources of ``sizes`` focal sets by ``rule``.
 
     Each step pairs the accumulated focal sets with the next source's.  The
     accumulated focal sets are counted, erring long, as the product of the
     counts so far bounded by the ``2**labels`` subsets of the frame
-    (``labels`` 0: not bounded); ``labels`` is also the number of labels
-    the focal sets span (see :data:`PAIR_COST_LABELS`), and each pair costs
-    :data:`PAIR_RULE_FACTORS` of ``rule`` times the disjunctive rule's.
+    (``labels`` 0: not bounded), or, with ``growing=False``, erring short, as
+    the largest count so far (simple support functions on a few labels keep
+    few focal sets however many they are); ``labels`` is also the number of
+    labels the focal sets span (see :data:`PAIR_COST_LABELS`), and each pair
+    costs :data:`PAIR_RULE_FACTORS` of ``rule`` times the disjunctive rule's.
     """
     total = 0.0
-    per_pair = (
-        (PAIR_SECONDS + max(int(rows), 1) * PAIR_ROW_SECONDS) * _pair_width(labels) * _pair_rule_factor(rule)
-    )
+    per_pair = pair_seconds(rows, labels, rule)
     bound = float(2 ** min(int(labels), 64)) if int(labels) > 0 else float("inf")
     accumulated = float(sizes[0]) if len(sizes) else 0.0
     for size in sizes[1:]:
         total += accumulated * float(size) * per_pair
-        accumulated = min(bound, accumulated * float(size))
+        accumulated = min(bound, accumulated * float(size)) if growing else max(accumulated, float(size))
     return total
 
 
@@ -222,7 +229,45 @@ def choose_route(n, sizes, rows, rule, *, pairs=True):
         seconds, route = min(candidates)
         if seconds <= MAX_PAIRWISE_SECONDS:
             return route
+    if pairs and pairs_seconds(sizes, rows, n, rule, growing=False) <= MAX_PAIRWISE_SECONDS:
+        # the worst case (every step multiplying the focal sets) is too slow, the best case is not: fold
+        # by pairs, the fold refusing as soon as the focal sets it holds make the rest too slow
+        return "pairs"
     _raise_too_slow_both(n, sizes, rows, rule, dense, by_pairs)
+
+
+def check_fold_budget(spent, held, remaining, rows, labels, rule, done):
+    """Refuse the rest of a fold by pairs when its estimate passes :data:`MAX_PAIRWISE_SECONDS`.
+
+    ``spent`` is the estimated CPU seconds of the steps done, ``held`` the
+    number of focal sets the fold holds after ``done`` sources, and
+    ``remaining[j]`` the number of focal sets of the sources from ``j`` on
+    (one entry a source and a final 0).  The rest is estimated with the held
+    focal sets not growing (:func:`pairs_seconds` with ``growing=False``),
+    so that a fold chosen on that best case is refused when its focal sets
+    multiply, the CPU time spent so far being bounded by the limit.  Returns
+    the estimate of the next step.
+
+    Raises
+    ------
+    FrameTooLargeError
+        When ``spent`` plus the estimate of the remaining steps exceeds the limit.
+    """
+    per_pair = pair_seconds(rows, labels, rule)
+    rest = float(held) * float(remaining[done]) * per_pair
+    if spent + rest > MAX_PAIRWISE_SECONDS:
+        from ..exceptions import FrameTooLargeError
+
+        n_sources = len(remaining) - 1
+        raise FrameTooLargeError(
+            f"Combining these {n_sources:,} focal-set mass functions on {labels} labels by the {rule} rule: "
+            f"after {done:,} of them the combination holds {int(held):,} focal sets, and the other "
+            f"{n_sources - done:,} would take at least {_shown(rest)} s of CPU (estimated), above the limit of "
+            f"{MAX_PAIRWISE_SECONDS:g} s (dstk.core._sparse.MAX_PAIRWISE_SECONDS; raise it to wait). Prune "
+            "focal sets of negligible mass first (e.g. keep the largest ones and renormalise), or combine "
+            "fewer sources."
+        )
+    return float(held) * float(remaining[done] - remaining[done + 1]) * per_pair
 
 
 def _shown(seconds):
