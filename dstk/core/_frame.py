@@ -21,6 +21,13 @@ MAX_FRAME_SIZE = 64
 #: Labels shown in full by ``repr(frame)`` and :meth:`Frame.format_subset`; longer lists are cut
 #: to their first and last labels (a frame may have thousands).
 _REPR_LABELS = 20
+_REPR_LABEL_CHARACTERS = 60
+
+
+def _short_repr(label: Any) -> str:
+    """``repr(label)``, cut to :data:`_REPR_LABEL_CHARACTERS` characters with an ellipsis."""
+    text = repr(label)
+    return text if len(text) <= _REPR_LABEL_CHARACTERS else text[: _REPR_LABEL_CHARACTERS - 3] + "..."
 
 
 class Frame:
@@ -154,11 +161,14 @@ class Frame:
         return hash(("dstk.Frame", self._labels))
 
     def __repr__(self):
-        if self.n <= _REPR_LABELS:
+        if self.n <= _REPR_LABELS and all(len(repr(x)) <= _REPR_LABEL_CHARACTERS for x in self._labels):
             return f"Frame({list(self._labels)!r})"
-        head = ", ".join(repr(x) for x in self._labels[: _REPR_LABELS - 2])
-        tail = ", ".join(repr(x) for x in self._labels[-2:])
-        return f"Frame([{head}, ..., {tail}], {self.n} labels)"
+        shown = [_short_repr(x) for x in self._labels[: _REPR_LABELS - 2]]
+        if self.n > _REPR_LABELS:
+            shown += ["...", *(_short_repr(x) for x in self._labels[-2:])]
+        else:
+            shown += [_short_repr(x) for x in self._labels[_REPR_LABELS - 2 :]]
+        return f"Frame([{', '.join(shown)}], {self.n} labels)"
 
     def __reduce__(self):
         return (Frame, (self._labels,))
@@ -342,6 +352,8 @@ class Frame:
         if b == self.full and self.n > 1:
             return whole
         labels = [str(x) for x in self.labels_of(b)]
+        if any(text != text.strip() or not text or any(c in text for c in ",{}") for text in labels):
+            labels = [repr(x) for x in self.labels_of(b)]  # quoted: the label "a,b" is not the set {a, b}
         if len(labels) > _REPR_LABELS:
             shown = labels[: _REPR_LABELS - 2] + ["..."] + labels[-2:]
             return "{" + ",".join(shown) + "}" + f" ({len(labels)} labels)"

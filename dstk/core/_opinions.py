@@ -193,9 +193,8 @@ class Opinion:
         self.__dict__.update(checked.__dict__)
 
     def __repr__(self) -> str:
-        return (
-            f"Opinion(belief={self.belief!r}, uncertainty={self.uncertainty!r}, base_rate={self.base_rate!r})"
-        )
+        with np.printoptions(threshold=60, edgeitems=3):  # a large batch summarised, as numpy does past 1,000
+            return f"Opinion(belief={self.belief!r}, uncertainty={self.uncertainty!r}, base_rate={self.base_rate!r})"
 
     @property
     def n_classes(self) -> int:
