@@ -1250,13 +1250,21 @@ class MassFunction:
         return self._scalar(self._cardinality_weighted(lambda c: 1.0 / c))
 
     def nonspecificity(self) -> float | np.ndarray:
-        """Dubois-Prade nonspecificity ``sum_{A != empty} m(A) log2 |A|`` (bits).
+        """Dubois-Prade nonspecificity ``sum_{A != empty} m(A) log2 |A|`` (bits): :func:`dstk.core.nonspecificity`.
 
         Returns
         -------
         float or ndarray
             One value per mass function of the batch (a float when unbatched).
+
+        Raises
+        ------
+        InvalidMassError
+            If some mass function puts mass on the empty set (normalise it first).
         """
+        from ._uncertainty import _check_mass
+
+        _check_mass(self)
         return self._scalar(self._cardinality_weighted(np.log2))
 
     # -- transforms -------------------------------------------------------

@@ -190,12 +190,6 @@ def test_shannon_entropy_of_an_empty_vector_says_so():
         shannon_entropy(np.zeros((3, 0)))
 
 
-@pytest.mark.xfail(
-    reason="MassFunction.nonspecificity (dstk/core/_mass.py, not this task's file) sums over the non-empty "
-    "sets of a subnormal mass function where dstk.core.nonspecificity refuses it; the method should refuse too "
-    "(or delegate to the function)",
-    strict=True,
-)
 def test_nonspecificity_method_and_function_agree_on_subnormal_mass_functions():
     subnormal = MassFunction({(): 0.3, "a": 0.2, "a,b": 0.5})
     with pytest.raises(InvalidMassError):
