@@ -151,6 +151,14 @@ def _fit_fold(estimator, X, y, y_encoded, train, test, sample_weight, method, ca
 
 
 def _make_calibrator(method, model):
+    if model != "likelihood" and (
+        isinstance(method, BinaryCalibrator) or method in ("venn_abers", "venn_machine")
+    ):
+        shown = type(method).__name__ if isinstance(method, BinaryCalibrator) else repr(method)
+        raise ValueError(
+            f"`model` is used by the 'logistic', 'isotonic' and 'binning' methods only; method {shown} does not "
+            f"use it (got model={model!r}). Drop `model`, or set the calibrator's own model on the instance."
+        )
     if isinstance(method, BinaryCalibrator):
         from sklearn.base import clone
 
@@ -389,7 +397,8 @@ class EvidentialCalibratedClassifier(MetaEstimatorMixin, MassClassifierMixin, Ba
         Raises
         ------
         ValueError
-            Unknown ``method``/``model``/``ensemble``/``rule``/``on_conflict``, ``X`` and
+            Unknown ``method``/``model``/``ensemble``/``rule``/``on_conflict``, ``model``
+            given to a method that does not use it, ``X`` and
             ``y`` of different lengths, a class absent from a training or
             calibration fold, a frozen estimator trained on other classes
             than those of ``y``, or ``sample_weight`` with an estimator whose

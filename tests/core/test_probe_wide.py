@@ -105,7 +105,9 @@ def test_wide_operations_match_the_definitions(case):
     np.testing.assert_allclose(ma.pignistic(), betp, rtol=0, atol=1e-12)
     np.testing.assert_allclose(ma.contour(), contour, rtol=0, atol=1e-12)
     np.testing.assert_allclose(ma.plausibility_transform(), contour / contour.sum(), rtol=0, atol=1e-12)
-    if a.get(frozenset(), 0.0) > 1e-9:  # defined for normalised mass functions only, as dstk.core.nonspecificity
+    if (
+        a.get(frozenset(), 0.0) > 1e-9
+    ):  # defined for normalised mass functions only, as dstk.core.nonspecificity
         with pytest.raises(InvalidMassError, match="empty set"):
             ma.nonspecificity()
     else:
