@@ -62,6 +62,7 @@ _mass._OPERATIONS.update(
     normalize=normalize,
     decide=decide,
     admissible_actions=admissible_actions,
+    nonspecificity=nonspecificity,
     from_dirichlet=_opinions.mass_from_dirichlet,
     from_evidence=_opinions.mass_from_evidence,
     combine=combine,

@@ -1262,10 +1262,7 @@ class MassFunction:
         InvalidMassError
             If some mass function puts mass on the empty set (normalise it first).
         """
-        from ._uncertainty import _check_mass
-
-        _check_mass(self)
-        return self._scalar(self._cardinality_weighted(np.log2))
+        return _operation("nonspecificity")(self)
 
     # -- transforms -------------------------------------------------------
     def pignistic(self) -> np.ndarray:

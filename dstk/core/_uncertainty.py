@@ -170,7 +170,7 @@ def nonspecificity(m: MassFunction) -> float | np.ndarray:
     1.0
     """
     m = _check_mass(m)
-    return m.nonspecificity()
+    return m._scalar(m._cardinality_weighted(np.log2))
 
 
 def aggregate_uncertainty(m: MassFunction) -> float | np.ndarray:
