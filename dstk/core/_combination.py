@@ -652,12 +652,14 @@ def _combine_sparse(mf, ax, rule, weights):
     log_nonempty = None
     total = False
     exponents = None  # Dempster: masses acc_m * 2**exponents once a row needed extended range
-    # the focal sets of each source with mass somewhere in the batch, as _dense_is_cheaper counts them
-    sizes = np.count_nonzero((fm > 0).reshape(-1, k, focal.size).any(axis=0), axis=-1)
-    remaining = np.append(np.cumsum(sizes[::-1])[::-1], 0)  # focal sets of the sources from j on
-    rows, labels, spent = math.prod(fm.shape[:-2]), len(frame._labels), 0.0
+    if k > 2:  # a budget for the fold (two sources: one step, estimated by pairwise itself)
+        # the focal sets of each source with mass somewhere in the batch, as _dense_is_cheaper counts them
+        sizes = np.count_nonzero((fm > 0).reshape(-1, k, focal.size).any(axis=0), axis=-1)
+        remaining = np.append(np.cumsum(sizes[::-1])[::-1], 0)  # focal sets of the sources from j on
+        rows, labels, spent = math.prod(fm.shape[:-2]), len(frame._labels), 0.0
     for j in range(1, k):
-        spent += _sparse.check_fold_budget(spent, acc_f.size, remaining, rows, labels, rule, j)
+        if k > 2:
+            spent += _sparse.check_fold_budget(spent, acc_f.size, remaining, rows, labels, rule, j)
         f2, m2 = _sparse.prune(focal, np.ascontiguousarray(fm[..., j, :]))
         if j == 1 < k - 1 and acc_f.size * f2.size <= 1 << 22:
             # the first step's focal sets without their masses: a fold whose focal sets multiply is refused

@@ -766,12 +766,16 @@ class WideStorage(Storage):
         acc_f, acc_m = _prune_rows(self.focal, np.ascontiguousarray(fm[..., 0, :]))
         log_nonempty = np.zeros(fm.shape[:-2])
         total = np.zeros(fm.shape[:-2], dtype=bool)
-        sizes = np.count_nonzero((fm > 0).reshape(-1, k, fm.shape[-1]).any(axis=0), axis=-1)
-        remaining, spent = np.append(np.cumsum(sizes[::-1])[::-1], 0), 0.0  # focal sets from source j on
+        if k > 2:  # a budget for the fold (two sources: one step)
+            sizes = np.count_nonzero((fm > 0).reshape(-1, k, fm.shape[-1]).any(axis=0), axis=-1)
+            remaining, spent = np.append(np.cumsum(sizes[::-1])[::-1], 0), 0.0  # focal sets from source j on
         for j in range(1, k + (rule == "dempster" and k == 1)):
             if j < k:
-                rows = math.prod(fm.shape[:-2])
-                spent += _sparse.check_fold_budget(spent, acc_f.shape[0], remaining, rows, self.n, rule, j)
+                if k > 2:
+                    rows = math.prod(fm.shape[:-2])
+                    spent += _sparse.check_fold_budget(
+                        spent, acc_f.shape[0], remaining, rows, self.n, rule, j
+                    )
                 f2, m2 = _prune_rows(self.focal, np.ascontiguousarray(fm[..., j, :]))
                 acc_f, acc_m = _wide.combine(acc_f, acc_m, f2, m2, op)
             if rule == "dempster":
