@@ -180,10 +180,14 @@ class EvidentialKNNClassifier(EvidentialClassifierBase):
             or self.n_neighbors < 1
         ):
             raise ValueError(f"`n_neighbors` must be a positive integer; got {self.n_neighbors!r}.")
-        try:
+        try:  # a string or a bool would pass float() and then break (or bend) the formulas
+            if isinstance(self.alpha, (str, bytes, bool, np.bool_)):
+                raise TypeError
             alpha = float(self.alpha)
         except (TypeError, ValueError):
-            raise ValueError(f"`alpha` must be a number in (0, 1); got {self.alpha!r}.") from None
+            raise ValueError(
+                f"`alpha` must be a number in (0, 1); got {self.alpha!r}. The usual value is 0.95."
+            ) from None
         if not 0.0 < alpha < 1.0:
             raise ValueError(
                 f"`alpha` must lie in (0, 1) (a neighbour at distance 0 must not be certain evidence); "
@@ -193,13 +197,20 @@ class EvidentialKNNClassifier(EvidentialClassifierBase):
             raise ValueError(f"`discounting` must be one of {_DISCOUNTINGS}; got {self.discounting!r}.")
         if self.loss not in _LOSSES:
             raise ValueError(f"`loss` must be one of {_LOSSES}; got {self.loss!r}.")
-        if not isinstance(self.max_iter, numbers.Integral) or self.max_iter < 1:
+        if (
+            not isinstance(self.max_iter, numbers.Integral)
+            or isinstance(self.max_iter, bool)
+            or self.max_iter < 1
+        ):
             raise ValueError(f"`max_iter` must be a positive integer; got {self.max_iter!r}.")
 
     def _check_gamma(self, n_classes: int, mass_labels: bool) -> np.ndarray | None:
         if self.gamma is None:
             return None
-        gamma = np.asarray(self.gamma, dtype=np.float64) if not isinstance(self.gamma, str) else None
+        try:
+            gamma = np.asarray(self.gamma, dtype=np.float64) if not isinstance(self.gamma, str) else None
+        except (TypeError, ValueError):
+            gamma = None
         if gamma is None or gamma.ndim > 1 or (gamma.ndim == 1 and gamma.size != n_classes):
             raise ValueError(
                 f"`gamma` must be None, a positive number or an array of one positive number per class "

@@ -1,0 +1,140 @@
+"""Second probe of the evidential classifiers: independent references and a careless user's inputs.
+
+The evidential k-NN is checked against Denoeux (1995) written out from its definition: the ``k`` nearest
+training points found by a sort of the squared distances, each a simple mass function
+``m_i({w_q}) = alpha exp(-gamma_q d_i^2)``, ``m_i(Omega) = 1 - m_i({w_q})`` on the subsets as bitmasks,
+combined by Dempster's rule summed over every pair of focal sets (no dstk code in the reference).
+"""
+
+import pickle
+import warnings
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+pytest.importorskip("sklearn")
+
+from sklearn.neighbors import KNeighborsClassifier
+
+from dstk.classifiers import EvidentialKNNClassifier
+from dstk.exceptions import ConvergenceWarning
+
+
+def _dempster(m1, m2):
+    out = np.zeros_like(m1)
+    for a in np.flatnonzero(m1):
+        for b in np.flatnonzero(m2):
+            out[a & b] += m1[a] * m2[b]
+    out[0] = 0.0
+    return out / out.sum()
+
+
+def _denoeux_1995(X_train, y_train, X_test, k, alpha, gamma, n_classes):
+    rows = []
+    for x in X_test:
+        squared = ((X_train - x) ** 2).sum(axis=1)
+        m = np.zeros(2**n_classes)
+        m[-1] = 1.0
+        for i in np.argsort(squared, kind="stable")[:k]:
+            s = alpha * np.exp(-gamma[y_train[i]] * squared[i])
+            source = np.zeros(2**n_classes)
+            source[1 << y_train[i]] = s
+            source[-1] = 1.0 - s
+            m = _dempster(m, source)
+        rows.append(m)
+    return np.array(rows)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    n_train=st.integers(4, 25),
+    n_classes=st.integers(2, 4),
+    k=st.integers(1, 30),
+    alpha=st.floats(0.05, 0.99),
+    learn=st.booleans(),
+)
+def test_knn_matches_denoeux_1995_by_brute_force(seed, n_train, n_classes, k, alpha, learn):
+    rng = np.random.default_rng(seed)
+    y = np.arange(n_train) % n_classes  # every class present
+    rng.shuffle(y)
+    X = rng.normal(size=(n_train, 2)) + y[:, None]
+    gamma = None if learn else rng.uniform(0.1, 3.0, n_classes)
+    clf = EvidentialKNNClassifier(k, alpha=alpha, gamma=gamma, max_iter=50)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)  # a short run: gamma_ is what is compared
+        clf.fit(X, y)
+    X_test = rng.normal(size=(4, 2)) * 2
+    expected = _denoeux_1995(X, y, X_test, min(k, n_train), alpha, clf.gamma_, n_classes)
+    m = clf.predict_mass(X_test).to_array("m")
+    np.testing.assert_allclose(m, expected, rtol=0, atol=1e-12)
+    proba = clf.predict_proba(X_test)
+    np.testing.assert_array_equal(clf.predict(X_test), clf.classes_[np.argmax(proba, axis=1)])
+    # batch = row by row
+    for r in range(X_test.shape[0]):
+        np.testing.assert_array_equal(clf.predict_mass(X_test[r : r + 1]).to_array("m")[0], m[r])
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), discounting=st.sampled_from(["simple", "contextual"]))
+def test_knn_relabelling_permutes_outputs(seed, discounting):
+    rng = np.random.default_rng(seed)
+    y = np.arange(30) % 3
+    X = rng.normal(size=(30, 2)) + y[:, None]
+    gamma = rng.uniform(0.2, 2.0, 3)
+    names = np.array(["z", "m", "a"])  # sorted order a, m, z: the permutation 2, 1, 0
+    plain = EvidentialKNNClassifier(5, gamma=gamma, discounting=discounting).fit(X, y)
+    renamed = EvidentialKNNClassifier(5, gamma=gamma[::-1], discounting=discounting).fit(X, names[y])
+    X_test = rng.normal(size=(6, 2))
+    np.testing.assert_allclose(
+        renamed.predict_proba(X_test), plain.predict_proba(X_test)[:, ::-1], atol=1e-12
+    )
+    np.testing.assert_array_equal(renamed.predict(X_test), names[plain.predict(X_test)])
+
+
+def test_knn_one_neighbour_agrees_with_sklearn_nearest_neighbour():
+    rng = np.random.default_rng(3)
+    y = rng.integers(0, 3, 80)
+    X = rng.normal(size=(80, 3)) + y[:, None]
+    X_test = rng.normal(size=(200, 3)) + 1
+    evidential = EvidentialKNNClassifier(1, gamma=1.0).fit(X, y)
+    baseline = KNeighborsClassifier(1).fit(X, y)
+    np.testing.assert_array_equal(evidential.predict(X_test), baseline.predict(X_test))
+
+
+def test_knn_pickled_model_predicts_the_same():
+    rng = np.random.default_rng(4)
+    X, y = rng.normal(size=(40, 2)), np.array([-1, 0, 7, -1] * 10)
+    clf = EvidentialKNNClassifier(4, discounting="contextual").fit(X, y)
+    loaded = pickle.loads(pickle.dumps(clf))
+    np.testing.assert_array_equal(loaded.predict_mass(X).to_array("m"), clf.predict_mass(X).to_array("m"))
+
+
+@pytest.mark.parametrize("alpha", ["0.5", b"0.5", True, np.bool_(False), None, [0.5]])
+def test_knn_alpha_not_a_number_is_refused_clearly(alpha):
+    X, y = np.arange(12.0).reshape(6, 2), [0, 1] * 3
+    with pytest.raises(ValueError, match=r"`alpha` must be a number in \(0, 1\)"):
+        EvidentialKNNClassifier(2, alpha=alpha).fit(X, y)
+
+
+def test_knn_alpha_as_numpy_scalar_still_works():
+    X, y = np.arange(12.0).reshape(6, 2), [0, 1] * 3
+    a = EvidentialKNNClassifier(2, alpha=np.float32(0.5), gamma=1.0).fit(X, y).predict_proba(X)
+    b = EvidentialKNNClassifier(2, alpha=float(np.float32(0.5)), gamma=1.0).fit(X, y).predict_proba(X)
+    np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize("gamma", [object(), {"a": 1}, [1.0, "x"]])
+def test_knn_gamma_of_another_type_is_refused_clearly(gamma):
+    X, y = np.arange(12.0).reshape(6, 2), [0, 1] * 3
+    with pytest.raises(ValueError, match="`gamma` must be None, a positive number"):
+        EvidentialKNNClassifier(2, gamma=gamma).fit(X, y)
+
+
+@pytest.mark.parametrize("max_iter", [True, np.bool_(True)])
+def test_knn_max_iter_bool_is_refused(max_iter):
+    X, y = np.arange(12.0).reshape(6, 2), [0, 1] * 3
+    with pytest.raises(ValueError, match="`max_iter` must be a positive integer"):
+        EvidentialKNNClassifier(2, max_iter=max_iter).fit(X, y)
