@@ -135,12 +135,26 @@ class EvidentialNeuralNetworkClassifier(EvidentialClassifierBase):
             raise ValueError(f"`n_prototypes` must be a positive integer; got {n!r}.")
         if self.loss not in _LOSSES:
             raise ValueError(f"`loss` must be one of {_LOSSES}; got {self.loss!r}.")
-        if not isinstance(self.regularization, numbers.Real) or not self.regularization >= 0:
-            raise ValueError(f"`regularization` must be a non-negative number; got {self.regularization!r}.")
-        if not isinstance(self.max_iter, numbers.Integral) or self.max_iter < 1:
+        if (
+            isinstance(self.regularization, (bool, np.bool_))
+            or not isinstance(self.regularization, numbers.Real)
+            or not 0 <= self.regularization < np.inf
+        ):
+            raise ValueError(
+                f"`regularization` must be a finite non-negative number; got {self.regularization!r}."
+            )
+        if (
+            isinstance(self.max_iter, (bool, np.bool_))
+            or not isinstance(self.max_iter, numbers.Integral)
+            or self.max_iter < 1
+        ):
             raise ValueError(f"`max_iter` must be a positive integer; got {self.max_iter!r}.")
-        if not isinstance(self.tol, numbers.Real) or not self.tol > 0:
-            raise ValueError(f"`tol` must be a positive number; got {self.tol!r}.")
+        if (
+            isinstance(self.tol, (bool, np.bool_))
+            or not isinstance(self.tol, numbers.Real)
+            or not 0 < self.tol < np.inf
+        ):
+            raise ValueError(f"`tol` must be a positive finite number; got {self.tol!r}.")
         return int(min(n, n_samples))
 
     def fit(
