@@ -158,6 +158,8 @@ def logistic_evidence(
     True
     """
     require_sklearn("logistic_evidence")
+    if not isinstance(return_contributions, (bool, np.bool_)):
+        raise ValueError(f"`return_contributions` must be True or False; got {return_contributions!r}.")
     from sklearn.utils.validation import check_array, validate_data
 
     if not hasattr(estimator, "predict_proba"):

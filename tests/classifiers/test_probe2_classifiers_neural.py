@@ -42,3 +42,18 @@ def test_network_valid_numpy_options_still_fit():
         warnings.simplefilter("ignore", ConvergenceWarning)  # a short run
         clf.fit(_X, _Y)
     assert clf.predict_proba(_X).shape == (20, 2)
+
+
+@pytest.mark.parametrize("flag", ["no", "False", 0, None])
+def test_logistic_evidence_return_contributions_must_be_a_bool(flag):
+    model = LogisticRegression().fit(_X, _Y)
+    with pytest.raises(ValueError, match="`return_contributions` must be True or False"):
+        logistic_evidence(model, _X, return_contributions=flag)
+
+
+@pytest.mark.parametrize("flag", [True, False, np.bool_(True)])
+def test_logistic_evidence_bool_flags_still_work(flag):
+    model = LogisticRegression().fit(_X, _Y)
+    out = logistic_evidence(model, _X, return_contributions=flag)
+    m = out[0] if flag else out
+    np.testing.assert_allclose(m.plausibility_transform(), model.predict_proba(_X), atol=1e-12)
