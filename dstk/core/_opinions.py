@@ -442,7 +442,7 @@ def fuse_opinions(opinions: Sequence[Opinion], *, operator: str = "cumulative") 
     ------
     ValueError
         An unknown operator, no opinions, or opinions of different numbers of
-        classes.
+        classes or different prior weights.
     TotalConflictError
         Belief-constraint fusion of totally conflicting opinions.
 
@@ -476,6 +476,13 @@ def fuse_opinions(opinions: Sequence[Opinion], *, operator: str = "cumulative") 
         raise ValueError("`opinions` must be a non-empty sequence of Opinion objects.")
     if len({o.n_classes for o in items}) != 1:
         raise ValueError("`opinions` must all have the same number of classes.")
+    weights = sorted({o.prior_weight for o in items})
+    if len(weights) > 1:
+        raise ValueError(
+            f"`opinions` must share one prior weight W; got {weights}. The evidence r = W b / u of each is on "
+            "the scale of its W, so the fused opinion would depend on their order. Rebuild them with one W: "
+            "Opinion(o.belief, o.uncertainty, base_rate=o.base_rate, prior_weight=W)."
+        )
     broadcast_batch_shapes([o.uncertainty.shape for o in items], "`opinions`")
     if len(items) > 2 and operator != "belief_constraint":
         b, u, a = _many(items, operator)
