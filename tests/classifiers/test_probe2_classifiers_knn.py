@@ -138,3 +138,92 @@ def test_knn_max_iter_bool_is_refused(max_iter):
     X, y = np.arange(12.0).reshape(6, 2), [0, 1] * 3
     with pytest.raises(ValueError, match="`max_iter` must be a positive integer"):
         EvidentialKNNClassifier(2, max_iter=max_iter).fit(X, y)
+
+
+def _random_label_masses(rng, n, n_classes):
+    """Each label a mass function on two or three random subsets (the empty set excluded)."""
+    out = np.zeros((n, 2**n_classes))
+    for i in range(n):
+        sets = rng.choice(np.arange(1, 2**n_classes), size=rng.integers(1, 4), replace=False)
+        out[i, sets] = rng.dirichlet(np.ones(sets.size))
+    return out
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n_classes=st.integers(2, 3), k=st.integers(1, 8))
+def test_knn_mass_labels_match_discounted_dempster_by_brute_force(seed, n_classes, k):
+    """Denoeux (1995), Sec. IV: label m_i discounted to s_i m_i + (1 - s_i) m_Omega, pooled by Dempster."""
+    from dstk import Frame, MassFunction
+
+    rng = np.random.default_rng(seed)
+    n_train = 12
+    X = rng.normal(size=(n_train, 2))
+    labels = _random_label_masses(rng, n_train, n_classes)
+    frame = Frame(list(range(n_classes)))
+    y = MassFunction.from_array(labels, frame)
+    clf = EvidentialKNNClassifier(k, alpha=0.9, gamma=0.7).fit(X, y)
+    X_test = rng.normal(size=(3, 2))
+    got = clf.predict_mass(X_test).to_array("m")
+    for r, x in enumerate(X_test):
+        squared = ((X - x) ** 2).sum(axis=1)
+        m = np.zeros(2**n_classes)
+        m[-1] = 1.0
+        for i in np.argsort(squared, kind="stable")[: min(k, n_train)]:
+            s = 0.9 * np.exp(-0.7 * squared[i])
+            source = s * labels[i]
+            source[-1] += 1.0 - s
+            m = _dempster(m, source)
+        np.testing.assert_allclose(got[r], m, rtol=0, atol=1e-12)
+
+
+def _disjunctive(m1, m2):
+    out = np.zeros_like(m1)
+    for a in np.flatnonzero(m1):
+        for b in np.flatnonzero(m2):
+            out[a | b] += m1[a] * m2[b]
+    return out
+
+
+def _contextually_discounted(m, rates):
+    """Mercier, Quost & Denoeux (2008): m disjunctively combined with m_k(empty) = 1 - r_k, m_k({w_k}) = r_k."""
+    for q, r in enumerate(rates):
+        context = np.zeros_like(m)
+        context[0] = 1.0 - r
+        context[1 << q] += r
+        m = _disjunctive(m, context)
+    return m
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n_classes=st.integers(2, 3), k=st.integers(1, 6), crisp=st.booleans())
+def test_knn_contextual_matches_mercier_discounting_and_dempster(seed, n_classes, k, crisp):
+    """Denoeux, Kanjanatarakul & Sriboonchitta (2019): labels contextually discounted with rates
+    1 - alpha exp(-gamma_k d^2), then Dempster's rule; the contour is the product of the contours."""
+    from dstk import Frame, MassFunction
+
+    rng = np.random.default_rng(seed)
+    n_train = 12
+    X = rng.normal(size=(n_train, 2))
+    gamma = rng.uniform(0.2, 2.0, n_classes)
+    if crisp:
+        y_int = np.arange(n_train) % n_classes
+        labels = np.zeros((n_train, 2**n_classes))
+        labels[np.arange(n_train), 1 << y_int] = 1.0
+        y = y_int
+    else:
+        labels = _random_label_masses(rng, n_train, n_classes)
+        y = MassFunction.from_array(labels, Frame(list(range(n_classes))))
+    clf = EvidentialKNNClassifier(k, alpha=0.9, gamma=gamma, discounting="contextual").fit(X, y)
+    X_test = rng.normal(size=(3, 2))
+    got = clf.predict_mass(X_test).to_array("m")
+    contour = clf.predict_contour(X_test)
+    for r, x in enumerate(X_test):
+        squared = ((X - x) ** 2).sum(axis=1)
+        m = np.zeros(2**n_classes)
+        m[-1] = 1.0
+        for i in np.argsort(squared, kind="stable")[: min(k, n_train)]:
+            rates = 1.0 - 0.9 * np.exp(-gamma * squared[i])
+            m = _dempster(m, _contextually_discounted(labels[i], rates))
+        np.testing.assert_allclose(got[r], m, rtol=0, atol=1e-12)
+        pl = np.array([m[[a for a in range(2**n_classes) if a >> q & 1]].sum() for q in range(n_classes)])
+        np.testing.assert_allclose(contour[r], pl / pl.sum(), rtol=0, atol=1e-12)
