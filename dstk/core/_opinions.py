@@ -70,7 +70,7 @@ def _prior_weight(prior_weight, k):
     if prior_weight is None:
         return float(k)
     w = as_float_array(prior_weight, "prior_weight")
-    if w.ndim != 0 or not np.isfinite(w) or w <= 0:
+    if w.ndim != 0 or not np.isfinite(w) or w <= 0 or isinstance(prior_weight, (bool, np.bool_)):
         raise ValueError(
             f"`prior_weight` must be a positive number (default: the number of classes); got {prior_weight!r}."
         )

@@ -146,3 +146,18 @@ def test_fusion_with_one_explicit_prior_weight_sums_the_evidence():
     y = Opinion.from_evidence([0.5, 2.0, 0.0], prior_weight=5)
     np.testing.assert_allclose(fuse_opinions([x, y]).evidence(), [2.5, 2.0, 1.0], rtol=1e-12)
     np.testing.assert_allclose(fuse_opinions([y, x]).evidence(), [2.5, 2.0, 1.0], rtol=1e-12)
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda w: Opinion([0.5, 0.2], 0.3, prior_weight=w),
+        lambda w: Opinion.from_evidence([1.0, 2.0], prior_weight=w),
+        lambda w: Opinion.from_dirichlet([3.0, 2.0], prior_weight=w),
+    ],
+)
+@pytest.mark.parametrize("weight", [True, np.bool_(True)])
+def test_prior_weight_bool_is_refused(make, weight):
+    # before: True was taken as W = 1, a fraction of the default W = K
+    with pytest.raises(ValueError, match="`prior_weight` must be a positive number"):
+        make(weight)
