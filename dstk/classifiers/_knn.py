@@ -309,7 +309,10 @@ class EvidentialKNNClassifier(EvidentialClassifierBase):
             if group.size < 2:
                 means.append(np.nan)
                 continue
-            distances = pairwise_distances(X[group], metric=self.metric, **(self.metric_params or {}))
+            if isinstance(self.metric, str) and self.metric == "precomputed":  # X holds the distances
+                distances = X[np.ix_(group, group)]
+            else:
+                distances = pairwise_distances(X[group], metric=self.metric, **(self.metric_params or {}))
             upper = distances[np.triu_indices(group.size, 1)]
             means.append(float(upper.mean()))
         mean_distance = np.array(means)

@@ -227,3 +227,22 @@ def test_knn_contextual_matches_mercier_discounting_and_dempster(seed, n_classes
         np.testing.assert_allclose(got[r], m, rtol=0, atol=1e-12)
         pl = np.array([m[[a for a in range(2**n_classes) if a >> q & 1]].sum() for q in range(n_classes)])
         np.testing.assert_allclose(contour[r], pl / pl.sum(), rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("discounting", ["simple", "contextual"])
+def test_knn_precomputed_distances_learn_the_euclidean_gamma(discounting):
+    """metric='precomputed' with gamma=None crashed: the initial gamma measured distances between rows
+    of the distance matrix as if they were features."""
+    from sklearn.metrics import pairwise_distances
+
+    rng = np.random.default_rng(5)
+    y = np.arange(40) % 3
+    X = rng.normal(size=(40, 2)) + y[:, None]
+    X_test = rng.normal(size=(7, 2)) + 1
+    euclidean = EvidentialKNNClassifier(5, discounting=discounting).fit(X, y)
+    precomputed = EvidentialKNNClassifier(5, metric="precomputed", discounting=discounting)
+    precomputed.fit(pairwise_distances(X), y)
+    np.testing.assert_allclose(precomputed.gamma_, euclidean.gamma_, rtol=1e-7)
+    np.testing.assert_allclose(
+        precomputed.predict_proba(pairwise_distances(X_test, X)), euclidean.predict_proba(X_test), atol=1e-7
+    )
