@@ -421,7 +421,9 @@ class EvidentialKNNClassifier(EvidentialClassifierBase):
         check_loaded_arrays(
             self,
             {"gamma_": (c,), "classes_": (c,), "_fit_X": (-1, int(getattr(self, "n_features_in_", -1)))},
+            positive=("gamma_",),
         )
+        self._check_loaded_options_and_labels(c)
         if "nearest_neighbors_" in state and state["nearest_neighbors_"] is None:
             from sklearn.neighbors import NearestNeighbors
 
@@ -431,6 +433,49 @@ class EvidentialKNNClassifier(EvidentialClassifierBase):
                 algorithm=self.algorithm,
                 n_jobs=self.n_jobs,
             ).fit(self._fit_X)
+
+    def _check_loaded_options_and_labels(self, n_classes: int) -> None:
+        """Refuse options and training labels no fit accepts or produces (a tampered file)."""
+        from ..exceptions import InvalidStateError
+
+        def refuse(problem: str) -> None:
+            raise InvalidStateError(
+                f"The loaded {type(self).__name__} is not a fitted state: {problem}. The file was modified or "
+                "corrupted after saving; fit the estimator again or load a file you trust."
+            )
+
+        if "_fit_X" not in vars(self):  # unfitted: fit checks the options
+            return
+        try:
+            self._check_params()
+        except ValueError as error:
+            refuse(str(error).rstrip("."))
+        n_samples = np.shape(self._fit_X)[0]
+        labels = getattr(self, "_labels", None)
+        masses = getattr(self, "_label_masses", None)
+        if labels is not None:
+            labels = np.asarray(labels)
+            if (
+                labels.shape != (n_samples,)
+                or labels.dtype.kind not in "iu"
+                or (labels.size and (labels.min() < 0 or labels.max() >= n_classes))
+            ):
+                refuse(f"its training labels are not {n_samples} class indices in [0, {n_classes})")
+        elif masses is not None:
+            masses = np.asarray(masses)
+            if (
+                masses.shape != (n_samples, 2**n_classes)
+                or masses.dtype.kind != "f"
+                or not np.all(np.isfinite(masses))
+                or masses.min() < 0
+                or np.abs(masses.sum(axis=1) - 1.0).max() > 1e-9
+                or masses[:, 0].max() > 0
+            ):
+                refuse(
+                    f"its training labels are not {n_samples} normalised mass functions on {n_classes} classes"
+                )
+        else:
+            refuse("it holds no training labels")
 
     # ------------------------------------------------------------- predict
     def _neighbours(self, X: ArrayLike) -> tuple[np.ndarray, np.ndarray]:

@@ -246,3 +246,60 @@ def test_knn_precomputed_distances_learn_the_euclidean_gamma(discounting):
     np.testing.assert_allclose(
         precomputed.predict_proba(pairwise_distances(X_test, X)), euclidean.predict_proba(X_test), atol=1e-7
     )
+
+
+def _tampered(clf, **changes):
+    state = dict(clf.__getstate__())
+    state.update(changes)
+    loaded = object.__new__(type(clf))
+    loaded.__setstate__(state)
+    return loaded
+
+
+@pytest.fixture(scope="module")
+def _fitted_knn():
+    rng = np.random.default_rng(6)
+    X, y = rng.normal(size=(30, 2)), np.arange(30) % 3
+    return EvidentialKNNClassifier(5).fit(X, y), X
+
+
+# each loaded before, then predicted NaN (alpha=2) or failed in predict with numpy's IndexError
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        ({"alpha": 2.0}, "`alpha` must lie in"),
+        ({"alpha": "x"}, "`alpha` must be a number"),
+        ({"n_neighbors": 0}, "`n_neighbors` must be a positive integer"),
+        ({"discounting": "zzz"}, "`discounting` must be one of"),
+        ({"gamma_": np.zeros(3)}, "`gamma_` has entries <= 0"),
+        ({"_labels": np.arange(30) % 3 + 5}, "training labels are not 30 class indices"),
+        ({"_labels": np.arange(5) % 3}, "training labels are not 30 class indices"),
+        ({"_labels": (np.arange(30) % 3).astype(float)}, "training labels are not 30 class indices"),
+        ({"_labels": None}, "holds no training labels"),
+    ],
+)
+def test_knn_tampered_options_and_labels_are_refused_at_load(_fitted_knn, changes, message):
+    from dstk.exceptions import InvalidStateError
+
+    clf, _ = _fitted_knn
+    with pytest.raises(InvalidStateError, match=message):
+        _tampered(clf, **changes)
+
+
+def test_knn_tampered_mass_labels_are_refused_and_honest_ones_load():
+    from dstk import Frame, MassFunction
+    from dstk.exceptions import InvalidStateError
+
+    rng = np.random.default_rng(7)
+    X = rng.normal(size=(12, 2))
+    labels = _random_label_masses(rng, 12, 3)
+    clf = EvidentialKNNClassifier(4, gamma=0.5).fit(X, MassFunction.from_array(labels, Frame([0, 1, 2])))
+    loaded = pickle.loads(pickle.dumps(clf))
+    np.testing.assert_array_equal(loaded.predict_mass(X).to_array("m"), clf.predict_mass(X).to_array("m"))
+    with pytest.raises(InvalidStateError, match="normalised mass functions"):
+        _tampered(clf, _label_masses=np.ones((12, 8)))
+
+
+def test_knn_unfitted_pickle_with_odd_options_still_loads():
+    clf = pickle.loads(pickle.dumps(EvidentialKNNClassifier(0)))
+    assert clf.n_neighbors == 0
