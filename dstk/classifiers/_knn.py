@@ -14,8 +14,9 @@ from .._validation import check_random_state
 from ..core._dense import check_dense_size, m_to, to_m
 from ..core._frame import Frame
 from ..core._mass import MassFunction
+from ..core._structured import WeightStorage
 from ..core._transforms import contextual_discount
-from ..exceptions import ConvergenceWarning
+from ..exceptions import ConvergenceWarning, FrameTooLargeError
 from ._base import (
     EvidentialClassifierBase,
     check_distance_scale,
@@ -496,14 +497,29 @@ class EvidentialKNNClassifier(EvidentialClassifierBase):
         -------
         MassFunction
             Batch shape ``(n_samples,)``, on ``Frame(classes_)``.  With crisp labels and simple discounting
-            the focal sets are the singletons and the frame.
+            the focal sets are the singletons and the frame.  With crisp labels and contextual discounting,
+            when the ``2**n_classes`` masses of the batch pass the memory limit, the mass function is held
+            by its weights of evidence against each class, ``-log pl(w_k)`` (the random set keeping each
+            class independently with probability ``pl(w_k)``; Denoeux, Kanjanatarakul & Sriboonchitta
+            2019), which give the pignistic probabilities, beliefs and plausibilities exactly.
         """
         form = self._singleton_form(X)
         if form is not None:  # crisp labels, simple discounting: the singletons and the frame
             return singleton_mass_function(*form, Frame(self.classes_.tolist()))
         squared, indices = self._neighbours(X)
         frame = Frame(self.classes_.tolist())
-        check_dense_size(self.n_classes_, squared.shape[0], "the evidential k-NN output")
+        try:
+            check_dense_size(self.n_classes_, squared.shape[0], "the evidential k-NN output")
+        except FrameTooLargeError:
+            if self._labels is None:
+                raise
+            # crisp labels, contextual discounting: the random set keeping class k with probability
+            # pl_k, held by its weights of evidence against each class (-log pl_k), not by 2**M masses
+            log_contour = _contextual_log_contour(
+                self.gamma_, self.alpha, squared, np.eye(self.n_classes_)[self._labels][indices]
+            )
+            storage = WeightStorage.from_weights(np.zeros_like(log_contour), -log_contour, normalized=True)
+            return MassFunction._from_storage(storage, frame)
         if self.discounting == "simple":
             support = self.alpha * np.exp(-self.gamma_[0] * squared)
             m = _combine_mass_labels(support, self._label_masses, indices)

@@ -303,3 +303,59 @@ def test_knn_tampered_mass_labels_are_refused_and_honest_ones_load():
 def test_knn_unfitted_pickle_with_odd_options_still_loads():
     clf = pickle.loads(pickle.dumps(EvidentialKNNClassifier(0)))
     assert clf.n_neighbors == 0
+
+
+def _contextual_contour_by_definition(X, y, x, k, alpha, gamma):
+    squared = ((X - x) ** 2).sum(axis=1)
+    pl = np.ones(gamma.size)
+    for i in np.argsort(squared, kind="stable")[:k]:
+        beta = alpha * np.exp(-gamma * squared[i])
+        pl *= 1.0 - beta * (np.arange(gamma.size) != y[i])
+    return pl
+
+
+def test_knn_contextual_on_30_classes_predicts_without_2_to_the_30_masses():
+    """Crisp labels and contextual discounting on 30 classes: fit worked, but every prediction raised
+    FrameTooLargeError (2**30 masses a sample, 'process the batch in smaller chunks' even for one sample).
+
+    Reference: the combined random set keeps class k independently with probability pl_k (Denoeux,
+    Kanjanatarakul & Sriboonchitta 2019), conditioned on being non-empty; BetP(k) = pl_k E[1 / (1 + N_k)]
+    / (1 - prod (1 - pl)) with N_k the Poisson-binomial count of the other classes, by dynamic programming.
+    """
+    rng = np.random.default_rng(8)
+    n_classes = 30
+    y = np.arange(90) % n_classes
+    X = rng.normal(size=(90, 2))
+    gamma = rng.uniform(0.5, 2.0, n_classes)
+    clf = EvidentialKNNClassifier(4, gamma=gamma, discounting="contextual").fit(X, y)
+    X_test = rng.normal(size=(5, 2))
+    proba = clf.predict_proba(X_test)
+    bel, pl_out = clf.predict_interval(X_test)
+    for r, x in enumerate(X_test):
+        pl = _contextual_contour_by_definition(X, y, x, 4, 0.95, gamma)
+        nonempty = 1.0 - np.prod(1.0 - pl)
+        betp = np.empty(n_classes)
+        for q in range(n_classes):
+            count = np.zeros(n_classes)  # distribution of the number of other classes kept
+            count[0] = 1.0
+            for j in range(n_classes):
+                if j != q:
+                    count[1:] = count[1:] * (1 - pl[j]) + count[:-1] * pl[j]
+                    count[0] *= 1 - pl[j]
+            betp[q] = pl[q] * (count / np.arange(1, n_classes + 1)).sum() / nonempty
+        np.testing.assert_allclose(proba[r], betp, rtol=1e-9, atol=1e-15)
+        np.testing.assert_allclose(pl_out[r], pl / nonempty, rtol=1e-9)
+        others = np.array([np.prod(np.delete(1 - pl, q)) for q in range(n_classes)])
+        np.testing.assert_allclose(bel[r], pl * others / nonempty, rtol=1e-9, atol=1e-300)
+    np.testing.assert_array_equal(clf.predict(X_test), clf.classes_[np.argmax(proba, axis=1)])
+
+
+def test_knn_contextual_few_classes_keep_the_dense_masses():
+    rng = np.random.default_rng(9)
+    y = np.arange(40) % 4
+    X = rng.normal(size=(40, 2))
+    clf = EvidentialKNNClassifier(5, gamma=1.0, discounting="contextual").fit(X, y)
+    assert repr(clf.predict_mass(X[:3])).endswith("dense)")
+    wide = EvidentialKNNClassifier(5, gamma=1.0, discounting="contextual")
+    wide.fit(rng.normal(size=(90, 2)), np.arange(90) % 30)
+    assert "weight-of-evidence form" in repr(wide.predict_mass(X[:1]))
