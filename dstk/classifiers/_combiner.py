@@ -123,7 +123,13 @@ class ContextualDiscountingCombiner(EvidentialClassifierBase):
         self.random_state = random_state
 
     def _estimator_list(self):
-        if self.estimators is None or isinstance(self.estimators, (str, bytes)) or len(self.estimators) == 0:
+        if (
+            self.estimators is None
+            or isinstance(self.estimators, (str, bytes))
+            or not hasattr(self.estimators, "__len__")
+            or hasattr(self.estimators, "fit")  # one classifier, not a list of them
+            or len(self.estimators) == 0
+        ):
             raise ValueError(
                 "`estimators` must be a non-empty list of classifiers (or of (name, classifier) pairs); "
                 f"got {self.estimators!r}."
@@ -145,6 +151,8 @@ class ContextualDiscountingCombiner(EvidentialClassifierBase):
             raise ValueError(f"`training` must be one of {_TRAININGS}; got {self.training!r}.")
         if self.on_conflict not in _CONFLICT_POLICIES:
             raise ValueError(f"`on_conflict` must be one of {_CONFLICT_POLICIES}; got {self.on_conflict!r}.")
+        if not isinstance(self.prefit, (bool, np.bool_)):
+            raise ValueError(f"`prefit` must be True or False; got {self.prefit!r}.")
         fraction = self.validation_fraction
         if not isinstance(fraction, numbers.Real) or not 0.0 < fraction < 1.0:
             raise ValueError(f"`validation_fraction` must lie in (0, 1); got {fraction!r}.")
