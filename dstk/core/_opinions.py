@@ -310,8 +310,14 @@ class Opinion:
         ValueError
             A focal set that is neither a singleton nor the frame.
         """
-        m = as_mass_function(m, "m").normalize()
+        m = as_mass_function(m, "m")
         n = m.frame.n
+        if n < 2:
+            raise ValueError(
+                f"An opinion needs at least 2 classes; `m` is on a frame of {n} label. Extend its frame "
+                "(e.g. with the label of the other outcome)."
+            )
+        m = m.normalize()
         size = m._storage.cardinalities()
         masses = np.asarray(m._storage.masses)
         other = (size != 1) & (size != n)  # the empty set carries no mass once normalised

@@ -161,3 +161,12 @@ def test_prior_weight_bool_is_refused(make, weight):
     # before: True was taken as W = 1, a fraction of the default W = K
     with pytest.raises(ValueError, match="`prior_weight` must be a positive number"):
         make(weight)
+
+
+def test_opinion_from_mass_on_one_label_says_what_is_wrong():
+    from dstk import Frame, MassFunction
+
+    # before: "`belief` must have shape batch + (K,) with K >= 2 ...", about an argument never passed
+    m = MassFunction.from_array(np.array([0.0, 1.0]), Frame(["a"]))
+    with pytest.raises(ValueError, match="An opinion needs at least 2 classes; `m` is on a frame of 1 label"):
+        Opinion.from_mass(m)
