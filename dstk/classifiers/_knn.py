@@ -256,6 +256,11 @@ class EvidentialKNNClassifier(EvidentialClassifierBase):
                     f"got {y.batch_shape}."
                 )
             frame = y.frame
+            if frame.n < 2:
+                raise ValueError(
+                    f"Labels given as a MassFunction must be on a frame of at least two classes; got "
+                    f"{frame!r}, and one class is not enough to classify. Add the other classes to the frame."
+                )
             check_dense_size(frame.n, X.shape[0], "the training labels")
             self.classes_ = np.array(frame.labels)
             label_masses = y.to_array("m").copy()

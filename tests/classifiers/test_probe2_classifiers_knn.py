@@ -359,3 +359,14 @@ def test_knn_contextual_few_classes_keep_the_dense_masses():
     wide = EvidentialKNNClassifier(5, gamma=1.0, discounting="contextual")
     wide.fit(rng.normal(size=(90, 2)), np.arange(90) % 30)
     assert "weight-of-evidence form" in repr(wide.predict_mass(X[:1]))
+
+
+@pytest.mark.parametrize("discounting", ["simple", "contextual"])
+def test_knn_mass_labels_on_one_class_are_refused_like_crisp_ones(discounting):
+    from dstk import Frame, MassFunction
+
+    X = np.random.default_rng(10).normal(size=(6, 2))
+    y = MassFunction.from_array(np.tile([0.0, 1.0], (6, 1)), Frame(["a"]))
+    # before: fitted, and predicted probability 1 for the only class
+    with pytest.raises(ValueError, match="frame of at least two classes"):
+        EvidentialKNNClassifier(3, discounting=discounting).fit(X, y)
