@@ -170,3 +170,29 @@ def test_opinion_from_mass_on_one_label_says_what_is_wrong():
     m = MassFunction.from_array(np.array([0.0, 1.0]), Frame(["a"]))
     with pytest.raises(ValueError, match="An opinion needs at least 2 classes; `m` is on a frame of 1 label"):
         Opinion.from_mass(m)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    k=st.integers(2, 4),
+    n=st.integers(2, 4),
+    operator=st.sampled_from(["cumulative", "averaging", "weighted"]),
+)
+def test_dogmatic_fusion_is_the_limit_of_equal_relative_dogmatism(seed, k, n, operator):
+    """Jøsang (2016), Sec. 12.5: dogmatic sources fuse as the limit u -> 0 with equal rates."""
+    rng = np.random.default_rng(seed)
+    exact, near = [], []
+    for _ in range(n):
+        m = rng.dirichlet(np.ones(k + 1))
+        a = rng.dirichlet(np.ones(k))
+        if rng.random() < 0.5:
+            b = m[:k] / m[:k].sum()
+            exact.append(Opinion(b, 0.0, base_rate=a))
+            near.append(Opinion(b * (1 - 1e-10), 1e-10, base_rate=a))
+        else:
+            exact.append(Opinion(m[:k], m[k], base_rate=a))
+            near.append(exact[-1])
+    f, g = fuse_opinions(exact, operator=operator), fuse_opinions(near, operator=operator)
+    np.testing.assert_allclose(f.belief, g.belief, atol=1e-6)
+    np.testing.assert_allclose(f.uncertainty, g.uncertainty, atol=1e-6)
