@@ -186,12 +186,13 @@ def test_dogmatic_fusion_is_the_limit_of_equal_relative_dogmatism(seed, k, n, op
     for _ in range(n):
         m = rng.dirichlet(np.ones(k + 1))
         a = rng.dirichlet(np.ones(k))
+        b = m[:k] / m[:k].sum()
         if rng.random() < 0.5:
-            b = m[:k] / m[:k].sum()
             exact.append(Opinion(b, 0.0, base_rate=a))
-            near.append(Opinion(b * (1 - 1e-10), 1e-10, base_rate=a))
-        else:
-            exact.append(Opinion(m[:k], m[k], base_rate=a))
+            near.append(Opinion(b * (1 - 1e-12), 1e-12, base_rate=a))
+        else:  # u >= 0.05: the limit is reached at a rate of about 1e-12 / u
+            u = 0.05 + 0.9 * m[k]
+            exact.append(Opinion(b * (1 - u), u, base_rate=a))
             near.append(exact[-1])
     f, g = fuse_opinions(exact, operator=operator), fuse_opinions(near, operator=operator)
     np.testing.assert_allclose(f.belief, g.belief, atol=1e-6)
