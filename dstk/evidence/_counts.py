@@ -448,6 +448,13 @@ def _check_class_counts(counts, allow_fractional):
             f"`counts` has {n_classes} classes; the dense representation needs 2**{n_classes} "
             "masses per function. At most 20 classes are supported."
         )
+    with np.errstate(over="ignore"):
+        finite_totals = np.isfinite(arr.sum(axis=-1)).all()
+    if not finite_totals:
+        raise ValueError(
+            "`counts` sum to more than float64 holds (about 1.8e308) on the last axis; the total N of "
+            "every model would be infinite. Pass smaller counts."
+        )
     return arr
 
 
