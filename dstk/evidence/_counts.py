@@ -416,7 +416,17 @@ def _binary_mass_array(
     elif model == "likelihood":
         out = _likelihood(k_flat, n_flat)
     else:
-        out = _plausibility(k_flat, n_flat)
+        try:
+            out = _plausibility(k_flat, n_flat)
+        except ValueError:  # math.log of a negative in the interpreted kernel: n beyond 2**53
+            out = np.full(k_flat.shape + (4,), np.nan)
+    if not np.isfinite(out).all():
+        row = int(np.flatnonzero(~np.isfinite(out).all(axis=-1))[0])
+        raise ValueError(
+            f"model={model!r} cannot compute masses for counts this large (k={float(k_flat[row])!r} of "
+            f"n={float(n_flat[row])!r}): its float64 arithmetic breaks down. Counts up to 1e15 are "
+            "supported; use model='dempster' or model='imprecise_dirichlet' for larger ones."
+        )
     return out.reshape(shape + (4,))
 
 
