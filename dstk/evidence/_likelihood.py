@@ -48,6 +48,20 @@ __all__ = [
 ]
 
 
+def _interval_end(end: ArrayLike | None, default: float) -> np.ndarray:
+    """An end of an interval or box as float64, ``default`` for None; a clear error for non-numbers."""
+    if end is None:
+        return np.asarray(default, dtype=np.float64)
+    if np.iscomplexobj(end):
+        raise TypeError("`lower` and `upper` must be real numbers; complex values are not supported.")
+    try:
+        return np.asarray(end, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError(
+            f"`lower` and `upper` must be numbers (or None for an unbounded side); got {end!r}."
+        ) from None
+
+
 class LikelihoodBeliefFunction:
     """Consonant belief function on a parameter induced by a likelihood (Eqs. 11-14).
 
@@ -311,12 +325,17 @@ class LikelihoodBeliefFunction:
         return float(values) if np.ndim(values) == 0 else values
 
     def _box(self, lower: ArrayLike | None, upper: ArrayLike | None) -> tuple[np.ndarray, np.ndarray]:
-        lower = np.broadcast_to(
-            np.asarray(-np.inf if lower is None else lower, dtype=np.float64), (self.dimension,)
-        )
-        upper = np.broadcast_to(
-            np.asarray(np.inf if upper is None else upper, dtype=np.float64), (self.dimension,)
-        )
+        ends = []
+        for end, default in ((lower, -np.inf), (upper, np.inf)):
+            values = _interval_end(end, default)
+            if values.ndim > 1 or values.size not in (1, self.dimension):
+                raise ValueError(
+                    f"A box needs one end per coordinate of the {self.dimension}-dimensional parameter "
+                    f"(or one number for all); got `lower` of shape {np.shape(lower)} and `upper` of "
+                    f"shape {np.shape(upper)}."
+                )
+            ends.append(np.broadcast_to(values, (self.dimension,)))
+        lower, upper = ends
         if np.any(np.isnan(lower)) or np.any(np.isnan(upper)) or np.any(lower > upper):
             raise ValueError(f"Invalid box: need lower <= upper coordinatewise; got {lower!r} and {upper!r}.")
         return lower.copy(), upper.copy()
@@ -563,10 +582,8 @@ class BinomialLikelihood(LikelihoodBeliefFunction):
     def _interval_ends(
         self, lower: ArrayLike | None, upper: ArrayLike | None
     ) -> tuple[np.ndarray, np.ndarray]:
-        lower_arr = np.asarray(-np.inf if lower is None else lower, dtype=np.float64)
-        upper_arr = np.asarray(np.inf if upper is None else upper, dtype=np.float64)
-        if np.iscomplexobj(lower_arr) or np.iscomplexobj(upper_arr):
-            raise TypeError("`lower` and `upper` must be real numbers; complex values are not supported.")
+        lower_arr = _interval_end(lower, -np.inf)
+        upper_arr = _interval_end(upper, np.inf)
         lower_arr, upper_arr = np.broadcast_arrays(lower_arr, upper_arr)
         if np.any(np.isnan(lower_arr)) or np.any(np.isnan(upper_arr)) or np.any(lower_arr > upper_arr):
             raise ValueError(
