@@ -980,6 +980,11 @@ def _combine_leaves_to_mass_array(counts, *, combiner="dempster", normalize=True
 
     ``options``: the keyword options of :func:`_combine`.
     """
+    if not (
+        isinstance(normalize, (bool, np.bool_))
+        or (isinstance(normalize, (int, np.integer)) and normalize in (0, 1))
+    ):
+        raise ValueError(f"`normalize` must be True or False; got {normalize!r}.")
     method, aggregate = parse_combiner(combiner)
     if method not in ("dempster", "cautious", "plausibility"):
         # the name the user wrote (a key of COMBINERS), not the internal (method, aggregate) pair
