@@ -92,8 +92,18 @@ _CLASS_COUNT_MODELS = ("dempster", "imprecise_dirichlet")
 # ---------------------------------------------------------------------------
 
 
+def _check_allow_fractional(allow_fractional):
+    # any truthy value (the text "no") would accept weighted counts silently
+    if not (
+        isinstance(allow_fractional, (bool, np.bool_))
+        or (isinstance(allow_fractional, (int, np.integer)) and allow_fractional in (0, 1))
+    ):
+        raise ValueError(f"`allow_fractional` must be True or False; got {allow_fractional!r}.")
+
+
 def _check_counts(k, n, allow_fractional=False):
     """Validate and broadcast (k, n); return float64 arrays of the common shape."""
+    _check_allow_fractional(allow_fractional)
     k_arr = check_counts(k, name="k", whole=not allow_fractional)
     n_arr = check_counts(n, name="n", whole=not allow_fractional)
     try:
@@ -447,6 +457,7 @@ def _binary_counts(counts, allow_fractional):
 
 
 def _check_class_counts(counts, allow_fractional):
+    _check_allow_fractional(allow_fractional)
     arr = check_counts(counts, name="counts", whole=not allow_fractional)
     if arr.ndim == 0:
         raise ValueError("`counts` must have a last axis of classes, shape (..., n_classes); got a scalar.")

@@ -58,3 +58,19 @@ def test_likelihood_of_tiny_fractional_counts_tends_to_vacuous(tiny):
     values = from_counts([tiny, tiny], model="likelihood", allow_fractional=True).to_array()
     assert values.min() >= 0.0
     assert values[3] == pytest.approx(1.0, abs=1e-9)
+
+
+@pytest.mark.parametrize("flag", ["no", "False", 0.5, None])
+def test_allow_fractional_that_is_not_a_bool_is_refused(flag):
+    from dstk.evidence import clopper_pearson_interval, plausibility_degrees
+
+    # "no" is truthy: weighted counts were accepted silently
+    for function in (from_counts, plausibility_degrees, clopper_pearson_interval):
+        with pytest.raises(ValueError, match=r"`allow_fractional` must be True or False"):
+            function([0.5, 1.5], allow_fractional=flag)
+
+
+@pytest.mark.parametrize("flag", [True, np.True_, 1])
+def test_allow_fractional_takes_bools(flag):
+    values = from_counts([0.5, 1.5], model="dempster", allow_fractional=flag).to_array()
+    assert values.tolist() == [0.0, 0.5 / 3.0, 1.5 / 3.0, 1.0 / 3.0]
