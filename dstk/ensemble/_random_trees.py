@@ -282,6 +282,7 @@ def _training_data(
         if rows * X.shape[1] * X.itemsize >= 2.0**62:  # the repeated data would not fit any address space
             raise ValueError(_repeated_rows_message(estimator_name, rows, X.shape[1]))
     repeats = frequency_weights(sample_weight, X.shape[0], estimator_name)
+    unweighted_y = y
     if repeats is not None:
         y = np.asarray(y)
         check_consistent_length(X, y, names=["X", "y"])
@@ -291,7 +292,21 @@ def _training_data(
             raise MemoryError(
                 _repeated_rows_message(estimator_name, float(repeats.sum()), X.shape[1])
             ) from None
-    classes, y_encoded = check_labels(y)
+    try:
+        classes, y_encoded = check_labels(y)
+    except ValueError:
+        if repeats is None:
+            raise
+        all_classes, _ = check_labels(unweighted_y)  # y itself has one class: its own message
+        kept = np.unique(y)
+        dropped = [label for label in all_classes.tolist() if label not in kept.tolist()]
+        if not dropped:
+            raise
+        raise ValueError(
+            f"`sample_weight` is zero for every sample of class {dropped[0]!r}"
+            + (f" (and of {dropped[1:]!r})" if len(dropped) > 1 else "")
+            + f", which leaves {len(kept)} class to fit; at least two need a positive weight."
+        ) from None
     check_consistent_length(X, y_encoded, names=["X", "y"])
     return X, y_encoded, classes
 
