@@ -48,6 +48,14 @@ __all__ = [
 ]
 
 
+def _parameter_values(values: ArrayLike, name: str) -> np.ndarray:
+    """``values`` (``mle`` or ``initial``) as float64, or a clear error naming the argument."""
+    try:
+        return np.asarray(values, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError(f"`{name}` must be a number or an array of numbers; got {values!r}.") from None
+
+
 def _interval_end(end: ArrayLike | None, default: float) -> np.ndarray:
     """An end of an interval or box as float64, ``default`` for None; a clear error for non-numbers."""
     if end is None:
@@ -140,20 +148,24 @@ class LikelihoodBeliefFunction:
         if not callable(log_likelihood):
             raise ValueError("`log_likelihood` must be a callable theta -> log L(theta).")
         self._log_likelihood_callable = log_likelihood
+        if not (
+            isinstance(concave, (bool, np.bool_)) or (isinstance(concave, (int, np.integer)) and concave in (0, 1))
+        ):
+            raise ValueError(f"`concave` must be True or False; got {concave!r}.")
         self.concave = bool(concave)
         if mle is None:
             if initial is None:
                 raise ValueError(
                     "Pass either `mle` (the maximiser) or `initial` (a starting point to find it)."
                 )
-            start = np.atleast_1d(np.asarray(initial, dtype=np.float64))
+            start = np.atleast_1d(_parameter_values(initial, "initial"))
             self._scalar = np.ndim(initial) == 0
             self.dimension = start.size
             self.bounds = self._check_bounds(bounds)
             maximiser = self._maximise(start)
         else:
             self._scalar = np.ndim(mle) == 0
-            maximiser = np.atleast_1d(np.asarray(mle, dtype=np.float64))
+            maximiser = np.atleast_1d(_parameter_values(mle, "mle"))
             self.dimension = maximiser.size
             self.bounds = self._check_bounds(bounds)
         self.mle_ = maximiser

@@ -37,3 +37,24 @@ def test_non_numeric_interval_ends_name_the_argument(method):
 def test_binomial_interval_arrays_still_broadcast():
     values = BinomialLikelihood(3, 10).bel(0.0, np.array([0.1, 0.3, 1.0]))
     assert values.shape == (3,)
+
+
+def _normal_mean(mu):
+    return -0.5 * 25.0 * (mu - 1.0) ** 2
+
+
+@pytest.mark.parametrize("flag", ["no", "False", 0.5, None])
+def test_concave_that_is_not_a_bool_is_refused(flag):
+    from dstk.evidence import LikelihoodBeliefFunction
+
+    # concave="no" was taken as True: a non-concave likelihood then got one local optimisation only
+    with pytest.raises(ValueError, match=r"`concave` must be True or False"):
+        LikelihoodBeliefFunction(_normal_mean, mle=1.0, concave=flag)
+
+
+@pytest.mark.parametrize("argument", ["mle", "initial"])
+def test_a_non_numeric_start_names_the_argument(argument):
+    from dstk.evidence import LikelihoodBeliefFunction
+
+    with pytest.raises(ValueError, match=rf"`{argument}` must be a number or an array of numbers"):
+        LikelihoodBeliefFunction(_normal_mean, **{argument: "a"})
