@@ -316,7 +316,11 @@ class LikelihoodBeliefFunction:
                 )
             flat = theta.reshape(-1, self.dimension)
             shape = theta.shape[:-1]
-        values = np.array([self._log_likelihood(row) for row in flat]) - self.max_log_likelihood_
+        # a NaN parameter has a NaN contour (not the -inf of a NaN log-likelihood, which reads as pl = 0)
+        values = (
+            np.array([np.nan if np.isnan(row).any() else self._log_likelihood(row) for row in flat])
+            - self.max_log_likelihood_
+        )
         values = np.minimum(values, 0.0)
         return values.reshape(shape) if shape else float(values[0])
 
@@ -965,7 +969,9 @@ class LogisticLikelihood(LikelihoodBeliefFunction):
             sup {pl(theta) : tau(s; theta) = tau}, with the shape of ``tau``;
             0 at tau in {0, 1} (Eq. 35) and 1 at tau_hat.
         """
-        values = self._logistic.contour(self._standardized_score(score), np.asarray(tau, dtype=np.float64))
+        tau_values = np.asarray(tau, dtype=np.float64)
+        values = self._logistic.contour(self._standardized_score(score), tau_values)
+        values = np.where(np.isnan(tau_values), np.nan, values)
         return values if np.ndim(tau) else float(values)
 
     def predictive_mass(self, score: float) -> Any:

@@ -43,6 +43,26 @@ def _normal_mean(mu):
     return -0.5 * 25.0 * (mu - 1.0) ** 2
 
 
+def test_the_contour_at_nan_is_nan_for_every_likelihood():
+    # BinomialLikelihood already propagated NaN; the others answered pl(NaN) = 0, a silent wrong value
+    from dstk.evidence import LikelihoodBeliefFunction, LogisticLikelihood
+
+    rng = np.random.default_rng(0)
+    labels = (rng.random(40) < 0.5).astype(int)
+    scores = rng.normal(2.0 * labels - 1.0, 1.0)
+    values = [
+        BinomialLikelihood(3, 10).contour(np.nan),
+        LikelihoodBeliefFunction(_normal_mean, mle=1.0).contour(np.nan),
+        MultinomialLikelihood([1, 2]).contour([np.nan, 0.5]),
+        LogisticLikelihood(scores, labels).profile_contour_tau(0.0, np.nan),
+    ]
+    assert all(np.isnan(value) for value in values)
+    mixed = LikelihoodBeliefFunction(_normal_mean, mle=1.0).contour([np.nan, 1.2])
+    assert np.isnan(mixed[0]) and mixed[1] == pytest.approx(np.exp(-0.5))
+    profile = LogisticLikelihood(scores, labels).profile_contour_tau(0.0, [np.nan, 0.0, 1.0])
+    assert np.isnan(profile[0]) and profile[1:].tolist() == [0.0, 0.0]
+
+
 @pytest.mark.parametrize("flag", ["no", "False", 0.5, None])
 def test_concave_that_is_not_a_bool_is_refused(flag):
     from dstk.evidence import LikelihoodBeliefFunction
