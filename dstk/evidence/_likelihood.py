@@ -149,7 +149,8 @@ class LikelihoodBeliefFunction:
             raise ValueError("`log_likelihood` must be a callable theta -> log L(theta).")
         self._log_likelihood_callable = log_likelihood
         if not (
-            isinstance(concave, (bool, np.bool_)) or (isinstance(concave, (int, np.integer)) and concave in (0, 1))
+            isinstance(concave, (bool, np.bool_))
+            or (isinstance(concave, (int, np.integer)) and concave in (0, 1))
         ):
             raise ValueError(f"`concave` must be True or False; got {concave!r}.")
         self.concave = bool(concave)
