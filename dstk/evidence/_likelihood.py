@@ -342,17 +342,14 @@ class LikelihoodBeliefFunction:
         return float(values) if np.ndim(values) == 0 else values
 
     def _box(self, lower: ArrayLike | None, upper: ArrayLike | None) -> tuple[np.ndarray, np.ndarray]:
-        ends = []
-        for end, default in ((lower, -np.inf), (upper, np.inf)):
-            values = _interval_end(end, default)
-            if values.ndim > 1 or values.size not in (1, self.dimension):
-                raise ValueError(
-                    f"A box needs one end per coordinate of the {self.dimension}-dimensional parameter "
-                    f"(or one number for all); got `lower` of shape {np.shape(lower)} and `upper` of "
-                    f"shape {np.shape(upper)}."
-                )
-            ends.append(np.broadcast_to(values, (self.dimension,)))
-        lower, upper = ends
+        given = (_interval_end(lower, -np.inf), _interval_end(upper, np.inf))
+        if any(values.ndim > 1 or values.size not in (1, self.dimension) for values in given):
+            raise ValueError(
+                f"A box needs one end per coordinate of the {self.dimension}-dimensional parameter "
+                f"(or one number for all); got `lower` of shape {given[0].shape} and `upper` of "
+                f"shape {given[1].shape}."
+            )
+        lower, upper = (np.broadcast_to(values, (self.dimension,)) for values in given)
         if np.any(np.isnan(lower)) or np.any(np.isnan(upper)) or np.any(lower > upper):
             raise ValueError(f"Invalid box: need lower <= upper coordinatewise; got {lower!r} and {upper!r}.")
         return lower.copy(), upper.copy()
