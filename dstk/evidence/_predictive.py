@@ -313,6 +313,29 @@ def predictive_mass(
     return predictive_mass_quadrature(contour, tau_hat, tolerance=tolerance, points=points, check=check).mass
 
 
+def _check_flag(value: Any, name: str) -> bool:
+    """``value`` as a bool; a ValueError for anything else (the text "False" is truthy)."""
+    if isinstance(value, (bool, np.bool_)) or (isinstance(value, (int, np.integer)) and value in (0, 1)):
+        return bool(value)
+    raise ValueError(f"`{name}` must be True or False; got {value!r}.")
+
+
+def _check_points(points: Any) -> list[float]:
+    """The contour's known breakpoints as floats in [0, 1]; a ValueError for anything else."""
+    if points is None:
+        return []
+    message = f"`points` must be a sequence of numbers in [0, 1] (the contour's breakpoints); got {points!r}."
+    if isinstance(points, (str, bytes)):
+        raise ValueError(message)
+    try:
+        values = np.asarray(points, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError(message) from None
+    if values.ndim != 1 or not np.all((values >= 0.0) & (values <= 1.0)):
+        raise ValueError(message)
+    return values.tolist()
+
+
 def _check_contour(contour: Any) -> None:
     """Raise a clear TypeError unless ``contour`` is a function of tau."""
     if callable(contour):
@@ -393,12 +416,16 @@ def predictive_mass_quadrature(
         raise ValueError(f"`tau_hat` must be a number in [0, 1]; got {tau_hat!r}.") from None
     if not 0.0 <= tau_hat <= 1.0:
         raise ValueError(f"`tau_hat` (the mode of the contour) must lie in [0, 1]; got {tau_hat!r}.")
-    if not (tolerance > 0):
-        raise ValueError(f"`tolerance` must be positive; got {tolerance!r}.")
-    if check:
+    if not (
+        isinstance(tolerance, (int, float, np.integer, np.floating))
+        and not isinstance(tolerance, (bool, np.bool_))
+        and 0.0 < tolerance < np.inf
+    ):
+        raise ValueError(f"`tolerance` must be a positive finite number; got {tolerance!r}.")
+    points = _check_points(points)
+    if _check_flag(check, "check"):
         check_unimodal(contour, tau_hat)
     scalar = _scalar(contour)
-    points = [] if points is None else [float(p) for p in points]
 
     def integrate_side(lower, upper):
         if upper <= lower:
@@ -506,11 +533,14 @@ def predictive_mass_monte_carlo(
     _check_contour(contour)
     if tau_hat is None:
         tau_hat = find_mode(contour)
-    tau_hat = float(tau_hat)
+    try:
+        tau_hat = float(tau_hat)
+    except (TypeError, ValueError):
+        raise ValueError(f"`tau_hat` must be a number in [0, 1]; got {tau_hat!r}.") from None
     if not 0.0 <= tau_hat <= 1.0:
         raise ValueError(f"`tau_hat` must lie in [0, 1]; got {tau_hat!r}.")
     n_draws = check_positive_int(n_draws, "n_draws")
-    if check:
+    if _check_flag(check, "check"):
         check_unimodal(contour, tau_hat)
     rng = check_random_state(random_state)
     levels = rng.uniform(0.0, 1.0, n_draws)
