@@ -210,7 +210,16 @@ def clopper_pearson_interval(
     """
     level = check_level(level, meaning="1 - alpha of the Clopper-Pearson interval")
     k, n = _binary_counts(counts, allow_fractional)
-    return _clopper_pearson(k, n, level)
+    lower, upper = _clopper_pearson(k, n, level)
+    broken = ~(np.isfinite(lower) & np.isfinite(upper))
+    if broken.any():
+        index = tuple(int(i) for i in np.argwhere(broken)[0])
+        raise ValueError(
+            f"The Clopper-Pearson interval cannot be computed for counts this large (k={float(k[index])!r} "
+            f"of n={float(n[index])!r}): scipy's inverse incomplete beta function breaks down. Counts up "
+            "to 1e15 are supported."
+        )
+    return lower, upper
 
 
 def _clopper_pearson(k, n, level):

@@ -74,3 +74,19 @@ def test_allow_fractional_that_is_not_a_bool_is_refused(flag):
 def test_allow_fractional_takes_bools(flag):
     values = from_counts([0.5, 1.5], model="dempster", allow_fractional=flag).to_array()
     assert values.tolist() == [0.0, 0.5 / 3.0, 1.5 / 3.0, 1.0 / 3.0]
+
+
+@pytest.mark.parametrize("counts", [[1e200, 1.0], [[3.0, 7.0], [1e100, 1e99]]])
+def test_clopper_pearson_interval_beyond_scipy_raises_not_nan(counts):
+    from dstk.evidence import clopper_pearson_interval
+
+    with pytest.raises(ValueError, match=r"Clopper-Pearson interval cannot be computed"):
+        clopper_pearson_interval(counts)
+
+
+def test_clopper_pearson_interval_up_to_1e15_is_finite():
+    from dstk.evidence import clopper_pearson_interval
+
+    lower, upper = clopper_pearson_interval([[1e15, 1e15 + 2], [0, 0], [3, 7]])
+    assert np.isfinite(lower).all() and np.isfinite(upper).all()
+    assert (lower <= upper).all()
