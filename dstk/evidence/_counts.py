@@ -434,11 +434,10 @@ def _binary_mass_array(
         out = _confidence_interval(k_flat, n_flat, level)
     elif model == "likelihood":
         out = _likelihood(k_flat, n_flat)
+    elif np.any(n_flat > 2.0**53):  # the plausibility kernel's logarithms break down (compiled or not)
+        out = np.full(k_flat.shape + (4,), np.nan)
     else:
-        try:
-            out = _plausibility(k_flat, n_flat)
-        except ValueError:  # math.log of a negative in the interpreted kernel: n beyond 2**53
-            out = np.full(k_flat.shape + (4,), np.nan)
+        out = _plausibility(k_flat, n_flat)
     if not np.isfinite(out).all():
         row = int(np.flatnonzero(~np.isfinite(out).all(axis=-1))[0])
         raise ValueError(
